@@ -1,0 +1,232 @@
+//! JSON (`serde_json::Value`) decoding and encoding of every input and
+//! output, in the field names of the conformance contract (snake_case,
+//! `*_ms` integers). Decoding is strict: unknown fields, missing fields,
+//! wrong types and out-of-range integers are refused with `invalid_input`
+//! naming the field's full path (`policy.backoff.factor`). Every host that
+//! speaks JSON (the npm package, the CLI, the conformance runners) goes
+//! through here, so none of them re-implements the checks.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde_json::{Map, Value};
+
+use crate::backoff::{Backoff, Jitter};
+use crate::budget::{BucketCounts, Budget, BudgetCounts};
+use crate::decide::{AttemptOutcome, DeadLetter, Decision, DeliveryState, Policy};
+use crate::error::{ErrorCode, PolicyError};
+use crate::plan::Plan;
+
+fn shape(field: &str, message: impl Into<String>) -> PolicyError {
+    PolicyError::new(ErrorCode::InvalidInput, field, message)
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A JSON object being read field by field; `finish` refuses leftovers.
+pub struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    allowed: &'a [&'a str],
+}
+
+impl<'a> Fields<'a> {
+    /// `value` must be an object whose keys are all in `allowed`.
+    pub fn new(value: &'a Value, allowed: &'a [&'a str]) -> Result<Self, PolicyError> {
+        let map = value.as_object().ok_or_else(|| shape("", format!("expected an object, got {}", type_name(value))))?;
+        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(shape(k, format!("unknown field (expected one of: {})", allowed.join(", "))));
+        }
+        Ok(Fields { map, allowed })
+    }
+
+    pub fn opt(&self, key: &str) -> Option<&'a Value> {
+        debug_assert!(self.allowed.contains(&key));
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    pub fn req(&self, key: &str) -> Result<&'a Value, PolicyError> {
+        self.opt(key).ok_or_else(|| shape(key, "missing field"))
+    }
+
+    pub fn u64(&self, key: &str) -> Result<u64, PolicyError> {
+        as_u64(self.req(key)?).map_err(|e| e.within(key))
+    }
+
+    pub fn u32(&self, key: &str) -> Result<u32, PolicyError> {
+        let n = self.u64(key)?;
+        u32::try_from(n).map_err(|_| shape(key, format!("{n} does not fit in 32 bits")))
+    }
+
+    pub fn f64(&self, key: &str) -> Result<f64, PolicyError> {
+        match self.req(key)? {
+            Value::Number(n) => n.as_f64().ok_or_else(|| shape(key, "not a finite number")),
+            v => Err(shape(key, format!("expected a number, got {}", type_name(v)))),
+        }
+    }
+
+    pub fn bool(&self, key: &str) -> Result<bool, PolicyError> {
+        match self.req(key)? {
+            Value::Bool(b) => Ok(*b),
+            v => Err(shape(key, format!("expected a boolean, got {}", type_name(v)))),
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Result<&'a str, PolicyError> {
+        match self.req(key)? {
+            Value::String(s) => Ok(s),
+            v => Err(shape(key, format!("expected a string, got {}", type_name(v)))),
+        }
+    }
+
+    /// Decode a nested object with `f`, prefixing its errors with `key`.
+    pub fn nested<T>(&self, key: &str, f: impl FnOnce(&'a Value) -> Result<T, PolicyError>) -> Result<T, PolicyError> {
+        f(self.req(key)?).map_err(|e| e.within(key))
+    }
+}
+
+/// A non-negative integer below 2^64 (no fractions, no negatives).
+pub fn as_u64(v: &Value) -> Result<u64, PolicyError> {
+    match v {
+        Value::Number(n) => n.as_u64().ok_or_else(|| shape("", format!("expected a non-negative integer, got {n}"))),
+        v => Err(shape("", format!("expected a non-negative integer, got {}", type_name(v)))),
+    }
+}
+
+pub fn backoff(v: &Value) -> Result<Backoff, PolicyError> {
+    let f = Fields::new(v, &["base_ms", "factor", "cap_ms", "jitter"])?;
+    Ok(Backoff {
+        base_ms: f.u64("base_ms")?,
+        factor: f.f64("factor")?,
+        cap_ms: f.u64("cap_ms")?,
+        jitter: Jitter::parse(f.str("jitter")?)?,
+    })
+}
+
+pub fn budget(v: &Value) -> Result<Budget, PolicyError> {
+    let f = Fields::new(v, &["ratio", "window_ms", "min_sample", "sliding"])?;
+    Ok(Budget {
+        ratio: f.f64("ratio")?,
+        window_ms: f.u64("window_ms")?,
+        min_sample: f.u64("min_sample")?,
+        sliding: f.bool("sliding")?,
+    })
+}
+
+pub fn policy(v: &Value) -> Result<Policy, PolicyError> {
+    let f = Fields::new(v, &["backoff", "window_ms", "hard_cap", "budget"])?;
+    Ok(Policy {
+        backoff: f.nested("backoff", backoff)?,
+        window_ms: f.u64("window_ms")?,
+        hard_cap: f.u32("hard_cap")?,
+        budget: f.nested("budget", budget)?,
+    })
+}
+
+pub fn state(v: &Value) -> Result<DeliveryState, PolicyError> {
+    let f = Fields::new(
+        v,
+        &["event_id", "endpoint_id", "attempt", "max_attempts", "first_attempted_at_ms", "credentials_refreshed"],
+    )?;
+    Ok(DeliveryState {
+        event_id: f.str("event_id")?.to_string(),
+        endpoint_id: f.str("endpoint_id")?.to_string(),
+        attempt: f.u32("attempt")?,
+        max_attempts: f.u32("max_attempts")?,
+        first_attempted_at_ms: f.u64("first_attempted_at_ms")?,
+        credentials_refreshed: f.bool("credentials_refreshed")?,
+    })
+}
+
+/// `{status, retry_after_ms?}` or `{error_kind}`, exactly one of them.
+pub fn outcome(v: &Value) -> Result<AttemptOutcome, PolicyError> {
+    let f = Fields::new(v, &["status", "retry_after_ms", "error_kind"])?;
+    match (f.opt("status"), f.opt("error_kind")) {
+        (Some(_), None) => {
+            let status = f.u64("status")?;
+            let status = u16::try_from(status).map_err(|_| {
+                PolicyError::new(ErrorCode::InvalidStatus, "status", format!("HTTP status {status} is outside 100..=599"))
+            })?;
+            let retry_after_ms = match f.opt("retry_after_ms") {
+                Some(ra) => Some(as_u64(ra).map_err(|e| e.within("retry_after_ms"))?),
+                None => None,
+            };
+            Ok(AttemptOutcome::Response { status, retry_after_ms })
+        }
+        (None, Some(_)) if f.opt("retry_after_ms").is_none() => {
+            Ok(AttemptOutcome::TransportError { kind: f.str("error_kind")?.to_string() })
+        }
+        (None, Some(_)) => Err(shape("retry_after_ms", "only a status outcome carries retry_after_ms")),
+        _ => Err(shape("", "an outcome has exactly one of `status` or `error_kind`")),
+    }
+}
+
+pub fn bucket_counts(v: &Value) -> Result<BucketCounts, PolicyError> {
+    let f = Fields::new(v, &["total", "retries"])?;
+    Ok(BucketCounts { total: f.u64("total")?, retries: f.u64("retries")? })
+}
+
+pub fn budget_counts(v: &Value) -> Result<BudgetCounts, PolicyError> {
+    let f = Fields::new(v, &["current", "previous"])?;
+    Ok(BudgetCounts { current: f.nested("current", bucket_counts)?, previous: f.nested("previous", bucket_counts)? })
+}
+
+fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+pub fn plan_to_value(p: &Plan) -> Value {
+    obj([
+        ("max_attempts", p.max_attempts.into()),
+        ("expected_span_ms", p.expected_span_ms.into()),
+        ("offsets_ms", Value::Array(p.offsets_ms.iter().map(|&o| o.into()).collect::<Vec<_>>())),
+        ("worst_case_span_ms", p.worst_case_span_ms.into()),
+        ("limited_by", p.limited_by.as_str().into()),
+    ])
+}
+
+pub fn dead_letter_to_value(d: &DeadLetter) -> Value {
+    obj([
+        ("event_id", d.event_id.as_str().into()),
+        ("endpoint_id", d.endpoint_id.as_str().into()),
+        ("attempts", d.attempts.into()),
+        ("elapsed_ms", d.elapsed_ms.into()),
+        ("stop_reason", d.stop_reason.as_str().into()),
+    ])
+}
+
+/// The contract's shape: `{stop_reason, disable_endpoint, dead_letter?}` for
+/// a stop, `{stop_reason: null, disable_endpoint: false, retry}` for a retry.
+pub fn decision_to_value(d: &Decision) -> Value {
+    match d {
+        Decision::Retry(r) => obj([
+            ("stop_reason", Value::Null),
+            ("disable_endpoint", false.into()),
+            ("retry", obj([("delay_ms", r.delay_ms.into()), ("refresh_credentials", r.refresh_credentials.into())])),
+        ]),
+        Decision::Stop(s) => {
+            let mut v = obj([("stop_reason", s.reason.as_str().into()), ("disable_endpoint", s.disable_endpoint.into())]);
+            if let (Some(dl), Value::Object(m)) = (&s.dead_letter, &mut v) {
+                m.insert("dead_letter".to_string(), dead_letter_to_value(dl));
+            }
+            v
+        }
+    }
+}
+
+pub fn error_to_value(e: &PolicyError) -> Value {
+    obj([
+        ("error", e.code.as_str().into()),
+        ("field", e.field.as_str().into()),
+        ("message", e.message.as_str().into()),
+    ])
+}

@@ -1,0 +1,117 @@
+//! The one error type. Every variant of [`ErrorCode`] is a code of the
+//! conformance contract (SPEC.md) or of the policy document format, spelled
+//! the same way in every host (`invalid_backoff`, ...).
+
+use alloc::string::String;
+use core::fmt;
+
+/// Why an input was refused. Stable, machine-readable; `as_str` gives the
+/// snake_case code every host reports.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// `base_ms`, `factor`, `cap_ms` or `jitter` out of range or unknown.
+    InvalidBackoff,
+    /// `hard_cap` outside `1..=100`.
+    InvalidHardCap,
+    /// `window_ms` above 30 days.
+    InvalidWindow,
+    /// `ratio` outside `(0, 1]` or budget `window_ms` of 0.
+    InvalidBudget,
+    /// `attempt` or `max_attempts` of 0, or a malformed state.
+    InvalidState,
+    /// HTTP status outside `100..=599`.
+    InvalidStatus,
+    /// A value of the wrong shape or type (missing field, unknown field,
+    /// string where a number belongs, number out of range, bad syntax).
+    InvalidInput,
+    /// A policy document that is malformed or inconsistent.
+    InvalidDocument,
+    /// `admit` asked for an event class the document does not define.
+    UnknownEventClass,
+}
+
+impl ErrorCode {
+    /// The snake_case code, as in SPEC.md.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidBackoff => "invalid_backoff",
+            ErrorCode::InvalidHardCap => "invalid_hard_cap",
+            ErrorCode::InvalidWindow => "invalid_window",
+            ErrorCode::InvalidBudget => "invalid_budget",
+            ErrorCode::InvalidState => "invalid_state",
+            ErrorCode::InvalidStatus => "invalid_status",
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::InvalidDocument => "invalid_document",
+            ErrorCode::UnknownEventClass => "unknown_event_class",
+        }
+    }
+
+    /// Every code, in declaration order.
+    pub const ALL: [ErrorCode; 9] = [
+        ErrorCode::InvalidBackoff,
+        ErrorCode::InvalidHardCap,
+        ErrorCode::InvalidWindow,
+        ErrorCode::InvalidBudget,
+        ErrorCode::InvalidState,
+        ErrorCode::InvalidStatus,
+        ErrorCode::InvalidInput,
+        ErrorCode::InvalidDocument,
+        ErrorCode::UnknownEventClass,
+    ];
+
+    /// Parse a snake_case code.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == code)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refused input: the code, the offending field (a dotted path such as
+/// `policy.backoff.factor`, empty when the whole value is at fault) and a
+/// sentence for humans. These are "never" errors: the same input is refused
+/// the same way every time. "Not now" (the budget store is down) is not an
+/// error but a decision, `StopReason::BudgetUnavailable`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    pub code: ErrorCode,
+    pub field: String,
+    pub message: String,
+}
+
+impl PolicyError {
+    pub fn new(code: ErrorCode, field: impl Into<String>, message: impl Into<String>) -> Self {
+        PolicyError { code, field: field.into(), message: message.into() }
+    }
+
+    /// Prefix the field path with `outer` (`backoff.base_ms` becomes
+    /// `policy.backoff.base_ms`).
+    pub fn within(mut self, outer: &str) -> Self {
+        self.field = if self.field.is_empty() {
+            String::from(outer)
+        } else if self.field.starts_with('[') {
+            alloc::format!("{outer}{}", self.field)
+        } else {
+            alloc::format!("{outer}.{}", self.field)
+        };
+        self
+    }
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}: {}", self.code, self.message)
+        } else {
+            write!(f, "{} at `{}`: {}", self.code, self.field, self.message)
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for PolicyError {}

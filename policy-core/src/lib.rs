@@ -1,0 +1,92 @@
+//! # retry-policy-core
+//!
+//! The webhook retry policy, sans-IO: after each delivery attempt, decide
+//! *deliver*, *retry after `delay_ms`*, or *stop and dead-letter with a
+//! reason*. The crate never calls `SystemTime::now()`, never touches a
+//! network or a store: time and budget counts are inputs, decisions are
+//! data. That is what lets the same code run natively, inside one
+//! WebAssembly component shared by Rust, Node, Python and Go dispatchers,
+//! and in tests with a fake clock.
+//!
+//! ## The design, in four rules
+//!
+//! 1. **Fix the window, derive the attempts.** Each event class promises a
+//!    retry window (`window_ms`). [`plan`] walks the backoff curve's expected
+//!    delays and keeps every attempt that starts inside the window, capped
+//!    by `hard_cap`; `max_attempts` is never configured beside the window.
+//!    When the cap, not the window, ended the schedule, `limited_by` says so.
+//! 2. **Classify outcomes as data.** [`classify_status`] and
+//!    [`classify_error`] are two tables and two fallbacks (unknown 5xx
+//!    retryable, everything else terminal). 401/403 are retried exactly once,
+//!    with `refresh_credentials`.
+//! 3. **Gates in a fixed order.** [`decide_with`]: success, terminal,
+//!    attempts, window, delay-past-window, budget. The budget, the only gate
+//!    needing shared state, is last, and [`evaluate`] tells a host whether it
+//!    must read its store at all.
+//! 4. **A fleet-wide retry budget.** Retries to an endpoint may not exceed
+//!    `ratio` of all attempts to it ([`Budget::allows_retry`], sliding by
+//!    default so it does not reset at each rollover). When the counts cannot
+//!    be read the budget fails closed: `budget_unavailable`, never "allow".
+//!
+//! ## Determinism
+//!
+//! Durations and instants are integer milliseconds. The two doubles
+//! (`factor`, `ratio`) are used in a fixed order with no fused operations,
+//! so every host agrees bit for bit. Jitter is a pure function of
+//! (event id, retry index, backoff) — see [`backoff`] for the exact
+//! algorithm — so an operator can recompute any event's schedule.
+//!
+//! ## Injected ports
+//!
+//! [`Clock`] and [`BudgetCounter`] are tiny traits; [`FakeClock`] and
+//! [`InMemoryCounter`] ship here. [`decide`] drives them: it reads the counter
+//! only when a retry is otherwise allowed, and records (reserves) the retry
+//! it schedules.
+//!
+//! ## Features
+//!
+//! * `serde` — strict JSON codec ([`codec`]) and policy documents
+//!   ([`document`]), no_std.
+//! * `std` — `std::error::Error`, [`SystemClock`].
+//! * `toml` — TOML policy documents.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod backoff;
+pub mod budget;
+pub mod classify;
+pub mod decide;
+pub mod error;
+pub mod plan;
+pub mod ports;
+
+#[cfg(feature = "serde")]
+pub mod codec;
+#[cfg(feature = "serde")]
+pub mod document;
+
+pub use backoff::{Backoff, Jitter};
+pub use budget::{budget_allows, BucketCounts, Budget, BudgetCounts};
+pub use classify::{classify_error, classify_status, OutcomeClass};
+pub use decide::{
+    decide_with, evaluate, AttemptOutcome, DeadLetter, Decision, DeliveryState, PendingRetry, Policy, Retry, Step,
+    Stop, StopReason,
+};
+pub use error::{ErrorCode, PolicyError};
+pub use plan::{plan, LimitedBy, Plan, MAX_HARD_CAP, MAX_WINDOW_MS};
+pub use ports::{decide, BudgetCounter, Clock, FakeClock, InMemoryCounter};
+#[cfg(feature = "std")]
+pub use ports::SystemClock;
+
+/// Version of the decision contract (SPEC format) this crate implements.
+pub const CONTRACT_FORMAT: u32 = 1;
+
+/// Jittered delay of retry `retry_index`, after validating the backoff.
+pub fn delay(backoff: &Backoff, event_id: &str, retry_index: u32) -> Result<u64, PolicyError> {
+    backoff.validate().map_err(|e| e.within("backoff"))?;
+    Ok(backoff.delay_ms(event_id, retry_index))
+}
