@@ -1,0 +1,264 @@
+"""``decide-with`` in ONE core-wasm call per decision.
+
+wasmtime-py lowers component values in pure Python (hundreds of µs for a
+decision). This path runs the component's own main core module (extracted
+from the same ``retry_policy.wasm``, ``corewasm.py``) through wasmtime's
+core API, plus a tiny adapter module (``fastpath_adapter.wat``) that does
+the caller's canonical-ABI duties inside wasm. Per decision the host:
+
+1. type-checks the arguments (same checks as the component API);
+2. writes the params record image (canonical-ABI layout, below) and the
+   string bytes into a scratch block of guest memory (``struct.pack_into``
+   on a memoryview; the policy part is packed once per ``Policy`` object);
+3. makes ONE raw call (``wasmtime_func_call_unchecked`` with a
+   preallocated ``wasmtime_val_raw_t``) into the adapter, which allocates
+   the params record and strings with ``cabi_realloc`` (the guest frees
+   them), calls decide-with, copies the result out, calls ``cabi_post``;
+4. unpacks the result from the scratch block.
+
+Same decisions as the component API: the conformance runner runs every
+decide vector through both. One instance per thread (``threading.local``);
+a trap drops the thread's instance and raises :class:`PolicyTrap`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from importlib import resources
+from typing import Any, Optional
+
+import wasmtime
+import wasmtime._func as _wfunc
+from wasmtime import _bindings as ffi
+
+from . import corewasm, loader
+from ._args import check_decide_with_args
+from .errors import ErrorCode, PolicyError, PolicyTrap
+from .types import (
+    AttemptOutcome,
+    BudgetCounts,
+    DeadLetter,
+    Decision,
+    DeliveryState,
+    HttpResponse,
+    Policy,
+    Retry,
+    Stop,
+    StopReason,
+)
+
+# Canonical-ABI layout of decide-with's params record (size 200, align 8):
+#   0 policy.backoff {base u64, factor f64, cap u64, jitter u8}  32 window u64
+#  40 hard-cap u32  48 budget {ratio f64, window u64, min-sample u64, sliding u8}
+#  80 state {event-id (ptr,len), endpoint-id (ptr,len), attempt u32,
+#     max-attempts u32, first-attempted-at u64 @104, credentials-refreshed u8 @112}
+# 120 outcome variant: disc u8; payload @128: response {status u16,
+#     retry-after option<u64> (disc @136, value @144)} | transport-error (ptr,len)
+# 152 now-ms u64   160 option<budget-counts>: disc u8, counts @168 (4 x u64)
+_POLICY = struct.Struct("<QdQB7xQI4xdQQB7x")  # offset 0, 80 bytes
+_TAIL_RESPONSE = struct.Struct("<IIIIIIQB7x" "B7xH6xB7xQ" "Q" "B7xQQQQ")  # offset 80
+_TAIL_TRANSPORT = struct.Struct("<IIIIIIQB7x" "B7xII16x" "Q" "B7xQQQQ")  # offset 80
+_JITTER = {"none": 0, "full": 1, "equal": 2}
+_STOP_REASONS = tuple(StopReason)  # WIT declaration order
+_ERROR_CODES = tuple(ErrorCode)  # WIT declaration order
+_U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
+
+# Scratch block: params image, out-area header, result copy, then strings.
+_OUT_CAP, _OUT_PTR, _RESULT, _STRINGS = 200, 204, 208, 288
+_MIN_OUT = 4096
+_INITIAL_SCRATCH = 16384
+
+_adapter_lock = threading.Lock()
+_adapter_module: Optional[wasmtime.Module] = None
+
+
+def _adapter() -> wasmtime.Module:
+    global _adapter_module
+    with _adapter_lock:
+        if _adapter_module is None:
+            wat = resources.files(__package__).joinpath("fastpath_adapter.wat").read_text("utf-8")
+            _adapter_module = wasmtime.Module(loader.engine(), wat)
+        return _adapter_module
+
+
+def _unavailable_import(*_args: Any) -> Any:
+    raise wasmtime.Trap("host import called from the fast path (decide-with imports nothing)")
+
+
+class _Instance:
+    """One thread's store, instances, scratch block and raw-call buffers."""
+
+    def __init__(self, module: wasmtime.Module) -> None:
+        self.store = store = wasmtime.Store(loader.engine())
+        imports = [wasmtime.Func(store, imp.type, _unavailable_import) for imp in module.imports]  # type: ignore[arg-type]
+        main = wasmtime.Instance(store, module, imports)
+        exports = main.exports(store)
+        self.memory: wasmtime.Memory = exports["memory"]  # type: ignore[assignment]
+        self.realloc: wasmtime.Func = exports[corewasm.REALLOC]  # type: ignore[assignment]
+        self.post: wasmtime.Func = exports[corewasm.POST_DECIDE_WITH]  # type: ignore[assignment]
+        adapter = wasmtime.Instance(
+            store, _adapter(), [self.memory, self.realloc, exports[corewasm.DECIDE_WITH], self.post]
+        )
+        decide = adapter.exports(store)["decide"]
+        assert isinstance(decide, wasmtime.Func)
+        self.ctx = store._context()
+        self.func_ref = ctypes.byref(decide._func)
+        self.vals = (ffi.wasmtime_val_raw_t * 1)()
+        self.trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        self.trap_ref = ctypes.byref(self.trap)
+        self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
+        self.scratch = 0
+        self.cap = 0
+        self.view = memoryview(b"")
+        self.policy_cache: dict[int, tuple[Policy, bytes]] = {}
+        self._grow(_INITIAL_SCRATCH)
+
+    def _grow(self, cap: int) -> None:
+        """(Re)allocate the scratch block (host-owned, never freed by the guest)."""
+        self.scratch = self.realloc(self.store, self.scratch, self.cap, 8, cap)  # type: ignore[assignment]
+        if not self.scratch:
+            raise PolicyTrap("cabi_realloc returned null for the scratch block")
+        self.cap = cap
+        # memory_may_move=False: the base stays put, so this view stays valid.
+        self.view = memoryview((ctypes.c_ubyte * cap).from_address(self.base + self.scratch)).cast("B")
+
+    def ensure(self, in_len: int) -> None:
+        need = _STRINGS + in_len + max(_MIN_OUT, 2 * in_len + 1024)
+        if need > self.cap:
+            self._grow(1 << (need - 1).bit_length())
+        out = _STRINGS + in_len
+        self.view[_OUT_CAP:_OUT_CAP + 8] = struct.pack("<II", self.cap - out, self.scratch + out)
+
+    def policy_image(self, policy: Policy) -> bytes:
+        hit = self.policy_cache.get(id(policy))
+        if hit is not None and hit[0] is policy:
+            return hit[1]
+        b, bud = policy.backoff, policy.budget
+        img = _POLICY.pack(
+            b.base_ms, b.factor, b.cap_ms, _JITTER[b.jitter.value], policy.window_ms, policy.hard_cap,
+            bud.ratio, bud.window_ms, bud.min_sample, 1 if bud.sliding else 0,
+        )
+        if len(self.policy_cache) >= 256:
+            self.policy_cache.clear()
+        self.policy_cache[id(policy)] = (policy, img)
+        return img
+
+
+class FastDecider:
+    """The pure ``decide-with`` through one core call per decision."""
+
+    def __init__(self, wasm_path: Optional[str] = None) -> None:
+        self._module = corewasm.main_module(wasm_path)
+        _adapter()
+        self._local = threading.local()
+        self._call = ffi._wasmtime_func_call_unchecked
+
+    def _instance(self) -> _Instance:
+        inst = getattr(self._local, "instance", None)
+        if inst is None:
+            inst = _Instance(self._module)
+            self._local.instance = inst
+        return inst
+
+    def decide_with(
+        self,
+        policy: Policy,
+        state: DeliveryState,
+        outcome: AttemptOutcome,
+        now_ms: int,
+        budget_counts: Optional[BudgetCounts],
+    ) -> Decision:
+        check_decide_with_args(policy, state, outcome, now_ms, budget_counts)
+        inst = self._instance()
+        ev, ep = state.event_id.encode(), state.endpoint_id.encode()
+        kind = b"" if isinstance(outcome, HttpResponse) else outcome.kind.encode()
+        inst.ensure(len(ev) + len(ep) + len(kind))
+        view, s = inst.view, inst.scratch
+        ev_at, ep_at = _STRINGS, _STRINGS + len(ev)
+        view[ev_at:ep_at] = ev
+        view[ep_at:ep_at + len(ep)] = ep
+        view[0:80] = inst.policy_image(policy)
+        k = budget_counts
+        counts = (0, 0, 0, 0, 0) if k is None else (
+            1, k.current.total, k.current.retries, k.previous.total, k.previous.retries)
+        head = (s + ev_at, len(ev), s + ep_at, len(ep), state.attempt, state.max_attempts,
+                state.first_attempted_at_ms, 1 if state.credentials_refreshed else 0)
+        if isinstance(outcome, HttpResponse):
+            ra = outcome.retry_after_ms
+            _TAIL_RESPONSE.pack_into(view, 80, *head, 0, outcome.status, 0 if ra is None else 1, ra or 0,
+                                     now_ms, *counts)
+        else:
+            kind_at = ep_at + len(ep)
+            view[kind_at:kind_at + len(kind)] = kind
+            _TAIL_TRANSPORT.pack_into(view, 80, *head, 1, s + kind_at, len(kind), now_ms, *counts)
+        inst.vals[0].i32 = s
+        err = self._call(inst.ctx, inst.func_ref, inst.vals, 1, inst.trap_ref)
+        if err or inst.trap:
+            self._fail(inst, err)
+        ret = inst.vals[0].i32 & 0xFFFF_FFFF
+        try:
+            if ret == 0:
+                return _read_result(view, _RESULT, lambda ptr, n: _slice(view, s, ptr, n))
+            return self._read_fallback(inst, ret)
+        except (IndexError, ValueError, struct.error) as e:
+            if isinstance(e, PolicyError):
+                raise
+            raise PolicyTrap(f"decide-with returned a malformed result: {e!r}") from e
+
+    def _read_fallback(self, inst: _Instance, ret: int) -> Decision:
+        """The result's strings did not fit the out area: read them in place,
+        then call post-return ourselves."""
+        size = ffi.wasmtime_memory_data_size(inst.ctx, ctypes.byref(inst.memory._memory))
+        whole = memoryview((ctypes.c_ubyte * size).from_address(inst.base)).cast("B")
+        try:
+            if ret + 72 > size:
+                raise PolicyTrap("decide-with returned an out-of-bounds result pointer")
+            return _read_result(whole, ret, lambda ptr, n: _slice(whole, 0, ptr, n))
+        finally:
+            try:
+                inst.post(inst.store, ret)
+            except Exception as e:
+                self._local.instance = None
+                raise PolicyTrap(f"cabi_post for decide-with trapped: {e!r}") from e
+
+    def _fail(self, inst: _Instance, err: Any) -> None:
+        self._local.instance = None  # the guest heap may be inconsistent: start afresh
+        _wfunc.LAST_EXCEPTION = None
+        if err:
+            message = str(wasmtime.WasmtimeError._from_ptr(err))
+        else:
+            message = str(wasmtime.Trap._from_ptr(inst.trap))
+        raise PolicyTrap(f"decide-with trapped: {message}")
+
+
+def _slice(view: memoryview, origin: int, ptr: int, n: int) -> str:
+    off = ptr - origin
+    if off < 0 or off + n > len(view):
+        raise PolicyTrap("decide-with returned a string outside guest memory")
+    return bytes(view[off:off + n]).decode("utf-8")
+
+
+def _read_result(view: memoryview, r: int, string: Any) -> Decision:
+    """Lift ``result<decision, policy-error>`` at offset ``r`` of ``view``."""
+    if view[r] == 1:
+        code = view[r + 8]
+        if code >= len(_ERROR_CODES):
+            raise PolicyTrap(f"decide-with returned unknown error code {code}")
+        field = string(_U32.unpack_from(view, r + 12)[0], _U32.unpack_from(view, r + 16)[0])
+        message = string(_U32.unpack_from(view, r + 20)[0], _U32.unpack_from(view, r + 24)[0])
+        raise PolicyError(_ERROR_CODES[code], field, message)
+    if view[r + 8] == 0:
+        return Retry(_U64.unpack_from(view, r + 16)[0], view[r + 24] == 1)
+    reason = _STOP_REASONS[view[r + 16]]
+    dead_letter = None
+    if view[r + 24] == 1:
+        dead_letter = DeadLetter(
+            event_id=string(_U32.unpack_from(view, r + 32)[0], _U32.unpack_from(view, r + 36)[0]),
+            endpoint_id=string(_U32.unpack_from(view, r + 40)[0], _U32.unpack_from(view, r + 44)[0]),
+            attempts=_U32.unpack_from(view, r + 48)[0],
+            elapsed_ms=_U64.unpack_from(view, r + 56)[0],
+            stop_reason=_STOP_REASONS[view[r + 64]],
+        )
+    return Stop(reason, view[r + 17] == 1, dead_letter)
