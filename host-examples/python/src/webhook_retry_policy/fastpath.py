@@ -65,8 +65,9 @@ _STOP_REASONS = tuple(StopReason)  # WIT declaration order
 _ERROR_CODES = tuple(ErrorCode)  # WIT declaration order
 _U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
 
-# Scratch block: params image, out-area header, result copy, then strings.
-_OUT_CAP, _OUT_PTR, _RESULT, _STRINGS = 200, 204, 208, 288
+# Scratch block: params image, out-area header (cap, address), result copy,
+# the out area for the result's strings, then the input strings.
+_OUT_HEADER, _RESULT, _OUT_AREA = 200, 208, 288
 _MIN_OUT = 4096
 _INITIAL_SCRATCH = 16384
 
@@ -111,6 +112,7 @@ class _Instance:
         self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
         self.scratch = 0
         self.cap = 0
+        self.out_cap = 0
         self.view = memoryview(b"")
         self.policy_cache: dict[int, tuple[Policy, bytes]] = {}
         self._grow(_INITIAL_SCRATCH)
@@ -124,12 +126,19 @@ class _Instance:
         # memory_may_move=False: the base stays put, so this view stays valid.
         self.view = memoryview((ctypes.c_ubyte * cap).from_address(self.base + self.scratch)).cast("B")
 
-    def ensure(self, in_len: int) -> None:
-        need = _STRINGS + in_len + max(_MIN_OUT, 2 * in_len + 1024)
-        if need > self.cap:
-            self._grow(1 << (need - 1).bit_length())
-        out = _STRINGS + in_len
-        self.view[_OUT_CAP:_OUT_CAP + 8] = struct.pack("<II", self.cap - out, self.scratch + out)
+    def ensure(self, in_len: int) -> int:
+        """Room for ``in_len`` input bytes (and the result strings they may
+        come back as); returns the offset where the inputs go. The out area
+        sits at ``_OUT_AREA`` and the inputs after it; both grow rarely."""
+        out_cap = max(_MIN_OUT, 2 * in_len + 1024)
+        if out_cap > self.out_cap or _OUT_AREA + self.out_cap + in_len > self.cap:
+            out_cap = max(out_cap, self.out_cap)
+            need = _OUT_AREA + out_cap + in_len
+            if need > self.cap:
+                self._grow(1 << (need - 1).bit_length())
+            self.out_cap = out_cap
+            struct.pack_into("<II", self.view, _OUT_HEADER, out_cap, self.scratch + _OUT_AREA)
+        return _OUT_AREA + self.out_cap
 
     def policy_image(self, policy: Policy) -> bytes:
         hit = self.policy_cache.get(id(policy))
@@ -174,25 +183,24 @@ class FastDecider:
         inst = self._instance()
         ev, ep = state.event_id.encode(), state.endpoint_id.encode()
         kind = b"" if isinstance(outcome, HttpResponse) else outcome.kind.encode()
-        inst.ensure(len(ev) + len(ep) + len(kind))
+        blob = ev + ep + kind
+        at = inst.ensure(len(blob))
         view, s = inst.view, inst.scratch
-        ev_at, ep_at = _STRINGS, _STRINGS + len(ev)
-        view[ev_at:ep_at] = ev
-        view[ep_at:ep_at + len(ep)] = ep
+        view[at:at + len(blob)] = blob
         view[0:80] = inst.policy_image(policy)
         k = budget_counts
         counts = (0, 0, 0, 0, 0) if k is None else (
             1, k.current.total, k.current.retries, k.previous.total, k.previous.retries)
-        head = (s + ev_at, len(ev), s + ep_at, len(ep), state.attempt, state.max_attempts,
+        ev_at = s + at
+        ep_at = ev_at + len(ev)
+        head = (ev_at, len(ev), ep_at, len(ep), state.attempt, state.max_attempts,
                 state.first_attempted_at_ms, 1 if state.credentials_refreshed else 0)
         if isinstance(outcome, HttpResponse):
             ra = outcome.retry_after_ms
             _TAIL_RESPONSE.pack_into(view, 80, *head, 0, outcome.status, 0 if ra is None else 1, ra or 0,
                                      now_ms, *counts)
         else:
-            kind_at = ep_at + len(ep)
-            view[kind_at:kind_at + len(kind)] = kind
-            _TAIL_TRANSPORT.pack_into(view, 80, *head, 1, s + kind_at, len(kind), now_ms, *counts)
+            _TAIL_TRANSPORT.pack_into(view, 80, *head, 1, ep_at + len(ep), len(kind), now_ms, *counts)
         inst.vals[0].i32 = s
         err = self._call(inst.ctx, inst.func_ref, inst.vals, 1, inst.trap_ref)
         if err or inst.trap:
