@@ -55,7 +55,7 @@ impl Jitter {
             other => Err(PolicyError::new(
                 ErrorCode::InvalidBackoff,
                 "jitter",
-                alloc::format!("unknown jitter `{other}` (expected none, full or equal)"),
+                crate::text::cat(&["unknown jitter `", other, "` (expected none, full or equal)"]),
             )),
         }
     }

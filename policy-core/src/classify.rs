@@ -45,7 +45,7 @@ pub fn classify_status(status: u16) -> Result<OutcomeClass, PolicyError> {
         return Err(PolicyError::new(
             ErrorCode::InvalidStatus,
             "status",
-            alloc::format!("HTTP status {status} is outside 100..=599"),
+            crate::text::cat(&["HTTP status ", &crate::text::dec(status.into()), " is outside 100..=599"]),
         ));
     }
     Ok(if (200..=299).contains(&status) {

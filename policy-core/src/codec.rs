@@ -1,4 +1,4 @@
-//! JSON (`serde_json::Value`) decoding and encoding of every input and
+//! JSON ([`crate::json::Value`]) decoding and encoding of every input and
 //! output, in the field names of the conformance contract (snake_case,
 //! `*_ms` integers). Decoding is strict: unknown fields, missing fields,
 //! wrong types and out-of-range integers are refused with `invalid_input`
@@ -6,11 +6,11 @@
 //! speaks JSON (the npm package, the CLI, the conformance runners) goes
 //! through here, so none of them re-implements the checks.
 
-use alloc::format;
+use crate::text::{cat, dec, list};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use serde_json::{Map, Value};
+use crate::json::Value;
 
 use crate::backoff::{Backoff, Jitter};
 use crate::budget::{BucketCounts, Budget, BudgetCounts};
@@ -26,7 +26,7 @@ fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
+        Value::Int(_) | Value::NegInt(_) | Value::Float(_) => "a number",
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
@@ -35,23 +35,25 @@ fn type_name(v: &Value) -> &'static str {
 
 /// A JSON object being read field by field; `finish` refuses leftovers.
 pub struct Fields<'a> {
-    map: &'a Map<String, Value>,
+    map: &'a [(String, Value)],
     allowed: &'a [&'a str],
 }
 
 impl<'a> Fields<'a> {
     /// `value` must be an object whose keys are all in `allowed`.
     pub fn new(value: &'a Value, allowed: &'a [&'a str]) -> Result<Self, PolicyError> {
-        let map = value.as_object().ok_or_else(|| shape("", format!("expected an object, got {}", type_name(value))))?;
-        if let Some(k) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return Err(shape(k, format!("unknown field (expected one of: {})", allowed.join(", "))));
+        let Value::Object(map) = value else {
+            return Err(shape("", cat(&["expected an object, got ", type_name(value)])));
+        };
+        if let Some((k, _)) = map.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
+            return Err(shape(k, cat(&["unknown field (expected one of: ", &list(allowed.iter().copied()), ")"])));
         }
         Ok(Fields { map, allowed })
     }
 
     pub fn opt(&self, key: &str) -> Option<&'a Value> {
         debug_assert!(self.allowed.contains(&key));
-        self.map.get(key).filter(|v| !v.is_null())
+        self.map.iter().find(|(k, _)| k == key).map(|(_, v)| v).filter(|v| **v != Value::Null)
     }
 
     pub fn req(&self, key: &str) -> Result<&'a Value, PolicyError> {
@@ -64,27 +66,25 @@ impl<'a> Fields<'a> {
 
     pub fn u32(&self, key: &str) -> Result<u32, PolicyError> {
         let n = self.u64(key)?;
-        u32::try_from(n).map_err(|_| shape(key, format!("{n} does not fit in 32 bits")))
+        u32::try_from(n).map_err(|_| shape(key, cat(&[&dec(n), " does not fit in 32 bits"])))
     }
 
     pub fn f64(&self, key: &str) -> Result<f64, PolicyError> {
-        match self.req(key)? {
-            Value::Number(n) => n.as_f64().ok_or_else(|| shape(key, "not a finite number")),
-            v => Err(shape(key, format!("expected a number, got {}", type_name(v)))),
-        }
+        let v = self.req(key)?;
+        v.as_f64().ok_or_else(|| shape(key, cat(&["expected a number, got ", type_name(v)])))
     }
 
     pub fn bool(&self, key: &str) -> Result<bool, PolicyError> {
         match self.req(key)? {
             Value::Bool(b) => Ok(*b),
-            v => Err(shape(key, format!("expected a boolean, got {}", type_name(v)))),
+            v => Err(shape(key, cat(&["expected a boolean, got ", type_name(v)]))),
         }
     }
 
     pub fn str(&self, key: &str) -> Result<&'a str, PolicyError> {
         match self.req(key)? {
             Value::String(s) => Ok(s),
-            v => Err(shape(key, format!("expected a string, got {}", type_name(v)))),
+            v => Err(shape(key, cat(&["expected a string, got ", type_name(v)]))),
         }
     }
 
@@ -96,10 +96,7 @@ impl<'a> Fields<'a> {
 
 /// A non-negative integer below 2^64 (no fractions, no negatives).
 pub fn as_u64(v: &Value) -> Result<u64, PolicyError> {
-    match v {
-        Value::Number(n) => n.as_u64().ok_or_else(|| shape("", format!("expected a non-negative integer, got {n}"))),
-        v => Err(shape("", format!("expected a non-negative integer, got {}", type_name(v)))),
-    }
+    v.as_u64().ok_or_else(|| shape("", cat(&["expected a non-negative integer, got ", type_name(v)])))
 }
 
 pub fn backoff(v: &Value) -> Result<Backoff, PolicyError> {
@@ -154,7 +151,7 @@ pub fn outcome(v: &Value) -> Result<AttemptOutcome, PolicyError> {
         (Some(_), None) => {
             let status = f.u64("status")?;
             let status = u16::try_from(status).map_err(|_| {
-                PolicyError::new(ErrorCode::InvalidStatus, "status", format!("HTTP status {status} is outside 100..=599"))
+                PolicyError::new(ErrorCode::InvalidStatus, "status", cat(&["HTTP status ", &dec(status), " is outside 100..=599"]))
             })?;
             let retry_after_ms = match f.opt("retry_after_ms") {
                 Some(ra) => Some(as_u64(ra).map_err(|e| e.within("retry_after_ms"))?),
@@ -216,7 +213,7 @@ pub fn decision_to_value(d: &Decision) -> Value {
         Decision::Stop(s) => {
             let mut v = obj([("stop_reason", s.reason.as_str().into()), ("disable_endpoint", s.disable_endpoint.into())]);
             if let (Some(dl), Value::Object(m)) = (&s.dead_letter, &mut v) {
-                m.insert("dead_letter".to_string(), dead_letter_to_value(dl));
+                m.push(("dead_letter".to_string(), dead_letter_to_value(dl)));
             }
             v
         }

@@ -24,12 +24,11 @@
 //! budget window_ms, min_sample, sliding (0/1)`, printed as 16 hex digits,
 //! so an operator can tell which policy an event ran under.
 
-use alloc::collections::BTreeMap;
-use alloc::format;
+use crate::text::{cat, hex16, list};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::backoff::{fnv1a64, Backoff, Jitter};
 use crate::budget::Budget;
@@ -46,7 +45,8 @@ pub const DEFAULT_HARD_CAP: u32 = 16;
 pub struct PolicyDocument {
     /// The document's own version label (free text, may be empty).
     pub version: String,
-    pub classes: BTreeMap<String, Policy>,
+    /// In document order; names are unique.
+    pub classes: Vec<(String, Policy)>,
 }
 
 /// What `admit` hands the host to persist with a new event.
@@ -124,46 +124,48 @@ impl PolicyDocument {
             None => String::new(),
         };
         let classes_v = f.req("classes").map_err(doc_err)?;
-        let map = classes_v
-            .as_object()
-            .ok_or_else(|| PolicyError::new(ErrorCode::InvalidDocument, "classes", "expected an object of event classes"))?;
+        let Value::Object(map) = classes_v else {
+            return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "expected an object of event classes"));
+        };
         if map.is_empty() {
             return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "defines no event class"));
         }
-        let mut classes = BTreeMap::new();
+        let mut classes: Vec<(String, Policy)> = Vec::new();
         for (name, v) in map {
             if name.is_empty() {
                 return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "an event class name is empty"));
             }
-            let p = class(v).map_err(|e| doc_err(e).within(&format!("classes.{name}")))?;
-            classes.insert(name.clone(), p);
+            if classes.iter().any(|(n, _)| n == name) {
+                return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", cat(&["class `", name, "` is defined twice"])));
+            }
+            let p = class(v).map_err(|e| doc_err(e).within(&cat(&["classes.", name])))?;
+            classes.push((name.clone(), p));
         }
         Ok(PolicyDocument { version, classes })
     }
 
-    /// Parse and validate JSON text.
+    /// Parse and validate JSON text (see [`crate::json`] for the
+    /// parser's two limits).
     pub fn from_json(text: &str) -> Result<Self, PolicyError> {
-        let v: Value = serde_json::from_str(text)
-            .map_err(|e| PolicyError::new(ErrorCode::InvalidDocument, "", format!("not valid JSON: {e}")))?;
-        Self::from_value(&v)
+        Self::from_value(&crate::json::parse(text)?)
     }
 
     /// Parse and validate TOML text (`toml` feature).
     #[cfg(feature = "toml")]
     pub fn from_toml(text: &str) -> Result<Self, PolicyError> {
         let v: Value = toml::from_str(text)
-            .map_err(|e| PolicyError::new(ErrorCode::InvalidDocument, "", format!("not valid TOML: {e}")))?;
+            .map_err(|e| PolicyError::new(ErrorCode::InvalidDocument, "", alloc::format!("not valid TOML: {e}")))?;
         Self::from_value(&v)
     }
 
     /// The class's policy.
     pub fn class(&self, name: &str) -> Result<&Policy, PolicyError> {
-        self.classes.get(name).ok_or_else(|| {
-            let known: Vec<&str> = self.classes.keys().map(String::as_str).collect();
+        self.classes.iter().find(|(n, _)| n == name).map(|(_, p)| p).ok_or_else(|| {
+            let known: Vec<&str> = self.classes.iter().map(|(n, _)| n.as_str()).collect();
             PolicyError::new(
                 ErrorCode::UnknownEventClass,
                 "class",
-                format!("no event class `{name}` (defined: {})", known.join(", ")),
+                cat(&["no event class `", name, "` (defined: ", &list(known), ")"]),
             )
         })
     }
@@ -174,7 +176,7 @@ impl PolicyDocument {
         Ok(Admission {
             class: class.to_string(),
             policy_version: self.version.clone(),
-            policy_hash: format!("{:016x}", policy_hash(p)),
+            policy_hash: hex16(policy_hash(p)),
             first_attempted_at_ms: now_ms,
             deadline_ms: now_ms.saturating_add(p.window_ms),
             plan: plan(&p.backoff, p.window_ms, p.hard_cap)?,
@@ -206,11 +208,11 @@ pub fn policy_hash(p: &Policy) -> u64 {
 pub fn admission_to_value(a: &Admission) -> Value {
     let mut v = codec::plan_to_value(&a.plan);
     if let Value::Object(m) = &mut v {
-        m.insert("class".to_string(), a.class.as_str().into());
-        m.insert("policy_version".to_string(), a.policy_version.as_str().into());
-        m.insert("policy_hash".to_string(), a.policy_hash.as_str().into());
-        m.insert("first_attempted_at_ms".to_string(), a.first_attempted_at_ms.into());
-        m.insert("deadline_ms".to_string(), a.deadline_ms.into());
+        m.push(("class".to_string(), a.class.as_str().into()));
+        m.push(("policy_version".to_string(), a.policy_version.as_str().into()));
+        m.push(("policy_hash".to_string(), a.policy_hash.as_str().into()));
+        m.push(("first_attempted_at_ms".to_string(), a.first_attempted_at_ms.into()));
+        m.push(("deadline_ms".to_string(), a.deadline_ms.into()));
     }
     v
 }

@@ -95,9 +95,9 @@ impl PolicyError {
         self.field = if self.field.is_empty() {
             String::from(outer)
         } else if self.field.starts_with('[') {
-            alloc::format!("{outer}{}", self.field)
+            crate::text::cat(&[outer, &self.field])
         } else {
-            alloc::format!("{outer}.{}", self.field)
+            crate::text::cat(&[outer, ".", &self.field])
         };
         self
     }

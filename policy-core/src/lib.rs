@@ -45,8 +45,9 @@
 //!
 //! ## Features
 //!
-//! * `serde` — strict JSON codec ([`codec`]) and policy documents
-//!   ([`document`]), no_std.
+//! * `serde` — `Serialize`/`Deserialize` for [`json::Value`], the input of
+//!   the strict codec ([`codec`]) and of policy documents ([`document`]), so
+//!   any serde format can feed them. no_std.
 //! * `std` — `std::error::Error`, [`SystemClock`].
 //! * `toml` — TOML policy documents.
 #![no_std]
@@ -63,11 +64,13 @@ pub mod decide;
 pub mod error;
 pub mod plan;
 pub mod ports;
+mod text;
 
-#[cfg(feature = "serde")]
 pub mod codec;
-#[cfg(feature = "serde")]
 pub mod document;
+pub mod json;
+#[cfg(feature = "serde")]
+mod json_serde;
 
 pub use backoff::{Backoff, Jitter};
 pub use budget::{budget_allows, BucketCounts, Budget, BudgetCounts};

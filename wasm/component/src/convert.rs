@@ -2,7 +2,7 @@
 //! mapping: no policy logic lives here.
 
 pub mod from_wit {
-    use alloc::collections::BTreeMap;
+    use alloc::vec::Vec;
 
     use crate::wit;
     use retry_policy_core as c;
@@ -58,11 +58,11 @@ pub mod from_wit {
     /// A document handed back by the host: re-validated, since the host may
     /// have built or altered it.
     pub fn document(d: wit::PolicyDocument) -> Result<c::document::PolicyDocument, c::PolicyError> {
-        let mut classes = BTreeMap::new();
+        let mut classes = Vec::with_capacity(d.classes.len());
         for class in d.classes {
             let p = policy(class.policy);
-            p.validate().map_err(|e| e.within(&alloc::format!("classes.{}", class.name)))?;
-            classes.insert(class.name, p);
+            p.validate().map_err(|e| e.within(&(alloc::string::String::from("classes.") + &class.name)))?;
+            classes.push((class.name, p));
         }
         Ok(c::document::PolicyDocument { version: d.version, classes })
     }

@@ -12,8 +12,11 @@ mod convert;
 mod libc_shim;
 
 #[cfg(target_arch = "wasm32")]
+mod alloc_classes;
+
+#[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOC: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOC: alloc_classes::ClassAllocator = alloc_classes::ClassAllocator::new();
 
 /// A panic is a bug in the policy; it must never reach a host as anything
 /// but a trap, and the policy is written so that none can happen (every

@@ -1,0 +1,385 @@
+//! A small JSON value and a strict JSON text parser. They exist so the
+//! component can read policy documents without serde_json (which would more
+//! than double the component's size); native code uses them too, so every
+//! host accepts and refuses exactly the same documents. With the `serde`
+//! feature, [`Value`] implements `Serialize`/`Deserialize`, so any serde
+//! format (serde_json with exact float parsing, serde-wasm-bindgen for JS
+//! objects) can produce it for [`crate::codec`].
+//!
+//! Strict RFC 8259, plus two limits that keep it small and exact:
+//! nesting depth at most 32, and non-integer numbers must be exactly
+//! representable by Clinger's fast path (at most 15 significant digits and
+//! a decimal exponent within ±22, e.g. `2.0`, `0.1`, `1.5e3`): such a number
+//! is one correctly rounded double operation away from its digits, so the
+//! result is the double every other JSON parser produces. Duplicate keys are
+//! refused.
+
+use crate::text::{cat, dec};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+
+use crate::error::{ErrorCode, PolicyError};
+
+/// A JSON value. Objects keep their members in document order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    /// A non-negative integer.
+    Int(u64),
+    /// A negative integer.
+    NegInt(i64),
+    /// Any other number (always finite).
+    Float(f64),
+    String(String),
+    Array(Vec<Value>),
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// Member `key` of an object.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(m) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// A non-negative integer (an integral float below 2^53 counts: that is
+    /// how JavaScript numbers arrive).
+    pub fn as_u64(&self) -> Option<u64> {
+        match *self {
+            Value::Int(n) => Some(n),
+            Value::Float(f) if f >= 0.0 && f < 9_007_199_254_740_992.0 && f == (f as u64) as f64 => Some(f as u64),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Int(n) => Some(n as f64),
+            Value::NegInt(n) => Some(n as f64),
+            Value::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl From<u64> for Value {
+    fn from(n: u64) -> Self {
+        Value::Int(n)
+    }
+}
+impl From<u32> for Value {
+    fn from(n: u32) -> Self {
+        Value::Int(u64::from(n))
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(String::from(s))
+    }
+}
+
+const MAX_DEPTH: usize = 32;
+/// 10^0 ..= 10^22, each exactly representable as a double.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22,
+];
+
+/// Parse JSON text into a value.
+pub fn parse(text: &str) -> Result<Value, PolicyError> {
+    let mut p = Parser { s: text.as_bytes(), i: 0 };
+    p.ws();
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(p.err("unexpected text after the document"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn err(&self, what: &str) -> PolicyError {
+        let before = &self.s[..self.i.min(self.s.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        PolicyError::new(ErrorCode::InvalidDocument, "", cat(&["not valid JSON: ", what, " at line ", &dec(line as u64), " column ", &dec(col as u64)]))
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Result<(), PolicyError> {
+        if self.peek() == Some(b) {
+            self.i += 1;
+            Ok(())
+        } else {
+            Err(self.err(&cat(&["expected `", core::str::from_utf8(&[b]).unwrap_or("?"), "`"])))
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Value, PolicyError> {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(self.err("unexpected character"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, PolicyError> {
+        if depth > MAX_DEPTH {
+            return Err(self.err("nested too deeply"));
+        }
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => self.string().map(Value::String),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.err("unexpected character")),
+            None => Err(self.err("unexpected end of text")),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, PolicyError> {
+        self.eat(b'{')?;
+        let mut map: Vec<(String, Value)> = Vec::new();
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(Value::Object(map));
+        }
+        loop {
+            self.ws();
+            let key = self.string()?;
+            self.ws();
+            self.eat(b':')?;
+            self.ws();
+            let v = self.value(depth + 1)?;
+            if map.iter().any(|(k, _)| *k == key) {
+                return Err(self.err(&cat(&["duplicate key `", &key, "`"])));
+            }
+            map.push((key, v));
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::Object(map));
+                }
+                _ => return Err(self.err("expected `,` or `}`")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, PolicyError> {
+        self.eat(b'[')?;
+        let mut items = Vec::new();
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.ws();
+            items.push(self.value(depth + 1)?);
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.err("expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, PolicyError> {
+        let digits = self.s.get(self.i..self.i + 4).ok_or_else(|| self.err("short \\u escape"))?;
+        let mut n = 0;
+        for &d in digits {
+            n = n * 16 + (d as char).to_digit(16).ok_or_else(|| self.err("bad \\u escape"))?;
+        }
+        self.i += 4;
+        Ok(n)
+    }
+
+    fn string(&mut self) -> Result<String, PolicyError> {
+        self.eat(b'"')?;
+        let mut out = String::new();
+        loop {
+            let start = self.i;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            // The input is a &str and we stopped at ASCII bytes: valid UTF-8.
+            out.push_str(core::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.err("invalid UTF-8"))?);
+            match self.peek() {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let c = match self.peek().ok_or_else(|| self.err("unterminated string"))? {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            self.i += 1;
+                            let hi = self.hex4()?;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                if !self.s[self.i..].starts_with(b"\\u") {
+                                    return Err(self.err("unpaired surrogate"));
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(self.err("unpaired surrogate"));
+                                }
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else {
+                                hi
+                            };
+                            out.push(char::from_u32(code).ok_or_else(|| self.err("invalid \\u escape"))?);
+                            continue;
+                        }
+                        _ => return Err(self.err("invalid escape")),
+                    };
+                    self.i += 1;
+                    out.push(c);
+                }
+                Some(_) => return Err(self.err("control character in string")),
+                None => return Err(self.err("unterminated string")),
+            }
+        }
+    }
+
+    fn digits(&mut self) -> &[u8] {
+        let start = self.i;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+        &self.s[start..self.i]
+    }
+
+    fn number(&mut self) -> Result<Value, PolicyError> {
+        let start = self.i;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.i += 1;
+        }
+        let int = self.digits().to_vec();
+        if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+            return Err(self.err("malformed number"));
+        }
+        let mut frac = Vec::new();
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            frac = self.digits().to_vec();
+            if frac.is_empty() {
+                return Err(self.err("malformed number"));
+            }
+        }
+        let mut exp: i64 = 0;
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            let neg_exp = match self.peek() {
+                Some(b'-') => {
+                    self.i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    self.i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let e = self.digits();
+            if e.is_empty() || e.len() > 4 {
+                return Err(self.err("malformed or huge exponent"));
+            }
+            exp = e.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            if neg_exp {
+                exp = -exp;
+            }
+        }
+        if frac.is_empty() && exp == 0 {
+            // An integer: exact in u64 (or i64 when negative).
+            let mut n: u64 = 0;
+            for &d in &int {
+                n = n
+                    .checked_mul(10)
+                    .and_then(|n| n.checked_add(u64::from(d - b'0')))
+                    .ok_or_else(|| self.err("integer too large"))?;
+            }
+            return Ok(if negative {
+                Value::NegInt(-i64::try_from(n).map_err(|_| self.err("integer too large"))?)
+            } else {
+                Value::Int(n)
+            });
+        }
+        // Decimal: mantissa digits (leading and trailing zeros dropped) and a
+        // base-10 exponent, then Clinger's fast path.
+        let mut all: Vec<u8> = int.iter().chain(frac.iter()).copied().collect();
+        let mut e10 = exp - frac.len() as i64;
+        while all.len() > 1 && all[0] == b'0' {
+            all.remove(0);
+        }
+        while all.len() > 1 && all[all.len() - 1] == b'0' {
+            all.pop();
+            e10 += 1;
+        }
+        if all.len() > 15 || e10.unsigned_abs() > 22 {
+            let t = core::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+            return Err(self.err(&cat(&[
+                "number ",
+                t,
+                " is not exact in a policy document (use at most 15 significant digits and an exponent within ±22)",
+            ])));
+        }
+        let m = all.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64;
+        let x = if e10 >= 0 { m * POW10[e10 as usize] } else { m / POW10[(-e10) as usize] };
+        let x = if negative { -x } else { x };
+        Ok(if x == 0.0 && !negative { Value::Int(0) } else { Value::Float(x) })
+    }
+}
