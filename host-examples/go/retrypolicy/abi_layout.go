@@ -97,7 +97,7 @@ const (
 	sizeResultDecision  = 72
 	sizeResultAdmission = 88
 	sizeResultSchedule  = 48
-	sizeResultU64       = 16
+	sizeResultU64       = 32 // 8 + max(u64, policy-error 20), aligned to 8
 	sizeResultSmall     = 24 // result<outcome-class|bool|policy-document, policy-error>
 
 	// Import results, written by the host at the guest's return pointer:

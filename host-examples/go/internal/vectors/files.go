@@ -1,0 +1,144 @@
+package vectors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// Case is one vector case.
+type Case struct {
+	Name   string
+	Op     string
+	Input  json.RawMessage
+	Expect json.RawMessage
+}
+
+// File is one vector file; Err is set when the file itself is broken.
+type File struct {
+	Path  string
+	Suite string
+	Cases []Case
+	Err   error
+}
+
+// LoadDir reads every *.json file of dir, in name order.
+func LoadDir(dir string) ([]File, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	files := make([]File, 0, len(paths))
+	for _, p := range paths {
+		files = append(files, loadFile(p))
+	}
+	return files, nil
+}
+
+func loadFile(path string) File {
+	f := File{Path: path}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	var top map[string]json.RawMessage
+	if err := strictJSON(data, &top); err != nil {
+		f.Err = fmt.Errorf("not a JSON object: %w", err)
+		return f
+	}
+	d := &decoder{}
+	o, err := d.object("", data, []string{"format", "suite", "cases"}, nil)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	if format := o.u64("format"); d.first != nil || format != 1 {
+		f.Err = broken("format must be 1")
+		return f
+	}
+	f.Suite = o.str("suite")
+	var cases []json.RawMessage
+	if err := json.Unmarshal(o.raw("cases"), &cases); err != nil || d.first != nil {
+		f.Err = broken("suite must be a string and cases a list")
+		return f
+	}
+	for i, raw := range cases {
+		f.Cases = append(f.Cases, loadCase(i, raw))
+	}
+	return f
+}
+
+// loadCase keeps a malformed case as a case whose Op is empty and whose
+// Input carries the reason, so it is reported with its index.
+func loadCase(i int, raw json.RawMessage) Case {
+	d := &decoder{}
+	o, err := d.object(fmt.Sprintf("cases[%d]", i), raw, []string{"name", "op", "input", "expect"}, nil)
+	if err != nil {
+		return Case{Name: fmt.Sprintf("#%d", i), Op: "", Input: json.RawMessage(fmt.Sprintf("%q", err.Error()))}
+	}
+	c := Case{Name: o.str("name"), Op: o.str("op"), Input: o.raw("input"), Expect: o.raw("expect")}
+	if d.first != nil {
+		c.Name, c.Op = fmt.Sprintf("#%d", i), ""
+		c.Input = json.RawMessage(fmt.Sprintf("%q", "name and op must be strings"))
+	}
+	return c
+}
+
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// Check runs a case and returns "" when it passes, or what differed.
+func Check(ctx context.Context, e *rp.Engine, c Case) string {
+	if c.Op == "" {
+		var why string
+		_ = json.Unmarshal(c.Input, &why)
+		return "broken vector: " + why
+	}
+	got, err := Evaluate(ctx, e, c.Op, c.Input)
+	if err != nil {
+		var be *BrokenError
+		if errors.As(err, &be) {
+			return be.Error()
+		}
+		return "host error: " + err.Error()
+	}
+	gotJSON, err := json.Marshal(got)
+	if err != nil {
+		return "host error: " + err.Error()
+	}
+	var want, have any
+	if err := strictJSON(c.Expect, &want); err != nil {
+		return "broken vector: expect is not JSON"
+	}
+	if err := strictJSON(gotJSON, &have); err != nil {
+		return "host error: " + err.Error()
+	}
+	if reflect.DeepEqual(want, have) {
+		return ""
+	}
+	return fmt.Sprintf("expected %s, got %s", compact(c.Expect), gotJSON)
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
