@@ -1,0 +1,81 @@
+use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::*;
+
+const DOC: &str = r#"{
+  "version": "2026-11-30",
+  "classes": {
+    "notification": { "window_ms": 900000, "backoff": { "base_ms": 2000, "factor": 2.0, "cap_ms": 300000 } },
+    "ledger": { "window_ms": 86400000, "hard_cap": 16,
+                "backoff": { "base_ms": 2000, "factor": 2.0, "cap_ms": 300000, "jitter": "full" },
+                "budget": { "ratio": 0.1, "window_ms": 60000, "min_sample": 50, "sliding": true } }
+  }
+}"#;
+
+#[test]
+fn admit_returns_the_schedule_the_event_is_admitted_under() {
+    let doc = PolicyDocument::from_json(DOC).unwrap();
+    let a = doc.admit("notification", 1_000).unwrap();
+    assert_eq!((a.plan.max_attempts, a.first_attempted_at_ms, a.deadline_ms), (13, 1_000, 901_000));
+    assert_eq!(a.policy_version, "2026-11-30");
+    assert_eq!(a.policy_hash.len(), 16);
+    assert_ne!(a.policy_hash, doc.admit("ledger", 1_000).unwrap().policy_hash);
+}
+
+#[test]
+fn defaults_fill_hard_cap_jitter_and_budget() {
+    let doc = PolicyDocument::from_json(DOC).unwrap();
+    let p = doc.class("notification").unwrap();
+    assert_eq!((p.hard_cap, p.backoff.jitter, p.budget), (16, Jitter::Full, Budget::default()));
+}
+
+#[test]
+fn an_unknown_class_names_the_classes_that_exist() {
+    let e = PolicyDocument::from_json(DOC).unwrap().admit("billing", 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnknownEventClass);
+    assert!(e.message.contains("notification") && e.message.contains("ledger"), "{e}");
+}
+
+fn refused(doc: &str) -> PolicyError {
+    PolicyDocument::from_json(doc).unwrap_err()
+}
+
+#[test]
+fn a_bad_document_is_refused_with_the_field_named() {
+    let e = refused(r#"{"classes":{"n":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":0.5,"cap_ms":300000}}}}"#);
+    assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "classes.n.backoff.factor"));
+    let e = refused(r#"{"classes":{"n":{"window_ms":"15m","backoff":{"base_ms":2000,"factor":2,"cap_ms":300000}}}}"#);
+    assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidDocument, "classes.n.window_ms"));
+    let e = refused(r#"{"classes":{"n":{"window_ms":1,"max_attempts":7,"backoff":{"base_ms":1,"factor":2,"cap_ms":1}}}}"#);
+    assert_eq!(e.field, "classes.n.max_attempts");
+    let e = refused(r#"{"classes":{"n":{"window_ms":1,"backof":{}}}}"#);
+    assert_eq!(e.field, "classes.n.backof");
+}
+
+#[test]
+fn malformed_json_is_refused_with_its_position() {
+    let e = refused("{\n  \"classes\": {,}\n}");
+    assert_eq!(e.code, ErrorCode::InvalidDocument);
+    assert!(e.message.contains("line 2"), "{e}");
+    assert!(refused(r#"{"classes":{}, "classes":{}}"#).message.contains("duplicate"));
+    assert!(refused(&"[".repeat(100)).message.contains("deeply"));
+}
+
+#[test]
+fn document_numbers_parse_to_the_same_doubles_as_serde_json() {
+    for text in ["0.1", "2.0", "1.5", "0.05", "1.1", "3.14159", "1e3", "0.333333333333333", "123456.789e-3"] {
+        let ours = retry_policy_core::json::parse(text).unwrap().as_f64().unwrap();
+        let theirs: f64 = serde_json::from_str(text).unwrap();
+        assert_eq!(ours.to_bits(), theirs.to_bits(), "{text}");
+    }
+    assert!(retry_policy_core::json::parse("0.12345678901234567").is_err(), "too many digits to be exact");
+}
+
+#[cfg(feature = "toml")]
+#[test]
+fn toml_documents_read_like_json_ones() {
+    let doc = PolicyDocument::from_toml(
+        "version = \"t\"\n[classes.notification]\nwindow_ms = 900000\n[classes.notification.backoff]\nbase_ms = 2000\nfactor = 2.0\ncap_ms = 300000\n",
+    )
+    .unwrap();
+    assert_eq!(doc.admit("notification", 0).unwrap().plan.max_attempts, 13);
+}
