@@ -1,0 +1,153 @@
+"""An asyncio + httpx webhook dispatcher driven by the policy component.
+
+* ``submit`` admits an event under its class's policy (the component's
+  ``admit``) and persists it with the admitted schedule and first-attempt
+  instant.
+* ``run_until_idle`` sends due events (httpx POST), counts first attempts
+  in the budget, asks :class:`AsyncRetryPolicy` for the decision, and
+  reschedules, delivers, or dead-letters (record + reason persisted,
+  ``webhook_deadletter_total{stop_reason}`` incremented, endpoint disabled
+  on 410). Endpoints that were disabled get no more requests: their
+  pending events are held (status ``held``) for an operator.
+
+Time is injectable (``clock`` and ``sleep``): with a :class:`ManualClock`
+and its ``sleep`` a 24-hour window passes in milliseconds, while the HTTP
+requests stay real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable, Optional
+
+import httpx
+
+from ..async_policy import AsyncRetryPolicy
+from ..clock import Clock
+from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason
+from .metrics import DispatcherMetrics
+from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
+from .transport import outcome_from_exception, outcome_from_response
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        document: PolicyDocument,
+        endpoints: dict[str, str],
+        policy: AsyncRetryPolicy,
+        *,
+        client: httpx.AsyncClient,
+        store: Optional[InMemoryEventStore] = None,
+        metrics: Optional[DispatcherMetrics] = None,
+        sleep: Optional[Sleep] = None,
+        concurrency: int = 16,
+        refresh_credentials: Optional[Callable[[str], Awaitable[None]]] = None,
+    ) -> None:
+        self.document = document
+        self.endpoints = endpoints
+        self.policy = policy
+        self.clock: Clock = policy.clock
+        self.client = client
+        self.store = store if store is not None else InMemoryEventStore()
+        self.metrics = metrics or DispatcherMetrics()
+        self.sleep: Sleep = sleep or asyncio.sleep
+        self.concurrency = concurrency
+        self.refresh_credentials = refresh_credentials
+
+    async def submit(self, event_id: str, endpoint_id: str, event_class: str, payload: dict[str, Any]) -> EventRecord:
+        """Admit and persist a new event; its first attempt is due now."""
+        if endpoint_id not in self.endpoints:
+            raise KeyError(f"unknown endpoint {endpoint_id}")
+        admission = self.policy.sync.admit(self.document, event_class)
+        record = EventRecord(
+            event_id=event_id,
+            endpoint_id=endpoint_id,
+            event_class=event_class,
+            payload=payload,
+            admission=admission,
+            next_attempt_at_ms=admission.first_attempted_at_ms,
+        )
+        await self.store.add(record)
+        return record
+
+    async def run_until_idle(self, max_rounds: int = 1_000_000) -> None:
+        """Send every due event, sleep until the next one is due, repeat
+        until no event is pending."""
+        await self.run_until(None, max_rounds)
+
+    async def run_until(self, deadline_ms: Optional[int], max_rounds: int = 1_000_000) -> None:
+        """As ``run_until_idle``, but stop once the clock reaches
+        ``deadline_ms`` (None: only when idle)."""
+        for _ in range(max_rounds):
+            now = self.clock.now_ms()
+            due = await self.store.due(now, self.concurrency)
+            if due:
+                await asyncio.gather(*(self._attempt(r) for r in due))
+                continue
+            next_at = await self.store.next_due_at_ms()
+            if deadline_ms is not None and (next_at is None or next_at > deadline_ms):
+                if deadline_ms > now:
+                    await self.sleep((deadline_ms - now) / 1000)
+                return
+            if next_at is None:
+                return
+            await self.sleep(max(0, next_at - now) / 1000)
+        raise RuntimeError("dispatcher did not become idle")
+
+    async def _attempt(self, record: EventRecord) -> None:
+        if record.endpoint_id in self.store.disabled_endpoints:
+            record.status = HELD
+            await self.store.update(record)
+            return
+        policy = self.document.policy(record.event_class)
+        attempt = record.attempt + 1
+        if attempt == 1:
+            try:
+                await self.policy.record_first_attempt(record.endpoint_id, policy.budget)
+            except Exception:
+                pass  # an unreachable store is caught again, fail-closed, at decide
+        self.metrics.attempts.labels("first" if attempt == 1 else "retry").inc()
+        try:
+            response = await self.client.post(
+                self.endpoints[record.endpoint_id],
+                json={"id": record.event_id, "type": record.event_class, "data": record.payload},
+                headers={"webhook-id": record.event_id, "webhook-attempt": str(attempt)},
+            )
+            outcome = outcome_from_response(response, self.clock.now_ms())
+        except httpx.HTTPError as exc:
+            outcome = outcome_from_exception(exc)
+        state = DeliveryState(
+            event_id=record.event_id,
+            endpoint_id=record.endpoint_id,
+            attempt=attempt,
+            max_attempts=record.admission.schedule.max_attempts,
+            first_attempted_at_ms=record.admission.first_attempted_at_ms,
+            credentials_refreshed=record.credentials_refreshed,
+        )
+        decision = await self.policy.decide(policy, state, outcome)
+        record.attempt = attempt
+        record.last_outcome = repr(outcome)
+        record.history.append({"attempt": attempt, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
+                               "decision": repr(decision)})
+        if isinstance(decision, Retry):
+            if decision.refresh_credentials and self.refresh_credentials is not None:
+                await self.refresh_credentials(record.endpoint_id)
+            record.credentials_refreshed = record.credentials_refreshed or decision.refresh_credentials
+            record.next_attempt_at_ms = self.clock.now_ms() + decision.delay_ms
+        else:
+            await self._stop(record, decision)
+        await self.store.update(record)
+
+    async def _stop(self, record: EventRecord, stop: Stop) -> None:
+        if stop.reason is StopReason.DELIVERED:
+            record.status = DELIVERED
+            self.metrics.delivered.inc()
+            return
+        record.status = DEAD
+        record.dead_letter = stop.dead_letter
+        self.metrics.deadletter.labels(stop.reason.value).inc()
+        if stop.disable_endpoint:
+            await self.store.disable_endpoint(record.endpoint_id)

@@ -1,0 +1,75 @@
+"""Real local HTTP endpoints on loopback for the example and its tests:
+each answers every POST with one fixed status (204 healthy, 503 always
+unavailable, 410 gone). Each runs a ThreadingHTTPServer on 127.0.0.1 on a
+free port in a daemon thread and counts the requests it received."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Optional
+
+
+class LocalEndpoint:
+    def __init__(self, status: int, retry_after: Optional[str] = None) -> None:
+        self.status = status
+        self.retry_after = retry_after
+        self.requests = 0
+        self._lock = threading.Lock()
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+                length = int(self.headers.get("content-length") or 0)
+                self.rfile.read(length)
+                with endpoint._lock:
+                    endpoint.requests += 1
+                self.send_response(endpoint.status)
+                if endpoint.retry_after is not None:
+                    self.send_header("Retry-After", endpoint.retry_after)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/hook"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> "LocalEndpoint":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalEndpoints:
+    """The three endpoints of the example: healthy, unavailable, gone."""
+
+    def __init__(self) -> None:
+        self.healthy = LocalEndpoint(204)
+        self.unavailable = LocalEndpoint(503)
+        self.gone = LocalEndpoint(410)
+
+    def urls(self) -> dict[str, str]:
+        return {"ep_healthy": self.healthy.url, "ep_unavailable": self.unavailable.url, "ep_gone": self.gone.url}
+
+    def close(self) -> None:
+        for e in (self.healthy, self.unavailable, self.gone):
+            e.close()
+
+    def __enter__(self) -> "LocalEndpoints":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
