@@ -12,6 +12,8 @@ pure ``decide-with`` is used instead, and the store is awaited outside it:
 2. Only then: await the counts of the current bucket (and the previous,
    the counter's job), and call ``decide-with`` again with them.
 3. A retry is recorded (reserved) in the store, as the WIT ``decide`` does.
+   A counter with ``reserve`` (the Redis one) does 2 and 3 in one atomic
+   round trip and returns the counts it judged (fleet/README.md).
    A store that fails or times out on read or record leaves the decision
    of step 1, ``budget_unavailable``: the budget fails closed.
 
@@ -23,12 +25,15 @@ loop is never blocked for long; both give identical decisions.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Optional, Protocol
 
 from .clock import Clock, SystemClock
 from .counters import AsyncBudgetCounter, AsyncInMemoryBudgetCounter, budget_bucket
 from .policy import RetryPolicy
 from .types import AttemptOutcome, Budget, BudgetCounts, Decision, DeliveryState, Policy, Retry, Stop, StopReason
+
+log = logging.getLogger(__name__)
 
 
 class PureDecider(Protocol):
@@ -73,6 +78,8 @@ class AsyncRetryPolicy:
             return without_counts
         window_ms = policy.budget.window_ms
         bucket = budget_bucket(window_ms, now_ms)
+        if callable(getattr(self.counter, "reserve", None)):
+            return await self._decide_reserving(policy, state, outcome, now_ms, bucket, without_counts)
         try:
             counts = await self._store(self.counter.read(state.endpoint_id, window_ms, bucket))
         except Exception:
@@ -85,6 +92,32 @@ class AsyncRetryPolicy:
                 await self._store(self.counter.record_attempt(state.endpoint_id, window_ms, bucket, True))
             except Exception:
                 return without_counts
+        return decision
+
+    async def _decide_reserving(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, bucket: int,
+        without_counts: Decision,
+    ) -> Decision:
+        """One round trip: the store checks and counts the retry atomically
+        (fleet/budget.lua ``reserve``) and returns the counts it judged."""
+        try:
+            counts, reserved = await self._store(
+                self.counter.reserve(state.endpoint_id, policy.budget, now_ms, bucket)  # type: ignore[attr-defined]
+            )
+        except Exception:
+            return without_counts
+        decision = self.decider.decide_with(policy, state, outcome, now_ms, counts)
+        if isinstance(decision, Retry) and not reserved:
+            # The store and the component disagree (they never should: the
+            # fleet tests prove the script's rule). The component decides;
+            # keep the count honest, or fail closed if that is impossible.
+            log.warning("budget store refused a retry the policy allows (%s); recording it", state.endpoint_id)
+            try:
+                await self._store(self.counter.record_attempt(state.endpoint_id, policy.budget.window_ms, bucket, True))
+            except Exception:
+                return without_counts
+        elif reserved and not isinstance(decision, Retry):
+            log.warning("budget store reserved a retry the policy refuses (%s); over-counted by one", state.endpoint_id)
         return decision
 
     async def record_first_attempt(self, endpoint_id: str, budget: Budget, now_ms: Optional[int] = None) -> None:
