@@ -26,8 +26,9 @@ const memoryLimitPages = 1024
 // goroutines, and its steady-state memory is about MaxIdle instances of
 // ~1.1 MiB each. Create one per process and share it.
 //
-// Every call takes a context.Context: it reaches the budget counter and,
-// when cancelled, stops a running guest call (the instance is discarded).
+// Every call takes a context.Context: a call on a done context returns its
+// error at once, and the context reaches the budget counter (the only part
+// of a call that can wait, e.g. on Redis).
 type Engine struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
@@ -85,9 +86,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if cfg.maxIdle < 1 {
 		cfg.maxIdle = 1
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg.rtCfg.
-		WithCloseOnContextDone(true).
-		WithMemoryLimitPages(memoryLimitPages))
+	// No WithCloseOnContextDone: it starts a goroutine per call (a decision
+	// took 21 µs with it, 3.4 µs without, on this project's 2-core machine), and every policy call is short and
+	// bounded (the longest loop is 100 plan steps). The context is checked
+	// before each call and reaches the budget counter, the only place that
+	// can wait.
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg.rtCfg.WithMemoryLimitPages(memoryLimitPages))
 	e := &Engine{rt: rt, clock: cfg.clock, counter: cfg.counter, idle: make(chan *instance, cfg.maxIdle)}
 	if err := e.start(ctx); err != nil {
 		_ = rt.Close(ctx)

@@ -209,3 +209,40 @@ func decisionJSON(d rp.Decision) map[string]any {
 	}
 	return out
 }
+
+// DecideInput is a decoded decide case input.
+type DecideInput struct {
+	Policy  rp.Policy
+	State   rp.DeliveryState
+	Outcome rp.Outcome
+	NowMs   uint64
+	Counts  *rp.BudgetCounts
+}
+
+// DecodeDecide decodes a decide input (for the baseline's test): a
+// *BrokenError, or the first *PolicyError of a value of the wrong shape.
+func DecodeDecide(input json.RawMessage) (DecideInput, error) {
+	d := &decoder{}
+	var out DecideInput
+	in, err := d.object("", input, []string{"policy", "state", "outcome", "now_ms", "budget_counts"}, nil)
+	if err != nil {
+		return out, err
+	}
+	if out.Policy, err = in.policy("policy"); err != nil {
+		return out, err
+	}
+	if out.State, err = in.state("state"); err != nil {
+		return out, err
+	}
+	if out.Outcome, err = in.outcome("outcome"); err != nil {
+		return out, err
+	}
+	out.NowMs = in.u64("now_ms")
+	if out.Counts, err = in.counts("budget_counts"); err != nil {
+		return out, err
+	}
+	return out, d.first
+}
+
+// DecisionJSON is a decision in the SPEC's decide result shape.
+func DecisionJSON(d rp.Decision) map[string]any { return decisionJSON(d) }
