@@ -17,7 +17,7 @@ use js_sys::{Array, BigInt, Object, Reflect};
 use retry_policy_core::{ErrorCode, PolicyError};
 use retry_policy_core::json::Value;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Deepest nesting accepted (policy inputs are at most 3 levels deep).
 pub const MAX_DEPTH: usize = 32;
@@ -131,7 +131,13 @@ pub fn from_js(value: &JsValue, name: &str) -> Result<Value, PolicyError> {
     let d = serde_wasm_bindgen::Deserializer::from(value.clone());
     Seed { path: name.to_string(), depth: 0 }.deserialize(d).map_err(|e| {
         let field = ERROR_PATH.with(|p| p.borrow_mut().take()).unwrap_or_else(|| name.to_string());
-        PolicyError::new(ErrorCode::InvalidInput, field, e.to_string())
+        // serde-wasm-bindgen errors are JS `Error`s: keep just their message.
+        let e = JsValue::from(e);
+        let message = match e.dyn_ref::<js_sys::Error>() {
+            Some(err) => String::from(err.message()),
+            None => format!("{e:?}"),
+        };
+        PolicyError::new(ErrorCode::InvalidInput, field, message)
     })
 }
 

@@ -1,0 +1,26 @@
+// ESM entry of @webhook/retry-policy: the same module as index.cjs (one
+// wasm instance whether a process imports, requires, or both).
+import cjs from './index.cjs';
+
+export const {
+  plan,
+  delay,
+  classifyStatus,
+  classifyError,
+  budgetAllows,
+  decide,
+  compilePolicy,
+  CompiledPolicy,
+  RetryPolicy,
+  InMemoryBudgetStore,
+  RedisBudgetStore,
+  bucketKey,
+  ManualClock,
+  systemClock,
+  PolicyError,
+  STOP_REASONS,
+  ERROR_CODES,
+  OUTCOME_CLASSES,
+  JITTER_MODES,
+  CONTRACT_FORMAT,
+} = cjs;
