@@ -135,3 +135,11 @@ def test_semantic_state_errors_come_from_the_component(rp, policy, state):
     with pytest.raises(PolicyError) as e:
         rp.decide_with(policy, replace(state, attempt=0), HttpResponse(503), NOW_MS, None)
     assert (e.value.code, e.value.field) == (ErrorCode.INVALID_STATE, "attempt")
+
+
+def test_fast_true_routes_decide_with_through_the_fast_path_with_the_same_answers(clock, policy, state, healthy_counts):
+    fast = RetryPolicy(clock, fast=True)
+    assert fast._fast is not None
+    for outcome in (HttpResponse(503), HttpResponse(401), TransportError("bogus_kind")):
+        assert fast.decide_with(policy, state, outcome, NOW_MS, healthy_counts) == RetryPolicy(clock).decide_with(
+            policy, state, outcome, NOW_MS, healthy_counts)
