@@ -60,8 +60,8 @@ from .types import (
 #     retry-after option<u64> (disc @136, value @144)} | transport-error (ptr,len)
 # 152 now-ms u64   160 option<budget-counts>: disc u8, counts @168 (4 x u64)
 _POLICY = struct.Struct("<QdQB7xQI4xdQQB7x")  # offset 0, 80 bytes
-_TAIL_RESPONSE = struct.Struct("<IIIIIIQB7x" "B7xH6xB7xQ" "Q" "B7xQQQQ")  # offset 80
-_TAIL_TRANSPORT = struct.Struct("<IIIIIIQB7x" "B7xII16x" "Q" "B7xQQQQ")  # offset 80
+_TAIL_RESPONSE = struct.Struct("<IIIIIIQ?7x" "B7xH6x?7xQ" "Q" "B7xQQQQ")  # offset 80
+_TAIL_TRANSPORT = struct.Struct("<IIIIIIQ?7x" "B7xII16x" "Q" "B7xQQQQ")  # offset 80
 _JITTER = {"none": 0, "full": 1, "equal": 2}
 _STOP_REASONS = tuple(StopReason)  # WIT declaration order
 _ERROR_CODES = tuple(ErrorCode)  # WIT declaration order
@@ -241,27 +241,34 @@ class FastDecider:
         inst = getattr(self._local, "instance", None) or self._instance()
         ev, ep = state.event_id.encode(), state.endpoint_id.encode()
         response = type(outcome) is HttpResponse or isinstance(outcome, HttpResponse)
-        kind = b"" if response else outcome.kind.encode()  # type: ignore[union-attr]
-        blob = ev + ep + kind
+        blob = ev + ep if response else ev + ep + outcome.kind.encode()  # type: ignore[union-attr]
+        n = len(blob)
         at = _OUT_AREA + inst.out_cap
-        if at + len(blob) > inst.cap or 2 * len(blob) + 1024 > inst.out_cap:
-            at = inst.ensure(len(blob))
+        if at + n > inst.cap or 2 * n + 1024 > inst.out_cap:
+            at = inst.ensure(n)
         view, s = inst.view, inst.scratch
-        view[at:at + len(blob)] = blob
-        view[0:80] = inst.policy_image(policy)
-        k = budget_counts
-        counts = (0, 0, 0, 0, 0) if k is None else (
-            1, k.current.total, k.current.retries, k.previous.total, k.previous.retries)
+        view[at:at + n] = blob
+        hit = inst.policy_cache.get(id(policy))
+        view[0:80] = hit[1] if hit is not None and hit[0] is policy else inst.policy_image(policy)
         ev_at = s + at
         ep_at = ev_at + len(ev)
-        head = (ev_at, len(ev), ep_at, len(ep), state.attempt, state.max_attempts,
-                state.first_attempted_at_ms, 1 if state.credentials_refreshed else 0)
+        k = budget_counts
+        if k is None:
+            has, ct, cr, pt, pr = 0, 0, 0, 0, 0
+        else:
+            cur, prev = k.current, k.previous
+            has, ct, cr, pt, pr = 1, cur.total, cur.retries, prev.total, prev.retries
         if response:
             ra = outcome.retry_after_ms  # type: ignore[union-attr]
-            _TAIL_RESPONSE.pack_into(view, 80, *head, 0, outcome.status, 0 if ra is None else 1,  # type: ignore[union-attr]
-                                     ra or 0, now_ms, *counts)
+            _TAIL_RESPONSE.pack_into(
+                view, 80, ev_at, len(ev), ep_at, len(ep), state.attempt, state.max_attempts,
+                state.first_attempted_at_ms, state.credentials_refreshed, 0, outcome.status,  # type: ignore[union-attr]
+                ra is not None, ra or 0, now_ms, has, ct, cr, pt, pr)
         else:
-            _TAIL_TRANSPORT.pack_into(view, 80, *head, 1, ep_at + len(ep), len(kind), now_ms, *counts)
+            _TAIL_TRANSPORT.pack_into(
+                view, 80, ev_at, len(ev), ep_at, len(ep), state.attempt, state.max_attempts,
+                state.first_attempted_at_ms, state.credentials_refreshed, 1, ep_at + len(ep), n - len(ev) - len(ep),
+                now_ms, has, ct, cr, pt, pr)
         inst.vals[0].i32 = s
         err = _RAW_CALL(*inst.raw_args)
         if err or inst.trap:
@@ -302,27 +309,28 @@ class FastDecider:
         raise PolicyTrap(f"decide-with trapped: {message}")
 
 
+def _string(view: memoryview, slot: int, origin: int) -> str:
+    ptr, n = _PTR_LEN.unpack_from(view, slot)
+    off = ptr - origin
+    if off < 0 or off + n > len(view):
+        raise PolicyTrap("decide-with returned a string outside guest memory")
+    return str(view[off:off + n], "utf-8")
+
+
 def _read_result(view: memoryview, r: int, origin: int) -> Decision:
     """Lift ``result<decision, policy-error>`` at offset ``r`` of ``view``;
     string pointers are guest addresses, ``origin`` is the view's address."""
-
-    def string(slot: int) -> str:
-        ptr, n = _PTR_LEN.unpack_from(view, slot)
-        off = ptr - origin
-        if off < 0 or off + n > len(view):
-            raise PolicyTrap("decide-with returned a string outside guest memory")
-        return str(view[off:off + n], "utf-8")
-
+    if view[r + 8] == 0 and view[r] == 0:
+        return _new_retry(_U64.unpack_from(view, r + 16)[0], view[r + 24] == 1)
     if view[r] == 1:
         code = view[r + 8]
         if code >= len(_ERROR_CODES):
             raise PolicyTrap(f"decide-with returned unknown error code {code}")
-        raise PolicyError(_ERROR_CODES[code], string(r + 12), string(r + 20))
-    if view[r + 8] == 0:
-        return _new_retry(_U64.unpack_from(view, r + 16)[0], view[r + 24] == 1)
+        raise PolicyError(_ERROR_CODES[code], _string(view, r + 12, origin), _string(view, r + 20, origin))
     reason = _STOP_REASONS[view[r + 16]]
     dead_letter = None
     if view[r + 24] == 1:
         attempts, elapsed_ms = _ATTEMPTS_ELAPSED.unpack_from(view, r + 48)
-        dead_letter = _new_dead_letter(string(r + 32), string(r + 40), attempts, elapsed_ms, _STOP_REASONS[view[r + 64]])
+        dead_letter = _new_dead_letter(_string(view, r + 32, origin), _string(view, r + 40, origin), attempts,
+                                       elapsed_ms, _STOP_REASONS[view[r + 64]])
     return _new_stop(reason, view[r + 17] == 1, dead_letter)
