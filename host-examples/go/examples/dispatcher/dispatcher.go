@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// ErrEndpointDisabled refuses an event for an endpoint that answered 410.
+var ErrEndpointDisabled = errors.New("dispatcher: endpoint is disabled (it answered 410 Gone)")
+
+// Sleeper waits until an instant of the dispatcher's clock. Tests use a
+// fake one that moves the fake clock instead, so hours of retries run in
+// milliseconds.
+type Sleeper interface {
+	SleepUntil(ctx context.Context, atMs uint64) error
+}
+
+// Config wires a Dispatcher.
+type Config struct {
+	Engine   *rp.Engine // its Clock must be Clock below
+	Document rp.PolicyDocument
+	Store    *FileStore
+	Metrics  *Metrics
+	Client   *http.Client
+	Clock    rp.Clock
+	Sleeper  Sleeper
+	Workers  int // concurrent deliveries per step (default 4)
+}
+
+// Dispatcher delivers events, asks the policy what to do after every
+// failed attempt, and dead-letters what will not be delivered.
+type Dispatcher struct {
+	cfg Config
+}
+
+// NewDispatcher checks the configuration.
+func NewDispatcher(cfg Config) (*Dispatcher, error) {
+	if cfg.Engine == nil || cfg.Store == nil || cfg.Metrics == nil || cfg.Client == nil || cfg.Clock == nil || cfg.Sleeper == nil {
+		return nil, errors.New("dispatcher: Engine, Store, Metrics, Client, Clock and Sleeper are required")
+	}
+	if cfg.Workers < 1 {
+		cfg.Workers = 4
+	}
+	return &Dispatcher{cfg: cfg}, nil
+}
+
+func (d *Dispatcher) classPolicy(name string) (rp.Policy, bool) {
+	for _, c := range d.cfg.Document.Classes {
+		if c.Name == name {
+			return c.Policy, true
+		}
+	}
+	return rp.Policy{}, false
+}
+
+// Enqueue admits an event under its class (the component's admit) and
+// persists it with its admission: schedule, policy hash and the
+// first-attempt instant the window is measured from.
+func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
+	disabled, err := d.cfg.Store.DisabledEndpoints()
+	if err != nil {
+		return nil, err
+	}
+	if disabled[ev.EndpointID] {
+		return nil, fmt.Errorf("%w: %s", ErrEndpointDisabled, ev.EndpointID)
+	}
+	now := d.cfg.Clock.NowMs()
+	adm, err := d.cfg.Engine.Admit(ctx, d.cfg.Document, ev.Class, now)
+	if err != nil {
+		return nil, err
+	}
+	policy, _ := d.classPolicy(ev.Class) // admit succeeded, so the class exists
+	r := &Record{Event: ev, Admission: adm, Policy: policy, NextAttemptAtMs: now, State: StatePending}
+	return r, d.cfg.Store.Save(r)
+}
+
+// RunUntilIdle delivers until no event is pending, sleeping (on the
+// Sleeper) until the next one is due.
+func (d *Dispatcher) RunUntilIdle(ctx context.Context) error {
+	for {
+		next, pending, err := d.Step(ctx)
+		if err != nil {
+			return err
+		}
+		if !pending {
+			return nil
+		}
+		if err := d.cfg.Sleeper.SleepUntil(ctx, next); err != nil {
+			return err
+		}
+	}
+}
+
+// Step makes every attempt that is due now. It returns when the next
+// pending event is due, and whether any is pending.
+func (d *Dispatcher) Step(ctx context.Context) (nextMs uint64, pending bool, err error) {
+	records, err := d.cfg.Store.Pending()
+	if err != nil {
+		return 0, false, err
+	}
+	now := d.cfg.Clock.NowMs()
+	var due []*Record
+	for _, r := range records {
+		if r.NextAttemptAtMs <= now {
+			due = append(due, r)
+		}
+	}
+	sem := make(chan struct{}, d.cfg.Workers)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, r := range due {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := d.attempt(ctx, r); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("event %s: %w", r.Event.ID, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return 0, false, err // the events stay pending: nothing is lost
+	}
+	if records, err = d.cfg.Store.Pending(); err != nil || len(records) == 0 {
+		return 0, false, err
+	}
+	return records[0].NextAttemptAtMs, true, nil
+}
+
+// attempt makes one delivery attempt and persists what the policy decided.
+func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
+	startMs := d.cfg.Clock.NowMs()
+	if r.Attempts == 0 { // retries were reserved in the counter by Decide
+		if err := d.cfg.Engine.RecordFirstAttempt(ctx, r.Policy.Budget, r.Event.EndpointID, startMs); err != nil {
+			return err
+		}
+	}
+	outcome := deliver(ctx, d.cfg.Client, r.Event, startMs)
+	r.Attempts++
+	r.LastOutcome = describe(outcome)
+	state := rp.DeliveryState{
+		EventID:              r.Event.ID,
+		EndpointID:           r.Event.EndpointID,
+		Attempt:              r.Attempts,
+		MaxAttempts:          r.Admission.Schedule.MaxAttempts,
+		FirstAttemptedAtMs:   r.Admission.FirstAttemptedAtMs,
+		CredentialsRefreshed: r.CredentialsRefreshed,
+	}
+	decision, err := d.cfg.Engine.Decide(ctx, r.Policy, state, outcome)
+	if err != nil {
+		return err // not saved: the attempt is made again on the next step
+	}
+	if retry := decision.Retry; retry != nil {
+		r.NextAttemptAtMs = d.cfg.Clock.NowMs() + retry.DelayMs
+		r.CredentialsRefreshed = r.CredentialsRefreshed || retry.RefreshCredentials
+		return d.cfg.Store.Save(r)
+	}
+	stop := decision.Stop
+	if stop.Reason == rp.Delivered {
+		r.State = StateDelivered
+		d.cfg.Metrics.delivered.Inc()
+		return d.cfg.Store.Save(r)
+	}
+	return d.deadLetter(r, stop)
+}
+
+func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
+	dl := DeadLetterRecord{
+		Class:            r.Event.Class,
+		URL:              r.Event.URL,
+		PolicyVersion:    r.Admission.PolicyVersion,
+		PolicyHash:       r.Admission.PolicyHash,
+		LastOutcome:      r.LastOutcome,
+		DisableEndpoint:  stop.DisableEndpoint,
+		DeadLetteredAtMs: d.cfg.Clock.NowMs(),
+	}
+	if stop.DeadLetter != nil {
+		dl.DeadLetter = *stop.DeadLetter
+	} else { // the component sends one for every reason but delivered
+		dl.DeadLetter = rp.DeadLetter{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts, StopReason: stop.Reason}
+	}
+	// Dead letter first, then the record: a crash in between leaves the
+	// event pending (attempted again), never lost.
+	if err := d.cfg.Store.AppendDeadLetter(dl); err != nil {
+		return err
+	}
+	if stop.DisableEndpoint {
+		if err := d.cfg.Store.DisableEndpoint(r.Event.EndpointID); err != nil {
+			return err
+		}
+	}
+	r.State = StateDeadLettered
+	if err := d.cfg.Store.Save(r); err != nil {
+		return err
+	}
+	d.cfg.Metrics.deadLetters.WithLabelValues(stop.Reason.String()).Inc()
+	return nil
+}
+
+func describe(o rp.Outcome) string {
+	if o.Response == nil {
+		return "transport error " + o.ErrorKind
+	}
+	s := fmt.Sprintf("HTTP %d", o.Response.Status)
+	if o.Response.RetryAfterMs != nil {
+		s += fmt.Sprintf(" (Retry-After %d ms)", *o.Response.RetryAfterMs)
+	}
+	return s
+}
