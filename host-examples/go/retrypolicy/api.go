@@ -2,6 +2,7 @@ package retrypolicy
 
 import (
 	"context"
+	"fmt"
 )
 
 // The operations of the WIT interface `policy`. Each validates only what
@@ -219,11 +220,20 @@ func (e *Engine) Admit(ctx context.Context, d PolicyDocument, class string, nowM
 // BudgetCounter only when every other gate allows a retry; it records the
 // retry it schedules (a reservation), so do not record it again. First
 // attempts are recorded with RecordFirstAttempt.
+//
+// A counter error makes the decision budget_unavailable. But when ctx
+// ends during the call (a counter waiting on its store gives up), Decide
+// returns ctx's error instead: a caller's deadline is not a store outage,
+// and must not dead-letter the event.
 func (e *Engine) Decide(ctx context.Context, p Policy, s DeliveryState, o Outcome) (Decision, error) {
 	if err := checkDecide(p, s, o); err != nil {
 		return Decision{}, err
 	}
-	return e.decide(ctx, opDecide, sizeDecideParams, p, s, o, 0, nil)
+	d, err := e.decide(ctx, opDecide, sizeDecideParams, p, s, o, 0, nil)
+	if err == nil && ctx.Err() != nil {
+		return Decision{}, fmt.Errorf("retrypolicy: decide: %w", ctx.Err())
+	}
+	return d, err
 }
 
 // DecideWith is the pure decision: nowMs and the budget counts are given
