@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 
 from conftest import NOW_MS
 from webhook_retry_policy import (

@@ -7,9 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 
-from webhook_retry_policy import PolicyError, RetryPolicy
+from webhook_retry_policy import RetryPolicy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import baseline_decide  # noqa: E402
