@@ -5,7 +5,7 @@ import _ "embed"
 // coreModule is the main core module of dist/retry_policy.wasm, the
 // component every host runs (wazero runs core modules, not components).
 // It is GENERATED — DO NOT EDIT: regenerate it with `go generate
-// ./retrypolicy` (or host-examples/go/scripts/embed-core) after
+// ./retrypolicy` (or host-examples/go/generate) after
 // scripts/build-component; TestEmbeddedModuleMatchesTheComponent fails
 // while it differs from the module inside dist/retry_policy.wasm.
 //

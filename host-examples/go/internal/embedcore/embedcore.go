@@ -32,7 +32,7 @@ func Derive(componentBytes []byte) (module []byte, manifest string, err error) {
 every host runs), copied byte for byte; wazero runs core modules, not
 components. Regenerate after scripts/build-component with
   cd host-examples/go && go generate ./retrypolicy
-(or host-examples/go/scripts/embed-core). The test
+(or host-examples/go/generate). The test
 TestEmbeddedModuleMatchesTheComponent fails while it is stale.
 
 component sha256:   %x

@@ -246,3 +246,31 @@ func DecodeDecide(input json.RawMessage) (DecideInput, error) {
 
 // DecisionJSON is a decision in the SPEC's decide result shape.
 func DecisionJSON(d rp.Decision) map[string]any { return decisionJSON(d) }
+
+// BudgetInput is a decoded budget case input.
+type BudgetInput struct {
+	Budget rp.Budget
+	NowMs  uint64
+	Counts rp.BudgetCounts
+}
+
+// DecodeBudget decodes a budget input (for the Redis script's test).
+func DecodeBudget(input json.RawMessage) (BudgetInput, error) {
+	d := &decoder{}
+	var out BudgetInput
+	in, err := d.object("", input, []string{"budget", "now_ms", "current", "previous"}, nil)
+	if err != nil {
+		return out, err
+	}
+	if out.Budget, err = in.budget("budget"); err != nil {
+		return out, err
+	}
+	out.NowMs = in.u64("now_ms")
+	if out.Counts.Current, err = in.bucket("current"); err != nil {
+		return out, err
+	}
+	if out.Counts.Previous, err = in.bucket("previous"); err != nil {
+		return out, err
+	}
+	return out, d.first
+}
