@@ -155,8 +155,16 @@ class CompiledPolicy {
     return this.#out;
   }
 
-  /** The fast path, or `undefined` to use the object path. */
+  /** The fast path, or `undefined` to use the object path (which also reports throwing getters). */
   #fast(state, outcome, nowMs, mode, counts, classed) {
+    try {
+      return this.#tryFast(state, outcome, nowMs, mode, counts, classed);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #tryFast(state, outcome, nowMs, mode, counts, classed) {
     if (typeof nowMs !== 'number' || !canonicalState(state, classed) || !isObject(outcome)) return undefined;
     let status = 0;
     let retryAfterMs = -1;

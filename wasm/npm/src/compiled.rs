@@ -246,12 +246,9 @@ impl CompiledPolicy {
             first_attempted_at_ms: int(first_ms)?,
             credentials_refreshed,
         };
-        let pending = match evaluate(&self.policy, &state, &outcome, int(now_ms)?).ok()? {
-            Step::Decided(d) => return Some(self.write_decision(&d)),
-            Step::NeedsBudget(p) => p,
-        };
+        // Like the object path, decode every input before any gate runs.
         let counts = match counts_mode {
-            COUNTS_NONE => None,
+            COUNTS_NONE | COUNTS_EVALUATE_ONLY => None,
             COUNTS_GIVEN => {
                 let [ct, cr, pt, pr] = counts;
                 Some(BudgetCounts {
@@ -259,15 +256,17 @@ impl CompiledPolicy {
                     previous: BucketCounts { total: int(pt)?, retries: int(pr)? },
                 })
             }
-            COUNTS_EVALUATE_ONLY => {
-                self.write(&[
-                    (OUT_WINDOW_MS, pending.budget.window_ms as f64),
-                    (OUT_BUCKET, pending.bucket() as f64),
-                ]);
-                return Some(NEEDS_BUDGET);
-            }
             _ => return None,
         };
+        let now_ms = int(now_ms)?;
+        let pending = match evaluate(&self.policy, &state, &outcome, now_ms).ok()? {
+            Step::Decided(d) => return Some(self.write_decision(&d)),
+            Step::NeedsBudget(p) => p,
+        };
+        if counts_mode == COUNTS_EVALUATE_ONLY {
+            self.write(&[(OUT_WINDOW_MS, pending.budget.window_ms as f64), (OUT_BUCKET, pending.bucket() as f64)]);
+            return Some(NEEDS_BUDGET);
+        }
         Some(self.write_decision(&pending.resolve(counts.as_ref())))
     }
 }

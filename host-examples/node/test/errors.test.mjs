@@ -1,0 +1,147 @@
+// Bad input from JavaScript is a PolicyError (SPEC code + field path), never
+// a crash or a trap, and the module stays usable after any number of them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as api from '@webhook/retry-policy';
+
+const { PolicyError, decide, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy } = api;
+
+const backoff = { base_ms: 2000, factor: 2.0, cap_ms: 300_000, jitter: 'full' };
+const policy = { backoff, window_ms: 900_000, hard_cap: 16, budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true } };
+const state = { event_id: 'evt_1', endpoint_id: 'ep_42', attempt: 1, max_attempts: 13, first_attempted_at_ms: 1_700_000_000_000, credentials_refreshed: false };
+const counts = { current: { total: 10, retries: 1 }, previous: { total: 10, retries: 1 } };
+const NOW = 1_700_000_000_100;
+const good = () => decide(policy, state, { status: 503 }, NOW, counts);
+const GOOD = { stop_reason: null, disable_endpoint: false, retry: { delay_ms: 8, refresh_credentials: false } };
+
+const without = (obj, key) => Object.fromEntries(Object.entries(obj).filter(([k]) => k !== key));
+
+/** [description, call, code, field] */
+const CASES = [
+  ['a missing policy field', () => decide(without(policy, 'hard_cap'), state, { status: 503 }, NOW, counts), 'invalid_input', 'policy.hard_cap'],
+  ['a missing state field', () => decide(policy, without(state, 'event_id'), { status: 503 }, NOW, counts), 'invalid_input', 'state.event_id'],
+  ['an unknown field', () => decide(policy, state, { status: 503, retry_after: 5 }, NOW, counts), 'invalid_input', 'outcome.retry_after'],
+  ['a string for a number', () => decide(policy, { ...state, attempt: '1' }, { status: 503 }, NOW, counts), 'invalid_input', 'state.attempt'],
+  ['a number for a string', () => decide(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.endpoint_id'],
+  ['a number for a boolean', () => decide(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.credentials_refreshed'],
+  ['NaN', () => decide(policy, state, { status: 503 }, NaN, counts), 'invalid_input', 'now_ms'],
+  ['Infinity', () => plan({ ...backoff, factor: Infinity }, 900_000, 16), 'invalid_input', 'backoff.factor'],
+  ['a negative number', () => delay(backoff, 'evt_1', -1), 'invalid_input', 'retry_index'],
+  ['a fraction', () => delay(backoff, 'evt_1', 1.5), 'invalid_input', 'retry_index'],
+  ['an unsafe integer', () => plan(backoff, 2 ** 60, 16), 'invalid_input', 'window_ms'],
+  ['a bigint above 2^64-1', () => plan(backoff, 2n ** 64n, 16), 'invalid_input', 'window_ms'],
+  ['a negative bigint', () => plan(backoff, -1n, 16), 'invalid_input', 'window_ms'],
+  ['a bigint too big for u32', () => plan(backoff, 900_000, 2n ** 40n), 'invalid_input', 'hard_cap'],
+  ['null for an object', () => decide(null, state, { status: 503 }, NOW, counts), 'invalid_input', 'policy'],
+  ['an array for an object', () => decide(policy, [state], { status: 503 }, NOW, counts), 'invalid_input', 'state'],
+  ['undefined budget counts', () => decide(policy, state, { status: 503 }, NOW, undefined), 'invalid_input', 'budget_counts'],
+  ['malformed budget counts', () => decide(policy, state, { status: 503 }, NOW, { current: { total: 1 }, previous: counts.previous }), 'invalid_input', 'budget_counts.current.retries'],
+  ['an outcome with both status and error_kind', () => decide(policy, state, { status: 503, error_kind: 'connect_error' }, NOW, counts), 'invalid_input', 'outcome'],
+  ['an outcome with neither', () => decide(policy, state, {}, NOW, counts), 'invalid_input', 'outcome'],
+  ['a function', () => classifyStatus(() => 503), 'invalid_input', 'status'],
+  ['a symbol', () => classifyError(Symbol('x')), 'invalid_input', 'error_kind'],
+  ['binary data', () => decide(policy, new Uint8Array(4), { status: 503 }, NOW, counts), 'invalid_input', 'state'],
+  ['a cyclic object', () => { const o = { ...state }; o.self = o; return decide(policy, o, { status: 503 }, NOW, counts); }, 'invalid_input', `state${'.self'.repeat(32)}`],
+  ['attempt 0', () => decide(policy, { ...state, attempt: 0 }, { status: 503 }, NOW, counts), 'invalid_state', 'state.attempt'],
+  ['status 600', () => decide(policy, state, { status: 600 }, NOW, counts), 'invalid_status', 'outcome.status'],
+  ['status 70000', () => classifyStatus(70_000), 'invalid_status', 'status'],
+  ['hard_cap 0', () => decide({ ...policy, hard_cap: 0 }, state, { status: 503 }, NOW, counts), 'invalid_hard_cap', 'policy.hard_cap'],
+  ['factor 0.5', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: 0.5 } }), 'invalid_backoff', 'policy.backoff.factor'],
+  ['ratio 0', () => budgetAllows({ ...policy.budget, ratio: 0 }, NOW, counts), 'invalid_budget', 'budget.ratio'],
+  ['a window above 30 days', () => plan(backoff, 2_592_000_001, 16), 'invalid_window', 'window_ms'],
+  ['an unknown jitter', () => plan({ ...backoff, jitter: 'decorrelated' }, 900_000, 16), 'invalid_backoff', 'backoff.jitter'],
+  ['a document that sets max_attempts', () => new RetryPolicy({ classes: { a: { window_ms: 1000, max_attempts: 3, backoff } } }), 'invalid_document', 'classes.a.max_attempts'],
+  ['a document that is not JSON', () => new RetryPolicy('{"classes": '), 'invalid_document', ''],
+  ['a document with NaN', () => new RetryPolicy({ classes: { a: { window_ms: NaN, backoff } } }), 'invalid_document', 'classes.a.window_ms'],
+  ['an unknown event class', () => new RetryPolicy({ classes: { a: { window_ms: 1000, backoff } } }).admit('b', 0), 'unknown_event_class', 'class'],
+];
+
+for (const [what, call, code, field] of CASES) {
+  test(`${what} throws PolicyError ${code} at \`${field}\``, () => {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof PolicyError, `not a PolicyError: ${e && e.stack}`);
+      assert.ok(e instanceof Error);
+      assert.equal(e.name, 'PolicyError');
+      assert.equal(e.code, code, e.message);
+      assert.equal(e.field, field, e.message);
+      assert.ok(e.message.includes(code));
+      return true;
+    });
+  });
+}
+
+test('the module stays usable after many rejected calls', () => {
+  for (let round = 0; round < 200; round++) {
+    for (const [, call] of CASES) assert.throws(call, PolicyError);
+  }
+  assert.deepEqual(good(), GOOD);
+  assert.deepEqual(compilePolicy(policy).decide(state, { status: 503 }, NOW, counts), GOOD);
+});
+
+test('throwing getters and proxies are refused as invalid_input, without disturbing the module', () => {
+  const getter = Object.defineProperty({ ...state }, 'attempt', { enumerable: true, get() { throw new Error('boom'); } });
+  const proxy = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
+  for (let i = 0; i < 100; i++) {
+    assert.throws(() => decide(policy, getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
+    assert.throws(() => decide(policy, proxy, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input', field: 'state' });
+    assert.throws(() => compilePolicy(policy).decide(getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
+  }
+  assert.deepEqual(good(), GOOD);
+});
+
+// Deterministic garbage: every function gets random values of every JS type,
+// nested at random; each call must return or throw a PolicyError, nothing else.
+function garbage(rnd, depth = 0) {
+  const pick = rnd(14);
+  switch (pick) {
+    case 0: return undefined;
+    case 1: return null;
+    case 2: return rnd(2) === 1;
+    case 3: return [0, -1, 1.5, NaN, Infinity, -Infinity, 2 ** 53, 2 ** 64, -0, 599, 1e308][rnd(11)];
+    case 4: return [0n, -1n, 2n ** 63n, 2n ** 64n, 2n ** 70n][rnd(5)];
+    case 5: return ['', 'full', 'evt_1', '\u{1F600}', '\ud800', 'x'.repeat(1000)][rnd(6)];
+    case 6: return Symbol('s');
+    case 7: return () => 1;
+    case 8: return depth > 3 ? {} : { ...state, [['attempt', 'event_id', 'extra'][rnd(3)]]: garbage(rnd, depth + 1) };
+    case 9: return depth > 3 ? [] : [garbage(rnd, depth + 1)];
+    case 10: return depth > 3 ? {} : { ...policy, [['backoff', 'budget', 'window_ms', 'hard_cap'][rnd(4)]]: garbage(rnd, depth + 1) };
+    case 11: return new Map([['status', 503]]);
+    case 12: return { status: garbage(rnd, depth + 1), retry_after_ms: garbage(rnd, depth + 1) };
+    default: return new Date(0);
+  }
+}
+
+test('random garbage into every function only ever returns or throws PolicyError', () => {
+  let seed = 12345;
+  const rnd = (n) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const compiled = compilePolicy(policy);
+  const doc = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff } } });
+  const fns = [
+    (g) => plan(g(), g(), g()),
+    (g) => delay(g(), g(), g()),
+    (g) => classifyStatus(g()),
+    (g) => classifyError(g()),
+    (g) => budgetAllows(g(), g(), g()),
+    (g) => decide(g(), g(), g(), g(), g()),
+    (g) => compiled.decide(g(), g(), g(), g()),
+    (g) => compiled.evaluate(g(), g(), g()),
+    (g) => doc.admit(g(), g()),
+    (g) => doc.decide(g(), g(), g(), g()),
+    (g) => new RetryPolicy(g()),
+  ];
+  let thrown = 0;
+  for (let i = 0; i < 5000; i++) {
+    const fn = fns[i % fns.length];
+    try {
+      fn(() => garbage(rnd));
+    } catch (e) {
+      if (!(e instanceof PolicyError)) throw new Error(`call ${i} threw ${e && e.stack}`);
+      thrown++;
+    }
+  }
+  assert.ok(thrown > 4000, `only ${thrown} refusals`);
+  assert.deepEqual(good(), GOOD);
+});
