@@ -1,6 +1,6 @@
 """Helpers for the fleet tests, the fleet benchmark and ``scripts/demo --redis``:
 a private redis-server on a free loopback port, the local endpoints
-(``retry-policy-endpoints``), policy documents, and replicas of every
+(``retry-policy-dispatcher endpoints``), policy documents, and replicas of every
 language (``host-examples/<lang>/replica``, the REPLICA contract).
 """
 
@@ -120,10 +120,10 @@ def budget_counts(client: Any, endpoint_id: str) -> tuple[int, int]:
 
 
 class Endpoints:
-    """``retry-policy-endpoints NAME=STATUS...``: URLs by name; stats and logs."""
+    """``retry-policy-dispatcher endpoints NAME=STATUS...``: URLs by name; stats and logs."""
 
     def __init__(self, log: bool = False, **statuses: int) -> None:
-        args = [str(rust_bin("retry-policy-endpoints"))] + [f"{k}={v}" for k, v in statuses.items()]
+        args = [str(rust_bin("retry-policy-dispatcher")), "endpoints"] + [f"{k}={v}" for k, v in statuses.items()]
         if log:
             args.append("--log")
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

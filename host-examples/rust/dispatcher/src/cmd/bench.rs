@@ -1,0 +1,137 @@
+//! `retry-policy-dispatcher bench`: the dispatcher's throughput to a healthy
+//! endpoint alone and while a storm rages on a broken (503) endpoint, and
+//! the Redis round trips per attempt. One run, one table, ratios against
+//! the healthy-only baseline of the same store.
+//!
+//!   retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000]
+//!                            [--storm-share 10] [--concurrency 8]
+//!
+//! The storm: every `100 / storm-share`-th event goes to the broken endpoint
+//! (a 10% share by default). With the budget, most of its retries are
+//! refused; the "no budget" row (ratio 1.0) shows what the budget saves.
+
+use std::sync::Arc;
+
+use retry_policy_core::StopReason;
+use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::endpoints::Endpoint;
+use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
+use retry_policy_host::{default_component_path, PolicyEngine};
+
+pub const USAGE: &str = "usage: retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000] [--storm-share 10] [--concurrency 8] [--component PATH]";
+
+fn policy(ratio: f64) -> String {
+    format!(
+        r#"{{"version":"bench","classes":{{"storm":{{"window_ms":3000,"hard_cap":16,
+        "backoff":{{"base_ms":5,"factor":2.0,"cap_ms":50,"jitter":"full"}},
+        "budget":{{"ratio":{ratio},"window_ms":1000,"min_sample":50,"sliding":true}}}}}}}}"#
+    )
+}
+
+struct Row {
+    name: String,
+    store: &'static str,
+    healthy: u64,
+    healthy_per_s: f64,
+    storm_events: u64,
+    attempts: u64,
+    retries: u64,
+    round_trips: u64,
+    unfinished: u64,
+}
+
+struct Setup<'a> {
+    engine: &'a PolicyEngine,
+    healthy_url: String,
+    broken_url: String,
+    concurrency: usize,
+}
+
+fn scenario(s: &Setup, name: &str, redis: Option<&str>, healthy: u64, storm_every: u64, ratio: f64, tag: usize) -> Result<Row, String> {
+    let budget = match redis {
+        Some(url) => BudgetStore::redis(url)?,
+        None => BudgetStore::local(),
+    };
+    let store_name = budget.name();
+    let (hu, bu) = (s.healthy_url.clone(), s.broken_url.clone());
+    let total = if storm_every == 0 { healthy } else { healthy + healthy / (storm_every - 1) };
+    let source = (0..total).map(move |i| {
+        let broken = storm_every != 0 && i % storm_every == storm_every - 1;
+        NewEvent {
+            event_id: format!("bench{tag}-{i}"),
+            endpoint_id: format!("bench{tag}-{}", if broken { "broken" } else { "healthy" }),
+            target: if broken { bu.clone() } else { hu.clone() },
+            class: "storm".into(),
+            payload: String::new(),
+        }
+    });
+    let metrics = Arc::new(Metrics::default());
+    let config = DispatcherConfig { concurrency: s.concurrency, ..DispatcherConfig::default() };
+    let d = Dispatcher::start(s.engine.clone(), &policy(ratio), &["storm"], budget, EventStore::in_memory(), metrics, config, Vec::new(), Box::new(source))?
+        .wait();
+    let recs = d.store().all();
+    let start = d.start_ms();
+    let healthy_recs: Vec<_> = recs.iter().filter(|r| r.endpoint_id.ends_with("healthy")).collect();
+    let delivered = healthy_recs.iter().filter(|r| r.stop_reason == Some(StopReason::Delivered)).count() as u64;
+    let last = healthy_recs.iter().map(|r| r.finished_at_ms).max().unwrap_or(start);
+    let m = d.metrics();
+    Ok(Row {
+        name: name.into(),
+        store: store_name,
+        healthy: delivered,
+        healthy_per_s: delivered as f64 * 1000.0 / (last.saturating_sub(start)).max(1) as f64,
+        storm_events: (recs.len() - healthy_recs.len()) as u64,
+        attempts: m.first_attempts() + m.retries(),
+        retries: m.retries(),
+        round_trips: d.budget().round_trips(),
+        unfinished: recs.iter().filter(|r| r.stop_reason.is_none()).count() as u64,
+    })
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let f = Flags::parse(args, &["redis", "healthy", "storm-share", "concurrency", "component"], &[])?;
+    let healthy: u64 = f.get("healthy", "a whole number")?.unwrap_or(4000);
+    let share: u64 = f.get("storm-share", "a percentage 1..=50")?.unwrap_or(10);
+    if !(1..=50).contains(&share) {
+        return Err("--storm-share must be 1..=50".into());
+    }
+    let storm_every = 100 / share;
+    let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
+    let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
+    let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;
+    let bad = Endpoint::start("127.0.0.1:0", 503, false).map_err(|e| e.to_string())?;
+    let s = Setup { engine: &engine, healthy_url: ok.url(), broken_url: bad.url(), concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8) };
+
+    let mut stores: Vec<Option<&str>> = vec![None];
+    if let Some(url) = f.str("redis") {
+        stores.push(Some(url));
+    }
+    let mut rows = Vec::new();
+    let mut tag = std::process::id() as usize * 100;
+    // Warm-up (connections, instances, caches), not reported.
+    scenario(&s, "warm-up", None, healthy / 4, 0, 0.1, tag)?;
+    for store in stores {
+        for (name, every, ratio) in [("healthy only", 0, 0.1), ("healthy + storm (budget 10%)", storm_every, 0.1), ("healthy + storm (no budget: ratio 1.0)", storm_every, 1.0)] {
+            tag += 1;
+            rows.push(scenario(&s, name, store, healthy, every, ratio, tag)?);
+        }
+    }
+    println!("dispatcher throughput to a healthy endpoint, {} workers, {healthy} healthy events; storm = {share}% of events to a 503 endpoint", s.concurrency);
+    println!("{:<40} {:<9} {:>9} {:>11} {:>12} {:>7} {:>9} {:>8} {:>12} {:>10}",
+        "scenario", "store", "healthy", "healthy/s", "slowdown(x)", "storm", "attempts", "retries", "redis_rt", "rt/attempt");
+    let mut baseline = 0.0;
+    for r in &rows {
+        if r.name == "healthy only" {
+            baseline = r.healthy_per_s;
+        }
+        let rt = if r.store == "redis" { format!("{:.3}", r.round_trips as f64 / r.attempts.max(1) as f64) } else { "-".into() };
+        println!("{:<40} {:<9} {:>9} {:>11.0} {:>12.2} {:>7} {:>9} {:>8} {:>12} {:>10}",
+            r.name, r.store, r.healthy, r.healthy_per_s, baseline / r.healthy_per_s.max(1e-9), r.storm_events, r.attempts, r.retries, r.round_trips, rt);
+        if r.unfinished > 0 {
+            println!("  WARNING: {} events did not finish", r.unfinished);
+        }
+    }
+    println!("slowdown = healthy/s of the healthy-only row of the same store / healthy/s of this row (goal with the budget: <= 1.2)");
+    println!("rt/attempt = Redis round trips (SCRIPT LOAD included) / attempts (goal: <= 1)");
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! `retry-policy-dispatcher demo`: the storm demo. Three local endpoints — healthy
+//! (200), broken (503), gone (410) — and a realistic mix of events
+//! dispatched through the policy with time compressed, so the whole story
+//! takes seconds: the broken endpoint's dead letters flip from a few
+//! `max_attempts_exhausted` to a flood of `retry_budget_exhausted` once the
+//! budget trips, while the healthy endpoint keeps delivering. Ends with the
+//! `/metrics` lines, fetched over HTTP.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use retry_policy_core::StopReason;
+use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::endpoints::Endpoint;
+use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
+use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventRecord, EventStore, Metrics, NewEvent};
+use retry_policy_host::{default_component_path, PolicyEngine};
+
+const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
+pub const USAGE: &str = "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--concurrency 8] [--policy FILE]
+                                    [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
+                                    [--hold-s 0] [--component PATH]";
+const ENDPOINTS: [&str; 3] = ["healthy", "broken", "gone"];
+
+/// splitmix64: a deterministic event mix.
+fn mix(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn short(r: StopReason) -> &'static str {
+    match r {
+        StopReason::Delivered => "D",
+        StopReason::TerminalResponse => "T",
+        StopReason::MaxAttemptsExhausted => "M",
+        StopReason::RetryWindowElapsed => "W",
+        StopReason::RetryBudgetExhausted => "B",
+        StopReason::BudgetUnavailable => "U",
+    }
+}
+
+fn http_get(addr: std::net::SocketAddr, path: &str) -> Result<String, String> {
+    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).map_err(|e| e.to_string())?;
+    Ok(out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+}
+
+fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
+    let mut line = format!("t={t_s:>2}s ");
+    for ep in ENDPOINTS {
+        let (c, pending) = stop_reason_counts(records.iter().filter(|r| r.endpoint_id == ep));
+        line += &match ep {
+            "healthy" => format!("| healthy delivered {:>5} ", c["delivered"]),
+            "broken" => format!(
+                "| broken max_attempts {:>3} budget_exhausted {:>4} window {:>2} (retrying {:>3}) ",
+                c["max_attempts_exhausted"], c["retry_budget_exhausted"], c["retry_window_elapsed"], pending
+            ),
+            _ => format!("| gone terminal {:>4}", c["terminal_response"]),
+        };
+    }
+    line
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let f = Flags::parse(args, &["events", "rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component"], &[])?;
+    let events: u64 = f.get("events", "a whole number")?.unwrap_or(3000);
+    let rate: f64 = f.get("rate", "events per second")?.unwrap_or(300.0);
+    let document = match f.str("policy") {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
+        None => DEMO_POLICY.to_string(),
+    };
+    let budget = match f.str("redis") {
+        Some(url) => BudgetStore::redis(url)?,
+        None => BudgetStore::local(),
+    };
+    let store = match f.str("store") {
+        Some(p) => EventStore::with_journal(Path::new(p))?,
+        None => EventStore::in_memory(),
+    };
+    let config = DispatcherConfig {
+        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
+        rate_per_s: Some(rate),
+        ..DispatcherConfig::default()
+    };
+    let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
+    let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
+
+    let statuses = [200, 503, 410];
+    let mut eps = Vec::new();
+    for (name, status) in ENDPOINTS.iter().zip(statuses) {
+        eps.push(Endpoint::start("127.0.0.1:0", status, false).map_err(|e| format!("endpoint {name}: {e}"))?);
+    }
+    let urls: Vec<String> = eps.iter().map(Endpoint::url).collect();
+    let metrics = Arc::new(Metrics::default());
+    let metrics_server = metrics.serve(f.str("metrics-addr").unwrap_or("127.0.0.1:0")).map_err(|e| format!("/metrics: {e}"))?;
+
+    println!("== storm demo: {events} events at {rate}/s, {} workers, budget store: {}", config.concurrency, budget.name());
+    for (name, (url, status)) in ENDPOINTS.iter().zip(urls.iter().zip(statuses)) {
+        println!("   endpoint {name:<8} {url}  (answers {status})");
+    }
+    println!("   metrics          {}", metrics_server.url("/metrics"));
+    println!("   mix: 60% healthy, 30% broken, 10% gone; classes notification 50%, provisioning 30%, ledger 20%\n");
+
+    let source = (0..events).map(move |i| {
+        let r = mix(i);
+        let ep = match r % 10 {
+            0..=5 => 0,
+            6..=8 => 1,
+            _ => 2,
+        };
+        let class = match (r >> 8) % 10 {
+            0..=4 => "notification",
+            5..=7 => "provisioning",
+            _ => "ledger",
+        };
+        NewEvent {
+            event_id: format!("evt-{i:05}"),
+            endpoint_id: ENDPOINTS[ep].to_string(),
+            target: urls[ep].clone(),
+            class: class.to_string(),
+            payload: String::new(),
+        }
+    });
+    let started = Instant::now();
+    let classes = ["notification", "provisioning", "ledger"];
+    let d = Dispatcher::start(engine, &document, &classes, budget, store, metrics.clone(), config, Vec::new(), Box::new(source))?;
+    let mut second = 1;
+    let d = loop {
+        // Print a progress line every second until the dispatcher is done.
+        thread::sleep(Duration::from_millis(100));
+        if started.elapsed() >= Duration::from_secs(second) {
+            println!("{}", progress_line(second, &d.store().all()));
+            second += 1;
+        }
+        if d.is_idle() {
+            break d.wait();
+        }
+    };
+    let elapsed = started.elapsed();
+    let records = d.store().all();
+    println!("\n== stop reasons per endpoint (after {:.1} s)", elapsed.as_secs_f64());
+    print!("{}", endpoint_table(&records, &ENDPOINTS));
+
+    let mut broken: Vec<&EventRecord> = records.iter().filter(|r| r.endpoint_id == "broken" && r.stop_reason.is_some()).collect();
+    broken.sort_by_key(|r| (r.finished_at_ms, r.event_id.clone()));
+    let seq: String = broken.iter().take(60).filter_map(|r| r.stop_reason.map(short)).collect::<Vec<_>>().join("");
+    println!("\n== the flip: the broken endpoint's first 60 dead letters, in the order they stopped");
+    println!("   {seq}");
+    println!("   (M = max_attempts_exhausted, B = retry_budget_exhausted, W = retry_window_elapsed, U = budget_unavailable)");
+    let first_b = broken.iter().position(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted));
+    let m_before = broken.iter().take(first_b.unwrap_or(broken.len())).filter(|r| r.stop_reason == Some(StopReason::MaxAttemptsExhausted)).count();
+    println!("   {m_before} max_attempts_exhausted before the budget tripped; then {} of the remaining {} stopped by the budget",
+        broken.iter().skip(first_b.unwrap_or(broken.len())).filter(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted)).count(),
+        broken.len() - first_b.unwrap_or(broken.len()));
+    let m = d.metrics();
+    println!("   attempts: {} first, {} retries (retry share {:.1}% across all endpoints)", m.first_attempts(), m.retries(),
+        100.0 * m.retries() as f64 / (m.first_attempts() + m.retries()).max(1) as f64);
+    for (name, ep) in ENDPOINTS.iter().zip(&eps) {
+        println!("   endpoint {name:<8} received {:>5} requests ({} first attempts, {} retries)", ep.stats.requests(), ep.stats.first_attempts(), ep.stats.retries());
+    }
+
+    println!("\n== curl -s {} | grep '^webhook_deadletter_total' | sort -k2 -nr", metrics_server.url("/metrics"));
+    let body = http_get(metrics_server.addr(), "/metrics")?;
+    let mut lines: Vec<(u64, &str)> = body
+        .lines()
+        .filter(|l| l.starts_with("webhook_deadletter_total"))
+        .map(|l| (l.rsplit(' ').next().and_then(|v| v.parse().ok()).unwrap_or(0), l))
+        .collect();
+    lines.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    for (_, l) in lines {
+        println!("{l}");
+    }
+    if let Some(hold) = f.get::<u64>("hold-s", "a whole number of seconds")? {
+        println!("\n(/metrics stays up {hold} s at {})", metrics_server.url("/metrics"));
+        thread::sleep(Duration::from_secs(hold));
+    }
+    Ok(())
+}

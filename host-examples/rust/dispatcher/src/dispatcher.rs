@@ -1,0 +1,279 @@
+//! The dispatcher: `concurrency` worker threads, each with its own instance
+//! of the policy component, share one queue of due attempts (a min-heap on
+//! the due instant) and one source of new events. A worker takes the
+//! earliest due retry first, else the next new event (paced by an optional
+//! rate); events waiting for a retry hold no worker. The dispatcher is done
+//! when the source is drained (or the deadline passed) and no event is
+//! pending.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use retry_policy_core::{Clock, InMemoryCounter, Policy, SystemClock};
+use retry_policy_host::{document_classes, PolicyDocument, PolicyEngine, PolicyInstance};
+
+use crate::budget_store::BudgetStore;
+use crate::http_client::{HttpClient, Timeouts};
+use crate::metrics::Metrics;
+use crate::store::{EventRecord, EventStore, Status};
+use crate::worker;
+
+/// A new event to deliver.
+#[derive(Clone, Debug)]
+pub struct NewEvent {
+    pub event_id: String,
+    pub endpoint_id: String,
+    /// `http://host:port/path`
+    pub target: String,
+    /// Event class of the policy document.
+    pub class: String,
+    /// JSON payload posted as the body.
+    pub payload: String,
+}
+
+/// How the dispatcher runs.
+#[derive(Clone, Debug)]
+pub struct DispatcherConfig {
+    /// Worker threads = deliveries in flight.
+    pub concurrency: usize,
+    pub timeouts: Timeouts,
+    /// Start no new event after this many ms from start (retries go on).
+    pub deadline_ms: Option<u64>,
+    /// New events per second (`None` = as fast as workers take them).
+    pub rate_per_s: Option<f64>,
+}
+
+impl Default for DispatcherConfig {
+    fn default() -> Self {
+        DispatcherConfig { concurrency: 8, timeouts: Timeouts::default(), deadline_ms: None, rate_per_s: None }
+    }
+}
+
+pub(crate) struct Queue {
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    jobs: HashMap<u64, String>,
+    seq: u64,
+    source: Option<Box<dyn Iterator<Item = NewEvent> + Send>>,
+    started_new: u64,
+    in_flight: usize,
+}
+
+/// What the workers share.
+pub(crate) struct Shared {
+    pub engine: PolicyEngine,
+    pub doc: PolicyDocument,
+    pub classes: HashMap<String, Policy>,
+    pub budget: BudgetStore,
+    pub store: EventStore,
+    pub metrics: Arc<Metrics>,
+    pub config: DispatcherConfig,
+    pub start_ms: u64,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+}
+
+pub fn now_ms() -> u64 {
+    SystemClock.now_ms()
+}
+
+enum Job {
+    New(NewEvent),
+    Attempt(String),
+}
+
+impl Shared {
+    /// Queue an attempt of `event_id` at `due_ms`.
+    pub fn schedule(&self, event_id: String, due_ms: u64) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.seq += 1;
+        let seq = q.seq;
+        q.jobs.insert(seq, event_id);
+        q.heap.push(Reverse((due_ms, seq)));
+        drop(q);
+        self.wake.notify_one();
+    }
+
+    fn next_job(&self) -> Option<Job> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let now = now_ms();
+            let mut wait_ms = 50;
+            if let Some(Reverse((due, seq))) = q.heap.peek().copied() {
+                if due <= now {
+                    q.heap.pop();
+                    let id = q.jobs.remove(&seq).unwrap_or_default();
+                    q.in_flight += 1;
+                    return Some(Job::Attempt(id));
+                }
+                wait_ms = wait_ms.min(due - now);
+            }
+            if self.config.deadline_ms.is_some_and(|d| now >= self.start_ms.saturating_add(d)) {
+                q.source = None; // stop starting new work
+            }
+            if q.source.is_some() {
+                let next_at = match self.config.rate_per_s {
+                    Some(r) if r > 0.0 => self.start_ms + (q.started_new as f64 * 1000.0 / r) as u64,
+                    _ => now,
+                };
+                if next_at <= now {
+                    match q.source.as_mut().and_then(|s| s.next()) {
+                        Some(ev) => {
+                            q.started_new += 1;
+                            q.in_flight += 1;
+                            return Some(Job::New(ev));
+                        }
+                        None => q.source = None,
+                    }
+                    continue;
+                }
+                wait_ms = wait_ms.min(next_at - now);
+            }
+            if q.source.is_none() && q.heap.is_empty() && q.in_flight == 0 {
+                drop(q);
+                self.wake.notify_all();
+                return None;
+            }
+            q = self.wake.wait_timeout(q, Duration::from_millis(wait_ms.max(1))).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    fn job_done(&self) {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.in_flight -= 1;
+        drop(q);
+        self.wake.notify_all();
+    }
+}
+
+/// A running dispatcher.
+pub struct Dispatcher {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Dispatcher {
+    /// Load the policy document (validated by the component), check that
+    /// every class `needed` exists, resume the `resumed` records (pending
+    /// ones keep their first-attempt instant and are due at their recorded
+    /// instant), and start the workers on `source`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        engine: PolicyEngine,
+        document_json: &str,
+        needed_classes: &[&str],
+        budget: BudgetStore,
+        store: EventStore,
+        metrics: Arc<Metrics>,
+        config: DispatcherConfig,
+        resumed: Vec<EventRecord>,
+        source: Box<dyn Iterator<Item = NewEvent> + Send>,
+    ) -> Result<Dispatcher, String> {
+        if config.concurrency == 0 || config.concurrency > 1024 {
+            return Err(format!("concurrency must be between 1 and 1024, not {}", config.concurrency));
+        }
+        if config.rate_per_s.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+            return Err("rate must be a positive number of events per second".into());
+        }
+        let mut inst = instance(&engine)?;
+        let doc = inst.load_document(document_json).map_err(|e| format!("policy document: {e}"))?;
+        let classes: HashMap<String, Policy> = document_classes(&doc).into_iter().collect();
+        for c in needed_classes.iter().copied().chain(resumed.iter().map(|r| r.class.as_str())) {
+            if !classes.contains_key(c) {
+                let mut known: Vec<&str> = classes.keys().map(String::as_str).collect();
+                known.sort_unstable();
+                return Err(format!("policy document has no event class `{c}` (it has: {})", known.join(", ")));
+            }
+        }
+        let start_ms = now_ms();
+        let shared = Arc::new(Shared {
+            engine,
+            doc,
+            classes,
+            budget,
+            store,
+            metrics,
+            config,
+            start_ms,
+            queue: Mutex::new(Queue {
+                heap: BinaryHeap::new(),
+                jobs: HashMap::new(),
+                seq: 0,
+                source: Some(source),
+                started_new: 0,
+                in_flight: 0,
+            }),
+            wake: Condvar::new(),
+        });
+        for rec in resumed {
+            shared.store.put(&rec)?;
+            if rec.status == Status::Pending {
+                shared.schedule(rec.event_id.clone(), rec.next_attempt_at_ms);
+            }
+        }
+        let mut workers = Vec::new();
+        for i in 0..shared.config.concurrency {
+            let s = shared.clone();
+            let mut policy = instance(&s.engine)?;
+            let h = thread::Builder::new()
+                .name(format!("dispatch-{i}"))
+                .spawn(move || {
+                    let mut http = HttpClient::new(s.config.timeouts);
+                    while let Some(job) = s.next_job() {
+                        match job {
+                            Job::New(ev) => worker::first_attempt(&s, &mut policy, &mut http, ev),
+                            Job::Attempt(id) => worker::next_attempt(&s, &mut policy, &mut http, &id),
+                        }
+                        s.job_done();
+                    }
+                })
+                .map_err(|e| format!("cannot start a worker thread: {e}"))?;
+            workers.push(h);
+        }
+        Ok(Dispatcher { shared, workers })
+    }
+
+    pub fn store(&self) -> &EventStore {
+        &self.shared.store
+    }
+
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.shared.metrics
+    }
+
+    pub fn budget(&self) -> &BudgetStore {
+        &self.shared.budget
+    }
+
+    /// New events started so far.
+    pub fn started(&self) -> u64 {
+        self.shared.queue.lock().unwrap_or_else(|p| p.into_inner()).started_new
+    }
+
+    /// Whether every event has stopped and no new one will start.
+    pub fn is_idle(&self) -> bool {
+        let q = self.shared.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.source.is_none() && q.heap.is_empty() && q.in_flight == 0
+    }
+
+    /// Milliseconds since the Unix epoch when the dispatcher started.
+    pub fn start_ms(&self) -> u64 {
+        self.shared.start_ms
+    }
+
+    /// Wait until every event has stopped (then read the store and metrics).
+    pub fn wait(mut self) -> Self {
+        for h in self.workers.drain(..) {
+            let _ = h.join();
+        }
+        self
+    }
+}
+
+fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
+    // The WIT `decide` is not used (the pure `decide-with` is), so the
+    // instance's own counter stays empty.
+    engine.instantiate(SystemClock, InMemoryCounter::new()).map_err(|e| e.to_string())
+}

@@ -1,0 +1,42 @@
+//! # retry-policy-dispatcher
+//!
+//! A webhook dispatcher on the retry-policy component (through
+//! `retry-policy-host`): every decision — retry after how long, or stop and
+//! dead-letter with which reason — is the component's, the same artifact
+//! the Node, Python and Go dispatchers run.
+//!
+//! * [`dispatcher::Dispatcher`]: worker threads delivering over HTTP/1.1
+//!   ([`http_client`]) to real endpoints, retrying on the policy's delays.
+//! * [`store::EventStore`]: every event with the schedule it was admitted
+//!   under (`admit`) and its first-attempt instant; in memory plus an
+//!   optional JSON-lines journal, so another worker can resume an event
+//!   without restarting its window.
+//! * [`budget_store::BudgetStore`]: the retry budget, in-process by default
+//!   or fleet-wide in Redis ([`redis_budget`], `fleet/README.md`: one script,
+//!   `EVALSHA`, at most one round trip per attempt, fails closed).
+//! * [`metrics::Metrics`]: `webhook_deadletter_total{stop_reason}` and
+//!   friends on `/metrics` (Prometheus text).
+//! * The binary `retry-policy-dispatcher` with commands `replica` (the
+//!   fleet tests' REPLICA contract), `demo` (the storm demo), `endpoints`
+//!   (local healthy / 503 / 410 endpoints) and `bench`.
+
+pub mod args;
+pub mod budget_store;
+pub mod dispatcher;
+pub mod endpoints;
+pub mod http_client;
+pub mod http_server;
+pub mod metrics;
+pub mod redis_budget;
+pub mod report;
+pub mod resp;
+pub mod store;
+mod worker;
+
+pub use budget_store::BudgetStore;
+pub use dispatcher::{Dispatcher, DispatcherConfig, NewEvent};
+pub use metrics::Metrics;
+pub use store::{EventRecord, EventStore, Status};
+
+#[cfg(test)]
+mod tests;

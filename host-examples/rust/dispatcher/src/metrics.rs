@@ -1,0 +1,109 @@
+//! Counters in the Prometheus text format, served on `/metrics`.
+//! `webhook_deadletter_total{stop_reason}` is the one the design note asks
+//! for: the ratio of `retry_budget_exhausted` to `max_attempts_exhausted`
+//! tells "one endpoint is down" from "delivery is degraded everywhere".
+
+use std::fmt::Write as _;
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use retry_policy_core::StopReason;
+
+use crate::http_server::{Response, Server};
+
+/// The dispatcher's counters.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    stops: [AtomicU64; 6],
+    first_attempts: AtomicU64,
+    retries: AtomicU64,
+    budget_store_errors: AtomicU64,
+    endpoints_disabled: AtomicU64,
+}
+
+fn index(r: StopReason) -> usize {
+    StopReason::ALL.iter().position(|x| *x == r).unwrap_or(0)
+}
+
+impl Metrics {
+    pub fn stopped(&self, reason: StopReason, disable_endpoint: bool) {
+        self.stops[index(reason)].fetch_add(1, Ordering::Relaxed);
+        if disable_endpoint {
+            self.endpoints_disabled.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn attempted(&self, first: bool) {
+        let c = if first { &self.first_attempts } else { &self.retries };
+        c.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Count a failed budget store call; returns how many there were.
+    pub fn budget_store_error(&self) -> u64 {
+        self.budget_store_errors.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Events stopped with `reason`.
+    pub fn stops(&self, reason: StopReason) -> u64 {
+        self.stops[index(reason)].load(Ordering::Relaxed)
+    }
+
+    pub fn first_attempts(&self) -> u64 {
+        self.first_attempts.load(Ordering::Relaxed)
+    }
+
+    pub fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("# HELP webhook_deadletter_total Events dead-lettered, by the reason their retries stopped.\n");
+        out.push_str("# TYPE webhook_deadletter_total counter\n");
+        for r in StopReason::ALL.into_iter().filter(|r| *r != StopReason::Delivered) {
+            let _ = writeln!(out, "webhook_deadletter_total{{stop_reason=\"{}\"}} {}", r.as_str(), self.stops(r));
+        }
+        let simple = [
+            ("webhook_delivered_total", "Events delivered (2xx).", self.stops(StopReason::Delivered)),
+            ("webhook_endpoint_disable_signals_total", "410 Gone responses (the endpoint should be disabled).", self.endpoints_disabled.load(Ordering::Relaxed)),
+            ("webhook_budget_store_errors_total", "Budget store calls that failed (retries then fail closed).", self.budget_store_errors.load(Ordering::Relaxed)),
+        ];
+        for (name, help, v) in simple {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
+        }
+        out.push_str("# HELP webhook_attempts_total Delivery attempts, first ones and retries.\n");
+        out.push_str("# TYPE webhook_attempts_total counter\n");
+        let _ = writeln!(out, "webhook_attempts_total{{kind=\"first\"}} {}", self.first_attempts());
+        let _ = writeln!(out, "webhook_attempts_total{{kind=\"retry\"}} {}", self.retries());
+        out
+    }
+
+    /// Serve `GET /metrics` on `bind` (e.g. `127.0.0.1:9090`, or port 0).
+    pub fn serve(self: &Arc<Self>, bind: &str) -> io::Result<Server> {
+        let m = self.clone();
+        Server::start(bind, move |req| match (req.method.as_str(), req.path.as_str()) {
+            ("GET", "/metrics") => Response::new(200, "text/plain; version=0.0.4; charset=utf-8", m.render()),
+            _ => Response::text(404, "try GET /metrics\n"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dead_letter_reason_is_exported_with_its_label_even_at_zero() {
+        let m = Metrics::default();
+        m.stopped(StopReason::RetryBudgetExhausted, false);
+        m.stopped(StopReason::RetryBudgetExhausted, false);
+        m.stopped(StopReason::Delivered, false);
+        let text = m.render();
+        assert!(text.contains("webhook_deadletter_total{stop_reason=\"retry_budget_exhausted\"} 2\n"), "{text}");
+        assert!(text.contains("webhook_deadletter_total{stop_reason=\"budget_unavailable\"} 0\n"), "{text}");
+        assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
+        assert!(text.contains("webhook_delivered_total 1\n"), "{text}");
+    }
+}

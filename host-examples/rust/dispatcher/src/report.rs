@@ -1,0 +1,73 @@
+//! Summaries of a run: stop reasons per endpoint (the demo's table) and the
+//! REPLICA contract's one-line JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use retry_policy_core::StopReason;
+use serde_json::{json, Map, Value};
+
+use crate::store::{EventRecord, Status};
+
+/// Events per stop reason (every reason present, zeros included), plus
+/// `pending` for events that have not stopped.
+pub fn stop_reason_counts<'a>(records: impl IntoIterator<Item = &'a EventRecord>) -> (BTreeMap<&'static str, u64>, u64) {
+    let mut counts: BTreeMap<&'static str, u64> = StopReason::ALL.iter().map(|r| (r.as_str(), 0)).collect();
+    let mut pending = 0;
+    for r in records {
+        match (r.status, r.stop_reason) {
+            (Status::Pending, _) | (_, None) => pending += 1,
+            (_, Some(reason)) => *counts.entry(reason.as_str()).or_default() += 1,
+        }
+    }
+    (counts, pending)
+}
+
+/// The REPLICA line: `{"host","events","attempts","first_attempts","retries",
+/// "stop_reasons",...,"redis_round_trips","elapsed_ms"}`.
+pub fn replica_json(records: &[EventRecord], first_attempts: u64, retries: u64, round_trips: u64, elapsed_ms: u64) -> Value {
+    let (counts, pending) = stop_reason_counts(records);
+    let reasons: Map<String, Value> = counts.into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+    json!({
+        "host": "rust",
+        "events": records.len(),
+        "attempts": first_attempts + retries,
+        "first_attempts": first_attempts,
+        "retries": retries,
+        "stop_reasons": reasons,
+        "pending": pending,
+        "redis_round_trips": round_trips,
+        "elapsed_ms": elapsed_ms,
+    })
+}
+
+const COLUMNS: [(StopReason, &str); 6] = [
+    (StopReason::Delivered, "delivered"),
+    (StopReason::TerminalResponse, "terminal"),
+    (StopReason::MaxAttemptsExhausted, "max_attempts"),
+    (StopReason::RetryBudgetExhausted, "budget_exh"),
+    (StopReason::RetryWindowElapsed, "window"),
+    (StopReason::BudgetUnavailable, "budget_unav"),
+];
+
+/// A table: one row per endpoint (in `order`), one column per stop reason,
+/// then attempts made.
+pub fn endpoint_table(records: &[EventRecord], order: &[&str]) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "{:<10} {:>7}", "endpoint", "events");
+    for (_, c) in COLUMNS {
+        let _ = write!(out, " {c:>12}");
+    }
+    let _ = writeln!(out, " {:>9} {:>8}", "attempts", "pending");
+    for ep in order {
+        let rows: Vec<&EventRecord> = records.iter().filter(|r| r.endpoint_id == *ep).collect();
+        let (counts, pending) = stop_reason_counts(rows.iter().copied());
+        let attempts: u64 = rows.iter().map(|r| u64::from(r.attempts)).sum();
+        let _ = write!(out, "{:<10} {:>7}", ep, rows.len());
+        for (r, _) in COLUMNS {
+            let _ = write!(out, " {:>12}", counts[r.as_str()]);
+        }
+        let _ = writeln!(out, " {attempts:>9} {pending:>8}");
+    }
+    out
+}

@@ -1,0 +1,100 @@
+"""One Redis budget shared by replicas in every language that has one.
+
+A storm: every replica hammers one endpoint that always answers 503. With
+the budget in Redis the fleet-wide retry share stays within the ratio (the
+contract's one designed slack is the sample floor: below ``min_sample``
+attempts every retry is allowed, once for the whole fleet). With
+per-replica (in-memory) budgets every replica gets its own floor, so the
+overshoot grows with the number of replicas. A healthy endpoint served by
+the same fleet keeps delivering throughout.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import fleetlib
+from fleetlib import Endpoints, assert_nothing_lost, budget_counts, start_replica, totals, write_policy
+
+RATIO = 0.1
+MIN_SAMPLE = 30
+EVENTS = 300
+
+
+def fleet_langs(n: int) -> list[str]:
+    """One replica per language that has one, then Rust ones up to n."""
+    have, missing = fleetlib.available_langs()
+    for lang in missing:
+        print(f"fleet: no host-examples/{lang}/replica -- {lang} is left out of the fleet")
+    langs = list(have)
+    while len(langs) < n:
+        langs.append("rust")
+    return langs
+
+
+def storm(tmp_path, langs: list[str], redis_url, endpoint_id: str, healthy_events: int = 0):
+    # Budget window 10 s: the whole storm falls in one or two buckets, so
+    # what is measured is the shared count, not the rollover (tested apart).
+    policy = write_policy(tmp_path / "policy.json", ratio=RATIO, min_sample=MIN_SAMPLE, budget_window_ms=10_000)
+    with Endpoints(log=True, broken=503, healthy=200) as eps:
+        reps = [start_replica(lang, target=eps.urls["broken"], endpoint_id=endpoint_id, events=EVENTS, policy=policy,
+                              redis=redis_url, concurrency=4) for lang in langs]
+        healthy = None
+        if healthy_events:
+            healthy = start_replica("rust", target=eps.urls["healthy"], endpoint_id=endpoint_id + "-healthy",
+                                    events=healthy_events, policy=policy, redis=redis_url, concurrency=2,
+                                    extra=("--rate", "400"))
+        summaries = [r.result() for r in reps]
+        healthy_summary = healthy.result() if healthy else None
+        broken_stats = eps.stats("broken")
+        healthy_log = eps.log("healthy") if healthy else []
+        broken_log = eps.log("broken")
+    return summaries, healthy_summary, broken_stats, healthy_log, broken_log
+
+
+def test_a_shared_redis_budget_holds_the_fleet_wide_retry_share_within_the_ratio(tmp_path, redis_db):
+    langs = fleet_langs(4)
+    summaries, healthy, broken_stats, healthy_log, broken_log = storm(tmp_path, langs, redis_db.url, "ep-storm", 600)
+    for s in summaries:
+        assert_nothing_lost(s)
+        assert s["stop_reasons"]["retry_budget_exhausted"] > 0, f"{s['host']} never met the budget: {s}"
+    t = totals(summaries)
+    total, retries = budget_counts(redis_db.client(), "ep-storm")
+    # Redis counted every attempt the fleet made, and the replicas agree.
+    assert (total, retries) == (t["attempts"], t["retries"]), (total, retries, t)
+    assert broken_stats["requests"] == t["attempts"]
+    slack = MIN_SAMPLE + len(langs)
+    print(f"fleet {langs}: {t['attempts']} attempts, {t['retries']} retries, share {t['retry_share']:.3f} "
+          f"(ratio {RATIO}, allowed {RATIO * t['attempts'] + slack:.0f} retries)")
+    assert t["retries"] <= RATIO * t["attempts"] + slack
+    # The healthy endpoint kept delivering during the storm, with no gap.
+    assert healthy is not None
+    assert_nothing_lost(healthy)
+    assert healthy["stop_reasons"]["delivered"] == healthy["events"] == 600
+    storm_start = min(r["t_ms"] for r in broken_log)
+    storm_end = max(r["t_ms"] for r in broken_log)
+    during = sorted(r["t_ms"] for r in healthy_log if storm_start <= r["t_ms"] <= storm_end)
+    assert during, "no healthy delivery happened while the storm raged"
+    gaps = [b - a for a, b in zip(during, during[1:])]
+    print(f"healthy: {len(during)} deliveries during the {storm_end - storm_start} ms storm, largest gap {max(gaps, default=0)} ms")
+    assert max(gaps, default=0) < 250, "healthy deliveries stalled during the storm"
+
+
+def overshoot(summaries: list[dict]) -> float:
+    t = totals(summaries)
+    return t["retries"] - RATIO * t["attempts"]
+
+
+def test_per_replica_budgets_overshoot_more_the_more_replicas_there_are(tmp_path, redis_db):
+    results = {}
+    for n in (1, 4):
+        summaries, *_ = storm(tmp_path, ["rust"] * n, None, f"ep-local-{n}")
+        for s in summaries:
+            assert_nothing_lost(s)
+        results[n] = overshoot(summaries)
+    shared, *_ = storm(tmp_path, ["rust"] * 4, redis_db.url, "ep-shared-4")
+    results["shared-4"] = overshoot(shared)
+    print(f"retries beyond {RATIO:.0%} of attempts: {results}")
+    assert results[4] > 2.5 * results[1], "four local budgets should overshoot about four times as much as one"
+    assert results[4] > 2 * max(results["shared-4"], 1), "the shared budget should overshoot far less than four local ones"
+    assert results["shared-4"] <= MIN_SAMPLE + 4

@@ -1,0 +1,81 @@
+"""An event re-loaded by another worker keeps its first-attempt instant and
+never outlives its window.
+
+Replica A journals its events (JSON lines) and is killed (SIGKILL) while
+many are waiting for a retry. Replica B resumes A's journal: each event
+keeps the instant and schedule it was admitted under, and no attempt of
+any event starts after ``first_attempted_at_ms + window_ms``. Replica C
+resumes a copy of the journal after the window has passed: every pending
+event is dead-lettered at once, without another request.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import time
+
+from fleetlib import Endpoints, assert_nothing_lost, start_replica, write_policy
+
+WINDOW_MS = 1500
+
+
+def journal(path) -> dict[str, dict]:
+    latest: dict[str, dict] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            latest[rec["event_id"]] = rec
+    return latest
+
+
+def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_path):
+    # Slow backoff (100 ms doubling), no budget pressure (ratio 1): events
+    # live until their window or their attempts run out.
+    policy = write_policy(tmp_path / "policy.json", ratio=1.0, min_sample=1_000_000, window_ms=WINDOW_MS,
+                          base_ms=100, cap_ms=400)
+    a_journal, b_journal, c_journal = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    with Endpoints(log=True, broken=503) as eps:
+        a = start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-requeue", events=40, policy=policy,
+                          concurrency=4, extra=("--store", str(a_journal)))
+        time.sleep(0.5)
+        a.proc.send_signal(signal.SIGKILL)
+        a.proc.wait()
+        killed_ms = time.time() * 1000
+        before = journal(a_journal)
+        pending = {k: v for k, v in before.items() if v["status"] == "pending"}
+        assert len(pending) >= 10, f"too few pending events when A died: {len(pending)}"
+        shutil.copy(a_journal, c_journal.with_suffix(".src"))
+
+        b = start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-requeue", events=0, policy=policy,
+                          concurrency=4, extra=("--resume", str(a_journal), "--store", str(b_journal)))
+        sb = b.result()
+        assert_nothing_lost(sb)
+        assert sb["events"] == len(pending)
+        after = journal(b_journal)
+        for eid, rec in after.items():
+            assert rec["first_attempted_at_ms"] == pending[eid]["first_attempted_at_ms"], eid
+            assert rec["deadline_ms"] == pending[eid]["deadline_ms"], eid
+            assert rec["offsets_ms"] == pending[eid]["offsets_ms"], eid
+            assert rec["status"] == "dead_lettered" and rec["dead_letter"]["elapsed_ms"] <= WINDOW_MS + 50, rec
+        log = eps.log("broken")
+        for x in log:
+            first = (after.get(x["event_id"]) or before[x["event_id"]])["first_attempted_at_ms"]
+            assert x["t_ms"] <= first + WINDOW_MS, f"{x['event_id']} attempted {x['t_ms'] - first} ms after its first attempt"
+        resumed_attempts = [x for x in log if x["event_id"] in pending and x["t_ms"] > killed_ms]
+        assert resumed_attempts, "B made no attempt of the resumed events"
+
+        # C picks up the same pending events after their windows have passed.
+        time.sleep(max(0.0, (max(r["deadline_ms"] for r in pending.values()) - time.time() * 1000) / 1000) + 0.1)
+        shutil.copy(c_journal.with_suffix(".src"), c_journal)
+        requests_before = eps.stats("broken")["requests"]
+        c = start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-requeue", events=0, policy=policy,
+                          extra=("--resume", str(c_journal)))
+        sc = c.result()
+        assert eps.stats("broken")["requests"] == requests_before, "C sent attempts for events past their window"
+    assert_nothing_lost(sc)
+    assert sc["events"] == len(pending)
+    late = sc["stop_reasons"]["retry_window_elapsed"] + sc["stop_reasons"]["max_attempts_exhausted"]
+    assert late == len(pending), sc
+    assert sc["stop_reasons"]["retry_window_elapsed"] > 0, sc
