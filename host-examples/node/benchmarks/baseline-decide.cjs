@@ -7,7 +7,7 @@
 // package, so `npm run bench` can show what one wasm call per decision costs
 // against it. u64 hashing uses BigInt (the straightforward port). It
 // validates the policy and state ranges like the core does, but trusts the
-// input's shape (no unknown-field or type checks). test/baseline.test.mjs
+// input's shape (no unknown-field or type checks). tests/baseline.test.mjs
 // checks it against the decide vectors, so the comparison is like for like.
 // ============================================================================
 

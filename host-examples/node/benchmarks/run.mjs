@@ -1,5 +1,5 @@
 // npm run bench: decisions per second through the package against the
-// plain-JS baseline port (bench/baseline-decide.cjs), measured in this one
+// plain-JS baseline port (benchmarks/baseline-decide.cjs), measured in this one
 // run, plus the package's wasm + glue size, raw and gzipped.
 //
 // Workload: WORKLOAD_SIZE distinct decide inputs (event ids of 12-40
@@ -89,7 +89,7 @@ function timePerDecisionNs(fn, cases) {
 const cases = workload();
 const compiled = compilePolicy(policy);
 const paths = [
-  ['plain JS baseline (bench/, not shipped)', (c) => baseline.decide(policy, c.state, c.outcome, c.nowMs, c.counts)],
+  ['plain JS baseline (benchmarks/, not shipped)', (c) => baseline.decide(policy, c.state, c.outcome, c.nowMs, c.counts)],
   ['package: compilePolicy(p).decide (fast path)', (c) => compiled.decide(c.state, c.outcome, c.nowMs, c.counts)],
   ['package: decide(policy, ...) (object path)', (c) => decide(policy, c.state, c.outcome, c.nowMs, c.counts)],
 ];

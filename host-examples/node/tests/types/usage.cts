@@ -1,4 +1,4 @@
-// Compiled (never run) by test/types.test.mjs: a CommonJS TypeScript user.
+// Compiled (never run) by tests/types.test.mjs: a CommonJS TypeScript user.
 import retryPolicy = require('@webhook/retry-policy');
 
 const d: retryPolicy.Decision = retryPolicy.decide(

@@ -1,4 +1,4 @@
-// Compiled (never run) by test/types.test.mjs with `tsc --noEmit`: a user's
+// Compiled (never run) by tests/types.test.mjs with `tsc --noEmit`: a user's
 // ESM TypeScript against the package's published types. The lines marked
 // as expected errors must stay errors: they prove the types are not `any`.
 import {
