@@ -1,0 +1,39 @@
+// Run: node examples/dispatcher/main.mjs [--serve]
+// Starts the local endpoints and a /metrics server, delivers three events
+// (healthy, always-503, 410) with virtual time (a 10-minute window passes
+// at once), prints the dead letters and the metrics. With --serve, keeps
+// /metrics up until Ctrl-C.
+import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
+import { startEndpoints } from './endpoints.mjs';
+import { Metrics, serveMetrics } from './metrics.mjs';
+import { Dispatcher, virtualScheduler } from './dispatcher.mjs';
+
+export const EXAMPLE_DOCUMENT = {
+  version: 'example-1',
+  classes: {
+    notification: {
+      window_ms: 600_000,
+      hard_cap: 16,
+      backoff: { base_ms: 1000, factor: 2.0, cap_ms: 120_000, jitter: 'full' },
+    },
+  },
+};
+
+const endpoints = await startEndpoints();
+const metrics = new Metrics();
+const server = await serveMetrics(metrics);
+const clock = new ManualClock(Date.now());
+const dispatcher = new Dispatcher(new RetryPolicy(EXAMPLE_DOCUMENT, { clock }), { metrics, scheduler: virtualScheduler(clock) });
+
+for (const [id, path] of [['evt_ok', '/healthy'], ['evt_busy', '/always-503'], ['evt_gone', '/gone']]) {
+  const d = await dispatcher.deliver({ id, class: 'notification', endpoint_id: `ep${path}`, url: endpoints.url(path), body: { id } });
+  console.log(`${id} -> ${d.stop_reason}`);
+}
+console.log('dead letters:', JSON.stringify(dispatcher.deadLetters, null, 2));
+console.log(await (await fetch(server.url)).text());
+await endpoints.close();
+if (process.argv.includes('--serve')) {
+  console.log(`serving ${server.url} (Ctrl-C to stop)`);
+} else {
+  await server.close();
+}

@@ -1,0 +1,55 @@
+// A tiny Prometheus text exposition (no dependency): counters with labels.
+//   webhook_deadletter_total{stop_reason="..."}  events dead-lettered, by reason
+//   webhook_delivered_total                       events delivered
+//   webhook_attempts_total                        HTTP attempts sent
+import http from 'node:http';
+
+const HELP = {
+  webhook_deadletter_total: 'Webhook events dead-lettered, by stop reason.',
+  webhook_delivered_total: 'Webhook events delivered.',
+  webhook_attempts_total: 'Webhook delivery attempts sent.',
+};
+
+const escape = (v) => String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+
+export class Metrics {
+  #series = new Map(); // name -> Map(labelText -> value)
+
+  constructor() {
+    for (const name of Object.keys(HELP)) this.#series.set(name, new Map());
+  }
+
+  inc(name, labels = {}) {
+    const text = Object.entries(labels)
+      .map(([k, v]) => `${k}="${escape(v)}"`)
+      .join(',');
+    const series = this.#series.get(name);
+    series.set(text, (series.get(text) ?? 0) + 1);
+  }
+
+  get(name, labels = {}) {
+    const text = Object.entries(labels)
+      .map(([k, v]) => `${k}="${escape(v)}"`)
+      .join(',');
+    return this.#series.get(name).get(text) ?? 0;
+  }
+
+  render() {
+    let out = '';
+    for (const [name, series] of this.#series) {
+      out += `# HELP ${name} ${HELP[name]}\n# TYPE ${name} counter\n`;
+      for (const [labels, value] of series) out += `${name}${labels ? `{${labels}}` : ''} ${value}\n`;
+    }
+    return out;
+  }
+}
+
+/** Serve `metrics` on GET /metrics at a loopback port (0 = any free one). */
+export async function serveMetrics(metrics, port = 0) {
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/metrics') return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metrics.render());
+  });
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/metrics`, close: () => new Promise((r) => server.close(r)) };
+}

@@ -1,0 +1,48 @@
+// The host's half of classification: turn what fetch() did into the
+// contract's outcome. Which outcomes are retried is the policy's business;
+// this only names them (status + Retry-After in ms, or a transport error kind).
+
+/** Retry-After (delta-seconds or an HTTP date) in milliseconds, or undefined. */
+export function retryAfterMs(header, nowMs) {
+  if (header == null || header === '') return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** A fetch Response as an outcome. */
+export function responseOutcome(res, nowMs) {
+  const ra = retryAfterMs(res.headers.get('retry-after'), nowMs);
+  return ra === undefined ? { status: res.status } : { status: res.status, retry_after_ms: ra };
+}
+
+/** A fetch rejection as a transport error kind (SPEC classify_error names). */
+export function errorOutcome(err) {
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { error_kind: 'read_timeout' };
+  const code = err?.cause?.code ?? err?.code;
+  const message = `${err?.message ?? ''} ${err?.cause?.message ?? ''}`;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return { error_kind: 'connect_timeout' };
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return { error_kind: 'read_timeout' };
+    case 'ECONNREFUSED':
+    case 'ECONNRESET':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { error_kind: 'connect_error' };
+    case 'UND_ERR_SOCKET':
+    case 'HPE_INVALID_CONSTANT':
+      return { error_kind: 'remote_protocol_error' };
+    case 'ERR_INVALID_URL':
+      return { error_kind: 'invalid_url' };
+    default:
+      if (/redirect count exceeded/i.test(message)) return { error_kind: 'too_many_redirects' };
+      if (/unknown scheme|not supported|unsupported/i.test(message)) return { error_kind: 'unsupported_protocol' };
+      if (/invalid url/i.test(message)) return { error_kind: 'invalid_url' };
+      return { error_kind: `unclassified:${code ?? err?.name ?? 'error'}` };
+  }
+}
