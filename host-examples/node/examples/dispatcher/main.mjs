@@ -2,8 +2,9 @@
 // Starts the local endpoints and a /metrics server, delivers three events
 // (healthy, always-503, 410) with virtual time (a 10-minute window passes
 // at once), prints the dead letters and the metrics. With --serve, keeps
-// /metrics up until Ctrl-C.
-import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
+// /metrics up until Ctrl-C. With REDIS_URL set (e.g. redis://127.0.0.1:6379),
+// the retry budget is the fleet's shared one in Redis (fleet/README.md).
+import { RetryPolicy, ManualClock, RedisBudgetStore, InMemoryBudgetStore } from '@webhook/retry-policy';
 import { startEndpoints } from './endpoints.mjs';
 import { Metrics, serveMetrics } from './metrics.mjs';
 import { Dispatcher, virtualScheduler } from './dispatcher.mjs';
@@ -23,7 +24,15 @@ const endpoints = await startEndpoints();
 const metrics = new Metrics();
 const server = await serveMetrics(metrics);
 const clock = new ManualClock(Date.now());
-const dispatcher = new Dispatcher(new RetryPolicy(EXAMPLE_DOCUMENT, { clock }), { metrics, scheduler: virtualScheduler(clock) });
+let redis = null;
+if (process.env.REDIS_URL) {
+  const { default: Redis } = await import('ioredis');
+  redis = new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 });
+}
+const store = redis ? new RedisBudgetStore(redis) : new InMemoryBudgetStore();
+const onStoreError = (e, ctx) => console.error(`budget store ${ctx.operation} failed (${ctx.endpointId}): ${e.message}`);
+const policy = new RetryPolicy(EXAMPLE_DOCUMENT, { clock, store, onStoreError });
+const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock) });
 
 for (const [id, path] of [['evt_ok', '/healthy'], ['evt_busy', '/always-503'], ['evt_gone', '/gone']]) {
   const d = await dispatcher.deliver({ id, class: 'notification', endpoint_id: `ep${path}`, url: endpoints.url(path), body: { id } });
@@ -32,6 +41,7 @@ for (const [id, path] of [['evt_ok', '/healthy'], ['evt_busy', '/always-503'], [
 console.log('dead letters:', JSON.stringify(dispatcher.deadLetters, null, 2));
 console.log(await (await fetch(server.url)).text());
 await endpoints.close();
+redis?.disconnect();
 if (process.argv.includes('--serve')) {
   console.log(`serving ${server.url} (Ctrl-C to stop)`);
 } else {
