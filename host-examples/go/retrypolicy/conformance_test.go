@@ -30,12 +30,6 @@ func vectorDir(t *testing.T) string {
 }
 
 func TestEveryVectorCaseMatchesItsExpectation(t *testing.T) {
-	ctx := context.Background()
-	engine, err := retrypolicy.New(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer engine.Close(ctx)
 	files, err := vectors.LoadDir(vectorDir(t))
 	if err != nil {
 		t.Fatal(err)
@@ -43,19 +37,31 @@ func TestEveryVectorCaseMatchesItsExpectation(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no vector files")
 	}
-	n := 0
-	for _, f := range files {
-		t.Run(filepath.Base(f.Path), func(t *testing.T) {
-			if f.Err != nil {
-				t.Fatal(f.Err)
+	// Both of wazero's engines: the compiler (amd64, arm64) and the
+	// interpreter (every other platform).
+	for name, opts := range map[string][]retrypolicy.Option{"compiler": nil, "interpreter": {retrypolicy.WithInterpreter()}} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			engine, err := retrypolicy.New(ctx, opts...)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, c := range f.Cases {
-				n++
-				if why := vectors.Check(ctx, engine, c); why != "" {
-					t.Errorf("%s: %s", c.Name, why)
-				}
+			defer engine.Close(ctx)
+			n := 0
+			for _, f := range files {
+				t.Run(filepath.Base(f.Path), func(t *testing.T) {
+					if f.Err != nil {
+						t.Fatal(f.Err)
+					}
+					for _, c := range f.Cases {
+						n++
+						if why := vectors.Check(ctx, engine, c); why != "" {
+							t.Errorf("%s: %s", c.Name, why)
+						}
+					}
+				})
 			}
+			t.Logf("%d cases", n)
 		})
 	}
-	t.Logf("%d cases", n)
 }
