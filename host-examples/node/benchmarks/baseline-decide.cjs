@@ -99,8 +99,8 @@ function stop(reason, disable, s, elapsed) {
   return d;
 }
 
-/** decide(policy, state, outcome, nowMs, budgetCounts | null), in the contract's shape. */
-function decide(policy, s, outcome, nowMs, counts) {
+/** decide(policy, state, outcome, nowMs, budgetCounts | null), with `delayFn(backoff, eventId, retryIndex)`. */
+const makeDecide = (delayFn) => function decide(policy, s, outcome, nowMs, counts) {
   validate(policy, s);
   let cls;
   const status = outcome.status;
@@ -123,12 +123,12 @@ function decide(policy, s, outcome, nowMs, counts) {
   if (cls === 'terminal') return stop('terminal_response', status === 410, s, elapsed);
   if (s.attempt >= s.max_attempts) return stop('max_attempts_exhausted', false, s, elapsed);
   if (elapsed >= policy.window_ms) return stop('retry_window_elapsed', false, s, elapsed);
-  let delay = delayMs(policy.backoff, s.event_id, s.attempt - 1);
+  let delay = delayFn(policy.backoff, s.event_id, s.attempt - 1);
   if (outcome.retry_after_ms !== undefined && outcome.retry_after_ms !== null) delay = Math.max(delay, outcome.retry_after_ms);
   if (elapsed + delay > policy.window_ms) return stop('retry_window_elapsed', false, s, elapsed);
   if (counts === null) return stop('budget_unavailable', false, s, elapsed);
   if (!allowsRetry(policy.budget, nowMs, counts)) return stop('retry_budget_exhausted', false, s, elapsed);
   return { stop_reason: null, disable_endpoint: false, retry: { delay_ms: delay, refresh_credentials: refresh } };
-}
+};
 
-module.exports = { decide };
+module.exports = { decide: makeDecide(delayMs), makeDecide, ceilingMs };

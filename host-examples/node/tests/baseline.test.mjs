@@ -9,13 +9,27 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const baseline = require('../benchmarks/baseline-decide.cjs');
+const baselines = {
+  'BigInt': require('../benchmarks/baseline-decide.cjs'),
+  '32-bit halves': require('../benchmarks/baseline-decide-u32.cjs'),
+};
 const vectors = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tests/vectors');
 
-test('the plain-JS baseline passes every decide vector', () => {
+for (const [kind, baseline] of Object.entries(baselines)) test(`the plain-JS baseline (${kind}) passes every decide and delay vector`, () => {
   let n = 0;
+  let delays = 0;
   for (const f of fs.readdirSync(vectors).filter((x) => x.endsWith('.json'))) {
     for (const c of JSON.parse(fs.readFileSync(path.join(vectors, f), 'utf8')).cases) {
+      if (c.op === 'delay' && !c.expect.error) {
+        // A delay is retry `retry_index` of a decide that reaches gate 5: check the hash alone.
+        const i = c.input;
+        const policy = { backoff: i.backoff, window_ms: 2_592_000_000, hard_cap: 100, budget: { ratio: 1, window_ms: 1, min_sample: 0, sliding: false } };
+        const state = { event_id: i.event_id, endpoint_id: 'e', attempt: i.retry_index + 1, max_attempts: 2 ** 32 - 1, first_attempted_at_ms: 0, credentials_refreshed: false };
+        const d = baseline.decide(policy, state, { status: 503 }, 0, { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } });
+        assert.equal(d.retry.delay_ms, c.expect.delay_ms, c.name);
+        delays++;
+        continue;
+      }
       if (c.op !== 'decide') continue;
       const i = c.input;
       n++;
@@ -27,4 +41,5 @@ test('the plain-JS baseline passes every decide vector', () => {
     }
   }
   assert.ok(n > 100);
+  assert.ok(delays > 200, `only ${delays} delay vectors`);
 });

@@ -67,3 +67,9 @@ pub fn outcome_classes() -> Array {
 pub fn jitter_modes() -> Array {
     strings([Jitter::None, Jitter::Full, Jitter::Equal].iter().map(|j| j.as_str()))
 }
+
+// Talc instead of the default dlmalloc: about 6 KiB smaller here (single-
+// threaded wasm, memory grown on demand).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
