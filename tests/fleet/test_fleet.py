@@ -58,6 +58,8 @@ def test_a_shared_redis_budget_holds_the_fleet_wide_retry_share_within_the_ratio
     for s in summaries:
         assert_nothing_lost(s)
         assert s["stop_reasons"]["retry_budget_exhausted"] > 0, f"{s['host']} never met the budget: {s}"
+        # fleet/README.md: at most one Redis round trip per attempt.
+        assert s["redis_round_trips"] <= s["attempts"], f"{s['host']}: {s['redis_round_trips']} round trips for {s['attempts']} attempts"
     t = totals(summaries)
     total, retries = budget_counts(redis_db.client(), "ep-storm")
     # Redis counted every attempt the fleet made, and the replicas agree.

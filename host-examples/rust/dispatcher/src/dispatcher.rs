@@ -30,8 +30,9 @@ pub struct NewEvent {
     pub target: String,
     /// Event class of the policy document.
     pub class: String,
-    /// JSON payload posted as the body.
-    pub payload: String,
+    /// Start it no earlier than this many ms after the dispatcher started
+    /// (`None`: as the rate allows).
+    pub at_ms: Option<u64>,
 }
 
 /// How the dispatcher runs.
@@ -42,7 +43,8 @@ pub struct DispatcherConfig {
     pub timeouts: Timeouts,
     /// Start no new event after this many ms from start (retries go on).
     pub deadline_ms: Option<u64>,
-    /// New events per second (`None` = as fast as workers take them).
+    /// New events per second, for events without `at_ms` (`None` = as fast
+    /// as workers take them).
     pub rate_per_s: Option<f64>,
 }
 
@@ -57,6 +59,8 @@ pub(crate) struct Queue {
     jobs: HashMap<u64, String>,
     seq: u64,
     source: Option<Box<dyn Iterator<Item = NewEvent> + Send>>,
+    /// The next new event, taken from `source` but not yet due.
+    peeked: Option<NewEvent>,
     started_new: u64,
     in_flight: usize,
 }
@@ -112,26 +116,30 @@ impl Shared {
             }
             if self.config.deadline_ms.is_some_and(|d| now >= self.start_ms.saturating_add(d)) {
                 q.source = None; // stop starting new work
+                q.peeked = None;
             }
-            if q.source.is_some() {
-                let next_at = match self.config.rate_per_s {
-                    Some(r) if r > 0.0 => self.start_ms + (q.started_new as f64 * 1000.0 / r) as u64,
+            if q.peeked.is_none() && q.source.is_some() {
+                q.peeked = q.source.as_mut().and_then(|s| s.next());
+                if q.peeked.is_none() {
+                    q.source = None;
+                }
+            }
+            if let Some(at_ms) = q.peeked.as_ref().map(|e| e.at_ms) {
+                let next_at = match (at_ms, self.config.rate_per_s) {
+                    (Some(at), _) => self.start_ms.saturating_add(at),
+                    (None, Some(r)) if r > 0.0 => self.start_ms + (q.started_new as f64 * 1000.0 / r) as u64,
                     _ => now,
                 };
                 if next_at <= now {
-                    match q.source.as_mut().and_then(|s| s.next()) {
-                        Some(ev) => {
-                            q.started_new += 1;
-                            q.in_flight += 1;
-                            return Some(Job::New(ev));
-                        }
-                        None => q.source = None,
+                    if let Some(ev) = q.peeked.take() {
+                        q.started_new += 1;
+                        q.in_flight += 1;
+                        return Some(Job::New(ev));
                     }
-                    continue;
                 }
-                wait_ms = wait_ms.min(next_at - now);
+                wait_ms = wait_ms.min(next_at.saturating_sub(now));
             }
-            if q.source.is_none() && q.heap.is_empty() && q.in_flight == 0 {
+            if q.source.is_none() && q.peeked.is_none() && q.heap.is_empty() && q.in_flight == 0 {
                 drop(q);
                 self.wake.notify_all();
                 return None;
@@ -202,6 +210,7 @@ impl Dispatcher {
                 jobs: HashMap::new(),
                 seq: 0,
                 source: Some(source),
+                peeked: None,
                 started_new: 0,
                 in_flight: 0,
             }),
@@ -255,7 +264,7 @@ impl Dispatcher {
     /// Whether every event has stopped and no new one will start.
     pub fn is_idle(&self) -> bool {
         let q = self.shared.queue.lock().unwrap_or_else(|p| p.into_inner());
-        q.source.is_none() && q.heap.is_empty() && q.in_flight == 0
+        q.source.is_none() && q.peeked.is_none() && q.heap.is_empty() && q.in_flight == 0
     }
 
     /// Milliseconds since the Unix epoch when the dispatcher started.

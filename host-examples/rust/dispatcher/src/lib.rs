@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod redis_budget;
 pub mod report;
 pub mod resp;
+mod sha1;
 pub mod store;
 mod worker;
 

@@ -2,7 +2,9 @@
 //! says: keys `rb:{<endpoint_id>}:<window_ms>:<bucket>` (hash `t`, `r`),
 //! the one script `fleet/budget.lua` (embedded at build time), `EVALSHA`
 //! with an `EVAL` fallback on `NOSCRIPT`, modes `record` / `reserve` /
-//! `read`.
+//! `read`. The script's SHA-1 is computed here, and the process's first
+//! call is an `EVAL` (which loads the script as `SCRIPT LOAD` would), so
+//! loading costs no extra round trip.
 //!
 //! Round trips: the first attempt's `record` is sent together with the
 //! `reserve` that follows it when that attempt failed (two commands,
@@ -10,7 +12,7 @@
 //! A connection error drops the connection; the next call opens a new one,
 //! so the counter recovers by itself when Redis comes back.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -46,7 +48,9 @@ pub struct RedisBudget {
     url: RedisUrl,
     timeout: Duration,
     pool: Mutex<Vec<Connection>>,
-    sha: Mutex<Option<String>>,
+    sha: String,
+    /// Whether Redis is believed to hold the script (after a first `EVAL`).
+    loaded: AtomicBool,
     round_trips: AtomicU64,
     errors: AtomicU64,
 }
@@ -60,13 +64,14 @@ impl RedisBudget {
             url: RedisUrl::parse(url)?,
             timeout,
             pool: Mutex::new(Vec::new()),
-            sha: Mutex::new(None),
+            sha: crate::sha1::sha1_hex(BUDGET_LUA.as_bytes()),
+            loaded: AtomicBool::new(false),
             round_trips: AtomicU64::new(0),
             errors: AtomicU64::new(0),
         })
     }
 
-    /// Commands round trips made so far (SCRIPT LOAD and NOSCRIPT fallbacks included).
+    /// Round trips made so far (`NOSCRIPT` fallbacks included).
     pub fn round_trips(&self) -> u64 {
         self.round_trips.load(Ordering::Relaxed)
     }
@@ -105,7 +110,6 @@ impl RedisBudget {
         let cur = bucket_key(endpoint_id, window_ms, bucket);
         let prev = bucket_key(endpoint_id, window_ms, bucket - 1);
         let argvs: Vec<[String; 7]> = calls.iter().map(|c| argv(c, now_ms, window_ms)).collect();
-        let sha = self.script_sha(conn)?;
         let build = |verb: &'static [u8], body: &[u8]| -> Vec<Vec<Vec<u8>>> {
             argvs
                 .iter()
@@ -116,11 +120,18 @@ impl RedisBudget {
                 })
                 .collect()
         };
-        let mut replies = self.send(conn, &build(b"EVALSHA", sha.as_bytes()))?;
+        let mut replies = if self.loaded.load(Ordering::Relaxed) {
+            self.send(conn, &build(b"EVALSHA", self.sha.as_bytes()))?
+        } else {
+            self.send(conn, &build(b"EVAL", BUDGET_LUA.as_bytes()))?
+        };
         if replies.iter().any(|r| matches!(r, Err(RedisError::Server(m)) if m.starts_with("NOSCRIPT"))) {
             // Redis restarted or its script cache was flushed: EVAL loads it again.
             // Every call of the batch failed alike (nothing was applied).
             replies = self.send(conn, &build(b"EVAL", BUDGET_LUA.as_bytes()))?;
+        }
+        if replies.iter().all(Result::is_ok) {
+            self.loaded.store(true, Ordering::Relaxed);
         }
         replies.into_iter().map(|r| r.and_then(|reply| parse_reply(&reply))).collect()
     }
@@ -129,19 +140,6 @@ impl RedisBudget {
         self.round_trips.fetch_add(1, Ordering::Relaxed);
         let borrowed: Vec<Vec<&[u8]>> = cmds.iter().map(|c| c.iter().map(Vec::as_slice).collect()).collect();
         conn.pipeline(&borrowed)
-    }
-
-    fn script_sha(&self, conn: &mut Connection) -> Result<String, RedisError> {
-        if let Some(sha) = self.sha.lock().unwrap_or_else(|p| p.into_inner()).clone() {
-            return Ok(sha);
-        }
-        self.round_trips.fetch_add(1, Ordering::Relaxed);
-        let sha = match conn.command(&[b"SCRIPT", b"LOAD", BUDGET_LUA.as_bytes()])? {
-            Reply::Bulk(Some(b)) => String::from_utf8(b).map_err(|_| RedisError::Protocol("SCRIPT LOAD: not UTF-8".into()))?,
-            other => return Err(RedisError::Protocol(format!("SCRIPT LOAD answered {other:?}"))),
-        };
-        *self.sha.lock().unwrap_or_else(|p| p.into_inner()) = Some(sha.clone());
-        Ok(sha)
     }
 
     fn with_connection<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T, RedisError>) -> Result<T, RedisError> {

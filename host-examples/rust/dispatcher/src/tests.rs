@@ -33,7 +33,7 @@ fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent
         endpoint_id: e.clone(),
         target: u.clone(),
         class: "storm".into(),
-        payload: String::new(),
+        at_ms: None,
     }))
 }
 

@@ -62,7 +62,7 @@ fn scenario(s: &Setup, name: &str, redis: Option<&str>, healthy: u64, storm_ever
             endpoint_id: format!("bench{tag}-{}", if broken { "broken" } else { "healthy" }),
             target: if broken { bu.clone() } else { hu.clone() },
             class: "storm".into(),
-            payload: String::new(),
+            at_ms: None,
         }
     });
     let metrics = Arc::new(Metrics::default());

@@ -21,7 +21,8 @@ use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventRe
 use retry_policy_host::{default_component_path, PolicyEngine};
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
-pub const USAGE: &str = "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--concurrency 8] [--policy FILE]
+pub const USAGE: &str = "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
+                                    [--concurrency 8] [--policy FILE]
                                     [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
                                     [--hold-s 0] [--component PATH]";
 const ENDPOINTS: [&str; 3] = ["healthy", "broken", "gone"];
@@ -70,9 +71,28 @@ fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let f = Flags::parse(args, &["events", "rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component"], &[])?;
+    let f = Flags::parse(
+        args,
+        &["events", "rate", "quiet-s", "quiet-rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component"],
+        &[],
+    )?;
     let events: u64 = f.get("events", "a whole number")?.unwrap_or(3000);
     let rate: f64 = f.get("rate", "events per second")?.unwrap_or(300.0);
+    let quiet_s: u64 = f.get("quiet-s", "a whole number of seconds")?.unwrap_or(3);
+    let quiet_rate: f64 = f.get("quiet-rate", "events per second")?.unwrap_or(10.0);
+    if !(rate.is_finite() && rate > 0.0 && quiet_rate.is_finite() && quiet_rate > 0.0) {
+        return Err("--rate and --quiet-rate must be positive numbers of events per second".into());
+    }
+    // The storm's shape: quiet traffic while the endpoint has just broken
+    // (its retries run free under the sample floor), then the peak.
+    let quiet_events = ((quiet_s as f64 * quiet_rate) as u64).min(events);
+    let at_ms = move |i: u64| -> u64 {
+        if i < quiet_events {
+            (i as f64 * 1000.0 / quiet_rate) as u64
+        } else {
+            quiet_s * 1000 + ((i - quiet_events) as f64 * 1000.0 / rate) as u64
+        }
+    };
     let document = match f.str("policy") {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => DEMO_POLICY.to_string(),
@@ -87,7 +107,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let config = DispatcherConfig {
         concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
-        rate_per_s: Some(rate),
         ..DispatcherConfig::default()
     };
     let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
@@ -102,12 +121,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let metrics = Arc::new(Metrics::default());
     let metrics_server = metrics.serve(f.str("metrics-addr").unwrap_or("127.0.0.1:0")).map_err(|e| format!("/metrics: {e}"))?;
 
-    println!("== storm demo: {events} events at {rate}/s, {} workers, budget store: {}", config.concurrency, budget.name());
+    println!(
+        "== storm demo: {events} events, {quiet_rate}/s for {quiet_s} s then {rate}/s; {} workers; budget store: {}",
+        config.concurrency,
+        budget.name()
+    );
     for (name, (url, status)) in ENDPOINTS.iter().zip(urls.iter().zip(statuses)) {
         println!("   endpoint {name:<8} {url}  (answers {status})");
     }
     println!("   metrics          {}", metrics_server.url("/metrics"));
-    println!("   mix: 60% healthy, 30% broken, 10% gone; classes notification 50%, provisioning 30%, ledger 20%\n");
+    println!("   mix: 60% healthy, 30% broken, 10% gone; classes notification 40%, presence 20%, provisioning 25%, ledger 15%");
+    println!("   policy: {}\n", f.str("policy").unwrap_or("embedded demo-policy.json (backoff compressed 1000x: 2 ms here = 2 s; budget 10% over 2 s, floor 50)"));
 
     let source = (0..events).map(move |i| {
         let r = mix(i);
@@ -116,9 +140,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             6..=8 => 1,
             _ => 2,
         };
-        let class = match (r >> 8) % 10 {
-            0..=4 => "notification",
-            5..=7 => "provisioning",
+        let class = match (r >> 8) % 20 {
+            0..=7 => "notification",
+            8..=11 => "presence",
+            12..=16 => "provisioning",
             _ => "ledger",
         };
         NewEvent {
@@ -126,11 +151,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             endpoint_id: ENDPOINTS[ep].to_string(),
             target: urls[ep].clone(),
             class: class.to_string(),
-            payload: String::new(),
+            at_ms: Some(at_ms(i)),
         }
     });
     let started = Instant::now();
-    let classes = ["notification", "provisioning", "ledger"];
+    let classes = ["notification", "presence", "provisioning", "ledger"];
     let d = Dispatcher::start(engine, &document, &classes, budget, store, metrics.clone(), config, Vec::new(), Box::new(source))?;
     let mut second = 1;
     let d = loop {

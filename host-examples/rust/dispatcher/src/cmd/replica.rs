@@ -66,7 +66,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         endpoint_id: endpoint_id.clone(),
         target: target.clone(),
         class: class.clone(),
-        payload: String::new(),
+        at_ms: None,
     });
     let class_name = f.str("class").unwrap_or("storm");
     let metrics = Arc::new(Metrics::default());
