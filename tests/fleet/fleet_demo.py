@@ -3,10 +3,12 @@
 
 Starts a private redis-server and local endpoints (broken 503, healthy
 200), then one replica per language that has ``host-examples/<lang>/replica``
-hammering the broken endpoint with the budget in Redis, while a Rust
-replica keeps delivering to the healthy one. Prints each replica's stop
-reasons and the fleet-wide retry share from Redis — then the same storm
-with per-replica (in-memory) budgets, for contrast.
+(then Rust ones, up to 8 replicas) hammering the broken endpoint with the
+budget in Redis, while a Rust replica keeps delivering to the healthy one.
+Prints each replica's stop reasons and the fleet-wide retry share from
+Redis — then the same storm with per-replica (in-memory) budgets: each
+replica sees only its eighth of the traffic, stays under its own sample
+floor longer, and the fleet lets through far more retries than the ratio.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fleetlib  # noqa: E402
 from fleetlib import Endpoints, RedisServer, budget_counts, start_replica, totals, write_policy  # noqa: E402
 
-RATIO, MIN_SAMPLE, EVENTS = 0.1, 30, 400
+RATIO, MIN_SAMPLE, EVENTS, REPLICAS = 0.1, 50, 100, 8
 COLS = ("delivered", "max_attempts_exhausted", "retry_budget_exhausted", "retry_window_elapsed", "budget_unavailable")
 
 
@@ -48,7 +50,7 @@ def main() -> None:
     have, missing = fleetlib.available_langs()
     for lang in missing:
         print(f"(no host-examples/{lang}/replica: {lang} sits this one out)")
-    langs = have + ["rust"] * max(0, 4 - len(have))
+    langs = have + ["rust"] * max(0, REPLICAS - len(have))
     print(f"== fleet storm: replicas {langs}, {EVENTS} events each to an endpoint answering 503;")
     print(f"   budget {RATIO:.0%} of attempts, sample floor {MIN_SAMPLE}; a Rust replica delivers 600 events to a healthy endpoint meanwhile\n")
     with tempfile.TemporaryDirectory() as tmp, RedisServer() as redis:

@@ -74,6 +74,9 @@ def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_pat
                           extra=("--resume", str(c_journal)))
         sc = c.result()
         assert eps.stats("broken")["requests"] == requests_before, "C sent attempts for events past their window"
+    print(f"requeue: A was killed with {len(pending)} of {len(before)} events pending; B resumed them: "
+          f"{ {k: v for k, v in sb['stop_reasons'].items() if v} }; C, after their windows: "
+          f"{ {k: v for k, v in sc['stop_reasons'].items() if v} }, no request sent")
     assert_nothing_lost(sc)
     assert sc["events"] == len(pending)
     late = sc["stop_reasons"]["retry_window_elapsed"] + sc["stop_reasons"]["max_attempts_exhausted"]
