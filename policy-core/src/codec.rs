@@ -96,7 +96,14 @@ impl<'a> Fields<'a> {
 
 /// A non-negative integer below 2^64 (no fractions, no negatives).
 pub fn as_u64(v: &Value) -> Result<u64, PolicyError> {
-    v.as_u64().ok_or_else(|| shape("", cat(&["expected a non-negative integer, got ", type_name(v)])))
+    let got = match v {
+        Value::NegInt(_) => "a negative number",
+        Value::Float(f) if *f < 0.0 => "a negative number",
+        Value::Float(f) if *f >= 9_007_199_254_740_992.0 => "a number above 2^53 (pass it as an integer or a bigint)",
+        Value::Float(_) => "a fractional number",
+        other => type_name(other),
+    };
+    v.as_u64().ok_or_else(|| shape("", cat(&["expected a non-negative integer, got ", got])))
 }
 
 pub fn backoff(v: &Value) -> Result<Backoff, PolicyError> {

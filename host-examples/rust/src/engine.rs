@@ -1,0 +1,249 @@
+//! Compiling the component once and running instances of it.
+
+use std::fmt;
+use std::path::Path;
+
+use retry_policy_core as core_;
+use retry_policy_core::{BudgetCounter, Clock};
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::{Config, Engine, Store};
+
+use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
+use crate::convert::{from_wit, to_wit};
+
+/// Why a call did not produce a result.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum HostError {
+    /// The policy refused the input (the contract's code and field).
+    Policy(core_::PolicyError),
+    /// The component could not be loaded or instantiated.
+    Load(String),
+    /// The guest trapped; the instance has been discarded and is rebuilt on
+    /// the next call.
+    Trap(String),
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostError::Policy(e) => write!(f, "{e}"),
+            HostError::Load(m) => write!(f, "cannot load the policy component: {m}"),
+            HostError::Trap(m) => write!(f, "the policy component trapped: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for HostError {}
+
+impl From<core_::PolicyError> for HostError {
+    fn from(e: core_::PolicyError) -> Self {
+        HostError::Policy(e)
+    }
+}
+
+type DynCounter = Box<dyn BudgetCounter<Error = String> + Send>;
+
+/// Store data: the host side of the component's imports.
+pub struct HostState {
+    clock: Box<dyn Clock + Send>,
+    counter: DynCounter,
+}
+
+impl webhook::retry_policy::clock::Host for HostState {
+    fn now_ms(&mut self) -> u64 {
+        self.clock.now_ms()
+    }
+}
+
+impl webhook::retry_policy::types::Host for HostState {}
+
+impl webhook::retry_policy::budget_counter::Host for HostState {
+    fn read(&mut self, endpoint_id: String, window_ms: u64, bucket: u64) -> Result<wit::BudgetCounts, String> {
+        self.counter.read(&endpoint_id, window_ms, bucket).map(to_wit::counts)
+    }
+
+    fn record_attempt(&mut self, endpoint_id: String, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), String> {
+        self.counter.record(&endpoint_id, window_ms, bucket, is_retry)
+    }
+}
+
+/// Adapts any counter to the object-safe one the store holds.
+struct Adapt<C>(C);
+
+impl<C: BudgetCounter> BudgetCounter for Adapt<C>
+where
+    C::Error: fmt::Debug,
+{
+    type Error = String;
+    fn read(&mut self, e: &str, w: u64, b: u64) -> Result<core_::BudgetCounts, String> {
+        self.0.read(e, w, b).map_err(|err| format!("{err:?}"))
+    }
+    fn record(&mut self, e: &str, w: u64, b: u64, r: bool) -> Result<(), String> {
+        self.0.record(e, w, b, r).map_err(|err| format!("{err:?}"))
+    }
+}
+
+/// The compiled component. Clone it freely; compile it once per process.
+#[derive(Clone)]
+pub struct PolicyEngine {
+    engine: Engine,
+    pre: RetryPolicyPre<HostState>,
+    size_bytes: usize,
+}
+
+impl PolicyEngine {
+    /// Compile a component from its bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HostError> {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        let engine = Engine::new(&config).map_err(|e| HostError::Load(e.to_string()))?;
+        let component = Component::new(&engine, bytes).map_err(|e| HostError::Load(format!("{e:#}")))?;
+        let mut linker = Linker::<HostState>::new(&engine);
+        RetryPolicy::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
+            .map_err(|e| HostError::Load(e.to_string()))?;
+        let pre = linker.instantiate_pre(&component).map_err(|e| HostError::Load(format!("{e:#}")))?;
+        let pre = RetryPolicyPre::new(pre).map_err(|e| HostError::Load(format!("{e:#}")))?;
+        Ok(PolicyEngine { engine, pre, size_bytes: bytes.len() })
+    }
+
+    /// Compile the component file at `path`.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, HostError> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| {
+            HostError::Load(format!("{}: {e} (build it with scripts/build-component)", path.display()))
+        })?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Size of the component, in bytes.
+    pub fn size_bytes(&self) -> usize {
+        self.size_bytes
+    }
+
+    /// A new instance with its own clock and counter.
+    pub fn instantiate<C, B>(&self, clock: C, counter: B) -> Result<PolicyInstance, HostError>
+    where
+        C: Clock + Send + 'static,
+        B: BudgetCounter + Send + 'static,
+        B::Error: fmt::Debug,
+    {
+        let state = HostState { clock: Box::new(clock), counter: Box::new(Adapt(counter)) };
+        let mut inst = PolicyInstance { engine: self.clone(), store: Store::new(&self.engine, state), bindings: None };
+        inst.ensure()?;
+        Ok(inst)
+    }
+}
+
+/// One instance of the component. Not `Sync`: one per thread, or a mutex.
+pub struct PolicyInstance {
+    engine: PolicyEngine,
+    store: Store<HostState>,
+    bindings: Option<RetryPolicy>,
+}
+
+impl PolicyInstance {
+    fn ensure(&mut self) -> Result<(), HostError> {
+        if self.bindings.is_none() {
+            let b = self.engine.pre.instantiate(&mut self.store).map_err(|e| HostError::Load(format!("{e:#}")))?;
+            self.bindings = Some(b);
+        }
+        Ok(())
+    }
+
+    /// Run one export; a trap discards the instance (and its store, whose
+    /// memory may be inconsistent) and is reported as [`HostError::Trap`].
+    fn call<T>(
+        &mut self,
+        f: impl FnOnce(&RetryPolicy, &mut Store<HostState>) -> wasmtime::Result<T>,
+    ) -> Result<T, HostError> {
+        self.ensure()?;
+        let bindings = self.bindings.as_ref().expect("ensured above");
+        match f(bindings, &mut self.store) {
+            Ok(v) => Ok(v),
+            Err(trap) => {
+                self.bindings = None;
+                let data = std::mem::replace(self.store.data_mut(), HostState::placeholder());
+                self.store = Store::new(&self.engine.engine, data);
+                Err(HostError::Trap(format!("{trap:#}")))
+            }
+        }
+    }
+
+    /// The component's ABI version.
+    pub fn abi_version(&mut self) -> Result<u32, HostError> {
+        self.call(|b, s| b.webhook_retry_policy_policy().call_abi_version(s))
+    }
+
+    pub fn plan(&mut self, backoff: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Result<core_::Plan, HostError> {
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_plan(s, to_wit::backoff(backoff), window_ms, hard_cap))?;
+        Ok(r.map(from_wit::plan).map_err(from_wit::error)?)
+    }
+
+    pub fn delay(&mut self, backoff: &core_::Backoff, event_id: &str, retry_index: u32) -> Result<u64, HostError> {
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_delay(s, to_wit::backoff(backoff), event_id, retry_index))?;
+        Ok(r.map_err(from_wit::error)?)
+    }
+
+    pub fn classify_status(&mut self, status: u16) -> Result<core_::OutcomeClass, HostError> {
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_classify_status(s, status))?;
+        Ok(r.map(from_wit::class).map_err(from_wit::error)?)
+    }
+
+    pub fn classify_error(&mut self, error_kind: &str) -> Result<core_::OutcomeClass, HostError> {
+        self.call(|b, s| b.webhook_retry_policy_policy().call_classify_error(s, error_kind)).map(from_wit::class)
+    }
+
+    pub fn budget_allows(&mut self, budget: &core_::Budget, now_ms: u64, counts: &core_::BudgetCounts) -> Result<bool, HostError> {
+        let r = self.call(|b, s| {
+            b.webhook_retry_policy_policy().call_budget_allows(s, to_wit::budget(budget), now_ms, to_wit::counts(*counts))
+        })?;
+        Ok(r.map_err(from_wit::error)?)
+    }
+
+    /// Parse and validate a JSON policy document (in the component).
+    pub fn load_document(&mut self, json: &str) -> Result<wit::PolicyDocument, HostError> {
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_load_document(s, json))?;
+        Ok(r.map_err(from_wit::error)?)
+    }
+
+    /// The schedule a new event of `class` is admitted under at `now_ms`.
+    pub fn admit(&mut self, doc: &wit::PolicyDocument, class: &str, now_ms: u64) -> Result<wit::Admission, HostError> {
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_admit(s, doc, class, now_ms))?;
+        Ok(r.map_err(from_wit::error)?)
+    }
+
+    /// Decide with this instance's clock and counter (records the retry it schedules).
+    pub fn decide(
+        &mut self,
+        policy: &core_::Policy,
+        state: &core_::DeliveryState,
+        outcome: &core_::AttemptOutcome,
+    ) -> Result<core_::Decision, HostError> {
+        let (p, st, o) = (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome));
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_decide(s, p, &st, &o))?;
+        Ok(r.map(from_wit::decision).map_err(from_wit::error)?)
+    }
+
+    /// The pure decision: `now_ms` and the counts (`None` = store unreadable) given.
+    pub fn decide_with(
+        &mut self,
+        policy: &core_::Policy,
+        state: &core_::DeliveryState,
+        outcome: &core_::AttemptOutcome,
+        now_ms: u64,
+        counts: Option<&core_::BudgetCounts>,
+    ) -> Result<core_::Decision, HostError> {
+        let (p, st, o) = (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome));
+        let k = counts.map(|c| to_wit::counts(*c));
+        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_decide_with(s, p, &st, &o, now_ms, k))?;
+        Ok(r.map(from_wit::decision).map_err(from_wit::error)?)
+    }
+}
+
+impl HostState {
+    /// Only ever held for the instant a trapped store is replaced.
+    fn placeholder() -> Self {
+        HostState { clock: Box::new(core_::FakeClock::new(0)), counter: Box::new(Adapt(core_::InMemoryCounter::new())) }
+    }
+}

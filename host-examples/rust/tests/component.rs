@@ -1,0 +1,139 @@
+//! The component artifact itself: size, imports, behaviour through wasmtime.
+
+use retry_policy_core::*;
+use retry_policy_host::conformance::{run, vector_files, Native};
+use retry_policy_host::{default_component_path, HostError, PolicyEngine};
+use wasmtime::component::{types::ComponentItem, Component};
+
+fn component_bytes() -> Vec<u8> {
+    std::fs::read(default_component_path()).expect("dist/retry_policy.wasm (run scripts/build-component)")
+}
+
+#[test]
+fn the_component_is_at_most_64_kib() {
+    let size = component_bytes().len();
+    assert!(size <= 64 * 1024, "component is {size} bytes");
+}
+
+#[test]
+fn the_component_imports_only_the_clock_and_the_budget_counter() {
+    let engine = wasmtime::Engine::default();
+    let component = Component::new(&engine, component_bytes()).unwrap();
+    let ty = component.component_type();
+    let mut imports: Vec<String> = ty.imports(&engine).map(|(name, _)| name.to_string()).collect();
+    imports.sort();
+    assert_eq!(
+        imports,
+        [
+            "webhook:retry-policy/budget-counter@0.1.0",
+            "webhook:retry-policy/clock@0.1.0",
+            "webhook:retry-policy/types@0.1.0",
+        ]
+    );
+    assert!(imports.iter().all(|i| !i.starts_with("wasi:")), "no WASI imports");
+    let exports: Vec<String> = ty.exports(&engine).map(|(n, _)| n.to_string()).collect();
+    assert_eq!(exports, ["webhook:retry-policy/policy@0.1.0"]);
+    let Some((_, ComponentItem::ComponentInstance(policy))) = ty.exports(&engine).next() else { panic!() };
+    assert_eq!(policy.exports(&engine).count(), 10);
+}
+
+#[test]
+fn every_shared_vector_passes_natively_and_in_the_component() {
+    let files = vector_files(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors"))).unwrap();
+    assert!(files.len() >= 9);
+    let native = run(&mut Native, &files);
+    assert_eq!((native.failed, native.failures.len()), (0, 0), "{:#?}", native.failures);
+    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let wasm = run(&mut inst, &files);
+    assert_eq!(wasm.failed, 0, "{:#?}", wasm.failures);
+    assert_eq!(wasm.passed, native.passed);
+}
+
+fn note_policy() -> Policy {
+    Policy {
+        backoff: Backoff { base_ms: 2_000, factor: 2.0, cap_ms: 300_000, jitter: Jitter::Full },
+        window_ms: 900_000,
+        hard_cap: 16,
+        budget: Budget::default(),
+    }
+}
+
+fn state(attempt: u32) -> DeliveryState {
+    DeliveryState {
+        event_id: "evt_1".into(),
+        endpoint_id: "ep_42".into(),
+        attempt,
+        max_attempts: 13,
+        first_attempted_at_ms: 1_000,
+        credentials_refreshed: false,
+    }
+}
+
+#[test]
+fn decide_uses_the_host_clock_and_reserves_the_retry_in_the_host_counter() {
+    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(61_000), InMemoryCounter::new()).unwrap();
+    let outcome = AttemptOutcome::Response { status: 503, retry_after_ms: None };
+    let d = inst.decide(&note_policy(), &state(1), &outcome).unwrap();
+    let expected = decide_with(&note_policy(), &state(1), &outcome, 61_000, Some(&BudgetCounts::default())).unwrap();
+    assert_eq!(d, expected);
+    // The reservation counts: 50 more retries on an endpoint with no first
+    // attempts soon exhaust a 10% budget once past the 50-attempt floor.
+    let mut last = d;
+    for _ in 0..60 {
+        last = inst.decide(&note_policy(), &state(1), &outcome).unwrap();
+    }
+    let Decision::Stop(s) = last else { panic!("expected the budget to refuse: {last:?}") };
+    assert_eq!(s.reason, StopReason::RetryBudgetExhausted);
+}
+
+#[test]
+fn a_failing_counter_is_budget_unavailable_not_a_trap() {
+    struct Down;
+    impl BudgetCounter for Down {
+        type Error = &'static str;
+        fn read(&mut self, _: &str, _: u64, _: u64) -> Result<BudgetCounts, &'static str> {
+            Err("redis: connection refused")
+        }
+        fn record(&mut self, _: &str, _: u64, _: u64, _: bool) -> Result<(), &'static str> {
+            Err("redis: connection refused")
+        }
+    }
+    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(5_000), Down).unwrap();
+    let d = inst.decide(&note_policy(), &state(1), &AttemptOutcome::TransportError { kind: "read_timeout".into() }).unwrap();
+    assert!(matches!(d, Decision::Stop(Stop { reason: StopReason::BudgetUnavailable, .. })));
+}
+
+#[test]
+fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usable() {
+    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let mut bad = note_policy();
+    bad.backoff.factor = f64::NAN;
+    match inst.decide_with(&bad, &state(1), &AttemptOutcome::Response { status: 503, retry_after_ms: None }, 0, None) {
+        Err(HostError::Policy(e)) => assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "backoff.factor")),
+        other => panic!("{other:?}"),
+    }
+    match inst.load_document("{\"classes\": {\"n\": {\"window_ms\": -1}}}") {
+        Err(HostError::Policy(e)) => assert_eq!(e.code, ErrorCode::InvalidDocument),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(inst.classify_status(503).unwrap(), OutcomeClass::Retryable);
+    assert_eq!(inst.abi_version().unwrap(), 1);
+}
+
+#[test]
+fn admit_in_the_component_matches_the_native_document() {
+    let json = r#"{"version":"v1","classes":{"notification":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}},
+        "ledger":{"window_ms":86400000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}"#;
+    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let doc = inst.load_document(json).unwrap();
+    let a = inst.admit(&doc, "ledger", 7).unwrap();
+    let n = document::PolicyDocument::from_json(json).unwrap().admit("ledger", 7).unwrap();
+    assert_eq!((a.policy_hash.as_str(), a.schedule.max_attempts, a.deadline_ms), (n.policy_hash.as_str(), 16, n.deadline_ms));
+    assert_eq!(a.schedule.offsets_ms, n.plan.offsets_ms);
+    assert!(matches!(inst.admit(&doc, "billing", 7), Err(HostError::Policy(e)) if e.code == ErrorCode::UnknownEventClass));
+}
