@@ -28,6 +28,17 @@ fn main() -> ExitCode {
     let Some((name, rest)) = args.split_first() else {
         return fail("", "which command?", USAGE);
     };
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        let usage = match name.as_str() {
+            "replica" => cmd::replica::USAGE,
+            "demo" => cmd::demo::USAGE,
+            "endpoints" => cmd::endpoints::USAGE,
+            "bench" => cmd::bench::USAGE,
+            _ => USAGE,
+        };
+        println!("{usage}");
+        return ExitCode::SUCCESS;
+    }
     match name.as_str() {
         "replica" => match cmd::replica::run(rest) {
             Ok(line) => {

@@ -84,7 +84,17 @@ fn a_gone_endpoint_dead_letters_at_once_as_terminal_and_asks_to_disable_the_endp
 #[test]
 fn a_broken_endpoint_flips_from_max_attempts_to_a_flood_of_budget_refusals() {
     let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
-    let (recs, m) = dispatch(BudgetStore::local(), &doc(20), events(300, "broken", &broken.url()));
+    // Quiet at first (one event every 25 ms: retries run free under the
+    // sample floor of 20 attempts), then a burst of 290.
+    let url = broken.url();
+    let src = Box::new((0..300u64).map(move |i| NewEvent {
+        event_id: format!("broken-{i}"),
+        endpoint_id: "broken".into(),
+        target: url.clone(),
+        class: "storm".into(),
+        at_ms: Some(if i < 10 { i * 25 } else { 250 }),
+    }));
+    let (recs, m) = dispatch(BudgetStore::local(), &doc(20), src);
     let (c, pending) = stop_reason_counts(&recs);
     assert_eq!(pending, 0);
     assert_eq!(c.values().sum::<u64>(), 300, "every event stopped with a reason");

@@ -13,9 +13,9 @@ use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventSt
 use retry_policy_host::{default_component_path, PolicyEngine};
 
 pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --endpoint-id ID --events N --policy FILE
-               [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
-               [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
-               [--resume FILE.jsonl] [--component PATH]
+                                       [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
+                                       [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
+                                       [--resume FILE.jsonl] [--component PATH]
   --store   also journal every event (JSON lines) to FILE
   --resume  first continue the pending events of another replica's journal
             (they keep their first-attempt instant and schedule)";
@@ -26,10 +26,7 @@ const VALUES: &[&str] = &[
 ];
 
 pub fn run(args: &[String]) -> Result<String, String> {
-    let f = Flags::parse(args, VALUES, &["help"])?;
-    if f.has("help") {
-        return Err("help requested".into());
-    }
+    let f = Flags::parse(args, VALUES, &[])?;
     let target = f.required("target")?.to_string();
     let endpoint_id = f.required("endpoint-id")?.to_string();
     if endpoint_id.is_empty() {
