@@ -1,0 +1,87 @@
+// The REPLICA command line (issue 6, fleet tests): parse and check the flags.
+// Bad arguments throw UsageError; main.mjs prints it and exits 2.
+import fs from 'node:fs';
+
+export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
+               [--concurrency C] [--redis redis://host:port/db] [--deadline-ms N]
+
+Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
+(class "storm" of the policy document FILE), C in flight (default 8), sleeping
+each decided delay. With --redis the retry budget is the fleet's shared one
+(fleet/README.md); without it, an in-memory budget. --deadline-ms: stop starting
+new events after N ms (events already started run to their stop).
+Prints one JSON summary line on stdout; diagnostics go to stderr.`;
+
+export const EVENT_CLASS = 'storm';
+
+export class UsageError extends Error {}
+
+const FLAGS = new Set(['--target', '--endpoint-id', '--events', '--concurrency', '--policy', '--redis', '--deadline-ms']);
+
+function integer(flag, text, min) {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag}: expected an integer >= ${min}, got ${text}`);
+  return n;
+}
+
+function url(flag, text, protocols) {
+  let u;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new UsageError(`${flag}: not a URL: ${JSON.stringify(text)}`);
+  }
+  if (!protocols.includes(u.protocol)) {
+    throw new UsageError(`${flag}: expected a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${JSON.stringify(text)}`);
+  }
+  return text;
+}
+
+/**
+ * argv (without node and the script) -> {help} or
+ * {target, endpointId, events, concurrency, policyText, policyPath, redis, deadlineMs}.
+ */
+export function parseArgs(argv) {
+  if (argv.includes('--help') || argv.includes('-h')) return { help: true };
+  const seen = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    let flag = argv[i];
+    let value;
+    const eq = flag.indexOf('=');
+    if (flag.startsWith('--') && eq > 0) {
+      value = flag.slice(eq + 1);
+      flag = flag.slice(0, eq);
+    }
+    if (!FLAGS.has(flag)) throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}`);
+    if (value === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
+      value = argv[++i];
+    }
+    if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
+    seen.set(flag, value);
+  }
+  for (const required of ['--target', '--endpoint-id', '--events', '--policy']) {
+    if (!seen.has(required)) throw new UsageError(`${required} is required`);
+  }
+  const endpointId = seen.get('--endpoint-id');
+  if (endpointId === '') throw new UsageError('--endpoint-id: must not be empty');
+  const policyPath = seen.get('--policy');
+  let policyText;
+  try {
+    policyText = fs.readFileSync(policyPath, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--policy: cannot read ${policyPath}: ${e.message}`);
+  }
+  return {
+    help: false,
+    target: url('--target', seen.get('--target'), ['http:', 'https:']),
+    endpointId,
+    events: integer('--events', seen.get('--events'), 0),
+    concurrency: seen.has('--concurrency') ? integer('--concurrency', seen.get('--concurrency'), 1) : 8,
+    policyPath,
+    policyText,
+    redis: seen.has('--redis') ? url('--redis', seen.get('--redis'), ['redis:', 'rediss:']) : null,
+    deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
+  };
+}
