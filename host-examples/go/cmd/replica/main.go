@@ -1,0 +1,55 @@
+// Command replica is the Go host's replica for the fleet tests (the
+// REPLICA contract): it delivers --events events to --target through the
+// policy (class "storm" of --policy), counting attempts in this process or
+// in the fleet's Redis (--redis, fleet/README.md via redisbudget), and
+// prints exactly one JSON line on stdout. Exit 0, or 2 on bad arguments.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+func main() { os.Exit(mainExit(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) }
+
+// mainExit runs the replica and returns its exit code.
+func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
+		return 2
+	}
+	engine, err := rp.New(ctx, rp.WithBudgetCounter(rp.NewMemoryCounter()))
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 1
+	}
+	defer engine.Close(ctx)
+	r, err := newReplica(ctx, cfg, engine, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		var ue errUsage
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	defer r.budget.close()
+	line, err := json.Marshal(r.run(ctx))
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", line)
+	return 0
+}
