@@ -1,0 +1,155 @@
+"""The replica executable (REPLICA contract of the fleet tests), run as a
+subprocess against a real loopback endpoint that always answers 503."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from webhook_retry_policy.dispatcher import LocalEndpoint
+
+REPLICA = Path(__file__).resolve().parents[1] / "replica"
+STOP_REASONS = {"delivered", "max_attempts_exhausted", "retry_budget_exhausted", "budget_unavailable",
+                "terminal_response", "retry_window_elapsed"}
+REDIS_SERVER = shutil.which("redis-server")
+
+
+@pytest.fixture(scope="module")
+def unavailable():
+    with LocalEndpoint(503) as ep:
+        yield ep
+
+
+def storm_policy(tmp_path: Path, *, ratio: float = 0.1, min_sample: int = 20) -> Path:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({
+        "version": "replica-test",
+        "classes": {"storm": {
+            "window_ms": 1500,
+            "hard_cap": 16,
+            "backoff": {"base_ms": 5, "factor": 2.0, "cap_ms": 50, "jitter": "full"},
+            "budget": {"ratio": ratio, "window_ms": 10_000, "min_sample": min_sample, "sliding": True},
+        }},
+    }))
+    return path
+
+
+def run_replica(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REPLICA), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def summary_of(proc: subprocess.CompletedProcess) -> dict:
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stdout
+    return json.loads(lines[0])
+
+
+def test_a_storm_without_redis_prints_one_json_line_and_loses_no_event(tmp_path, unavailable):
+    before = unavailable.requests
+    s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-test", "--events", "60",
+                               "--concurrency", "4", "--policy", str(storm_policy(tmp_path))))
+    assert s["host"] == "python"
+    assert set(s) == {"host", "events", "attempts", "first_attempts", "retries", "stop_reasons",
+                      "redis_round_trips", "elapsed_ms"}
+    assert set(s["stop_reasons"]) == STOP_REASONS
+    assert s["events"] == 60 and s["first_attempts"] == 60
+    assert sum(s["stop_reasons"].values()) == s["events"]
+    assert s["attempts"] == s["first_attempts"] + s["retries"]
+    assert unavailable.requests - before == s["attempts"]
+    # Always 503: nothing is delivered; the budget's sample floor lets some retries through.
+    assert s["stop_reasons"]["delivered"] == 0
+    assert s["retries"] > 0
+    assert s["redis_round_trips"] == 0
+
+
+def test_the_deadline_stops_starting_new_events_and_each_started_one_still_ends(tmp_path, unavailable):
+    s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-deadline", "--events", "1000000",
+                               "--policy", str(storm_policy(tmp_path)), "--deadline-ms", "300"))
+    assert 0 < s["events"] < 1_000_000
+    assert sum(s["stop_reasons"].values()) == s["events"] == s["first_attempts"]
+
+
+@pytest.mark.parametrize("bad", [
+    ["--events", "x"],
+    ["--events", "-1"],
+    ["--concurrency", "0"],
+    ["--deadline-ms", "soon"],
+    ["--target", "ftp://example"],
+    ["--policy", "/nonexistent/policy.json"],
+    ["--redis", "http://127.0.0.1:1"],
+    ["--endpoint-id", ""],
+])
+def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
+    args = {"--target": unavailable.url, "--endpoint-id": "ep", "--events": "1", "--policy": str(storm_policy(tmp_path))}
+    extra: list[str] = []
+    for flag, value in zip(bad[::2], bad[1::2]):
+        if flag in args:
+            args[flag] = value
+        else:
+            extra += [flag, value]
+    proc = run_replica(*[x for kv in args.items() for x in kv], *extra)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "replica:" in proc.stderr
+
+
+def test_a_policy_without_the_storm_class_exits_2(tmp_path, unavailable):
+    doc = json.loads(storm_policy(tmp_path).read_text())
+    doc["classes"] = {"other": doc["classes"]["storm"]}
+    p = tmp_path / "other.json"
+    p.write_text(json.dumps(doc))
+    proc = run_replica("--target", unavailable.url, "--endpoint-id", "ep", "--events", "1", "--policy", str(p))
+    assert proc.returncode == 2 and "storm" in proc.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_redis_fails_closed_and_loses_nothing(tmp_path, unavailable):
+    # Generous budget: every retry would be allowed, so each refusal is the store's.
+    s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-down", "--events", "20",
+                               "--policy", str(storm_policy(tmp_path, ratio=0.9, min_sample=1000)),
+                               "--redis", f"redis://127.0.0.1:{_free_port()}/0"))
+    assert s["retries"] == 0
+    assert s["stop_reasons"]["budget_unavailable"] == 20
+
+
+@pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)")
+def test_with_redis_the_attempts_are_counted_in_the_shared_keys(tmp_path, unavailable):
+    redis = pytest.importorskip("redis")
+    port = _free_port()
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = redis.Redis(port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-redis", "--events", "50",
+                                   "--policy", str(storm_policy(tmp_path)), "--redis", f"redis://127.0.0.1:{port}/0"))
+        assert sum(s["stop_reasons"].values()) == s["events"] == 50
+        total = retries = 0
+        for key in client.keys("rb:{ep-redis}:10000:*"):
+            h = client.hgetall(key)
+            total += int(h.get(b"t", 0))
+            retries += int(h.get(b"r", 0))
+        assert (total, retries) == (s["attempts"], s["retries"])
+        # One record per first attempt, at most one reserve per failed attempt.
+        assert s["first_attempts"] <= s["redis_round_trips"] <= s["first_attempts"] + s["attempts"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
