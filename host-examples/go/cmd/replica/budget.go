@@ -61,6 +61,9 @@ func newRedisBudget(engine *rp.Engine, redisURL string) (*redisBudget, error) {
 	opts.ReadTimeout = 500 * time.Millisecond
 	opts.WriteTimeout = 500 * time.Millisecond
 	opts.MaxRetries = -1 // no retries inside go-redis: one call, one answer
+	opts.DialerRetries = 1
+	opts.DialerRetryTimeout = time.Millisecond
+	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
 	client := redis.NewClient(opts)
 	trips := &tripCounter{}
 	client.AddHook(trips)
@@ -77,6 +80,12 @@ func (r *redisBudget) decide(ctx context.Context, p rp.Policy, s rp.DeliveryStat
 
 func (r *redisBudget) roundTrips() uint64 { return r.trips.n.Load() }
 func (r *redisBudget) close() error      { return r.client.Close() }
+
+// quietLogger drops go-redis's own log lines (one per failed dial while
+// Redis is down); the replica reports the first failure and the counts.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...interface{}) {}
 
 // tripCounter counts commands Redis answered (a reply or a Redis error
 // reply); calls that never reached it (refused, timed out) are not trips.
