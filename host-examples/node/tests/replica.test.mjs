@@ -121,3 +121,18 @@ test('a policy document without the "storm" class exits 2 naming unknown_event_c
   assert.equal(stdout, '');
   assert.match(stderr, /unknown_event_class/);
 });
+
+test('with --redis pointing at a port nobody listens on the budget fails closed: every event is budget_unavailable after one attempt', async () => {
+  const closed = http.createServer();
+  await new Promise((r) => closed.listen(0, '127.0.0.1', r));
+  const port = closed.address().port;
+  await new Promise((r) => closed.close(r)); // the port is now (very likely) free: connections are refused
+  const policy = writePolicy('closed.json', { ratio: 0.1, window_ms: 60_000, min_sample: 1000, sliding: true });
+  const { code, stdout, stderr } = await runReplica(['--target', target, '--endpoint-id', 'ep-closed', '--events', '20', '--concurrency', '4', '--policy', policy, '--redis', `redis://127.0.0.1:${port}/0`]);
+  assert.equal(code, 0, stderr);
+  const s = JSON.parse(stdout);
+  assert.equal(s.stop_reasons.budget_unavailable, 20);
+  assert.equal(s.attempts, 20);
+  assert.equal(s.redis_round_trips, 0);
+  assert.match(stderr, /redis/);
+});
