@@ -140,6 +140,16 @@ class Endpoints:
     def stats(self, name: str) -> dict:
         return json.loads(self._get(name, "/__stats"))
 
+    def wait_for_requests(self, names: list[str], timeout_s: float = 60) -> None:
+        """Until each endpoint has received a request (slow starters are running)."""
+        deadline = time.time() + timeout_s
+        pending = list(names)
+        while pending:
+            pending = [n for n in pending if self.stats(n)["requests"] == 0]
+            if pending and time.time() > deadline:
+                raise AssertionError(f"no request reached {pending} within {timeout_s} s")
+            time.sleep(0.02)
+
     def log(self, name: str) -> list[dict]:
         return [json.loads(l) for l in self._get(name, "/__log").splitlines() if l.strip()]
 

@@ -12,7 +12,6 @@ import time
 import fleetlib
 from fleetlib import Endpoints, assert_nothing_lost, budget_counts, start_replica, write_policy
 
-STOP_AT_S = 1.0
 DOWN_FOR_S = 1.2
 
 
@@ -25,15 +24,18 @@ def test_a_redis_outage_refuses_retries_loses_nothing_and_retries_resume_after(t
     have, missing = fleetlib.available_langs()
     for lang in missing:
         print(f"outage: no host-examples/{lang}/replica -- {lang} is left out")
-    with Endpoints(log=True, broken=503) as eps:
-        reps = [start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-outage", events=1000, policy=policy,
-                              redis=r.url, concurrency=4, extra=("--rate", "250"))]
-        # Other languages: as many events as they can start in 3.5 s.
-        reps += [start_replica(lang, target=eps.urls["broken"], endpoint_id="ep-outage", events=200_000,
-                               policy=policy, redis=r.url, concurrency=4, deadline_ms=3500)
-                 for lang in have if lang != "rust"]
+    langs = ["rust"] + [l for l in have if l != "rust"]
+    names = [f"broken-{l}" for l in langs]
+    with Endpoints(log=True, **{n: 503 for n in names}) as eps:
+        # Every replica runs for 9 s from its own start (--deadline-ms); the
+        # outage begins once all of them are sending (some start slowly).
+        reps = [start_replica(l, target=eps.urls[n], endpoint_id="ep-outage", events=200_000, policy=policy,
+                              redis=r.url, concurrency=4, deadline_ms=9000,
+                              extra=("--rate", "250") if l == "rust" else ())
+                for l, n in zip(langs, names)]
+        eps.wait_for_requests(names)
         t0 = time.time() * 1000
-        time.sleep(STOP_AT_S)
+        time.sleep(0.5)
         r.stop()
         down_at = time.time() * 1000
         time.sleep(DOWN_FOR_S)
@@ -41,16 +43,17 @@ def test_a_redis_outage_refuses_retries_loses_nothing_and_retries_resume_after(t
         r.start()
         up_at = time.time() * 1000
         summaries = [x.result(timeout=60) for x in reps]
-        log = eps.log("broken")
+        log = eps.log("broken-rust")
     for s in summaries:
         assert_nothing_lost(s)
         print(f"{s['host']}: {s['events']} events, {s['stop_reasons']}")
         assert s["stop_reasons"]["budget_unavailable"] > 0, f"{s['host']} never failed closed: {s}"
-    # Retries reserved before the stop go out within cap_ms (50 ms); after
-    # that, none while Redis is down.
+    # The Rust replica marks its attempts (X-Attempt): retries reserved
+    # before the stop go out within cap_ms (50 ms); after that, none while
+    # Redis is down.
     during = [x for x in log if down_at + 100 <= x["t_ms"] <= restart_at and x["attempt"] > 1]
     firsts_during = [x for x in log if down_at <= x["t_ms"] <= restart_at and x["attempt"] == 1]
-    before = [x for x in log if t0 <= x["t_ms"] < down_at and x["attempt"] > 1]
+    before = [x for x in log if x["t_ms"] < down_at and x["attempt"] > 1]
     after = [x for x in log if x["t_ms"] > up_at + 100 and x["attempt"] > 1]
     print(f"rust retries: {len(before)} before, {len(during)} during ({len(firsts_during)} first attempts), {len(after)} after the outage")
     assert before, "no retries before the outage: the test did not exercise anything"

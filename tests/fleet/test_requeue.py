@@ -39,7 +39,11 @@ def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_pat
     with Endpoints(log=True, broken=503) as eps:
         a = start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-requeue", events=40, policy=policy,
                           concurrency=4, extra=("--store", str(a_journal)))
-        time.sleep(0.5)
+        # Kill A once it has made its first attempts (startup time varies).
+        deadline = time.time() + 30
+        while eps.stats("broken")["requests"] < 40 and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
         a.proc.send_signal(signal.SIGKILL)
         a.proc.wait()
         killed_ms = time.time() * 1000
