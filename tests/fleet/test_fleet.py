@@ -1,9 +1,9 @@
 """One Redis budget shared by replicas in every language that has one.
 
 A storm: every replica hammers one endpoint that always answers 503. With
-the budget in Redis the fleet-wide retry share stays within the ratio (the
-contract's one designed slack is the sample floor: below ``min_sample``
-attempts every retry is allowed, once for the whole fleet). With
+the budget in Redis the fleet-wide retry share stays within the ratio, plus
+at most one retry per replica (the retries the sample floor lets through
+early, once for the whole fleet, are paid back as the storm goes on). With
 per-replica (in-memory) budgets every replica gets its own floor, so the
 overshoot grows with the number of replicas. A healthy endpoint served by
 the same fleet keeps delivering throughout.
@@ -78,9 +78,13 @@ def test_a_shared_redis_budget_holds_the_fleet_wide_retry_share_within_the_ratio
     # Redis counted every attempt the fleet made, and the replicas agree.
     assert (total, retries) == (t["attempts"], t["retries"]), (total, retries, t)
     assert broken_requests == t["attempts"]
-    slack = MIN_SAMPLE + len(langs)
+    # The retries the sample floor lets through early are paid back once the
+    # storm has run on (the ratio counts them), so the whole run holds the
+    # ratio plus at most one retry per replica (and 2 for the sliding
+    # estimate's rounding across a bucket boundary).
+    slack = len(langs) + 2
     print(f"fleet {langs}: {t['attempts']} attempts, {t['retries']} retries, share {t['retry_share']:.3f} "
-          f"(ratio {RATIO}, allowed {RATIO * t['attempts'] + slack:.0f} retries)")
+          f"(ratio {RATIO}, allowed {RATIO * t['attempts'] + slack:.1f} retries)")
     assert t["retries"] <= RATIO * t["attempts"] + slack
     # The healthy endpoint kept delivering during the storm, with no gap.
     assert healthy is not None
@@ -116,7 +120,7 @@ def test_per_replica_budgets_overshoot_more_the_more_replicas_share_the_traffic(
     assert local[8] > local[1] + 0.05, f"8 local budgets should let through clearly more retries than 1: {local}"
     assert local[4] >= local[1] - 0.005, local
     assert local[8] > local[4], local
-    assert t["retries"] <= RATIO * t["attempts"] + MIN_SAMPLE + 8
+    assert t["retries"] <= RATIO * t["attempts"] + 8 + 2
     assert local[8] > shared + 0.05
 
 
