@@ -66,12 +66,15 @@ pub trait BudgetCounter {
     fn record(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), Self::Error>;
 }
 
-/// A process-local counter: each endpoint keeps only its two newest buckets,
-/// so memory is bounded by the number of endpoints. Process-local budgets do
+/// A process-local counter: each (endpoint, bucket width) keeps only its two
+/// newest buckets, so memory is bounded by the number of endpoints and
+/// budget windows in use. Process-local budgets do
 /// not hold across replicas; a fleet shares one store instead.
 #[derive(Debug, Default, Clone)]
 pub struct InMemoryCounter {
-    endpoints: BTreeMap<String, Buckets>,
+    /// Keyed by endpoint and bucket width: two classes with different budget
+    /// windows on one endpoint count in separate buckets (as the Redis keys do).
+    endpoints: BTreeMap<(String, u64), Buckets>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -102,17 +105,14 @@ impl InMemoryCounter {
 impl BudgetCounter for InMemoryCounter {
     type Error = core::convert::Infallible;
 
-    fn read(&mut self, endpoint_id: &str, _window_ms: u64, bucket: u64) -> Result<BudgetCounts, Self::Error> {
-        let b = self.endpoints.get(endpoint_id).copied().unwrap_or_default();
+    fn read(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64) -> Result<BudgetCounts, Self::Error> {
+        let b = self.endpoints.get(&(String::from(endpoint_id), window_ms)).copied().unwrap_or_default();
         let previous = bucket.checked_sub(1).map(|p| b.get(p)).unwrap_or_default();
         Ok(BudgetCounts { current: b.get(bucket), previous })
     }
 
-    fn record(&mut self, endpoint_id: &str, _window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), Self::Error> {
-        let b = match self.endpoints.get_mut(endpoint_id) {
-            Some(b) => b,
-            None => self.endpoints.entry(String::from(endpoint_id)).or_default(),
-        };
+    fn record(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), Self::Error> {
+        let b = self.endpoints.entry((String::from(endpoint_id), window_ms)).or_default();
         if bucket > b.newest.0 {
             // Roll forward: the newest bucket becomes the older one only if
             // it is the bucket right before; otherwise the older is empty.

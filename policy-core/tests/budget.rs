@@ -52,3 +52,11 @@ fn the_in_memory_counter_keeps_the_two_newest_buckets() {
     assert_eq!((k.current.total, k.previous.total), (1, 0));
     assert_eq!(c.read("other", 1000, 9).unwrap(), BudgetCounts::default());
 }
+
+#[test]
+fn budget_windows_of_different_widths_count_separately_on_one_endpoint() {
+    let mut c = InMemoryCounter::new();
+    c.record("ep", 60_000, 5, true).unwrap();
+    assert_eq!(c.read("ep", 1_000, 5).unwrap(), BudgetCounts::default());
+    assert_eq!(c.read("ep", 60_000, 5).unwrap().current, BucketCounts { total: 1, retries: 1 });
+}
