@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -298,9 +299,9 @@ func TestRetryAfterParsesSecondsAndHTTPDates(t *testing.T) {
 		{"-5", 0, false},
 		{"", 0, false},
 	} {
-		ms, ok := parseRetryAfter(c.in, now)
+		ms, ok := httpoutcome.RetryAfterMs(c.in, now)
 		if ms != c.ms || ok != c.okay {
-			t.Errorf("parseRetryAfter(%q) = %d, %v; want %d, %v", c.in, ms, ok, c.ms, c.okay)
+			t.Errorf("RetryAfterMs(%q) = %d, %v; want %d, %v", c.in, ms, ok, c.ms, c.okay)
 		}
 	}
 }
