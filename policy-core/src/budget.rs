@@ -69,15 +69,20 @@ impl Budget {
         Ok(())
     }
 
-    /// The bucket `now_ms` falls in. Assumes a valid budget.
+    /// The bucket `now_ms` falls in (`floor(now_ms / window_ms)`). An
+    /// invalid budget (`window_ms` 0) has one bucket, 0: never a panic.
     pub fn bucket(&self, now_ms: u64) -> u64 {
-        now_ms / self.window_ms
+        now_ms.checked_div(self.window_ms).unwrap_or(0)
     }
 
-    /// Whether one more retry fits the budget. Assumes a valid budget.
+    /// Whether one more retry fits the budget. Meant for a validated budget;
+    /// with `window_ms` 0 the previous bucket weighs nothing (never a panic).
     pub fn allows_retry(&self, now_ms: u64, counts: &BudgetCounts) -> bool {
         let window = self.window_ms as f64;
-        let w = if self.sliding { (self.window_ms - now_ms % self.window_ms) as f64 / window } else { 0.0 };
+        let w = match now_ms.checked_rem(self.window_ms) {
+            Some(rem) if self.sliding => (self.window_ms - rem) as f64 / window,
+            _ => 0.0,
+        };
         let est_total = counts.current.total as f64 + counts.previous.total as f64 * w;
         let est_retries = counts.current.retries as f64 + counts.previous.retries as f64 * w;
         if est_total < self.min_sample as f64 {

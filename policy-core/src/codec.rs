@@ -17,6 +17,8 @@ use crate::budget::{BucketCounts, Budget, BudgetCounts};
 use crate::decide::{AttemptOutcome, DeadLetter, Decision, DeliveryState, Policy};
 use crate::error::{ErrorCode, PolicyError};
 use crate::plan::Plan;
+use crate::step::{Resumption, Settlement, Step};
+use crate::store::{Reservation, StoreOp, StoreReply, StoreRequest};
 
 fn shape(field: &str, message: impl Into<String>) -> PolicyError {
     PolicyError::new(ErrorCode::InvalidInput, field, message)
@@ -233,4 +235,75 @@ pub fn error_to_value(e: &PolicyError) -> Value {
         ("field", e.field.as_str().into()),
         ("message", e.message.as_str().into()),
     ])
+}
+
+/// `{op, endpoint_id, window_ms, bucket}`.
+pub fn store_request_to_value(r: &StoreRequest) -> Value {
+    obj([
+        ("op", r.op.as_str().into()),
+        ("endpoint_id", r.endpoint_id.as_str().into()),
+        ("window_ms", r.window_ms.into()),
+        ("bucket", r.bucket.into()),
+    ])
+}
+
+pub fn store_request(v: &Value) -> Result<StoreRequest, PolicyError> {
+    let f = Fields::new(v, &["op", "endpoint_id", "window_ms", "bucket"])?;
+    let op = f.str("op")?;
+    Ok(StoreRequest {
+        op: StoreOp::parse(op).ok_or_else(|| shape("op", "expected one of: record, reserve, record_reserve"))?,
+        endpoint_id: f.str("endpoint_id")?.to_string(),
+        window_ms: f.u64("window_ms")?,
+        bucket: f.u64("bucket")?,
+    })
+}
+
+fn counts_to_value(c: &BudgetCounts) -> Value {
+    let b = |b: &BucketCounts| obj([("total", b.total.into()), ("retries", b.retries.into())]);
+    obj([("current", b(&c.current)), ("previous", b(&c.previous))])
+}
+
+/// `{reserved, counts}`.
+pub fn reservation_to_value(r: &Reservation) -> Value {
+    obj([("reserved", r.reserved.into()), ("counts", counts_to_value(&r.counts))])
+}
+
+/// `{"unavailable": true}` or `{reserved, counts}`.
+pub fn store_reply(v: &Value) -> Result<StoreReply, PolicyError> {
+    let f = Fields::new(v, &["unavailable", "reserved", "counts"])?;
+    match (f.opt("unavailable"), f.opt("reserved"), f.opt("counts")) {
+        (Some(_), None, None) if f.bool("unavailable")? => Ok(StoreReply::Unavailable),
+        (None, Some(_), Some(_)) => Ok(StoreReply::Answered(Reservation {
+            reserved: f.bool("reserved")?,
+            counts: f.nested("counts", budget_counts)?,
+        })),
+        _ => Err(shape("", "a reply is {\"unavailable\": true} or {\"reserved\": bool, \"counts\": {current, previous}}")),
+    }
+}
+
+fn opt_value<T>(v: &Option<T>, f: impl Fn(&T) -> Value) -> Value {
+    v.as_ref().map_or(Value::Null, f)
+}
+
+/// `{decision, store}`.
+pub fn step_to_value(s: &Step) -> Value {
+    obj([("decision", opt_value(&s.decision, decision_to_value)), ("store", opt_value(&s.store, store_request_to_value))])
+}
+
+/// `{decision, budget_disagreement}`.
+pub fn settlement_to_value(s: &Settlement) -> Value {
+    obj([("decision", decision_to_value(&s.decision)), ("budget_disagreement", s.budget_disagreement.into())])
+}
+
+/// `{"due": true}` or a stop in the decide shape.
+pub fn resumption_to_value(r: &Resumption) -> Value {
+    match r {
+        Resumption::Due => obj([("due", true.into())]),
+        Resumption::Stop(s) => decision_to_value(&Decision::Stop(s.clone())),
+    }
+}
+
+/// `{retry_after_ms}`: a number or null.
+pub fn retry_after_to_value(ms: Option<u64>) -> Value {
+    obj([("retry_after_ms", ms.map_or(Value::Null, Value::from))])
 }

@@ -14,8 +14,9 @@
 //! 7. retry after `delay`
 //!
 //! The cheap, decisive gates come first; the budget, the only one that
-//! needs the shared store, comes last. [`evaluate`] runs gates 1-5 and says
-//! whether the budget is needed at all, so a host reads its store only then.
+//! needs the shared store, comes last. [`gates`] runs gates 1-5 and says
+//! whether the budget is needed at all; [`crate::step`] builds the format-2
+//! delivery step (one store request, then `settle`) on it.
 
 use alloc::string::String;
 
@@ -148,25 +149,33 @@ pub struct PendingRetry {
 
 /// The outcome of gates 1-5.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Step {
+pub enum Gates {
+    /// A gate fired.
     Decided(Decision),
+    /// Only the budget remains.
     NeedsBudget(PendingRetry),
 }
 
 impl PendingRetry {
-    /// Bucket the budget counts must be read from.
+    /// Bucket the budget counts live in.
     pub fn bucket(&self) -> u64 {
         self.budget.bucket(self.now_ms)
     }
 
-    /// Gate 6 and 7: `None` means the store could not be read.
+    /// Gate 6 on the budget's verdict: `None` means the store could not be
+    /// read (fails closed), `Some(allowed)` is the verdict.
+    pub fn resolve_verdict(self, verdict: Option<bool>) -> Decision {
+        match verdict {
+            Some(true) => Decision::Retry(self.retry),
+            Some(false) => stop(StopReason::RetryBudgetExhausted, false, Some(self.dead_letter)),
+            None => stop(StopReason::BudgetUnavailable, false, Some(self.dead_letter)),
+        }
+    }
+
+    /// Gates 6 and 7 on counts: `None` means the store could not be read.
     pub fn resolve(self, counts: Option<&BudgetCounts>) -> Decision {
-        let reason = match counts {
-            None => StopReason::BudgetUnavailable,
-            Some(c) if !self.budget.allows_retry(self.now_ms, c) => StopReason::RetryBudgetExhausted,
-            Some(_) => return Decision::Retry(self.retry),
-        };
-        stop(reason, false, Some(self.dead_letter))
+        let verdict = counts.map(|c| self.budget.allows_retry(self.now_ms, c));
+        self.resolve_verdict(verdict)
     }
 }
 
@@ -178,20 +187,26 @@ fn stop(reason: StopReason, disable_endpoint: bool, dead_letter: Option<DeadLett
     Decision::Stop(Stop { reason, disable_endpoint, dead_letter })
 }
 
+/// `1 <= max_attempts <= 100` (bounded work: the largest `hard_cap`).
+pub(crate) fn validate_max_attempts(state: &DeliveryState) -> Result<(), PolicyError> {
+    if !(1..=crate::plan::MAX_HARD_CAP).contains(&state.max_attempts) {
+        return Err(PolicyError::new(ErrorCode::InvalidState, "max_attempts", "must be in 1..=100"));
+    }
+    Ok(())
+}
+
 /// Validate, then run gates 1-5.
-pub fn evaluate(
+pub fn gates(
     policy: &Policy,
     state: &DeliveryState,
     outcome: &AttemptOutcome,
     now_ms: u64,
-) -> Result<Step, PolicyError> {
+) -> Result<Gates, PolicyError> {
     policy.validate()?;
     if state.attempt < 1 {
         return Err(PolicyError::new(ErrorCode::InvalidState, "attempt", "must be at least 1 (1-based)"));
     }
-    if state.max_attempts < 1 {
-        return Err(PolicyError::new(ErrorCode::InvalidState, "max_attempts", "must be at least 1"));
-    }
+    validate_max_attempts(state)?;
     let (class, status, retry_after_ms) = match outcome {
         AttemptOutcome::Response { status, retry_after_ms } => {
             (classify_status(*status).map_err(|e| e.within("outcome"))?, Some(*status), *retry_after_ms)
@@ -213,9 +228,9 @@ pub fn evaluate(
         elapsed_ms,
         stop_reason: StopReason::Delivered,
     };
-    let decided = |reason, disable| Ok(Step::Decided(stop(reason, disable, Some(dead_letter.clone()))));
+    let decided = |reason, disable| Ok(Gates::Decided(stop(reason, disable, Some(dead_letter.clone()))));
     match class {
-        OutcomeClass::Success => return Ok(Step::Decided(stop(StopReason::Delivered, false, None))),
+        OutcomeClass::Success => return Ok(Gates::Decided(stop(StopReason::Delivered, false, None))),
         OutcomeClass::Terminal => return decided(StopReason::TerminalResponse, status == Some(410)),
         OutcomeClass::Retryable => {}
     }
@@ -230,7 +245,7 @@ pub fn evaluate(
     if elapsed_ms.saturating_add(delay_ms) > policy.window_ms {
         return decided(StopReason::RetryWindowElapsed, false);
     }
-    Ok(Step::NeedsBudget(PendingRetry {
+    Ok(Gates::NeedsBudget(PendingRetry {
         retry: Retry { delay_ms, refresh_credentials },
         budget: policy.budget,
         now_ms,
@@ -247,8 +262,8 @@ pub fn decide_with(
     now_ms: u64,
     budget_counts: Option<&BudgetCounts>,
 ) -> Result<Decision, PolicyError> {
-    Ok(match evaluate(policy, state, outcome, now_ms)? {
-        Step::Decided(d) => d,
-        Step::NeedsBudget(pending) => pending.resolve(budget_counts),
+    Ok(match gates(policy, state, outcome, now_ms)? {
+        Gates::Decided(d) => d,
+        Gates::NeedsBudget(pending) => pending.resolve(budget_counts),
     })
 }

@@ -37,6 +37,22 @@ use crate::decide::Policy;
 use crate::error::{ErrorCode, PolicyError};
 use crate::plan::{plan, Plan};
 
+/// The longest policy document accepted, in bytes of text (1 MiB): a
+/// document is a handful of classes; the limit bounds parse time and
+/// memory in every host before any parsing starts.
+pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+
+fn check_size(text: &str) -> Result<(), PolicyError> {
+    if text.len() > MAX_DOCUMENT_BYTES {
+        return Err(PolicyError::new(
+            ErrorCode::DocumentTooLarge,
+            "",
+            cat(&["a policy document is at most 1048576 bytes; this one has ", &crate::text::dec(text.len() as u64)]),
+        ));
+    }
+    Ok(())
+}
+
 /// Hard cap when a class does not set one.
 pub const DEFAULT_HARD_CAP: u32 = 16;
 
@@ -131,11 +147,12 @@ impl PolicyDocument {
             return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "defines no event class"));
         }
         let mut classes: Vec<(String, Policy)> = Vec::new();
+        let mut names = alloc::collections::BTreeSet::new();
         for (name, v) in map {
             if name.is_empty() {
                 return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "an event class name is empty"));
             }
-            if classes.iter().any(|(n, _)| n == name) {
+            if !names.insert(name.as_str()) {
                 return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", cat(&["class `", name, "` is defined twice"])));
             }
             let p = class(v).map_err(|e| doc_err(e).within(&cat(&["classes.", name])))?;
@@ -144,15 +161,16 @@ impl PolicyDocument {
         Ok(PolicyDocument { version, classes })
     }
 
-    /// Parse and validate JSON text (see [`crate::json`] for the
-    /// parser's two limits).
+    /// Parse and validate JSON text of at most [`MAX_DOCUMENT_BYTES`].
     pub fn from_json(text: &str) -> Result<Self, PolicyError> {
+        check_size(text)?;
         Self::from_value(&crate::json::parse(text)?)
     }
 
     /// Parse and validate TOML text (`toml` feature).
     #[cfg(feature = "toml")]
     pub fn from_toml(text: &str) -> Result<Self, PolicyError> {
+        check_size(text)?;
         let v: Value = toml::from_str(text)
             .map_err(|e| PolicyError::new(ErrorCode::InvalidDocument, "", alloc::format!("not valid TOML: {e}")))?;
         Self::from_value(&v)

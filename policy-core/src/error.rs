@@ -18,7 +18,7 @@ pub enum ErrorCode {
     InvalidWindow,
     /// `ratio` outside `(0, 1]` or budget `window_ms` of 0.
     InvalidBudget,
-    /// `attempt` or `max_attempts` of 0, or a malformed state.
+    /// `attempt` of 0 (where 1-based), `max_attempts` outside `1..=100`.
     InvalidState,
     /// HTTP status outside `100..=599`.
     InvalidStatus,
@@ -29,6 +29,10 @@ pub enum ErrorCode {
     InvalidDocument,
     /// `admit` asked for an event class the document does not define.
     UnknownEventClass,
+    /// `delay` asked for a retry index above 99 (bounded work, format 2).
+    InvalidRetryIndex,
+    /// A policy document longer than [`crate::document::MAX_DOCUMENT_BYTES`].
+    DocumentTooLarge,
 }
 
 impl ErrorCode {
@@ -44,11 +48,13 @@ impl ErrorCode {
             ErrorCode::InvalidInput => "invalid_input",
             ErrorCode::InvalidDocument => "invalid_document",
             ErrorCode::UnknownEventClass => "unknown_event_class",
+            ErrorCode::InvalidRetryIndex => "invalid_retry_index",
+            ErrorCode::DocumentTooLarge => "document_too_large",
         }
     }
 
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::InvalidBackoff,
         ErrorCode::InvalidHardCap,
         ErrorCode::InvalidWindow,
@@ -58,6 +64,8 @@ impl ErrorCode {
         ErrorCode::InvalidInput,
         ErrorCode::InvalidDocument,
         ErrorCode::UnknownEventClass,
+        ErrorCode::InvalidRetryIndex,
+        ErrorCode::DocumentTooLarge,
     ];
 
     /// Parse a snake_case code.

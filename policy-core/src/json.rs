@@ -6,15 +6,14 @@
 //! format (serde_json with exact float parsing, serde-wasm-bindgen for JS
 //! objects) can produce it for [`crate::codec`].
 //!
-//! Strict RFC 8259, plus two limits that keep it small and exact:
-//! nesting depth at most 32, and non-integer numbers must be exactly
-//! representable by Clinger's fast path (at most 15 significant digits and
-//! a decimal exponent within ±22, e.g. `2.0`, `0.1`, `1.5e3`): such a number
-//! is one correctly rounded double operation away from its digits, so the
-//! result is the double every other JSON parser produces. Duplicate keys are
-//! refused.
+//! Strict RFC 8259 with nesting depth at most 32; duplicate keys are
+//! refused. Numbers are read as every JSON parser reads them (correctly
+//! rounded, `core`'s own `f64` parser, no digit limit). Parsing is linear in
+//! the text's length (duplicate keys are found with a sorted set), and the
+//! document format caps the text at 1 MiB before it gets here.
 
 use crate::text::{cat, dec};
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -30,7 +29,7 @@ pub enum Value {
     Int(u64),
     /// A negative integer.
     NegInt(i64),
-    /// Any other number (always finite).
+    /// Any other number (infinite when the text's magnitude exceeds the doubles).
     Float(f64),
     String(String),
     Array(Vec<Value>),
@@ -95,11 +94,6 @@ impl From<&str> for Value {
 }
 
 const MAX_DEPTH: usize = 32;
-/// 10^0 ..= 10^22, each exactly representable as a double.
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
-];
 
 /// Parse JSON text into a value.
 pub fn parse(text: &str) -> Result<Value, PolicyError> {
@@ -174,6 +168,7 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Value, PolicyError> {
         self.eat(b'{')?;
         let mut map: Vec<(String, Value)> = Vec::new();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;
@@ -186,7 +181,7 @@ impl Parser<'_> {
             self.eat(b':')?;
             self.ws();
             let v = self.value(depth + 1)?;
-            if map.iter().any(|(k, _)| *k == key) {
+            if !seen.insert(key.clone()) {
                 return Err(self.err(&cat(&["duplicate key `", &key, "`"])));
             }
             map.push((key, v));
@@ -302,84 +297,65 @@ impl Parser<'_> {
         &self.s[start..self.i]
     }
 
+    /// A number, read as every JSON parser reads it: the grammar of RFC 8259
+    /// checked here, the value from `core`'s correctly rounded `f64`
+    /// parser (linear in the number's length). Integers that fit a u64 are
+    /// kept exact; `-0` is the integer 0 (its value, as in every parser that
+    /// has integers). A magnitude beyond the doubles becomes an infinity,
+    /// which every field that takes a number refuses as out of range.
     fn number(&mut self) -> Result<Value, PolicyError> {
         let start = self.i;
         let negative = self.peek() == Some(b'-');
         if negative {
             self.i += 1;
         }
-        let int = self.digits().to_vec();
-        if int.is_empty() || (int.len() > 1 && int[0] == b'0') {
+        let int_start = self.i;
+        let int_len = self.digits().len();
+        if int_len == 0 || (int_len > 1 && self.s[int_start] == b'0') {
             return Err(self.err("malformed number"));
         }
-        let mut frac = Vec::new();
+        let int_end = self.i;
+        let mut integral = true;
         if self.peek() == Some(b'.') {
             self.i += 1;
-            frac = self.digits().to_vec();
-            if frac.is_empty() {
+            integral = false;
+            if self.digits().is_empty() {
                 return Err(self.err("malformed number"));
             }
         }
-        let mut exp: i64 = 0;
         if matches!(self.peek(), Some(b'e' | b'E')) {
             self.i += 1;
-            let neg_exp = match self.peek() {
-                Some(b'-') => {
-                    self.i += 1;
-                    true
-                }
-                Some(b'+') => {
-                    self.i += 1;
-                    false
-                }
-                _ => false,
-            };
-            let e = self.digits();
-            if e.is_empty() || e.len() > 4 {
-                return Err(self.err("malformed or huge exponent"));
+            integral = false;
+            if matches!(self.peek(), Some(b'-' | b'+')) {
+                self.i += 1;
             }
-            exp = e.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-            if neg_exp {
-                exp = -exp;
+            if self.digits().is_empty() {
+                return Err(self.err("malformed exponent"));
             }
         }
-        if frac.is_empty() && exp == 0 {
-            // An integer: exact in u64 (or i64 when negative).
+        if integral {
             let mut n: u64 = 0;
-            for &d in &int {
-                n = n
-                    .checked_mul(10)
-                    .and_then(|n| n.checked_add(u64::from(d - b'0')))
-                    .ok_or_else(|| self.err("integer too large"))?;
+            let exact = self.s[int_start..int_end]
+                .iter()
+                .try_for_each(|&d| {
+                    n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+                    Some(())
+                })
+                .is_some();
+            if exact {
+                return Ok(match (negative, n) {
+                    (_, 0) | (false, _) => Value::Int(n),
+                    (true, n) => match i64::try_from(n) {
+                        Ok(m) => Value::NegInt(-m),
+                        Err(_) => Value::Float(-(n as f64)),
+                    },
+                });
             }
-            return Ok(if negative {
-                Value::NegInt(-i64::try_from(n).map_err(|_| self.err("integer too large"))?)
-            } else {
-                Value::Int(n)
-            });
         }
-        // Decimal: mantissa digits (leading and trailing zeros dropped) and a
-        // base-10 exponent, then Clinger's fast path.
-        let mut all: Vec<u8> = int.iter().chain(frac.iter()).copied().collect();
-        let mut e10 = exp - frac.len() as i64;
-        while all.len() > 1 && all[0] == b'0' {
-            all.remove(0);
-        }
-        while all.len() > 1 && all[all.len() - 1] == b'0' {
-            all.pop();
-            e10 += 1;
-        }
-        if all.len() > 15 || e10.unsigned_abs() > 22 {
-            let t = core::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
-            return Err(self.err(&cat(&[
-                "number ",
-                t,
-                " is not exact in a policy document (use at most 15 significant digits and an exponent within ±22)",
-            ])));
-        }
-        let m = all.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')) as f64;
-        let x = if e10 >= 0 { m * POW10[e10 as usize] } else { m / POW10[(-e10) as usize] };
-        let x = if negative { -x } else { x };
-        Ok(if x == 0.0 && !negative { Value::Int(0) } else { Value::Float(x) })
+        // The grammar above is a subset of what `f64::from_str` accepts, so
+        // this cannot fail; the text is ASCII.
+        let text = core::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.err("malformed number"))?;
+        let x: f64 = text.parse().map_err(|_| self.err("malformed number"))?;
+        Ok(if x == 0.0 { Value::Int(0) } else { Value::Float(x) })
     }
 }

@@ -1,5 +1,6 @@
 //! `Serialize`/`Deserialize` for [`crate::json::Value`] (feature `serde`).
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -55,12 +56,11 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(if n >= 0 { Value::Int(n as u64) } else { Value::NegInt(n) })
     }
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<Value, E> {
-        // NaN and infinities have no JSON form; they arrive from JavaScript.
-        if f.is_finite() {
-            Ok(Value::Float(f))
-        } else {
-            Err(E::custom("a number must be finite (NaN and Infinity are refused)"))
-        }
+        // Same reading as the JSON text parser: zero (either sign) is the
+        // integer 0; NaN and infinities (from JavaScript, or a TOML `inf`)
+        // are kept, so the field they land in refuses them with its own code
+        // (`factor: Infinity` is `invalid_backoff` on every path).
+        Ok(if f == 0.0 { Value::Int(0) } else { Value::Float(f) })
     }
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
         Ok(Value::String(String::from(s)))
@@ -86,8 +86,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut members: Vec<(String, Value)> = Vec::new();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
         while let Some((k, v)) = map.next_entry::<String, Value>()? {
-            if members.iter().any(|(m, _)| *m == k) {
+            if !seen.insert(k.clone()) {
                 return Err(de::Error::custom(alloc::format!("duplicate key `{k}`")));
             }
             members.push((k, v));

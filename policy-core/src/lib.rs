@@ -36,12 +36,30 @@
 //! (event id, retry index, backoff) — see [`backoff`] for the exact
 //! algorithm — so an operator can recompute any event's schedule.
 //!
+//! ## The delivery step (format 2)
+//!
+//! A dispatcher needs more than a decision: it counts attempts in a shared
+//! store, reserves retries, reloads events, reads Retry-After. All of it is
+//! here, as data ([`step`], [`store`], [`retry_after`]):
+//!
+//! 1. [`evaluate`] runs gates 1-5 and names the ONE store request the attempt
+//!    needs ([`StoreRequest`]: `record`, `reserve` or `record_reserve`, with
+//!    the bucket already computed).
+//! 2. The host sends it (Redis: one `EVALSHA` of `fleet/budget.lua`; in
+//!    memory: [`store_apply`]).
+//! 3. [`settle`] turns the reply into the decision; an unavailable store
+//!    fails closed, and a store whose verdict differs from the rule is
+//!    flagged (`budget_disagreement`).
+//!
+//! [`resume`] judges an event reloaded from storage; [`parse_retry_after`]
+//! reads the header. Work is bounded whatever the inputs: `max_attempts <=
+//! 100`, `retry_index <= 99`, documents `<= 1 MiB`, parsing linear.
+//!
 //! ## Injected ports
 //!
-//! [`Clock`] and [`BudgetCounter`] are tiny traits; [`FakeClock`] and
-//! [`InMemoryCounter`] ship here. [`decide`] drives them: it reads the counter
-//! only when a retry is otherwise allowed, and records (reserves) the retry
-//! it schedules.
+//! [`Clock`] and [`BudgetStore`] are tiny traits; [`FakeClock`] and
+//! [`InMemoryStore`] ship here. [`decide`] drives them: evaluate, at most one
+//! store call, settle.
 //!
 //! ## Features
 //!
@@ -64,6 +82,9 @@ pub mod decide;
 pub mod error;
 pub mod plan;
 pub mod ports;
+pub mod retry_after;
+pub mod step;
+pub mod store;
 mod text;
 
 pub mod codec;
@@ -76,20 +97,31 @@ pub use backoff::{Backoff, Jitter};
 pub use budget::{budget_allows, BucketCounts, Budget, BudgetCounts};
 pub use classify::{classify_error, classify_status, OutcomeClass};
 pub use decide::{
-    decide_with, evaluate, AttemptOutcome, DeadLetter, Decision, DeliveryState, PendingRetry, Policy, Retry, Step,
-    Stop, StopReason,
+    decide_with, gates, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, PendingRetry, Policy, Retry, Stop,
+    StopReason,
 };
+pub use retry_after::parse_retry_after;
+pub use step::{evaluate, resume, settle, Resumption, Settlement, Step};
+pub use store::{apply as store_apply, store_key, HeldBuckets, Reservation, StoreOp, StoreReply, StoreRequest};
 pub use error::{ErrorCode, PolicyError};
 pub use plan::{plan, LimitedBy, Plan, MAX_HARD_CAP, MAX_WINDOW_MS};
-pub use ports::{decide, BudgetCounter, Clock, FakeClock, InMemoryCounter};
+pub use ports::{decide, BudgetStore, Clock, FakeClock, InMemoryStore};
 #[cfg(feature = "std")]
 pub use ports::SystemClock;
 
-/// Version of the decision contract (SPEC format) this crate implements.
-pub const CONTRACT_FORMAT: u32 = 1;
+/// Version of the decision contract (its format) this crate implements.
+pub const CONTRACT_FORMAT: u32 = 2;
 
-/// Jittered delay of retry `retry_index`, after validating the backoff.
+/// The largest retry index `delay` accepts (bounded work: 99 is the last
+/// retry of the largest schedule, `hard_cap` 100).
+pub const MAX_RETRY_INDEX: u32 = 99;
+
+/// Jittered delay of retry `retry_index`, after validating the backoff, then
+/// the index (`<= 99`, else `invalid_retry_index`).
 pub fn delay(backoff: &Backoff, event_id: &str, retry_index: u32) -> Result<u64, PolicyError> {
     backoff.validate().map_err(|e| e.within("backoff"))?;
+    if retry_index > MAX_RETRY_INDEX {
+        return Err(PolicyError::new(ErrorCode::InvalidRetryIndex, "retry_index", "must be at most 99"));
+    }
     Ok(backoff.delay_ms(event_id, retry_index))
 }

@@ -1,15 +1,17 @@
-//! The two things a host injects: a clock and a budget counter. The crate
+//! The two things a host injects: a clock and a budget store. The crate
 //! never reads a clock or touches a store itself; these tiny traits let a
 //! host (or a test) drive [`decide`] with whatever it has. A fake clock and
-//! an in-memory counter ship here for tests and single-process hosts.
+//! an in-memory store ship here for tests and single-process hosts.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use core::cell::Cell;
 
-use crate::budget::{BucketCounts, BudgetCounts};
-use crate::decide::{evaluate, AttemptOutcome, Decision, DeliveryState, Policy, Step};
+use crate::budget::Budget;
+use crate::decide::{AttemptOutcome, Decision, DeliveryState, Policy};
 use crate::error::PolicyError;
+use crate::step::{evaluate, settle};
+use crate::store::{apply, HeldBuckets, Reservation, StoreReply, StoreRequest};
 
 /// Wall-clock milliseconds (Unix epoch), the same clock the first-attempt
 /// instant was persisted with.
@@ -56,104 +58,65 @@ impl Clock for SystemClock {
     }
 }
 
-/// Per-endpoint attempt counts in buckets of `window_ms`. `bucket` is
-/// `now_ms / window_ms`, computed by the policy so no host repeats it.
-pub trait BudgetCounter {
+/// A budget store speaking the store protocol ([`crate::store`]): every
+/// request answered in ONE call, atomic per endpoint. `budget` and `now_ms`
+/// are what a `reserve` judges with.
+pub trait BudgetStore {
     type Error;
-    /// Counts of `bucket` and `bucket - 1` for the endpoint.
-    fn read(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64) -> Result<BudgetCounts, Self::Error>;
-    /// Count one attempt in `bucket` (and one retry if `is_retry`).
-    fn record(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), Self::Error>;
+    fn call(&mut self, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, Self::Error>;
 }
 
-/// A process-local counter: each (endpoint, bucket width) keeps only its two
-/// newest buckets, so memory is bounded by the number of endpoints and
-/// budget windows in use. Process-local budgets do
-/// not hold across replicas; a fleet shares one store instead.
+/// A process-local store: for each (endpoint, bucket width) it holds the two
+/// newest buckets ([`HeldBuckets`]), so memory is bounded by the endpoints
+/// and widths in use, and applies [`crate::store::apply`] to them.
+/// Process-local budgets do not hold across replicas; a fleet shares one
+/// store (Redis) instead.
 #[derive(Debug, Default, Clone)]
-pub struct InMemoryCounter {
-    /// Keyed by endpoint and bucket width: two classes with different budget
-    /// windows on one endpoint count in separate buckets (as the Redis keys do).
-    endpoints: BTreeMap<(String, u64), Buckets>,
+pub struct InMemoryStore {
+    held: BTreeMap<(String, u64), HeldBuckets>,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
-struct Buckets {
-    /// Newest bucket index and its counts, then the one before it.
-    newest: (u64, BucketCounts),
-    older: (u64, BucketCounts),
-}
-
-impl Buckets {
-    fn get(&self, bucket: u64) -> BucketCounts {
-        if self.newest.0 == bucket {
-            self.newest.1
-        } else if self.older.0 == bucket {
-            self.older.1
-        } else {
-            BucketCounts::default()
-        }
-    }
-}
-
-impl InMemoryCounter {
+impl InMemoryStore {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// What the store holds for an endpoint and width (for tests and tools).
+    pub fn held(&self, endpoint_id: &str, window_ms: u64) -> HeldBuckets {
+        self.held.get(&(String::from(endpoint_id), window_ms)).copied().unwrap_or_default()
+    }
 }
 
-impl BudgetCounter for InMemoryCounter {
+impl BudgetStore for InMemoryStore {
     type Error = core::convert::Infallible;
 
-    fn read(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64) -> Result<BudgetCounts, Self::Error> {
-        let b = self.endpoints.get(&(String::from(endpoint_id), window_ms)).copied().unwrap_or_default();
-        let previous = bucket.checked_sub(1).map(|p| b.get(p)).unwrap_or_default();
-        Ok(BudgetCounts { current: b.get(bucket), previous })
-    }
-
-    fn record(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), Self::Error> {
-        let b = self.endpoints.entry((String::from(endpoint_id), window_ms)).or_default();
-        if bucket > b.newest.0 {
-            // Roll forward: the newest bucket becomes the older one only if
-            // it is the bucket right before; otherwise the older is empty.
-            b.older = if bucket == b.newest.0 + 1 { b.newest } else { (bucket - 1, BucketCounts::default()) };
-            b.newest = (bucket, BucketCounts::default());
-        }
-        let slot = if b.newest.0 == bucket {
-            &mut b.newest.1
-        } else if b.older.0 == bucket {
-            &mut b.older.1
-        } else {
-            // Older than both kept buckets: no longer read by anyone.
-            return Ok(());
-        };
-        slot.total += 1;
-        slot.retries += u64::from(is_retry);
-        Ok(())
+    fn call(&mut self, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, Self::Error> {
+        let slot = self.held.entry((request.endpoint_id.clone(), request.window_ms)).or_default();
+        let (reply, held) = apply(request, budget, now_ms, slot);
+        *slot = held;
+        Ok(reply)
     }
 }
 
-/// Decide with an injected clock and counter. The counter is read only when
-/// gates 1-5 want a retry; a scheduled retry is recorded (reserved) in the
-/// counter at once, so the host must not record it again when it sends it.
-/// A counter error on read or record stops the event `budget_unavailable`:
-/// the budget fails closed.
-pub fn decide<C: Clock + ?Sized, B: BudgetCounter + ?Sized>(
+/// The whole delivery step with an injected clock and store: [`evaluate`],
+/// at most ONE store call, [`settle`]. A store error fails a pending retry
+/// closed (`budget_unavailable`); a failed `record` of a decided first
+/// attempt changes nothing (only retries need the budget).
+pub fn decide<C: Clock + ?Sized, S: BudgetStore + ?Sized>(
     policy: &Policy,
     state: &DeliveryState,
     outcome: &AttemptOutcome,
     clock: &C,
-    counter: &mut B,
+    store: &mut S,
 ) -> Result<Decision, PolicyError> {
-    let pending = match evaluate(policy, state, outcome, clock.now_ms())? {
-        Step::Decided(d) => return Ok(d),
-        Step::NeedsBudget(p) => p,
+    let now_ms = clock.now_ms();
+    let step = evaluate(policy, state, outcome, now_ms)?;
+    let reply = match &step.store {
+        Some(request) => store.call(request, &policy.budget, now_ms).map_or(StoreReply::Unavailable, StoreReply::Answered),
+        None => StoreReply::Unavailable,
     };
-    let (window_ms, bucket) = (pending.budget.window_ms, pending.bucket());
-    let counts = counter.read(&state.endpoint_id, window_ms, bucket).ok();
-    let decision = pending.clone().resolve(counts.as_ref());
-    if matches!(decision, Decision::Retry(_)) && counter.record(&state.endpoint_id, window_ms, bucket, true).is_err() {
-        return Ok(pending.resolve(None));
+    if let Some(decision) = step.decision {
+        return Ok(decision);
     }
-    Ok(decision)
+    Ok(settle(policy, state, outcome, now_ms, &reply)?.decision)
 }

@@ -55,6 +55,37 @@ pub mod from_wit {
         }
     }
 
+    pub fn bucket(b: wit::BucketCounts) -> c::BucketCounts {
+        c::BucketCounts { total: b.total, retries: b.retries }
+    }
+
+    pub fn op(o: wit::StoreOp) -> c::StoreOp {
+        match o {
+            wit::StoreOp::Record => c::StoreOp::Record,
+            wit::StoreOp::Reserve => c::StoreOp::Reserve,
+            wit::StoreOp::RecordReserve => c::StoreOp::RecordReserve,
+        }
+    }
+
+    pub fn request(r: wit::StoreRequest) -> c::StoreRequest {
+        c::StoreRequest { op: op(r.op), endpoint_id: r.endpoint_id, window_ms: r.window_ms, bucket: r.bucket }
+    }
+
+    pub fn reservation(r: wit::Reservation) -> c::Reservation {
+        c::Reservation { reserved: r.reserved, counts: counts(r.counts) }
+    }
+
+    pub fn reply(r: wit::StoreReply) -> c::StoreReply {
+        match r {
+            wit::StoreReply::Unavailable => c::StoreReply::Unavailable,
+            wit::StoreReply::Answered(a) => c::StoreReply::Answered(reservation(a)),
+        }
+    }
+
+    pub fn held(h: wit::HeldBuckets) -> c::HeldBuckets {
+        c::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) }
+    }
+
     /// A document handed back by the host: re-validated, since the host may
     /// have built or altered it.
     pub fn document(d: wit::PolicyDocument) -> Result<c::document::PolicyDocument, c::PolicyError> {
@@ -84,6 +115,8 @@ pub mod to_wit {
             c::ErrorCode::InvalidStatus => wit::ErrorCode::InvalidStatus,
             c::ErrorCode::InvalidDocument => wit::ErrorCode::InvalidDocument,
             c::ErrorCode::UnknownEventClass => wit::ErrorCode::UnknownEventClass,
+            c::ErrorCode::InvalidRetryIndex => wit::ErrorCode::InvalidRetryIndex,
+            c::ErrorCode::DocumentTooLarge => wit::ErrorCode::DocumentTooLarge,
             _ => wit::ErrorCode::InvalidInput,
         };
         wit::PolicyError { code, field: e.field, message: e.message }
@@ -121,22 +154,69 @@ pub mod to_wit {
         }
     }
 
+    fn stop(s: c::Stop) -> wit::Stop {
+        wit::Stop {
+            reason: reason(s.reason),
+            disable_endpoint: s.disable_endpoint,
+            dead_letter: s.dead_letter.map(|d| wit::DeadLetter {
+                event_id: d.event_id,
+                endpoint_id: d.endpoint_id,
+                attempts: d.attempts,
+                elapsed_ms: d.elapsed_ms,
+                stop_reason: reason(d.stop_reason),
+            }),
+        }
+    }
+
     pub fn decision(d: c::Decision) -> wit::Decision {
         match d {
             c::Decision::Retry(r) => {
                 wit::Decision::Retry(wit::Retry { delay_ms: r.delay_ms, refresh_credentials: r.refresh_credentials })
             }
-            c::Decision::Stop(s) => wit::Decision::Stop(wit::Stop {
-                reason: reason(s.reason),
-                disable_endpoint: s.disable_endpoint,
-                dead_letter: s.dead_letter.map(|d| wit::DeadLetter {
-                    event_id: d.event_id,
-                    endpoint_id: d.endpoint_id,
-                    attempts: d.attempts,
-                    elapsed_ms: d.elapsed_ms,
-                    stop_reason: reason(d.stop_reason),
-                }),
-            }),
+            c::Decision::Stop(s) => wit::Decision::Stop(stop(s)),
+        }
+    }
+
+    pub fn request(r: c::StoreRequest) -> wit::StoreRequest {
+        wit::StoreRequest {
+            op: match r.op {
+                c::StoreOp::Record => wit::StoreOp::Record,
+                c::StoreOp::Reserve => wit::StoreOp::Reserve,
+                c::StoreOp::RecordReserve => wit::StoreOp::RecordReserve,
+            },
+            endpoint_id: r.endpoint_id,
+            window_ms: r.window_ms,
+            bucket: r.bucket,
+        }
+    }
+
+    pub fn step(s: c::Step) -> wit::Step {
+        wit::Step { decision: s.decision.map(decision), store: s.store.map(request) }
+    }
+
+    pub fn settlement(s: c::Settlement) -> wit::Settlement {
+        wit::Settlement { decision: decision(s.decision), budget_disagreement: s.budget_disagreement }
+    }
+
+    pub fn resumption(r: c::Resumption) -> wit::Resumption {
+        match r {
+            c::Resumption::Due => wit::Resumption::Due,
+            c::Resumption::Stop(s) => wit::Resumption::Stop(stop(s)),
+        }
+    }
+
+    fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
+        wit::BucketCounts { total: b.total, retries: b.retries }
+    }
+
+    pub fn counts(k: c::BudgetCounts) -> wit::BudgetCounts {
+        wit::BudgetCounts { current: bucket(k.current), previous: bucket(k.previous) }
+    }
+
+    pub fn applied(r: c::Reservation, h: c::HeldBuckets) -> wit::Applied {
+        wit::Applied {
+            reply: wit::Reservation { reserved: r.reserved, counts: counts(r.counts) },
+            held: wit::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) },
         }
     }
 

@@ -1,6 +1,6 @@
 //! The retry policy as a component: `policy-core` behind the WIT world
-//! `webhook:retry-policy/retry-policy@0.1.0` (see `wit/`). No WASI imports:
-//! the only imports are the host's clock and budget counter.
+//! `webhook:retry-policy/retry-policy@0.2.0` (see `wit/`). No WASI imports:
+//! the only imports are the host's clock and budget store.
 //!
 //! Build: `scripts/build-component` (cargo build --target wasm32-wasip2).
 #![no_std]
@@ -41,7 +41,7 @@ use webhook::retry_policy::types as wit;
 use convert::{from_wit, to_wit};
 
 /// Bumped on any breaking change of the WIT `policy` interface.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 struct Component;
 
@@ -54,18 +54,26 @@ impl core_::Clock for HostClock {
     }
 }
 
-/// The imported budget counter, as a `policy-core` port.
-struct HostCounter;
+/// The imported budget store, as a `policy-core` port.
+struct HostStore;
 
-impl core_::BudgetCounter for HostCounter {
+impl core_::BudgetStore for HostStore {
     type Error = String;
 
-    fn read(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64) -> Result<core_::BudgetCounts, String> {
-        webhook::retry_policy::budget_counter::read(endpoint_id, window_ms, bucket).map(from_wit::counts)
-    }
-
-    fn record(&mut self, endpoint_id: &str, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), String> {
-        webhook::retry_policy::budget_counter::record_attempt(endpoint_id, window_ms, bucket, is_retry)
+    fn call(
+        &mut self,
+        request: &core_::StoreRequest,
+        budget: &core_::Budget,
+        now_ms: u64,
+    ) -> Result<core_::Reservation, String> {
+        let wit_budget = wit::Budget {
+            ratio: budget.ratio,
+            window_ms: budget.window_ms,
+            min_sample: budget.min_sample,
+            sliding: budget.sliding,
+        };
+        webhook::retry_policy::budget_store::call(&to_wit::request(request.clone()), wit_budget, now_ms)
+            .map(from_wit::reservation)
     }
 }
 
@@ -109,7 +117,50 @@ impl Guest for Component {
         outcome: wit::AttemptOutcome,
     ) -> Result<wit::Decision, wit::PolicyError> {
         let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
-        core_::decide(&policy, &state, &outcome, &HostClock, &mut HostCounter).map(to_wit::decision).map_err(to_wit::error)
+        core_::decide(&policy, &state, &outcome, &HostClock, &mut HostStore).map(to_wit::decision).map_err(to_wit::error)
+    }
+
+    fn evaluate(
+        policy: wit::Policy,
+        state: wit::DeliveryState,
+        outcome: wit::AttemptOutcome,
+        now_ms: u64,
+    ) -> Result<wit::Step, wit::PolicyError> {
+        let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
+        core_::evaluate(&policy, &state, &outcome, now_ms).map(to_wit::step).map_err(to_wit::error)
+    }
+
+    fn settle(
+        policy: wit::Policy,
+        state: wit::DeliveryState,
+        outcome: wit::AttemptOutcome,
+        now_ms: u64,
+        reply: wit::StoreReply,
+    ) -> Result<wit::Settlement, wit::PolicyError> {
+        let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
+        core_::settle(&policy, &state, &outcome, now_ms, &from_wit::reply(reply))
+            .map(to_wit::settlement)
+            .map_err(to_wit::error)
+    }
+
+    fn resume(policy: wit::Policy, state: wit::DeliveryState, now_ms: u64) -> Result<wit::Resumption, wit::PolicyError> {
+        core_::resume(&from_wit::policy(policy), &from_wit::state(state), now_ms)
+            .map(to_wit::resumption)
+            .map_err(to_wit::error)
+    }
+
+    fn parse_retry_after(header: String, now_ms: u64) -> Option<u64> {
+        core_::parse_retry_after(&header, now_ms)
+    }
+
+    fn store_key(request: wit::StoreRequest) -> String {
+        core_::store_key(&from_wit::request(request))
+    }
+
+    fn store_apply(request: wit::StoreRequest, budget: wit::Budget, now_ms: u64, held: wit::HeldBuckets) -> wit::Applied {
+        let (reply, held) =
+            core_::store_apply(&from_wit::request(request), &from_wit::budget(budget), now_ms, &from_wit::held(held));
+        to_wit::applied(reply, held)
     }
 
     fn decide_with(
