@@ -28,6 +28,18 @@ pub trait Host {
         now_ms: u64,
         c: Option<&core_::BudgetCounts>,
     ) -> Answer<core_::Decision>;
+    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, now_ms: u64)
+        -> Answer<core_::Step>;
+    fn settle(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        now_ms: u64,
+        r: &core_::StoreReply,
+    ) -> Answer<core_::Settlement>;
+    fn resume(&mut self, p: &core_::Policy, s: &core_::DeliveryState, now_ms: u64) -> Answer<core_::Resumption>;
+    fn retry_after(&mut self, header: &str, now_ms: u64) -> Answer<Option<u64>>;
 }
 
 /// `Err(Ok(e))`: the policy refused; `Err(Err(msg))`: the host failed.
@@ -64,6 +76,25 @@ impl Host for Native {
         c: Option<&core_::BudgetCounts>,
     ) -> Answer<core_::Decision> {
         core_::decide_with(p, s, o, n, c).map_err(Ok)
+    }
+    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, n: u64) -> Answer<core_::Step> {
+        core_::evaluate(p, s, o, n).map_err(Ok)
+    }
+    fn settle(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        n: u64,
+        r: &core_::StoreReply,
+    ) -> Answer<core_::Settlement> {
+        core_::settle(p, s, o, n, r).map_err(Ok)
+    }
+    fn resume(&mut self, p: &core_::Policy, s: &core_::DeliveryState, n: u64) -> Answer<core_::Resumption> {
+        core_::resume(p, s, n).map_err(Ok)
+    }
+    fn retry_after(&mut self, h: &str, n: u64) -> Answer<Option<u64>> {
+        Ok(core_::parse_retry_after(h, n))
     }
 }
 
@@ -103,6 +134,25 @@ impl Host for PolicyInstance {
         c: Option<&core_::BudgetCounts>,
     ) -> Answer<core_::Decision> {
         self.decide_with(p, s, o, n, c).map_err(host_err)
+    }
+    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, n: u64) -> Answer<core_::Step> {
+        PolicyInstance::evaluate(self, p, s, o, n).map_err(host_err)
+    }
+    fn settle(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        n: u64,
+        r: &core_::StoreReply,
+    ) -> Answer<core_::Settlement> {
+        PolicyInstance::settle(self, p, s, o, n, r).map_err(host_err)
+    }
+    fn resume(&mut self, p: &core_::Policy, s: &core_::DeliveryState, n: u64) -> Answer<core_::Resumption> {
+        PolicyInstance::resume(self, p, s, n).map_err(host_err)
+    }
+    fn retry_after(&mut self, h: &str, n: u64) -> Answer<Option<u64>> {
+        self.parse_retry_after(h, n).map_err(host_err)
     }
 }
 
@@ -191,6 +241,37 @@ fn run_case(host: &mut dyn Host, op: &str, v: &Value) -> Result<Value, String> {
             };
             answer(host.decide(&p, &s, &o, n, c.as_ref()), codec::decision_to_value)
         }
+        "evaluate" | "settle" => {
+            let settle = op == "settle";
+            let keys: &[&str] = if settle {
+                &["policy", "state", "outcome", "now_ms", "reply"]
+            } else {
+                &["policy", "state", "outcome", "now_ms"]
+            };
+            let f = Fields::new(v, keys).map_err(|e| e.to_string())?;
+            let p = take!(f.nested("policy", codec::policy));
+            let s = take!(f.nested("state", codec::state));
+            let o = take!(f.nested("outcome", codec::outcome));
+            let n = take!(f.u64("now_ms"));
+            if settle {
+                let r = take!(f.nested("reply", codec::store_reply));
+                answer(host.settle(&p, &s, &o, n, &r), codec::settlement_to_value)
+            } else {
+                answer(host.evaluate(&p, &s, &o, n), codec::step_to_value)
+            }
+        }
+        "resume" => {
+            let f = Fields::new(v, &["policy", "state", "now_ms"]).map_err(|e| e.to_string())?;
+            let p = take!(f.nested("policy", codec::policy));
+            let s = take!(f.nested("state", codec::state));
+            let n = take!(f.u64("now_ms"));
+            answer(host.resume(&p, &s, n), codec::resumption_to_value)
+        }
+        "retry_after" => {
+            let f = Fields::new(v, &["header", "now_ms"]).map_err(|e| e.to_string())?;
+            let (h, n) = (take!(f.str("header")), take!(f.u64("now_ms")));
+            answer(host.retry_after(h, n), |ms| codec::retry_after_to_value(*ms))
+        }
         other => Err(format!("unknown op `{other}`")),
     }
 }
@@ -236,8 +317,8 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
             }
         };
         let cases = match Fields::new(&doc, &["format", "suite", "cases"]).and_then(|f| {
-            if f.u64("format")? != 1 {
-                return Err(PolicyError::new(core_::ErrorCode::InvalidInput, "format", "only format 1 is known"));
+            if !matches!(f.u64("format")?, 1 | 2) {
+                return Err(PolicyError::new(core_::ErrorCode::InvalidInput, "format", "only formats 1 and 2 are known"));
             }
             f.str("suite")?;
             match f.req("cases")? {

@@ -52,6 +52,38 @@ pub mod to_wit {
             c::AttemptOutcome::TransportError { kind } => wit::AttemptOutcome::TransportError(kind.clone()),
         }
     }
+
+    pub fn request(r: &c::StoreRequest) -> wit::StoreRequest {
+        wit::StoreRequest {
+            op: match r.op {
+                c::StoreOp::Record => wit::StoreOp::Record,
+                c::StoreOp::Reserve => wit::StoreOp::Reserve,
+                c::StoreOp::RecordReserve => wit::StoreOp::RecordReserve,
+            },
+            endpoint_id: r.endpoint_id.clone(),
+            window_ms: r.window_ms,
+            bucket: r.bucket,
+        }
+    }
+
+    pub fn reservation(r: &c::Reservation) -> wit::Reservation {
+        wit::Reservation { reserved: r.reserved, counts: counts(r.counts) }
+    }
+
+    pub fn reply(r: &c::StoreReply) -> wit::StoreReply {
+        match r {
+            c::StoreReply::Unavailable => wit::StoreReply::Unavailable,
+            c::StoreReply::Answered(a) => wit::StoreReply::Answered(reservation(a)),
+        }
+    }
+
+    fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
+        wit::BucketCounts { total: b.total, retries: b.retries }
+    }
+
+    pub fn held(h: &c::HeldBuckets) -> wit::HeldBuckets {
+        wit::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) }
+    }
 }
 
 pub mod from_wit {
@@ -69,6 +101,8 @@ pub mod from_wit {
             wit::ErrorCode::InvalidInput => c::ErrorCode::InvalidInput,
             wit::ErrorCode::InvalidDocument => c::ErrorCode::InvalidDocument,
             wit::ErrorCode::UnknownEventClass => c::ErrorCode::UnknownEventClass,
+            wit::ErrorCode::InvalidRetryIndex => c::ErrorCode::InvalidRetryIndex,
+            wit::ErrorCode::DocumentTooLarge => c::ErrorCode::DocumentTooLarge,
         };
         c::PolicyError::new(code, e.field, e.message)
     }
@@ -129,22 +163,75 @@ pub mod from_wit {
         }
     }
 
+    fn stop(s: wit::Stop) -> c::Stop {
+        c::Stop {
+            reason: reason(s.reason),
+            disable_endpoint: s.disable_endpoint,
+            dead_letter: s.dead_letter.map(|d| c::DeadLetter {
+                event_id: d.event_id,
+                endpoint_id: d.endpoint_id,
+                attempts: d.attempts,
+                elapsed_ms: d.elapsed_ms,
+                stop_reason: reason(d.stop_reason),
+            }),
+        }
+    }
+
     pub fn decision(d: wit::Decision) -> c::Decision {
         match d {
             wit::Decision::Retry(r) => {
                 c::Decision::Retry(c::Retry { delay_ms: r.delay_ms, refresh_credentials: r.refresh_credentials })
             }
-            wit::Decision::Stop(s) => c::Decision::Stop(c::Stop {
-                reason: reason(s.reason),
-                disable_endpoint: s.disable_endpoint,
-                dead_letter: s.dead_letter.map(|d| c::DeadLetter {
-                    event_id: d.event_id,
-                    endpoint_id: d.endpoint_id,
-                    attempts: d.attempts,
-                    elapsed_ms: d.elapsed_ms,
-                    stop_reason: reason(d.stop_reason),
-                }),
-            }),
+            wit::Decision::Stop(s) => c::Decision::Stop(stop(s)),
         }
+    }
+
+    fn bucket(b: wit::BucketCounts) -> c::BucketCounts {
+        c::BucketCounts { total: b.total, retries: b.retries }
+    }
+
+    pub fn counts(k: wit::BudgetCounts) -> c::BudgetCounts {
+        c::BudgetCounts { current: bucket(k.current), previous: bucket(k.previous) }
+    }
+
+    pub fn request(r: wit::StoreRequest) -> c::StoreRequest {
+        c::StoreRequest {
+            op: match r.op {
+                wit::StoreOp::Record => c::StoreOp::Record,
+                wit::StoreOp::Reserve => c::StoreOp::Reserve,
+                wit::StoreOp::RecordReserve => c::StoreOp::RecordReserve,
+            },
+            endpoint_id: r.endpoint_id,
+            window_ms: r.window_ms,
+            bucket: r.bucket,
+        }
+    }
+
+    pub fn budget(b: wit::Budget) -> c::Budget {
+        c::Budget { ratio: b.ratio, window_ms: b.window_ms, min_sample: b.min_sample, sliding: b.sliding }
+    }
+
+    pub fn reservation(r: wit::Reservation) -> c::Reservation {
+        c::Reservation { reserved: r.reserved, counts: counts(r.counts) }
+    }
+
+    pub fn step(s: wit::Step) -> c::Step {
+        c::Step { decision: s.decision.map(decision), store: s.store.map(request) }
+    }
+
+    pub fn settlement(s: wit::Settlement) -> c::Settlement {
+        c::Settlement { decision: decision(s.decision), budget_disagreement: s.budget_disagreement }
+    }
+
+    pub fn resumption(r: wit::Resumption) -> c::Resumption {
+        match r {
+            wit::Resumption::Due => c::Resumption::Due,
+            wit::Resumption::Stop(s) => c::Resumption::Stop(stop(s)),
+        }
+    }
+
+    pub fn applied(a: wit::Applied) -> (c::Reservation, c::HeldBuckets) {
+        let h = a.held;
+        (reservation(a.reply), c::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) })
     }
 }

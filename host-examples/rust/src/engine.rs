@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::Path;
 
 use retry_policy_core as core_;
-use retry_policy_core::{BudgetCounter, Clock};
+use retry_policy_core::{BudgetStore, Clock};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, Store};
 
@@ -42,12 +42,12 @@ impl From<core_::PolicyError> for HostError {
     }
 }
 
-type DynCounter = Box<dyn BudgetCounter<Error = String> + Send>;
+type DynStore = Box<dyn BudgetStore<Error = String> + Send>;
 
 /// Store data: the host side of the component's imports.
 pub struct HostState {
     clock: Box<dyn Clock + Send>,
-    counter: DynCounter,
+    store: DynStore,
 }
 
 impl webhook::retry_policy::clock::Host for HostState {
@@ -58,29 +58,23 @@ impl webhook::retry_policy::clock::Host for HostState {
 
 impl webhook::retry_policy::types::Host for HostState {}
 
-impl webhook::retry_policy::budget_counter::Host for HostState {
-    fn read(&mut self, endpoint_id: String, window_ms: u64, bucket: u64) -> Result<wit::BudgetCounts, String> {
-        self.counter.read(&endpoint_id, window_ms, bucket).map(to_wit::counts)
-    }
-
-    fn record_attempt(&mut self, endpoint_id: String, window_ms: u64, bucket: u64, is_retry: bool) -> Result<(), String> {
-        self.counter.record(&endpoint_id, window_ms, bucket, is_retry)
+impl webhook::retry_policy::budget_store::Host for HostState {
+    fn call(&mut self, request: wit::StoreRequest, budget: wit::Budget, now_ms: u64) -> Result<wit::Reservation, String> {
+        let reply = self.store.call(&from_wit::request(request), &from_wit::budget(budget), now_ms)?;
+        Ok(to_wit::reservation(&reply))
     }
 }
 
-/// Adapts any counter to the object-safe one the store holds.
-struct Adapt<C>(C);
+/// Adapts any store to the object-safe one the wasmtime store holds.
+struct Adapt<S>(S);
 
-impl<C: BudgetCounter> BudgetCounter for Adapt<C>
+impl<S: BudgetStore> BudgetStore for Adapt<S>
 where
-    C::Error: fmt::Debug,
+    S::Error: fmt::Display,
 {
     type Error = String;
-    fn read(&mut self, e: &str, w: u64, b: u64) -> Result<core_::BudgetCounts, String> {
-        self.0.read(e, w, b).map_err(|err| format!("{err:?}"))
-    }
-    fn record(&mut self, e: &str, w: u64, b: u64, r: bool) -> Result<(), String> {
-        self.0.record(e, w, b, r).map_err(|err| format!("{err:?}"))
+    fn call(&mut self, r: &core_::StoreRequest, b: &core_::Budget, now_ms: u64) -> Result<core_::Reservation, String> {
+        self.0.call(r, b, now_ms).map_err(|err| err.to_string())
     }
 }
 
@@ -121,14 +115,15 @@ impl PolicyEngine {
         self.size_bytes
     }
 
-    /// A new instance with its own clock and counter.
-    pub fn instantiate<C, B>(&self, clock: C, counter: B) -> Result<PolicyInstance, HostError>
+    /// A new instance with its own clock and budget store (the imports of
+    /// [`PolicyInstance::decide`]; the other calls never touch them).
+    pub fn instantiate<C, B>(&self, clock: C, store: B) -> Result<PolicyInstance, HostError>
     where
         C: Clock + Send + 'static,
-        B: BudgetCounter + Send + 'static,
-        B::Error: fmt::Debug,
+        B: BudgetStore + Send + 'static,
+        B::Error: fmt::Display,
     {
-        let state = HostState { clock: Box::new(clock), counter: Box::new(Adapt(counter)) };
+        let state = HostState { clock: Box::new(clock), store: Box::new(Adapt(store)) };
         let mut inst = PolicyInstance { engine: self.clone(), store: Store::new(&self.engine, state), bindings: None };
         inst.ensure()?;
         Ok(inst)
@@ -153,7 +148,7 @@ impl PolicyInstance {
 
     /// Run one export; a trap discards the instance (and its store, whose
     /// memory may be inconsistent) and is reported as [`HostError::Trap`].
-    fn call<T>(
+    pub(crate) fn call<T>(
         &mut self,
         f: impl FnOnce(&RetryPolicy, &mut Store<HostState>) -> wasmtime::Result<T>,
     ) -> Result<T, HostError> {
@@ -213,7 +208,8 @@ impl PolicyInstance {
         Ok(r.map_err(from_wit::error)?)
     }
 
-    /// Decide with this instance's clock and counter (records the retry it schedules).
+    /// The whole step with this instance's clock and store: evaluate, ONE
+    /// store call, settle (a store error fails a pending retry closed).
     pub fn decide(
         &mut self,
         policy: &core_::Policy,
@@ -244,6 +240,16 @@ impl PolicyInstance {
 impl HostState {
     /// Only ever held for the instant a trapped store is replaced.
     fn placeholder() -> Self {
-        HostState { clock: Box::new(core_::FakeClock::new(0)), counter: Box::new(Adapt(core_::InMemoryCounter::new())) }
+        HostState { clock: Box::new(core_::FakeClock::new(0)), store: Box::new(Adapt(Never)) }
+    }
+}
+
+/// A store that never answers (the placeholder's).
+struct Never;
+
+impl BudgetStore for Never {
+    type Error = &'static str;
+    fn call(&mut self, _: &core_::StoreRequest, _: &core_::Budget, _: u64) -> Result<core_::Reservation, Self::Error> {
+        Err("no store")
     }
 }

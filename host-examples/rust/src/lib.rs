@@ -6,11 +6,11 @@
 //! dispatcher makes exactly their decisions.
 //!
 //! ```no_run
-//! use retry_policy_host::{PolicyEngine, InMemoryCounter, SystemClock};
+//! use retry_policy_host::{PolicyEngine, InMemoryStore, SystemClock};
 //! use retry_policy_core::{AttemptOutcome, DeliveryState};
 //!
 //! let engine = PolicyEngine::from_file("dist/retry_policy.wasm")?;   // compile once
-//! let mut policy = engine.instantiate(SystemClock, InMemoryCounter::new())?;  // one per thread
+//! let mut policy = engine.instantiate(SystemClock, InMemoryStore::new())?;  // one per thread
 //! let doc = policy.load_document(&std::fs::read_to_string("policy.json")?)?;
 //! let admission = policy.admit(&doc, "notification", 1_700_000_000_000)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -18,10 +18,15 @@
 //!
 //! * [`PolicyEngine`] compiles the component once (cheap to clone, `Send +
 //!   Sync`); [`PolicyInstance`] is one instance with its own store, clock and
-//!   counter — use one per thread or guard it with a mutex.
-//! * The clock and the budget counter are `policy-core`'s [`Clock`] and
-//!   [`BudgetCounter`] traits; a counter error becomes a
-//!   `budget_unavailable` decision (the budget fails closed), never a trap.
+//!   store — use one per thread or guard it with a mutex.
+//! * The delivery step (contract 0.2): [`PolicyInstance::evaluate`] names the
+//!   one store request an attempt needs, the host sends it, and
+//!   [`PolicyInstance::settle`] turns the reply into the decision;
+//!   [`PolicyInstance::resume`] judges a reloaded event and
+//!   [`PolicyInstance::parse_retry_after`] reads the header. Or let
+//!   [`PolicyInstance::decide`] do all three with the instance's clock and
+//!   store (`policy-core`'s [`Clock`] and [`BudgetStore`] traits): a store
+//!   error becomes `budget_unavailable` (the budget fails closed), never a trap.
 //! * Refused input comes back as [`HostError::Policy`] with the contract's
 //!   code and field. A guest trap (a bug, or memory exhaustion) comes back as
 //!   [`HostError::Trap`] and the instance is replaced before the next call.
@@ -31,6 +36,7 @@ pub mod cli;
 pub mod conformance;
 mod convert;
 mod engine;
+mod step;
 
 pub use bindings::wit::{Admission, PolicyDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
@@ -39,7 +45,7 @@ pub use engine::{HostError, PolicyEngine, PolicyInstance};
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {
     doc.classes.iter().map(|c| (c.name.clone(), convert::from_wit::policy(&c.policy))).collect()
 }
-pub use retry_policy_core::{BudgetCounter, Clock, FakeClock, InMemoryCounter, SystemClock};
+pub use retry_policy_core::{BudgetStore, Clock, FakeClock, InMemoryStore, SystemClock};
 
 /// Where `scripts/build-component` puts the component, relative to the
 /// workspace root.

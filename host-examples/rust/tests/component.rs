@@ -42,7 +42,7 @@ fn every_shared_vector_passes_natively_and_in_the_component() {
     let native = run(&mut Native, &files);
     assert_eq!((native.failed, native.failures.len()), (0, 0), "{:#?}", native.failures);
     let engine = PolicyEngine::from_file(default_component_path()).unwrap();
-    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let wasm = run(&mut inst, &files);
     assert_eq!(wasm.failed, 0, "{:#?}", wasm.failures);
     assert_eq!(wasm.passed, native.passed);
@@ -71,7 +71,7 @@ fn state(attempt: u32) -> DeliveryState {
 #[test]
 fn decide_uses_the_host_clock_and_reserves_the_retry_in_the_host_counter() {
     let engine = PolicyEngine::from_file(default_component_path()).unwrap();
-    let mut inst = engine.instantiate(FakeClock::new(61_000), InMemoryCounter::new()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(61_000), InMemoryStore::new()).unwrap();
     let outcome = AttemptOutcome::Response { status: 503, retry_after_ms: None };
     let d = inst.decide(&note_policy(), &state(1), &outcome).unwrap();
     let expected = decide_with(&note_policy(), &state(1), &outcome, 61_000, Some(&BudgetCounts::default())).unwrap();
@@ -107,7 +107,7 @@ fn a_failing_counter_is_budget_unavailable_not_a_trap() {
 #[test]
 fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usable() {
     let engine = PolicyEngine::from_file(default_component_path()).unwrap();
-    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let mut bad = note_policy();
     bad.backoff.factor = f64::NAN;
     match inst.decide_with(&bad, &state(1), &AttemptOutcome::Response { status: 503, retry_after_ms: None }, 0, None) {
@@ -127,7 +127,7 @@ fn admit_in_the_component_matches_the_native_document() {
     let json = r#"{"version":"v1","classes":{"notification":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}},
         "ledger":{"window_ms":86400000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}"#;
     let engine = PolicyEngine::from_file(default_component_path()).unwrap();
-    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryCounter::new()).unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let doc = inst.load_document(json).unwrap();
     let a = inst.admit(&doc, "ledger", 7).unwrap();
     let n = document::PolicyDocument::from_json(json).unwrap().admit("ledger", 7).unwrap();

@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let engine = PolicyEngine::from_file(default_component_path())?;
     let compile_ms = compile_start.elapsed().as_secs_f64() * 1e3;
     let inst_start = Instant::now();
-    let mut inst = engine.instantiate(FakeClock::new(now), InMemoryCounter::new())?;
+    let mut inst = engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
     let instantiate_us = inst_start.elapsed().as_secs_f64() * 1e6;
     // Same answers, or the comparison means nothing.
     for (s, o, c) in &cases {

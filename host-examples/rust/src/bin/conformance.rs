@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use retry_policy_host::conformance::{run, vector_files, Host, Native};
-use retry_policy_host::{default_component_path, InMemoryCounter, PolicyEngine, SystemClock};
+use retry_policy_host::{default_component_path, InMemoryStore, PolicyEngine, SystemClock};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
     let mut host: Box<dyn Host> = match host_name.as_str() {
         "native" => Box::new(Native),
         "wasmtime" => match PolicyEngine::from_file(default_component_path())
-            .and_then(|e| e.instantiate(SystemClock, InMemoryCounter::new()))
+            .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()))
         {
             Ok(i) => Box::new(i),
             Err(e) => {

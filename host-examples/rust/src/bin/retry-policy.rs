@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use retry_policy_core::json::Value;
 use retry_policy_core::{Backoff, Jitter};
 use retry_policy_host::cli::{parse_duration_ms, schedule_table};
-use retry_policy_host::{default_component_path, document_classes, InMemoryCounter, PolicyEngine, PolicyInstance, SystemClock};
+use retry_policy_host::{default_component_path, document_classes, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock};
 
 const USAGE: &str = "usage:
   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
@@ -99,7 +99,7 @@ fn main() -> ExitCode {
         }
     };
     let component = f.remove("component").map(Into::into).unwrap_or_else(default_component_path);
-    let mut policy = match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryCounter::new())) {
+    let mut policy = match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
