@@ -1,6 +1,5 @@
 //! `Serialize`/`Deserialize` for [`crate::json::Value`] (feature `serde`).
 
-use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -86,12 +85,11 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut members: Vec<(String, Value)> = Vec::new();
-        let mut seen: BTreeSet<String> = BTreeSet::new();
         while let Some((k, v)) = map.next_entry::<String, Value>()? {
-            if !seen.insert(k.clone()) {
-                return Err(de::Error::custom(alloc::format!("duplicate key `{k}`")));
-            }
             members.push((k, v));
+        }
+        if let Some(k) = crate::json::duplicate_key(&members) {
+            return Err(de::Error::custom(alloc::format!("duplicate key `{k}`")));
         }
         Ok(Value::Object(members))
     }

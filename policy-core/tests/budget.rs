@@ -38,25 +38,59 @@ fn budgets_outside_their_range_are_refused() {
     }
 }
 
+fn req(op: StoreOp, bucket: u64, window_ms: u64) -> StoreRequest {
+    StoreRequest { op, endpoint_id: "ep".into(), window_ms, bucket }
+}
+
 #[test]
-fn the_in_memory_counter_keeps_the_two_newest_buckets() {
-    let mut c = InMemoryCounter::new();
-    c.record("ep", 1000, 5, false).unwrap();
-    c.record("ep", 1000, 5, true).unwrap();
-    c.record("ep", 1000, 6, false).unwrap();
-    let k = c.read("ep", 1000, 6).unwrap();
-    assert_eq!((k.current.total, k.previous.total, k.previous.retries), (1, 2, 1));
+fn the_in_memory_store_keeps_the_two_newest_buckets() {
+    let b = Budget { ratio: 1.0, window_ms: 1000, min_sample: 0, sliding: true };
+    let mut s = InMemoryStore::new();
+    s.call(&req(StoreOp::Record, 5, 1000), &b, 5_000).unwrap();
+    s.call(&req(StoreOp::Reserve, 5, 1000), &b, 5_000).unwrap();
+    let r = s.call(&req(StoreOp::Record, 6, 1000), &b, 6_000).unwrap();
+    assert_eq!((r.counts.current.total, r.counts.previous.total, r.counts.previous.retries), (1, 2, 1));
     // A gap of more than one bucket forgets the old counts.
-    c.record("ep", 1000, 9, false).unwrap();
-    let k = c.read("ep", 1000, 9).unwrap();
-    assert_eq!((k.current.total, k.previous.total), (1, 0));
-    assert_eq!(c.read("other", 1000, 9).unwrap(), BudgetCounts::default());
+    let r = s.call(&req(StoreOp::Record, 9, 1000), &b, 9_000).unwrap();
+    assert_eq!((r.counts.current.total, r.counts.previous.total), (1, 0));
+    assert_eq!(s.held("other", 1000), HeldBuckets::default());
 }
 
 #[test]
 fn budget_windows_of_different_widths_count_separately_on_one_endpoint() {
-    let mut c = InMemoryCounter::new();
-    c.record("ep", 60_000, 5, true).unwrap();
-    assert_eq!(c.read("ep", 1_000, 5).unwrap(), BudgetCounts::default());
-    assert_eq!(c.read("ep", 60_000, 5).unwrap().current, BucketCounts { total: 1, retries: 1 });
+    let b = Budget { ratio: 1.0, window_ms: 60_000, min_sample: 0, sliding: true };
+    let mut s = InMemoryStore::new();
+    s.call(&req(StoreOp::RecordReserve, 5, 60_000), &b, 300_000).unwrap();
+    assert_eq!(s.held("ep", 1_000), HeldBuckets::default());
+    assert_eq!(s.held("ep", 60_000).current, BucketCounts { total: 2, retries: 1 });
+}
+
+#[test]
+fn a_reserve_refused_by_the_rule_counts_nothing() {
+    let b = Budget { ratio: 0.1, window_ms: 1000, min_sample: 0, sliding: false };
+    let mut s = InMemoryStore::new();
+    let r = s.call(&req(StoreOp::Reserve, 1, 1000), &b, 1_000).unwrap();
+    assert!(!r.reserved, "one retry out of one attempt exceeds 10%");
+    assert_eq!(s.held("ep", 1000).current, BucketCounts::default());
+}
+
+#[test]
+fn store_keys_are_injective_and_keep_one_brace_free_hash_tag() {
+    let key = |id: &str| store_key(&StoreRequest { op: StoreOp::Record, endpoint_id: id.into(), window_ms: 60_000, bucket: 0 });
+    assert_eq!(key("ep"), "rb:{e6570}:60000");
+    assert_eq!(key(""), "rb:{e}:60000");
+    let ids = ["{", "}", "", "a}b{", "é", "e", "0"];
+    let keys: std::collections::BTreeSet<String> = ids.iter().map(|i| key(i)).collect();
+    assert_eq!(keys.len(), ids.len());
+    for k in &keys {
+        let tag = &k[k.find('{').unwrap() + 1..k.find('}').unwrap()];
+        assert!(!tag.is_empty() && !tag.contains('{'));
+    }
+}
+
+#[test]
+fn an_invalid_budget_window_never_panics() {
+    let b = Budget { ratio: 0.1, window_ms: 0, min_sample: 0, sliding: true };
+    assert_eq!(b.bucket(12_345), 0);
+    let _ = b.allows_retry(12_345, &counts(10, 1));
 }

@@ -76,41 +76,39 @@ fn a_zero_attempt_state_is_refused_after_the_policy_is_validated() {
 }
 
 #[test]
-fn decide_reads_the_counter_only_when_a_retry_is_wanted_and_reserves_it() {
-    struct Counting(InMemoryCounter, u32);
-    impl BudgetCounter for Counting {
+fn decide_makes_exactly_one_store_call_per_attempt_and_reserves_the_retry() {
+    struct Counting(InMemoryStore, Vec<StoreOp>);
+    impl BudgetStore for Counting {
         type Error = ();
-        fn read(&mut self, e: &str, w: u64, b: u64) -> Result<BudgetCounts, ()> {
-            self.1 += 1;
-            Ok(self.0.read(e, w, b).unwrap())
-        }
-        fn record(&mut self, e: &str, w: u64, b: u64, r: bool) -> Result<(), ()> {
-            self.0.record(e, w, b, r).map_err(|_| ())
+        fn call(&mut self, r: &StoreRequest, b: &Budget, now_ms: u64) -> Result<Reservation, ()> {
+            self.1.push(r.op);
+            self.0.call(r, b, now_ms).map_err(|_| ())
         }
     }
     let clock = FakeClock::new(NOW);
-    let mut counter = Counting(InMemoryCounter::new(), 0);
-    decide(&note_policy(), &state(1), &status(404), &clock, &mut counter).unwrap();
-    assert_eq!(counter.1, 0, "a terminal outcome never touches the store");
-    let d = decide(&note_policy(), &state(1), &status(503), &clock, &mut counter).unwrap();
+    let mut store = Counting(InMemoryStore::new(), Vec::new());
+    decide(&note_policy(), &state(1), &status(404), &clock, &mut store).unwrap();
+    assert_eq!(store.1, [StoreOp::Record], "a decided first attempt is only counted");
+    let d = decide(&note_policy(), &state(1), &status(503), &clock, &mut store).unwrap();
     assert!(matches!(d, Decision::Retry(_)));
-    assert_eq!(counter.1, 1);
-    let bucket = NOW / 60_000;
-    assert_eq!(counter.0.read("ep_42", 60_000, bucket).unwrap().current, BucketCounts { total: 1, retries: 1 });
+    assert_eq!(store.1, [StoreOp::Record, StoreOp::RecordReserve]);
+    decide(&note_policy(), &state(2), &status(204), &clock, &mut store).unwrap();
+    assert_eq!(store.1.len(), 2, "a delivered retry was counted when it was reserved");
+    let held = store.0.held("ep_42", 60_000);
+    assert_eq!(held.current, BucketCounts { total: 3, retries: 1 });
 }
 
 #[test]
-fn a_failing_counter_becomes_budget_unavailable() {
+fn a_failing_store_fails_a_retry_closed_but_never_a_decided_first_attempt() {
     struct Down;
-    impl BudgetCounter for Down {
+    impl BudgetStore for Down {
         type Error = &'static str;
-        fn read(&mut self, _: &str, _: u64, _: u64) -> Result<BudgetCounts, &'static str> {
-            Err("connection refused")
-        }
-        fn record(&mut self, _: &str, _: u64, _: u64, _: bool) -> Result<(), &'static str> {
+        fn call(&mut self, _: &StoreRequest, _: &Budget, _: u64) -> Result<Reservation, &'static str> {
             Err("connection refused")
         }
     }
     let d = decide(&note_policy(), &state(1), &status(503), &FakeClock::new(NOW), &mut Down).unwrap();
     assert_eq!(stop_reason(&d), Some(StopReason::BudgetUnavailable));
+    let d = decide(&note_policy(), &state(1), &status(200), &FakeClock::new(NOW), &mut Down).unwrap();
+    assert_eq!(stop_reason(&d), Some(StopReason::Delivered));
 }

@@ -62,12 +62,62 @@ fn malformed_json_is_refused_with_its_position() {
 
 #[test]
 fn document_numbers_parse_to_the_same_doubles_as_serde_json() {
-    for text in ["0.1", "2.0", "1.5", "0.05", "1.1", "3.14159", "1e3", "0.333333333333333", "123456.789e-3"] {
+    for text in [
+        "0.1",
+        "2.0",
+        "1.5",
+        "0.05",
+        "1.1",
+        "3.14159",
+        "1e3",
+        "0.333333333333333",
+        "123456.789e-3",
+        "0.12345678901234567",
+        "1.00000000000000011102230246251565404236316680908203125",
+        "1.0000000000000002220446049250313080847263336181640625001",
+        "2.2250738585072011e-308",
+        "1e-400",
+        "18446744073709551616",
+        "-0.0",
+    ] {
         let ours = retry_policy_core::json::parse(text).unwrap().as_f64().unwrap();
         let theirs: f64 = serde_json::from_str(text).unwrap();
-        assert_eq!(ours.to_bits(), theirs.to_bits(), "{text}");
+        assert_eq!(ours, theirs, "{text}");
+        assert!(ours == 0.0 || ours.to_bits() == theirs.to_bits(), "{text}");
     }
-    assert!(retry_policy_core::json::parse("0.12345678901234567").is_err(), "too many digits to be exact");
+}
+
+#[test]
+fn minus_zero_is_the_integer_zero_on_every_path() {
+    let doc = |hard_cap: &str| {
+        format!(r#"{{"classes":{{"n":{{"window_ms":900000,"hard_cap":{hard_cap},"backoff":{{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}}}}}"#)
+    };
+    for zero in ["-0", "0", "-0.0", "0e5"] {
+        assert_eq!(refused(&doc(zero)).code, ErrorCode::InvalidHardCap, "{zero}");
+    }
+    assert_eq!(PolicyDocument::from_json(&doc("16.0")).unwrap().classes[0].1.hard_cap, 16);
+}
+
+#[cfg(feature = "toml")]
+#[test]
+fn toml_and_json_read_the_same_numbers_and_refuse_the_same_documents() {
+    let toml = |factor: &str, hard_cap: &str| {
+        PolicyDocument::from_toml(&format!(
+            "[classes.n]\nwindow_ms = 900000\nhard_cap = {hard_cap}\n[classes.n.backoff]\nbase_ms = 2000\nfactor = {factor}\ncap_ms = 300000\n"
+        ))
+    };
+    let json = |factor: &str, hard_cap: &str| {
+        PolicyDocument::from_json(&format!(
+            r#"{{"classes":{{"n":{{"window_ms":900000,"hard_cap":{hard_cap},"backoff":{{"base_ms":2000,"factor":{factor},"cap_ms":300000}}}}}}}}"#
+        ))
+    };
+    for (factor, hard_cap) in [("1.2345678901234567", "16"), ("2.0", "-0"), ("0.5", "16"), ("2.0", "101")] {
+        let (t, j) = (toml(factor, hard_cap), json(factor, hard_cap));
+        assert_eq!(t.as_ref().map_err(|e| e.code), j.as_ref().map_err(|e| e.code), "{factor} {hard_cap}");
+        if let (Ok(t), Ok(j)) = (t, j) {
+            assert_eq!(t.classes[0].1.backoff.factor.to_bits(), j.classes[0].1.backoff.factor.to_bits());
+        }
+    }
 }
 
 #[cfg(feature = "toml")]

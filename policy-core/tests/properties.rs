@@ -55,3 +55,60 @@ proptest! {
         let _ = decide_with(&policy, &state, &outcome, now, counts.as_ref());
     }
 }
+
+fn near_one_policy(ulps: u64) -> Policy {
+    Policy {
+        backoff: Backoff { base_ms: 1, factor: f64::from_bits(1.0f64.to_bits() + ulps), cap_ms: 86_400_000, jitter: Jitter::Full },
+        window_ms: 2_592_000_000,
+        hard_cap: 100,
+        budget: Budget::default(),
+    }
+}
+
+proptest! {
+    #[test]
+    fn adversarial_indices_and_attempts_finish_within_a_millisecond(
+        ulps in 1u64..64, i in any::<u32>(), attempt in any::<u32>(), max in any::<u32>(), now in any::<u64>(),
+        status in 100u16..600,
+    ) {
+        let p = near_one_policy(ulps);
+        let s = DeliveryState {
+            event_id: "evt".into(), endpoint_id: "ep".into(), attempt, max_attempts: max,
+            first_attempted_at_ms: 0, credentials_refreshed: false,
+        };
+        let o = AttemptOutcome::Response { status, retry_after_ms: None };
+        let t = std::time::Instant::now();
+        let _ = delay(&p.backoff, "evt", i);
+        let _ = evaluate(&p, &s, &o, now);
+        let _ = settle(&p, &s, &o, now, &StoreReply::Unavailable);
+        let _ = resume(&p, &s, now);
+        let limit = if cfg!(debug_assertions) { 50 } else { 1 };
+        prop_assert!(t.elapsed() <= std::time::Duration::from_millis(limit), "took {:?}", t.elapsed());
+    }
+
+    #[test]
+    fn settle_never_panics_and_honours_the_stores_verdict(
+        attempt in 1u32..=100, max in 1u32..=100, reserved in any::<bool>(),
+        ct in any::<u32>(), cr in any::<u32>(), pt in any::<u32>(), pr in any::<u32>(), now in any::<u64>(),
+    ) {
+        let p = Policy { window_ms: 2_592_000_000, ..near_one_policy(1) };
+        let s = DeliveryState {
+            event_id: "evt".into(), endpoint_id: "ep".into(), attempt, max_attempts: max,
+            first_attempted_at_ms: now.saturating_sub(1), credentials_refreshed: false,
+        };
+        let o = AttemptOutcome::Response { status: 503, retry_after_ms: None };
+        let counts = BudgetCounts {
+            current: BucketCounts { total: ct.into(), retries: cr.into() },
+            previous: BucketCounts { total: pt.into(), retries: pr.into() },
+        };
+        let step = evaluate(&p, &s, &o, now).unwrap();
+        let out = settle(&p, &s, &o, now, &StoreReply::Answered(Reservation { reserved, counts })).unwrap();
+        if step.decision.is_none() {
+            prop_assert_eq!(matches!(out.decision, Decision::Retry(_)), reserved);
+            prop_assert_eq!(out.budget_disagreement, p.budget.allows_retry(now, &counts) != reserved);
+        } else {
+            prop_assert_eq!(Some(out.decision), step.decision);
+            prop_assert!(!out.budget_disagreement);
+        }
+    }
+}
