@@ -1,63 +1,382 @@
-"""fleet/budget.lua decides exactly as the component: every `budget` case of
-tests/vectors (and every budget-gated `decide` case) run through the script
-in `reserve` mode on keys pre-filled with the case's counts."""
+"""fleet/budget.lua decides exactly as the component, on standalone Redis and
+on a local three-master Redis Cluster.
+
+Every `budget` case of tests/vectors, every budget-gated `decide` case and
+every format-2 `settle` case whose store answered (`reply` = {reserved,
+counts}) is run through the script: the hash is seeded so that the counts
+the script judges are the case's counts (for `record_reserve` one less
+current total, since the script records first), the op `evaluate` would send
+is run (`record_reserve` for attempt 1, else `reserve`), and
+
+  (a) the counts the script returns are the case's counts;
+  (b) `reserved` is the policy's rule on those counts. For a settle case the
+      rule is read off its expectation: with `budget_disagreement` false and
+      gates 1-5 passed, the case's `reserved` is the rule (a retry iff
+      reserved); with `budget_disagreement` true it is the opposite. A settle
+      case whose gates fired says nothing about the rule: there the Python
+      port of the rule (itself checked against every case that does) judges.
+  (c) the hash afterwards holds the seeded counts plus exactly what was
+      counted, a stale bucket is gone, and the key expires in 3 windows.
+
+Mutated copies of the script (a changed comparison, order, or op) must each
+fail some case: the test can tell a broken script from a good one.
+"""
 
 from __future__ import annotations
 
 import glob
 import json
+import time
 from pathlib import Path
 
 import pytest
 
-from fleetlib import ROOT
+import fleetlib
+from fleetlib import ROOT, allows_retry, script_argv, store_key
 
 SCRIPT = (ROOT / "fleet" / "budget.lua").read_text()
+TWO53 = 2**53
 
 
-def budget_cases():
+def _case_rule_from_settle(exp: dict, reply: dict):
+    """The rule's verdict as a settle expectation implies it, or None."""
+    d = exp["decision"]
+    gates_passed = d["stop_reason"] is None or d["stop_reason"] == "retry_budget_exhausted"
+    if exp["budget_disagreement"]:
+        return not reply["reserved"]
+    if gates_passed:
+        return reply["reserved"]
+    return None
+
+
+def collect_cases() -> list[dict]:
     cases = []
     for path in sorted(glob.glob(str(ROOT / "tests" / "vectors" / "*.json"))):
+        fname = Path(path).name
         for case in json.loads(Path(path).read_text())["cases"]:
-            exp, inp = case["expect"], case["input"]
-            if case["op"] == "budget" and "allows_retry" in exp:
-                cases.append((Path(path).name, case["name"], inp["budget"], inp["now_ms"],
-                              inp["current"], inp["previous"], exp["allows_retry"]))
-            # decide cases settled by the budget gate: retry, or refused by the budget
-            elif case["op"] == "decide" and "error" not in exp and inp["budget_counts"] is not None:
-                reason = exp["stop_reason"]
-                if reason is None or reason == "retry_budget_exhausted":
-                    c = inp["budget_counts"]
-                    cases.append((Path(path).name, case["name"], inp["policy"]["budget"], inp["now_ms"],
-                                  c["current"], c["previous"], reason is None))
+            exp, inp, op = case["expect"], case["input"], case["op"]
+            if "error" in exp:
+                continue
+            c = None
+            if op == "budget":
+                c = dict(budget=inp["budget"], now_ms=inp["now_ms"], current=inp["current"],
+                         previous=inp["previous"], rule=exp["allows_retry"], rule_from="vector",
+                         attempt=None, endpoint_id=None)
+            elif op == "decide" and inp["budget_counts"] is not None and exp["stop_reason"] in (None, "retry_budget_exhausted"):
+                cnt = inp["budget_counts"]
+                c = dict(budget=inp["policy"]["budget"], now_ms=inp["now_ms"], current=cnt["current"],
+                         previous=cnt["previous"], rule=exp["stop_reason"] is None, rule_from="vector",
+                         attempt=inp["state"]["attempt"], endpoint_id=inp["state"]["endpoint_id"])
+            elif op == "settle" and "reserved" in inp["reply"]:
+                reply = inp["reply"]
+                rule = _case_rule_from_settle(exp, reply)
+                c = dict(budget=inp["policy"]["budget"], now_ms=inp["now_ms"], current=reply["counts"]["current"],
+                         previous=reply["counts"]["previous"], rule=rule,
+                         rule_from="vector" if rule is not None else "python-rule",
+                         attempt=inp["state"]["attempt"], endpoint_id=inp["state"]["endpoint_id"],
+                         case_reserved=reply["reserved"], disagreement=exp["budget_disagreement"])
+            if c is None:
+                continue
+            if c["rule"] is None:
+                c["rule"] = allows_retry(c["budget"], c["now_ms"], c["current"], c["previous"])
+            # The op evaluate would send: record_reserve for a first attempt,
+            # else reserve. Counts with no current attempt cannot come from a
+            # record_reserve (it counts one first): those are judged by reserve.
+            opname = "record_reserve" if c["attempt"] == 1 else "reserve"
+            if opname == "record_reserve" and c["current"]["total"] == 0:
+                opname = "reserve"
+            c.update(file=fname, name=case["name"], op=opname, vop=op)
+            cases.append(c)
+            if op == "budget" and c["current"]["total"] >= 1:
+                cases.append(dict(c, op="record_reserve"))  # the same counts reached by the other op
+    for i, c in enumerate(cases):
+        c["idx"] = i
     return cases
 
 
-CASES = budget_cases()
+CASES = collect_cases()
 
 
-def test_the_vectors_hold_budget_cases_to_check():
-    assert len(CASES) >= 50, f"only {len(CASES)} budget-gated cases found in tests/vectors"
-    assert {c[6] for c in CASES} == {True, False}, "need both allowed and refused cases"
+def case_id(c: dict) -> str:
+    return f"{c['file']}:{c['name']}:{c['op']}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
-def test_the_script_reserves_exactly_when_the_component_allows_a_retry(redis_db, case):
-    _, _, budget, now_ms, current, previous, allows = case
-    r = redis_db.client()
-    sha = r.script_load(SCRIPT)
+# ---------------------------------------------------------------- stores
+
+class Store:
+    """Where the script runs: one standalone Redis, or the cluster node that
+    owns each key's slot."""
+
+    def __init__(self, name: str, node_for) -> None:
+        self.name = name
+        self.node_for = node_for
+        self.shas: dict[str, str] = {}
+
+    def eval(self, script: str, key: str, argv: list[str]):
+        import redis
+
+        node = self.node_for(key)
+        sha = self.shas.get(script)
+        if sha is None:
+            sha = self.shas[script] = node.script_load(script)
+        try:
+            return node.evalsha(sha, 1, key, *argv)
+        except redis.exceptions.NoScriptError:
+            node.script_load(script)  # this node has not seen it yet; nothing ran
+            return node.evalsha(sha, 1, key, *argv)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with fleetlib.RedisCluster() as c:
+        yield c
+
+
+@pytest.fixture(scope="module", params=["standalone", "cluster"])
+def store(request, redis_server):
+    if request.param == "standalone":
+        c = redis_server.client()
+        yield Store("standalone", lambda key: c)
+    else:
+        cl = request.getfixturevalue("cluster")
+        yield Store("cluster", cl.node_for)
+
+
+# ---------------------------------------------------------------- one case
+
+def seed_and_run(store: Store, script: str, c: dict) -> list[str]:
+    """Run case `c` through `script`; the problems found ([] = agrees)."""
+    budget, now = c["budget"], c["now_ms"]
     window = budget["window_ms"]
-    bucket = now_ms // window
-    cur, prev = f"rb:{{vec}}:{window}:{bucket}", f"rb:{{vec}}:{window}:{bucket - 1}"
-    r.delete(cur, prev)
-    r.hset(cur, mapping={"t": current["total"], "r": current["retries"]})
-    r.hset(prev, mapping={"t": previous["total"], "r": previous["retries"]})
-    argv = ["reserve", "0", str(now_ms), str(window), repr(float(budget["ratio"])), str(budget["min_sample"]),
-            "1" if budget["sliding"] else "0"]
-    ct, cr, pt, pr, reserved = r.evalsha(sha, 2, cur, prev, *argv)
-    assert [ct, cr, pt, pr] == [current["total"], current["retries"], previous["total"], previous["retries"]]
-    assert reserved == (1 if allows else 0)
-    after = r.hgetall(cur)
-    expect_total = current["total"] + (1 if allows else 0)
-    expect_retries = current["retries"] + (1 if allows else 0)
-    assert (int(after[b"t"]), int(after[b"r"])) == (expect_total, expect_retries), "a reservation counts the retry, a refusal nothing"
+    bucket = now // window
+    if bucket == 0 and (c["previous"]["total"] or c["previous"]["retries"]):
+        # Bucket 0 has no previous bucket in a real store. The rule reads only
+        # now % window: the same judgement one window later.
+        if now + window >= TWO53:
+            return []
+        now += window
+        bucket = 1
+    eid = c["endpoint_id"] if c["endpoint_id"] is not None else f"vec-{c['idx']}"
+    eid = f"{eid}#{c['idx']}"  # one key per case (spreads the cases over the cluster's slots)
+    key = store_key(eid, window)
+    node = store.node_for(key)
+    node.delete(key)
+    seeded_total = c["current"]["total"] - (1 if c["op"] == "record_reserve" else 0)
+    fields = {f"t:{bucket}": seeded_total, f"r:{bucket}": c["current"]["retries"]}
+    if bucket >= 1:
+        fields.update({f"t:{bucket - 1}": c["previous"]["total"], f"r:{bucket - 1}": c["previous"]["retries"]})
+    if bucket >= 2:
+        fields.update({f"t:{bucket - 2}": 999, f"r:{bucket - 2}": 99})  # stale: must go, must not count
+    node.hset(key, mapping=fields)
+    try:
+        reply = store.eval(script, key, script_argv(c["op"], bucket, budget, now))
+    except Exception as e:  # an error reply is a disagreement too
+        return [f"error reply {e}"]
+    problems = []
+    reserved, ct, cr, pt, pr = [int(x) for x in reply]
+    want = [c["current"]["total"], c["current"]["retries"], c["previous"]["total"], c["previous"]["retries"]]
+    if [ct, cr, pt, pr] != want:
+        problems.append(f"(a) judged counts {[ct, cr, pt, pr]} != the case's {want}")
+    if reserved != int(c["rule"]):
+        problems.append(f"(b) reserved={reserved} but the rule ({c['rule_from']}) says {c['rule']}")
+    h = {k.decode(): int(v) for k, v in node.hgetall(key).items()}
+    want_h = {f"t:{bucket}": c["current"]["total"] + reserved, f"r:{bucket}": c["current"]["retries"] + reserved}
+    if bucket >= 1:
+        want_h.update({f"t:{bucket - 1}": c["previous"]["total"], f"r:{bucket - 1}": c["previous"]["retries"]})
+    if h != want_h:
+        problems.append(f"(c) hash after the call {h} != {want_h}")
+    ttl = node.pttl(key)
+    wrote = reserved or c["op"] == "record_reserve" or bucket >= 2  # counted, or dropped the stale bucket
+    if wrote and not (0 < ttl <= 3 * window):
+        problems.append(f"(c) PTTL {ttl} after a write, not in (0, 3 * window_ms = {3 * window}]")
+    node.delete(key)
+    return problems
+
+
+# ---------------------------------------------------------------- tests
+
+def test_the_vectors_hold_cases_to_check():
+    kinds = {(c["vop"], c["op"]) for c in CASES}
+    print(f"lua agreement: {len(CASES)} cases: "
+          + ", ".join(f"{v}/{o} {sum(1 for c in CASES if (c['vop'], c['op']) == (v, o))}" for v, o in sorted(kinds)))
+    assert len(CASES) >= 150, f"only {len(CASES)} cases found in tests/vectors"
+    assert {c["rule"] for c in CASES} == {True, False}, "need both allowed and refused cases"
+    assert any(c["vop"] == "settle" for c in CASES) and any(c["op"] == "record_reserve" for c in CASES)
+    assert any(c["vop"] == "settle" and c["disagreement"] for c in CASES), "need settle cases with a disagreement"
+
+
+def test_the_python_rule_agrees_with_every_vector_that_states_the_rule():
+    checked = [c for c in CASES if c["rule_from"] == "vector"]
+    bad = [case_id(c) for c in checked if allows_retry(c["budget"], c["now_ms"], c["current"], c["previous"]) != c["rule"]]
+    assert not bad, bad
+    assert len(checked) > 100
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_the_script_reserves_exactly_when_the_policy_allows_a_retry(store, case):
+    problems = seed_and_run(store, SCRIPT, case)
+    assert not problems, f"{store.name}: {case_id(case)}: " + "; ".join(problems)
+
+
+def test_record_counts_exactly_one_attempt_and_replies_the_counts_after_it(store):
+    n = 0
+    for c in CASES:
+        if c["vop"] != "budget" or c["op"] != "reserve":
+            continue
+        budget, now = c["budget"], c["now_ms"]
+        window = budget["window_ms"]
+        bucket = max(now // window, 1)
+        key = store_key(f"record-{c['idx']}", window)
+        node = store.node_for(key)
+        node.delete(key)
+        node.hset(key, mapping={f"t:{bucket}": c["current"]["total"], f"r:{bucket}": c["current"]["retries"],
+                                f"t:{bucket - 1}": c["previous"]["total"], f"r:{bucket - 1}": c["previous"]["retries"]})
+        reply = [int(x) for x in store.eval(SCRIPT, key, script_argv("record", bucket, budget, now))]
+        assert reply == [0, c["current"]["total"] + 1, c["current"]["retries"], c["previous"]["total"],
+                         c["previous"]["retries"]], (case_id(c), reply)
+        assert int(node.hget(key, f"t:{bucket}")) == c["current"]["total"] + 1
+        assert int(node.hget(key, f"r:{bucket}")) == c["current"]["retries"]
+        node.delete(key)
+        n += 1
+    assert n >= 50
+
+
+def test_buckets_roll_forward_keep_two_and_a_late_caller_counts_nothing(store):
+    budget = {"ratio": 0.5, "window_ms": 1000, "min_sample": 100, "sliding": True}
+    key = store_key("roll", 1000)
+    node = store.node_for(key)
+    node.delete(key)
+
+    def call(op, bucket):
+        return [int(x) for x in store.eval(SCRIPT, key, script_argv(op, bucket, budget, bucket * 1000 + 500))]
+
+    assert call("record", 10) == [0, 1, 0, 0, 0]
+    assert call("record_reserve", 10) == [1, 2, 0, 0, 0]  # floor: allowed; counted 2 attempts + 1 retry
+    assert call("reserve", 11) == [1, 0, 0, 3, 1]  # the previous bucket is read
+    assert sorted(node.hkeys(key)) == [b"r:10", b"r:11", b"t:10", b"t:11"]
+    assert call("record", 13) == [0, 1, 0, 0, 0]  # 11 is two back: gone with 10
+    assert sorted(node.hkeys(key)) == [b"t:13"]
+    # A caller one bucket behind the newest counts into its own bucket and
+    # sees no previous one (it was dropped); further behind: zeros, nothing counted.
+    assert call("record", 12) == [0, 1, 0, 0, 0]
+    assert call("record", 11) == [0, 0, 0, 0, 0]
+    assert {k.decode(): int(v) for k, v in node.hgetall(key).items()} == {"t:13": 1, "t:12": 1}
+    # bucket 0 has no previous bucket
+    node.delete(key)
+    assert call("record", 0) == [0, 1, 0, 0, 0]
+    node.delete(key)
+
+
+def test_unknown_op_bad_arguments_and_clock_skew_are_error_replies_that_write_nothing(store):
+    import redis
+
+    budget = {"ratio": 0.1, "window_ms": 10_000, "min_sample": 5, "sliding": True}
+    key = store_key("errors", 10_000)
+    node = store.node_for(key)
+    node.delete(key)
+    for argv, needle in [
+        (["bogus"] + script_argv("record", 1, budget, 10_000)[1:], "unknown op"),
+        (script_argv("record", 1, dict(budget, window_ms=0), 10_000), "window_ms"),
+        (["reserve", "x"] + script_argv("reserve", 1, budget, 10_000)[2:], "bucket"),
+    ]:
+        with pytest.raises(redis.exceptions.ResponseError, match=needle):
+            store.eval(SCRIPT, key, argv)
+    now = int(time.time() * 1000)
+    bucket = now // 10_000
+    # Skew check on: the caller's now_ms 3 s (> window/4 = 2.5 s) from Redis TIME.
+    with pytest.raises(redis.exceptions.ResponseError, match="clock skew"):
+        store.eval(SCRIPT, key, script_argv("record_reserve", bucket, budget, now - 3000, skew_check=True))
+    with pytest.raises(redis.exceptions.ResponseError, match="clock skew"):
+        store.eval(SCRIPT, key, script_argv("reserve", bucket, budget, now + 3000, skew_check=True))
+    assert node.exists(key) == 0, "an error reply must write nothing"
+    # Within a quarter window: fine.
+    r = store.eval(SCRIPT, key, script_argv("record_reserve", bucket, budget, now + 1000, skew_check=True))
+    assert [int(x) for x in r] == [1, 1, 0, 0, 0]
+    node.delete(key)
+
+
+ODD_IDS = ["{", "}", "", "{}", "}{", "a" * 1024, "é", "日本語", "e", "e7b", "{e}", "a}b{c", "\x00", " ", "ep_42"]
+
+
+def test_endpoint_ids_of_any_content_get_their_own_key_in_one_slot(store):
+    keys = [store_key(i, 60_000) for i in ODD_IDS]
+    assert len(set(keys)) == len(keys), "two endpoint ids share a key"
+    budget = {"ratio": 0.1, "window_ms": 60_000, "min_sample": 5, "sliding": True}
+    for k in keys:
+        store.node_for(k).delete(k)
+    for n, (eid, key) in enumerate(zip(ODD_IDS, keys)):
+        for _ in range(n + 1):  # id number n gets n+1 attempts
+            store.eval(SCRIPT, key, script_argv("record", 7, budget, 7 * 60_000))
+    for n, (eid, key) in enumerate(zip(ODD_IDS, keys)):
+        assert int(store.node_for(key).hget(key, "t:7")) == n + 1, f"endpoint id {eid!r}: counts collided"
+        store.node_for(key).delete(key)
+
+
+def test_the_store_key_is_policy_cores_and_the_python_hosts():
+    # policy-core store_key: rb:{e<lowercase hex>}:<window_ms>
+    assert store_key("ep_42", 60000) == "rb:{e65705f3432}:60000"
+    assert store_key("", 1) == "rb:{e}:1"
+    assert store_key("}", 5) == "rb:{e7d}:5"
+    try:
+        import webhook_retry_policy as wrp  # the Python host, when installed
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"webhook_retry_policy is not importable yet ({e.__class__.__name__}: {e})")
+    fn = getattr(wrp, "store_key", None)
+    if fn is None:
+        pytest.skip("webhook_retry_policy does not expose store_key yet")
+    for eid in ODD_IDS:
+        try:
+            got = fn(eid, 60_000)
+        except TypeError:
+            got = fn({"op": "record", "endpoint_id": eid, "window_ms": 60_000, "bucket": 1})
+        assert got == store_key(eid, 60_000), (eid, got)
+
+
+def test_on_the_cluster_each_key_lives_in_its_hash_tag_slot_and_only_its_owner_answers(cluster):
+    import redis
+
+    budget = {"ratio": 0.1, "window_ms": 60_000, "min_sample": 5, "sliding": True}
+    owners = set()
+    for eid in ODD_IDS:
+        key = store_key(eid, 60_000)
+        tag = "e" + eid.encode().hex()
+        assert cluster.keyslot(key) == cluster.keyslot(tag), f"{eid!r}: the hash tag is not the slot"
+        owner = cluster.port_for(key)
+        owners.add(owner)
+        node = cluster.client(owner)
+        sha = node.script_load(SCRIPT)
+        assert [int(x) for x in node.evalsha(sha, 1, key, *script_argv("record", 3, budget, 3 * 60_000))][:2] == [0, 1]
+        other = next(p for p in cluster.ports if p != owner)
+        cluster.client(other).script_load(SCRIPT)
+        with pytest.raises(redis.exceptions.MovedError):  # MOVED <slot> <owner>
+            cluster.client(other).evalsha(sha, 1, key, *script_argv("record", 3, budget, 3 * 60_000))
+        node.delete(key)
+    assert len(owners) >= 2, "the odd ids all landed on one master: the cluster routing was not exercised"
+
+
+# ---------------------------------------------------------------- broken copies
+
+MUTANTS = {
+    "ratio comparison < instead of <=": ("(est_retries + 1.0) <= ratio", "(est_retries + 1.0) < ratio"),
+    "sample floor <= instead of <": ("if est_total < min_sample then", "if est_total <= min_sample then"),
+    "another order: ratio * est_total + ratio": ("ratio * (est_total + 1.0)", "ratio * est_total + ratio"),
+    "no sliding weight": ("  if sliding then\n", "  if false then\n"),
+    "record_reserve does not record": ("if op == 'record' or op == 'record_reserve' then count(false) end",
+                                       "if op == 'record' then count(false) end"),
+    "counts before the record": ("local ct, cr = get(cur_t), get(cur_r)\n",
+                                 "local ct, cr = get(cur_t), get(cur_r)\nif op == 'record_reserve' then ct = ct - 1 end\n"),
+    "reservation not counted": ("    count(true)\n", "    \n"),
+    "stale buckets kept": ("if not b or b < newest - 1 then", "if not b or b < newest - 3 then"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_a_deliberately_broken_copy_of_the_script_fails_the_agreement_check(redis_server, mutant):
+    old, new = MUTANTS[mutant]
+    assert SCRIPT.count(old) == 1, f"mutant {mutant!r}: {old!r} is not in fleet/budget.lua once"
+    broken = SCRIPT.replace(old, new)
+    c = redis_server.client()
+    store = Store("standalone", lambda key: c)
+    failing = [case_id(x) for x in CASES if seed_and_run(store, broken, x)]
+    print(f"mutant {mutant!r}: {len(failing)} of {len(CASES)} cases fail")
+    assert failing, f"a broken copy of budget.lua ({mutant}) passed every case: the test cannot tell"
