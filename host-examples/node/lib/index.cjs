@@ -3,34 +3,42 @@
 // One WebAssembly build of the Rust policy core decides, for every failed
 // delivery, deliver / retry after how long / stop and dead-letter with which
 // reason, exactly as the Python, Go and Rust dispatchers of the fleet do.
-// Types: index.d.cts. Semantics: the conformance contract (SPEC format 1).
-const { STOP_REASONS, ERROR_CODES, OUTCOME_CLASSES, JITTER_MODES, CONTRACT_FORMAT } = require('./native.cjs');
+// Types: index.d.cts (API) and types.d.cts (generated from wit/).
+// Semantics: the conformance contract (formats 1 and 2).
+const native = require('./native.cjs');
 const { PolicyError } = require('./errors.cjs');
-const { plan, delay, classifyStatus, classifyError, budgetAllows, decide } = require('./pure.cjs');
+const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore, ManualClock, systemClock } = require('./stores.cjs');
-const { RedisBudgetStore, bucketKey } = require('./redis-store.cjs');
+const { RedisBudgetStore } = require('./redis-store.cjs');
 
 module.exports = {
-  plan,
-  delay,
-  classifyStatus,
-  classifyError,
-  budgetAllows,
-  decide,
+  plan: ops.plan,
+  delay: ops.delay,
+  classifyStatus: ops.classifyStatus,
+  classifyError: ops.classifyError,
+  budgetAllows: ops.budgetAllows,
+  decide: ops.decide,
+  evaluate: ops.evaluate,
+  settle: ops.settle,
+  resume: ops.resume,
+  retryAfter: ops.retryAfter,
+  storeKey: ops.storeKey,
+  storeApply: ops.storeApply,
+  EMPTY_HELD: ops.EMPTY_HELD,
   compilePolicy,
   CompiledPolicy,
   RetryPolicy,
   InMemoryBudgetStore,
   RedisBudgetStore,
-  bucketKey,
   ManualClock,
   systemClock,
   PolicyError,
-  STOP_REASONS,
-  ERROR_CODES,
-  OUTCOME_CLASSES,
-  JITTER_MODES,
-  CONTRACT_FORMAT,
+  STOP_REASONS: native.STOP_REASONS,
+  STORE_OPS: native.STORE_OPS,
+  ERROR_CODES: native.ERROR_CODES,
+  OUTCOME_CLASSES: native.OUTCOME_CLASSES,
+  JITTER_MODES: native.JITTER_MODES,
+  CONTRACT_FORMAT: native.CONTRACT_FORMAT,
 };

@@ -1,34 +1,38 @@
-// Types of @webhook/retry-policy. Field names are the conformance contract's
-// (snake_case); every duration and instant is integer milliseconds (`*_ms`,
-// Unix epoch for instants). Integer inputs may also be given as `bigint`
-// (exact up to 2^64-1); numbers must be safe integers. Outputs are numbers
-// (a value above 2^53-1, possible only from bigint inputs, comes back as a
-// bigint).
+// The API of @webhook/retry-policy. The data types (Policy, DeliveryState,
+// Decision, StoreRequest, ...) are generated from wit/ into types.d.cts;
+// this file declares only the functions and classes that use them.
+// Integer inputs may be numbers (safe integers) or bigints; outputs are
+// numbers (a value above 2^53-1, possible only from bigint inputs, comes
+// back as a bigint).
+import type {
+  Int,
+  Backoff,
+  Budget,
+  Policy,
+  DeliveryState,
+  AttemptOutcome,
+  BudgetCounts,
+  Schedule,
+  OutcomeClass,
+  Decision,
+  Step,
+  StoreReply,
+  Settlement,
+  Resumption,
+  StoreRequest,
+  Reservation,
+  HeldBuckets,
+  Applied,
+  Admission,
+  ErrorCode,
+  StopReason,
+  StoreOp,
+  Jitter,
+} from './types.cjs';
 
-/** How a delay is drawn beneath its ceiling `c`: `c`, uniform `[0, c]`, uniform `[c/2, c]`. */
-export type Jitter = 'none' | 'full' | 'equal';
-export type OutcomeClass = 'success' | 'retryable' | 'terminal';
-export type StopReason =
-  | 'delivered'
-  | 'terminal_response'
-  | 'max_attempts_exhausted'
-  | 'retry_window_elapsed'
-  | 'retry_budget_exhausted'
-  | 'budget_unavailable';
-/** Every stop reason but `delivered`: those carry a dead-letter record. */
-export type DeadLetterReason = Exclude<StopReason, 'delivered'>;
-export type ErrorCode =
-  | 'invalid_backoff'
-  | 'invalid_hard_cap'
-  | 'invalid_window'
-  | 'invalid_budget'
-  | 'invalid_state'
-  | 'invalid_status'
-  | 'invalid_input'
-  | 'invalid_document'
-  | 'unknown_event_class';
-export type LimitedBy = 'window' | 'hard_cap';
-/** Transport error kinds the policy retries; any other string is terminal. */
+export type * from './types.cjs';
+
+/** Transport error kinds the policy retries; any other kind is terminal. */
 export type RetryableErrorKind =
   | 'connect_timeout'
   | 'read_timeout'
@@ -36,145 +40,27 @@ export type RetryableErrorKind =
   | 'pool_timeout'
   | 'connect_error'
   | 'remote_protocol_error';
-export type ErrorKind = RetryableErrorKind | 'unsupported_protocol' | 'invalid_url' | 'too_many_redirects' | (string & {});
-
-export interface Backoff {
-  /** Ceiling of retry 0 (the wait before attempt 2); `1 <= base_ms <= cap_ms`. */
-  base_ms: number;
-  /** Growth per retry, finite and `>= 1`. */
-  factor: number;
-  /** Largest ceiling, `<= 86_400_000`. */
-  cap_ms: number;
-  jitter: Jitter;
-}
-
-export interface Budget {
-  /** Largest share of attempts that may be retries, in `(0, 1]`. */
-  ratio: number;
-  /** Bucket width, `>= 1`. */
-  window_ms: number;
-  /** Below this many (estimated) attempts every retry is allowed. */
-  min_sample: number;
-  /** Weight the previous bucket (sliding estimate) instead of fixed windows. */
-  sliding: boolean;
-}
-
-/** The policy of one event class. */
-export interface Policy {
-  backoff: Backoff;
-  /** The retry window: how long an event may stay undelivered; `<= 30 days`. */
-  window_ms: number;
-  /** Upper bound on planned attempts, `1..=100`. */
-  hard_cap: number;
-  budget: Budget;
-}
-
-/** What the host persisted about an event. */
-export interface DeliveryState {
-  event_id: string;
-  endpoint_id: string;
-  /** 1-based: the attempt just completed. */
-  attempt: number;
-  /** The max attempts the event was admitted under. */
-  max_attempts: number;
-  /** When the event was first accepted (persisted with it). */
-  first_attempted_at_ms: number;
-  /** Whether signing material was already force-refreshed for this event. */
-  credentials_refreshed: boolean;
-}
 
 /** A DeliveryState that also names its event class (RetryPolicy). */
-export interface ClassedDeliveryState extends DeliveryState {
-  class: string;
-}
-
-/** An HTTP response (Retry-After already converted to milliseconds), or a transport error. */
-export type AttemptOutcome = { status: number; retry_after_ms?: number | null } | { error_kind: ErrorKind };
-
-export interface BucketCounts {
-  /** Every attempt, first ones and retries. */
-  total: number;
-  retries: number;
-}
-
-/** The current bucket and the one before it, as read from the store. */
-export interface BudgetCounts {
-  current: BucketCounts;
-  previous: BucketCounts;
-}
-
-export interface Schedule {
-  max_attempts: number;
-  expected_span_ms: number;
-  /** Expected start of each attempt relative to the first: `[0, ...]`. */
-  offsets_ms: number[];
-  worst_case_span_ms: number;
-  limited_by: LimitedBy;
-}
-
-/** The schedule an event is admitted under: persist it with the event. */
-export interface Admission extends Schedule {
-  class: string;
-  policy_version: string;
-  /** FNV-1a 64 fingerprint of the class policy, 16 hex digits. */
-  policy_hash: string;
-  first_attempted_at_ms: number;
-  /** No attempt starts after this instant. */
-  deadline_ms: number;
-}
-
-export interface DeadLetter {
-  event_id: string;
-  endpoint_id: string;
-  attempts: number;
-  elapsed_ms: number;
-  stop_reason: DeadLetterReason;
-}
-
-export interface RetryDecision {
-  stop_reason: null;
-  disable_endpoint: false;
-  retry: {
-    delay_ms: number;
-    /** Force-refresh signing material before the retry (401/403, once). */
-    refresh_credentials: boolean;
-  };
-}
-
-export interface DeliveredDecision {
-  stop_reason: 'delivered';
-  disable_endpoint: false;
-}
-
-export interface DeadLetterDecision {
-  stop_reason: DeadLetterReason;
-  /** 410 Gone: disable the endpoint. */
-  disable_endpoint: boolean;
-  dead_letter: DeadLetter;
-}
-
-/** Discriminated on `stop_reason`: `null` = retry. */
-export type Decision = RetryDecision | DeliveredDecision | DeadLetterDecision;
-
-/** Gates 1-5: decided, or only the budget (bucket of `now_ms`) remains. */
-export type Step = { decision: DeliveredDecision | DeadLetterDecision } | { needs_budget: { window_ms: number; bucket: number } };
+export type ClassedDeliveryState<N extends Int = number> = DeliveryState<N> & { class: string };
 
 /** An event class in a policy document; `max_attempts` is refused (it is derived from the window). */
 export interface EventClassDocument {
-  window_ms: number;
+  window_ms: Int;
   /** Default 16. */
-  hard_cap?: number;
-  backoff: Omit<Backoff, 'jitter'> & { jitter?: Jitter };
+  hard_cap?: Int;
+  backoff: Omit<Backoff<Int>, 'jitter'> & { jitter?: Jitter };
   /** Default: 10% over 60 s, floor 50, sliding; each field defaults alone. */
-  budget?: Partial<Budget>;
+  budget?: Partial<Budget<Int>>;
 }
 
+/** A policy document (at most 1 MiB as text). */
 export interface PolicyDocument {
   version?: string;
   classes: Record<string, EventClassDocument>;
 }
 
-/** A refused input. `code` is the SPEC code, `field` the dotted path ('' = the whole value). */
+/** A refused input. `code` is the contract's code, `field` the dotted path ('' = the whole value). */
 export declare class PolicyError extends Error {
   readonly name: 'PolicyError';
   readonly code: ErrorCode;
@@ -184,64 +70,63 @@ export declare class PolicyError extends Error {
   constructor(code: ErrorCode, field: string, detail: string);
 }
 
-type U64 = number | bigint;
-
 /** Derive max attempts and the schedule from a retry window. */
-export declare function plan(backoff: Backoff, windowMs: U64, hardCap: U64): Schedule;
-/** The jittered delay (ms) of retry `retryIndex` (0-based) for an event. */
-export declare function delay(backoff: Backoff, eventId: string, retryIndex: U64): number;
-export declare function classifyStatus(status: U64): OutcomeClass;
-export declare function classifyError(errorKind: ErrorKind): Exclude<OutcomeClass, 'success'>;
+export declare function plan(backoff: Backoff<Int>, windowMs: Int, hardCap: Int): Schedule;
+/** The jittered delay (ms) of retry `retryIndex` (0-based, `<= 99`) for an event. */
+export declare function delay(backoff: Backoff<Int>, eventId: string, retryIndex: Int): number;
+export declare function classifyStatus(status: Int): OutcomeClass;
+export declare function classifyError(errorKind: string): Exclude<OutcomeClass, 'success'>;
 /** Whether one more retry fits the budget given the counts read at `nowMs`. */
-export declare function budgetAllows(budget: Budget, nowMs: U64, counts: BudgetCounts): boolean;
-/**
- * The pure decision after an attempt. `budgetCounts`: what the store returned,
- * or `null` when it could not be read (then `budget_unavailable` whenever a
- * retry was otherwise due: the budget fails closed). Records nothing.
- */
+export declare function budgetAllows(budget: Budget<Int>, nowMs: Int, counts: BudgetCounts<Int>): boolean;
+/** The format-1 decision: `budgetCounts` read from the store, or `null` when it could not be (fails closed). */
 export declare function decide(
-  policy: Policy,
-  state: DeliveryState,
-  outcome: AttemptOutcome,
-  nowMs: U64,
-  budgetCounts: BudgetCounts | null,
+  policy: Policy<Int>,
+  state: DeliveryState<Int>,
+  outcome: AttemptOutcome<Int>,
+  nowMs: Int,
+  budgetCounts: BudgetCounts<Int> | null,
 ): Decision;
+/** Gates 1-5 and the one store request this attempt needs. */
+export declare function evaluate(policy: Policy<Int>, state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
+/** The decision once the store answered the request from `evaluate`. */
+export declare function settle(
+  policy: Policy<Int>,
+  state: DeliveryState<Int>,
+  outcome: AttemptOutcome<Int>,
+  nowMs: Int,
+  reply: StoreReply<Int>,
+): Settlement;
+/** Judge an event reloaded from storage (`state.attempt` = attempts already made, 0 allowed). */
+export declare function resume(policy: Policy<Int>, state: DeliveryState<Int>, nowMs: Int): Resumption;
+/** A Retry-After header value (as received) in ms from `nowMs`; `null` when unusable. */
+export declare function retryAfter(header: string, nowMs: Int): number | null;
+/** The key a shared store files the request's endpoint and bucket width under. */
+export declare function storeKey(request: StoreRequest<Int>): string;
+/** An in-memory store's answer to `request` on what it holds (write `held` back). */
+export declare function storeApply(request: StoreRequest<Int>, budget: Budget<Int>, nowMs: Int, held: HeldBuckets<Int>): Applied;
+/** What an in-memory store holds for an endpoint it has not seen. */
+export declare const EMPTY_HELD: Readonly<HeldBuckets>;
 
-/** A policy decoded and validated once: one wasm call per decision. */
+/** A policy decoded and validated once: one wasm call per step, whatever the input's shape. */
 export declare class CompiledPolicy {
-  constructor(policy: Policy);
-  decide(state: DeliveryState, outcome: AttemptOutcome, nowMs: U64, budgetCounts: BudgetCounts | null): Decision;
-  /** Gates 1-5 only: read the store only when this returns `needs_budget`. */
-  evaluate(state: DeliveryState, outcome: AttemptOutcome, nowMs: U64): Step;
-  budgetBucket(nowMs: U64): { window_ms: number; bucket: number };
+  constructor(policy: Policy<Int>);
+  evaluate(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
+  settle(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, reply: StoreReply<Int>): Settlement;
+  decide(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
+  resume(state: DeliveryState<Int>, nowMs: Int): Resumption;
   toJSON(): Policy;
   /** Release the wasm-side policy now (otherwise the garbage collector does). */
   free(): void;
 }
-export declare function compilePolicy(policy: Policy): CompiledPolicy;
-
-type MaybePromise<T> = T | Promise<T>;
+export declare function compilePolicy(policy: Policy<Int>): CompiledPolicy;
 
 /**
- * Where a RetryPolicy counts attempts per endpoint, in buckets
- * `floor(now_ms / window_ms)` computed by the policy. Sync or async.
+ * Where a RetryPolicy counts attempts per endpoint: answers each request
+ * from `evaluate` in ONE atomic call (sync or async). Throw or reject when
+ * unreachable: the retry then fails closed.
  */
 export interface BudgetStore {
-  /** Counts of `bucket` and `bucket - 1`. Throw/reject when unreachable. */
-  read(endpointId: string, windowMs: number, bucket: number): MaybePromise<BudgetCounts>;
-  /** Count one attempt in `bucket` (and one retry if `isRetry`). */
-  recordAttempt(endpointId: string, windowMs: number, bucket: number, isRetry: boolean): MaybePromise<void>;
-  /**
-   * Optional, atomic: if the budget allows, count the retry. `counts` are
-   * those before the change (the policy re-checks them and must agree).
-   */
-  reserve?(
-    endpointId: string,
-    windowMs: number,
-    bucket: number,
-    nowMs: number,
-    budget: Budget,
-  ): MaybePromise<{ counts: BudgetCounts; reserved: boolean }>;
+  apply(request: StoreRequest, budget: Budget, nowMs: number): Reservation<Int> | Promise<Reservation<Int>>;
 }
 
 export interface Clock {
@@ -250,8 +135,16 @@ export interface Clock {
 }
 
 export interface StoreErrorContext {
-  operation: 'read' | 'recordAttempt' | 'reserve';
+  operation: StoreOp;
   endpointId: string;
+  /** The call did not answer within `storeTimeoutMs`. */
+  timedOut: boolean;
+}
+
+export interface BudgetDisagreement {
+  request: StoreRequest;
+  reply: Reservation<Int>;
+  decision: Decision;
 }
 
 export interface RetryPolicyOptions {
@@ -259,14 +152,20 @@ export interface RetryPolicyOptions {
   store?: BudgetStore;
   /** Default: systemClock. */
   clock?: Clock;
-  /** Told about every store failure (the decision is `budget_unavailable` regardless). */
+  /** Longest wait for one store call, ms (default 250); then the reply is "unavailable". */
+  storeTimeoutMs?: number;
+  /** Told about every failed or timed-out store call (the decision fails closed regardless). */
   onStoreError?: (error: unknown, context: StoreErrorContext) => void;
+  /** Told when the store's verdict differs from the policy's rule on its own counts (the store's stands). */
+  onBudgetDisagreement?: (disagreement: BudgetDisagreement) => void;
 }
 
 /**
- * A policy document with a clock and a budget store. The budget FAILS
- * CLOSED: when the store throws, rejects or answers malformed counts, the
- * decision is `budget_unavailable` (dead-lettered), never "allow".
+ * A policy document with a clock and a budget store: after each attempt,
+ * evaluate, at most ONE store call, settle. The budget FAILS CLOSED: a
+ * store that throws, rejects, times out or answers malformed data makes a
+ * pending retry `budget_unavailable`, never "allow"; a first attempt's
+ * `record` failing changes nothing.
  */
 export declare class RetryPolicy {
   constructor(document: PolicyDocument | string, options?: RetryPolicyOptions);
@@ -274,45 +173,45 @@ export declare class RetryPolicy {
   readonly classes: string[];
   readonly store: BudgetStore;
   readonly clock: Clock;
+  /** Store verdicts that differed from the policy's rule, so far. */
+  readonly budgetDisagreements: number;
   /** The schedule a new event of `eventClass` is admitted under (default: now). */
-  admit(eventClass: string, nowMs?: U64): Admission;
+  admit(eventClass: string, nowMs?: Int): Admission;
   policy(eventClass: string): CompiledPolicy;
-  /** Count a first attempt (resolves false when the store failed; never blocks delivery). */
-  recordFirstAttempt(eventClass: string, endpointId: string): Promise<boolean>;
-  /** The decision after an attempt, at `clock.nowMs()`; counts the retry it schedules. */
-  afterAttempt(state: ClassedDeliveryState, outcome: AttemptOutcome): Promise<Decision>;
-  /** Pure: as `decide`, for a state carrying its class. */
-  decide(state: ClassedDeliveryState, outcome: AttemptOutcome, nowMs: U64, budgetCounts: BudgetCounts | null): Decision;
-  evaluate(state: ClassedDeliveryState, outcome: AttemptOutcome, nowMs: U64): Step;
+  /** The decision after an attempt, at `clock.nowMs()`: counts the attempt, reserves the retry it schedules. */
+  afterAttempt(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Promise<Decision>;
+  /** Judge an event reloaded from storage (`state.attempt` = attempts made), at `clock.nowMs()` by default. */
+  resume(state: ClassedDeliveryState<Int>, nowMs?: Int): Resumption;
+  /** A Retry-After header in ms from now (`clock.nowMs()` by default); `null` when unusable. */
+  retryAfter(header: string, nowMs?: Int): number | null;
+  evaluate(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
+  settle(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, reply: StoreReply<Int>): Settlement;
+  decide(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
 }
 
-/** Process-local counts (the core's in-memory counter): right for one process only. */
+/** Process-local counts, each request answered by the core's `storeApply`: right for one process only. */
 export declare class InMemoryBudgetStore implements BudgetStore {
-  read(endpointId: string, windowMs: number, bucket: number): BudgetCounts;
-  recordAttempt(endpointId: string, windowMs: number, bucket: number, isRetry: boolean): void;
+  apply(request: StoreRequest, budget: Budget, nowMs: number): Reservation;
 }
 
 /** Minimal ioredis surface the Redis store uses. */
 export interface RedisLike {
-  script(subcommand: 'LOAD', script: string): Promise<unknown>;
   evalsha(sha: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
 }
 
-/** The fleet's shared budget (fleet/budget.lua, keys `rb:{<endpoint_id>}:<window_ms>:<bucket>`). */
-export declare class RedisBudgetStore implements BudgetStore {
-  constructor(redis: RedisLike, options?: { script?: string });
-  read(endpointId: string, windowMs: number, bucket: number): Promise<BudgetCounts>;
-  recordAttempt(endpointId: string, windowMs: number, bucket: number, isRetry: boolean): Promise<void>;
-  reserve(
-    endpointId: string,
-    windowMs: number,
-    bucket: number,
-    nowMs: number,
-    budget: Budget,
-  ): Promise<{ counts: BudgetCounts; reserved: boolean }>;
+export interface RedisBudgetStoreOptions {
+  /** The Lua source (default: the shipped fleet/budget.lua). */
+  script?: string;
+  /** Refuse (store error) when the caller's clock and Redis TIME differ by more than a quarter window (default true). */
+  skewCheck?: boolean;
 }
-export declare function bucketKey(endpointId: string, windowMs: number, bucket: number): string;
+
+/** The fleet's shared budget: ONE `EVALSHA` of fleet/budget.lua per request (EVAL once on NOSCRIPT). */
+export declare class RedisBudgetStore implements BudgetStore {
+  constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
+  apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
+}
 
 export declare const systemClock: Clock;
 /** A clock that moves only when told to. */
@@ -327,5 +226,6 @@ export declare const STOP_REASONS: readonly StopReason[];
 export declare const ERROR_CODES: readonly ErrorCode[];
 export declare const OUTCOME_CLASSES: readonly OutcomeClass[];
 export declare const JITTER_MODES: readonly Jitter[];
-/** Version of the decision contract (SPEC format) this build implements. */
+export declare const STORE_OPS: readonly StoreOp[];
+/** Version of the decision contract (format) this build implements. */
 export declare const CONTRACT_FORMAT: number;

@@ -1,40 +1,48 @@
 'use strict';
 // The fleet's shared retry budget in Redis (fleet/README.md): every replica,
-// whatever its language, counts attempts with the same script
-// (fleet/budget.lua, copied into lib/fleet/ by scripts/build-wasm) under the
-// same keys, so the budget holds fleet-wide.
+// whatever its language, answers the policy's store requests with the same
+// script (fleet/budget.lua, copied into lib/fleet/ by scripts/build-wasm),
+// so the budget holds fleet-wide. ONE command per request:
 //
-//   rb:{<endpoint_id>}:<window_ms>:<bucket>   hash: t = attempts, r = retries
+//   EVALSHA sha 1 KEYS[1]=storeKey(request)
+//           ARGV = op bucket window_ms now_ms ratio min_sample sliding skew_check
+//   -> [reserved (0/1), cur_total, cur_retries, prev_total, prev_retries]
 //
-// Works with an ioredis client (or anything with the same `script`,
-// `evalsha` and `eval` methods). `reserve` checks the budget and counts the
-// retry in one atomic round trip; RetryPolicy uses it when present.
+// On NOSCRIPT (Redis restarted, SCRIPT FLUSH, failover) nothing ran, so
+// that one command is sent again as EVAL with the script. Any error rejects;
+// the RetryPolicy bounds the call with its store timeout and reads every
+// failure as "unavailable" (fails closed). Works with an ioredis client or
+// Cluster (the key holds one hash tag per endpoint, so one slot).
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { storeKey } = require('./ops.cjs');
 
 const SCRIPT_PATH = path.join(__dirname, 'fleet', 'budget.lua');
 
-function bucketKey(endpointId, windowMs, bucket) {
-  return `rb:{${endpointId}}:${windowMs}:${bucket}`;
-}
-
-function counts(reply) {
-  if (!Array.isArray(reply) || reply.length !== 5) throw new Error(`budget.lua: unexpected reply ${JSON.stringify(reply)}`);
-  const [ct, cr, pt, pr, reserved] = reply.map(Number);
+/** The script's reply as a reservation (its shape is then the core's to judge). */
+function reservation(reply) {
+  if (!Array.isArray(reply) || reply.length !== 5) {
+    throw new Error(`budget.lua: expected [reserved, cur_total, cur_retries, prev_total, prev_retries], got ${JSON.stringify(reply)}`);
+  }
+  const [reserved, ct, cr, pt, pr] = reply;
   return {
+    reserved: reserved === 1 ? true : reserved === 0 ? false : reserved,
     counts: { current: { total: ct, retries: cr }, previous: { total: pt, retries: pr } },
-    reserved: reserved === 1,
   };
 }
 
 class RedisBudgetStore {
   #redis;
   #script;
-  #sha = null;
+  #sha;
+  #skew;
 
   /**
-   * @param redis  an ioredis client (or Cluster)
-   * @param options {script}: the Lua source (defaults to the shipped fleet/budget.lua)
+   * @param redis   an ioredis client or Cluster (anything with `evalsha` and `eval`)
+   * @param options {script, skewCheck}: the Lua source (default: the shipped
+   *   fleet/budget.lua); skewCheck (default true): the script refuses a call
+   *   whose now_ms is more than a quarter window away from Redis TIME
    */
   constructor(redis, options = {}) {
     if (redis === null || typeof redis !== 'object' || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
@@ -42,42 +50,32 @@ class RedisBudgetStore {
     }
     this.#redis = redis;
     this.#script = options.script ?? fs.readFileSync(SCRIPT_PATH, 'utf8');
+    this.#sha = crypto.createHash('sha1').update(this.#script).digest('hex');
+    this.#skew = options.skewCheck === false ? '0' : '1';
   }
 
-  async #run(endpointId, windowMs, bucket, args) {
-    const keys = [bucketKey(endpointId, windowMs, bucket), bucketKey(endpointId, windowMs, bucket - 1)];
-    if (this.#sha === null) this.#sha = await this.#redis.script('LOAD', this.#script);
-    try {
-      return counts(await this.#redis.evalsha(this.#sha, 2, ...keys, ...args));
-    } catch (e) {
-      // The server forgot the script (restart, SCRIPT FLUSH, failover): send it whole.
-      if (!/NOSCRIPT/.test(String(e && e.message))) throw e;
-      return counts(await this.#redis.eval(this.#script, 2, ...keys, ...args));
-    }
-  }
-
-  /** Counts of `bucket` and `bucket - 1`. */
-  async read(endpointId, windowMs, bucket) {
-    return (await this.#run(endpointId, windowMs, bucket, ['read', '0', '0', String(windowMs), '0', '0', '0'])).counts;
-  }
-
-  /** Count one attempt (and one retry if `isRetry`). */
-  async recordAttempt(endpointId, windowMs, bucket, isRetry) {
-    await this.#run(endpointId, windowMs, bucket, ['record', isRetry ? '1' : '0', '0', String(windowMs), '0', '0', '0']);
-  }
-
-  /** Atomically: if the budget allows, count the retry. The counts are those before. */
-  async reserve(endpointId, windowMs, bucket, nowMs, budget) {
-    return this.#run(endpointId, windowMs, bucket, [
-      'reserve',
-      '0',
+  /** Answer one request from `evaluate` with one script call. */
+  async apply(request, budget, nowMs) {
+    const key = storeKey(request);
+    const args = [
+      request.op,
+      String(request.bucket),
+      String(request.window_ms),
       String(nowMs),
-      String(windowMs),
       String(budget.ratio),
       String(budget.min_sample),
       budget.sliding ? '1' : '0',
-    ]);
+      this.#skew,
+    ];
+    let reply;
+    try {
+      reply = await this.#redis.evalsha(this.#sha, 1, key, ...args);
+    } catch (e) {
+      if (!/^NOSCRIPT/.test(String(e?.message))) throw e;
+      reply = await this.#redis.eval(this.#script, 1, key, ...args);
+    }
+    return reservation(reply);
   }
 }
 
-module.exports = { RedisBudgetStore, bucketKey };
+module.exports = { RedisBudgetStore };

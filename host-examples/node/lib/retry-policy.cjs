@@ -1,24 +1,27 @@
 'use strict';
 // RetryPolicy: a policy document (named event classes) with a clock and a
 // budget store, for dispatchers. The decisions are the Rust core's; this
-// file only sequences the I/O around them:
+// file only moves the one store call of each attempt:
 //
 //   afterAttempt(state, outcome):
-//     1. gates 1-5 (success, terminal, attempts, window, delay past window)
-//        at clock.nowMs(); if one fires, that is the decision (no store I/O);
-//     2. otherwise the budget decides: store.reserve() when the store has it
-//        (Redis: check + count in one atomic round trip), else store.read()
-//        then, for a retry, store.recordAttempt(isRetry = true);
-//     3. any store failure (throw, rejection, malformed counts) makes the
-//        decision `budget_unavailable`: the budget FAILS CLOSED. There is
-//        deliberately no fail-open switch (SPEC: a store outage must not
-//        degrade to "always allow"); the dead letter's stop_reason tells an
-//        operator which events to replay once the store is back.
+//     1. evaluate at clock.nowMs(): `{decision, store}`;
+//     2. at most ONE store call, `store.apply(request)` (Redis: one EVALSHA),
+//        bounded by `storeTimeoutMs` (default 250 ms); a throw, rejection or
+//        timeout is the reply `{unavailable: true}`;
+//     3. a decided attempt keeps its decision whatever the store said (a
+//        first attempt's failed `record` never stops it); otherwise settle
+//        turns the reply into the decision: unavailable fails closed
+//        (`budget_unavailable`; deliberately no fail-open switch), and the
+//        store's verdict stands when it differs from the rule on the counts
+//        it reports (`budget_disagreement`, counted and reported).
 const { raw } = require('./native.cjs');
 const { PolicyError, guarded } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
 const { CompiledPolicy } = require('./compiled.cjs');
-const { InMemoryBudgetStore, systemClock } = require('./stores.cjs');
+const { retryAfter } = require('./ops.cjs');
+const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
+
+const UNAVAILABLE = Object.freeze({ unavailable: true });
 
 function isObject(v) {
   return typeof v === 'object' && v !== null;
@@ -35,40 +38,40 @@ function loadDocument(document) {
   }
 }
 
+function option(options, name, check, fallback) {
+  const v = options[name];
+  if (v === undefined) return fallback;
+  if (!check(v)) throw new TypeError(`RetryPolicy: options.${name} is not valid`);
+  return v;
+}
+
 class RetryPolicy {
   #doc;
   #classes = new Map(); // name -> {policy: CompiledPolicy, budget}
   #store;
   #clock;
+  #timeoutMs;
   #onStoreError;
+  #onDisagreement;
+  #disagreements = 0;
 
   /**
    * @param document a policy document (object) or its JSON text
-   * @param options  {store, clock, onStoreError}: defaults are a process-local
-   *   InMemoryBudgetStore, the system clock, and ignoring store errors (they
-   *   still turn the decision into `budget_unavailable`).
+   * @param options  {store, clock, storeTimeoutMs, onStoreError, onBudgetDisagreement}
    */
   constructor(document, options = {}) {
-    const { store = new InMemoryBudgetStore(), clock = systemClock, onStoreError = () => {} } = options;
-    if (!isObject(store) || typeof store.read !== 'function' || typeof store.recordAttempt !== 'function') {
-      throw new TypeError('RetryPolicy: options.store must have read() and recordAttempt()');
-    }
-    if (!isObject(clock) || typeof clock.nowMs !== 'function') {
-      throw new TypeError('RetryPolicy: options.clock must have nowMs()');
-    }
-    if (typeof onStoreError !== 'function') throw new TypeError('RetryPolicy: options.onStoreError must be a function');
+    this.#store = option(options, 'store', (s) => isObject(s) && typeof s.apply === 'function', null) ?? new InMemoryBudgetStore();
+    this.#clock = option(options, 'clock', (c) => isObject(c) && typeof c.nowMs === 'function', systemClock);
+    this.#timeoutMs = option(options, 'storeTimeoutMs', (t) => Number.isFinite(t) && t > 0, 250);
+    this.#onStoreError = option(options, 'onStoreError', (f) => typeof f === 'function', () => {});
+    this.#onDisagreement = option(options, 'onBudgetDisagreement', (f) => typeof f === 'function', () => {});
     this.#doc = loadDocument(document);
-    this.#store = store;
-    this.#clock = clock;
-    this.#onStoreError = onStoreError;
   }
 
-  /** The document's version label. */
   get version() {
     return this.#doc.version;
   }
 
-  /** The event class names, in document order. */
   get classes() {
     return this.#doc.classes;
   }
@@ -81,9 +84,13 @@ class RetryPolicy {
     return this.#clock;
   }
 
+  get budgetDisagreements() {
+    return this.#disagreements;
+  }
+
   /** The schedule a new event of `eventClass` is admitted under (persist it with the event). */
   admit(eventClass, nowMs = this.#clock.nowMs()) {
-    return guarded(() => this.#doc.admit(plain(eventClass, 'class'), plain(nowMs, 'now_ms')));
+    return guarded(() => this.#doc.admit(plain({ class: eventClass, now_ms: nowMs })));
   }
 
   /** The class's policy, compiled (throws `unknown_event_class`). */
@@ -91,101 +98,72 @@ class RetryPolicy {
     return this.#entry(eventClass, 'class').policy;
   }
 
-  /** The pure decision for a state carrying its `class` (see `decide`). */
-  decide(state, outcome, nowMs, budgetCounts) {
-    return this.#policyFor(state)._decide(state, outcome, nowMs, budgetCounts, true);
-  }
-
-  /** Gates 1-5 for a state carrying its `class` (see CompiledPolicy#evaluate). */
   evaluate(state, outcome, nowMs) {
     return this.#policyFor(state)._evaluate(state, outcome, nowMs, true);
   }
 
-  /**
-   * Count a first attempt to `endpointId` (call it when sending attempt 1;
-   * retries are counted by afterAttempt). Resolves false, after reporting
-   * to onStoreError, when the store failed: a first attempt is never
-   * blocked by the budget store.
-   */
-  async recordFirstAttempt(eventClass, endpointId) {
-    const { policy } = this.#entry(eventClass, 'class');
-    const nowMs = this.#clock.nowMs();
-    const { window_ms: windowMs, bucket } = policy.budgetBucket(nowMs);
-    try {
-      await this.#store.recordAttempt(endpointId, windowMs, bucket, false);
-      return true;
-    } catch (e) {
-      this.#report(e, 'recordAttempt', endpointId);
-      return false;
-    }
+  settle(state, outcome, nowMs, reply) {
+    return this.#policyFor(state)._settle(state, outcome, nowMs, reply, true);
   }
 
-  /**
-   * The decision after an attempt, at clock.nowMs(), reading the store only
-   * when every other gate allows a retry, and counting the retry it
-   * schedules (do not count it again when sending it).
-   */
+  decide(state, outcome, nowMs, budgetCounts) {
+    return this.#policyFor(state)._decide(state, outcome, nowMs, budgetCounts, true);
+  }
+
+  /** An event reloaded from storage: `{due: true}` or the stop it has reached. */
+  resume(state, nowMs = this.#clock.nowMs()) {
+    return this.#policyFor(state)._resume(state, nowMs, true);
+  }
+
+  /** A Retry-After header value in ms from `nowMs`, or null (the core's parser). */
+  retryAfter(header, nowMs = this.#clock.nowMs()) {
+    return retryAfter(header, nowMs);
+  }
+
+  /** The decision after an attempt: evaluate, at most one store call, settle. */
   async afterAttempt(state, outcome) {
-    const policy = this.#policyFor(state);
+    const entry = this.#entry(isObject(state) ? state.class : undefined);
     const nowMs = this.#clock.nowMs();
-    const step = policy._evaluate(state, outcome, nowMs, true);
-    if (step.decision !== undefined) return step.decision;
-    const { window_ms: windowMs, bucket } = step.needs_budget;
-    const endpointId = state.endpoint_id;
-    const store = this.#store;
-    const closed = () => policy._decide(state, outcome, nowMs, null, true);
-
-    if (typeof store.reserve === 'function') {
-      let reply;
+    const step = entry.policy._evaluate(state, outcome, nowMs, true);
+    if (step.store === null) return step.decision;
+    const reply = await this.#call(step.store, entry.budget, nowMs);
+    if (step.decision !== null) return step.decision;
+    let settled;
+    try {
+      settled = entry.policy._settle(state, outcome, nowMs, reply, true);
+    } catch (e) {
+      // The inputs were good (evaluate took them): the store's answer was not.
+      if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
+      this.#report(e, step.store, false);
+      settled = entry.policy._settle(state, outcome, nowMs, UNAVAILABLE, true);
+    }
+    if (settled.budget_disagreement) {
+      this.#disagreements += 1;
       try {
-        reply = await store.reserve(endpointId, windowMs, bucket, nowMs, this.#entry(state.class).budget);
-      } catch (e) {
-        this.#report(e, 'reserve', endpointId);
-        return closed();
+        this.#onDisagreement({ request: step.store, reply, decision: settled.decision });
+      } catch {
+        // A failing hook must not change the decision.
       }
-      const decision = this.#decideWith(policy, state, outcome, nowMs, isObject(reply) ? reply.counts : undefined, 'reserve');
-      const reserved = isObject(reply) && reply.reserved === true;
-      if ((decision.retry !== undefined) !== reserved) {
-        this.#report(new Error(`store reserve answered reserved=${reserved}, the policy decided ${decision.stop_reason ?? 'retry'}`), 'reserve', endpointId);
-        return decision.retry !== undefined ? closed() : decision;
-      }
-      return decision;
     }
-
-    let counts;
-    try {
-      counts = await store.read(endpointId, windowMs, bucket);
-    } catch (e) {
-      this.#report(e, 'read', endpointId);
-      return closed();
-    }
-    const decision = this.#decideWith(policy, state, outcome, nowMs, counts, 'read');
-    if (decision.retry === undefined) return decision;
-    try {
-      await store.recordAttempt(endpointId, windowMs, bucket, true);
-    } catch (e) {
-      this.#report(e, 'recordAttempt', endpointId);
-      return closed();
-    }
-    return decision;
+    return settled.decision;
   }
 
-  /** Decide with the store's counts; malformed counts are a store failure. */
-  #decideWith(policy, state, outcome, nowMs, counts, operation) {
+  /** The store's reply to `request`, or UNAVAILABLE when it throws, rejects or times out. */
+  async #call(request, budget, nowMs) {
     try {
-      return policy._decide(state, outcome, nowMs, counts === null ? undefined : counts, true);
+      const answer = this.#store.apply(request, budget, nowMs);
+      return typeof answer?.then === 'function' ? await withTimeout(answer, this.#timeoutMs) : answer;
     } catch (e) {
-      if (!(e instanceof PolicyError && e.field.startsWith('budget_counts'))) throw e;
-      this.#report(e, operation, state.endpoint_id);
-      return policy._decide(state, outcome, nowMs, null, true);
+      this.#report(e, request, e instanceof StoreTimeoutError);
+      return UNAVAILABLE;
     }
   }
 
-  #report(error, operation, endpointId) {
+  #report(error, request, timedOut) {
     try {
-      this.#onStoreError(error, { operation, endpointId });
+      this.#onStoreError(error, { operation: request.op, endpointId: request.endpoint_id, timedOut });
     } catch {
-      // A failing error hook must not change the decision.
+      // A failing hook must not change the decision.
     }
   }
 
@@ -203,7 +181,7 @@ class RetryPolicy {
         throw e;
       }
       const policy = new CompiledPolicy(compiled);
-      entry = { policy, budget: policy.toJSON().budget };
+      entry = { policy, budget: Object.freeze(policy.toJSON().budget) };
       this.#classes.set(eventClass, entry);
     }
     return entry;

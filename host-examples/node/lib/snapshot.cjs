@@ -9,7 +9,8 @@
 // This is not validation: field names, types and ranges are checked by the
 // Rust codec. Only what cannot be data at all (functions, symbols, binary
 // buffers, non-string Map keys, throwing getters, nesting deeper than
-// MAX_DEPTH) is refused here, as `invalid_input` with the field path.
+// MAX_DEPTH, bigints outside 64 bits) is refused here, as `invalid_input`
+// with the field path.
 const { PolicyError } = require('./errors.cjs');
 
 const MAX_DEPTH = 32;
@@ -26,6 +27,9 @@ function plain(value, path = '', depth = 0) {
   const t = typeof value;
   if (t === 'function' || t === 'symbol') {
     throw refuse(path, `expected JSON-like data, got a ${t}`);
+  }
+  if (t === 'bigint' && (value < -(2n ** 63n) || value >= 2n ** 64n)) {
+    throw refuse(path, 'expected an integer below 2^64, got a larger bigint');
   }
   if (t !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) throw refuse(path, `nested deeper than ${MAX_DEPTH} levels`);

@@ -1,39 +1,33 @@
 'use strict';
-// Budget stores and clocks: what a RetryPolicy reads time and attempt counts
-// from. A store may answer synchronously or with a promise (Redis).
+// Budget stores and clocks: what a RetryPolicy reads time from and sends
+// its one store request per attempt to.
 //
-// The store interface (see BudgetStore in index.d.cts):
-//   read(endpointId, windowMs, bucket)                 -> counts of bucket and bucket-1
-//   recordAttempt(endpointId, windowMs, bucket, isRetry)
-//   reserve?(endpointId, windowMs, bucket, nowMs, budget) -> {counts, reserved}
-//       optional: check the budget and count the retry atomically (Redis);
-//       `counts` as they were before the change.
-// `bucket` is always computed by the policy (floor(now_ms / window_ms)).
-const { raw } = require('./native.cjs');
-const { guarded } = require('./errors.cjs');
-const { plain } = require('./snapshot.cjs');
+// The store interface (BudgetStore in index.d.cts):
+//   apply(request, budget, nowMs) -> Reservation | Promise<Reservation>
+// `request` comes from `evaluate` ({op, endpoint_id, window_ms, bucket}:
+// the policy computed the bucket); the answer is `{reserved, counts}` with
+// the counts the reservation was judged on. One call, atomic per endpoint.
+const { storeApply, EMPTY_HELD } = require('./ops.cjs');
 
 /**
- * Process-local counts (the Rust core's InMemoryCounter): each endpoint keeps
- * its two newest buckets. Right for one process; a fleet shares one store
- * (RedisBudgetStore), or its budget holds per process only.
+ * Process-local counts: each request is answered by the core's
+ * `storeApply` on what this store holds for the endpoint and bucket width
+ * (the host never computes a bucket nor judges a reply). Right for one
+ * process; a fleet shares one store (RedisBudgetStore).
  */
 class InMemoryBudgetStore {
-  #counter = new raw.MemoryCounter();
+  /** window_ms -> endpoint_id -> held buckets */
+  #held = new Map();
 
-  read(endpointId, windowMs, bucket) {
-    return guarded(() => this.#counter.read(plain(endpointId, 'endpoint_id'), plain(windowMs, 'window_ms'), plain(bucket, 'bucket')));
-  }
-
-  recordAttempt(endpointId, windowMs, bucket, isRetry) {
-    guarded(() =>
-      this.#counter.recordAttempt(
-        plain(endpointId, 'endpoint_id'),
-        plain(windowMs, 'window_ms'),
-        plain(bucket, 'bucket'),
-        plain(isRetry, 'is_retry'),
-      ),
-    );
+  apply(request, budget, nowMs) {
+    let byEndpoint = this.#held.get(request.window_ms);
+    if (byEndpoint === undefined) {
+      byEndpoint = new Map();
+      this.#held.set(request.window_ms, byEndpoint);
+    }
+    const { reply, held } = storeApply(request, budget, nowMs, byEndpoint.get(request.endpoint_id) ?? EMPTY_HELD);
+    byEndpoint.set(request.endpoint_id, held);
+    return reply;
   }
 }
 
@@ -57,4 +51,22 @@ class ManualClock {
   }
 }
 
-module.exports = { InMemoryBudgetStore, systemClock, ManualClock };
+/** A store call that did not answer in time. */
+class StoreTimeoutError extends Error {
+  constructor(ms) {
+    super(`budget store did not answer within ${ms} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}
+
+/** `promise`, or a StoreTimeoutError rejection after `ms` (the timer never holds the process open). */
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+module.exports = { InMemoryBudgetStore, systemClock, ManualClock, StoreTimeoutError, withTimeout };

@@ -1,5 +1,6 @@
-// Conformance runner: runs vector files (SPEC "Vector files", format 1)
-// through the package's public API and compares every `expect`.
+// Conformance runner: runs vector files (the contract's "Vector files",
+// formats 1 and 2) through the package's public API and compares every
+// `expect`. Every op goes through an exported function of the package.
 //
 // A case fails when the result differs, when it throws something other
 // than the expected PolicyError code, or when the vector itself is broken
@@ -18,6 +19,10 @@ export const OP_FIELDS = {
   classify_error: ['error_kind'],
   budget: ['budget', 'now_ms', 'current', 'previous'],
   decide: ['policy', 'state', 'outcome', 'now_ms', 'budget_counts'],
+  evaluate: ['policy', 'state', 'outcome', 'now_ms'],
+  settle: ['policy', 'state', 'outcome', 'now_ms', 'reply'],
+  resume: ['policy', 'state', 'now_ms'],
+  retry_after: ['header', 'now_ms'],
 };
 
 /** The pure-function path: what every dispatcher sees. */
@@ -28,7 +33,26 @@ export const PURE = {
   classify_error: (i) => ({ outcome: api.classifyError(i.error_kind) }),
   budget: (i) => ({ allows_retry: api.budgetAllows(i.budget, i.now_ms, { current: i.current, previous: i.previous }) }),
   decide: (i) => api.decide(i.policy, i.state, i.outcome, i.now_ms, i.budget_counts),
+  evaluate: (i) => api.evaluate(i.policy, i.state, i.outcome, i.now_ms),
+  settle: (i) => api.settle(i.policy, i.state, i.outcome, i.now_ms, i.reply),
+  resume: (i) => api.resume(i.policy, i.state, i.now_ms),
+  retry_after: (i) => ({ retry_after_ms: api.retryAfter(i.header, i.now_ms) }),
 };
+
+/**
+ * The compiled path (a policy decoded once, the scalar fast path): what a
+ * dispatcher's RetryPolicy runs. Ops without a policy are the plain ones.
+ */
+export function compiledImpl() {
+  const compiled = (i) => new api.CompiledPolicy(i.policy);
+  return {
+    ...PURE,
+    decide: (i) => compiled(i).decide(i.state, i.outcome, i.now_ms, i.budget_counts),
+    evaluate: (i) => compiled(i).evaluate(i.state, i.outcome, i.now_ms),
+    settle: (i) => compiled(i).settle(i.state, i.outcome, i.now_ms, i.reply),
+    resume: (i) => compiled(i).resume(i.state, i.now_ms),
+  };
+}
 
 /** Why `input` is not a valid input of `op`, or null. */
 export function brokenInput(op, input) {
@@ -47,6 +71,8 @@ const show = (v) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n
 /** Run one case through `impl`; null when it passes, else what differed. */
 export function runCase(c, impl = PURE) {
   if (typeof c !== 'object' || c === null) return 'case is not an object';
+  const extra = Object.keys(c).filter((k) => !['name', 'op', 'input', 'expect'].includes(k));
+  if (extra.length) return `broken vector: unknown case field(s): ${extra.join(', ')}`;
   const broken = brokenInput(c.op, c.input);
   if (broken) return `broken vector: ${broken}`;
   const expect = c.expect;
@@ -76,7 +102,7 @@ export function vectorFiles(dir) {
  * Run every vector file of `dir`. Returns {passed, failed, failures}, each
  * failure `{file, name, why}` (a file that cannot be read counts once).
  */
-export function runDir(dir, impl = PURE) {
+export function runDir(dir, impls = [PURE]) {
   const out = { passed: 0, failed: 0, failures: [] };
   const fail = (file, name, why) => {
     out.failed++;
@@ -91,13 +117,19 @@ export function runDir(dir, impl = PURE) {
       fail(base, '(file)', `not valid JSON: ${e.message}`);
       continue;
     }
-    if (doc === null || doc.format !== 1 || !Array.isArray(doc.cases)) {
-      fail(base, '(file)', 'not a format-1 vector file (expected {"format": 1, "cases": [...]})');
+    if (doc === null || (doc.format !== 1 && doc.format !== 2) || !Array.isArray(doc.cases)) {
+      fail(base, '(file)', 'not a vector file (expected {"format": 1 or 2, "cases": [...]})');
+      continue;
+    }
+    const extra = Object.keys(doc).filter((k) => !['format', 'suite', 'cases'].includes(k));
+    if (extra.length) {
+      fail(base, '(file)', `broken vector file: unknown field(s): ${extra.join(', ')}`);
       continue;
     }
     doc.cases.forEach((c, i) => {
       const name = typeof c?.name === 'string' ? c.name : `case #${i}`;
-      const why = runCase(c, impl);
+      let why = null;
+      for (const impl of impls) why ??= runCase(c, impl);
       if (why === null) out.passed++;
       else fail(base, name, why);
     });

@@ -7,9 +7,8 @@ use retry_policy_core::document::{admission_to_value, PolicyDocument};
 use retry_policy_core::{ErrorCode, PolicyError};
 use wasm_bindgen::prelude::*;
 
-use crate::args::args;
-use crate::compiled::{policy_to_value, CompiledPolicy};
 use crate::convert::{from_js, to_js};
+use crate::fast::{policy_to_value, CompiledPolicy};
 use crate::errors::OrThrow;
 
 #[wasm_bindgen]
@@ -33,7 +32,7 @@ impl Document {
         let run = || {
             let doc = match document.as_string() {
                 Some(text) => PolicyDocument::from_json(&text)?,
-                None => PolicyDocument::from_value(&from_js(&document, "").map_err(as_document_error)?)?,
+                None => PolicyDocument::from_value(&from_js(&document).map_err(as_document_error)?)?,
             };
             Ok(Document { doc })
         };
@@ -52,9 +51,10 @@ impl Document {
     }
 
     /// The schedule a new event of `class` is admitted under at `now_ms`.
-    pub fn admit(&self, class: JsValue, now_ms: JsValue) -> Result<JsValue, JsValue> {
+    /// `input`: `{class, now_ms}`.
+    pub fn admit(&self, input: JsValue) -> Result<JsValue, JsValue> {
         let run = || {
-            let v = args(&[("class", &class), ("now_ms", &now_ms)])?;
+            let v = from_js(&input)?;
             let f = Fields::new(&v, &["class", "now_ms"])?;
             let a = self.doc.admit(f.str("class")?, f.u64("now_ms")?)?;
             Ok(to_js(&admission_to_value(&a)))

@@ -4,37 +4,39 @@
 //! `retry-policy-core` as the WebAssembly component. This crate is the
 //! Rust half of the npm package `@webhook/retry-policy`
 //! (`host-examples/node`); its JS layer wraps these exports in the public,
-//! typed API. No policy logic lives here: JS values are converted to
-//! `serde_json::Value` (serde-wasm-bindgen), decoded by the core's strict
-//! codec, decided by the core, and encoded in the contract's JSON shape.
+//! typed API. No policy logic lives here:
+//!
+//! * `ops.rs`: the object path, one `run(op, input)` for every operation of
+//!   the contract (vector input shape in, expect shape out, the core's
+//!   codec decoding and encoding);
+//! * `fast.rs`: a compiled policy and the scalar fast path of the step
+//!   (evaluate, settle, decide, resume) and of the in-memory store;
+//! * `document.rs`: policy documents (event classes, admission).
 //!
 //! Nothing here panics on bad input: every refusal is a thrown
-//! `PolicyError` (SPEC code + field path) and the module stays usable.
+//! `PolicyError` (the contract's code + the field path) and the module
+//! stays usable.
 
-mod args;
-mod compiled;
 mod convert;
-mod counter;
 mod document;
 mod errors;
-mod pure;
+mod fast;
+mod ops;
 
 use js_sys::Array;
-use retry_policy_core::{ErrorCode, Jitter, OutcomeClass, StopReason, CONTRACT_FORMAT};
+use retry_policy_core::{ErrorCode, Jitter, OutcomeClass, StopReason, StoreOp, CONTRACT_FORMAT};
 use wasm_bindgen::prelude::*;
 
-pub use compiled::CompiledPolicy;
-pub use counter::MemoryCounter;
 pub use document::Document;
-pub use pure::{budget_allows, classify_error, classify_status, decide, delay, plan};
+pub use fast::CompiledPolicy;
 
-/// Version of the decision contract (SPEC format) this build implements.
+/// Version of the decision contract (its format) this build implements.
 #[wasm_bindgen(js_name = contractFormat)]
 pub fn contract_format() -> u32 {
     CONTRACT_FORMAT
 }
 
-/// The wasm memory, for reading `CompiledPolicy` result buffers.
+/// The wasm memory, for reading the fast path's result buffer.
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
@@ -44,7 +46,7 @@ fn strings(names: impl Iterator<Item = &'static str>) -> Array {
     names.map(JsValue::from_str).collect()
 }
 
-/// Stop reasons in `StopReason::ALL` order (`decideFast` codes 1..=6).
+/// Stop reasons in `StopReason::ALL` order (fast-path codes 2 + i).
 #[wasm_bindgen(js_name = stopReasons)]
 pub fn stop_reasons() -> Array {
     strings(StopReason::ALL.iter().map(|r| r.as_str()))
@@ -66,6 +68,12 @@ pub fn outcome_classes() -> Array {
 #[wasm_bindgen(js_name = jitterModes)]
 pub fn jitter_modes() -> Array {
     strings([Jitter::None, Jitter::Full, Jitter::Equal].iter().map(|j| j.as_str()))
+}
+
+/// Store ops in fast-path code order (1, 2, 3).
+#[wasm_bindgen(js_name = storeOps)]
+pub fn store_ops() -> Array {
+    strings([StoreOp::Record, StoreOp::Reserve, StoreOp::RecordReserve].iter().map(|o| o.as_str()))
 }
 
 // Talc instead of the default dlmalloc: about 6 KiB smaller here (single-
