@@ -1,29 +1,19 @@
 """webhook-retry-policy: the webhook retry policy component for Python.
 
-One WebAssembly component (``retry_policy.wasm``, shipped in this package)
-makes every decision; this package is a thin typed host around it:
+One WebAssembly component makes every decision; this package runs its main
+core module (``retry_policy.core.wasm``) through wasmtime's core API with
+generated canonical-ABI glue (``_generated/``), one raw call per operation:
 
-* :class:`RetryPolicy` — sync API over every WIT export (``decide`` calls
-  the host clock and budget counter through the WIT imports).
-* :class:`AsyncRetryPolicy` — for asyncio dispatchers with async stores:
-  reads counts first, then calls the pure ``decide-with`` (never blocks).
-* :class:`FastDecider` — ``decide-with`` in one core-wasm call (same
-  decisions, a fraction of the cost).
+* :class:`RetryPolicy` — every WIT export, plus ``decide`` (evaluate ->
+  at most one budget-store call -> settle) on a sync :class:`BudgetStore`.
+* :class:`AsyncRetryPolicy` — the same step with an async store (Redis).
 """
 
 from .async_policy import AsyncRetryPolicy
 from .clock import Clock, ManualClock, SystemClock
-from .counters import (
-    AsyncBudgetCounter,
-    AsyncInMemoryBudgetCounter,
-    BudgetCounter,
-    InMemoryBudgetCounter,
-    UnavailableBudgetCounter,
-    budget_bucket,
-)
 from .errors import ErrorCode, PolicyError, PolicyTrap
-from .fastpath import FastDecider
 from .policy import RetryPolicy
+from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore, BudgetStore, InMemoryBudgetStore, UnavailableBudgetStore
 from .types import (
     Admission,
     AttemptOutcome,
@@ -34,6 +24,7 @@ from .types import (
     DeadLetter,
     Decision,
     DeliveryState,
+    Due,
     EventClass,
     HttpResponse,
     Jitter,
@@ -41,18 +32,26 @@ from .types import (
     OutcomeClass,
     Policy,
     PolicyDocument,
+    Reservation,
+    Resumption,
     Retry,
     Schedule,
+    Settlement,
+    Step,
     Stop,
     StopReason,
+    StoreOp,
+    StoreReply,
+    StoreRequest,
     TransportError,
+    Unavailable,
 )
 
 __all__ = [
-    "Admission", "AsyncBudgetCounter", "AsyncInMemoryBudgetCounter", "AsyncRetryPolicy", "AttemptOutcome",
-    "Backoff", "BucketCounts", "Budget", "BudgetCounter", "BudgetCounts", "Clock", "DeadLetter", "Decision",
-    "DeliveryState", "ErrorCode", "EventClass", "FastDecider", "HttpResponse", "InMemoryBudgetCounter", "Jitter",
-    "LimitedBy", "ManualClock", "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Retry",
-    "RetryPolicy", "Schedule", "Stop", "StopReason", "SystemClock", "TransportError", "UnavailableBudgetCounter",
-    "budget_bucket",
+    "Admission", "AsyncBudgetStore", "AsyncInMemoryBudgetStore", "AsyncRetryPolicy", "AttemptOutcome", "Backoff",
+    "BucketCounts", "Budget", "BudgetCounts", "BudgetStore", "Clock", "DeadLetter", "Decision", "DeliveryState",
+    "Due", "ErrorCode", "EventClass", "HttpResponse", "InMemoryBudgetStore", "Jitter", "LimitedBy", "ManualClock",
+    "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Resumption", "Retry",
+    "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
+    "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore",
 ]

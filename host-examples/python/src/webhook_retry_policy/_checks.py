@@ -1,75 +1,95 @@
-"""Host-side TYPE/SHAPE checks: the only checks Python makes itself.
+"""Host-side TYPE/SHAPE checks, called by the generated types and ABI.
 
-Each raises ``PolicyError("invalid_input", field, ...)``. Ranges that the
-contract gives meaning to (``base_ms >= 1``, ``ratio <= 1``, ...) are NOT
+Each failure raises ``PolicyError("invalid_input", field, ...)``. Ranges the
+contract gives meaning to (``base_ms >= 1``, ``ratio <= 1`` ...) are NOT
 checked here: the component checks them, so every host reports the same
-code. The only range checks here are the WIT integer widths (``u16``,
-``u32``, ``u64``) a value must fit to be passed to the component at all.
+code. The only range checks are the WIT widths (``u16``, ``u32``, ``u64``)
+a value must fit to be passed at all, and two places where a WIT type is
+narrower than the contract (the contract's codec reports those with a
+policy code, ``NARROWER``): an unknown jitter name and a status above 65535.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import invalid_input
+if TYPE_CHECKING:
+    from ._generated.types import PolicyError
 
+E = TypeVar("E", bound=Enum)
 U16_MAX = 0xFFFF
 U32_MAX = 0xFFFF_FFFF
 U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
-E = TypeVar("E", bound=Enum)
+# field path -> the contract's code for a value the WIT type cannot hold
+NARROWER = {"backoff.jitter": "invalid_backoff", "http_response.status": "invalid_status"}
+
+
+def _error(field: str, message: str, code: str = "invalid_input") -> PolicyError:
+    from ._generated.types import PolicyError
+
+    return PolicyError(code, field, message)
 
 
 def _kind(value: Any) -> str:
     return "None" if value is None else type(value).__name__
 
 
+def wrong_type(field: str, value: Any, expected: str) -> PolicyError:
+    return _error(field, f"expected {expected}, got {_kind(value)}")
+
+
 def uint(field: str, value: Any, max_value: int = U64_MAX) -> int:
-    """A non-negative ``int`` (never ``bool``, never a float, not NaN) that
-    fits ``max_value``."""
+    """A non-negative ``int`` (never ``bool``) that fits ``max_value``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise invalid_input(field, f"expected a non-negative integer, got {_kind(value)} {value!r}")
+        raise _error(field, f"expected a non-negative integer, got {_kind(value)} {value!r}")
     if value < 0:
-        raise invalid_input(field, f"expected a non-negative integer, got {value}")
+        raise _error(field, f"expected a non-negative integer, got {value}")
     if value > max_value:
-        raise invalid_input(field, f"{value} does not fit in {max_value.bit_length()} bits")
+        raise _error(field, f"{value} does not fit in {max_value.bit_length()} bits", NARROWER.get(field, "invalid_input"))
     return int(value)
 
 
 def number(field: str, value: Any) -> float:
-    """A float (or an int, converted exactly); never ``bool`` or ``None``.
-    Non-finite values pass through: whether they are valid is the policy's
-    call (SPEC: a factor must be finite, else ``invalid_backoff``)."""
+    """A float (an int converted exactly); never ``bool``. NaN and infinities
+    pass: whether they are valid is the policy's call (SPEC: "finite")."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise invalid_input(field, f"expected a number, got {_kind(value)} {value!r}")
+        raise _error(field, f"expected a number, got {_kind(value)} {value!r}")
     if isinstance(value, int):
         if abs(value) > 2**53:
-            raise invalid_input(field, f"{value} is not exactly representable as a double")
+            raise _error(field, f"{value} is not exactly representable as a double")
         return float(value)
-    return value
+    return float(value)
 
 
 def boolean(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise invalid_input(field, f"expected a boolean, got {_kind(value)} {value!r}")
+        raise _error(field, f"expected a boolean, got {_kind(value)} {value!r}")
     return value
 
 
 def text(field: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise invalid_input(field, f"expected a string, got {_kind(value)} {value!r}")
+        raise _error(field, f"expected a string, got {_kind(value)} {value!r}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise invalid_input(field, "not encodable as UTF-8 (lone surrogate)") from None
+        raise _error(field, "not encodable as UTF-8 (lone surrogate)") from None
     return value
 
 
-def instance(field: str, value: Any, cls: type, what: str) -> Any:
+def instance(field: str, value: Any, cls: type | tuple[type, ...]) -> Any:
     if not isinstance(value, cls):
-        raise invalid_input(field, f"expected {what}, got {_kind(value)}")
+        names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise wrong_type(field, value, names)
     return value
+
+
+def sequence(field: str, value: Any) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+        raise wrong_type(field, value, "a tuple or list")
+    return tuple(value)
 
 
 def enum_member(field: str, value: Any, cls: type[E]) -> E:
@@ -81,5 +101,6 @@ def enum_member(field: str, value: Any, cls: type[E]) -> E:
             return cls(value)
         except ValueError:
             pass
-    names = ", ".join(m.value for m in cls)  # type: ignore[attr-defined]
-    raise invalid_input(field, f"expected one of {names}, got {value!r}")
+    names = ", ".join(str(m.value) for m in cls)
+    code = NARROWER.get(field, "invalid_input") if isinstance(value, str) else "invalid_input"
+    raise _error(field, f"expected one of {names}, got {value!r}", code)

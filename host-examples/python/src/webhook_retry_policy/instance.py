@@ -1,148 +1,147 @@
-"""Component instances: one per thread, created lazily, rebuilt after a trap.
+"""The policy's core module instances: one per thread, rebuilt after a trap.
 
-Thread and task safety: a wasmtime ``Store`` must not be used by two
-threads at once, so each thread gets its own ``Store`` + instance (a
-``threading.local``), all sharing the process-wide compiled component.
-Asyncio tasks on one thread cannot interleave inside a call (a call never
-awaits), so they share the thread's instance safely. A call made from
-inside a host import (re-entrancy) is refused with :class:`PolicyTrap`.
+A wasmtime ``Store`` must not be used by two threads at once, so each
+thread gets its own store with the core module and the generated adapter
+(``_generated/adapter.wat``), sharing the process-wide compiled modules.
+Asyncio tasks on one thread share its instance: a call never awaits, so
+tasks cannot interleave inside one.
 
-The host imports are wired here: ``clock.now-ms`` reads the policy's
-clock; ``budget-counter.read``/``record-attempt`` call its counter, and
-any exception from the counter becomes the WIT error string (the decision
-is then ``budget_unavailable``). A failing clock has no WIT error, so it
-traps the call, which surfaces as :class:`PolicyTrap`.
+Every operation is :meth:`Instance.run`: the generated ``lower_F`` writes
+the arguments into the scratch block (a host-owned block of guest memory,
+grown and re-lowered when too small), ONE raw call runs the adapter
+function ``F`` (ownership copies + the core export), the generated
+``lift_F`` reads the result, and a second raw call runs ``post-F``
+(``cabi_post``) when the result owns guest memory.
 """
 
 from __future__ import annotations
 
+import ctypes
+import struct
 import threading
 from typing import Any, Callable, Optional
 
-from wasmtime import Store, WasmtimeError
-from wasmtime.component import Linker
+import wasmtime
 
-from . import _checks, loader, wit
-from .clock import Clock
-from .counters import BudgetCounter
-from .errors import PolicyError, PolicyTrap
-from .types import BudgetCounts
+from . import loader
+from ._generated import abi
+from ._generated.types import PolicyError
+from ._raw import RAW_CALL, RawCaller
+from .errors import PolicyTrap
 
-WIT_PACKAGE = "webhook:retry-policy"
-WIT_VERSION = "0.1.0"
-POLICY_INTERFACE = f"{WIT_PACKAGE}/policy@{WIT_VERSION}"
-CLOCK_INTERFACE = f"{WIT_PACKAGE}/clock@{WIT_VERSION}"
-COUNTER_INTERFACE = f"{WIT_PACKAGE}/budget-counter@{WIT_VERSION}"
-
-EXPORTS = (
-    "abi-version", "plan", "delay", "classify-status", "classify-error", "budget-allows",
-    "load-document", "admit", "decide", "decide-with",
-)
+_INITIAL_SCRATCH = 16 * 1024
+_U32 = struct.Struct("<I")
+_BAD_INPUT = (struct.error, TypeError, AttributeError, KeyError, OverflowError, UnicodeEncodeError, ValueError)
+_BAD_OUTPUT = (abi.Malformed, struct.error, IndexError, KeyError, UnicodeDecodeError, ValueError)
+Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], int, int, bool]
 
 
-class _ThreadInstance:
-    __slots__ = ("store", "funcs", "busy")
-
-    def __init__(self, store: Store, funcs: dict[str, Any]) -> None:
-        self.store = store
-        self.funcs = funcs
-        self.busy = False
+def _no_import(*_args: Any) -> Any:
+    raise wasmtime.Trap("the host drives the budget store itself: the imports-driven `decide` is not used")
 
 
-class ComponentHost:
-    """The component with this host's clock and counter plugged in."""
+class Instance:
+    """One thread's store, instances, scratch block and raw-call entries."""
 
-    def __init__(self, clock: Clock, counter: BudgetCounter, wasm_path: Optional[str] = None) -> None:
-        self.clock = clock
-        self.counter = counter
-        self._component = loader.component(wasm_path)
-        self._engine = loader.engine()
-        self._linker = self._build_linker()
-        self._linker_lock = threading.Lock()
-        self._local = threading.local()
-
-    # --- host imports ------------------------------------------------------
-
-    def _build_linker(self) -> Linker:
-        linker = Linker(self._engine)
-        with linker.root() as root:
-            with root.add_instance(CLOCK_INTERFACE) as clock:
-                clock.add_func("now-ms", self._now_ms)
-            with root.add_instance(COUNTER_INTERFACE) as counter:
-                counter.add_func("read", self._read)
-                counter.add_func("record-attempt", self._record_attempt)
-        return linker
-
-    def _now_ms(self, _store: Any) -> int:
+    def __init__(self) -> None:
+        core, adapter = loader.modules()
+        self.store = store = wasmtime.Store(loader.engine())
+        stubs = [wasmtime.Func(store, imp.type, _no_import) for imp in core.imports]  # type: ignore[arg-type]
+        main = wasmtime.Instance(store, core, stubs).exports(store)
         try:
-            return _checks.uint("clock.now_ms", self.clock.now_ms())
-        except BaseException as e:  # no WIT error for a clock: trap, report it after the call
-            self._local.import_failure = e
-            raise WasmtimeError(f"host clock failed: {e!r}") from None
+            links = [main[imp.name] for imp in adapter.imports]  # type: ignore[index]
+        except KeyError as e:
+            raise PolicyTrap(f"the core module does not export {e} (stale retry_policy.core.wasm?)") from None
+        self.memory: wasmtime.Memory = main["memory"]  # type: ignore[assignment]
+        self.realloc: wasmtime.Func = main["cabi_realloc"]  # type: ignore[assignment]
+        exports = wasmtime.Instance(store, adapter, links).exports(store)
+        self.raw = raw = RawCaller(store)
+        self.entries: dict[str, Entry] = {}
+        for name, fn in abi.FUNCTIONS.items():
+            post = exports[f"post-{name}"] if fn.post is not None else None
+            self.entries[name] = (fn.lower, fn.lift, raw.func_at(exports[name]),  # type: ignore[arg-type]
+                                  raw.func_at(post) if post is not None else 0, fn.retptr)  # type: ignore[arg-type]
+        self._funcs = exports  # keeps the func structs alive for the raw calls
+        self._scratch_global: wasmtime.Global = exports["scratch"]  # type: ignore[assignment]
+        self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
+        self.mem = memoryview(b"")
+        self.scratch = self.limit = self.cap = 0
+        self.grow(_INITIAL_SCRATCH)
+        self._probe(raw.func_at(exports["probe"]))  # type: ignore[arg-type]
 
-    def _read(self, _store: Any, endpoint_id: str, window_ms: int, bucket: int) -> Any:
-        try:
-            counts = self.counter.read(endpoint_id, window_ms, bucket)
-            if not isinstance(counts, BudgetCounts):
-                return f"counter returned {type(counts).__name__}, not BudgetCounts"
-            return wit.counts(counts)
-        except Exception as e:
-            return f"budget store unreadable: {e!r}"
+    def refresh(self) -> None:
+        """A view of all of guest memory (memories never move; they only grow)."""
+        size = self.memory.data_len(self.store)
+        self.mem = memoryview((ctypes.c_ubyte * size).from_address(self.base)).cast("B")
 
-    def _record_attempt(self, _store: Any, endpoint_id: str, window_ms: int, bucket: int, is_retry: bool) -> Any:
-        try:
-            self.counter.record_attempt(endpoint_id, window_ms, bucket, is_retry)
-            return None
-        except Exception as e:
-            return f"budget store write failed: {e!r}"
+    def grow(self, need: int) -> None:
+        """(Re)allocate the scratch block to hold ``need - scratch`` bytes."""
+        cap = max(_INITIAL_SCRATCH, 1 << max(0, need - self.scratch - 1).bit_length())
+        if cap <= self.cap:
+            cap = 2 * self.cap
+        ptr = self.realloc(self.store, self.scratch, self.cap, 8, cap)
+        if not isinstance(ptr, int) or ptr == 0:
+            raise PolicyTrap("cabi_realloc returned null for the scratch block")
+        self.scratch, self.cap, self.limit = ptr, cap, ptr + cap
+        self._scratch_global.set_value(self.store, wasmtime.Val.i32(ptr))
+        self.refresh()
 
-    # --- instances ---------------------------------------------------------
+    def _probe(self, probe: int) -> None:
+        self._call(probe, "probe")
+        if _U32.unpack_from(self.mem, self.scratch + abi.RESULT)[0] != 0x5EED:
+            raise PolicyTrap("raw-call self-test failed: the adapter's probe did not run")
 
-    def _instance(self) -> _ThreadInstance:
-        inst: Optional[_ThreadInstance] = getattr(self._local, "instance", None)
-        if inst is not None:
-            return inst
-        store = Store(self._engine)
-        with self._linker_lock:
-            instance = self._linker.instantiate(store, self._component)
-        iface = instance.get_export_index(store, POLICY_INTERFACE)
-        if iface is None:
-            raise PolicyTrap(f"the component does not export {POLICY_INTERFACE}")
-        funcs = {}
-        for name in EXPORTS:
-            idx = instance.get_export_index(store, name, iface)
-            func = instance.get_func(store, idx) if idx is not None else None
-            if func is None:
-                raise PolicyTrap(f"the component does not export {POLICY_INTERFACE}#{name}")
-            funcs[name] = func
-        inst = _ThreadInstance(store, funcs)
-        self._local.instance = inst
-        return inst
+    def _call(self, func: int, name: str) -> None:
+        raw = self.raw
+        err = RAW_CALL(raw.ctx, func, raw.vals_at, 1, raw.trap_at)
+        if err or raw.trap:
+            drop()
+            raise PolicyTrap(f"`{name}` trapped: {raw.failure(err or 0)}")
 
-    def call(self, name: str, *args: Any, lift: Callable[[Any], Any] = wit.unwrap) -> Any:
-        """Call export ``name``; the result goes through ``lift`` (which
-        raises the WIT ``policy-error`` as :class:`PolicyError`)."""
-        inst = self._instance()
-        if inst.busy:
-            raise PolicyTrap(f"re-entrant call of `{name}` from inside a host import on the same thread")
-        inst.busy = True
-        self._local.import_failure = None
-        try:
-            raw = inst.funcs[name](inst.store, *args)
-        except BaseException as e:
-            # A trap (or a host import that trapped it): this instance may be
-            # inconsistent, so it is dropped; the next call makes a new one.
-            self._local.instance = None
-            cause = self._local.import_failure or e
-            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+    def run(self, name: str, *args: Any) -> Any:
+        lower, lift, call, post, retptr = self.entries[name]
+        while True:
+            try:
+                lower(self, *args)
+                break
+            except abi.Grow as g:
+                self.grow(g.need)
+            except PolicyError:
                 raise
-            raise PolicyTrap(f"`{name}` trapped: {cause!r}") from cause
-        finally:
-            inst.busy = False
+            except _BAD_INPUT as e:
+                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
+        self._call(call, name)
         try:
-            return lift(raw)
-        except PolicyError:
-            raise
-        except Exception as e:
-            raise PolicyTrap(f"`{name}` returned an unexpected value: {e!r}") from e
+            r = _U32.unpack_from(self.mem, self.scratch + abi.RESULT)[0] if retptr else self.scratch + abi.RESULT
+            try:
+                return lift(self.mem, r)
+            except PolicyError:
+                raise
+            except _BAD_OUTPUT:
+                self.refresh()  # the call grew guest memory past this view
+                try:
+                    return lift(self.mem, r)
+                except PolicyError:
+                    raise
+                except _BAD_OUTPUT as e:
+                    drop()
+                    raise PolicyTrap(f"`{name}` returned a malformed result: {e!r}") from None
+        finally:
+            if post:
+                self._call(post, f"post-{name}")
 
+
+_local = threading.local()
+
+
+def current() -> Instance:
+    """This thread's instance (created on first use)."""
+    inst: Optional[Instance] = getattr(_local, "instance", None)
+    if inst is None:
+        inst = _local.instance = Instance()
+    return inst
+
+
+def drop() -> None:
+    """Forget this thread's instance (after a trap its heap may be inconsistent)."""
+    _local.instance = None

@@ -1,0 +1,143 @@
+"""Every operation of the WIT interface ``policy``, each ONE raw call into
+this thread's instance (``instance.py``) through the generated ABI.
+
+Arguments are type-checked host-side (``invalid_input``); every other
+judgement (ranges, gates, buckets, what a store reply means) is the
+component's. :class:`PolicyOps` is the base of :class:`RetryPolicy` and
+:class:`AsyncRetryPolicy`; it keeps the clock and counts
+``budget_disagreement`` (a store whose rule drifted from the policy's).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import tomllib
+from typing import Optional, cast
+
+from .clock import Clock, SystemClock
+from .errors import PolicyError
+from .instance import current
+from .types import (
+    Admission,
+    Applied,
+    AttemptOutcome,
+    Backoff,
+    Budget,
+    BudgetCounts,
+    Decision,
+    DeliveryState,
+    HeldBuckets,
+    OutcomeClass,
+    Policy,
+    PolicyDocument,
+    Resumption,
+    Schedule,
+    Settlement,
+    Step,
+    StoreReply,
+    StoreRequest,
+)
+
+log = logging.getLogger("webhook_retry_policy")
+_LOG_EVERY_S = 10.0
+
+
+class PolicyOps:
+    """The component's pure operations, with a clock for the defaults."""
+
+    def __init__(self, clock: Optional[Clock] = None) -> None:
+        self.clock: Clock = clock or SystemClock()
+        self.budget_disagreements = 0
+        self._logged_at = 0.0
+
+    def abi_version(self) -> int:
+        return cast(int, current().run("abi-version"))
+
+    def plan(self, backoff: Backoff, window_ms: int, hard_cap: int) -> Schedule:
+        return cast(Schedule, current().run("plan", backoff, window_ms, hard_cap))
+
+    def delay(self, backoff: Backoff, event_id: str, retry_index: int) -> int:
+        """Jittered delay (ms) of retry ``retry_index`` (0-based, <= 99)."""
+        return cast(int, current().run("delay", backoff, event_id, retry_index))
+
+    def classify_status(self, status: int) -> OutcomeClass:
+        return cast(OutcomeClass, current().run("classify-status", status))
+
+    def classify_error(self, error_kind: str) -> OutcomeClass:
+        return cast(OutcomeClass, current().run("classify-error", error_kind))
+
+    def budget_allows(self, budget: Budget, now_ms: int, counts: BudgetCounts) -> bool:
+        return cast(bool, current().run("budget-allows", budget, now_ms, counts))
+
+    def load_document(self, json_text: str) -> PolicyDocument:
+        """Parse and validate a JSON policy document (in the component, <= 1 MiB)."""
+        return cast(PolicyDocument, current().run("load-document", json_text))
+
+    def load_document_toml(self, toml_text: str) -> PolicyDocument:
+        """TOML read by ``tomllib``, handed to ``load_document`` as JSON text."""
+        try:
+            value = tomllib.loads(toml_text)
+            json_text = json.dumps(value, allow_nan=False)
+        except tomllib.TOMLDecodeError as e:
+            raise PolicyError("invalid_document", "", f"not valid TOML: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise PolicyError("invalid_document", "", f"TOML value has no JSON equivalent: {e}") from None
+        return self.load_document(json_text)
+
+    def load_document_file(self, path: str) -> PolicyDocument:
+        """A ``.toml`` file through ``load_document_toml``, anything else as JSON."""
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return self.load_document_toml(text) if path.endswith(".toml") else self.load_document(text)
+
+    def admit(self, document: PolicyDocument, event_class: str, now_ms: Optional[int] = None) -> Admission:
+        """The schedule a new event is admitted under (persist it with the event)."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        return cast(Admission, current().run("admit", document, event_class, now))
+
+    def evaluate(self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int) -> Step:
+        """Gates 1-5 and the one store request this attempt needs."""
+        return cast(Step, current().run("evaluate", policy, state, outcome, now_ms))
+
+    def settle(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply
+    ) -> Settlement:
+        """The decision once the store answered (its verdict stands)."""
+        return cast(Settlement, current().run("settle", policy, state, outcome, now_ms, reply))
+
+    def resume(self, policy: Policy, state: DeliveryState, now_ms: Optional[int] = None) -> Resumption:
+        """An event reloaded from storage: ``Due()`` or a ``Stop``."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        return cast(Resumption, current().run("resume", policy, state, now))
+
+    def parse_retry_after(self, header: str, now_ms: Optional[int] = None) -> Optional[int]:
+        """A Retry-After header value in ms from now, or None (not usable)."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        return cast(Optional[int], current().run("parse-retry-after", header, now))
+
+    def store_key(self, request: StoreRequest) -> str:
+        """The key a shared store files this request's endpoint and width under."""
+        return cast(str, current().run("store-key", request))
+
+    def store_apply(self, request: StoreRequest, budget: Budget, now_ms: int, held: HeldBuckets) -> Applied:
+        """An in-memory store's answer to ``request`` and what it holds afterwards."""
+        return cast(Applied, current().run("store-apply", request, budget, now_ms, held))
+
+    def decide_with(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int,
+        budget_counts: Optional[BudgetCounts],
+    ) -> Decision:
+        """The format-1 pure decision (counts None = store unreadable). Records nothing."""
+        return cast(Decision, current().run("decide-with", policy, state, outcome, now_ms, budget_counts))
+
+    def _settled(self, settlement: Settlement, state: DeliveryState) -> Decision:
+        if settlement.budget_disagreement:
+            self.budget_disagreements += 1
+            now = time.monotonic()
+            if now - self._logged_at >= _LOG_EVERY_S:
+                self._logged_at = now
+                log.warning("budget store and policy disagree on endpoint %r (%d so far); the store's verdict stands",
+                            state.endpoint_id, self.budget_disagreements)
+        return settlement.decision
