@@ -78,4 +78,4 @@ function delayMs(b, eventId, i) {
   return lo + mod(c - lo + 1);
 }
 
-module.exports = { decide: makeDecide(delayMs) };
+module.exports = { decide: makeDecide(delayMs), delayMs };

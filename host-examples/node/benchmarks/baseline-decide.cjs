@@ -74,7 +74,7 @@ function validate(p, s) {
   if (!(p.budget.ratio > 0 && p.budget.ratio <= 1)) fail('invalid_budget', 'budget.ratio');
   if (p.budget.window_ms < 1) fail('invalid_budget', 'budget.window_ms');
   if (s.attempt < 1) fail('invalid_state', 'state.attempt');
-  if (s.max_attempts < 1) fail('invalid_state', 'state.max_attempts');
+  if (s.max_attempts < 1 || s.max_attempts > 100) fail('invalid_state', 'state.max_attempts');
 }
 
 function allowsRetry(g, nowMs, c) {
@@ -131,4 +131,4 @@ const makeDecide = (delayFn) => function decide(policy, s, outcome, nowMs, count
   return { stop_reason: null, disable_endpoint: false, retry: { delay_ms: delay, refresh_credentials: refresh } };
 };
 
-module.exports = { decide: makeDecide(delayMs), makeDecide, ceilingMs };
+module.exports = { decide: makeDecide(delayMs), makeDecide, ceilingMs, delayMs };

@@ -124,7 +124,7 @@ class CompiledPolicy {
   }
 
   #object(op, input) {
-    return guarded(() => this.#raw.run(op, plain(input)));
+    return guarded(() => this.#raw.run(op, plain(input, '', -1)));
   }
 }
 

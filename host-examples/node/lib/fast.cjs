@@ -45,6 +45,14 @@ const s = {
 
 /** `state`: the six contract fields (and `class` when `classed`), nothing else. */
 function readState(state, classed) {
+  try {
+    return readStateNow(state, classed);
+  } catch {
+    return false; // a throwing getter or proxy: the object path reports it
+  }
+}
+
+function readStateNow(state, classed) {
   if (!isObject(state)) return false;
   let n = 0;
   for (const k of Object.keys(state)) {
@@ -76,6 +84,14 @@ function readState(state, classed) {
 
 /** `{status, retry_after_ms?}` or `{error_kind}` (`null` and `undefined` fields are absent, as in the codec). */
 function readOutcome(outcome) {
+  try {
+    return readOutcomeNow(outcome);
+  } catch {
+    return false; // a throwing getter or proxy: the object path reports it
+  }
+}
+
+function readOutcomeNow(outcome) {
   if (!isObject(outcome)) return false;
   for (const k of Object.keys(outcome)) {
     if (k !== 'status' && k !== 'retry_after_ms' && k !== 'error_kind') return false;
@@ -104,6 +120,14 @@ function hasOnly(obj, a, b) {
 
 /** `{current: {total, retries}, previous: {total, retries}}`. */
 function readCounts(c) {
+  try {
+    return readCountsNow(c);
+  } catch {
+    return false; // a throwing getter or proxy: the object path reports it
+  }
+}
+
+function readCountsNow(c) {
   if (!isObject(c) || !hasOnly(c, 'current', 'previous')) return false;
   const { current: cur, previous: prev } = c;
   if (!isObject(cur) || !isObject(prev) || !hasOnly(cur, 'total', 'retries') || !hasOnly(prev, 'total', 'retries')) return false;
@@ -116,6 +140,14 @@ function readCounts(c) {
 
 /** A store reply: `{unavailable: true}` (code 0) or `{reserved, counts}` (1 not reserved, 2 reserved). */
 function readReply(r) {
+  try {
+    return readReplyNow(r);
+  } catch {
+    return false; // a throwing getter or proxy: the object path reports it
+  }
+}
+
+function readReplyNow(r) {
   if (!isObject(r)) return false;
   for (const k of Object.keys(r)) if (k !== 'unavailable' && k !== 'reserved' && k !== 'counts') return false;
   if (r.unavailable != null) {

@@ -10,7 +10,7 @@ const { guarded } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
 const { num, isObject } = require('./fast.cjs');
 
-const run = (op, input) => guarded(() => raw.run(op, plain(input)));
+const run = (op, input) => guarded(() => raw.run(op, plain(input, '', -1)));
 
 const plan = (backoff, windowMs, hardCap) => run('plan', { backoff, window_ms: windowMs, hard_cap: hardCap });
 const delay = (backoff, eventId, retryIndex) => run('delay', { backoff, event_id: eventId, retry_index: retryIndex }).delay_ms;

@@ -50,6 +50,8 @@ function plain(value, path = '', depth = 0) {
   const out = {};
   for (const [k, v] of entries) {
     if (typeof k !== 'string') throw refuse(path, 'map keys must be strings');
+    // As in JSON.stringify: a property set to undefined is absent.
+    if (v === undefined) continue;
     out[k] = plain(v, child(path, k), depth + 1);
   }
   return out;

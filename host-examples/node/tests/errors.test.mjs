@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '@webhook/retry-policy';
 
-const { PolicyError, decide, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy } = api;
+const { PolicyError, decide, settle, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy, storeKey, retryAfter } = api;
 
 const backoff = { base_ms: 2000, factor: 2.0, cap_ms: 300_000, jitter: 'full' };
 const policy = { backoff, window_ms: 900_000, hard_cap: 16, budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true } };
@@ -25,7 +25,15 @@ const CASES = [
   ['a number for a string', () => decide(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.endpoint_id'],
   ['a number for a boolean', () => decide(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.credentials_refreshed'],
   ['NaN', () => decide(policy, state, { status: 503 }, NaN, counts), 'invalid_input', 'now_ms'],
-  ['Infinity', () => plan({ ...backoff, factor: Infinity }, 900_000, 16), 'invalid_input', 'backoff.factor'],
+  ['Infinity', () => plan({ ...backoff, factor: Infinity }, 900_000, 16), 'invalid_backoff', 'backoff.factor'],
+  ['NaN for a factor', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: NaN } }), 'invalid_backoff', 'policy.backoff.factor'],
+  ['a retry index above 99', () => delay(backoff, 'evt_1', 100), 'invalid_retry_index', 'retry_index'],
+  ['max_attempts above 100', () => compilePolicy(policy).evaluate({ ...state, max_attempts: 101 }, { status: 503 }, NOW), 'invalid_state', 'state.max_attempts'],
+  ['a malformed store reply', () => compilePolicy(policy).settle(state, { status: 503 }, NOW, { reserved: 1, counts }), 'invalid_input', 'reply.reserved'],
+  ['a store reply with both shapes', () => settle(policy, state, { status: 503 }, NOW, { unavailable: true, reserved: true, counts }), 'invalid_input', 'reply'],
+  ['a store request with an unknown op', () => storeKey({ op: 'read', endpoint_id: 'e', window_ms: 1, bucket: 0 }), 'invalid_input', 'request.op'],
+  ['a Retry-After that is not a string', () => retryAfter(5, NOW), 'invalid_input', 'header'],
+  ['a document above 1 MiB', () => new RetryPolicy(`{"classes": {}, "version": "${'x'.repeat(1 << 20)}"}`), 'document_too_large', ''],
   ['a negative number', () => delay(backoff, 'evt_1', -1), 'invalid_input', 'retry_index'],
   ['a fraction', () => delay(backoff, 'evt_1', 1.5), 'invalid_input', 'retry_index'],
   ['an unsafe integer', () => plan(backoff, 2 ** 60, 16), 'invalid_input', 'window_ms'],
@@ -128,6 +136,10 @@ test('random garbage into every function only ever returns or throws PolicyError
     (g) => decide(g(), g(), g(), g(), g()),
     (g) => compiled.decide(g(), g(), g(), g()),
     (g) => compiled.evaluate(g(), g(), g()),
+    (g) => compiled.settle(g(), g(), g(), g()),
+    (g) => compiled.resume(g(), g()),
+    (g) => api.storeApply(g(), g(), g(), g()),
+    (g) => api.retryAfter(g(), g()),
     (g) => doc.admit(g(), g()),
     (g) => doc.decide(g(), g(), g(), g()),
     (g) => new RetryPolicy(g()),

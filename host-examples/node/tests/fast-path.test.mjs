@@ -3,7 +3,20 @@
 // alike, on canonical inputs and on every kind of deviation from them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compilePolicy, decide, PolicyError } from '@webhook/retry-policy';
+import { createRequire } from 'node:module';
+import { compilePolicy, decide, evaluate, settle, resume, storeApply, EMPTY_HELD, PolicyError } from '@webhook/retry-policy';
+
+// The module instance the package runs (same require cache): count the calls
+// that leave the fast path for the object path.
+const raw = createRequire(import.meta.url)('../lib/wasm/retry_policy.js');
+let objectPathCalls = 0;
+for (const proto of [raw.CompiledPolicy.prototype]) {
+  const run = proto.run;
+  proto.run = function (...args) {
+    objectPathCalls++;
+    return run.apply(this, args);
+  };
+}
 
 const policy = {
   backoff: { base_ms: 1000, factor: 1.7, cap_ms: 120_000, jitter: 'equal' },
@@ -44,6 +57,9 @@ function randomCase(rnd) {
   const outcomes = [
     { status: [200, 204, 401, 403, 404, 408, 410, 429, 500, 503, 599, 99, 600][rnd(13)] },
     { status: 503, retry_after_ms: rnd(5) * 60_000 },
+    { status: 429, retry_after_ms: null },
+    { status: 503n, retry_after_ms: BigInt(rnd(3) * 1000) },
+    { status: 503, retry_after_ms: undefined },
     { error_kind: ['connect_timeout', 'read_timeout', 'invalid_url', 'nope', ''][rnd(5)] },
   ];
   const outcome = { ...outcomes[rnd(outcomes.length)] };
@@ -79,28 +95,69 @@ test('the fast path and the object path agree on 20000 random and perturbed inpu
   assert.ok(decided > 10_000, `only ${decided} decided`);
 });
 
-test('evaluate says needs_budget exactly when a retry is otherwise due', () => {
+const reply = (c, rnd) =>
+  c.counts == null ? { unavailable: true } : { reserved: rnd(2) === 1, counts: c.counts };
+
+test('evaluate, settle and resume agree with the plain functions on 20000 random and perturbed inputs', () => {
   const rnd = makeRandom(99);
-  let needs = 0;
-  for (let i = 0; i < 5000; i++) {
+  let store = 0;
+  for (let i = 0; i < 20_000; i++) {
     const c = randomCase(rnd);
+    const r = reply(c, rnd);
+    const show = () => `case ${i}: ${JSON.stringify({ ...c, r }, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`;
     const step = outcomeOf(() => compiled.evaluate(c.state, c.outcome, c.nowMs));
-    const closed = outcomeOf(() => decide(policy, c.state, c.outcome, c.nowMs, null));
-    if (step.code !== undefined) {
-      assert.deepEqual(step, closed);
-      continue;
-    }
-    if (step.ok.needs_budget) {
-      needs++;
-      assert.equal(closed.ok.stop_reason, 'budget_unavailable');
-      assert.equal(step.ok.needs_budget.window_ms, 10_000);
-      if (typeof c.nowMs === 'number') assert.equal(step.ok.needs_budget.bucket, Math.floor(c.nowMs / 10_000));
-    } else {
-      assert.deepEqual(step.ok.decision, closed.ok);
-      assert.notEqual(closed.ok.stop_reason, 'budget_unavailable');
-    }
+    assert.deepEqual(step, outcomeOf(() => evaluate(policy, c.state, c.outcome, c.nowMs)), show());
+    if (step.ok?.store) store++;
+    assert.deepEqual(outcomeOf(() => compiled.settle(c.state, c.outcome, c.nowMs, r)), outcomeOf(() => settle(policy, c.state, c.outcome, c.nowMs, r)), show());
+    assert.deepEqual(outcomeOf(() => compiled.resume(c.state, c.nowMs)), outcomeOf(() => resume(policy, c.state, c.nowMs)), show());
   }
-  assert.ok(needs > 100, `only ${needs} needed the budget`);
+  assert.ok(store > 1000, `only ${store} store requests`);
+});
+
+test('every input shape the types allow stays on the fast path', () => {
+  const state = { event_id: 'e', endpoint_id: 'p', attempt: 1, max_attempts: 5, first_attempted_at_ms: 0, credentials_refreshed: false };
+  const bigState = { ...state, attempt: 1n, max_attempts: 5n, first_attempted_at_ms: 0n };
+  const counts = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
+  const bigCounts = { current: { total: 0n, retries: 0n }, previous: { total: 0n, retries: 0n } };
+  const outcomes = [
+    { status: 503 },
+    { status: 503, retry_after_ms: 1000 },
+    { status: 503, retry_after_ms: null },
+    { status: 503, retry_after_ms: undefined },
+    { status: 503n, retry_after_ms: 1000n },
+    { error_kind: 'connect_timeout' },
+  ];
+  objectPathCalls = 0;
+  for (const s of [state, bigState]) {
+    for (const o of outcomes) {
+      for (const now of [5, 5n]) {
+        compiled.evaluate(s, o, now);
+        for (const rep of [{ unavailable: true }, { reserved: true, counts }, { reserved: false, counts: bigCounts }]) compiled.settle(s, o, now, rep);
+        for (const bc of [counts, bigCounts, null]) compiled.decide(s, o, now, bc);
+      }
+    }
+    compiled.resume({ ...s, attempt: 0 }, 5);
+  }
+  assert.equal(objectPathCalls, 0);
+  // A refused input does take the object path, which names the field.
+  assert.throws(() => compiled.decide({ ...state, attempt: 0 }, { status: 503 }, 5, null), { code: 'invalid_state', field: 'state.attempt' });
+  assert.equal(objectPathCalls, 1);
+});
+
+test('storeApply answers alike for every input shape, and rolls buckets forward', () => {
+  const budget = policy.budget;
+  const request = { op: 'record_reserve', endpoint_id: 'p', window_ms: 10_000, bucket: 7 };
+  const a = storeApply(request, budget, 70_001, EMPTY_HELD);
+  const b = storeApply({ ...request, bucket: 7n, window_ms: 10_000n }, { ...budget, min_sample: 20n }, 70_001n, { ...EMPTY_HELD, bucket: 0n });
+  assert.deepEqual(a, b);
+  assert.deepEqual(a, {
+    reply: { reserved: true, counts: { current: { total: 1, retries: 0 }, previous: { total: 0, retries: 0 } } },
+    held: { bucket: 7, current: { total: 2, retries: 1 }, previous: { total: 0, retries: 0 } },
+  });
+  const later = storeApply({ ...request, op: 'record', bucket: 8 }, budget, 80_000, a.held);
+  assert.deepEqual(later.held, { bucket: 8, current: { total: 1, retries: 0 }, previous: { total: 2, retries: 1 } });
+  assert.throws(() => storeApply({ ...request, op: 'read' }, budget, 1, EMPTY_HELD), { code: 'invalid_input', field: 'request.op' });
+  assert.throws(() => storeApply(request, { ...budget, ratio: 2 }, 1, EMPTY_HELD), { code: 'invalid_budget', field: 'budget.ratio' });
 });
 
 test('results keep the contract key order (JSON text is identical on both paths)', () => {
