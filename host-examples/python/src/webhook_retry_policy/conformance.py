@@ -1,14 +1,11 @@
-"""Run conformance vector files (SPEC "Vector files") through this host.
+"""Run conformance vector files (SPEC "Vector files", formats 1 and 2)
+through this host's public package.
 
-``python -m webhook_retry_policy.conformance DIR`` (or the executable
-``host-examples/python/conformance DIR``) runs every ``*.json`` in DIR and
-prints one line per failing case, then ``python: N passed, M failed``.
-Exit status 1 on any failure (including a broken vector: unknown op,
-unknown or missing field) or when DIR holds no vector at all.
-
-Every ``decide`` case runs twice, through the component API
-(``RetryPolicy.decide_with``) and through the fast path
-(``FastDecider``); the case passes only if both give the expected result.
+``python -m webhook_retry_policy.conformance DIR`` (or
+``host-examples/python/conformance DIR``) runs every ``*.json`` in DIR,
+prints one line per failing case (file, name, what differed), then
+``python: N passed, M failed``. Exit 1 on any failure, including a broken
+vector (unknown op, unknown or missing field) or a DIR without vectors.
 """
 
 from __future__ import annotations
@@ -22,11 +19,12 @@ from typing import Any, Callable, Optional
 from . import contract_json as cj
 from .clock import ManualClock
 from .errors import PolicyError, PolicyTrap
-from .fastpath import FastDecider
-from .policy import RetryPolicy
+from .ops import PolicyOps
 from .types import BudgetCounts
 
 HOST = "python"
+FORMATS = (1, 2)
+Thunk = Callable[[], Any]
 
 
 @dataclass
@@ -38,74 +36,66 @@ class CaseResult:
 
 class Runner:
     def __init__(self) -> None:
-        self.policy = RetryPolicy(ManualClock())
-        self.fast = FastDecider()
+        self.ops = PolicyOps(ManualClock())
 
-    # Each op: input -> list of (path label, thunk producing the contract JSON).
-    def _paths(self, op: str, inp: Any) -> list[tuple[str, Callable[[], Any]]]:
-        p = self.policy
+    def _thunk(self, op: str, inp: Any) -> Thunk:  # noqa: C901 - one branch per op
+        p = self.ops
+        s = ("policy", "state", "outcome", "now_ms")
         if op == "plan":
             f = cj.fields(inp, "input", ("backoff", "window_ms", "hard_cap"))
-            return [("component", lambda: cj.schedule_to_json(p.plan(cj.backoff(f["backoff"]), f["window_ms"], f["hard_cap"])))]
+            return lambda: cj.schedule_to_json(p.plan(cj.backoff(f["backoff"]), f["window_ms"], f["hard_cap"]))
         if op == "delay":
             f = cj.fields(inp, "input", ("backoff", "event_id", "retry_index"))
-            return [("component", lambda: {"delay_ms": p.delay(cj.backoff(f["backoff"]), f["event_id"], f["retry_index"])})]
+            return lambda: {"delay_ms": p.delay(cj.backoff(f["backoff"]), f["event_id"], f["retry_index"])}
         if op == "classify_status":
             f = cj.fields(inp, "input", ("status",))
-            return [("component", lambda: {"outcome": p.classify_status(f["status"]).value})]
+            return lambda: {"outcome": p.classify_status(f["status"]).value}
         if op == "classify_error":
             f = cj.fields(inp, "input", ("error_kind",))
-            return [("component", lambda: {"outcome": p.classify_error(f["error_kind"]).value})]
+            return lambda: {"outcome": p.classify_error(f["error_kind"]).value}
         if op == "budget":
             f = cj.fields(inp, "input", ("budget", "now_ms", "current", "previous"))
+            return lambda: {"allows_retry": p.budget_allows(cj.budget(f["budget"]), f["now_ms"], BudgetCounts(
+                cj.bucket_counts(f["current"], "current"), cj.bucket_counts(f["previous"], "previous")))}
+        if op in ("decide", "evaluate", "settle"):
+            extra = {"decide": ("budget_counts",), "evaluate": (), "settle": ("reply",)}[op]
+            f = cj.fields(inp, "input", s + extra)
 
-            def budget() -> Any:
-                b = cj.budget(f["budget"])
-                counts = BudgetCounts(cj.bucket_counts(f["current"], "current"), cj.bucket_counts(f["previous"], "previous"))
-                return {"allows_retry": p.budget_allows(b, f["now_ms"], counts)}
+            def args() -> tuple[Any, ...]:
+                return (cj.policy(f["policy"]), cj.state(f["state"]), cj.outcome(f["outcome"]), f["now_ms"])
 
-            return [("component", budget)]
-        if op == "decide":
-            f = cj.fields(inp, "input", ("policy", "state", "outcome", "now_ms", "budget_counts"))
-
-            def decide(via: Any) -> Callable[[], Any]:
-                def run() -> Any:
-                    args = (cj.policy(f["policy"]), cj.state(f["state"]), cj.outcome(f["outcome"]))
-                    counts = cj.budget_counts(f["budget_counts"])
-                    return cj.decision_to_json(via.decide_with(*args, f["now_ms"], counts))
-
-                return run
-
-            return [("component", decide(p)), ("fast path", decide(self.fast))]
+            if op == "decide":
+                return lambda: cj.decision_to_json(p.decide_with(*args(), cj.budget_counts(f["budget_counts"])))
+            if op == "evaluate":
+                return lambda: cj.step_to_json(p.evaluate(*args()))
+            return lambda: cj.settlement_to_json(p.settle(*args(), cj.reply(f["reply"])))
+        if op == "resume":
+            f = cj.fields(inp, "input", ("policy", "state", "now_ms"))
+            return lambda: cj.resumption_to_json(p.resume(cj.policy(f["policy"]), cj.state(f["state"]), f["now_ms"]))
+        if op == "retry_after":
+            f = cj.fields(inp, "input", ("header", "now_ms"))
+            return lambda: {"retry_after_ms": p.parse_retry_after(f["header"], f["now_ms"])}
         raise cj.ShapeError("op", f"unknown op {op!r}")
 
     def run_case(self, case: Any) -> Optional[str]:
         """None if the case passes, else what differed."""
         try:
             c = cj.fields(case, "case", ("name", "op", "input", "expect"))
-            paths = self._paths(c["op"], c["input"])
+            thunk = self._thunk(c["op"], c["input"])
+            actual = thunk()
         except cj.ShapeError as e:
             return f"broken vector: {e}"
-        expect = c["expect"]
-        for label, thunk in paths:
-            try:
-                actual = thunk()
-            except cj.ShapeError as e:
-                return f"broken vector: {e}"
-            except PolicyError as e:
-                actual = {"error": e.code.value, "field": e.field}
-            except PolicyTrap as e:
-                return f"{label}: trapped: {e}"
-            problem = _compare(expect, actual)
-            if problem:
-                return f"{label}: {problem}"
-        return None
+        except PolicyError as e:
+            actual = {"error": e.code.value}
+        except PolicyTrap as e:
+            return f"trapped: {e}"
+        return _compare(c["expect"], actual)
 
     def run_file(self, path: Path) -> list[CaseResult]:
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
             f = cj.fields(doc, "", ("format", "suite", "cases"))
-            if f["format"] != 1:
+            if f["format"] not in FORMATS:
                 raise cj.ShapeError("format", f"unsupported format {f['format']!r}")
             if not isinstance(f["cases"], list):
                 raise cj.ShapeError("cases", "expected a list")
@@ -120,11 +110,8 @@ class Runner:
 
 def _compare(expect: Any, actual: dict[str, Any]) -> Optional[str]:
     if isinstance(expect, dict) and "error" in expect:
-        if "error" not in actual:
-            return f"expected error {expect['error']}, got {json.dumps(actual)}"
-        for key in ("error", "field"):
-            if key in expect and expect[key] != actual.get(key):
-                return f"expected {key} {expect[key]!r}, got {actual.get(key)!r}"
+        if actual.get("error") != expect["error"]:
+            return f"expected error {expect['error']}, got {json.dumps(actual, sort_keys=True)}"
         return None
     if actual != expect:
         return f"expected {json.dumps(expect, sort_keys=True)}, got {json.dumps(actual, sort_keys=True)}"
@@ -132,9 +119,8 @@ def _compare(expect: Any, actual: dict[str, Any]) -> Optional[str]:
 
 
 def run_dir(directory: str | Path) -> list[CaseResult]:
-    files = sorted(Path(directory).glob("*.json"))
     runner = Runner()
-    return [r for f in files for r in runner.run_file(f)]
+    return [r for f in sorted(Path(directory).glob("*.json")) for r in runner.run_file(f)]
 
 
 def main(argv: list[str]) -> int:

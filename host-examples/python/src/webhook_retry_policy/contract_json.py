@@ -1,15 +1,14 @@
 """The conformance contract's JSON shapes (SPEC "Vector files") <-> typed
 values. Decoding is strict: an unknown or missing field raises
-:class:`ShapeError` naming its path (a broken vector or message, not a
-policy error); a wrong type raises ``PolicyError("invalid_input")`` from
-the typed constructors. No policy logic: shapes only.
+:class:`ShapeError` naming its path (a broken vector, not a policy error);
+a wrong type raises ``PolicyError("invalid_input")`` from the typed
+constructors. Shapes only, no policy logic.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Optional
 
-from .errors import PolicyError
 from .types import (
     AttemptOutcome,
     Backoff,
@@ -18,15 +17,23 @@ from .types import (
     BudgetCounts,
     Decision,
     DeliveryState,
+    Due,
     HttpResponse,
     Policy,
+    Reservation,
+    Resumption,
     Retry,
     Schedule,
+    Settlement,
+    Step,
     Stop,
+    StoreReply,
+    StoreRequest,
     TransportError,
+    Unavailable,
 )
 
-T = TypeVar("T")
+STATE_KEYS = ("event_id", "endpoint_id", "attempt", "max_attempts", "first_attempted_at_ms", "credentials_refreshed")
 
 
 class ShapeError(ValueError):
@@ -42,8 +49,7 @@ def _join(path: str, key: str) -> str:
 
 
 def fields(v: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """``v`` must be an object with every key of ``required`` and no key
-    outside ``required + optional``."""
+    """``v`` must be an object with every key of ``required`` and none outside ``required + optional``."""
     if not isinstance(v, dict):
         raise ShapeError(path, f"expected an object, got {type(v).__name__}")
     unknown = sorted(set(v) - set(required) - set(optional))
@@ -55,51 +61,37 @@ def fields(v: Any, path: str, required: tuple[str, ...], optional: tuple[str, ..
     return v
 
 
-def _typed(path: str, make: Callable[[], T]) -> T:
-    """Build a typed value, prefixing its invalid_input field with ``path``."""
-    try:
-        return make()
-    except PolicyError as e:
-        if e.code.value != "invalid_input" or not path:
-            raise
-        leaf = e.field.split(".")[-1]
-        raise PolicyError(e.code, _join(path, leaf), e.message) from None
-
-
 def backoff(v: Any, path: str = "backoff") -> Backoff:
     f = fields(v, path, ("base_ms", "factor", "cap_ms", "jitter"))
-    return _typed(path, lambda: Backoff(f["base_ms"], f["factor"], f["cap_ms"], f["jitter"]))
+    return Backoff(f["base_ms"], f["factor"], f["cap_ms"], f["jitter"])
 
 
 def budget(v: Any, path: str = "budget") -> Budget:
     f = fields(v, path, ("ratio", "window_ms", "min_sample", "sliding"))
-    return _typed(path, lambda: Budget(f["ratio"], f["window_ms"], f["min_sample"], f["sliding"]))
+    return Budget(f["ratio"], f["window_ms"], f["min_sample"], f["sliding"])
 
 
 def policy(v: Any, path: str = "policy") -> Policy:
     f = fields(v, path, ("backoff", "window_ms", "hard_cap", "budget"))
-    b = backoff(f["backoff"], _join(path, "backoff"))
-    bud = budget(f["budget"], _join(path, "budget"))
-    return _typed(path, lambda: Policy(b, f["window_ms"], f["hard_cap"], bud))
+    return Policy(backoff(f["backoff"], _join(path, "backoff")), f["window_ms"], f["hard_cap"],
+                  budget(f["budget"], _join(path, "budget")))
 
 
 def state(v: Any, path: str = "state") -> DeliveryState:
-    keys = ("event_id", "endpoint_id", "attempt", "max_attempts", "first_attempted_at_ms", "credentials_refreshed")
-    f = fields(v, path, keys)
-    return _typed(path, lambda: DeliveryState(*(f[k] for k in keys)))
+    f = fields(v, path, STATE_KEYS)
+    return DeliveryState(*(f[k] for k in STATE_KEYS))
 
 
 def outcome(v: Any, path: str = "outcome") -> AttemptOutcome:
     if isinstance(v, dict) and "error_kind" in v:
-        f = fields(v, path, ("error_kind",))
-        return _typed(path, lambda: TransportError(f["error_kind"]))
+        return TransportError(fields(v, path, ("error_kind",))["error_kind"])
     f = fields(v, path, ("status",), ("retry_after_ms",))
     return HttpResponse(f["status"], f.get("retry_after_ms"))
 
 
 def bucket_counts(v: Any, path: str) -> BucketCounts:
     f = fields(v, path, ("total", "retries"))
-    return _typed(path, lambda: BucketCounts(f["total"], f["retries"]))
+    return BucketCounts(f["total"], f["retries"])
 
 
 def budget_counts(v: Any, path: str = "budget_counts") -> Optional[BudgetCounts]:
@@ -109,40 +101,55 @@ def budget_counts(v: Any, path: str = "budget_counts") -> Optional[BudgetCounts]
     return BudgetCounts(bucket_counts(f["current"], _join(path, "current")), bucket_counts(f["previous"], _join(path, "previous")))
 
 
+def reply(v: Any, path: str = "reply") -> StoreReply:
+    if isinstance(v, dict) and "unavailable" in v:
+        if fields(v, path, ("unavailable",))["unavailable"] is not True:
+            raise ShapeError(_join(path, "unavailable"), "expected true")
+        return Unavailable()
+    f = fields(v, path, ("reserved", "counts"))
+    counts = budget_counts(f["counts"], _join(path, "counts"))
+    if counts is None:
+        raise ShapeError(_join(path, "counts"), "expected an object")
+    return Reservation(f["reserved"], counts)
+
+
 # --- outputs in the contract's shape --------------------------------------
 
 def schedule_to_json(s: Schedule) -> dict[str, Any]:
-    return {
-        "max_attempts": s.max_attempts,
-        "expected_span_ms": s.expected_span_ms,
-        "offsets_ms": list(s.offsets_ms),
-        "worst_case_span_ms": s.worst_case_span_ms,
-        "limited_by": s.limited_by.value,
-    }
+    return {"max_attempts": s.max_attempts, "expected_span_ms": s.expected_span_ms, "offsets_ms": list(s.offsets_ms),
+            "worst_case_span_ms": s.worst_case_span_ms, "limited_by": s.limited_by.value}
 
 
-def decision_to_json(d: Decision) -> dict[str, Any]:
-    """``{stop_reason, disable_endpoint, dead_letter?}`` or
-    ``{stop_reason: null, disable_endpoint: false, retry}``."""
-    if isinstance(d, Retry):
-        return {
-            "stop_reason": None,
-            "disable_endpoint": False,
-            "retry": {"delay_ms": d.delay_ms, "refresh_credentials": d.refresh_credentials},
-        }
-    assert isinstance(d, Stop)
+def stop_to_json(d: Stop) -> dict[str, Any]:
     out: dict[str, Any] = {"stop_reason": d.reason.value, "disable_endpoint": d.disable_endpoint}
     if d.dead_letter is not None:
         dl = d.dead_letter
-        out["dead_letter"] = {
-            "event_id": dl.event_id,
-            "endpoint_id": dl.endpoint_id,
-            "attempts": dl.attempts,
-            "elapsed_ms": dl.elapsed_ms,
-            "stop_reason": dl.stop_reason.value,
-        }
+        out["dead_letter"] = {"event_id": dl.event_id, "endpoint_id": dl.endpoint_id, "attempts": dl.attempts,
+                              "elapsed_ms": dl.elapsed_ms, "stop_reason": dl.stop_reason.value}
     return out
 
 
-def error_to_json(e: PolicyError) -> dict[str, Any]:
-    return {"error": e.code.value, "field": e.field, "message": e.message}
+def decision_to_json(d: Decision) -> dict[str, Any]:
+    if isinstance(d, Retry):
+        return {"stop_reason": None, "disable_endpoint": False,
+                "retry": {"delay_ms": d.delay_ms, "refresh_credentials": d.refresh_credentials}}
+    return stop_to_json(d)
+
+
+def step_to_json(s: Step) -> dict[str, Any]:
+    r = s.store
+    store = None if r is None else {"op": r.op.value, "endpoint_id": r.endpoint_id, "window_ms": r.window_ms, "bucket": r.bucket}
+    return {"decision": None if s.decision is None else decision_to_json(s.decision), "store": store}
+
+
+def settlement_to_json(s: Settlement) -> dict[str, Any]:
+    return {"decision": decision_to_json(s.decision), "budget_disagreement": s.budget_disagreement}
+
+
+def resumption_to_json(r: Resumption) -> dict[str, Any]:
+    return {"due": True} if isinstance(r, Due) else stop_to_json(r)
+
+
+def request_from_json(v: Any, path: str = "store") -> StoreRequest:
+    f = fields(v, path, ("op", "endpoint_id", "window_ms", "bucket"))
+    return StoreRequest(f["op"], f["endpoint_id"], f["window_ms"], f["bucket"])

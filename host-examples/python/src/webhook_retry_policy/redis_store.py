@@ -1,0 +1,140 @@
+"""The fleet-wide budget store in Redis (``fleet/budget.lua``, copied into
+the package by ``setup``), sync (``redis.Redis``) and asyncio
+(``redis.asyncio.Redis``).
+
+Each store request is ONE ``EVALSHA`` (on ``NOSCRIPT`` nothing ran, so
+only that command is sent again, as ``EVAL`` with the script):
+``KEYS[1]`` = the component's ``store_key(request)``; ``ARGV`` = op,
+bucket, window_ms, now_ms, ratio (``repr`` of the double), min_sample,
+sliding (``1``/``0``), skew check (``1`` on by default: the script refuses
+a caller whose clock is more than a quarter window from Redis ``TIME``).
+Reply ``[reserved, cur_total, cur_retries, prev_total, prev_retries]``.
+Every error, timeout or malformed reply raises, which the policy settles
+as ``Unavailable()`` (fails closed). ``from_url`` builds a client with a
+timeout on every call (default 250 ms) and no client-side retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from importlib import resources
+from typing import Any, Optional
+
+from .ops import PolicyOps
+from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
+
+SCRIPT_ENV = "WEBHOOK_RETRY_POLICY_BUDGET_LUA"
+DEFAULT_TIMEOUT_S = 0.25
+
+
+def budget_script() -> str:
+    """``fleet/budget.lua`` as shipped in the package (or ``$WEBHOOK_RETRY_POLICY_BUDGET_LUA``)."""
+    path = os.environ.get(SCRIPT_ENV)
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    res = resources.files(__package__).joinpath("budget.lua")
+    if not res.is_file():
+        raise FileNotFoundError("budget.lua is not in the package: run host-examples/python/setup")
+    return res.read_text("utf-8")
+
+
+def script_args(request: StoreRequest, budget: Budget, now_ms: int, skew_check: bool) -> list[str]:
+    return [request.op.value, str(request.bucket), str(request.window_ms), str(now_ms), repr(float(budget.ratio)),
+            str(budget.min_sample), "1" if budget.sliding else "0", "1" if skew_check else "0"]
+
+
+def reservation(reply: Any) -> Reservation:
+    """The script's reply as a :class:`Reservation` (ValueError if malformed)."""
+    if not isinstance(reply, (list, tuple)) or len(reply) != 5:
+        raise ValueError(f"budget.lua replied {reply!r}, not 5 integers")
+    reserved, ct, cr, pt, pr = (int(x) for x in reply)
+    if reserved not in (0, 1):
+        raise ValueError(f"budget.lua replied reserved={reserved}")
+    return Reservation(reserved == 1, BudgetCounts(BucketCounts(ct, cr), BucketCounts(pt, pr)))
+
+
+def _client_kwargs(timeout_s: float) -> dict[str, Any]:
+    return {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s, "retry_on_timeout": False}
+
+
+def _is_noscript(e: Exception) -> bool:
+    return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
+
+
+class _Script:
+    def __init__(self, script: Optional[str], skew_check: bool) -> None:
+        self.script = script if script is not None else budget_script()
+        self.sha = hashlib.sha1(self.script.encode()).hexdigest()
+        self.skew_check = skew_check
+        self.ops = PolicyOps()
+        self.commands = 0  # Redis commands sent (one per request; two after a NOSCRIPT)
+
+    def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
+        return self.ops.store_key(request), script_args(request, budget, now_ms, self.skew_check)
+
+
+class RedisBudgetStore(_Script):
+    """Sync store for :class:`RetryPolicy` (``redis.Redis``)."""
+
+    def __init__(self, client: Any, *, script: Optional[str] = None, skew_check: bool = True) -> None:
+        super().__init__(script, skew_check)
+        self.client = client
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True) -> RedisBudgetStore:
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+        return cls(client, skew_check=skew_check)
+
+    def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        key, args = self.command(request, budget, now_ms)
+        self.commands += 1
+        try:
+            reply = self.client.execute_command("EVALSHA", self.sha, 1, key, *args)
+        except Exception as e:
+            if not _is_noscript(e):
+                raise
+            self.commands += 1
+            reply = self.client.execute_command("EVAL", self.script, 1, key, *args)
+        return reservation(reply)
+
+
+class AsyncRedisBudgetStore(_Script):
+    """Async store for :class:`AsyncRetryPolicy` (``redis.asyncio.Redis``);
+    every call is also bounded by ``timeout_s`` on the event loop."""
+
+    def __init__(self, client: Any, *, script: Optional[str] = None, skew_check: bool = True,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        super().__init__(script, skew_check)
+        self.client = client
+        self.timeout_s = timeout_s
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True) -> AsyncRedisBudgetStore:
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+
+    async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        key, args = self.command(request, budget, now_ms)
+        self.commands += 1
+        try:
+            reply = await asyncio.wait_for(self.client.execute_command("EVALSHA", self.sha, 1, key, *args), self.timeout_s)
+        except Exception as e:
+            if not _is_noscript(e):
+                raise
+            self.commands += 1
+            reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
+        return reservation(reply)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
