@@ -87,18 +87,47 @@ pub struct PolicyEngine {
 }
 
 impl PolicyEngine {
-    /// Compile a component from its bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HostError> {
+    fn wasmtime_engine() -> Result<Engine, HostError> {
         let mut config = Config::new();
         config.wasm_component_model(true);
-        let engine = Engine::new(&config).map_err(|e| HostError::Load(e.to_string()))?;
+        Engine::new(&config).map_err(|e| HostError::Load(e.to_string()))
+    }
+
+    /// Compile a component from its bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HostError> {
+        let engine = Self::wasmtime_engine()?;
         let component = Component::new(&engine, bytes).map_err(|e| HostError::Load(format!("{e:#}")))?;
+        Self::link(engine, component, bytes.len())
+    }
+
+    /// Write this engine's component, compiled, to `path` (a wasmtime
+    /// artifact for this wasmtime version and machine), so a later process
+    /// can skip compilation with [`PolicyEngine::from_precompiled_file`].
+    pub fn precompile_to(&self, path: impl AsRef<Path>) -> Result<(), HostError> {
+        let bytes = self.pre.instance_pre().component().serialize().map_err(|e| HostError::Load(format!("{e:#}")))?;
+        std::fs::write(path, bytes).map_err(|e| HostError::Load(e.to_string()))
+    }
+
+    /// Load an artifact written by [`PolicyEngine::precompile_to`]. Only
+    /// load files this program wrote itself: wasmtime runs a precompiled
+    /// artifact's machine code as is (it checks the version and settings,
+    /// not the code), which is why this is the one `unsafe` call here.
+    pub fn from_precompiled_file(path: impl AsRef<Path>) -> Result<Self, HostError> {
+        let engine = Self::wasmtime_engine()?;
+        let size = std::fs::metadata(path.as_ref()).map(|m| m.len() as usize).unwrap_or(0);
+        // SAFETY: the file was produced by `precompile_to` of this program
+        // (see the doc comment); wasmtime refuses artifacts of other versions.
+        let component = unsafe { Component::deserialize_file(&engine, path) }.map_err(|e| HostError::Load(format!("{e:#}")))?;
+        Self::link(engine, component, size)
+    }
+
+    fn link(engine: Engine, component: Component, size_bytes: usize) -> Result<Self, HostError> {
         let mut linker = Linker::<HostState>::new(&engine);
         RetryPolicy::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| HostError::Load(e.to_string()))?;
         let pre = linker.instantiate_pre(&component).map_err(|e| HostError::Load(format!("{e:#}")))?;
         let pre = RetryPolicyPre::new(pre).map_err(|e| HostError::Load(format!("{e:#}")))?;
-        Ok(PolicyEngine { engine, pre, size_bytes: bytes.len() })
+        Ok(PolicyEngine { engine, pre, size_bytes })
     }
 
     /// Compile the component file at `path`.
