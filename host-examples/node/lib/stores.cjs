@@ -59,12 +59,11 @@ class StoreTimeoutError extends Error {
   }
 }
 
-/** `promise`, or a StoreTimeoutError rejection after `ms` (the timer never holds the process open). */
+/** `promise`, or a StoreTimeoutError rejection after `ms` (the timer is cleared as soon as it settles). */
 function withTimeout(promise, ms) {
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
-    timer.unref?.();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,9 +1,10 @@
-// RetryPolicy: documents, admission, and afterAttempt's I/O around the
-// core's decision — store read only when needed, the scheduled retry
-// recorded, async stores, and the budget failing closed.
+// RetryPolicy: documents, admission, and afterAttempt's step flow —
+// evaluate, at most one store call (with a timeout), settle — with sync and
+// async stores, the budget failing closed, disagreements counted, resume and
+// Retry-After through the core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RetryPolicy, InMemoryBudgetStore, ManualClock, PolicyError, decide } from '@webhook/retry-policy';
+import { RetryPolicy, InMemoryBudgetStore, ManualClock, PolicyError, storeApply, EMPTY_HELD } from '@webhook/retry-policy';
 
 const T0 = 1_700_000_000_000;
 const DOC = {
@@ -32,29 +33,34 @@ function stateOf(overrides = {}) {
   };
 }
 
-/** A store that logs every call, optionally async and failing. */
-function spyStore({ counts = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } }, async = false, fail = {} } = {}) {
+const ZERO = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
+const FULL = { current: { total: 100, retries: 100 }, previous: { total: 0, retries: 0 } };
+const BUDGET = { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true };
+
+/** A store that logs every request and answers `answer(request)` (sync, async, throwing, rejecting, hanging). */
+function spyStore(answer = () => ({ reserved: true, counts: ZERO }), { async = false } = {}) {
   const calls = [];
-  const answer = (op, value) => {
-    if (fail[op]) {
-      const e = new Error(`${op} down`);
-      if (async) return Promise.reject(e);
-      throw e;
-    }
-    return async ? new Promise((r) => setImmediate(() => r(value))) : value;
-  };
   return {
     calls,
-    read(...args) {
-      calls.push(['read', ...args]);
-      return answer('read', typeof counts === 'function' ? counts() : counts);
-    },
-    recordAttempt(...args) {
-      calls.push(['recordAttempt', ...args]);
-      return answer('recordAttempt', undefined);
+    apply(request, budget, nowMs) {
+      calls.push([request, budget, nowMs]);
+      if (!async) return answer(request);
+      return new Promise((resolve, reject) =>
+        setImmediate(() => {
+          try {
+            resolve(answer(request));
+          } catch (e) {
+            reject(e);
+          }
+        }),
+      );
     },
   };
 }
+
+const down = () => {
+  throw new Error('store down');
+};
 
 test('a document loads from an object or JSON text, with its version and classes', () => {
   for (const doc of [DOC, JSON.stringify(DOC)]) {
@@ -81,96 +87,135 @@ test('admit derives the schedule from the window and defaults to the clock', () 
   assert.throws(() => rp.admit('billing'), { code: 'unknown_event_class', field: 'class' });
 });
 
-test('afterAttempt does not touch the store when an earlier gate decides', async () => {
-  const store = spyStore();
-  const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100) });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 204 })).stop_reason, 'delivered');
-  const gone = await rp.afterAttempt(stateOf(), { status: 410 });
-  assert.equal(gone.stop_reason, 'terminal_response');
-  assert.equal(gone.disable_endpoint, true);
-  assert.equal((await rp.afterAttempt(stateOf({ attempt: 13 }), { status: 503 })).stop_reason, 'max_attempts_exhausted');
-  assert.deepEqual(store.calls, []);
+test('a first attempt that is decided is recorded once and keeps its decision', async () => {
+  const clock = new ManualClock(T0 + 100);
+  const store = spyStore(() => ({ reserved: false, counts: ZERO }));
+  const rp = new RetryPolicy(DOC, { store, clock });
+  const d = await rp.afterAttempt(stateOf(), { status: 200 });
+  assert.equal(d.stop_reason, 'delivered');
+  assert.deepEqual(store.calls, [[{ op: 'record', endpoint_id: 'ep_1', window_ms: 60_000, bucket: Math.floor((T0 + 100) / 60_000) }, BUDGET, T0 + 100]]);
 });
 
-for (const async of [false, true]) {
-  test(`afterAttempt reads the counts, decides, and records the retry it schedules (${async ? 'async' : 'sync'} store)`, async () => {
-    const store = spyStore({ async });
-    const clock = new ManualClock(T0 + 100);
-    const rp = new RetryPolicy(DOC, { store, clock });
-    const state = stateOf();
-    const d = await rp.afterAttempt(state, { status: 503 });
-    const { class: _class, ...plainState } = state;
-    const zero = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
-    const want = decide(rp.policy('notification').toJSON(), plainState, { status: 503 }, T0 + 100, zero);
-    assert.deepEqual(d, want);
-    assert.equal(d.stop_reason, null);
-    const bucket = Math.floor((T0 + 100) / 60_000);
-    assert.deepEqual(store.calls, [
-      ['read', 'ep_1', 60_000, bucket],
-      ['recordAttempt', 'ep_1', 60_000, bucket, true],
+test('a failed record never changes a first attempt\'s decision', async () => {
+  for (const async of [false, true]) {
+    const errors = [];
+    const rp = new RetryPolicy(DOC, { store: spyStore(down, { async }), clock: new ManualClock(T0), onStoreError: (e, ctx) => errors.push(ctx) });
+    assert.equal((await rp.afterAttempt(stateOf(), { status: 204 })).stop_reason, 'delivered');
+    assert.equal((await rp.afterAttempt(stateOf(), { status: 410 })).stop_reason, 'terminal_response');
+    assert.deepEqual(errors, [
+      { operation: 'record', endpointId: 'ep_1', timedOut: false },
+      { operation: 'record', endpointId: 'ep_1', timedOut: false },
     ]);
-  });
-
-  test(`a store that fails to read makes the decision budget_unavailable (${async ? 'rejects' : 'throws'})`, async () => {
-    const errors = [];
-    const store = spyStore({ async, fail: { read: true } });
-    const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100), onStoreError: (e, ctx) => errors.push([e.message, ctx]) });
-    const d = await rp.afterAttempt(stateOf(), { status: 503 });
-    assert.equal(d.stop_reason, 'budget_unavailable');
-    assert.deepEqual(d.dead_letter, { event_id: 'evt_1', endpoint_id: 'ep_1', attempts: 1, elapsed_ms: 100, stop_reason: 'budget_unavailable' });
-    assert.deepEqual(errors, [['read down', { operation: 'read', endpointId: 'ep_1' }]]);
-    assert.deepEqual(store.calls.map((c) => c[0]), ['read']);
-  });
-
-  test(`a store that fails to record the retry makes the decision budget_unavailable (${async ? 'async' : 'sync'})`, async () => {
-    const store = spyStore({ async, fail: { recordAttempt: true } });
-    const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100) });
-    const d = await rp.afterAttempt(stateOf(), { status: 503 });
-    assert.equal(d.stop_reason, 'budget_unavailable');
-  });
-}
-
-test('malformed counts from a store are a store failure: budget_unavailable, reported', async () => {
-  for (const counts of [undefined, null, { current: { total: -1, retries: 0 }, previous: { total: 0, retries: 0 } }, { current: {} }, 'many']) {
-    const errors = [];
-    const store = spyStore({ counts: () => counts });
-    const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100), onStoreError: (e) => errors.push(e) });
-    const d = await rp.afterAttempt(stateOf(), { status: 503 });
-    assert.equal(d.stop_reason, 'budget_unavailable', JSON.stringify(counts));
-    assert.equal(errors.length, 1);
-    assert.deepEqual(store.calls.map((c) => c[0]), ['read']);
   }
 });
 
-test('a throwing onStoreError hook does not change the decision', async () => {
+test('a decided retry attempt makes no store call at all', async () => {
+  const store = spyStore();
+  const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0) });
+  assert.equal((await rp.afterAttempt(stateOf({ attempt: 2 }), { status: 200 })).stop_reason, 'delivered');
+  assert.equal((await rp.afterAttempt(stateOf({ attempt: 13 }), { status: 503 })).stop_reason, 'max_attempts_exhausted');
+  assert.equal(store.calls.length, 0);
+});
+
+test('a first attempt that needs the budget makes ONE record_reserve call; a retry ONE reserve call', async () => {
+  for (const async of [false, true]) {
+    const store = spyStore(undefined, { async });
+    const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100) });
+    assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
+    assert.equal((await rp.afterAttempt(stateOf({ attempt: 2 }), { status: 503 })).stop_reason, null);
+    assert.deepEqual(store.calls.map(([r]) => r.op), ['record_reserve', 'reserve']);
+  }
+});
+
+test('the store\'s verdict stands: not reserved is retry_budget_exhausted', async () => {
+  const rp = new RetryPolicy(DOC, { store: spyStore(() => ({ reserved: false, counts: FULL })), clock: new ManualClock(T0) });
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'retry_budget_exhausted');
+  assert.equal(rp.budgetDisagreements, 0);
+});
+
+test('a store that disagrees with the rule on its own counts is obeyed, counted and reported', async () => {
+  const seen = [];
   const rp = new RetryPolicy(DOC, {
-    store: spyStore({ fail: { read: true } }),
-    clock: new ManualClock(T0 + 100),
-    onStoreError: () => {
-      throw new Error('hook');
-    },
+    store: spyStore(() => ({ reserved: true, counts: FULL })),
+    clock: new ManualClock(T0),
+    onBudgetDisagreement: (d) => seen.push(d),
   });
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
+  assert.equal(rp.budgetDisagreements, 1);
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].request.op, 'record_reserve');
+  assert.equal(seen[0].decision.stop_reason, null);
+});
+
+test('a store that throws, rejects or answers malformed data fails closed: budget_unavailable, reported', async () => {
+  const answers = [down, () => ({ reserved: 'yes', counts: ZERO }), () => ({ counts: ZERO }), () => null, () => 42];
+  for (const async of [false, true]) {
+    for (const answer of answers) {
+      const errors = [];
+      const rp = new RetryPolicy(DOC, { store: spyStore(answer, { async }), clock: new ManualClock(T0), onStoreError: (e) => errors.push(e) });
+      assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable', String(answer));
+      assert.equal(errors.length, 1, String(answer));
+    }
+  }
+});
+
+test('a store call that hangs times out after storeTimeoutMs and fails closed', async () => {
+  const hung = { apply: () => new Promise(() => {}) };
+  const errors = [];
+  const rp = new RetryPolicy(DOC, { store: hung, clock: new ManualClock(T0), storeTimeoutMs: 30, onStoreError: (e, ctx) => errors.push(ctx) });
+  const t = performance.now();
   assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  const took = performance.now() - t;
+  assert.ok(took >= 25 && took < 1000, `took ${took} ms`);
+  assert.deepEqual(errors, [{ operation: 'record_reserve', endpointId: 'ep_1', timedOut: true }]);
+  // A hung record of a decided first attempt costs the timeout, never the delivery.
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 200 })).stop_reason, 'delivered');
+});
+
+test('the default store timeout is 250 ms', async () => {
+  const rp = new RetryPolicy(DOC, { store: { apply: () => new Promise(() => {}) }, clock: new ManualClock(T0) });
+  const t = performance.now();
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  const took = performance.now() - t;
+  assert.ok(took >= 240 && took < 2000, `took ${took} ms`);
+});
+
+test('a throwing hook does not change the decision', async () => {
+  const boom = () => {
+    throw new Error('hook');
+  };
+  let rp = new RetryPolicy(DOC, { store: spyStore(down), clock: new ManualClock(T0), onStoreError: boom });
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  rp = new RetryPolicy(DOC, { store: spyStore(() => ({ reserved: true, counts: FULL })), clock: new ManualClock(T0), onBudgetDisagreement: boom });
+  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
 });
 
 test('the in-memory store enforces the budget across events to one endpoint', async () => {
   const clock = new ManualClock(T0);
   const store = new InMemoryBudgetStore();
   const rp = new RetryPolicy(DOC, { store, clock });
-  // ledger: 10% of attempts may be retries, no sample floor.
-  for (let i = 0; i < 30; i++) assert.equal(await rp.recordFirstAttempt('ledger', 'ep_9'), true);
+  // ledger: 10% of attempts may be retries, no sample floor. 30 delivered first attempts...
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await rp.afterAttempt(stateOf({ class: 'ledger', event_id: `ok_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 200 })).stop_reason, 'delivered');
+  }
+  // ...then 10 failing first attempts, each recorded and judged in one call.
   const reasons = [];
   for (let i = 0; i < 10; i++) {
-    const d = await rp.afterAttempt(stateOf({ class: 'ledger', event_id: `evt_${i}`, endpoint_id: 'ep_9', first_attempted_at_ms: T0, max_attempts: 16 }), { status: 503 });
+    const d = await rp.afterAttempt(stateOf({ class: 'ledger', event_id: `evt_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 503 });
     reasons.push(d.stop_reason);
   }
-  // A retry fits while (retries + 1) <= 0.1 * (total + 1), each retry also an attempt:
-  // (0+1) <= 3.1, (1+1) <= 3.2, (2+1) <= 3.3, then (3+1) > 3.4.
-  const retries = reasons.filter((r) => r === null).length;
-  assert.equal(retries, 3, reasons.join(','));
-  assert.ok(reasons.slice(retries).every((r) => r === 'retry_budget_exhausted'), reasons.join(','));
-  const counts = store.read('ep_9', 60_000, Math.floor(T0 / 60_000));
-  assert.deepEqual(counts.current, { total: 30 + retries, retries });
+  // Judged with the attempt counted: (r + 1) <= 0.1 * (t + 1), t = every attempt so far.
+  // t=31: 1 <= 3.2 yes; t=33: 2 <= 3.4; t=35: 3 <= 3.6; t=37: 4 > 3.8; t=38: 4 > 3.9; t=39: 4 <= 4.0; then no.
+  const R = null;
+  const X = 'retry_budget_exhausted';
+  assert.deepEqual(reasons, [R, R, R, X, X, R, X, X, X, X]);
+  const retries = 4;
+  assert.equal(rp.budgetDisagreements, 0);
+  // What it holds is what storeApply says it holds.
+  const bucket = Math.floor(T0 / 60_000);
+  const probe = store.apply({ op: 'record', endpoint_id: 'ep_9', window_ms: 60_000, bucket }, BUDGET, T0);
+  assert.deepEqual(probe.counts.current, { total: 40 + retries + 1, retries });
+  assert.deepEqual(storeApply({ op: 'record', endpoint_id: 'other', window_ms: 60_000, bucket }, BUDGET, T0, EMPTY_HELD).reply.counts.current, { total: 1, retries: 0 });
 });
 
 test('states must name a known class; bad states are PolicyErrors (the promise rejects)', async () => {
@@ -182,42 +227,40 @@ test('states must name a known class; bad states are PolicyErrors (the promise r
   await assert.rejects(rp.afterAttempt(null, { status: 503 }), PolicyError);
 });
 
-test('pure decide and evaluate on a RetryPolicy take the class from the state', () => {
+test('pure evaluate, settle and decide on a RetryPolicy take the class from the state', () => {
   const rp = new RetryPolicy(DOC);
-  const zero = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
-  assert.equal(rp.decide(stateOf(), { status: 503 }, T0 + 1, zero).stop_reason, null);
+  assert.equal(rp.decide(stateOf(), { status: 503 }, T0 + 1, ZERO).stop_reason, null);
   assert.equal(rp.decide(stateOf(), { status: 503 }, T0 + 1, null).stop_reason, 'budget_unavailable');
-  assert.deepEqual(rp.evaluate(stateOf(), { status: 503 }, T0 + 1), { needs_budget: { window_ms: 60_000, bucket: Math.floor((T0 + 1) / 60_000) } });
-  // The object path (a bigint instant) gives the same answers.
-  assert.equal(rp.decide(stateOf(), { status: 503 }, BigInt(T0 + 1), null).stop_reason, 'budget_unavailable');
+  assert.deepEqual(rp.evaluate(stateOf(), { status: 503 }, T0 + 1), {
+    decision: null,
+    store: { op: 'record_reserve', endpoint_id: 'ep_1', window_ms: 60_000, bucket: Math.floor((T0 + 1) / 60_000) },
+  });
+  assert.deepEqual(rp.settle(stateOf(), { status: 503 }, T0 + 1, { unavailable: true }).decision.stop_reason, 'budget_unavailable');
+  // The object path (a bigint beyond 2^53) gives the same kind of answer.
+  assert.equal(rp.decide(stateOf(), { status: 503 }, 2n ** 60n, null).stop_reason, 'retry_window_elapsed');
 });
 
-test('a store with reserve() is used instead of read + record, and must agree with the policy', async () => {
-  const calls = [];
-  const mk = (reserved, counts) => ({
-    read: () => assert.fail('read must not be called'),
-    recordAttempt: () => assert.fail('recordAttempt must not be called'),
-    async reserve(...args) {
-      calls.push(args);
-      return { counts, reserved };
-    },
-  });
-  const zero = { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
-  const full = { current: { total: 100, retries: 100 }, previous: { total: 0, retries: 0 } };
-  const clock = new ManualClock(T0 + 100);
-  let rp = new RetryPolicy(DOC, { store: mk(true, zero), clock });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
-  assert.deepEqual(calls[0], ['ep_1', 60_000, Math.floor((T0 + 100) / 60_000), T0 + 100, { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true }]);
-  rp = new RetryPolicy(DOC, { store: mk(false, full), clock });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'retry_budget_exhausted');
-  // Disagreement (store did not reserve, policy would retry): fail closed.
-  const errors = [];
-  rp = new RetryPolicy(DOC, { store: mk(false, zero), clock, onStoreError: (e) => errors.push(e) });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
-  assert.equal(errors.length, 1);
+test('resume judges a reloaded event with the core\'s gates (elapsed >= window stops)', () => {
+  const rp = new RetryPolicy(DOC, { clock: new ManualClock(T0 + 900_000) });
+  assert.equal(rp.resume(stateOf({ attempt: 0 })).stop_reason, 'retry_window_elapsed');
+  assert.deepEqual(rp.resume(stateOf({ attempt: 3 }), T0 + 899_999), { due: true });
+  assert.equal(rp.resume(stateOf({ attempt: 13 }), T0).stop_reason, 'max_attempts_exhausted');
+  assert.equal(rp.resume(stateOf({ attempt: 13 }), T0).dead_letter.attempts, 13);
+});
+
+test('Retry-After goes through the core: digits, HTTP dates, and garbage (a 20-digit value does not crash)', () => {
+  const rp = new RetryPolicy(DOC, { clock: new ManualClock(784_111_777_000) });
+  assert.equal(rp.retryAfter('120'), 120_000);
+  assert.equal(rp.retryAfter(' 7\t'), 7000);
+  assert.equal(rp.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT'), 0);
+  assert.equal(rp.retryAfter('Sun, 06 Nov 1994 08:49:47 GMT'), 10_000);
+  assert.equal(rp.retryAfter('99999999999999999999'), 2 ** 53 - 1);
+  for (const bad of ['-1', '1.5', '²', '', 'soon', 'Sunday, 06-Nov-94 08:49:37 GMT']) assert.equal(rp.retryAfter(bad), null, bad);
 });
 
 test('options are checked when the policy is built', () => {
   assert.throws(() => new RetryPolicy(DOC, { store: {} }), TypeError);
   assert.throws(() => new RetryPolicy(DOC, { clock: Date }), TypeError);
+  assert.throws(() => new RetryPolicy(DOC, { storeTimeoutMs: 0 }), TypeError);
+  assert.throws(() => new RetryPolicy(DOC, { onBudgetDisagreement: 1 }), TypeError);
 });
