@@ -68,6 +68,10 @@ def rust_bin(name: str) -> Path:
 
 
 def replica_path(lang: str) -> Optional[Path]:
+    """``host-examples/<lang>/replica``; ``reference`` is tests/fleet's own
+    reference replica (store protocol, simplified policy; checks the harness)."""
+    if lang == "reference":
+        return Path(__file__).resolve().parent / "reference_replica.py"
     p = ROOT / "host-examples" / lang / "replica"
     return p if p.is_file() and os.access(p, os.X_OK) else None
 

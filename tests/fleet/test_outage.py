@@ -15,15 +15,15 @@ from fleetlib import Endpoints, assert_nothing_lost, budget_counts, start_replic
 DOWN_FOR_S = 1.2
 
 
-def test_a_redis_outage_refuses_retries_loses_nothing_and_retries_resume_after(tmp_path, redis_server):
+def test_a_redis_outage_refuses_retries_loses_nothing_and_retries_resume_after(tmp_path, redis_server, rust_replica):
     r = redis_server
     r.client().flushall()
     # Generous budget (ratio 0.5, floor 20): before and after the outage
     # most failed events get retries, so their absence is visible.
     policy = write_policy(tmp_path / "policy.json", ratio=0.5, min_sample=20, budget_window_ms=10_000, window_ms=600)
-    have, missing = fleetlib.available_langs()
-    for lang in missing:
-        print(f"outage: no host-examples/{lang}/replica -- {lang} is left out")
+    have, broken = fleetlib.working_langs()
+    for lang, why in broken.items():
+        print(f"outage: {lang} is left out: {why[:300]}")
     langs = ["rust"] + [l for l in have if l != "rust"]
     names = [f"broken-{l}" for l in langs]
     with Endpoints(log=True, **{n: 503 for n in names}) as eps:
@@ -33,7 +33,7 @@ def test_a_redis_outage_refuses_retries_loses_nothing_and_retries_resume_after(t
                               redis=r.url, concurrency=4, deadline_ms=9000,
                               extra=("--rate", "250") if l == "rust" else ())
                 for l, n in zip(langs, names)]
-        eps.wait_for_requests(names)
+        eps.wait_for_requests(names, replicas=reps)
         t0 = time.time() * 1000
         time.sleep(0.5)
         r.stop()

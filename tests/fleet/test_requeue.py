@@ -30,7 +30,7 @@ def journal(path) -> dict[str, dict]:
     return latest
 
 
-def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_path):
+def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_path, rust_replica):
     # Slow backoff (100 ms doubling), no budget pressure (ratio 1): events
     # live until their window or their attempts run out.
     policy = write_policy(tmp_path / "policy.json", ratio=1.0, min_sample=1_000_000, window_ms=WINDOW_MS,

@@ -41,7 +41,7 @@ def run(tmp_path, redis_url: str, sliding: bool, endpoint_id: str) -> list[float
     return head_shares(log)
 
 
-def test_fixed_windows_spike_at_every_rollover_and_the_sliding_estimate_does_not(tmp_path, redis_db):
+def test_fixed_windows_spike_at_every_rollover_and_the_sliding_estimate_does_not(tmp_path, redis_db, rust_replica):
     fixed = run(tmp_path, redis_db.url, False, "ep-fixed")
     sliding = run(tmp_path, redis_db.url, True, "ep-sliding")
     print(f"retry share in the first {HEAD_MS} ms of each {WINDOW_MS} ms window:")
