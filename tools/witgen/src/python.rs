@@ -182,7 +182,7 @@ impl<'a> Gen<'a> {
                 }
                 TypeDefKind::Record(r) if self.errors.contains(&id) => {
                     let fields: Vec<String> = r.fields.iter().map(|f| snake(&f.name)).collect();
-                    let params: Vec<String> = r.fields.iter().map(|f| format!("{}: {}", snake(&f.name), self.py_type(&f.ty))).collect();
+                    let params: Vec<String> = r.fields.iter().map(|f| { let t = self.py_type(&f.ty); let en = matches!(&f.ty, Type::Id(x) if matches!(self.kind(*x), TypeDefKind::Enum(_))); format!("{}: {}", snake(&f.name), if en { format!("{t} | str") } else { t }) }).collect();
                     writeln!(classes, "\n\nclass {cls}(ValueError):\n    \"\"\"{d}\"\"\"\n\n    def __init__(self, {}) -> None:", params.join(", "))?;
                     for f in &r.fields {
                         let n = snake(&f.name);
@@ -460,7 +460,7 @@ impl Gen<'_> {
         let k = Self::uid(n);
         let tys: Vec<Option<Type>> = cases.iter().map(|c| c.1).collect();
         let po = self.payload_off(tag, &tys);
-        let mut lines = vec![format!("_d{k} = m[{base} + {off}]")];
+        let mut lines = vec![format!("_v{k}: Any"), format!("_d{k} = m[{base} + {off}]")];
         for (i, (_, ty, how)) in cases.iter().enumerate() {
             lines.push(format!("{} _d{k} == {i}:", if i == 0 { "if" } else { "elif" }));
             let (mut body, expr) = match ty { Some(t) => self.lift(t, base, off + po, n, s, recs)?, None => (vec![], String::new()) };
@@ -516,8 +516,9 @@ impl Gen<'_> {
 
     fn abi(&self) -> Result<String> {
         let mut o = header("#", "python", OUT);
+        o += "# mypy: disable-error-code=\"no-any-return\"\n";
         o += "\"\"\"Canonical-ABI lowering and lifting for raw calls into the component's\nmain core module (through `adapter.wat`). Layouts from wit-parser's\nSizeAlign; `lower_F` writes into the scratch block, `lift_F` reads the result.\"\"\"\n\n";
-        o += "from __future__ import annotations\n\nimport struct\nfrom typing import Any, Callable, NamedTuple, Protocol\n\nfrom .. import _checks as c\nfrom .types import *  # noqa: F403\nfrom .types import (\n";
+        o += "from __future__ import annotations\n\nimport struct\nfrom collections.abc import Callable\nfrom typing import Any, NamedTuple, Optional, Protocol\n\nfrom .. import _checks as c\nfrom .types import *  # noqa: F403\nfrom .types import (\n";
         let mut names: Vec<String> = self.types.iter().filter(|id| matches!(self.kind(**id), TypeDefKind::Enum(_) | TypeDefKind::Record(_) | TypeDefKind::Variant(_))).map(|id| pascal(&self.name(*id))).collect();
         for id in &self.types { if let TypeDefKind::Variant(v) = self.kind(*id) { for cs in &v.cases { let c = self.case_class(*id, cs); if !names.contains(&c) { names.push(c) } } } }
         names.sort();

@@ -48,9 +48,10 @@ def self_test() -> None:
 self_test()
 
 # wasmtime_func_call_unchecked(context, func, args_and_results, len, trap_out), every pointer a plain int.
+_ADDRESS = ctypes.cast(ffi._wasmtime_func_call_unchecked, ctypes.c_void_p).value or 0
 RAW_CALL = ctypes.CFUNCTYPE(
     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p
-)(ctypes.cast(ffi._wasmtime_func_call_unchecked, ctypes.c_void_p).value)
+)(_ADDRESS)
 
 
 class RawCaller:
@@ -65,7 +66,7 @@ class RawCaller:
         self.trap_at = ctypes.addressof(self.trap)
 
     def func_at(self, func: wasmtime.Func) -> int:
-        internal: Any = getattr(func, "_func")
+        internal: Any = func._func
         return ctypes.addressof(internal)
 
     def failure(self, err: int) -> str:

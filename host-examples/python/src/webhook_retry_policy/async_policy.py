@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Optional
 
 from .clock import Clock
 from .errors import PolicyTrap
@@ -27,15 +26,15 @@ class AsyncRetryPolicy(PolicyOps):
     """``await decide(...)`` with an async budget store."""
 
     def __init__(
-        self, store: Optional[AsyncBudgetStore] = None, clock: Optional[Clock] = None, *,
-        store_timeout_s: Optional[float] = 0.25,
+        self, store: AsyncBudgetStore | None = None, clock: Clock | None = None, *,
+        store_timeout_s: float | None = 0.25,
     ) -> None:
         super().__init__(clock)
         self.store: AsyncBudgetStore = store if store is not None else AsyncInMemoryBudgetStore()
         self.store_timeout_s = store_timeout_s
 
     async def decide(
-        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: Optional[int] = None
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from . import contract_json as cj
 from .clock import ManualClock
 from .errors import PolicyError, PolicyTrap
 from .ops import PolicyOps
-from .types import BudgetCounts
+from .types import AttemptOutcome, BudgetCounts, DeliveryState, Policy
 
 HOST = "python"
 FORMATS = (1, 2)
@@ -31,7 +32,7 @@ Thunk = Callable[[], Any]
 class CaseResult:
     file: str
     name: str
-    problem: Optional[str]  # None = passed
+    problem: str | None  # None = passed
 
 
 class Runner:
@@ -61,7 +62,7 @@ class Runner:
             extra = {"decide": ("budget_counts",), "evaluate": (), "settle": ("reply",)}[op]
             f = cj.fields(inp, "input", s + extra)
 
-            def args() -> tuple[Any, ...]:
+            def args() -> tuple[Policy, DeliveryState, AttemptOutcome, int]:
                 return (cj.policy(f["policy"]), cj.state(f["state"]), cj.outcome(f["outcome"]), f["now_ms"])
 
             if op == "decide":
@@ -77,7 +78,7 @@ class Runner:
             return lambda: {"retry_after_ms": p.parse_retry_after(f["header"], f["now_ms"])}
         raise cj.ShapeError("op", f"unknown op {op!r}")
 
-    def run_case(self, case: Any) -> Optional[str]:
+    def run_case(self, case: Any) -> str | None:
         """None if the case passes, else what differed."""
         try:
             c = cj.fields(case, "case", ("name", "op", "input", "expect"))
@@ -108,7 +109,7 @@ class Runner:
         return results
 
 
-def _compare(expect: Any, actual: dict[str, Any]) -> Optional[str]:
+def _compare(expect: Any, actual: dict[str, Any]) -> str | None:
     if isinstance(expect, dict) and "error" in expect:
         if actual.get("error") != expect["error"]:
             return f"expected error {expect['error']}, got {json.dumps(actual, sort_keys=True)}"

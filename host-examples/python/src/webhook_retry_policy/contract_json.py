@@ -7,7 +7,7 @@ constructors. Shapes only, no policy logic.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .types import (
     AttemptOutcome,
@@ -94,11 +94,12 @@ def bucket_counts(v: Any, path: str) -> BucketCounts:
     return BucketCounts(f["total"], f["retries"])
 
 
-def budget_counts(v: Any, path: str = "budget_counts") -> Optional[BudgetCounts]:
+def budget_counts(v: Any, path: str = "budget_counts") -> BudgetCounts | None:
     if v is None:
         return None
     f = fields(v, path, ("current", "previous"))
-    return BudgetCounts(bucket_counts(f["current"], _join(path, "current")), bucket_counts(f["previous"], _join(path, "previous")))
+    current = bucket_counts(f["current"], _join(path, "current"))
+    return BudgetCounts(current, bucket_counts(f["previous"], _join(path, "previous")))
 
 
 def reply(v: Any, path: str = "reply") -> StoreReply:
@@ -138,7 +139,8 @@ def decision_to_json(d: Decision) -> dict[str, Any]:
 
 def step_to_json(s: Step) -> dict[str, Any]:
     r = s.store
-    store = None if r is None else {"op": r.op.value, "endpoint_id": r.endpoint_id, "window_ms": r.window_ms, "bucket": r.bucket}
+    store = None if r is None else {
+        "op": r.op.value, "endpoint_id": r.endpoint_id, "window_ms": r.window_ms, "bucket": r.bucket}
     return {"decision": None if s.decision is None else decision_to_json(s.decision), "store": store}
 
 

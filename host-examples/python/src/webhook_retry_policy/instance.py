@@ -19,7 +19,8 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 import wasmtime
 
@@ -136,7 +137,7 @@ _local = threading.local()
 
 def current() -> Instance:
     """This thread's instance (created on first use)."""
-    inst: Optional[Instance] = getattr(_local, "instance", None)
+    inst: Instance | None = getattr(_local, "instance", None)
     if inst is None:
         inst = _local.instance = Instance()
     return inst

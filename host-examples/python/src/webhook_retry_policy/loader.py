@@ -23,7 +23,6 @@ import tempfile
 import threading
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Optional
 
 import wasmtime
 
@@ -32,7 +31,7 @@ CACHE_ENV = "WEBHOOK_RETRY_POLICY_CACHE"
 CORE_RESOURCE = "retry_policy.core.wasm"
 
 _lock = threading.RLock()
-_engine: Optional[wasmtime.Engine] = None
+_engine: wasmtime.Engine | None = None
 _modules: dict[str, wasmtime.Module] = {}
 
 
@@ -65,7 +64,7 @@ def adapter_text() -> str:
     return resources.files(__package__).joinpath("_generated", "adapter.wat").read_text("utf-8")
 
 
-def cache_dir() -> Optional[Path]:
+def cache_dir() -> Path | None:
     value = os.environ.get(CACHE_ENV, "")
     if value in ("off", "0"):
         return None

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 import tomllib
-from typing import Optional, cast
+from typing import cast
 
 from .clock import Clock, SystemClock
 from .errors import PolicyError
@@ -47,7 +47,7 @@ _LOG_EVERY_S = 10.0
 class PolicyOps:
     """The component's pure operations, with a clock for the defaults."""
 
-    def __init__(self, clock: Optional[Clock] = None) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
         self.clock: Clock = clock or SystemClock()
         self.budget_disagreements = 0
         self._logged_at = 0.0
@@ -92,7 +92,7 @@ class PolicyOps:
             text = f.read()
         return self.load_document_toml(text) if path.endswith(".toml") else self.load_document(text)
 
-    def admit(self, document: PolicyDocument, event_class: str, now_ms: Optional[int] = None) -> Admission:
+    def admit(self, document: PolicyDocument, event_class: str, now_ms: int | None = None) -> Admission:
         """The schedule a new event is admitted under (persist it with the event)."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         return cast(Admission, current().run("admit", document, event_class, now))
@@ -107,15 +107,15 @@ class PolicyOps:
         """The decision once the store answered (its verdict stands)."""
         return cast(Settlement, current().run("settle", policy, state, outcome, now_ms, reply))
 
-    def resume(self, policy: Policy, state: DeliveryState, now_ms: Optional[int] = None) -> Resumption:
+    def resume(self, policy: Policy, state: DeliveryState, now_ms: int | None = None) -> Resumption:
         """An event reloaded from storage: ``Due()`` or a ``Stop``."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         return cast(Resumption, current().run("resume", policy, state, now))
 
-    def parse_retry_after(self, header: str, now_ms: Optional[int] = None) -> Optional[int]:
+    def parse_retry_after(self, header: str, now_ms: int | None = None) -> int | None:
         """A Retry-After header value in ms from now, or None (not usable)."""
         now = self.clock.now_ms() if now_ms is None else now_ms
-        return cast(Optional[int], current().run("parse-retry-after", header, now))
+        return cast(int | None, current().run("parse-retry-after", header, now))
 
     def store_key(self, request: StoreRequest) -> str:
         """The key a shared store files this request's endpoint and width under."""
@@ -127,10 +127,19 @@ class PolicyOps:
 
     def decide_with(
         self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int,
-        budget_counts: Optional[BudgetCounts],
+        budget_counts: BudgetCounts | None,
     ) -> Decision:
         """The format-1 pure decision (counts None = store unreadable). Records nothing."""
         return cast(Decision, current().run("decide-with", policy, state, outcome, now_ms, budget_counts))
+
+    @staticmethod
+    def class_policy(document: PolicyDocument, event_class: str) -> Policy:
+        """The policy of ``event_class`` in ``document`` (``unknown_event_class`` if absent)."""
+        for ec in document.classes:
+            if ec.name == event_class:
+                return ec.policy
+        names = ", ".join(ec.name for ec in document.classes)
+        raise PolicyError("unknown_event_class", "class", f"no event class `{event_class}` (defined: {names})")
 
     def _settled(self, settlement: Settlement, state: DeliveryState) -> Decision:
         if settlement.budget_disagreement:

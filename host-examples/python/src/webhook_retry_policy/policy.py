@@ -11,7 +11,6 @@ is ``Unavailable()``: the budget fails closed. The clock is read once.
 from __future__ import annotations
 
 import logging
-from typing import Optional
 
 from .clock import Clock
 from .errors import PolicyTrap
@@ -27,12 +26,12 @@ class RetryPolicy(PolicyOps):
     """The policy with a clock (default: system) and a budget store
     (default: a process-local :class:`InMemoryBudgetStore`)."""
 
-    def __init__(self, clock: Optional[Clock] = None, store: Optional[BudgetStore] = None) -> None:
+    def __init__(self, clock: Clock | None = None, store: BudgetStore | None = None) -> None:
         super().__init__(clock)
         self.store: BudgetStore = store if store is not None else InMemoryBudgetStore()
 
     def decide(
-        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: Optional[int] = None
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)

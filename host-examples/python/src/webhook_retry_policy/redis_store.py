@@ -20,7 +20,7 @@ import asyncio
 import hashlib
 import os
 from importlib import resources
-from typing import Any, Optional
+from typing import Any
 
 from .ops import PolicyOps
 from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
@@ -65,7 +65,7 @@ def _is_noscript(e: Exception) -> bool:
 
 
 class _Script:
-    def __init__(self, script: Optional[str], skew_check: bool) -> None:
+    def __init__(self, script: str | None, skew_check: bool) -> None:
         self.script = script if script is not None else budget_script()
         self.sha = hashlib.sha1(self.script.encode()).hexdigest()
         self.skew_check = skew_check
@@ -79,7 +79,7 @@ class _Script:
 class RedisBudgetStore(_Script):
     """Sync store for :class:`RetryPolicy` (``redis.Redis``)."""
 
-    def __init__(self, client: Any, *, script: Optional[str] = None, skew_check: bool = True) -> None:
+    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True) -> None:
         super().__init__(script, skew_check)
         self.client = client
 
@@ -109,7 +109,7 @@ class AsyncRedisBudgetStore(_Script):
     """Async store for :class:`AsyncRetryPolicy` (``redis.asyncio.Redis``);
     every call is also bounded by ``timeout_s`` on the event loop."""
 
-    def __init__(self, client: Any, *, script: Optional[str] = None, skew_check: bool = True,
+    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True,
                  timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         super().__init__(script, skew_check)
         self.client = client

@@ -294,7 +294,7 @@ class Stop:
 class PolicyError(ValueError):
     """A refused input."""
 
-    def __init__(self, code: ErrorCode, field: str, message: str) -> None:
+    def __init__(self, code: ErrorCode | str, field: str, message: str) -> None:
         self.code = ErrorCode(code)
         self.field = field
         self.message = message

@@ -6,10 +6,10 @@ from .dispatcher import Dispatcher
 from .endpoints import LocalEndpoint, LocalEndpoints
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore, JsonFileEventStore
-from .transport import error_kind, outcome_from_exception, outcome_from_response, retry_after_ms
+from .transport import error_kind, outcome_from_exception, outcome_from_response
 
 __all__ = [
     "DEAD", "DELIVERED", "Dispatcher", "DispatcherMetrics", "EventRecord", "HELD", "InMemoryEventStore",
     "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "error_kind", "outcome_from_exception",
-    "outcome_from_response", "retry_after_ms",
+    "outcome_from_response",
 ]

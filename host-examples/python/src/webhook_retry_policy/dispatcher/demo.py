@@ -27,13 +27,13 @@ def example_document_toml() -> str:
 async def run(events: int, burst: int, metrics_port: int) -> str:
     clock = ManualClock()
     policy = AsyncRetryPolicy(clock=clock)
-    document = policy.sync.load_document_toml(example_document_toml())
+    document = policy.load_document_toml(example_document_toml())
     metrics = DispatcherMetrics()
     port = metrics.serve(metrics_port)
     with LocalEndpoints() as eps:
         async with httpx.AsyncClient(timeout=5.0) as client:
             d = Dispatcher(document, eps.urls(), policy, client=client, metrics=metrics, sleep=clock.sleep)
-            classes = document.class_names()
+            classes = tuple(ec.name for ec in document.classes)
             start = clock.now_ms()
             for i in range(events):  # `burst` events per endpoint every 20 simulated seconds
                 for endpoint_id in eps.urls():
@@ -46,6 +46,8 @@ async def run(events: int, burst: int, metrics_port: int) -> str:
                   f"unavailable={eps.unavailable.requests} gone={eps.gone.requests}")
             for r in (await d.store.dead_letters())[:10]:
                 dl = r.dead_letter
+                if dl is None:
+                    continue
                 print(f"dead letter {dl.event_id} ({r.event_class}): {dl.stop_reason.value}, attempts={dl.attempts}, "
                       f"elapsed={dl.elapsed_ms / 1000:.0f} s")
             scrape = (await client.get(f"http://127.0.0.1:{port}/metrics")).text

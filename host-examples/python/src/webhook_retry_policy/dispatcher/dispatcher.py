@@ -3,12 +3,16 @@
 * ``submit`` admits an event under its class's policy (the component's
   ``admit``) and persists it with the admitted schedule and first-attempt
   instant.
-* ``run_until_idle`` sends due events (httpx POST), counts first attempts
-  in the budget, asks :class:`AsyncRetryPolicy` for the decision, and
-  reschedules, delivers, or dead-letters (record + reason persisted,
-  ``webhook_deadletter_total{stop_reason}`` incremented, endpoint disabled
-  on 410). Endpoints that were disabled get no more requests: their
-  pending events are held (status ``held``) for an operator.
+* ``run_until_idle`` sends due events (httpx POST) and asks
+  :class:`AsyncRetryPolicy` for the decision (the step: evaluate -> at most
+  ONE budget-store call, ``record_reserve`` for a first attempt that needs a
+  retry -> settle); it reschedules, delivers, or dead-letters (record +
+  reason persisted, ``webhook_deadletter_total{stop_reason}`` incremented,
+  endpoint disabled on 410). Store/policy disagreements are counted in
+  ``webhook_budget_disagreements_total``. Endpoints that were disabled get
+  no more requests: their pending events are held for an operator.
+* Events reloaded from a file store go through the component's ``resume``
+  before their next attempt (a stop is dead-lettered without sending).
 
 Time is injectable (``clock`` and ``sleep``): with a :class:`ManualClock`
 and its ``sleep`` a 24-hour window passes in milliseconds, while the HTTP
@@ -18,7 +22,8 @@ requests stay real.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Optional
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx
 
@@ -40,11 +45,11 @@ class Dispatcher:
         policy: AsyncRetryPolicy,
         *,
         client: httpx.AsyncClient,
-        store: Optional[InMemoryEventStore] = None,
-        metrics: Optional[DispatcherMetrics] = None,
-        sleep: Optional[Sleep] = None,
+        store: InMemoryEventStore | None = None,
+        metrics: DispatcherMetrics | None = None,
+        sleep: Sleep | None = None,
         concurrency: int = 16,
-        refresh_credentials: Optional[Callable[[str], Awaitable[None]]] = None,
+        refresh_credentials: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.document = document
         self.endpoints = endpoints
@@ -61,7 +66,7 @@ class Dispatcher:
         """Admit and persist a new event; its first attempt is due now."""
         if endpoint_id not in self.endpoints:
             raise KeyError(f"unknown endpoint {endpoint_id}")
-        admission = self.policy.sync.admit(self.document, event_class)
+        admission = self.policy.admit(self.document, event_class)
         record = EventRecord(
             event_id=event_id,
             endpoint_id=endpoint_id,
@@ -78,7 +83,7 @@ class Dispatcher:
         until no event is pending."""
         await self.run_until(None, max_rounds)
 
-    async def run_until(self, deadline_ms: Optional[int], max_rounds: int = 1_000_000) -> None:
+    async def run_until(self, deadline_ms: int | None, max_rounds: int = 1_000_000) -> None:
         """As ``run_until_idle``, but stop once the clock reaches
         ``deadline_ms`` (None: only when idle)."""
         for _ in range(max_rounds):
@@ -102,13 +107,15 @@ class Dispatcher:
             record.status = HELD
             await self.store.update(record)
             return
-        policy = self.document.policy(record.event_class)
+        policy = self.policy.class_policy(self.document, record.event_class)
+        if record.event_id in self.store.reloaded:
+            self.store.reloaded.discard(record.event_id)
+            resumed = self.policy.resume(policy, self._state(record, record.attempt))
+            if isinstance(resumed, Stop):
+                await self._stop(record, resumed)
+                await self.store.update(record)
+                return
         attempt = record.attempt + 1
-        if attempt == 1:
-            try:
-                await self.policy.record_first_attempt(record.endpoint_id, policy.budget)
-            except Exception:
-                pass  # an unreachable store is caught again, fail-closed, at decide
         self.metrics.attempts.labels("first" if attempt == 1 else "retry").inc()
         try:
             response = await self.client.post(
@@ -116,18 +123,13 @@ class Dispatcher:
                 json={"id": record.event_id, "type": record.event_class, "data": record.payload},
                 headers={"webhook-id": record.event_id, "webhook-attempt": str(attempt)},
             )
-            outcome = outcome_from_response(response, self.clock.now_ms())
+            outcome = outcome_from_response(response, self.policy, self.clock.now_ms())
         except httpx.HTTPError as exc:
             outcome = outcome_from_exception(exc)
-        state = DeliveryState(
-            event_id=record.event_id,
-            endpoint_id=record.endpoint_id,
-            attempt=attempt,
-            max_attempts=record.admission.schedule.max_attempts,
-            first_attempted_at_ms=record.admission.first_attempted_at_ms,
-            credentials_refreshed=record.credentials_refreshed,
-        )
-        decision = await self.policy.decide(policy, state, outcome)
+        before = self.policy.budget_disagreements
+        decision = await self.policy.decide(policy, self._state(record, attempt), outcome)
+        if self.policy.budget_disagreements != before:
+            self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
         record.attempt = attempt
         record.last_outcome = repr(outcome)
         record.history.append({"attempt": attempt, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
@@ -140,6 +142,11 @@ class Dispatcher:
         else:
             await self._stop(record, decision)
         await self.store.update(record)
+
+    @staticmethod
+    def _state(record: EventRecord, attempt: int) -> DeliveryState:
+        return DeliveryState(record.event_id, record.endpoint_id, attempt, record.admission.schedule.max_attempts,
+                             record.admission.first_attempted_at_ms, record.credentials_refreshed)
 
     async def _stop(self, record: EventRecord, stop: Stop) -> None:
         if stop.reason is StopReason.DELIVERED:

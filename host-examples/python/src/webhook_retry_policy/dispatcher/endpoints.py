@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Optional
 
 
 class LocalEndpoint:
-    def __init__(self, status: int, retry_after: Optional[str] = None) -> None:
+    def __init__(self, status: int, retry_after: str | None = None) -> None:
         self.status = status
         self.retry_after = retry_after
         self.requests = 0
@@ -46,7 +45,7 @@ class LocalEndpoint:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "LocalEndpoint":
+    def __enter__(self) -> LocalEndpoint:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -68,7 +67,7 @@ class LocalEndpoints:
         for e in (self.healthy, self.unavailable, self.gone):
             e.close()
 
-    def __enter__(self) -> "LocalEndpoints":
+    def __enter__(self) -> LocalEndpoints:
         return self
 
     def __exit__(self, *exc: object) -> None:

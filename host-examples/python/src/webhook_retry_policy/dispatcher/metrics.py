@@ -6,18 +6,22 @@ degraded everywhere"."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, generate_latest, start_http_server
 
 
 class DispatcherMetrics:
-    def __init__(self, registry: Optional[CollectorRegistry] = None) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         self.deadletter = Counter(
             "webhook_deadletter", "Events dead-lettered, by stop reason", ["stop_reason"], registry=self.registry
         )
         self.delivered = Counter("webhook_delivered", "Events delivered", registry=self.registry)
+        self.budget_disagreements = Counter(
+            "webhook_budget_disagreements", "Store replies whose verdict differs from the policy's rule (the store's stands)",
+            registry=self.registry,
+        )
         self.attempts = Counter("webhook_attempts", "Delivery attempts sent", ["attempt_kind"], registry=self.registry)
         self._server: Any = None
 

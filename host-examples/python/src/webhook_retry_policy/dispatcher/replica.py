@@ -5,14 +5,14 @@ helper brief): ``host-examples/python/replica`` runs
 It delivers ``--events`` events (ids ``python-<pid>-<i>``) to ``--target``
 with httpx, ``--concurrency`` at a time, each through the policy of class
 ``storm`` of ``--policy`` until the policy stops it, sleeping the decided
-delay between attempts. Every decision is the component's
-(:class:`AsyncRetryPolicy`): the first attempt of each event is counted in
-the budget (``record``); after a failed attempt the pure ``decide-with``
-runs without counts, and only when the budget is the last gate left the
-Redis counter ``reserve``s the retry in one round trip and ``decide-with``
-runs again with the counts it judged (fleet/README.md). A Redis error or
-timeout there is ``budget_unavailable`` (fail closed); the client
-reconnects on the next call, so reserves work again once Redis is back.
+delay between attempts. Every decision is the component's step
+(:class:`AsyncRetryPolicy`): ``evaluate`` names the one store request the
+attempt needs (``record`` for a decided first attempt, ``record_reserve`` /
+``reserve`` when only the budget remains), the store answers it with ONE
+``EVALSHA`` of ``fleet/budget.lua`` (250 ms timeout, no client retries), and
+``settle`` decides. A Redis error or timeout is ``budget_unavailable`` for a
+pending retry (fail closed) and never stops a first attempt from being
+sent; the client reconnects on the next call once Redis is back.
 
 At the end it prints exactly one JSON line on stdout (everything else goes
 to stderr). Exit 0, or 2 for bad arguments.
@@ -27,14 +27,16 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import httpx
 
 from ..async_policy import AsyncRetryPolicy
-from ..counters import AsyncInMemoryBudgetCounter
 from ..errors import PolicyError
+from ..redis_store import AsyncRedisBudgetStore
+from ..stores import AsyncInMemoryBudgetStore
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason
 from .transport import outcome_from_exception, outcome_from_response
 
@@ -74,6 +76,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="in-flight deliveries (default 8)")
     p.add_argument("--policy", required=True, metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r})")
     p.add_argument("--redis", metavar="URL", help="redis://host:port/db (absent: in-memory counter)")
+    p.add_argument("--store-timeout-ms", type=_whole("--store-timeout-ms", 1), default=250, metavar="N",
+                   help="timeout of every Redis call (default 250)")
     p.add_argument("--deadline-ms", type=_whole("--deadline-ms", 0), metavar="N",
                    help="stop starting new events after N ms (default: none)")
     a = p.parse_args(list(argv))
@@ -84,44 +88,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if a.redis is not None and not a.redis.startswith(("redis://", "rediss://", "unix://")):
         raise UsageError(f"--redis must be a redis://host:port/db URL, not {a.redis!r}")
     return a
-
-
-class CountingCounter:
-    """Wraps an async budget counter and counts the calls made to it (each
-    is one Redis round trip for the Redis counter)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.round_trips = 0
-        if callable(getattr(inner, "reserve", None)):
-            self.reserve = self._reserve
-
-    async def read(self, endpoint_id: str, window_ms: int, bucket: int) -> Any:
-        self.round_trips += 1
-        return await self.inner.read(endpoint_id, window_ms, bucket)
-
-    async def record_attempt(self, endpoint_id: str, window_ms: int, bucket: int, is_retry: bool) -> None:
-        self.round_trips += 1
-        await self.inner.record_attempt(endpoint_id, window_ms, bucket, is_retry)
-
-    async def _reserve(self, endpoint_id: str, budget: Any, now_ms: int, bucket: int) -> Any:
-        self.round_trips += 1
-        return await self.inner.reserve(endpoint_id, budget, now_ms, bucket)
-
-
-def redis_counter(url: str) -> Any:
-    """An :class:`AsyncRedisBudgetCounter` on ``url``: short timeouts and no
-    client-side retries, so an outage fails closed quickly; the pool
-    reconnects on the next call once Redis is back."""
-    import redis.asyncio as aioredis
-    from redis.asyncio.retry import Retry as RedisRetry
-    from redis.backoff import NoBackoff
-
-    from ..redis_counter import AsyncRedisBudgetCounter
-
-    client = aioredis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5,
-                               retry=RedisRetry(NoBackoff(), 0))
-    return AsyncRedisBudgetCounter(client)
 
 
 @dataclass
@@ -156,7 +122,7 @@ class Replica:
         self.prefix = f"{HOST}-{os.getpid()}"
         self._next = 0
 
-    def _take(self, deadline_at_ms: Optional[int]) -> Optional[int]:
+    def _take(self, deadline_at_ms: int | None) -> int | None:
         """The index of the next event to start, or None (all started, or
         the deadline passed)."""
         if self._next >= self.args.events:
@@ -183,10 +149,6 @@ class Replica:
         """One event, attempt after attempt, until the policy stops it."""
         endpoint_id = self.args.endpoint_id
         first_at_ms = self.policy.clock.now_ms()
-        try:
-            await self.policy.record_first_attempt(endpoint_id, self.storm.budget, first_at_ms)
-        except Exception as e:  # the store is asked again (fail closed) at the decision
-            log.debug("record of a first attempt failed: %r", e)
         attempt, refreshed = 1, False
         while True:
             if attempt == 1:
@@ -200,7 +162,7 @@ class Replica:
                     headers={"X-Event-Id": event_id, "X-Attempt": str(attempt),
                              "X-First-Attempted-At-Ms": str(first_at_ms)},
                 )
-                outcome = outcome_from_response(response, self.policy.clock.now_ms())
+                outcome = outcome_from_response(response, self.policy, self.policy.clock.now_ms())
             except httpx.HTTPError as exc:
                 outcome = outcome_from_exception(exc)
             state = DeliveryState(event_id, endpoint_id, attempt, self.max_attempts, first_at_ms, refreshed)
@@ -221,19 +183,22 @@ class Replica:
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
-    try:
-        inner = redis_counter(args.redis) if args.redis is not None else AsyncInMemoryBudgetCounter()
-    except (ValueError, ImportError) as e:
-        raise UsageError(f"--redis {args.redis}: {e}") from None
-    counter = CountingCounter(inner)
-    policy = AsyncRetryPolicy(counter, store_timeout_s=1.0)
+    redis_store: AsyncRedisBudgetStore | None = None
+    if args.redis is not None:
+        try:
+            redis_store = AsyncRedisBudgetStore.from_url(args.redis, timeout_s=args.store_timeout_ms / 1000)
+        except (ValueError, ImportError) as e:
+            raise UsageError(f"--redis: {e}") from None
+    store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
+    # the store bounds each call itself; this outer bound only guards a store that never answers
+    policy = AsyncRetryPolicy(store, store_timeout_s=max(1.0, 2 * args.store_timeout_ms / 1000))
     try:
         with open(args.policy, encoding="utf-8") as f:
-            document = policy.sync.load_document(f.read())
-        storm = document.policy(EVENT_CLASS)
+            document = policy.load_document(f.read())
+        storm = policy.class_policy(document, EVENT_CLASS)
         # The class's schedule is the same for every event; admit once for
         # max_attempts, and each event's first-attempt instant is its own.
-        max_attempts = policy.sync.admit(document, EVENT_CLASS).schedule.max_attempts
+        max_attempts = policy.admit(document, EVENT_CLASS).schedule.max_attempts
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"--policy {args.policy}: {e}") from None
     except PolicyError as e:
@@ -244,17 +209,17 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         try:
             await replica.run()
         finally:
-            if args.redis is not None:
+            if redis_store is not None:
                 try:
-                    await inner.client.aclose()
+                    await redis_store.aclose()
                 except Exception:
                     pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
-    # Round trips to Redis; the in-memory counter makes none.
-    return replica.tally.summary(counter.round_trips if args.redis is not None else 0, elapsed_ms)
+    # Redis commands sent; the in-memory store makes none.
+    return replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="replica: %(message)s")
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..types import Admission, DeadLetter, LimitedBy, Schedule, StopReason
 
@@ -28,7 +28,7 @@ class EventRecord:
     next_attempt_at_ms: int = 0
     credentials_refreshed: bool = False
     status: str = PENDING
-    dead_letter: Optional[DeadLetter] = None
+    dead_letter: DeadLetter | None = None
     last_outcome: str = ""
     history: list[dict[str, Any]] = field(default_factory=list)
 
@@ -41,7 +41,7 @@ class EventRecord:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "EventRecord":
+    def from_json(cls, d: dict[str, Any]) -> EventRecord:
         a = dict(d["admission"])
         s = dict(a.pop("schedule"))
         s["offsets_ms"] = tuple(s["offsets_ms"])
@@ -59,6 +59,8 @@ class InMemoryEventStore:
     def __init__(self) -> None:
         self.events: dict[str, EventRecord] = {}
         self.disabled_endpoints: set[str] = set()
+        # ids loaded from storage: the dispatcher resumes them before their next attempt
+        self.reloaded: set[str] = set()
 
     async def add(self, record: EventRecord) -> None:
         if record.event_id in self.events:
@@ -79,7 +81,7 @@ class InMemoryEventStore:
         ready.sort(key=lambda r: (r.next_attempt_at_ms, r.event_id))
         return ready[:limit]
 
-    async def next_due_at_ms(self) -> Optional[int]:
+    async def next_due_at_ms(self) -> int | None:
         times = [r.next_attempt_at_ms for r in self.events.values() if r.status == PENDING]
         return min(times) if times else None
 
@@ -105,6 +107,7 @@ class JsonFileEventStore(InMemoryEventStore):
                 data = json.load(f)
             self.events = {d["event_id"]: EventRecord.from_json(d) for d in data["events"]}
             self.disabled_endpoints = set(data["disabled_endpoints"])
+            self.reloaded = {i for i, r in self.events.items() if r.status == PENDING}
 
     async def _save(self) -> None:
         data = {

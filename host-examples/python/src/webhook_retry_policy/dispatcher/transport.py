@@ -1,48 +1,48 @@
 """What an httpx attempt ended with, as the policy's ``AttemptOutcome``.
 
-Only naming and units here: the status code, the Retry-After header in
-milliseconds, and the httpx exception as a transport-error kind
-(``httpx.ConnectTimeout`` -> ``connect_timeout``). Whether any of them is
-retryable is decided by the component (unknown kinds are terminal there).
+Only naming here: the status code; the Retry-After header through the
+component's parser (``parse_retry_after``: garbage such as ``²`` is simply
+not usable); and the httpx exception as a transport-error kind. A status
+outside 100-599 is the kind ``unexpected_status``; a reset or malformed
+response is ``remote_protocol_error``. Whether any of them is retryable is
+decided by the component (unknown kinds are terminal there).
 """
 
 from __future__ import annotations
 
-import email.utils
 import re
-from typing import Optional
 
 import httpx
 
+from ..ops import PolicyOps
 from ..types import AttemptOutcome, HttpResponse, TransportError
 
-_MAX_RETRY_AFTER_MS = 2**63
+_KINDS = {
+    "ReadError": "remote_protocol_error",
+    "WriteError": "remote_protocol_error",
+    "CloseError": "remote_protocol_error",
+    "LocalProtocolError": "remote_protocol_error",
+}
 
 
-def retry_after_ms(header: Optional[str], now_ms: int) -> Optional[int]:
-    """Retry-After as milliseconds: delta-seconds or an HTTP-date; None when
-    absent or unparseable (a malformed header is ignored, not trusted)."""
-    if header is None:
-        return None
-    value = header.strip()
-    if value.isdigit():
-        return min(int(value) * 1000, _MAX_RETRY_AFTER_MS)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        return None
-    return max(0, int(when.timestamp() * 1000) - now_ms)
-
-
-def outcome_from_response(response: httpx.Response, now_ms: int) -> HttpResponse:
-    return HttpResponse(response.status_code, retry_after_ms(response.headers.get("retry-after"), now_ms))
+def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
+    status = response.status_code
+    if not 100 <= status <= 599:
+        return TransportError("unexpected_status")
+    header = response.headers.get("retry-after")
+    retry_after = None
+    if header is not None:
+        try:
+            retry_after = policy.parse_retry_after(header, now_ms)
+        except Exception:  # a header that is not text (never a crash)
+            retry_after = None
+    return HttpResponse(status, retry_after)
 
 
 def error_kind(exc: BaseException) -> str:
-    """``ConnectTimeout`` -> ``connect_timeout``; any exception class works."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
+    """``ConnectTimeout`` -> ``connect_timeout``; resets -> ``remote_protocol_error``."""
+    name = type(exc).__name__
+    return _KINDS.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def outcome_from_exception(exc: BaseException) -> AttemptOutcome:
