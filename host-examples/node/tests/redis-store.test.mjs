@@ -1,7 +1,9 @@
 // RedisBudgetStore against a real redis-server started on a loopback port
-// for this file (skipped, visibly, when redis-server is not installed):
-// the fleet's script and keys, atomic reserve under concurrency, NOSCRIPT
-// recovery, and failing closed when Redis is unreachable.
+// for this file (skipped, visibly, when redis-server is not installed): the
+// fleet's script on the store protocol, ONE command per request, the same
+// answers as the in-memory store (the core's rule), atomic under
+// concurrency, NOSCRIPT recovery, the clock-skew check, and failing closed
+// when Redis is unreachable or hangs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,14 +11,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import Redis from 'ioredis';
-import { RedisBudgetStore, RetryPolicy, ManualClock, bucketKey, budgetAllows } from '@webhook/retry-policy';
+import { RedisBudgetStore, InMemoryBudgetStore, RetryPolicy, ManualClock, storeKey } from '@webhook/retry-policy';
 
-const vectors = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tests/vectors');
 const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 const skip = haveRedis ? false : 'redis-server is not installed';
-const T0 = 1_700_000_000_000;
+// Near Redis TIME (the skew check refuses a caller a quarter window off).
+const T0 = Date.now();
 const DOC = {
   classes: {
     ledger: {
@@ -61,76 +62,125 @@ after(async () => {
   if (server) server.kill();
 });
 
-const state = (i, endpoint) => ({
+const state = (i, endpoint, attempt = 1) => ({
   class: 'ledger',
   event_id: `evt_${i}`,
   endpoint_id: endpoint,
-  attempt: 1,
+  attempt,
   max_attempts: 16,
   first_attempted_at_ms: T0,
   credentials_refreshed: false,
 });
 
-test('first attempts and reserved retries land in the fleet keys; the ratio holds', { skip }, async () => {
-  const store = new RedisBudgetStore(redis);
-  const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0) });
-  for (let i = 0; i < 30; i++) assert.equal(await rp.recordFirstAttempt('ledger', 'ep_a'), true);
+/** `redis` with every command it is sent counted by name. */
+function counting(client) {
+  const sent = [];
+  return {
+    sent,
+    evalsha: (...a) => (sent.push('evalsha'), client.evalsha(...a)),
+    eval: (...a) => (sent.push('eval'), client.eval(...a)),
+  };
+}
+
+const BUDGET = DOC.classes.ledger.budget;
+
+test('every request is ONE evalsha on the store key, and the ratio holds', { skip }, async () => {
+  const client = counting(redis);
+  const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(client), clock: new ManualClock(T0) });
+  for (let i = 0; i < 30; i++) assert.equal((await rp.afterAttempt(state(i, 'ep_a'), { status: 204 })).stop_reason, 'delivered');
   const reasons = [];
-  for (let i = 0; i < 6; i++) reasons.push((await rp.afterAttempt(state(i, 'ep_a'), { status: 503 })).stop_reason);
-  assert.deepEqual(reasons, [null, null, null, 'retry_budget_exhausted', 'retry_budget_exhausted', 'retry_budget_exhausted']);
-  const key = bucketKey('ep_a', 60_000, Math.floor(T0 / 60_000));
-  assert.equal(key, `rb:{ep_a}:60000:${Math.floor(T0 / 60_000)}`);
-  assert.deepEqual(await redis.hgetall(key), { t: '33', r: '3' });
+  for (let i = 0; i < 6; i++) reasons.push((await rp.afterAttempt(state(100 + i, 'ep_a'), { status: 503 })).stop_reason);
+  // Each failing first attempt is recorded and judged in one call (record_reserve).
+  assert.deepEqual(reasons, [null, null, null, 'retry_budget_exhausted', 'retry_budget_exhausted', null]);
+  // A fresh server has no script yet: the first request is answered by its EVAL retry.
+  assert.deepEqual(client.sent, ['evalsha', 'eval', ...Array(35).fill('evalsha')]);
+  const bucket = Math.floor(T0 / 60_000);
+  const key = storeKey({ op: 'record', endpoint_id: 'ep_a', window_ms: 60_000, bucket });
+  assert.equal(key, `rb:{e${Buffer.from('ep_a').toString('hex')}}:60000`);
+  assert.deepEqual(await redis.hgetall(key), { [`t:${bucket}`]: '40', [`r:${bucket}`]: '4' });
   assert.ok((await redis.pttl(key)) > 0);
+  assert.equal(rp.budgetDisagreements, 0);
 });
 
-test('concurrent afterAttempt calls never reserve past the ratio', { skip }, async () => {
+test('the script answers every request exactly as the in-memory store (the core\'s rule) does', { skip }, async () => {
+  const remote = new RedisBudgetStore(redis, { skewCheck: false });
+  const local = new InMemoryBudgetStore();
+  let seed = 42;
+  const rnd = (n) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const budgets = [BUDGET, { ratio: 0.5, window_ms: 1000, min_sample: 3, sliding: true }, { ratio: 0.3, window_ms: 7, min_sample: 0, sliding: false }];
+  let now = 1_000_000;
+  for (let i = 0; i < 600; i++) {
+    const budget = budgets[i % 3];
+    now += rnd(3) === 0 ? rnd(budget.window_ms * 2) : 0;
+    const request = { op: ['record', 'reserve', 'record_reserve'][rnd(3)], endpoint_id: `agree_${rnd(3)}`, window_ms: budget.window_ms, bucket: Math.floor(now / budget.window_ms) };
+    assert.deepEqual(await remote.apply(request, budget, now), local.apply(request, budget, now), `request ${i}: ${JSON.stringify(request)}`);
+  }
+});
+
+test('concurrent first attempts never reserve past the ratio', { skip }, async () => {
   const store = new RedisBudgetStore(redis);
   const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0) });
-  for (let i = 0; i < 100; i++) await rp.recordFirstAttempt('ledger', 'ep_b');
-  const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => rp.afterAttempt(state(i, 'ep_b'), { status: 503 })));
-  const retries = decisions.filter((d) => d.stop_reason === null).length;
-  // (r + 1) <= 0.1 * (100 + r + 1) holds up to r = 10.
-  assert.equal(retries, 11);
-  assert.equal(decisions.length - retries, 29);
+  for (let i = 0; i < 100; i++) await rp.afterAttempt(state(i, 'ep_b'), { status: 200 });
+  const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => rp.afterAttempt(state(200 + i, 'ep_b'), { status: 503 })));
+  // The same 140 requests one by one through the in-memory store.
+  const local = new RetryPolicy(DOC, { clock: new ManualClock(T0) });
+  for (let i = 0; i < 100; i++) await local.afterAttempt(state(i, 'ep_b'), { status: 200 });
+  let expected = 0;
+  for (let i = 0; i < 40; i++) if ((await local.afterAttempt(state(200 + i, 'ep_b'), { status: 503 })).stop_reason === null) expected++;
+  assert.equal(decisions.filter((d) => d.stop_reason === null).length, expected);
+  assert.ok(expected > 5 && expected < 20, `${expected} retries`);
 });
 
-test('the script agrees with the policy on every budget vector', { skip }, async () => {
-  const store = new RedisBudgetStore(redis);
-  let n = 0;
-  for (const f of fs.readdirSync(vectors).filter((x) => x.endsWith('.json'))) {
-    for (const c of JSON.parse(fs.readFileSync(path.join(vectors, f), 'utf8')).cases) {
-      if (c.op !== 'budget' || c.expect.error) continue;
-      const { budget, now_ms: now, current, previous } = c.input;
-      const endpoint = `vec_${n++}`;
-      const bucket = Math.floor(now / budget.window_ms);
-      await redis.hset(bucketKey(endpoint, budget.window_ms, bucket), 't', current.total, 'r', current.retries);
-      await redis.hset(bucketKey(endpoint, budget.window_ms, bucket - 1), 't', previous.total, 'r', previous.retries);
-      const { counts, reserved } = await store.reserve(endpoint, budget.window_ms, bucket, now, budget);
-      assert.deepEqual(counts, { current, previous }, c.name);
-      assert.equal(reserved, c.expect.allows_retry, c.name);
-      assert.equal(budgetAllows(budget, now, counts), reserved, c.name);
-    }
-  }
-  assert.ok(n > 50, `only ${n} budget vectors`);
-});
-
-test('a flushed script is sent again (NOSCRIPT)', { skip }, async () => {
-  const store = new RedisBudgetStore(redis);
-  await store.recordAttempt('ep_c', 1000, 5, false);
+test('a flushed script is sent again as EVAL once, and nothing is counted twice', { skip }, async () => {
+  const client = counting(redis);
+  const store = new RedisBudgetStore(client);
+  const request = { op: 'record', endpoint_id: 'ep_c', window_ms: 60_000, bucket: Math.floor(T0 / 60_000) };
+  await store.apply(request, BUDGET, T0);
   await redis.script('FLUSH');
-  await store.recordAttempt('ep_c', 1000, 5, true);
-  assert.deepEqual(await store.read('ep_c', 1000, 6), { current: { total: 0, retries: 0 }, previous: { total: 2, retries: 1 } });
+  const r = await store.apply(request, BUDGET, T0);
+  assert.deepEqual(r.counts.current, { total: 2, retries: 0 });
+  assert.deepEqual(client.sent, ['evalsha', 'evalsha', 'eval']);
+  await store.apply(request, BUDGET, T0);
+  assert.deepEqual(client.sent, ['evalsha', 'evalsha', 'eval', 'evalsha']);
 });
 
-test('an unreachable Redis makes retries budget_unavailable (fails closed)', { skip }, async () => {
+test('a caller whose clock is a quarter window off Redis TIME is refused (skew check), unless it is off', { skip }, async () => {
+  const request = { op: 'reserve', endpoint_id: 'ep_s', window_ms: 60_000, bucket: Math.floor((T0 - 30_000) / 60_000) };
+  await assert.rejects(new RedisBudgetStore(redis).apply(request, BUDGET, T0 - 30_000), /skew/i);
+  const r = await new RedisBudgetStore(redis, { skewCheck: false }).apply(request, BUDGET, T0 - 30_000);
+  assert.deepEqual(r, { reserved: false, counts: { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } } });
+  const errors = [];
+  const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(redis), clock: new ManualClock(T0 - 30_000), onStoreError: (e) => errors.push(e) });
+  assert.equal((await rp.afterAttempt(state(1, 'ep_s'), { status: 503 })).stop_reason, 'budget_unavailable');
+  assert.equal(errors.length, 1);
+});
+
+test('an unreachable Redis makes retries budget_unavailable, and never stops a delivered first attempt', { skip }, async () => {
   const down = new Redis({ port: await freePort(), host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   const errors = [];
   const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(down), clock: new ManualClock(T0), onStoreError: (e, ctx) => errors.push(ctx.operation) });
   const d = await rp.afterAttempt(state(1, 'ep_d'), { status: 503 });
   assert.equal(d.stop_reason, 'budget_unavailable');
   assert.equal(d.dead_letter.stop_reason, 'budget_unavailable');
-  assert.deepEqual(errors, ['reserve']);
-  assert.equal(await rp.recordFirstAttempt('ledger', 'ep_d'), false);
+  assert.equal((await rp.afterAttempt(state(2, 'ep_d'), { status: 200 })).stop_reason, 'delivered');
+  assert.deepEqual(errors, ['record_reserve', 'record']);
   down.disconnect();
+});
+
+test('a hung Redis (SIGSTOP) fails closed within the store timeout', { skip }, async () => {
+  const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+  await client.ping();
+  const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(client), clock: new ManualClock(T0), storeTimeoutMs: 100 });
+  server.kill('SIGSTOP');
+  try {
+    const t = performance.now();
+    assert.equal((await rp.afterAttempt(state(1, 'ep_h'), { status: 503 })).stop_reason, 'budget_unavailable');
+    assert.ok(performance.now() - t < 1000);
+  } finally {
+    server.kill('SIGCONT');
+  }
+  client.disconnect();
 });
