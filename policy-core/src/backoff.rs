@@ -87,7 +87,8 @@ impl Backoff {
             return bad("base_ms", "must not exceed cap_ms");
         }
         // `!(x >= 1.0)` also refuses NaN.
-        if !self.factor.is_finite() || !(self.factor >= 1.0) {
+        // NaN compares as neither: `partial_cmp` is `None`, refused like < 1.
+        if !self.factor.is_finite() || !self.factor.partial_cmp(&1.0).is_some_and(|o| o.is_ge()) {
             return bad("factor", "must be a finite number >= 1.0");
         }
         Ok(())

@@ -30,14 +30,8 @@ pub const TERMINAL_STATUSES: [u16; 13] = [400, 403, 404, 405, 406, 409, 410, 411
 /// Transport failures that may succeed on another attempt. Every other kind
 /// (`unsupported_protocol`, `invalid_url`, `too_many_redirects`, anything
 /// never seen) is terminal: unrecognised failures are never retried blind.
-pub const RETRYABLE_ERROR_KINDS: [&str; 6] = [
-    "connect_timeout",
-    "read_timeout",
-    "write_timeout",
-    "pool_timeout",
-    "connect_error",
-    "remote_protocol_error",
-];
+pub const RETRYABLE_ERROR_KINDS: [&str; 6] =
+    ["connect_timeout", "read_timeout", "write_timeout", "pool_timeout", "connect_error", "remote_protocol_error"];
 
 /// Classify an HTTP status; `100..=599` only.
 pub fn classify_status(status: u16) -> Result<OutcomeClass, PolicyError> {

@@ -160,7 +160,11 @@ pub fn outcome(v: &Value) -> Result<AttemptOutcome, PolicyError> {
         (Some(_), None) => {
             let status = f.u64("status")?;
             let status = u16::try_from(status).map_err(|_| {
-                PolicyError::new(ErrorCode::InvalidStatus, "status", cat(&["HTTP status ", &dec(status), " is outside 100..=599"]))
+                PolicyError::new(
+                    ErrorCode::InvalidStatus,
+                    "status",
+                    cat(&["HTTP status ", &dec(status), " is outside 100..=599"]),
+                )
             })?;
             let retry_after_ms = match f.opt("retry_after_ms") {
                 Some(ra) => Some(as_u64(ra).map_err(|e| e.within("retry_after_ms"))?),
@@ -220,7 +224,8 @@ pub fn decision_to_value(d: &Decision) -> Value {
             ("retry", obj([("delay_ms", r.delay_ms.into()), ("refresh_credentials", r.refresh_credentials.into())])),
         ]),
         Decision::Stop(s) => {
-            let mut v = obj([("stop_reason", s.reason.as_str().into()), ("disable_endpoint", s.disable_endpoint.into())]);
+            let mut v =
+                obj([("stop_reason", s.reason.as_str().into()), ("disable_endpoint", s.disable_endpoint.into())]);
             if let (Some(dl), Value::Object(m)) = (&s.dead_letter, &mut v) {
                 m.push(("dead_letter".to_string(), dead_letter_to_value(dl)));
             }
@@ -230,11 +235,7 @@ pub fn decision_to_value(d: &Decision) -> Value {
 }
 
 pub fn error_to_value(e: &PolicyError) -> Value {
-    obj([
-        ("error", e.code.as_str().into()),
-        ("field", e.field.as_str().into()),
-        ("message", e.message.as_str().into()),
-    ])
+    obj([("error", e.code.as_str().into()), ("field", e.field.as_str().into()), ("message", e.message.as_str().into())])
 }
 
 /// `{op, endpoint_id, window_ms, bucket}`.
@@ -277,7 +278,10 @@ pub fn store_reply(v: &Value) -> Result<StoreReply, PolicyError> {
             reserved: f.bool("reserved")?,
             counts: f.nested("counts", budget_counts)?,
         })),
-        _ => Err(shape("", "a reply is {\"unavailable\": true} or {\"reserved\": bool, \"counts\": {current, previous}}")),
+        _ => Err(shape(
+            "",
+            "a reply is {\"unavailable\": true} or {\"reserved\": bool, \"counts\": {current, previous}}",
+        )),
     }
 }
 
@@ -287,7 +291,10 @@ fn opt_value<T>(v: &Option<T>, f: impl Fn(&T) -> Value) -> Value {
 
 /// `{decision, store}`.
 pub fn step_to_value(s: &Step) -> Value {
-    obj([("decision", opt_value(&s.decision, decision_to_value)), ("store", opt_value(&s.store, store_request_to_value))])
+    obj([
+        ("decision", opt_value(&s.decision, decision_to_value)),
+        ("store", opt_value(&s.store, store_request_to_value)),
+    ])
 }
 
 /// `{decision, budget_disagreement}`.

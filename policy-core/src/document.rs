@@ -153,7 +153,11 @@ impl PolicyDocument {
                 return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", "an event class name is empty"));
             }
             if !names.insert(name.as_str()) {
-                return Err(PolicyError::new(ErrorCode::InvalidDocument, "classes", cat(&["class `", name, "` is defined twice"])));
+                return Err(PolicyError::new(
+                    ErrorCode::InvalidDocument,
+                    "classes",
+                    cat(&["class `", name, "` is defined twice"]),
+                ));
             }
             let p = class(v).map_err(|e| doc_err(e).within(&cat(&["classes.", name])))?;
             classes.push((name.clone(), p));

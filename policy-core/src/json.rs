@@ -16,7 +16,6 @@ use crate::text::{cat, dec};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-
 use crate::error::{ErrorCode, PolicyError};
 
 /// A JSON value. Objects keep their members in document order.
@@ -49,7 +48,7 @@ impl Value {
     pub fn as_u64(&self) -> Option<u64> {
         match *self {
             Value::Int(n) => Some(n),
-            Value::Float(f) if f >= 0.0 && f < 9_007_199_254_740_992.0 && f == (f as u64) as f64 => Some(f as u64),
+            Value::Float(f) if (0.0..9_007_199_254_740_992.0).contains(&f) && f == (f as u64) as f64 => Some(f as u64),
             _ => None,
         }
     }
@@ -124,7 +123,11 @@ impl Parser<'_> {
         let before = &self.s[..self.i.min(self.s.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        PolicyError::new(ErrorCode::InvalidDocument, "", cat(&["not valid JSON: ", what, " at line ", &dec(line as u64), " column ", &dec(col as u64)]))
+        PolicyError::new(
+            ErrorCode::InvalidDocument,
+            "",
+            cat(&["not valid JSON: ", what, " at line ", &dec(line as u64), " column ", &dec(col as u64)]),
+        )
     }
 
     fn peek(&self) -> Option<u8> {

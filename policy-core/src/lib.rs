@@ -100,14 +100,14 @@ pub use decide::{
     decide_with, gates, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, PendingRetry, Policy, Retry, Stop,
     StopReason,
 };
+pub use error::{ErrorCode, PolicyError};
+pub use plan::{plan, LimitedBy, Plan, MAX_HARD_CAP, MAX_WINDOW_MS};
+#[cfg(feature = "std")]
+pub use ports::SystemClock;
+pub use ports::{decide, BudgetStore, Clock, FakeClock, InMemoryStore};
 pub use retry_after::parse_retry_after;
 pub use step::{evaluate, resume, settle, Resumption, Settlement, Step};
 pub use store::{apply as store_apply, store_key, HeldBuckets, Reservation, StoreOp, StoreReply, StoreRequest};
-pub use error::{ErrorCode, PolicyError};
-pub use plan::{plan, LimitedBy, Plan, MAX_HARD_CAP, MAX_WINDOW_MS};
-pub use ports::{decide, BudgetStore, Clock, FakeClock, InMemoryStore};
-#[cfg(feature = "std")]
-pub use ports::SystemClock;
 
 /// Version of the decision contract (its format) this crate implements.
 pub const CONTRACT_FORMAT: u32 = 2;

@@ -66,11 +66,7 @@ pub fn validate_limits(backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Resu
         return Err(PolicyError::new(ErrorCode::InvalidHardCap, "hard_cap", "must be in 1..=100"));
     }
     if window_ms > MAX_WINDOW_MS {
-        return Err(PolicyError::new(
-            ErrorCode::InvalidWindow,
-            "window_ms",
-            "must be at most 2592000000 ms (30 days)",
-        ));
+        return Err(PolicyError::new(ErrorCode::InvalidWindow, "window_ms", "must be at most 2592000000 ms (30 days)"));
     }
     Ok(())
 }
@@ -93,8 +89,7 @@ pub fn plan(backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Result<Plan, Po
         attempts += 1;
     }
     let worst_case_span_ms = (0..attempts - 1).fold(0u64, |sum, i| sum.saturating_add(backoff.ceiling_ms(i)));
-    let cap_ended_it =
-        attempts == hard_cap && elapsed.saturating_add(backoff.expected_ms(attempts - 1)) <= window_ms;
+    let cap_ended_it = attempts == hard_cap && elapsed.saturating_add(backoff.expected_ms(attempts - 1)) <= window_ms;
     Ok(Plan {
         max_attempts: attempts,
         expected_span_ms: elapsed,

@@ -51,10 +51,7 @@ pub struct SystemClock;
 #[cfg(feature = "std")]
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0)
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
     }
 }
 
@@ -112,7 +109,9 @@ pub fn decide<C: Clock + ?Sized, S: BudgetStore + ?Sized>(
     let now_ms = clock.now_ms();
     let step = evaluate(policy, state, outcome, now_ms)?;
     let reply = match &step.store {
-        Some(request) => store.call(request, &policy.budget, now_ms).map_or(StoreReply::Unavailable, StoreReply::Answered),
+        Some(request) => {
+            store.call(request, &policy.budget, now_ms).map_or(StoreReply::Unavailable, StoreReply::Answered)
+        }
         None => StoreReply::Unavailable,
     };
     if let Some(decision) = step.decision {

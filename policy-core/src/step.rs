@@ -22,7 +22,9 @@
 //!   attempts already made), so a restart never re-implements them.
 
 use crate::budget::Budget;
-use crate::decide::{gates, validate_max_attempts, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, Policy, StopReason, Stop};
+use crate::decide::{
+    gates, validate_max_attempts, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, Policy, Stop, StopReason,
+};
 use crate::error::PolicyError;
 use crate::store::{StoreOp, StoreReply, StoreRequest};
 
@@ -53,18 +55,27 @@ pub enum Resumption {
 }
 
 fn request(op: StoreOp, state: &DeliveryState, budget: &Budget, now_ms: u64) -> StoreRequest {
-    StoreRequest { op, endpoint_id: state.endpoint_id.clone(), window_ms: budget.window_ms, bucket: budget.bucket(now_ms) }
+    StoreRequest {
+        op,
+        endpoint_id: state.endpoint_id.clone(),
+        window_ms: budget.window_ms,
+        bucket: budget.bucket(now_ms),
+    }
 }
 
 /// Validate as `decide`, run gates 1-5, and name the one store request
 /// this attempt needs.
-pub fn evaluate(policy: &Policy, state: &DeliveryState, outcome: &AttemptOutcome, now_ms: u64) -> Result<Step, PolicyError> {
+pub fn evaluate(
+    policy: &Policy,
+    state: &DeliveryState,
+    outcome: &AttemptOutcome,
+    now_ms: u64,
+) -> Result<Step, PolicyError> {
     let first = state.attempt == 1;
     Ok(match gates(policy, state, outcome, now_ms)? {
-        Gates::Decided(d) => Step {
-            decision: Some(d),
-            store: first.then(|| request(StoreOp::Record, state, &policy.budget, now_ms)),
-        },
+        Gates::Decided(d) => {
+            Step { decision: Some(d), store: first.then(|| request(StoreOp::Record, state, &policy.budget, now_ms)) }
+        }
         Gates::NeedsBudget(_) => {
             let op = if first { StoreOp::RecordReserve } else { StoreOp::Reserve };
             Step { decision: None, store: Some(request(op, state, &policy.budget, now_ms)) }

@@ -83,7 +83,11 @@ fn a_one_mebibyte_document_parses_fast_and_a_larger_one_is_refused_before_parsin
     assert!(t <= LIMIT * 3, "a 1 MiB document took {t:?}");
     let big = format!("{doc}{}", " ".repeat(10));
     let big = &big[..];
-    let big = if big.len() > MAX_DOCUMENT_BYTES { big.to_string() } else { format!("{big}{}", " ".repeat(MAX_DOCUMENT_BYTES)) };
+    let big = if big.len() > MAX_DOCUMENT_BYTES {
+        big.to_string()
+    } else {
+        format!("{big}{}", " ".repeat(MAX_DOCUMENT_BYTES))
+    };
     let (t, r) = best_of_three(|| PolicyDocument::from_json(&big));
     assert_eq!(r.unwrap_err().code, ErrorCode::DocumentTooLarge);
     assert!(t <= LIMIT, "refusing took {t:?}");

@@ -76,7 +76,9 @@ fn a_reserve_refused_by_the_rule_counts_nothing() {
 
 #[test]
 fn store_keys_are_injective_and_keep_one_brace_free_hash_tag() {
-    let key = |id: &str| store_key(&StoreRequest { op: StoreOp::Record, endpoint_id: id.into(), window_ms: 60_000, bucket: 0 });
+    let key = |id: &str| {
+        store_key(&StoreRequest { op: StoreOp::Record, endpoint_id: id.into(), window_ms: 60_000, bucket: 0 })
+    };
     assert_eq!(key("ep"), "rb:{e6570}:60000");
     assert_eq!(key(""), "rb:{e}:60000");
     let ids = ["{", "}", "", "a}b{", "é", "e", "0"];

@@ -25,7 +25,10 @@ pub fn status(code: u16) -> AttemptOutcome {
 }
 
 pub fn healthy_counts() -> BudgetCounts {
-    BudgetCounts { current: BucketCounts { total: 1000, retries: 5 }, previous: BucketCounts { total: 1000, retries: 5 } }
+    BudgetCounts {
+        current: BucketCounts { total: 1000, retries: 5 },
+        previous: BucketCounts { total: 1000, retries: 5 },
+    }
 }
 
 pub fn stop_reason(d: &Decision) -> Option<StopReason> {

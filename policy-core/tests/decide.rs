@@ -29,7 +29,10 @@ fn a_401_is_retried_once_with_refreshed_credentials_then_terminal() {
     assert!(r.refresh_credentials);
     let mut refreshed = state(2);
     refreshed.credentials_refreshed = true;
-    assert_eq!(stop_reason(&decide_now(&refreshed, &status(401), Some(&healthy_counts()))), Some(StopReason::TerminalResponse));
+    assert_eq!(
+        stop_reason(&decide_now(&refreshed, &status(401), Some(&healthy_counts()))),
+        Some(StopReason::TerminalResponse)
+    );
 }
 
 #[test]
@@ -42,13 +45,18 @@ fn the_last_admitted_attempt_stops_with_max_attempts_exhausted() {
 fn no_retry_is_ever_scheduled_past_the_window() {
     let mut s = state(5);
     s.first_attempted_at_ms = NOW - 899_000;
-    let d = decide_now(&s, &AttemptOutcome::Response { status: 503, retry_after_ms: Some(5_000) }, Some(&healthy_counts()));
+    let d =
+        decide_now(&s, &AttemptOutcome::Response { status: 503, retry_after_ms: Some(5_000) }, Some(&healthy_counts()));
     assert_eq!(stop_reason(&d), Some(StopReason::RetryWindowElapsed));
 }
 
 #[test]
 fn retry_after_lengthens_the_delay_but_never_shortens_it() {
-    let d = decide_now(&state(1), &AttemptOutcome::Response { status: 429, retry_after_ms: Some(30_000) }, Some(&healthy_counts()));
+    let d = decide_now(
+        &state(1),
+        &AttemptOutcome::Response { status: 429, retry_after_ms: Some(30_000) },
+        Some(&healthy_counts()),
+    );
     assert_eq!(d, Decision::Retry(Retry { delay_ms: 30_000, refresh_credentials: false }));
 }
 

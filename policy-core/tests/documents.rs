@@ -41,11 +41,13 @@ fn refused(doc: &str) -> PolicyError {
 
 #[test]
 fn a_bad_document_is_refused_with_the_field_named() {
-    let e = refused(r#"{"classes":{"n":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":0.5,"cap_ms":300000}}}}"#);
+    let e =
+        refused(r#"{"classes":{"n":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":0.5,"cap_ms":300000}}}}"#);
     assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "classes.n.backoff.factor"));
     let e = refused(r#"{"classes":{"n":{"window_ms":"15m","backoff":{"base_ms":2000,"factor":2,"cap_ms":300000}}}}"#);
     assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidDocument, "classes.n.window_ms"));
-    let e = refused(r#"{"classes":{"n":{"window_ms":1,"max_attempts":7,"backoff":{"base_ms":1,"factor":2,"cap_ms":1}}}}"#);
+    let e =
+        refused(r#"{"classes":{"n":{"window_ms":1,"max_attempts":7,"backoff":{"base_ms":1,"factor":2,"cap_ms":1}}}}"#);
     assert_eq!(e.field, "classes.n.max_attempts");
     let e = refused(r#"{"classes":{"n":{"window_ms":1,"backof":{}}}}"#);
     assert_eq!(e.field, "classes.n.backof");
@@ -90,7 +92,9 @@ fn document_numbers_parse_to_the_same_doubles_as_serde_json() {
 #[test]
 fn minus_zero_is_the_integer_zero_on_every_path() {
     let doc = |hard_cap: &str| {
-        format!(r#"{{"classes":{{"n":{{"window_ms":900000,"hard_cap":{hard_cap},"backoff":{{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}}}}}"#)
+        format!(
+            r#"{{"classes":{{"n":{{"window_ms":900000,"hard_cap":{hard_cap},"backoff":{{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}}}}}"#
+        )
     };
     for zero in ["-0", "0", "-0.0", "0e5"] {
         assert_eq!(refused(&doc(zero)).code, ErrorCode::InvalidHardCap, "{zero}");

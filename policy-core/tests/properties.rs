@@ -58,7 +58,12 @@ proptest! {
 
 fn near_one_policy(ulps: u64) -> Policy {
     Policy {
-        backoff: Backoff { base_ms: 1, factor: f64::from_bits(1.0f64.to_bits() + ulps), cap_ms: 86_400_000, jitter: Jitter::Full },
+        backoff: Backoff {
+            base_ms: 1,
+            factor: f64::from_bits(1.0f64.to_bits() + ulps),
+            cap_ms: 86_400_000,
+            jitter: Jitter::Full,
+        },
         window_ms: 2_592_000_000,
         hard_cap: 100,
         budget: Budget::default(),

@@ -34,7 +34,11 @@ pub fn human_ms(ms: u64) -> String {
     } else {
         format!("{s}s")
     };
-    if frac == 0 { base } else { format!("{base}+{frac}ms") }
+    if frac == 0 {
+        base
+    } else {
+        format!("{base}+{frac}ms")
+    }
 }
 
 /// The schedule as a table: attempt, expected offset, ceiling of the wait
@@ -60,7 +64,11 @@ pub fn schedule_table(
         plan.worst_case_span_ms,
         plan.limited_by.as_str()
     );
-    let _ = writeln!(out, "{:>7}  {:>12}  {:>12}  {:>14}  {:>10}", "attempt", "offset_ms", "ceiling_ms", "worst_case_ms", "offset");
+    let _ = writeln!(
+        out,
+        "{:>7}  {:>12}  {:>12}  {:>14}  {:>10}",
+        "attempt", "offset_ms", "ceiling_ms", "worst_case_ms", "offset"
+    );
     let mut worst = 0u64;
     for (i, offset) in plan.offsets_ms.iter().enumerate() {
         let ceiling = if i == 0 { None } else { Some(policy.delay(&unjittered, "", (i - 1) as u32)?) };

@@ -28,8 +28,13 @@ pub trait Host {
         now_ms: u64,
         c: Option<&core_::BudgetCounts>,
     ) -> Answer<core_::Decision>;
-    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, now_ms: u64)
-        -> Answer<core_::Step>;
+    fn evaluate(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        now_ms: u64,
+    ) -> Answer<core_::Step>;
     fn settle(
         &mut self,
         p: &core_::Policy,
@@ -77,7 +82,13 @@ impl Host for Native {
     ) -> Answer<core_::Decision> {
         core_::decide_with(p, s, o, n, c).map_err(Ok)
     }
-    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, n: u64) -> Answer<core_::Step> {
+    fn evaluate(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        n: u64,
+    ) -> Answer<core_::Step> {
         core_::evaluate(p, s, o, n).map_err(Ok)
     }
     fn settle(
@@ -135,7 +146,13 @@ impl Host for PolicyInstance {
     ) -> Answer<core_::Decision> {
         self.decide_with(p, s, o, n, c).map_err(host_err)
     }
-    fn evaluate(&mut self, p: &core_::Policy, s: &core_::DeliveryState, o: &core_::AttemptOutcome, n: u64) -> Answer<core_::Step> {
+    fn evaluate(
+        &mut self,
+        p: &core_::Policy,
+        s: &core_::DeliveryState,
+        o: &core_::AttemptOutcome,
+        n: u64,
+    ) -> Answer<core_::Step> {
         PolicyInstance::evaluate(self, p, s, o, n).map_err(host_err)
     }
     fn settle(
@@ -227,7 +244,8 @@ fn run_case(host: &mut dyn Host, op: &str, v: &Value) -> Result<Value, String> {
             answer(host.budget(&b, n, &c), |a| Value::Object(vec![("allows_retry".into(), (*a).into())]))
         }
         "decide" => {
-            let f = Fields::new(v, &["policy", "state", "outcome", "now_ms", "budget_counts"]).map_err(|e| e.to_string())?;
+            let f = Fields::new(v, &["policy", "state", "outcome", "now_ms", "budget_counts"])
+                .map_err(|e| e.to_string())?;
             let p = take!(f.nested("policy", codec::policy));
             let s = take!(f.nested("state", codec::state));
             let o = take!(f.nested("outcome", codec::outcome));
@@ -307,9 +325,10 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
             report.failed += 1;
             report.failures.push(format!("{file}: {case}: {why}"));
         };
-        let doc: Value = match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| {
-            serde_json::from_str(&t).map_err(|e| format!("not JSON: {e}"))
-        }) {
+        let doc: Value = match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("not JSON: {e}")))
+        {
             Ok(d) => d,
             Err(e) => {
                 fail(&mut report, "<file>", e);
@@ -318,7 +337,11 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
         };
         let cases = match Fields::new(&doc, &["format", "suite", "cases"]).and_then(|f| {
             if !matches!(f.u64("format")?, 1 | 2) {
-                return Err(PolicyError::new(core_::ErrorCode::InvalidInput, "format", "only formats 1 and 2 are known"));
+                return Err(PolicyError::new(
+                    core_::ErrorCode::InvalidInput,
+                    "format",
+                    "only formats 1 and 2 are known",
+                ));
             }
             f.str("suite")?;
             match f.req("cases")? {
@@ -334,9 +357,8 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
         };
         for (i, case) in cases.iter().enumerate() {
             let name = case.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("#{i}"));
-            let parts = Fields::new(case, &["name", "op", "input", "expect"]).and_then(|f| {
-                Ok((f.str("name")?, f.str("op")?, f.req("input")?, f.req("expect")?))
-            });
+            let parts = Fields::new(case, &["name", "op", "input", "expect"])
+                .and_then(|f| Ok((f.str("name")?, f.str("op")?, f.req("input")?, f.req("expect")?)));
             let (_, op, inp, expect) = match parts {
                 Ok(p) => p,
                 Err(e) => {

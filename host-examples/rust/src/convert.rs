@@ -23,7 +23,12 @@ pub mod to_wit {
     }
 
     pub fn policy(p: &c::Policy) -> wit::Policy {
-        wit::Policy { backoff: backoff(&p.backoff), window_ms: p.window_ms, hard_cap: p.hard_cap, budget: budget(&p.budget) }
+        wit::Policy {
+            backoff: backoff(&p.backoff),
+            window_ms: p.window_ms,
+            hard_cap: p.hard_cap,
+            budget: budget(&p.budget),
+        }
     }
 
     pub fn counts(k: c::BudgetCounts) -> wit::BudgetCounts {
@@ -232,6 +237,9 @@ pub mod from_wit {
 
     pub fn applied(a: wit::Applied) -> (c::Reservation, c::HeldBuckets) {
         let h = a.held;
-        (reservation(a.reply), c::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) })
+        (
+            reservation(a.reply),
+            c::HeldBuckets { bucket: h.bucket, current: bucket(h.current), previous: bucket(h.previous) },
+        )
     }
 }

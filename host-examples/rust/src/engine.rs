@@ -59,7 +59,12 @@ impl webhook::retry_policy::clock::Host for HostState {
 impl webhook::retry_policy::types::Host for HostState {}
 
 impl webhook::retry_policy::budget_store::Host for HostState {
-    fn call(&mut self, request: wit::StoreRequest, budget: wit::Budget, now_ms: u64) -> Result<wit::Reservation, String> {
+    fn call(
+        &mut self,
+        request: wit::StoreRequest,
+        budget: wit::Budget,
+        now_ms: u64,
+    ) -> Result<wit::Reservation, String> {
         let reply = self.store.call(&from_wit::request(request), &from_wit::budget(budget), now_ms)?;
         Ok(to_wit::reservation(&reply))
     }
@@ -117,7 +122,8 @@ impl PolicyEngine {
         let size = std::fs::metadata(path.as_ref()).map(|m| m.len() as usize).unwrap_or(0);
         // SAFETY: the file was produced by `precompile_to` of this program
         // (see the doc comment); wasmtime refuses artifacts of other versions.
-        let component = unsafe { Component::deserialize_file(&engine, path) }.map_err(|e| HostError::Load(format!("{e:#}")))?;
+        let component =
+            unsafe { Component::deserialize_file(&engine, path) }.map_err(|e| HostError::Load(format!("{e:#}")))?;
         Self::link(engine, component, size)
     }
 
@@ -133,9 +139,8 @@ impl PolicyEngine {
     /// Compile the component file at `path`.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, HostError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| {
-            HostError::Load(format!("{}: {e} (build it with scripts/build-component)", path.display()))
-        })?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| HostError::Load(format!("{}: {e} (build it with scripts/build-component)", path.display())))?;
         Self::from_bytes(&bytes)
     }
 
@@ -200,12 +205,15 @@ impl PolicyInstance {
     }
 
     pub fn plan(&mut self, backoff: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Result<core_::Plan, HostError> {
-        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_plan(s, to_wit::backoff(backoff), window_ms, hard_cap))?;
+        let r = self
+            .call(|b, s| b.webhook_retry_policy_policy().call_plan(s, to_wit::backoff(backoff), window_ms, hard_cap))?;
         Ok(r.map(from_wit::plan).map_err(from_wit::error)?)
     }
 
     pub fn delay(&mut self, backoff: &core_::Backoff, event_id: &str, retry_index: u32) -> Result<u64, HostError> {
-        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_delay(s, to_wit::backoff(backoff), event_id, retry_index))?;
+        let r = self.call(|b, s| {
+            b.webhook_retry_policy_policy().call_delay(s, to_wit::backoff(backoff), event_id, retry_index)
+        })?;
         Ok(r.map_err(from_wit::error)?)
     }
 
@@ -218,9 +226,19 @@ impl PolicyInstance {
         self.call(|b, s| b.webhook_retry_policy_policy().call_classify_error(s, error_kind)).map(from_wit::class)
     }
 
-    pub fn budget_allows(&mut self, budget: &core_::Budget, now_ms: u64, counts: &core_::BudgetCounts) -> Result<bool, HostError> {
+    pub fn budget_allows(
+        &mut self,
+        budget: &core_::Budget,
+        now_ms: u64,
+        counts: &core_::BudgetCounts,
+    ) -> Result<bool, HostError> {
         let r = self.call(|b, s| {
-            b.webhook_retry_policy_policy().call_budget_allows(s, to_wit::budget(budget), now_ms, to_wit::counts(*counts))
+            b.webhook_retry_policy_policy().call_budget_allows(
+                s,
+                to_wit::budget(budget),
+                now_ms,
+                to_wit::counts(*counts),
+            )
         })?;
         Ok(r.map_err(from_wit::error)?)
     }

@@ -30,7 +30,8 @@ impl PolicyInstance {
         now_ms: u64,
         reply: &core_::StoreReply,
     ) -> Result<core_::Settlement, HostError> {
-        let (p, st, o, rp) = (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome), to_wit::reply(reply));
+        let (p, st, o, rp) =
+            (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome), to_wit::reply(reply));
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_settle(s, p, &st, &o, now_ms, rp))?;
         Ok(r.map(from_wit::settlement).map_err(from_wit::error)?)
     }

@@ -37,7 +37,8 @@ fn the_component_imports_only_the_clock_and_the_budget_store() {
 
 #[test]
 fn every_shared_vector_passes_natively_and_in_the_component() {
-    let files = vector_files(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors"))).unwrap();
+    let files =
+        vector_files(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors"))).unwrap();
     assert!(files.len() >= 16);
     let native = run(&mut Native, &files);
     assert_eq!((native.failed, native.failures.len()), (0, 0), "{:#?}", native.failures);
@@ -98,7 +99,9 @@ fn a_failing_store_is_budget_unavailable_not_a_trap() {
     }
     let engine = PolicyEngine::from_file(default_component_path()).unwrap();
     let mut inst = engine.instantiate(FakeClock::new(5_000), Down).unwrap();
-    let d = inst.decide(&note_policy(), &state(1), &AttemptOutcome::TransportError { kind: "read_timeout".into() }).unwrap();
+    let d = inst
+        .decide(&note_policy(), &state(1), &AttemptOutcome::TransportError { kind: "read_timeout".into() })
+        .unwrap();
     assert!(matches!(d, Decision::Stop(Stop { reason: StopReason::BudgetUnavailable, .. })));
 }
 
@@ -131,8 +134,12 @@ fn the_step_helpers_in_the_component_match_policy_core() {
     }
     let r = StoreRequest { op: StoreOp::RecordReserve, endpoint_id: "}{é".into(), window_ms: 60_000, bucket: 9 };
     assert_eq!(inst.store_key(&r).unwrap(), store_key(&r));
-    let held = HeldBuckets { bucket: 8, current: BucketCounts { total: 70, retries: 3 }, previous: BucketCounts::default() };
-    assert_eq!(inst.store_apply(&r, &Budget::default(), 540_000, &held).unwrap(), store_apply(&r, &Budget::default(), 540_000, &held));
+    let held =
+        HeldBuckets { bucket: 8, current: BucketCounts { total: 70, retries: 3 }, previous: BucketCounts::default() };
+    assert_eq!(
+        inst.store_apply(&r, &Budget::default(), 540_000, &held).unwrap(),
+        store_apply(&r, &Budget::default(), 540_000, &held)
+    );
 }
 
 #[test]
@@ -142,7 +149,9 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
     let mut bad = note_policy();
     bad.backoff.factor = f64::NAN;
     match inst.decide_with(&bad, &state(1), &AttemptOutcome::Response { status: 503, retry_after_ms: None }, 0, None) {
-        Err(HostError::Policy(e)) => assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "backoff.factor")),
+        Err(HostError::Policy(e)) => {
+            assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "backoff.factor"))
+        }
         other => panic!("{other:?}"),
     }
     match inst.load_document("{\"classes\": {\"n\": {\"window_ms\": -1}}}") {
@@ -162,7 +171,12 @@ fn admit_in_the_component_matches_the_native_document() {
     let doc = inst.load_document(json).unwrap();
     let a = inst.admit(&doc, "ledger", 7).unwrap();
     let n = document::PolicyDocument::from_json(json).unwrap().admit("ledger", 7).unwrap();
-    assert_eq!((a.policy_hash.as_str(), a.schedule.max_attempts, a.deadline_ms), (n.policy_hash.as_str(), 16, n.deadline_ms));
+    assert_eq!(
+        (a.policy_hash.as_str(), a.schedule.max_attempts, a.deadline_ms),
+        (n.policy_hash.as_str(), 16, n.deadline_ms)
+    );
     assert_eq!(a.schedule.offsets_ms, n.plan.offsets_ms);
-    assert!(matches!(inst.admit(&doc, "billing", 7), Err(HostError::Policy(e)) if e.code == ErrorCode::UnknownEventClass));
+    assert!(
+        matches!(inst.admit(&doc, "billing", 7), Err(HostError::Policy(e)) if e.code == ErrorCode::UnknownEventClass)
+    );
 }

@@ -25,7 +25,12 @@ pub mod from_wit {
     }
 
     pub fn policy(p: wit::Policy) -> c::Policy {
-        c::Policy { backoff: backoff(p.backoff), window_ms: p.window_ms, hard_cap: p.hard_cap, budget: budget(p.budget) }
+        c::Policy {
+            backoff: backoff(p.backoff),
+            window_ms: p.window_ms,
+            hard_cap: p.hard_cap,
+            budget: budget(p.budget),
+        }
     }
 
     pub fn counts(k: wit::BudgetCounts) -> c::BudgetCounts {
@@ -97,7 +102,6 @@ pub mod from_wit {
         }
         Ok(c::document::PolicyDocument { version: d.version, classes })
     }
-
 }
 
 pub mod to_wit {
@@ -260,5 +264,4 @@ pub mod to_wit {
             schedule: plan(a.plan),
         }
     }
-
 }

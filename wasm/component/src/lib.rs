@@ -117,7 +117,9 @@ impl Guest for Component {
         outcome: wit::AttemptOutcome,
     ) -> Result<wit::Decision, wit::PolicyError> {
         let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
-        core_::decide(&policy, &state, &outcome, &HostClock, &mut HostStore).map(to_wit::decision).map_err(to_wit::error)
+        core_::decide(&policy, &state, &outcome, &HostClock, &mut HostStore)
+            .map(to_wit::decision)
+            .map_err(to_wit::error)
     }
 
     fn evaluate(
@@ -143,7 +145,11 @@ impl Guest for Component {
             .map_err(to_wit::error)
     }
 
-    fn resume(policy: wit::Policy, state: wit::DeliveryState, now_ms: u64) -> Result<wit::Resumption, wit::PolicyError> {
+    fn resume(
+        policy: wit::Policy,
+        state: wit::DeliveryState,
+        now_ms: u64,
+    ) -> Result<wit::Resumption, wit::PolicyError> {
         core_::resume(&from_wit::policy(policy), &from_wit::state(state), now_ms)
             .map(to_wit::resumption)
             .map_err(to_wit::error)
@@ -157,7 +163,12 @@ impl Guest for Component {
         core_::store_key(&from_wit::request(request))
     }
 
-    fn store_apply(request: wit::StoreRequest, budget: wit::Budget, now_ms: u64, held: wit::HeldBuckets) -> wit::Applied {
+    fn store_apply(
+        request: wit::StoreRequest,
+        budget: wit::Budget,
+        now_ms: u64,
+        held: wit::HeldBuckets,
+    ) -> wit::Applied {
         let (reply, held) =
             core_::store_apply(&from_wit::request(request), &from_wit::budget(budget), now_ms, &from_wit::held(held));
         to_wit::applied(reply, held)
@@ -172,7 +183,9 @@ impl Guest for Component {
     ) -> Result<wit::Decision, wit::PolicyError> {
         let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
         let counts = budget_counts.map(from_wit::counts);
-        core_::decide_with(&policy, &state, &outcome, now_ms, counts.as_ref()).map(to_wit::decision).map_err(to_wit::error)
+        core_::decide_with(&policy, &state, &outcome, now_ms, counts.as_ref())
+            .map(to_wit::decision)
+            .map_err(to_wit::error)
     }
 }
 

@@ -53,5 +53,9 @@ fn main() -> ExitCode {
         println!("  FAIL {f}");
     }
     println!("{}: {} passed, {} failed", host.name(), report.passed, report.failed);
-    if report.failed == 0 && report.passed > 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if report.failed == 0 && report.passed > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

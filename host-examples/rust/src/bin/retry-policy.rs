@@ -12,7 +12,9 @@ use std::process::ExitCode;
 use retry_policy_core::json::Value;
 use retry_policy_core::{Backoff, Jitter};
 use retry_policy_host::cli::{parse_duration_ms, schedule_table};
-use retry_policy_host::{default_component_path, document_classes, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock};
+use retry_policy_host::{
+    default_component_path, document_classes, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock,
+};
 
 const USAGE: &str = "usage:
   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
@@ -50,7 +52,8 @@ fn plan_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result<
         for (name, p) in document_classes(&doc) {
             let plan = policy.plan(&p.backoff, p.window_ms, p.hard_cap).map_err(|e| e.to_string())?;
             hard_capped |= plan.limited_by == retry_policy_core::LimitedBy::HardCap;
-            let table = schedule_table(policy, &name, &p.backoff, p.window_ms, p.hard_cap, &plan).map_err(|e| e.to_string())?;
+            let table =
+                schedule_table(policy, &name, &p.backoff, p.window_ms, p.hard_cap, &plan).map_err(|e| e.to_string())?;
             print!("{table}");
             println!();
         }
@@ -80,7 +83,10 @@ fn admit_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result
     let doc = policy.load_document(&document_json(path)?).map_err(|e| format!("{path}: {e}"))?;
     let a = policy.admit(&doc, class, now).map_err(|e| e.to_string())?;
     println!("class={} policy_version={} policy_hash={}", a.class, a.policy_version, a.policy_hash);
-    println!("first_attempted_at_ms={} deadline_ms={} max_attempts={}", a.first_attempted_at_ms, a.deadline_ms, a.schedule.max_attempts);
+    println!(
+        "first_attempted_at_ms={} deadline_ms={} max_attempts={}",
+        a.first_attempted_at_ms, a.deadline_ms, a.schedule.max_attempts
+    );
     println!("offsets_ms={:?}", a.schedule.offsets_ms);
     Ok(())
 }
@@ -99,13 +105,14 @@ fn main() -> ExitCode {
         }
     };
     let component = f.remove("component").map(Into::into).unwrap_or_else(default_component_path);
-    let mut policy = match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut policy =
+        match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
     let result = match cmd.as_str() {
         "plan" => plan_cmd(&mut policy, &f).map(|_| ()),
         "admit" => admit_cmd(&mut policy, &f),

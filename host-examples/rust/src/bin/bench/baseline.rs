@@ -48,7 +48,9 @@ pub fn decide(
 ) -> Result<u64, &'static str> {
     let class = match o {
         AttemptOutcome::Response { status, .. } => classify_status(*status),
-        AttemptOutcome::TransportError { kind } => u8::from(!matches!(kind.as_str(), "connect_timeout" | "read_timeout")) * 2,
+        AttemptOutcome::TransportError { kind } => {
+            u8::from(!matches!(kind.as_str(), "connect_timeout" | "read_timeout")) * 2
+        }
     };
     match class {
         0 => return Err("delivered"),

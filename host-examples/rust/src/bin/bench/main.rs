@@ -159,6 +159,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ratio = wasm_step / native_step;
     println!("goal: component <= 10x native -> {ratio:.1}x {}", if ratio <= 10.0 { "met" } else { "missed" });
     let share = 100.0 * wasm_step / post_ns;
-    println!("goal: typed step <= 2% of a loopback POST -> {share:.2}% {}", if share <= 2.0 { "met" } else { "missed" });
+    println!(
+        "goal: typed step <= 2% of a loopback POST -> {share:.2}% {}",
+        if share <= 2.0 { "met" } else { "missed" }
+    );
     Ok(())
 }
