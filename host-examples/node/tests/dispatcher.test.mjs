@@ -1,6 +1,7 @@
 // The dispatcher example end to end over loopback HTTP: delivered, retried
 // to a dead letter with its reason, 410 disabling the endpoint, transport
-// errors, Retry-After, and the webhook_deadletter_total metric.
+// errors, Retry-After through the core, hostile statuses, redirects not
+// followed, reloaded events through resume, and the metrics.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -8,7 +9,7 @@ import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
 import { startEndpoints } from '../examples/dispatcher/endpoints.mjs';
 import { Metrics, serveMetrics } from '../examples/dispatcher/metrics.mjs';
 import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
-import { retryAfterMs, errorOutcome } from '../examples/dispatcher/outcome.mjs';
+import { responseOutcome, errorOutcome } from '../examples/dispatcher/outcome.mjs';
 
 const DOC = {
   classes: {
@@ -23,12 +24,13 @@ after(async () => {
   await endpoints.close();
 });
 
-function setup() {
+function setup(options = {}) {
   const clock = new ManualClock(1_700_000_000_000);
   const metrics = new Metrics();
   const scheduler = virtualScheduler(clock);
-  const dispatcher = new Dispatcher(new RetryPolicy(DOC, { clock }), { metrics, scheduler, timeoutMs: 5000 });
-  return { clock, metrics, scheduler, dispatcher };
+  const policy = new RetryPolicy(DOC, { clock, ...options });
+  const dispatcher = new Dispatcher(policy, { metrics, scheduler, timeoutMs: 5000 });
+  return { clock, metrics, scheduler, dispatcher, policy };
 }
 
 const event = (id, path, url) => ({ id, class: 'notification', endpoint_id: `ep_${id}`, url: url ?? endpoints.url(path) });
@@ -107,13 +109,64 @@ test('/metrics exposes webhook_deadletter_total by stop_reason', async () => {
   }
 });
 
-test('Retry-After is read as seconds or an HTTP date; transport errors get contract names', () => {
-  assert.equal(retryAfterMs('120', 0), 120_000);
-  assert.equal(retryAfterMs('Thu, 01 Jan 1970 00:00:10 GMT', 4000), 6000);
-  assert.equal(retryAfterMs('soon', 0), undefined);
+test('Retry-After goes through the core\'s parser; transport errors get contract names', () => {
+  const { policy } = setup();
+  const res = (status, retryAfter) => ({ status, headers: new Headers(retryAfter === undefined ? {} : { 'retry-after': retryAfter }) });
+  const ra = (h) => policy.retryAfter(h, 4000);
+  assert.deepEqual(responseOutcome(res(503, '120'), ra), { status: 503, retry_after_ms: 120_000 });
+  assert.deepEqual(responseOutcome(res(503, 'Thu, 01 Jan 1970 00:00:10 GMT'), ra), { status: 503, retry_after_ms: 6000 });
+  assert.deepEqual(responseOutcome(res(503, 'soon'), ra), { status: 503, retry_after_ms: null });
+  assert.deepEqual(responseOutcome(res(503), ra), { status: 503, retry_after_ms: null });
+  assert.deepEqual(responseOutcome(res(503, '99999999999999999999'), ra), { status: 503, retry_after_ms: 2 ** 53 - 1 });
+  assert.deepEqual(responseOutcome(res(999), ra), { error_kind: 'unexpected_status' });
   assert.deepEqual(errorOutcome(Object.assign(new Error('x'), { name: 'TimeoutError' })), { error_kind: 'read_timeout' });
   assert.deepEqual(errorOutcome(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })), { error_kind: 'connect_error' });
   assert.deepEqual(errorOutcome(new TypeError('fetch failed', { cause: new Error('redirect count exceeded') })), { error_kind: 'too_many_redirects' });
   assert.deepEqual(errorOutcome(new TypeError('fetch failed', { cause: new Error('unknown scheme') })), { error_kind: 'unsupported_protocol' });
   assert.deepEqual(errorOutcome(new TypeError('Failed to parse URL', { cause: Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL' }) })), { error_kind: 'invalid_url' });
+});
+
+test('hostile endpoints end in a dead letter, never a crash: status 999, a 20-digit Retry-After, a redirect', async () => {
+  const { dispatcher } = setup();
+  const weird = await dispatcher.deliver(event('s999', '/status-999'));
+  assert.equal(weird.stop_reason, 'terminal_response');
+  const huge = await dispatcher.deliver(event('huge', '/huge-retry-after'));
+  assert.equal(huge.stop_reason, 'retry_window_elapsed');
+  assert.equal(huge.dead_letter.attempts, 1);
+  const before = endpoints.hits('/healthy');
+  const redirected = await dispatcher.deliver(event('redir', '/redirect'));
+  assert.equal(redirected.stop_reason, 'terminal_response');
+  assert.equal(endpoints.hits('/healthy'), before, 'the redirect was followed');
+});
+
+test('an event reloaded from storage goes through resume: due ones continue, spent ones are dead-lettered', async () => {
+  const { dispatcher, clock } = setup();
+  const t0 = clock.nowMs();
+  const saved = { class: 'notification', event_id: 'reloaded', endpoint_id: 'ep_r', attempt: 2, max_attempts: 8, first_attempted_at_ms: t0, credentials_refreshed: false };
+  const d = await dispatcher.resume(event('reloaded', '/healthy'), saved);
+  assert.equal(d.stop_reason, 'delivered');
+  clock.advance(60_000); // exactly the window: elapsed >= window stops
+  const late = await dispatcher.resume(event('late', '/healthy'), { ...saved, event_id: 'late' });
+  assert.equal(late.stop_reason, 'retry_window_elapsed');
+  assert.equal(late.dead_letter.attempts, 2);
+  const spent = await dispatcher.resume(event('spent', '/healthy'), { ...saved, event_id: 'spent', attempt: 8, first_attempted_at_ms: clock.nowMs() });
+  assert.equal(spent.stop_reason, 'max_attempts_exhausted');
+});
+
+test('a first attempt costs one store call (record_reserve when it fails), and a store outage never blocks delivery', async () => {
+  const ops = [];
+  const failing = { apply: (request) => (ops.push(request.op), Promise.reject(new Error('down'))) };
+  const { dispatcher } = setup({ store: failing });
+  assert.equal((await dispatcher.deliver(event('ok2', '/healthy'))).stop_reason, 'delivered');
+  assert.equal((await dispatcher.deliver(event('busy2', '/always-503'))).stop_reason, 'budget_unavailable');
+  assert.deepEqual(ops, ['record', 'record_reserve']);
+});
+
+test('/metrics exposes webhook_budget_disagreements_total, counted by the library', async () => {
+  const full = { current: { total: 100, retries: 100 }, previous: { total: 0, retries: 0 } };
+  const { dispatcher, metrics } = setup({ store: { apply: () => ({ reserved: true, counts: full }) } });
+  await dispatcher.deliver(event('dis', '/always-503'));
+  const text = metrics.render();
+  assert.match(text, /^# TYPE webhook_budget_disagreements_total counter$/m);
+  assert.match(text, /^webhook_budget_disagreements_total 7$/m);
 });

@@ -2,18 +2,21 @@
 //   webhook_deadletter_total{stop_reason="..."}  events dead-lettered, by reason
 //   webhook_delivered_total                       events delivered
 //   webhook_attempts_total                        HTTP attempts sent
+//   webhook_budget_disagreements_total            store verdicts that differed from the policy's rule
 import http from 'node:http';
 
 const HELP = {
   webhook_deadletter_total: 'Webhook events dead-lettered, by stop reason.',
   webhook_delivered_total: 'Webhook events delivered.',
   webhook_attempts_total: 'Webhook delivery attempts sent.',
+  webhook_budget_disagreements_total: "Budget-store verdicts that differed from the policy's rule on the store's own counts (the store's verdict stood).",
 };
 
 const escape = (v) => String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
 export class Metrics {
   #series = new Map(); // name -> Map(labelText -> value)
+  #observed = new Map(); // name -> () => value (a counter kept elsewhere)
 
   constructor() {
     for (const name of Object.keys(HELP)) this.#series.set(name, new Map());
@@ -27,7 +30,13 @@ export class Metrics {
     series.set(text, (series.get(text) ?? 0) + 1);
   }
 
+  /** Read counter `name` from `fn` at every render (a count the library keeps). */
+  observe(name, fn) {
+    this.#observed.set(name, fn);
+  }
+
   get(name, labels = {}) {
+    if (this.#observed.has(name)) return this.#observed.get(name)();
     const text = Object.entries(labels)
       .map(([k, v]) => `${k}="${escape(v)}"`)
       .join(',');
@@ -38,6 +47,7 @@ export class Metrics {
     let out = '';
     for (const [name, series] of this.#series) {
       out += `# HELP ${name} ${HELP[name]}\n# TYPE ${name} counter\n`;
+      if (this.#observed.has(name)) out += `${name} ${this.#observed.get(name)()}\n`;
       for (const [labels, value] of series) out += `${name}${labels ? `{${labels}}` : ''} ${value}\n`;
     }
     return out;

@@ -1,22 +1,20 @@
 // The host's half of classification: turn what fetch() did into the
 // contract's outcome. Which outcomes are retried is the policy's business;
-// this only names them (status + Retry-After in ms, or a transport error kind).
+// this only names them (status + Retry-After in ms, or a transport error
+// kind). Retry-After is read by the policy core's parser
+// (RetryPolicy#retryAfter: digits or an IMF-fixdate, anything else ignored,
+// saturating at 2^53-1), never by hand.
 
-/** Retry-After (delta-seconds or an HTTP date) in milliseconds, or undefined. */
-export function retryAfterMs(header, nowMs) {
-  if (header == null || header === '') return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+/** A fetch Response as an outcome; `retryAfter(header)` is the policy's parser. */
+export function responseOutcome(res, retryAfter) {
+  // A status outside 100..=599 is no HTTP status the contract knows: a
+  // transport failure of its own kind (unknown kinds are terminal).
+  if (!(res.status >= 100 && res.status <= 599)) return { error_kind: 'unexpected_status' };
+  const header = res.headers.get('retry-after');
+  return { status: res.status, retry_after_ms: header === null ? null : retryAfter(header) };
 }
 
-/** A fetch Response as an outcome. */
-export function responseOutcome(res, nowMs) {
-  const ra = retryAfterMs(res.headers.get('retry-after'), nowMs);
-  return ra === undefined ? { status: res.status } : { status: res.status, retry_after_ms: ra };
-}
-
-/** A fetch rejection as a transport error kind (SPEC classify_error names). */
+/** A fetch rejection as a transport error kind (the contract's classify_error names). */
 export function errorOutcome(err) {
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { error_kind: 'read_timeout' };
   const code = err?.cause?.code ?? err?.code;

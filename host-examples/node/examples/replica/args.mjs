@@ -3,25 +3,48 @@
 import fs from 'node:fs';
 
 export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
-               [--concurrency C] [--redis redis://host:port/db] [--deadline-ms N]
+               [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
+               [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE), C in flight (default 8), sleeping
 each decided delay. With --redis the retry budget is the fleet's shared one
-(fleet/README.md); without it, an in-memory budget. --deadline-ms: stop starting
-new events after N ms (events already started run to their stop).
+(fleet/README.md; --redis-cluster: a Redis Cluster through one seed node);
+without it, an in-memory budget. --deadline-ms: stop starting new events after
+N ms (events already started run to their stop). --store-timeout-ms: longest
+wait for one store call (default 250; then the retry fails closed).
+--clock-offset-ms: add N ms (may be negative) to this replica's clock (a
+skewed replica, for the fleet's clock-skew test).
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
 
 export class UsageError extends Error {}
 
-const FLAGS = new Set(['--target', '--endpoint-id', '--events', '--concurrency', '--policy', '--redis', '--deadline-ms']);
+const FLAGS = new Set([
+  '--target',
+  '--endpoint-id',
+  '--events',
+  '--concurrency',
+  '--policy',
+  '--redis',
+  '--redis-cluster',
+  '--deadline-ms',
+  '--store-timeout-ms',
+  '--clock-offset-ms',
+]);
 
 function integer(flag, text, min) {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag}: expected an integer >= ${min}, got ${text}`);
+  return n;
+}
+
+function signed(flag, text) {
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${flag}: expected an integer, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: out of range: ${text}`);
   return n;
 }
 
@@ -40,7 +63,8 @@ function url(flag, text, protocols) {
 
 /**
  * argv (without node and the script) -> {help} or
- * {target, endpointId, events, concurrency, policyText, policyPath, redis, deadlineMs}.
+ * {target, endpointId, events, concurrency, policyText, policyPath, redis, redisCluster,
+ *  deadlineMs, storeTimeoutMs, clockOffsetMs}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -64,6 +88,7 @@ export function parseArgs(argv) {
   for (const required of ['--target', '--endpoint-id', '--events', '--policy']) {
     if (!seen.has(required)) throw new UsageError(`${required} is required`);
   }
+  if (seen.has('--redis') && seen.has('--redis-cluster')) throw new UsageError('--redis and --redis-cluster are exclusive');
   const endpointId = seen.get('--endpoint-id');
   if (endpointId === '') throw new UsageError('--endpoint-id: must not be empty');
   const policyPath = seen.get('--policy');
@@ -82,6 +107,9 @@ export function parseArgs(argv) {
     policyPath,
     policyText,
     redis: seen.has('--redis') ? url('--redis', seen.get('--redis'), ['redis:', 'rediss:']) : null,
+    redisCluster: seen.has('--redis-cluster') ? url('--redis-cluster', seen.get('--redis-cluster'), ['redis:', 'rediss:']) : null,
     deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
+    storeTimeoutMs: seen.has('--store-timeout-ms') ? integer('--store-timeout-ms', seen.get('--store-timeout-ms'), 1) : 250,
+    clockOffsetMs: seen.has('--clock-offset-ms') ? signed('--clock-offset-ms', seen.get('--clock-offset-ms')) : 0,
   };
 }

@@ -1,10 +1,12 @@
 // The Node replica (REPLICA contract, issue 6): a thin wrapper around the
 // dispatcher example. C workers take events "node-<pid>-<i>" until N are
 // started (or --deadline-ms passed); each is delivered by Dispatcher.deliver,
-// which records the first attempt (recordFirstAttempt -> Redis `record`),
-// asks RetryPolicy.afterAttempt after every attempt (Redis `reserve` when a
-// retry is due; a Redis failure is `budget_unavailable`, failing closed) and
-// sleeps the decided delay. At the end: ONE JSON line on stdout.
+// which asks RetryPolicy.afterAttempt after every attempt: evaluate, at most
+// ONE Redis command (EVALSHA `record` for a decided first attempt,
+// `record_reserve` for a first attempt whose retry needs the budget,
+// `reserve` for a later one), settle. A Redis failure or timeout fails a
+// pending retry closed (`budget_unavailable`) and never a first attempt's
+// delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
 //
 // Run: host-examples/node/replica --help
 import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError } from '@webhook/retry-policy';
@@ -29,15 +31,28 @@ function usageExit(message) {
   process.exit(2);
 }
 
-function loadPolicy(opts, store) {
-  let storeErrors = 0;
-  const onStoreError = (e, { operation }) => {
-    // Rate-limited: an outage fails every reserve; say so now and then.
-    storeErrors += 1;
-    if (storeErrors === 1 || storeErrors % 1000 === 0) log(`budget store ${operation} failed (${storeErrors} so far): ${e.message}`);
+/** Logs the first of a kind, then every 1000th (an outage fails every call). */
+function rateLimited(what) {
+  let n = 0;
+  return (line) => {
+    n += 1;
+    if (n === 1 || n % 1000 === 0) log(`${what} (${n} so far): ${line}`);
   };
+}
+
+function loadPolicy(opts, store) {
+  const storeError = rateLimited('budget store call failed');
+  const disagreement = rateLimited('budget store disagreed with the policy (its verdict stands)');
+  const offset = opts.clockOffsetMs;
+  const clock = { nowMs: () => Date.now() + offset };
   try {
-    const policy = new RetryPolicy(opts.policyText, { store, onStoreError });
+    const policy = new RetryPolicy(opts.policyText, {
+      store,
+      clock,
+      storeTimeoutMs: opts.storeTimeoutMs,
+      onStoreError: (e, { operation, timedOut }) => storeError(`${operation}${timedOut ? ' timed out' : ''}: ${e.message}`),
+      onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
+    });
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
     return policy;
   } catch (e) {
@@ -52,8 +67,8 @@ async function run(opts) {
   let counter = { roundTrips: 0 };
   let store = new InMemoryBudgetStore();
   const policyCheck = loadPolicy(opts, store); // refuse a bad document before connecting anywhere
-  if (opts.redis !== null) {
-    redis = await connectRedis(opts.redis, log);
+  if (opts.redis !== null || opts.redisCluster !== null) {
+    redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null });
     const counting = countingClient(redis);
     counter = counting.counter;
     store = new RedisBudgetStore(counting.client);
@@ -92,6 +107,7 @@ async function run(opts) {
     retries: attempts - started,
     stop_reasons: stopReasons,
     redis_round_trips: counter.roundTrips,
+    budget_disagreements: policy.budgetDisagreements,
     elapsed_ms: Math.round(performance.now() - startMs),
   };
   if (crashed > 0) summary.crashed = crashed;

@@ -7,19 +7,34 @@
 //
 // `countingClient` wraps it for RedisBudgetStore and counts round trips:
 // commands Redis answered (a reply or a Redis error reply), not commands
-// refused locally while disconnected.
+// refused locally while disconnected. The store sends ONE EVALSHA per
+// request (EVAL once after NOSCRIPT); the RetryPolicy bounds each call with
+// its store timeout, so no command timeout is set here.
 import Redis from 'ioredis';
 
-export async function connectRedis(url, log) {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    connectTimeout: 500,
-    commandTimeout: 1000,
-    retryStrategy: (times) => Math.min(50 * times, 250),
-  });
+const OPTIONS = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  connectTimeout: 500,
+  retryStrategy: (times) => Math.min(50 * times, 250),
+};
+
+/** A standalone client for `url`, or (`cluster`) a Cluster client seeded by it. */
+export async function connectRedis(url, log, { cluster = false } = {}) {
+  let redis;
+  if (cluster) {
+    const u = new URL(url);
+    redis = new Redis.Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      clusterRetryStrategy: (times) => Math.min(50 * times, 250),
+      redisOptions: { ...OPTIONS, lazyConnect: false },
+    });
+  } else {
+    redis = new Redis(url, OPTIONS);
+  }
   let lastError = '';
   redis.on('error', (e) => {
     // One line per distinct error, not one per reconnect attempt.
@@ -52,7 +67,6 @@ export function countingClient(redis) {
       },
     );
   const client = {
-    script: (...args) => answered(redis.script(...args)),
     evalsha: (...args) => answered(redis.evalsha(...args)),
     eval: (...args) => answered(redis.eval(...args)),
   };
