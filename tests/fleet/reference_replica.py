@@ -10,7 +10,8 @@ it right and to fail for one that does not, while the four language hosts
 are being migrated.
 
     reference_replica.py --target URL --endpoint-id ID --events N --policy FILE
-        [--concurrency C (8)] [--redis redis://127.0.0.1:PORT/0] [--deadline-ms N]
+        [--concurrency C (8)] [--redis redis://127.0.0.1:PORT/0 | --redis-cluster redis://SEED:PORT]
+        [--deadline-ms N]
         [--store-timeout-ms 250] [--mode good|two-calls|no-timeout|resend-on-noscript]
 
 Modes (the faults the harness must catch):
@@ -88,11 +89,16 @@ class Http:
 
 
 class Store:
-    def __init__(self, url: str, timeout_s: float | None, mode: str) -> None:
+    def __init__(self, url: str, timeout_s: float | None, mode: str, cluster: bool = False) -> None:
         import redis.asyncio as aioredis
 
-        self.client = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=timeout_s or 5,
-                                        retry_on_timeout=False, max_connections=64)
+        if cluster:  # routes each EVALSHA to the master owning its one key's slot
+            from redis.asyncio.cluster import RedisCluster
+
+            self.client = RedisCluster.from_url(url, socket_timeout=None, socket_connect_timeout=timeout_s or 5)
+        else:
+            self.client = aioredis.from_url(url, socket_timeout=None, socket_connect_timeout=timeout_s or 5,
+                                            retry_on_timeout=False, max_connections=64)
         self.timeout_s = timeout_s
         self.mode = mode
         self.calls = 0
@@ -126,7 +132,9 @@ class Store:
 async def run(a: argparse.Namespace) -> dict:
     doc = json.loads(Path(a.policy).read_text())["classes"]["storm"]
     window, hard_cap, bo, budget = doc["window_ms"], doc["hard_cap"], doc["backoff"], doc["budget"]
-    store = Store(a.redis, None if a.mode == "no-timeout" else a.store_timeout_ms / 1000, a.mode) if a.redis else None
+    url = a.redis_cluster or a.redis
+    timeout_s = None if a.mode == "no-timeout" else a.store_timeout_ms / 1000
+    store = Store(url, timeout_s, a.mode, cluster=bool(a.redis_cluster)) if url else None
     key = store_key(a.endpoint_id, budget["window_ms"])
     if store is not None:
         try:  # load once at start (fleet/README.md); EVALSHA then never misses unless the cache is flushed
@@ -230,6 +238,7 @@ def main() -> int:
     p.add_argument("--policy", required=True)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--redis")
+    p.add_argument("--redis-cluster", help="a seed node of a Redis Cluster (cluster-mode client)")
     p.add_argument("--deadline-ms", type=int)
     p.add_argument("--store-timeout-ms", type=int, default=250)
     p.add_argument("--mode", choices=("good", "two-calls", "no-timeout", "resend-on-noscript"), default="good")

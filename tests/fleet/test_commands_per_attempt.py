@@ -43,6 +43,7 @@ def measure(lang: str, redis, tmp_path, extra: tuple[str, ...] = ()) -> dict:
     assert_nothing_lost(s)
     attempts = max(int(s["attempts"]), 1)
     m = {"lang": lang, "attempts": s["attempts"], "retries": s["retries"], "scripts": c["scripts"],
+         "key_commands": c["by_command"],
          "commands": everything["all"], "by_command": everything["by_command"],
          "per_attempt": c["scripts"] / attempts, "all_per_attempt": everything["all"] / attempts,
          "self_reported": s.get("redis_round_trips", 0) / attempts}
@@ -60,7 +61,11 @@ def test_at_most_one_redis_command_per_attempt(lang, redis_db, tmp_path):
     assert m["scripts"] > 0, f"{lang}: MONITOR saw no EVALSHA/EVAL naming the endpoint's key: is --redis used?"
     ok = m["per_attempt"] <= GOAL
     msg = (f"{lang}: {m['per_attempt']:.3f} EVALSHA/EVAL per attempt ({m['scripts']} for {m['attempts']} attempts; "
-           f"goal <= {GOAL}), measured with MONITOR")
+           f"goal <= {GOAL}), measured with MONITOR: {m['key_commands']}")
+    evals = m["key_commands"].get("EVAL", 0)
+    if not ok and evals and m["scripts"] - evals <= m["attempts"]:
+        msg += (f" -- the excess is the {evals} EVAL after a NOSCRIPT EVALSHA (cold script cache): "
+                f"SCRIPT LOAD once at start, or make the first call an EVAL")
     if not ok and lang in PENDING:
-        pytest.xfail(msg + " -- host migration to the store protocol pending")
+        pytest.xfail(msg + " [not met yet: expected failure while the host is in PENDING]")
     assert ok, msg
