@@ -15,3 +15,5 @@ const d: retryPolicy.Decision = retryPolicy.decide(
 );
 export const reason: retryPolicy.StopReason | null = d.stop_reason;
 export const codes: readonly retryPolicy.ErrorCode[] = retryPolicy.ERROR_CODES;
+export const ops: readonly retryPolicy.StoreOp[] = retryPolicy.STORE_OPS;
+export const held: retryPolicy.HeldBuckets = retryPolicy.EMPTY_HELD;

@@ -1,18 +1,32 @@
-// Compiled (never run) by tests/types.test.mjs with `tsc --noEmit`: a user's
-// ESM TypeScript against the package's published types. The lines marked
-// as expected errors must stay errors: they prove the types are not `any`.
+// Compiled (never run) by tests/types.test.mjs with `tsc --strict --noEmit`:
+// a user's ESM TypeScript against the package's published types. The lines
+// marked as expected errors must stay errors: they prove the types are not `any`.
 import {
   RetryPolicy,
   compilePolicy,
   decide,
+  evaluate,
+  settle,
+  resume,
+  retryAfter,
+  storeKey,
+  storeApply,
+  EMPTY_HELD,
   plan,
   PolicyError,
   InMemoryBudgetStore,
+  RedisBudgetStore,
   ManualClock,
   type Decision,
   type Policy,
   type StopReason,
   type BudgetStore,
+  type StoreRequest,
+  type Reservation,
+  type Step,
+  type Settlement,
+  type Resumption,
+  type ErrorCode,
 } from '@webhook/retry-policy';
 
 const policy: Policy = {
@@ -38,35 +52,61 @@ export function describe(d: Decision): string {
 }
 
 describe(decide(policy, state, { status: 503, retry_after_ms: 1000 }, 100, null));
-describe(compilePolicy(policy).decide(state, { error_kind: 'connect_timeout' }, 100n, null));
+describe(decide(policy, state, { status: 503, retry_after_ms: null }, 100n, null));
+describe(compilePolicy(policy).decide({ ...state, first_attempted_at_ms: 0n }, { error_kind: 'connect_timeout' }, 100n, null));
 plan(policy.backoff, 900_000, 16).limited_by satisfies 'window' | 'hard_cap';
+
+// The step: evaluate -> one store call -> settle.
+const step: Step = evaluate(policy, state, { status: 503 }, 100);
+if (step.store !== null) {
+  const key: string = storeKey(step.store);
+  const applied = storeApply(step.store, policy.budget, 100, EMPTY_HELD);
+  const s: Settlement = settle(policy, state, { status: 503 }, 100, applied.reply);
+  void [key, s.budget_disagreement, describe(s.decision)];
+}
+settle(policy, state, { status: 503 }, 100, { unavailable: true });
+const r: Resumption = resume(policy, { ...state, attempt: 0 }, 100);
+if ('due' in r) void r.due;
+else void r.stop_reason;
+const ms: number | null = retryAfter('120', 0);
+void ms;
 
 // @ts-expect-error jitter modes are string literals
 const bad: Policy = { ...policy, backoff: { ...policy.backoff, jitter: 'decorrelated' } };
 void bad;
 // @ts-expect-error an outcome is a status or an error kind
 decide(policy, state, { code: 503 }, 100, null);
+// @ts-expect-error a store reply is {unavailable: true} or {reserved, counts}
+settle(policy, state, { status: 503 }, 100, { unavailable: false });
+// @ts-expect-error store ops are string literals
+storeKey({ op: 'read', endpoint_id: 'e', window_ms: 1, bucket: 0 });
 
 const asyncStore: BudgetStore = {
-  async read() {
-    return { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } };
+  async apply(request: StoreRequest): Promise<Reservation> {
+    void request.bucket;
+    return { reserved: true, counts: { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } } };
   },
-  async recordAttempt() {},
 };
 const rp = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000 } } } }, {
   store: asyncStore,
   clock: new ManualClock(0),
-  onStoreError: (e, ctx) => void [e, ctx.operation],
+  storeTimeoutMs: 100,
+  onStoreError: (e, ctx) => void [e, ctx.operation, ctx.timedOut],
+  onBudgetDisagreement: (d) => void [d.request.op, d.reply.reserved],
 });
 new RetryPolicy('{"classes":{}}', { store: new InMemoryBudgetStore() });
+declare const redisClient: { evalsha(...a: unknown[]): Promise<unknown>; eval(...a: unknown[]): Promise<unknown> };
+new RetryPolicy('{"classes":{}}', { store: new RedisBudgetStore(redisClient, { skewCheck: false }) });
 export async function run(): Promise<void> {
   const d = await rp.afterAttempt({ ...state, class: 'n' }, { status: 500 });
   describe(d);
+  const again: Resumption = rp.resume({ ...state, class: 'n' });
+  void [again, rp.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT'), rp.budgetDisagreements];
   try {
     rp.admit('nope');
   } catch (e) {
     if (e instanceof PolicyError) {
-      const code: 'unknown_event_class' | string = e.code;
+      const code: ErrorCode = e.code;
       void [code, e.field];
     }
   }
