@@ -1,43 +1,45 @@
 //! Where the dispatcher keeps its retry-budget counts: in this process
 //! (the default; a budget per replica) or in Redis (one budget for the
-//! whole fleet, `fleet/README.md`). Both offer the same step, run after
-//! every attempt: count it if it was a first attempt, and reserve a retry
-//! if the policy wants one — atomically, returning the counts the decision
-//! is then made on. The rule itself is never evaluated here: in-process it
-//! is the component's `budget-allows`, in Redis the shared script.
+//! whole fleet). Either way the store answers the ONE request `evaluate`
+//! named for an attempt (`record`, `reserve` or `record_reserve`) in one
+//! atomic call; what the answer means is `settle`'s business, never the
+//! store's. In-process the rule is the component's `store-apply`; in Redis
+//! it is `fleet/budget.lua`, under the component's `store-key`.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
-use retry_policy_core::{Budget, BudgetCounter, BudgetCounts, InMemoryCounter};
-use retry_policy_host::{HostError, PolicyInstance};
+use retry_policy_core::{Budget, Reservation, StoreRequest};
+use retry_policy_host::PolicyInstance;
 
-use crate::redis_budget::{RedisBudget, ScriptCall};
+use crate::local_store::LocalStore;
+use crate::redis_store::RedisStore;
+
+/// Default deadline of one store call.
+pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// The budget store.
 pub enum BudgetStore {
     /// Process-local counts (one budget per replica).
-    Local(Mutex<InMemoryCounter>),
+    Local(LocalStore),
     /// Fleet-wide counts in Redis.
-    Redis(RedisBudget),
-}
-
-/// Why the store could not answer (the budget then fails closed).
-#[derive(Debug)]
-pub enum StoreError {
-    Unavailable(String),
-    Policy(HostError),
+    Redis(RedisStore),
 }
 
 impl BudgetStore {
     /// The in-process default.
     pub fn local() -> Self {
-        BudgetStore::Local(Mutex::new(InMemoryCounter::new()))
+        BudgetStore::Local(LocalStore::new())
     }
 
-    /// Redis at `url` (`redis://host:port/db`); a bad URL is an error.
+    /// Redis at `url` with the default timeout and the skew check on.
     pub fn redis(url: &str) -> Result<Self, String> {
-        Ok(BudgetStore::Redis(RedisBudget::new(url, Duration::from_millis(500))?))
+        Self::redis_with(url, DEFAULT_STORE_TIMEOUT, true)
+    }
+
+    /// Redis at `url` (`redis://[:password@]host:port/db`); every call ends
+    /// within `timeout`. A bad URL is an error that does not echo it.
+    pub fn redis_with(url: &str, timeout: Duration, skew_check: bool) -> Result<Self, String> {
+        Ok(BudgetStore::Redis(RedisStore::new(url, timeout, skew_check)?))
     }
 
     pub fn name(&self) -> &'static str {
@@ -47,58 +49,22 @@ impl BudgetStore {
         }
     }
 
-    /// Redis round trips so far (0 in-process).
+    /// Redis commands so far (0 in-process).
     pub fn round_trips(&self) -> u64 {
         match self {
             BudgetStore::Local(_) => 0,
-            BudgetStore::Redis(r) => r.round_trips(),
+            BudgetStore::Redis(r) => r.commands(),
         }
     }
 
-    /// After an attempt to `endpoint_id` at `now_ms`: count it if it was a
-    /// first attempt (`first`), and if `reserve` is set, reserve one retry
-    /// when the budget allows it. Returns the counts the reservation was
-    /// judged on (`None` when no reservation was asked for). One round trip
-    /// in Redis.
-    pub fn settle(
-        &self,
-        policy: &mut PolicyInstance,
-        endpoint_id: &str,
-        budget: &Budget,
-        now_ms: u64,
-        first: bool,
-        reserve: bool,
-    ) -> Result<Option<BudgetCounts>, StoreError> {
-        let window_ms = budget.window_ms.max(1);
+    /// The one store call of an attempt. `Err` (with a message for the
+    /// log) is a failed call: `settle` gets `unavailable`.
+    pub fn call(&self, policy: &mut PolicyInstance, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, String> {
         match self {
-            BudgetStore::Local(counter) => {
-                let mut c = counter.lock().unwrap_or_else(|p| p.into_inner());
-                let bucket = now_ms / window_ms;
-                if first {
-                    let _ = c.record(endpoint_id, window_ms, bucket, false);
-                }
-                if !reserve {
-                    return Ok(None);
-                }
-                let Ok(counts) = c.read(endpoint_id, window_ms, bucket);
-                if policy.budget_allows(budget, now_ms, &counts).map_err(StoreError::Policy)? {
-                    let _ = c.record(endpoint_id, window_ms, bucket, true);
-                }
-                Ok(Some(counts))
-            }
+            BudgetStore::Local(l) => l.call(policy, request, budget, now_ms).map_err(|e| e.to_string()),
             BudgetStore::Redis(r) => {
-                let mut calls = Vec::with_capacity(2);
-                if first {
-                    calls.push(ScriptCall::Record { is_retry: false });
-                }
-                if reserve {
-                    calls.push(ScriptCall::Reserve(budget));
-                }
-                if calls.is_empty() {
-                    return Ok(None);
-                }
-                let replies = r.run(endpoint_id, window_ms, now_ms, &calls).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-                Ok(if reserve { replies.last().map(|x| x.counts) } else { None })
+                let key = policy.store_key(request).map_err(|e| e.to_string())?;
+                r.call(&key, request, budget, now_ms)
             }
         }
     }

@@ -12,11 +12,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use retry_policy_core::{Clock, InMemoryCounter, Policy, SystemClock};
+use retry_policy_core::{Clock, InMemoryStore, Policy, SystemClock};
 use retry_policy_host::{document_classes, PolicyDocument, PolicyEngine, PolicyInstance};
 
 use crate::budget_store::BudgetStore;
-use crate::http_client::{HttpClient, Timeouts};
+use crate::http_client::{ClientConfig, HttpClient};
 use crate::metrics::Metrics;
 use crate::store::{EventRecord, EventStore, Status};
 use crate::worker;
@@ -40,7 +40,10 @@ pub struct NewEvent {
 pub struct DispatcherConfig {
     /// Worker threads = deliveries in flight.
     pub concurrency: usize,
-    pub timeouts: Timeouts,
+    /// Delivery: connect timeout, attempt deadline, private targets.
+    pub client: ClientConfig,
+    /// Added to this process's clock (tests of replicas with skewed clocks).
+    pub clock_offset_ms: i64,
     /// Start no new event after this many ms from start (retries go on).
     pub deadline_ms: Option<u64>,
     /// New events per second, for events without `at_ms` (`None` = as fast
@@ -50,13 +53,14 @@ pub struct DispatcherConfig {
 
 impl Default for DispatcherConfig {
     fn default() -> Self {
-        DispatcherConfig { concurrency: 8, timeouts: Timeouts::default(), deadline_ms: None, rate_per_s: None }
+        DispatcherConfig { concurrency: 8, client: ClientConfig::default(), clock_offset_ms: 0, deadline_ms: None, rate_per_s: None }
     }
 }
 
 pub(crate) struct Queue {
     heap: BinaryHeap<Reverse<(u64, u64)>>,
-    jobs: HashMap<u64, String>,
+    /// Scheduled attempts: event id, and whether it was reloaded from a journal.
+    jobs: HashMap<u64, (String, bool)>,
     seq: u64,
     source: Option<Box<dyn Iterator<Item = NewEvent> + Send>>,
     /// The next new event, taken from `source` but not yet due.
@@ -72,6 +76,7 @@ pub(crate) struct Shared {
     pub classes: HashMap<String, Policy>,
     pub budget: BudgetStore,
     pub store: EventStore,
+    pub http: HttpClient,
     pub metrics: Arc<Metrics>,
     pub config: DispatcherConfig,
     pub start_ms: u64,
@@ -79,22 +84,38 @@ pub(crate) struct Shared {
     wake: Condvar,
 }
 
+/// This machine's wall clock, in Unix milliseconds.
 pub fn now_ms() -> u64 {
     SystemClock.now_ms()
 }
 
+/// The wall clock plus `offset_ms` (saturating).
+pub fn skewed_now(offset_ms: i64) -> u64 {
+    let t = now_ms();
+    if offset_ms >= 0 {
+        t.saturating_add(offset_ms as u64)
+    } else {
+        t.saturating_sub(offset_ms.unsigned_abs())
+    }
+}
+
 enum Job {
     New(NewEvent),
-    Attempt(String),
+    Attempt(String, bool),
 }
 
 impl Shared {
-    /// Queue an attempt of `event_id` at `due_ms`.
-    pub fn schedule(&self, event_id: String, due_ms: u64) {
+    /// The dispatcher's clock: the wall clock plus `clock_offset_ms`.
+    pub fn now(&self) -> u64 {
+        skewed_now(self.config.clock_offset_ms)
+    }
+
+    /// Queue an attempt of `event_id` at `due_ms` (`reloaded`: from a journal).
+    pub fn schedule(&self, event_id: String, due_ms: u64, reloaded: bool) {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         q.seq += 1;
         let seq = q.seq;
-        q.jobs.insert(seq, event_id);
+        q.jobs.insert(seq, (event_id, reloaded));
         q.heap.push(Reverse((due_ms, seq)));
         drop(q);
         self.wake.notify_one();
@@ -103,14 +124,14 @@ impl Shared {
     fn next_job(&self) -> Option<Job> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            let now = now_ms();
+            let now = self.now();
             let mut wait_ms = 50;
             if let Some(Reverse((due, seq))) = q.heap.peek().copied() {
                 if due <= now {
                     q.heap.pop();
-                    let id = q.jobs.remove(&seq).unwrap_or_default();
+                    let Some((id, reloaded)) = q.jobs.remove(&seq) else { continue };
                     q.in_flight += 1;
-                    return Some(Job::Attempt(id));
+                    return Some(Job::Attempt(id, reloaded));
                 }
                 wait_ms = wait_ms.min(due - now);
             }
@@ -150,7 +171,7 @@ impl Shared {
 
     fn job_done(&self) {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        q.in_flight -= 1;
+        q.in_flight = q.in_flight.saturating_sub(1);
         drop(q);
         self.wake.notify_all();
     }
@@ -195,13 +216,15 @@ impl Dispatcher {
                 return Err(format!("policy document has no event class `{c}` (it has: {})", known.join(", ")));
             }
         }
-        let start_ms = now_ms();
+        let start_ms = skewed_now(config.clock_offset_ms);
+        let http = HttpClient::new(ClientConfig { idle_per_host: config.concurrency, ..config.client });
         let shared = Arc::new(Shared {
             engine,
             doc,
             classes,
             budget,
             store,
+            http,
             metrics,
             config,
             start_ms,
@@ -219,7 +242,7 @@ impl Dispatcher {
         for rec in resumed {
             shared.store.put(&rec)?;
             if rec.status == Status::Pending {
-                shared.schedule(rec.event_id.clone(), rec.next_attempt_at_ms);
+                shared.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, true);
             }
         }
         let mut workers = Vec::new();
@@ -229,11 +252,10 @@ impl Dispatcher {
             let h = thread::Builder::new()
                 .name(format!("dispatch-{i}"))
                 .spawn(move || {
-                    let mut http = HttpClient::new(s.config.timeouts);
                     while let Some(job) = s.next_job() {
                         match job {
-                            Job::New(ev) => worker::first_attempt(&s, &mut policy, &mut http, ev),
-                            Job::Attempt(id) => worker::next_attempt(&s, &mut policy, &mut http, &id),
+                            Job::New(ev) => worker::first_attempt(&s, &mut policy, ev),
+                            Job::Attempt(id, reloaded) => worker::next_attempt(&s, &mut policy, &id, reloaded),
                         }
                         s.job_done();
                     }
@@ -282,7 +304,7 @@ impl Dispatcher {
 }
 
 fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
-    // The WIT `decide` is not used (the pure `decide-with` is), so the
-    // instance's own counter stays empty.
-    engine.instantiate(SystemClock, InMemoryCounter::new()).map_err(|e| e.to_string())
+    // The imports-driven WIT `decide` is not used (the step is driven here,
+    // against the dispatcher's own store), so the instance's store stays empty.
+    engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())
 }

@@ -1,252 +1,209 @@
-//! A small HTTP/1.1 client on `std::net`: POST a body, get the status and
-//! `Retry-After`, or the transport error kind the policy classifies
-//! (`connect_error`, `read_timeout`, ...). Keeps one idle connection per
-//! target (keep-alive), so a storm does not burn through ephemeral ports.
+//! Delivery over HTTP/1.1 with `ureq` (no TLS, no decompression, no proxy):
+//! POST a body, get the status and the raw `Retry-After` value, or the
+//! transport error kind the policy classifies. Hostile endpoints cannot
+//! hold a worker or its memory:
 //!
-//! Only `http://host:port/path` targets: `https://` is reported as the
-//! transport error `unsupported_protocol` (terminal), a malformed URL as
-//! `invalid_url` (terminal). Responses are read up to their headers; a body
-//! is skipped by `Content-Length`; anything else closes the connection.
+//! * every attempt has a total deadline (`attempt_deadline_ms`, default
+//!   30 s), so a one-byte-per-second drip ends as `read_timeout`;
+//! * response headers are capped at 16 KiB (an endless header line is a
+//!   `remote_protocol_error`), at most a 64 KiB body prefix is read and
+//!   discarded;
+//! * no redirect is followed: a 3xx is a status like any other (terminal);
+//! * destinations are checked by [`crate::destination`].
+//!
+//! Outcomes (one table for all hosts, issue 11):
+//!
+//! | what happened | outcome |
+//! |---|---|
+//! | status 100..=599 | that status (and `Retry-After`, parsed by the policy) |
+//! | status outside 100..=599 (`999`, `099`) | transport kind `unexpected_status` (terminal) |
+//! | garbage status line, bytes that are not HTTP, oversized headers, a reset or EOF before the response | `remote_protocol_error` |
+//! | connection refused, unreachable, host not found | `connect_error` |
+//! | connect took longer than `connect_ms` | `connect_timeout` |
+//! | sending stalled | `write_timeout` |
+//! | waiting for or reading the response stalled, or the attempt deadline passed | `read_timeout` |
+//! | a loopback/private/... destination (unless allowed) | `destination_refused` (terminal) |
+//! | `https://` and other schemes | `unsupported_protocol`; a malformed URL `invalid_url` |
 
-use std::collections::HashMap;
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::io::{self, Read};
 use std::time::Duration;
 
-use retry_policy_core::AttemptOutcome;
+use ureq::unversioned::transport::DefaultConnector;
+use ureq::{Agent, Timeout};
 
-/// A parsed `http://` target.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
-    /// `host:port`, as connected to and sent in `Host`.
-    pub authority: String,
-    /// Path and query, starting with `/`.
-    pub path: String,
-}
+use crate::destination::{is_refused, GuardedResolver};
 
-impl Target {
-    /// Parse `http://host[:port][/path]`; the error is the transport error
-    /// kind the policy should classify.
-    pub fn parse(url: &str) -> Result<Target, &'static str> {
-        let rest = match url.split_once("://") {
-            Some(("http", rest)) => rest,
-            Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric()) => {
-                return Err("unsupported_protocol")
-            }
-            _ => return Err("invalid_url"),
-        };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        if authority.is_empty() || authority.contains(['@', ' ']) {
-            return Err("invalid_url");
-        }
-        let authority = if authority.rsplit_once(':').is_some_and(|(_, p)| !p.contains(']')) {
-            let (_, port) = authority.rsplit_once(':').unwrap_or_default();
-            if port.parse::<u16>().is_err() {
-                return Err("invalid_url");
-            }
-            authority.to_string()
-        } else {
-            format!("{authority}:80")
-        };
-        Ok(Target { authority, path: path.to_string() })
-    }
-}
+/// Largest response head accepted.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+/// Largest body prefix read (then discarded).
+pub const MAX_BODY_BYTES: u64 = 64 * 1024;
 
-/// Timeouts of one request.
+/// How the client behaves.
 #[derive(Clone, Copy, Debug)]
-pub struct Timeouts {
+pub struct ClientConfig {
     pub connect_ms: u64,
-    pub io_ms: u64,
+    /// The total time one attempt may take, body included.
+    pub attempt_deadline_ms: u64,
+    /// Deliver to loopback/private/link-local targets too (local development, tests).
+    pub allow_private_targets: bool,
+    /// Idle connections kept per host (keep-alive).
+    pub idle_per_host: usize,
 }
 
-impl Default for Timeouts {
+impl Default for ClientConfig {
     fn default() -> Self {
-        Timeouts { connect_ms: 2_000, io_ms: 5_000 }
+        ClientConfig { connect_ms: 2_000, attempt_deadline_ms: 30_000, allow_private_targets: false, idle_per_host: 8 }
     }
 }
 
-/// One client per worker thread: its idle connections are its own.
-#[derive(Debug, Default)]
-pub struct HttpClient {
-    idle: HashMap<String, BufReader<TcpStream>>,
-    pub timeouts: Timeouts,
+/// What one POST came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// A response with a status in 100..=599 and its raw `Retry-After`.
+    Response { status: u16, retry_after: Option<String> },
+    /// A transport error kind of the contract (or `unexpected_status`,
+    /// `destination_refused`).
+    Failed(&'static str),
 }
 
-enum Failure {
-    /// Nothing was received on a reused connection: the peer had closed it.
-    Stale,
-    Kind(&'static str),
+/// One client, shared by every worker (it is `Send + Sync`).
+#[derive(Clone, Debug)]
+pub struct HttpClient {
+    agent: Agent,
 }
 
 impl HttpClient {
-    pub fn new(timeouts: Timeouts) -> Self {
-        HttpClient { idle: HashMap::new(), timeouts }
+    pub fn new(c: ClientConfig) -> Self {
+        let config = Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .proxy(None)
+            .timeout_global(Some(Duration::from_millis(c.attempt_deadline_ms.max(1))))
+            .timeout_connect(Some(Duration::from_millis(c.connect_ms.max(1))))
+            .max_response_header_size(MAX_HEADER_BYTES)
+            .max_idle_connections(c.idle_per_host.max(1) * 4)
+            .max_idle_connections_per_host(c.idle_per_host.max(1))
+            .user_agent("retry-policy-dispatcher")
+            .build();
+        let agent = Agent::with_parts(config, DefaultConnector::default(), GuardedResolver::new(c.allow_private_targets));
+        HttpClient { agent }
     }
 
-    /// POST `body` to `url` with extra headers; the outcome as the policy
-    /// takes it.
-    pub fn post(&mut self, url: &str, headers: &[(&str, &str)], body: &[u8]) -> AttemptOutcome {
-        let target = match Target::parse(url) {
-            Ok(t) => t,
-            Err(kind) => return AttemptOutcome::TransportError { kind: kind.to_string() },
-        };
-        let request = encode_request(&target, headers, body);
-        if let Some(conn) = self.idle.remove(&target.authority) {
-            match self.exchange(conn, &target, &request, true) {
-                Ok(outcome) => return outcome,
-                Err(Failure::Kind(kind)) => return AttemptOutcome::TransportError { kind: kind.to_string() },
-                Err(Failure::Stale) => {} // open a fresh connection below
+    /// POST `body` (JSON) to `url` with extra headers. A header whose name
+    /// or value is not valid HTTP (CR/LF in an event id) is left out.
+    pub fn post(&self, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Delivery {
+        if let Err(kind) = check_url(url) {
+            return Delivery::Failed(kind);
+        }
+        let mut req = self.agent.post(url).header("content-type", "application/json");
+        for (k, v) in headers {
+            if is_header_value(v) {
+                req = req.header(*k, *v);
             }
         }
-        let conn = match self.connect(&target.authority) {
-            Ok(c) => c,
-            Err(kind) => return AttemptOutcome::TransportError { kind: kind.to_string() },
-        };
-        match self.exchange(conn, &target, &request, false) {
-            Ok(outcome) => outcome,
-            Err(Failure::Kind(kind)) => AttemptOutcome::TransportError { kind: kind.to_string() },
-            Err(Failure::Stale) => AttemptOutcome::TransportError { kind: "remote_protocol_error".to_string() },
-        }
-    }
-
-    fn connect(&self, authority: &str) -> Result<BufReader<TcpStream>, &'static str> {
-        let addrs = authority.to_socket_addrs().map_err(|_| "connect_error")?;
-        let timeout = Duration::from_millis(self.timeouts.connect_ms.max(1));
-        let mut last = "connect_error";
-        for addr in addrs {
-            match TcpStream::connect_timeout(&addr, timeout) {
-                Ok(s) => {
-                    let io = Some(Duration::from_millis(self.timeouts.io_ms.max(1)));
-                    let _ = s.set_nodelay(true);
-                    let _ = s.set_read_timeout(io);
-                    let _ = s.set_write_timeout(io);
-                    return Ok(BufReader::new(s));
+        match req.send(body) {
+            Ok(resp) => {
+                let status = resp.status().as_u16();
+                let retry_after = resp.headers().get("retry-after").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                // A bounded prefix of the body, discarded: lets a short body's
+                // connection be reused, and a huge one costs 64 KiB at most.
+                let mut reader = resp.into_body().into_reader();
+                let _ = io::copy(&mut (&mut reader).take(MAX_BODY_BYTES), &mut io::sink());
+                if (100..=599).contains(&status) {
+                    Delivery::Response { status, retry_after }
+                } else {
+                    Delivery::Failed("unexpected_status")
                 }
-                Err(e) if is_timeout(&e) => last = "connect_timeout",
-                Err(_) => {}
+            }
+            Err(e) => Delivery::Failed(error_kind(&e)),
+        }
+    }
+}
+
+/// Only `http://` with a host; the error is the kind the policy classifies.
+pub fn check_url(url: &str) -> Result<(), &'static str> {
+    match url.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            if authority.is_empty() || authority.contains(['@', ' ']) || url.chars().any(char::is_control) {
+                Err("invalid_url")
+            } else {
+                Ok(())
             }
         }
-        Err(last)
-    }
-
-    fn exchange(
-        &mut self,
-        mut conn: BufReader<TcpStream>,
-        target: &Target,
-        request: &[u8],
-        reused: bool,
-    ) -> Result<AttemptOutcome, Failure> {
-        if let Err(e) = conn.get_mut().write_all(request) {
-            return Err(if reused { Failure::Stale } else { Failure::Kind(io_kind(&e, "write_timeout")) });
+        Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => {
+            Err("unsupported_protocol")
         }
-        let head = match read_head(&mut conn) {
-            Ok(Some(h)) => h,
-            Ok(None) => return Err(if reused { Failure::Stale } else { Failure::Kind("remote_protocol_error") }),
-            Err(e) if reused && e.kind() == io::ErrorKind::ConnectionReset => return Err(Failure::Stale),
-            Err(e) => return Err(Failure::Kind(io_kind(&e, "read_timeout"))),
-        };
-        let parsed = parse_head(&head).ok_or(Failure::Kind("remote_protocol_error"))?;
-        let reusable = match parsed.content_length {
-            Some(n) if !parsed.close => skip_body(&mut conn, n).is_ok(),
-            _ => false,
-        };
-        if reusable {
-            self.idle.insert(target.authority.clone(), conn);
-        }
-        Ok(AttemptOutcome::Response { status: parsed.status, retry_after_ms: parsed.retry_after_ms })
+        _ => Err("invalid_url"),
     }
 }
 
-fn is_timeout(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock)
+fn is_header_value(v: &str) -> bool {
+    v.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
 }
 
-fn io_kind(e: &io::Error, timeout_kind: &'static str) -> &'static str {
-    if is_timeout(e) {
-        timeout_kind
-    } else {
-        "remote_protocol_error"
+/// A client error as the contract's transport error kind.
+pub fn error_kind(e: &ureq::Error) -> &'static str {
+    match e {
+        ureq::Error::Timeout(t) => match t {
+            Timeout::Connect => "connect_timeout",
+            Timeout::Resolve => "connect_error",
+            Timeout::SendRequest | Timeout::SendBody | Timeout::PerWrite => "write_timeout",
+            _ => "read_timeout",
+        },
+        ureq::Error::BodyStalled => "read_timeout",
+        ureq::Error::Io(io) if is_refused(io) => "destination_refused",
+        ureq::Error::Io(io) => io_kind(io),
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => "connect_error",
+        ureq::Error::Protocol(p) if p.to_string().contains("invalid status code") => "unexpected_status",
+        ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => "remote_protocol_error",
+        ureq::Error::BadUri(_) | ureq::Error::Http(_) => "invalid_url",
+        ureq::Error::TooManyRedirects | ureq::Error::RedirectFailed => "too_many_redirects",
+        ureq::Error::RequireHttpsOnly(_) | ureq::Error::TlsRequired | ureq::Error::Tls(_) => "unsupported_protocol",
+        _ => "remote_protocol_error",
     }
 }
 
-fn encode_request(target: &Target, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(160 + body.len());
-    let _ = write!(
-        out,
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        target.path,
-        target.authority,
-        body.len()
-    );
-    for (k, v) in headers {
-        let _ = write!(out, "{k}: {v}\r\n");
-    }
-    out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(body);
-    out
-}
-
-/// The status line and headers, or `None` if the peer closed first.
-fn read_head(conn: &mut BufReader<TcpStream>) -> io::Result<Option<Vec<String>>> {
-    let mut lines = Vec::new();
-    loop {
-        let mut line = String::new();
-        let n = conn.read_line(&mut line)?;
-        if n == 0 {
-            return if lines.is_empty() { Ok(None) } else { Err(io::ErrorKind::UnexpectedEof.into()) };
-        }
-        let line = line.trim_end_matches(['\r', '\n']).to_string();
-        if line.is_empty() {
-            if lines.is_empty() {
-                continue;
-            }
-            return Ok(Some(lines));
-        }
-        if lines.len() > 100 {
-            return Err(io::ErrorKind::InvalidData.into());
-        }
-        lines.push(line);
+fn io_kind(e: &io::Error) -> &'static str {
+    use io::ErrorKind as K;
+    match e.kind() {
+        K::TimedOut | K::WouldBlock => "read_timeout",
+        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown => "connect_error",
+        // A reset, an abort or an EOF mid-response: the peer broke the exchange.
+        _ => "remote_protocol_error",
     }
 }
 
-struct Head {
-    status: u16,
-    retry_after_ms: Option<u64>,
-    content_length: Option<u64>,
-    close: bool,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn parse_head(lines: &[String]) -> Option<Head> {
-    let mut parts = lines.first()?.splitn(3, ' ');
-    let version = parts.next()?;
-    if !version.starts_with("HTTP/1.") {
-        return None;
+    #[test]
+    fn only_plain_http_urls_with_a_host_are_sent() {
+        assert_eq!(check_url("http://127.0.0.1:8080/a?b=1"), Ok(()));
+        assert_eq!(check_url("HTTP://example.test"), Ok(()));
+        assert_eq!(check_url("https://example.test/"), Err("unsupported_protocol"));
+        assert_eq!(check_url("ftp://example.test/"), Err("unsupported_protocol"));
+        assert_eq!(check_url("not a url"), Err("invalid_url"));
+        assert_eq!(check_url("http:///path"), Err("invalid_url"));
+        assert_eq!(check_url("http://user@host/"), Err("invalid_url"));
+        assert_eq!(check_url("http://host/\r\nX: y"), Err("invalid_url"));
     }
-    let status: u16 = parts.next()?.parse().ok()?;
-    let mut head = Head { status, retry_after_ms: None, content_length: None, close: version == "HTTP/1.0" };
-    for line in &lines[1..] {
-        let (name, value) = line.split_once(':')?;
-        let value = value.trim();
-        match name.trim().to_ascii_lowercase().as_str() {
-            "content-length" => head.content_length = Some(value.parse().ok()?),
-            "connection" => head.close = value.eq_ignore_ascii_case("close"),
-            // delta-seconds only; an HTTP-date is ignored (no Retry-After).
-            "retry-after" => head.retry_after_ms = value.parse::<u64>().ok().map(|s| s.saturating_mul(1000)),
-            "transfer-encoding" => head.close = true,
-            _ => {}
-        }
-    }
-    Some(head)
-}
 
-fn skip_body(conn: &mut BufReader<TcpStream>, n: u64) -> io::Result<()> {
-    let copied = io::copy(&mut conn.take(n), &mut io::sink())?;
-    if copied == n {
-        Ok(())
-    } else {
-        Err(io::ErrorKind::UnexpectedEof.into())
+    #[test]
+    fn header_values_with_line_breaks_are_not_valid() {
+        assert!(is_header_value("evt-1 \t ok"));
+        assert!(!is_header_value("evt\r\nX-Injected: 1"));
+        assert!(!is_header_value("é"));
+    }
+
+    #[test]
+    fn io_errors_map_to_retryable_contract_kinds() {
+        assert_eq!(io_kind(&io::ErrorKind::ConnectionReset.into()), "remote_protocol_error");
+        assert_eq!(io_kind(&io::ErrorKind::ConnectionRefused.into()), "connect_error");
+        assert_eq!(io_kind(&io::ErrorKind::TimedOut.into()), "read_timeout");
+        assert_eq!(error_kind(&ureq::Error::Timeout(Timeout::Global)), "read_timeout");
+        assert_eq!(error_kind(&ureq::Error::Timeout(Timeout::Connect)), "connect_timeout");
+        assert_eq!(error_kind(&ureq::Error::LargeResponseHeader(70_000, 16_384)), "remote_protocol_error");
     }
 }

@@ -6,14 +6,17 @@
 //! the Node, Python and Go dispatchers run.
 //!
 //! * [`dispatcher::Dispatcher`]: worker threads delivering over HTTP/1.1
-//!   ([`http_client`]) to real endpoints, retrying on the policy's delays.
+//!   ([`http_client`], `ureq`, with [`destination`] checks) to real
+//!   endpoints, retrying on the policy's delays: after each attempt
+//!   `evaluate`, at most one store call, `settle` (`worker`).
 //! * [`store::EventStore`]: every event with the schedule it was admitted
 //!   under (`admit`) and its first-attempt instant; in memory plus an
 //!   optional JSON-lines journal, so another worker can resume an event
 //!   without restarting its window.
 //! * [`budget_store::BudgetStore`]: the retry budget, in-process by default
-//!   or fleet-wide in Redis ([`redis_budget`], `fleet/README.md`: one script,
-//!   `EVALSHA`, at most one round trip per attempt, fails closed).
+//!   ([`local_store`], the component's `store-apply`) or fleet-wide in Redis
+//!   ([`redis_store`]: `fleet/budget.lua`, one `EVALSHA` per store call,
+//!   a timeout on every call, fails closed).
 //! * [`metrics::Metrics`]: `webhook_deadletter_total{stop_reason}` and
 //!   friends on `/metrics` (Prometheus text).
 //! * The binary `retry-policy-dispatcher` with commands `replica` (the
@@ -22,15 +25,16 @@
 
 pub mod args;
 pub mod budget_store;
+pub mod destination;
 pub mod dispatcher;
 pub mod endpoints;
 pub mod http_client;
 pub mod http_server;
+pub mod local_store;
 pub mod metrics;
-pub mod redis_budget;
+pub mod redis_store;
 pub mod report;
 pub mod resp;
-mod sha1;
 pub mod store;
 mod worker;
 
@@ -41,3 +45,5 @@ pub use store::{EventRecord, EventStore, Status};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_hostile;

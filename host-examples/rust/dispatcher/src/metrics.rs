@@ -19,6 +19,9 @@ pub struct Metrics {
     first_attempts: AtomicU64,
     retries: AtomicU64,
     budget_store_errors: AtomicU64,
+    budget_disagreements: AtomicU64,
+    destinations_refused: AtomicU64,
+    unexpected_statuses: AtomicU64,
     endpoints_disabled: AtomicU64,
 }
 
@@ -42,6 +45,32 @@ impl Metrics {
     /// Count a failed budget store call; returns how many there were.
     pub fn budget_store_error(&self) -> u64 {
         self.budget_store_errors.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Count a `budget_disagreement` from `settle`; returns how many there were.
+    pub fn budget_disagreement(&self) -> u64 {
+        self.budget_disagreements.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Count the transport failures that have their own metric.
+    pub fn transport_failure(&self, kind: &str) {
+        match kind {
+            "destination_refused" => self.destinations_refused.fetch_add(1, Ordering::Relaxed),
+            "unexpected_status" => self.unexpected_statuses.fetch_add(1, Ordering::Relaxed),
+            _ => 0,
+        };
+    }
+
+    pub fn budget_store_errors(&self) -> u64 {
+        self.budget_store_errors.load(Ordering::Relaxed)
+    }
+
+    pub fn budget_disagreements(&self) -> u64 {
+        self.budget_disagreements.load(Ordering::Relaxed)
+    }
+
+    pub fn destinations_refused(&self) -> u64 {
+        self.destinations_refused.load(Ordering::Relaxed)
     }
 
     /// Events stopped with `reason`.
@@ -68,7 +97,10 @@ impl Metrics {
         let simple = [
             ("webhook_delivered_total", "Events delivered (2xx).", self.stops(StopReason::Delivered)),
             ("webhook_endpoint_disable_signals_total", "410 Gone responses (the endpoint should be disabled).", self.endpoints_disabled.load(Ordering::Relaxed)),
-            ("webhook_budget_store_errors_total", "Budget store calls that failed (retries then fail closed).", self.budget_store_errors.load(Ordering::Relaxed)),
+            ("webhook_budget_store_errors_total", "Budget store calls that failed or timed out (retries then fail closed).", self.budget_store_errors.load(Ordering::Relaxed)),
+            ("webhook_budget_disagreements_total", "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).", self.budget_disagreements()),
+            ("webhook_destination_refused_total", "Attempts not sent: the target resolves to a loopback, private, link-local or other internal address.", self.destinations_refused()),
+            ("webhook_unexpected_status_total", "Responses with a status outside 100-599 (transport kind unexpected_status, terminal).", self.unexpected_statuses.load(Ordering::Relaxed)),
         ];
         for (name, help, v) in simple {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
@@ -105,5 +137,8 @@ mod tests {
         assert!(text.contains("webhook_deadletter_total{stop_reason=\"budget_unavailable\"} 0\n"), "{text}");
         assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
         assert!(text.contains("webhook_delivered_total 1\n"), "{text}");
+        assert!(text.contains("webhook_budget_disagreements_total 0\n"), "{text}");
+        m.transport_failure("destination_refused");
+        assert!(m.render().contains("webhook_destination_refused_total 1\n"));
     }
 }

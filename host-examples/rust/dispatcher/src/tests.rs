@@ -9,16 +9,16 @@ use retry_policy_core::StopReason;
 use retry_policy_host::{default_component_path, PolicyEngine};
 
 use crate::endpoints::Endpoint;
-use crate::http_client::Target;
+use crate::http_client::ClientConfig;
 use crate::report::stop_reason_counts;
 use crate::store::{EventStore, Status};
 use crate::{BudgetStore, Dispatcher, DispatcherConfig, EventRecord, Metrics, NewEvent};
 
-fn engine() -> PolicyEngine {
+pub(crate) fn engine() -> PolicyEngine {
     PolicyEngine::from_file(default_component_path()).expect("dist/retry_policy.wasm (run scripts/build-component)")
 }
 
-fn doc(min_sample: u64) -> String {
+pub(crate) fn doc(min_sample: u64) -> String {
     format!(
         r#"{{"version":"t1","classes":{{"storm":{{"window_ms":2000,"hard_cap":8,
         "backoff":{{"base_ms":2,"factor":2.0,"cap_ms":20,"jitter":"full"}},
@@ -26,7 +26,7 @@ fn doc(min_sample: u64) -> String {
     )
 }
 
-fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent> + Send> {
+pub(crate) fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent> + Send> {
     let (e, u) = (endpoint.to_string(), url.to_string());
     Box::new((0..n).map(move |i| NewEvent {
         event_id: format!("{e}-{i}"),
@@ -37,9 +37,28 @@ fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent
     }))
 }
 
-fn dispatch(budget: BudgetStore, document: &str, src: Box<dyn Iterator<Item = NewEvent> + Send>) -> (Vec<EventRecord>, Arc<Metrics>) {
+pub(crate) fn local_config() -> DispatcherConfig {
+    let client = ClientConfig { allow_private_targets: true, ..ClientConfig::default() };
+    DispatcherConfig { concurrency: 4, client, ..DispatcherConfig::default() }
+}
+
+pub(crate) fn dispatch_with(
+    config: DispatcherConfig,
+    budget: BudgetStore,
+    document: &str,
+    resumed: Vec<EventRecord>,
+    src: Box<dyn Iterator<Item = NewEvent> + Send>,
+) -> (Vec<EventRecord>, Arc<Metrics>) {
     let metrics = Arc::new(Metrics::default());
-    let config = DispatcherConfig { concurrency: 4, ..DispatcherConfig::default() };
+    let d = Dispatcher::start(engine(), document, &["storm"], budget, EventStore::in_memory(), metrics.clone(), config, resumed, src)
+        .expect("dispatcher starts")
+        .wait();
+    (d.store().all(), metrics)
+}
+
+pub(crate) fn dispatch(budget: BudgetStore, document: &str, src: Box<dyn Iterator<Item = NewEvent> + Send>) -> (Vec<EventRecord>, Arc<Metrics>) {
+    let metrics = Arc::new(Metrics::default());
+    let config = local_config();
     let d = Dispatcher::start(engine(), document, &["storm"], budget, EventStore::in_memory(), metrics.clone(), config, Vec::new(), src)
         .expect("dispatcher starts")
         .wait();
@@ -55,7 +74,7 @@ fn a_healthy_endpoint_gets_every_event_once_and_each_keeps_its_admitted_schedule
     assert_eq!(recs.len(), 30);
     assert_eq!(ok.stats.requests(), 30);
     assert_eq!(m.stops(StopReason::Delivered), 30);
-    let mut policy = engine().instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryCounter::new()).unwrap();
+    let mut policy = engine().instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
     let d = policy.load_document(&doc(50)).unwrap();
     let expected = policy.admit(&d, "storm", before).unwrap();
     for r in &recs {
@@ -171,10 +190,35 @@ fn the_journal_gives_back_the_newest_record_of_each_event_and_skips_a_torn_last_
 }
 
 #[test]
-fn targets_other_than_plain_http_are_terminal_transport_errors() {
-    assert_eq!(Target::parse("http://127.0.0.1:8080/a?b=1").unwrap(), Target { authority: "127.0.0.1:8080".into(), path: "/a?b=1".into() });
-    assert_eq!(Target::parse("http://example.test").unwrap().authority, "example.test:80");
-    assert_eq!(Target::parse("https://example.test/"), Err("unsupported_protocol"));
-    assert_eq!(Target::parse("not a url"), Err("invalid_url"));
-    assert_eq!(Target::parse("http://h:99999/"), Err("invalid_url"));
+fn a_loopback_target_is_refused_by_default_as_a_terminal_stop_without_a_request() {
+    let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let config = DispatcherConfig { concurrency: 2, ..DispatcherConfig::default() };
+    let (recs, m) = dispatch_with(config, BudgetStore::local(), &doc(50), Vec::new(), events(3, "internal", &ok.url()));
+    assert_eq!(ok.stats.requests(), 0, "nothing was sent");
+    for r in &recs {
+        assert_eq!((r.last_outcome.as_str(), r.stop_reason, r.attempts), ("destination_refused", Some(StopReason::TerminalResponse), 1));
+    }
+    assert!(m.render().contains("webhook_destination_refused_total 3\n"));
+}
+
+#[test]
+fn a_reloaded_event_past_its_window_is_dead_lettered_by_resume_without_a_request() {
+    let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let (recs, _) = dispatch(BudgetStore::local(), &doc(50), events(2, "r", &ok.url()));
+    let mut old = recs[0].clone();
+    old.status = Status::Pending;
+    old.stop_reason = None;
+    old.first_attempted_at_ms -= 2_000; // exactly the 2 s window ago: elapsed >= window
+    old.attempts = 1;
+    let mut spent = recs[1].clone();
+    spent.status = Status::Pending;
+    spent.stop_reason = None;
+    spent.attempts = spent.max_attempts;
+    let before = ok.stats.requests();
+    let none: Box<dyn Iterator<Item = NewEvent> + Send> = Box::new(std::iter::empty());
+    let (back, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(50), vec![old, spent], none);
+    assert_eq!(ok.stats.requests(), before, "no request for a dead event");
+    let reason = |id: &str| back.iter().find(|r| r.event_id == id).and_then(|r| r.stop_reason);
+    assert_eq!(reason(&recs[0].event_id), Some(StopReason::RetryWindowElapsed));
+    assert_eq!(reason(&recs[1].event_id), Some(StopReason::MaxAttemptsExhausted));
 }

@@ -1,34 +1,44 @@
 //! One attempt of one event, start to finish: admit (first attempts), send,
-//! decide with the component, settle the budget (one round trip at most),
-//! persist, then schedule the retry or dead-letter with the reason.
+//! then the delivery step of contract 0.2 — `evaluate`, at most ONE store
+//! call, `settle` when the decision was left open — persist, and schedule
+//! the retry or dead-letter with the reason. Reloaded events go through
+//! `resume` first; `Retry-After` values through `parse-retry-after`. Every
+//! rule is the component's: this file only moves values.
 //!
-//! The decision flow is `fleet/README.md`'s: the pure `decide-with` with no
-//! counts first; only when that says `budget_unavailable` (gates 1-5 want a
-//! retry) is the store asked to reserve one, and `decide-with` runs again on
-//! the counts the reservation was judged on. A store error keeps the first
-//! answer: `budget_unavailable`, the budget fails closed.
+//! * `evaluate` decided and named `record` (a first attempt that ends the
+//!   chain): the record is sent, and its failure never changes the decision.
+//! * `evaluate` left the decision open (`record_reserve` on a first attempt,
+//!   `reserve` on a retry): the store's answer, or `unavailable` when the
+//!   call failed or timed out, goes to `settle` (the budget fails closed).
+//! * `settle` reports `budget_disagreement`: counted in
+//!   `webhook_budget_disagreements_total` and logged (rate-limited); the
+//!   store's verdict stands.
 
-use retry_policy_core::{AttemptOutcome, DeadLetter, Decision, DeliveryState, ErrorCode, StopReason};
+use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, Policy, Resumption, StopReason, StoreReply, StoreRequest};
 use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
-use crate::budget_store::StoreError;
-use crate::dispatcher::{now_ms, NewEvent, Shared};
-use crate::http_client::HttpClient;
+use crate::dispatcher::{NewEvent, Shared};
+use crate::http_client::Delivery;
 use crate::store::{EventRecord, Status};
 
-fn log(msg: &str) {
+pub(crate) fn log(msg: &str) {
     eprintln!("dispatcher: {msg}");
+}
+
+/// Run a component call; a trap is retried once on the rebuilt instance.
+fn retry_trap<T>(policy: &mut PolicyInstance, mut f: impl FnMut(&mut PolicyInstance) -> Result<T, HostError>) -> Result<T, HostError> {
+    match f(policy) {
+        Err(HostError::Trap(_)) => f(policy),
+        r => r,
+    }
 }
 
 /// Admit a new event (persisting its schedule and first-attempt instant),
 /// then make its first attempt.
-pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, http: &mut HttpClient, ev: NewEvent) {
-    let now = now_ms();
-    let admission = match policy.admit(&s.doc, &ev.class, now).or_else(|e| match e {
-        HostError::Trap(_) => policy.admit(&s.doc, &ev.class, now), // the instance was rebuilt
-        e => Err(e),
-    }) {
+pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEvent) {
+    let now = s.now();
+    let admission = match retry_trap(policy, |p| p.admit(&s.doc, &ev.class, now)) {
         Ok(a) => a,
         Err(e) => {
             log(&format!("event {}: cannot admit it: {e}; it is not started", ev.event_id));
@@ -59,14 +69,14 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, http: &mut 
         finished_at_ms: 0,
     };
     persist(s, &rec);
-    attempt(s, policy, http, rec);
+    attempt(s, policy, rec);
 }
 
-/// Make the next attempt of a pending event. An event re-loaded from the
-/// store keeps the instant and schedule it was admitted under: if it has
-/// used its attempts or its deadline has passed, it is dead-lettered now,
-/// without another attempt.
-pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, http: &mut HttpClient, event_id: &str) {
+/// Make the next attempt of a pending event. A `reloaded` event (from a
+/// journal) is judged by `resume` first: it keeps the instant and schedule
+/// it was admitted under, and one that used its attempts or its window is
+/// dead-lettered without another request.
+pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, event_id: &str, reloaded: bool) {
     let Some(rec) = s.store.get(event_id) else {
         log(&format!("event {event_id} was scheduled but is not in the store"));
         return;
@@ -74,117 +84,129 @@ pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, http: &mut H
     if rec.status != Status::Pending {
         return;
     }
-    let now = now_ms();
-    let expired = if rec.attempts >= rec.max_attempts {
-        Some(StopReason::MaxAttemptsExhausted)
-    } else if now > rec.deadline_ms {
-        Some(StopReason::RetryWindowElapsed)
-    } else {
-        None
-    };
-    if let Some(reason) = expired {
-        let dl = DeadLetter {
-            event_id: rec.event_id.clone(),
-            endpoint_id: rec.endpoint_id.clone(),
-            attempts: rec.attempts,
-            elapsed_ms: now.saturating_sub(rec.first_attempted_at_ms),
-            stop_reason: reason,
+    if reloaded {
+        let Some(p) = s.classes.get(&rec.class).copied() else {
+            log(&format!("event {}: its class is not in the policy document; it stays pending", rec.event_id));
+            return;
         };
-        finish(s, rec, reason, false, Some(dl), now);
-        return;
+        let now = s.now();
+        match retry_trap(policy, |pi| pi.resume(&p, &state_of(&rec, rec.attempts), now)) {
+            Ok(Resumption::Due) => {}
+            Ok(Resumption::Stop(st)) => return finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
+            Err(e) => {
+                log(&format!("event {}: the policy refused to resume it: {e}; it stays pending", rec.event_id));
+                return;
+            }
+        }
     }
-    attempt(s, policy, http, rec);
+    attempt(s, policy, rec);
 }
 
-fn attempt(s: &Shared, policy: &mut PolicyInstance, http: &mut HttpClient, mut rec: EventRecord) {
+fn state_of(rec: &EventRecord, attempt: u32) -> DeliveryState {
+    DeliveryState {
+        event_id: rec.event_id.clone(),
+        endpoint_id: rec.endpoint_id.clone(),
+        attempt,
+        max_attempts: rec.max_attempts,
+        first_attempted_at_ms: rec.first_attempted_at_ms,
+        credentials_refreshed: rec.credentials_refreshed,
+    }
+}
+
+fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
+    let Some(p) = s.classes.get(&rec.class).copied() else {
+        log(&format!("event {}: its class is not in the policy document; it stays pending", rec.event_id));
+        return;
+    };
     let first = rec.attempts == 0;
-    rec.attempts += 1;
+    rec.attempts = rec.attempts.saturating_add(1);
     let body = json!({"event_id": rec.event_id, "class": rec.class, "attempt": rec.attempts}).to_string();
     let attempt_no = rec.attempts.to_string();
     let first_at = rec.first_attempted_at_ms.to_string();
     let headers = [("X-Event-Id", rec.event_id.as_str()), ("X-Attempt", attempt_no.as_str()), ("X-First-Attempted-At-Ms", first_at.as_str())];
-    let outcome = http.post(&rec.target, &headers, body.as_bytes());
+    let delivery = s.http.post(&rec.target, &headers, body.as_bytes());
     s.metrics.attempted(first);
-    rec.last_outcome = match &outcome {
-        AttemptOutcome::Response { status, .. } => status.to_string(),
-        AttemptOutcome::TransportError { kind } => kind.clone(),
-    };
-    let now = now_ms();
-    let Some(policy_of_class) = s.classes.get(&rec.class).copied() else {
-        log(&format!("event {}: class {} vanished", rec.event_id, rec.class));
-        return;
-    };
-    let state = DeliveryState {
-        event_id: rec.event_id.clone(),
-        endpoint_id: rec.endpoint_id.clone(),
-        attempt: rec.attempts,
-        max_attempts: rec.max_attempts,
-        first_attempted_at_ms: rec.first_attempted_at_ms,
-        credentials_refreshed: rec.credentials_refreshed,
-    };
-    let decide = |policy: &mut PolicyInstance, counts| decide_robust(policy, &policy_of_class, &state, &outcome, now, counts);
-    let mut decision = match decide(policy, None) {
-        Ok(d) => d,
-        Err(e) => {
-            log(&format!("event {}: the policy refused the decision: {e}; it stays pending", rec.event_id));
-            persist(s, &rec);
-            return;
+    let now = s.now();
+    let outcome = match delivery {
+        Delivery::Response { status, retry_after } => {
+            rec.last_outcome = status.to_string();
+            // An unusable value (or a trap) is no header: the policy's delay applies.
+            let retry_after_ms = retry_after.and_then(|h| retry_trap(policy, |pi| pi.parse_retry_after(&h, now)).ok().flatten());
+            AttemptOutcome::Response { status, retry_after_ms }
+        }
+        Delivery::Failed(kind) => {
+            rec.last_outcome = kind.to_string();
+            s.metrics.transport_failure(kind);
+            AttemptOutcome::TransportError { kind: kind.to_string() }
         }
     };
-    let wants_budget = matches!(&decision, Decision::Stop(st) if st.reason == StopReason::BudgetUnavailable);
-    match s.budget.settle(policy, &rec.endpoint_id, &policy_of_class.budget, now, first, wants_budget) {
-        Ok(Some(counts)) => match decide(policy, Some(counts)) {
-            Ok(d) => decision = d,
-            Err(e) => log(&format!("event {}: deciding on the budget counts failed: {e}", rec.event_id)),
-        },
-        Ok(None) => {}
-        Err(e) => {
-            // Logged at the 1st, 2nd, 4th, 8th... error: an outage is not a log flood.
-            let n = s.metrics.budget_store_error();
-            if n.is_power_of_two() {
-                match e {
-                    StoreError::Unavailable(m) => log(&format!("budget store error #{n} (retries fail closed): {m}")),
-                    StoreError::Policy(m) => log(&format!("budget check error #{n}: {m}")),
-                }
-            }
-        }
-    }
-    match decision {
-        Decision::Retry(r) => {
+    let state = state_of(&rec, rec.attempts);
+    match step(s, policy, &p, &state, &outcome, now) {
+        Ok(Decision::Retry(r)) => {
             rec.credentials_refreshed |= r.refresh_credentials;
             rec.next_attempt_at_ms = now.saturating_add(r.delay_ms);
             persist(s, &rec);
-            s.schedule(rec.event_id.clone(), rec.next_attempt_at_ms);
+            s.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, false);
         }
-        Decision::Stop(st) => finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
+        Ok(Decision::Stop(st)) => finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
+        Err(e) => {
+            // A refused input is a bug of ours (or a corrupt record), not the endpoint's.
+            log(&format!("event {}: the policy refused the decision: {e}; it stays pending", rec.event_id));
+            persist(s, &rec);
+        }
     }
 }
 
-/// `decide-with`; a trap is retried once on the rebuilt instance, and a
-/// status outside 100..=599 (`invalid_status`) is a protocol error of the
-/// endpoint, decided as the transport error `remote_protocol_error`.
-fn decide_robust(
-    policy: &mut PolicyInstance,
-    p: &retry_policy_core::Policy,
-    state: &DeliveryState,
-    outcome: &AttemptOutcome,
-    now: u64,
-    counts: Option<retry_policy_core::BudgetCounts>,
-) -> Result<Decision, HostError> {
-    let r = match policy.decide_with(p, state, outcome, now, counts.as_ref()) {
-        Err(HostError::Trap(_)) => policy.decide_with(p, state, outcome, now, counts.as_ref()),
-        r => r,
-    };
-    match r {
-        Err(HostError::Policy(e)) if e.code == ErrorCode::InvalidStatus => {
-            let garbled = AttemptOutcome::TransportError { kind: "remote_protocol_error".into() };
-            policy.decide_with(p, state, &garbled, now, counts.as_ref())
+/// `evaluate` -> at most one store call -> `settle` when still open.
+fn step(s: &Shared, policy: &mut PolicyInstance, p: &Policy, state: &DeliveryState, outcome: &AttemptOutcome, now: u64) -> Result<Decision, HostError> {
+    let st = retry_trap(policy, |pi| pi.evaluate(p, state, outcome, now))?;
+    match (st.decision, st.store) {
+        (Some(decision), Some(record)) => {
+            // The decision is known; a failed record never changes it.
+            if let Err(e) = store_call(s, policy, &record, p, now) {
+                store_failed(s, &e);
+            }
+            Ok(decision)
         }
-        r => r,
+        (Some(decision), None) => Ok(decision),
+        (None, request) => {
+            let reply = match request.map(|r| store_call(s, policy, &r, p, now)) {
+                Some(Ok(reservation)) => StoreReply::Answered(reservation),
+                Some(Err(e)) => {
+                    store_failed(s, &e);
+                    StoreReply::Unavailable
+                }
+                None => StoreReply::Unavailable,
+            };
+            let settled = retry_trap(policy, |pi| pi.settle(p, state, outcome, now, &reply))?;
+            if settled.budget_disagreement {
+                let n = s.metrics.budget_disagreement();
+                if n.is_power_of_two() {
+                    log(&format!(
+                        "budget disagreement #{n} on endpoint {}: the store's verdict differs from the policy's rule on the same counts (an old script?); the store's verdict stands",
+                        state.endpoint_id
+                    ));
+                }
+            }
+            Ok(settled.decision)
+        }
     }
 }
 
-fn finish(s: &Shared, mut rec: EventRecord, reason: StopReason, disable: bool, dl: Option<DeadLetter>, now: u64) {
+fn store_call(s: &Shared, policy: &mut PolicyInstance, request: &StoreRequest, p: &Policy, now: u64) -> Result<retry_policy_core::Reservation, String> {
+    s.budget.call(policy, request, &p.budget, now)
+}
+
+/// Count a failed store call; logged at the 1st, 2nd, 4th, 8th...: an
+/// outage is not a log flood.
+fn store_failed(s: &Shared, e: &str) {
+    let n = s.metrics.budget_store_error();
+    if n.is_power_of_two() {
+        log(&format!("budget store error #{n} (pending retries fail closed): {e}"));
+    }
+}
+
+fn finish(s: &Shared, mut rec: EventRecord, reason: StopReason, disable: bool, dl: Option<retry_policy_core::DeadLetter>, now: u64) {
     rec.status = if reason == StopReason::Delivered { Status::Delivered } else { Status::DeadLettered };
     rec.stop_reason = Some(reason);
     rec.dead_letter = dl;

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::endpoints::Endpoint;
+use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
 use retry_policy_host::{default_component_path, PolicyEngine};
 
@@ -67,7 +68,9 @@ fn scenario(s: &Setup, name: &str, redis: Option<&str>, healthy: u64, storm_ever
         }
     });
     let metrics = Arc::new(Metrics::default());
-    let config = DispatcherConfig { concurrency: s.concurrency, ..DispatcherConfig::default() };
+    // The bench delivers to its own loopback endpoints only.
+    let client = ClientConfig { allow_private_targets: true, ..ClientConfig::default() };
+    let config = DispatcherConfig { concurrency: s.concurrency, client, ..DispatcherConfig::default() };
     let d = Dispatcher::start(s.engine.clone(), &policy(ratio), &["storm"], budget, EventStore::in_memory(), metrics, config, Vec::new(), Box::new(source))?
         .wait();
     let recs = d.store().all();

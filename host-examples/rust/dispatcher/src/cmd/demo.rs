@@ -6,8 +6,6 @@
 //! budget trips, while the healthy endpoint keeps delivering. Ends with the
 //! `/metrics` lines, fetched over HTTP.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::sync::Arc;
 use std::thread;
@@ -17,14 +15,18 @@ use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::endpoints::Endpoint;
 use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
-use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventRecord, EventStore, Metrics, NewEvent};
+use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewEvent};
 use retry_policy_host::{default_component_path, PolicyEngine};
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
 pub const USAGE: &str = "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
                                     [--concurrency 8] [--policy FILE]
                                     [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
-                                    [--hold-s 0] [--component PATH]";
+                                    [--hold-s 0] [--component PATH] [--store-timeout-ms 250]
+                                    --allow-private-targets
+  The demo delivers to its own endpoints on loopback, which the dispatcher
+  refuses by default (`destination_refused`): --allow-private-targets is
+  required (scripts/demo passes it).";
 const ENDPOINTS: [&str; 3] = ["healthy", "broken", "gone"];
 
 /// splitmix64: a deterministic event mix.
@@ -46,12 +48,9 @@ fn short(r: StopReason) -> &'static str {
     }
 }
 
-fn http_get(addr: std::net::SocketAddr, path: &str) -> Result<String, String> {
-    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").map_err(|e| e.to_string())?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).map_err(|e| e.to_string())?;
-    Ok(out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+fn http_get(url: &str) -> Result<String, String> {
+    let resp = ureq::get(url).call().map_err(|e| format!("GET {url}: {e}"))?;
+    resp.into_body().read_to_string().map_err(|e| format!("GET {url}: {e}"))
 }
 
 fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
@@ -73,9 +72,15 @@ fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
 pub fn run(args: &[String]) -> Result<(), String> {
     let f = Flags::parse(
         args,
-        &["events", "rate", "quiet-s", "quiet-rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component"],
-        &[],
+        &[
+            "events", "rate", "quiet-s", "quiet-rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component",
+            "store-timeout-ms",
+        ],
+        &["allow-private-targets"],
     )?;
+    if !f.has("allow-private-targets") {
+        return Err("the demo's endpoints are on loopback, which is refused by default: pass --allow-private-targets".into());
+    }
     let events: u64 = f.get("events", "a whole number")?.unwrap_or(3000);
     let rate: f64 = f.get("rate", "events per second")?.unwrap_or(300.0);
     let quiet_s: u64 = f.get("quiet-s", "a whole number of seconds")?.unwrap_or(3);
@@ -97,17 +102,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => DEMO_POLICY.to_string(),
     };
-    let budget = match f.str("redis") {
-        Some(url) => BudgetStore::redis(url)?,
-        None => BudgetStore::local(),
-    };
+    let (mut config, budget) = super::replica::common(&f)?;
+    config.rate_per_s = None; // every event has its own start instant
     let store = match f.str("store") {
         Some(p) => EventStore::with_journal(Path::new(p))?,
         None => EventStore::in_memory(),
-    };
-    let config = DispatcherConfig {
-        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
-        ..DispatcherConfig::default()
     };
     let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
     let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
@@ -193,7 +192,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     println!("\n== curl -s {} | grep '^webhook_deadletter_total' | sort -k2 -nr", metrics_server.url("/metrics"));
-    let body = http_get(metrics_server.addr(), "/metrics")?;
+    let body = http_get(&metrics_server.url("/metrics"))?;
     let mut lines: Vec<(u64, &str)> = body
         .lines()
         .filter(|l| l.starts_with("webhook_deadletter_total"))

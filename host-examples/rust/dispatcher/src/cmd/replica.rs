@@ -6,8 +6,11 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
+use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::report::replica_json;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
 use retry_policy_host::{default_component_path, PolicyEngine};
@@ -16,17 +19,59 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
                                        [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
                                        [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
                                        [--resume FILE.jsonl] [--component PATH]
-  --store   also journal every event (JSON lines) to FILE
-  --resume  first continue the pending events of another replica's journal
-            (they keep their first-attempt instant and schedule)";
+                                       [--allow-private-targets] [--clock-offset-ms N]
+                                       [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
+                                       [--connect-timeout-ms 2000] [--no-skew-check]
+  --store                  also journal every event (JSON lines) to FILE
+  --resume                 first continue the pending events of another replica's journal
+                           (they keep their first-attempt instant and schedule; `resume` judges them)
+  --allow-private-targets  deliver to loopback/private/link-local targets too (local
+                           development, tests); refused by default (`destination_refused`)
+  --clock-offset-ms        add N ms (may be negative) to this replica's clock
+  --store-timeout-ms       deadline of every budget store call (a timeout fails closed)
+  --attempt-deadline-ms    total time one delivery attempt may take, body included
+  --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
     "target", "endpoint-id", "events", "concurrency", "policy", "redis", "deadline-ms", "class", "rate", "store", "resume",
-    "component",
+    "component", "clock-offset-ms", "store-timeout-ms", "attempt-deadline-ms", "connect-timeout-ms",
 ];
+const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check"];
+
+/// The flags every dispatcher command shares: the client, the clock and
+/// the budget store.
+pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
+    let ms = "a whole number of milliseconds";
+    let defaults = ClientConfig::default();
+    let client = ClientConfig {
+        connect_ms: f.get("connect-timeout-ms", ms)?.unwrap_or(defaults.connect_ms),
+        attempt_deadline_ms: f.get("attempt-deadline-ms", ms)?.unwrap_or(defaults.attempt_deadline_ms),
+        allow_private_targets: f.has("allow-private-targets"),
+        ..defaults
+    };
+    if client.connect_ms == 0 || client.attempt_deadline_ms == 0 {
+        return Err("--connect-timeout-ms and --attempt-deadline-ms must be at least 1".into());
+    }
+    let config = DispatcherConfig {
+        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
+        deadline_ms: f.get("deadline-ms", ms)?,
+        rate_per_s: f.get("rate", "a number of events per second")?,
+        clock_offset_ms: f.get("clock-offset-ms", "a whole number of milliseconds (may be negative)")?.unwrap_or(0),
+        client,
+    };
+    let timeout: u64 = f.get("store-timeout-ms", ms)?.unwrap_or(DEFAULT_STORE_TIMEOUT.as_millis() as u64);
+    if timeout == 0 {
+        return Err("--store-timeout-ms must be at least 1".into());
+    }
+    let budget = match f.str("redis") {
+        Some(url) => BudgetStore::redis_with(url, Duration::from_millis(timeout), !f.has("no-skew-check")).map_err(|e| format!("--redis: {e}"))?,
+        None => BudgetStore::local(),
+    };
+    Ok((config, budget))
+}
 
 pub fn run(args: &[String]) -> Result<String, String> {
-    let f = Flags::parse(args, VALUES, &[])?;
+    let f = Flags::parse(args, VALUES, SWITCHES)?;
     let target = f.required("target")?.to_string();
     let endpoint_id = f.required("endpoint-id")?.to_string();
     if endpoint_id.is_empty() {
@@ -36,16 +81,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let class = f.str("class").unwrap_or("storm").to_string();
     let policy_path = f.required("policy")?;
     let document = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
-    let config = DispatcherConfig {
-        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
-        deadline_ms: f.get("deadline-ms", "a whole number of milliseconds")?,
-        rate_per_s: f.get("rate", "a number of events per second")?,
-        ..DispatcherConfig::default()
-    };
-    let budget = match f.str("redis") {
-        Some(url) => BudgetStore::redis(url).map_err(|e| format!("--redis: {e}"))?,
-        None => BudgetStore::local(),
-    };
+    let (config, budget) = common(&f)?;
+    let offset = config.clock_offset_ms;
     let resumed = match f.str("resume") {
         Some(p) => EventStore::read_journal(Path::new(p))?.into_iter().filter(|r| r.status == Status::Pending).collect(),
         None => Vec::new(),
@@ -69,9 +106,12 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let metrics = Arc::new(Metrics::default());
     let d = Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
     let d = d.wait();
-    let elapsed_ms = retry_policy_dispatcher::dispatcher::now_ms().saturating_sub(d.start_ms());
+    let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
     let records = d.store().all();
     let m = d.metrics();
-    let line = replica_json(&records, m.first_attempts(), m.retries(), d.budget().round_trips(), elapsed_ms);
+    let mut line = replica_json(&records, m.first_attempts(), m.retries(), d.budget().round_trips(), elapsed_ms);
+    line["budget_disagreements"] = m.budget_disagreements().into();
+    line["budget_store_errors"] = m.budget_store_errors().into();
+    line["destinations_refused"] = m.destinations_refused().into();
     Ok(line.to_string())
 }

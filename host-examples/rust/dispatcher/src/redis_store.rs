@@ -1,0 +1,201 @@
+//! The fleet-wide budget store in Redis (`docs/contract.md`, "The store in
+//! Redis"), on [`crate::resp`]: one hash per endpoint and bucket width
+//! under the component's `store-key`, the one script `fleet/budget.lua`
+//! (embedded at build time), and exactly ONE script command per store call:
+//!
+//! * the process's first call is an `EVAL` (it loads the script as
+//!   `SCRIPT LOAD` would, so loading costs no extra command); later calls
+//!   are `EVALSHA` with the SHA-1 computed here (`sha1_smol`);
+//! * on `NOSCRIPT` (Redis restarted, `SCRIPT FLUSH`) nothing ran, so that one
+//!   command is sent again as `EVAL`: nothing can be counted twice;
+//! * every call has a deadline (`--store-timeout-ms`, default 250 ms) over
+//!   connect, write and read; a timeout, an I/O error, an error reply (the
+//!   script's clock-skew check among them) or a reply of the wrong shape is
+//!   a failed call, and the policy fails closed.
+//!
+//! A connection that saw an I/O error or a timeout is dropped (a late reply
+//! must never be read as the answer to the next command); the next call
+//! opens a new one, so the store recovers by itself when Redis comes back.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use retry_policy_core::{BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest};
+
+use crate::resp::{Connection, RedisError, RedisUrl, Reply};
+
+/// `fleet/budget.lua`, the script every host loads.
+pub const BUDGET_LUA: &str = include_str!("../../../../fleet/budget.lua");
+
+/// The Redis store. Share it between threads.
+pub struct RedisStore {
+    url: RedisUrl,
+    timeout: Duration,
+    skew_check: bool,
+    pool: Mutex<Vec<Connection>>,
+    sha: String,
+    /// Whether Redis is believed to hold the script (after a first `EVAL`).
+    loaded: AtomicBool,
+    commands: AtomicU64,
+}
+
+impl RedisStore {
+    /// Check the URL (a bad one is a configuration error; the message never
+    /// echoes it, it may hold a password). Connections open lazily: an
+    /// unreachable Redis makes retries `budget_unavailable`, it does not
+    /// stop the dispatcher.
+    pub fn new(url: &str, timeout: Duration, skew_check: bool) -> Result<RedisStore, String> {
+        Ok(RedisStore {
+            url: RedisUrl::parse(url)?,
+            timeout: timeout.max(Duration::from_millis(1)),
+            skew_check,
+            pool: Mutex::new(Vec::new()),
+            sha: sha1_smol::Sha1::from(BUDGET_LUA).digest().to_string(),
+            loaded: AtomicBool::new(false),
+            commands: AtomicU64::new(0),
+        })
+    }
+
+    /// Script commands sent so far (`NOSCRIPT` fallbacks included).
+    pub fn commands(&self) -> u64 {
+        self.commands.load(Ordering::Relaxed)
+    }
+
+    /// Answer `request` (filed under `key`, from the component's
+    /// `store-key`) with one script command, within the store timeout.
+    pub fn call(&self, key: &str, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, String> {
+        let deadline = Instant::now() + self.timeout;
+        let pooled = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => Connection::open(&self.url, deadline).map_err(|e| e.to_string())?,
+        };
+        let argv = argv(request, budget, now_ms, self.skew_check);
+        let mut result = if self.loaded.load(Ordering::Relaxed) {
+            self.send(&mut conn, b"EVALSHA", self.sha.as_bytes(), key, &argv, deadline)
+        } else {
+            self.send(&mut conn, b"EVAL", BUDGET_LUA.as_bytes(), key, &argv, deadline)
+        };
+        if matches!(&result, Err(e) if e.is_noscript()) {
+            // Nothing ran: the same command again, carrying the script.
+            result = self.send(&mut conn, b"EVAL", BUDGET_LUA.as_bytes(), key, &argv, deadline);
+        }
+        // An error reply leaves the connection in step; I/O and protocol errors may not.
+        if matches!(&result, Ok(_) | Err(RedisError::Server(_))) {
+            self.pool.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+        }
+        let reply = result.map_err(|e| e.to_string())?;
+        self.loaded.store(true, Ordering::Relaxed);
+        parse_reply(&reply)
+    }
+
+    fn send(
+        &self,
+        conn: &mut Connection,
+        verb: &[u8],
+        body: &[u8],
+        key: &str,
+        argv: &[String; 8],
+        deadline: Instant,
+    ) -> Result<Reply, RedisError> {
+        self.commands.fetch_add(1, Ordering::Relaxed);
+        let mut args: Vec<&[u8]> = vec![verb, body, b"1", key.as_bytes()];
+        args.extend(argv.iter().map(|a| a.as_bytes()));
+        conn.command(&args, deadline)
+    }
+}
+
+/// `ARGV` of the script: op, bucket, window_ms, now_ms, ratio (shortest
+/// round-trip text: Rust's `{}` of an f64), min_sample, sliding, skew check.
+pub fn argv(request: &StoreRequest, budget: &Budget, now_ms: u64, skew_check: bool) -> [String; 8] {
+    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
+    [
+        request.op.as_str().to_string(),
+        request.bucket.to_string(),
+        request.window_ms.to_string(),
+        now_ms.to_string(),
+        format!("{}", budget.ratio),
+        budget.min_sample.to_string(),
+        flag(budget.sliding),
+        flag(skew_check),
+    ]
+}
+
+/// `[reserved, cur_total, cur_retries, prev_total, prev_retries]`; any
+/// other shape is a failed call.
+pub fn parse_reply(v: &Reply) -> Result<Reservation, String> {
+    let items = match v {
+        Reply::Array(Some(items)) if items.len() == 5 => items,
+        _ => return Err("budget.lua answered something other than 5 integers".into()),
+    };
+    let mut n = [0u64; 5];
+    for (slot, item) in n.iter_mut().zip(items) {
+        *slot = match item {
+            Reply::Int(x) if *x >= 0 => *x as u64,
+            _ => return Err("budget.lua answered a count that is not a non-negative integer".into()),
+        };
+    }
+    if n[0] > 1 {
+        return Err("budget.lua answered `reserved` other than 0 or 1".into());
+    }
+    Ok(Reservation {
+        reserved: n[0] == 1,
+        counts: BudgetCounts {
+            current: BucketCounts { total: n[1], retries: n[2] },
+            previous: BucketCounts { total: n[3], retries: n[4] },
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retry_policy_core::StoreOp;
+
+    fn request(op: StoreOp) -> StoreRequest {
+        StoreRequest { op, endpoint_id: "ep_42".into(), window_ms: 60_000, bucket: 28_333_333 }
+    }
+
+    #[test]
+    fn the_script_gets_the_ratio_as_its_shortest_exact_text_and_the_skew_flag_last() {
+        let b = Budget { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true };
+        let a = argv(&request(StoreOp::RecordReserve), &b, 1_700_000_000_123, true);
+        assert_eq!(a, ["record_reserve", "28333333", "60000", "1700000000123", "0.1", "50", "1", "1"].map(String::from));
+        assert_eq!(a[4].parse::<f64>().unwrap(), 0.1);
+    }
+
+    #[test]
+    fn replies_of_any_other_shape_are_failed_calls_not_panics() {
+        let ok = Reply::Array(Some([1, 10, 2, 7, 0].map(Reply::Int).to_vec()));
+        let r = parse_reply(&ok).unwrap();
+        assert!(r.reserved);
+        assert_eq!((r.counts.current.total, r.counts.current.retries, r.counts.previous.total), (10, 2, 7));
+        for bad in [
+            Reply::Bulk(None),
+            Reply::Int(1),
+            Reply::Array(None),
+            Reply::Array(Some([1, 2, 3].map(Reply::Int).to_vec())),
+            Reply::Array(Some([2, 0, 0, 0, 0].map(Reply::Int).to_vec())),
+            Reply::Array(Some([0, -1, 0, 0, 0].map(Reply::Int).to_vec())),
+            Reply::Array(Some(vec![Reply::Bulk(Some(b"1".to_vec())); 5])),
+        ] {
+            assert!(parse_reply(&bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_unreachable_redis_is_a_failed_call_within_the_timeout() {
+        let store = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(200), true).unwrap();
+        let b = Budget { ratio: 0.1, window_ms: 1000, min_sample: 5, sliding: true };
+        let t = Instant::now();
+        assert!(store.call("rb:{e6570}:1000", &request(StoreOp::Reserve), &b, 5000).is_err());
+        assert!(t.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_url_that_is_not_redis_is_refused_without_echoing_it() {
+        let e = RedisStore::new("http://user:secret@host/", Duration::from_millis(1), true).err().unwrap_or_default();
+        assert!(e.contains("redis://") && !e.contains("secret"), "{e}");
+    }
+}
