@@ -1,5 +1,6 @@
-"""Every vector case (tests/vectors, or --vectors DIR) through this host;
-decide cases through both the component API and the fast path."""
+"""Every vector case (tests/vectors, or --vectors DIR; formats 1 and 2)
+through this host's public package, and the conformance executable's
+contract: one summary line, failing cases named, broken vectors refused."""
 
 from __future__ import annotations
 
@@ -45,16 +46,17 @@ def test_the_conformance_executable_prints_one_summary_line(vectors_dir):
 
 
 def test_the_conformance_executable_fails_on_a_wrong_expectation_and_a_broken_vector(tmp_path, vectors_dir):
-    cases = json.loads((vectors_dir / "decide.json").read_text())["cases"][:3]
-    cases[0]["expect"] = {"stop_reason": "terminal_response", "disable_endpoint": False}
+    cases = json.loads((vectors_dir / "step.json").read_text())["cases"][:3]
+    cases[0]["expect"] = {"decision": None, "store": None}
     cases[1]["op"] = "deliver"
     cases[2]["input"]["surprise"] = True
-    (tmp_path / "broken.json").write_text(json.dumps({"format": 1, "suite": "broken", "cases": cases}))
+    (tmp_path / "broken.json").write_text(json.dumps({"format": 2, "suite": "broken", "cases": cases}))
     out = subprocess.run([str(HERE / "conformance"), str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 1
     lines = out.stdout.strip().splitlines()
     assert lines[-1] == "python: 0 passed, 3 failed"
     assert any("unknown op" in line for line in lines) and any("unknown field" in line for line in lines)
+    assert all(line.startswith("FAIL broken.json: ") for line in lines[:-1])
 
 
 def test_the_conformance_module_rejects_an_empty_directory(tmp_path):

@@ -41,7 +41,7 @@ def policy(clock):
 
 @pytest.fixture
 def document(policy):
-    return policy.sync.load_document_toml(example_document_toml())
+    return policy.load_document_toml(example_document_toml())
 
 
 @pytest.fixture

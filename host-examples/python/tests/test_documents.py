@@ -51,8 +51,8 @@ def rp(clock):
 
 def test_a_json_document_loads_with_defaults_filled_in_by_the_component(rp):
     doc = rp.load_document(json.dumps(DOC))
-    assert sorted(doc.class_names()) == ["ledger", "notification", "provisioning"]
-    p = doc.policy("provisioning")
+    assert sorted(ec.name for ec in doc.classes) == ["ledger", "notification", "provisioning"]
+    p = rp.class_policy(doc, "provisioning")
     assert p.backoff.jitter is Jitter.FULL and p.budget.ratio == 0.1 and p.budget.sliding
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from webhook_retry_policy import RetryPolicy, StoreOp, StoreRequest
 from webhook_retry_policy.dispatcher import LocalEndpoint
 
 REPLICA = Path(__file__).resolve().parents[1] / "replica"
@@ -125,7 +126,7 @@ def test_an_unreachable_redis_fails_closed_and_loses_nothing(tmp_path, unavailab
 
 
 @pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)")
-def test_with_redis_the_attempts_are_counted_in_the_shared_keys(tmp_path, unavailable):
+def test_with_redis_every_attempt_is_counted_in_the_shared_key_with_one_command_each(tmp_path, unavailable):
     redis = pytest.importorskip("redis")
     port = _free_port()
     proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
@@ -142,14 +143,14 @@ def test_with_redis_the_attempts_are_counted_in_the_shared_keys(tmp_path, unavai
         s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-redis", "--events", "50",
                                    "--policy", str(storm_policy(tmp_path)), "--redis", f"redis://127.0.0.1:{port}/0"))
         assert sum(s["stop_reasons"].values()) == s["events"] == 50
-        total = retries = 0
-        for key in client.keys("rb:{ep-redis}:10000:*"):
-            h = client.hgetall(key)
-            total += int(h.get(b"t", 0))
-            retries += int(h.get(b"r", 0))
-        assert (total, retries) == (s["attempts"], s["retries"])
-        # One record per first attempt, at most one reserve per failed attempt.
-        assert s["first_attempts"] <= s["redis_round_trips"] <= s["first_attempts"] + s["attempts"]
+        key = RetryPolicy().store_key(StoreRequest(StoreOp.RECORD, "ep-redis", 10000, 0))
+        fields = {k.decode(): int(v) for k, v in client.hgetall(key).items()}
+        total = sum(v for k, v in fields.items() if k.startswith("t:"))
+        retries = sum(v for k, v in fields.items() if k.startswith("r:"))
+        if s["elapsed_ms"] < 10000:  # within two buckets the hash still holds every count
+            assert (total, retries) == (s["attempts"], s["retries"])
+        # ONE Redis command per attempt (record / record_reserve / reserve), none for a decided retry
+        assert 0 < s["redis_round_trips"] <= s["attempts"]
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -1,0 +1,85 @@
+"""The one fast path's machinery: per-thread instances, a trap rebuilds the
+instance, the scratch block grows for big inputs, results are read after
+guest memory grew, and the raw-call self-test guards the wasmtime internals."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from conftest import NOW_MS
+from webhook_retry_policy import (
+    DeliveryState,
+    EventClass,
+    HttpResponse,
+    PolicyDocument,
+    PolicyTrap,
+    Retry,
+    RetryPolicy,
+    Stop,
+    TransportError,
+)
+from webhook_retry_policy import _raw, instance
+
+
+def test_each_thread_gets_its_own_instance_and_all_agree(policy, state):
+    rp = RetryPolicy()
+    seen: list[object] = []
+    results = []
+    together = threading.Barrier(4)
+
+    def work() -> None:
+        together.wait()  # all four alive at once
+        seen.append(instance.current())
+        results.append(rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None))
+        together.wait()
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(i) for i in seen}) == 4
+    assert len(set(results)) == 1
+
+
+def test_a_trap_raises_policy_trap_and_the_next_call_gets_a_fresh_instance(policy, state):
+    rp = RetryPolicy()
+    before = instance.current()
+    with pytest.raises(PolicyTrap):
+        before.run("decide", policy, state, HttpResponse(503))  # the imports-driven export: its imports trap
+    assert instance.current() is not before
+    assert isinstance(rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None), Stop)
+
+
+def test_long_strings_grow_the_scratch_block_and_come_back_intact(policy):
+    rp = RetryPolicy()
+    long_id = "é" * 200_000
+    state = DeliveryState(long_id, "ep", 3, 3, NOW_MS)
+    stop = rp.decide_with(policy, state, TransportError("k" * 50_000), NOW_MS + 1, None)
+    assert isinstance(stop, Stop) and stop.dead_letter is not None and stop.dead_letter.event_id == long_id
+    assert instance.current().cap >= 400_000
+
+
+def test_a_document_with_many_classes_is_admitted(policy):
+    rp = RetryPolicy()
+    doc = PolicyDocument("v1", tuple(EventClass(f"class-{i}", policy) for i in range(2000)))
+    admission = rp.admit(doc, "class-1999", NOW_MS)
+    assert admission.class_ == "class-1999" and admission.schedule.max_attempts == 13
+
+
+def test_many_calls_reuse_one_instance_without_leaking_guest_memory(policy, state):
+    rp = RetryPolicy()
+    rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None)
+    inst = instance.current()
+    size = inst.memory.data_len(inst.store)
+    for i in range(20_000):
+        assert isinstance(rp.decide_with(policy, DeliveryState(f"evt_{i}", "ep", 1, 13, NOW_MS),
+                                         HttpResponse(503), NOW_MS, None), Stop | Retry)
+    assert instance.current() is inst and inst.memory.data_len(inst.store) == size
+
+
+def test_the_raw_call_self_test_passes_on_the_pinned_wasmtime():
+    _raw.self_test()
+    assert instance.current().entries["evaluate"][2] != 0

@@ -1,0 +1,73 @@
+"""The generated type mirrors: frozen, checked on construction with typed
+errors (invalid_input, or the contract's code where a WIT type is narrower)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+
+import pytest
+
+from webhook_retry_policy import (
+    Backoff,
+    Budget,
+    DeliveryState,
+    ErrorCode,
+    HttpResponse,
+    Jitter,
+    PolicyError,
+    StopReason,
+    StoreOp,
+    TransportError,
+)
+
+
+def test_enums_carry_the_spec_snake_case_spelling():
+    assert Jitter.FULL == "full" and StopReason.RETRY_BUDGET_EXHAUSTED.value == "retry_budget_exhausted"
+    assert StoreOp.RECORD_RESERVE.value == "record_reserve"
+    assert {c.value for c in ErrorCode} >= {"invalid_retry_index", "document_too_large"}
+
+
+def test_records_are_frozen_and_coerce_enum_names_and_integers_for_doubles():
+    b = Backoff(2000, 2, 300_000, "equal")
+    assert b.jitter is Jitter.EQUAL and isinstance(b.factor, float)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        b.base_ms = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda: DeliveryState("e", "p", -1, 3, 0), "delivery_state.attempt"),
+    (lambda: DeliveryState("e", "p", True, 3, 0), "delivery_state.attempt"),
+    (lambda: DeliveryState("e", "p", 1, 2**32, 0), "delivery_state.max_attempts"),
+    (lambda: DeliveryState("e", None, 1, 3, 0), "delivery_state.endpoint_id"),
+    (lambda: DeliveryState("\ud800", "p", 1, 3, 0), "delivery_state.event_id"),
+    (lambda: Budget("0.1", 1, 1, True), "budget.ratio"),
+    (lambda: Budget(0.1, 1, 1, 1), "budget.sliding"),
+    (lambda: HttpResponse(503, 1.5), "http_response.retry_after_ms"),
+    (lambda: TransportError(7), "attempt_outcome.kind"),
+])
+def test_a_value_of_the_wrong_type_or_width_is_invalid_input_naming_the_field(make, field):
+    with pytest.raises(PolicyError) as e:
+        make()
+    assert (e.value.code, e.value.field) == (ErrorCode.INVALID_INPUT, field)
+
+
+def test_an_unknown_jitter_and_a_status_above_u16_keep_the_contract_codes():
+    with pytest.raises(PolicyError) as e:
+        Backoff(1, 2.0, 3, "bogus")
+    assert e.value.code is ErrorCode.INVALID_BACKOFF
+    with pytest.raises(PolicyError) as e:
+        HttpResponse(70_000)
+    assert e.value.code is ErrorCode.INVALID_STATUS
+
+
+def test_a_nan_factor_is_a_value_the_component_refuses_not_the_host():
+    assert math.isnan(Backoff(1, float("nan"), 3, "full").factor)
+
+
+def test_policy_errors_compare_print_and_pickle_by_their_fields():
+    e = PolicyError("invalid_backoff", "backoff.factor", "must be finite")
+    assert e == PolicyError(ErrorCode.INVALID_BACKOFF, "backoff.factor", "must be finite")
+    assert str(e) == "invalid_backoff: backoff.factor: must be finite"
+    assert pickle.loads(pickle.dumps(e)) == e
