@@ -21,21 +21,27 @@ unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
 }
 
 /// The canonical ABI's allocator export. On `wasm32-wasip2` wit-bindgen
-/// leaves it to wasi-libc, which this component does not link.
+/// leaves it to wasi-libc, which this component does not link. The host
+/// chooses the sizes and the alignment, so both are checked (an alignment
+/// that is not a power of two, or a size that overflows, is refused like
+/// exhausted memory): the only answer the canonical ABI allows then is a
+/// trap, which every host turns into a typed error and a fresh instance.
 #[export_name = "cabi_realloc"]
 unsafe extern "C" fn cabi_realloc(old: *mut u8, old_len: usize, align: usize, new_len: usize) -> *mut u8 {
     use alloc::alloc::{alloc, realloc, Layout};
+    let trap = || core::arch::wasm32::unreachable();
     if new_len == 0 {
         return align as *mut u8;
     }
+    let Ok(new_layout) = Layout::from_size_align(new_len, align) else { trap() };
     let ptr = if old_len == 0 {
-        alloc(Layout::from_size_align_unchecked(new_len, align))
+        alloc(new_layout)
     } else {
-        realloc(old, Layout::from_size_align_unchecked(old_len, align), new_len)
+        let Ok(old_layout) = Layout::from_size_align(old_len, align) else { trap() };
+        realloc(old, old_layout, new_len)
     };
     if ptr.is_null() {
-        // Out of linear memory: a trap is all the canonical ABI allows here.
-        core::arch::wasm32::unreachable();
+        trap();
     }
     ptr
 }
