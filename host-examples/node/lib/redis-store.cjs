@@ -13,7 +13,6 @@
 // the RetryPolicy bounds the call with its store timeout and reads every
 // failure as "unavailable" (fails closed). Works with an ioredis client or
 // Cluster (the key holds one hash tag per endpoint, so one slot).
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { storeKey } = require('./ops.cjs');
@@ -50,7 +49,8 @@ class RedisBudgetStore {
     }
     this.#redis = redis;
     this.#script = options.script ?? fs.readFileSync(SCRIPT_PATH, 'utf8');
-    this.#sha = crypto.createHash('sha1').update(this.#script).digest('hex');
+    // node:crypto is loaded here, not at import: most processes never build a Redis store.
+    this.#sha = require('node:crypto').createHash('sha1').update(this.#script).digest('hex');
     this.#skew = options.skewCheck === false ? '0' : '1';
   }
 
