@@ -364,7 +364,8 @@ class Replica:
             self.kill()
             out, err = self.proc.communicate()
             raise AssertionError(f"{self.lang} replica did not finish within {timeout:.0f} s (killed): "
-                                 f"{' '.join(self.args[1:])}\nstderr: {(err or '')[-2000:]}") from None
+                                 f"{' '.join(self.args[1:])}\nstdout: {(out or '')[-1000:]}\n"
+                                 f"stderr: {(err or '')[-2000:]}") from None
         if self.proc.returncode != 0:
             raise AssertionError(f"{self.lang} replica exited {self.proc.returncode}: {err[-2000:]}")
         lines = [l for l in out.splitlines() if l.strip()]
@@ -388,6 +389,11 @@ class Replica:
             self.proc.wait()
 
 
+# Flags a language's replica needs for the tests beyond the REPLICA contract:
+# the Rust dispatcher refuses loopback/private targets unless told (SSRF guard).
+LANG_FLAGS: dict[str, tuple[str, ...]] = {"rust": ("--allow-private-targets",)}
+
+
 def start_replica(lang: str, *, target: str, endpoint_id: str, events: int, policy: Path,
                   redis: Optional[str] = None, concurrency: int = 8, deadline_ms: Optional[int] = None,
                   extra: tuple[str, ...] = ()) -> Replica:
@@ -395,7 +401,7 @@ def start_replica(lang: str, *, target: str, endpoint_id: str, events: int, poli
     if exe is None:
         raise FileNotFoundError(f"host-examples/{lang}/replica is missing")
     args = [str(exe), "--target", target, "--endpoint-id", endpoint_id, "--events", str(events),
-            "--concurrency", str(concurrency), "--policy", str(policy)]
+            "--concurrency", str(concurrency), "--policy", str(policy), *LANG_FLAGS.get(lang, ())]
     if redis:
         args += ["--redis", redis]
     if deadline_ms is not None:
