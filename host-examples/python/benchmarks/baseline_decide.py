@@ -10,10 +10,17 @@ benchmark checks it against the decide vectors before timing it.
 from __future__ import annotations
 
 import math
+import random
 
 from webhook_retry_policy.errors import ErrorCode, PolicyError
 from webhook_retry_policy.types import (
-    DeadLetter, DeliveryState, HttpResponse, Policy, Retry, Stop, StopReason,
+    DeadLetter,
+    DeliveryState,
+    HttpResponse,
+    Policy,
+    Retry,
+    Stop,
+    StopReason,
 )
 
 M64 = (1 << 64) - 1
@@ -111,3 +118,29 @@ def decide_with(policy, state, outcome, now_ms, counts):  # type: ignore[no-unty
     if not (est_total < bud.min_sample or (est_retries + 1.0) <= bud.ratio * (est_total + 1.0)):
         return stop(StopReason.RETRY_BUDGET_EXHAUSTED)
     return Retry(delay, refresh)
+
+
+def design_note_decide(policy, state, outcome, now_ms, counts):  # type: ignore[no-untyped-def]
+    """The floor a team would hand-write from the design note: random jitter,
+    no validation, no dead-letter record (benchmark only)."""
+    if isinstance(outcome, HttpResponse):
+        status = outcome.status
+        if 200 <= status < 300:
+            return "delivered"
+        if status in TERMINAL_STATUS or (status < 500 and status not in RETRYABLE_STATUS):
+            return "terminal_response"
+    elif outcome.kind not in RETRYABLE_KINDS:
+        return "terminal_response"
+    if state.attempt >= state.max_attempts:
+        return "max_attempts_exhausted"
+    elapsed = now_ms - state.first_attempted_at_ms
+    b = policy.backoff
+    delay = random.uniform(0, min(b.cap_ms, b.base_ms * b.factor ** (state.attempt - 1)))
+    if elapsed + delay > policy.window_ms:
+        return "retry_window_elapsed"
+    if counts is None:
+        return "budget_unavailable"
+    total = counts.current.total + counts.previous.total
+    if total >= policy.budget.min_sample and counts.current.retries + counts.previous.retries >= total * policy.budget.ratio:
+        return "retry_budget_exhausted"
+    return delay

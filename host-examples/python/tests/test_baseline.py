@@ -7,7 +7,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-
 from webhook_retry_policy import RetryPolicy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import NOW_MS
+
 from webhook_retry_policy import ErrorCode, Jitter, PolicyError, RetryPolicy
 
 DOC = {

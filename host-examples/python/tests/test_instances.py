@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-
 from conftest import NOW_MS
+
 from webhook_retry_policy import (
     DeliveryState,
     EventClass,
@@ -19,8 +19,9 @@ from webhook_retry_policy import (
     RetryPolicy,
     Stop,
     TransportError,
+    _raw,
+    instance,
 )
-from webhook_retry_policy import _raw, instance
 
 
 def test_each_thread_gets_its_own_instance_and_all_agree(policy, state):
@@ -83,3 +84,14 @@ def test_many_calls_reuse_one_instance_without_leaking_guest_memory(policy, stat
 def test_the_raw_call_self_test_passes_on_the_pinned_wasmtime():
     _raw.self_test()
     assert instance.current().entries["evaluate"][2] != 0
+
+
+def test_a_result_read_after_guest_memory_grew_is_freed_exactly_once(policy, state):
+    rp = RetryPolicy()
+    for n in (9_000, 70_000, 300_000):  # results past the last view of guest memory
+        stop = rp.decide_with(policy, DeliveryState("e" * n, "ep", 3, 3, NOW_MS), TransportError("k"), NOW_MS + 1, None)
+        assert isinstance(stop, Stop) and stop.dead_letter is not None and len(stop.dead_letter.event_id) == n
+        assert isinstance(rp.evaluate(policy, state, HttpResponse(503), NOW_MS).store, object)
+    for i in range(200):  # a double free would hand one block out twice and corrupt these
+        step = rp.evaluate(policy, DeliveryState(f"evt_{i}", f"ep_{i}", 1, 13, NOW_MS), HttpResponse(503), NOW_MS)
+        assert step.store is not None and step.store.endpoint_id == f"ep_{i}"

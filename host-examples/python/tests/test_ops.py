@@ -4,8 +4,8 @@ come back as the generated types, refused inputs as typed PolicyErrors."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import NOW_MS
+
 from webhook_retry_policy import (
     Backoff,
     BucketCounts,

@@ -11,8 +11,8 @@ import threading
 import time
 
 import pytest
-
 from conftest import NOW_MS
+
 from webhook_retry_policy import AsyncRetryPolicy, DeliveryState, HttpResponse, Retry, RetryPolicy, Stop, StopReason
 from webhook_retry_policy.redis_store import AsyncRedisBudgetStore, RedisBudgetStore
 
@@ -56,6 +56,7 @@ def test_each_step_sends_one_evalsha_and_counts_in_the_components_key(redis_url,
     before = _evalsha_calls(store.client)
     state = DeliveryState("evt_r1", "ep-one-call", 1, 13, now)
     store.client.script_load(store.script)
+    store.loaded = True  # as after its first EVAL
     assert isinstance(rp.decide(policy, state, HttpResponse(503)), Retry)
     assert _evalsha_calls(store.client)[0] == before[0] + 1 and store.commands == 1
     from webhook_retry_policy import StoreRequest
@@ -67,11 +68,21 @@ def test_each_step_sends_one_evalsha_and_counts_in_the_components_key(redis_url,
 
 def test_after_a_script_flush_only_that_command_is_sent_again_as_eval(redis_url, policy):
     store = RedisBudgetStore.from_url(redis_url)
+    store.loaded = True
     rp = RetryPolicy(store=store)
     store.client.script_flush()
     sha0, eval0 = _evalsha_calls(store.client)
     assert isinstance(rp.decide(policy, DeliveryState("evt_f", "ep-flush", 1, 13, rp.clock.now_ms()), HttpResponse(503)), Retry)
     assert _evalsha_calls(store.client) == (sha0 + 1, eval0 + 1) and store.commands == 2
+
+
+def test_the_first_request_sends_the_script_with_eval_and_later_ones_evalsha(redis_url, policy):
+    store = RedisBudgetStore.from_url(redis_url)
+    rp = RetryPolicy(store=store)
+    sha0, eval0 = _evalsha_calls(store.client)
+    for i in range(3):
+        rp.decide(policy, DeliveryState(f"evt_e{i}", "ep-eval", 1, 13, rp.clock.now_ms()), HttpResponse(503))
+    assert _evalsha_calls(store.client) == (sha0 + 2, eval0 + 1) and store.commands == 3
 
 
 def test_a_clock_far_from_redis_time_is_refused_and_fails_closed(redis_url, policy):

@@ -90,7 +90,7 @@ def test_the_deadline_stops_starting_new_events_and_each_started_one_still_ends(
 def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     args = {"--target": unavailable.url, "--endpoint-id": "ep", "--events": "1", "--policy": str(storm_policy(tmp_path))}
     extra: list[str] = []
-    for flag, value in zip(bad[::2], bad[1::2]):
+    for flag, value in zip(bad[::2], bad[1::2], strict=True):
         if flag in args:
             args[flag] = value
         else:

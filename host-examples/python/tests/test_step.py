@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from conftest import NOW_MS
+
 from webhook_retry_policy import (
     AsyncRetryPolicy,
     BucketCounts,

@@ -9,7 +9,8 @@ generated canonical-ABI glue (``_generated/``), one raw call per operation:
 * :class:`AsyncRetryPolicy` — the same step with an async store (Redis).
 """
 
-from .async_policy import AsyncRetryPolicy
+from typing import TYPE_CHECKING, Any
+
 from .clock import Clock, ManualClock, SystemClock
 from .errors import ErrorCode, PolicyError, PolicyTrap
 from .policy import RetryPolicy
@@ -46,6 +47,19 @@ from .types import (
     TransportError,
     Unavailable,
 )
+
+if TYPE_CHECKING:
+    from .async_policy import AsyncRetryPolicy
+
+
+def __getattr__(name: str) -> Any:
+    """``AsyncRetryPolicy`` is imported on first use (asyncio costs ~20 ms at cold start)."""
+    if name == "AsyncRetryPolicy":
+        from .async_policy import AsyncRetryPolicy
+
+        return AsyncRetryPolicy
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Admission", "AsyncBudgetStore", "AsyncInMemoryBudgetStore", "AsyncRetryPolicy", "AttemptOutcome", "Backoff",

@@ -17,7 +17,9 @@ on every new instance is a probe (``Instance.__init__``).
 from __future__ import annotations
 
 import ctypes
-from importlib import metadata
+import functools
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import wasmtime
@@ -26,8 +28,19 @@ from wasmtime import _bindings as ffi
 TESTED_MAJOR = 50
 
 
+def wasmtime_version() -> str:
+    """The installed wasmtime-py version, from its dist-info beside the package
+    (``importlib.metadata`` costs ~20 ms of imports at cold start)."""
+    site = Path(wasmtime.__file__).resolve().parent.parent
+    for info in site.glob("wasmtime-*.dist-info"):
+        return info.name[len("wasmtime-"):-len(".dist-info")]
+    from importlib import metadata
+
+    return metadata.version("wasmtime")
+
+
 def self_test() -> None:
-    version = metadata.version("wasmtime")
+    version = wasmtime_version()
     if int(version.split(".")[0]) != TESTED_MAJOR:
         raise ImportError(
             f"webhook-retry-policy was tested with wasmtime {TESTED_MAJOR}.x and uses its private raw-call "
@@ -47,7 +60,8 @@ def self_test() -> None:
 
 self_test()
 
-# wasmtime_func_call_unchecked(context, func, args_and_results, len, trap_out), every pointer a plain int.
+# wasmtime_func_call_unchecked(context, func, args_and_results, len, trap_out): the same C function the
+# checked binding above calls, typed so that prebuilt c_void_p/c_size_t arguments pass without conversion.
 _ADDRESS = ctypes.cast(ffi._wasmtime_func_call_unchecked, ctypes.c_void_p).value or 0
 RAW_CALL = ctypes.CFUNCTYPE(
     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p
@@ -65,15 +79,15 @@ class RawCaller:
         self.vals_at = ctypes.addressof(self.vals)
         self.trap_at = ctypes.addressof(self.trap)
 
-    def func_at(self, func: wasmtime.Func) -> int:
+    def caller(self, func: wasmtime.Func) -> Callable[[], int | None]:
+        """A zero-argument raw call of ``func`` (returns the error pointer, or None)."""
         internal: Any = func._func
-        return ctypes.addressof(internal)
+        args = (ctypes.c_void_p(self.ctx), ctypes.c_void_p(ctypes.addressof(internal)), ctypes.c_void_p(self.vals_at),
+                ctypes.c_size_t(1), ctypes.c_void_p(self.trap_at))
+        return functools.partial(RAW_CALL, *args)
 
     def failure(self, err: int) -> str:
-        """The message of a failed raw call (and resets the trap slot)."""
+        """The message of a failed raw call."""
         if err:
             return str(wasmtime.WasmtimeError._from_ptr(ctypes.cast(err, ctypes.POINTER(ffi.wasmtime_error_t))))
-        message = str(wasmtime.Trap._from_ptr(self.trap))
-        self.trap = ctypes.POINTER(ffi.wasm_trap_t)()
-        self.trap_at = ctypes.addressof(self.trap)
-        return message
+        return str(wasmtime.Trap._from_ptr(self.trap))  # the instance is dropped after any failure

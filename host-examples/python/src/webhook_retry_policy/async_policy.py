@@ -10,16 +10,13 @@ admission, resume, Retry-After ...) are inherited from :class:`PolicyOps`.
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from .clock import Clock
 from .errors import PolicyTrap
-from .ops import PolicyOps
+from .ops import PolicyOps, logger
 from .policy import UNAVAILABLE
 from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore
 from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply
-
-log = logging.getLogger("webhook_retry_policy")
 
 
 class AsyncRetryPolicy(PolicyOps):
@@ -50,7 +47,7 @@ class AsyncRetryPolicy(PolicyOps):
         except asyncio.CancelledError:
             raise
         except Exception as e:  # any store failure or timeout fails closed
-            log.debug("budget store call failed: %r", e)
+            logger().debug("budget store call failed: %r", e)
             reply = UNAVAILABLE
         if step.decision is not None:
             return step.decision

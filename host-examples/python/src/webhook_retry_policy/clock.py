@@ -3,7 +3,6 @@ Unix epoch, the same clock the first-attempt instant is persisted with."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from typing import Protocol
@@ -43,5 +42,7 @@ class ManualClock:
 
     async def sleep(self, seconds: float) -> None:
         """Advance by ``seconds`` and yield to the loop once."""
+        import asyncio
+
         self.advance(max(0, round(seconds * 1000)))
         await asyncio.sleep(0)

@@ -20,25 +20,35 @@ import ctypes
 import struct
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import wasmtime
 
 from . import loader
 from ._generated import abi
 from ._generated.types import PolicyError
-from ._raw import RAW_CALL, RawCaller
+from ._raw import RawCaller
 from .errors import PolicyTrap
 
 _INITIAL_SCRATCH = 16 * 1024
 _U32 = struct.Struct("<I")
 _BAD_INPUT = (struct.error, TypeError, AttributeError, KeyError, OverflowError, UnicodeEncodeError, ValueError)
 _BAD_OUTPUT = (abi.Malformed, struct.error, IndexError, KeyError, UnicodeDecodeError, ValueError)
-Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], int, int, bool]
+Call = Callable[[], "int | None"]
+Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], Call, "Call | None", bool]
 
 
 def _no_import(*_args: Any) -> Any:
     raise wasmtime.Trap("the host drives the budget store itself: the imports-driven `decide` is not used")
+
+
+T = TypeVar("T")
+
+
+def _as(value: object, cls: type[T]) -> T:
+    if not isinstance(value, cls):
+        raise PolicyTrap(f"expected a {cls.__name__} export, got {type(value).__name__}")
+    return value
 
 
 class Instance:
@@ -47,7 +57,7 @@ class Instance:
     def __init__(self) -> None:
         core, adapter = loader.modules()
         self.store = store = wasmtime.Store(loader.engine())
-        stubs = [wasmtime.Func(store, imp.type, _no_import) for imp in core.imports]  # type: ignore[arg-type]
+        stubs = [wasmtime.Func(store, _as(imp.type, wasmtime.FuncType), _no_import) for imp in core.imports]
         main = wasmtime.Instance(store, core, stubs).exports(store)
         try:
             links = [main[imp.name] for imp in adapter.imports]  # type: ignore[index]
@@ -60,15 +70,15 @@ class Instance:
         self.entries: dict[str, Entry] = {}
         for name, fn in abi.FUNCTIONS.items():
             post = exports[f"post-{name}"] if fn.post is not None else None
-            self.entries[name] = (fn.lower, fn.lift, raw.func_at(exports[name]),  # type: ignore[arg-type]
-                                  raw.func_at(post) if post is not None else 0, fn.retptr)  # type: ignore[arg-type]
+            self.entries[name] = (fn.lower, fn.lift, raw.caller(_as(exports[name], wasmtime.Func)),
+                                  raw.caller(_as(post, wasmtime.Func)) if post is not None else None, fn.retptr)
         self._funcs = exports  # keeps the func structs alive for the raw calls
         self._scratch_global: wasmtime.Global = exports["scratch"]  # type: ignore[assignment]
         self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
         self.mem = memoryview(b"")
-        self.scratch = self.limit = self.cap = 0
+        self.scratch = self.limit = self.cap = self.result_at = 0
         self.grow(_INITIAL_SCRATCH)
-        self._probe(raw.func_at(exports["probe"]))  # type: ignore[arg-type]
+        self._probe(raw.caller(_as(exports["probe"], wasmtime.Func)))
 
     def refresh(self) -> None:
         """A view of all of guest memory (memories never move; they only grow)."""
@@ -83,53 +93,80 @@ class Instance:
         ptr = self.realloc(self.store, self.scratch, self.cap, 8, cap)
         if not isinstance(ptr, int) or ptr == 0:
             raise PolicyTrap("cabi_realloc returned null for the scratch block")
-        self.scratch, self.cap, self.limit = ptr, cap, ptr + cap
+        self.scratch, self.cap, self.limit, self.result_at = ptr, cap, ptr + cap, ptr + abi.RESULT
         self._scratch_global.set_value(self.store, wasmtime.Val.i32(ptr))
         self.refresh()
 
-    def _probe(self, probe: int) -> None:
-        self._call(probe, "probe")
+    def _probe(self, probe: Call) -> None:
+        err = probe()
+        if err or self.raw.trap:
+            self._failed(err, "probe")
         if _U32.unpack_from(self.mem, self.scratch + abi.RESULT)[0] != 0x5EED:
             raise PolicyTrap("raw-call self-test failed: the adapter's probe did not run")
 
-    def _call(self, func: int, name: str) -> None:
-        raw = self.raw
-        err = RAW_CALL(raw.ctx, func, raw.vals_at, 1, raw.trap_at)
-        if err or raw.trap:
-            drop()
-            raise PolicyTrap(f"`{name}` trapped: {raw.failure(err or 0)}")
-
     def run(self, name: str, *args: Any) -> Any:
         lower, lift, call, post, retptr = self.entries[name]
+        try:
+            lower(self, *args)
+        except abi.Grow as g:
+            self._lower_growing(name, lower, g, args)
+        except PolicyError:
+            raise
+        except _BAD_INPUT as e:
+            raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
+        err = call()
+        if err or self.raw.trap:
+            self._failed(err, name)
+        mem = self.mem
+        r = _U32.unpack_from(mem, self.result_at)[0] if retptr else self.result_at
+        try:
+            out = lift(mem, r)
+        except PolicyError:
+            if post is not None:
+                self._post(post, name)
+            raise
+        except _BAD_OUTPUT:
+            out = self._lift_again(name, lift, r, post)
+        if post is not None:
+            err = post()
+            if err or self.raw.trap:
+                self._failed(err, f"post-{name}")
+        return out
+
+    def _lower_growing(self, name: str, lower: Callable[..., None], g: abi.Grow, args: tuple[Any, ...]) -> None:
         while True:
+            self.grow(g.need)
             try:
                 lower(self, *args)
-                break
-            except abi.Grow as g:
-                self.grow(g.need)
+                return
+            except abi.Grow as again:
+                g = again
             except PolicyError:
                 raise
             except _BAD_INPUT as e:
                 raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
-        self._call(call, name)
+
+    def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int, post: Call | None) -> Any:
+        self.refresh()  # the call grew guest memory past this view
         try:
-            r = _U32.unpack_from(self.mem, self.scratch + abi.RESULT)[0] if retptr else self.scratch + abi.RESULT
-            try:
-                return lift(self.mem, r)
-            except PolicyError:
-                raise
-            except _BAD_OUTPUT:
-                self.refresh()  # the call grew guest memory past this view
-                try:
-                    return lift(self.mem, r)
-                except PolicyError:
-                    raise
-                except _BAD_OUTPUT as e:
-                    drop()
-                    raise PolicyTrap(f"`{name}` returned a malformed result: {e!r}") from None
-        finally:
-            if post:
-                self._call(post, f"post-{name}")
+            out = lift(self.mem, r)
+        except PolicyError:
+            if post is not None:
+                self._post(post, name)
+            raise
+        except _BAD_OUTPUT as e:
+            drop()
+            raise PolicyTrap(f"`{name}` returned a malformed result: {e!r}") from None
+        return out  # the caller runs post-return once
+
+    def _post(self, post: Call, name: str) -> None:
+        err = post()
+        if err or self.raw.trap:
+            self._failed(err, f"post-{name}")
+
+    def _failed(self, err: int | None, name: str) -> None:
+        drop()  # the guest heap may be inconsistent: the next call builds a fresh instance
+        raise PolicyTrap(f"`{name}` trapped: {self.raw.failure(err or 0)}")
 
 
 _local = threading.local()

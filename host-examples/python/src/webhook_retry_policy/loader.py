@@ -21,10 +21,12 @@ import hashlib
 import os
 import tempfile
 import threading
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 
 import wasmtime
+
+from ._raw import wasmtime_version
 
 CORE_ENV = "WEBHOOK_RETRY_POLICY_CORE"
 CACHE_ENV = "WEBHOOK_RETRY_POLICY_CACHE"
@@ -73,7 +75,7 @@ def cache_dir() -> Path | None:
 
 def _compile(source: bytes | str) -> wasmtime.Module:
     raw = source.encode() if isinstance(source, str) else source
-    key = hashlib.sha256(raw + b"\0wasmtime " + metadata.version("wasmtime").encode() + b"\0fixed-memory").hexdigest()[:40]
+    key = hashlib.sha256(raw + b"\0wasmtime " + wasmtime_version().encode() + b"\0fixed-memory").hexdigest()[:40]
     directory = cache_dir()
     path = directory / f"{key}.cwasm" if directory is not None else None
     eng = engine()

@@ -10,11 +10,8 @@ component's. :class:`PolicyOps` is the base of :class:`RetryPolicy` and
 
 from __future__ import annotations
 
-import json
-import logging
 import time
-import tomllib
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .clock import Clock, SystemClock
 from .errors import PolicyError
@@ -40,8 +37,17 @@ from .types import (
     StoreRequest,
 )
 
-log = logging.getLogger("webhook_retry_policy")
+if TYPE_CHECKING:
+    import logging
+
 _LOG_EVERY_S = 10.0
+
+
+def logger() -> logging.Logger:
+    """The package's logger (``logging`` is imported on first use: cold start)."""
+    import logging
+
+    return logging.getLogger("webhook_retry_policy")
 
 
 class PolicyOps:
@@ -77,6 +83,9 @@ class PolicyOps:
 
     def load_document_toml(self, toml_text: str) -> PolicyDocument:
         """TOML read by ``tomllib``, handed to ``load_document`` as JSON text."""
+        import json
+        import tomllib
+
         try:
             value = tomllib.loads(toml_text)
             json_text = json.dumps(value, allow_nan=False)
@@ -147,6 +156,6 @@ class PolicyOps:
             now = time.monotonic()
             if now - self._logged_at >= _LOG_EVERY_S:
                 self._logged_at = now
-                log.warning("budget store and policy disagree on endpoint %r (%d so far); the store's verdict stands",
+                logger().warning("budget store and policy disagree on endpoint %r (%d so far); the store's verdict stands",
                             state.endpoint_id, self.budget_disagreements)
         return settlement.decision

@@ -10,15 +10,12 @@ is ``Unavailable()``: the budget fails closed. The clock is read once.
 
 from __future__ import annotations
 
-import logging
-
 from .clock import Clock
 from .errors import PolicyTrap
-from .ops import PolicyOps
+from .ops import PolicyOps, logger
 from .stores import BudgetStore, InMemoryBudgetStore
 from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply, Unavailable
 
-log = logging.getLogger("webhook_retry_policy")
 UNAVAILABLE = Unavailable()
 
 
@@ -44,7 +41,7 @@ class RetryPolicy(PolicyOps):
             answer = self.store.call(request, policy.budget, now)
             reply: StoreReply = answer if isinstance(answer, Reservation) else UNAVAILABLE
         except Exception as e:  # any store failure fails closed
-            log.debug("budget store call failed: %r", e)
+            logger().debug("budget store call failed: %r", e)
             reply = UNAVAILABLE
         if step.decision is not None:
             return step.decision  # a decided first attempt: recorded (or not), decided anyway

@@ -2,8 +2,10 @@
 the package by ``setup``), sync (``redis.Redis``) and asyncio
 (``redis.asyncio.Redis``).
 
-Each store request is ONE ``EVALSHA`` (on ``NOSCRIPT`` nothing ran, so
-only that command is sent again, as ``EVAL`` with the script):
+Each store request is ONE command: ``EVAL`` with the script until Redis
+has run it once, then ``EVALSHA`` (on ``NOSCRIPT``, after a ``SCRIPT
+FLUSH`` or a restart, nothing ran, so only that command is sent again, as
+``EVAL``):
 ``KEYS[1]`` = the component's ``store_key(request)``; ``ARGV`` = op,
 bucket, window_ms, now_ms, ratio (``repr`` of the double), min_sample,
 sliding (``1``/``0``), skew check (``1`` on by default: the script refuses
@@ -71,6 +73,8 @@ class _Script:
         self.skew_check = skew_check
         self.ops = PolicyOps()
         self.commands = 0  # Redis commands sent (one per request; two after a NOSCRIPT)
+        # EVAL until Redis has run the script once (no NOSCRIPT round trip at start), then EVALSHA
+        self.loaded = False
 
     def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
         return self.ops.store_key(request), script_args(request, budget, now_ms, self.skew_check)
@@ -95,6 +99,10 @@ class RedisBudgetStore(_Script):
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
         self.commands += 1
+        if not self.loaded:
+            reply = self.client.execute_command("EVAL", self.script, 1, key, *args)
+            self.loaded = True
+            return reservation(reply)
         try:
             reply = self.client.execute_command("EVALSHA", self.sha, 1, key, *args)
         except Exception as e:
@@ -127,6 +135,10 @@ class AsyncRedisBudgetStore(_Script):
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
         self.commands += 1
+        if not self.loaded:
+            reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
+            self.loaded = True
+            return reservation(reply)
         try:
             reply = await asyncio.wait_for(self.client.execute_command("EVALSHA", self.sha, 1, key, *args), self.timeout_s)
         except Exception as e:
