@@ -70,7 +70,8 @@ mod tests {
 
     #[test]
     fn values_switches_and_inline_values_are_parsed() {
-        let f = Flags::parse(&args("--events 10 --quiet --target=http://x/"), &["events", "target"], &["quiet"]).unwrap();
+        let f =
+            Flags::parse(&args("--events 10 --quiet --target=http://x/"), &["events", "target"], &["quiet"]).unwrap();
         assert_eq!(f.get::<u64>("events", "a number").unwrap(), Some(10));
         assert_eq!(f.str("target"), Some("http://x/"));
         assert!(f.has("quiet"));

@@ -59,7 +59,13 @@ impl BudgetStore {
 
     /// The one store call of an attempt. `Err` (with a message for the
     /// log) is a failed call: `settle` gets `unavailable`.
-    pub fn call(&self, policy: &mut PolicyInstance, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, String> {
+    pub fn call(
+        &self,
+        policy: &mut PolicyInstance,
+        request: &StoreRequest,
+        budget: &Budget,
+        now_ms: u64,
+    ) -> Result<Reservation, String> {
         match self {
             BudgetStore::Local(l) => l.call(policy, request, budget, now_ms).map_err(|e| e.to_string()),
             BudgetStore::Redis(r) => {

@@ -53,7 +53,13 @@ pub struct DispatcherConfig {
 
 impl Default for DispatcherConfig {
     fn default() -> Self {
-        DispatcherConfig { concurrency: 8, client: ClientConfig::default(), clock_offset_ms: 0, deadline_ms: None, rate_per_s: None }
+        DispatcherConfig {
+            concurrency: 8,
+            client: ClientConfig::default(),
+            clock_offset_ms: 0,
+            deadline_ms: None,
+            rate_per_s: None,
+        }
     }
 }
 

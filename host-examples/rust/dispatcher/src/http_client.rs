@@ -85,7 +85,8 @@ impl HttpClient {
             .max_idle_connections_per_host(c.idle_per_host.max(1))
             .user_agent("retry-policy-dispatcher")
             .build();
-        let agent = Agent::with_parts(config, DefaultConnector::default(), GuardedResolver::new(c.allow_private_targets));
+        let agent =
+            Agent::with_parts(config, DefaultConnector::default(), GuardedResolver::new(c.allow_private_targets));
         HttpClient { agent }
     }
 
@@ -104,7 +105,8 @@ impl HttpClient {
         match req.send(body) {
             Ok(resp) => {
                 let status = resp.status().as_u16();
-                let retry_after = resp.headers().get("retry-after").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+                let retry_after =
+                    resp.headers().get("retry-after").map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
                 // A bounded prefix of the body, discarded: lets a short body's
                 // connection be reused, and a huge one costs 64 KiB at most.
                 let mut reader = resp.into_body().into_reader();
@@ -131,7 +133,9 @@ pub fn check_url(url: &str) -> Result<(), &'static str> {
                 Ok(())
             }
         }
-        Some((scheme, _)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => {
+        Some((scheme, _))
+            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
             Err("unsupported_protocol")
         }
         _ => Err("invalid_url"),
@@ -168,7 +172,9 @@ fn io_kind(e: &io::Error) -> &'static str {
     use io::ErrorKind as K;
     match e.kind() {
         K::TimedOut | K::WouldBlock => "read_timeout",
-        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown => "connect_error",
+        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown => {
+            "connect_error"
+        }
         // A reset, an abort or an EOF mid-response: the peer broke the exchange.
         _ => "remote_protocol_error",
     }

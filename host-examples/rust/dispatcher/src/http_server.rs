@@ -94,7 +94,8 @@ impl Server {
 
     pub fn stop(&self) {
         if !self.stopping.swap(true, Ordering::Relaxed) {
-            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200)); // wake accept()
+            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+            // wake accept()
         }
     }
 }

@@ -48,7 +48,9 @@ fn main() -> ExitCode {
             Err(e) => fail(name, &e, cmd::replica::USAGE),
         },
         "demo" => cmd::demo::run(rest).map_or_else(|e| fail(name, &e, cmd::demo::USAGE), |()| ExitCode::SUCCESS),
-        "endpoints" => cmd::endpoints::run(rest).map_or_else(|e| fail(name, &e, cmd::endpoints::USAGE), |()| ExitCode::SUCCESS),
+        "endpoints" => {
+            cmd::endpoints::run(rest).map_or_else(|e| fail(name, &e, cmd::endpoints::USAGE), |()| ExitCode::SUCCESS)
+        }
         "bench" => cmd::bench::run(rest).map_or_else(|e| fail(name, &e, cmd::bench::USAGE), |()| ExitCode::SUCCESS),
         other => fail(other, "unknown command", USAGE),
     }

@@ -161,7 +161,10 @@ mod tests {
     fn the_script_gets_the_ratio_as_its_shortest_exact_text_and_the_skew_flag_last() {
         let b = Budget { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true };
         let a = argv(&request(StoreOp::RecordReserve), &b, 1_700_000_000_123, true);
-        assert_eq!(a, ["record_reserve", "28333333", "60000", "1700000000123", "0.1", "50", "1", "1"].map(String::from));
+        assert_eq!(
+            a,
+            ["record_reserve", "28333333", "60000", "1700000000123", "0.1", "50", "1", "1"].map(String::from)
+        );
         assert_eq!(a[4].parse::<f64>().unwrap(), 0.1);
     }
 

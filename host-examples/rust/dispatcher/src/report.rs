@@ -11,7 +11,9 @@ use crate::store::{EventRecord, Status};
 
 /// Events per stop reason (every reason present, zeros included), plus
 /// `pending` for events that have not stopped.
-pub fn stop_reason_counts<'a>(records: impl IntoIterator<Item = &'a EventRecord>) -> (BTreeMap<&'static str, u64>, u64) {
+pub fn stop_reason_counts<'a>(
+    records: impl IntoIterator<Item = &'a EventRecord>,
+) -> (BTreeMap<&'static str, u64>, u64) {
     let mut counts: BTreeMap<&'static str, u64> = StopReason::ALL.iter().map(|r| (r.as_str(), 0)).collect();
     let mut pending = 0;
     for r in records {
@@ -25,7 +27,13 @@ pub fn stop_reason_counts<'a>(records: impl IntoIterator<Item = &'a EventRecord>
 
 /// The REPLICA line: `{"host","events","attempts","first_attempts","retries",
 /// "stop_reasons",...,"redis_round_trips","elapsed_ms"}`.
-pub fn replica_json(records: &[EventRecord], first_attempts: u64, retries: u64, round_trips: u64, elapsed_ms: u64) -> Value {
+pub fn replica_json(
+    records: &[EventRecord],
+    first_attempts: u64,
+    retries: u64,
+    round_trips: u64,
+    elapsed_ms: u64,
+) -> Value {
     let (counts, pending) = stop_reason_counts(records);
     let reasons: Map<String, Value> = counts.into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
     json!({

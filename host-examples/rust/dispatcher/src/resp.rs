@@ -37,7 +37,9 @@ impl fmt::Debug for RedisUrl {
 impl RedisUrl {
     /// `redis://[[user]:password@]host[:port][/db]`; a clear message otherwise.
     pub fn parse(url: &str) -> Result<RedisUrl, String> {
-        let rest = url.strip_prefix("redis://").ok_or("the Redis URL must start with redis:// (rediss:// is not supported)")?;
+        let rest = url
+            .strip_prefix("redis://")
+            .ok_or("the Redis URL must start with redis:// (rediss:// is not supported)")?;
         let (auth, rest) = match rest.rsplit_once('@') {
             Some((a, r)) => (Some(a), r),
             None => (None, rest),
@@ -185,7 +187,11 @@ fn read_reply(r: &mut BufReader<TcpStream>, deadline: Instant, depth: u32) -> Re
     })
 }
 
-fn parse<R: BufRead>(r: &mut R, depth: u32, tick: &mut dyn FnMut(&mut R) -> io::Result<()>) -> Result<Reply, RedisError> {
+fn parse<R: BufRead>(
+    r: &mut R,
+    depth: u32,
+    tick: &mut dyn FnMut(&mut R) -> io::Result<()>,
+) -> Result<Reply, RedisError> {
     if depth > MAX_DEPTH {
         return Err(RedisError::Protocol("a reply is nested too deep".into()));
     }

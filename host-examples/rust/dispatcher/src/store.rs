@@ -91,8 +91,11 @@ impl EventRecord {
 
     /// Parse a stored record; the error names the field.
     pub fn from_json(v: &Value) -> Result<EventRecord, String> {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).map(String::from).ok_or_else(|| format!("`{k}` must be a string"));
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).ok_or_else(|| format!("`{k}` must be a non-negative integer"));
+        let s = |k: &str| {
+            v.get(k).and_then(Value::as_str).map(String::from).ok_or_else(|| format!("`{k}` must be a string"))
+        };
+        let n =
+            |k: &str| v.get(k).and_then(Value::as_u64).ok_or_else(|| format!("`{k}` must be a non-negative integer"));
         let n32 = |k: &str| n(k).and_then(|x| u32::try_from(x).map_err(|_| format!("`{k}` is too large")));
         let b = |k: &str| v.get(k).and_then(Value::as_bool).ok_or_else(|| format!("`{k}` must be true or false"));
         let status = match s("status")?.as_str() {
@@ -104,7 +107,9 @@ impl EventRecord {
         let reason = |x: &Value, k: &str| -> Result<Option<StopReason>, String> {
             match x.get(k) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::String(r)) => stop_reason_from_str(r).map(Some).ok_or_else(|| format!("`{k}` `{r}` is unknown")),
+                Some(Value::String(r)) => {
+                    stop_reason_from_str(r).map(Some).ok_or_else(|| format!("`{k}` `{r}` is unknown"))
+                }
                 Some(_) => Err(format!("`{k}` must be a string or null")),
             }
         };

@@ -50,18 +50,42 @@ pub(crate) fn dispatch_with(
     src: Box<dyn Iterator<Item = NewEvent> + Send>,
 ) -> (Vec<EventRecord>, Arc<Metrics>) {
     let metrics = Arc::new(Metrics::default());
-    let d = Dispatcher::start(engine(), document, &["storm"], budget, EventStore::in_memory(), metrics.clone(), config, resumed, src)
-        .expect("dispatcher starts")
-        .wait();
+    let d = Dispatcher::start(
+        engine(),
+        document,
+        &["storm"],
+        budget,
+        EventStore::in_memory(),
+        metrics.clone(),
+        config,
+        resumed,
+        src,
+    )
+    .expect("dispatcher starts")
+    .wait();
     (d.store().all(), metrics)
 }
 
-pub(crate) fn dispatch(budget: BudgetStore, document: &str, src: Box<dyn Iterator<Item = NewEvent> + Send>) -> (Vec<EventRecord>, Arc<Metrics>) {
+pub(crate) fn dispatch(
+    budget: BudgetStore,
+    document: &str,
+    src: Box<dyn Iterator<Item = NewEvent> + Send>,
+) -> (Vec<EventRecord>, Arc<Metrics>) {
     let metrics = Arc::new(Metrics::default());
     let config = local_config();
-    let d = Dispatcher::start(engine(), document, &["storm"], budget, EventStore::in_memory(), metrics.clone(), config, Vec::new(), src)
-        .expect("dispatcher starts")
-        .wait();
+    let d = Dispatcher::start(
+        engine(),
+        document,
+        &["storm"],
+        budget,
+        EventStore::in_memory(),
+        metrics.clone(),
+        config,
+        Vec::new(),
+        src,
+    )
+    .expect("dispatcher starts")
+    .wait();
     (d.store().all(), metrics)
 }
 
@@ -74,7 +98,8 @@ fn a_healthy_endpoint_gets_every_event_once_and_each_keeps_its_admitted_schedule
     assert_eq!(recs.len(), 30);
     assert_eq!(ok.stats.requests(), 30);
     assert_eq!(m.stops(StopReason::Delivered), 30);
-    let mut policy = engine().instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
+    let mut policy =
+        engine().instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
     let d = policy.load_document(&doc(50)).unwrap();
     let expected = policy.admit(&d, "storm", before).unwrap();
     for r in &recs {
@@ -95,7 +120,10 @@ fn a_gone_endpoint_dead_letters_at_once_as_terminal_and_asks_to_disable_the_endp
         assert_eq!(r.stop_reason, Some(StopReason::TerminalResponse));
         assert!(r.disable_endpoint);
         let dl = r.dead_letter.as_ref().expect("a dead letter with the reason");
-        assert_eq!((dl.attempts, dl.stop_reason, dl.event_id.as_str()), (1, StopReason::TerminalResponse, r.event_id.as_str()));
+        assert_eq!(
+            (dl.attempts, dl.stop_reason, dl.event_id.as_str()),
+            (1, StopReason::TerminalResponse, r.event_id.as_str())
+        );
     }
     assert!(m.render().contains("webhook_deadletter_total{stop_reason=\"terminal_response\"} 5\n"));
 }
@@ -122,7 +150,10 @@ fn a_broken_endpoint_flips_from_max_attempts_to_a_flood_of_budget_refusals() {
     let share = m.retries() as f64 / (m.retries() + m.first_attempts()) as f64;
     assert!(share < 0.2, "retry share {share}");
     let text = m.render();
-    assert!(text.contains(&format!("webhook_deadletter_total{{stop_reason=\"retry_budget_exhausted\"}} {}\n", c["retry_budget_exhausted"])));
+    assert!(text.contains(&format!(
+        "webhook_deadletter_total{{stop_reason=\"retry_budget_exhausted\"}} {}\n",
+        c["retry_budget_exhausted"]
+    )));
 }
 
 #[test]
@@ -155,13 +186,27 @@ fn bad_configuration_is_refused_with_a_clear_message() {
     let start = |doc: &str, classes: &[&str], concurrency: usize| {
         let config = DispatcherConfig { concurrency, ..DispatcherConfig::default() };
         let src: Box<dyn Iterator<Item = NewEvent> + Send> = Box::new(std::iter::empty());
-        Dispatcher::start(engine(), doc, classes, BudgetStore::local(), EventStore::in_memory(), Arc::default(), config, Vec::new(), src)
-            .err()
-            .unwrap_or_default()
+        Dispatcher::start(
+            engine(),
+            doc,
+            classes,
+            BudgetStore::local(),
+            EventStore::in_memory(),
+            Arc::default(),
+            config,
+            Vec::new(),
+            src,
+        )
+        .err()
+        .unwrap_or_default()
     };
     assert!(start(&doc(1), &["nope"], 4).contains("no event class `nope` (it has: storm)"));
     assert!(start(&doc(1), &["storm"], 0).contains("concurrency must be between 1 and 1024"));
-    let bad = start(r#"{"version":"x","classes":{"a":{"window_ms":1000,"backoff":{"base_ms":0,"factor":2.0,"cap_ms":5}}}}"#, &[], 1);
+    let bad = start(
+        r#"{"version":"x","classes":{"a":{"window_ms":1000,"backoff":{"base_ms":0,"factor":2.0,"cap_ms":5}}}}"#,
+        &[],
+        1,
+    );
     assert!(bad.starts_with("policy document: ") && bad.contains("base_ms"), "{bad}");
     assert!(BudgetStore::redis("localhost:6379").err().unwrap_or_default().contains("redis://"));
 }
@@ -196,7 +241,10 @@ fn a_loopback_target_is_refused_by_default_as_a_terminal_stop_without_a_request(
     let (recs, m) = dispatch_with(config, BudgetStore::local(), &doc(50), Vec::new(), events(3, "internal", &ok.url()));
     assert_eq!(ok.stats.requests(), 0, "nothing was sent");
     for r in &recs {
-        assert_eq!((r.last_outcome.as_str(), r.stop_reason, r.attempts), ("destination_refused", Some(StopReason::TerminalResponse), 1));
+        assert_eq!(
+            (r.last_outcome.as_str(), r.stop_reason, r.attempts),
+            ("destination_refused", Some(StopReason::TerminalResponse), 1)
+        );
     }
     assert!(m.render().contains("webhook_destination_refused_total 3\n"));
 }

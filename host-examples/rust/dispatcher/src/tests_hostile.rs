@@ -32,7 +32,11 @@ fn hostile(answer: fn(&mut TcpStream)) -> String {
 }
 
 fn client(deadline_ms: u64) -> HttpClient {
-    HttpClient::new(ClientConfig { allow_private_targets: true, attempt_deadline_ms: deadline_ms, ..ClientConfig::default() })
+    HttpClient::new(ClientConfig {
+        allow_private_targets: true,
+        attempt_deadline_ms: deadline_ms,
+        ..ClientConfig::default()
+    })
 }
 
 fn post(url: &str, deadline_ms: u64) -> (Delivery, Duration) {
@@ -84,7 +88,9 @@ fn an_endless_header_line_is_cut_at_the_cap_as_a_protocol_error() {
 #[test]
 fn a_huge_body_is_read_only_up_to_its_prefix_and_the_status_stands() {
     let url = hostile(|c| {
-        let _ = c.write_all(b"HTTP/1.1 503 Busy\r\nRetry-After: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 2147483648\r\n\r\n");
+        let _ = c.write_all(
+            b"HTTP/1.1 503 Busy\r\nRetry-After: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 2147483648\r\n\r\n",
+        );
         let chunk = vec![b'x'; 64 * 1024];
         for _ in 0..16_384 {
             if c.write_all(&chunk).is_err() {
@@ -124,7 +130,9 @@ fn a_connection_closed_before_the_response_is_a_retryable_protocol_error() {
 #[test]
 fn a_redirect_is_not_followed_and_is_a_terminal_status() {
     let url = hostile(|c| {
-        let _ = c.write_all(b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n");
+        let _ = c.write_all(
+            b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n",
+        );
     });
     assert_eq!(post(&url, 5_000).0, Delivery::Response { status: 307, retry_after: None });
     let (recs, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(50), Vec::new(), events(2, "redir", &url));
@@ -147,6 +155,10 @@ fn retry_after_garbage_and_huge_values_never_break_an_event() {
         assert_eq!(r.stop_reason, Some(StopReason::MaxAttemptsExhausted), "unusable header ignored: {r:?}");
     }
     for r in &b {
-        assert_eq!((r.stop_reason, r.attempts), (Some(StopReason::RetryWindowElapsed), 1), "a far-future retry stops: {r:?}");
+        assert_eq!(
+            (r.stop_reason, r.attempts),
+            (Some(StopReason::RetryWindowElapsed), 1),
+            "a far-future retry stops: {r:?}"
+        );
     }
 }

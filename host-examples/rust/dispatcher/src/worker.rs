@@ -14,7 +14,9 @@
 //!   `webhook_budget_disagreements_total` and logged (rate-limited); the
 //!   store's verdict stands.
 
-use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, Policy, Resumption, StopReason, StoreReply, StoreRequest};
+use retry_policy_core::{
+    AttemptOutcome, Decision, DeliveryState, Policy, Resumption, StopReason, StoreReply, StoreRequest,
+};
 use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
@@ -27,7 +29,10 @@ pub(crate) fn log(msg: &str) {
 }
 
 /// Run a component call; a trap is retried once on the rebuilt instance.
-fn retry_trap<T>(policy: &mut PolicyInstance, mut f: impl FnMut(&mut PolicyInstance) -> Result<T, HostError>) -> Result<T, HostError> {
+fn retry_trap<T>(
+    policy: &mut PolicyInstance,
+    mut f: impl FnMut(&mut PolicyInstance) -> Result<T, HostError>,
+) -> Result<T, HostError> {
     match f(policy) {
         Err(HostError::Trap(_)) => f(policy),
         r => r,
@@ -123,7 +128,11 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     let body = json!({"event_id": rec.event_id, "class": rec.class, "attempt": rec.attempts}).to_string();
     let attempt_no = rec.attempts.to_string();
     let first_at = rec.first_attempted_at_ms.to_string();
-    let headers = [("X-Event-Id", rec.event_id.as_str()), ("X-Attempt", attempt_no.as_str()), ("X-First-Attempted-At-Ms", first_at.as_str())];
+    let headers = [
+        ("X-Event-Id", rec.event_id.as_str()),
+        ("X-Attempt", attempt_no.as_str()),
+        ("X-First-Attempted-At-Ms", first_at.as_str()),
+    ];
     let delivery = s.http.post(&rec.target, &headers, body.as_bytes());
     s.metrics.attempted(first);
     let now = s.now();
@@ -131,7 +140,8 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
         Delivery::Response { status, retry_after } => {
             rec.last_outcome = status.to_string();
             // An unusable value (or a trap) is no header: the policy's delay applies.
-            let retry_after_ms = retry_after.and_then(|h| retry_trap(policy, |pi| pi.parse_retry_after(&h, now)).ok().flatten());
+            let retry_after_ms =
+                retry_after.and_then(|h| retry_trap(policy, |pi| pi.parse_retry_after(&h, now)).ok().flatten());
             AttemptOutcome::Response { status, retry_after_ms }
         }
         Delivery::Failed(kind) => {
@@ -158,7 +168,14 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
 }
 
 /// `evaluate` -> at most one store call -> `settle` when still open.
-fn step(s: &Shared, policy: &mut PolicyInstance, p: &Policy, state: &DeliveryState, outcome: &AttemptOutcome, now: u64) -> Result<Decision, HostError> {
+fn step(
+    s: &Shared,
+    policy: &mut PolicyInstance,
+    p: &Policy,
+    state: &DeliveryState,
+    outcome: &AttemptOutcome,
+    now: u64,
+) -> Result<Decision, HostError> {
     let st = retry_trap(policy, |pi| pi.evaluate(p, state, outcome, now))?;
     match (st.decision, st.store) {
         (Some(decision), Some(record)) => {
@@ -193,7 +210,13 @@ fn step(s: &Shared, policy: &mut PolicyInstance, p: &Policy, state: &DeliverySta
     }
 }
 
-fn store_call(s: &Shared, policy: &mut PolicyInstance, request: &StoreRequest, p: &Policy, now: u64) -> Result<retry_policy_core::Reservation, String> {
+fn store_call(
+    s: &Shared,
+    policy: &mut PolicyInstance,
+    request: &StoreRequest,
+    p: &Policy,
+    now: u64,
+) -> Result<retry_policy_core::Reservation, String> {
     s.budget.call(policy, request, &p.budget, now)
 }
 
@@ -206,7 +229,14 @@ fn store_failed(s: &Shared, e: &str) {
     }
 }
 
-fn finish(s: &Shared, mut rec: EventRecord, reason: StopReason, disable: bool, dl: Option<retry_policy_core::DeadLetter>, now: u64) {
+fn finish(
+    s: &Shared,
+    mut rec: EventRecord,
+    reason: StopReason,
+    disable: bool,
+    dl: Option<retry_policy_core::DeadLetter>,
+    now: u64,
+) {
     rec.status = if reason == StopReason::Delivered { Status::Delivered } else { Status::DeadLettered };
     rec.stop_reason = Some(reason);
     rec.dead_letter = dl;

@@ -19,7 +19,8 @@ use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
 use retry_policy_host::{default_component_path, PolicyEngine};
 
-pub const USAGE: &str = "usage: retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000] [--storm-share 10]
+pub const USAGE: &str =
+    "usage: retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000] [--storm-share 10]
                                      [--concurrency 8] [--rounds 5] [--component PATH]";
 
 fn policy(ratio: f64) -> String {
@@ -49,7 +50,15 @@ struct Setup<'a> {
     concurrency: usize,
 }
 
-fn scenario(s: &Setup, name: &str, redis: Option<&str>, healthy: u64, storm_every: u64, ratio: f64, tag: usize) -> Result<Row, String> {
+fn scenario(
+    s: &Setup,
+    name: &str,
+    redis: Option<&str>,
+    healthy: u64,
+    storm_every: u64,
+    ratio: f64,
+    tag: usize,
+) -> Result<Row, String> {
     let budget = match redis {
         Some(url) => BudgetStore::redis(url)?,
         None => BudgetStore::local(),
@@ -71,8 +80,18 @@ fn scenario(s: &Setup, name: &str, redis: Option<&str>, healthy: u64, storm_ever
     // The bench delivers to its own loopback endpoints only.
     let client = ClientConfig { allow_private_targets: true, ..ClientConfig::default() };
     let config = DispatcherConfig { concurrency: s.concurrency, client, ..DispatcherConfig::default() };
-    let d = Dispatcher::start(s.engine.clone(), &policy(ratio), &["storm"], budget, EventStore::in_memory(), metrics, config, Vec::new(), Box::new(source))?
-        .wait();
+    let d = Dispatcher::start(
+        s.engine.clone(),
+        &policy(ratio),
+        &["storm"],
+        budget,
+        EventStore::in_memory(),
+        metrics,
+        config,
+        Vec::new(),
+        Box::new(source),
+    )?
+    .wait();
     let recs = d.store().all();
     let start = d.start_ms();
     let healthy_recs: Vec<_> = recs.iter().filter(|r| r.endpoint_id.ends_with("healthy")).collect();
@@ -110,7 +129,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
     let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;
     let bad = Endpoint::start("127.0.0.1:0", 503, false).map_err(|e| e.to_string())?;
-    let s = Setup { engine: &engine, healthy_url: ok.url(), broken_url: bad.url(), concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8) };
+    let s = Setup {
+        engine: &engine,
+        healthy_url: ok.url(),
+        broken_url: bad.url(),
+        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
+    };
 
     let mut stores: Vec<Option<&str>> = vec![None];
     if let Some(url) = f.str("redis") {
@@ -140,8 +164,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
          storm = {share}% of events to a 503 endpoint",
         s.concurrency
     );
-    println!("{:<40} {:<9} {:>9} {:>16} {:>12} {:>7} {:>9} {:>8} {:>10} {:>10}",
-        "scenario", "store", "healthy", "healthy/s", "slowdown(x)", "storm", "attempts", "retries", "redis_rt", "rt/attempt");
+    println!(
+        "{:<40} {:<9} {:>9} {:>16} {:>12} {:>7} {:>9} {:>8} {:>10} {:>10}",
+        "scenario",
+        "store",
+        "healthy",
+        "healthy/s",
+        "slowdown(x)",
+        "storm",
+        "attempts",
+        "retries",
+        "redis_rt",
+        "rt/attempt"
+    );
     let mut baseline = 0.0;
     for rs in &runs {
         let rates: Vec<f64> = rs.iter().map(|r| r.healthy_per_s).collect();
@@ -151,15 +186,33 @@ pub fn run(args: &[String]) -> Result<(), String> {
         if r.name == "healthy only" {
             baseline = med;
         }
-        let rt = if r.store == "redis" { format!("{:.3}", r.round_trips as f64 / r.attempts.max(1) as f64) } else { "-".into() };
-        println!("{:<40} {:<9} {:>9} {:>6.0} ({:>3.0}%) {:>12.2} {:>7} {:>9} {:>8} {:>10} {:>10}",
-            r.name, r.store, r.healthy, med, 50.0 * (hi - lo) / med.max(1e-9), baseline / med.max(1e-9), r.storm_events, r.attempts, r.retries, r.round_trips, rt);
+        let rt = if r.store == "redis" {
+            format!("{:.3}", r.round_trips as f64 / r.attempts.max(1) as f64)
+        } else {
+            "-".into()
+        };
+        println!(
+            "{:<40} {:<9} {:>9} {:>6.0} ({:>3.0}%) {:>12.2} {:>7} {:>9} {:>8} {:>10} {:>10}",
+            r.name,
+            r.store,
+            r.healthy,
+            med,
+            50.0 * (hi - lo) / med.max(1e-9),
+            baseline / med.max(1e-9),
+            r.storm_events,
+            r.attempts,
+            r.retries,
+            r.round_trips,
+            rt
+        );
         let unfinished: u64 = rs.iter().map(|r| r.unfinished).sum();
         if unfinished > 0 {
             println!("  WARNING: {unfinished} events did not finish");
         }
     }
-    println!("healthy/s = healthy events delivered / time to the last one (median; +-% = half the spread of the rounds)");
+    println!(
+        "healthy/s = healthy events delivered / time to the last one (median; +-% = half the spread of the rounds)"
+    );
     println!("slowdown = healthy/s of the healthy-only row of the same store / healthy/s of this row (goal with the budget: <= 1.2)");
     println!("rt/attempt = Redis round trips (the process's first EVAL included) / attempts (goal: <= 1)");
     Ok(())

@@ -19,7 +19,8 @@ use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewE
 use retry_policy_host::{default_component_path, PolicyEngine};
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
-pub const USAGE: &str = "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
+pub const USAGE: &str =
+    "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
                                     [--concurrency 8] [--policy FILE]
                                     [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
                                     [--hold-s 0] [--component PATH] [--store-timeout-ms 250]
@@ -73,13 +74,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let f = Flags::parse(
         args,
         &[
-            "events", "rate", "quiet-s", "quiet-rate", "concurrency", "policy", "redis", "store", "metrics-addr", "hold-s", "component",
+            "events",
+            "rate",
+            "quiet-s",
+            "quiet-rate",
+            "concurrency",
+            "policy",
+            "redis",
+            "store",
+            "metrics-addr",
+            "hold-s",
+            "component",
             "store-timeout-ms",
         ],
         &["allow-private-targets"],
     )?;
     if !f.has("allow-private-targets") {
-        return Err("the demo's endpoints are on loopback, which is refused by default: pass --allow-private-targets".into());
+        return Err(
+            "the demo's endpoints are on loopback, which is refused by default: pass --allow-private-targets".into()
+        );
     }
     let events: u64 = f.get("events", "a whole number")?.unwrap_or(3000);
     let rate: f64 = f.get("rate", "events per second")?.unwrap_or(300.0);
@@ -118,7 +131,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let urls: Vec<String> = eps.iter().map(Endpoint::url).collect();
     let metrics = Arc::new(Metrics::default());
-    let metrics_server = metrics.serve(f.str("metrics-addr").unwrap_or("127.0.0.1:0")).map_err(|e| format!("/metrics: {e}"))?;
+    let metrics_server =
+        metrics.serve(f.str("metrics-addr").unwrap_or("127.0.0.1:0")).map_err(|e| format!("/metrics: {e}"))?;
 
     println!(
         "== storm demo: {events} events, {quiet_rate}/s for {quiet_s} s then {rate}/s; {} workers; budget store: {}",
@@ -130,7 +144,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     println!("   metrics          {}", metrics_server.url("/metrics"));
     println!("   mix: 60% healthy, 30% broken, 10% gone; classes notification 40%, presence 20%, provisioning 25%, ledger 15%");
-    println!("   policy: {}\n", f.str("policy").unwrap_or("embedded demo-policy.json (backoff compressed 1000x: 2 ms here = 2 s; budget 10% over 2 s, floor 50)"));
+    println!(
+        "   policy: {}\n",
+        f.str("policy").unwrap_or(
+            "embedded demo-policy.json (backoff compressed 1000x: 2 ms here = 2 s; budget 10% over 2 s, floor 50)"
+        )
+    );
 
     let source = (0..events).map(move |i| {
         let r = mix(i);
@@ -155,7 +174,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     });
     let started = Instant::now();
     let classes = ["notification", "presence", "provisioning", "ledger"];
-    let d = Dispatcher::start(engine, &document, &classes, budget, store, metrics.clone(), config, Vec::new(), Box::new(source))?;
+    let d = Dispatcher::start(
+        engine,
+        &document,
+        &classes,
+        budget,
+        store,
+        metrics.clone(),
+        config,
+        Vec::new(),
+        Box::new(source),
+    )?;
     let mut second = 1;
     let d = loop {
         // Print a progress line every second until the dispatcher is done.
@@ -173,22 +202,38 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("\n== stop reasons per endpoint (after {:.1} s)", elapsed.as_secs_f64());
     print!("{}", endpoint_table(&records, &ENDPOINTS));
 
-    let mut broken: Vec<&EventRecord> = records.iter().filter(|r| r.endpoint_id == "broken" && r.stop_reason.is_some()).collect();
+    let mut broken: Vec<&EventRecord> =
+        records.iter().filter(|r| r.endpoint_id == "broken" && r.stop_reason.is_some()).collect();
     broken.sort_by_key(|r| (r.finished_at_ms, r.event_id.clone()));
     let seq: String = broken.iter().take(60).filter_map(|r| r.stop_reason.map(short)).collect::<Vec<_>>().join("");
     println!("\n== the flip: the broken endpoint's first 60 dead letters, in the order they stopped");
     println!("   {seq}");
-    println!("   (M = max_attempts_exhausted, B = retry_budget_exhausted, W = retry_window_elapsed, U = budget_unavailable)");
+    println!(
+        "   (M = max_attempts_exhausted, B = retry_budget_exhausted, W = retry_window_elapsed, U = budget_unavailable)"
+    );
     let first_b = broken.iter().position(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted));
-    let m_before = broken.iter().take(first_b.unwrap_or(broken.len())).filter(|r| r.stop_reason == Some(StopReason::MaxAttemptsExhausted)).count();
+    let m_before = broken
+        .iter()
+        .take(first_b.unwrap_or(broken.len()))
+        .filter(|r| r.stop_reason == Some(StopReason::MaxAttemptsExhausted))
+        .count();
     println!("   {m_before} max_attempts_exhausted before the budget tripped; then {} of the remaining {} stopped by the budget",
         broken.iter().skip(first_b.unwrap_or(broken.len())).filter(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted)).count(),
         broken.len() - first_b.unwrap_or(broken.len()));
     let m = d.metrics();
-    println!("   attempts: {} first, {} retries (retry share {:.1}% across all endpoints)", m.first_attempts(), m.retries(),
-        100.0 * m.retries() as f64 / (m.first_attempts() + m.retries()).max(1) as f64);
+    println!(
+        "   attempts: {} first, {} retries (retry share {:.1}% across all endpoints)",
+        m.first_attempts(),
+        m.retries(),
+        100.0 * m.retries() as f64 / (m.first_attempts() + m.retries()).max(1) as f64
+    );
     for (name, ep) in ENDPOINTS.iter().zip(&eps) {
-        println!("   endpoint {name:<8} received {:>5} requests ({} first attempts, {} retries)", ep.stats.requests(), ep.stats.first_attempts(), ep.stats.retries());
+        println!(
+            "   endpoint {name:<8} received {:>5} requests ({} first attempts, {} retries)",
+            ep.stats.requests(),
+            ep.stats.first_attempts(),
+            ep.stats.retries()
+        );
     }
 
     println!("\n== curl -s {} | grep '^webhook_deadletter_total' | sort -k2 -nr", metrics_server.url("/metrics"));

@@ -26,7 +26,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--host" => host = it.next().ok_or("--host needs a value")?.clone(),
             s => {
                 let (name, status) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=STATUS"))?;
-                let status: u16 = status.parse().ok().filter(|s| (100..=599).contains(s)).ok_or_else(|| format!("`{s}`: status must be 100..=599"))?;
+                let status: u16 = status
+                    .parse()
+                    .ok()
+                    .filter(|s| (100..=599).contains(s))
+                    .ok_or_else(|| format!("`{s}`: status must be 100..=599"))?;
                 specs.push((name.to_string(), status));
             }
         }

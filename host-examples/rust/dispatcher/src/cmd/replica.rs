@@ -33,8 +33,22 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
   --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
-    "target", "endpoint-id", "events", "concurrency", "policy", "redis", "deadline-ms", "class", "rate", "store", "resume",
-    "component", "clock-offset-ms", "store-timeout-ms", "attempt-deadline-ms", "connect-timeout-ms",
+    "target",
+    "endpoint-id",
+    "events",
+    "concurrency",
+    "policy",
+    "redis",
+    "deadline-ms",
+    "class",
+    "rate",
+    "store",
+    "resume",
+    "component",
+    "clock-offset-ms",
+    "store-timeout-ms",
+    "attempt-deadline-ms",
+    "connect-timeout-ms",
 ];
 const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check"];
 
@@ -64,7 +78,8 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
         return Err("--store-timeout-ms must be at least 1".into());
     }
     let budget = match f.str("redis") {
-        Some(url) => BudgetStore::redis_with(url, Duration::from_millis(timeout), !f.has("no-skew-check")).map_err(|e| format!("--redis: {e}"))?,
+        Some(url) => BudgetStore::redis_with(url, Duration::from_millis(timeout), !f.has("no-skew-check"))
+            .map_err(|e| format!("--redis: {e}"))?,
         None => BudgetStore::local(),
     };
     Ok((config, budget))
@@ -84,7 +99,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let (config, budget) = common(&f)?;
     let offset = config.clock_offset_ms;
     let resumed = match f.str("resume") {
-        Some(p) => EventStore::read_journal(Path::new(p))?.into_iter().filter(|r| r.status == Status::Pending).collect(),
+        Some(p) => {
+            EventStore::read_journal(Path::new(p))?.into_iter().filter(|r| r.status == Status::Pending).collect()
+        }
         None => Vec::new(),
     };
     let store = match f.str("store") {
@@ -104,7 +121,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
     });
     let class_name = f.str("class").unwrap_or("storm");
     let metrics = Arc::new(Metrics::default());
-    let d = Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
+    let d =
+        Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
     let d = d.wait();
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
     let records = d.store().all();
