@@ -45,7 +45,8 @@ const FIELD_TYPES: &[(&str, &str, &str)] = &[
 ];
 
 /// WIT types whose JS shape is the contract's own (see the module docs).
-const ENCODED: &[&str] = &["stop-reason", "attempt-outcome", "stop", "decision", "store-reply", "resumption", "admission"];
+const ENCODED: &[&str] =
+    &["stop-reason", "attempt-outcome", "stop", "decision", "store-reply", "resumption", "admission"];
 
 fn snake(name: &str) -> String {
     name.replace('-', "_")
@@ -82,7 +83,11 @@ struct Emitter<'a> {
 
 impl<'a> Emitter<'a> {
     fn id(&self, name: &str) -> Result<TypeId> {
-        self.types.types.get(name).copied().with_context(|| format!("wit: type `{name}` not found in interface `types`"))
+        self.types
+            .types
+            .get(name)
+            .copied()
+            .with_context(|| format!("wit: type `{name}` not found in interface `types`"))
     }
 
     fn kind(&self, id: TypeId) -> &'a TypeDefKind {
@@ -112,7 +117,9 @@ impl<'a> Emitter<'a> {
             Type::U8 | Type::U16 | Type::U32 | Type::U64 | Type::S8 | Type::S16 | Type::S32 | Type::S64 => true,
             Type::Id(id) if depth < 16 => match self.kind(*id) {
                 TypeDefKind::Record(r) => r.fields.iter().any(|f| self.has_int(&f.ty, depth + 1)),
-                TypeDefKind::Variant(v) => v.cases.iter().filter_map(|c| c.ty.as_ref()).any(|t| self.has_int(t, depth + 1)),
+                TypeDefKind::Variant(v) => {
+                    v.cases.iter().filter_map(|c| c.ty.as_ref()).any(|t| self.has_int(t, depth + 1))
+                }
                 TypeDefKind::Option(t) | TypeDefKind::List(t) | TypeDefKind::Type(t) => self.has_int(t, depth + 1),
                 _ => false,
             },
@@ -166,7 +173,9 @@ impl<'a> Emitter<'a> {
         let generic = self.generic(record);
         jsdoc(&mut self.out, &f.docs, "  ");
         let (optional, ty) = match &f.ty {
-            Type::Id(id) if matches!(self.kind(*id), TypeDefKind::Option(_)) && self.wit.resolve.types[*id].name.is_none() => {
+            Type::Id(id)
+                if matches!(self.kind(*id), TypeDefKind::Option(_)) && self.wit.resolve.types[*id].name.is_none() =>
+            {
                 let TypeDefKind::Option(inner) = self.kind(*id) else { unreachable!() };
                 (self.inputs.contains(&record), format!("{} | null", self.ts(inner, generic)?))
             }
@@ -248,7 +257,9 @@ impl<'a> Emitter<'a> {
                 o(self, "export type DeadLetterReason = Exclude<StopReason, 'delivered'>;\n\n");
             }
             "attempt-outcome" => {
-                let g = self.generic(self.cases(name, &[("response", Some("HttpResponse")), ("transport-error", Some("string"))])?);
+                let g = self.generic(
+                    self.cases(name, &[("response", Some("HttpResponse")), ("transport-error", Some("string"))])?,
+                );
                 self.doc(name)?;
                 o(self, "export type AttemptOutcome<N extends Int = number> = HttpResponse<N> | TransportError;\n\n");
                 o(self, "/** No response: the transport error kind (`connect_timeout`, ...; unknown kinds are terminal). */\n");
@@ -294,7 +305,8 @@ impl<'a> Emitter<'a> {
                 o(self, "export interface Due {\n  due: true;\n}\n\n");
             }
             "admission" => {
-                let names = ["class", "policy-version", "policy-hash", "first-attempted-at-ms", "deadline-ms", "schedule"];
+                let names =
+                    ["class", "policy-version", "policy-hash", "first-attempted-at-ms", "deadline-ms", "schedule"];
                 let (id, fields) = self.record_fields(name, &names)?;
                 // The schedule's fields sit beside the admission's own.
                 self.record(id, fields, Some("Schedule"), &["schedule"])?;
@@ -326,7 +338,12 @@ impl<'a> Emitter<'a> {
 pub fn emit(wit: &Wit) -> Result<Vec<Generated>> {
     let resolve = &wit.resolve;
     let find = |n: &str| {
-        resolve.interfaces.iter().find(|(_, i)| i.name.as_deref() == Some(n)).map(|(_, i)| i).with_context(|| format!("wit: no interface `{n}`"))
+        resolve
+            .interfaces
+            .iter()
+            .find(|(_, i)| i.name.as_deref() == Some(n))
+            .map(|(_, i)| i)
+            .with_context(|| format!("wit: no interface `{n}`"))
     };
     let (types, policy) = (find("types")?, find("policy")?);
     let mut e = Emitter { wit, types, inputs: BTreeSet::new(), integral: BTreeSet::new(), out: String::new() };

@@ -30,7 +30,6 @@ pub fn from_js(value: &JsValue) -> Result<Value, PolicyError> {
     })
 }
 
-
 /// An output `Value` as plain JS data.
 pub fn to_js(value: &Value) -> JsValue {
     match value {

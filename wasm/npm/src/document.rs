@@ -8,8 +8,8 @@ use retry_policy_core::{ErrorCode, PolicyError};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{from_js, to_js};
-use crate::fast::{policy_to_value, CompiledPolicy};
 use crate::errors::OrThrow;
+use crate::fast::{policy_to_value, CompiledPolicy};
 
 #[wasm_bindgen]
 pub struct Document {

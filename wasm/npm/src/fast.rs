@@ -13,7 +13,7 @@ use std::cell::Cell;
 
 use retry_policy_core::codec;
 use retry_policy_core::{
-    self as core_, AttemptOutcome, BucketCounts, BudgetCounts, Budget, Decision, DeliveryState, HeldBuckets, Policy,
+    self as core_, AttemptOutcome, BucketCounts, Budget, BudgetCounts, Decision, DeliveryState, HeldBuckets, Policy,
     Reservation, Resumption, StopReason, StoreOp, StoreReply, StoreRequest,
 };
 use wasm_bindgen::prelude::*;
@@ -66,7 +66,7 @@ const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// A non-negative safe integer, else `None` (the object path reports it).
 fn int(x: f64) -> Option<u64> {
-    (x >= 0.0 && x <= MAX_SAFE_INTEGER && x.trunc() == x).then_some(x as u64)
+    ((0.0..=MAX_SAFE_INTEGER).contains(&x) && x.trunc() == x).then_some(x as u64)
 }
 
 fn int32(x: f64) -> Option<u32> {
@@ -296,7 +296,8 @@ pub fn store_apply_fast(
     pr: f64,
 ) -> u32 {
     let run = || -> Option<u32> {
-        let op = [StoreOp::Record, StoreOp::Reserve, StoreOp::RecordReserve].get(op.checked_sub(1)? as usize).copied()?;
+        let op =
+            [StoreOp::Record, StoreOp::Reserve, StoreOp::RecordReserve].get(op.checked_sub(1)? as usize).copied()?;
         let request = StoreRequest { op, endpoint_id: String::new(), window_ms: int(window_ms)?, bucket: int(bucket)? };
         let budget = Budget { ratio, window_ms: int(budget_window_ms)?, min_sample: int(min_sample)?, sliding };
         budget.validate().ok()?;

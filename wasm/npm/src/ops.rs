@@ -29,7 +29,12 @@ fn scoped(e: PolicyError) -> PolicyError {
 
 /// The fields of an op's input: `policy` is one of them unless the caller
 /// holds a compiled one.
-fn fields<'a>(v: &'a Value, compiled: Option<&Policy>, with: &'a [&'a str], without: &'a [&'a str]) -> Result<Fields<'a>, PolicyError> {
+fn fields<'a>(
+    v: &'a Value,
+    compiled: Option<&Policy>,
+    with: &'a [&'a str],
+    without: &'a [&'a str],
+) -> Result<Fields<'a>, PolicyError> {
     Fields::new(v, if compiled.is_some() { without } else { with })
 }
 
@@ -74,9 +79,10 @@ pub fn run_value(op: &str, v: &Value, compiled: Option<&Policy>) -> Result<Value
         }
         "classify_status" => {
             let n = Fields::new(v, &["status"])?.u64("status")?;
-            let class = u16::try_from(n).ok().map(core_::classify_status).unwrap_or_else(|| {
-                Err(PolicyError::new(ErrorCode::InvalidStatus, "status", "outside 100..=599"))
-            })?;
+            let class = u16::try_from(n)
+                .ok()
+                .map(core_::classify_status)
+                .unwrap_or_else(|| Err(PolicyError::new(ErrorCode::InvalidStatus, "status", "outside 100..=599")))?;
             Ok(obj([("outcome", class.as_str().into())]))
         }
         "classify_error" => {
@@ -95,12 +101,22 @@ pub fn run_value(op: &str, v: &Value, compiled: Option<&Policy>) -> Result<Value
             Ok(obj([("allows_retry", allows.into())]))
         }
         "decide" => {
-            let f = fields(v, compiled, &["policy", "state", "outcome", "now_ms", "budget_counts"], &["state", "outcome", "now_ms", "budget_counts"])?;
+            let f = fields(
+                v,
+                compiled,
+                &["policy", "state", "outcome", "now_ms", "budget_counts"],
+                &["state", "outcome", "now_ms", "budget_counts"],
+            )?;
             let p = policy_of(&f, compiled)?;
-            let (s, o, now_ms) = (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
+            let (s, o, now_ms) =
+                (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
             // `null` counts: the store could not be read. Absent: a caller's mistake.
             if v.get("budget_counts").is_none() {
-                return Err(PolicyError::new(ErrorCode::InvalidInput, "budget_counts", "missing (pass null when the store could not be read)"));
+                return Err(PolicyError::new(
+                    ErrorCode::InvalidInput,
+                    "budget_counts",
+                    "missing (pass null when the store could not be read)",
+                ));
             }
             let counts = match f.opt("budget_counts") {
                 Some(_) => Some(f.nested("budget_counts", codec::budget_counts)?),
@@ -112,13 +128,20 @@ pub fn run_value(op: &str, v: &Value, compiled: Option<&Policy>) -> Result<Value
         "evaluate" => {
             let f = fields(v, compiled, &STEP, &STEP[1..])?;
             let p = policy_of(&f, compiled)?;
-            let (s, o, now_ms) = (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
+            let (s, o, now_ms) =
+                (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
             Ok(codec::step_to_value(&core_::evaluate(&p, &s, &o, now_ms).map_err(scoped)?))
         }
         "settle" => {
-            let f = fields(v, compiled, &["policy", "state", "outcome", "now_ms", "reply"], &["state", "outcome", "now_ms", "reply"])?;
+            let f = fields(
+                v,
+                compiled,
+                &["policy", "state", "outcome", "now_ms", "reply"],
+                &["state", "outcome", "now_ms", "reply"],
+            )?;
             let p = policy_of(&f, compiled)?;
-            let (s, o, now_ms) = (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
+            let (s, o, now_ms) =
+                (f.nested("state", codec::state)?, f.nested("outcome", codec::outcome)?, f.u64("now_ms")?);
             let reply = f.nested("reply", codec::store_reply)?;
             Ok(codec::settlement_to_value(&core_::settle(&p, &s, &o, now_ms, &reply).map_err(scoped)?))
         }
