@@ -18,8 +18,9 @@
 //! * `adapter.wat` — per function, a zero-argument core function that
 //!   copies every fixup into a fresh `cabi_realloc` block, calls the core
 //!   export with the flat params from the scratch block, and stores its
-//!   result; and `post-F` calling `cabi_post_F` when the result owns memory.
-//!   One host->wasm call per operation (plus one for post-return).
+//!   result; `cabi_post_F` (when the result owns memory) is deferred to the
+//!   start of the next call on that instance, after the host lifted the
+//!   result. ONE host->wasm call per operation.
 //!
 //! Layouts come only from `SizeAlign` and `Resolve::wasm_signature`.
 
@@ -636,9 +637,9 @@ impl Gen<'_> {
 
     fn adapter(&self) -> Result<String> {
         let mut o = header(";;", "python", OUT);
-        o += ";; Per export: copy each fixup (slot, align, size) of the scratch block into a\n;; fresh cabi_realloc block (the callee owns and frees it), call the core\n;; export with the flat params of the scratch block, store its result. No policy.\n(module\n  (import \"core\" \"memory\" (memory 0))\n  (import \"core\" \"cabi_realloc\" (func $realloc (param i32 i32 i32 i32) (result i32)))\n";
+        o += ";; Per export F: run the previous call's pending cabi_post (deferred until now:\n;; the host has lifted that result, and the guest sees post-return before its\n;; next export call), copy each fixup (slot, align, size) of the scratch block\n;; into a fresh cabi_realloc block (the callee owns and frees it), call the core\n;; export with the flat params of the scratch block, store its result, and note\n;; F's cabi_post as pending. No policy.\n(module\n  (import \"core\" \"memory\" (memory 0))\n  (import \"core\" \"cabi_realloc\" (func $realloc (param i32 i32 i32 i32) (result i32)))\n";
         let wt = |w: &WasmType| match w { WasmType::I64 | WasmType::PointerOrI64 => "i64", WasmType::F32 => "f32", WasmType::F64 => "f64", _ => "i32" };
-        let mut funcs = String::new();
+        let (mut funcs, mut posts) = (String::new(), Vec::new());
         for (i, f) in self.funcs().into_iter().enumerate() {
             let sig = self.w.resolve.wasm_signature(AbiVariant::GuestExport, f);
             let ps: Vec<&str> = sig.params.iter().map(wt).collect();
@@ -649,15 +650,19 @@ impl Gen<'_> {
             let loads: Vec<String> = ps.iter().enumerate().map(|(j, t)| format!("({t}.load offset={} (global.get $s))", FLAT + 8 * j)).collect();
             let call = format!("(call $f{i} {})", loads.join(" "));
             let stmt = match rs.first() { Some(t) => format!("({t}.store offset={RESULT} (global.get $s) {call})"), None => call };
-            writeln!(funcs, "  (func (export {:?}) (call $fixups) {stmt})", f.name)?;
+            let mut pend = String::new();
             if f.result.as_ref().is_some_and(|t| self.needs_post(t)) {
                 writeln!(o, "  (import \"core\" {:?} (func $p{i} (param i32)))", format!("cabi_post_{}", self.core_name(f)))?;
-                writeln!(funcs, "  (func (export \"post-{}\") (call $p{i} (i32.load offset={RESULT} (global.get $s))))", f.name)?;
+                posts.push(format!("$p{i}"));
+                pend = format!("\n    (global.set $pending_arg (i32.load offset={RESULT} (global.get $s))) (global.set $pending (i32.const {}))", posts.len());
             }
+            writeln!(funcs, "  (func (export {:?}) (call $flush) (call $fixups)\n    {stmt}{pend})", f.name)?;
         }
-        o += "  (global $s (export \"scratch\") (mut i32) (i32.const 0))\n";
+        writeln!(o, "  (type $post (func (param i32)))\n  (table $posts {} funcref)\n  (elem (table $posts) (i32.const 0) func {})", posts.len(), posts.join(" "))?;
+        o += "  (global $s (export \"scratch\") (mut i32) (i32.const 0))\n  ;; 1 + the table index of the cabi_post still owed for the last result (0: none), and its argument\n  (global $pending (mut i32) (i32.const 0))\n  (global $pending_arg (mut i32) (i32.const 0))\n";
+        o += "  (func $flush (export \"flush\") (local $k i32)\n    (local.set $k (global.get $pending))\n    (if (local.get $k) (then\n      (global.set $pending (i32.const 0))\n      (call_indirect $posts (type $post) (global.get $pending_arg) (i32.sub (local.get $k) (i32.const 1))))))\n";
         o += "  (func $fixups (local $t i32) (local $end i32) (local $q i32)\n    (local.set $t (i32.load (global.get $s)))\n    (local.set $end (i32.add (local.get $t) (i32.mul (i32.load offset=4 (global.get $s)) (i32.const 12))))\n    (block $done (loop $next\n      (br_if $done (i32.ge_u (local.get $t) (local.get $end)))\n      (local.set $q (call $realloc (i32.const 0) (i32.const 0) (i32.load offset=4 (local.get $t)) (i32.load offset=8 (local.get $t))))\n      (if (i32.eqz (local.get $q)) (then unreachable))\n      (memory.copy (local.get $q) (i32.load (i32.load (local.get $t))) (i32.load offset=8 (local.get $t)))\n      (i32.store (i32.load (local.get $t)) (local.get $q))\n      (local.set $t (i32.add (local.get $t) (i32.const 12)))\n      (br $next))))\n";
-        writeln!(o, "  ;; the host's import-time self-test: a raw call that writes a known value\n  (func (export \"probe\") (i32.store offset={RESULT} (global.get $s) (i32.const 0x5eed)))")?;
+        writeln!(o, "  ;; the host's import-time self-test: a raw call that writes a known value\n  (func (export \"probe\") (call $flush) (i32.store offset={RESULT} (global.get $s) (i32.const 0x5eed)))")?;
         Ok(o + &funcs + ")\n")
     }
 }

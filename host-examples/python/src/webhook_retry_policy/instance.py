@@ -9,9 +9,10 @@ tasks cannot interleave inside one.
 Every operation is :meth:`Instance.run`: the generated ``lower_F`` writes
 the arguments into the scratch block (a host-owned block of guest memory,
 grown and re-lowered when too small), ONE raw call runs the adapter
-function ``F`` (ownership copies + the core export), the generated
-``lift_F`` reads the result, and a second raw call runs ``post-F``
-(``cabi_post``) when the result owns guest memory.
+function ``F`` (the previous result's deferred ``cabi_post``, ownership
+copies, the core export), and the generated ``lift_F`` reads the result
+while it is still allocated (its ``cabi_post`` runs at the start of the
+next call on this instance).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ _U32 = struct.Struct("<I")
 _BAD_INPUT = (struct.error, TypeError, AttributeError, KeyError, OverflowError, UnicodeEncodeError, ValueError)
 _BAD_OUTPUT = (abi.Malformed, struct.error, IndexError, KeyError, UnicodeDecodeError, ValueError)
 Call = Callable[[], "int | None"]
-Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], Call, "Call | None", bool]
+Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], Call, bool]
 
 
 def _no_import(*_args: Any) -> Any:
@@ -69,9 +70,8 @@ class Instance:
         self.raw = raw = RawCaller(store)
         self.entries: dict[str, Entry] = {}
         for name, fn in abi.FUNCTIONS.items():
-            post = exports[f"post-{name}"] if fn.post is not None else None
-            self.entries[name] = (fn.lower, fn.lift, raw.caller(_as(exports[name], wasmtime.Func)),
-                                  raw.caller(_as(post, wasmtime.Func)) if post is not None else None, fn.retptr)
+            self.entries[name] = (fn.lower, fn.lift, raw.caller(_as(exports[name], wasmtime.Func)), fn.retptr)
+        self._flush = raw.caller(_as(exports["flush"], wasmtime.Func))
         self._funcs = exports  # keeps the func structs alive for the raw calls
         self._scratch_global: wasmtime.Global = exports["scratch"]  # type: ignore[assignment]
         self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
@@ -90,6 +90,10 @@ class Instance:
         cap = max(_INITIAL_SCRATCH, 1 << max(0, need - self.scratch - 1).bit_length())
         if cap <= self.cap:
             cap = 2 * self.cap
+        if self.cap:  # the last result's cabi_post first: the guest sees post-return before anything else
+            err = self._flush()
+            if err or self.raw.trap:
+                self._failed(err, "flush")
         ptr = self.realloc(self.store, self.scratch, self.cap, 8, cap)
         if not isinstance(ptr, int) or ptr == 0:
             raise PolicyTrap("cabi_realloc returned null for the scratch block")
@@ -105,7 +109,7 @@ class Instance:
             raise PolicyTrap("raw-call self-test failed: the adapter's probe did not run")
 
     def run(self, name: str, *args: Any) -> Any:
-        lower, lift, call, post, retptr = self.entries[name]
+        lower, lift, call, retptr = self.entries[name]
         try:
             lower(self, *args)
         except abi.Grow as g:
@@ -120,18 +124,11 @@ class Instance:
         mem = self.mem
         r = _U32.unpack_from(mem, self.result_at)[0] if retptr else self.result_at
         try:
-            out = lift(mem, r)
+            return lift(mem, r)
         except PolicyError:
-            if post is not None:
-                self._post(post, name)
             raise
         except _BAD_OUTPUT:
-            out = self._lift_again(name, lift, r, post)
-        if post is not None:
-            err = post()
-            if err or self.raw.trap:
-                self._failed(err, f"post-{name}")
-        return out
+            return self._lift_again(name, lift, r)
 
     def _lower_growing(self, name: str, lower: Callable[..., None], g: abi.Grow, args: tuple[Any, ...]) -> None:
         while True:
@@ -146,23 +143,15 @@ class Instance:
             except _BAD_INPUT as e:
                 raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
 
-    def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int, post: Call | None) -> Any:
+    def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int) -> Any:
         self.refresh()  # the call grew guest memory past this view
         try:
-            out = lift(self.mem, r)
+            return lift(self.mem, r)
         except PolicyError:
-            if post is not None:
-                self._post(post, name)
             raise
         except _BAD_OUTPUT as e:
             drop()
             raise PolicyTrap(f"`{name}` returned a malformed result: {e!r}") from None
-        return out  # the caller runs post-return once
-
-    def _post(self, post: Call, name: str) -> None:
-        err = post()
-        if err or self.raw.trap:
-            self._failed(err, f"post-{name}")
 
     def _failed(self, err: int | None, name: str) -> None:
         drop()  # the guest heap may be inconsistent: the next call builds a fresh instance
