@@ -11,6 +11,11 @@ reason (nothing lost). Loopback only, bounded in count and time.
   as EVAL on NOSCRIPT, so Redis's counts equal the replica's attempts and
   retries exactly (no double count, no loss).
 
+* Redis restarted empty mid-storm: the overshoot the fresh store allows is
+  measured and bounded (one sample floor).
+* Clock skew: replicas 2 s apart hold the ratio; one beyond window/4 is
+  refused by the script's skew check (fails closed, writes nothing).
+
 Printed for each: what was lost, how long retries were refused, the retry
 share.
 """
@@ -170,4 +175,105 @@ def script_flush_run(lang: str, r, tmp_path, extra: tuple[str, ...] = ()) -> tup
 def test_script_flush_mid_run_neither_double_counts_nor_loses(lang, redis_db, tmp_path):
     require_replica(lang)
     _, problems = script_flush_run(lang, redis_db, tmp_path)
+    assert not problems, "; ".join(problems)
+
+
+def redis_restart_empty_run(lang: str, r, tmp_path) -> tuple[dict, list[str]]:
+    """A storm by `lang`'s replica; Redis restarted empty (same port) in the
+    middle. The overshoot the fresh store allows (a new sample floor) is
+    measured on what the new Redis counted; bound: one sample floor."""
+    ratio, floor = 0.1, 30
+    policy = write_policy(tmp_path / "restart.json", ratio=ratio, min_sample=floor, budget_window_ms=10_000,
+                          window_ms=2000, base_ms=5, cap_ms=40)
+    eid = f"restart-{lang}"
+    with Endpoints(log=True, latency_ms=LATENCY_MS, broken=503) as eps:
+        rep = start_replica(lang, target=eps.urls["broken"], endpoint_id=eid, events=100_000, policy=policy,
+                            redis=r.url, concurrency=4, deadline_ms=4000)
+        try:
+            eps.wait_for_requests(["broken"], timeout_s=90, replicas=[rep])
+            time.sleep(1.5)
+            before = budget_counts(r.client(), eid)
+            t0 = time.time()
+            r.stop()
+            r.start()
+            down_ms = (time.time() - t0) * 1000
+            s = rep.result(timeout=60)
+        finally:
+            rep.kill()
+        blog = eps.log("broken")
+    assert_nothing_lost(s)
+    total, retries = budget_counts(r.client(), eid)
+    overshoot = retries - ratio * total
+    m = {"lang": lang, "down_ms": down_ms, "before": before, "after": (total, retries), "overshoot": overshoot,
+         "share": s["retries"] / max(s["attempts"], 1), "stop_reasons": s["stop_reasons"]}
+    print(f"\n{lang} Redis restarted empty ({down_ms:.0f} ms down): before {before[0]}/{before[1]} counted; the new Redis "
+          f"counted {total} attempts/{retries} retries: overshoot {overshoot:+.1f} retries over ratio x attempts "
+          f"(bound: one sample floor, {floor}); fleet share {m['share']:.3f}; {s['stop_reasons']}")
+    problems = []
+    if total == 0:
+        problems.append(f"{lang}: nothing counted after the restart: the store never came back")
+    if overshoot > floor:
+        problems.append(f"{lang}: the fresh store let {overshoot:.1f} retries over the ratio through (bound {floor})")
+    if not s["stop_reasons"]["retry_budget_exhausted"]:
+        problems.append(f"{lang}: the budget never refused")
+    return m, problems
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_redis_restarted_empty_mid_storm_overshoots_at_most_one_sample_floor(lang, redis_db, tmp_path):
+    require_replica(lang)
+    _, problems = redis_restart_empty_run(lang, redis_db, tmp_path)
+    assert not problems, "; ".join(problems)
+
+
+def clock_skew_run(lang: str, r, tmp_path, offsets=(0, 2000), far: int = 4000) -> tuple[dict, list[str]]:
+    """Replicas of `lang` whose clocks are `offsets` ms apart (``--clock-offset-ms``,
+    proposed REPLICA flag) share one endpoint: within window/4 (2.5 s here)
+    the share holds the ratio + slack; a replica `far` ms off is refused by
+    the script's skew check: it fails closed, and Redis counts nothing of it."""
+    ratio = 0.1
+    policy = write_policy(tmp_path / "skew.json", ratio=ratio, min_sample=30, budget_window_ms=10_000)
+    eid = f"skew-{lang}"
+    with Endpoints(broken=503) as eps:
+        reps = [start_replica(lang, target=eps.urls["broken"], endpoint_id=eid, events=300, policy=policy,
+                              redis=r.url, concurrency=4, extra=("--clock-offset-ms", str(o))) for o in offsets]
+        try:
+            summaries = [x.result(timeout=60) for x in reps]
+        except AssertionError:
+            if any(x.proc.returncode == 2 for x in reps):
+                pytest.xfail(f"{lang}: replica has no --clock-offset-ms yet (exit 2)")
+            raise
+        counted = budget_counts(r.client(), eid)
+        skewed = start_replica(lang, target=eps.urls["broken"], endpoint_id=eid, events=50, policy=policy,
+                               redis=r.url, concurrency=4, extra=("--clock-offset-ms", str(far))).result(timeout=60)
+        counted_after = budget_counts(r.client(), eid)
+    for s in summaries + [skewed]:
+        assert_nothing_lost(s)
+    attempts = sum(s["attempts"] for s in summaries)
+    retries = sum(s["retries"] for s in summaries)
+    slack = len(offsets) + 2
+    m = {"lang": lang, "share": retries / max(attempts, 1), "attempts": attempts, "retries": retries,
+         "skewed": skewed["stop_reasons"], "counted": counted, "counted_after_far": counted_after}
+    print(f"\n{lang} clocks {offsets} ms apart: {attempts} attempts, {retries} retries, share {m['share']:.3f} "
+          f"(allowed {ratio * attempts + slack:.1f} retries); Redis {counted}; a replica {far} ms off: "
+          f"{skewed['stop_reasons']}, Redis then {counted_after}")
+    problems = []
+    if retries > ratio * attempts + slack:
+        problems.append(f"{lang}: {retries} retries for {attempts} attempts with skewed clocks (allowed "
+                        f"{ratio * attempts + slack:.1f})")
+    if any(s["stop_reasons"]["budget_unavailable"] for s in summaries):
+        problems.append(f"{lang}: a skew within window/4 made the store unavailable: {[s['stop_reasons'] for s in summaries]}")
+    if counted != (attempts, retries):
+        problems.append(f"{lang}: Redis counted {counted}, the replicas {attempts}/{retries}")
+    if skewed["stop_reasons"]["budget_unavailable"] != skewed["events"]:
+        problems.append(f"{lang}: a replica {far} ms off was not failed closed on every retry: {skewed['stop_reasons']}")
+    if counted_after != counted:
+        problems.append(f"{lang}: the skew check let a replica {far} ms off write ({counted} -> {counted_after})")
+    return m, problems
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_clock_skew_within_a_quarter_window_holds_the_ratio_and_beyond_it_fails_closed(lang, redis_db, tmp_path):
+    require_replica(lang)
+    _, problems = clock_skew_run(lang, redis_db, tmp_path)
     assert not problems, "; ".join(problems)
