@@ -3,41 +3,58 @@ package retrypolicy
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/embedcore"
 )
 
-// The component every host runs; RETRY_POLICY_COMPONENT overrides the path.
-func componentPath() string {
-	if p := os.Getenv("RETRY_POLICY_COMPONENT"); p != "" {
-		return p
+// repoRoot is the repository root (this package is host-examples/go/retrypolicy).
+func repoRoot() string { return filepath.Join("..", "..", "..") }
+
+// witgen runs the repository's generator (`cargo run -q -p witgen -- args`),
+// skipping the test when cargo is missing unless RETRY_POLICY_REQUIRE_DIST is set.
+func witgen(t *testing.T, args ...string) ([]byte, error) {
+	t.Helper()
+	if _, err := exec.LookPath("cargo"); err != nil {
+		if os.Getenv("RETRY_POLICY_REQUIRE_DIST") != "" {
+			t.Fatal("cargo is not installed: cannot run tools/witgen")
+		}
+		t.Skip("cargo is not installed: tools/witgen cannot run (set RETRY_POLICY_REQUIRE_DIST=1 to fail instead)")
 	}
-	return filepath.Join("..", "..", "..", "dist", "retry_policy.wasm")
+	cmd := exec.Command("cargo", append([]string{"run", "-q", "-p", "witgen", "--"}, args...)...)
+	cmd.Dir = repoRoot()
+	return cmd.CombinedOutput()
 }
 
-func TestEmbeddedModuleMatchesTheComponent(t *testing.T) {
-	comp, err := os.ReadFile(componentPath())
-	if err != nil {
+func TestTheEmbeddedModuleIsWhatWitgenCoreExtracts(t *testing.T) {
+	component := filepath.Join(repoRoot(), "dist", "retry_policy.wasm")
+	if _, err := os.Stat(component); err != nil {
 		if os.Getenv("RETRY_POLICY_REQUIRE_DIST") != "" {
 			t.Fatalf("%v (run scripts/build-component)", err)
 		}
-		t.Skipf("%v: no component to compare with (set RETRY_POLICY_REQUIRE_DIST=1 to fail instead)", err)
+		t.Skipf("%v: no component to compare with", err)
 	}
-	module, manifest, err := embedcore.Derive(comp)
+	out := filepath.Join(t.TempDir(), "core.wasm")
+	abs, _ := filepath.Abs(component)
+	if msg, err := witgen(t, "core", abs, out); err != nil {
+		t.Fatalf("witgen core: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(module, coreModule) {
-		t.Fatalf("the embedded %s (%d bytes) is not the main core module of %s (%d bytes): "+
-			"run `go generate ./retrypolicy` in host-examples/go", embedcore.ModuleFile, len(coreModule), componentPath(), len(module))
+	if !bytes.Equal(want, coreModule) {
+		t.Fatalf("the embedded retry_policy_core.wasm (%d bytes) is not what `witgen core %s` extracts (%d bytes): run host-examples/go/generate",
+			len(coreModule), component, len(want))
 	}
-	committed, err := os.ReadFile(embedcore.ManifestFile)
+}
+
+func TestTheGeneratedBindingsAreWhatWitgenGeneratesFromTheWIT(t *testing.T) {
+	dir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(committed) != manifest {
-		t.Fatalf("%s is stale: run `go generate ./retrypolicy`", embedcore.ManifestFile)
+	if msg, err := witgen(t, "check", "go", dir); err != nil {
+		t.Fatalf("zz_generated_*.go are stale (`witgen check go` failed: %v):\n%s\nrun host-examples/go/generate", err, msg)
 	}
 }

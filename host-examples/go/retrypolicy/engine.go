@@ -11,74 +11,78 @@ import (
 )
 
 // ABIVersion is the version of the WIT `policy` interface this host was
-// written against; New refuses a module reporting another one.
-const ABIVersion = 1
+// generated against; New refuses a module reporting another one.
+const ABIVersion = 2
 
 // memoryLimitPages bounds each instance's linear memory (64 KiB pages):
-// 64 MiB, far above what a policy call needs (the module starts at ~1 MiB).
+// 64 MiB, far above what a policy call needs (a 1 MiB document included).
 const memoryLimitPages = 1024
 
 // Engine runs the embedded policy module. It compiles the module once, at
-// New, and keeps a pool of instances (each with its own linear memory):
-// a call takes an idle instance, or instantiates a new one when none is
-// idle, and returns it afterwards. At most MaxIdle instances are kept; the
-// rest are closed. So an Engine is safe for any number of concurrent
-// goroutines, and its steady-state memory is about MaxIdle instances of
-// ~1.1 MiB each. Create one per process and share it.
+// New, and keeps a pool of instances (each with its own linear memory): a
+// call takes an idle instance, or instantiates one when none is idle, and
+// returns it afterwards; at most MaxIdle are kept. An Engine is safe for
+// any number of goroutines; create one per process and share it.
 //
 // Every call takes a context.Context: a call on a done context returns its
-// error at once, and the context reaches the budget counter (the only part
-// of a call that can wait, e.g. on Redis).
+// error at once, and the context reaches the BudgetStore (the only part of
+// a call that can wait, e.g. on Redis).
 type Engine struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
 	clock    Clock
-	counter  BudgetCounter
+	store    BudgetStore
 	idle     chan *instance
 
-	// mu is held shared by every call and exclusively by Close, so Close
-	// waits for calls in flight and no call starts on a closed engine.
-	mu     sync.RWMutex
-	closed bool
+	mu       sync.Mutex
+	drained  *sync.Cond
+	inFlight int
+	closed   bool
 }
 
 type config struct {
 	clock   Clock
-	counter BudgetCounter
+	store   BudgetStore
 	maxIdle int
 	rtCfg   wazero.RuntimeConfig
+	cache   wazero.CompilationCache
 }
 
 // Option configures New.
 type Option func(*config)
 
-// WithClock sets the clock Decide reads (default SystemClock).
+// WithClock sets the clock Decide reads through the `clock` import
+// (default SystemClock).
 func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 
-// WithBudgetCounter sets the store Decide reads and records retries in
-// (default a fresh MemoryCounter).
-func WithBudgetCounter(c BudgetCounter) Option { return func(cfg *config) { cfg.counter = c } }
+// WithBudgetStore sets the store Decide calls through the `budget-store`
+// import (default a MemoryStore on this engine).
+func WithBudgetStore(s BudgetStore) Option { return func(cfg *config) { cfg.store = s } }
 
 // WithMaxIdle sets how many idle instances the pool keeps (default
 // GOMAXPROCS, at least 1).
 func WithMaxIdle(n int) Option { return func(cfg *config) { cfg.maxIdle = n } }
 
 // WithInterpreter runs the module in wazero's interpreter instead of its
-// compiler (the default where wazero supports one: amd64 and arm64).
+// compiler (the default where wazero has one: amd64 and arm64).
 func WithInterpreter() Option {
 	return func(cfg *config) { cfg.rtCfg = wazero.NewRuntimeConfigInterpreter() }
 }
 
-// New compiles the embedded policy module, wires its `clock` and
-// `budget-counter` imports to the configured Clock and BudgetCounter,
-// instantiates one instance and checks its ABI version.
+// WithCompilationCache reuses compiled code across engines and processes
+// (wazero.NewCompilationCacheWithDir): a fresh process then skips most of
+// the compile.
+func WithCompilationCache(c wazero.CompilationCache) Option {
+	return func(cfg *config) { cfg.cache = c }
+}
+
+// New compiles the embedded policy module, wires its imports (`clock`,
+// `budget-store`) to the configured Clock and BudgetStore, instantiates one
+// instance and checks its ABI version.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	cfg := config{clock: SystemClock{}, maxIdle: runtime.GOMAXPROCS(0), rtCfg: wazero.NewRuntimeConfig()}
 	for _, o := range opts {
 		o(&cfg)
-	}
-	if cfg.counter == nil {
-		cfg.counter = NewMemoryCounter()
 	}
 	if cfg.clock == nil {
 		return nil, errors.New("retrypolicy: WithClock(nil)")
@@ -86,23 +90,28 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if cfg.maxIdle < 1 {
 		cfg.maxIdle = 1
 	}
-	// No WithCloseOnContextDone: it starts a goroutine per call (a decision
-	// took 21 µs with it, 3.4 µs without, on this project's 2-core machine), and every policy call is short and
-	// bounded (the longest loop is 100 plan steps). The context is checked
-	// before each call and reaches the budget counter, the only place that
-	// can wait.
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg.rtCfg.WithMemoryLimitPages(memoryLimitPages))
-	e := &Engine{rt: rt, clock: cfg.clock, counter: cfg.counter, idle: make(chan *instance, cfg.maxIdle)}
+	rtCfg := cfg.rtCfg.WithMemoryLimitPages(memoryLimitPages)
+	if cfg.cache != nil {
+		rtCfg = rtCfg.WithCompilationCache(cfg.cache)
+	}
+	// No WithCloseOnContextDone: it costs a goroutine per call, and every
+	// policy call is short and bounded (contract 0.2's work bounds). The
+	// context is checked before each call and reaches the store.
+	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, idle: make(chan *instance, cfg.maxIdle)}
+	e.drained = sync.NewCond(&e.mu)
+	if e.store == nil {
+		e.store = NewMemoryStore(e)
+	}
 	if err := e.start(ctx); err != nil {
-		_ = rt.Close(ctx)
+		_ = e.rt.Close(ctx)
 		return nil, err
 	}
 	return e, nil
 }
 
 func (e *Engine) start(ctx context.Context) error {
-	if err := e.instantiateImports(ctx); err != nil {
-		return err
+	if err := instantiateImports(ctx, e.rt, hostImports{e}); err != nil {
+		return fmt.Errorf("retrypolicy: %w", err)
 	}
 	compiled, err := e.rt.CompileModule(ctx, coreModule)
 	if err != nil {
@@ -124,15 +133,19 @@ func (e *Engine) start(ctx context.Context) error {
 	return nil
 }
 
-// Close closes every instance and the runtime, after the calls in flight
-// return. Calls after Close return ErrClosed.
+// Close waits for the calls in flight, then closes every instance and the
+// runtime. Calls after Close return ErrClosed.
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return nil
 	}
 	e.closed = true
+	for e.inFlight > 0 {
+		e.drained.Wait()
+	}
+	e.mu.Unlock()
 	for {
 		select {
 		case in := <-e.idle:
@@ -143,19 +156,24 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 }
 
-// with runs fn on a pooled instance. A *PolicyError from fn is the guest's
-// answer; any other error, or a panic, is a trap: the instance is
-// discarded and the error comes back as a *TrapError (or as the context's
-// error when ctx ended the call).
-func (e *Engine) with(ctx context.Context, o op, fn func(*instance) error) (err error) {
+// with runs fn on a pooled instance. A *PolicyError is the guest's answer;
+// a value the WIT cannot carry becomes a *PolicyError; anything else (a
+// trap, an ABI error, a panic) discards the instance and comes back as a
+// *TrapError, or as ctx's error when ctx ended the call. Calls may nest
+// (the budget-store import of Decide calls the MemoryStore, which calls
+// StoreApply on another instance).
+func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	e.mu.Lock()
 	if e.closed {
+		e.mu.Unlock()
 		return ErrClosed
 	}
+	e.inFlight++
+	e.mu.Unlock()
+	defer e.leave()
 	var in *instance
 	select {
 	case in = <-e.idle:
@@ -164,22 +182,43 @@ func (e *Engine) with(ctx context.Context, o op, fn func(*instance) error) (err 
 			return err
 		}
 	}
+	in.allocs = 0
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in the host glue: %v", r)
 		}
-		var pe *PolicyError
-		if err != nil && !errors.As(err, &pe) {
-			in.broken = true
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				err = fmt.Errorf("retrypolicy: %s: %w", o, ctxErr)
-			} else {
-				err = &TrapError{Op: o.String(), Err: err}
-			}
-		}
+		err = in.judge(ctx, op, err)
 		e.release(ctx, in)
 	}()
 	return fn(in)
+}
+
+// judge classifies the error of a call on in (see with).
+func (in *instance) judge(ctx context.Context, op string, err error) error {
+	var pe *PolicyError
+	var le *lowerError
+	switch {
+	case err == nil || errors.As(err, &pe):
+		return err
+	case errors.As(err, &le):
+		// refused before the guest ran; what it allocated so far is leaked, so start afresh
+		in.broken = in.allocs > 0
+		return le.policyError()
+	}
+	in.broken = true
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("retrypolicy: %s: %w", op, ctxErr)
+	}
+	return &TrapError{Op: op, Err: err}
+}
+
+func (e *Engine) leave() {
+	e.mu.Lock()
+	e.inFlight--
+	if e.inFlight == 0 && e.closed {
+		e.drained.Broadcast()
+	}
+	e.mu.Unlock()
 }
 
 func (e *Engine) release(ctx context.Context, in *instance) {

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
@@ -49,9 +48,9 @@ func wantCode(t *testing.T, err error, code rp.ErrorCode, field string) {
 func TestARefusedInputIsAPolicyErrorWithTheSpecCodeAndField(t *testing.T) {
 	e := newEngine(t)
 	_, err := e.Plan(context.Background(), rp.Backoff{BaseMs: 2000, Factor: 0.5, CapMs: 300000}, 900000, 16)
-	wantCode(t, err, rp.CodeInvalidBackoff, "backoff.factor")
+	wantCode(t, err, rp.ErrorCodeInvalidBackoff, "backoff.factor")
 	_, err = e.ClassifyStatus(context.Background(), 99)
-	wantCode(t, err, rp.CodeInvalidStatus, "")
+	wantCode(t, err, rp.ErrorCodeInvalidStatus, "")
 	if !strings.Contains(err.Error(), "invalid_status") {
 		t.Fatalf("the message should name the code: %v", err)
 	}
@@ -62,9 +61,11 @@ func TestInvalidUTF8IsRefusedAsInvalidInputBeforeReachingTheGuest(t *testing.T) 
 	s := someState
 	s.EventID = "evt_\xff"
 	_, err := e.DecideWith(context.Background(), notification, s, rp.ResponseOutcome(503), firstAt, &rp.BudgetCounts{})
-	wantCode(t, err, rp.CodeInvalidInput, "state.event_id")
+	wantCode(t, err, rp.ErrorCodeInvalidInput, "state.event_id")
 	_, err = e.ClassifyError(context.Background(), "\xc3")
-	wantCode(t, err, rp.CodeInvalidInput, "error_kind")
+	wantCode(t, err, rp.ErrorCodeInvalidInput, "error_kind")
+	_, err = e.Delay(context.Background(), notification.Backoff, "evt", 100)
+	wantCode(t, err, rp.ErrorCodeInvalidRetryIndex, "")
 }
 
 func TestAJitterOutsideTheWITEnumIsInvalidBackoff(t *testing.T) {
@@ -72,17 +73,20 @@ func TestAJitterOutsideTheWITEnumIsInvalidBackoff(t *testing.T) {
 	p := notification
 	p.Backoff.Jitter = 7
 	_, err := e.DecideWith(context.Background(), p, someState, rp.ResponseOutcome(503), firstAt, nil)
-	wantCode(t, err, rp.CodeInvalidBackoff, "policy.backoff.jitter")
-	_, err = rp.ParseJitter("decorrelated")
-	wantCode(t, err, rp.CodeInvalidBackoff, "backoff.jitter")
+	wantCode(t, err, rp.ErrorCodeInvalidBackoff, "policy.backoff.jitter")
+	if _, ok := rp.ParseJitter("decorrelated"); ok {
+		t.Fatal("ParseJitter accepted an unknown jitter")
+	}
 }
 
-func TestAnOutcomeWithBothAResponseAndAnErrorKindIsInvalidInput(t *testing.T) {
+func TestAnOutcomeWithNoneOrBothCasesSetIsInvalidInput(t *testing.T) {
 	e := newEngine(t)
 	o := rp.ResponseOutcome(503)
-	o.ErrorKind = "connect_timeout"
+	o.TransportError = rp.TransportErrorOutcome("connect_timeout").TransportError
 	_, err := e.DecideWith(context.Background(), notification, someState, o, firstAt, nil)
-	wantCode(t, err, rp.CodeInvalidInput, "outcome")
+	wantCode(t, err, rp.ErrorCodeInvalidInput, "outcome")
+	_, err = e.Evaluate(context.Background(), notification, someState, rp.AttemptOutcome{}, firstAt)
+	wantCode(t, err, rp.ErrorCodeInvalidInput, "outcome")
 }
 
 func TestDecideWithFollowsTheSpecGatesForA503AndA410(t *testing.T) {
@@ -94,113 +98,15 @@ func TestDecideWithFollowsTheSpecGatesForA503AndA410(t *testing.T) {
 		t.Fatalf("503 on attempt 1: want retry after 8 ms (the SPEC vector), got %+v %v", d, err)
 	}
 	d, err = e.DecideWith(ctx, notification, someState, rp.ResponseOutcome(410), firstAt+100, counts)
-	if err != nil || d.Stop == nil || d.Stop.Reason != rp.TerminalResponse || !d.Stop.DisableEndpoint {
+	if err != nil || d.Stop == nil || d.Stop.Reason != rp.StopReasonTerminalResponse || !d.Stop.DisableEndpoint {
 		t.Fatalf("410: want terminal_response with disable_endpoint, got %+v %v", d, err)
 	}
-	if dl := d.Stop.DeadLetter; dl == nil || dl.EventID != "evt_1" || dl.ElapsedMs != 100 || dl.StopReason != rp.TerminalResponse {
+	if dl := d.Stop.DeadLetter; dl == nil || dl.EventID != "evt_1" || dl.ElapsedMs != 100 || dl.StopReason != rp.StopReasonTerminalResponse {
 		t.Fatalf("410: dead letter %+v", d.Stop.DeadLetter)
 	}
 	d, err = e.DecideWith(ctx, notification, someState, rp.ResponseOutcome(503), firstAt+100, nil)
-	if err != nil || d.Stop == nil || d.Stop.Reason != rp.BudgetUnavailable {
+	if err != nil || d.Stop == nil || d.Stop.Reason != rp.StopReasonBudgetUnavailable {
 		t.Fatalf("unreadable counts: want budget_unavailable, got %+v %v", d, err)
-	}
-}
-
-// fakeCounter records calls and can fail, panic or block.
-type fakeCounter struct {
-	mu      sync.Mutex
-	counts  rp.BudgetCounts
-	records []string
-	fail    error
-	panics  bool
-	block   chan struct{}
-	sawKey  any
-}
-
-type ctxKey struct{}
-
-func (f *fakeCounter) Read(ctx context.Context, ep string, window, bucket uint64) (rp.BudgetCounts, error) {
-	f.mu.Lock()
-	f.sawKey = ctx.Value(ctxKey{})
-	f.mu.Unlock()
-	if f.panics {
-		panic("counter bug")
-	}
-	if f.block != nil {
-		select {
-		case <-f.block:
-		case <-ctx.Done():
-			return rp.BudgetCounts{}, ctx.Err()
-		}
-	}
-	return f.counts, f.fail
-}
-
-func (f *fakeCounter) RecordAttempt(_ context.Context, ep string, window, bucket uint64, isRetry bool) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.records = append(f.records, strings.Join([]string{ep, itoa(window), itoa(bucket), map[bool]string{true: "retry", false: "first"}[isRetry]}, " "))
-	return nil
-}
-
-func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func TestDecideReadsTheClockAndCounterAndRecordsTheRetryItSchedules(t *testing.T) {
-	counter := &fakeCounter{}
-	now := firstAt + 30_000
-	e := newEngine(t, rp.WithClock(rp.ClockFunc(func() uint64 { return now })), rp.WithBudgetCounter(counter))
-	ctx := context.WithValue(context.Background(), ctxKey{}, "trace-1")
-	d, err := e.Decide(ctx, notification, someState, rp.TransportErrorOutcome("connect_timeout"))
-	if err != nil || d.Retry == nil {
-		t.Fatalf("want a retry, got %+v %v", d, err)
-	}
-	want := "ep_42 60000 " + itoa(now/60000) + " retry"
-	if len(counter.records) != 1 || counter.records[0] != want {
-		t.Fatalf("records %q, want [%q]", counter.records, want)
-	}
-	if counter.sawKey != "trace-1" {
-		t.Fatalf("the counter did not get Decide's context (saw %v)", counter.sawKey)
-	}
-	now = firstAt + 900_000 // the window has elapsed
-	d, err = e.Decide(ctx, notification, someState, rp.ResponseOutcome(503))
-	if err != nil || d.Stop == nil || d.Stop.Reason != rp.RetryWindowElapsed || d.Stop.DeadLetter.ElapsedMs != 900_000 {
-		t.Fatalf("want retry_window_elapsed after 900 s, got %+v %v", d.Stop, err)
-	}
-}
-
-func TestACounterThatFailsOrPanicsFailsTheBudgetClosed(t *testing.T) {
-	for name, c := range map[string]*fakeCounter{
-		"error": {fail: errors.New("redis: connection refused")},
-		"panic": {panics: true},
-	} {
-		t.Run(name, func(t *testing.T) {
-			e := newEngine(t, rp.WithClock(rp.ClockFunc(func() uint64 { return firstAt + 10 })), rp.WithBudgetCounter(c))
-			d, err := e.Decide(context.Background(), notification, someState, rp.ResponseOutcome(503))
-			if err != nil || d.Stop == nil || d.Stop.Reason != rp.BudgetUnavailable {
-				t.Fatalf("want budget_unavailable, got %+v %v", d, err)
-			}
-			if len(c.records) != 0 {
-				t.Fatalf("nothing may be recorded when the read fails: %q", c.records)
-			}
-			// the engine stays usable
-			if _, err := e.ClassifyStatus(context.Background(), 200); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
-
-func TestCancellingTheContextEndsADecideWaitingOnTheCounter(t *testing.T) {
-	c := &fakeCounter{block: make(chan struct{})}
-	e := newEngine(t, rp.WithClock(rp.ClockFunc(func() uint64 { return firstAt + 10 })), rp.WithBudgetCounter(c))
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := e.Decide(ctx, notification, someState, rp.ResponseOutcome(503))
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("want the context's error, got %v", err)
-	}
-	if _, err := e.ClassifyStatus(context.Background(), 503); err != nil {
-		t.Fatalf("the engine must stay usable: %v", err)
 	}
 }
 
@@ -322,7 +228,7 @@ func TestAdmitGivesTheScheduleThatPlanDerivesForTheClass(t *testing.T) {
 		t.Fatalf("admission %+v vs plan %+v", a, plan)
 	}
 	_, err = e.Admit(ctx, doc, "presence", firstAt)
-	wantCode(t, err, rp.CodeUnknownEventClass, "class")
+	wantCode(t, err, rp.ErrorCodeUnknownEventClass, "class")
 }
 
 func TestAdmitRevalidatesADocumentTheHostAltered(t *testing.T) {
@@ -336,20 +242,9 @@ func TestAdmitRevalidatesADocumentTheHostAltered(t *testing.T) {
 		doc.Classes[i].Policy.HardCap = 0
 	}
 	_, err = e.Admit(ctx, doc, "notification", firstAt)
-	wantCode(t, err, rp.CodeInvalidHardCap, "")
+	wantCode(t, err, rp.ErrorCodeInvalidHardCap, "")
 	_, err = e.LoadDocument(ctx, []byte(`{"classes": {"x": {"window_ms": 1, "max_attempts": 3, "backoff": {"base_ms": 1, "factor": 1.0, "cap_ms": 1}}}}`))
-	wantCode(t, err, rp.CodeInvalidDocument, "")
+	wantCode(t, err, rp.ErrorCodeInvalidDocument, "")
 }
 
-func TestRecordFirstAttemptCountsInTheBucketOfNow(t *testing.T) {
-	counter := &fakeCounter{}
-	e := newEngine(t, rp.WithBudgetCounter(counter))
-	if err := e.RecordFirstAttempt(context.Background(), notification.Budget, "ep_1", 125_000); err != nil {
-		t.Fatal(err)
-	}
-	if len(counter.records) != 1 || counter.records[0] != "ep_1 60000 2 first" {
-		t.Fatalf("records %q", counter.records)
-	}
-	err := e.RecordFirstAttempt(context.Background(), rp.Budget{Ratio: 0.1}, "ep_1", 1)
-	wantCode(t, err, rp.CodeInvalidBudget, "")
-}
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }

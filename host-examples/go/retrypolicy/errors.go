@@ -5,45 +5,18 @@ import (
 	"fmt"
 )
 
-// ErrorCode is a SPEC error code, snake_case (the WIT spells them
-// kebab-case; this host reports them as the SPEC does).
-type ErrorCode string
-
-// The SPEC's error codes. Every semantic check happens in the component;
-// this host itself only reports CodeInvalidInput (a value of the wrong
-// shape) and, for a jitter name or value the WIT enum cannot carry,
-// CodeInvalidBackoff.
-const (
-	CodeInvalidBackoff    ErrorCode = "invalid_backoff"
-	CodeInvalidHardCap    ErrorCode = "invalid_hard_cap"
-	CodeInvalidWindow     ErrorCode = "invalid_window"
-	CodeInvalidBudget     ErrorCode = "invalid_budget"
-	CodeInvalidState      ErrorCode = "invalid_state"
-	CodeInvalidStatus     ErrorCode = "invalid_status"
-	CodeInvalidInput      ErrorCode = "invalid_input"
-	CodeInvalidDocument   ErrorCode = "invalid_document"
-	CodeUnknownEventClass ErrorCode = "unknown_event_class"
-)
-
-// errorCodes is the WIT `error-code` enum in case order (the discriminant).
-var errorCodes = []ErrorCode{
-	CodeInvalidBackoff, CodeInvalidHardCap, CodeInvalidWindow, CodeInvalidBudget,
-	CodeInvalidState, CodeInvalidStatus, CodeInvalidInput, CodeInvalidDocument,
-	CodeUnknownEventClass,
-}
-
-// PolicyError is a refused input: the SPEC code, the dotted path of the
-// offending field (empty if none) and a sentence for humans. Match it with
-// errors.As:
+// PolicyError (generated from the WIT record policy-error) is a refused
+// input: the contract's code, the dotted path of the offending field
+// (empty if none) and a sentence. Match it with errors.As:
 //
 //	var pe *retrypolicy.PolicyError
-//	if errors.As(err, &pe) && pe.Code == retrypolicy.CodeInvalidBackoff { ... }
-type PolicyError struct {
-	Code    ErrorCode `json:"code"`
-	Field   string    `json:"field"`
-	Message string    `json:"message"`
-}
-
+//	if errors.As(err, &pe) && pe.Code == retrypolicy.ErrorCodeInvalidBackoff { ... }
+//
+// Codes print as the contract spells them (pe.Code.String() ==
+// "invalid_backoff"). Every semantic check is the component's; this host
+// itself only refuses what the WIT cannot carry: invalid_input (invalid
+// UTF-8, a variant with no or two cases set, an enum value out of range)
+// and, for a jitter out of range, invalid_backoff.
 func (e *PolicyError) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s: %s", e.Code, e.Message)
@@ -51,8 +24,13 @@ func (e *PolicyError) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Code, e.Field, e.Message)
 }
 
-func invalidInput(field, format string, args ...any) *PolicyError {
-	return &PolicyError{Code: CodeInvalidInput, Field: field, Message: fmt.Sprintf(format, args...)}
+// policyError is the *PolicyError of a value the WIT cannot carry.
+func (e *lowerError) policyError() *PolicyError {
+	code := ErrorCodeInvalidInput
+	if e.Type == "Jitter" {
+		code = ErrorCodeInvalidBackoff // the contract's code for an unknown jitter
+	}
+	return &PolicyError{Code: code, Field: e.Field, Message: e.Msg}
 }
 
 // TrapError is a failure inside the guest or at the ABI boundary (a wasm
@@ -60,7 +38,7 @@ func invalidInput(field, format string, args ...any) *PolicyError {
 // resource limit, never a policy answer. The instance it happened in is
 // discarded; the engine stays usable.
 type TrapError struct {
-	// Op is the WIT function being called, e.g. "decide-with".
+	// Op is the WIT function being called, e.g. "settle".
 	Op string
 	// Err is what wazero (or the ABI glue) reported.
 	Err error

@@ -16,24 +16,48 @@ func TestAGuestTrapIsATrapErrorAndTheInstanceIsDiscarded(t *testing.T) {
 	}
 	defer e.Close(ctx)
 	var trapped *instance
-	err = e.with(ctx, opDecideWith, func(in *instance) error {
+	err = e.with(ctx, "decide-with", func(in *instance) error {
 		trapped = in
-		in.begin().i32(0xFFFF_FFF0) // a params pointer far outside memory
-		_, err := in.call(ctx, opDecideWith)
-		return err
+		s := in.stack[:1]
+		s[0] = 0xFFFF_FFF0 // a params pointer far outside memory
+		return in.invoke(ctx, fnDecideWith, s)
 	})
 	var te *TrapError
 	if !errors.As(err, &te) || te.Op != "decide-with" {
 		t.Fatalf("want a *TrapError for decide-with, got %v", err)
 	}
-	if len(e.idle) != 0 {
-		t.Fatal("the trapped instance went back to the pool")
+	if len(e.idle) != 0 || !trapped.mod.IsClosed() {
+		t.Fatal("the trapped instance was not discarded")
 	}
-	if !trapped.mod.IsClosed() {
-		t.Fatal("the trapped instance was not closed")
-	}
-	if c, err := e.ClassifyStatus(ctx, 503); err != nil || c != Retryable {
+	if c, err := e.ClassifyStatus(ctx, 503); err != nil || c != OutcomeClassRetryable {
 		t.Fatalf("the engine must keep working on a fresh instance: %v %v", c, err)
+	}
+}
+
+func TestAReturnPointerOutsideMemoryIsATrapErrorNotAPanic(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, WithMaxIdle(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	for _, ptr := range []uint32{0xFFFF_FFF0, 1 << 30} {
+		err = e.with(ctx, "evaluate", func(in *instance) error {
+			_, err := in.view(ptr, 120)
+			return err
+		})
+		var te *TrapError
+		if !errors.As(err, &te) {
+			t.Fatalf("%#x: want a *TrapError, got %v", ptr, err)
+		}
+		// a list whose length overflows
+		err = e.with(ctx, "plan", func(in *instance) error {
+			_, err := in.listView(0, 1<<31, 8)
+			return err
+		})
+		if !errors.As(err, &te) {
+			t.Fatalf("want a *TrapError for an overflowing list, got %v", err)
+		}
 	}
 }
 
@@ -44,58 +68,38 @@ func TestAPanicInTheGlueIsATrapErrorNotACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close(ctx)
-	err = e.with(ctx, opPlan, func(*instance) error { panic("glue bug") })
+	err = e.with(ctx, "plan", func(*instance) error { panic("glue bug") })
 	var te *TrapError
 	if !errors.As(err, &te) {
 		t.Fatalf("want a *TrapError, got %v", err)
 	}
 }
 
-func TestTheModuleImportsExactlyTheHostFunctions(t *testing.T) {
+func TestTheModuleImportsExactlyTheGeneratedHostFunctions(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
+	if err := instantiateImports(ctx, rt, hostImports{}); err != nil {
+		t.Fatal(err)
+	}
+	// instantiating checks every import's name and signature
 	compiled, err := rt.CompileModule(ctx, coreModule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{
-		clockModule + " now-ms":           "[] -> [i64]",
-		counterModule + " read":           "[i32 i32 i64 i64 i32] -> []",
-		counterModule + " record-attempt": "[i32 i32 i64 i64 i32 i32] -> []",
+	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		t.Fatalf("the generated imports do not satisfy the module: %v", err)
 	}
-	got := map[string]string{}
-	for _, f := range compiled.ImportedFunctions() {
-		mod, name, _ := f.Import()
-		got[mod+" "+name] = sig(f.ParamTypes()) + " -> " + sig(f.ResultTypes())
+	_ = mod.Close(ctx)
+	if len(compiled.ImportedFunctions()) != 2 || len(compiled.ImportedMemories()) != 0 {
+		t.Fatalf("imports: %d functions, %d memories", len(compiled.ImportedFunctions()), len(compiled.ImportedMemories()))
 	}
-	if len(compiled.ImportedMemories()) != 0 {
-		t.Error("the module imports a memory")
-	}
-	if len(got) != len(want) {
-		t.Fatalf("imports %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("import %s: %q, want %q", k, got[k], v)
-		}
-	}
-}
-
-func sig(ts []uint8) string {
-	s := "["
-	for i, v := range ts {
-		if i > 0 {
-			s += " "
-		}
-		s += map[uint8]string{0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64"}[v]
-	}
-	return s + "]"
 }
 
 func TestGuestMemoryStaysFlatOverManyCalls(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(ctx, WithMaxIdle(1))
+	e, err := New(ctx, WithMaxIdle(1), WithClock(ClockFunc(func() uint64 { return 10 })))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +111,21 @@ func TestGuestMemoryStaysFlatOverManyCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	failing := BudgetStoreFunc(func(context.Context, StoreRequest, Budget, uint64) (Reservation, error) {
+		return Reservation{}, errors.New("a store error string the guest must free")
+	})
 	round := func() {
-		for _, o := range []Outcome{ResponseOutcome(503), ResponseOutcome(410), TransportErrorOutcome("read_timeout")} {
+		for _, o := range []AttemptOutcome{ResponseOutcome(503), ResponseOutcome(410), TransportErrorOutcome("read_timeout")} {
 			if _, err := e.DecideWith(ctx, p, s, o, 10, &BudgetCounts{}); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := e.Step(ctx, failing, p, s, o, 10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.store = failing
+		if _, err := e.Decide(ctx, p, s, ResponseOutcome(503)); err != nil {
+			t.Fatal(err)
 		}
 		if _, err := e.Admit(ctx, doc, "a", 5); err != nil {
 			t.Fatal(err)
@@ -119,12 +133,45 @@ func TestGuestMemoryStaysFlatOverManyCalls(t *testing.T) {
 		_, _ = e.Plan(ctx, Backoff{}, 1, 1) // an error result: its strings must be freed too
 	}
 	round()
-	size := func() uint32 { in := <-e.idle; defer func() { e.idle <- in }(); return in.mem.Size() }
+	size := func() (n uint32) {
+		_ = e.with(ctx, "size", func(in *instance) error { n = in.mem.Size(); return nil })
+		return n
+	}
 	before := size()
-	for i := 0; i < 5_000; i++ {
+	for i := 0; i < 3_000; i++ {
 		round()
 	}
 	if after := size(); after != before {
-		t.Fatalf("guest memory grew from %d to %d bytes over 25k calls: something is not freed", before, after)
+		t.Fatalf("guest memory grew from %d to %d bytes: something is not freed", before, after)
+	}
+}
+
+func TestAnInputRefusedAfterTheGuestAllocatedReplacesTheInstance(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, WithMaxIdle(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	p := Policy{Backoff: Backoff{BaseMs: 2000, Factor: 2, CapMs: 300000, Jitter: JitterFull}, WindowMs: 900000, HardCap: 16,
+		Budget: Budget{Ratio: 0.1, WindowMs: 60000, MinSample: 50, Sliding: true}}
+	// the event id is copied into the guest before the endpoint id is refused
+	s := DeliveryState{EventID: "evt_1", EndpointID: "\xff", Attempt: 1, MaxAttempts: 3}
+	var first *instance
+	_ = e.with(ctx, "peek", func(in *instance) error { first = in; return nil })
+	_, err = e.Evaluate(ctx, p, s, ResponseOutcome(503), 10)
+	var pe *PolicyError
+	if !errors.As(err, &pe) || pe.Code != ErrorCodeInvalidInput || pe.Field != "state.endpoint_id" {
+		t.Fatalf("want invalid_input at state.endpoint_id, got %v", err)
+	}
+	if !first.mod.IsClosed() {
+		t.Fatal("the instance holding the leaked copy was kept")
+	}
+	// refused before any allocation: the instance stays
+	var second *instance
+	_ = e.with(ctx, "peek", func(in *instance) error { second = in; return nil })
+	_, err = e.Evaluate(ctx, p, DeliveryState{EventID: "\xff"}, ResponseOutcome(503), 10)
+	if !errors.As(err, &pe) || second.mod.IsClosed() {
+		t.Fatalf("an input refused before any allocation: %v (closed: %v)", err, second.mod.IsClosed())
 	}
 }

@@ -97,21 +97,21 @@ func budgetAllows(b rp.Budget, nowMs uint64, c rp.BudgetCounts) bool {
 func classifyStatus(s uint16) rp.OutcomeClass {
 	switch {
 	case s >= 200 && s <= 299:
-		return rp.Success
+		return rp.OutcomeClassSuccess
 	case s == 408 || s == 425 || s == 429 || s == 500 || s == 502 || s == 503 || s == 504 || s == 507 || s == 509:
-		return rp.Retryable
+		return rp.OutcomeClassRetryable
 	case s >= 500 && s <= 599: // any other 5xx
-		return rp.Retryable
+		return rp.OutcomeClassRetryable
 	}
-	return rp.Terminal
+	return rp.OutcomeClassTerminal
 }
 
 func classifyError(kind string) rp.OutcomeClass {
 	switch kind {
 	case "connect_timeout", "read_timeout", "write_timeout", "pool_timeout", "connect_error", "remote_protocol_error":
-		return rp.Retryable
+		return rp.OutcomeClassRetryable
 	}
-	return rp.Terminal
+	return rp.OutcomeClassTerminal
 }
 
 func stop(reason rp.StopReason, disable bool, s rp.DeliveryState, elapsed uint64) rp.Decision {
@@ -121,7 +121,7 @@ func stop(reason rp.StopReason, disable bool, s rp.DeliveryState, elapsed uint64
 }
 
 // DecideWith is the SPEC's pure decide.
-func DecideWith(p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64, counts *rp.BudgetCounts) (rp.Decision, error) {
+func DecideWith(p rp.Policy, s rp.DeliveryState, o rp.AttemptOutcome, nowMs uint64, counts *rp.BudgetCounts) (rp.Decision, error) {
 	if !validPolicy(p) || s.Attempt < 1 || s.MaxAttempts < 1 {
 		return rp.Decision{}, ErrInvalid
 	}
@@ -134,14 +134,14 @@ func DecideWith(p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64, cou
 		}
 		status, retryAfter, class = r.Status, r.RetryAfterMs, classifyStatus(r.Status)
 	} else {
-		class = classifyError(o.ErrorKind)
+		class = classifyError(*o.TransportError)
 	}
 	refresh := false
 	if status == 401 || status == 403 {
 		if s.CredentialsRefreshed {
-			class = rp.Terminal
+			class = rp.OutcomeClassTerminal
 		} else {
-			class, refresh = rp.Retryable, true
+			class, refresh = rp.OutcomeClassRetryable, true
 		}
 	}
 	var elapsed uint64
@@ -149,27 +149,27 @@ func DecideWith(p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64, cou
 		elapsed = nowMs - s.FirstAttemptedAtMs
 	}
 	switch {
-	case class == rp.Success:
-		return rp.Decision{Stop: &rp.Stop{Reason: rp.Delivered}}, nil
-	case class == rp.Terminal:
-		return stop(rp.TerminalResponse, status == 410, s, elapsed), nil
+	case class == rp.OutcomeClassSuccess:
+		return rp.Decision{Stop: &rp.Stop{Reason: rp.StopReasonDelivered}}, nil
+	case class == rp.OutcomeClassTerminal:
+		return stop(rp.StopReasonTerminalResponse, status == 410, s, elapsed), nil
 	case s.Attempt >= s.MaxAttempts:
-		return stop(rp.MaxAttemptsExhausted, false, s, elapsed), nil
+		return stop(rp.StopReasonMaxAttemptsExhausted, false, s, elapsed), nil
 	case elapsed >= p.WindowMs:
-		return stop(rp.RetryWindowElapsed, false, s, elapsed), nil
+		return stop(rp.StopReasonRetryWindowElapsed, false, s, elapsed), nil
 	}
 	d := delay(p.Backoff, s.EventID, s.Attempt-1)
 	if retryAfter != nil && *retryAfter > d {
 		d = *retryAfter
 	}
 	if sum := elapsed + d; sum < elapsed || sum > p.WindowMs { // saturating add
-		return stop(rp.RetryWindowElapsed, false, s, elapsed), nil
+		return stop(rp.StopReasonRetryWindowElapsed, false, s, elapsed), nil
 	}
 	if counts == nil {
-		return stop(rp.BudgetUnavailable, false, s, elapsed), nil
+		return stop(rp.StopReasonBudgetUnavailable, false, s, elapsed), nil
 	}
 	if !budgetAllows(p.Budget, nowMs, *counts) {
-		return stop(rp.RetryBudgetExhausted, false, s, elapsed), nil
+		return stop(rp.StopReasonRetryBudgetExhausted, false, s, elapsed), nil
 	}
 	return rp.Decision{Retry: &rp.Retry{DelayMs: d, RefreshCredentials: refresh}}, nil
 }

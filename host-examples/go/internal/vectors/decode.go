@@ -48,7 +48,7 @@ type obj struct {
 func (d *decoder) object(path string, raw json.RawMessage, required, optional []string) (*obj, error) {
 	o := &obj{d: d, path: path}
 	if err := json.Unmarshal(raw, &o.m); err != nil || o.m == nil {
-		d.fail(&rp.PolicyError{Code: rp.CodeInvalidInput, Field: path, Message: "expected an object"})
+		d.fail(&rp.PolicyError{Code: rp.ErrorCodeInvalidInput, Field: path, Message: "expected an object"})
 		o.m = nil
 		return o, nil
 	}
@@ -93,7 +93,7 @@ func (o *obj) has(name string) bool { _, ok := o.m[name]; return ok }
 func (o *obj) raw(name string) json.RawMessage { return o.m[name] }
 
 func (o *obj) bad(name, format string, args ...any) {
-	o.d.fail(&rp.PolicyError{Code: rp.CodeInvalidInput, Field: o.field(name), Message: fmt.Sprintf(format, args...)})
+	o.d.fail(&rp.PolicyError{Code: rp.ErrorCodeInvalidInput, Field: o.field(name), Message: fmt.Sprintf(format, args...)})
 }
 
 // number returns the literal text of a JSON number, or "" after recording

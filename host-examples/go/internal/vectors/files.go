@@ -65,8 +65,8 @@ func loadFile(path string) File {
 		f.Err = err
 		return f
 	}
-	if format := o.u64("format"); d.first != nil || format != 1 {
-		f.Err = broken("format must be 1")
+	if format := o.u64("format"); d.first != nil || (format != 1 && format != 2) {
+		f.Err = broken("format must be 1 or 2")
 		return f
 	}
 	f.Suite = o.str("suite")

@@ -21,11 +21,11 @@ func (o *obj) backoff(name string) (rp.Backoff, error) {
 	}
 	out := rp.Backoff{BaseMs: b.u64("base_ms"), Factor: b.f64("factor"), CapMs: b.u64("cap_ms")}
 	if b.m != nil {
-		var perr error
-		if out.Jitter, perr = rp.ParseJitter(b.str("jitter")); perr != nil {
+		name := b.str("jitter")
+		var ok bool
+		if out.Jitter, ok = rp.ParseJitter(name); !ok {
 			// the SPEC's code for an unknown jitter, with this input's path
-			pe := perr.(*rp.PolicyError)
-			b.d.fail(&rp.PolicyError{Code: pe.Code, Field: b.field("jitter"), Message: pe.Message})
+			b.d.fail(&rp.PolicyError{Code: rp.ErrorCodeInvalidBackoff, Field: b.field("jitter"), Message: "unknown jitter " + name})
 		}
 	}
 	return out, nil
@@ -69,26 +69,26 @@ func (o *obj) state(name string) (rp.DeliveryState, error) {
 }
 
 // outcome: exactly one of status (with optional retry_after_ms) or error_kind.
-func (o *obj) outcome(name string) (rp.Outcome, error) {
+func (o *obj) outcome(name string) (rp.AttemptOutcome, error) {
 	var probe map[string]any
 	_ = jsonUnmarshal(o.raw(name), &probe)
 	if _, isStatus := probe["status"]; isStatus {
 		r, err := o.child(name, []string{"status"}, []string{"retry_after_ms"})
 		if err != nil {
-			return rp.Outcome{}, err
+			return rp.AttemptOutcome{}, err
 		}
 		resp := &rp.HTTPResponse{Status: r.u16("status")}
 		if r.has("retry_after_ms") {
 			v := r.u64("retry_after_ms")
 			resp.RetryAfterMs = &v
 		}
-		return rp.Outcome{Response: resp}, nil
+		return rp.AttemptOutcome{Response: resp}, nil
 	}
 	e, err := o.child(name, []string{"error_kind"}, nil)
 	if err != nil {
-		return rp.Outcome{}, err
+		return rp.AttemptOutcome{}, err
 	}
-	return rp.Outcome{ErrorKind: e.str("error_kind")}, nil
+	return rp.TransportErrorOutcome(e.str("error_kind")), nil
 }
 
 func (o *obj) bucket(name string) (rp.BucketCounts, error) {
@@ -114,4 +114,35 @@ func (o *obj) counts(name string) (*rp.BudgetCounts, error) {
 	}
 	out.Previous, err = c.bucket("previous")
 	return &out, err
+}
+
+// reply: {"unavailable": true} or {"reserved": bool, "counts": {current, previous}}.
+func (o *obj) reply(name string) (rp.StoreReply, error) {
+	var probe map[string]any
+	_ = jsonUnmarshal(o.raw(name), &probe)
+	if _, ok := probe["unavailable"]; ok {
+		r, err := o.child(name, []string{"unavailable"}, nil)
+		if err != nil {
+			return rp.StoreReply{}, err
+		}
+		if !r.boolean("unavailable") {
+			r.bad("unavailable", "must be true")
+		}
+		return rp.StoreReply{Unavailable: true}, nil
+	}
+	r, err := o.child(name, []string{"reserved", "counts"}, nil)
+	if err != nil {
+		return rp.StoreReply{}, err
+	}
+	res := rp.Reservation{Reserved: r.boolean("reserved")}
+	counts, err := r.counts("counts")
+	if err != nil {
+		return rp.StoreReply{}, err
+	}
+	if counts == nil {
+		r.bad("counts", "expected an object")
+	} else {
+		res.Counts = *counts
+	}
+	return rp.StoreReply{Answered: &res}, nil
 }

@@ -1,4 +1,4 @@
-// Package vectors runs the SPEC's conformance vectors (format 1) through
+// Package vectors runs the SPEC's conformance vectors (formats 1 and 2) through
 // the Go host: strict decoding of case inputs, one call per case, and the
 // result in the contract's JSON shape compared with the case's expect.
 package vectors
@@ -14,7 +14,7 @@ import (
 var jsonUnmarshal = json.Unmarshal
 
 // Ops lists the vector ops this runner knows.
-var Ops = []string{"plan", "delay", "classify_status", "classify_error", "budget", "decide"}
+var Ops = []string{"plan", "delay", "classify_status", "classify_error", "budget", "decide", "evaluate", "settle", "resume", "retry_after"}
 
 // Evaluate runs one case input through the engine and returns the result
 // in the contract's JSON shape: the op's result object, or
@@ -38,6 +38,14 @@ func Evaluate(ctx context.Context, e *rp.Engine, op string, input json.RawMessag
 		call, err = d.budget(ctx, e, input)
 	case "decide":
 		call, err = d.decide(ctx, e, input)
+	case "evaluate":
+		call, err = d.evaluate(ctx, e, input)
+	case "settle":
+		call, err = d.settle(ctx, e, input)
+	case "resume":
+		call, err = d.resume(ctx, e, input)
+	case "retry_after":
+		call, err = d.retryAfter(ctx, e, input)
 	default:
 		return nil, broken("unknown op %q", op)
 	}
@@ -58,7 +66,7 @@ func Evaluate(ctx context.Context, e *rp.Engine, op string, input json.RawMessag
 func refused(err error) (map[string]any, error) {
 	var pe *rp.PolicyError
 	if errors.As(err, &pe) {
-		return map[string]any{"error": string(pe.Code)}, nil
+		return map[string]any{"error": pe.Code.String()}, nil
 	}
 	return nil, err
 }
@@ -214,7 +222,7 @@ func decisionJSON(d rp.Decision) map[string]any {
 type DecideInput struct {
 	Policy  rp.Policy
 	State   rp.DeliveryState
-	Outcome rp.Outcome
+	Outcome rp.AttemptOutcome
 	NowMs   uint64
 	Counts  *rp.BudgetCounts
 }
