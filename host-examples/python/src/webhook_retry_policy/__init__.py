@@ -48,6 +48,13 @@ from .types import (
     Unavailable,
 )
 
+
+def store_key(endpoint_id: str, window_ms: int) -> str:
+    """The Redis key the fleet files ``endpoint_id``'s counts of bucket width
+    ``window_ms`` under (the component's ``store-key``)."""
+    return RetryPolicy().store_key(StoreRequest(StoreOp.RECORD, endpoint_id, window_ms, 0))
+
+
 if TYPE_CHECKING:
     from .async_policy import AsyncRetryPolicy
 
@@ -67,5 +74,5 @@ __all__ = [
     "Due", "ErrorCode", "EventClass", "HttpResponse", "InMemoryBudgetStore", "Jitter", "LimitedBy", "ManualClock",
     "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Resumption", "Retry",
     "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
-    "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore",
+    "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore", "store_key",
 ]

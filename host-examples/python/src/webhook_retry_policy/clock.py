@@ -19,6 +19,17 @@ class SystemClock:
         return time.time_ns() // 1_000_000
 
 
+class OffsetClock:
+    """Another clock shifted by ``offset_ms`` (a replica whose clock is off)."""
+
+    def __init__(self, inner: Clock, offset_ms: int) -> None:
+        self.inner = inner
+        self.offset_ms = offset_ms
+
+    def now_ms(self) -> int:
+        return max(0, self.inner.now_ms() + self.offset_ms)
+
+
 class ManualClock:
     """A clock that moves only when told to (tests, simulations). Its
     :meth:`sleep` advances the clock instead of waiting, so a dispatcher

@@ -132,6 +132,19 @@ class AsyncRedisBudgetStore(_Script):
         client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
+    @classmethod
+    def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                         skew_check: bool = True) -> AsyncRedisBudgetStore:
+        """A Redis Cluster client from one seed node's URL: each request's one
+        key (``store_key``) routes the command to its slot's master."""
+        from redis.asyncio.cluster import RedisCluster
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        client = RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
+                                       socket_connect_timeout=timeout_s)
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
         self.commands += 1

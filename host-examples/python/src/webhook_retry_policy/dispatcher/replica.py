@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from ..async_policy import AsyncRetryPolicy
+from ..clock import OffsetClock, SystemClock
 from ..errors import PolicyError
 from ..redis_store import AsyncRedisBudgetStore
 from ..stores import AsyncInMemoryBudgetStore
@@ -76,6 +77,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="in-flight deliveries (default 8)")
     p.add_argument("--policy", required=True, metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r})")
     p.add_argument("--redis", metavar="URL", help="redis://host:port/db (absent: in-memory counter)")
+    p.add_argument("--redis-cluster", metavar="URL", help="redis://host:port of one Redis Cluster node (cluster mode)")
+    p.add_argument("--clock-offset-ms", type=int, default=0, metavar="N",
+                   help="shift this replica's clock by N ms (clock-skew tests; default 0)")
     p.add_argument("--store-timeout-ms", type=_whole("--store-timeout-ms", 1), default=250, metavar="N",
                    help="timeout of every Redis call (default 250)")
     p.add_argument("--deadline-ms", type=_whole("--deadline-ms", 0), metavar="N",
@@ -87,6 +91,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError("--endpoint-id must not be empty")
     if a.redis is not None and not a.redis.startswith(("redis://", "rediss://", "unix://")):
         raise UsageError(f"--redis must be a redis://host:port/db URL, not {a.redis!r}")
+    if a.redis_cluster is not None and not a.redis_cluster.startswith(("redis://", "rediss://")):
+        raise UsageError(f"--redis-cluster must be a redis://host:port URL, not {a.redis_cluster!r}")
+    if a.redis is not None and a.redis_cluster is not None:
+        raise UsageError("--redis and --redis-cluster are exclusive")
     return a
 
 
@@ -184,14 +192,18 @@ class Replica:
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     redis_store: AsyncRedisBudgetStore | None = None
-    if args.redis is not None:
-        try:
-            redis_store = AsyncRedisBudgetStore.from_url(args.redis, timeout_s=args.store_timeout_ms / 1000)
-        except (ValueError, ImportError) as e:
-            raise UsageError(f"--redis: {e}") from None
+    timeout_s = args.store_timeout_ms / 1000
+    try:
+        if args.redis is not None:
+            redis_store = AsyncRedisBudgetStore.from_url(args.redis, timeout_s=timeout_s)
+        elif args.redis_cluster is not None:
+            redis_store = AsyncRedisBudgetStore.from_cluster_url(args.redis_cluster, timeout_s=timeout_s)
+    except (ValueError, ImportError) as e:
+        raise UsageError(f"--redis: {e}") from None
     store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
+    clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
     # the store bounds each call itself; this outer bound only guards a store that never answers
-    policy = AsyncRetryPolicy(store, store_timeout_s=max(1.0, 2 * args.store_timeout_ms / 1000))
+    policy = AsyncRetryPolicy(store, clock, store_timeout_s=max(1.0, 2 * timeout_s))
     try:
         with open(args.policy, encoding="utf-8") as f:
             document = policy.load_document(f.read())
@@ -226,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = asyncio.run(_main(args))
     except UsageError as e:
         print(f"replica: {e}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
-              "[--concurrency C] [--redis redis://host:port/db] [--deadline-ms N]", file=sys.stderr)
+              "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
+              "[--clock-offset-ms N] [--store-timeout-ms N]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()
