@@ -28,7 +28,9 @@
 -- "r:<bucket>" = retries of that bucket. Only the newest bucket and the one
 -- before it are kept (normally: the request's bucket and the one before
 -- it); every other bucket's fields are deleted in the same call, so the
--- hash holds at most four fields. A request for a bucket older than both
+-- hash holds at most four fields (a call that rolls forward to a new bucket
+-- writes its "t:<bucket>" even when it counts nothing, so the newest bucket
+-- seen is always on record). A request for a bucket older than both
 -- kept ones (a caller far behind; impossible with the skew check on) reads
 -- zeros and counts nothing -- exactly the in-memory store's rule
 -- (policy-core `store::apply`). Every write PEXPIREs the key to
@@ -117,6 +119,10 @@ end
 local countable = bucket >= newest - 1
 
 local cur_t, cur_r = 't:' .. dec(bucket), 'r:' .. dec(bucket)
+-- Rolled forward to a new newest bucket: keep a note of it even if this call
+-- counts nothing (a refused reserve), so a later, older caller is judged
+-- against the newest bucket seen, as store::apply does.
+if bucket == newest and redis.call('HSETNX', key, cur_t, 0) == 1 then wrote = true end
 local function get(f) return tonumber(redis.call('HGET', key, f) or '0') end
 local function count(retry)
   if not countable then return end

@@ -317,19 +317,18 @@ def test_the_store_key_is_policy_cores_and_the_python_hosts():
     assert store_key("ep_42", 60000) == "rb:{e65705f3432}:60000"
     assert store_key("", 1) == "rb:{e}:1"
     assert store_key("}", 5) == "rb:{e7d}:5"
-    try:
-        import webhook_retry_policy as wrp  # the Python host, when installed
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"webhook_retry_policy is not importable yet ({e.__class__.__name__}: {e})")
-    fn = getattr(wrp, "store_key", None)
-    if fn is None:
-        pytest.skip("webhook_retry_policy does not expose store_key yet")
+    # ... and what the component answers through the Python host (store-key),
+    # with the Python host's ARGV for the script.
+    ops, g = _component()
+    from webhook_retry_policy.redis_store import script_args
+
+    budget = g.Budget(ratio=0.1, window_ms=60_000, min_sample=50, sliding=True)
     for eid in ODD_IDS:
-        try:
-            got = fn(eid, 60_000)
-        except TypeError:
-            got = fn({"op": "record", "endpoint_id": eid, "window_ms": 60_000, "bucket": 1})
-        assert got == store_key(eid, 60_000), (eid, got)
+        req = g.StoreRequest(g.StoreOp.RECORD_RESERVE, eid, 60_000, 28333333)
+        assert ops.store_key(req) == store_key(eid, 60_000), eid
+        assert script_args(req, budget, 1_700_000_000_080, True) == script_argv(
+            "record_reserve", 28333333, {"ratio": 0.1, "window_ms": 60_000, "min_sample": 50, "sliding": True},
+            1_700_000_000_080, skew_check=True)
 
 
 def test_on_the_cluster_each_key_lives_in_its_hash_tag_slot_and_only_its_owner_answers(cluster):
@@ -380,3 +379,61 @@ def test_a_deliberately_broken_copy_of_the_script_fails_the_agreement_check(redi
     failing = [case_id(x) for x in CASES if seed_and_run(store, broken, x)]
     print(f"mutant {mutant!r}: {len(failing)} of {len(CASES)} cases fail")
     assert failing, f"a broken copy of budget.lua ({mutant}) passed every case: the test cannot tell"
+
+
+# ---------------------------------------------------------------- the component's store rule
+
+def _component():
+    try:
+        from webhook_retry_policy import types as t  # noqa: F401
+        from webhook_retry_policy.ops import PolicyOps
+        from webhook_retry_policy._generated import types as g
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"the Python host (webhook_retry_policy with PolicyOps.store_apply) is not importable: {e}")
+    return PolicyOps(), g
+
+
+def test_random_call_sequences_agree_with_the_components_store_apply(store):
+    """Random sequences of the three ops over neighbouring, later and late
+    buckets (late callers included), budgets with and without sliding and a
+    zero sample floor: every reply and what is held afterwards equal the
+    component's in-memory rule (`store-apply`, through the Python host)."""
+    import random
+
+    ops, g = _component()
+    rnd = random.Random(10)
+    n = 0
+    for seq in range(60):
+        # Windows >= 1 s: the key's TTL (3 windows, real time) outlives the
+        # sequence, which the in-memory rule has no notion of.
+        window = rnd.choice([1000, 7001, 60_000])
+        budget = g.Budget(ratio=rnd.choice([0.1, 0.5, 1.0, 0.3333333333333333]), window_ms=window,
+                          min_sample=rnd.choice([0, 1, 3, 10]), sliding=rnd.random() < 0.7)
+        bd = {"ratio": budget.ratio, "window_ms": window, "min_sample": budget.min_sample, "sliding": budget.sliding}
+        eid = f"seq-{seq}"
+        key = store_key(eid, window)
+        node = store.node_for(key)
+        node.delete(key)
+        held = g.HeldBuckets(0, g.BucketCounts(0, 0), g.BucketCounts(0, 0))
+        bucket = rnd.randint(0, 5)
+        for step in range(40):
+            bucket = max(0, bucket + rnd.choice([0, 0, 0, 1, 1, 2, -1, -2, -3]))
+            now = bucket * window + rnd.randrange(window)
+            op = rnd.choice(["record", "reserve", "record_reserve"])
+            req = g.StoreRequest(g.StoreOp(op), eid, window, bucket)
+            applied = ops.store_apply(req, budget, now, held)
+            held = applied.held
+            want = [int(applied.reply.reserved), applied.reply.counts.current.total, applied.reply.counts.current.retries,
+                    applied.reply.counts.previous.total, applied.reply.counts.previous.retries]
+            got = [int(x) for x in store.eval(SCRIPT, key, script_argv(op, bucket, bd, now))]
+            assert got == want, f"seq {seq} step {step}: {op} bucket {bucket} now {now} {bd}: lua {got} != component {want}"
+            h = {k.decode(): int(v) for k, v in node.hgetall(key).items()}
+            view = lambda b: (h.get(f"t:{b}", 0), h.get(f"r:{b}", 0))  # noqa: E731
+            cur = (held.current.total, held.current.retries)
+            prev = (held.previous.total, held.previous.retries)
+            assert view(held.bucket) == cur and (held.bucket == 0 or view(held.bucket - 1) == prev), \
+                f"seq {seq} step {step}: held {held} vs hash {h}"
+            assert all(int(f.split(":")[1]) >= held.bucket - 1 for f in h), f"stale fields kept: {h} (held {held.bucket})"
+            n += 1
+        node.delete(key)
+    assert n == 2400
