@@ -1,20 +1,19 @@
-// Package redisbudget is the fleet's retry budget in Redis for the Go
-// host: the key schema and the one script of fleet/ (README.md there),
-// shared by every host in every language, so replicas count attempts in
-// one store and the budget holds fleet-wide.
+// Package redisbudget is the fleet's retry budget in Redis for the Go host:
+// a retrypolicy.BudgetStore that answers each store request of the
+// delivery step (record, reserve, record_reserve) with ONE EVALSHA of
+// fleet/budget.lua, the script every host in every language loads
+// (fleet/README.md). The key is the component's store-key of the request,
+// so replicas of every language count in one place, and one endpoint's
+// counts live in one Redis Cluster slot.
 //
-// Two ways to use it:
+//	store := redisbudget.New(rdb, engine)
+//	res, err := engine.Step(ctx, store, policy, state, outcome, nowMs)
 //
-//   - Counter.Decide (recommended): the fleet flow, at most one round trip
-//     per attempt. The pure decide-with runs first with no counts; only
-//     when the budget is the last gate left does the script check and
-//     reserve the retry atomically, and decide-with runs again on the counts
-//     the script acted on. Replicas racing on one endpoint cannot overshoot.
-//   - Counter as a retrypolicy.BudgetCounter (WithBudgetCounter): Engine.Decide
-//     reads and records through the component's imports (two round trips,
-//     read then record, not atomic across replicas).
-//
-// Either way a Redis error fails the budget closed (budget_unavailable).
+// Any error (Redis down, hung past the timeout, a skewed clock refused by
+// the script, NOSCRIPT twice) is returned as is: the step then treats the
+// store as unavailable, which fails a pending retry closed
+// (budget_unavailable) and changes nothing for a first attempt's record.
+// This package never judges a reply: the script's verdict goes to Settle.
 package redisbudget
 
 import (
@@ -22,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -30,53 +30,50 @@ import (
 
 //go:generate go run ../internal/cmd/embedlua -script ../../../fleet/budget.lua -out budget_lua.go
 
+// DefaultTimeout bounds every store call.
+const DefaultTimeout = 250 * time.Millisecond
+
 var script = redis.NewScript(budgetLua)
 
-// Counter counts attempts in Redis under the fleet's key schema.
-type Counter struct {
-	rdb redis.Scripter
+// Store is a retrypolicy.BudgetStore in Redis.
+type Store struct {
+	rdb       redis.Scripter
+	engine    *rp.Engine
+	timeout   time.Duration
+	skewCheck bool
 }
 
-// New wraps a go-redis client (a *redis.Client, *redis.ClusterClient or
-// *redis.Ring; the keys of one call share a hash slot).
-func New(rdb redis.Scripter) *Counter { return &Counter{rdb: rdb} }
+// Option configures New.
+type Option func(*Store)
 
-// Key is the fleet's bucket key: rb:{<endpoint_id>}:<window_ms>:<bucket>.
-func Key(endpointID string, windowMs uint64, bucket int64) string {
-	return "rb:{" + endpointID + "}:" + strconv.FormatUint(windowMs, 10) + ":" + strconv.FormatInt(bucket, 10)
+// WithTimeout bounds every store call (default DefaultTimeout). The
+// go-redis client must honour context deadlines: build it with
+// ClientOptions, or set ContextTimeoutEnabled yourself.
+func WithTimeout(d time.Duration) Option { return func(s *Store) { s.timeout = d } }
+
+// WithoutSkewCheck turns off the script's clock check (on by default: a
+// caller whose now_ms is more than window_ms/4 away from Redis TIME gets an
+// error, so a skewed replica fails closed instead of counting in the wrong
+// bucket). Off only for tests that replay fixed instants.
+func WithoutSkewCheck() Option { return func(s *Store) { s.skewCheck = false } }
+
+// New returns a Store over rdb (a *redis.Client, *redis.ClusterClient or
+// *redis.Ring); e computes the keys (store-key).
+func New(rdb redis.Scripter, e *rp.Engine, opts ...Option) *Store {
+	s := &Store{rdb: rdb, engine: e, timeout: DefaultTimeout, skewCheck: true}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
-// result is the script's answer: the counts before its own change.
-type result struct {
-	counts   rp.BudgetCounts
-	reserved bool
-}
-
-func (c *Counter) run(ctx context.Context, mode string, endpointID string, windowMs, bucket uint64, args ...any) (result, error) {
-	if windowMs == 0 {
-		return result{}, errors.New("redisbudget: window_ms is 0")
+// ClientOptions are go-redis options for a budget store at addr: every
+// dial, read and write bounded by timeout, and context deadlines honoured.
+func ClientOptions(addr string, timeout time.Duration) *redis.Options {
+	return &redis.Options{
+		Addr: addr, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
+		ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true,
 	}
-	keys := []string{Key(endpointID, windowMs, int64(bucket)), Key(endpointID, windowMs, int64(bucket)-1)}
-	argv := append([]any{mode}, args...)
-	v, err := script.Run(ctx, c.rdb, keys, argv...).Int64Slice()
-	if err != nil {
-		return result{}, fmt.Errorf("redisbudget: %s: %w", mode, err)
-	}
-	if len(v) != 5 {
-		return result{}, fmt.Errorf("redisbudget: %s: the script returned %d values, want 5", mode, len(v))
-	}
-	for _, n := range v {
-		if n < 0 {
-			return result{}, fmt.Errorf("redisbudget: %s: negative count %d", mode, n)
-		}
-	}
-	return result{
-		counts: rp.BudgetCounts{
-			Current:  rp.BucketCounts{Total: uint64(v[0]), Retries: uint64(v[1])},
-			Previous: rp.BucketCounts{Total: uint64(v[2]), Retries: uint64(v[3])},
-		},
-		reserved: v[4] == 1,
-	}, nil
 }
 
 func flag(b bool) string {
@@ -86,64 +83,60 @@ func flag(b bool) string {
 	return "0"
 }
 
-// Read implements retrypolicy.BudgetCounter: the counts of bucket and bucket-1.
-func (c *Counter) Read(ctx context.Context, endpointID string, windowMs, bucket uint64) (rp.BudgetCounts, error) {
-	r, err := c.run(ctx, "read", endpointID, windowMs, bucket, "0", bucket*windowMs, windowMs)
-	return r.counts, err
-}
-
-// RecordAttempt implements retrypolicy.BudgetCounter: one attempt (and one
-// retry if isRetry) in bucket.
-func (c *Counter) RecordAttempt(ctx context.Context, endpointID string, windowMs, bucket uint64, isRetry bool) error {
-	_, err := c.run(ctx, "record", endpointID, windowMs, bucket, flag(isRetry), bucket*windowMs, windowMs)
-	return err
-}
-
-// RecordFirstAttempt counts an event's first attempt, sent at nowMs (step 1
-// of the fleet flow). Retries are counted by Decide's reservation.
-func (c *Counter) RecordFirstAttempt(ctx context.Context, b rp.Budget, endpointID string, nowMs uint64) error {
-	if b.WindowMs == 0 {
-		return &rp.PolicyError{Code: rp.CodeInvalidBudget, Field: "budget.window_ms", Message: "must be at least 1 ms"}
-	}
-	return c.RecordAttempt(ctx, endpointID, b.WindowMs, nowMs/b.WindowMs, false)
-}
-
-// Reserve checks the budget and, if it allows, counts the retry, in one
-// atomic step; it returns the counts the check saw and whether it reserved.
-func (c *Counter) Reserve(ctx context.Context, b rp.Budget, endpointID string, nowMs uint64) (rp.BudgetCounts, bool, error) {
-	if b.WindowMs == 0 {
-		return rp.BudgetCounts{}, false, &rp.PolicyError{Code: rp.CodeInvalidBudget, Field: "budget.window_ms", Message: "must be at least 1 ms"}
-	}
-	r, err := c.run(ctx, "reserve", endpointID, b.WindowMs, nowMs/b.WindowMs, "1", nowMs, b.WindowMs,
-		strconv.FormatFloat(b.Ratio, 'g', -1, 64), b.MinSample, flag(b.Sliding))
-	return r.counts, r.reserved, err
-}
-
-// Decide is the fleet flow (fleet/README.md): the pure decide-with without
-// counts; if only the budget stands in the way, Reserve, then decide-with
-// on the counts the script acted on. A Redis error keeps the first
-// answer, budget_unavailable: the budget fails closed. The reserved retry
-// is already counted: do not record it when sending it.
-func (c *Counter) Decide(ctx context.Context, e *rp.Engine, p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64) (rp.Decision, error) {
-	first, err := e.DecideWith(ctx, p, s, o, nowMs, nil)
-	if err != nil || first.Stop == nil || first.Stop.Reason != rp.BudgetUnavailable {
-		return first, err // an earlier gate decided: no round trip
-	}
-	counts, reserved, err := c.Reserve(ctx, p.Budget, s.EndpointID, nowMs)
+// Call answers r with one EVALSHA (on NOSCRIPT nothing ran, so the same
+// command is sent once more as EVAL with the script).
+func (s *Store) Call(ctx context.Context, r rp.StoreRequest, b rp.Budget, nowMs uint64) (rp.Reservation, error) {
+	key, err := s.engine.StoreKey(ctx, r)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return rp.Decision{}, fmt.Errorf("redisbudget: decide: %w", ctxErr)
+		return rp.Reservation{}, fmt.Errorf("redisbudget: store key: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	keys := []string{key}
+	args := []any{r.Op.String(), r.Bucket, r.WindowMs, nowMs, strconv.FormatFloat(b.Ratio, 'g', -1, 64), b.MinSample, flag(b.Sliding), flag(s.skewCheck)}
+	v, err := s.rdb.EvalSha(ctx, script.Hash(), keys, args...).Int64Slice()
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		v, err = s.rdb.Eval(ctx, budgetLua, keys, args...).Int64Slice()
+	}
+	if err != nil {
+		return rp.Reservation{}, fmt.Errorf("redisbudget: %s: %w", r.Op, err)
+	}
+	return parseReply(v)
+}
+
+// parseReply reads {reserved, cur_total, cur_retries, prev_total, prev_retries}.
+func parseReply(v []int64) (rp.Reservation, error) {
+	if len(v) != 5 {
+		return rp.Reservation{}, fmt.Errorf("redisbudget: the script returned %d values, want 5", len(v))
+	}
+	for _, n := range v {
+		if n < 0 {
+			return rp.Reservation{}, errors.New("redisbudget: the script returned a negative count")
 		}
-		return first, nil // fail closed
 	}
-	d, err := e.DecideWith(ctx, p, s, o, nowMs, &counts)
+	if v[0] > 1 {
+		return rp.Reservation{}, fmt.Errorf("redisbudget: reserved flag %d", v[0])
+	}
+	return rp.Reservation{
+		Reserved: v[0] == 1,
+		Counts: rp.BudgetCounts{
+			Current:  rp.BucketCounts{Total: uint64(v[1]), Retries: uint64(v[2])},
+			Previous: rp.BucketCounts{Total: uint64(v[3]), Retries: uint64(v[4])},
+		},
+	}, nil
+}
+
+// CheckEviction warns when budget keys can be evicted: a volatile-* or
+// allkeys-* maxmemory-policy silently resets counts (retries then allowed).
+// It returns the policy and, if it is not noeviction, an error to log.
+func CheckEviction(ctx context.Context, rdb redis.UniversalClient) (string, error) {
+	m, err := rdb.ConfigGet(ctx, "maxmemory-policy").Result()
 	if err != nil {
-		return d, err
+		return "", fmt.Errorf("redisbudget: CONFIG GET maxmemory-policy: %w", err)
 	}
-	if (d.Retry != nil) != reserved {
-		// The script and the component apply one rule to the same counts;
-		// a disagreement is a bug in one of them, never silently accepted.
-		return rp.Decision{}, fmt.Errorf("redisbudget: the script reserved=%v but the policy decided %+v on the same counts %+v", reserved, d, counts)
+	p := m["maxmemory-policy"]
+	if p != "noeviction" {
+		return p, fmt.Errorf("redisbudget: maxmemory-policy is %q: budget keys can be evicted (use noeviction for the budget database)", p)
 	}
-	return d, nil
+	return p, nil
 }
