@@ -472,6 +472,41 @@ impl Gen<'_> {
         lines.push(format!("else:\n    raise Malformed(\"discriminant %d at %d\" % (_d{k}, {base} + {off}))"));
         Ok((lines, format!("_v{k}")))
     }
+    /// A record of scalars, enums and such records (no strings, lists,
+    /// options, variants), at offset `off`: its leaves are added to `leaves`
+    /// and the expression building it is returned; None for any other type.
+    fn static_record(&self, t: &Type, off: usize, leaves: &mut Vec<(usize, String, String)>, n: &mut usize) -> Option<String> {
+        let Type::Id(id) = t else { return None };
+        let id = dealias(self.w, *id);
+        let TypeDefKind::Record(r) = self.kind(id).clone() else { return None };
+        if self.errors.contains(&id) { return None }
+        let tys: Vec<Type> = r.fields.iter().map(|f| f.ty).collect();
+        let mark = leaves.len();
+        let mut args = Vec::new();
+        for (t, o) in tys.iter().zip(self.offsets(&tys)) {
+            let k = Self::uid(n);
+            if let Type::Id(x) = t {
+                if let TypeDefKind::Enum(e) = self.kind(*x) {
+                    if e.cases.len() <= 256 {
+                        leaves.push((off + o, "B".into(), format!("_f{k}")));
+                        args.push(format!("_CASES_{}[_f{k}]", snake(&self.name(*x)).to_uppercase()));
+                        continue;
+                    }
+                }
+            }
+            if let Ok(fm) = fmt_of(t) {
+                leaves.push((off + o, fm.into(), format!("_f{k}")));
+                args.push(format!("_f{k}"));
+            } else if let Some(e) = self.static_record(t, off + o, leaves, n) {
+                args.push(e);
+            } else {
+                leaves.truncate(mark);
+                return None;
+            }
+        }
+        Some(format!("_mk_{}({})", snake(&self.name(id)), args.join(", ")))
+    }
+
     /// `_lift_R(m, p)` for record `id`: one unpack for the scalar fields.
     fn lift_record(&self, id: TypeId, n: &mut usize, s: &mut Vec<String>, recs: &mut Vec<TypeId>) -> Result<String> {
         let TypeDefKind::Record(r) = self.kind(id).clone() else { bail!("not a record") };
@@ -489,6 +524,8 @@ impl Gen<'_> {
             } else if let Ok(fm) = fmt_of(t) {
                 leaves.push((o, fm.to_string(), format!("_f{k}")));
                 exprs.push(format!("_f{k}"));
+            } else if let Some(e) = self.static_record(t, o, &mut leaves, n) {
+                exprs.push(e); // a nested record of scalars: its fields join this level's one unpack
             } else {
                 let (l, e) = self.lift(t, "p", o, n, s, recs)?;
                 body.extend(l);

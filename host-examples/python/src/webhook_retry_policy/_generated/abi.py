@@ -136,15 +136,11 @@ _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
 _R_settlement = struct.Struct("<?")
 _R_stop = struct.Struct("<B?")
+_R_applied = struct.Struct("<?7xQQQQQQQQQ")
 _R_retry = struct.Struct("<Q?")
+_R_event_class = struct.Struct("<QdQB7xQI4xdQQ?")
 _R_store_request = struct.Struct("<B15xQQ")
 _R_dead_letter = struct.Struct("<I4xQB")
-_R_reservation = struct.Struct("<?")
-_R_held_buckets = struct.Struct("<Q")
-_R_policy = struct.Struct("<QI")
-_R_bucket_counts = struct.Struct("<QQ")
-_R_backoff = struct.Struct("<QdQB")
-_R_budget = struct.Struct("<dQQ?")
 _CASES_JITTER = (Jitter.NONE, Jitter.FULL, Jitter.EQUAL,)
 _IDX_JITTER = {v: i for i, v in enumerate(_CASES_JITTER)}
 _SET_BACKOFF = tuple(Backoff.__dict__[f].__set__ for f in ["base_ms", "factor", "cap_ms", "jitter"])
@@ -432,118 +428,86 @@ def _lift_admission(m: memoryview, p: int) -> Admission:
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v76: Any
-    _d76 = m[p + 0]
-    if _d76 == 0:
-        _v76 = None
-    elif _d76 == 1:
-        _v77: Any
-        _d77 = m[p + 8]
-        if _d77 == 0:
-            _v77 = _lift_retry(m, p + 16)
-        elif _d77 == 1:
-            _v77 = _lift_stop(m, p + 16)
-        else:
-            raise Malformed("discriminant %d at %d" % (_d77, p + 8))
-        _v76 = _v77
-    else:
-        raise Malformed("discriminant %d at %d" % (_d76, p + 0))
     _v79: Any
-    _d79 = m[p + 72]
+    _d79 = m[p + 0]
     if _d79 == 0:
         _v79 = None
     elif _d79 == 1:
-        _v79 = _lift_store_request(m, p + 80)
+        _v80: Any
+        _d80 = m[p + 8]
+        if _d80 == 0:
+            _v80 = _lift_retry(m, p + 16)
+        elif _d80 == 1:
+            _v80 = _lift_stop(m, p + 16)
+        else:
+            raise Malformed("discriminant %d at %d" % (_d80, p + 8))
+        _v79 = _v80
     else:
-        raise Malformed("discriminant %d at %d" % (_d79, p + 72))
-    return _mk_step(_v76, _v79)
+        raise Malformed("discriminant %d at %d" % (_d79, p + 0))
+    _v82: Any
+    _d82 = m[p + 72]
+    if _d82 == 0:
+        _v82 = None
+    elif _d82 == 1:
+        _v82 = _lift_store_request(m, p + 80)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d82, p + 72))
+    return _mk_step(_v79, _v82)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f82, = _R_settlement.unpack_from(m, p + 64)
-    _v81: Any
-    _d81 = m[p + 0]
-    if _d81 == 0:
-        _v81 = _lift_retry(m, p + 8)
-    elif _d81 == 1:
-        _v81 = _lift_stop(m, p + 8)
+    _f85, = _R_settlement.unpack_from(m, p + 64)
+    _v84: Any
+    _d84 = m[p + 0]
+    if _d84 == 0:
+        _v84 = _lift_retry(m, p + 8)
+    elif _d84 == 1:
+        _v84 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d81, p + 0))
-    return _mk_settlement(_v81, _f82)
+        raise Malformed("discriminant %d at %d" % (_d84, p + 0))
+    return _mk_settlement(_v84, _f85)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f83, _f84 = _R_stop.unpack_from(m, p + 0)
-    _v86: Any
-    _d86 = m[p + 8]
-    if _d86 == 0:
-        _v86 = None
-    elif _d86 == 1:
-        _v86 = _lift_dead_letter(m, p + 16)
+    _f86, _f87 = _R_stop.unpack_from(m, p + 0)
+    _v89: Any
+    _d89 = m[p + 8]
+    if _d89 == 0:
+        _v89 = None
+    elif _d89 == 1:
+        _v89 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d86, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f83], _f84, _v86)
+        raise Malformed("discriminant %d at %d" % (_d89, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f86], _f87, _v89)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    return _mk_applied(_lift_reservation(m, p + 0), _lift_held_buckets(m, p + 40))
+    _f91, _f94, _f95, _f97, _f98, _f100, _f102, _f103, _f105, _f106 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f91, _mk_budget_counts(_mk_bucket_counts(_f94, _f95), _mk_bucket_counts(_f97, _f98))), _mk_held_buckets(_f100, _mk_bucket_counts(_f102, _f103), _mk_bucket_counts(_f105, _f106)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f89, _f90 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f89, _f90)
+    _f107, _f108 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f107, _f108)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _p92, _n92 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p92, _n92), _lift_policy(m, p + 8))
+    _f113, _f114, _f115, _f116, _f117, _f118, _f120, _f121, _f122, _f123 = _R_event_class.unpack_from(m, p + 8)
+    _p110, _n110 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p110, _n110), _mk_policy(_mk_backoff(_f113, _f114, _f115, _CASES_JITTER[_f116]), _f117, _f118, _mk_budget(_f120, _f121, _f122, _f123)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f94, _f97, _f98 = _R_store_request.unpack_from(m, p + 0)
-    _p96, _n96 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f94], _str(m, _p96, _n96), _f97, _f98)
+    _f124, _f127, _f128 = _R_store_request.unpack_from(m, p + 0)
+    _p126, _n126 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f124], _str(m, _p126, _n126), _f127, _f128)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f103, _f104, _f105 = _R_dead_letter.unpack_from(m, p + 16)
-    _p100, _n100 = _F_II.unpack_from(m, p + 0)
-    _p102, _n102 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p100, _n100), _str(m, _p102, _n102), _f103, _f104, _CASES_STOP_REASON[_f105])
-
-
-def _lift_reservation(m: memoryview, p: int) -> Reservation:
-    _f106, = _R_reservation.unpack_from(m, p + 0)
-    return _mk_reservation(_f106, _lift_budget_counts(m, p + 8))
-
-
-def _lift_held_buckets(m: memoryview, p: int) -> HeldBuckets:
-    _f108, = _R_held_buckets.unpack_from(m, p + 0)
-    return _mk_held_buckets(_f108, _lift_bucket_counts(m, p + 8), _lift_bucket_counts(m, p + 24))
-
-
-def _lift_policy(m: memoryview, p: int) -> Policy:
-    _f112, _f113 = _R_policy.unpack_from(m, p + 32)
-    return _mk_policy(_lift_backoff(m, p + 0), _f112, _f113, _lift_budget(m, p + 48))
-
-
-def _lift_budget_counts(m: memoryview, p: int) -> BudgetCounts:
-    return _mk_budget_counts(_lift_bucket_counts(m, p + 0), _lift_bucket_counts(m, p + 16))
-
-
-def _lift_bucket_counts(m: memoryview, p: int) -> BucketCounts:
-    _f117, _f118 = _R_bucket_counts.unpack_from(m, p + 0)
-    return _mk_bucket_counts(_f117, _f118)
-
-
-def _lift_backoff(m: memoryview, p: int) -> Backoff:
-    _f119, _f120, _f121, _f122 = _R_backoff.unpack_from(m, p + 0)
-    return _mk_backoff(_f119, _f120, _f121, _CASES_JITTER[_f122])
-
-
-def _lift_budget(m: memoryview, p: int) -> Budget:
-    _f123, _f124, _f125, _f126 = _R_budget.unpack_from(m, p + 0)
-    return _mk_budget(_f123, _f124, _f125, _f126)
+    _f133, _f134, _f135 = _R_dead_letter.unpack_from(m, p + 16)
+    _p130, _n130 = _F_II.unpack_from(m, p + 0)
+    _p132, _n132 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p130, _n130), _str(m, _p132, _n132), _f133, _f134, _CASES_STOP_REASON[_f135])
 
 
 def lower_abi_version(x: Scratch) -> None:
