@@ -25,6 +25,11 @@ const (
 // jitterNames are the contract's (snake_case) names of Jitter, in case order.
 var jitterNames = [...]string{"none", "full", "equal"}
 
+// JitterValues returns every Jitter, in case order.
+func JitterValues() []Jitter {
+	return []Jitter{JitterNone, JitterFull, JitterEqual}
+}
+
 // String is the contract's name of v.
 func (v Jitter) String() string {
 	if int(v) < len(jitterNames) {
@@ -120,6 +125,11 @@ const (
 // limitedByNames are the contract's (snake_case) names of LimitedBy, in case order.
 var limitedByNames = [...]string{"window", "hard_cap"}
 
+// LimitedByValues returns every LimitedBy, in case order.
+func LimitedByValues() []LimitedBy {
+	return []LimitedBy{LimitedByWindow, LimitedByHardCap}
+}
+
 // String is the contract's name of v.
 func (v LimitedBy) String() string {
 	if int(v) < len(limitedByNames) {
@@ -190,6 +200,11 @@ const (
 
 // outcomeClassNames are the contract's (snake_case) names of OutcomeClass, in case order.
 var outcomeClassNames = [...]string{"success", "retryable", "terminal"}
+
+// OutcomeClassValues returns every OutcomeClass, in case order.
+func OutcomeClassValues() []OutcomeClass {
+	return []OutcomeClass{OutcomeClassSuccess, OutcomeClassRetryable, OutcomeClassTerminal}
+}
 
 // String is the contract's name of v.
 func (v OutcomeClass) String() string {
@@ -311,6 +326,11 @@ const (
 
 // stopReasonNames are the contract's (snake_case) names of StopReason, in case order.
 var stopReasonNames = [...]string{"delivered", "terminal_response", "max_attempts_exhausted", "retry_window_elapsed", "retry_budget_exhausted", "budget_unavailable"}
+
+// StopReasonValues returns every StopReason, in case order.
+func StopReasonValues() []StopReason {
+	return []StopReason{StopReasonDelivered, StopReasonTerminalResponse, StopReasonMaxAttemptsExhausted, StopReasonRetryWindowElapsed, StopReasonRetryBudgetExhausted, StopReasonBudgetUnavailable}
+}
 
 // String is the contract's name of v.
 func (v StopReason) String() string {
@@ -439,6 +459,11 @@ const (
 // errorCodeNames are the contract's (snake_case) names of ErrorCode, in case order.
 var errorCodeNames = [...]string{"invalid_backoff", "invalid_hard_cap", "invalid_window", "invalid_budget", "invalid_state", "invalid_status", "invalid_input", "invalid_document", "unknown_event_class", "invalid_retry_index", "document_too_large"}
 
+// ErrorCodeValues returns every ErrorCode, in case order.
+func ErrorCodeValues() []ErrorCode {
+	return []ErrorCode{ErrorCodeInvalidBackoff, ErrorCodeInvalidHardCap, ErrorCodeInvalidWindow, ErrorCodeInvalidBudget, ErrorCodeInvalidState, ErrorCodeInvalidStatus, ErrorCodeInvalidInput, ErrorCodeInvalidDocument, ErrorCodeUnknownEventClass, ErrorCodeInvalidRetryIndex, ErrorCodeDocumentTooLarge}
+}
+
 // String is the contract's name of v.
 func (v ErrorCode) String() string {
 	if int(v) < len(errorCodeNames) {
@@ -542,6 +567,11 @@ const (
 
 // storeOpNames are the contract's (snake_case) names of StoreOp, in case order.
 var storeOpNames = [...]string{"record", "reserve", "record_reserve"}
+
+// StoreOpValues returns every StoreOp, in case order.
+func StoreOpValues() []StoreOp {
+	return []StoreOp{StoreOpRecord, StoreOpReserve, StoreOpRecordReserve}
+}
 
 // String is the contract's name of v.
 func (v StoreOp) String() string {

@@ -211,10 +211,13 @@ impl<'a> Gen<'a> {
                         let _ = writeln!(out, "\t{name}{}{first}", pascal(&c.name));
                     }
                     let names: Vec<String> = e.cases.iter().map(|c| format!("{:?}", snake(&c.name))).collect();
+                    let values: Vec<String> = e.cases.iter().map(|c| format!("{name}{}", pascal(&c.name))).collect();
                     let _ = write!(
                         out,
                         ")\n\n// {lower}Names are the contract's (snake_case) names of {name}, in case order.\n\
                          var {lower}Names = [...]string{{{names}}}\n\n\
+                         // {name}Values returns every {name}, in case order.\n\
+                         func {name}Values() []{name} {{\n\treturn []{name}{{{values}}}\n}}\n\n\
                          // String is the contract's name of v.\n\
                          func (v {name}) String() string {{\n\
                          \tif int(v) < len({lower}Names) {{\n\t\treturn {lower}Names[v]\n\t}}\n\
@@ -231,7 +234,8 @@ impl<'a> Gen<'a> {
                          func Parse{name}(s string) ({name}, bool) {{\n\
                          \tfor i, n := range {lower}Names {{\n\t\tif n == s {{\n\t\t\treturn {name}(i), true\n\t\t}}\n\t}}\n\
                          \treturn 0, false\n}}\n",
-                        names = names.join(", ")
+                        names = names.join(", "),
+                        values = values.join(", ")
                     );
                 }
                 _ => {}

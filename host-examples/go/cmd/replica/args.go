@@ -11,20 +11,24 @@ import (
 
 // usage is printed for --help and after a bad argument.
 const usage = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
-               [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
+               [--concurrency C (8)] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
+               [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
 Delivers N events to URL through the policy (class "storm" of FILE) until
 each stops, then prints one JSON line on stdout. Exit 0, or 2 on bad arguments.`
 
 // Config is what the flags ask for.
 type Config struct {
-	Target      string
-	EndpointID  string
-	Events      uint64
-	Concurrency int
-	PolicyPath  string
-	Class       string
-	RedisURL    string // "" = in-memory counter
-	DeadlineMs  int64  // < 0 = none
+	Target         string
+	EndpointID     string
+	Events         uint64
+	Concurrency    int
+	PolicyPath     string
+	Class          string
+	RedisURL       string // "" = in-memory store (or a cluster, below)
+	ClusterURL     string // a seed node of a Redis Cluster
+	DeadlineMs     int64  // < 0 = none
+	ClockOffset    int64  // ms added to this replica's clock (fleet skew tests)
+	StoreTimeoutMs uint64
 }
 
 // errUsage marks an argument error (exit 2).
@@ -36,10 +40,10 @@ func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(fo
 
 // parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help.
 func parseArgs(args []string, stderr io.Writer) (Config, error) {
-	cfg := Config{Class: "storm", DeadlineMs: -1}
+	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline string
+	var events, concurrency, deadline, offset, timeout string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -47,6 +51,9 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.PolicyPath, "policy", "", "")
 	fs.StringVar(&cfg.RedisURL, "redis", "", "")
 	fs.StringVar(&deadline, "deadline-ms", "", "")
+	fs.StringVar(&cfg.ClusterURL, "redis-cluster", "", "")
+	fs.StringVar(&offset, "clock-offset-ms", "0", "")
+	fs.StringVar(&timeout, "store-timeout-ms", "250", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, usage)
@@ -86,6 +93,20 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
 			return cfg, usageErrorf("--redis %q: want redis://host:port/db", cfg.RedisURL)
 		}
+	}
+	if set["redis-cluster"] {
+		if u, err := url.Parse(cfg.ClusterURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			return cfg, usageErrorf("--redis-cluster %q: want redis://host:port", cfg.ClusterURL)
+		}
+		if set["redis"] {
+			return cfg, usageErrorf("--redis and --redis-cluster are exclusive")
+		}
+	}
+	if cfg.ClockOffset, err = strconv.ParseInt(offset, 10, 48); err != nil {
+		return cfg, usageErrorf("--clock-offset-ms %q: want a whole number of milliseconds", offset)
+	}
+	if cfg.StoreTimeoutMs, err = strconv.ParseUint(timeout, 10, 32); err != nil || cfg.StoreTimeoutMs == 0 {
+		return cfg, usageErrorf("--store-timeout-ms %q: want a positive whole number of milliseconds", timeout)
 	}
 	if set["deadline-ms"] {
 		d, err := strconv.ParseUint(deadline, 10, 62)

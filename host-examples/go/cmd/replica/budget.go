@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -13,73 +14,60 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// budget is where the replica counts attempts: in this process (the
-// default) or in the fleet's Redis (fleet/README.md, via redisbudget).
-type budget interface {
-	// recordFirst counts an event's first attempt, sent at nowMs.
-	recordFirst(ctx context.Context, b rp.Budget, endpointID string, nowMs uint64) error
-	// decide decides after a failed or successful attempt; a retry it
-	// returns is already counted.
-	decide(ctx context.Context, p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64) (rp.Decision, error)
-	roundTrips() uint64
-	close() error
+// budget is where the replica's store requests go: this process (the
+// component's store-apply, the default) or the fleet's Redis (one EVALSHA
+// of fleet/budget.lua per request, via redisbudget).
+type budget struct {
+	store  rp.BudgetStore
+	trips  *tripCounter
+	closer func() error
 }
 
-// memoryBudget: Engine.Decide with the engine's MemoryCounter (the budget
-// holds in this process only).
-type memoryBudget struct{ engine *rp.Engine }
-
-func (m memoryBudget) recordFirst(ctx context.Context, b rp.Budget, endpointID string, nowMs uint64) error {
-	return m.engine.RecordFirstAttempt(ctx, b, endpointID, nowMs)
-}
-
-func (m memoryBudget) decide(ctx context.Context, p rp.Policy, s rp.DeliveryState, o rp.Outcome, _ uint64) (rp.Decision, error) {
-	return m.engine.Decide(ctx, p, s, o)
-}
-
-func (memoryBudget) roundTrips() uint64 { return 0 }
-func (memoryBudget) close() error      { return nil }
-
-// redisBudget: the fleet flow, one round trip per first attempt and at
-// most one per retry decision. A Redis error fails the budget closed.
-type redisBudget struct {
-	engine  *rp.Engine
-	client  *redis.Client
-	counter *redisbudget.Counter
-	trips   *tripCounter
-}
-
-func newRedisBudget(engine *rp.Engine, redisURL string) (*redisBudget, error) {
-	opts, err := redis.ParseURL(redisURL)
-	if err != nil {
-		return nil, usageErrorf("--redis %q: %v", redisURL, err)
+func (b budget) roundTrips() uint64 {
+	if b.trips == nil {
+		return 0
 	}
-	// Fail fast while Redis is down (the budget fails closed at once) and
-	// let the pool dial again on later calls, so reserves resume when it
-	// comes back.
-	opts.DialTimeout = 250 * time.Millisecond
-	opts.ReadTimeout = 500 * time.Millisecond
-	opts.WriteTimeout = 500 * time.Millisecond
-	opts.MaxRetries = -1 // no retries inside go-redis: one call, one answer
-	opts.DialerRetries = 1
-	opts.DialerRetryTimeout = time.Millisecond
+	return b.trips.n.Load()
+}
+
+func (b budget) close() error {
+	if b.closer == nil {
+		return nil
+	}
+	return b.closer()
+}
+
+func memoryBudget(engine *rp.Engine) budget { return budget{store: rp.NewMemoryStore(engine)} }
+
+// newRedisBudget connects to a standalone Redis (redisURL) or a cluster
+// (clusterURL, a seed node); every store call is bounded by timeout.
+func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time.Duration) (budget, error) {
 	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
-	client := redis.NewClient(opts)
 	trips := &tripCounter{}
+	var client redis.UniversalClient
+	if clusterURL != "" {
+		u, err := url.Parse(clusterURL)
+		if err != nil {
+			return budget{}, usageErrorf("--redis-cluster %q: %v", clusterURL, err)
+		}
+		client = redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: []string{u.Host}, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
+			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true,
+		})
+	} else {
+		opts, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return budget{}, usageErrorf("--redis %q: %v", redisURL, err)
+		}
+		o := redisbudget.ClientOptions(opts.Addr, timeout)
+		o.DB, o.Username, o.Password, o.TLSConfig = opts.DB, opts.Username, opts.Password, opts.TLSConfig
+		// fail fast while Redis is down; the pool dials again on later calls
+		o.DialerRetries, o.DialerRetryTimeout = 1, time.Millisecond
+		client = redis.NewClient(o)
+	}
 	client.AddHook(trips)
-	return &redisBudget{engine: engine, client: client, counter: redisbudget.New(client), trips: trips}, nil
+	return budget{store: redisbudget.New(client, engine, redisbudget.WithTimeout(timeout)), trips: trips, closer: client.Close}, nil
 }
-
-func (r *redisBudget) recordFirst(ctx context.Context, b rp.Budget, endpointID string, nowMs uint64) error {
-	return r.counter.RecordFirstAttempt(ctx, b, endpointID, nowMs)
-}
-
-func (r *redisBudget) decide(ctx context.Context, p rp.Policy, s rp.DeliveryState, o rp.Outcome, nowMs uint64) (rp.Decision, error) {
-	return r.counter.Decide(ctx, r.engine, p, s, o, nowMs)
-}
-
-func (r *redisBudget) roundTrips() uint64 { return r.trips.n.Load() }
-func (r *redisBudget) close() error      { return r.client.Close() }
 
 // quietLogger drops go-redis's own log lines (one per failed dial while
 // Redis is down); the replica reports the first failure and the counts.

@@ -14,31 +14,24 @@ import (
 )
 
 // post sends one attempt of an event and names how it ended: the status
-// (and Retry-After) of a response, or the SPEC kind of a transport error.
-// The component classifies both; nothing here decides anything.
-func post(ctx context.Context, client *http.Client, target, eventID string, attempt uint32) rp.Outcome {
+// (and Retry-After, read by the component) of a response, or the SPEC kind
+// of a transport error. The component classifies both; nothing here decides.
+func post(ctx context.Context, e *rp.Engine, client *http.Client, target, eventID string, attempt uint32, nowMs func() uint64) (rp.AttemptOutcome, error) {
 	body := fmt.Sprintf(`{"event_id":%q,"attempt":%d}`, eventID, attempt)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(body)))
 	if err != nil {
-		return rp.TransportErrorOutcome("invalid_url")
+		return rp.TransportErrorOutcome("invalid_url"), nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Event-Id", eventID)
 	req.Header.Set("X-Attempt", strconv.FormatUint(uint64(attempt), 10))
 	resp, err := client.Do(req)
 	if err != nil {
-		return rp.TransportErrorOutcome(httpoutcome.ErrorKind(err))
+		return rp.TransportErrorOutcome(httpoutcome.ErrorKind(err)), nil
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode < 0 || resp.StatusCode > 0xffff {
-		return rp.TransportErrorOutcome("remote_protocol_error")
-	}
-	status := uint16(resp.StatusCode)
-	if ms, ok := httpoutcome.RetryAfterMs(resp.Header.Get("Retry-After"), uint64(time.Now().UnixMilli())); ok {
-		return rp.ResponseOutcomeRetryAfter(status, ms)
-	}
-	return rp.ResponseOutcome(status)
+	return httpoutcome.Outcome(ctx, e, resp, nowMs())
 }
 
 // newHTTPClient keeps connections to the one target alive across workers.

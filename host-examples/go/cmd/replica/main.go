@@ -29,7 +29,7 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
 		return 2
 	}
-	engine, err := rp.New(ctx, rp.WithBudgetCounter(rp.NewMemoryCounter()))
+	engine, err := rp.New(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		return 1

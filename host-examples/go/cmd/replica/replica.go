@@ -22,6 +22,8 @@ type Summary struct {
 	Retries         uint64            `json:"retries"`
 	StopReasons     map[string]uint64 `json:"stop_reasons"`
 	RedisRoundTrips uint64            `json:"redis_round_trips"`
+	StoreErrors     uint64            `json:"store_errors"`
+	Disagreements   uint64            `json:"budget_disagreements"`
 	ElapsedMs       uint64            `json:"elapsed_ms"`
 }
 
@@ -43,12 +45,16 @@ type replica struct {
 	firstAttempts atomic.Uint64
 	retries       atomic.Uint64
 	stops         [6]atomic.Uint64 // by rp.StopReason
-	recordErrors  atomic.Uint64
-	decideErrors  atomic.Uint64
+	storeErrors   atomic.Uint64
+	stepErrors    atomic.Uint64
+	disagreements atomic.Uint64
 	logOnce       sync.Once
 }
 
-func nowMs() uint64 { return uint64(time.Now().UnixMilli()) }
+func wallMs() uint64 { return uint64(time.Now().UnixMilli()) }
+
+// nowMs is this replica's clock: the wall clock plus --clock-offset-ms.
+func (r *replica) nowMs() uint64 { return uint64(int64(wallMs()) + r.cfg.ClockOffset) }
 
 // newReplica loads the policy document and its class (a bad document or
 // a missing class is an argument error) and picks the budget store.
@@ -61,7 +67,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if err != nil {
 		return nil, usageErrorf("--policy %s: %v", cfg.PolicyPath, err)
 	}
-	if _, err := engine.Admit(ctx, doc, cfg.Class, nowMs()); err != nil {
+	if _, err := engine.Admit(ctx, doc, cfg.Class, wallMs()); err != nil {
 		return nil, usageErrorf("--policy %s: class %q: %v", cfg.PolicyPath, cfg.Class, err)
 	}
 	r := &replica{cfg: cfg, engine: engine, doc: doc, client: newHTTPClient(cfg.Concurrency), stderr: stderr,
@@ -71,9 +77,9 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 			r.policy = c.Policy
 		}
 	}
-	if cfg.RedisURL == "" {
-		r.budget = memoryBudget{engine: engine}
-	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL); err != nil {
+	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
+		r.budget = memoryBudget(engine)
+	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -99,17 +105,21 @@ func (r *replica) run(ctx context.Context) Summary {
 		}()
 	}
 	wg.Wait()
-	if n := r.recordErrors.Load(); n > 0 {
-		fmt.Fprintf(r.stderr, "replica: %d first attempts could not be recorded in the budget store\n", n)
+	if n := r.storeErrors.Load(); n > 0 {
+		fmt.Fprintf(r.stderr, "replica: %d budget store calls failed (pending retries failed closed; first attempts were delivered)\n", n)
 	}
-	if n := r.decideErrors.Load(); n > 0 {
-		fmt.Fprintf(r.stderr, "replica: %d decisions failed and were made again without the budget store (fail closed)\n", n)
+	if n := r.stepErrors.Load(); n > 0 {
+		fmt.Fprintf(r.stderr, "replica: %d steps failed (events stopped as budget_unavailable)\n", n)
+	}
+	if n := r.disagreements.Load(); n > 0 {
+		fmt.Fprintf(r.stderr, "replica: %d budget disagreements between the store and the policy (the store's verdict stood)\n", n)
 	}
 	s := Summary{Host: "go", Events: r.events.Load(), FirstAttempts: r.firstAttempts.Load(), Retries: r.retries.Load(),
 		StopReasons: map[string]uint64{}, RedisRoundTrips: r.budget.roundTrips(),
+		StoreErrors: r.storeErrors.Load(), Disagreements: r.disagreements.Load(),
 		ElapsedMs: uint64(time.Since(r.startedAt).Milliseconds())}
 	s.Attempts = s.FirstAttempts + s.Retries
-	for _, reason := range rp.StopReasons() {
+	for _, reason := range rp.StopReasonValues() {
 		s.StopReasons[reason.String()] = r.stops[reason].Load()
 	}
 	return s
@@ -119,42 +129,45 @@ func (r *replica) pastDeadline() bool {
 	return r.cfg.DeadlineMs >= 0 && time.Since(r.startedAt) >= time.Duration(r.cfg.DeadlineMs)*time.Millisecond
 }
 
-// deliver makes the attempts of one event until the policy stops it.
+// deliver makes the attempts of one event until the policy stops it:
+// after each attempt one step (evaluate, at most one store call, settle).
 func (r *replica) deliver(ctx context.Context, eventID string) {
 	r.events.Add(1)
-	admission, err := r.engine.Admit(ctx, r.doc, r.cfg.Class, nowMs())
+	admission, err := r.engine.Admit(ctx, r.doc, r.cfg.Class, r.nowMs())
 	if err != nil { // the class was admitted at start; only a trap gets here
 		r.logf("admit %s: %v", eventID, err)
-		r.stops[rp.BudgetUnavailable].Add(1)
+		r.stops[rp.StopReasonBudgetUnavailable].Add(1)
 		return
 	}
 	state := rp.DeliveryState{EventID: eventID, EndpointID: r.cfg.EndpointID,
 		MaxAttempts: admission.Schedule.MaxAttempts, FirstAttemptedAtMs: admission.FirstAttemptedAtMs}
 	for {
-		sentAtMs := nowMs()
-		outcome := post(ctx, r.client, r.cfg.Target, eventID, state.Attempt+1)
+		outcome, err := post(ctx, r.engine, r.client, r.cfg.Target, eventID, state.Attempt+1, r.nowMs)
+		if err != nil { // a trap reading the Retry-After: the outcome without it
+			r.logf("retry-after %s: %v", eventID, err)
+			outcome = rp.TransportErrorOutcome("remote_protocol_error")
+		}
 		state.Attempt++
 		if state.Attempt == 1 {
 			r.firstAttempts.Add(1)
-			if err := r.budget.recordFirst(ctx, r.policy.Budget, r.cfg.EndpointID, sentAtMs); err != nil {
-				r.recordErrors.Add(1)
-				r.logf("record %s: %v", eventID, err)
-			}
 		} else {
 			r.retries.Add(1)
 		}
-		d, err := r.budget.decide(ctx, r.policy, state, outcome, nowMs())
-		if err != nil {
-			// Not a policy answer (a trap, a cancelled context, a script
-			// disagreeing with the component): decide again without the
-			// budget store, which can only stop the event (fail closed).
-			r.decideErrors.Add(1)
-			r.logf("decide %s: %v", eventID, err)
-			if d, err = r.engine.DecideWith(ctx, r.policy, state, outcome, nowMs(), nil); err != nil || d.Retry != nil {
-				r.stops[rp.BudgetUnavailable].Add(1)
-				return
-			}
+		res, err := r.engine.Step(ctx, r.budget.store, r.policy, state, outcome, r.nowMs())
+		if err != nil { // not a policy answer (a trap, a cancelled context): stop, closed
+			r.stepErrors.Add(1)
+			r.logf("step %s: %v", eventID, err)
+			r.stops[rp.StopReasonBudgetUnavailable].Add(1)
+			return
 		}
+		if res.StoreErr != nil {
+			r.storeErrors.Add(1)
+			r.logf("budget store %s for %s: %v", res.Store.Op, eventID, res.StoreErr)
+		}
+		if res.BudgetDisagreement {
+			r.disagreements.Add(1)
+		}
+		d := res.Decision
 		if d.Retry == nil {
 			r.stops[d.Stop.Reason].Add(1)
 			return

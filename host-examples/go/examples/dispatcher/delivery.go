@@ -13,29 +13,22 @@ import (
 )
 
 // deliver POSTs the event and reports how the attempt ended: the status
-// and Retry-After of a response, or the kind of transport error. The
-// component classifies both; this file only names what happened.
-func deliver(ctx context.Context, client *http.Client, ev Event, nowMs uint64) rp.Outcome {
+// and Retry-After of a response (read by the component), or the kind of
+// transport error. The component classifies both; nothing here decides.
+func deliver(ctx context.Context, e *rp.Engine, client *http.Client, ev Event, clock rp.Clock) (rp.AttemptOutcome, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.URL, bytes.NewReader(ev.Payload))
 	if err != nil {
-		return rp.TransportErrorOutcome("invalid_url")
+		return rp.TransportErrorOutcome("invalid_url"), nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Webhook-Id", ev.ID)
 	resp, err := client.Do(req)
 	if err != nil {
-		return rp.TransportErrorOutcome(httpoutcome.ErrorKind(err))
+		return rp.TransportErrorOutcome(httpoutcome.ErrorKind(err)), nil
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode < 0 || resp.StatusCode > 0xffff {
-		return rp.TransportErrorOutcome("remote_protocol_error")
-	}
-	status := uint16(resp.StatusCode)
-	if ms, ok := httpoutcome.RetryAfterMs(resp.Header.Get("Retry-After"), nowMs); ok {
-		return rp.ResponseOutcomeRetryAfter(status, ms)
-	}
-	return rp.ResponseOutcome(status)
+	return httpoutcome.Outcome(ctx, e, resp, clock.NowMs())
 }
 
 // newHTTPClient is the delivery client: a per-attempt timeout, no

@@ -22,7 +22,8 @@ type Sleeper interface {
 
 // Config wires a Dispatcher.
 type Config struct {
-	Engine   *rp.Engine // its Clock must be Clock below
+	Engine   *rp.Engine     // its Clock must be Clock below
+	Budget   rp.BudgetStore // the retry budget: rp.NewMemoryStore or redisbudget.New
 	Document rp.PolicyDocument
 	Store    *FileStore
 	Metrics  *Metrics
@@ -40,8 +41,8 @@ type Dispatcher struct {
 
 // NewDispatcher checks the configuration.
 func NewDispatcher(cfg Config) (*Dispatcher, error) {
-	if cfg.Engine == nil || cfg.Store == nil || cfg.Metrics == nil || cfg.Client == nil || cfg.Clock == nil || cfg.Sleeper == nil {
-		return nil, errors.New("dispatcher: Engine, Store, Metrics, Client, Clock and Sleeper are required")
+	if cfg.Engine == nil || cfg.Budget == nil || cfg.Store == nil || cfg.Metrics == nil || cfg.Client == nil || cfg.Clock == nil || cfg.Sleeper == nil {
+		return nil, errors.New("dispatcher: Engine, Budget, Store, Metrics, Client, Clock and Sleeper are required")
 	}
 	if cfg.Workers < 1 {
 		cfg.Workers = 4
@@ -136,36 +137,53 @@ func (d *Dispatcher) Step(ctx context.Context) (nextMs uint64, pending bool, err
 	return records[0].NextAttemptAtMs, true, nil
 }
 
-// attempt makes one delivery attempt and persists what the policy decided.
+// attempt makes one delivery attempt and persists what the policy decided:
+// Resume judges the reloaded record first; after the attempt, one step
+// (evaluate, at most one store call, settle). A first attempt is counted
+// once its outcome is known, so a store that fails never stops it.
 func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
-	startMs := d.cfg.Clock.NowMs()
-	if r.Attempts == 0 { // retries were reserved in the counter by Decide
-		if err := d.cfg.Engine.RecordFirstAttempt(ctx, r.Policy.Budget, r.Event.EndpointID, startMs); err != nil {
-			return err
-		}
-	}
-	outcome := deliver(ctx, d.cfg.Client, r.Event, startMs)
-	r.Attempts++
-	r.LastOutcome = describe(outcome)
 	state := rp.DeliveryState{
 		EventID:              r.Event.ID,
 		EndpointID:           r.Event.EndpointID,
-		Attempt:              r.Attempts,
+		Attempt:              r.Attempts, // attempts already made
 		MaxAttempts:          r.Admission.Schedule.MaxAttempts,
 		FirstAttemptedAtMs:   r.Admission.FirstAttemptedAtMs,
 		CredentialsRefreshed: r.CredentialsRefreshed,
 	}
-	decision, err := d.cfg.Engine.Decide(ctx, r.Policy, state, outcome)
+	resumed, err := d.cfg.Engine.Resume(ctx, r.Policy, state, d.cfg.Clock.NowMs())
+	if err != nil {
+		return err
+	}
+	if resumed.Stop != nil {
+		return d.deadLetter(r, resumed.Stop)
+	}
+	outcome, err := deliver(ctx, d.cfg.Engine, d.cfg.Client, r.Event, d.cfg.Clock)
+	if err != nil {
+		return err
+	}
+	r.Attempts++
+	r.LastOutcome = describe(outcome)
+	state.Attempt = r.Attempts
+	res, err := d.cfg.Engine.Step(ctx, d.cfg.Budget, r.Policy, state, outcome, d.cfg.Clock.NowMs())
 	if err != nil {
 		return err // not saved: the attempt is made again on the next step
 	}
+	if res.BudgetDisagreement {
+		d.cfg.Metrics.disagreements.Inc()
+		d.cfg.Metrics.log.Printf("budget store and policy disagree on endpoint %s (the store's verdict stands)", r.Event.EndpointID)
+	}
+	if res.StoreErr != nil {
+		d.cfg.Metrics.storeErrors.Inc()
+		d.cfg.Metrics.log.Printf("budget store %s failed for endpoint %s: %v", res.Store.Op, r.Event.EndpointID, res.StoreErr)
+	}
+	decision := res.Decision
 	if retry := decision.Retry; retry != nil {
 		r.NextAttemptAtMs = d.cfg.Clock.NowMs() + retry.DelayMs
 		r.CredentialsRefreshed = r.CredentialsRefreshed || retry.RefreshCredentials
 		return d.cfg.Store.Save(r)
 	}
 	stop := decision.Stop
-	if stop.Reason == rp.Delivered {
+	if stop.Reason == rp.StopReasonDelivered {
 		r.State = StateDelivered
 		d.cfg.Metrics.delivered.Inc()
 		return d.cfg.Store.Save(r)
@@ -206,9 +224,9 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	return nil
 }
 
-func describe(o rp.Outcome) string {
+func describe(o rp.AttemptOutcome) string {
 	if o.Response == nil {
-		return "transport error " + o.ErrorKind
+		return "transport error " + *o.TransportError
 	}
 	s := fmt.Sprintf("HTTP %d", o.Response.Status)
 	if o.Response.RetryAfterMs != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -60,7 +63,7 @@ func newHarness(t *testing.T, retryAfter string) *harness {
 func (h *harness) start() {
 	ctx := context.Background()
 	var err error
-	if h.engine, err = rp.New(ctx, rp.WithClock(h.clock), rp.WithBudgetCounter(rp.NewMemoryCounter())); err != nil {
+	if h.engine, err = rp.New(ctx, rp.WithClock(h.clock)); err != nil {
 		h.t.Fatal(err)
 	}
 	e := h.engine
@@ -73,7 +76,7 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.metrics = NewMetrics()
-	if h.d, err = NewDispatcher(Config{Engine: h.engine, Document: doc, Store: h.store, Metrics: h.metrics,
+	if h.d, err = NewDispatcher(Config{Engine: h.engine, Budget: rp.NewMemoryStore(h.engine), Document: doc, Store: h.store, Metrics: h.metrics,
 		Client: newHTTPClient(2 * time.Second), Clock: h.clock, Sleeper: h.clock, Workers: 1}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -159,7 +162,7 @@ func TestA410IsDeadLetteredAsTerminalAndDisablesTheEndpoint(t *testing.T) {
 	h.enqueue("evt_gone", "ep_gone", h.endpoints.Gone.URL, "notification")
 	h.run()
 	dl, ok := h.deadLetters()["evt_gone"]
-	if !ok || dl.StopReason != rp.TerminalResponse || !dl.DisableEndpoint || dl.Attempts != 1 || dl.LastOutcome != "HTTP 410" {
+	if !ok || dl.StopReason != rp.StopReasonTerminalResponse || !dl.DisableEndpoint || dl.Attempts != 1 || dl.LastOutcome != "HTTP 410" {
 		t.Fatalf("dead letter %+v", dl)
 	}
 	if got := h.scrape(); got["terminal_response"] != 1 || got["retry_window_elapsed"] != 0 {
@@ -184,11 +187,11 @@ func TestAnAlways503EndpointIsRetriedOnTheAdmittedScheduleThenDeadLettered(t *te
 	}
 	dl := h.deadLetters()["evt_503"]
 	switch dl.StopReason {
-	case rp.MaxAttemptsExhausted:
+	case rp.StopReasonMaxAttemptsExhausted:
 		if dl.Attempts != 13 {
 			t.Fatalf("max_attempts_exhausted after %d attempts, admitted 13", dl.Attempts)
 		}
-	case rp.RetryWindowElapsed:
+	case rp.StopReasonRetryWindowElapsed:
 	default:
 		t.Fatalf("dead letter %+v: want max_attempts_exhausted or retry_window_elapsed", dl)
 	}
@@ -219,7 +222,7 @@ func TestTheAdmittedScheduleAndFirstAttemptInstantArePersistedWithTheEvent(t *te
 	}
 }
 
-func TestARestartedDispatcherMeasuresTheWindowFromThePersistedFirstAttempt(t *testing.T) {
+func TestARestartedDispatcherResumesFromThePersistedFirstAttemptAndStopsWithoutAnotherAttempt(t *testing.T) {
 	h := newHarness(t, "")
 	h.enqueue("evt_r", "ep_503", h.endpoints.Unavailable.URL, "notification")
 	if _, _, err := h.d.Step(context.Background()); err != nil { // attempt 1: 503, retry scheduled
@@ -235,8 +238,12 @@ func TestARestartedDispatcherMeasuresTheWindowFromThePersistedFirstAttempt(t *te
 	h.start()
 	h.run()
 	dl := h.deadLetters()["evt_r"]
-	if dl.StopReason != rp.RetryWindowElapsed || dl.Attempts != 2 || dl.ElapsedMs != 20*60*1000 {
-		t.Fatalf("want retry_window_elapsed after 2 attempts and 1200000 ms, got %+v", dl)
+	// resume judges the reloaded event: the window elapsed, so no attempt is made
+	if dl.StopReason != rp.StopReasonRetryWindowElapsed || dl.Attempts != 1 || dl.ElapsedMs != 20*60*1000 {
+		t.Fatalf("want retry_window_elapsed after 1 attempt and 1200000 ms, got %+v", dl)
+	}
+	if n := h.endpoints.UnavailableHits.Load(); n != 1 {
+		t.Fatalf("the 503 endpoint was hit %d times, want 1", n)
 	}
 }
 
@@ -284,7 +291,12 @@ func TestRetryAfterIsHonouredAsTheLeastDelay(t *testing.T) {
 	}
 }
 
-func TestRetryAfterParsesSecondsAndHTTPDates(t *testing.T) {
+func TestRetryAfterIsReadByTheComponentFromSecondsAndHTTPDates(t *testing.T) {
+	engine, err := rp.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close(context.Background())
 	now := uint64(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).UnixMilli())
 	for _, c := range []struct {
 		in   string
@@ -298,11 +310,49 @@ func TestRetryAfterParsesSecondsAndHTTPDates(t *testing.T) {
 		{"soon", 0, false},
 		{"-5", 0, false},
 		{"", 0, false},
+		{"²", 0, false},
+		{"99999999999999999999", 1<<53 - 1, true},
 	} {
-		ms, ok := httpoutcome.RetryAfterMs(c.in, now)
-		if ms != c.ms || ok != c.okay {
-			t.Errorf("RetryAfterMs(%q) = %d, %v; want %d, %v", c.in, ms, ok, c.ms, c.okay)
+		resp := &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {c.in}}}
+		o, err := httpoutcome.Outcome(context.Background(), engine, resp, now)
+		if err != nil || o.Response == nil || (o.Response.RetryAfterMs != nil) != c.okay || (c.okay && *o.Response.RetryAfterMs != c.ms) {
+			t.Errorf("Retry-After %q: %+v %v; want %d, %v", c.in, o.Response, err, c.ms, c.okay)
 		}
+	}
+	o, _ := httpoutcome.Outcome(context.Background(), engine, &http.Response{StatusCode: 999}, now)
+	if o.TransportError == nil || *o.TransportError != "unexpected_status" {
+		t.Errorf("status 999: %+v, want the transport kind unexpected_status", o)
+	}
+}
+
+func TestAFailingBudgetStoreNeverStopsAFirstAttemptAndDisagreementsAreCounted(t *testing.T) {
+	h := newHarness(t, "")
+	failing := rp.BudgetStoreFunc(func(context.Context, rp.StoreRequest, rp.Budget, uint64) (rp.Reservation, error) {
+		return rp.Reservation{}, errors.New("store down")
+	})
+	h.d.cfg.Budget = failing
+	ctx := context.Background()
+	if _, err := h.d.Enqueue(ctx, Event{ID: "evt_ok", EndpointID: "ep_ok", URL: h.endpoints.Healthy.URL + "/hook", Class: "notification", Payload: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.d.RunUntilIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := h.store.Load("evt_ok"); err != nil || r.State != StateDelivered {
+		t.Fatalf("a first attempt whose record failed: %+v %v, want delivered", r, err)
+	}
+	// a store that refuses on counts the policy would allow
+	h.d.cfg.Budget = rp.BudgetStoreFunc(func(context.Context, rp.StoreRequest, rp.Budget, uint64) (rp.Reservation, error) {
+		return rp.Reservation{Reserved: false}, nil
+	})
+	if _, err := h.d.Enqueue(ctx, Event{ID: "evt_503", EndpointID: "ep_503", URL: h.endpoints.Unavailable.URL + "/hook", Class: "notification", Payload: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.d.RunUntilIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(h.metrics.disagreements); got != 1 {
+		t.Fatalf("webhook_budget_disagreements_total = %v, want 1", got)
 	}
 }
 

@@ -55,7 +55,7 @@ func run(class string, perEndpoint int, storeDir string, out io.Writer) error {
 		return err
 	}
 	clock := rp.SystemClock{}
-	engine, err := rp.New(ctx, rp.WithClock(clock), rp.WithBudgetCounter(rp.NewMemoryCounter()))
+	engine, err := rp.New(ctx, rp.WithClock(clock))
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func run(class string, perEndpoint int, storeDir string, out io.Writer) error {
 	}
 	defer stopMetrics()
 
-	d, err := NewDispatcher(Config{Engine: engine, Document: doc, Store: store, Metrics: metrics,
+	d, err := NewDispatcher(Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: metrics,
 		Client: newHTTPClient(2 * time.Second), Clock: clock, Sleeper: realSleeper{clock}})
 	if err != nil {
 		return err

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"log"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -11,14 +14,18 @@ import (
 
 // Metrics are the dispatcher's Prometheus metrics, in their own registry.
 type Metrics struct {
-	registry    *prometheus.Registry
-	deadLetters *prometheus.CounterVec
-	delivered   prometheus.Counter
+	registry      *prometheus.Registry
+	deadLetters   *prometheus.CounterVec
+	delivered     prometheus.Counter
+	disagreements prometheus.Counter
+	storeErrors   prometheus.Counter
+	log           *rateLimitedLog
 }
 
 // NewMetrics registers webhook_deadletter_total{stop_reason} (every
 // reason but delivered starts at 0, so dashboards see them all) and
-// webhook_delivered_total.
+// webhook_delivered_total, webhook_budget_disagreements_total and
+// webhook_budget_store_errors_total.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -30,10 +37,19 @@ func NewMetrics() *Metrics {
 			Name: "webhook_delivered_total",
 			Help: "Events delivered.",
 		}),
+		disagreements: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_budget_disagreements_total",
+			Help: "Store replies whose verdict differed from the policy's rule on the same counts (settle's budget_disagreement).",
+		}),
+		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_budget_store_errors_total",
+			Help: "Budget store calls that failed or timed out (a pending retry then fails closed).",
+		}),
+		log: newRateLimitedLog(10 * time.Second),
 	}
-	m.registry.MustRegister(m.deadLetters, m.delivered)
-	for _, r := range rp.StopReasons() {
-		if r != rp.Delivered {
+	m.registry.MustRegister(m.deadLetters, m.delivered, m.disagreements, m.storeErrors)
+	for _, r := range rp.StopReasonValues() {
+		if r != rp.StopReasonDelivered {
 			m.deadLetters.WithLabelValues(r.String())
 		}
 	}
@@ -45,4 +61,30 @@ func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 	return mux
+}
+
+// rateLimitedLog prints at most one line per interval and counts the rest.
+type rateLimitedLog struct {
+	mu         sync.Mutex
+	every      time.Duration
+	last       time.Time
+	suppressed int
+}
+
+func newRateLimitedLog(every time.Duration) *rateLimitedLog { return &rateLimitedLog{every: every} }
+
+// Printf logs the line unless one was logged within the interval.
+func (l *rateLimitedLog) Printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now := time.Now(); now.Sub(l.last) >= l.every {
+		if l.suppressed > 0 {
+			format += " (and %d similar since the last line)"
+			args = append(args, l.suppressed)
+		}
+		log.Printf("dispatcher: "+format, args...)
+		l.last, l.suppressed = now, 0
+		return
+	}
+	l.suppressed++
 }

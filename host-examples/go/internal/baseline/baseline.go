@@ -122,7 +122,7 @@ func stop(reason rp.StopReason, disable bool, s rp.DeliveryState, elapsed uint64
 
 // DecideWith is the SPEC's pure decide.
 func DecideWith(p rp.Policy, s rp.DeliveryState, o rp.AttemptOutcome, nowMs uint64, counts *rp.BudgetCounts) (rp.Decision, error) {
-	if !validPolicy(p) || s.Attempt < 1 || s.MaxAttempts < 1 {
+	if !validPolicy(p) || s.Attempt < 1 || s.MaxAttempts < 1 || s.MaxAttempts > 100 {
 		return rp.Decision{}, ErrInvalid
 	}
 	var class rp.OutcomeClass

@@ -1,7 +1,7 @@
 // Package httpoutcome names how an HTTP delivery attempt ended, for the
 // dispatcher example and the fleet replica: the SPEC's transport error
-// kinds and the Retry-After header in milliseconds. It decides nothing;
-// the component classifies what it names.
+// kinds, and the response's outcome with its Retry-After read by the
+// component. It decides nothing; the component classifies what it names.
 package httpoutcome
 
 import (
@@ -12,8 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 // ErrorKind names a Go transport error with the SPEC's kinds
@@ -51,26 +52,24 @@ func isTLS(err error) bool {
 	return errors.As(err, &re)
 }
 
-// RetryAfterMs reads delay-seconds or an HTTP-date into milliseconds from
-// nowMs; a malformed header counts as absent.
-func RetryAfterMs(v string, nowMs uint64) (uint64, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
+// Outcome is the attempt outcome of a response: its status, and its
+// Retry-After as the component reads it (ParseRetryAfter; an unusable
+// header counts as absent). A status outside 100..=599 is the transport
+// kind unexpected_status (terminal by the contract's rule for unknown kinds).
+func Outcome(ctx context.Context, e *rp.Engine, resp *http.Response, nowMs uint64) (rp.AttemptOutcome, error) {
+	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+		return rp.TransportErrorOutcome("unexpected_status"), nil
 	}
-	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
-		if secs > (1<<63)/1000 {
-			return 1 << 63, true
+	status := uint16(resp.StatusCode)
+	if h := resp.Header.Values("Retry-After"); len(h) > 0 {
+		ms, ok, err := e.ParseRetryAfter(ctx, h[0], nowMs)
+		var pe *rp.PolicyError
+		if err != nil && !errors.As(err, &pe) { // a header the WIT cannot carry (not UTF-8) is unusable
+			return rp.AttemptOutcome{}, err
 		}
-		return secs * 1000, true
+		if ok {
+			return rp.ResponseOutcomeRetryAfter(status, ms), nil
+		}
 	}
-	when, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	at := when.UnixMilli()
-	if at <= int64(nowMs) {
-		return 0, true
-	}
-	return uint64(at) - nowMs, true
+	return rp.ResponseOutcome(status), nil
 }
