@@ -262,6 +262,18 @@ fn fmt_size(f: &str) -> usize {
     match f { "?" | "B" | "b" => 1, "H" | "h" => 2, "I" | "i" | "f" => 4, _ => 8 }
 }
 
+/// Bytes covered by a struct format built by `pack_fmt` (after its `<`).
+fn fmt_total(f: &str) -> usize {
+    let (mut total, mut num) = (0usize, String::new());
+    for ch in f.trim_start_matches('<').chars() {
+        if ch.is_ascii_digit() { num.push(ch); continue }
+        let size = if ch == 'x' { 1 } else { fmt_size(&ch.to_string()) };
+        total += size * num.parse::<usize>().unwrap_or(1);
+        num.clear();
+    }
+    total
+}
+
 fn fmt_of(t: &Type) -> Result<&'static str> {
     Ok(match t {
         Type::Bool => "?", Type::U8 => "B", Type::S8 => "b", Type::U16 => "H", Type::S16 => "h",
@@ -591,6 +603,7 @@ impl Gen<'_> {
         let mut table = String::from("\n\nclass Function(NamedTuple):\n    \"\"\"One export: core names, adapter export names, lowering and lifting.\"\"\"\n\n    name: str\n    core: str\n    post: str | None\n    lower: Callable[..., None]\n    lift: Callable[[memoryview, int], Any]\n    retptr: bool\n\n\nFUNCTIONS: dict[str, Function] = {\n");
         let mut n = 0usize;
         let mut recs: Vec<TypeId> = Vec::new();
+        let mut caches: Vec<(String, String)> = Vec::new();
         for f in self.funcs() {
             let sig = self.w.resolve.wasm_signature(AbiVariant::GuestExport, f);
             let fname = snake(&f.name);
@@ -606,8 +619,20 @@ impl Gen<'_> {
                 lines.push(format!("a = (d + {}) & -{al}", al - 1));
                 lines.push(format!("d = a + {size}"));
                 lines.push("if d > lim:\n    raise Grow(d)".into());
-                for (p, o) in f.params.iter().zip(self.offsets(&tys)) { self.lower(&p.ty, &snake(&p.name), "a", o, &mut lv, &mut n, &mut structs)?; }
+                let mut images = Vec::new();
+                for (p, o) in f.params.iter().zip(self.offsets(&tys)) {
+                    let v = snake(&p.name);
+                    match self.image_of(&p.ty, &mut caches, &mut n, &mut structs)? {
+                        // an immutable record of scalars: its bytes are packed once per object
+                        Some((cache, size)) => images.push(format!(
+                            "_c = _IMG_{cache}.get(id({v}))\nif _c is None or _c[0] is not {v}:\n    _c = _image_{cache}({v})\nm[a + {o}:a + {}] = _c[1]", o + size)),
+                        None => self.lower(&p.ty, &v, "a", o, &mut lv, &mut n, &mut structs)?,
+                    }
+                }
+                let post = std::mem::take(&mut lv.post);
                 lines.extend(self.emit_level(lv, "a", &mut structs));
+                lines.extend(images);
+                lines.extend(post);
                 lines.push("_FLAT_PTR.pack_into(m, s + FLAT, a)".into());
                 lines.push(format!("fx += (s + FLAT, {al}, {size})"));
             } else {
@@ -647,8 +672,29 @@ impl Gen<'_> {
         let mut lifts = String::new();
         let mut i = 0;
         while i < recs.len() { let id = recs[i]; lifts += &self.lift_record(id, &mut n, &mut structs, &mut recs)?; i += 1; }
-        Ok(o + &structs.join("\n") + "\n" + &helpers + &lifts + &body + &table)
+        let images: String = caches.iter().map(|(_, code)| code.as_str()).collect();
+        Ok(o + &structs.join("\n") + "\n" + &helpers + &images + &lifts + &body + &table)
     }
+    /// For a param that is a record of scalars only (frozen, so its image
+    /// never changes): the name of a per-object image cache (emitted once
+    /// into `caches`) and the image size; None for any other type.
+    fn image_of(&self, t: &Type, caches: &mut Vec<(String, String)>, n: &mut usize, structs: &mut Vec<String>) -> Result<Option<(String, usize)>> {
+        let mut probe = Vec::new();
+        if self.static_record(t, 0, &mut probe, n).is_none() { return Ok(None) }
+        let Type::Id(id) = t else { return Ok(None) };
+        let (name, cls, size) = (snake(&self.name(*id)).to_uppercase(), pascal(&self.name(*id)), self.size(t));
+        if !caches.iter().any(|c| c.0 == name) {
+            let mut lv = Level::default();
+            self.lower(t, "v", "0", 0, &mut lv, n, structs)?;
+            let (start, f) = Self::pack_fmt(&mut lv.leaves);
+            let vals: Vec<&str> = lv.leaves.iter().map(|l| l.2.as_str()).collect();
+            let pad = size - start - fmt_total(&f);
+            let code = format!("\n\n_IMG_{name}: dict[int, tuple[{cls}, bytes]] = {{}}\n_IMG_{name}_S = struct.Struct({:?})\n\n\ndef _image_{name}(v: {cls}) -> tuple[{cls}, bytes]:\n    \"\"\"The canonical-ABI image of a (frozen) {cls}, cached per object.\"\"\"\n    if len(_IMG_{name}) >= 1024:\n        _IMG_{name}.clear()\n    img = _IMG_{name}[id(v)] = (v, _IMG_{name}_S.pack({}))\n    return img\n", format!("{f}{}", if pad > 0 { format!("{pad}x") } else { String::new() }), vals.join(", "));
+            caches.push((name.clone(), code));
+        }
+        Ok(Some((name, size)))
+    }
+
     fn result_py(&self, t: &Type) -> String {
         if let Type::Id(id) = t { if let TypeDefKind::Result(r) = self.kind(*id) { return r.ok.as_ref().map(|t| self.py_type(t)).unwrap_or_else(|| "None".into()) } }
         self.py_type(t)

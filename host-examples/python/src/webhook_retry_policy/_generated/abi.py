@@ -111,26 +111,26 @@ _S13 = struct.Struct("<I4xI4xI4xI4xI4xI4xQ")
 _S14 = struct.Struct("<B7xQ")
 _S15 = struct.Struct("<B7xH")
 _S16 = struct.Struct("<B7xII")
-_S17 = struct.Struct("<QdQB7xQI4xdQQ?7xIIIIIIQ?39xQ")
+_S17 = struct.Struct("<IIIIIIQ?39xQ")
 _S18 = struct.Struct("<B7xQ")
 _S19 = struct.Struct("<B7xH")
 _S20 = struct.Struct("<B7xII")
 _S21 = struct.Struct("<B")
 _S22 = struct.Struct("<B7x?7xQQQQ")
-_S23 = struct.Struct("<QdQB7xQI4xdQQ?7xIIIIIIQ?39xQ")
-_S24 = struct.Struct("<QdQB7xQI4xdQQ?7xIIIIIIQ?7xQ")
+_S23 = struct.Struct("<IIIIIIQ?39xQ")
+_S24 = struct.Struct("<IIIIIIQ?7xQ")
 _S25 = struct.Struct("<I4xI4xQ")
 _S26 = struct.Struct("<I4xI4xI4xQQ")
 _S27 = struct.Struct("<I4xI4xI4xQQdQQI4xQQQQQQ")
 _S28 = struct.Struct("<B7xQ")
 _S29 = struct.Struct("<B7xH")
 _S30 = struct.Struct("<B7xII")
-_S31 = struct.Struct("<QdQB7xQI4xdQQ?7xIIIIIIQ?")
+_S31 = struct.Struct("<IIIIIIQ?")
 _S32 = struct.Struct("<B7xQ")
 _S33 = struct.Struct("<B7xH")
 _S34 = struct.Struct("<B7xII")
 _S35 = struct.Struct("<B7xQQQQ")
-_S36 = struct.Struct("<QdQB7xQI4xdQQ?7xIIIIIIQ?39xQ")
+_S36 = struct.Struct("<IIIIIIQ?39xQ")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -399,115 +399,127 @@ def _mk_applied(a0: Any, a1: Any) -> Applied:
 
 
 
+_IMG_POLICY: dict[int, tuple[Policy, bytes]] = {}
+_IMG_POLICY_S = struct.Struct("<QdQB7xQI4xdQQ?7x")
+
+
+def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
+    """The canonical-ABI image of a (frozen) Policy, cached per object."""
+    if len(_IMG_POLICY) >= 1024:
+        _IMG_POLICY.clear()
+    img = _IMG_POLICY[id(v)] = (v, _IMG_POLICY_S.pack(v.backoff.base_ms, v.backoff.factor, v.backoff.cap_ms, _IDX_JITTER[v.backoff.jitter], v.window_ms, v.hard_cap, v.budget.ratio, v.budget.window_ms, v.budget.min_sample, v.budget.sliding))
+    return img
+
+
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f51, _f52, _f55, _f56 = _R_schedule.unpack_from(m, p + 0)
-    _p54, _n54 = _F_II.unpack_from(m, p + 16)
-    _f54 = struct.unpack_from("<%dQ" % _n54, m, _p54)
-    return _mk_schedule(_f51, _f52, _f54, _f55, _CASES_LIMITED_BY[_f56])
+    _f116, _f117, _f120, _f121 = _R_schedule.unpack_from(m, p + 0)
+    _p119, _n119 = _F_II.unpack_from(m, p + 16)
+    _f119 = struct.unpack_from("<%dQ" % _n119, m, _p119)
+    return _mk_schedule(_f116, _f117, _f119, _f120, _CASES_LIMITED_BY[_f121])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f57, = _R_policy_error.unpack_from(m, p + 0)
-    _p59, _n59 = _F_II.unpack_from(m, p + 4)
-    _p61, _n61 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f57], _str(m, _p59, _n59), _str(m, _p61, _n61))
+    _f122, = _R_policy_error.unpack_from(m, p + 0)
+    _p124, _n124 = _F_II.unpack_from(m, p + 4)
+    _p126, _n126 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f122], _str(m, _p124, _n124), _str(m, _p126, _n126))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p63, _n63 = _F_II.unpack_from(m, p + 0)
-    _p65, _n65 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p63, _n63), tuple(_lift_event_class(m, _p65 + _i65 * 88 + 0) for _i65 in range(_n65)))
+    _p128, _n128 = _F_II.unpack_from(m, p + 0)
+    _p130, _n130 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p128, _n128), tuple(_lift_event_class(m, _p130 + _i130 * 88 + 0) for _i130 in range(_n130)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f72, _f73 = _R_admission.unpack_from(m, p + 24)
-    _p67, _n67 = _F_II.unpack_from(m, p + 0)
-    _p69, _n69 = _F_II.unpack_from(m, p + 8)
-    _p71, _n71 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p67, _n67), _str(m, _p69, _n69), _str(m, _p71, _n71), _f72, _f73, _lift_schedule(m, p + 40))
+    _f137, _f138 = _R_admission.unpack_from(m, p + 24)
+    _p132, _n132 = _F_II.unpack_from(m, p + 0)
+    _p134, _n134 = _F_II.unpack_from(m, p + 8)
+    _p136, _n136 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p132, _n132), _str(m, _p134, _n134), _str(m, _p136, _n136), _f137, _f138, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v79: Any
-    _d79 = m[p + 0]
-    if _d79 == 0:
-        _v79 = None
-    elif _d79 == 1:
-        _v80: Any
-        _d80 = m[p + 8]
-        if _d80 == 0:
-            _v80 = _lift_retry(m, p + 16)
-        elif _d80 == 1:
-            _v80 = _lift_stop(m, p + 16)
+    _v144: Any
+    _d144 = m[p + 0]
+    if _d144 == 0:
+        _v144 = None
+    elif _d144 == 1:
+        _v145: Any
+        _d145 = m[p + 8]
+        if _d145 == 0:
+            _v145 = _lift_retry(m, p + 16)
+        elif _d145 == 1:
+            _v145 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d80, p + 8))
-        _v79 = _v80
+            raise Malformed("discriminant %d at %d" % (_d145, p + 8))
+        _v144 = _v145
     else:
-        raise Malformed("discriminant %d at %d" % (_d79, p + 0))
-    _v82: Any
-    _d82 = m[p + 72]
-    if _d82 == 0:
-        _v82 = None
-    elif _d82 == 1:
-        _v82 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d144, p + 0))
+    _v147: Any
+    _d147 = m[p + 72]
+    if _d147 == 0:
+        _v147 = None
+    elif _d147 == 1:
+        _v147 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d82, p + 72))
-    return _mk_step(_v79, _v82)
+        raise Malformed("discriminant %d at %d" % (_d147, p + 72))
+    return _mk_step(_v144, _v147)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f85, = _R_settlement.unpack_from(m, p + 64)
-    _v84: Any
-    _d84 = m[p + 0]
-    if _d84 == 0:
-        _v84 = _lift_retry(m, p + 8)
-    elif _d84 == 1:
-        _v84 = _lift_stop(m, p + 8)
+    _f150, = _R_settlement.unpack_from(m, p + 64)
+    _v149: Any
+    _d149 = m[p + 0]
+    if _d149 == 0:
+        _v149 = _lift_retry(m, p + 8)
+    elif _d149 == 1:
+        _v149 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d84, p + 0))
-    return _mk_settlement(_v84, _f85)
+        raise Malformed("discriminant %d at %d" % (_d149, p + 0))
+    return _mk_settlement(_v149, _f150)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f86, _f87 = _R_stop.unpack_from(m, p + 0)
-    _v89: Any
-    _d89 = m[p + 8]
-    if _d89 == 0:
-        _v89 = None
-    elif _d89 == 1:
-        _v89 = _lift_dead_letter(m, p + 16)
+    _f151, _f152 = _R_stop.unpack_from(m, p + 0)
+    _v154: Any
+    _d154 = m[p + 8]
+    if _d154 == 0:
+        _v154 = None
+    elif _d154 == 1:
+        _v154 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d89, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f86], _f87, _v89)
+        raise Malformed("discriminant %d at %d" % (_d154, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f151], _f152, _v154)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f91, _f94, _f95, _f97, _f98, _f100, _f102, _f103, _f105, _f106 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f91, _mk_budget_counts(_mk_bucket_counts(_f94, _f95), _mk_bucket_counts(_f97, _f98))), _mk_held_buckets(_f100, _mk_bucket_counts(_f102, _f103), _mk_bucket_counts(_f105, _f106)))
+    _f156, _f159, _f160, _f162, _f163, _f165, _f167, _f168, _f170, _f171 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f156, _mk_budget_counts(_mk_bucket_counts(_f159, _f160), _mk_bucket_counts(_f162, _f163))), _mk_held_buckets(_f165, _mk_bucket_counts(_f167, _f168), _mk_bucket_counts(_f170, _f171)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f107, _f108 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f107, _f108)
+    _f172, _f173 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f172, _f173)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f113, _f114, _f115, _f116, _f117, _f118, _f120, _f121, _f122, _f123 = _R_event_class.unpack_from(m, p + 8)
-    _p110, _n110 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p110, _n110), _mk_policy(_mk_backoff(_f113, _f114, _f115, _CASES_JITTER[_f116]), _f117, _f118, _mk_budget(_f120, _f121, _f122, _f123)))
+    _f178, _f179, _f180, _f181, _f182, _f183, _f185, _f186, _f187, _f188 = _R_event_class.unpack_from(m, p + 8)
+    _p175, _n175 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p175, _n175), _mk_policy(_mk_backoff(_f178, _f179, _f180, _CASES_JITTER[_f181]), _f182, _f183, _mk_budget(_f185, _f186, _f187, _f188)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f124, _f127, _f128 = _R_store_request.unpack_from(m, p + 0)
-    _p126, _n126 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f124], _str(m, _p126, _n126), _f127, _f128)
+    _f189, _f192, _f193 = _R_store_request.unpack_from(m, p + 0)
+    _p191, _n191 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f189], _str(m, _p191, _n191), _f192, _f193)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f133, _f134, _f135 = _R_dead_letter.unpack_from(m, p + 16)
-    _p130, _n130 = _F_II.unpack_from(m, p + 0)
-    _p132, _n132 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p130, _n130), _str(m, _p132, _n132), _f133, _f134, _CASES_STOP_REASON[_f135])
+    _f198, _f199, _f200 = _R_dead_letter.unpack_from(m, p + 16)
+    _p195, _n195 = _F_II.unpack_from(m, p + 0)
+    _p197, _n197 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p195, _n195), _str(m, _p197, _n197), _f198, _f199, _CASES_STOP_REASON[_f200])
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -774,58 +786,62 @@ def lower_evaluate(x: Scratch, policy: Policy, state: DeliveryState, outcome: At
     d = a + 160
     if d > lim:
         raise Grow(d)
-    _t14 = state.event_id.encode()
-    _n14 = len(_t14)
-    if d + _n14 > lim:
-        raise Grow(d + _n14)
-    m[d:d + _n14] = _t14
-    _p14 = d
-    d += _n14
-    fx += (a + 80, 1, _n14)
-    _t15 = state.endpoint_id.encode()
-    _n15 = len(_t15)
-    if d + _n15 > lim:
-        raise Grow(d + _n15)
-    m[d:d + _n15] = _t15
-    _p15 = d
-    d += _n15
-    fx += (a + 88, 1, _n15)
-    _S17.pack_into(m, a + 0, policy.backoff.base_ms, policy.backoff.factor, policy.backoff.cap_ms, _IDX_JITTER[policy.backoff.jitter], policy.window_ms, policy.hard_cap, policy.budget.ratio, policy.budget.window_ms, policy.budget.min_sample, policy.budget.sliding, _p14, _n14, _p15, _n15, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _v16 = outcome
-    if isinstance(_v16, HttpResponse):
-        _S15.pack_into(m, a + 120, 0, _v16.status)
-        _o17 = _v16.retry_after_ms
-        if _o17 is None:
+    _t27 = state.event_id.encode()
+    _n27 = len(_t27)
+    if d + _n27 > lim:
+        raise Grow(d + _n27)
+    m[d:d + _n27] = _t27
+    _p27 = d
+    d += _n27
+    fx += (a + 80, 1, _n27)
+    _t28 = state.endpoint_id.encode()
+    _n28 = len(_t28)
+    if d + _n28 > lim:
+        raise Grow(d + _n28)
+    m[d:d + _n28] = _t28
+    _p28 = d
+    d += _n28
+    fx += (a + 88, 1, _n28)
+    _S17.pack_into(m, a + 80, _p27, _n27, _p28, _n28, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
+    _v29 = outcome
+    if isinstance(_v29, HttpResponse):
+        _S15.pack_into(m, a + 120, 0, _v29.status)
+        _o30 = _v29.retry_after_ms
+        if _o30 is None:
             m[a + 136] = 0
         else:
-            _S14.pack_into(m, a + 136, 1, _o17)
-    elif isinstance(_v16, TransportError):
-        _t18 = _v16.kind.encode()
-        _n18 = len(_t18)
-        if d + _n18 > lim:
-            raise Grow(d + _n18)
-        m[d:d + _n18] = _t18
-        _p18 = d
-        d += _n18
-        fx += (a + 128, 1, _n18)
-        _S16.pack_into(m, a + 120, 1, _p18, _n18)
+            _S14.pack_into(m, a + 136, 1, _o30)
+    elif isinstance(_v29, TransportError):
+        _t31 = _v29.kind.encode()
+        _n31 = len(_t31)
+        if d + _n31 > lim:
+            raise Grow(d + _n31)
+        m[d:d + _n31] = _t31
+        _p31 = d
+        d += _n31
+        fx += (a + 128, 1, _n31)
+        _S16.pack_into(m, a + 120, 1, _p31, _n31)
     else:
-        raise c.wrong_type("attempt_outcome", _v16, "AttemptOutcome")
+        raise c.wrong_type("attempt_outcome", _v29, "AttemptOutcome")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 160)
     _finish(m, s, d, lim, fx)
 
 
 def lift_evaluate(m: memoryview, r: int) -> Step:
-    _v19: Any
-    _d19 = m[r + 0]
-    if _d19 == 0:
-        _v19 = _lift_step(m, r + 8)
-    elif _d19 == 1:
+    _v32: Any
+    _d32 = m[r + 0]
+    if _d32 == 0:
+        _v32 = _lift_step(m, r + 8)
+    elif _d32 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d19, r + 0))
-    return _v19
+        raise Malformed("discriminant %d at %d" % (_d32, r + 0))
+    return _v32
 
 
 def lower_settle(x: Scratch, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply) -> None:
@@ -844,65 +860,69 @@ def lower_settle(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d = a + 208
     if d > lim:
         raise Grow(d)
-    _t20 = state.event_id.encode()
-    _n20 = len(_t20)
-    if d + _n20 > lim:
-        raise Grow(d + _n20)
-    m[d:d + _n20] = _t20
-    _p20 = d
-    d += _n20
-    fx += (a + 80, 1, _n20)
-    _t21 = state.endpoint_id.encode()
-    _n21 = len(_t21)
-    if d + _n21 > lim:
-        raise Grow(d + _n21)
-    m[d:d + _n21] = _t21
-    _p21 = d
-    d += _n21
-    fx += (a + 88, 1, _n21)
-    _S23.pack_into(m, a + 0, policy.backoff.base_ms, policy.backoff.factor, policy.backoff.cap_ms, _IDX_JITTER[policy.backoff.jitter], policy.window_ms, policy.hard_cap, policy.budget.ratio, policy.budget.window_ms, policy.budget.min_sample, policy.budget.sliding, _p20, _n20, _p21, _n21, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _v22 = outcome
-    if isinstance(_v22, HttpResponse):
-        _S19.pack_into(m, a + 120, 0, _v22.status)
-        _o23 = _v22.retry_after_ms
-        if _o23 is None:
+    _t46 = state.event_id.encode()
+    _n46 = len(_t46)
+    if d + _n46 > lim:
+        raise Grow(d + _n46)
+    m[d:d + _n46] = _t46
+    _p46 = d
+    d += _n46
+    fx += (a + 80, 1, _n46)
+    _t47 = state.endpoint_id.encode()
+    _n47 = len(_t47)
+    if d + _n47 > lim:
+        raise Grow(d + _n47)
+    m[d:d + _n47] = _t47
+    _p47 = d
+    d += _n47
+    fx += (a + 88, 1, _n47)
+    _S23.pack_into(m, a + 80, _p46, _n46, _p47, _n47, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
+    _v48 = outcome
+    if isinstance(_v48, HttpResponse):
+        _S19.pack_into(m, a + 120, 0, _v48.status)
+        _o49 = _v48.retry_after_ms
+        if _o49 is None:
             m[a + 136] = 0
         else:
-            _S18.pack_into(m, a + 136, 1, _o23)
-    elif isinstance(_v22, TransportError):
-        _t24 = _v22.kind.encode()
-        _n24 = len(_t24)
-        if d + _n24 > lim:
-            raise Grow(d + _n24)
-        m[d:d + _n24] = _t24
-        _p24 = d
-        d += _n24
-        fx += (a + 128, 1, _n24)
-        _S20.pack_into(m, a + 120, 1, _p24, _n24)
+            _S18.pack_into(m, a + 136, 1, _o49)
+    elif isinstance(_v48, TransportError):
+        _t50 = _v48.kind.encode()
+        _n50 = len(_t50)
+        if d + _n50 > lim:
+            raise Grow(d + _n50)
+        m[d:d + _n50] = _t50
+        _p50 = d
+        d += _n50
+        fx += (a + 128, 1, _n50)
+        _S20.pack_into(m, a + 120, 1, _p50, _n50)
     else:
-        raise c.wrong_type("attempt_outcome", _v22, "AttemptOutcome")
-    _v25 = reply
-    if isinstance(_v25, Unavailable):
+        raise c.wrong_type("attempt_outcome", _v48, "AttemptOutcome")
+    _v51 = reply
+    if isinstance(_v51, Unavailable):
         _S21.pack_into(m, a + 160, 0)
-    elif isinstance(_v25, Reservation):
-        _S22.pack_into(m, a + 160, 1, _v25.reserved, _v25.counts.current.total, _v25.counts.current.retries, _v25.counts.previous.total, _v25.counts.previous.retries)
+    elif isinstance(_v51, Reservation):
+        _S22.pack_into(m, a + 160, 1, _v51.reserved, _v51.counts.current.total, _v51.counts.current.retries, _v51.counts.previous.total, _v51.counts.previous.retries)
     else:
-        raise c.wrong_type("store_reply", _v25, "StoreReply")
+        raise c.wrong_type("store_reply", _v51, "StoreReply")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 208)
     _finish(m, s, d, lim, fx)
 
 
 def lift_settle(m: memoryview, r: int) -> Settlement:
-    _v26: Any
-    _d26 = m[r + 0]
-    if _d26 == 0:
-        _v26 = _lift_settlement(m, r + 8)
-    elif _d26 == 1:
+    _v52: Any
+    _d52 = m[r + 0]
+    if _d52 == 0:
+        _v52 = _lift_settlement(m, r + 8)
+    elif _d52 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d26, r + 0))
-    return _v26
+        raise Malformed("discriminant %d at %d" % (_d52, r + 0))
+    return _v52
 
 
 def lower_resume(x: Scratch, policy: Policy, state: DeliveryState, now_ms: int) -> None:
@@ -921,46 +941,50 @@ def lower_resume(x: Scratch, policy: Policy, state: DeliveryState, now_ms: int) 
     d = a + 128
     if d > lim:
         raise Grow(d)
-    _t27 = state.event_id.encode()
-    _n27 = len(_t27)
-    if d + _n27 > lim:
-        raise Grow(d + _n27)
-    m[d:d + _n27] = _t27
-    _p27 = d
-    d += _n27
-    fx += (a + 80, 1, _n27)
-    _t28 = state.endpoint_id.encode()
-    _n28 = len(_t28)
-    if d + _n28 > lim:
-        raise Grow(d + _n28)
-    m[d:d + _n28] = _t28
-    _p28 = d
-    d += _n28
-    fx += (a + 88, 1, _n28)
-    _S24.pack_into(m, a + 0, policy.backoff.base_ms, policy.backoff.factor, policy.backoff.cap_ms, _IDX_JITTER[policy.backoff.jitter], policy.window_ms, policy.hard_cap, policy.budget.ratio, policy.budget.window_ms, policy.budget.min_sample, policy.budget.sliding, _p27, _n27, _p28, _n28, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _t66 = state.event_id.encode()
+    _n66 = len(_t66)
+    if d + _n66 > lim:
+        raise Grow(d + _n66)
+    m[d:d + _n66] = _t66
+    _p66 = d
+    d += _n66
+    fx += (a + 80, 1, _n66)
+    _t67 = state.endpoint_id.encode()
+    _n67 = len(_t67)
+    if d + _n67 > lim:
+        raise Grow(d + _n67)
+    m[d:d + _n67] = _t67
+    _p67 = d
+    d += _n67
+    fx += (a + 88, 1, _n67)
+    _S24.pack_into(m, a + 80, _p66, _n66, _p67, _n67, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 128)
     _finish(m, s, d, lim, fx)
 
 
 def lift_resume(m: memoryview, r: int) -> Resumption:
-    _v29: Any
-    _d29 = m[r + 0]
-    if _d29 == 0:
-        _v30: Any
-        _d30 = m[r + 8]
-        if _d30 == 0:
-            _v30 = Due()
-        elif _d30 == 1:
-            _v30 = _lift_stop(m, r + 16)
+    _v68: Any
+    _d68 = m[r + 0]
+    if _d68 == 0:
+        _v69: Any
+        _d69 = m[r + 8]
+        if _d69 == 0:
+            _v69 = Due()
+        elif _d69 == 1:
+            _v69 = _lift_stop(m, r + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d30, r + 8))
-        _v29 = _v30
-    elif _d29 == 1:
+            raise Malformed("discriminant %d at %d" % (_d69, r + 8))
+        _v68 = _v69
+    elif _d68 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d29, r + 0))
-    return _v29
+        raise Malformed("discriminant %d at %d" % (_d68, r + 0))
+    return _v68
 
 
 def lower_parse_retry_after(x: Scratch, header: str, now_ms: int) -> None:
@@ -973,28 +997,28 @@ def lower_parse_retry_after(x: Scratch, header: str, now_ms: int) -> None:
         c.text("header", header)
     if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
         c.uint("now_ms", now_ms, 18446744073709551615)
-    _t31 = header.encode()
-    _n31 = len(_t31)
-    if d + _n31 > lim:
-        raise Grow(d + _n31)
-    m[d:d + _n31] = _t31
-    _p31 = d
-    d += _n31
-    fx += (s + 8, 1, _n31)
-    _S25.pack_into(m, s + FLAT + 0, _p31, _n31, now_ms)
+    _t70 = header.encode()
+    _n70 = len(_t70)
+    if d + _n70 > lim:
+        raise Grow(d + _n70)
+    m[d:d + _n70] = _t70
+    _p70 = d
+    d += _n70
+    fx += (s + 8, 1, _n70)
+    _S25.pack_into(m, s + FLAT + 0, _p70, _n70, now_ms)
     _finish(m, s, d, lim, fx)
 
 
 def lift_parse_retry_after(m: memoryview, r: int) -> Optional[int]:
-    _v32: Any
-    _d32 = m[r + 0]
-    if _d32 == 0:
-        _v32 = None
-    elif _d32 == 1:
-        _v32 = _F_Q.unpack_from(m, r + 8)[0]
+    _v71: Any
+    _d71 = m[r + 0]
+    if _d71 == 0:
+        _v71 = None
+    elif _d71 == 1:
+        _v71 = _F_Q.unpack_from(m, r + 8)[0]
     else:
-        raise Malformed("discriminant %d at %d" % (_d32, r + 0))
-    return _v32
+        raise Malformed("discriminant %d at %d" % (_d71, r + 0))
+    return _v71
 
 
 def lower_store_key(x: Scratch, request: StoreRequest) -> None:
@@ -1005,21 +1029,21 @@ def lower_store_key(x: Scratch, request: StoreRequest) -> None:
     fx: list[int] = []
     if not isinstance(request, StoreRequest):
         raise c.wrong_type("request", request, "StoreRequest")
-    _t33 = request.endpoint_id.encode()
-    _n33 = len(_t33)
-    if d + _n33 > lim:
-        raise Grow(d + _n33)
-    m[d:d + _n33] = _t33
-    _p33 = d
-    d += _n33
-    fx += (s + 16, 1, _n33)
-    _S26.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p33, _n33, request.window_ms, request.bucket)
+    _t72 = request.endpoint_id.encode()
+    _n72 = len(_t72)
+    if d + _n72 > lim:
+        raise Grow(d + _n72)
+    m[d:d + _n72] = _t72
+    _p72 = d
+    d += _n72
+    fx += (s + 16, 1, _n72)
+    _S26.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p72, _n72, request.window_ms, request.bucket)
     _finish(m, s, d, lim, fx)
 
 
 def lift_store_key(m: memoryview, r: int) -> str:
-    _p34, _n34 = _F_II.unpack_from(m, r + 0)
-    return _str(m, _p34, _n34)
+    _p73, _n73 = _F_II.unpack_from(m, r + 0)
+    return _str(m, _p73, _n73)
 
 
 def lower_store_apply(x: Scratch, request: StoreRequest, budget: Budget, now_ms: int, held: HeldBuckets) -> None:
@@ -1036,15 +1060,15 @@ def lower_store_apply(x: Scratch, request: StoreRequest, budget: Budget, now_ms:
         c.uint("now_ms", now_ms, 18446744073709551615)
     if not isinstance(held, HeldBuckets):
         raise c.wrong_type("held", held, "HeldBuckets")
-    _t35 = request.endpoint_id.encode()
-    _n35 = len(_t35)
-    if d + _n35 > lim:
-        raise Grow(d + _n35)
-    m[d:d + _n35] = _t35
-    _p35 = d
-    d += _n35
-    fx += (s + 16, 1, _n35)
-    _S27.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p35, _n35, request.window_ms, request.bucket, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, held.bucket, held.current.total, held.current.retries, held.previous.total, held.previous.retries)
+    _t74 = request.endpoint_id.encode()
+    _n74 = len(_t74)
+    if d + _n74 > lim:
+        raise Grow(d + _n74)
+    m[d:d + _n74] = _t74
+    _p74 = d
+    d += _n74
+    fx += (s + 16, 1, _n74)
+    _S27.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p74, _n74, request.window_ms, request.bucket, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, held.bucket, held.current.total, held.current.retries, held.previous.total, held.previous.retries)
     _finish(m, s, d, lim, fx)
 
 
@@ -1066,66 +1090,70 @@ def lower_decide(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d = a + 152
     if d > lim:
         raise Grow(d)
-    _t36 = state.event_id.encode()
-    _n36 = len(_t36)
-    if d + _n36 > lim:
-        raise Grow(d + _n36)
-    m[d:d + _n36] = _t36
-    _p36 = d
-    d += _n36
-    fx += (a + 80, 1, _n36)
-    _t37 = state.endpoint_id.encode()
-    _n37 = len(_t37)
-    if d + _n37 > lim:
-        raise Grow(d + _n37)
-    m[d:d + _n37] = _t37
-    _p37 = d
-    d += _n37
-    fx += (a + 88, 1, _n37)
-    _S31.pack_into(m, a + 0, policy.backoff.base_ms, policy.backoff.factor, policy.backoff.cap_ms, _IDX_JITTER[policy.backoff.jitter], policy.window_ms, policy.hard_cap, policy.budget.ratio, policy.budget.window_ms, policy.budget.min_sample, policy.budget.sliding, _p36, _n36, _p37, _n37, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed)
-    _v38 = outcome
-    if isinstance(_v38, HttpResponse):
-        _S29.pack_into(m, a + 120, 0, _v38.status)
-        _o39 = _v38.retry_after_ms
-        if _o39 is None:
+    _t88 = state.event_id.encode()
+    _n88 = len(_t88)
+    if d + _n88 > lim:
+        raise Grow(d + _n88)
+    m[d:d + _n88] = _t88
+    _p88 = d
+    d += _n88
+    fx += (a + 80, 1, _n88)
+    _t89 = state.endpoint_id.encode()
+    _n89 = len(_t89)
+    if d + _n89 > lim:
+        raise Grow(d + _n89)
+    m[d:d + _n89] = _t89
+    _p89 = d
+    d += _n89
+    fx += (a + 88, 1, _n89)
+    _S31.pack_into(m, a + 80, _p88, _n88, _p89, _n89, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
+    _v90 = outcome
+    if isinstance(_v90, HttpResponse):
+        _S29.pack_into(m, a + 120, 0, _v90.status)
+        _o91 = _v90.retry_after_ms
+        if _o91 is None:
             m[a + 136] = 0
         else:
-            _S28.pack_into(m, a + 136, 1, _o39)
-    elif isinstance(_v38, TransportError):
-        _t40 = _v38.kind.encode()
-        _n40 = len(_t40)
-        if d + _n40 > lim:
-            raise Grow(d + _n40)
-        m[d:d + _n40] = _t40
-        _p40 = d
-        d += _n40
-        fx += (a + 128, 1, _n40)
-        _S30.pack_into(m, a + 120, 1, _p40, _n40)
+            _S28.pack_into(m, a + 136, 1, _o91)
+    elif isinstance(_v90, TransportError):
+        _t92 = _v90.kind.encode()
+        _n92 = len(_t92)
+        if d + _n92 > lim:
+            raise Grow(d + _n92)
+        m[d:d + _n92] = _t92
+        _p92 = d
+        d += _n92
+        fx += (a + 128, 1, _n92)
+        _S30.pack_into(m, a + 120, 1, _p92, _n92)
     else:
-        raise c.wrong_type("attempt_outcome", _v38, "AttemptOutcome")
+        raise c.wrong_type("attempt_outcome", _v90, "AttemptOutcome")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 152)
     _finish(m, s, d, lim, fx)
 
 
 def lift_decide(m: memoryview, r: int) -> Decision:
-    _v41: Any
-    _d41 = m[r + 0]
-    if _d41 == 0:
-        _v42: Any
-        _d42 = m[r + 8]
-        if _d42 == 0:
-            _v42 = _lift_retry(m, r + 16)
-        elif _d42 == 1:
-            _v42 = _lift_stop(m, r + 16)
+    _v93: Any
+    _d93 = m[r + 0]
+    if _d93 == 0:
+        _v94: Any
+        _d94 = m[r + 8]
+        if _d94 == 0:
+            _v94 = _lift_retry(m, r + 16)
+        elif _d94 == 1:
+            _v94 = _lift_stop(m, r + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d42, r + 8))
-        _v41 = _v42
-    elif _d41 == 1:
+            raise Malformed("discriminant %d at %d" % (_d94, r + 8))
+        _v93 = _v94
+    elif _d93 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d41, r + 0))
-    return _v41
+        raise Malformed("discriminant %d at %d" % (_d93, r + 0))
+    return _v93
 
 
 def lower_decide_with(x: Scratch, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, budget_counts: Optional[BudgetCounts]) -> None:
@@ -1144,71 +1172,75 @@ def lower_decide_with(x: Scratch, policy: Policy, state: DeliveryState, outcome:
     d = a + 200
     if d > lim:
         raise Grow(d)
-    _t43 = state.event_id.encode()
-    _n43 = len(_t43)
-    if d + _n43 > lim:
-        raise Grow(d + _n43)
-    m[d:d + _n43] = _t43
-    _p43 = d
-    d += _n43
-    fx += (a + 80, 1, _n43)
-    _t44 = state.endpoint_id.encode()
-    _n44 = len(_t44)
-    if d + _n44 > lim:
-        raise Grow(d + _n44)
-    m[d:d + _n44] = _t44
-    _p44 = d
-    d += _n44
-    fx += (a + 88, 1, _n44)
-    _S36.pack_into(m, a + 0, policy.backoff.base_ms, policy.backoff.factor, policy.backoff.cap_ms, _IDX_JITTER[policy.backoff.jitter], policy.window_ms, policy.hard_cap, policy.budget.ratio, policy.budget.window_ms, policy.budget.min_sample, policy.budget.sliding, _p43, _n43, _p44, _n44, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _v45 = outcome
-    if isinstance(_v45, HttpResponse):
-        _S33.pack_into(m, a + 120, 0, _v45.status)
-        _o46 = _v45.retry_after_ms
-        if _o46 is None:
+    _t108 = state.event_id.encode()
+    _n108 = len(_t108)
+    if d + _n108 > lim:
+        raise Grow(d + _n108)
+    m[d:d + _n108] = _t108
+    _p108 = d
+    d += _n108
+    fx += (a + 80, 1, _n108)
+    _t109 = state.endpoint_id.encode()
+    _n109 = len(_t109)
+    if d + _n109 > lim:
+        raise Grow(d + _n109)
+    m[d:d + _n109] = _t109
+    _p109 = d
+    d += _n109
+    fx += (a + 88, 1, _n109)
+    _S36.pack_into(m, a + 80, _p108, _n108, _p109, _n109, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
+    _v110 = outcome
+    if isinstance(_v110, HttpResponse):
+        _S33.pack_into(m, a + 120, 0, _v110.status)
+        _o111 = _v110.retry_after_ms
+        if _o111 is None:
             m[a + 136] = 0
         else:
-            _S32.pack_into(m, a + 136, 1, _o46)
-    elif isinstance(_v45, TransportError):
-        _t47 = _v45.kind.encode()
-        _n47 = len(_t47)
-        if d + _n47 > lim:
-            raise Grow(d + _n47)
-        m[d:d + _n47] = _t47
-        _p47 = d
-        d += _n47
-        fx += (a + 128, 1, _n47)
-        _S34.pack_into(m, a + 120, 1, _p47, _n47)
+            _S32.pack_into(m, a + 136, 1, _o111)
+    elif isinstance(_v110, TransportError):
+        _t112 = _v110.kind.encode()
+        _n112 = len(_t112)
+        if d + _n112 > lim:
+            raise Grow(d + _n112)
+        m[d:d + _n112] = _t112
+        _p112 = d
+        d += _n112
+        fx += (a + 128, 1, _n112)
+        _S34.pack_into(m, a + 120, 1, _p112, _n112)
     else:
-        raise c.wrong_type("attempt_outcome", _v45, "AttemptOutcome")
-    _o48 = budget_counts
-    if _o48 is None:
+        raise c.wrong_type("attempt_outcome", _v110, "AttemptOutcome")
+    _o113 = budget_counts
+    if _o113 is None:
         m[a + 160] = 0
     else:
-        _S35.pack_into(m, a + 160, 1, _o48.current.total, _o48.current.retries, _o48.previous.total, _o48.previous.retries)
+        _S35.pack_into(m, a + 160, 1, _o113.current.total, _o113.current.retries, _o113.previous.total, _o113.previous.retries)
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 200)
     _finish(m, s, d, lim, fx)
 
 
 def lift_decide_with(m: memoryview, r: int) -> Decision:
-    _v49: Any
-    _d49 = m[r + 0]
-    if _d49 == 0:
-        _v50: Any
-        _d50 = m[r + 8]
-        if _d50 == 0:
-            _v50 = _lift_retry(m, r + 16)
-        elif _d50 == 1:
-            _v50 = _lift_stop(m, r + 16)
+    _v114: Any
+    _d114 = m[r + 0]
+    if _d114 == 0:
+        _v115: Any
+        _d115 = m[r + 8]
+        if _d115 == 0:
+            _v115 = _lift_retry(m, r + 16)
+        elif _d115 == 1:
+            _v115 = _lift_stop(m, r + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d50, r + 8))
-        _v49 = _v50
-    elif _d49 == 1:
+            raise Malformed("discriminant %d at %d" % (_d115, r + 8))
+        _v114 = _v115
+    elif _d114 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d49, r + 0))
-    return _v49
+        raise Malformed("discriminant %d at %d" % (_d114, r + 0))
+    return _v114
 
 
 class Function(NamedTuple):
