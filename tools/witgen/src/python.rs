@@ -41,12 +41,16 @@ const RESULT: usize = 136;
 const DATA: usize = 144;
 /// Field names for variant cases whose payload is not a record (naming only).
 const CASE_FIELDS: &[(&str, &str, &str)] = &[("attempt-outcome", "transport-error", "kind")];
-const KEYWORDS: &[&str] = &["class", "from", "import", "global", "in", "is", "not", "or", "and", "def", "return", "type"];
+const KEYWORDS: &[&str] =
+    &["class", "from", "import", "global", "in", "is", "not", "or", "and", "def", "return", "type"];
 
 pub fn emit(wit: &Wit) -> Result<Vec<Generated>> {
     let g = Gen::new(wit)?;
     Ok(vec![
-        Generated { path: "__init__.py", contents: format!("{}\"\"\"Generated from wit/: types, ABI, adapter.\"\"\"\n", header("#", "python", OUT)) },
+        Generated {
+            path: "__init__.py",
+            contents: format!("{}\"\"\"Generated from wit/: types, ABI, adapter.\"\"\"\n", header("#", "python", OUT)),
+        },
         Generated { path: "types.py", contents: g.types()? },
         Generated { path: "abi.py", contents: g.abi()? },
         Generated { path: "adapter.wat", contents: g.adapter()? },
@@ -54,19 +58,38 @@ pub fn emit(wit: &Wit) -> Result<Vec<Generated>> {
 }
 
 fn dealias(w: &Wit, mut id: TypeId) -> TypeId {
-    while let TypeDefKind::Type(Type::Id(next)) = w.resolve.types[id].kind { id = next }
+    while let TypeDefKind::Type(Type::Id(next)) = w.resolve.types[id].kind {
+        id = next
+    }
     id
 }
 
 fn pascal(s: &str) -> String {
-    s.split('-').map(|w| { let mut c = w.chars(); c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default() }).collect()
+    s.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect()
 }
 fn snake(s: &str) -> String {
     let n = s.replace('-', "_");
-    if KEYWORDS.contains(&n.as_str()) { format!("{n}_") } else { n }
+    if KEYWORDS.contains(&n.as_str()) {
+        format!("{n}_")
+    } else {
+        n
+    }
 }
 fn doc(d: &wit_parser::Docs) -> String {
-    d.contents.as_deref().unwrap_or("").lines().map(str::trim).collect::<Vec<_>>().join(" ").replace('\\', "\\\\").replace("\"\"\"", "'''")
+    d.contents
+        .as_deref()
+        .unwrap_or("")
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('\\', "\\\\")
+        .replace("\"\"\"", "'''")
 }
 
 struct Gen<'a> {
@@ -82,34 +105,63 @@ impl<'a> Gen<'a> {
         let mut policy = None;
         for item in world.exports.values() {
             if let WorldItem::Interface { id, .. } = item {
-                if w.resolve.interfaces[*id].name.as_deref() == Some("policy") { policy = Some(*id) }
+                if w.resolve.interfaces[*id].name.as_deref() == Some("policy") {
+                    policy = Some(*id)
+                }
             }
         }
         let policy = policy.context("the world exports no `policy` interface")?;
         let mut types = Vec::new();
         for (_, iface) in w.resolve.interfaces.iter() {
             for id in iface.types.values() {
-                if !matches!(w.resolve.types[*id].kind, TypeDefKind::Type(_)) { types.push(*id) }
+                if !matches!(w.resolve.types[*id].kind, TypeDefKind::Type(_)) {
+                    types.push(*id)
+                }
             }
         }
         let mut errors = Vec::new();
         for f in w.resolve.interfaces[policy].functions.values() {
-            if let Some(Type::Id(id)) = f.result { if let TypeDefKind::Result(r) = &w.resolve.types[id].kind {
-                if let Some(Type::Id(e)) = r.err { let e = dealias(w, e); if !errors.contains(&e) { errors.push(e) } }
-            } }
+            if let Some(Type::Id(id)) = f.result {
+                if let TypeDefKind::Result(r) = &w.resolve.types[id].kind {
+                    if let Some(Type::Id(e)) = r.err {
+                        let e = dealias(w, e);
+                        if !errors.contains(&e) {
+                            errors.push(e)
+                        }
+                    }
+                }
+            }
         }
         Ok(Gen { w, types, policy, errors })
     }
-    fn kind(&self, id: TypeId) -> &TypeDefKind { &self.w.resolve.types[dealias(self.w, id)].kind }
-    fn name(&self, id: TypeId) -> String { self.w.resolve.types[dealias(self.w, id)].name.clone().unwrap_or_default() }
-    fn size(&self, t: &Type) -> usize { self.w.sizes.size(t).size_wasm32() }
-    fn align(&self, t: &Type) -> usize { self.w.sizes.align(t).align_wasm32() }
-    fn offsets(&self, ts: &[Type]) -> Vec<usize> { self.w.sizes.field_offsets(ts.iter()).iter().map(|(o, _)| o.size_wasm32()).collect() }
-    fn payload_off(&self, tag: Int, cases: &[Option<Type>]) -> usize { self.w.sizes.payload_offset(tag, cases.iter().map(|c| c.as_ref())).size_wasm32() }
+    fn kind(&self, id: TypeId) -> &TypeDefKind {
+        &self.w.resolve.types[dealias(self.w, id)].kind
+    }
+    fn name(&self, id: TypeId) -> String {
+        self.w.resolve.types[dealias(self.w, id)].name.clone().unwrap_or_default()
+    }
+    fn size(&self, t: &Type) -> usize {
+        self.w.sizes.size(t).size_wasm32()
+    }
+    fn align(&self, t: &Type) -> usize {
+        self.w.sizes.align(t).align_wasm32()
+    }
+    fn offsets(&self, ts: &[Type]) -> Vec<usize> {
+        self.w.sizes.field_offsets(ts.iter()).iter().map(|(o, _)| o.size_wasm32()).collect()
+    }
+    fn payload_off(&self, tag: Int, cases: &[Option<Type>]) -> usize {
+        self.w.sizes.payload_offset(tag, cases.iter().map(|c| c.as_ref())).size_wasm32()
+    }
 
     /// The Python class a variant case lifts to / lowers from.
     fn case_class(&self, vid: TypeId, case: &wit_parser::Case) -> String {
-        match case.ty { Some(Type::Id(id)) if matches!(self.kind(id), TypeDefKind::Record(_)) => pascal(&self.name(id)), _ => { let _ = vid; pascal(&case.name) } }
+        match case.ty {
+            Some(Type::Id(id)) if matches!(self.kind(id), TypeDefKind::Record(_)) => pascal(&self.name(id)),
+            _ => {
+                let _ = vid;
+                pascal(&case.name)
+            }
+        }
     }
     fn case_field(&self, vid: TypeId, case: &str) -> &'static str {
         let v = self.name(vid);
@@ -140,7 +192,9 @@ impl<'a> Gen<'a> {
                 out.push(format!("c.uint({path:?}, {v}, {})", (1u128 << bits) - 1));
             }
             Type::Id(id) => match self.kind(*id) {
-                TypeDefKind::Enum(_) => out.push(set(format!("c.enum_member({path:?}, {v}, {})", pascal(&self.name(*id))))),
+                TypeDefKind::Enum(_) => {
+                    out.push(set(format!("c.enum_member({path:?}, {v}, {})", pascal(&self.name(*id)))))
+                }
                 TypeDefKind::Record(_) => out.push(format!("c.instance({path:?}, {v}, {})", pascal(&self.name(*id)))),
                 TypeDefKind::Variant(var) => {
                     let cls: Vec<String> = var.cases.iter().map(|c| self.case_class(*id, c)).collect();
@@ -156,7 +210,9 @@ impl<'a> Gen<'a> {
                     out.push(set(format!("c.sequence({path:?}, {v})")));
                     let mut sub = Vec::new();
                     self.check(inner, "item", path, "", &mut sub)?;
-                    if sub.iter().any(|l| l.starts_with("_set")) { bail!("list elements of {path} need conversion") }
+                    if sub.iter().any(|l| l.starts_with("_set")) {
+                        bail!("list elements of {path} need conversion")
+                    }
                     out.push(format!("for item in self.{attr}:"));
                     out.extend(sub.into_iter().map(|l| format!("    {l}")));
                 }
@@ -178,58 +234,137 @@ impl<'a> Gen<'a> {
             let (cls, d) = (pascal(&name), doc(&td.docs));
             match &td.kind {
                 TypeDefKind::Enum(e) => {
-                    writeln!(enums, "\n\nclass {cls}(str, Enum):\n    \"\"\"{}\"\"\"\n", if d.is_empty() { name.clone() } else { d })?;
-                    for case in &e.cases { writeln!(enums, "    {} = {:?}", snake(&case.name).trim_end_matches('_').to_uppercase(), case.name.replace('-', "_"))?; }
+                    writeln!(
+                        enums,
+                        "\n\nclass {cls}(str, Enum):\n    \"\"\"{}\"\"\"\n",
+                        if d.is_empty() { name.clone() } else { d }
+                    )?;
+                    for case in &e.cases {
+                        writeln!(
+                            enums,
+                            "    {} = {:?}",
+                            snake(&case.name).trim_end_matches('_').to_uppercase(),
+                            case.name.replace('-', "_")
+                        )?;
+                    }
                 }
                 TypeDefKind::Record(r) if self.errors.contains(&id) => {
                     let fields: Vec<String> = r.fields.iter().map(|f| snake(&f.name)).collect();
-                    let params: Vec<String> = r.fields.iter().map(|f| { let t = self.py_type(&f.ty); let en = matches!(&f.ty, Type::Id(x) if matches!(self.kind(*x), TypeDefKind::Enum(_))); format!("{}: {}", snake(&f.name), if en { format!("{t} | str") } else { t }) }).collect();
-                    writeln!(classes, "\n\nclass {cls}(ValueError):\n    \"\"\"{d}\"\"\"\n\n    def __init__(self, {}) -> None:", params.join(", "))?;
+                    let params: Vec<String> = r
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            let t = self.py_type(&f.ty);
+                            let en = matches!(&f.ty, Type::Id(x) if matches!(self.kind(*x), TypeDefKind::Enum(_)));
+                            format!("{}: {}", snake(&f.name), if en { format!("{t} | str") } else { t })
+                        })
+                        .collect();
+                    writeln!(
+                        classes,
+                        "\n\nclass {cls}(ValueError):\n    \"\"\"{d}\"\"\"\n\n    def __init__(self, {}) -> None:",
+                        params.join(", ")
+                    )?;
                     for f in &r.fields {
                         let n = snake(&f.name);
-                        let conv = match &f.ty { Type::Id(t) if matches!(self.kind(*t), TypeDefKind::Enum(_)) => format!("{}({n})", pascal(&self.name(*t))), _ => n.clone() };
+                        let conv = match &f.ty {
+                            Type::Id(t) if matches!(self.kind(*t), TypeDefKind::Enum(_)) => {
+                                format!("{}({n})", pascal(&self.name(*t)))
+                            }
+                            _ => n.clone(),
+                        };
                         writeln!(classes, "        self.{n} = {conv}")?;
                     }
-                    let strs: Vec<String> = r.fields.iter().map(|f| { let n = snake(&f.name); match &f.ty { Type::Id(t) if matches!(self.kind(*t), TypeDefKind::Enum(_)) => format!("self.{n}.value"), _ => format!("str(self.{n})") } }).collect();
+                    let strs: Vec<String> = r
+                        .fields
+                        .iter()
+                        .map(|f| {
+                            let n = snake(&f.name);
+                            match &f.ty {
+                                Type::Id(t) if matches!(self.kind(*t), TypeDefKind::Enum(_)) => {
+                                    format!("self.{n}.value")
+                                }
+                                _ => format!("str(self.{n})"),
+                            }
+                        })
+                        .collect();
                     writeln!(classes, "        super().__init__({})\n\n    def __str__(self) -> str:\n        return \": \".join(x for x in ({},) if x)\n", fields.join(", "), strs.join(", "))?;
                     writeln!(classes, "    def __eq__(self, other: object) -> bool:\n        return isinstance(other, {cls}) and ({},) == ({},)\n", fields.iter().map(|f| format!("self.{f}")).collect::<Vec<_>>().join(", "), fields.iter().map(|f| format!("other.{f}")).collect::<Vec<_>>().join(", "))?;
-                    writeln!(classes, "    def __hash__(self) -> int:\n        return hash(({},))\n", fields.iter().map(|f| format!("self.{f}")).collect::<Vec<_>>().join(", "))?;
+                    writeln!(
+                        classes,
+                        "    def __hash__(self) -> int:\n        return hash(({},))\n",
+                        fields.iter().map(|f| format!("self.{f}")).collect::<Vec<_>>().join(", ")
+                    )?;
                     writeln!(classes, "    def __reduce__(self) -> tuple[type[{cls}], tuple[object, ...]]:\n        return ({cls}, ({},))", fields.iter().map(|f| format!("self.{f}")).collect::<Vec<_>>().join(", "))?;
                 }
                 TypeDefKind::Record(r) => {
-                    writeln!(classes, "\n\n@dataclass(frozen=True, slots=True)\nclass {cls}:\n    \"\"\"{}\"\"\"\n", if d.is_empty() { name.clone() } else { d })?;
+                    writeln!(
+                        classes,
+                        "\n\n@dataclass(frozen=True, slots=True)\nclass {cls}:\n    \"\"\"{}\"\"\"\n",
+                        if d.is_empty() { name.clone() } else { d }
+                    )?;
                     let n = r.fields.len();
                     let mut defaults = vec![false; n];
                     for i in (0..n).rev() {
                         let t = &r.fields[i].ty;
                         let opt = matches!(t, Type::Id(x) if matches!(self.kind(*x), TypeDefKind::Option(_)));
-                        if opt || *t == Type::Bool { defaults[i] = true } else { break }
+                        if opt || *t == Type::Bool {
+                            defaults[i] = true
+                        } else {
+                            break;
+                        }
                     }
                     let mut checks = Vec::new();
                     for (i, f) in r.fields.iter().enumerate() {
                         let fd = doc(&f.docs);
-                        let dv = if !defaults[i] { String::new() } else if f.ty == Type::Bool { " = False".into() } else { " = None".into() };
+                        let dv = if !defaults[i] {
+                            String::new()
+                        } else if f.ty == Type::Bool {
+                            " = False".into()
+                        } else {
+                            " = None".into()
+                        };
                         writeln!(classes, "    {}: {}{dv}\n    \"\"\"{fd}\"\"\"", snake(&f.name), self.py_type(&f.ty))?;
-                        self.check(&f.ty, &format!("self.{}", snake(&f.name)), &format!("{}.{}", snake(&name), snake(&f.name)), &snake(&f.name), &mut checks)?;
+                        self.check(
+                            &f.ty,
+                            &format!("self.{}", snake(&f.name)),
+                            &format!("{}.{}", snake(&name), snake(&f.name)),
+                            &snake(&f.name),
+                            &mut checks,
+                        )?;
                     }
                     writeln!(classes, "\n    def __post_init__(self) -> None:")?;
-                    for l in &checks { writeln!(classes, "        {l}")?; }
+                    for l in &checks {
+                        writeln!(classes, "        {l}")?;
+                    }
                 }
                 TypeDefKind::Variant(v) => {
                     let mut members = Vec::new();
                     for case in &v.cases {
                         let cc = self.case_class(id, case);
-                        let own = !matches!(case.ty, Some(Type::Id(t)) if matches!(self.kind(t), TypeDefKind::Record(_)));
+                        let own =
+                            !matches!(case.ty, Some(Type::Id(t)) if matches!(self.kind(t), TypeDefKind::Record(_)));
                         if own {
                             writeln!(classes, "\n\n@dataclass(frozen=True, slots=True)\nclass {cc}:\n    \"\"\"{} (case `{}` of `{name}`)\"\"\"\n", doc(&case.docs), case.name)?;
                             match &case.ty {
                                 None => writeln!(classes, "    def __post_init__(self) -> None:\n        pass")?,
                                 Some(t) => {
                                     let fname = self.case_field(id, &case.name);
-                                    writeln!(classes, "    {fname}: {}\n\n    def __post_init__(self) -> None:", self.py_type(t))?;
+                                    writeln!(
+                                        classes,
+                                        "    {fname}: {}\n\n    def __post_init__(self) -> None:",
+                                        self.py_type(t)
+                                    )?;
                                     let mut checks = Vec::new();
-                                    self.check(t, &format!("self.{fname}"), &format!("{}.{fname}", snake(&name)), fname, &mut checks)?;
-                                    for l in &checks { writeln!(classes, "        {l}")?; }
+                                    self.check(
+                                        t,
+                                        &format!("self.{fname}"),
+                                        &format!("{}.{fname}", snake(&name)),
+                                        fname,
+                                        &mut checks,
+                                    )?;
+                                    for l in &checks {
+                                        writeln!(classes, "        {l}")?;
+                                    }
                                 }
                             }
                         }
@@ -259,14 +394,22 @@ fn indent(lines: Vec<String>, n: usize) -> Vec<String> {
 }
 
 fn fmt_size(f: &str) -> usize {
-    match f { "?" | "B" | "b" => 1, "H" | "h" => 2, "I" | "i" | "f" => 4, _ => 8 }
+    match f {
+        "?" | "B" | "b" => 1,
+        "H" | "h" => 2,
+        "I" | "i" | "f" => 4,
+        _ => 8,
+    }
 }
 
 /// Bytes covered by a struct format built by `pack_fmt` (after its `<`).
 fn fmt_total(f: &str) -> usize {
     let (mut total, mut num) = (0usize, String::new());
     for ch in f.trim_start_matches('<').chars() {
-        if ch.is_ascii_digit() { num.push(ch); continue }
+        if ch.is_ascii_digit() {
+            num.push(ch);
+            continue;
+        }
         let size = if ch == 'x' { 1 } else { fmt_size(&ch.to_string()) };
         total += size * num.parse::<usize>().unwrap_or(1);
         num.clear();
@@ -276,8 +419,17 @@ fn fmt_total(f: &str) -> usize {
 
 fn fmt_of(t: &Type) -> Result<&'static str> {
     Ok(match t {
-        Type::Bool => "?", Type::U8 => "B", Type::S8 => "b", Type::U16 => "H", Type::S16 => "h",
-        Type::U32 => "I", Type::S32 => "i", Type::U64 => "Q", Type::S64 => "q", Type::F32 => "f", Type::F64 => "d",
+        Type::Bool => "?",
+        Type::U8 => "B",
+        Type::S8 => "b",
+        Type::U16 => "H",
+        Type::S16 => "h",
+        Type::U32 => "I",
+        Type::S32 => "i",
+        Type::U64 => "Q",
+        Type::S64 => "q",
+        Type::F32 => "f",
+        Type::F64 => "d",
         _ => bail!("not a scalar: {t:?}"),
     })
 }
@@ -289,7 +441,9 @@ impl Gen<'_> {
         let start = leaves.first().map(|l| l.0).unwrap_or(0);
         let (mut f, mut at) = (String::from("<"), start);
         for (off, fm, _) in leaves.iter() {
-            if *off > at { write!(f, "{}x", off - at).unwrap(); }
+            if *off > at {
+                write!(f, "{}x", off - at).unwrap();
+            }
             f += fm;
             at = off + fmt_size(fm);
         }
@@ -307,23 +461,47 @@ impl Gen<'_> {
         out.extend(lv.post);
         out
     }
-    fn uid(n: &mut usize) -> usize { *n += 1; *n }
+    fn uid(n: &mut usize) -> usize {
+        *n += 1;
+        *n
+    }
 
     /// Lower value `v` of type `t` into memory at `base + off`.
-    fn lower(&self, t: &Type, v: &str, base: &str, off: usize, lv: &mut Level, n: &mut usize, structs: &mut Vec<String>) -> Result<()> {
+    #[allow(clippy::too_many_arguments)]
+    fn lower(
+        &self,
+        t: &Type,
+        v: &str,
+        base: &str,
+        off: usize,
+        lv: &mut Level,
+        n: &mut usize,
+        structs: &mut Vec<String>,
+    ) -> Result<()> {
         match t {
             Type::String => {
                 let k = Self::uid(n);
-                lv.pre.extend([format!("_t{k} = {v}.encode()"), format!("_n{k} = len(_t{k})"), format!("if d + _n{k} > lim:\n    raise Grow(d + _n{k})"),
-                    format!("m[d:d + _n{k}] = _t{k}"), format!("_p{k} = d"), format!("d += _n{k}"), format!("fx += ({base} + {off}, 1, _n{k})")]);
+                lv.pre.extend([
+                    format!("_t{k} = {v}.encode()"),
+                    format!("_n{k} = len(_t{k})"),
+                    format!("if d + _n{k} > lim:\n    raise Grow(d + _n{k})"),
+                    format!("m[d:d + _n{k}] = _t{k}"),
+                    format!("_p{k} = d"),
+                    format!("d += _n{k}"),
+                    format!("fx += ({base} + {off}, 1, _n{k})"),
+                ]);
                 lv.leaves.push((off, "I".into(), format!("_p{k}")));
                 lv.leaves.push((off + 4, "I".into(), format!("_n{k}")));
             }
             Type::Id(id) => match self.kind(*id).clone() {
-                TypeDefKind::Enum(_) => lv.leaves.push((off, "B".into(), format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase()))),
+                TypeDefKind::Enum(_) => {
+                    lv.leaves.push((off, "B".into(), format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase())))
+                }
                 TypeDefKind::Record(r) => {
                     let tys: Vec<Type> = r.fields.iter().map(|f| f.ty).collect();
-                    for (f, o) in r.fields.iter().zip(self.offsets(&tys)) { self.lower(&f.ty, &format!("{v}.{}", snake(&f.name)), base, off + o, lv, n, structs)?; }
+                    for (f, o) in r.fields.iter().zip(self.offsets(&tys)) {
+                        self.lower(&f.ty, &format!("{v}.{}", snake(&f.name)), base, off + o, lv, n, structs)?;
+                    }
                 }
                 TypeDefKind::Option(inner) => {
                     let k = Self::uid(n);
@@ -339,7 +517,9 @@ impl Gen<'_> {
                     let k = Self::uid(n);
                     let cases: Vec<Option<Type>> = var.cases.iter().map(|c| c.ty).collect();
                     let po = self.payload_off(var.tag(), &cases);
-                    if var.cases.len() > 256 { bail!("variant {}: only u8 tags", self.name(*id)) }
+                    if var.cases.len() > 256 {
+                        bail!("variant {}: only u8 tags", self.name(*id))
+                    }
                     lv.post.push(format!("_v{k} = {v}"));
                     for (i, case) in var.cases.iter().enumerate() {
                         let cls = self.case_class(*id, case);
@@ -348,18 +528,32 @@ impl Gen<'_> {
                         sub.leaves.push((off, "B".into(), i.to_string()));
                         if let Some(ct) = &case.ty {
                             let own = !matches!(ct, Type::Id(x) if matches!(self.kind(*x), TypeDefKind::Record(_)));
-                            let val = if own { format!("_v{k}.{}", self.case_field(*id, &case.name)) } else { format!("_v{k}") };
+                            let val = if own {
+                                format!("_v{k}.{}", self.case_field(*id, &case.name))
+                            } else {
+                                format!("_v{k}")
+                            };
                             self.lower(ct, &val, base, off + po, &mut sub, n, structs)?;
                         }
                         lv.post.extend(indent(self.emit_level(sub, base, structs), 4));
                     }
-                    lv.post.push(format!("else:\n    raise c.wrong_type({:?}, _v{k}, {:?})", snake(&self.name(*id)), pascal(&self.name(*id))));
+                    lv.post.push(format!(
+                        "else:\n    raise c.wrong_type({:?}, _v{k}, {:?})",
+                        snake(&self.name(*id)),
+                        pascal(&self.name(*id))
+                    ));
                 }
                 TypeDefKind::List(inner) => {
                     let k = Self::uid(n);
                     let (es, ea) = (self.size(&inner), self.align(&inner));
-                    lv.pre.extend([format!("_l{k} = {v}"), format!("_k{k} = len(_l{k})"), format!("d = (d + {}) & -{ea}", ea - 1),
-                        format!("if d + _k{k} * {es} > lim:\n    raise Grow(d + _k{k} * {es})"), format!("_e{k} = d"), format!("d += _k{k} * {es}")]);
+                    lv.pre.extend([
+                        format!("_l{k} = {v}"),
+                        format!("_k{k} = len(_l{k})"),
+                        format!("d = (d + {}) & -{ea}", ea - 1),
+                        format!("if d + _k{k} * {es} > lim:\n    raise Grow(d + _k{k} * {es})"),
+                        format!("_e{k} = d"),
+                        format!("d += _k{k} * {es}"),
+                    ]);
                     let mut el = Level::default();
                     self.lower(&inner, &format!("_x{k}"), &format!("_b{k}"), 0, &mut el, n, structs)?;
                     lv.pre.push(format!("for _i{k}, _x{k} in enumerate(_l{k}):"));
@@ -378,7 +572,15 @@ impl Gen<'_> {
     }
 
     /// Flat lowering of a direct param into flat slots starting at `slot`.
-    fn lower_flat(&self, t: &Type, v: &str, slot: &mut usize, lv: &mut Level, n: &mut usize, structs: &mut Vec<String>) -> Result<()> {
+    fn lower_flat(
+        &self,
+        t: &Type,
+        v: &str,
+        slot: &mut usize,
+        lv: &mut Level,
+        n: &mut usize,
+        structs: &mut Vec<String>,
+    ) -> Result<()> {
         let at = FLAT + 8 * *slot;
         match t {
             _ if self.is_ptr_len(t) => {
@@ -391,15 +593,35 @@ impl Gen<'_> {
                 *slot += 2;
             }
             Type::Id(id) => match self.kind(*id).clone() {
-                TypeDefKind::Enum(_) => { lv.leaves.push((at, "I4x".into(), format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase()))); *slot += 1; }
-                TypeDefKind::Record(r) => for f in &r.fields { self.lower_flat(&f.ty, &format!("{v}.{}", snake(&f.name)), slot, lv, n, structs)?; },
+                TypeDefKind::Enum(_) => {
+                    lv.leaves.push((at, "I4x".into(), format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase())));
+                    *slot += 1;
+                }
+                TypeDefKind::Record(r) => {
+                    for f in &r.fields {
+                        self.lower_flat(&f.ty, &format!("{v}.{}", snake(&f.name)), slot, lv, n, structs)?;
+                    }
+                }
                 TypeDefKind::Type(t) => self.lower_flat(&t, v, slot, lv, n, structs)?,
                 k => bail!("flat params of kind {} are not supported (pass them by pointer)", k.as_str()),
             },
-            Type::F32 => { lv.leaves.push((at, "f4x".into(), v.into())); *slot += 1; }
-            Type::F64 => { lv.leaves.push((at, "d".into(), v.into())); *slot += 1; }
-            Type::U64 | Type::S64 => { lv.leaves.push((at, fmt_of(t)?.into(), v.into())); *slot += 1; }
-            _ => { let f = if matches!(t, Type::S8 | Type::S16 | Type::S32) { "i4x" } else { "I4x" }; lv.leaves.push((at, f.into(), v.into())); *slot += 1; }
+            Type::F32 => {
+                lv.leaves.push((at, "f4x".into(), v.into()));
+                *slot += 1;
+            }
+            Type::F64 => {
+                lv.leaves.push((at, "d".into(), v.into()));
+                *slot += 1;
+            }
+            Type::U64 | Type::S64 => {
+                lv.leaves.push((at, fmt_of(t)?.into(), v.into()));
+                *slot += 1;
+            }
+            _ => {
+                let f = if matches!(t, Type::S8 | Type::S16 | Type::S32) { "i4x" } else { "I4x" };
+                lv.leaves.push((at, f.into(), v.into()));
+                *slot += 1;
+            }
         }
         Ok(())
     }
@@ -408,7 +630,11 @@ impl Gen<'_> {
 /// Lifting and the two ABI files.
 impl Gen<'_> {
     fn is_ptr_len(&self, t: &Type) -> bool {
-        match t { Type::String => true, Type::Id(id) => matches!(self.kind(*id), TypeDefKind::List(_)), _ => false }
+        match t {
+            Type::String => true,
+            Type::Id(id) => matches!(self.kind(*id), TypeDefKind::List(_)),
+            _ => false,
+        }
     }
     fn needs_post(&self, t: &Type) -> bool {
         match t {
@@ -427,58 +653,149 @@ impl Gen<'_> {
     fn scalar_struct(f: &str, structs: &mut Vec<String>) -> String {
         let name = format!("_F_{}", f.replace('?', "bool"));
         let line = format!("{name} = struct.Struct(\"<{f}\")");
-        if !structs.contains(&line) { structs.push(line) }
+        if !structs.contains(&line) {
+            structs.push(line)
+        }
         name
     }
     /// Statements and the expression lifting a `t` at `base + off`.
-    fn lift(&self, t: &Type, base: &str, off: usize, n: &mut usize, s: &mut Vec<String>, recs: &mut Vec<TypeId>) -> Result<(Vec<String>, String)> {
+    fn lift(
+        &self,
+        t: &Type,
+        base: &str,
+        off: usize,
+        n: &mut usize,
+        s: &mut Vec<String>,
+        recs: &mut Vec<TypeId>,
+    ) -> Result<(Vec<String>, String)> {
         let at = format!("{base} + {off}");
         Ok(match t {
-            Type::String => { let k = Self::uid(n); (vec![format!("_p{k}, _n{k} = _F_II.unpack_from(m, {at})")], format!("_str(m, _p{k}, _n{k})")) }
+            Type::String => {
+                let k = Self::uid(n);
+                (vec![format!("_p{k}, _n{k} = _F_II.unpack_from(m, {at})")], format!("_str(m, _p{k}, _n{k})"))
+            }
             Type::Id(id) => match self.kind(*id).clone() {
-                TypeDefKind::Enum(e) => { if e.cases.len() > 256 { bail!("u8 enum tags only") } (vec![], format!("_CASES_{}[m[{at}]]", snake(&self.name(*id)).to_uppercase())) }
-                TypeDefKind::Record(_) => { let id = dealias(self.w, *id); if !recs.contains(&id) { recs.push(id) } (vec![], format!("_lift_{}(m, {at})", snake(&self.name(id)))) }
+                TypeDefKind::Enum(e) => {
+                    if e.cases.len() > 256 {
+                        bail!("u8 enum tags only")
+                    }
+                    (vec![], format!("_CASES_{}[m[{at}]]", snake(&self.name(*id)).to_uppercase()))
+                }
+                TypeDefKind::Record(_) => {
+                    let id = dealias(self.w, *id);
+                    if !recs.contains(&id) {
+                        recs.push(id)
+                    }
+                    (vec![], format!("_lift_{}(m, {at})", snake(&self.name(id))))
+                }
                 TypeDefKind::List(inner) => {
                     let k = Self::uid(n);
                     let mut lines = vec![format!("_p{k}, _n{k} = _F_II.unpack_from(m, {at})")];
                     let expr = match inner {
-                        Type::Id(_) => { let (l, e) = self.lift(&inner, &format!("_p{k} + _i{k} * {}", self.size(&inner)), 0, n, s, recs)?; if !l.is_empty() { bail!("list of non-record ids") } format!("tuple({e} for _i{k} in range(_n{k}))") }
+                        Type::Id(_) => {
+                            let (l, e) =
+                                self.lift(&inner, &format!("_p{k} + _i{k} * {}", self.size(&inner)), 0, n, s, recs)?;
+                            if !l.is_empty() {
+                                bail!("list of non-record ids")
+                            }
+                            format!("tuple({e} for _i{k} in range(_n{k}))")
+                        }
                         Type::String => bail!("list<string> not supported"),
-                        _ => { lines.push(format!("_f{k} = struct.unpack_from(\"<%d{}\" % _n{k}, m, _p{k})", fmt_of(&inner)?)); format!("_f{k}") }
+                        _ => {
+                            lines.push(format!(
+                                "_f{k} = struct.unpack_from(\"<%d{}\" % _n{k}, m, _p{k})",
+                                fmt_of(&inner)?
+                            ));
+                            format!("_f{k}")
+                        }
                     };
                     (lines, expr)
                 }
-                TypeDefKind::Option(inner) => self.lift_cases(&[("none", None, "None".into()), ("some", Some(inner), String::new())], base, off, Int::U8, n, s, recs, false)?,
-                TypeDefKind::Result(r) => self.lift_cases(&[("ok", r.ok, if r.ok.is_none() { "None".into() } else { String::new() }), ("err", r.err, "!raise".into())], base, off, Int::U8, n, s, recs, false)?,
+                TypeDefKind::Option(inner) => self.lift_cases(
+                    &[("none", None, "None".into()), ("some", Some(inner), String::new())],
+                    base,
+                    off,
+                    Int::U8,
+                    n,
+                    s,
+                    recs,
+                    false,
+                )?,
+                TypeDefKind::Result(r) => self.lift_cases(
+                    &[
+                        ("ok", r.ok, if r.ok.is_none() { "None".into() } else { String::new() }),
+                        ("err", r.err, "!raise".into()),
+                    ],
+                    base,
+                    off,
+                    Int::U8,
+                    n,
+                    s,
+                    recs,
+                    false,
+                )?,
                 TypeDefKind::Variant(v) => {
-                    let cases: Vec<(&str, Option<Type>, String)> = v.cases.iter().map(|c| {
-                        let cls = self.case_class(*id, c);
-                        let own = !matches!(c.ty, Some(Type::Id(x)) if matches!(self.kind(x), TypeDefKind::Record(_)));
-                        (c.name.as_str(), c.ty, if own { format!("!wrap {cls}") } else { String::new() })
-                    }).collect();
+                    let cases: Vec<(&str, Option<Type>, String)> = v
+                        .cases
+                        .iter()
+                        .map(|c| {
+                            let cls = self.case_class(*id, c);
+                            let own =
+                                !matches!(c.ty, Some(Type::Id(x)) if matches!(self.kind(x), TypeDefKind::Record(_)));
+                            (c.name.as_str(), c.ty, if own { format!("!wrap {cls}") } else { String::new() })
+                        })
+                        .collect();
                     self.lift_cases(&cases, base, off, v.tag(), n, s, recs, true)?
                 }
                 TypeDefKind::Type(t) => self.lift(&t, base, off, n, s, recs)?,
                 k => bail!("cannot lift {}", k.as_str()),
             },
-            _ => { let f = fmt_of(t)?; (vec![], format!("{}.unpack_from(m, {at})[0]", Self::scalar_struct(f, s))) }
+            _ => {
+                let f = fmt_of(t)?;
+                (vec![], format!("{}.unpack_from(m, {at})[0]", Self::scalar_struct(f, s)))
+            }
         })
     }
     /// A variant-shaped value: `cases` = (name, payload, how): how "" = the
     /// payload itself, "None" = that constant, "!raise" = raise the payload,
     /// "!wrap C" = the payload wrapped in case class C (or C() without one).
     #[allow(clippy::too_many_arguments)]
-    fn lift_cases(&self, cases: &[(&str, Option<Type>, String)], base: &str, off: usize, tag: Int, n: &mut usize, s: &mut Vec<String>, recs: &mut Vec<TypeId>, _v: bool) -> Result<(Vec<String>, String)> {
-        if !matches!(tag, Int::U8) { bail!("u8 tags only") }
+    fn lift_cases(
+        &self,
+        cases: &[(&str, Option<Type>, String)],
+        base: &str,
+        off: usize,
+        tag: Int,
+        n: &mut usize,
+        s: &mut Vec<String>,
+        recs: &mut Vec<TypeId>,
+        _v: bool,
+    ) -> Result<(Vec<String>, String)> {
+        if !matches!(tag, Int::U8) {
+            bail!("u8 tags only")
+        }
         let k = Self::uid(n);
         let tys: Vec<Option<Type>> = cases.iter().map(|c| c.1).collect();
         let po = self.payload_off(tag, &tys);
         let mut lines = vec![format!("_v{k}: Any"), format!("_d{k} = m[{base} + {off}]")];
         for (i, (_, ty, how)) in cases.iter().enumerate() {
             lines.push(format!("{} _d{k} == {i}:", if i == 0 { "if" } else { "elif" }));
-            let (mut body, expr) = match ty { Some(t) => self.lift(t, base, off + po, n, s, recs)?, None => (vec![], String::new()) };
-            let val = if how == "None" { "None".to_string() } else if let Some(cls) = how.strip_prefix("!wrap ") { format!("{cls}({expr})") } else { expr };
-            if how == "!raise" { body.push(format!("raise {val}")) } else { body.push(format!("_v{k} = {val}")) }
+            let (mut body, expr) = match ty {
+                Some(t) => self.lift(t, base, off + po, n, s, recs)?,
+                None => (vec![], String::new()),
+            };
+            let val = if how == "None" {
+                "None".to_string()
+            } else if let Some(cls) = how.strip_prefix("!wrap ") {
+                format!("{cls}({expr})")
+            } else {
+                expr
+            };
+            if how == "!raise" {
+                body.push(format!("raise {val}"))
+            } else {
+                body.push(format!("_v{k} = {val}"))
+            }
             lines.extend(indent(body, 4));
         }
         lines.push(format!("else:\n    raise Malformed(\"discriminant %d at %d\" % (_d{k}, {base} + {off}))"));
@@ -487,11 +804,19 @@ impl Gen<'_> {
     /// A record of scalars, enums and such records (no strings, lists,
     /// options, variants), at offset `off`: its leaves are added to `leaves`
     /// and the expression building it is returned; None for any other type.
-    fn static_record(&self, t: &Type, off: usize, leaves: &mut Vec<(usize, String, String)>, n: &mut usize) -> Option<String> {
+    fn static_record(
+        &self,
+        t: &Type,
+        off: usize,
+        leaves: &mut Vec<(usize, String, String)>,
+        n: &mut usize,
+    ) -> Option<String> {
         let Type::Id(id) = t else { return None };
         let id = dealias(self.w, *id);
         let TypeDefKind::Record(r) = self.kind(id).clone() else { return None };
-        if self.errors.contains(&id) { return None }
+        if self.errors.contains(&id) {
+            return None;
+        }
         let tys: Vec<Type> = r.fields.iter().map(|f| f.ty).collect();
         let mark = leaves.len();
         let mut args = Vec::new();
@@ -551,15 +876,26 @@ impl Gen<'_> {
             let sn = format!("_R_{name}");
             s.push(format!("{sn} = struct.Struct({fm:?})"));
             let vars: Vec<&str> = leaves.iter().map(|l| l.2.as_str()).collect();
-            writeln!(out, "    {}{} = {sn}.unpack_from(m, p + {start})", vars.join(", "), if vars.len() == 1 { "," } else { "" })?;
+            writeln!(
+                out,
+                "    {}{} = {sn}.unpack_from(m, p + {start})",
+                vars.join(", "),
+                if vars.len() == 1 { "," } else { "" }
+            )?;
         }
-        for l in body { for sub in l.lines() { writeln!(out, "    {sub}")?; } }
+        for l in body {
+            for sub in l.lines() {
+                writeln!(out, "    {sub}")?;
+            }
+        }
         let ctor = if self.errors.contains(&id) { cls.clone() } else { format!("_mk_{name}") };
         writeln!(out, "    return {ctor}({})", exprs.join(", "))?;
         Ok(out)
     }
 
-    fn funcs(&self) -> Vec<&Function> { self.w.resolve.interfaces[self.policy].functions.values().collect() }
+    fn funcs(&self) -> Vec<&Function> {
+        self.w.resolve.interfaces[self.policy].functions.values().collect()
+    }
     fn core_name(&self, f: &Function) -> String {
         format!("{}#{}", self.w.resolve.id_of(self.policy).unwrap_or_default(), f.name)
     }
@@ -569,20 +905,46 @@ impl Gen<'_> {
         o += "# mypy: disable-error-code=\"no-any-return\"\n";
         o += "\"\"\"Canonical-ABI lowering and lifting for raw calls into the component's\nmain core module (through `adapter.wat`). Layouts from wit-parser's\nSizeAlign; `lower_F` writes into the scratch block, `lift_F` reads the result.\"\"\"\n\n";
         o += "from __future__ import annotations\n\nimport struct\nfrom collections.abc import Callable\nfrom typing import Any, NamedTuple, Optional, Protocol\n\nfrom .. import _checks as c\nfrom .types import *  # noqa: F403\nfrom .types import (\n";
-        let mut names: Vec<String> = self.types.iter().filter(|id| matches!(self.kind(**id), TypeDefKind::Enum(_) | TypeDefKind::Record(_) | TypeDefKind::Variant(_))).map(|id| pascal(&self.name(*id))).collect();
-        for id in &self.types { if let TypeDefKind::Variant(v) = self.kind(*id) { for cs in &v.cases { let c = self.case_class(*id, cs); if !names.contains(&c) { names.push(c) } } } }
+        let mut names: Vec<String> = self
+            .types
+            .iter()
+            .filter(|id| {
+                matches!(self.kind(**id), TypeDefKind::Enum(_) | TypeDefKind::Record(_) | TypeDefKind::Variant(_))
+            })
+            .map(|id| pascal(&self.name(*id)))
+            .collect();
+        for id in &self.types {
+            if let TypeDefKind::Variant(v) = self.kind(*id) {
+                for cs in &v.cases {
+                    let c = self.case_class(*id, cs);
+                    if !names.contains(&c) {
+                        names.push(c)
+                    }
+                }
+            }
+        }
         names.sort();
-        for nm in &names { writeln!(o, "    {nm},")?; }
+        for nm in &names {
+            writeln!(o, "    {nm},")?;
+        }
         writeln!(o, ")\n\nFLAT, RESULT, DATA = {FLAT}, {RESULT}, {DATA}\n\"\"\"Scratch block: fixup table (addr, count) @0, 16 flat param slots @FLAT, result @RESULT, data @DATA.\"\"\"\n")?;
         o += "\nclass Scratch(Protocol):\n    mem: memoryview\n    scratch: int\n    limit: int\n\n\nclass Grow(Exception):\n    \"\"\"The scratch block is too small: grow it to hold `need` - scratch bytes and lower again.\"\"\"\n\n    def __init__(self, need: int) -> None:\n        self.need = need\n\n\nclass Malformed(Exception):\n    \"\"\"The guest returned bytes that are not a value of the result type.\"\"\"\n\n\n_new = object.__new__\n_FX: dict[int, struct.Struct] = {}\n";
-        let mut structs: Vec<String> = vec!["_F_II = struct.Struct(\"<II\")".into(), "_HDR = struct.Struct(\"<II\")".into(), "_FLAT_PTR = struct.Struct(\"<I\")".into()];
+        let mut structs: Vec<String> = vec![
+            "_F_II = struct.Struct(\"<II\")".into(),
+            "_HDR = struct.Struct(\"<II\")".into(),
+            "_FLAT_PTR = struct.Struct(\"<I\")".into(),
+        ];
         let mut helpers = String::new();
         for id in &self.types {
             let nm = snake(&self.name(*id)).to_uppercase();
             match self.kind(*id) {
                 TypeDefKind::Enum(e) => {
                     let cls = pascal(&self.name(*id));
-                    let cases: Vec<String> = e.cases.iter().map(|c| format!("{cls}.{}", snake(&c.name).trim_end_matches('_').to_uppercase())).collect();
+                    let cases: Vec<String> = e
+                        .cases
+                        .iter()
+                        .map(|c| format!("{cls}.{}", snake(&c.name).trim_end_matches('_').to_uppercase()))
+                        .collect();
                     writeln!(helpers, "_CASES_{nm} = ({},)", cases.join(", "))?;
                     writeln!(helpers, "_IDX_{nm} = {{v: i for i, v in enumerate(_CASES_{nm})}}")?;
                 }
@@ -590,9 +952,15 @@ impl Gen<'_> {
                     let cls = pascal(&self.name(*id));
                     let fs: Vec<String> = r.fields.iter().map(|f| snake(&f.name)).collect();
                     let args: Vec<String> = (0..fs.len()).map(|i| format!("a{i}: Any")).collect();
-                    writeln!(helpers, "_SET_{nm} = tuple({cls}.__dict__[f].__set__ for f in {:?})", fs.iter().map(String::as_str).collect::<Vec<_>>())?;
+                    writeln!(
+                        helpers,
+                        "_SET_{nm} = tuple({cls}.__dict__[f].__set__ for f in {:?})",
+                        fs.iter().map(String::as_str).collect::<Vec<_>>()
+                    )?;
                     writeln!(helpers, "\n\ndef _mk_{}({}) -> {cls}:\n    \"\"\"A {cls} from the component's values (checked by the ABI, not again).\"\"\"\n    o = _new({cls})", snake(&self.name(*id)), args.join(", "))?;
-                    for i in 0..fs.len() { writeln!(helpers, "    _SET_{nm}[{i}](o, a{i})")?; }
+                    for i in 0..fs.len() {
+                        writeln!(helpers, "    _SET_{nm}[{i}](o, a{i})")?;
+                    }
                     writeln!(helpers, "    return o\n\n")?;
                 }
                 _ => {}
@@ -607,10 +975,24 @@ impl Gen<'_> {
         for f in self.funcs() {
             let sig = self.w.resolve.wasm_signature(AbiVariant::GuestExport, f);
             let fname = snake(&f.name);
-            let params: Vec<String> = f.params.iter().map(|p| format!("{}: {}", snake(&p.name), self.py_type(&p.ty))).collect();
-            writeln!(body, "\n\ndef lower_{fname}(x: Scratch{}{}) -> None:", if params.is_empty() { "" } else { ", " }, params.join(", "))?;
-            let mut lines = vec!["m = x.mem".to_string(), "s = x.scratch".into(), "lim = x.limit".into(), "d = s + DATA".into(), "fx: list[int] = []".into()];
-            for p in &f.params { lines.extend(self.arg_check(&p.ty, &snake(&p.name))); }
+            let params: Vec<String> =
+                f.params.iter().map(|p| format!("{}: {}", snake(&p.name), self.py_type(&p.ty))).collect();
+            writeln!(
+                body,
+                "\n\ndef lower_{fname}(x: Scratch{}{}) -> None:",
+                if params.is_empty() { "" } else { ", " },
+                params.join(", ")
+            )?;
+            let mut lines = vec![
+                "m = x.mem".to_string(),
+                "s = x.scratch".into(),
+                "lim = x.limit".into(),
+                "d = s + DATA".into(),
+                "fx: list[int] = []".into(),
+            ];
+            for p in &f.params {
+                lines.extend(self.arg_check(&p.ty, &snake(&p.name)));
+            }
             let mut lv = Level::default();
             if sig.indirect_params {
                 let tys: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
@@ -637,27 +1019,52 @@ impl Gen<'_> {
                 lines.push(format!("fx += (s + FLAT, {al}, {size})"));
             } else {
                 let mut slot = 0;
-                for p in &f.params { self.lower_flat(&p.ty, &snake(&p.name), &mut slot, &mut lv, &mut n, &mut structs)?; }
-                if slot != sig.params.len() { bail!("{}: flat params {} != {}", f.name, slot, sig.params.len()) }
-                for l in lv.leaves.iter_mut() { l.0 -= FLAT; }
+                for p in &f.params {
+                    self.lower_flat(&p.ty, &snake(&p.name), &mut slot, &mut lv, &mut n, &mut structs)?;
+                }
+                if slot != sig.params.len() {
+                    bail!("{}: flat params {} != {}", f.name, slot, sig.params.len())
+                }
+                for l in lv.leaves.iter_mut() {
+                    l.0 -= FLAT;
+                }
                 lines.extend(self.emit_level(lv, "s + FLAT", &mut structs));
             }
             lines.push("_finish(m, s, d, lim, fx)".into());
-            for l in lines { for sub in l.lines() { writeln!(body, "    {sub}")?; } }
+            for l in lines {
+                for sub in l.lines() {
+                    writeln!(body, "    {sub}")?;
+                }
+            }
             let rt = f.result.as_ref().map(|t| self.result_py(t)).unwrap_or_else(|| "None".into());
             writeln!(body, "\n\ndef lift_{fname}(m: memoryview, r: int) -> {rt}:")?;
             match &f.result {
                 None => writeln!(body, "    return None")?,
                 Some(t) if sig.retptr => {
                     let (l, e) = self.lift(t, "r", 0, &mut n, &mut structs, &mut recs)?;
-                    for x in l { for sub in x.lines() { writeln!(body, "    {sub}")?; } }
+                    for x in l {
+                        for sub in x.lines() {
+                            writeln!(body, "    {sub}")?;
+                        }
+                    }
                     writeln!(body, "    return {e}")?;
                 }
                 Some(t) => {
                     let e = match (t, sig.results.first()) {
-                        (Type::Id(id), Some(WasmType::I32)) if matches!(self.kind(*id), TypeDefKind::Enum(_)) => format!("_CASES_{}[_F_I.unpack_from(m, r)[0]]", snake(&self.name(*id)).to_uppercase()),
+                        (Type::Id(id), Some(WasmType::I32)) if matches!(self.kind(*id), TypeDefKind::Enum(_)) => {
+                            format!("_CASES_{}[_F_I.unpack_from(m, r)[0]]", snake(&self.name(*id)).to_uppercase())
+                        }
                         (Type::Bool, _) => "_F_I.unpack_from(m, r)[0] != 0".into(),
-                        (t, Some(w)) => { let fm = match w { WasmType::I64 | WasmType::PointerOrI64 => "Q", WasmType::F32 => "f", WasmType::F64 => "d", _ => "I" }; let _ = fmt_of(t)?; format!("{}.unpack_from(m, r)[0]", Self::scalar_struct(fm, &mut structs)) }
+                        (t, Some(w)) => {
+                            let fm = match w {
+                                WasmType::I64 | WasmType::PointerOrI64 => "Q",
+                                WasmType::F32 => "f",
+                                WasmType::F64 => "d",
+                                _ => "I",
+                            };
+                            let _ = fmt_of(t)?;
+                            format!("{}.unpack_from(m, r)[0]", Self::scalar_struct(fm, &mut structs))
+                        }
                         _ => bail!("{}: unsupported direct result", f.name),
                     };
                     Self::scalar_struct("I", &mut structs);
@@ -665,22 +1072,41 @@ impl Gen<'_> {
                 }
             }
             let post = f.result.as_ref().is_some_and(|t| self.needs_post(t));
-            writeln!(table, "    {:?}: Function({:?}, {:?}, {}, lower_{fname}, lift_{fname}, {}),", f.name, f.name, self.core_name(f),
-                if post { format!("{:?}", format!("cabi_post_{}", self.core_name(f))) } else { "None".into() }, if sig.retptr { "True" } else { "False" })?;
+            writeln!(
+                table,
+                "    {:?}: Function({:?}, {:?}, {}, lower_{fname}, lift_{fname}, {}),",
+                f.name,
+                f.name,
+                self.core_name(f),
+                if post { format!("{:?}", format!("cabi_post_{}", self.core_name(f))) } else { "None".into() },
+                if sig.retptr { "True" } else { "False" }
+            )?;
         }
         table += "}\n";
         let mut lifts = String::new();
         let mut i = 0;
-        while i < recs.len() { let id = recs[i]; lifts += &self.lift_record(id, &mut n, &mut structs, &mut recs)?; i += 1; }
+        while i < recs.len() {
+            let id = recs[i];
+            lifts += &self.lift_record(id, &mut n, &mut structs, &mut recs)?;
+            i += 1;
+        }
         let images: String = caches.iter().map(|(_, code)| code.as_str()).collect();
         Ok(o + &structs.join("\n") + "\n" + &helpers + &images + &lifts + &body + &table)
     }
     /// For a param that is a record of scalars only (frozen, so its image
     /// never changes): the name of a per-object image cache (emitted once
     /// into `caches`) and the image size; None for any other type.
-    fn image_of(&self, t: &Type, caches: &mut Vec<(String, String)>, n: &mut usize, structs: &mut Vec<String>) -> Result<Option<(String, usize)>> {
+    fn image_of(
+        &self,
+        t: &Type,
+        caches: &mut Vec<(String, String)>,
+        n: &mut usize,
+        structs: &mut Vec<String>,
+    ) -> Result<Option<(String, usize)>> {
         let mut probe = Vec::new();
-        if self.static_record(t, 0, &mut probe, n).is_none() { return Ok(None) }
+        if self.static_record(t, 0, &mut probe, n).is_none() {
+            return Ok(None);
+        }
         let Type::Id(id) = t else { return Ok(None) };
         let (name, cls, size) = (snake(&self.name(*id)).to_uppercase(), pascal(&self.name(*id)), self.size(t));
         if !caches.iter().any(|c| c.0 == name) {
@@ -696,7 +1122,11 @@ impl Gen<'_> {
     }
 
     fn result_py(&self, t: &Type) -> String {
-        if let Type::Id(id) = t { if let TypeDefKind::Result(r) = self.kind(*id) { return r.ok.as_ref().map(|t| self.py_type(t)).unwrap_or_else(|| "None".into()) } }
+        if let Type::Id(id) = t {
+            if let TypeDefKind::Result(r) = self.kind(*id) {
+                return r.ok.as_ref().map(|t| self.py_type(t)).unwrap_or_else(|| "None".into());
+            }
+        }
         self.py_type(t)
     }
     /// Cheap top-level checks of one argument (records were checked when built).
@@ -710,7 +1140,10 @@ impl Gen<'_> {
                 vec![format!("if {v}.__class__ is not int or not 0 <= {v} <= {max}:\n    c.uint({v:?}, {v}, {max})")]
             }
             Type::Id(id) => match self.kind(*id) {
-                TypeDefKind::Record(_) => { let cls = pascal(&self.name(*id)); vec![format!("if not isinstance({v}, {cls}):\n    raise c.wrong_type({v:?}, {v}, {cls:?})")] }
+                TypeDefKind::Record(_) => {
+                    let cls = pascal(&self.name(*id));
+                    vec![format!("if not isinstance({v}, {cls}):\n    raise c.wrong_type({v:?}, {v}, {cls:?})")]
+                }
                 TypeDefKind::Enum(_) => vec![format!("{v} = c.enum_member({v:?}, {v}, {})", pascal(&self.name(*id)))],
                 _ => vec![],
             },
@@ -721,21 +1154,41 @@ impl Gen<'_> {
     fn adapter(&self) -> Result<String> {
         let mut o = header(";;", "python", OUT);
         o += ";; Per export F: run the previous call's pending cabi_post (deferred until now:\n;; the host has lifted that result, and the guest sees post-return before its\n;; next export call), copy each fixup (slot, align, size) of the scratch block\n;; into a fresh cabi_realloc block (the callee owns and frees it), call the core\n;; export with the flat params of the scratch block, store its result, and note\n;; F's cabi_post as pending. No policy.\n(module\n  (import \"core\" \"memory\" (memory 0))\n  (import \"core\" \"cabi_realloc\" (func $realloc (param i32 i32 i32 i32) (result i32)))\n";
-        let wt = |w: &WasmType| match w { WasmType::I64 | WasmType::PointerOrI64 => "i64", WasmType::F32 => "f32", WasmType::F64 => "f64", _ => "i32" };
+        let wt = |w: &WasmType| match w {
+            WasmType::I64 | WasmType::PointerOrI64 => "i64",
+            WasmType::F32 => "f32",
+            WasmType::F64 => "f64",
+            _ => "i32",
+        };
         let (mut funcs, mut posts) = (String::new(), Vec::new());
         for (i, f) in self.funcs().into_iter().enumerate() {
             let sig = self.w.resolve.wasm_signature(AbiVariant::GuestExport, f);
             let ps: Vec<&str> = sig.params.iter().map(wt).collect();
             let rs: Vec<&str> = sig.results.iter().map(wt).collect();
-            writeln!(o, "  (import \"core\" {:?} (func $f{i}{}{}))", self.core_name(f),
+            writeln!(
+                o,
+                "  (import \"core\" {:?} (func $f{i}{}{}))",
+                self.core_name(f),
                 if ps.is_empty() { String::new() } else { format!(" (param {})", ps.join(" ")) },
-                if rs.is_empty() { String::new() } else { format!(" (result {})", rs.join(" ")) })?;
-            let loads: Vec<String> = ps.iter().enumerate().map(|(j, t)| format!("({t}.load offset={} (global.get $s))", FLAT + 8 * j)).collect();
+                if rs.is_empty() { String::new() } else { format!(" (result {})", rs.join(" ")) }
+            )?;
+            let loads: Vec<String> = ps
+                .iter()
+                .enumerate()
+                .map(|(j, t)| format!("({t}.load offset={} (global.get $s))", FLAT + 8 * j))
+                .collect();
             let call = format!("(call $f{i} {})", loads.join(" "));
-            let stmt = match rs.first() { Some(t) => format!("({t}.store offset={RESULT} (global.get $s) {call})"), None => call };
+            let stmt = match rs.first() {
+                Some(t) => format!("({t}.store offset={RESULT} (global.get $s) {call})"),
+                None => call,
+            };
             let mut pend = String::new();
             if f.result.as_ref().is_some_and(|t| self.needs_post(t)) {
-                writeln!(o, "  (import \"core\" {:?} (func $p{i} (param i32)))", format!("cabi_post_{}", self.core_name(f)))?;
+                writeln!(
+                    o,
+                    "  (import \"core\" {:?} (func $p{i} (param i32)))",
+                    format!("cabi_post_{}", self.core_name(f))
+                )?;
                 posts.push(format!("$p{i}"));
                 pend = format!("\n    (global.set $pending_arg (i32.load offset={RESULT} (global.get $s))) (global.set $pending (i32.const {}))", posts.len());
             }
