@@ -322,8 +322,12 @@ def test_the_store_key_is_policy_cores_and_the_python_hosts():
     ops, g = _component()
     from webhook_retry_policy.redis_store import script_args
 
+    import webhook_retry_policy as wrp
+
     budget = g.Budget(ratio=0.1, window_ms=60_000, min_sample=50, sliding=True)
     for eid in ODD_IDS:
+        if hasattr(wrp, "store_key"):  # the package's module-level helper
+            assert wrp.store_key(eid, 60_000) == store_key(eid, 60_000), eid
         req = g.StoreRequest(g.StoreOp.RECORD_RESERVE, eid, 60_000, 28333333)
         assert ops.store_key(req) == store_key(eid, 60_000), eid
         assert script_args(req, budget, 1_700_000_000_080, True) == script_argv(
