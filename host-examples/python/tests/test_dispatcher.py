@@ -147,3 +147,45 @@ async def test_an_unreachable_endpoint_is_a_retryable_connect_error(document, po
     await d.run_until_idle()
     r = await d.store.get("c1")
     assert "connect_error" in r.history[0]["outcome"] and r.attempt > 1
+
+
+async def test_an_event_reloaded_after_its_window_is_resumed_into_a_dead_letter_without_a_request(tmp_path, document, client, clock):
+    path = str(tmp_path / "events.json")
+    with LocalEndpoint(503) as down:
+        d1 = make(document, {"ep_down": down.url}, AsyncRetryPolicy(clock=clock), client, clock,
+                  store=JsonFileEventStore(path))
+        await d1.submit("late", "ep_down", "notification", {})
+        await d1.run_until(clock.now_ms() + 10_000)
+        sent = down.requests
+        clock.advance(3_600_000)  # the dispatcher was down for an hour: the 15-minute window elapsed
+        d2 = make(document, {"ep_down": down.url}, AsyncRetryPolicy(clock=clock), client, clock,
+                  store=JsonFileEventStore(path))
+        await d2.run_until_idle()
+        r = await d2.store.get("late")
+        assert r.status == DEAD and r.dead_letter.stop_reason is StopReason.RETRY_WINDOW_ELAPSED
+        assert down.requests == sent
+
+
+async def test_a_retry_after_that_is_not_a_number_or_a_date_is_ignored_by_the_dispatcher(document, policy, client, clock):
+    with LocalEndpoint(503, retry_after="\u00b2") as odd:  # the old dispatcher crashed on int("²")
+        d = make(document, {"ep_odd": odd.url}, policy, client, clock)
+        await d.submit("ra", "ep_odd", "notification", {})
+        await d.run_until_idle()
+        r = await d.store.get("ra")
+        assert r.status == DEAD and r.attempt > 1
+
+
+async def test_store_and_policy_disagreements_are_counted_in_the_metric(document, clock, client):
+    from webhook_retry_policy import BucketCounts, BudgetCounts, Reservation
+
+    class Lenient:
+        async def call(self, request, budget, now_ms):
+            return Reservation(request.op.value != "record", BudgetCounts(BucketCounts(10_000, 9_000), BucketCounts(0, 0)))
+
+    metrics = DispatcherMetrics()
+    with LocalEndpoint(503) as down:
+        d = make(document, {"ep_down": down.url}, AsyncRetryPolicy(Lenient(), clock), client, clock, metrics=metrics)
+        await d.submit("dis", "ep_down", "notification", {})
+        await d.run_until(clock.now_ms() + 5_000)
+    assert d.policy.budget_disagreements >= 1
+    assert f"webhook_budget_disagreements_total {float(d.policy.budget_disagreements)}" in metrics.text()
