@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -34,10 +35,8 @@ type Engine struct {
 	store    BudgetStore
 	idle     chan *instance
 
-	mu       sync.Mutex
-	drained  *sync.Cond
-	inFlight int
-	closed   bool
+	inFlight atomic.Int64
+	closed   atomic.Bool
 }
 
 type config struct {
@@ -98,7 +97,6 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// policy call is short and bounded (contract 0.2's work bounds). The
 	// context is checked before each call and reaches the store.
 	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, idle: make(chan *instance, cfg.maxIdle)}
-	e.drained = sync.NewCond(&e.mu)
 	if e.store == nil {
 		e.store = NewMemoryStore(e)
 	}
@@ -136,16 +134,12 @@ func (e *Engine) start(ctx context.Context) error {
 // Close waits for the calls in flight, then closes every instance and the
 // runtime. Calls after Close return ErrClosed.
 func (e *Engine) Close(ctx context.Context) error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
+	if e.closed.Swap(true) {
 		return nil
 	}
-	e.closed = true
-	for e.inFlight > 0 {
-		e.drained.Wait()
+	for e.inFlight.Load() > 0 { // a call that starts now sees closed and backs off
+		time.Sleep(time.Millisecond)
 	}
-	e.mu.Unlock()
 	for {
 		select {
 		case in := <-e.idle:
@@ -156,49 +150,70 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 }
 
-// with runs fn on a pooled instance. A *PolicyError is the guest's answer;
-// a value the WIT cannot carry becomes a *PolicyError; anything else (a
-// trap, an ABI error, a panic) discards the instance and comes back as a
-// *TrapError, or as ctx's error when ctx ended the call. Calls may nest
-// (the budget-store import of Decide calls the MemoryStore, which calls
+// acquire takes an idle instance (or instantiates one) for one call; the
+// caller defers e.done(ctx, op, in, &err). Calls may nest (the
+// budget-store import of Decide calls the MemoryStore, which calls
 // StoreApply on another instance).
-func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) (err error) {
+func (e *Engine) acquire(ctx context.Context) (*instance, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e.inFlight.Add(1)
+	if e.closed.Load() {
+		e.leave()
+		return nil, ErrClosed
+	}
+	select {
+	case in := <-e.idle:
+		in.allocs = 0
+		return in, nil
+	default:
+	}
+	in, err := newInstance(ctx, e.rt, e.compiled)
+	if err != nil {
+		e.leave()
+		return nil, err
+	}
+	return in, nil
+}
+
+// done ends a call on in: a *PolicyError is the guest's answer; a value
+// the WIT cannot carry becomes a *PolicyError; anything else (a trap, an
+// ABI error, a panic) discards the instance and comes back as a
+// *TrapError, or as ctx's error when ctx ended the call. It must be the
+// deferred function itself (it recovers panics).
+func (e *Engine) done(ctx context.Context, op string, in *instance, errp *error) {
+	if r := recover(); r != nil {
+		*errp = fmt.Errorf("panic in the host glue: %v", r)
+	}
+	*errp = in.judge(ctx, op, *errp)
+	e.release(ctx, in)
+	e.leave()
+}
+
+// with runs fn on a pooled instance (acquire, fn, done).
+func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) (err error) {
+	in, err := e.acquire(ctx)
+	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return ErrClosed
-	}
-	e.inFlight++
-	e.mu.Unlock()
-	defer e.leave()
-	var in *instance
-	select {
-	case in = <-e.idle:
-	default:
-		if in, err = newInstance(ctx, e.rt, e.compiled); err != nil {
-			return err
-		}
-	}
-	in.allocs = 0
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic in the host glue: %v", r)
-		}
-		err = in.judge(ctx, op, err)
-		e.release(ctx, in)
-	}()
+	defer e.done(ctx, op, in, &err)
 	return fn(in)
 }
 
-// judge classifies the error of a call on in (see with).
+// judge classifies the error of a call on in (see done).
 func (in *instance) judge(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil // the common case, without the allocations of errors.As
+	}
+	return in.judgeError(ctx, op, err)
+}
+
+func (in *instance) judgeError(ctx context.Context, op string, err error) error {
 	var pe *PolicyError
 	var le *lowerError
 	switch {
-	case err == nil || errors.As(err, &pe):
+	case errors.As(err, &pe):
 		return err
 	case errors.As(err, &le):
 		// refused before the guest ran; what it allocated so far is leaked, so start afresh
@@ -212,14 +227,7 @@ func (in *instance) judge(ctx context.Context, op string, err error) error {
 	return &TrapError{Op: op, Err: err}
 }
 
-func (e *Engine) leave() {
-	e.mu.Lock()
-	e.inFlight--
-	if e.inFlight == 0 && e.closed {
-		e.drained.Broadcast()
-	}
-	e.mu.Unlock()
-}
+func (e *Engine) leave() { e.inFlight.Add(-1) }
 
 func (e *Engine) release(ctx context.Context, in *instance) {
 	if in.broken {

@@ -10,10 +10,12 @@ import "context"
 // the attempt needs (Step.Store; nil: nothing to count or reserve).
 // Step.Decision is set when a gate decided; nil when only the budget remains.
 func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (st Step, err error) {
-	err = e.with(ctx, "evaluate", func(in *instance) (err error) {
-		st, err = in.callEvaluate(ctx, &p, &s, &o, nowMs)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "evaluate", in, &err)
+	st, err = in.callEvaluate(ctx, &p, &s, &o, nowMs)
 	return st, err
 }
 
@@ -22,50 +24,60 @@ func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o Atte
 // failed). The store's verdict stands; BudgetDisagreement reports a store
 // whose rule differs from the policy's on the same counts.
 func (e *Engine) Settle(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, reply StoreReply) (st Settlement, err error) {
-	err = e.with(ctx, "settle", func(in *instance) (err error) {
-		st, err = in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "settle", in, &err)
+	st, err = in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
 	return st, err
 }
 
 // Resume judges an event reloaded from storage (s.Attempt = attempts
 // already made, 0 allowed): Due, or a Stop.
 func (e *Engine) Resume(ctx context.Context, p Policy, s DeliveryState, nowMs uint64) (r Resumption, err error) {
-	err = e.with(ctx, "resume", func(in *instance) (err error) {
-		r, err = in.callResume(ctx, &p, &s, nowMs)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "resume", in, &err)
+	r, err = in.callResume(ctx, &p, &s, nowMs)
 	return r, err
 }
 
 // ParseRetryAfter reads a Retry-After header value (as received) as
 // milliseconds from nowMs; ok is false when it is not usable.
 func (e *Engine) ParseRetryAfter(ctx context.Context, header string, nowMs uint64) (ms uint64, ok bool, err error) {
-	err = e.with(ctx, "parse-retry-after", func(in *instance) (err error) {
-		ms, ok, err = in.callParseRetryAfter(ctx, header, nowMs)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "parse-retry-after", in, &err)
+	ms, ok, err = in.callParseRetryAfter(ctx, header, nowMs)
 	return ms, ok, err
 }
 
 // StoreKey is the key a shared store files the request's endpoint counts
 // under (one key per endpoint and bucket width).
 func (e *Engine) StoreKey(ctx context.Context, r StoreRequest) (key string, err error) {
-	err = e.with(ctx, "store-key", func(in *instance) (err error) {
-		key, err = in.callStoreKey(ctx, &r)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "store-key", in, &err)
+	key, err = in.callStoreKey(ctx, &r)
 	return key, err
 }
 
 // StoreApply is an in-memory store's answer: r applied to what the store
 // holds for that endpoint and width (write Applied.Held back).
 func (e *Engine) StoreApply(ctx context.Context, r StoreRequest, b Budget, nowMs uint64, held HeldBuckets) (a Applied, err error) {
-	err = e.with(ctx, "store-apply", func(in *instance) (err error) {
-		a, err = in.callStoreApply(ctx, &r, &b, nowMs, &held)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "store-apply", in, &err)
+	a, err = in.callStoreApply(ctx, &r, &b, nowMs, &held)
 	return a, err
 }
 
@@ -74,24 +86,32 @@ func (e *Engine) StoreApply(ctx context.Context, r StoreRequest, b Budget, nowMs
 // It cannot report a BudgetDisagreement; dispatchers that count those use
 // Step. When ctx ends during the call, Decide returns ctx's error (a
 // caller's deadline is not a store outage and must not dead-letter).
-func (e *Engine) Decide(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome) (d Decision, err error) {
-	err = e.with(ctx, "decide", func(in *instance) (err error) {
-		d, err = in.callDecide(ctx, &p, &s, &o)
-		return err
-	})
+func (e *Engine) Decide(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome) (Decision, error) {
+	d, err := e.decide(ctx, &p, &s, &o)
 	if err == nil && ctx.Err() != nil {
 		return Decision{}, ctx.Err()
 	}
 	return d, err
 }
 
+func (e *Engine) decide(ctx context.Context, p *Policy, s *DeliveryState, o *AttemptOutcome) (d Decision, err error) {
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "decide", in, &err)
+	return in.callDecide(ctx, p, s, o)
+}
+
 // DecideWith is the format-1 pure decision: nowMs and the counts given
 // (nil: the store could not be read, which fails the budget closed).
 // It records nothing.
 func (e *Engine) DecideWith(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, counts *BudgetCounts) (d Decision, err error) {
-	err = e.with(ctx, "decide-with", func(in *instance) (err error) {
-		d, err = in.callDecideWith(ctx, &p, &s, &o, nowMs, counts)
-		return err
-	})
+	in, err := e.acquire(ctx)
+	if err != nil {
+		return
+	}
+	defer e.done(ctx, "decide-with", in, &err)
+	d, err = in.callDecideWith(ctx, &p, &s, &o, nowMs, counts)
 	return d, err
 }

@@ -7,16 +7,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/baseline"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// The measured decision: a 503 on attempt 3 that passes every gate, so
-// both implementations classify, compute the jittered delay and check the
-// budget (the longest path of decide).
+// The measured attempt: a 503 on attempt 3 that passes every gate, so the
+// policy classifies, computes the jittered delay and leaves only the
+// budget (the longest path), and the store reserves the retry.
 var (
 	Policy = rp.Policy{
 		Backoff:  rp.Backoff{BaseMs: 2000, Factor: 2, CapMs: 300000, Jitter: rp.JitterFull},
@@ -27,7 +24,15 @@ var (
 	Outcome = rp.ResponseOutcome(503)
 	NowMs   = uint64(1700000005000)
 	Counts  = &rp.BudgetCounts{Current: rp.BucketCounts{Total: 1000, Retries: 5}, Previous: rp.BucketCounts{Total: 1000, Retries: 5}}
+	// Reply is what a store answers for the attempt: reserved, on Counts.
+	Reply = rp.Reservation{Reserved: true, Counts: *Counts}
 )
+
+// ConstantStore answers every request with Reply (the store's own cost is
+// not the policy's: Redis is measured by tests/fleet/bench).
+var ConstantStore = rp.BudgetStoreFunc(func(context.Context, rp.StoreRequest, rp.Budget, uint64) (rp.Reservation, error) {
+	return Reply, nil
+})
 
 func engine(b *testing.B, opts ...rp.Option) *rp.Engine {
 	e, err := rp.New(context.Background(), opts...)
@@ -44,7 +49,65 @@ func mustRetry(b *testing.B, d rp.Decision, err error) {
 	}
 }
 
-// DecideWithWazero: the pure decision through the component's module.
+// EvaluateSettle: one delivery step through the typed API, by hand:
+// Evaluate, the store's reply, Settle.
+func EvaluateSettle(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	reply := rp.StoreReply{Answered: &Reply}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := e.Evaluate(ctx, Policy, State, Outcome, NowMs)
+		if err != nil || st.Store == nil || st.Decision != nil {
+			b.Fatalf("want a reserve request, got %+v %v", st, err)
+		}
+		s, err := e.Settle(ctx, Policy, State, Outcome, NowMs, reply)
+		mustRetry(b, s.Decision, err)
+	}
+}
+
+// Step: Engine.Step (evaluate, one store call, settle) with ConstantStore.
+func Step(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := e.Step(ctx, ConstantStore, Policy, State, Outcome, NowMs)
+		mustRetry(b, r.Decision, err)
+	}
+}
+
+// Decide: the imports-driven decide (clock and ConstantStore through the
+// component's imports).
+func Decide(b *testing.B) {
+	e := engine(b, rp.WithClock(rp.ClockFunc(func() uint64 { return NowMs })), rp.WithBudgetStore(ConstantStore))
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := e.Decide(ctx, Policy, State, Outcome)
+		mustRetry(b, d, err)
+	}
+}
+
+// DecideMemoryStore: decide with the default MemoryStore (a nested
+// store-apply call per decision). Ratio 1 keeps the growing counts allowing.
+func DecideMemoryStore(b *testing.B) {
+	e := engine(b, rp.WithClock(rp.ClockFunc(func() uint64 { return NowMs })))
+	p := Policy
+	p.Budget.Ratio = 1
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := e.Decide(ctx, p, State, Outcome)
+		mustRetry(b, d, err)
+	}
+}
+
+// DecideWithWazero: the format-1 pure decision through the component.
 func DecideWithWazero(b *testing.B) { decideWith(b, engine(b)) }
 
 // DecideWithInterpreter: the same in wazero's interpreter.
@@ -60,7 +123,8 @@ func decideWith(b *testing.B, e *rp.Engine) {
 	}
 }
 
-// DecideWithBaseline: the BASELINE plain Go port (internal/baseline).
+// DecideWithBaseline: the BASELINE plain Go port (internal/baseline): the
+// design note's path, random jitter, no validation.
 func DecideWithBaseline(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -69,32 +133,16 @@ func DecideWithBaseline(b *testing.B) {
 	}
 }
 
-// DecideWithImports: decide reading the clock and a MemoryCounter through
-// the imports and recording the retry, as a dispatcher does. The budget
-// ratio is 1 so the ever-growing counts keep allowing the retry.
-func DecideWithImports(b *testing.B) {
-	e := engine(b, rp.WithClock(rp.ClockFunc(func() uint64 { return NowMs })))
-	p := Policy
-	p.Budget.Ratio = 1
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		d, err := e.Decide(ctx, p, State, Outcome)
-		mustRetry(b, d, err)
-	}
-}
-
-// DecideWithWazeroParallel: DecideWith from GOMAXPROCS goroutines at once.
-func DecideWithWazeroParallel(b *testing.B) {
+// StepParallel: Engine.Step from GOMAXPROCS goroutines at once.
+func StepParallel(b *testing.B) {
 	e := engine(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			d, err := e.DecideWith(ctx, Policy, State, Outcome, NowMs, Counts)
-			mustRetry(b, d, err)
+			r, err := e.Step(ctx, ConstantStore, Policy, State, Outcome, NowMs)
+			mustRetry(b, r.Decision, err)
 		}
 	})
 }
@@ -108,67 +156,4 @@ func DecideWithBaselineParallel(b *testing.B) {
 			mustRetry(b, d, err)
 		}
 	})
-}
-
-// Compile: wazero compiling the embedded core module (fresh runtime, no cache).
-func Compile(b *testing.B) {
-	ctx := context.Background()
-	module := rp.CoreModule()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		rt := wazero.NewRuntime(ctx)
-		if _, err := rt.CompileModule(ctx, module); err != nil {
-			b.Fatal(err)
-		}
-		_ = rt.Close(ctx)
-	}
-}
-
-// Instantiate: one more instance of the compiled module (what the pool
-// pays when every instance is busy), closed again.
-func Instantiate(b *testing.B) {
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	noop := api.GoModuleFunc(func(context.Context, api.Module, []uint64) {})
-	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
-	if _, err := rt.NewHostModuleBuilder("webhook:retry-policy/clock@0.1.0").
-		NewFunctionBuilder().WithGoModuleFunction(noop, nil, []api.ValueType{i64}).Export("now-ms").
-		Instantiate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := rt.NewHostModuleBuilder("webhook:retry-policy/budget-counter@0.1.0").
-		NewFunctionBuilder().WithGoModuleFunction(noop, []api.ValueType{i32, i32, i64, i64, i32}, nil).Export("read").
-		NewFunctionBuilder().WithGoModuleFunction(noop, []api.ValueType{i32, i32, i64, i64, i32, i32}, nil).Export("record-attempt").
-		Instantiate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	compiled, err := rt.CompileModule(ctx, rp.CoreModule())
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		mod, err := rt.InstantiateModule(ctx, compiled, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = mod.Close(ctx)
-	}
-}
-
-// NewEngine: rp.New end to end (imports, compile, first instance, ABI
-// check) and Close.
-func NewEngine(b *testing.B) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		e, err := rp.New(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = e.Close(ctx)
-	}
 }
