@@ -207,7 +207,7 @@ export interface RedisBudgetStoreOptions {
   skewCheck?: boolean;
 }
 
-/** The fleet's shared budget: ONE `EVALSHA` of fleet/budget.lua per request (EVAL once on NOSCRIPT). */
+/** The fleet's shared budget: ONE command per request (EVAL first, then EVALSHA; EVAL again once on NOSCRIPT). */
 export declare class RedisBudgetStore implements BudgetStore {
   constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
   apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;

@@ -8,8 +8,10 @@
 //           ARGV = op bucket window_ms now_ms ratio min_sample sliding skew_check
 //   -> [reserved (0/1), cur_total, cur_retries, prev_total, prev_retries]
 //
-// On NOSCRIPT (Redis restarted, SCRIPT FLUSH, failover) nothing ran, so
-// that one command is sent again as EVAL with the script. Any error rejects;
+// The store's first requests are sent as EVAL (which also caches the script
+// on the server), so a fresh server costs no extra command; later ones as
+// EVALSHA. On NOSCRIPT (Redis restarted, SCRIPT FLUSH, failover) nothing
+// ran, so that one command is sent again as EVAL with the script. Any error rejects;
 // the RetryPolicy bounds the call with its store timeout and reads every
 // failure as "unavailable" (fails closed). Works with an ioredis client or
 // Cluster (the key holds one hash tag per endpoint, so one slot).
@@ -36,6 +38,7 @@ class RedisBudgetStore {
   #script;
   #sha;
   #skew;
+  #cached = false; // the server has answered one of our EVALs: EVALSHA from now on
 
   /**
    * @param redis   an ioredis client or Cluster (anything with `evalsha` and `eval`)
@@ -68,6 +71,11 @@ class RedisBudgetStore {
       this.#skew,
     ];
     let reply;
+    if (!this.#cached) {
+      reply = await this.#redis.eval(this.#script, 1, key, ...args);
+      this.#cached = true;
+      return reservation(reply);
+    }
     try {
       reply = await this.#redis.evalsha(this.#sha, 1, key, ...args);
     } catch (e) {

@@ -84,7 +84,7 @@ function counting(client) {
 
 const BUDGET = DOC.classes.ledger.budget;
 
-test('every request is ONE evalsha on the store key, and the ratio holds', { skip }, async () => {
+test('every request is ONE command on the store key (EVAL first, then EVALSHA), and the ratio holds', { skip }, async () => {
   const client = counting(redis);
   const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(client), clock: new ManualClock(T0) });
   for (let i = 0; i < 30; i++) assert.equal((await rp.afterAttempt(state(i, 'ep_a'), { status: 204 })).stop_reason, 'delivered');
@@ -92,8 +92,8 @@ test('every request is ONE evalsha on the store key, and the ratio holds', { ski
   for (let i = 0; i < 6; i++) reasons.push((await rp.afterAttempt(state(100 + i, 'ep_a'), { status: 503 })).stop_reason);
   // Each failing first attempt is recorded and judged in one call (record_reserve).
   assert.deepEqual(reasons, [null, null, null, 'retry_budget_exhausted', 'retry_budget_exhausted', null]);
-  // A fresh server has no script yet: the first request is answered by its EVAL retry.
-  assert.deepEqual(client.sent, ['evalsha', 'eval', ...Array(35).fill('evalsha')]);
+  // A new store's first request is an EVAL (caching the script), then EVALSHA only.
+  assert.deepEqual(client.sent, ['eval', ...Array(35).fill('evalsha')]);
   const bucket = Math.floor(T0 / 60_000);
   const key = storeKey({ op: 'record', endpoint_id: 'ep_a', window_ms: 60_000, bucket });
   assert.equal(key, `rb:{e${Buffer.from('ep_a').toString('hex')}}:60000`);
@@ -142,9 +142,9 @@ test('a flushed script is sent again as EVAL once, and nothing is counted twice'
   await redis.script('FLUSH');
   const r = await store.apply(request, BUDGET, T0);
   assert.deepEqual(r.counts.current, { total: 2, retries: 0 });
-  assert.deepEqual(client.sent, ['evalsha', 'evalsha', 'eval']);
+  assert.deepEqual(client.sent, ['eval', 'evalsha', 'eval']);
   await store.apply(request, BUDGET, T0);
-  assert.deepEqual(client.sent, ['evalsha', 'evalsha', 'eval', 'evalsha']);
+  assert.deepEqual(client.sent, ['eval', 'evalsha', 'eval', 'evalsha']);
 });
 
 test('a caller whose clock is a quarter window off Redis TIME is refused (skew check), unless it is off', { skip }, async () => {
