@@ -95,3 +95,20 @@ def test_a_result_read_after_guest_memory_grew_is_freed_exactly_once(policy, sta
     for i in range(200):  # a double free would hand one block out twice and corrupt these
         step = rp.evaluate(policy, DeliveryState(f"evt_{i}", f"ep_{i}", 1, 13, NOW_MS), HttpResponse(503), NOW_MS)
         assert step.store is not None and step.store.endpoint_id == f"ep_{i}"
+
+
+def test_the_self_test_refuses_an_untested_wasmtime_major_with_the_fix(monkeypatch):
+    monkeypatch.setattr(_raw, "wasmtime_version", lambda: "51.0.0")
+    with pytest.raises(ImportError, match=r"wasmtime>=50,<51"):
+        _raw.self_test()
+
+
+def test_the_self_test_refuses_a_binding_with_another_c_signature(monkeypatch):
+    import ctypes
+
+    from wasmtime import _bindings
+
+    fake = ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 0)
+    monkeypatch.setattr(_bindings, "_wasmtime_func_call_unchecked", fake)
+    with pytest.raises(ImportError, match="unexpected signature"):
+        _raw.self_test()
