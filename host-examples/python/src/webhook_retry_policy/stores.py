@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
-from .ops import PolicyOps
-from .types import BucketCounts, Budget, HeldBuckets, Reservation, StoreRequest
+from .instance import current
+from .types import Applied, BucketCounts, Budget, HeldBuckets, Reservation, StoreRequest
 
 _ZERO = BucketCounts(0, 0)
 _EMPTY = HeldBuckets(0, _ZERO, _ZERO)
@@ -38,12 +38,11 @@ class InMemoryBudgetStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: dict[tuple[str, int], HeldBuckets] = {}
-        self._ops = PolicyOps()
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key = (request.endpoint_id, request.window_ms)
         with self._lock:
-            applied = self._ops.store_apply(request, budget, now_ms, self._held.get(key, _EMPTY))
+            applied: Applied = current().run("store-apply", request, budget, now_ms, self._held.get(key, _EMPTY))
             self._held[key] = applied.held
         return applied.reply
 
