@@ -9,8 +9,8 @@ delay between attempts. Every decision is the component's step
 (:class:`AsyncRetryPolicy`): ``evaluate`` names the one store request the
 attempt needs (``record`` for a decided first attempt, ``record_reserve`` /
 ``reserve`` when only the budget remains), the store answers it with ONE
-``EVALSHA`` of ``fleet/budget.lua`` (250 ms timeout, no client retries), and
-``settle`` decides. A Redis error or timeout is ``budget_unavailable`` for a
+command running ``fleet/budget.lua`` (``EVALSHA``; ``EVAL`` until Redis has
+the script; 250 ms timeout, no client retries), and ``settle`` decides. A Redis error or timeout is ``budget_unavailable`` for a
 pending retry (fail closed) and never stops a first attempt from being
 sent; the client reconnects on the next call once Redis is back.
 
