@@ -1,4 +1,5 @@
-//! Pieces of the `retry-policy` CLI: durations and the schedule table.
+//! Pieces of the `retry-policy` CLI: durations, the schedule table, and the
+//! component as the engine of `lint`, `simulate` and `diff` (policy-tools).
 
 use std::fmt::Write as _;
 
@@ -85,4 +86,79 @@ pub fn schedule_table(
         );
     }
     Ok(out)
+}
+
+/// The component as the policy tools' engine: `lint`, `simulate` and `diff`
+/// get every number from the same artifact the dispatchers run.
+pub struct ComponentEngine(pub PolicyInstance);
+
+fn engine_err(e: HostError) -> policy_tools::EngineError {
+    match e {
+        HostError::Policy(p) => policy_tools::EngineError::Refused(p),
+        other => policy_tools::EngineError::Failed(other.to_string()),
+    }
+}
+
+impl policy_tools::PolicyEngine for ComponentEngine {
+    fn load_document(
+        &mut self,
+        json: &str,
+    ) -> Result<retry_policy_core::document::PolicyDocument, policy_tools::EngineError> {
+        let doc = self.0.load_document(json).map_err(engine_err)?;
+        let version = doc.version.clone();
+        Ok(retry_policy_core::document::PolicyDocument { version, classes: crate::document_classes(&doc) })
+    }
+
+    fn plan(&mut self, backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Result<Plan, policy_tools::EngineError> {
+        self.0.plan(backoff, window_ms, hard_cap).map_err(engine_err)
+    }
+
+    fn ceiling_ms(&mut self, backoff: &Backoff, retry_index: u32) -> Result<u64, policy_tools::EngineError> {
+        let unjittered = Backoff { jitter: retry_policy_core::Jitter::None, ..*backoff };
+        self.0.delay(&unjittered, "", retry_index).map_err(engine_err)
+    }
+
+    fn evaluate(
+        &mut self,
+        policy: &retry_policy_core::Policy,
+        state: &retry_policy_core::DeliveryState,
+        outcome: &retry_policy_core::AttemptOutcome,
+        now_ms: u64,
+    ) -> Result<retry_policy_core::Step, policy_tools::EngineError> {
+        self.0.evaluate(policy, state, outcome, now_ms).map_err(engine_err)
+    }
+
+    fn settle(
+        &mut self,
+        policy: &retry_policy_core::Policy,
+        state: &retry_policy_core::DeliveryState,
+        outcome: &retry_policy_core::AttemptOutcome,
+        now_ms: u64,
+        reply: &retry_policy_core::StoreReply,
+    ) -> Result<retry_policy_core::Settlement, policy_tools::EngineError> {
+        self.0.settle(policy, state, outcome, now_ms, reply).map_err(engine_err)
+    }
+
+    fn store_apply(
+        &mut self,
+        request: &retry_policy_core::StoreRequest,
+        budget: &retry_policy_core::Budget,
+        now_ms: u64,
+        held: &retry_policy_core::HeldBuckets,
+    ) -> Result<(retry_policy_core::Reservation, retry_policy_core::HeldBuckets), policy_tools::EngineError> {
+        self.0.store_apply(request, budget, now_ms, held).map_err(engine_err)
+    }
+
+    fn budget_allows(
+        &mut self,
+        budget: &retry_policy_core::Budget,
+        now_ms: u64,
+        counts: &retry_policy_core::BudgetCounts,
+    ) -> Result<bool, policy_tools::EngineError> {
+        self.0.budget_allows(budget, now_ms, counts).map_err(engine_err)
+    }
+
+    fn parse_retry_after(&mut self, header: &str, now_ms: u64) -> Result<Option<u64>, policy_tools::EngineError> {
+        self.0.parse_retry_after(header, now_ms).map_err(engine_err)
+    }
 }

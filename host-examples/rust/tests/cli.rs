@@ -57,3 +57,141 @@ fn a_bad_document_gets_an_error_naming_the_field() {
     let (ok, _, err) = cli(&["plan", "--window", "15x", "--base", "2s", "--factor", "2", "--cap", "5m"]);
     assert!(!ok && err.contains("unknown unit"), "{err}");
 }
+
+fn code(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retry-policy"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into())
+}
+
+#[test]
+fn lint_flags_the_2_hour_and_24_hour_design_note_classes_in_text_and_json() {
+    let (exit, out) = code(&["lint", "scenarios/design-note.toml"]);
+    assert_eq!(exit, 1, "{out}");
+    assert!(out.contains("classes.provisioning.hard_cap") && out.contains("classes.ledger.hard_cap"), "{out}");
+    assert!(!out.contains("classes.notification.hard_cap"), "{out}");
+    let (exit, out) = code(&["lint", "scenarios/design-note.toml", "--format", "json"]);
+    assert_eq!(exit, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["errors"], 2);
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "hard_cap_cuts_schedule"
+        && f["field"] == "classes.ledger.hard_cap"
+        && f["numbers"]["expected_span_ms"] == 1_305_000));
+}
+
+#[test]
+fn lint_exits_0_when_clean_1_on_errors_and_2_when_unreadable() {
+    let dir = std::env::temp_dir().join(format!("retry-policy-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let clean = dir.join("clean.toml");
+    std::fs::write(&clean, "[classes.n]\nwindow_ms = 900_000\nbackoff = { base_ms = 2_000, factor = 2.0, cap_ms = 300_000, jitter = \"none\" }\n").unwrap();
+    assert_eq!(code(&["lint", clean.to_str().unwrap()]).0, 0);
+    let unknown = dir.join("unknown.json");
+    std::fs::write(
+        &unknown,
+        r#"{"classes":{"n":{"window_ms":900000,"tries":3,"backoff":{"base_ms":2000,"factor":2,"cap_ms":300000}}}}"#,
+    )
+    .unwrap();
+    let (exit, out) = code(&["lint", unknown.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(exit, 1);
+    assert!(out.contains("\"unknown_key\"") && out.contains("classes.n.tries"), "{out}");
+    let junk = dir.join("junk.toml");
+    std::fs::write(&junk, "[[[").unwrap();
+    assert_eq!(code(&["lint", junk.to_str().unwrap()]).0, 2);
+    assert_eq!(code(&["lint", "no/such/file.json"]).0, 2);
+}
+
+#[test]
+fn lint_judges_min_sample_against_a_given_rate() {
+    let (_, out) = code(&["lint", "host-examples/policy.toml", "--rate", "ep_quiet=0.5/s"]);
+    assert!(out.contains("min_sample_too_high") && out.contains("endpoint ep_quiet at 0.5/s"), "{out}");
+}
+
+#[test]
+fn simulate_is_reproducible_with_a_seed() {
+    let args = [
+        "simulate",
+        "--policy",
+        "scenarios/design-note.toml",
+        "--scenario",
+        "scenarios/patterns.toml",
+        "--format",
+        "json",
+    ];
+    let (a, b) = (code(&[&args[..], &["--seed", "7"]].concat()), code(&[&args[..], &["--seed", "7"]].concat()));
+    assert_eq!(a.0, 0);
+    assert_eq!(a.1, b.1);
+    assert_ne!(a.1, code(&[&args[..], &["--seed", "8"]].concat()).1);
+}
+
+#[test]
+fn the_flip_scenario_ends_with_a_flood_of_retry_budget_exhausted_after_a_few_max_attempts_exhausted() {
+    let (exit, out) =
+        code(&["simulate", "--policy", "scenarios/design-note.toml", "--scenario", "scenarios/flip.toml"]);
+    assert_eq!(exit, 0, "{out}");
+    let order = out.lines().find(|l| l.contains("ep_broken stop order:")).unwrap();
+    let letters = order.rsplit(' ').next().unwrap();
+    let before = letters.find('B').unwrap();
+    assert!(letters[..before].contains('M') && before < 30, "{order}");
+    assert!(letters[before..].chars().filter(|c| *c == 'B').count() > 45, "{order}");
+}
+
+#[test]
+fn the_component_simulates_exactly_what_policy_core_does() {
+    let (exit, out) = code(&[
+        "simulate",
+        "--policy",
+        "scenarios/design-note.toml",
+        "--scenario",
+        "scenarios/patterns.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(exit, 0);
+    let mut cli: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut native = policy_tools::native::NativeEngine;
+    let doc = policy_tools::source::load(&mut native, &format!("{root}/scenarios/design-note.toml")).unwrap();
+    let sc = policy_tools::sim::Scenario::read(&format!("{root}/scenarios/patterns.toml")).unwrap();
+    let sim = policy_tools::sim::simulate(&mut native, &doc, &sc, None).unwrap();
+    let mut mine = policy_tools::sim::output::json(&sim, 60, true);
+    for v in [&mut cli, &mut mine] {
+        v["runs"][0]["engine_calls"] = 0.into();
+    }
+    assert_eq!(cli, mine);
+}
+
+#[test]
+fn simulate_out_writes_the_series_and_the_three_charts() {
+    let dir = std::env::temp_dir().join(format!("retry-policy-sim-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (exit, out) = code(&[
+        "simulate",
+        "--policy",
+        "scenarios/design-note.toml",
+        "--scenario",
+        "scenarios/sawtooth.toml",
+        "--out",
+        d,
+    ]);
+    assert_eq!(exit, 0, "{out}");
+    for f in ["schedule.svg", "share.svg", "stops-fixed.svg", "stops-sliding.svg"] {
+        let svg = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(svg.starts_with("<svg"), "{f}");
+    }
+    assert!(std::fs::read_to_string(dir.join("series-fixed.csv")).unwrap().starts_with("t_s,attempts"));
+    assert!(out.contains("fixed") && out.contains("sliding") && out.contains("wrote "), "{out}");
+}
+
+#[test]
+fn diff_shows_what_changes_for_events_admitted_after_the_change() {
+    let (exit, out) = code(&["diff", "scenarios/design-note.toml", "host-examples/policy.toml"]);
+    assert_eq!(exit, 1, "{out}");
+    assert!(out.contains("provisioning: changed") && out.contains("max_attempts     16 -> 55"), "{out}");
+    assert!(out.contains("limited_by       hard_cap -> window"), "{out}");
+    let (exit, _) = code(&["diff", "host-examples/policy.json", "host-examples/policy.toml"]);
+    assert_eq!(exit, 0, "the JSON and TOML examples are the same policy");
+}

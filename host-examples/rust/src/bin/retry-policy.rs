@@ -4,14 +4,18 @@
 //!   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
 //!   retry-policy plan --policy FILE            (JSON or TOML policy document)
 //!   retry-policy admit --policy FILE --class NAME [--now-ms N]
+//!   retry-policy lint FILE [--format json] [--rate ENDPOINT_OR_CLASS=N/s]...
+//!   retry-policy simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]
+//!   retry-policy diff OLD NEW [--format json]
 //!   global: --component PATH   (default: $RETRY_POLICY_COMPONENT or dist/retry_policy.wasm)
 
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+use policy_tools::commands::{self, Args};
 use retry_policy_core::json::Value;
 use retry_policy_core::{Backoff, Jitter};
-use retry_policy_host::cli::{parse_duration_ms, schedule_table};
+use retry_policy_host::cli::{parse_duration_ms, schedule_table, ComponentEngine};
 use retry_policy_host::{
     default_component_path, document_classes, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock,
 };
@@ -20,6 +24,9 @@ const USAGE: &str = "usage:
   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
   retry-policy plan --policy FILE.{json,toml}
   retry-policy admit --policy FILE --class NAME [--now-ms N]
+  retry-policy lint FILE [--format json] [--rate ENDPOINT_OR_CLASS=N/s]...   (exit 0 clean, 1 errors, 2 unreadable)
+  retry-policy simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]
+  retry-policy diff OLD NEW [--format json]                                   (exit 0 same, 1 some class changes)
 options: --component PATH (default $RETRY_POLICY_COMPONENT or dist/retry_policy.wasm)";
 
 fn flags(args: &[String]) -> Result<HashMap<String, String>, String> {
@@ -91,12 +98,52 @@ fn admit_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result
     Ok(())
 }
 
+type ToolCommand = fn(&mut dyn policy_tools::PolicyEngine, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
+
+/// `lint`, `simulate`, `diff`: the policy tools on the component. Usage
+/// errors exit 2.
+fn tool(run: ToolCommand, args: &[String]) -> ExitCode {
+    let mut a = match Args::parse(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let component = match a.flags.iter().position(|(k, _)| k == "component") {
+        Some(i) => a.flags.remove(i).1.into(),
+        None => default_component_path(),
+    };
+    let mut engine =
+        match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
+            Ok(p) => ComponentEngine(p),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let mut out = std::io::stdout().lock();
+    match run(&mut engine, &a, &mut out) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first().cloned() else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    match cmd.as_str() {
+        "lint" => return tool(commands::lint, &args[1..]),
+        "simulate" => return tool(commands::simulate, &args[1..]),
+        "diff" => return tool(commands::diff, &args[1..]),
+        _ => {}
+    }
     let mut f = match flags(&args[1..]) {
         Ok(f) => f,
         Err(e) => {

@@ -1,0 +1,24 @@
+//! # policy-tools
+//!
+//! What a policy team runs before a policy ships: [`lint`] a document,
+//! [`sim`]ulate a storm on a virtual clock, [`diff`] two documents, and draw
+//! the schedule and the storm as SVG ([`charts`]).
+//!
+//! Nothing here computes a schedule, a delay or a budget verdict: every
+//! number comes from a [`PolicyEngine`]. The `retry-policy` CLI plugs in the
+//! WebAssembly component (the artifact every dispatcher runs), so what the
+//! tools print is what the fleet does; tests plug in [`native::NativeEngine`]
+//! (`policy-core` itself), and a CLI test checks both give identical results.
+//! This crate does not link wasmtime, so it builds and tests in seconds.
+
+pub mod charts;
+pub mod commands;
+pub mod diff;
+pub mod engine;
+pub mod human;
+pub mod lint;
+pub mod native;
+pub mod sim;
+pub mod source;
+
+pub use engine::{EngineError, PolicyEngine};

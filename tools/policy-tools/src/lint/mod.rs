@@ -1,0 +1,171 @@
+//! `lint`: what a policy document will do that its authors may not mean.
+//!
+//! Every number in a finding comes from the engine (the plan, the ceilings,
+//! the budget's verdicts); the rules only compare them. The rule table:
+//!
+//! | rule | severity | fires when |
+//! |---|---|---|
+//! | `unknown_key`, `duplicate_key`, `invalid_*` | error | the engine (or the syntax) refuses the document |
+//! | `hard_cap_cuts_schedule` | error | `limited_by = hard_cap`: the window's promise is not used up |
+//! | `first_retry_misses_window` | error / warning | no retry fits (`max_attempts` 1) / the first retry's ceiling exceeds the window |
+//! | `cap_longer_than_window` | warning | `cap_ms > window_ms` |
+//! | `worst_case_beyond_window` | warning (> 1.5x) / info | delays on their ceilings put planned attempts past the window |
+//! | `budget_window_longer_than_class` | warning | the budget judges on counts older than any event of the class |
+//! | `min_sample_no_retry_at_floor` | warning | at the sample floor not even one retry fits the ratio |
+//! | `min_sample_too_low` | error / warning | at the given rate the budget refuses a quiet endpoint's first retries |
+//! | `min_sample_too_high` | warning | at the given rate the budget never engages, or only far above the ratio |
+//! | `fixed_window_sawtooth` | warning | `sliding = false`: every rollover hands out a fresh allowance |
+
+mod budget;
+mod render;
+mod rules;
+
+use std::collections::BTreeMap;
+
+pub use render::{json as render_json, text as render_text};
+
+use crate::engine::{EngineError, PolicyEngine};
+use crate::source::{self, Read, Unreadable};
+
+/// How bad a finding is. Errors make `lint` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Severity {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// One thing lint has to say, about one field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub rule: &'static str,
+    /// Dotted path in the document, e.g. `classes.ledger.hard_cap`.
+    pub field: String,
+    /// One line: what happens, and why it matters.
+    pub message: String,
+    /// The numbers behind the message.
+    pub numbers: BTreeMap<&'static str, serde_json::Value>,
+}
+
+impl Finding {
+    pub fn new(severity: Severity, rule: &'static str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Finding { severity, rule, field: field.into(), message: message.into(), numbers: BTreeMap::new() }
+    }
+
+    pub fn with(mut self, key: &'static str, value: impl Into<serde_json::Value>) -> Self {
+        self.numbers.insert(key, value.into());
+        self
+    }
+}
+
+/// An expected traffic rate (`--rate KEY=N/s`): KEY is a class name, or an
+/// endpoint id (then it is checked against every class).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rate {
+    pub key: String,
+    pub per_s: f64,
+}
+
+impl Rate {
+    /// `ep_42=0.5/s`, `ledger=20` (per second either way).
+    pub fn parse(text: &str) -> Result<Rate, String> {
+        let (key, value) = text.split_once('=').ok_or_else(|| format!("--rate `{text}`: expected KEY=N/s"))?;
+        let number = value.trim().strip_suffix("/s").unwrap_or(value.trim());
+        let per_s: f64 = number.parse().map_err(|_| format!("--rate `{text}`: `{value}` is not a rate (N/s)"))?;
+        if key.is_empty() || !(per_s.is_finite() && per_s > 0.0) {
+            return Err(format!("--rate `{text}`: needs a name and a positive rate"));
+        }
+        Ok(Rate { key: key.to_string(), per_s })
+    }
+}
+
+/// The findings for one document, most severe first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub path: String,
+    pub classes: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == severity).count()
+    }
+
+    /// 0 without errors, 1 with.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.count(Severity::Error) > 0)
+    }
+}
+
+fn refusal(err: &EngineError, within: &str) -> Finding {
+    match err {
+        EngineError::Refused(e) => {
+            let rule = if e.message.contains("unknown field") {
+                "unknown_key"
+            } else if e.message.contains("defined twice") || e.message.contains("duplicate key") {
+                "duplicate_key"
+            } else {
+                e.code.as_str()
+            };
+            let field = if e.field.is_empty() { within.to_string() } else { e.field.clone() };
+            Finding::new(Severity::Error, rule, field, format!("{}: {}", e.code.as_str(), e.message))
+        }
+        EngineError::Failed(m) => Finding::new(Severity::Error, "engine_failed", within, m.clone()),
+    }
+}
+
+/// Lint the document at `path`. `Err` means unreadable (exit 2).
+pub fn lint_file(engine: &mut dyn PolicyEngine, path: &str, rates: &[Rate]) -> Result<Report, Unreadable> {
+    let mut report = Report { path: path.to_string(), classes: Vec::new(), findings: Vec::new() };
+    let src = match source::read(path)? {
+        Read::Duplicate { message, field } => {
+            report.findings.push(Finding::new(Severity::Error, "duplicate_key", field, message));
+            return Ok(report);
+        }
+        Read::Document(src) => src,
+    };
+    let classes = match engine.load_document(&src.json) {
+        Ok(doc) => doc.classes,
+        Err(whole) => {
+            // Load each class alone: every bad class is reported, the good
+            // ones are still linted.
+            let mut good = Vec::new();
+            let mut placed = false;
+            for (name, one) in source::split_classes(&src.tree) {
+                match engine.load_document(&one) {
+                    Ok(doc) => good.extend(doc.classes),
+                    Err(e) => {
+                        let f = refusal(&e, &format!("classes.{name}"));
+                        placed |= matches!(&whole, EngineError::Refused(w) if w.field == f.field);
+                        report.findings.push(f);
+                    }
+                }
+            }
+            if !placed {
+                report.findings.insert(0, refusal(&whole, ""));
+            }
+            good
+        }
+    };
+    let names: Vec<String> = source::split_classes(&src.tree).into_iter().map(|(n, _)| n).collect();
+    for (name, policy) in &classes {
+        report.classes.push(name.clone());
+        let facts = rules::ClassFacts::gather(engine, name, policy).map_err(|e| Unreadable(e.to_string()))?;
+        report.findings.extend(rules::check(engine, &facts).map_err(|e| Unreadable(e.to_string()))?);
+        report.findings.extend(budget::check(engine, &facts, rates, &names).map_err(|e| Unreadable(e.to_string()))?);
+    }
+    report.findings.sort_by_key(|f| f.severity);
+    Ok(report)
+}
