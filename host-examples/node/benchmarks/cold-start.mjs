@@ -1,0 +1,18 @@
+// Cold start: a fresh `node` process imports the package (read + compile +
+// instantiate the wasm) and makes its first decision. Prints the ms from
+// just before the import to just after the decision (the process's own
+// boot, ~20-40 ms of Node itself, is not the package's and is reported apart).
+const t0 = performance.now();
+const { compilePolicy } = await import('@webhook/retry-policy');
+const t1 = performance.now();
+const p = compilePolicy({
+  backoff: { base_ms: 2000, factor: 2, cap_ms: 300_000, jitter: 'full' },
+  window_ms: 900_000,
+  hard_cap: 16,
+  budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true },
+});
+const state = { event_id: 'e', endpoint_id: 'p', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false };
+const step = p.evaluate(state, { status: 503 }, 5);
+p.settle(state, { status: 503 }, 5, { reserved: true, counts: { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } } });
+const t2 = performance.now();
+process.stdout.write(JSON.stringify({ import_ms: t1 - t0, first_step_ms: t2 - t1, total_ms: t2 - t0, boot_ms: t0, ok: step.store !== null }));
