@@ -18,7 +18,7 @@ impl Wit {
         let (pkg, _) = resolve.push_dir(dir).with_context(|| format!("parsing {}", dir.display()))?;
         let world = resolve.select_world(&[pkg], Some("retry-policy"))?;
         let mut sizes = SizeAlign::default();
-        sizes.fill(&resolve);
+        sizes.fill(&resolve).context("canonical-ABI sizes of the WIT types")?;
         Ok(Wit { resolve, world, sizes })
     }
 }
