@@ -67,12 +67,25 @@ func New(rdb redis.Scripter, e *rp.Engine, opts ...Option) *Store {
 	return s
 }
 
+// LoadScript loads fleet/budget.lua into Redis's script cache (SCRIPT LOAD,
+// on every master of a cluster), so even the first store call is one
+// EVALSHA. Optional: a NOSCRIPT is answered by one EVAL anyway; call it at
+// start and only log an error (Redis may be down then; calls fail closed).
+func (s *Store) LoadScript(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := script.Load(ctx, s.rdb).Err(); err != nil {
+		return fmt.Errorf("redisbudget: SCRIPT LOAD: %w", err)
+	}
+	return nil
+}
+
 // ClientOptions are go-redis options for a budget store at addr: every
 // dial, read and write bounded by timeout, and context deadlines honoured.
 func ClientOptions(addr string, timeout time.Duration) *redis.Options {
 	return &redis.Options{
 		Addr: addr, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
-		ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true,
+		ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2,
 	}
 }
 

@@ -133,6 +133,14 @@ func TestEachStoreRequestIsOneEvalshaAndNoscriptResendsOnlyThatCommandAsEval(t *
 		t.Fatalf("a delivered first attempt: want one EVALSHA (record), got %v", cmds.n)
 	}
 	rdb.ScriptFlush(ctx)
+	if err := s.LoadScript(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cmds.n = map[string]int{}
+	if _, err := e.Step(ctx, s, policy, state("evt_4", 1, now), rp.ResponseOutcome(200), now); err != nil || cmds.n["evalsha"] != 1 || cmds.n["eval"] != 0 {
+		t.Fatalf("after LoadScript: want one EVALSHA and no EVAL, got %v %v", cmds.n, err)
+	}
+	rdb.ScriptFlush(ctx)
 	cmds.n = map[string]int{}
 	if _, err := e.Step(ctx, s, policy, state("evt_3", 2, now), rp.ResponseOutcome(503), now); err != nil {
 		t.Fatal(err)
@@ -142,8 +150,8 @@ func TestEachStoreRequestIsOneEvalshaAndNoscriptResendsOnlyThatCommandAsEval(t *
 	}
 	key, _ := e.StoreKey(ctx, *res.Store)
 	bucket := strconv.FormatUint(res.Store.Bucket, 10)
-	if total, _ := rdb.HGet(ctx, key, "t:"+bucket).Int(); total != 3 {
-		t.Fatalf("two first attempts and one retry: want total 3 (nothing counted twice), got %d", total)
+	if total, _ := rdb.HGet(ctx, key, "t:"+bucket).Int(); total != 4 {
+		t.Fatalf("three first attempts and one retry: want total 4 (nothing counted twice), got %d", total)
 	}
 }
 

@@ -52,7 +52,7 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 		}
 		client = redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: []string{u.Host}, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
-			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true,
+			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2,
 		})
 	} else {
 		opts, err := redis.ParseURL(redisURL)
@@ -65,8 +65,10 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 		o.DialerRetries, o.DialerRetryTimeout = 1, time.Millisecond
 		client = redis.NewClient(o)
 	}
+	store := redisbudget.New(client, engine, redisbudget.WithTimeout(timeout))
+	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
 	client.AddHook(trips)
-	return budget{store: redisbudget.New(client, engine, redisbudget.WithTimeout(timeout)), trips: trips, closer: client.Close}, nil
+	return budget{store: store, trips: trips, closer: client.Close}, nil
 }
 
 // quietLogger drops go-redis's own log lines (one per failed dial while
