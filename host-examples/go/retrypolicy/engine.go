@@ -33,7 +33,7 @@ type Engine struct {
 	compiled wazero.CompiledModule
 	clock    Clock
 	store    BudgetStore
-	idle     chan *instance
+	pool     pool
 
 	inFlight atomic.Int64
 	closed   atomic.Bool
@@ -96,7 +96,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// No WithCloseOnContextDone: it costs a goroutine per call, and every
 	// policy call is short and bounded (contract 0.2's work bounds). The
 	// context is checked before each call and reaches the store.
-	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, idle: make(chan *instance, cfg.maxIdle)}
+	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, pool: pool{max: cfg.maxIdle}}
 	if e.store == nil {
 		e.store = NewMemoryStore(e)
 	}
@@ -120,7 +120,7 @@ func (e *Engine) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.idle <- in
+	e.pool.put(in)
 	v, err := e.ABIVersion(ctx)
 	if err != nil {
 		return err
@@ -140,14 +140,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	for e.inFlight.Load() > 0 { // a call that starts now sees closed and backs off
 		time.Sleep(time.Millisecond)
 	}
-	for {
-		select {
-		case in := <-e.idle:
-			in.close(ctx)
-		default:
-			return e.rt.Close(ctx)
-		}
+	for in := e.pool.get(); in != nil; in = e.pool.get() {
+		in.close(ctx)
 	}
+	return e.rt.Close(ctx)
 }
 
 // acquire takes an idle instance (or instantiates one) for one call; the
@@ -163,11 +159,9 @@ func (e *Engine) acquire(ctx context.Context) (*instance, error) {
 		e.leave()
 		return nil, ErrClosed
 	}
-	select {
-	case in := <-e.idle:
+	if in := e.pool.get(); in != nil {
 		in.allocs = 0
 		return in, nil
-	default:
 	}
 	in, err := newInstance(ctx, e.rt, e.compiled)
 	if err != nil {
@@ -234,9 +228,7 @@ func (e *Engine) release(ctx context.Context, in *instance) {
 		in.close(context.WithoutCancel(ctx))
 		return
 	}
-	select {
-	case e.idle <- in:
-	default:
+	if !e.pool.put(in) {
 		in.close(ctx)
 	}
 }

@@ -26,7 +26,7 @@ func TestAGuestTrapIsATrapErrorAndTheInstanceIsDiscarded(t *testing.T) {
 	if !errors.As(err, &te) || te.Op != "decide-with" {
 		t.Fatalf("want a *TrapError for decide-with, got %v", err)
 	}
-	if len(e.idle) != 0 || !trapped.mod.IsClosed() {
+	if e.pool.len() != 0 || !trapped.mod.IsClosed() {
 		t.Fatal("the trapped instance was not discarded")
 	}
 	if c, err := e.ClassifyStatus(ctx, 503); err != nil || c != OutcomeClassRetryable {

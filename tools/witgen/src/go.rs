@@ -66,9 +66,13 @@ fn pascal(name: &str) -> String {
 fn camel(name: &str) -> String {
     let mut parts = name.split('-');
     let first = parts.next().unwrap_or_default().to_string();
-    let rest: String = parts.map(|p| pascal(p)).collect();
+    let rest: String = parts.map(pascal).collect();
     let s = first + &rest;
-    if KEYWORDS.contains(&s.as_str()) { s + "_" } else { s }
+    if KEYWORDS.contains(&s.as_str()) {
+        s + "_"
+    } else {
+        s
+    }
 }
 
 fn snake(name: &str) -> String {
@@ -168,22 +172,43 @@ impl<'a> Gen<'a> {
             out.push('\n');
             match &def.kind {
                 TypeDefKind::Record(rec) => {
-                    doc(&mut out, "", &def.docs, &format!("{name} is the WIT record `{}`.", def.name.as_deref().unwrap_or("")));
+                    doc(
+                        &mut out,
+                        "",
+                        &def.docs,
+                        &format!("{name} is the WIT record `{}`.", def.name.as_deref().unwrap_or("")),
+                    );
                     let _ = writeln!(out, "type {name} struct {{");
                     for (i, f) in rec.fields.iter().enumerate() {
                         if i > 0 {
                             out.push('\n');
                         }
                         doc(&mut out, "\t", &f.docs, "");
-                        let omit = if matches!(self.dealias(&f.ty), Type::Id(t) if matches!(self.r.types[t].kind, TypeDefKind::Option(_))) { ",omitempty" } else { "" };
-                        let _ = writeln!(out, "\t{} {} `json:\"{}{omit}\"`", pascal(&f.name), self.go_type(&f.ty)?, snake(&f.name));
+                        let omit = if matches!(self.dealias(&f.ty), Type::Id(t) if matches!(self.r.types[t].kind, TypeDefKind::Option(_)))
+                        {
+                            ",omitempty"
+                        } else {
+                            ""
+                        };
+                        let _ = writeln!(
+                            out,
+                            "\t{} {} `json:\"{}{omit}\"`",
+                            pascal(&f.name),
+                            self.go_type(&f.ty)?,
+                            snake(&f.name)
+                        );
                     }
                     out.push_str("}\n");
                 }
                 TypeDefKind::Variant(v) => {
                     doc(&mut out, "", &def.docs, "");
                     let cases: Vec<String> = v.cases.iter().map(|c| pascal(&c.name)).collect();
-                    let _ = writeln!(out, "//\n// Exactly one of {} is set (WIT variant `{}`).", cases.join(", "), def.name.as_deref().unwrap_or(""));
+                    let _ = writeln!(
+                        out,
+                        "//\n// Exactly one of {} is set (WIT variant `{}`).",
+                        cases.join(", "),
+                        def.name.as_deref().unwrap_or("")
+                    );
                     let _ = writeln!(out, "type {name} struct {{");
                     for (i, c) in v.cases.iter().enumerate() {
                         if i > 0 {
@@ -251,7 +276,10 @@ impl<'a> Gen<'a> {
         for item in world.imports.values().chain(world.exports.values()) {
             if let WorldItem::Interface { id, .. } = item {
                 for &t in self.r.interfaces[*id].types.values() {
-                    if matches!(self.r.types[t].kind, TypeDefKind::Record(_) | TypeDefKind::Variant(_) | TypeDefKind::Enum(_)) {
+                    if matches!(
+                        self.r.types[t].kind,
+                        TypeDefKind::Record(_) | TypeDefKind::Variant(_) | TypeDefKind::Enum(_)
+                    ) {
                         ids.push(t);
                     }
                 }
@@ -344,7 +372,9 @@ impl<'a> Gen<'a> {
                         None => ("error".into(), "return ".into()),
                     })
                 }
-                TypeDefKind::Option(t) => return Ok((format!("({}, bool, error)", self.go_type(t)?), "return zero, false, ".into())),
+                TypeDefKind::Option(t) => {
+                    return Ok((format!("({}, bool, error)", self.go_type(t)?), "return zero, false, ".into()))
+                }
                 _ => {}
             }
         }
@@ -366,7 +396,8 @@ impl<'a> Gen<'a> {
         }
         let (results, prefix) = self.go_results(f)?;
         let ret = format!("{prefix}{{}}");
-        let how = if sig.indirect_params { "the params tuple in memory (more than 16 flat values)" } else { "flat params" };
+        let how =
+            if sig.indirect_params { "the params tuple in memory (more than 16 flat values)" } else { "flat params" };
         let res = match (&f.result, sig.retptr) {
             (None, _) => "no result",
             (Some(_), true) => "the result through the return area",
@@ -383,11 +414,21 @@ impl<'a> Gen<'a> {
             let info = self.wit.sizes.record(f.params.iter().map(|p| &p.ty));
             let (size, align) = (info.size.size_wasm32(), info.align.align_wasm32());
             let _ = writeln!(out, "\tb := in.scratchArea({size})");
-            let offsets: Vec<usize> = self.wit.sizes.field_offsets(f.params.iter().map(|p| &p.ty)).iter().map(|(o, _)| o.size_wasm32()).collect();
+            let offsets: Vec<usize> = self
+                .wit
+                .sizes
+                .field_offsets(f.params.iter().map(|p| &p.ty))
+                .iter()
+                .map(|(o, _)| o.size_wasm32())
+                .collect();
             for ((p, off), v) in f.params.iter().zip(offsets).zip(&vals) {
                 self.store(out, "\t", &p.ty, "b", &off.to_string(), v, &p.name, &ret)?;
             }
-            let _ = writeln!(out, "\tptr, err := in.writeArea(ctx, {align}, b)\n\tif err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
+            let _ = writeln!(
+                out,
+                "\tptr, err := in.writeArea(ctx, {align}, b)\n\tif err != nil {{\n\t\t{}\n\t}}",
+                leave(&ret, "err")
+            );
             out.push_str("\ts := in.stack[:1]\n\ts[0] = uint64(ptr)\n");
         } else if sig.params.is_empty() {
             out.push_str("\ts := in.stack[:1]\n");
@@ -402,14 +443,23 @@ impl<'a> Gen<'a> {
             return Ok(());
         };
         if !sig.retptr {
-            let _ = writeln!(out, "\tif err := in.invoke(ctx, fn{name}, s); err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
+            let _ = writeln!(
+                out,
+                "\tif err := in.invoke(ctx, fn{name}, s); err != nil {{\n\t\t{}\n\t}}",
+                leave(&ret, "err")
+            );
             let v = self.lift_flat_expr(out, "\t", rt, &ret)?;
             let _ = writeln!(out, "\treturn {v}, nil\n}}");
             return Ok(());
         }
-        let _ = writeln!(out, "\tif err := in.invoke(ctx, fn{name}, s); err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
+        let _ =
+            writeln!(out, "\tif err := in.invoke(ctx, fn{name}, s); err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
         let size = self.size(rt);
-        let _ = writeln!(out, "\tret := uint32(s[0])\n\tr, err := in.view(ret, {size})\n\tif err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
+        let _ = writeln!(
+            out,
+            "\tret := uint32(s[0])\n\tr, err := in.view(ret, {size})\n\tif err != nil {{\n\t\t{}\n\t}}",
+            leave(&ret, "err")
+        );
         let post = if self.owns_memory(rt) {
             format!("\tif err := in.post(ctx, fn{name}, ret); err != nil {{\n\t\t{}\n\t}}\n", leave(&ret, "err"))
         } else {
@@ -418,7 +468,12 @@ impl<'a> Gen<'a> {
         match self.dealias(rt) {
             Type::Id(id) if matches!(self.r.types[id].kind, TypeDefKind::Result(_)) => {
                 let TypeDefKind::Result(res) = self.r.types[id].kind.clone() else { unreachable!() };
-                let off = self.wit.sizes.payload_offset(Int::U8, [res.ok.as_ref(), res.err.as_ref()]).size_wasm32().to_string();
+                let off = self
+                    .wit
+                    .sizes
+                    .payload_offset(Int::U8, [res.ok.as_ref(), res.err.as_ref()])
+                    .size_wasm32()
+                    .to_string();
                 out.push_str("\tvar callErr error\n\tswitch r[0] {\n\tcase 0:\n");
                 if let Some(ok) = &res.ok {
                     self.lift(out, "\t\t", ok, "r", &off, "zero", &ret)?;
@@ -438,7 +493,11 @@ impl<'a> Gen<'a> {
                     None => out.push_str("\t\tcallErr = fmt.Errorf(\"error\")\n"),
                     Some(other) => bail!("go: unsupported result error type {other:?}"),
                 }
-                let _ = writeln!(out, "\tdefault:\n\t\t{}\n\t}}", leave(&ret, "abiErrorf(\"result discriminant %d\", r[0])"));
+                let _ = writeln!(
+                    out,
+                    "\tdefault:\n\t\t{}\n\t}}",
+                    leave(&ret, "abiErrorf(\"result discriminant %d\", r[0])")
+                );
                 out.push_str(&post);
                 let ok = if res.ok.is_some() { "zero, " } else { "" };
                 let _ = writeln!(out, "\treturn {ok}callErr\n}}");
@@ -448,7 +507,11 @@ impl<'a> Gen<'a> {
                 let off = self.wit.sizes.payload_offset(Int::U8, [None, Some(&t)]).size_wasm32().to_string();
                 out.push_str("\tok := false\n\tswitch r[0] {\n\tcase 0:\n\tcase 1:\n\t\tok = true\n");
                 self.lift(out, "\t\t", &t, "r", &off, "zero", &ret)?;
-                let _ = writeln!(out, "\tdefault:\n\t\t{}\n\t}}", leave(&ret, "abiErrorf(\"option discriminant %d\", r[0])"));
+                let _ = writeln!(
+                    out,
+                    "\tdefault:\n\t\t{}\n\t}}",
+                    leave(&ret, "abiErrorf(\"option discriminant %d\", r[0])")
+                );
                 out.push_str(&post);
                 out.push_str("\treturn zero, ok, nil\n}\n");
             }
@@ -473,7 +536,6 @@ impl<'a> Gen<'a> {
         Ok(Some(self.go_type(ty)?))
     }
 }
-
 
 /// An offset expression: `base + k`.
 fn at(base: &str, k: usize) -> String {
@@ -521,7 +583,17 @@ fn tag_get(t: Int, buf: &str, off: &str) -> String {
 impl<'a> Gen<'a> {
     /// Statements storing `val` (an addressable Go value of `ty`) at `buf[off]`.
     #[allow(clippy::too_many_arguments)]
-    fn store(&mut self, out: &mut String, ind: &str, ty: &Type, buf: &str, off: &str, val: &str, field: &str, ret: &str) -> Result<()> {
+    fn store(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        ty: &Type,
+        buf: &str,
+        off: &str,
+        val: &str,
+        field: &str,
+        ret: &str,
+    ) -> Result<()> {
         let f = snake(field);
         let w = |e: &str| leave(ret, &format!("withField(\"{f}\", {e})"));
         let line = match self.dealias(ty) {
@@ -575,7 +647,16 @@ impl<'a> Gen<'a> {
                     let r = self.recv();
                     let mut inner = String::new();
                     let ii = format!("{ind}\t\t");
-                    self.store(&mut inner, &ii, &t, &format!("l{k}"), &format!("i{k}*{size}"), &format!("{val}[i{k}]"), field, ret)?;
+                    self.store(
+                        &mut inner,
+                        &ii,
+                        &t,
+                        &format!("l{k}"),
+                        &format!("i{k}*{size}"),
+                        &format!("{val}[i{k}]"),
+                        field,
+                        ret,
+                    )?;
                     format!(
                         "if l{k}, err := {r}.listArea(len({val}), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
                          {ind}\tfor i{k} := range {val} {{\n{inner}{ind}\t}}\n\
@@ -595,7 +676,16 @@ impl<'a> Gen<'a> {
 
     /// Statements lifting the value of `ty` at `buf[off]` into `dst`.
     #[allow(clippy::too_many_arguments)]
-    fn lift(&mut self, out: &mut String, ind: &str, ty: &Type, buf: &str, off: &str, dst: &str, ret: &str) -> Result<()> {
+    fn lift(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        ty: &Type,
+        buf: &str,
+        off: &str,
+        dst: &str,
+        ret: &str,
+    ) -> Result<()> {
         let r = self.recv();
         let line = match self.dealias(ty) {
             Type::Bool => format!(
@@ -661,7 +751,15 @@ impl<'a> Gen<'a> {
                     let k = self.tmp();
                     let mut inner = String::new();
                     let ii = format!("{ind}\t\t");
-                    self.lift(&mut inner, &ii, &t, &format!("a{k}"), &format!("i{k}*{size}"), &format!("l{k}[i{k}]"), ret)?;
+                    self.lift(
+                        &mut inner,
+                        &ii,
+                        &t,
+                        &format!("a{k}"),
+                        &format!("i{k}*{size}"),
+                        &format!("l{k}[i{k}]"),
+                        ret,
+                    )?;
                     format!(
                         "if a{k}, err := {r}.listView(le.Uint32({buf}[{off}:]), le.Uint32({buf}[{o4}:]), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
                          {ind}\tl{k} := make([]{gt}, len(a{k})/{size})\n{ind}\tfor i{k} := range l{k} {{\n{inner}{ind}\t}}\n{ind}\t{dst} = l{k}\n{ind}}}",
@@ -728,7 +826,16 @@ impl<'a> Gen<'a> {
                     let k = self.tmp();
                     let mut inner = String::new();
                     let ii = format!("{ind}\t\t");
-                    self.store(&mut inner, &ii, &t, &format!("l{k}"), &format!("i{k}*{size}"), &format!("{val}[i{k}]"), field, ret)?;
+                    self.store(
+                        &mut inner,
+                        &ii,
+                        &t,
+                        &format!("l{k}"),
+                        &format!("i{k}*{size}"),
+                        &format!("{val}[i{k}]"),
+                        field,
+                        ret,
+                    )?;
                     format!(
                         "if l{k}, err := {r}.listArea(len({val}), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
                          {ind}\tfor i{k} := range {val} {{\n{inner}{ind}\t}}\n\
@@ -796,7 +903,11 @@ impl<'a> Gen<'a> {
     fn lift_flat_expr(&mut self, out: &mut String, ind: &str, ty: &Type, ret: &str) -> Result<String> {
         Ok(match self.dealias(ty) {
             Type::Bool => {
-                let _ = writeln!(out, "{ind}if uint32(s[0]) > 1 {{\n{ind}\t{}\n{ind}}}", leave(ret, "abiErrorf(\"bool value %d\", uint32(s[0]))"));
+                let _ = writeln!(
+                    out,
+                    "{ind}if uint32(s[0]) > 1 {{\n{ind}\t{}\n{ind}}}",
+                    leave(ret, "abiErrorf(\"bool value %d\", uint32(s[0]))")
+                );
                 "uint32(s[0]) == 1".into()
             }
             Type::F32 => "math.Float32frombits(uint32(s[0]))".into(),
@@ -804,7 +915,12 @@ impl<'a> Gen<'a> {
             Type::Id(id) if matches!(self.r.types[id].kind, TypeDefKind::Enum(_)) => {
                 let TypeDefKind::Enum(e) = &self.r.types[id].kind else { unreachable!() };
                 let name = self.named(id);
-                let _ = writeln!(out, "{ind}if uint32(s[0]) >= {} {{\n{ind}\t{}\n{ind}}}", e.cases.len(), leave(ret, &format!("abiErrorf(\"{name} discriminant %d\", uint32(s[0]))")));
+                let _ = writeln!(
+                    out,
+                    "{ind}if uint32(s[0]) >= {} {{\n{ind}\t{}\n{ind}}}",
+                    e.cases.len(),
+                    leave(ret, &format!("abiErrorf(\"{name} discriminant %d\", uint32(s[0]))"))
+                );
                 format!("{name}(uint32(s[0]))")
             }
             Type::Id(_) | Type::String => bail!("go: flat result of a compound type"),
@@ -813,7 +929,11 @@ impl<'a> Gen<'a> {
     }
 
     fn recv(&self) -> &'static str {
-        if self.in_call { "in" } else { "a" }
+        if self.in_call {
+            "in"
+        } else {
+            "a"
+        }
     }
 }
 
@@ -835,12 +955,30 @@ impl<'a> Gen<'a> {
         let size = self.size(&Type::Id(id));
         match (&kind, mode) {
             (TypeDefKind::Record(rec), _) => {
-                let offsets: Vec<usize> = self.wit.sizes.field_offsets(rec.fields.iter().map(|f| &f.ty)).iter().map(|(o, _)| o.size_wasm32()).collect();
+                let offsets: Vec<usize> = self
+                    .wit
+                    .sizes
+                    .field_offsets(rec.fields.iter().map(|f| &f.ty))
+                    .iter()
+                    .map(|(o, _)| o.size_wasm32())
+                    .collect();
                 let (sig, ret, done) = match mode {
-                    Mode::Store => (format!("store{name}(ctx context.Context, b []byte, v *{name}) error"), "return {}", "return nil"),
+                    Mode::Store => (
+                        format!("store{name}(ctx context.Context, b []byte, v *{name}) error"),
+                        "return {}",
+                        "return nil",
+                    ),
                     Mode::Lift => (format!("lift{name}(b []byte) ({name}, error)"), "return v, {}", "return v, nil"),
-                    Mode::Flat => (format!("flat{name}(ctx context.Context, s []uint64, v *{name}) ([]uint64, error)"), "return s, {}", "return s, nil"),
-                    Mode::LiftFlat => (format!("liftFlat{name}(s []uint64) ({name}, []uint64, error)"), "return v, s, {}", "return v, s, nil"),
+                    Mode::Flat => (
+                        format!("flat{name}(ctx context.Context, s []uint64, v *{name}) ([]uint64, error)"),
+                        "return s, {}",
+                        "return s, nil",
+                    ),
+                    Mode::LiftFlat => (
+                        format!("liftFlat{name}(s []uint64) ({name}, []uint64, error)"),
+                        "return v, s, {}",
+                        "return v, s, nil",
+                    ),
                 };
                 let what = match mode {
                     Mode::Store => format!("writes *v at b[0:{size}]"),
@@ -848,7 +986,11 @@ impl<'a> Gen<'a> {
                     Mode::Flat => "appends the flat values of *v to s".into(),
                     Mode::LiftFlat => "reads a {name} from the flat values s and returns the rest".into(),
                 };
-                let _ = writeln!(out, "\n// {} {what} (canonical ABI).\nfunc (a *abi) {sig} {{", sig.split('(').next().unwrap_or_default());
+                let _ = writeln!(
+                    out,
+                    "\n// {} {what} (canonical ABI).\nfunc (a *abi) {sig} {{",
+                    sig.split('(').next().unwrap_or_default()
+                );
                 if matches!(mode, Mode::Lift | Mode::LiftFlat) {
                     let _ = writeln!(out, "\tvar v {name}");
                 }
@@ -864,24 +1006,50 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(out, "\t{done}\n}}");
             }
             (TypeDefKind::Variant(var), Mode::Store | Mode::Flat) => {
-                let conds: Vec<String> = var.cases.iter().map(|c| if c.ty.is_some() { format!("v.{} != nil", pascal(&c.name)) } else { format!("v.{}", pascal(&c.name)) }).collect();
+                let conds: Vec<String> = var
+                    .cases
+                    .iter()
+                    .map(|c| {
+                        if c.ty.is_some() {
+                            format!("v.{} != nil", pascal(&c.name))
+                        } else {
+                            format!("v.{}", pascal(&c.name))
+                        }
+                    })
+                    .collect();
                 let names: Vec<String> = var.cases.iter().map(|c| pascal(&c.name)).collect();
                 let (sig, ret, done) = if mode == Mode::Store {
                     (format!("store{name}(ctx context.Context, b []byte, v *{name}) error"), "return {}", "return nil")
                 } else {
-                    (format!("flat{name}(ctx context.Context, s []uint64, v *{name}) ([]uint64, error)"), "return s, {}", "return s, nil")
+                    (
+                        format!("flat{name}(ctx context.Context, s []uint64, v *{name}) ([]uint64, error)"),
+                        "return s, {}",
+                        "return s, nil",
+                    )
                 };
-                let what = if mode == Mode::Store { format!("writes *v at b[0:{size}]") } else { "appends the flat values of *v to s".into() };
-                let _ = writeln!(out, "\n// {} {what} (canonical ABI); exactly one case must be set.\nfunc (a *abi) {sig} {{\n\tn := 0", sig.split('(').next().unwrap_or_default());
+                let what = if mode == Mode::Store {
+                    format!("writes *v at b[0:{size}]")
+                } else {
+                    "appends the flat values of *v to s".into()
+                };
+                let _ = writeln!(
+                    out,
+                    "\n// {} {what} (canonical ABI); exactly one case must be set.\nfunc (a *abi) {sig} {{\n\tn := 0",
+                    sig.split('(').next().unwrap_or_default()
+                );
                 for c in &conds {
                     let _ = writeln!(out, "\tif {c} {{\n\t\tn++\n\t}}");
                 }
                 let _ = writeln!(
                     out,
                     "\tif n != 1 {{\n\t\t{}\n\t}}\n\tswitch {{",
-                    leave(ret, &format!("lowerErrorf(\"{name}\", \"set exactly one of {} (%d set)\", n)", names.join(", ")))
+                    leave(
+                        ret,
+                        &format!("lowerErrorf(\"{name}\", \"set exactly one of {} (%d set)\", n)", names.join(", "))
+                    )
                 );
-                let po = self.wit.sizes.payload_offset(var.tag(), var.cases.iter().map(|c| c.ty.as_ref())).size_wasm32();
+                let po =
+                    self.wit.sizes.payload_offset(var.tag(), var.cases.iter().map(|c| c.ty.as_ref())).size_wasm32();
                 let joined = self.flat(&Type::Id(id)).len() - 1;
                 for (i, (c, cond)) in var.cases.iter().zip(&conds).enumerate() {
                     let _ = writeln!(out, "\tcase {cond}:");
@@ -908,7 +1076,8 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(out, "\t}}\n\t{done}\n}}");
             }
             (TypeDefKind::Variant(var), Mode::Lift) => {
-                let po = self.wit.sizes.payload_offset(var.tag(), var.cases.iter().map(|c| c.ty.as_ref())).size_wasm32();
+                let po =
+                    self.wit.sizes.payload_offset(var.tag(), var.cases.iter().map(|c| c.ty.as_ref())).size_wasm32();
                 let g = tag_get(var.tag(), "b", "0");
                 let _ = writeln!(out, "\n// lift{name} reads the {name} at b[0:{size}] (canonical ABI).\nfunc (a *abi) lift{name}(b []byte) ({name}, error) {{\n\tvar v {name}\n\tswitch {g} {{");
                 for (i, c) in var.cases.iter().enumerate() {
@@ -924,7 +1093,10 @@ impl<'a> Gen<'a> {
                         }
                     }
                 }
-                let _ = writeln!(out, "\tdefault:\n\t\treturn v, abiErrorf(\"{name} discriminant %d\", {g})\n\t}}\n\treturn v, nil\n}}");
+                let _ = writeln!(
+                    out,
+                    "\tdefault:\n\t\treturn v, abiErrorf(\"{name} discriminant %d\", {g})\n\t}}\n\treturn v, nil\n}}"
+                );
             }
             (other, _) => bail!("go: no helper for {other:?}"),
         }
@@ -1032,7 +1204,9 @@ impl<'a> Gen<'a> {
                     let po = self.wit.sizes.payload_offset(Int::U8, [res.ok.as_ref(), res.err.as_ref()]).size_wasm32();
                     let _ = writeln!(body, "\t\tret := uint32(s[0])\n\t\tvar b [{size}]byte");
                     match okty.map(|t| self.dealias(&t)) {
-                        Some(Type::Id(oid)) if matches!(self.r.types[oid].kind, TypeDefKind::Record(_) | TypeDefKind::Variant(_)) => {
+                        Some(Type::Id(oid))
+                            if matches!(self.r.types[oid].kind, TypeDefKind::Record(_) | TypeDefKind::Variant(_)) =>
+                        {
                             self.need(oid, Mode::Store);
                             let _ = writeln!(body, "\t\tres, callErr := {call}\n\t\tif callErr == nil {{\n\t\t\tcallErr = a.store{}(ctx, b[{po}:], &res)\n\t\t}}", self.named(oid));
                         }
