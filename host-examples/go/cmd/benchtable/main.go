@@ -7,7 +7,7 @@
 // Rounds are interleaved and the best of each is kept, so load from other
 // work on the machine skews the ratios less.
 //
-//	go run ./cmd/benchtable [-rounds 5]     (or host-examples/go/bench)
+//	go run ./cmd/benchtable [-rounds 10] [-per 200ms]     (or host-examples/go/bench)
 package main
 
 import (
@@ -41,7 +41,8 @@ func human(v float64) string {
 }
 
 func main() {
-	rounds := flag.Int("rounds", 5, "interleaved rounds; the best of each benchmark is kept")
+	rounds := flag.Int("rounds", 10, "interleaved rounds; the best of each benchmark is kept")
+	per := flag.Duration("per", 200*time.Millisecond, "time per benchmark per round")
 	child := flag.Bool("cold-start-child", false, "(internal) be the measured fresh process")
 	cache := flag.String("cache", "", "(internal) compilation cache directory of the child")
 	testing.Init()
@@ -49,6 +50,10 @@ func main() {
 	if *child {
 		coldStartChild(*cache)
 		return
+	}
+	if err := flag.Set("test.benchtime", per.String()); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(2)
 	}
 	rows := []*row{
 		{name: "evaluate + settle (typed API, by hand)", fn: bench.EvaluateSettle},
