@@ -42,6 +42,11 @@ impl BudgetStore {
         Ok(BudgetStore::Redis(RedisStore::new(url, timeout, skew_check)?))
     }
 
+    /// A Redis Cluster through the seed node `url` (same URL form).
+    pub fn redis_cluster_with(url: &str, timeout: Duration, skew_check: bool) -> Result<Self, String> {
+        Ok(BudgetStore::Redis(RedisStore::cluster(url, timeout, skew_check)?))
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             BudgetStore::Local(_) => "in-memory",

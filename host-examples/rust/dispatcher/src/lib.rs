@@ -32,6 +32,7 @@ pub mod http_client;
 pub mod http_server;
 pub mod local_store;
 pub mod metrics;
+pub mod redis_cluster;
 pub mod redis_store;
 pub mod report;
 pub mod resp;

@@ -16,13 +16,19 @@
 //! A connection that saw an I/O error or a timeout is dropped (a late reply
 //! must never be read as the answer to the next command); the next call
 //! opens a new one, so the store recovers by itself when Redis comes back.
+//!
+//! In cluster mode ([`RedisStore::cluster`]) each call goes to the master
+//! owning its key's slot ([`crate::redis_cluster`]); a `MOVED` reply (nothing
+//! ran) sends the same command once more to the node it names.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use retry_policy_core::{BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest};
 
+use crate::redis_cluster::{moved_to, slot, SlotMap};
 use crate::resp::{Connection, RedisError, RedisUrl, Reply};
 
 /// `fleet/budget.lua`, the script every host loads.
@@ -33,7 +39,10 @@ pub struct RedisStore {
     url: RedisUrl,
     timeout: Duration,
     skew_check: bool,
-    pool: Mutex<Vec<Connection>>,
+    /// Idle connections per node (`host:port`).
+    pools: Mutex<HashMap<String, Vec<Connection>>>,
+    /// Cluster mode: the slot map (`None`: one standalone Redis).
+    cluster: Option<SlotMap>,
     sha: String,
     /// Whether Redis is believed to hold the script (after a first `EVAL`).
     loaded: AtomicBool,
@@ -50,11 +59,18 @@ impl RedisStore {
             url: RedisUrl::parse(url)?,
             timeout: timeout.max(Duration::from_millis(1)),
             skew_check,
-            pool: Mutex::new(Vec::new()),
+            pools: Mutex::new(HashMap::new()),
+            cluster: None,
             sha: sha1_smol::Sha1::from(BUDGET_LUA).digest().to_string(),
             loaded: AtomicBool::new(false),
             commands: AtomicU64::new(0),
         })
+    }
+
+    /// A Redis Cluster reached through the seed node `url` (the other
+    /// masters are discovered with `CLUSTER SLOTS`).
+    pub fn cluster(url: &str, timeout: Duration, skew_check: bool) -> Result<RedisStore, String> {
+        Ok(RedisStore { cluster: Some(SlotMap::default()), ..RedisStore::new(url, timeout, skew_check)? })
     }
 
     /// Script commands sent so far (`NOSCRIPT` fallbacks included).
@@ -66,43 +82,72 @@ impl RedisStore {
     /// `store-key`) with one script command, within the store timeout.
     pub fn call(&self, key: &str, request: &StoreRequest, budget: &Budget, now_ms: u64) -> Result<Reservation, String> {
         let deadline = Instant::now() + self.timeout;
-        let pooled = self.pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let mut conn = match pooled {
-            Some(c) => c,
-            None => Connection::open(&self.url, deadline).map_err(|e| e.to_string())?,
-        };
         let argv = argv(request, budget, now_ms, self.skew_check);
-        let mut result = if self.loaded.load(Ordering::Relaxed) {
-            self.send(&mut conn, b"EVALSHA", self.sha.as_bytes(), key, &argv, deadline)
-        } else {
-            self.send(&mut conn, b"EVAL", BUDGET_LUA.as_bytes(), key, &argv, deadline)
-        };
-        if matches!(&result, Err(e) if e.is_noscript()) {
-            // Nothing ran: the same command again, carrying the script.
-            result = self.send(&mut conn, b"EVAL", BUDGET_LUA.as_bytes(), key, &argv, deadline);
-        }
-        // An error reply leaves the connection in step; I/O and protocol errors may not.
-        if matches!(&result, Ok(_) | Err(RedisError::Server(_))) {
-            self.pool.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+        let mut node = self.node_for(key, deadline);
+        let mut result = self.script(&node, key, &argv, deadline);
+        if let (Some(map), Err(RedisError::Server(e))) = (&self.cluster, &result) {
+            if let Some(to) = moved_to(e).map(str::to_string) {
+                // Nothing ran on the node that moved the slot: the same
+                // command to the node that owns it now.
+                map.learn(slot(key.as_bytes()), &to);
+                node = to;
+                result = self.script(&node, key, &argv, deadline);
+            }
         }
         let reply = result.map_err(|e| e.to_string())?;
         self.loaded.store(true, Ordering::Relaxed);
         parse_reply(&reply)
     }
 
-    fn send(
-        &self,
-        conn: &mut Connection,
-        verb: &[u8],
-        body: &[u8],
-        key: &str,
-        argv: &[String; 8],
-        deadline: Instant,
-    ) -> Result<Reply, RedisError> {
-        self.commands.fetch_add(1, Ordering::Relaxed);
-        let mut args: Vec<&[u8]> = vec![verb, body, b"1", key.as_bytes()];
-        args.extend(argv.iter().map(|a| a.as_bytes()));
-        conn.command(&args, deadline)
+    /// The node to send `key`'s command to: the seed when standalone (or
+    /// when the slot map cannot be loaded yet), else the slot's master.
+    fn node_for(&self, key: &str, deadline: Instant) -> String {
+        let Some(map) = &self.cluster else { return self.url.authority.clone() };
+        if map.is_empty() {
+            if let Ok(reply) = self.command(&self.url.authority, &[b"CLUSTER", b"SLOTS"], deadline) {
+                map.load(&reply);
+            }
+        }
+        map.node_for(slot(key.as_bytes())).unwrap_or_else(|| self.url.authority.clone())
+    }
+
+    /// The script command (EVALSHA, or EVAL until the script is known to
+    /// be loaded, and EVAL again after NOSCRIPT) on `node`.
+    fn script(&self, node: &str, key: &str, argv: &[String; 8], deadline: Instant) -> Result<Reply, RedisError> {
+        let eval = |verb: &[u8], body: &[u8]| {
+            self.commands.fetch_add(1, Ordering::Relaxed);
+            let mut args: Vec<&[u8]> = vec![verb, body, b"1", key.as_bytes()];
+            args.extend(argv.iter().map(|a| a.as_bytes()));
+            self.command(node, &args, deadline)
+        };
+        let first = if self.loaded.load(Ordering::Relaxed) {
+            eval(b"EVALSHA", self.sha.as_bytes())
+        } else {
+            eval(b"EVAL", BUDGET_LUA.as_bytes())
+        };
+        match first {
+            // Nothing ran: the same command again, carrying the script.
+            Err(e) if e.is_noscript() => eval(b"EVAL", BUDGET_LUA.as_bytes()),
+            other => other,
+        }
+    }
+
+    /// One command on a pooled connection to `node`.
+    fn command(&self, node: &str, args: &[&[u8]], deadline: Instant) -> Result<Reply, RedisError> {
+        let pooled = self.pools.lock().unwrap_or_else(|p| p.into_inner()).get_mut(node).and_then(Vec::pop);
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => Connection::open(&RedisUrl { authority: node.to_string(), ..self.url.clone() }, deadline)?,
+        };
+        let result = conn.command(args, deadline);
+        // An error reply leaves the connection in step; I/O and protocol errors may not.
+        if matches!(&result, Ok(_) | Err(RedisError::Server(_))) {
+            let mut pools = self.pools.lock().unwrap_or_else(|p| p.into_inner());
+            if pools.len() < 64 || pools.contains_key(node) {
+                pools.entry(node.to_string()).or_default().push(conn);
+            }
+        }
+        result
     }
 }
 

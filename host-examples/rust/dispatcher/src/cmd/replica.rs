@@ -17,6 +17,7 @@ use retry_policy_host::{default_component_path, PolicyEngine};
 
 pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --endpoint-id ID --events N --policy FILE
                                        [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
+                                       [--redis-cluster redis://seed-host:port]
                                        [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
                                        [--resume FILE.jsonl] [--component PATH]
                                        [--allow-private-targets] [--clock-offset-ms N]
@@ -39,6 +40,7 @@ const VALUES: &[&str] = &[
     "concurrency",
     "policy",
     "redis",
+    "redis-cluster",
     "deadline-ms",
     "class",
     "rate",
@@ -77,10 +79,14 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
     if timeout == 0 {
         return Err("--store-timeout-ms must be at least 1".into());
     }
-    let budget = match f.str("redis") {
-        Some(url) => BudgetStore::redis_with(url, Duration::from_millis(timeout), !f.has("no-skew-check"))
-            .map_err(|e| format!("--redis: {e}"))?,
-        None => BudgetStore::local(),
+    let (timeout, skew) = (Duration::from_millis(timeout), !f.has("no-skew-check"));
+    let budget = match (f.str("redis"), f.str("redis-cluster")) {
+        (Some(_), Some(_)) => return Err("give --redis or --redis-cluster, not both".into()),
+        (Some(url), None) => BudgetStore::redis_with(url, timeout, skew).map_err(|e| format!("--redis: {e}"))?,
+        (None, Some(url)) => {
+            BudgetStore::redis_cluster_with(url, timeout, skew).map_err(|e| format!("--redis-cluster: {e}"))?
+        }
+        (None, None) => BudgetStore::local(),
     };
     Ok((config, budget))
 }
