@@ -34,6 +34,10 @@ type Engine struct {
 	clock    Clock
 	store    BudgetStore
 	pool     pool
+	// applyPool serves store-apply: the MemoryStore calls it while the
+	// Decide that reached it through the import still holds an instance,
+	// so a pool of its own keeps both warm instead of churning one.
+	applyPool pool
 
 	inFlight atomic.Int64
 	closed   atomic.Bool
@@ -96,7 +100,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// No WithCloseOnContextDone: it costs a goroutine per call, and every
 	// policy call is short and bounded (contract 0.2's work bounds). The
 	// context is checked before each call and reaches the store.
-	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, pool: pool{max: cfg.maxIdle}}
+	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, pool: pool{max: cfg.maxIdle}, applyPool: pool{max: cfg.maxIdle}}
 	if e.store == nil {
 		e.store = NewMemoryStore(e)
 	}
@@ -120,6 +124,7 @@ func (e *Engine) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	in.home = &e.pool
 	e.pool.put(in)
 	v, err := e.ABIVersion(ctx)
 	if err != nil {
@@ -140,8 +145,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	for e.inFlight.Load() > 0 { // a call that starts now sees closed and backs off
 		time.Sleep(time.Millisecond)
 	}
-	for in := e.pool.get(); in != nil; in = e.pool.get() {
-		in.close(ctx)
+	for _, p := range []*pool{&e.pool, &e.applyPool} {
+		for in := p.get(); in != nil; in = p.get() {
+			in.close(ctx)
+		}
 	}
 	return e.rt.Close(ctx)
 }
@@ -150,7 +157,9 @@ func (e *Engine) Close(ctx context.Context) error {
 // caller defers e.done(ctx, op, in, &err). Calls may nest (the
 // budget-store import of Decide calls the MemoryStore, which calls
 // StoreApply on another instance).
-func (e *Engine) acquire(ctx context.Context) (*instance, error) {
+func (e *Engine) acquire(ctx context.Context) (*instance, error) { return e.acquireFrom(ctx, &e.pool) }
+
+func (e *Engine) acquireFrom(ctx context.Context, p *pool) (*instance, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -159,7 +168,7 @@ func (e *Engine) acquire(ctx context.Context) (*instance, error) {
 		e.leave()
 		return nil, ErrClosed
 	}
-	if in := e.pool.get(); in != nil {
+	if in := p.get(); in != nil {
 		in.allocs = 0
 		return in, nil
 	}
@@ -168,6 +177,7 @@ func (e *Engine) acquire(ctx context.Context) (*instance, error) {
 		e.leave()
 		return nil, err
 	}
+	in.home = p
 	return in, nil
 }
 
@@ -228,7 +238,7 @@ func (e *Engine) release(ctx context.Context, in *instance) {
 		in.close(context.WithoutCancel(ctx))
 		return
 	}
-	if !e.pool.put(in) {
+	if !in.home.put(in) {
 		in.close(ctx)
 	}
 }

@@ -175,3 +175,29 @@ func TestAnInputRefusedAfterTheGuestAllocatedReplacesTheInstance(t *testing.T) {
 		t.Fatalf("an input refused before any allocation: %v (closed: %v)", err, second.mod.IsClosed())
 	}
 }
+
+func TestDecideOnTheDefaultMemoryStoreReusesItsInstances(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, WithMaxIdle(1), WithClock(ClockFunc(func() uint64 { return 10 })))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	p := Policy{Backoff: Backoff{BaseMs: 2000, Factor: 2, CapMs: 300000, Jitter: JitterFull}, WindowMs: 900000, HardCap: 16,
+		Budget: Budget{Ratio: 1, WindowMs: 60000, MinSample: 50, Sliding: true}}
+	s := DeliveryState{EventID: "evt_1", EndpointID: "ep_42", Attempt: 2, MaxAttempts: 13, FirstAttemptedAtMs: 1}
+	var first *instance
+	for i := 0; i < 20; i++ {
+		if _, err := e.Decide(ctx, p, s, ResponseOutcome(503)); err != nil {
+			t.Fatal(err)
+		}
+		e.pool.mu.Lock()
+		cur := e.pool.idle[len(e.pool.idle)-1]
+		e.pool.mu.Unlock()
+		if first == nil {
+			first = cur
+		} else if cur != first {
+			t.Fatalf("decide %d ran on a new instance: the nested store-apply churns the pool", i)
+		}
+	}
+}
