@@ -18,6 +18,7 @@ use retry_policy_host::{document_classes, PolicyDocument, PolicyEngine, PolicyIn
 use crate::budget_store::BudgetStore;
 use crate::http_client::{ClientConfig, HttpClient};
 use crate::metrics::Metrics;
+use crate::signing::Signer;
 use crate::store::{EventRecord, EventStore, Status};
 use crate::worker;
 
@@ -49,6 +50,8 @@ pub struct DispatcherConfig {
     /// New events per second, for events without `at_ms` (`None` = as fast
     /// as workers take them).
     pub rate_per_s: Option<f64>,
+    /// Standard Webhooks signing with per-endpoint secrets (`None`: unsigned).
+    pub signer: Option<Arc<Signer>>,
 }
 
 impl Default for DispatcherConfig {
@@ -59,6 +62,7 @@ impl Default for DispatcherConfig {
             clock_offset_ms: 0,
             deadline_ms: None,
             rate_per_s: None,
+            signer: None,
         }
     }
 }

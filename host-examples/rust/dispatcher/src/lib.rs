@@ -36,6 +36,7 @@ pub mod redis_cluster;
 pub mod redis_store;
 pub mod report;
 pub mod resp;
+pub mod signing;
 pub mod store;
 mod worker;
 
@@ -48,3 +49,5 @@ pub use store::{EventRecord, EventStore, Status};
 mod tests;
 #[cfg(test)]
 mod tests_hostile;
+#[cfg(test)]
+mod tests_safety;

@@ -128,12 +128,26 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     let body = json!({"event_id": rec.event_id, "class": rec.class, "attempt": rec.attempts}).to_string();
     let attempt_no = rec.attempts.to_string();
     let first_at = rec.first_attempted_at_ms.to_string();
-    let headers = [
+    let mut headers = vec![
         ("X-Event-Id", rec.event_id.as_str()),
         ("X-Attempt", attempt_no.as_str()),
         ("X-First-Attempted-At-Ms", first_at.as_str()),
     ];
-    let delivery = s.http.post(&rec.target, &headers, body.as_bytes());
+    // Standard Webhooks headers; without a secret the attempt is not sent
+    // unsigned: it ends as the (terminal) kind `credentials_unavailable`.
+    let signed = s.config.signer.as_ref().map(|g| g.headers(&rec.endpoint_id, &rec.event_id, s.now(), body.as_bytes()));
+    let delivery = match &signed {
+        Some(Err(e)) => {
+            log(&format!("event {}: not sent: {e}", rec.event_id));
+            Delivery::Failed("credentials_unavailable")
+        }
+        Some(Ok([id, ts, sig])) => {
+            headers.extend([("webhook-id", id.as_str()), ("webhook-timestamp", ts.as_str())]);
+            headers.push(("webhook-signature", sig.as_str()));
+            s.http.post(&rec.target, &headers, body.as_bytes())
+        }
+        None => s.http.post(&rec.target, &headers, body.as_bytes()),
+    };
     s.metrics.attempted(first);
     let now = s.now();
     let outcome = match delivery {
@@ -154,6 +168,12 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     match step(s, policy, &p, &state, &outcome, now) {
         Ok(Decision::Retry(r)) => {
             rec.credentials_refreshed |= r.refresh_credentials;
+            if let (true, Some(g)) = (r.refresh_credentials, &s.config.signer) {
+                // A 401/403: reload this endpoint's secrets before the retry.
+                if let Err(e) = g.refresh(&rec.endpoint_id) {
+                    log(&format!("endpoint {}: cannot reload its signing secrets: {e}", rec.endpoint_id));
+                }
+            }
             rec.next_attempt_at_ms = now.saturating_add(r.delay_ms);
             persist(s, &rec);
             s.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, false);

@@ -12,6 +12,7 @@ use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::report::replica_json;
+use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
 use retry_policy_host::{default_component_path, PolicyEngine};
 
@@ -23,6 +24,7 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
                                        [--allow-private-targets] [--clock-offset-ms N]
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
                                        [--connect-timeout-ms 2000] [--no-skew-check]
+                                       [--signing-secrets FILE.json]
   --store                  also journal every event (JSON lines) to FILE
   --resume                 first continue the pending events of another replica's journal
                            (they keep their first-attempt instant and schedule; `resume` judges them)
@@ -31,6 +33,8 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
   --clock-offset-ms        add N ms (may be negative) to this replica's clock
   --store-timeout-ms       deadline of every budget store call (a timeout fails closed)
   --attempt-deadline-ms    total time one delivery attempt may take, body included
+  --signing-secrets        sign every attempt (Standard Webhooks) with the endpoint's secrets from
+                           FILE (JSON: endpoint id -> space-separated whsec_ secrets), reloaded after 401/403
   --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
@@ -51,6 +55,7 @@ const VALUES: &[&str] = &[
     "store-timeout-ms",
     "attempt-deadline-ms",
     "connect-timeout-ms",
+    "signing-secrets",
 ];
 const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check"];
 
@@ -74,6 +79,7 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
         rate_per_s: f.get("rate", "a number of events per second")?,
         clock_offset_ms: f.get("clock-offset-ms", "a whole number of milliseconds (may be negative)")?.unwrap_or(0),
         client,
+        signer: f.str("signing-secrets").map(|p| Arc::new(Signer::new(Box::new(FileSecrets(p.into()))))),
     };
     let timeout: u64 = f.get("store-timeout-ms", ms)?.unwrap_or(DEFAULT_STORE_TIMEOUT.as_millis() as u64);
     if timeout == 0 {
