@@ -19,6 +19,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { storeKey } = require('./ops.cjs');
 
+const MAX_CACHED_KEYS = 4096;
 const SCRIPT_PATH = path.join(__dirname, 'fleet', 'budget.lua');
 
 /** The script's reply as a reservation (its shape is then the core's to judge). */
@@ -39,6 +40,7 @@ class RedisBudgetStore {
   #sha;
   #skew;
   #cached = false; // the server has answered one of our EVALs: EVALSHA from now on
+  #cachedKeys = null; // on a Cluster: the keys whose node answered an EVAL (bounded)
 
   /**
    * @param redis   an ioredis client or Cluster (anything with `evalsha` and `eval`)
@@ -55,6 +57,22 @@ class RedisBudgetStore {
     // node:crypto is loaded here, not at import: most processes never build a Redis store.
     this.#sha = require('node:crypto').createHash('sha1').update(this.#script).digest('hex');
     this.#skew = options.skewCheck === false ? '0' : '1';
+    // On a Cluster each node caches scripts on its own: "cached" is known
+    // per key (its slot's node), so no attempt pays NOSCRIPT + EVAL.
+    if (redis.isCluster === true) this.#cachedKeys = new Set();
+  }
+
+  #isCached(key) {
+    return this.#cachedKeys === null ? this.#cached : this.#cachedKeys.has(key);
+  }
+
+  #markCached(key) {
+    if (this.#cachedKeys === null) {
+      this.#cached = true;
+      return;
+    }
+    if (this.#cachedKeys.size >= MAX_CACHED_KEYS) this.#cachedKeys.clear();
+    this.#cachedKeys.add(key);
   }
 
   /** Answer one request from `evaluate` with one script call. */
@@ -71,9 +89,9 @@ class RedisBudgetStore {
       this.#skew,
     ];
     let reply;
-    if (!this.#cached) {
+    if (!this.#isCached(key)) {
       reply = await this.#redis.eval(this.#script, 1, key, ...args);
-      this.#cached = true;
+      this.#markCached(key);
       return reservation(reply);
     }
     try {
