@@ -36,10 +36,12 @@ pub mod cli;
 pub mod conformance;
 mod convert;
 mod engine;
+pub mod reload;
 mod step;
 
 pub use bindings::wit::{Admission, PolicyDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
+pub use reload::{watch, Policies};
 
 /// The classes of a loaded document, as `policy-core` policies.
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {

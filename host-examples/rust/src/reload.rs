@@ -1,0 +1,142 @@
+//! Policy documents reloaded without a restart.
+//!
+//! A [`Policies`] holds the current document and every class policy it was
+//! ever admitted under, by policy hash. [`Policies::reload`] validates a new
+//! document in the component before swapping it in: a bad document keeps
+//! the old one and says why. New events are admitted under the current
+//! document; an event already admitted keeps its schedule (persisted with
+//! it) and is decided under the policy its hash names ([`Policies::by_hash`]),
+//! so a policy change never alters the promise made to an event in flight.
+//!
+//! [`watch`] polls a file's modification time and content and reloads on
+//! change (polling: no platform file-notification dependency, and a
+//! bounded, predictable cost of one `stat` per interval).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime};
+
+use retry_policy_core::Policy;
+
+use crate::{document_classes, Admission, HostError, PolicyDocument, PolicyInstance};
+
+/// Old class policies kept for events in flight (oldest dropped first).
+pub const KEPT_POLICIES: usize = 1024;
+
+/// One loaded document.
+pub struct Loaded {
+    pub document: PolicyDocument,
+    pub version: String,
+    /// How many reloads preceded this one (0: the first document).
+    pub generation: u64,
+}
+
+/// The current document and the policies events were admitted under.
+pub struct Policies {
+    current: RwLock<Arc<Loaded>>,
+    by_hash: Mutex<BTreeMap<String, (u64, Policy)>>,
+}
+
+fn load(inst: &mut PolicyInstance, text: &str) -> Result<PolicyDocument, HostError> {
+    inst.load_document(text)
+}
+
+impl Policies {
+    /// Load the first document (refused like any reload when invalid).
+    pub fn new(inst: &mut PolicyInstance, text: &str) -> Result<Policies, HostError> {
+        let document = load(inst, text)?;
+        let p = Policies {
+            current: RwLock::new(Arc::new(Loaded { version: document.version.clone(), document, generation: 0 })),
+            by_hash: Mutex::new(BTreeMap::new()),
+        };
+        p.remember(inst, &p.current())?;
+        Ok(p)
+    }
+
+    /// The document new events are admitted under.
+    pub fn current(&self) -> Arc<Loaded> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Validate `text` in the component, then make it current. On error the
+    /// current document stays and the error says why.
+    pub fn reload(&self, inst: &mut PolicyInstance, text: &str) -> Result<Arc<Loaded>, HostError> {
+        let document = load(inst, text)?;
+        let generation = self.current().generation + 1;
+        let loaded = Arc::new(Loaded { version: document.version.clone(), document, generation });
+        self.remember(inst, &loaded)?;
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
+        Ok(loaded)
+    }
+
+    /// Admit a new event of `class` under the current document.
+    pub fn admit(&self, inst: &mut PolicyInstance, class: &str, now_ms: u64) -> Result<Admission, HostError> {
+        inst.admit(&self.current().document, class, now_ms)
+    }
+
+    /// The policy an event was admitted under (its persisted `policy_hash`),
+    /// whatever has been loaded since.
+    pub fn by_hash(&self, policy_hash: &str) -> Option<Policy> {
+        self.by_hash.lock().unwrap_or_else(|e| e.into_inner()).get(policy_hash).map(|(_, p)| *p)
+    }
+
+    /// Record every class policy of `loaded` by the hash `admit` gives it.
+    fn remember(&self, inst: &mut PolicyInstance, loaded: &Loaded) -> Result<(), HostError> {
+        let mut hashes = Vec::new();
+        for (name, policy) in document_classes(&loaded.document) {
+            hashes.push((inst.admit(&loaded.document, &name, 0)?.policy_hash, policy));
+        }
+        let mut map = self.by_hash.lock().unwrap_or_else(|e| e.into_inner());
+        for (hash, policy) in hashes {
+            map.entry(hash).or_insert((loaded.generation, policy));
+        }
+        while map.len() > KEPT_POLICIES {
+            let oldest = map.iter().min_by_key(|(_, (g, _))| *g).map(|(h, _)| h.clone());
+            match oldest {
+                Some(h) => map.remove(&h),
+                None => break,
+            };
+        }
+        Ok(())
+    }
+}
+
+/// What a watch reports after each reload attempt.
+pub type OnReload = Box<dyn Fn(Result<Arc<Loaded>, HostError>) + Send>;
+
+/// Reload `path` into `policies` whenever its modification time or length
+/// changes, checking every `interval`, until `policies` is dropped by
+/// everyone else. Each attempt (success, or the reason the document was
+/// refused and the old one kept) goes to `on_reload`.
+pub fn watch(
+    policies: Arc<Policies>,
+    mut inst: PolicyInstance,
+    path: impl Into<PathBuf>,
+    interval: Duration,
+    on_reload: OnReload,
+) -> JoinHandle<()> {
+    let path = path.into();
+    // The file as it is now is the document already loaded: changes are
+    // measured from here, before the thread starts (no missed first write).
+    let mut seen = stamp(&path);
+    std::thread::spawn(move || {
+        while Arc::strong_count(&policies) > 1 {
+            std::thread::sleep(interval);
+            let now = stamp(&path);
+            if now == seen {
+                continue;
+            }
+            seen = now;
+            match std::fs::read_to_string(&path) {
+                Ok(text) => on_reload(policies.reload(&mut inst, &text)),
+                Err(e) => on_reload(Err(HostError::Load(format!("{}: {e}", path.display())))),
+            }
+        }
+    })
+}
+
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
+}
