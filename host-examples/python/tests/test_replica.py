@@ -42,7 +42,9 @@ def storm_policy(tmp_path: Path, *, ratio: float = 0.1, min_sample: int = 20) ->
 
 
 def run_replica(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(REPLICA), *args], capture_output=True, text=True, timeout=timeout)
+    # every target here is a loopback endpoint: allowed explicitly (refused by default)
+    allow = ("--allow-private-targets",) if "--target" in args else ()
+    return subprocess.run([str(REPLICA), *args, *allow], capture_output=True, text=True, timeout=timeout)
 
 
 def summary_of(proc: subprocess.CompletedProcess) -> dict:
@@ -154,3 +156,13 @@ def test_with_redis_every_attempt_is_counted_in_the_shared_key_with_one_command_
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_loopback_target_is_refused_by_default_and_counted_without_a_request(tmp_path):
+    with LocalEndpoint(204) as ok:
+        proc = subprocess.run([str(REPLICA), "--target", ok.url, "--endpoint-id", "ep", "--events", "3",
+                               "--policy", str(storm_policy(tmp_path))], capture_output=True, text=True, timeout=60)
+        s = summary_of(proc)
+        assert ok.requests == 0
+    assert s["stop_reasons"]["terminal_response"] == 3
+    assert "destination_refused: 3 attempts not sent" in proc.stderr

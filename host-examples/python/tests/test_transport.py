@@ -41,3 +41,12 @@ def test_httpx_exceptions_are_named_as_the_contract_spells_kinds():
     assert error_kind(httpx.ConnectError("x")) == "connect_error"
     assert error_kind(httpx.ReadError("reset")) == "remote_protocol_error"
     assert outcome_from_exception(httpx.ReadTimeout("x")) == TransportError("read_timeout")
+
+
+def test_resets_protocol_errors_and_the_attempt_deadline_map_to_retryable_contract_kinds():
+    assert error_kind(httpx.RemoteProtocolError("illegal status line")) == "remote_protocol_error"
+    assert error_kind(httpx.WriteTimeout("x")) == "write_timeout"
+    assert error_kind(httpx.PoolTimeout("x")) == "pool_timeout"
+    assert error_kind(TimeoutError()) == "read_timeout"
+    assert error_kind(httpx.RemoteProtocolError("InformationalResponse status_code should be in range [100, 200)")) \
+        == "unexpected_status"

@@ -2,14 +2,15 @@
 ``webhook-retry-policy[dispatcher]``). Run the demo:
 ``python -m webhook_retry_policy.dispatcher.demo``."""
 
-from .dispatcher import Dispatcher
+from .destination import DestinationRefused, GuardedBackend, refusal
+from .dispatcher import Dispatcher, DispatcherConfig
 from .endpoints import LocalEndpoint, LocalEndpoints
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore, JsonFileEventStore
-from .transport import error_kind, outcome_from_exception, outcome_from_response
+from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response
 
 __all__ = [
-    "DEAD", "DELIVERED", "Dispatcher", "DispatcherMetrics", "EventRecord", "HELD", "InMemoryEventStore",
-    "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "error_kind", "outcome_from_exception",
-    "outcome_from_response",
+    "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "EventRecord",
+    "GuardedBackend", "HELD", "InMemoryEventStore", "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING",
+    "attempt", "error_kind", "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
 ]

@@ -1,11 +1,14 @@
 """The dispatcher end to end, in a few seconds:
-``python -m webhook_retry_policy.dispatcher.demo [--rounds N] [--burst B] [--metrics-port P]``
+``python -m webhook_retry_policy.dispatcher.demo [--rounds N] [--burst B] [--metrics-port P]
+[--attempt-deadline-ms N] [--refuse-private-targets]``
 
 Starts three real loopback endpoints (204, always 503, 410), loads
 ``policy.example.toml``, submits events of every class to every endpoint,
 runs the dispatcher on a manual clock (24 h of retry windows pass
 instantly; the HTTP requests are real), then prints the dead letters and
-scrapes ``/metrics``.
+scrapes ``/metrics``. Its endpoints are on loopback, so the demo allows
+private targets (``DispatcherConfig(allow_private_targets=True)``) unless
+``--refuse-private-targets`` shows what a production default does to them.
 """
 
 from __future__ import annotations
@@ -17,22 +20,23 @@ from importlib import resources
 import httpx
 
 from .. import AsyncRetryPolicy, ManualClock
-from . import Dispatcher, DispatcherMetrics, LocalEndpoints
+from . import Dispatcher, DispatcherConfig, DispatcherMetrics, LocalEndpoints
 
 
 def example_document_toml() -> str:
     return resources.files(__package__).joinpath("policy.example.toml").read_text("utf-8")
 
 
-async def run(events: int, burst: int, metrics_port: int) -> str:
+async def run(events: int, burst: int, metrics_port: int, config: DispatcherConfig | None = None) -> str:
     clock = ManualClock()
     policy = AsyncRetryPolicy(clock=clock)
     document = policy.load_document_toml(example_document_toml())
     metrics = DispatcherMetrics()
     port = metrics.serve(metrics_port)
     with LocalEndpoints() as eps:
-        async with httpx.AsyncClient(timeout=5.0) as client:
-            d = Dispatcher(document, eps.urls(), policy, client=client, metrics=metrics, sleep=clock.sleep)
+        config = config or DispatcherConfig(allow_private_targets=True)
+        async with httpx.AsyncClient(timeout=5.0, trust_env=False) as scraper:
+            d = Dispatcher(document, eps.urls(), policy, metrics=metrics, sleep=clock.sleep, config=config)
             classes = tuple(ec.name for ec in document.classes)
             start = clock.now_ms()
             for i in range(events):  # `burst` events per endpoint every 20 simulated seconds
@@ -50,7 +54,8 @@ async def run(events: int, burst: int, metrics_port: int) -> str:
                     continue
                 print(f"dead letter {dl.event_id} ({r.event_class}): {dl.stop_reason.value}, attempts={dl.attempts}, "
                       f"elapsed={dl.elapsed_ms / 1000:.0f} s")
-            scrape = (await client.get(f"http://127.0.0.1:{port}/metrics")).text
+            scrape = (await scraper.get(f"http://127.0.0.1:{port}/metrics")).text
+            await d.client.aclose()
     metrics.close()
     lines = [line for line in scrape.splitlines() if line.startswith("webhook_deadletter_total")]
     print("\n".join(sorted(lines)))
@@ -62,8 +67,13 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=12, help="rounds of submissions, 20 simulated seconds apart")
     ap.add_argument("--burst", type=int, default=6, help="events per endpoint per round")
     ap.add_argument("--metrics-port", type=int, default=0, help="port for /metrics (0 = any free port)")
+    ap.add_argument("--attempt-deadline-ms", type=int, default=30_000, help="total deadline of one attempt")
+    ap.add_argument("--refuse-private-targets", action="store_true",
+                    help="refuse loopback targets as production does (every event ends destination_refused)")
     args = ap.parse_args()
-    asyncio.run(run(args.rounds, args.burst, args.metrics_port))
+    config = DispatcherConfig(attempt_deadline_ms=args.attempt_deadline_ms,
+                              allow_private_targets=not args.refuse_private_targets)
+    asyncio.run(run(args.rounds, args.burst, args.metrics_port, config))
 
 
 if __name__ == "__main__":

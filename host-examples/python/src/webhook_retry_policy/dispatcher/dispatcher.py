@@ -22,19 +22,33 @@ requests stay real.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
-from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason
+from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason, TransportError
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
-from .transport import outcome_from_exception, outcome_from_response
+from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
+from .transport import attempt as attempt_once
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class DispatcherConfig:
+    """How attempts are sent: ``attempt_deadline_ms`` bounds one attempt
+    end to end; targets on loopback/private/link-local addresses are
+    refused unless ``allow_private_targets`` (local development, tests)."""
+
+    attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS
+    allow_private_targets: bool = False
+    concurrency: int = 16
 
 
 class Dispatcher:
@@ -44,22 +58,29 @@ class Dispatcher:
         endpoints: dict[str, str],
         policy: AsyncRetryPolicy,
         *,
-        client: httpx.AsyncClient,
+        client: httpx.AsyncClient | None = None,
         store: InMemoryEventStore | None = None,
         metrics: DispatcherMetrics | None = None,
         sleep: Sleep | None = None,
-        concurrency: int = 16,
+        concurrency: int | None = None,
         refresh_credentials: Callable[[str], Awaitable[None]] | None = None,
+        config: DispatcherConfig | None = None,
     ) -> None:
+        """``client``: by default :func:`make_client` from ``config`` (the
+        destination check, no redirects, head cap); a client passed in is
+        used as it is."""
         self.document = document
         self.endpoints = endpoints
         self.policy = policy
         self.clock: Clock = policy.clock
-        self.client = client
+        self.config = config or DispatcherConfig()
+        self.client = client if client is not None else make_client(
+            concurrency=self.config.concurrency, attempt_deadline_ms=self.config.attempt_deadline_ms,
+            allow_private_targets=self.config.allow_private_targets)
         self.store = store if store is not None else InMemoryEventStore()
         self.metrics = metrics or DispatcherMetrics()
         self.sleep: Sleep = sleep or asyncio.sleep
-        self.concurrency = concurrency
+        self.concurrency = concurrency if concurrency is not None else self.config.concurrency
         self.refresh_credentials = refresh_credentials
 
     async def submit(self, event_id: str, endpoint_id: str, event_class: str, payload: dict[str, Any]) -> EventRecord:
@@ -115,24 +136,23 @@ class Dispatcher:
                 await self._stop(record, resumed)
                 await self.store.update(record)
                 return
-        attempt = record.attempt + 1
-        self.metrics.attempts.labels("first" if attempt == 1 else "retry").inc()
-        try:
-            response = await self.client.post(
-                self.endpoints[record.endpoint_id],
-                json={"id": record.event_id, "type": record.event_class, "data": record.payload},
-                headers={"webhook-id": record.event_id, "webhook-attempt": str(attempt)},
-            )
-            outcome = outcome_from_response(response, self.policy, self.clock.now_ms())
-        except httpx.HTTPError as exc:
-            outcome = outcome_from_exception(exc)
+        n = record.attempt + 1
+        self.metrics.attempts.labels("first" if n == 1 else "retry").inc()
+        body = json.dumps({"id": record.event_id, "type": record.event_class, "data": record.payload}).encode()
+        outcome = await attempt_once(
+            self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
+            now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms,
+            headers={"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)},
+        )
+        if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+            self.metrics.destinations_refused.inc()
         before = self.policy.budget_disagreements
-        decision = await self.policy.decide(policy, self._state(record, attempt), outcome)
+        decision = await self.policy.decide(policy, self._state(record, n), outcome)
         if self.policy.budget_disagreements != before:
             self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
-        record.attempt = attempt
+        record.attempt = n
         record.last_outcome = repr(outcome)
-        record.history.append({"attempt": attempt, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
+        record.history.append({"attempt": n, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
                                "decision": repr(decision)})
         if isinstance(decision, Retry):
             if decision.refresh_credentials and self.refresh_credentials is not None:

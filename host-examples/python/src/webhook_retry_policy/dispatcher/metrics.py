@@ -23,6 +23,9 @@ class DispatcherMetrics:
             registry=self.registry,
         )
         self.attempts = Counter("webhook_attempts", "Delivery attempts sent", ["attempt_kind"], registry=self.registry)
+        self.destinations_refused = Counter(
+            "webhook_destination_refused", "Attempts not sent: the target resolved to a refused address",
+            registry=self.registry)
         self._server: Any = None
 
     def serve(self, port: int = 0, addr: str = "127.0.0.1") -> int:

@@ -38,8 +38,8 @@ from ..clock import OffsetClock, SystemClock
 from ..errors import PolicyError
 from ..redis_store import AsyncRedisBudgetStore
 from ..stores import AsyncInMemoryBudgetStore
-from ..types import DeliveryState, Policy, Retry, Stop, StopReason
-from .transport import outcome_from_exception, outcome_from_response
+from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
+from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
 
 HOST = "python"
 EVENT_CLASS = "storm"
@@ -84,6 +84,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="timeout of every Redis call (default 250)")
     p.add_argument("--deadline-ms", type=_whole("--deadline-ms", 0), metavar="N",
                    help="stop starting new events after N ms (default: none)")
+    p.add_argument("--attempt-deadline-ms", type=_whole("--attempt-deadline-ms", 1),
+                   default=DEFAULT_ATTEMPT_DEADLINE_MS, metavar="N",
+                   help="total deadline of one attempt: connect, send, response head, body prefix (default 30000)")
+    p.add_argument("--allow-private-targets", action="store_true",
+                   help="allow targets on loopback, private or link-local addresses (local development, tests)")
     a = p.parse_args(list(argv))
     if not a.target.startswith(("http://", "https://")):
         raise UsageError(f"--target must be an http:// or https:// URL, not {a.target!r}")
@@ -103,6 +108,7 @@ class Tally:
     events: int = 0
     first_attempts: int = 0
     retries: int = 0
+    destinations_refused: int = 0
     stop_reasons: dict[str, int] = field(default_factory=lambda: {r.value: 0 for r in StopReason})
 
     def summary(self, round_trips: int, elapsed_ms: int) -> dict[str, Any]:
@@ -157,23 +163,22 @@ class Replica:
         """One event, attempt after attempt, until the policy stops it."""
         endpoint_id = self.args.endpoint_id
         first_at_ms = self.policy.clock.now_ms()
-        attempt, refreshed = 1, False
+        n, refreshed = 1, False
         while True:
-            if attempt == 1:
+            if n == 1:
                 self.tally.first_attempts += 1
             else:
                 self.tally.retries += 1
-            try:
-                response = await self.client.post(
-                    self.args.target,
-                    json={"event_id": event_id, "class": EVENT_CLASS, "attempt": attempt},
-                    headers={"X-Event-Id": event_id, "X-Attempt": str(attempt),
-                             "X-First-Attempted-At-Ms": str(first_at_ms)},
-                )
-                outcome = outcome_from_response(response, self.policy, self.policy.clock.now_ms())
-            except httpx.HTTPError as exc:
-                outcome = outcome_from_exception(exc)
-            state = DeliveryState(event_id, endpoint_id, attempt, self.max_attempts, first_at_ms, refreshed)
+            body = json.dumps({"event_id": event_id, "class": EVENT_CLASS, "attempt": n}).encode()
+            outcome = await attempt(
+                self.client, self.args.target, content=body, policy=self.policy, now_ms=self.policy.clock.now_ms(),
+                headers={"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
+                         "X-First-Attempted-At-Ms": str(first_at_ms)},
+                deadline_ms=self.args.attempt_deadline_ms,
+            )
+            if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+                self.tally.destinations_refused += 1
+            state = DeliveryState(event_id, endpoint_id, n, self.max_attempts, first_at_ms, refreshed)
             try:
                 decision = await self.policy.decide(self.storm, state, outcome)
             except Exception as e:
@@ -186,7 +191,7 @@ class Replica:
             assert isinstance(decision, Retry)
             refreshed = refreshed or decision.refresh_credentials
             await asyncio.sleep(decision.delay_ms / 1000)
-            attempt += 1
+            n += 1
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -215,8 +220,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--policy {args.policy}: {e}") from None
     except PolicyError as e:
         raise UsageError(f"--policy {args.policy}: {e}") from None
-    limits = httpx.Limits(max_connections=args.concurrency, max_keepalive_connections=args.concurrency)
-    async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(5.0)) as client:
+    client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
+                         allow_private_targets=args.allow_private_targets)
+    async with client:
         replica = Replica(args, policy, storm, max_attempts, client)
         try:
             await replica.run()
@@ -227,6 +233,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                 except Exception:
                     pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
+    if replica.tally.destinations_refused:  # the REPLICA summary has a fixed key set: the count goes to stderr
+        log.warning("destination_refused: %d attempts not sent (the target resolves to a refused address; "
+                    "--allow-private-targets allows it)", replica.tally.destinations_refused)
     # Redis commands sent; the in-memory store makes none.
     return replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
 
@@ -239,7 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"replica: {e}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
-              "[--clock-offset-ms N] [--store-timeout-ms N]", file=sys.stderr)
+              "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()

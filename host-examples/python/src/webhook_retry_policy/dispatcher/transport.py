@@ -1,28 +1,102 @@
-"""What an httpx attempt ended with, as the policy's ``AttemptOutcome``.
+"""One delivery attempt over httpx, and what it ended with as the policy's
+``AttemptOutcome`` (the outcome table, README "Hostile endpoints").
 
-Only naming here: the status code; the Retry-After header through the
-component's parser (``parse_retry_after``: garbage such as ``²`` is simply
-not usable); and the httpx exception as a transport-error kind. A status
-outside 100-599 is the kind ``unexpected_status``; a reset or malformed
-response is ``remote_protocol_error``. Whether any of them is retryable is
+* :func:`make_client`: an ``httpx.AsyncClient`` that never follows
+  redirects, ignores proxy environment variables (a proxy would bypass the
+  destination check), has per-phase ``httpx.Timeout`` s no longer than the
+  attempt deadline, and connects through :class:`GuardedBackend` (one
+  resolution, checked addresses, response heads capped at 16 KiB).
+* :func:`attempt`: POST under ONE overall deadline (``asyncio.timeout``,
+  default 30 s: a drip cannot hold a worker), the response streamed, at most
+  ``MAX_BODY_BYTES`` of body read and discarded.
+
+Naming only here: the status code; the Retry-After header through the
+component's parser (garbage such as ``²`` is simply not usable); an
+exception as a transport-error kind. Whether any of them is retryable is
 decided by the component (unknown kinds are terminal there).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Mapping
 
+import httpcore
 import httpx
 
 from ..ops import PolicyOps
 from ..types import AttemptOutcome, HttpResponse, TransportError
+from .destination import DestinationRefused, GuardedBackend
+
+DEFAULT_ATTEMPT_DEADLINE_MS = 30_000
+MAX_BODY_BYTES = 64 * 1024
 
 _KINDS = {
-    "ReadError": "remote_protocol_error",
+    "ConnectTimeout": "connect_timeout",
+    "ReadTimeout": "read_timeout",
+    "WriteTimeout": "write_timeout",
+    "PoolTimeout": "pool_timeout",
+    "ConnectError": "connect_error",
+    "ReadError": "remote_protocol_error",  # a reset or EOF mid-response
     "WriteError": "remote_protocol_error",
     "CloseError": "remote_protocol_error",
-    "LocalProtocolError": "remote_protocol_error",
+    "RemoteProtocolError": "remote_protocol_error",
+    "LocalProtocolError": "local_protocol_error",  # our request could not be sent (terminal)
+    "TimeoutError": "read_timeout",  # the attempt deadline passed
+    "DestinationRefused": "destination_refused",  # terminal
 }
+# h11's words for a status line below 100 (it parses 100-999 itself)
+_BAD_STATUS = re.compile(r"status_code should be in range")
+
+
+class _GuardedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport with its connection pool on :class:`GuardedBackend`."""
+
+    def __init__(self, *, allow_private: bool, limits: httpx.Limits) -> None:
+        super().__init__(limits=limits, http1=True, http2=False, retries=0)
+        ssl_context = httpx.create_ssl_context()
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context, max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
+            http1=True, http2=False, retries=0, network_backend=GuardedBackend(allow_private=allow_private),
+        )
+
+
+def make_client(*, concurrency: int = 16, attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
+                allow_private_targets: bool = False) -> httpx.AsyncClient:
+    """The client every attempt of the example dispatcher and replica uses."""
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    phase = min(10.0, attempt_deadline_ms / 1000)
+    return httpx.AsyncClient(
+        transport=_GuardedTransport(allow_private=allow_private_targets, limits=limits),
+        timeout=httpx.Timeout(phase, connect=min(5.0, phase)), follow_redirects=False, trust_env=False,
+    )
+
+
+async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, headers: Mapping[str, str],
+                  policy: PolicyOps, now_ms: int, deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS) -> AttemptOutcome:
+    """POST ``content`` to ``url`` under one deadline; never raises for
+    anything the endpoint does. The status decides the outcome; the body
+    (at most 64 KiB of it) is read only to let the endpoint finish, and an
+    error while reading it does not change the outcome."""
+    try:
+        async with asyncio.timeout(deadline_ms / 1000):
+            async with client.stream("POST", url, content=content, headers=dict(headers)) as response:
+                outcome = outcome_from_response(response, policy, now_ms)
+                try:
+                    read = 0
+                    async for chunk in response.aiter_raw():
+                        read += len(chunk)
+                        if read >= MAX_BODY_BYTES:
+                            break
+                except httpx.HTTPError:
+                    pass
+                return outcome
+    except (httpx.HTTPError, httpx.InvalidURL, DestinationRefused, TimeoutError) as exc:
+        return outcome_from_exception(exc)
+    except (ValueError, TypeError, UnicodeError):  # a URL or header httpx will not send
+        return TransportError("invalid_request")
 
 
 def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
@@ -40,8 +114,11 @@ def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: i
 
 
 def error_kind(exc: BaseException) -> str:
-    """``ConnectTimeout`` -> ``connect_timeout``; resets -> ``remote_protocol_error``."""
+    """``ConnectTimeout`` -> ``connect_timeout``; resets -> ``remote_protocol_error``;
+    a status line below 100 -> ``unexpected_status``."""
     name = type(exc).__name__
+    if name == "RemoteProtocolError" and _BAD_STATUS.search(str(exc)):
+        return "unexpected_status"
     return _KINDS.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
