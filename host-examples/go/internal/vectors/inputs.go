@@ -78,7 +78,7 @@ func (o *obj) outcome(name string) (rp.AttemptOutcome, error) {
 			return rp.AttemptOutcome{}, err
 		}
 		resp := &rp.HTTPResponse{Status: r.u16("status")}
-		if r.has("retry_after_ms") {
+		if r.has("retry_after_ms") && !r.isNull("retry_after_ms") { // null: absent, as in every host
 			v := r.u64("retry_after_ms")
 			resp.RetryAfterMs = &v
 		}
