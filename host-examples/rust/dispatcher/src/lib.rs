@@ -30,6 +30,7 @@ pub mod dispatcher;
 pub mod endpoints;
 pub mod http_client;
 pub mod http_server;
+pub mod journal;
 pub mod local_store;
 pub mod metrics;
 pub mod redis_cluster;
@@ -47,6 +48,8 @@ pub use store::{EventRecord, EventStore, Status};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_crash;
 #[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]

@@ -1,18 +1,19 @@
 //! The event store: every event with the schedule it was admitted under
 //! and its first-attempt instant, persisted when it is accepted, so the
 //! retry window is measured from the same instant by whichever worker picks
-//! the event up later. In memory, plus an optional JSON-lines file (one
-//! full record per change, appended and written through; on load the last
-//! line of each event wins).
+//! the event up later. In memory, plus an optional JSON-lines journal (one
+//! full record per change, fsynced before `put` returns, one writer, torn
+//! tail cut on open, compacted: [`crate::journal`]; on load the last line
+//! of each event wins).
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::Mutex;
 
 use retry_policy_core::{DeadLetter, StopReason};
 use serde_json::{json, Value};
+
+use crate::journal::{parse_lines, Journal, COMPACT_MIN_LINES};
 
 /// Where an event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,11 +157,26 @@ impl EventRecord {
     }
 }
 
-/// Events by id, with an optional JSON-lines journal.
+/// Events by id, with an optional crash-safe JSON-lines journal
+/// ([`crate::journal`]).
 #[derive(Default)]
 pub struct EventStore {
     events: Mutex<HashMap<String, EventRecord>>,
-    journal: Option<Mutex<File>>,
+    journal: Option<Journal>,
+}
+
+/// The newest record of each event, in first-seen order.
+fn latest(path: &Path, lines: Vec<Value>) -> Result<Vec<EventRecord>, String> {
+    let mut order = Vec::new();
+    let mut latest: HashMap<String, EventRecord> = HashMap::new();
+    for (i, v) in lines.iter().enumerate() {
+        let rec = EventRecord::from_json(v).map_err(|e| format!("{} record {}: {e}", path.display(), i + 1))?;
+        if !latest.contains_key(&rec.event_id) {
+            order.push(rec.event_id.clone());
+        }
+        latest.insert(rec.event_id.clone(), rec);
+    }
+    Ok(order.into_iter().filter_map(|id| latest.remove(&id)).collect())
 }
 
 impl EventStore {
@@ -168,28 +184,54 @@ impl EventStore {
         Self::default()
     }
 
-    /// Also append every change to `path` (created if missing).
+    /// Journal every change to `path` (see [`EventStore::open_journal`]).
     pub fn with_journal(path: &Path) -> Result<Self, String> {
-        let f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("event store {}: {e}", path.display()))?;
-        Ok(EventStore { events: Mutex::default(), journal: Some(Mutex::new(f)) })
+        Self::open_journal(path).map(|(s, _)| s)
     }
 
-    /// Save a record (replacing the previous version of the event).
-    /// The in-memory copy is always updated; a journal write error is
-    /// returned (the event itself is kept).
-    pub fn put(&self, rec: &EventRecord) -> Result<(), String> {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).insert(rec.event_id.clone(), rec.clone());
-        if let Some(j) = &self.journal {
-            let mut line = rec.to_json().to_string();
-            line.push('\n');
-            let mut f = j.lock().unwrap_or_else(|p| p.into_inner());
-            f.write_all(line.as_bytes()).map_err(|e| format!("event store: {e}"))?;
+    /// Take the journal's lock, cut a torn last record, and load what it
+    /// holds: the store knows every event of the journal, and the records
+    /// (newest of each event, first-seen order) are returned so that the
+    /// pending ones can be resumed.
+    pub fn open_journal(path: &Path) -> Result<(Self, Vec<EventRecord>), String> {
+        let opened = Journal::open(path)?;
+        if opened.torn_bytes > 0 {
+            eprintln!(
+                "dispatcher: event store {}: cut a torn last record ({} bytes; its change was never acknowledged)",
+                path.display(),
+                opened.torn_bytes
+            );
         }
-        Ok(())
+        let records = latest(path, opened.lines)?;
+        let events = records.iter().map(|r| (r.event_id.clone(), r.clone())).collect();
+        Ok((EventStore { events: Mutex::new(events), journal: Some(opened.journal) }, records))
+    }
+
+    /// Save a record (replacing the previous version of the event). With a
+    /// journal, it returns once the change is on disk; a write error is
+    /// returned (the in-memory copy is updated all the same).
+    pub fn put(&self, rec: &EventRecord) -> Result<(), String> {
+        let Some(j) = &self.journal else {
+            self.events.lock().unwrap_or_else(|p| p.into_inner()).insert(rec.event_id.clone(), rec.clone());
+            return Ok(());
+        };
+        let mut line = rec.to_json().to_string();
+        line.push('\n');
+        let seq = {
+            // Memory and file change in one step, in the same order.
+            let mut inner = j.lock_inner();
+            let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+            events.insert(rec.event_id.clone(), rec.clone());
+            let seq = j.write(&mut inner, &line)?;
+            if inner.lines >= COMPACT_MIN_LINES && inner.lines >= 4 * events.len() as u64 {
+                let lines = events.values().map(|r| r.to_json().to_string() + "\n");
+                if let Err(e) = j.compact(&mut inner, lines) {
+                    eprintln!("dispatcher: compaction failed (the journal is unchanged): {e}");
+                }
+            }
+            seq
+        };
+        j.sync_to(seq)
     }
 
     pub fn get(&self, event_id: &str) -> Option<EventRecord> {
@@ -201,29 +243,11 @@ impl EventStore {
         self.events.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
     }
 
-    /// Read a journal: the newest record of each event, in first-seen order.
-    /// A torn last line (the writer died mid-write) is skipped; any other bad
-    /// line is an error naming its line number.
+    /// Read another process's journal (no lock taken, nothing written): the
+    /// newest record of each event, in first-seen order. A torn last line
+    /// is skipped; any other bad line is an error naming its line number.
     pub fn read_journal(path: &Path) -> Result<Vec<EventRecord>, String> {
-        let f = File::open(path).map_err(|e| format!("event store {}: {e}", path.display()))?;
-        let lines: Vec<String> = BufReader::new(f).lines().collect::<Result<_, _>>().map_err(|e| e.to_string())?;
-        let mut order = Vec::new();
-        let mut latest: HashMap<String, EventRecord> = HashMap::new();
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: Value = match serde_json::from_str(line) {
-                Ok(v) => v,
-                Err(_) if i + 1 == lines.len() => break,
-                Err(e) => return Err(format!("{}:{}: not JSON: {e}", path.display(), i + 1)),
-            };
-            let rec = EventRecord::from_json(&v).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
-            if !latest.contains_key(&rec.event_id) {
-                order.push(rec.event_id.clone());
-            }
-            latest.insert(rec.event_id.clone(), rec);
-        }
-        Ok(order.into_iter().filter_map(|id| latest.remove(&id)).collect())
+        let bytes = std::fs::read(path).map_err(|e| format!("event store {}: {e}", path.display()))?;
+        latest(path, parse_lines(path, &bytes)?.0)
     }
 }

@@ -25,7 +25,8 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
                                        [--connect-timeout-ms 2000] [--no-skew-check]
                                        [--signing-secrets FILE.json]
-  --store                  also journal every event (JSON lines) to FILE
+  --store                  also journal every event (JSON lines, fsynced, one writer) to FILE;
+                           its pending events are continued (a restart after a crash)
   --resume                 first continue the pending events of another replica's journal
                            (they keep their first-attempt instant and schedule; `resume` judges them)
   --allow-private-targets  deliver to loopback/private/link-local targets too (local
@@ -110,16 +111,17 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let document = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
     let (config, budget) = common(&f)?;
     let offset = config.clock_offset_ms;
-    let resumed = match f.str("resume") {
-        Some(p) => {
-            EventStore::read_journal(Path::new(p))?.into_iter().filter(|r| r.status == Status::Pending).collect()
-        }
-        None => Vec::new(),
+    // `--store J` locks J, cuts a torn last record and continues J's own
+    // pending events (a restart after a crash); `--resume OTHER` also takes
+    // another replica's pending events.
+    let (store, mut resumed) = match f.str("store") {
+        Some(p) => EventStore::open_journal(Path::new(p))?,
+        None => (EventStore::in_memory(), Vec::new()),
     };
-    let store = match f.str("store") {
-        Some(p) => EventStore::with_journal(Path::new(p))?,
-        None => EventStore::in_memory(),
-    };
+    if let Some(p) = f.str("resume").filter(|p| Some(*p) != f.str("store")) {
+        resumed.extend(EventStore::read_journal(Path::new(p))?);
+    }
+    resumed.retain(|r| r.status == Status::Pending);
     let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
     let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
 
