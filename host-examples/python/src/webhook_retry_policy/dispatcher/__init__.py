@@ -2,6 +2,7 @@
 ``webhook-retry-policy[dispatcher]``). Run the demo:
 ``python -m webhook_retry_policy.dispatcher.demo``."""
 
+from .credentials import EndpointSecrets
 from .destination import DestinationRefused, GuardedBackend, refusal
 from .dispatcher import Dispatcher, DispatcherConfig
 from .endpoints import LocalEndpoint, LocalEndpoints
@@ -10,7 +11,8 @@ from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventSto
 from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response
 
 __all__ = [
-    "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "EventRecord",
+    "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "EndpointSecrets",
+    "EventRecord",
     "GuardedBackend", "HELD", "InMemoryEventStore", "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING",
     "attempt", "error_kind", "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
 ]

@@ -32,6 +32,7 @@ import httpx
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason, TransportError
+from .credentials import EndpointSecrets
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
@@ -65,10 +66,13 @@ class Dispatcher:
         concurrency: int | None = None,
         refresh_credentials: Callable[[str], Awaitable[None]] | None = None,
         config: DispatcherConfig | None = None,
+        secrets: EndpointSecrets | None = None,
     ) -> None:
         """``client``: by default :func:`make_client` from ``config`` (the
         destination check, no redirects, head cap); a client passed in is
-        used as it is."""
+        used as it is. ``secrets``: sign every delivery (Standard Webhooks)
+        with the endpoint's secrets, reloaded before a retry the policy
+        marks ``refresh_credentials``."""
         self.document = document
         self.endpoints = endpoints
         self.policy = policy
@@ -82,6 +86,7 @@ class Dispatcher:
         self.sleep: Sleep = sleep or asyncio.sleep
         self.concurrency = concurrency if concurrency is not None else self.config.concurrency
         self.refresh_credentials = refresh_credentials
+        self.secrets = secrets
 
     async def submit(self, event_id: str, endpoint_id: str, event_class: str, payload: dict[str, Any]) -> EventRecord:
         """Admit and persist a new event; its first attempt is due now."""
@@ -139,10 +144,12 @@ class Dispatcher:
         n = record.attempt + 1
         self.metrics.attempts.labels("first" if n == 1 else "retry").inc()
         body = json.dumps({"id": record.event_id, "type": record.event_class, "data": record.payload}).encode()
+        headers = {"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)}
+        if self.secrets is not None:
+            headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body, self.clock.now_ms() // 1000)
         outcome = await attempt_once(
             self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
-            now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms,
-            headers={"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)},
+            now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
         )
         if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
             self.metrics.destinations_refused.inc()
@@ -155,6 +162,8 @@ class Dispatcher:
         record.history.append({"attempt": n, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
                                "decision": repr(decision)})
         if isinstance(decision, Retry):
+            if decision.refresh_credentials and self.secrets is not None:
+                await self.secrets.refresh(record.endpoint_id)
             if decision.refresh_credentials and self.refresh_credentials is not None:
                 await self.refresh_credentials(record.endpoint_id)
             record.credentials_refreshed = record.credentials_refreshed or decision.refresh_credentials

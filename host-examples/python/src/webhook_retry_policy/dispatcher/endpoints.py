@@ -6,12 +6,17 @@ free port in a daemon thread and counts the requests it received."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class LocalEndpoint:
-    def __init__(self, status: int, retry_after: str | None = None) -> None:
+    def __init__(self, status: int, retry_after: str | None = None,
+                 answer: Callable[[dict[str, str], bytes], int] | None = None) -> None:
+        """``answer(headers, body) -> status``, if given, decides each status
+        (e.g. a receiver that verifies signatures)."""
         self.status = status
+        self.answer = answer
         self.retry_after = retry_after
         self.requests = 0
         self._lock = threading.Lock()
@@ -22,10 +27,13 @@ class LocalEndpoint:
 
             def do_POST(self) -> None:  # noqa: N802 (http.server naming)
                 length = int(self.headers.get("content-length") or 0)
-                self.rfile.read(length)
+                body = self.rfile.read(length)
                 with endpoint._lock:
                     endpoint.requests += 1
-                self.send_response(endpoint.status)
+                status = endpoint.status
+                if endpoint.answer is not None:
+                    status = endpoint.answer({k.lower(): v for k, v in self.headers.items()}, body)
+                self.send_response(status)
                 if endpoint.retry_after is not None:
                     self.send_header("Retry-After", endpoint.retry_after)
                 self.send_header("Content-Length", "0")
