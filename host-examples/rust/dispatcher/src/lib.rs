@@ -33,6 +33,7 @@ pub mod http_server;
 pub mod journal;
 pub mod local_store;
 pub mod metrics;
+pub mod redact;
 pub mod redis_cluster;
 pub mod redis_store;
 pub mod report;

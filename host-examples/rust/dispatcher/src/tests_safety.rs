@@ -75,3 +75,100 @@ fn an_endpoint_without_a_secret_gets_no_unsigned_request() {
         );
     }
 }
+
+/// Markers planted in a target's query and userinfo, a Redis password and
+/// signing secrets; none may come out of the process or its dead letters.
+const MARKERS: [&str; 5] = ["QUERYSECRET1", "REDISSECRET2", "SIGNSECRET3", "SIGNSECRET4", "USERSECRET5"];
+
+/// The child: a run where every secret is used and every error path is hit.
+#[test]
+#[ignore = "run as a child process by the secrets test"]
+fn secrets_child() {
+    let Ok(journal) = std::env::var("RPD_SECRETS_JOURNAL") else { return };
+    let dir = std::path::Path::new(&journal).parent().unwrap().to_path_buf();
+    let broken = crate::endpoints::Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+    let port = broken.server.addr().port();
+    let secrets = dir.join("secrets.json");
+    let b64 = |s: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(s)
+    };
+    let file =
+        format!(r#"{{"ep": "whsec_{} whsec_{}", "ep-bad": "whsec_!!SIGNSECRET4!!"}}"#, b64("SIGNSECRET3"), b64("x"));
+    std::fs::write(&secrets, file).unwrap();
+    let targets = [
+        ("ep", format!("http://127.0.0.1:{port}/hook?token=QUERYSECRET1#frag")),
+        ("ep", format!("http://user:USERSECRET5@127.0.0.1:{port}/hook")),
+        ("ep-bad", format!("http://127.0.0.1:{port}/hook?token=QUERYSECRET1")),
+    ];
+    let source = (0..12).map(move |i| {
+        let (ep, url) = &targets[i % 3];
+        crate::NewEvent {
+            event_id: format!("s-{i}"),
+            endpoint_id: ep.to_string(),
+            target: url.clone(),
+            class: "storm".into(),
+            at_ms: None,
+        }
+    });
+    let mut config = local_config();
+    config.signer = Some(Arc::new(Signer::new(Box::new(crate::signing::FileSecrets(secrets)))));
+    let budget = BudgetStore::redis("redis://:REDISSECRET2@127.0.0.1:1/0").unwrap();
+    let metrics = Arc::new(crate::Metrics::default());
+    let store = crate::EventStore::with_journal(std::path::Path::new(&journal)).unwrap();
+    let d = crate::Dispatcher::start(
+        crate::tests::engine(),
+        &doc(1),
+        &["storm"],
+        budget,
+        store,
+        metrics.clone(),
+        config,
+        Vec::new(),
+        Box::new(source),
+    )
+    .unwrap()
+    .wait();
+    println!("{}", metrics.render());
+    println!("{:?}", d.budget().round_trips());
+    for r in d.store().all() {
+        println!("{} {} {:?}", r.to_json(), r.last_outcome, r.dead_letter);
+    }
+}
+
+#[test]
+fn no_query_string_userinfo_redis_password_or_signing_secret_reaches_logs_metrics_or_dead_letters() {
+    let dir = std::env::temp_dir().join(format!("rpd-secrets-run-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let journal = dir.join("events.jsonl");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "tests_safety::secrets_child", "--ignored", "--nocapture", "--test-threads", "1"])
+        .env("RPD_SECRETS_JOURNAL", &journal)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The run hit every path: signed 503s, no budget (Redis down), a bad secret, a userinfo URL.
+    for seen in ["budget store error", "not sent", "credentials_unavailable", "invalid_url", "webhook_deadletter_total"]
+    {
+        assert!(stdout.contains(seen) || stderr.contains(seen), "{seen} missing:\n{stdout}\n{stderr}");
+    }
+    let b64 = |s: &str| {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(s)
+    };
+    let dead_letters: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains(r#""status":"pending""#))
+        .map(String::from)
+        .collect();
+    assert_eq!(dead_letters.len(), 12, "one final record per event");
+    let all = format!("{stdout}\n{stderr}\n{}", dead_letters.join("\n"));
+    for m in MARKERS.iter().map(|m| m.to_string()).chain([b64("SIGNSECRET3")]) {
+        assert!(!all.contains(&m), "{m} leaked:\n{all}");
+    }
+    assert!(!all.to_ascii_lowercase().contains("authorization"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

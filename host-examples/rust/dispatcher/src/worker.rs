@@ -262,6 +262,9 @@ fn finish(
     rec.dead_letter = dl;
     rec.disable_endpoint = disable;
     rec.finished_at_ms = now;
+    // A finished event is never sent again: its record (the dead letter)
+    // keeps the target without userinfo, query or fragment.
+    rec.target = crate::redact::target(&rec.target);
     persist(s, &rec);
     s.metrics.stopped(reason, disable);
 }
