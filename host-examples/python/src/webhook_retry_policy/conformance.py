@@ -27,6 +27,24 @@ HOST = "python"
 FORMATS = (1, 2)
 Thunk = Callable[[], Any]
 
+# The contract's integer fields. A JSON number is its value however it is
+# spelled, so `900000.0`, `2e3` or `-0` in one of these is that integer, as
+# in every other host (Python's json module alone reads them as floats).
+INT_FIELDS = frozenset({
+    "base_ms", "cap_ms", "window_ms", "hard_cap", "min_sample", "attempt", "max_attempts",
+    "first_attempted_at_ms", "status", "retry_after_ms", "now_ms", "retry_index", "total", "retries", "bucket",
+})
+
+
+def _integers_by_value(v: Any, key: str = "") -> Any:
+    if isinstance(v, dict):
+        return {k: _integers_by_value(x, k) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_integers_by_value(x, key) for x in v]
+    if key in INT_FIELDS and isinstance(v, float) and v.is_integer() and abs(v) < 2.0**64:
+        return int(v)
+    return v
+
 
 @dataclass
 class CaseResult:
@@ -94,7 +112,7 @@ class Runner:
 
     def run_file(self, path: Path) -> list[CaseResult]:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = _integers_by_value(json.loads(path.read_text(encoding="utf-8")))
             f = cj.fields(doc, "", ("format", "suite", "cases"))
             if f["format"] not in FORMATS:
                 raise cj.ShapeError("format", f"unsupported format {f['format']!r}")
