@@ -12,6 +12,7 @@ const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore, ManualClock, systemClock } = require('./stores.cjs');
 const { RedisBudgetStore } = require('./redis-store.cjs');
+const signing = require('./signing.cjs');
 
 module.exports = {
   plan: ops.plan,
@@ -35,6 +36,10 @@ module.exports = {
   ManualClock,
   systemClock,
   PolicyError,
+  sign: signing.sign,
+  signatureHeaders: signing.signatureHeaders,
+  verify: signing.verify,
+  WebhookVerificationError: signing.WebhookVerificationError,
   STOP_REASONS: native.STOP_REASONS,
   STORE_OPS: native.STORE_OPS,
   ERROR_CODES: native.ERROR_CODES,

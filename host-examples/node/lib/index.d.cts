@@ -213,6 +213,25 @@ export declare class RedisBudgetStore implements BudgetStore {
   apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
 }
 
+/** A Standard Webhooks secret: "whsec_" + base64 of the key (prefix optional), or the key bytes. */
+export type SigningSecret = string | Uint8Array;
+/** "v1,<base64 HMAC-SHA256(key, `${id}.${timestamp}.${body}`)>"; `timestamp` in Unix seconds. */
+export declare function sign(secret: SigningSecret, id: string, timestamp: number, body: string | Uint8Array): string;
+/** webhook-id, webhook-timestamp and webhook-signature (one v1 signature per secret, space-separated). */
+export declare function signatureHeaders(secrets: SigningSecret | SigningSecret[], id: string, timestamp: number, body: string | Uint8Array): {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+};
+/** The receiver's check (tolerance window, constant-time compare): true, or throws WebhookVerificationError. */
+export declare function verify(
+  secrets: SigningSecret | SigningSecret[],
+  headers: Record<string, string | string[] | undefined> | { get(name: string): string | null },
+  body: string | Uint8Array,
+  options?: { nowS?: number; toleranceS?: number },
+): true;
+export declare class WebhookVerificationError extends Error {}
+
 export declare const systemClock: Clock;
 /** A clock that moves only when told to. */
 export declare class ManualClock implements Clock {

@@ -29,7 +29,8 @@ function writePolicy(name, budget) {
 
 function runReplica(args) {
   return new Promise((resolve) => {
-    execFile(REPLICA, args, { timeout: 60_000 }, (error, stdout, stderr) => {
+    // The test endpoints are on loopback, refused by default: allowed explicitly.
+    execFile(REPLICA, [...args, '--allow-private-targets'], { timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? error.code : 0, stdout, stderr });
     });
   });

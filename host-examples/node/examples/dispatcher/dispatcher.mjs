@@ -1,11 +1,14 @@
 // A webhook dispatcher on @webhook/retry-policy: admit each event under its
-// class, POST it with fetch, ask the policy after every attempt (the policy
+// class, POST it (http-client.mjs: bounded deadline, header and body caps,
+// no redirects, checked destinations; signed when a signer is given), ask the policy after every attempt (the policy
 // makes the attempt's one budget-store call: a first attempt's record and
 // the retry's reservation are ONE call), sleep the delay it returns, and
 // dead-letter with its stop reason. An event reloaded from storage goes
 // through `resume` first. The only policy here is the package's; this file
 // is I/O and bookkeeping.
 import { responseOutcome, errorOutcome } from './outcome.mjs';
+import { post, createAgent, DEFAULT_ATTEMPT_DEADLINE_MS } from './http-client.mjs';
+import { safeTarget } from './redact.mjs';
 
 /** Real sleeping; tests use a virtual scheduler that moves a ManualClock instead. */
 export const realScheduler = { sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
@@ -14,21 +17,31 @@ export class Dispatcher {
   #policy;
   #metrics;
   #scheduler;
-  #timeoutMs;
-  /** Dead-letter records, each {...dead_letter, class, url, disable_endpoint}. */
+  #deadlineMs;
+  #allowPrivate;
+  #agents;
+  #signer;
+  /** Dead-letter records, each {...dead_letter, class, target, disable_endpoint, error_kind?} (target: no query, no userinfo). */
   deadLetters = [];
   /** Endpoints a 410 Gone disabled. */
   disabledEndpoints = new Set();
 
   /**
    * @param {import('@webhook/retry-policy').RetryPolicy} policy
-   * @param {{metrics: import('./metrics.mjs').Metrics, scheduler?: {sleep(ms: number): Promise<void>}, timeoutMs?: number}} options
+   * @param {{metrics: import('./metrics.mjs').Metrics, scheduler?: {sleep(ms: number): Promise<void>},
+   *   attemptDeadlineMs?: number, allowPrivateTargets?: boolean, signer?: import('./signer.mjs').Signer}} options
+   *   attemptDeadlineMs: the total deadline of one attempt (default 30 s);
+   *   allowPrivateTargets: deliver to loopback/private/link-local targets too (local development only);
+   *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials.
    */
-  constructor(policy, { metrics, scheduler = realScheduler, timeoutMs = 10_000 }) {
+  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null }) {
     this.#policy = policy;
     this.#metrics = metrics;
     this.#scheduler = scheduler;
-    this.#timeoutMs = timeoutMs;
+    this.#deadlineMs = attemptDeadlineMs;
+    this.#allowPrivate = allowPrivateTargets === true;
+    this.#agents = { http: createAgent({ allowPrivate: this.#allowPrivate }), https: createAgent({ allowPrivate: this.#allowPrivate, https: true }) };
+    this.#signer = signer;
     // The library counts store verdicts that differ from the policy's rule.
     metrics.observe('webhook_budget_disagreements_total', () => policy.budgetDisagreements);
   }
@@ -63,43 +76,54 @@ export class Dispatcher {
     return this.#run(event, { ...state });
   }
 
+  /** Close idle keep-alive connections. */
+  close() {
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+
   async #run(event, state) {
     for (;;) {
       state.attempt += 1;
-      const outcome = await this.#attempt(event);
+      const outcome = await this.#attempt(event, state.attempt);
       const decision = await this.#policy.afterAttempt(state, outcome);
-      if (decision.stop_reason !== null) return this.#finish(event, decision);
+      if (decision.stop_reason !== null) return this.#finish(event, decision, outcome);
       await this.#scheduler.sleep(decision.retry.delay_ms);
+      if (decision.retry.refresh_credentials && this.#signer !== null) await this.#signer.refresh(event.endpoint_id);
       state.credentials_refreshed ||= decision.retry.refresh_credentials;
     }
   }
 
-  #finish(event, decision) {
+  #finish(event, decision, outcome = null) {
     if (decision.stop_reason === 'delivered') {
       this.#metrics.inc('webhook_delivered_total');
     } else {
       this.#metrics.inc('webhook_deadletter_total', { stop_reason: decision.stop_reason });
-      this.deadLetters.push({ ...decision.dead_letter, class: event.class, url: event.url, disable_endpoint: decision.disable_endpoint });
+      const record = { ...decision.dead_letter, class: event.class, target: safeTarget(event.url), disable_endpoint: decision.disable_endpoint };
+      if (outcome?.error_kind !== undefined) record.error_kind = outcome.error_kind;
+      this.deadLetters.push(record);
       if (decision.disable_endpoint) this.disabledEndpoints.add(event.endpoint_id);
     }
     return decision;
   }
 
-  async #attempt(event) {
+  async #attempt(event, attempt) {
     this.#metrics.inc('webhook_attempts_total');
+    const body = JSON.stringify(event.body ?? {});
     try {
-      const res = await fetch(event.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': event.id },
-        body: JSON.stringify(event.body ?? {}),
-        // A redirect is the endpoint's answer, never followed (3xx: terminal).
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      await res.arrayBuffer();
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': event.id,
+        'x-event-id': event.id,
+        'x-attempt': String(attempt),
+      };
+      if (this.#signer !== null) Object.assign(headers, await this.#signer.headers(event.endpoint_id, event.id, body));
+      const res = await post(event.url, { headers, body, deadlineMs: this.#deadlineMs, allowPrivate: this.#allowPrivate, agents: this.#agents });
       return responseOutcome(res, (header) => this.#policy.retryAfter(header));
     } catch (err) {
-      return errorOutcome(err);
+      const outcome = errorOutcome(err);
+      if (outcome.error_kind === 'destination_refused') this.#metrics.inc('webhook_destination_refused_total');
+      return outcome;
     }
   }
 }

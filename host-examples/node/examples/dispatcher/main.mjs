@@ -32,7 +32,8 @@ if (process.env.REDIS_URL) {
 const store = redis ? new RedisBudgetStore(redis) : new InMemoryBudgetStore();
 const onStoreError = (e, ctx) => console.error(`budget store ${ctx.operation} failed (${ctx.endpointId}): ${e.message}`);
 const policy = new RetryPolicy(EXAMPLE_DOCUMENT, { clock, store, onStoreError });
-const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock) });
+// The example's endpoints are on loopback, refused by default: allowed here explicitly.
+const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock), allowPrivateTargets: true });
 
 for (const [id, path] of [['evt_ok', '/healthy'], ['evt_busy', '/always-503'], ['evt_gone', '/gone']]) {
   const d = await dispatcher.deliver({ id, class: 'notification', endpoint_id: `ep${path}`, url: endpoints.url(path), body: { id } });
@@ -41,6 +42,7 @@ for (const [id, path] of [['evt_ok', '/healthy'], ['evt_busy', '/always-503'], [
 console.log('dead letters:', JSON.stringify(dispatcher.deadLetters, null, 2));
 console.log(await (await fetch(server.url)).text());
 await endpoints.close();
+dispatcher.close();
 redis?.disconnect();
 if (process.argv.includes('--serve')) {
   console.log(`serving ${server.url} (Ctrl-C to stop)`);

@@ -2,6 +2,7 @@
 //   webhook_deadletter_total{stop_reason="..."}  events dead-lettered, by reason
 //   webhook_delivered_total                       events delivered
 //   webhook_attempts_total                        HTTP attempts sent
+//   webhook_destination_refused_total             attempts refused: internal target address
 //   webhook_budget_disagreements_total            store verdicts that differed from the policy's rule
 import http from 'node:http';
 
@@ -9,6 +10,7 @@ const HELP = {
   webhook_deadletter_total: 'Webhook events dead-lettered, by stop reason.',
   webhook_delivered_total: 'Webhook events delivered.',
   webhook_attempts_total: 'Webhook delivery attempts sent.',
+  webhook_destination_refused_total: 'Delivery attempts refused before connecting: the target resolves to a loopback, private, link-local or other internal address.',
   webhook_budget_disagreements_total: "Budget-store verdicts that differed from the policy's rule on the store's own counts (the store's verdict stood).",
 };
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
+               [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE), C in flight (default 8), sleeping
@@ -14,7 +15,12 @@ without it, an in-memory budget. --deadline-ms: stop starting new events after
 N ms (events already started run to their stop). --store-timeout-ms: longest
 wait for one store call (default 250; then the retry fails closed).
 --clock-offset-ms: add N ms (may be negative) to this replica's clock (a
-skewed replica, for the fleet's clock-skew test).
+skewed replica, for the fleet's clock-skew test). --attempt-deadline-ms: the
+total deadline of one delivery attempt (default 30000). Targets resolving to
+loopback, private, link-local or other internal addresses are refused
+(destination_refused, terminal) unless --allow-private-targets. With
+--signing-secrets FILE (JSON: endpoint id -> "whsec_new whsec_old" or a list)
+every attempt is signed (Standard Webhooks); re-read on refresh_credentials.
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
@@ -32,7 +38,11 @@ const FLAGS = new Set([
   '--deadline-ms',
   '--store-timeout-ms',
   '--clock-offset-ms',
+  '--attempt-deadline-ms',
+  '--allow-private-targets',
+  '--signing-secrets',
 ]);
+const SWITCHES = new Set(['--allow-private-targets']);
 
 function integer(flag, text, min) {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
@@ -64,7 +74,7 @@ function url(flag, text, protocols) {
 /**
  * argv (without node and the script) -> {help} or
  * {target, endpointId, events, concurrency, policyText, policyPath, redis, redisCluster,
- *  deadlineMs, storeTimeoutMs, clockOffsetMs}.
+ *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -78,7 +88,10 @@ export function parseArgs(argv) {
       flag = flag.slice(0, eq);
     }
     if (!FLAGS.has(flag)) throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}`);
-    if (value === undefined) {
+    if (SWITCHES.has(flag)) {
+      if (value !== undefined) throw new UsageError(`${flag} takes no value`);
+      value = true;
+    } else if (value === undefined) {
       if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
       value = argv[++i];
     }
@@ -111,5 +124,8 @@ export function parseArgs(argv) {
     deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
     storeTimeoutMs: seen.has('--store-timeout-ms') ? integer('--store-timeout-ms', seen.get('--store-timeout-ms'), 1) : 250,
     clockOffsetMs: seen.has('--clock-offset-ms') ? signed('--clock-offset-ms', seen.get('--clock-offset-ms')) : 0,
+    attemptDeadlineMs: seen.has('--attempt-deadline-ms') ? integer('--attempt-deadline-ms', seen.get('--attempt-deadline-ms'), 1) : 30_000,
+    allowPrivateTargets: seen.has('--allow-private-targets'),
+    signingSecrets: seen.has('--signing-secrets') ? seen.get('--signing-secrets') : null,
   };
 }

@@ -13,7 +13,8 @@ import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError } from 
 import { Metrics } from '../dispatcher/metrics.mjs';
 import { Dispatcher } from '../dispatcher/dispatcher.mjs';
 import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
-import { connectRedis, countingClient } from './redis-client.mjs';
+import { connectRedis, countingClient, redact } from './redis-client.mjs';
+import { fileSigner } from '../dispatcher/signer.mjs';
 
 export const STOP_REASONS = [
   'delivered',
@@ -50,7 +51,7 @@ function loadPolicy(opts, store) {
       store,
       clock,
       storeTimeoutMs: opts.storeTimeoutMs,
-      onStoreError: (e, { operation, timedOut }) => storeError(`${operation}${timedOut ? ' timed out' : ''}: ${e.message}`),
+      onStoreError: (e, { operation, timedOut }) => storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`),
       onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
     });
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
@@ -75,7 +76,12 @@ async function run(opts) {
   }
   const policy = redis === null ? policyCheck : loadPolicy(opts, store);
   const metrics = new Metrics();
-  const dispatcher = new Dispatcher(policy, { metrics });
+  const dispatcher = new Dispatcher(policy, {
+    metrics,
+    attemptDeadlineMs: opts.attemptDeadlineMs,
+    allowPrivateTargets: opts.allowPrivateTargets,
+    signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
+  });
   const stopReasons = Object.fromEntries(STOP_REASONS.map((r) => [r, 0]));
   let started = 0;
   let crashed = 0;
@@ -97,6 +103,7 @@ async function run(opts) {
   }
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   redis?.disconnect();
+  dispatcher.close();
 
   const attempts = metrics.get('webhook_attempts_total');
   const summary = {

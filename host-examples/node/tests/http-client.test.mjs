@@ -1,0 +1,140 @@
+// The dispatcher's HTTP client against misbehaving raw-socket endpoints
+// (the full suite is tests/hostile/ at the repo root), and destinations:
+// which addresses are refused, that the checked address is the one
+// connected to, and that a refusal is a terminal, counted stop.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
+import { post, MAX_BODY_PREFIX_BYTES } from '../examples/dispatcher/http-client.mjs';
+import { refusal, checkedLookup } from '../examples/dispatcher/destination.mjs';
+import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
+import { Metrics } from '../examples/dispatcher/metrics.mjs';
+
+const servers = [];
+after(() => servers.forEach((s) => s.close()));
+
+/** A raw TCP endpoint: `onConnection(socket)` after the request head arrives. */
+async function raw(onConnection) {
+  const server = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => onConnection(socket));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return `http://127.0.0.1:${server.address().port}/hook`;
+}
+
+const send = (url, options = {}) => post(url, { body: '{}', allowPrivate: true, deadlineMs: 1000, ...options }).then(
+  (res) => ({ status: res.status }),
+  (err) => ({ kind: err.kind }),
+);
+
+test('a body far beyond 64 KiB is cut after the prefix and the status still counts', async () => {
+  let sent = 0;
+  const url = await raw((s) => {
+    s.write('HTTP/1.1 200 OK\r\ncontent-length: 2147483648\r\n\r\n');
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    const pump = () => {
+      while (sent < 64 * 1024 * 1024 && s.write(chunk)) sent += chunk.length;
+      if (sent < 64 * 1024 * 1024) s.once('drain', pump);
+    };
+    pump();
+  });
+  assert.deepEqual(await send(url), { status: 200 });
+  assert.ok(sent < 64 * 1024 * 1024, `the client kept reading: ${sent} bytes sent`);
+  assert.ok(MAX_BODY_PREFIX_BYTES === 64 * 1024);
+});
+
+test('an endless header line is a remote_protocol_error, not a memory leak', async () => {
+  const url = await raw((s) => {
+    s.write('HTTP/1.1 200 OK\r\nx-endless: ');
+    const chunk = 'a'.repeat(65536);
+    const pump = () => {
+      while (!s.destroyed && s.write(chunk));
+      if (!s.destroyed) s.once('drain', pump);
+    };
+    pump();
+  });
+  assert.deepEqual(await send(url), { kind: 'remote_protocol_error' });
+});
+
+test('a drip is cut by the attempt deadline as a read_timeout', async () => {
+  const url = await raw((s) => {
+    const bytes = Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    let i = 0;
+    const timer = setInterval(() => i < bytes.length && s.write(bytes.subarray(i, ++i)), 100);
+    s.on('close', () => clearInterval(timer));
+  });
+  const t0 = performance.now();
+  assert.deepEqual(await send(url, { deadlineMs: 300 }), { kind: 'read_timeout' });
+  assert.ok(performance.now() - t0 < 1500);
+});
+
+test('bytes that are not HTTP and a reset before the answer are remote_protocol_error', async () => {
+  assert.deepEqual(await send(await raw((s) => s.end('\x00\xffSSH-2.0-OpenSSH_9.2\r\n\r\n'))), { kind: 'remote_protocol_error' });
+  assert.deepEqual(await send(await raw((s) => s.resetAndDestroy())), { kind: 'remote_protocol_error' });
+});
+
+test('a status outside 100-599 is returned as it is and a redirect is never followed', async () => {
+  assert.deepEqual(await send(await raw((s) => s.end('HTTP/1.1 999 Whatever\r\ncontent-length: 0\r\n\r\n'))), { status: 999 });
+  let stolen = 0;
+  const thief = await raw((s) => (stolen++, s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n')));
+  assert.deepEqual(await send(await raw((s) => s.end(`HTTP/1.1 307 Temporary Redirect\r\nlocation: ${thief}\r\ncontent-length: 0\r\n\r\n`))), { status: 307 });
+  assert.equal(stolen, 0);
+});
+
+test('a refused connection is a connect_error and a bad URL is invalid_url', async () => {
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  assert.deepEqual(await send(`http://127.0.0.1:${port}/`), { kind: 'connect_error' });
+  assert.deepEqual(await send('not a url'), { kind: 'invalid_url' });
+  assert.deepEqual(await send('ftp://example.com/'), { kind: 'unsupported_protocol' });
+});
+
+test('internal addresses are refused and public ones allowed, IPv4-mapped and NAT64 included', () => {
+  const cases = {
+    '127.0.0.1': 'loopback', '10.1.2.3': 'private', '172.16.0.1': 'private', '172.31.255.255': 'private',
+    '192.168.1.1': 'private', '169.254.169.254': 'link-local', '100.64.0.1': 'shared', '0.0.0.0': 'unspecified',
+    '224.0.0.1': 'multicast', '255.255.255.255': 'broadcast', '::1': 'loopback', '::': 'unspecified',
+    'fc00::1': 'private', 'fd12:3456::1': 'private', 'fe80::1': 'link-local', 'ff02::1': 'multicast',
+    '::ffff:127.0.0.1': 'loopback', '::ffff:169.254.169.254': 'link-local', '64:ff9b::a00:1': 'private',
+    '8.8.8.8': null, '172.32.0.1': null, '100.128.0.1': null, '2606:4700::1111': null, '::ffff:8.8.8.8': null,
+  };
+  for (const [address, why] of Object.entries(cases)) assert.equal(refusal(address), why, address);
+});
+
+test('the lookup hook resolves once and hands the checked address to the connection', async () => {
+  let calls = 0;
+  const resolve = (host, opts, cb) => (calls++, cb(null, [{ address: '93.184.216.34', family: 4 }]));
+  const lookup = checkedLookup({ resolve });
+  const one = await new Promise((r) => lookup('example.test', {}, (err, address, family) => r({ err, address, family })));
+  assert.deepEqual(one, { err: null, address: '93.184.216.34', family: 4 });
+  const rebinding = checkedLookup({ resolve: (h, o, cb) => cb(null, [{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.5', family: 4 }]) });
+  const refused = await new Promise((r) => rebinding('evil.test', { all: true }, (err) => r(err)));
+  assert.equal(refused.code, 'EDESTREFUSED');
+  assert.equal(calls, 1);
+});
+
+test('a loopback target is a terminal destination_refused stop, counted, and never connected to', async () => {
+  let connected = 0;
+  const url = await raw((s) => (connected++, s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n')));
+  const clock = new ManualClock(1_700_000_000_000);
+  const metrics = new Metrics();
+  const policy = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000, jitter: 'full' } } } }, { clock });
+  const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock) });
+  for (const target of [url, url.replace('127.0.0.1', 'localhost'), 'http://[::1]:9/x']) {
+    const d = await dispatcher.deliver({ id: 'e', class: 'n', endpoint_id: 'ep', url: target });
+    assert.equal(d.stop_reason, 'terminal_response', target);
+    assert.equal(d.dead_letter.attempts, 1);
+  }
+  assert.equal(connected, 0);
+  assert.equal(metrics.get('webhook_destination_refused_total'), 3);
+  assert.equal(dispatcher.deadLetters[0].error_kind, 'destination_refused');
+  assert.match(metrics.render(), /^webhook_destination_refused_total 3$/m);
+  dispatcher.close();
+});
