@@ -158,14 +158,10 @@ pub fn outcome(v: &Value) -> Result<AttemptOutcome, PolicyError> {
     let f = Fields::new(v, &["status", "retry_after_ms", "error_kind"])?;
     match (f.opt("status"), f.opt("error_kind")) {
         (Some(_), None) => {
-            let status = f.u64("status")?;
-            let status = u16::try_from(status).map_err(|_| {
-                PolicyError::new(
-                    ErrorCode::InvalidStatus,
-                    "status",
-                    cat(&["HTTP status ", &dec(status), " is outside 100..=599"]),
-                )
-            })?;
+            // A status beyond 16 bits is as invalid as 600: it saturates to
+            // 65535, so `invalid_status` comes in the contract's validation
+            // order (policy, then state, then status), as for any bad status.
+            let status = u16::try_from(f.u64("status")?).unwrap_or(u16::MAX);
             let retry_after_ms = match f.opt("retry_after_ms") {
                 Some(ra) => Some(as_u64(ra).map_err(|e| e.within("retry_after_ms"))?),
                 None => None,
