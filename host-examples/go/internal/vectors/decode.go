@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,11 +126,17 @@ func (o *obj) uint(name string, bits int) uint64 {
 		return 0
 	}
 	v, err := strconv.ParseUint(s, 10, bits)
-	if err != nil {
-		o.bad(name, "expected an integer in 0..=%d, got %s", uint64(math.MaxUint64)>>(64-bits), s)
-		return 0
+	if err == nil {
+		return v
 	}
-	return v
+	// A JSON number is its value however it is spelled: 900000.0, 2e3 and
+	// -0 are integers, as in every other host. big.Rat reads the decimal
+	// exactly (no float rounding).
+	if r, ok := new(big.Rat).SetString(s); ok && r.IsInt() && r.Sign() >= 0 && r.Num().BitLen() <= bits {
+		return r.Num().Uint64()
+	}
+	o.bad(name, "expected an integer in 0..=%d, got %s", uint64(math.MaxUint64)>>(64-bits), s)
+	return 0
 }
 
 func (o *obj) u64(name string) uint64 { return o.uint(name, 64) }
