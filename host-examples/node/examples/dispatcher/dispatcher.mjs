@@ -21,6 +21,7 @@ export class Dispatcher {
   #allowPrivate;
   #agents;
   #signer;
+  #journal;
   /** Dead-letter records, each {...dead_letter, class, target, disable_endpoint, error_kind?} (target: no query, no userinfo). */
   deadLetters = [];
   /** Endpoints a 410 Gone disabled. */
@@ -32,9 +33,11 @@ export class Dispatcher {
    *   attemptDeadlineMs?: number, allowPrivateTargets?: boolean, signer?: import('./signer.mjs').Signer}} options
    *   attemptDeadlineMs: the total deadline of one attempt (default 30 s);
    *   allowPrivateTargets: deliver to loopback/private/link-local targets too (local development only);
-   *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials.
+   *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials;
+   *   journal: a Journal (journal.mjs): events accepted, attempts and final decisions fsynced.
    */
-  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null }) {
+  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null, journal = null }) {
+    this.#journal = journal;
     this.#policy = policy;
     this.#metrics = metrics;
     this.#scheduler = scheduler;
@@ -62,6 +65,7 @@ export class Dispatcher {
       first_attempted_at_ms: admission.first_attempted_at_ms,
       credentials_refreshed: false,
     };
+    this.#journal?.accept(event, state); // on disk before the first attempt
     return this.#run(event, state);
   }
 
@@ -85,6 +89,7 @@ export class Dispatcher {
   async #run(event, state) {
     for (;;) {
       state.attempt += 1;
+      this.#journal?.attempt(event.id, state.attempt, state.credentials_refreshed);
       const outcome = await this.#attempt(event, state.attempt);
       const decision = await this.#policy.afterAttempt(state, outcome);
       if (decision.stop_reason !== null) return this.#finish(event, decision, outcome);
@@ -95,6 +100,7 @@ export class Dispatcher {
   }
 
   #finish(event, decision, outcome = null) {
+    this.#journal?.done(event.id, decision.stop_reason);
     if (decision.stop_reason === 'delivered') {
       this.#metrics.inc('webhook_delivered_total');
     } else {
