@@ -77,7 +77,7 @@ func (o *obj) outcome(name string) (rp.AttemptOutcome, error) {
 		if err != nil {
 			return rp.AttemptOutcome{}, err
 		}
-		resp := &rp.HTTPResponse{Status: r.u16("status")}
+		resp := &rp.HTTPResponse{Status: r.status("status")}
 		if r.has("retry_after_ms") && !r.isNull("retry_after_ms") { // null: absent, as in every host
 			v := r.u64("retry_after_ms")
 			resp.RetryAfterMs = &v

@@ -113,7 +113,7 @@ func (d *decoder) classifyStatus(ctx context.Context, e *rp.Engine, input json.R
 	if err != nil {
 		return nil, err
 	}
-	status := in.u16("status")
+	status := in.status("status")
 	return func() (map[string]any, error) {
 		c, err := e.ClassifyStatus(ctx, status)
 		return map[string]any{"outcome": c.String()}, err

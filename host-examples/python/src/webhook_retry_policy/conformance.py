@@ -42,7 +42,11 @@ def _integers_by_value(v: Any, key: str = "") -> Any:
     if isinstance(v, list):
         return [_integers_by_value(x, key) for x in v]
     if key in INT_FIELDS and isinstance(v, float) and v.is_integer() and abs(v) < 2.0**64:
-        return int(v)
+        v = int(v)
+    if key == "status" and isinstance(v, int) and not isinstance(v, bool) and v > 0xFFFF:
+        # Beyond 16 bits is as invalid as 600: saturate, so invalid_status
+        # comes in the contract's validation order (as policy-core's codec).
+        return 0xFFFF
     return v
 
 
