@@ -13,8 +13,12 @@ import (
 const usage = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
                [--concurrency C (8)] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
+               [--attempt-deadline-ms N (30000)] [--allow-private-targets]
 Delivers N events to URL through the policy (class "storm" of FILE) until
-each stops, then prints one JSON line on stdout. Exit 0, or 2 on bad arguments.`
+each stops, then prints one JSON line on stdout. Exit 0, or 2 on bad arguments.
+Targets that resolve to loopback, private, link-local, shared, multicast or
+broadcast addresses are refused (a terminal destination_refused) unless
+--allow-private-targets is given.`
 
 // Config is what the flags ask for.
 type Config struct {
@@ -29,6 +33,10 @@ type Config struct {
 	DeadlineMs     int64  // < 0 = none
 	ClockOffset    int64  // ms added to this replica's clock (fleet skew tests)
 	StoreTimeoutMs uint64
+	// AttemptDeadlineMs is the total time one attempt may take (body included).
+	AttemptDeadlineMs uint64
+	// AllowPrivate delivers to loopback/private/link-local/... targets too.
+	AllowPrivate bool
 }
 
 // errUsage marks an argument error (exit 2).
@@ -40,10 +48,10 @@ func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(fo
 
 // parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help.
 func parseArgs(args []string, stderr io.Writer) (Config, error) {
-	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250}
+	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -54,6 +62,8 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.ClusterURL, "redis-cluster", "", "")
 	fs.StringVar(&offset, "clock-offset-ms", "0", "")
 	fs.StringVar(&timeout, "store-timeout-ms", "250", "")
+	fs.StringVar(&attemptDeadline, "attempt-deadline-ms", "30000", "")
+	fs.BoolVar(&cfg.AllowPrivate, "allow-private-targets", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, usage)
@@ -107,6 +117,9 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	}
 	if cfg.StoreTimeoutMs, err = strconv.ParseUint(timeout, 10, 32); err != nil || cfg.StoreTimeoutMs == 0 {
 		return cfg, usageErrorf("--store-timeout-ms %q: want a positive whole number of milliseconds", timeout)
+	}
+	if cfg.AttemptDeadlineMs, err = strconv.ParseUint(attemptDeadline, 10, 32); err != nil || cfg.AttemptDeadlineMs == 0 {
+		return cfg, usageErrorf("--attempt-deadline-ms %q: want a positive whole number of milliseconds", attemptDeadline)
 	}
 	if set["deadline-ms"] {
 		d, err := strconv.ParseUint(deadline, 10, 62)

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -35,7 +35,7 @@ type replica struct {
 	doc       rp.PolicyDocument
 	policy    rp.Policy
 	budget    budget
-	client    *http.Client
+	client    *safehttp.Client
 	stderr    io.Writer
 	prefix    string
 	startedAt time.Time
@@ -48,6 +48,7 @@ type replica struct {
 	storeErrors   atomic.Uint64
 	stepErrors    atomic.Uint64
 	disagreements atomic.Uint64
+	refused       atomic.Uint64 // attempts refused: the target is not public
 	logOnce       sync.Once
 }
 
@@ -70,7 +71,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if _, err := engine.Admit(ctx, doc, cfg.Class, wallMs()); err != nil {
 		return nil, usageErrorf("--policy %s: class %q: %v", cfg.PolicyPath, cfg.Class, err)
 	}
-	r := &replica{cfg: cfg, engine: engine, doc: doc, client: newHTTPClient(cfg.Concurrency), stderr: stderr,
+	r := &replica{cfg: cfg, engine: engine, doc: doc, client: newHTTPClient(cfg), stderr: stderr,
 		prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	for _, c := range doc.Classes {
 		if c.Name == cfg.Class {
@@ -111,6 +112,9 @@ func (r *replica) run(ctx context.Context) Summary {
 	if n := r.stepErrors.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d steps failed (events stopped as budget_unavailable)\n", n)
 	}
+	if n := r.refused.Load(); n > 0 {
+		fmt.Fprintf(r.stderr, "replica: %d attempts refused (destination_refused): the target resolves to a loopback, private or other non-public address (--allow-private-targets allows it)\n", n)
+	}
 	if n := r.disagreements.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d budget disagreements between the store and the policy (the store's verdict stood)\n", n)
 	}
@@ -146,6 +150,9 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 		if err != nil { // a trap reading the Retry-After: the outcome without it
 			r.logf("retry-after %s: %v", eventID, err)
 			outcome = rp.TransportErrorOutcome("remote_protocol_error")
+		}
+		if k := outcome.TransportError; k != nil && *k == "destination_refused" {
+			r.refused.Add(1)
 		}
 		state.Attempt++
 		if state.Attempt == 1 {

@@ -84,7 +84,7 @@ func TestAnAlways503EndpointUsesEveryAttemptOfEveryEventWhenTheBudgetAllows(t *t
 	srv, firsts, retries := always503(t)
 	policy := writePolicy(t, "1.0", "1000000")
 	s, stderr, code := runReplica(t, "--target", srv.URL, "--endpoint-id", "ep-test", "--events", "40",
-		"--concurrency", "4", "--policy", policy)
+		"--concurrency", "4", "--policy", policy, "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -104,7 +104,7 @@ func TestATightInMemoryBudgetRefusesRetriesAndLosesNoEvent(t *testing.T) {
 	srv, firsts, retries := always503(t)
 	policy := writePolicy(t, "0.1", "10")
 	s, stderr, code := runReplica(t, "--target", srv.URL, "--endpoint-id", "ep-test", "--events", "200",
-		"--policy", policy)
+		"--policy", policy, "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -131,7 +131,7 @@ func TestAnUnreachableRedisFailsTheBudgetClosedAndLosesNoEvent(t *testing.T) {
 	ln.Close() // a port nobody listens on
 	policy := writePolicy(t, "1.0", "1000000")
 	s, stderr, code := runReplica(t, "--target", srv.URL, "--endpoint-id", "ep-test", "--events", "20",
-		"--policy", policy, "--redis", "redis://"+addr+"/0")
+		"--policy", policy, "--redis", "redis://"+addr+"/0", "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -145,7 +145,7 @@ func TestTheDeadlineStopsStartingEventsButFinishesStartedOnes(t *testing.T) {
 	srv, _, _ := always503(t)
 	policy := writePolicy(t, "1.0", "1000000")
 	s, stderr, code := runReplica(t, "--target", srv.URL, "--endpoint-id", "ep-test", "--events", "100000000",
-		"--policy", policy, "--deadline-ms", "200")
+		"--policy", policy, "--deadline-ms", "200", "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -164,15 +164,16 @@ func TestBadArgumentsExitWith2AndSayWhy(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no target":        {[]string{"--endpoint-id", "ep", "--events", "1", "--policy", policy}, "--target is required"},
-		"bad events":       {append(append([]string{}, base...), "--events", "many"), "--events"},
-		"zero concurrency": {append(append([]string{}, base...), "--concurrency", "0"), "--concurrency"},
-		"bad deadline":     {append(append([]string{}, base...), "--deadline-ms", "-5"), "--deadline-ms"},
-		"bad redis":        {append(append([]string{}, base...), "--redis", "http://x"), "--redis"},
-		"unknown flag":     {append(append([]string{}, base...), "--bogus", "1"), "bogus"},
-		"bad target":       {[]string{"--target", "ftp://x", "--endpoint-id", "ep", "--events", "1", "--policy", policy}, "--target"},
-		"missing file":     {[]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1", "--policy", "/nonexistent"}, "--policy"},
-		"no storm class":   {[]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1", "--policy", missingClass}, "unknown_event_class"},
+		"no target":             {[]string{"--endpoint-id", "ep", "--events", "1", "--policy", policy}, "--target is required"},
+		"bad events":            {append(append([]string{}, base...), "--events", "many"), "--events"},
+		"zero concurrency":      {append(append([]string{}, base...), "--concurrency", "0"), "--concurrency"},
+		"bad deadline":          {append(append([]string{}, base...), "--deadline-ms", "-5"), "--deadline-ms"},
+		"bad redis":             {append(append([]string{}, base...), "--redis", "http://x"), "--redis"},
+		"zero attempt deadline": {append(append([]string{}, base...), "--attempt-deadline-ms", "0"), "--attempt-deadline-ms"},
+		"unknown flag":          {append(append([]string{}, base...), "--bogus", "1"), "bogus"},
+		"bad target":            {[]string{"--target", "ftp://x", "--endpoint-id", "ep", "--events", "1", "--policy", policy}, "--target"},
+		"missing file":          {[]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1", "--policy", "/nonexistent"}, "--policy"},
+		"no storm class":        {[]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1", "--policy", missingClass}, "unknown_event_class"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -181,5 +182,20 @@ func TestBadArgumentsExitWith2AndSayWhy(t *testing.T) {
 				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, c.want)
 			}
 		})
+	}
+}
+
+func TestALoopbackTargetIsRefusedWithoutTheAllowOptionAndNothingIsSent(t *testing.T) {
+	srv, firsts, retries := always503(t)
+	policy := writePolicy(t, "1.0", "10")
+	s, stderr, code := runReplica(t, "--target", srv.URL, "--endpoint-id", "ep-test", "--events", "5", "--policy", policy)
+	if code != 0 || s.StopReasons["terminal_response"] != 5 || s.Retries != 0 {
+		t.Fatalf("want 5 events stopped terminal_response, no retry: %+v (%s)", s, stderr)
+	}
+	if firsts.Load()+retries.Load() != 0 {
+		t.Fatalf("the endpoint saw %d requests", firsts.Load()+retries.Load())
+	}
+	if !strings.Contains(stderr, "5 attempts refused") || !strings.Contains(stderr, "--allow-private-targets") {
+		t.Fatalf("stderr does not report the refusals: %q", stderr)
 	}
 }

@@ -1,7 +1,24 @@
 // Package httpoutcome names how an HTTP delivery attempt ended, for the
-// dispatcher example and the fleet replica: the SPEC's transport error
+// dispatcher example and the fleet replica: the contract's transport error
 // kinds, and the response's outcome with its Retry-After read by the
 // component. It decides nothing; the component classifies what it names.
+//
+// The table (net/http, through internal/safehttp; the same for every host):
+//
+//	what happened                                                 outcome
+//	status 100..=599                                              that status (Retry-After parsed by the policy)
+//	status outside 100..=599 (999, 099)                           unexpected_status (terminal)
+//	a loopback/private/... destination (unless allowed)           destination_refused (terminal)
+//	connection refused, unreachable, host not found               connect_error
+//	the connect (or TLS handshake) took too long                  connect_timeout
+//	a write stalled past its deadline                             write_timeout
+//	waiting for or reading the response stalled, or the attempt   read_timeout
+//	  deadline passed
+//	garbage status line, bytes that are not HTTP, headers over    remote_protocol_error
+//	  the cap, too many 1xx, a reset/abort/EOF mid-exchange
+//	https:// and other schemes net/http cannot speak              unsupported_protocol
+//	a malformed URL                                               invalid_url
+//	anything else                                                 unknown (terminal: never retried blind)
 package httpoutcome
 
 import (
@@ -13,31 +30,43 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// ErrorKind names a Go transport error with the SPEC's kinds
-// (connect_timeout, read_timeout, connect_error, remote_protocol_error,
-// unsupported_protocol, invalid_url, too_many_redirects); anything else is
-// "unknown", which the component treats as terminal.
+// ErrorKind names a Go transport error with the contract's kinds.
 func ErrorKind(err error) string {
+	if errors.Is(err, safehttp.ErrDestinationRefused) {
+		return "destination_refused"
+	}
 	var opErr *net.OpError
 	dial := errors.As(err, &opErr) && opErr.Op == "dial"
+	var dnsErr *net.DNSError
 	var ne net.Error
+	msg := err.Error()
 	switch {
+	case errors.As(err, &dnsErr) && !dnsErr.IsTimeout:
+		return "connect_error"
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
-		if dial {
+		switch {
+		case dial, strings.Contains(msg, "TLS handshake timeout"):
 			return "connect_timeout"
+		case opErr != nil && opErr.Op == "write":
+			return "write_timeout"
 		}
 		return "read_timeout"
 	case dial:
 		return "connect_error"
-	case strings.Contains(err.Error(), "unsupported protocol scheme"):
+	case strings.Contains(msg, "unsupported protocol scheme"):
 		return "unsupported_protocol"
-	case strings.Contains(err.Error(), "stopped after") && strings.Contains(err.Error(), "redirects"):
+	case strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects"):
 		return "too_many_redirects"
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), isTLS(err), strings.Contains(err.Error(), "malformed HTTP"):
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), isTLS(err),
+		strings.Contains(msg, "malformed"), strings.Contains(msg, "server response headers exceeded"),
+		strings.Contains(msg, "too many 1xx"), strings.Contains(msg, "HTTP/1.x transport connection broken"):
 		return "remote_protocol_error"
 	}
 	var ue *url.Error
@@ -56,12 +85,12 @@ func isTLS(err error) bool {
 // Retry-After as the component reads it (ParseRetryAfter; an unusable
 // header counts as absent). A status outside 100..=599 is the transport
 // kind unexpected_status (terminal by the contract's rule for unknown kinds).
-func Outcome(ctx context.Context, e *rp.Engine, resp *http.Response, nowMs uint64) (rp.AttemptOutcome, error) {
-	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Header, nowMs uint64) (rp.AttemptOutcome, error) {
+	if statusCode < 100 || statusCode > 599 {
 		return rp.TransportErrorOutcome("unexpected_status"), nil
 	}
-	status := uint16(resp.StatusCode)
-	if h := resp.Header.Values("Retry-After"); len(h) > 0 {
+	status := uint16(statusCode)
+	if h := header.Values("Retry-After"); len(h) > 0 {
 		ms, ok, err := e.ParseRetryAfter(ctx, h[0], nowMs)
 		var pe *rp.PolicyError
 		if err != nil && !errors.As(err, &pe) { // a header the WIT cannot carry (not UTF-8) is unusable
@@ -72,4 +101,13 @@ func Outcome(ctx context.Context, e *rp.Engine, resp *http.Response, nowMs uint6
 		}
 	}
 	return rp.ResponseOutcome(status), nil
+}
+
+// Attempt posts req through c and names how it ended.
+func Attempt(ctx context.Context, e *rp.Engine, c *safehttp.Client, req *http.Request, nowMs func() uint64) (rp.AttemptOutcome, error) {
+	resp, err := c.Post(ctx, req)
+	if err != nil {
+		return rp.TransportErrorOutcome(ErrorKind(err)), nil
+	}
+	return Outcome(ctx, e, resp.StatusCode, resp.Header, nowMs())
 }

@@ -1,0 +1,102 @@
+// Package safehttp is the delivery client of the Go dispatchers (the
+// example dispatcher and the fleet replica): net/http configured so a
+// hostile endpoint cannot hold a worker, its memory, or the network
+// behind it.
+//
+//   - every attempt has a total deadline (Options.AttemptDeadline, default
+//     30 s; a context.WithTimeout around the whole exchange, body included),
+//     so a one-byte-per-second drip ends as read_timeout;
+//   - response headers are capped (Transport.MaxResponseHeaderBytes, 16 KiB)
+//     and at most a 64 KiB body prefix is read (io.LimitReader), then
+//     discarded;
+//   - no redirect is followed (CheckRedirect returns http.ErrUseLastResponse:
+//     a 3xx is a status like any other, terminal by the contract);
+//   - no proxy from the environment, no transparent decompression;
+//   - destinations go through a Guard (destination.go).
+//
+// How an attempt ended is named by internal/httpoutcome.
+package safehttp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Bounds of what one response may cost.
+const (
+	MaxHeaderBytes = 16 << 10
+	MaxBodyBytes   = 64 << 10
+	// DefaultAttemptDeadline is the total time one attempt may take.
+	DefaultAttemptDeadline = 30 * time.Second
+)
+
+// Options configure a Client.
+type Options struct {
+	AttemptDeadline     time.Duration // 0 = DefaultAttemptDeadline
+	ConnectTimeout      time.Duration // 0 = 10 s (never longer than the attempt deadline)
+	AllowPrivateTargets bool          // deliver to loopback/private/... too (local development, tests)
+	IdlePerHost         int           // keep-alive connections per host (0 = 8)
+}
+
+// Client posts attempts.
+type Client struct {
+	HTTP     *http.Client
+	Deadline time.Duration
+}
+
+// NewClient builds the delivery client.
+func NewClient(o Options) *Client {
+	if o.AttemptDeadline <= 0 {
+		o.AttemptDeadline = DefaultAttemptDeadline
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if o.IdlePerHost <= 0 {
+		o.IdlePerHost = 8
+	}
+	g := &Guard{AllowPrivate: o.AllowPrivateTargets}
+	g.Dialer.Timeout = o.ConnectTimeout
+	g.Dialer.KeepAlive = 30 * time.Second
+	tr := &http.Transport{
+		Proxy:                  nil, // a proxy would dial the target for us, unchecked
+		DialContext:            g.DialContext,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
+		MaxIdleConns:           o.IdlePerHost * 4,
+		MaxIdleConnsPerHost:    o.IdlePerHost,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    o.ConnectTimeout,
+		DisableCompression:     true,
+		ForceAttemptHTTP2:      false,
+	}
+	return &Client{Deadline: o.AttemptDeadline, HTTP: &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// Response is what is kept of an answer: its status and headers (the body
+// prefix was read and discarded).
+type Response struct {
+	StatusCode int
+	Header     http.Header
+}
+
+// Post sends req within the attempt deadline, reads at most MaxBodyBytes
+// of the body and discards them. A transport error (or one while reading
+// the body prefix) is returned for httpoutcome.ErrorKind to name.
+func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
+	defer cancel()
+	resp, err := c.HTTP.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBodyBytes)); err != nil {
+		return nil, err
+	}
+	return &Response{StatusCode: resp.StatusCode, Header: resp.Header}, nil
+}

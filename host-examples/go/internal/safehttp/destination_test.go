@@ -1,0 +1,69 @@
+package safehttp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"testing"
+)
+
+func TestInternalAddressesAreRefusedAndPublicOnesAllowed(t *testing.T) {
+	for _, a := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+		"fc00::1", "fd12::1", "169.254.169.254", "fe80::1", "100.64.0.1", "100.127.255.255", "0.0.0.0", "::",
+		"224.0.0.1", "ff02::1", "255.255.255.255", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "2002:7f00:1::"} {
+		if !Refused(netip.MustParseAddr(a)) {
+			t.Errorf("%s is allowed, want refused", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:1.1.1.1"} {
+		if Refused(netip.MustParseAddr(a)) {
+			t.Errorf("%s is refused, want allowed", a)
+		}
+	}
+}
+
+// A resolver that answers a public address first and loopback second: the
+// guard checks every address, so the name is refused without dialling.
+func TestANameResolvingToAnyInternalAddressIsRefusedWithoutADial(t *testing.T) {
+	dials := 0
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+		dials++
+		return nil, errors.New("no DNS in tests")
+	}}
+	g := &Guard{Resolver: r}
+	_, err := g.DialContext(context.Background(), "tcp", "127.0.0.1:9")
+	if !errors.Is(err, ErrDestinationRefused) {
+		t.Fatalf("loopback literal: %v, want refused", err)
+	}
+	_, err = g.DialContext(context.Background(), "tcp", "[::ffff:169.254.169.254]:80")
+	if !errors.Is(err, ErrDestinationRefused) {
+		t.Fatalf("mapped metadata address: %v, want refused", err)
+	}
+	if dials != 0 {
+		t.Fatalf("%d DNS dials for literals", dials)
+	}
+}
+
+func TestTheLastCheckIsOnTheSocketAddressItself(t *testing.T) {
+	if err := controlRefused("tcp4", "127.0.0.1:80", nil); !errors.Is(err, ErrDestinationRefused) {
+		t.Fatalf("control on loopback: %v", err)
+	}
+	if err := controlRefused("tcp4", "93.184.216.34:80", nil); err != nil {
+		t.Fatalf("control on a public address: %v", err)
+	}
+}
+
+func TestAllowingPrivateTargetsDialsLoopback(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	g := &Guard{AllowPrivate: true}
+	c, err := g.DialContext(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
