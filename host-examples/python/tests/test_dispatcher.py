@@ -129,6 +129,7 @@ async def test_the_admission_persists_and_a_restarted_dispatcher_keeps_the_first
         await d1.run_until(clock.now_ms() + 60_000)
         assert (await d1.store.get("p1")).attempt >= 2
 
+        d1.store.close()  # the process ends: its lock on the journal goes with it
         p2 = AsyncRetryPolicy(clock=clock)  # a new process: new policy, store re-read from disk
         d2 = make(document, {"ep_down": down.url}, p2, client, clock, store=JsonFileEventStore(path))
         reloaded = await d2.store.get("p1")
@@ -157,6 +158,7 @@ async def test_an_event_reloaded_after_its_window_is_resumed_into_a_dead_letter_
         await d1.submit("late", "ep_down", "notification", {})
         await d1.run_until(clock.now_ms() + 10_000)
         sent = down.requests
+        d1.store.close()
         clock.advance(3_600_000)  # the dispatcher was down for an hour: the 15-minute window elapsed
         d2 = make(document, {"ep_down": down.url}, AsyncRetryPolicy(clock=clock), client, clock,
                   store=JsonFileEventStore(path))

@@ -6,13 +6,14 @@ from .credentials import EndpointSecrets
 from .destination import DestinationRefused, GuardedBackend, refusal
 from .dispatcher import Dispatcher, DispatcherConfig
 from .endpoints import LocalEndpoint, LocalEndpoints
+from .journal import JournalCorrupt, JournalEventStore, JsonFileEventStore, StoreLocked
 from .metrics import DispatcherMetrics
-from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore, JsonFileEventStore
+from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
 from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response
 
 __all__ = [
     "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "EndpointSecrets",
-    "EventRecord",
-    "GuardedBackend", "HELD", "InMemoryEventStore", "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING",
-    "attempt", "error_kind", "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
+    "EventRecord", "GuardedBackend", "HELD", "InMemoryEventStore", "JournalCorrupt", "JournalEventStore",
+    "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "StoreLocked", "attempt", "error_kind",
+    "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
 ]

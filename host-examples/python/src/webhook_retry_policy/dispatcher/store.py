@@ -1,14 +1,10 @@
 """Event store of the example dispatcher: every event is persisted with the
 schedule it was admitted under and its first-attempt instant (the window
 is measured from it across restarts), and dead-lettered events with their
-record and reason. In-memory, or a JSON file rewritten atomically."""
+record and reason. In memory here; crash-safe on disk in ``journal.py``."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -94,31 +90,5 @@ class InMemoryEventStore:
     async def _save(self) -> None:
         pass
 
-
-class JsonFileEventStore(InMemoryEventStore):
-    """The in-memory store, persisted to a JSON file after every change
-    (written in a worker thread, replaced atomically), reloaded on start."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__()
-        self.path = path
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-            self.events = {d["event_id"]: EventRecord.from_json(d) for d in data["events"]}
-            self.disabled_endpoints = set(data["disabled_endpoints"])
-            self.reloaded = {i for i, r in self.events.items() if r.status == PENDING}
-
-    async def _save(self) -> None:
-        data = {
-            "events": [r.to_json() for r in self.events.values()],
-            "disabled_endpoints": sorted(self.disabled_endpoints),
-        }
-        await asyncio.to_thread(self._write, json.dumps(data, indent=1))
-
-    def _write(self, text: str) -> None:
-        directory = os.path.dirname(os.path.abspath(self.path))
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".events-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, self.path)
+    def close(self) -> None:
+        """Nothing to release in memory (a file store releases its lock)."""
