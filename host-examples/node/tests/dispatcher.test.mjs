@@ -177,3 +177,13 @@ test('/metrics exposes webhook_budget_disagreements_total, counted by the librar
   assert.match(text, /^# TYPE webhook_budget_disagreements_total counter$/m);
   assert.match(text, /^webhook_budget_disagreements_total 7$/m);
 });
+
+test('/metrics is bound to loopback unless a host is given', async () => {
+  const server = await serveMetrics(new Metrics());
+  try {
+    assert.equal(server.address, '127.0.0.1');
+    assert.match(await (await fetch(server.url)).text(), /webhook_destination_refused_total/);
+  } finally {
+    await server.close();
+  }
+});

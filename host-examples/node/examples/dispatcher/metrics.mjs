@@ -56,12 +56,19 @@ export class Metrics {
   }
 }
 
-/** Serve `metrics` on GET /metrics at a loopback port (0 = any free one). */
-export async function serveMetrics(metrics, port = 0) {
+/**
+ * Serve `metrics` on GET /metrics. Bound to loopback by default (counters
+ * name endpoints and failure rates: not for the internet); `host` widens it
+ * only when asked. `options`: a port number, or {port (0: any free one), host}.
+ */
+export async function serveMetrics(metrics, options = {}) {
+  const { port = 0, host = '127.0.0.1' } = typeof options === 'number' ? { port: options } : options;
   const server = http.createServer((req, res) => {
     if (req.url !== '/metrics') return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metrics.render());
   });
-  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/metrics`, close: () => new Promise((r) => server.close(r)) };
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  const { address } = server.address();
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${shown}:${server.address().port}/metrics`, address, close: () => new Promise((r) => server.close(r)) };
 }

@@ -15,8 +15,8 @@ export function safeTarget(url) {
 /** Blank secrets inside free text (a URL's password or query, whsec_ keys, bearer tokens). */
 export function redactText(text) {
   return String(text)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/[^:@/\s]*:)[^@/\s]*@/gi, '$1***@')
-    .replace(/(https?:\/\/[^\s?#]*)\?[^\s#]*/gi, '$1?***')
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^:@/\s"']*:)[^@/\s"']*@/gi, '$1***@')
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s?#"']*)\?[^\s#"']*/gi, '$1?***')
     .replace(/whsec_[A-Za-z0-9+/=]+/g, 'whsec_***')
-    .replace(/(authorization:?\s*)(bearer|basic)?\s*[^\s,;]+/gi, '$1***');
+    .replace(/(authorization\s*[:=]\s*)(?:(?:bearer|basic)\s+)?[^\s,;]+/gi, '$1***');
 }

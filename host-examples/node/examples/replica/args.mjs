@@ -1,6 +1,7 @@
 // The REPLICA command line (issue 6, fleet tests): parse and check the flags.
 // Bad arguments throw UsageError; main.mjs prints it and exits 2.
 import fs from 'node:fs';
+import { redactText } from '../dispatcher/redact.mjs';
 
 export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
@@ -63,10 +64,10 @@ function url(flag, text, protocols) {
   try {
     u = new URL(text);
   } catch {
-    throw new UsageError(`${flag}: not a URL: ${JSON.stringify(text)}`);
+    throw new UsageError(`${flag}: not a URL: ${JSON.stringify(redactText(text))}`);
   }
   if (!protocols.includes(u.protocol)) {
-    throw new UsageError(`${flag}: expected a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${JSON.stringify(text)}`);
+    throw new UsageError(`${flag}: expected a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${JSON.stringify(redactText(text))}`);
   }
   return text;
 }

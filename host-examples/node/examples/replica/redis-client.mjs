@@ -11,6 +11,7 @@
 // request (EVAL once after NOSCRIPT); the RetryPolicy bounds each call with
 // its store timeout, so no command timeout is set here.
 import Redis from 'ioredis';
+import { redactText } from '../dispatcher/redact.mjs';
 
 const OPTIONS = {
   lazyConnect: true,
@@ -24,9 +25,7 @@ const OPTIONS = {
 const START_TIMEOUT_MS = 3000;
 
 /** A Redis URL or message with any password (`redis://user:secret@...`) blanked. */
-export function redact(text) {
-  return String(text).replace(/(rediss?:\/\/[^:@/\s]*:)[^@/\s]*@/gi, '$1***@');
-}
+export const redact = redactText;
 
 /** A standalone client for `url`, or (`cluster`) a Cluster client seeded by it. */
 export async function connectRedis(url, log, { cluster = false } = {}) {
