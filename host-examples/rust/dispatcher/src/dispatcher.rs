@@ -12,8 +12,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use retry_policy_core::{Clock, InMemoryStore, Policy, SystemClock};
-use retry_policy_host::{document_classes, PolicyDocument, PolicyEngine, PolicyInstance};
+use retry_policy_core::{Clock, InMemoryStore, SystemClock};
+use retry_policy_host::{document_classes, Policies, PolicyEngine, PolicyInstance};
 
 use crate::budget_store::BudgetStore;
 use crate::http_client::{ClientConfig, HttpClient};
@@ -82,8 +82,11 @@ pub(crate) struct Queue {
 /// What the workers share.
 pub(crate) struct Shared {
     pub engine: PolicyEngine,
-    pub doc: PolicyDocument,
-    pub classes: HashMap<String, Policy>,
+    /// The current document and every policy events were admitted under
+    /// (by hash): reloaded without a restart ([`crate::policy_reload`]).
+    pub policies: Policies,
+    /// Classes the source's events need: a reload without one is refused.
+    pub needed_classes: Vec<String>,
     pub budget: BudgetStore,
     pub store: EventStore,
     pub http: HttpClient,
@@ -218,20 +221,17 @@ impl Dispatcher {
         }
         let mut inst = instance(&engine)?;
         let doc = inst.load_document(document_json).map_err(|e| format!("policy document: {e}"))?;
-        let classes: HashMap<String, Policy> = document_classes(&doc).into_iter().collect();
+        let classes: Vec<String> = document_classes(&doc).into_iter().map(|(name, _)| name).collect();
         for c in needed_classes.iter().copied().chain(resumed.iter().map(|r| r.class.as_str())) {
-            if !classes.contains_key(c) {
-                let mut known: Vec<&str> = classes.keys().map(String::as_str).collect();
-                known.sort_unstable();
-                return Err(format!("policy document has no event class `{c}` (it has: {})", known.join(", ")));
-            }
+            crate::policy_reload::has_class(&classes, c)?;
         }
+        let policies = Policies::new(&mut inst, document_json).map_err(|e| format!("policy document: {e}"))?;
         let start_ms = skewed_now(config.clock_offset_ms);
         let http = HttpClient::new(ClientConfig { idle_per_host: config.concurrency, ..config.client });
         let shared = Arc::new(Shared {
             engine,
-            doc,
-            classes,
+            policies,
+            needed_classes: needed_classes.iter().map(|c| c.to_string()).collect(),
             budget,
             store,
             http,
@@ -276,6 +276,27 @@ impl Dispatcher {
         Ok(Dispatcher { shared, workers })
     }
 
+    /// Load a new policy document now: validated by the component (and for
+    /// the classes this dispatcher's events need) before the swap; on error
+    /// the current document stays and the error says why. New events are
+    /// admitted under it; events in flight keep the policy they were
+    /// admitted under. Returns the new document's version.
+    pub fn reload_policy(&self, document_json: &str) -> Result<String, String> {
+        self.shared.reload_policy(document_json)
+    }
+
+    /// Reload the policy whenever `path` changes (polled every `interval`),
+    /// while this dispatcher lives; each result is logged and counted in
+    /// `webhook_policy_reloads_total{result}`.
+    pub fn watch_policy(&self, path: &std::path::Path, interval: Duration) {
+        crate::policy_reload::watch(Arc::downgrade(&self.shared), path.to_path_buf(), interval);
+    }
+
+    /// The version of the document new events are admitted under.
+    pub fn policy_version(&self) -> String {
+        self.shared.policies.current().version.clone()
+    }
+
     pub fn store(&self) -> &EventStore {
         &self.shared.store
     }
@@ -313,7 +334,7 @@ impl Dispatcher {
     }
 }
 
-fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
+pub(crate) fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
     // The imports-driven WIT `decide` is not used (the step is driven here,
     // against the dispatcher's own store), so the instance's store stays empty.
     engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())

@@ -33,6 +33,7 @@ pub mod http_server;
 pub mod journal;
 pub mod local_store;
 pub mod metrics;
+pub mod policy_reload;
 pub mod redact;
 pub mod redis_cluster;
 pub mod redis_store;
@@ -53,5 +54,7 @@ mod tests;
 mod tests_crash;
 #[cfg(test)]
 mod tests_hostile;
+#[cfg(test)]
+mod tests_reload;
 #[cfg(test)]
 mod tests_safety;

@@ -23,6 +23,8 @@ pub struct Metrics {
     destinations_refused: AtomicU64,
     unexpected_statuses: AtomicU64,
     endpoints_disabled: AtomicU64,
+    /// Policy reloads applied and refused (the old document kept).
+    policy_reloads: [AtomicU64; 2],
 }
 
 fn index(r: StopReason) -> usize {
@@ -59,6 +61,16 @@ impl Metrics {
             "unexpected_status" => self.unexpected_statuses.fetch_add(1, Ordering::Relaxed),
             _ => 0,
         };
+    }
+
+    /// Count a policy reload (`applied`, or refused with the old document kept).
+    pub fn policy_reload(&self, applied: bool) {
+        self.policy_reloads[usize::from(!applied)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Policy reloads (applied, refused).
+    pub fn policy_reloads(&self) -> (u64, u64) {
+        (self.policy_reloads[0].load(Ordering::Relaxed), self.policy_reloads[1].load(Ordering::Relaxed))
     }
 
     pub fn budget_store_errors(&self) -> u64 {
@@ -105,6 +117,11 @@ impl Metrics {
         for (name, help, v) in simple {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
         }
+        let (applied, refused) = self.policy_reloads();
+        out.push_str("# HELP webhook_policy_reloads_total Policy documents loaded without a restart (refused: invalid, the old one kept).\n");
+        out.push_str("# TYPE webhook_policy_reloads_total counter\n");
+        let _ = writeln!(out, "webhook_policy_reloads_total{{result=\"applied\"}} {applied}");
+        let _ = writeln!(out, "webhook_policy_reloads_total{{result=\"refused\"}} {refused}");
         out.push_str("# HELP webhook_attempts_total Delivery attempts, first ones and retries.\n");
         out.push_str("# TYPE webhook_attempts_total counter\n");
         let _ = writeln!(out, "webhook_attempts_total{{kind=\"first\"}} {}", self.first_attempts());

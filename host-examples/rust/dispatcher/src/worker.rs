@@ -43,7 +43,7 @@ fn retry_trap<T>(
 /// then make its first attempt.
 pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEvent) {
     let now = s.now();
-    let admission = match retry_trap(policy, |p| p.admit(&s.doc, &ev.class, now)) {
+    let admission = match retry_trap(policy, |p| s.policies.admit(p, &ev.class, now)) {
         Ok(a) => a,
         Err(e) => {
             log(&format!("event {}: cannot admit it: {e}; it is not started", ev.event_id));
@@ -90,7 +90,7 @@ pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, event_id: &s
         return;
     }
     if reloaded {
-        let Some(p) = s.classes.get(&rec.class).copied() else {
+        let Some(p) = s.policy_of(&rec) else {
             log(&format!("event {}: its class is not in the policy document; it stays pending", rec.event_id));
             return;
         };
@@ -119,7 +119,7 @@ fn state_of(rec: &EventRecord, attempt: u32) -> DeliveryState {
 }
 
 fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
-    let Some(p) = s.classes.get(&rec.class).copied() else {
+    let Some(p) = s.policy_of(&rec) else {
         log(&format!("event {}: its class is not in the policy document; it stays pending", rec.event_id));
         return;
     };

@@ -24,7 +24,7 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
                                        [--allow-private-targets] [--clock-offset-ms N]
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
                                        [--connect-timeout-ms 2000] [--no-skew-check]
-                                       [--signing-secrets FILE.json]
+                                       [--signing-secrets FILE.json] [--watch-policy]
   --store                  also journal every event (JSON lines, fsynced, one writer) to FILE;
                            its pending events are continued (a restart after a crash)
   --resume                 first continue the pending events of another replica's journal
@@ -36,6 +36,8 @@ pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --e
   --attempt-deadline-ms    total time one delivery attempt may take, body included
   --signing-secrets        sign every attempt (Standard Webhooks) with the endpoint's secrets from
                            FILE (JSON: endpoint id -> space-separated whsec_ secrets), reloaded after 401/403
+  --watch-policy           reload --policy FILE when it changes (validated first; a bad edit keeps
+                           the old document); events keep the policy they were admitted under
   --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
@@ -58,7 +60,7 @@ const VALUES: &[&str] = &[
     "connect-timeout-ms",
     "signing-secrets",
 ];
-const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check"];
+const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy"];
 
 /// The flags every dispatcher command shares: the client, the clock and
 /// the budget store.
@@ -137,6 +139,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let metrics = Arc::new(Metrics::default());
     let d =
         Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
+    if f.has("watch-policy") {
+        d.watch_policy(Path::new(policy_path), Duration::from_millis(200));
+    }
     let d = d.wait();
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
     let records = d.store().all();
