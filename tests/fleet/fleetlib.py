@@ -391,7 +391,7 @@ class Replica:
 
 # Flags a language's replica needs for the tests beyond the REPLICA contract:
 # the Rust dispatcher refuses loopback/private targets unless told (SSRF guard).
-LANG_FLAGS: dict[str, tuple[str, ...]] = {"rust": ("--allow-private-targets",), "python": ("--allow-private-targets",), "node": ("--allow-private-targets",)}
+LANG_FLAGS: dict[str, tuple[str, ...]] = {"rust": ("--allow-private-targets",), "python": ("--allow-private-targets",), "node": ("--allow-private-targets",), "go": ("--allow-private-targets",)}
 
 
 def start_replica(lang: str, *, target: str, endpoint_id: str, events: int, policy: Path,

@@ -3,44 +3,39 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+	"example.invalid/webhook-retry-policy/host-examples/go/signing"
 )
 
-// deliver POSTs the event and reports how the attempt ended: the status
-// and Retry-After of a response (read by the component), or the kind of
+// deliver POSTs the event, signed with the endpoint's secrets (Standard
+// Webhooks), and reports how the attempt ended: the status and
+// Retry-After of a response (read by the component), or the kind of
 // transport error. The component classifies both; nothing here decides.
-func deliver(ctx context.Context, e *rp.Engine, client *http.Client, ev Event, clock rp.Clock) (rp.AttemptOutcome, error) {
+// Header values go through net/http, which refuses CR/LF in them: such an
+// id fails the attempt as invalid_url instead of injecting a header.
+func deliver(ctx context.Context, e *rp.Engine, client *safehttp.Client, ev Event, secrets []signing.Secret, clock rp.Clock) (rp.AttemptOutcome, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.URL, bytes.NewReader(ev.Payload))
 	if err != nil {
 		return rp.TransportErrorOutcome("invalid_url"), nil
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Webhook-Id", ev.ID)
-	resp, err := client.Do(req)
-	if err != nil {
-		return rp.TransportErrorOutcome(httpoutcome.ErrorKind(err)), nil
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return httpoutcome.Outcome(ctx, e, resp, clock.NowMs())
+	signing.SetHeaders(req.Header, secrets, ev.ID, time.UnixMilli(int64(clock.NowMs())), ev.Payload)
+	return httpoutcome.Attempt(ctx, e, client, req, clock.NowMs)
 }
 
-// newHTTPClient is the delivery client: a per-attempt timeout, no
-// redirects beyond a few.
-func newHTTPClient(timeout time.Duration) *http.Client {
-	return &http.Client{
-		Timeout: timeout,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 3 {
-				return errors.New("stopped after 3 redirects")
-			}
-			return nil
-		},
+// redactURL is a URL fit for a dead letter, a log line or a metric: no
+// user info, no query string, no fragment (tokens live there).
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
 	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }

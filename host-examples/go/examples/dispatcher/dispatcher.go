@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
+	"time"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+	"example.invalid/webhook-retry-policy/host-examples/go/signing"
 )
 
 // ErrEndpointDisabled refuses an event for an endpoint that answered 410.
@@ -27,10 +30,21 @@ type Config struct {
 	Document rp.PolicyDocument
 	Store    *FileStore
 	Metrics  *Metrics
-	Client   *http.Client
 	Clock    rp.Clock
 	Sleeper  Sleeper
 	Workers  int // concurrent deliveries per step (default 4)
+
+	// The delivery client: nil = safehttp.NewClient with the two settings
+	// below. AttemptDeadline is the total time of one attempt, body
+	// included (0 = 30 s); AllowPrivateTargets delivers to loopback,
+	// private, link-local... addresses too (refused by default, as the
+	// terminal transport kind destination_refused).
+	Client              *safehttp.Client
+	AttemptDeadline     time.Duration
+	AllowPrivateTargets bool
+
+	// Secrets signs deliveries (Standard Webhooks); nil = unsigned.
+	Secrets SecretSource
 }
 
 // Dispatcher delivers events, asks the policy what to do after every
@@ -41,8 +55,12 @@ type Dispatcher struct {
 
 // NewDispatcher checks the configuration.
 func NewDispatcher(cfg Config) (*Dispatcher, error) {
-	if cfg.Engine == nil || cfg.Budget == nil || cfg.Store == nil || cfg.Metrics == nil || cfg.Client == nil || cfg.Clock == nil || cfg.Sleeper == nil {
-		return nil, errors.New("dispatcher: Engine, Budget, Store, Metrics, Client, Clock and Sleeper are required")
+	if cfg.Engine == nil || cfg.Budget == nil || cfg.Store == nil || cfg.Metrics == nil || cfg.Clock == nil || cfg.Sleeper == nil {
+		return nil, errors.New("dispatcher: Engine, Budget, Store, Metrics, Clock and Sleeper are required")
+	}
+	if cfg.Client == nil {
+		cfg.Client = safehttp.NewClient(safehttp.Options{AttemptDeadline: cfg.AttemptDeadline,
+			AllowPrivateTargets: cfg.AllowPrivateTargets, IdlePerHost: cfg.Workers})
 	}
 	if cfg.Workers < 1 {
 		cfg.Workers = 4
@@ -157,9 +175,23 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	if resumed.Stop != nil {
 		return d.deadLetter(r, resumed.Stop)
 	}
-	outcome, err := deliver(ctx, d.cfg.Engine, d.cfg.Client, r.Event, d.cfg.Clock)
+	var secrets []signing.Secret
+	if d.cfg.Secrets != nil {
+		// A reload before the retry the policy asked to refresh credentials for.
+		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
+			return err // the event stays pending
+		}
+		if r.ReloadSecrets {
+			d.cfg.Metrics.secretReloads.Inc()
+		}
+		r.ReloadSecrets = false
+	}
+	outcome, err := deliver(ctx, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
 	if err != nil {
 		return err
+	}
+	if k := outcome.TransportError; k != nil && *k == "destination_refused" {
+		d.cfg.Metrics.refused.Inc()
 	}
 	r.Attempts++
 	r.LastOutcome = describe(outcome)
@@ -180,6 +212,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	if retry := decision.Retry; retry != nil {
 		r.NextAttemptAtMs = d.cfg.Clock.NowMs() + retry.DelayMs
 		r.CredentialsRefreshed = r.CredentialsRefreshed || retry.RefreshCredentials
+		r.ReloadSecrets = retry.RefreshCredentials
 		return d.cfg.Store.Save(r)
 	}
 	stop := decision.Stop
@@ -194,7 +227,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	dl := DeadLetterRecord{
 		Class:            r.Event.Class,
-		URL:              r.Event.URL,
+		URL:              redactURL(r.Event.URL),
 		PolicyVersion:    r.Admission.PolicyVersion,
 		PolicyHash:       r.Admission.PolicyHash,
 		LastOutcome:      r.LastOutcome,

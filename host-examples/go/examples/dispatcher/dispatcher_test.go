@@ -44,6 +44,7 @@ type harness struct {
 	metrics   *Metrics
 	d         *Dispatcher
 	endpoints *Endpoints
+	configure func(*Config) // changes the dispatcher's config at start (nil: none)
 }
 
 func newHarness(t *testing.T, retryAfter string) *harness {
@@ -76,8 +77,12 @@ func (h *harness) start() {
 		h.t.Fatal(err)
 	}
 	h.metrics = NewMetrics()
-	if h.d, err = NewDispatcher(Config{Engine: h.engine, Budget: rp.NewMemoryStore(h.engine), Document: doc, Store: h.store, Metrics: h.metrics,
-		Client: newHTTPClient(2 * time.Second), Clock: h.clock, Sleeper: h.clock, Workers: 1}); err != nil {
+	cfg := Config{Engine: h.engine, Budget: rp.NewMemoryStore(h.engine), Document: doc, Store: h.store, Metrics: h.metrics,
+		AttemptDeadline: 2 * time.Second, AllowPrivateTargets: true, Clock: h.clock, Sleeper: h.clock, Workers: 1}
+	if h.configure != nil {
+		h.configure(&cfg)
+	}
+	if h.d, err = NewDispatcher(cfg); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -313,13 +318,12 @@ func TestRetryAfterIsReadByTheComponentFromSecondsAndHTTPDates(t *testing.T) {
 		{"²", 0, false},
 		{"99999999999999999999", 1<<53 - 1, true},
 	} {
-		resp := &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {c.in}}}
-		o, err := httpoutcome.Outcome(context.Background(), engine, resp, now)
+		o, err := httpoutcome.Outcome(context.Background(), engine, 503, http.Header{"Retry-After": {c.in}}, now)
 		if err != nil || o.Response == nil || (o.Response.RetryAfterMs != nil) != c.okay || (c.okay && *o.Response.RetryAfterMs != c.ms) {
 			t.Errorf("Retry-After %q: %+v %v; want %d, %v", c.in, o.Response, err, c.ms, c.okay)
 		}
 	}
-	o, _ := httpoutcome.Outcome(context.Background(), engine, &http.Response{StatusCode: 999}, now)
+	o, _ := httpoutcome.Outcome(context.Background(), engine, 999, nil, now)
 	if o.TransportError == nil || *o.TransportError != "unexpected_status" {
 		t.Errorf("status 999: %+v, want the transport kind unexpected_status", o)
 	}
@@ -358,7 +362,7 @@ func TestAFailingBudgetStoreNeverStopsAFirstAttemptAndDisagreementsAreCounted(t 
 
 func TestTheExampleRunsEndToEndAndPrintsDeadLettersAndMetrics(t *testing.T) {
 	var out strings.Builder
-	if err := run("demo", 1, t.TempDir(), &out); err != nil {
+	if err := run(options{class: "demo", perEndpoint: 1, storeDir: t.TempDir(), allowPrivate: true, metricsAddr: "127.0.0.1:0"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"ep_gone", "terminal_response", `webhook_deadletter_total{stop_reason="terminal_response"} 1`, "webhook_delivered_total 1"} {

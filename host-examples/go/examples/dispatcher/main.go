@@ -7,7 +7,11 @@
 // when every event is delivered or dead-lettered (a few seconds with the
 // "demo" class), then prints the dead letters and the metrics.
 //
-//	go run ./examples/dispatcher [-class demo] [-events 3] [-store DIR]
+// The demo's receivers are on loopback, which a dispatcher refuses by
+// default (destination_refused): run it with -allow-private-targets.
+//
+//	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
+//	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -33,14 +38,29 @@ func main() {
 	class := flag.String("class", "demo", "event class of the policy document (demo: a 3 s window)")
 	perEndpoint := flag.Int("events", 3, "events per endpoint")
 	storeDir := flag.String("store", "", "store directory (default: a new temporary one)")
+	deadline := flag.Uint("attempt-deadline-ms", 30000, "total time of one attempt, body included")
+	allow := flag.Bool("allow-private-targets", false, "deliver to loopback/private/link-local targets too (the demo's receivers are on loopback)")
+	secrets := flag.String("signing-secrets", "", `JSON file {"endpoint_id": ["whsec_...", ...]}: sign deliveries (Standard Webhooks)`)
+	metricsAddr := flag.String("metrics-addr", "127.0.0.1:0", "where /metrics listens (loopback unless -metrics-public)")
+	public := flag.Bool("metrics-public", false, "allow -metrics-addr on a non-loopback address")
 	flag.Parse()
-	if err := run(*class, *perEndpoint, *storeDir, os.Stdout); err != nil {
+	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
+		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public}
+	if err := run(opts, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "dispatcher:", err)
 		os.Exit(1)
 	}
 }
 
-func run(class string, perEndpoint int, storeDir string, out io.Writer) error {
+type options struct {
+	class, storeDir, secretsPath, metricsAddr string
+	perEndpoint                               int
+	deadline                                  time.Duration
+	allowPrivate, metricsPublic               bool
+}
+
+func run(o options, out io.Writer) error {
+	class, perEndpoint, storeDir := o.class, o.perEndpoint, o.storeDir
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if storeDir == "" {
@@ -70,14 +90,21 @@ func run(class string, perEndpoint int, storeDir string, out io.Writer) error {
 	}
 	defer endpoints.Close()
 	metrics := NewMetrics()
-	metricsURL, stopMetrics, err := serveLoopback(metrics.Handler())
+	metricsURL, stopMetrics, err := serveMetrics(o.metricsAddr, o.metricsPublic, metrics.Handler())
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
 
-	d, err := NewDispatcher(Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: metrics,
-		Client: newHTTPClient(2 * time.Second), Clock: clock, Sleeper: realSleeper{clock}})
+	cfg := Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: metrics,
+		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, Clock: clock, Sleeper: realSleeper{clock}}
+	if o.secretsPath != "" {
+		cfg.Secrets = &SecretsFile{Path: o.secretsPath}
+	}
+	if !o.allowPrivate {
+		fmt.Fprintln(out, "the demo's receivers are on loopback: every delivery is refused (destination_refused) without -allow-private-targets")
+	}
+	d, err := NewDispatcher(cfg)
 	if err != nil {
 		return err
 	}
@@ -124,9 +151,17 @@ func run(class string, perEndpoint int, storeDir string, out io.Writer) error {
 	return nil
 }
 
-// serveLoopback serves h on 127.0.0.1 and returns its /metrics URL.
-func serveLoopback(h http.Handler) (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// serveMetrics serves h on addr and returns its /metrics URL. addr must
+// be a loopback address unless public is set: metrics name endpoints.
+func serveMetrics(addr string, public bool, h http.Handler) (string, func(), error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("-metrics-addr %q: %w", addr, err)
+	}
+	if ip, err := netip.ParseAddr(host); !public && (err != nil || !ip.IsLoopback()) && host != "localhost" {
+		return "", nil, fmt.Errorf("-metrics-addr %q is not a loopback address (add -metrics-public to expose /metrics)", addr)
+	}
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}

@@ -19,13 +19,16 @@ type Metrics struct {
 	delivered     prometheus.Counter
 	disagreements prometheus.Counter
 	storeErrors   prometheus.Counter
+	refused       prometheus.Counter
+	secretReloads prometheus.Counter
 	log           *rateLimitedLog
 }
 
 // NewMetrics registers webhook_deadletter_total{stop_reason} (every
 // reason but delivered starts at 0, so dashboards see them all) and
-// webhook_delivered_total, webhook_budget_disagreements_total and
-// webhook_budget_store_errors_total.
+// webhook_delivered_total, webhook_budget_disagreements_total,
+// webhook_budget_store_errors_total, webhook_destination_refused_total and
+// webhook_signing_secret_reloads_total.
 func NewMetrics() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
@@ -45,9 +48,17 @@ func NewMetrics() *Metrics {
 			Name: "webhook_budget_store_errors_total",
 			Help: "Budget store calls that failed or timed out (a pending retry then fails closed).",
 		}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_destination_refused_total",
+			Help: "Attempts refused before connecting: the target resolved to a loopback, private, link-local... address.",
+		}),
+		secretReloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_signing_secret_reloads_total",
+			Help: "Signing secrets reloaded before a retry the policy asked to refresh credentials for.",
+		}),
 		log: newRateLimitedLog(10 * time.Second),
 	}
-	m.registry.MustRegister(m.deadLetters, m.delivered, m.disagreements, m.storeErrors)
+	m.registry.MustRegister(m.deadLetters, m.delivered, m.disagreements, m.storeErrors, m.refused, m.secretReloads)
 	for _, r := range rp.StopReasonValues() {
 		if r != rp.StopReasonDelivered {
 			m.deadLetters.WithLabelValues(r.String())

@@ -34,7 +34,8 @@ type Record struct {
 	Attempts             uint32       `json:"attempts"` // attempts made so far
 	NextAttemptAtMs      uint64       `json:"next_attempt_at_ms"`
 	CredentialsRefreshed bool         `json:"credentials_refreshed"`
-	State                string       `json:"state"` // pending | delivered | dead_lettered
+	ReloadSecrets        bool         `json:"reload_secrets,omitempty"` // refresh_credentials: reload before the next attempt
+	State                string       `json:"state"`                    // pending | delivered | dead_lettered
 	LastOutcome          string       `json:"last_outcome,omitempty"`
 }
 
@@ -50,7 +51,7 @@ const (
 type DeadLetterRecord struct {
 	rp.DeadLetter
 	Class            string `json:"class"`
-	URL              string `json:"url"`
+	URL              string `json:"url"` // without user info, query or fragment
 	PolicyVersion    string `json:"policy_version"`
 	PolicyHash       string `json:"policy_hash"`
 	LastOutcome      string `json:"last_outcome"`
