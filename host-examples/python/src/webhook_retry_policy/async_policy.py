@@ -15,6 +15,7 @@ from .clock import Clock
 from .errors import PolicyTrap
 from .ops import PolicyOps, logger
 from .policy import UNAVAILABLE
+from .redact import redact
 from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore
 from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply
 
@@ -47,7 +48,7 @@ class AsyncRetryPolicy(PolicyOps):
         except asyncio.CancelledError:
             raise
         except Exception as e:  # any store failure or timeout fails closed
-            logger().debug("budget store call failed: %r", e)
+            logger().debug("budget store call failed: %s", redact(repr(e)))
             reply = UNAVAILABLE
         if step.decision is not None:
             return step.decision

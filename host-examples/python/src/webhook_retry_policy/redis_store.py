@@ -21,10 +21,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from typing import Any
 
 from .ops import PolicyOps
+from .redact import redact
 from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
 
 SCRIPT_ENV = "WEBHOOK_RETRY_POLICY_BUDGET_LUA"
@@ -66,6 +69,15 @@ def _is_noscript(e: Exception) -> bool:
     return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
 
 
+
+@contextmanager
+def _redacted_errors() -> Iterator[None]:
+    """A bad Redis URL's error without the URL's password."""
+    try:
+        yield
+    except (ValueError, TypeError) as e:
+        raise ValueError(redact(str(e))) from None
+
 class _Script:
     def __init__(self, script: str | None, skew_check: bool) -> None:
         self.script = script if script is not None else budget_script()
@@ -93,7 +105,8 @@ class RedisBudgetStore(_Script):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+        with _redacted_errors():
+            client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
         return cls(client, skew_check=skew_check)
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
@@ -129,7 +142,8 @@ class AsyncRedisBudgetStore(_Script):
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+        with _redacted_errors():
+            client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     @classmethod
@@ -141,8 +155,9 @@ class AsyncRedisBudgetStore(_Script):
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        client = RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
-                                       socket_connect_timeout=timeout_s)
+        with _redacted_errors():
+            client = RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
+                                           socket_connect_timeout=timeout_s)
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:

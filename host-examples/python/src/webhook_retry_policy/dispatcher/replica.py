@@ -36,6 +36,7 @@ import httpx
 from ..async_policy import AsyncRetryPolicy
 from ..clock import OffsetClock, SystemClock
 from ..errors import PolicyError
+from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..stores import AsyncInMemoryBudgetStore
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
@@ -91,13 +92,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="allow targets on loopback, private or link-local addresses (local development, tests)")
     a = p.parse_args(list(argv))
     if not a.target.startswith(("http://", "https://")):
-        raise UsageError(f"--target must be an http:// or https:// URL, not {a.target!r}")
+        raise UsageError(f"--target must be an http:// or https:// URL, not {redact(a.target)!r}")
     if not a.endpoint_id:
         raise UsageError("--endpoint-id must not be empty")
     if a.redis is not None and not a.redis.startswith(("redis://", "rediss://", "unix://")):
-        raise UsageError(f"--redis must be a redis://host:port/db URL, not {a.redis!r}")
+        raise UsageError(f"--redis must be a redis://host:port/db URL, not {redact(a.redis)!r}")
     if a.redis_cluster is not None and not a.redis_cluster.startswith(("redis://", "rediss://")):
-        raise UsageError(f"--redis-cluster must be a redis://host:port URL, not {a.redis_cluster!r}")
+        raise UsageError(f"--redis-cluster must be a redis://host:port URL, not {redact(a.redis_cluster)!r}")
     if a.redis is not None and a.redis_cluster is not None:
         raise UsageError("--redis and --redis-cluster are exclusive")
     return a
@@ -184,7 +185,7 @@ class Replica:
             except Exception as e:
                 # Never lose an event: a decision that cannot be made is
                 # treated like an unreadable budget (stop, fail closed).
-                log.error("%s: no decision (%r); stopping it budget_unavailable", event_id, e)
+                log.error("%s: no decision (%s); stopping it budget_unavailable", event_id, redact(repr(e)))
                 return StopReason.BUDGET_UNAVAILABLE
             if isinstance(decision, Stop):
                 return decision.reason
@@ -204,7 +205,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         elif args.redis_cluster is not None:
             redis_store = AsyncRedisBudgetStore.from_cluster_url(args.redis_cluster, timeout_s=timeout_s)
     except (ValueError, ImportError) as e:
-        raise UsageError(f"--redis: {e}") from None
+        raise UsageError(f"--redis: {redact(str(e))}") from None
     store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
     clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
     # the store bounds each call itself; this outer bound only guards a store that never answers
@@ -246,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         summary = asyncio.run(_main(args))
     except UsageError as e:
-        print(f"replica: {e}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
+        print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets]", file=sys.stderr)
         return 2

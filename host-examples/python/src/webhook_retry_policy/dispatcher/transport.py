@@ -26,6 +26,7 @@ import httpcore
 import httpx
 
 from ..ops import PolicyOps
+from ..redact import install_log_redaction
 from ..types import AttemptOutcome, HttpResponse, TransportError
 from .destination import DestinationRefused, GuardedBackend
 
@@ -65,7 +66,9 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
 
 def make_client(*, concurrency: int = 16, attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
                 allow_private_targets: bool = False) -> httpx.AsyncClient:
-    """The client every attempt of the example dispatcher and replica uses."""
+    """The client every attempt of the example dispatcher and replica uses
+    (httpx's own request log, which names the full URL, is redacted)."""
+    install_log_redaction("httpx", "httpcore")
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     phase = min(10.0, attempt_deadline_ms / 1000)
     return httpx.AsyncClient(
