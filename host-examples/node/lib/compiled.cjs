@@ -16,10 +16,10 @@ const DECIDE = 2;
 const RESUME = 3;
 const { s } = f;
 
-/** `state` without its `class` field (a copy), for the object path. */
+/** `state` without its `class` and `policy_hash` fields (a copy), for the object path. */
 function unclassed(state, classed) {
   if (!classed || !f.isObject(state)) return state;
-  const { class: _class, ...rest } = state;
+  const { class: _class, policy_hash: _hash, ...rest } = state;
   return rest;
 }
 

@@ -43,7 +43,7 @@ const s = {
   pr: 0,
 };
 
-/** `state`: the six contract fields (and `class` when `classed`), nothing else. */
+/** `state`: the six contract fields (and `class`, `policy_hash` when `classed`), nothing else. */
 function readState(state, classed) {
   try {
     return readStateNow(state, classed);
@@ -66,6 +66,7 @@ function readStateNow(state, classed) {
         n++;
         break;
       case 'class':
+      case 'policy_hash':
         if (!classed) return false;
         break;
       default:

@@ -13,6 +13,7 @@ const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore, ManualClock, systemClock } = require('./stores.cjs');
 const { RedisBudgetStore } = require('./redis-store.cjs');
 const signing = require('./signing.cjs');
+const { watchPolicyFile } = require('./reload.cjs');
 
 module.exports = {
   plan: ops.plan,
@@ -36,6 +37,7 @@ module.exports = {
   ManualClock,
   systemClock,
   PolicyError,
+  watchPolicyFile,
   sign: signing.sign,
   signatureHeaders: signing.signatureHeaders,
   verify: signing.verify,

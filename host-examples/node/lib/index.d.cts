@@ -42,7 +42,11 @@ export type RetryableErrorKind =
   | 'remote_protocol_error';
 
 /** A DeliveryState that also names its event class (RetryPolicy). */
-export type ClassedDeliveryState<N extends Int = number> = DeliveryState<N> & { class: string };
+export type ClassedDeliveryState<N extends Int = number> = DeliveryState<N> & {
+  class: string;
+  /** The admission's policy_hash: the state keeps that document's policy across a reload. */
+  policy_hash?: string;
+};
 
 /** An event class in a policy document; `max_attempts` is refused (it is derived from the window). */
 export interface EventClassDocument {
@@ -175,6 +179,10 @@ export declare class RetryPolicy {
   readonly clock: Clock;
   /** Store verdicts that differed from the policy's rule, so far. */
   readonly budgetDisagreements: number;
+  /** States whose policy_hash named no document this process knows (judged by the current one). */
+  readonly policyHashMisses: number;
+  /** Validate, then swap in a new document (a bad one keeps the current one and says why; never throws). */
+  reload(document: PolicyDocument | string): ReloadResult;
   /** The schedule a new event of `eventClass` is admitted under (default: now). */
   admit(eventClass: string, nowMs?: Int): Admission;
   policy(eventClass: string): CompiledPolicy;
@@ -212,6 +220,14 @@ export declare class RedisBudgetStore implements BudgetStore {
   constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
   apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
 }
+
+export type ReloadResult = { ok: true; version: string; previousVersion: string } | { ok: false; error: Error & { code?: string; field?: string } };
+/** Reload `policy` whenever `file` changes (stat polling); `check()` reloads now. */
+export declare function watchPolicyFile(
+  policy: RetryPolicy,
+  file: string,
+  options?: { intervalMs?: number; onReload?: (result: ReloadResult, file: string) => void },
+): { check(): Promise<ReloadResult>; close(): void };
 
 /** A Standard Webhooks secret: "whsec_" + base64 of the key (prefix optional), or the key bytes. */
 export type SigningSecret = string | Uint8Array;

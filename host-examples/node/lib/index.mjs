@@ -24,6 +24,7 @@ export const {
   ManualClock,
   systemClock,
   PolicyError,
+  watchPolicyFile,
   sign,
   signatureHeaders,
   verify,

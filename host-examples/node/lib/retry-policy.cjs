@@ -22,6 +22,9 @@ const { retryAfter } = require('./ops.cjs');
 const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
 
 const UNAVAILABLE = Object.freeze({ unavailable: true });
+// Compiled classes of earlier documents kept for events admitted under them
+// (keyed by class and policy_hash); the oldest are dropped beyond this.
+const MAX_KEPT_POLICIES = 256;
 
 function isObject(v) {
   return typeof v === 'object' && v !== null;
@@ -47,7 +50,9 @@ function option(options, name, check, fallback) {
 
 class RetryPolicy {
   #doc;
-  #classes = new Map(); // name -> {policy: CompiledPolicy, budget}
+  #classes = new Map(); // name -> {policy: CompiledPolicy, budget, hash} of the current document
+  #byHash = new Map(); // `${class}\n${policy_hash}` -> the same, for every document admitted under (bounded)
+  #hashMisses = 0;
   #store;
   #clock;
   #timeoutMs;
@@ -88,9 +93,38 @@ class RetryPolicy {
     return this.#disagreements;
   }
 
-  /** The schedule a new event of `eventClass` is admitted under (persist it with the event). */
+  /** States whose policy_hash named no document this process knows (judged by the current one). */
+  get policyHashMisses() {
+    return this.#hashMisses;
+  }
+
+  /**
+   * Swap in a new document without a restart. It is validated first: a bad
+   * one keeps the current document and is reported, never thrown:
+   * `{ok: false, error}` (a PolicyError with code and field). On success,
+   * `{ok: true, version, previousVersion}`: new events are admitted under
+   * the new document, while a state carrying the `policy_hash` it was
+   * admitted under keeps that document's schedule, backoff and budget.
+   */
+  reload(document) {
+    let doc;
+    try {
+      doc = loadDocument(document);
+    } catch (e) {
+      if (e instanceof PolicyError) return { ok: false, error: e };
+      return { ok: false, error: new PolicyError('invalid_document', '', String(e?.message ?? e)) };
+    }
+    const previousVersion = this.#doc.version;
+    this.#doc = doc;
+    this.#classes = new Map();
+    return { ok: true, version: doc.version, previousVersion };
+  }
+
+  /** The schedule a new event of `eventClass` is admitted under (persist it with the event, policy_hash included). */
   admit(eventClass, nowMs = this.#clock.nowMs()) {
-    return guarded(() => this.#doc.admit(plain({ class: eventClass, now_ms: nowMs })));
+    const admission = guarded(() => this.#doc.admit(plain({ class: eventClass, now_ms: nowMs })));
+    this.#entry(eventClass, 'class'); // compiled and kept under its hash for a later reload
+    return admission;
   }
 
   /** The class's policy, compiled (throws `unknown_event_class`). */
@@ -122,7 +156,7 @@ class RetryPolicy {
 
   /** The decision after an attempt: evaluate, at most one store call, settle. */
   async afterAttempt(state, outcome) {
-    const entry = this.#entry(isObject(state) ? state.class : undefined);
+    const entry = isObject(state) ? this.#entryFor(state) : this.#entry(undefined);
     const nowMs = this.#clock.nowMs();
     const step = entry.policy._evaluate(state, outcome, nowMs, true);
     if (step.store === null) return step.decision;
@@ -181,15 +215,32 @@ class RetryPolicy {
         throw e;
       }
       const policy = new CompiledPolicy(compiled);
-      entry = { policy, budget: Object.freeze(policy.toJSON().budget) };
+      const hash = this.#doc.admit(plain({ class: eventClass, now_ms: 0 })).policy_hash;
+      entry = { policy, budget: Object.freeze(policy.toJSON().budget), hash };
       this.#classes.set(eventClass, entry);
+      const key = `${eventClass}\n${hash}`;
+      this.#byHash.delete(key);
+      this.#byHash.set(key, entry);
+      if (this.#byHash.size > MAX_KEPT_POLICIES) this.#byHash.delete(this.#byHash.keys().next().value);
     }
     return entry;
   }
 
+  /** The policy a state was admitted under (its policy_hash), else the current document's. */
+  #entryFor(state) {
+    const hash = state.policy_hash;
+    if (hash === undefined || hash === null) return this.#entry(state.class);
+    if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
+    const kept = typeof state.class === 'string' ? this.#byHash.get(`${state.class}\n${hash}`) : undefined;
+    if (kept !== undefined) return kept;
+    const current = this.#entry(state.class);
+    if (current.hash !== hash) this.#hashMisses += 1;
+    return current;
+  }
+
   #policyFor(state) {
     if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
-    return this.#entry(state.class).policy;
+    return this.#entryFor(state).policy;
   }
 }
 

@@ -64,6 +64,7 @@ export class Dispatcher {
       max_attempts: admission.max_attempts,
       first_attempted_at_ms: admission.first_attempted_at_ms,
       credentials_refreshed: false,
+      policy_hash: admission.policy_hash, // keeps this policy across a reload
     };
     this.#journal?.accept(event, state); // on disk before the first attempt
     return this.#run(event, state);

@@ -1,0 +1,89 @@
+// Reload without restart (issue 12): RetryPolicy#reload validates before the
+// swap, a bad document keeps the old one and says why, events keep the
+// policy (policy_hash) they were admitted under, and watchPolicyFile
+// reloads a changed file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { RetryPolicy, ManualClock, watchPolicyFile, PolicyError } from '@webhook/retry-policy';
+
+const doc = (version, base_ms, window_ms = 60_000) => ({
+  version,
+  classes: { n: { window_ms, hard_cap: 8, backoff: { base_ms, factor: 2, cap_ms: 100_000, jitter: 'none' } } },
+});
+const stateOf = (admission, id) => ({
+  class: 'n', event_id: id, endpoint_id: 'ep', attempt: 1, max_attempts: admission.max_attempts,
+  first_attempted_at_ms: admission.first_attempted_at_ms, credentials_refreshed: false, policy_hash: admission.policy_hash,
+});
+
+test('a reloaded document applies to new events while admitted ones keep their schedule and hash', async () => {
+  const clock = new ManualClock(1_700_000_000_000);
+  const policy = new RetryPolicy(doc('v1', 1000), { clock });
+  const old = policy.admit('n');
+  assert.deepEqual(policy.reload(doc('v2', 5000)), { ok: true, version: 'v2', previousVersion: 'v1' });
+  assert.equal(policy.version, 'v2');
+  const fresh = policy.admit('n');
+  assert.notEqual(fresh.policy_hash, old.policy_hash);
+  assert.equal(fresh.policy_version, 'v2');
+  const before = await policy.afterAttempt(stateOf(old, 'a'), { status: 503 });
+  const after = await policy.afterAttempt(stateOf(fresh, 'b'), { status: 503 });
+  assert.equal(before.retry.delay_ms, 1000, 'the admitted event lost its policy');
+  assert.equal(after.retry.delay_ms, 5000);
+  assert.equal(policy.policyHashMisses, 0);
+  // no hash (an old record): the current document
+  const { policy_hash: _h, ...legacy } = stateOf(old, 'c');
+  assert.equal((await policy.afterAttempt(legacy, { status: 503 })).retry.delay_ms, 5000);
+  assert.equal(policy.resume(stateOf(old, 'd')).due, true);
+});
+
+test('a bad document keeps the old one and reports the code and field', () => {
+  const policy = new RetryPolicy(doc('v1', 1000));
+  for (const bad of ['{not json', { classes: { n: { window_ms: 1, backoff: { base_ms: 0, factor: 2, cap_ms: 1, jitter: 'none' } } } }, 42, null]) {
+    const r = policy.reload(bad);
+    assert.equal(r.ok, false, JSON.stringify(bad));
+    assert.ok(r.error instanceof PolicyError, String(r.error));
+    assert.equal(typeof r.error.code, 'string');
+  }
+  assert.equal(policy.reload(doc('x', 0)).error.field, 'classes.n.backoff.base_ms');
+  assert.equal(policy.version, 'v1');
+  assert.equal(policy.admit('n').policy_version, 'v1');
+});
+
+test('a state whose hash no known document has is judged by the current one and counted', async () => {
+  const policy = new RetryPolicy(doc('v1', 1000));
+  const a = policy.admit('n');
+  const d = await policy.afterAttempt({ ...stateOf(a, 'x'), policy_hash: '0000000000000000' }, { status: 503 });
+  assert.equal(d.retry.delay_ms, 1000);
+  assert.equal(policy.policyHashMisses, 1);
+  await assert.rejects(policy.afterAttempt({ ...stateOf(a, 'y'), policy_hash: 7 }, { status: 503 }), (e) => e.field === 'state.policy_hash');
+});
+
+test('watchPolicyFile reloads a changed file and keeps the old document when the new one is bad', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reload-'));
+  const file = path.join(dir, 'policy.json');
+  fs.writeFileSync(file, JSON.stringify(doc('v1', 1000)));
+  const policy = new RetryPolicy(fs.readFileSync(file, 'utf8'));
+  const seen = [];
+  const watch = watchPolicyFile(policy, file, { intervalMs: 20, onReload: (r) => seen.push(r.ok ? r.version : `bad:${r.error.code}`) });
+  const until = async (n) => {
+    for (let i = 0; i < 200 && seen.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  try {
+    await new Promise((r) => setTimeout(r, 100)); // the watch's first stat
+    fs.writeFileSync(`${file}.new`, JSON.stringify(doc('v2', 2000)));
+    fs.renameSync(`${file}.new`, file); // a deploy's write-then-rename
+    await until(1);
+    assert.equal(policy.version, 'v2');
+    fs.writeFileSync(file, '{"classes": {"n": {"window_ms": "soon"}}}');
+    await until(2);
+    assert.equal(policy.version, 'v2');
+    assert.match(seen[1], /^bad:/);
+    fs.rmSync(file);
+    assert.match(String((await watch.check()).error.message), /cannot read/);
+    assert.equal(policy.version, 'v2');
+  } finally {
+    watch.close();
+  }
+});
