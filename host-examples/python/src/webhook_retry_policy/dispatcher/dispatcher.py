@@ -31,6 +31,7 @@ import httpx
 
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
+from ..reload import DocumentHolder
 from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason, TransportError
 from .credentials import EndpointSecrets
 from .metrics import DispatcherMetrics
@@ -55,7 +56,7 @@ class DispatcherConfig:
 class Dispatcher:
     def __init__(
         self,
-        document: PolicyDocument,
+        document: PolicyDocument | DocumentHolder,
         endpoints: dict[str, str],
         policy: AsyncRetryPolicy,
         *,
@@ -73,7 +74,8 @@ class Dispatcher:
         used as it is. ``secrets``: sign every delivery (Standard Webhooks)
         with the endpoint's secrets, reloaded before a retry the policy
         marks ``refresh_credentials``."""
-        self.document = document
+        # a holder reloads documents without a restart; a plain document is held too
+        self.documents = document if isinstance(document, DocumentHolder) else DocumentHolder(policy, document)
         self.endpoints = endpoints
         self.policy = policy
         self.clock: Clock = policy.clock
@@ -88,11 +90,16 @@ class Dispatcher:
         self.refresh_credentials = refresh_credentials
         self.secrets = secrets
 
+    @property
+    def document(self) -> PolicyDocument:
+        """The current document (new events are admitted under it)."""
+        return self.documents.current
+
     async def submit(self, event_id: str, endpoint_id: str, event_class: str, payload: dict[str, Any]) -> EventRecord:
         """Admit and persist a new event; its first attempt is due now."""
         if endpoint_id not in self.endpoints:
             raise KeyError(f"unknown endpoint {endpoint_id}")
-        admission = self.policy.admit(self.document, event_class)
+        admission = self.documents.admit(event_class)
         record = EventRecord(
             event_id=event_id,
             endpoint_id=endpoint_id,
@@ -133,7 +140,7 @@ class Dispatcher:
             record.status = HELD
             await self.store.update(record)
             return
-        policy = self.policy.class_policy(self.document, record.event_class)
+        policy = self.documents.policy_for(record.admission)  # the policy it was admitted under
         if record.event_id in self.store.reloaded:
             self.store.reloaded.discard(record.event_id)
             resumed = self.policy.resume(policy, self._state(record, record.attempt))
