@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"flag"
 	"fmt"
 	"io"
@@ -101,12 +102,12 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	}
 	if set["redis"] {
 		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return cfg, usageErrorf("--redis %q: want redis://host:port/db", cfg.RedisURL)
+			return cfg, usageErrorf("--redis %q: want redis://host:port/db", redact.URL(cfg.RedisURL))
 		}
 	}
 	if set["redis-cluster"] {
 		if u, err := url.Parse(cfg.ClusterURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-			return cfg, usageErrorf("--redis-cluster %q: want redis://host:port", cfg.ClusterURL)
+			return cfg, usageErrorf("--redis-cluster %q: want redis://host:port", redact.URL(cfg.ClusterURL))
 		}
 		if set["redis"] {
 			return cfg, usageErrorf("--redis and --redis-cluster are exclusive")

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"net"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -48,16 +50,17 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 	if clusterURL != "" {
 		u, err := url.Parse(clusterURL)
 		if err != nil {
-			return budget{}, usageErrorf("--redis-cluster %q: %v", clusterURL, err)
+			return budget{}, usageErrorf("--redis-cluster %q: %v", redact.URL(clusterURL), redactErr(err, clusterURL))
 		}
+		password, _ := u.User.Password()
 		client = redis.NewClusterClient(&redis.ClusterOptions{
-			Addrs: []string{u.Host}, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
+			Addrs: []string{u.Host}, Username: u.User.Username(), Password: password, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
 			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2,
 		})
 	} else {
 		opts, err := redis.ParseURL(redisURL)
 		if err != nil {
-			return budget{}, usageErrorf("--redis %q: %v", redisURL, err)
+			return budget{}, usageErrorf("--redis %q: %v", redact.URL(redisURL), redactErr(err, redisURL))
 		}
 		o := redisbudget.ClientOptions(opts.Addr, timeout)
 		o.DB, o.Username, o.Password, o.TLSConfig = opts.DB, opts.Username, opts.Password, opts.TLSConfig
@@ -69,6 +72,15 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
 	client.AddHook(trips)
 	return budget{store: store, trips: trips, closer: client.Close}, nil
+}
+
+// redactErr is a URL error's message without the URL (it may carry a password).
+func redactErr(err error, raw string) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), raw, redact.URL(raw))
 }
 
 // quietLogger drops go-redis's own log lines (one per failed dial while

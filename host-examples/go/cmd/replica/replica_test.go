@@ -199,3 +199,16 @@ func TestALoopbackTargetIsRefusedWithoutTheAllowOptionAndNothingIsSent(t *testin
 		t.Fatalf("stderr does not report the refusals: %q", stderr)
 	}
 }
+
+func TestARedisPasswordNeverAppearsInAnErrorMessage(t *testing.T) {
+	policy := writePolicy(t, "1.0", "10")
+	for _, flagName := range []string{"--redis", "--redis-cluster"} {
+		for _, u := range []string{"http://user:hunter2@x/", "redis://user:hunter2@[::1/0", "redis://:hunter2@host:6379/notanumber"} {
+			_, stderr, _ := runReplica(t, "--target", "http://x/", "--endpoint-id", "ep", "--events", "1",
+				"--policy", policy, "--store-timeout-ms", "50", flagName, u)
+			if strings.Contains(stderr, "hunter2") {
+				t.Errorf("%s %s: stderr %q shows the password", flagName, u, stderr)
+			}
+		}
+	}
+}

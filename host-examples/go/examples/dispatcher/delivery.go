@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/url"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 	"example.invalid/webhook-retry-policy/host-examples/go/signing"
@@ -29,13 +29,5 @@ func deliver(ctx context.Context, e *rp.Engine, client *safehttp.Client, ev Even
 	return httpoutcome.Attempt(ctx, e, client, req, clock.NowMs)
 }
 
-// redactURL is a URL fit for a dead letter, a log line or a metric: no
-// user info, no query string, no fragment (tokens live there).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
-}
+// redactURL is a URL fit for a dead letter, a log line or a metric.
+func redactURL(raw string) string { return redact.URL(raw) }

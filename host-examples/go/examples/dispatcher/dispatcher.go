@@ -88,6 +88,9 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 	if disabled[ev.EndpointID] {
 		return nil, fmt.Errorf("%w: %s", ErrEndpointDisabled, ev.EndpointID)
 	}
+	if r, err := d.cfg.Store.Load(ev.ID); err == nil {
+		return r, nil // already admitted (a producer retried): one event, one schedule
+	}
 	now := d.cfg.Clock.NowMs()
 	adm, err := d.cfg.Engine.Admit(ctx, d.cfg.Document, ev.Class, now)
 	if err != nil {
@@ -239,18 +242,11 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	} else { // the component sends one for every reason but delivered
 		dl.DeadLetter = rp.DeadLetter{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts, StopReason: stop.Reason}
 	}
-	// Dead letter first, then the record: a crash in between leaves the
-	// event pending (attempted again), never lost.
-	if err := d.cfg.Store.AppendDeadLetter(dl); err != nil {
-		return err
-	}
-	if stop.DisableEndpoint {
-		if err := d.cfg.Store.DisableEndpoint(r.Event.EndpointID); err != nil {
-			return err
-		}
-	}
+	// The final state and the dead letter in one fsynced journal line: a
+	// crash leaves both or neither (then the event is still pending and is
+	// judged again), never a dead letter twice.
 	r.State = StateDeadLettered
-	if err := d.cfg.Store.Save(r); err != nil {
+	if err := d.cfg.Store.Finish(r, dl); err != nil {
 		return err
 	}
 	d.cfg.Metrics.deadLetters.WithLabelValues(stop.Reason.String()).Inc()

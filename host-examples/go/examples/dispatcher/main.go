@@ -74,6 +74,7 @@ func run(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	clock := rp.SystemClock{}
 	engine, err := rp.New(ctx, rp.WithClock(clock))
 	if err != nil {

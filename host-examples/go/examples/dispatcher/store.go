@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"sync"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
@@ -59,80 +53,47 @@ type DeadLetterRecord struct {
 	DeadLetteredAtMs uint64 `json:"dead_lettered_at_ms"`
 }
 
-// FileStore persists records as one JSON file per event, dead letters as
-// JSON lines and disabled endpoints as a JSON list, in one directory.
-// Writes go through a temporary file and a rename, so a crash leaves the
-// old or the new record, never half of one.
-type FileStore struct {
-	dir string
-	mu  sync.Mutex
+// entry is one journal line: a record's new state, and with the final
+// state of a dead-lettered event its dead letter (and whether its endpoint
+// is disabled) in the same line, so a crash leaves all of it or none.
+type entry struct {
+	Record     *Record           `json:"record"`
+	DeadLetter *DeadLetterRecord `json:"dead_letter,omitempty"`
+	Disable    bool              `json:"disable,omitempty"`
 }
 
-// OpenFileStore opens (creating) a store directory.
-func OpenFileStore(dir string) (*FileStore, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "events"), 0o755); err != nil {
-		return nil, err
-	}
-	return &FileStore{dir: dir}, nil
+// Save persists a record's new state (fsynced before it returns).
+func (s *FileStore) Save(r *Record) error { return s.appendEntry(entry{Record: r}) }
+
+// Finish persists an event's final dead-lettered state with its dead
+// letter, and disables its endpoint if asked, in one fsynced line.
+func (s *FileStore) Finish(r *Record, dl DeadLetterRecord) error {
+	return s.appendEntry(entry{Record: r, DeadLetter: &dl, Disable: dl.DisableEndpoint})
 }
 
-func (s *FileStore) eventPath(id string) string {
-	sum := sha256.Sum256([]byte(id)) // ids are not trusted as file names
-	return filepath.Join(s.dir, "events", hex.EncodeToString(sum[:16])+".json")
-}
-
-func writeAtomic(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-// Save writes a record.
-func (s *FileStore) Save(r *Record) error {
+// Load reads one record (a copy).
+func (s *FileStore) Load(id string) (*Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return writeAtomic(s.eventPath(r.Event.ID), r)
+	r, ok := s.records[id]
+	if !ok {
+		return nil, fmt.Errorf("record of %s: %w", id, os.ErrNotExist)
+	}
+	c := *r
+	return &c, nil
 }
 
-// Load reads one record.
-func (s *FileStore) Load(id string) (*Record, error) {
-	data, err := os.ReadFile(s.eventPath(id))
-	if err != nil {
-		return nil, err
-	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("record of %s: %w", id, err)
-	}
-	return &r, nil
-}
-
-// Pending lists the pending records, earliest next attempt first.
+// Pending lists the pending records (copies), earliest next attempt first.
 func (s *FileStore) Pending() ([]*Record, error) {
-	paths, err := filepath.Glob(filepath.Join(s.dir, "events", "*.json"))
-	if err != nil {
-		return nil, err
-	}
+	s.mu.Lock()
 	var out []*Record
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var r Record
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
+	for _, r := range s.records {
 		if r.State == StatePending {
-			out = append(out, &r)
+			c := *r
+			out = append(out, &c)
 		}
 	}
+	s.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].NextAttemptAtMs != out[j].NextAttemptAtMs {
 			return out[i].NextAttemptAtMs < out[j].NextAttemptAtMs
@@ -142,70 +103,31 @@ func (s *FileStore) Pending() ([]*Record, error) {
 	return out, nil
 }
 
-// AppendDeadLetter appends one dead-letter record.
-func (s *FileStore) AppendDeadLetter(d DeadLetterRecord) error {
+// Counts are how many events are in each state.
+func (s *FileStore) Counts() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	line, err := json.Marshal(d)
-	if err != nil {
-		return err
+	out := map[string]int{}
+	for _, r := range s.records {
+		out[r.State]++
 	}
-	f, err := os.OpenFile(filepath.Join(s.dir, "deadletters.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return out
 }
 
-// DeadLetters reads every dead-letter record.
+// DeadLetters lists every dead letter, in the order written.
 func (s *FileStore) DeadLetters() ([]DeadLetterRecord, error) {
-	f, err := os.Open(filepath.Join(s.dir, "deadletters.jsonl"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []DeadLetterRecord
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var d DeadLetterRecord
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, sc.Err()
-}
-
-// DisableEndpoint records that an endpoint answered 410 Gone.
-func (s *FileStore) DisableEndpoint(endpointID string) error {
-	disabled, err := s.DisabledEndpoints()
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	disabled[endpointID] = true
-	return writeAtomic(filepath.Join(s.dir, "disabled.json"), disabled)
+	return append([]DeadLetterRecord(nil), s.dead...), nil
 }
 
-// DisabledEndpoints reads the disabled endpoints.
+// DisabledEndpoints are the endpoints that answered 410 Gone.
 func (s *FileStore) DisabledEndpoints() (map[string]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]bool{}
-	data, err := os.ReadFile(filepath.Join(s.dir, "disabled.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
+	out := make(map[string]bool, len(s.disabled))
+	for ep := range s.disabled {
+		out[ep] = true
 	}
-	if err != nil {
-		return nil, err
-	}
-	return out, json.Unmarshal(data, &out)
+	return out, nil
 }
