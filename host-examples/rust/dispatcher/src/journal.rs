@@ -49,6 +49,8 @@ pub struct Inner {
     file: File,
     /// Lines in the file (for the compaction trigger).
     pub lines: u64,
+    /// Bytes of complete lines: a failed write (disk full) is cut back to it.
+    len: u64,
 }
 
 fn err(path: &Path, e: impl std::fmt::Display) -> String {
@@ -108,7 +110,7 @@ impl Journal {
         let n = lines.len() as u64;
         let journal = Journal {
             path: path.to_path_buf(),
-            inner: Mutex::new(Inner { file, lines: n }),
+            inner: Mutex::new(Inner { file, lines: n, len: good_len as u64 }),
             written: AtomicU64::new(0),
             synced: Mutex::new((0, sync_handle)),
             _lock: lock,
@@ -125,8 +127,13 @@ impl Journal {
     /// Write one line (under the writer's lock); returns its sequence number
     /// for [`Journal::sync_to`].
     pub fn write(&self, inner: &mut Inner, line: &str) -> Result<u64, String> {
-        inner.file.write_all(line.as_bytes()).map_err(|e| err(&self.path, e))?;
+        if let Err(e) = inner.file.write_all(line.as_bytes()) {
+            // A partial line would glue the next record to it: cut it off.
+            let _ = inner.file.set_len(inner.len);
+            return Err(err(&self.path, e));
+        }
         inner.lines += 1;
+        inner.len += line.len() as u64;
         Ok(self.written.fetch_add(1, Ordering::SeqCst) + 1)
     }
 
@@ -161,12 +168,13 @@ impl Journal {
             n += 1;
         }
         f.write_all(&buf).and_then(|()| f.sync_all()).map_err(|e| err(&tmp, e))?;
+        let len = buf.len() as u64;
         drop(f);
         fs::rename(&tmp, &self.path).map_err(|e| err(&self.path, e))?;
         sync_dir(&self.path).map_err(|e| err(&self.path, e))?;
         let file = OpenOptions::new().append(true).open(&self.path).map_err(|e| err(&self.path, e))?;
         let handle = file.try_clone().map_err(|e| err(&self.path, e))?;
-        *inner = Inner { file, lines: n };
+        *inner = Inner { file, lines: n, len };
         let mut synced = self.synced.lock().unwrap_or_else(|p| p.into_inner());
         // Everything written so far is in the compacted, fsynced file.
         *synced = (self.written.load(Ordering::SeqCst), handle);
