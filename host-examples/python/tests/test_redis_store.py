@@ -151,3 +151,15 @@ async def test_the_async_store_makes_the_same_step(redis_url, policy):
     d = await ap.decide(policy, DeliveryState("evt_a", "ep-async", 1, 13, ap.clock.now_ms()), HttpResponse(503))
     assert isinstance(d, Retry) and store.commands == 1
     await store.aclose()
+
+
+def test_only_noeviction_keeps_budget_keys_safe() -> None:
+    from webhook_retry_policy.redis_store import _policy_of, eviction_warning
+
+    assert eviction_warning("noeviction") is None
+    for p in ("allkeys-lru", "volatile-lru", "volatile-ttl", "allkeys-random"):
+        w = eviction_warning(p)
+        assert w is not None and p in w and "noeviction" in w
+    assert _policy_of([b"maxmemory-policy", b"volatile-lru"]) == "volatile-lru"
+    assert _policy_of({"maxmemory-policy": "noeviction"}) == "noeviction"
+    assert _policy_of(None) is None

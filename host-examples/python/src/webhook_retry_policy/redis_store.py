@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,6 +33,28 @@ from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
 
 SCRIPT_ENV = "WEBHOOK_RETRY_POLICY_BUDGET_LUA"
 DEFAULT_TIMEOUT_S = 0.25
+log = logging.getLogger(__name__)
+
+
+def eviction_warning(policy: str) -> str | None:
+    """Why ``maxmemory-policy`` ``policy`` endangers the budget, or None.
+    Under any policy but ``noeviction`` Redis may evict budget hashes when
+    memory is full: counts silently reset and retries are silently allowed
+    (fleet/README.md: use ``noeviction`` for the budget database)."""
+    if policy == "noeviction":
+        return None
+    return (f"Redis maxmemory-policy is {policy!r}: budget keys can be evicted, which silently resets "
+            "the counts and allows retries; use maxmemory-policy noeviction for the budget database")
+
+
+def _policy_of(reply: Any) -> str | None:
+    """``CONFIG GET maxmemory-policy`` as a list ``[name, value]`` or a dict."""
+    if isinstance(reply, dict):
+        reply = [x for kv in reply.items() for x in kv]
+    if isinstance(reply, (list, tuple)) and len(reply) == 2:
+        v = reply[1]
+        return v.decode() if isinstance(v, bytes) else str(v)
+    return None
 
 
 def budget_script() -> str:
@@ -175,6 +198,21 @@ class AsyncRedisBudgetStore(_Script):
             self.commands += 1
             reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
         return reservation(reply)
+
+    async def check_eviction(self) -> str | None:
+        """Warn (log and return why) when Redis may evict budget keys. Once,
+        at start; a Redis that refuses ``CONFIG`` (managed services) is not
+        an error: nothing is known, nothing is said."""
+        try:
+            reply = await asyncio.wait_for(self.client.execute_command("CONFIG", "GET", "maxmemory-policy"),
+                                           self.timeout_s)
+        except Exception:
+            return None
+        policy = _policy_of(reply)
+        warning = eviction_warning(policy) if policy is not None else None
+        if warning:
+            log.warning(warning)
+        return warning
 
     async def aclose(self) -> None:
         await self.client.aclose()

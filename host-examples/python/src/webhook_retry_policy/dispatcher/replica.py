@@ -206,6 +206,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             redis_store = AsyncRedisBudgetStore.from_cluster_url(args.redis_cluster, timeout_s=timeout_s)
     except (ValueError, ImportError) as e:
         raise UsageError(f"--redis: {redact(str(e))}") from None
+    if redis_store is not None:
+        await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
     store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
     clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
     # the store bounds each call itself; this outer bound only guards a store that never answers
