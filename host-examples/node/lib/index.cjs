@@ -11,7 +11,7 @@ const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore, ManualClock, systemClock } = require('./stores.cjs');
-const { RedisBudgetStore } = require('./redis-store.cjs');
+const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
 const signing = require('./signing.cjs');
 const { watchPolicyFile } = require('./reload.cjs');
 
@@ -34,6 +34,8 @@ module.exports = {
   RetryPolicy,
   InMemoryBudgetStore,
   RedisBudgetStore,
+  evictionWarning,
+  checkEviction,
   ManualClock,
   systemClock,
   PolicyError,

@@ -221,6 +221,11 @@ export declare class RedisBudgetStore implements BudgetStore {
   apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
 }
 
+/** Why `maxmemory-policy` `policy` lets Redis evict budget keys (counts silently reset), or null for `noeviction`. */
+export declare function evictionWarning(policy: string): string | null;
+/** Ask Redis (`CONFIG GET maxmemory-policy`, once, at start) and return the warning, or null (also when CONFIG is refused). */
+export declare function checkEviction(redis: { call(...args: string[]): Promise<unknown> }, timeoutMs?: number): Promise<string | null>;
+
 export type ReloadResult = { ok: true; version: string; previousVersion: string } | { ok: false; error: Error & { code?: string; field?: string } };
 /** Reload `policy` whenever `file` changes (stat polling); `check()` reloads now. */
 export declare function watchPolicyFile(

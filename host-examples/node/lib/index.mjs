@@ -21,6 +21,8 @@ export const {
   RetryPolicy,
   InMemoryBudgetStore,
   RedisBudgetStore,
+  evictionWarning,
+  checkEviction,
   ManualClock,
   systemClock,
   PolicyError,

@@ -104,4 +104,34 @@ class RedisBudgetStore {
   }
 }
 
-module.exports = { RedisBudgetStore };
+/**
+ * Why Redis's `maxmemory-policy` endangers the budget, or null. Under any
+ * policy but `noeviction` Redis may evict budget hashes when memory is full:
+ * counts silently reset and retries are silently allowed (fleet/README.md).
+ */
+function evictionWarning(policy) {
+  if (policy === 'noeviction') return null;
+  return `Redis maxmemory-policy is '${policy}': budget keys can be evicted, which silently resets the counts and allows retries; use maxmemory-policy noeviction for the budget database`;
+}
+
+/**
+ * Ask Redis for its eviction policy once, at start: the warning, or null
+ * (also when Redis refuses CONFIG, as managed services do: nothing known).
+ * `redis` is an ioredis client or Cluster (a Cluster asks one node).
+ */
+async function checkEviction(redis, timeoutMs = 250) {
+  let timer;
+  try {
+    const reply = await Promise.race([
+      redis.call('CONFIG', 'GET', 'maxmemory-policy'),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); }),
+    ]);
+    return Array.isArray(reply) && reply.length === 2 ? evictionWarning(String(reply[1])) : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+module.exports = { RedisBudgetStore, evictionWarning, checkEviction };

@@ -110,7 +110,7 @@ test('the script answers every request exactly as the in-memory store (the core\
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return (seed >>> 8) % n;
   };
-  const budgets = [BUDGET, { ratio: 0.5, window_ms: 1000, min_sample: 3, sliding: true }, { ratio: 0.3, window_ms: 7, min_sample: 0, sliding: false }];
+  const budgets = [BUDGET, { ratio: 0.5, window_ms: 1000, min_sample: 3, sliding: true }, { ratio: 0.3, window_ms: 7_000, min_sample: 0, sliding: false }];
   let now = 1_000_000;
   for (let i = 0; i < 600; i++) {
     const budget = budgets[i % 3];
@@ -183,4 +183,14 @@ test('a hung Redis (SIGSTOP) fails closed within the store timeout', { skip }, a
     server.kill('SIGCONT');
   }
   client.disconnect();
+});
+
+test('only maxmemory-policy noeviction keeps budget keys safe', async () => {
+  const { evictionWarning, checkEviction } = await import('@webhook/retry-policy');
+  assert.equal(evictionWarning('noeviction'), null);
+  for (const p of ['allkeys-lru', 'volatile-lru', 'volatile-ttl']) assert.match(evictionWarning(p), new RegExp(`${p}.*noeviction`));
+  assert.match(await checkEviction({ call: async () => ['maxmemory-policy', 'volatile-lru'] }), /volatile-lru/);
+  assert.equal(await checkEviction({ call: async () => ['maxmemory-policy', 'noeviction'] }), null);
+  assert.equal(await checkEviction({ call: async () => { throw new Error('ERR unknown command CONFIG'); } }), null);
+  assert.equal(await checkEviction({ call: () => new Promise(() => {}) }, 20), null, 'a hung Redis does not hold the start');
 });

@@ -9,7 +9,7 @@
 // delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError } from '@webhook/retry-policy';
+import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, checkEviction } from '@webhook/retry-policy';
 import { Metrics } from '../dispatcher/metrics.mjs';
 import { Dispatcher } from '../dispatcher/dispatcher.mjs';
 import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
@@ -70,6 +70,8 @@ async function run(opts) {
   const policyCheck = loadPolicy(opts, store); // refuse a bad document before connecting anywhere
   if (opts.redis !== null || opts.redisCluster !== null) {
     redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null });
+    const eviction = await checkEviction(redis);
+    if (eviction !== null) log(`WARNING: ${eviction}`);
     const counting = countingClient(redis);
     counter = counting.counter;
     store = new RedisBudgetStore(counting.client);
