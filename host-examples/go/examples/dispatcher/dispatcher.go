@@ -28,11 +28,15 @@ type Config struct {
 	Engine   *rp.Engine     // its Clock must be Clock below
 	Budget   rp.BudgetStore // the retry budget: rp.NewMemoryStore or redisbudget.New
 	Document rp.PolicyDocument
-	Store    *FileStore
-	Metrics  *Metrics
-	Clock    rp.Clock
-	Sleeper  Sleeper
-	Workers  int // concurrent deliveries per step (default 4)
+	// Documents, when set, replaces Document: new events are admitted under
+	// its current document (reloaded without a restart: Reload, WatchFile);
+	// admitted events keep the schedule and policy they were admitted under.
+	Documents *rp.Documents
+	Store     *FileStore
+	Metrics   *Metrics
+	Clock     rp.Clock
+	Sleeper   Sleeper
+	Workers   int // concurrent deliveries per step (default 4)
 
 	// The delivery client: nil = safehttp.NewClient with the two settings
 	// below. AttemptDeadline is the total time of one attempt, body
@@ -68,8 +72,8 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	return &Dispatcher{cfg: cfg}, nil
 }
 
-func (d *Dispatcher) classPolicy(name string) (rp.Policy, bool) {
-	for _, c := range d.cfg.Document.Classes {
+func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
+	for _, c := range doc.Classes {
 		if c.Name == name {
 			return c.Policy, true
 		}
@@ -92,11 +96,15 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 		return r, nil // already admitted (a producer retried): one event, one schedule
 	}
 	now := d.cfg.Clock.NowMs()
-	adm, err := d.cfg.Engine.Admit(ctx, d.cfg.Document, ev.Class, now)
+	doc := d.cfg.Document
+	if d.cfg.Documents != nil {
+		doc = d.cfg.Documents.Current() // one snapshot for the admission and its policy
+	}
+	adm, err := d.cfg.Engine.Admit(ctx, doc, ev.Class, now)
 	if err != nil {
 		return nil, err
 	}
-	policy, _ := d.classPolicy(ev.Class) // admit succeeded, so the class exists
+	policy, _ := classPolicy(doc, ev.Class) // admit succeeded, so the class exists
 	r := &Record{Event: ev, Admission: adm, Policy: policy, NextAttemptAtMs: now, State: StatePending}
 	return r, d.cfg.Store.Save(r)
 }

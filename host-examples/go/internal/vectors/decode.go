@@ -141,7 +141,6 @@ func (o *obj) uint(name string, bits int) uint64 {
 
 func (o *obj) u64(name string) uint64 { return o.uint(name, 64) }
 func (o *obj) u32(name string) uint32 { return uint32(o.uint(name, 32)) }
-func (o *obj) u16(name string) uint16 { return uint16(o.uint(name, 16)) }
 
 // status: an HTTP status beyond 16 bits is as invalid as 600, so it
 // saturates to 65535 and is refused as invalid_status in the contract's
