@@ -47,6 +47,14 @@ impl BudgetStore {
         Ok(BudgetStore::Redis(RedisStore::cluster(url, timeout, skew_check)?))
     }
 
+    /// Redis only: a warning when its eviction policy can drop budget keys.
+    pub fn eviction_warning(&self) -> Option<String> {
+        match self {
+            BudgetStore::Local(_) => None,
+            BudgetStore::Redis(r) => r.eviction_warning(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             BudgetStore::Local(_) => "in-memory",

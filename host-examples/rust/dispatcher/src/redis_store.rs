@@ -73,6 +73,21 @@ impl RedisStore {
         Ok(RedisStore { cluster: Some(SlotMap::default()), ..RedisStore::new(url, timeout, skew_check)? })
     }
 
+    /// Ask Redis for its `maxmemory-policy` (once, at start): why budget
+    /// keys can be evicted, or `None` for `noeviction` — and also when Redis
+    /// refuses `CONFIG` (managed services) or cannot be reached: then
+    /// nothing is known and nothing is said.
+    pub fn eviction_warning(&self) -> Option<String> {
+        let deadline = Instant::now() + self.timeout;
+        match self.command(&self.url.authority, &[b"CONFIG", b"GET", b"maxmemory-policy"], deadline) {
+            Ok(Reply::Array(Some(items))) => match items.get(1) {
+                Some(Reply::Bulk(Some(p))) => eviction_warning(&String::from_utf8_lossy(p)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Script commands sent so far (`NOSCRIPT` fallbacks included).
     pub fn commands(&self) -> u64 {
         self.commands.load(Ordering::Relaxed)
@@ -151,6 +166,19 @@ impl RedisStore {
     }
 }
 
+/// Why `maxmemory-policy` `policy` endangers the budget, or `None`. Under
+/// any policy but `noeviction` Redis may evict budget hashes when memory is
+/// full: counts silently reset and retries are silently allowed.
+pub fn eviction_warning(policy: &str) -> Option<String> {
+    (policy != "noeviction").then(|| {
+        format!(
+            "Redis maxmemory-policy is '{}': budget keys can be evicted, which silently resets the counts and \
+             allows retries; use maxmemory-policy noeviction for the budget database",
+            policy.chars().filter(|c| !c.is_control()).take(64).collect::<String>()
+        )
+    })
+}
+
 /// `ARGV` of the script: op, bucket, window_ms, now_ms, ratio (shortest
 /// round-trip text: Rust's `{}` of an f64), min_sample, sliding, skew check.
 pub fn argv(request: &StoreRequest, budget: &Budget, now_ms: u64, skew_check: bool) -> [String; 8] {
@@ -211,6 +239,17 @@ mod tests {
             ["record_reserve", "28333333", "60000", "1700000000123", "0.1", "50", "1", "1"].map(String::from)
         );
         assert_eq!(a[4].parse::<f64>().unwrap(), 0.1);
+    }
+
+    #[test]
+    fn only_noeviction_keeps_budget_keys_safe() {
+        assert_eq!(eviction_warning("noeviction"), None);
+        for p in ["allkeys-lru", "volatile-lru", "volatile-ttl"] {
+            let w = eviction_warning(p).unwrap();
+            assert!(w.contains(p) && w.contains("noeviction"), "{w}");
+        }
+        let unreachable = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), true).unwrap();
+        assert_eq!(unreachable.eviction_warning(), None, "an unreachable Redis says nothing, quickly");
     }
 
     #[test]

@@ -97,6 +97,9 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
         }
         (None, None) => BudgetStore::local(),
     };
+    if let Some(w) = budget.eviction_warning() {
+        eprintln!("replica: WARNING: {w}");
+    }
     Ok((config, budget))
 }
 
