@@ -22,11 +22,18 @@ WINDOW_MS = 1500
 
 
 def journal(path) -> dict[str, dict]:
+    """The latest record per event. A SIGKILL may leave the last line torn
+    (the dispatcher cuts it off when it reopens the journal): skip it."""
     latest: dict[str, dict] = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
+    lines = [l for l in path.read_text().splitlines() if l.strip()]
+    for i, line in enumerate(lines):
+        try:
             rec = json.loads(line)
-            latest[rec["event_id"]] = rec
+        except ValueError:
+            if i == len(lines) - 1:
+                break
+            raise
+        latest[rec["event_id"]] = rec
     return latest
 
 
