@@ -41,7 +41,7 @@ mod step;
 
 pub use bindings::wit::{Admission, PolicyDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
-pub use reload::{watch, Policies};
+pub use reload::{poll_file, watch, Policies};
 
 /// The classes of a loaded document, as `policy-core` policies.
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {

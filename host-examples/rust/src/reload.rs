@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use retry_policy_core::Policy;
+use retry_policy_core::{Policy, PolicyError};
 
 use crate::{document_classes, Admission, HostError, PolicyDocument, PolicyInstance};
 
@@ -46,7 +46,18 @@ fn load(inst: &mut PolicyInstance, text: &str) -> Result<PolicyDocument, HostErr
 impl Policies {
     /// Load the first document (refused like any reload when invalid).
     pub fn new(inst: &mut PolicyInstance, text: &str) -> Result<Policies, HostError> {
+        Self::new_checked(inst, text, |_| Ok(()))
+    }
+
+    /// [`Policies::new`], refusing a document that `check` refuses (e.g. one
+    /// without a class the host's events need); the document is parsed once.
+    pub fn new_checked(
+        inst: &mut PolicyInstance,
+        text: &str,
+        check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
+    ) -> Result<Policies, HostError> {
         let document = load(inst, text)?;
+        check(&document)?;
         let p = Policies {
             current: RwLock::new(Arc::new(Loaded { version: document.version.clone(), document, generation: 0 })),
             by_hash: Mutex::new(BTreeMap::new()),
@@ -63,7 +74,19 @@ impl Policies {
     /// Validate `text` in the component, then make it current. On error the
     /// current document stays and the error says why.
     pub fn reload(&self, inst: &mut PolicyInstance, text: &str) -> Result<Arc<Loaded>, HostError> {
+        self.reload_checked(inst, text, |_| Ok(()))
+    }
+
+    /// [`Policies::reload`], also refusing a document that `check` refuses;
+    /// the document is parsed once, and the current one kept on any refusal.
+    pub fn reload_checked(
+        &self,
+        inst: &mut PolicyInstance,
+        text: &str,
+        check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
+    ) -> Result<Arc<Loaded>, HostError> {
         let document = load(inst, text)?;
+        check(&document)?;
         let generation = self.current().generation + 1;
         let loaded = Arc::new(Loaded { version: document.version.clone(), document, generation });
         self.remember(inst, &loaded)?;
@@ -106,6 +129,36 @@ impl Policies {
 /// What a watch reports after each reload attempt.
 pub type OnReload = Box<dyn Fn(Result<Arc<Loaded>, HostError>) + Send>;
 
+/// What [`poll_file`] hands its callback at each tick: `None` when the file
+/// is unchanged, else its new text (or why it could not be read).
+pub type Tick = Option<Result<String, std::io::Error>>;
+
+/// Check `path`'s modification time and length every `interval` on a new
+/// thread; call `on_tick` each time (with the new text when it changed),
+/// until `on_tick` returns false. The state at the call is the baseline, so
+/// a write right after this returns is never missed.
+pub fn poll_file(
+    path: impl Into<PathBuf>,
+    interval: Duration,
+    mut on_tick: impl FnMut(Tick) -> bool + Send + 'static,
+) -> std::io::Result<JoinHandle<()>> {
+    let path = path.into();
+    let mut seen = stamp(&path);
+    std::thread::Builder::new().name("policy-watch".into()).spawn(move || loop {
+        std::thread::sleep(interval);
+        let now = stamp(&path);
+        let tick = if now == seen {
+            None
+        } else {
+            seen = now;
+            Some(std::fs::read_to_string(&path))
+        };
+        if !on_tick(tick) {
+            return;
+        }
+    })
+}
+
 /// Reload `path` into `policies` whenever its modification time or length
 /// changes, checking every `interval`, until `policies` is dropped by
 /// everyone else. Each attempt (success, or the reason the document was
@@ -116,24 +169,16 @@ pub fn watch(
     path: impl Into<PathBuf>,
     interval: Duration,
     on_reload: OnReload,
-) -> JoinHandle<()> {
+) -> std::io::Result<JoinHandle<()>> {
     let path = path.into();
-    // The file as it is now is the document already loaded: changes are
-    // measured from here, before the thread starts (no missed first write).
-    let mut seen = stamp(&path);
-    std::thread::spawn(move || {
-        while Arc::strong_count(&policies) > 1 {
-            std::thread::sleep(interval);
-            let now = stamp(&path);
-            if now == seen {
-                continue;
-            }
-            seen = now;
-            match std::fs::read_to_string(&path) {
-                Ok(text) => on_reload(policies.reload(&mut inst, &text)),
-                Err(e) => on_reload(Err(HostError::Load(format!("{}: {e}", path.display())))),
-            }
+    let shown = path.display().to_string();
+    poll_file(path, interval, move |tick| {
+        match tick {
+            None => {}
+            Some(Ok(text)) => on_reload(policies.reload(&mut inst, &text)),
+            Some(Err(e)) => on_reload(Err(HostError::Load(format!("{shown}: {e}")))),
         }
+        Arc::strong_count(&policies) > 1
     })
 }
 

@@ -69,7 +69,8 @@ fn the_watch_helper_reloads_a_changed_file_and_reports_a_refused_one() {
         Box::new(move |r| {
             let _ = tx.lock().unwrap().send(r.map(|l| l.version.clone()).map_err(|e| e.to_string()));
         }),
-    );
+    )
+    .unwrap();
     std::fs::write(&path, doc("v2-longer", 1_800_000)).unwrap();
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), Ok("v2-longer".to_string()));
     assert_eq!(policies.current().version, "v2-longer");

@@ -13,7 +13,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use retry_policy_core::{Clock, InMemoryStore, SystemClock};
-use retry_policy_host::{document_classes, Policies, PolicyEngine, PolicyInstance};
+use retry_policy_host::{Policies, PolicyEngine, PolicyInstance};
 
 use crate::budget_store::BudgetStore;
 use crate::http_client::{ClientConfig, HttpClient};
@@ -220,12 +220,10 @@ impl Dispatcher {
             return Err("rate must be a positive number of events per second".into());
         }
         let mut inst = instance(&engine)?;
-        let doc = inst.load_document(document_json).map_err(|e| format!("policy document: {e}"))?;
-        let classes: Vec<String> = document_classes(&doc).into_iter().map(|(name, _)| name).collect();
-        for c in needed_classes.iter().copied().chain(resumed.iter().map(|r| r.class.as_str())) {
-            crate::policy_reload::has_class(&classes, c)?;
-        }
-        let policies = Policies::new(&mut inst, document_json).map_err(|e| format!("policy document: {e}"))?;
+        let needed = || needed_classes.iter().copied().chain(resumed.iter().map(|r| r.class.as_str()));
+        let policies =
+            Policies::new_checked(&mut inst, document_json, |doc| crate::policy_reload::has_classes(doc, needed()))
+                .map_err(|e| format!("policy document: {e}"))?;
         let start_ms = skewed_now(config.clock_offset_ms);
         let http = HttpClient::new(ClientConfig { idle_per_host: config.concurrency, ..config.client });
         let shared = Arc::new(Shared {

@@ -9,24 +9,31 @@
 //! is decided under the policy its persisted `policy_hash` names, with the
 //! schedule it was admitted under.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Weak;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use retry_policy_core::Policy;
-use retry_policy_host::document_classes;
+use retry_policy_core::{ErrorCode, Policy, PolicyError};
+use retry_policy_host::{document_classes, poll_file, PolicyDocument};
 
 use crate::dispatcher::{instance, Shared};
 use crate::store::EventRecord;
 
-/// `Ok` when `class` is one of `classes`, else an error naming what there is.
-pub(crate) fn has_class(classes: &[String], class: &str) -> Result<(), String> {
-    if classes.iter().any(|c| c == class) {
-        return Ok(());
-    }
+/// `Ok` when `doc` defines every class of `needed`, else `unknown_event_class`
+/// naming the first missing one and what there is.
+pub(crate) fn has_classes<'a>(
+    doc: &PolicyDocument,
+    mut needed: impl Iterator<Item = &'a str>,
+) -> Result<(), PolicyError> {
+    let classes: Vec<String> = document_classes(doc).into_iter().map(|(c, _)| c).collect();
+    let Some(missing) = needed.find(|n| !classes.iter().any(|c| c == n)) else { return Ok(()) };
     let mut known: Vec<&str> = classes.iter().map(String::as_str).collect();
     known.sort_unstable();
-    Err(format!("policy document has no event class `{class}` (it has: {})", known.join(", ")))
+    Err(PolicyError::new(
+        ErrorCode::UnknownEventClass,
+        "classes",
+        format!("policy document has no event class `{missing}` (it has: {})", known.join(", ")),
+    ))
 }
 
 impl Shared {
@@ -48,44 +55,37 @@ impl Shared {
 
     fn try_reload(&self, text: &str) -> Result<String, String> {
         let mut inst = instance(&self.engine)?;
-        let refused = |e: String| format!("policy document refused, the current one is kept: {e}");
-        let doc = inst.load_document(text).map_err(|e| refused(e.to_string()))?;
-        let classes: Vec<String> = document_classes(&doc).into_iter().map(|(c, _)| c).collect();
-        for c in &self.needed_classes {
-            has_class(&classes, c).map_err(refused)?;
-        }
-        let loaded = self.policies.reload(&mut inst, text).map_err(|e| refused(e.to_string()))?;
+        let needed = || self.needed_classes.iter().map(String::as_str);
+        let loaded = self
+            .policies
+            .reload_checked(&mut inst, text, |doc| has_classes(doc, needed()))
+            .map_err(|e| format!("policy document refused, the current one is kept: {e}"))?;
         Ok(loaded.version.clone())
     }
 }
 
-fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
-    std::fs::metadata(path).ok().map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
-}
-
-/// Poll `path`'s modification time and length; reload on a change, while
-/// the dispatcher lives. (Polling: no file-notification dependency, one
-/// `stat` per interval.)
+/// Reload `path` when it changes (the host library's [`poll_file`]), while
+/// the dispatcher lives.
 pub(crate) fn watch(shared: Weak<Shared>, path: PathBuf, interval: Duration) {
-    let mut seen = stamp(&path);
     let shown = path.display().to_string();
-    let spawned = std::thread::Builder::new().name("policy-watch".into()).spawn(move || loop {
-        std::thread::sleep(interval);
-        let Some(s) = shared.upgrade() else { return };
-        let now = stamp(&path);
-        if now == seen {
-            continue;
-        }
-        seen = now;
-        let result = std::fs::read_to_string(&path)
-            .map_err(|e| format!("policy {}: {}", path.display(), e.kind()))
-            .and_then(|text| s.reload_policy(&text));
-        match result {
-            Ok(v) => eprintln!("dispatcher: policy {} reloaded: version {v}", path.display()),
-            Err(e) => eprintln!("dispatcher: policy {}: {e}", path.display()),
+    let polled = poll_file(path, interval, {
+        let shown = shown.clone();
+        move |tick| {
+            let Some(s) = shared.upgrade() else { return false };
+            let result = match tick {
+                None => return true,
+                Some(read) => {
+                    read.map_err(|e| format!("policy {shown}: {}", e.kind())).and_then(|t| s.reload_policy(&t))
+                }
+            };
+            match result {
+                Ok(v) => eprintln!("dispatcher: policy {shown} reloaded: version {v}"),
+                Err(e) => eprintln!("dispatcher: policy {shown}: {e}"),
+            }
+            true
         }
     });
-    if let Err(e) = spawned {
+    if let Err(e) = polled {
         eprintln!("dispatcher: cannot watch the policy {shown}: {e}");
     }
 }
