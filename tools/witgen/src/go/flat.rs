@@ -56,28 +56,8 @@ impl<'a> Gen<'a> {
                     format!("if {val} == nil {{\n{ind}\ts = append(s, 0{zeros})\n{ind}}} else {{\n{ind}\ts = append(s, 1)\n{inner}{ind}}}")
                 }
                 TypeDefKind::List(t) => {
-                    let t = *t;
-                    let (size, align) = (self.size(&t), self.align(&t));
-                    let k = self.tmp();
-                    let mut inner = String::new();
-                    let ii = format!("{ind}\t\t");
-                    self.store(
-                        &mut inner,
-                        &ii,
-                        &t,
-                        &format!("l{k}"),
-                        &format!("i{k}*{size}"),
-                        &format!("{val}[i{k}]"),
-                        field,
-                        ret,
-                    )?;
-                    format!(
-                        "if l{k}, err := {r}.listArea(len({val}), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
-                         {ind}\tfor i{k} := range {val} {{\n{inner}{ind}\t}}\n\
-                         {ind}\tp{k}, err := {r}.writeArea(ctx, {align}, l{k})\n{ind}\tif err != nil {{\n{ind}\t\t{e}\n{ind}\t}}\n\
-                         {ind}\ts = append(s, uint64(p{k}), uint64(len({val})))\n{ind}}}",
-                        e = w("err")
-                    )
+                    let (k, head) = self.lower_list(ind, t, val, field, ret)?;
+                    format!("{head}{ind}\ts = append(s, uint64(p{k}), uint64(len({val})))\n{ind}}}")
                 }
                 other => bail!("go: cannot lower {other:?}"),
             },

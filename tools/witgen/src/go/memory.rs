@@ -63,28 +63,9 @@ impl<'a> Gen<'a> {
                     format!("if {val} == nil {{\n{ind}\t{buf}[{off}] = 0\n{ind}}} else {{\n{ind}\t{buf}[{off}] = 1\n{inner}{ind}}}")
                 }
                 TypeDefKind::List(t) => {
-                    let t = *t;
-                    let (size, align) = (self.size(&t), self.align(&t));
-                    let k = self.tmp();
-                    let r = self.recv();
-                    let mut inner = String::new();
-                    let ii = format!("{ind}\t\t");
-                    self.store(
-                        &mut inner,
-                        &ii,
-                        &t,
-                        &format!("l{k}"),
-                        &format!("i{k}*{size}"),
-                        &format!("{val}[i{k}]"),
-                        field,
-                        ret,
-                    )?;
+                    let (k, head) = self.lower_list(ind, t, val, field, ret)?;
                     format!(
-                        "if l{k}, err := {r}.listArea(len({val}), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
-                         {ind}\tfor i{k} := range {val} {{\n{inner}{ind}\t}}\n\
-                         {ind}\tp{k}, err := {r}.writeArea(ctx, {align}, l{k})\n{ind}\tif err != nil {{\n{ind}\t\t{e}\n{ind}\t}}\n\
-                         {ind}\tle.PutUint32({buf}[{off}:], p{k})\n{ind}\tle.PutUint32({buf}[{o4}:], uint32(len({val})))\n{ind}}}",
-                        e = w("err"),
+                        "{head}{ind}\tle.PutUint32({buf}[{off}:], p{k})\n{ind}\tle.PutUint32({buf}[{o4}:], uint32(len({val})))\n{ind}}}",
                         o4 = at(off, 4)
                     )
                 }
@@ -94,6 +75,46 @@ impl<'a> Gen<'a> {
         };
         let _ = writeln!(out, "{ind}{line}");
         Ok(())
+    }
+
+    /// The part of lowering a list `val` (into a fresh guest area, element
+    /// by element, written with `writeArea`) that flat and in-memory
+    /// lowering share: returns the temporary's number `k` (the area's
+    /// pointer is `p{k}`) and the statements, ending inside the `else` block
+    /// where the caller places the (pointer, length) pair and closes it.
+    pub(super) fn lower_list(
+        &mut self,
+        ind: &str,
+        t: &Type,
+        val: &str,
+        field: &str,
+        ret: &str,
+    ) -> Result<(usize, String)> {
+        let t = *t;
+        let (size, align) = (self.size(&t), self.align(&t));
+        let k = self.tmp();
+        let r = self.recv();
+        let e = leave(ret, &format!("withField(\"{}\", err)", snake(field)));
+        let mut inner = String::new();
+        let ii = format!("{ind}\t\t");
+        self.store(
+            &mut inner,
+            &ii,
+            &t,
+            &format!("l{k}"),
+            &format!("i{k}*{size}"),
+            &format!("{val}[i{k}]"),
+            field,
+            ret,
+        )?;
+        Ok((
+            k,
+            format!(
+                "if l{k}, err := {r}.listArea(len({val}), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
+                 {ind}\tfor i{k} := range {val} {{\n{inner}{ind}\t}}\n\
+                 {ind}\tp{k}, err := {r}.writeArea(ctx, {align}, l{k})\n{ind}\tif err != nil {{\n{ind}\t\t{e}\n{ind}\t}}\n"
+            ),
+        ))
     }
 
     /// Statements lifting the value of `ty` at `buf[off]` into `dst`.
