@@ -156,19 +156,7 @@ func (d *decoder) budget(ctx context.Context, e *rp.Engine, input json.RawMessag
 }
 
 func (d *decoder) decide(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
-	in, err := d.object("", input, []string{"policy", "state", "outcome", "now_ms", "budget_counts"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	p, err := in.policy("policy")
-	if err != nil {
-		return nil, err
-	}
-	s, err := in.state("state")
-	if err != nil {
-		return nil, err
-	}
-	o, err := in.outcome("outcome")
+	in, p, s, o, err := d.stepInput(input, "budget_counts")
 	if err != nil {
 		return nil, err
 	}
