@@ -134,6 +134,9 @@ fn class(v: &Value) -> Result<Policy, PolicyError> {
 impl PolicyDocument {
     /// Validate a parsed JSON (or TOML-converted) value.
     pub fn from_value(v: &Value) -> Result<Self, PolicyError> {
+        if crate::json::too_deep(v) {
+            return Err(PolicyError::new(ErrorCode::InvalidDocument, "", "nested too deeply (more than 32 levels)"));
+        }
         let f = Fields::new(v, &["version", "classes"]).map_err(doc_err)?;
         let version = match f.opt("version") {
             Some(_) => f.str("version").map_err(doc_err)?.to_string(),

@@ -91,7 +91,27 @@ impl From<&str> for Value {
     }
 }
 
-const MAX_DEPTH: usize = 32;
+/// The deepest nesting a document may have: the outermost value is at depth
+/// 0, and a value inside depth 32 (at depth 33) is refused. JSON text is
+/// checked while parsing; values built another way (TOML, a JS object) by
+/// [`too_deep`], so every path refuses the same documents the same way.
+pub(crate) const MAX_DEPTH: usize = 32;
+
+/// Whether some value inside `v` sits deeper than [`MAX_DEPTH`]. The walk
+/// stops at depth 33, so its recursion is bounded whatever `v` holds.
+pub(crate) fn too_deep(v: &Value) -> bool {
+    fn at(v: &Value, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return true;
+        }
+        match v {
+            Value::Array(items) => items.iter().any(|x| at(x, depth + 1)),
+            Value::Object(members) => members.iter().any(|(_, x)| at(x, depth + 1)),
+            _ => false,
+        }
+    }
+    at(v, 0)
+}
 
 /// Parse JSON text into a value.
 pub fn parse(text: &str) -> Result<Value, PolicyError> {

@@ -133,3 +133,39 @@ fn toml_documents_read_like_json_ones() {
     .unwrap();
     assert_eq!(doc.admit("notification", 0).unwrap().plan.max_attempts, 13);
 }
+
+#[test]
+fn a_document_nested_deeper_than_32_is_refused_alike_as_json_text_toml_and_a_value() {
+    // Finding F5 (docs/reliability.md): 40 dotted keys in TOML used to be
+    // refused at an unknown field, while the same JSON text was refused as
+    // too deep with an empty field.
+    let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+    let toml_text = format!("{} = 3\n", keys.join("."));
+    let json_text = format!("{}3{}", keys.iter().map(|k| format!("{{\"{k}\":")).collect::<String>(), "}".repeat(40));
+    let t = PolicyDocument::from_toml(&toml_text).unwrap_err();
+    let j = PolicyDocument::from_json(&json_text).unwrap_err();
+    assert_eq!((t.code, t.field.as_str()), (ErrorCode::InvalidDocument, ""));
+    assert_eq!((j.code, j.field.as_str()), (ErrorCode::InvalidDocument, ""));
+    assert!(t.message.contains("nested too deeply"), "{t}");
+    assert!(j.message.contains("nested too deeply"), "{j}");
+}
+
+#[test]
+fn a_value_at_depth_32_is_not_refused_for_depth_and_one_at_33_is() {
+    let mut v = json::Value::Int(1);
+    for _ in 0..31 {
+        v = json::Value::Array(vec![v]);
+    }
+    let doc = json::Value::Object(vec![("classes".into(), v)]);
+    let e = PolicyDocument::from_value(&doc).unwrap_err();
+    assert_eq!(e.field, "classes", "refused for its classes, not its depth: {e}");
+    let deeper = json::Value::Object(vec![(
+        "classes".into(),
+        json::Value::Array(vec![match doc {
+            json::Value::Object(mut m) => m.remove(0).1,
+            _ => unreachable!(),
+        }]),
+    )]);
+    let e = PolicyDocument::from_value(&deeper).unwrap_err();
+    assert_eq!((e.field.as_str(), e.message.contains("nested too deeply")), ("", true), "{e}");
+}
