@@ -113,6 +113,20 @@ pub struct DeadLetter {
     pub stop_reason: StopReason,
 }
 
+impl DeadLetter {
+    /// The dead letter of `state` after `state.attempt` attempts, `elapsed_ms`
+    /// after its first one: the one place gates and `resume` build it.
+    pub(crate) fn of(state: &DeliveryState, elapsed_ms: u64, stop_reason: StopReason) -> Self {
+        DeadLetter {
+            event_id: state.event_id.clone(),
+            endpoint_id: state.endpoint_id.clone(),
+            attempts: state.attempt,
+            elapsed_ms,
+            stop_reason,
+        }
+    }
+}
+
 /// Schedule another attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Retry {
@@ -221,13 +235,7 @@ pub fn gates(
         (false, _) => (class, false),
     };
     let elapsed_ms = now_ms.saturating_sub(state.first_attempted_at_ms);
-    let dead_letter = DeadLetter {
-        event_id: state.event_id.clone(),
-        endpoint_id: state.endpoint_id.clone(),
-        attempts: state.attempt,
-        elapsed_ms,
-        stop_reason: StopReason::Delivered,
-    };
+    let dead_letter = DeadLetter::of(state, elapsed_ms, StopReason::Delivered);
     let decided = |reason, disable| Ok(Gates::Decided(stop(reason, disable, Some(dead_letter.clone()))));
     match class {
         OutcomeClass::Success => return Ok(Gates::Decided(stop(StopReason::Delivered, false, None))),

@@ -117,12 +117,6 @@ pub fn resume(policy: &Policy, state: &DeliveryState, now_ms: u64) -> Result<Res
     } else {
         return Ok(Resumption::Due);
     };
-    let dead_letter = DeadLetter {
-        event_id: state.event_id.clone(),
-        endpoint_id: state.endpoint_id.clone(),
-        attempts: state.attempt,
-        elapsed_ms,
-        stop_reason: reason,
-    };
-    Ok(Resumption::Stop(Stop { reason, disable_endpoint: false, dead_letter: Some(dead_letter) }))
+    let dead_letter = Some(DeadLetter::of(state, elapsed_ms, reason));
+    Ok(Resumption::Stop(Stop { reason, disable_endpoint: false, dead_letter }))
 }
