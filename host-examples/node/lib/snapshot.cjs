@@ -11,6 +11,7 @@
 // buffers, non-string Map keys, throwing getters, nesting deeper than
 // MAX_DEPTH, bigints outside 64 bits) is refused here, as `invalid_input`
 // with the field path.
+const { types } = require('node:util');
 const { PolicyError } = require('./errors.cjs');
 
 const MAX_DEPTH = 32;
@@ -33,19 +34,27 @@ function plain(value, path = '', depth = 0) {
   }
   if (t !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) throw refuse(path, `nested deeper than ${MAX_DEPTH} levels`);
-  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
-    throw refuse(path, 'expected JSON-like data, got binary data');
-  }
-  if (Array.isArray(value)) {
-    const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = plain(read(value, i, path), `${path}[${i}]`, depth + 1);
-    return out;
-  }
+  // What a value is, asked without running caller code (brand checks, not
+  // `instanceof`, which runs a Proxy's getPrototypeOf trap: the fast path
+  // never asks for a prototype either); a revoked Proxy throws, as can
+  // reading the entries: refused as a PolicyError, never thrown on.
+  let kind;
   let entries;
   try {
-    entries = value instanceof Map ? [...value.entries()] : Object.entries(value);
+    kind = kindOf(value);
+    if (kind === 'array') entries = value.length;
+    else if (kind === 'map') entries = [...Map.prototype.entries.call(value)];
+    else if (kind === 'object') entries = Object.entries(value);
   } catch (e) {
     throw refuse(path, `reading it threw: ${e && e.message}`);
+  }
+  if (kind === 'binary') throw refuse(path, 'expected JSON-like data, got binary data');
+  if (kind === 'array') {
+    // (a Proxy of an array can claim any length)
+    if (!Number.isSafeInteger(entries) || entries < 0) throw refuse(path, 'expected an array length');
+    const out = new Array(entries);
+    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, path), `${path}[${i}]`, depth + 1);
+    return out;
   }
   const out = {};
   for (const [k, v] of entries) {
@@ -55,6 +64,12 @@ function plain(value, path = '', depth = 0) {
     out[k] = plain(v, child(path, k), depth + 1);
   }
   return out;
+}
+
+function kindOf(value) {
+  if (types.isArrayBufferView(value) || types.isAnyArrayBuffer(value)) return 'binary';
+  if (Array.isArray(value)) return 'array';
+  return types.isMap(value) ? 'map' : 'object';
 }
 
 function read(array, i, path) {
