@@ -14,21 +14,38 @@ const EVALUATE = 0;
 const SETTLE = 1;
 const DECIDE = 2;
 const RESUME = 3;
-const { s } = f;
 
-/** `state` without its `class` and `policy_hash` fields (a copy), for the object path. */
-function unclassed(state, classed) {
-  if (!classed || !f.isObject(state)) return state;
-  const { class: _class, policy_hash: _hash, ...rest } = state;
-  return rest;
+/**
+ * The object path's input, copied (snapshot.cjs), with `class` and
+ * `policy_hash` taken off the state copy when `classed`: a state that cannot
+ * be read is refused there, as a PolicyError like any other input.
+ */
+function snapshot(input, classed) {
+  const data = plain(input, '', -1);
+  if (classed && f.isObject(data.state) && !Array.isArray(data.state)) {
+    const { class: _class, policy_hash: _hash, ...rest } = data.state;
+    data.state = rest;
+  }
+  return data;
+}
+
+/** A policy the module compiled already (RetryPolicy's classes); `instanceof` runs a Proxy's trap. */
+function isRaw(policy) {
+  try {
+    return policy instanceof raw.CompiledPolicy;
+  } catch {
+    return false; // the snapshot refuses it
+  }
 }
 
 class CompiledPolicy {
   #raw;
+  #windowMs; // the budget's window as the contract gives it (a bigint above 2^53-1)
 
   /** Decode and validate `policy` ({backoff, window_ms, hard_cap, budget}). */
   constructor(policy) {
-    this.#raw = policy instanceof raw.CompiledPolicy ? policy : guarded(() => new raw.CompiledPolicy(plain(policy, 'policy')));
+    this.#raw = isRaw(policy) ? policy : guarded(() => new raw.CompiledPolicy(plain(policy, 'policy')));
+    this.#windowMs = this.#raw.toValue().budget.window_ms;
   }
 
   /** The policy in the contract's shape. */
@@ -63,68 +80,90 @@ class CompiledPolicy {
 
   // Internal (RetryPolicy): `classed` states carry a `class` field that the
   // caller has already resolved to this policy.
+  //
+  // Each step reads its inputs once into its own scalar record (fast.cjs
+  // acquire), makes one wasm call and builds its answer from that record and
+  // the result buffer; no caller code runs between the call and the answer.
   _evaluate(state, outcome, nowMs, classed) {
-    if (f.readState(state, classed) && f.readOutcome(outcome)) {
-      const code = this.#step(EVALUATE, nowMs);
-      if (code !== REFUSED) {
-        const out = outBuffer();
-        return { decision: f.decisionOf(code, out, state), store: f.requestOf(code, out, state) };
+    const r = f.acquire();
+    try {
+      if (f.readState(r, state, classed) && f.readOutcome(r, outcome)) {
+        const code = this.#step(r, EVALUATE, nowMs);
+        if (code !== REFUSED) {
+          const out = outBuffer();
+          return { decision: f.decisionOf(code, out, r), store: f.requestOf(code, out, r, this.#windowMs) };
+        }
       }
+    } finally {
+      f.release(r);
     }
-    return this.#object('evaluate', { state: unclassed(state, classed), outcome, now_ms: nowMs });
+    return this.#object('evaluate', { state, outcome, now_ms: nowMs }, classed);
   }
 
   _settle(state, outcome, nowMs, reply, classed) {
-    if (f.readState(state, classed) && f.readOutcome(outcome) && f.readReply(reply)) {
-      const code = this.#step(SETTLE, nowMs);
-      if (code !== REFUSED) {
-        return { decision: f.decisionOf(code, outBuffer(), state), budget_disagreement: (code & 64) !== 0 };
+    const r = f.acquire();
+    try {
+      if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readReply(r, reply)) {
+        const code = this.#step(r, SETTLE, nowMs);
+        if (code !== REFUSED) {
+          return { decision: f.decisionOf(code, outBuffer(), r), budget_disagreement: (code & 64) !== 0 };
+        }
       }
+    } finally {
+      f.release(r);
     }
-    return this.#object('settle', { state: unclassed(state, classed), outcome, now_ms: nowMs, reply });
+    return this.#object('settle', { state, outcome, now_ms: nowMs, reply }, classed);
   }
 
   _decide(state, outcome, nowMs, counts, classed) {
-    if (f.readState(state, classed) && f.readOutcome(outcome) && f.readBudgetCounts(counts)) {
-      const code = this.#step(DECIDE, nowMs);
-      if (code !== REFUSED) return f.decisionOf(code, outBuffer(), state);
+    const r = f.acquire();
+    try {
+      if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readBudgetCounts(r, counts)) {
+        const code = this.#step(r, DECIDE, nowMs);
+        if (code !== REFUSED) return f.decisionOf(code, outBuffer(), r);
+      }
+    } finally {
+      f.release(r);
     }
-    return this.#object('decide', { state: unclassed(state, classed), outcome, now_ms: nowMs, budget_counts: counts });
+    return this.#object('decide', { state, outcome, now_ms: nowMs, budget_counts: counts }, classed);
   }
 
   _resume(state, nowMs, classed) {
-    if (f.readState(state, classed)) {
-      s.status = 0;
-      s.retryAfterMs = -1;
-      s.errorKind = undefined;
-      const code = this.#step(RESUME, nowMs);
-      if (code !== REFUSED) return code === 0 ? { due: true } : f.decisionOf(code, outBuffer(), state);
+    const r = f.acquire();
+    try {
+      if (f.readState(r, state, classed)) {
+        f.noOutcome(r);
+        const code = this.#step(r, RESUME, nowMs);
+        if (code !== REFUSED) return code === 0 ? { due: true } : f.decisionOf(code, outBuffer(), r);
+      }
+    } finally {
+      f.release(r);
     }
-    return this.#object('resume', { state: unclassed(state, classed), now_ms: nowMs });
+    return this.#object('resume', { state, now_ms: nowMs }, classed);
   }
 
-  #step(mode, nowMs) {
+  #step(r, mode, nowMs) {
     return this.#raw.step(
       mode,
-      s.eventId,
-      s.attempt,
-      s.maxAttempts,
-      s.firstMs,
-      s.refreshed,
-      s.status,
-      s.retryAfterMs,
-      s.errorKind,
+      r.eventId,
+      r.attempt,
+      r.maxAttempts,
+      r.firstMs,
+      r.refreshed,
+      r.status,
+      r.retryAfterMs,
+      r.errorKind,
       f.num(nowMs),
-      s.reply,
-      s.ct,
-      s.cr,
-      s.pt,
-      s.pr,
+      r.reply,
+      r.ct,
+      r.cr,
+      r.pt,
+      r.pr,
     );
   }
 
-  #object(op, input) {
-    return guarded(() => this.#raw.run(op, plain(input, '', -1)));
+  #object(op, input, classed) {
+    return guarded(() => this.#raw.run(op, snapshot(input, classed)));
   }
 }
 

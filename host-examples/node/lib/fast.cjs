@@ -11,6 +11,11 @@
 // negative, NaN, a status of 999) are refused by the module itself. Either
 // way the call goes to the object path, which gives the answer or the
 // PolicyError: the fast path never makes an error of its own.
+//
+// The readers see exactly what the object path's snapshot (snapshot.cjs)
+// copies: own enumerable properties, each read once (in the loop over
+// Object.keys), never an inherited or non-enumerable one. The outputs are
+// built from the scalars only, never from the caller's objects again.
 const { STOP_REASONS, STORE_OPS } = require('./native.cjs');
 
 const MAX_SAFE = 9007199254740991n;
@@ -26,153 +31,253 @@ function isObject(v) {
   return typeof v === 'object' && v !== null;
 }
 
-/** The scalars of one step; reused (one step at a time, synchronously). */
-const s = {
-  eventId: '',
-  attempt: 0,
-  maxAttempts: 0,
-  firstMs: 0,
-  refreshed: false,
-  status: 0,
-  retryAfterMs: -1,
-  errorKind: undefined,
-  reply: 0,
-  ct: 0,
-  cr: 0,
-  pt: 0,
-  pr: 0,
-};
+/** The scalars of one step. */
+function record() {
+  return {
+    eventId: '',
+    endpointId: '',
+    attempt: 0,
+    maxAttempts: 0,
+    firstMs: 0,
+    refreshed: false,
+    status: 0,
+    retryAfterMs: -1,
+    errorKind: undefined,
+    reply: 0,
+    ct: 0,
+    cr: 0,
+    pt: 0,
+    pr: 0,
+  };
+}
+
+// One shared record for the step in progress. A getter or Proxy trap that
+// calls into the package while a step reads its input (re-entrancy) gets a
+// fresh record of its own, so it cannot change the outer step's scalars.
+const shared = record();
+let busy = false;
+
+/** The record for a step that is about to read its input; give it back with `release`. */
+function acquire() {
+  if (busy) return record();
+  busy = true;
+  return shared;
+}
+
+function release(r) {
+  if (r === shared) busy = false;
+}
 
 /** `state`: the six contract fields (and `class`, `policy_hash` when `classed`), nothing else. */
-function readState(state, classed) {
+function readState(r, state, classed) {
   try {
-    return readStateNow(state, classed);
+    return readStateNow(r, state, classed);
   } catch {
     return false; // a throwing getter or proxy: the object path reports it
   }
 }
 
-function readStateNow(state, classed) {
+function readStateNow(r, state, classed) {
   if (!isObject(state)) return false;
   let n = 0;
+  let eventId;
+  let endpointId;
+  let attempt;
+  let maxAttempts;
+  let firstMs;
+  let refreshed;
   for (const k of Object.keys(state)) {
     switch (k) {
       case 'event_id':
+        eventId = state.event_id;
+        break;
       case 'endpoint_id':
+        endpointId = state.endpoint_id;
+        break;
       case 'attempt':
+        attempt = state.attempt;
+        break;
       case 'max_attempts':
+        maxAttempts = state.max_attempts;
+        break;
       case 'first_attempted_at_ms':
+        firstMs = state.first_attempted_at_ms;
+        break;
       case 'credentials_refreshed':
-        n++;
+        refreshed = state.credentials_refreshed;
         break;
       case 'class':
       case 'policy_hash':
         if (!classed) return false;
+        continue;
+      default:
+        return false;
+    }
+    n++;
+  }
+  if (n !== 6 || typeof eventId !== 'string' || typeof endpointId !== 'string' || typeof refreshed !== 'boolean') return false;
+  r.eventId = eventId;
+  r.endpointId = endpointId;
+  r.attempt = num(attempt);
+  r.maxAttempts = num(maxAttempts);
+  r.firstMs = num(firstMs);
+  r.refreshed = refreshed;
+  return true;
+}
+
+/** `{status, retry_after_ms?}` or `{error_kind}` (`null` and `undefined` fields are absent, as in the codec). */
+function readOutcome(r, outcome) {
+  try {
+    return readOutcomeNow(r, outcome);
+  } catch {
+    return false; // a throwing getter or proxy: the object path reports it
+  }
+}
+
+function readOutcomeNow(r, outcome) {
+  if (!isObject(outcome)) return false;
+  let status;
+  let ra;
+  let kind;
+  for (const k of Object.keys(outcome)) {
+    switch (k) {
+      case 'status':
+        status = outcome.status;
+        break;
+      case 'retry_after_ms':
+        ra = outcome.retry_after_ms;
+        break;
+      case 'error_kind':
+        kind = outcome.error_kind;
         break;
       default:
         return false;
     }
   }
-  if (n !== 6 || typeof state.event_id !== 'string' || typeof state.endpoint_id !== 'string') return false;
-  if (typeof state.credentials_refreshed !== 'boolean') return false;
-  s.eventId = state.event_id;
-  s.attempt = num(state.attempt);
-  s.maxAttempts = num(state.max_attempts);
-  s.firstMs = num(state.first_attempted_at_ms);
-  s.refreshed = state.credentials_refreshed;
-  return true;
-}
-
-/** `{status, retry_after_ms?}` or `{error_kind}` (`null` and `undefined` fields are absent, as in the codec). */
-function readOutcome(outcome) {
-  try {
-    return readOutcomeNow(outcome);
-  } catch {
-    return false; // a throwing getter or proxy: the object path reports it
-  }
-}
-
-function readOutcomeNow(outcome) {
-  if (!isObject(outcome)) return false;
-  for (const k of Object.keys(outcome)) {
-    if (k !== 'status' && k !== 'retry_after_ms' && k !== 'error_kind') return false;
-  }
-  const { status, retry_after_ms: ra, error_kind: kind } = outcome;
   if (kind == null) {
     if (status == null) return false;
-    s.status = num(status);
+    r.status = num(status);
     const ms = ra == null ? -1 : num(ra);
     // The module reads a negative as "none": a caller's negative must be refused instead.
-    s.retryAfterMs = ra != null && ms < 0 ? NaN : ms;
-    s.errorKind = undefined;
+    r.retryAfterMs = ra != null && ms < 0 ? NaN : ms;
+    r.errorKind = undefined;
     return true;
   }
   if (status != null || ra != null || typeof kind !== 'string') return false;
-  s.status = 0;
-  s.retryAfterMs = -1;
-  s.errorKind = kind;
+  r.status = 0;
+  r.retryAfterMs = -1;
+  r.errorKind = kind;
   return true;
 }
 
-function hasOnly(obj, a, b) {
-  for (const k of Object.keys(obj)) if (k !== a && k !== b) return false;
+/** The scalars of `resume`, which has no outcome. */
+function noOutcome(r) {
+  r.status = 0;
+  r.retryAfterMs = -1;
+  r.errorKind = undefined;
+}
+
+/** `{total, retries}` into `r.ct`, `r.cr` (or `r.pt`, `r.pr` for the `previous` bucket). */
+function readCount(r, c, previous) {
+  if (!isObject(c)) return false;
+  let n = 0;
+  let total;
+  let retries;
+  for (const k of Object.keys(c)) {
+    if (k === 'total') total = c.total;
+    else if (k === 'retries') retries = c.retries;
+    else return false;
+    n++;
+  }
+  if (n !== 2) return false;
+  if (previous) {
+    r.pt = num(total);
+    r.pr = num(retries);
+  } else {
+    r.ct = num(total);
+    r.cr = num(retries);
+  }
   return true;
 }
 
 /** `{current: {total, retries}, previous: {total, retries}}`. */
-function readCounts(c) {
+function readCounts(r, c) {
   try {
-    return readCountsNow(c);
+    return readCountsNow(r, c);
   } catch {
     return false; // a throwing getter or proxy: the object path reports it
   }
 }
 
-function readCountsNow(c) {
-  if (!isObject(c) || !hasOnly(c, 'current', 'previous')) return false;
-  const { current: cur, previous: prev } = c;
-  if (!isObject(cur) || !isObject(prev) || !hasOnly(cur, 'total', 'retries') || !hasOnly(prev, 'total', 'retries')) return false;
-  s.ct = num(cur.total);
-  s.cr = num(cur.retries);
-  s.pt = num(prev.total);
-  s.pr = num(prev.retries);
-  return true;
+function readCountsNow(r, c) {
+  if (!isObject(c)) return false;
+  let n = 0;
+  let cur;
+  let prev;
+  for (const k of Object.keys(c)) {
+    if (k === 'current') cur = c.current;
+    else if (k === 'previous') prev = c.previous;
+    else return false;
+    n++;
+  }
+  return n === 2 && readCount(r, cur, false) && readCount(r, prev, true);
 }
 
 /** A store reply: `{unavailable: true}` (code 0) or `{reserved, counts}` (1 not reserved, 2 reserved). */
-function readReply(r) {
+function readReply(r, reply) {
   try {
-    return readReplyNow(r);
+    return readReplyNow(r, reply);
   } catch {
     return false; // a throwing getter or proxy: the object path reports it
   }
 }
 
-function readReplyNow(r) {
-  if (!isObject(r)) return false;
-  for (const k of Object.keys(r)) if (k !== 'unavailable' && k !== 'reserved' && k !== 'counts') return false;
-  if (r.unavailable != null) {
-    if (r.unavailable !== true || r.reserved != null || r.counts != null) return false;
-    s.reply = 0;
+function readReplyNow(r, reply) {
+  if (!isObject(reply)) return false;
+  let unavailable;
+  let reserved;
+  let counts;
+  for (const k of Object.keys(reply)) {
+    switch (k) {
+      case 'unavailable':
+        unavailable = reply.unavailable;
+        break;
+      case 'reserved':
+        reserved = reply.reserved;
+        break;
+      case 'counts':
+        counts = reply.counts;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (unavailable != null) {
+    if (unavailable !== true || reserved != null || counts != null) return false;
+    r.reply = 0;
     return true;
   }
-  if (typeof r.reserved !== 'boolean' || !readCounts(r.counts)) return false;
-  s.reply = r.reserved ? 2 : 1;
+  if (typeof reserved !== 'boolean' || !readCountsNow(r, counts)) return false;
+  r.reply = reserved ? 2 : 1;
   return true;
 }
 
 /** Budget counts for `decide`: `null` (store unreadable, code 0) or counts (1). */
-function readBudgetCounts(c) {
+function readBudgetCounts(r, c) {
   if (c === null) {
-    s.reply = 0;
+    r.reply = 0;
     return true;
   }
-  s.reply = 1;
-  return readCounts(c);
+  r.reply = 1;
+  return readCounts(r, c);
 }
 
-/** The decision of code bits 0-3 (1 retry, 2 + i a stop), or null for 0. */
-function decisionOf(code, out, state) {
+/**
+ * The decision of code bits 0-3 (1 retry, 2 + i a stop), or null for 0.
+ * Ids are given back as the module read them: a lone surrogate is U+FFFD,
+ * as on the object path (the module's strings are UTF-8).
+ */
+function decisionOf(code, out, r) {
   const kind = code & 15;
   if (kind === 0) return null;
   if (kind === 1) {
@@ -181,15 +286,38 @@ function decisionOf(code, out, state) {
   const reason = STOP_REASONS[kind - 2];
   const d = { stop_reason: reason, disable_endpoint: out[2] === 1 };
   if (out[4] === 1) {
-    d.dead_letter = { event_id: state.event_id, endpoint_id: state.endpoint_id, attempts: out[5], elapsed_ms: out[3], stop_reason: reason };
+    d.dead_letter = {
+      event_id: r.eventId.toWellFormed(),
+      endpoint_id: r.endpointId.toWellFormed(),
+      attempts: out[5],
+      elapsed_ms: out[3],
+      stop_reason: reason,
+    };
   }
   return d;
 }
 
-/** The store request of code bits 4-5, or null. */
-function requestOf(code, out, state) {
+/**
+ * The store request of code bits 4-5, or null. Its window is the budget's:
+ * `windowMs` exactly as the policy holds it (a bigint above 2^53-1, which
+ * the f64 result buffer cannot carry); the bucket, at most `now_ms`, is
+ * exact in the buffer (the fast path takes only a safe `now_ms`).
+ */
+function requestOf(code, out, r, windowMs) {
   const op = (code >> 4) & 3;
-  return op === 0 ? null : { op: STORE_OPS[op - 1], endpoint_id: state.endpoint_id, window_ms: out[6], bucket: out[7] };
+  return op === 0 ? null : { op: STORE_OPS[op - 1], endpoint_id: r.endpointId.toWellFormed(), window_ms: windowMs, bucket: out[7] };
 }
 
-module.exports = { s, num, isObject, readState, readOutcome, readCounts, readReply, readBudgetCounts, decisionOf, requestOf };
+module.exports = {
+  num,
+  isObject,
+  acquire,
+  release,
+  readState,
+  readOutcome,
+  noOutcome,
+  readReply,
+  readBudgetCounts,
+  decisionOf,
+  requestOf,
+};
