@@ -30,6 +30,15 @@ function isObject(v) {
   return typeof v === 'object' && v !== null;
 }
 
+/** `state[name]`, read once; a getter or Proxy trap that throws is refused as `invalid_input`. */
+function field(state, name) {
+  try {
+    return state[name];
+  } catch (e) {
+    throw new PolicyError('invalid_input', `state.${name}`, `reading it threw: ${e && e.message}`);
+  }
+}
+
 function loadDocument(document) {
   if (typeof document === 'string') return guarded(() => new raw.Document(document));
   try {
@@ -228,12 +237,13 @@ class RetryPolicy {
 
   /** The policy a state was admitted under (its policy_hash), else the current document's. */
   #entryFor(state) {
-    const hash = state.policy_hash;
-    if (hash === undefined || hash === null) return this.#entry(state.class);
+    const hash = field(state, 'policy_hash');
+    const eventClass = field(state, 'class');
+    if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
-    const kept = typeof state.class === 'string' ? this.#byHash.get(`${state.class}\n${hash}`) : undefined;
+    const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;
     if (kept !== undefined) return kept;
-    const current = this.#entry(state.class);
+    const current = this.#entry(eventClass);
     if (current.hash !== hash) this.#hashMisses += 1;
     return current;
   }
