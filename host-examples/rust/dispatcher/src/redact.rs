@@ -20,9 +20,27 @@ pub fn target(url: &str) -> String {
     format!("{}://{}{}", clean(scheme), clean(host), clean(path))
 }
 
+/// `msg` as one log line: control characters (CR, LF, ESC, ...) in ids or
+/// error texts, which a producer or an endpoint may choose, are written as
+/// escapes (`\r`, `\n`, `\u{1b}`), so no one can forge a log line or
+/// drive a terminal through the dispatcher's log.
+pub fn log_line(msg: &str) -> String {
+    if !msg.chars().any(char::is_control) {
+        return msg.to_string();
+    }
+    msg.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::target;
+    use super::{log_line, target};
+
+    #[test]
+    fn a_log_line_escapes_control_characters_and_keeps_the_rest() {
+        assert_eq!(log_line("event a\r\ndispatcher: forged"), "event a\\r\\ndispatcher: forged");
+        assert_eq!(log_line("id \u{1b}[2J é"), "id \\u{1b}[2J é");
+        assert_eq!(log_line("plain id 7"), "plain id 7");
+    }
 
     #[test]
     fn userinfo_query_and_fragment_are_dropped_and_the_rest_is_kept() {

@@ -34,6 +34,9 @@ use crate::resp::{Connection, RedisError, RedisUrl, Reply};
 /// `fleet/budget.lua`, the script every host loads.
 pub const BUDGET_LUA: &str = include_str!("../../../../fleet/budget.lua");
 
+/// How often an empty slot map is asked for again (cluster mode).
+const SLOTS_RETRY: Duration = Duration::from_secs(1);
+
 /// The Redis store. Share it between threads.
 pub struct RedisStore {
     url: RedisUrl,
@@ -43,6 +46,10 @@ pub struct RedisStore {
     pools: Mutex<HashMap<String, Vec<Connection>>>,
     /// Cluster mode: the slot map (`None`: one standalone Redis).
     cluster: Option<SlotMap>,
+    /// When `CLUSTER SLOTS` was last asked while the map was empty: asked at
+    /// most once per [`SLOTS_RETRY`], so a seed that cannot answer costs
+    /// one extra command a second, not one per store call.
+    slots_asked_at: Mutex<Option<Instant>>,
     sha: String,
     /// Whether Redis is believed to hold the script (after a first `EVAL`).
     loaded: AtomicBool,
@@ -61,6 +68,7 @@ impl RedisStore {
             skew_check,
             pools: Mutex::new(HashMap::new()),
             cluster: None,
+            slots_asked_at: Mutex::new(None),
             sha: sha1_smol::Sha1::from(BUDGET_LUA).digest().to_string(),
             loaded: AtomicBool::new(false),
             commands: AtomicU64::new(0),
@@ -118,12 +126,24 @@ impl RedisStore {
     /// when the slot map cannot be loaded yet), else the slot's master.
     fn node_for(&self, key: &str, deadline: Instant) -> String {
         let Some(map) = &self.cluster else { return self.url.authority.clone() };
-        if map.is_empty() {
+        if map.is_empty() && self.may_ask_slots() {
             if let Ok(reply) = self.command(&self.url.authority, &[b"CLUSTER", b"SLOTS"], deadline) {
                 map.load(&reply);
             }
         }
         map.node_for(slot(key.as_bytes())).unwrap_or_else(|| self.url.authority.clone())
+    }
+
+    /// Whether to ask `CLUSTER SLOTS` now (the map is empty): the first time,
+    /// then once per [`SLOTS_RETRY`]; records the asking.
+    fn may_ask_slots(&self) -> bool {
+        let mut at = self.slots_asked_at.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if at.is_some_and(|t| now.duration_since(t) < SLOTS_RETRY) {
+            return false;
+        }
+        *at = Some(now);
+        true
     }
 
     /// The script command (EVALSHA, or EVAL until the script is known to
@@ -278,6 +298,44 @@ mod tests {
         let t = Instant::now();
         assert!(store.call("rb:{e6570}:1000", &request(StoreOp::Reserve), &b, 5000).is_err());
         assert!(t.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn a_seed_that_cannot_give_its_slot_map_is_asked_once_a_second_not_once_a_call() {
+        use std::io::{BufReader, Write};
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::Arc;
+        // A loopback "node" answering every command with an error and
+        // counting `CLUSTER SLOTS` (what a standalone Redis does).
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let asked = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&asked);
+        std::thread::spawn(move || {
+            for conn in listener.incoming().take(4).flatten() {
+                let counted = Arc::clone(&counted);
+                std::thread::spawn(move || {
+                    let mut w = conn.try_clone().unwrap();
+                    let mut r = BufReader::new(conn);
+                    let far = Instant::now() + Duration::from_secs(5);
+                    while let Ok(Reply::Array(Some(args))) = crate::resp::read_reply(&mut r, far, 0) {
+                        if args.first() == Some(&Reply::Bulk(Some(b"CLUSTER".to_vec()))) {
+                            counted.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if w.write_all(b"-ERR not a cluster\r\n").is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        let store =
+            RedisStore::cluster(&format!("redis://127.0.0.1:{port}/0"), Duration::from_millis(500), true).unwrap();
+        let b = Budget { ratio: 0.1, window_ms: 1000, min_sample: 5, sliding: true };
+        for _ in 0..20 {
+            assert!(store.call("rb:{e6570}:1000", &request(StoreOp::Reserve), &b, 5000).is_err());
+        }
+        assert_eq!(asked.load(Ordering::Relaxed), 1, "20 calls within a second ask for the slot map once");
     }
 
     #[test]

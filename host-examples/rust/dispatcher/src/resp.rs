@@ -179,7 +179,7 @@ fn int(s: &str) -> Result<i64, RedisError> {
 }
 
 /// Read one reply; the read timeout follows the deadline.
-fn read_reply(r: &mut BufReader<TcpStream>, deadline: Instant, depth: u32) -> Result<Reply, RedisError> {
+pub(crate) fn read_reply(r: &mut BufReader<TcpStream>, deadline: Instant, depth: u32) -> Result<Reply, RedisError> {
     r.get_ref().set_read_timeout(Some(left(deadline)?))?;
     parse(r, depth, &mut |r| {
         r.get_ref().set_read_timeout(Some(left(deadline)?))?;

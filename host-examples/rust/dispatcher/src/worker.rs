@@ -25,7 +25,7 @@ use crate::http_client::Delivery;
 use crate::store::{EventRecord, Status};
 
 pub(crate) fn log(msg: &str) {
-    eprintln!("dispatcher: {msg}");
+    eprintln!("dispatcher: {}", crate::redact::log_line(msg));
 }
 
 /// Run a component call; a trap is retried once on the rebuilt instance.
