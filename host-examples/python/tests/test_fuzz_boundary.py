@@ -61,6 +61,12 @@ settings.register_profile("long", max_examples=20_000, **_COMMON)  # type: ignor
 PROFILE = settings.get_profile("long" if os.environ.get("HYPOTHESIS_PROFILE") == "long" else "boundary-ci")
 EXPECT = Path(__file__).resolve().parents[3] / "target" / "release" / "expect"
 MIB = 1 << 20
+RSS_GROWTH_MIB = 64
+
+
+def _rss_mib() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) // 1024 for line in f if line.startswith("VmRSS:"))
 
 # --- arbitrary values --------------------------------------------------------
 
@@ -73,7 +79,9 @@ FLOATS = st.one_of(
                      5e-324, 1.7976931348623157e308, 0.1, 2.0]), st.floats())
 SPECIAL_TEXT = ["", "\x00", "\ud800", "\udfff", "a\ud800b", "é", "\U0001F600", "evt_1", " 12 ", "\t30\t", "connect_timeout",
                 "Sun, 06 Nov 1994 08:49:37 GMT", "{}", '{"version":"v","classes":{}}']
-HUGE = st.builds(lambda ch, n: ch * n, st.sampled_from(["a", "é", "\x00", "9", "{"]), st.sampled_from([MIB - 1, MIB, MIB + 1]))
+# Built once: Hypothesis keeps every drawn str (Spans.span_values) in its cache of up to 10^4 test cases, so
+# a fresh ``ch * n`` per draw held ~1 MiB per case for the whole run (4 GB RSS at 20,000 examples).
+HUGE = st.sampled_from([ch * n for ch in ("a", "é", "\x00", "9", "{") for n in (MIB - 1, MIB, MIB + 1)])
 TEXT = st.one_of(st.sampled_from(SPECIAL_TEXT), st.text(max_size=40),
                  st.text(st.characters(codec=None, categories=None, exclude_categories=()), max_size=20), HUGE)
 JUNK = st.sampled_from([None, b"evt", bytearray(b"x"), [], {}, (), object(), 1.5, "x", 0, True, Ellipsis])
@@ -166,6 +174,7 @@ def test_every_operation_returns_or_raises_policy_error_and_the_instance_stays_u
     good = _known_good(rp)
     inst = instance.current()
     seen: dict[str, int] = {}
+    rss: list[int] = []  # (RSS - guest memory) at each example: Hypothesis's cache and the host's heap
 
     @PROFILE
     @given(st.sampled_from(sorted(CALLS)).flatmap(lambda op: st.tuples(st.just(op), CALLS[op])))
@@ -180,9 +189,12 @@ def test_every_operation_returns_or_raises_policy_error_and_the_instance_stays_u
             assert isinstance(e.code, ErrorCode) and isinstance(e.field, str) and isinstance(e.message, str)
         assert instance.current() is inst, "the instance was rebuilt (a trap happened)"
         assert _known_good(rp) == good
+        rss.append(_rss_mib() - inst.memory.data_len(inst.store) // MIB)
 
     one()
     assert set(seen) >= {"classify_error", "parse_retry_after"}  # some calls did succeed
+    print(f"boundary fuzz: {len(rss)} examples, RSS less guest memory {rss[0]} -> max {max(rss)} MiB")
+    assert max(rss) - rss[0] < RSS_GROWTH_MIB, f"memory grew by {max(rss) - rss[0]} MiB over {len(rss)} examples"
 
 
 @pytest.mark.parametrize("text", ["a" * (MIB + 1), "é" * (MIB // 2 + 1), "{" * MIB, "\x00" * MIB, "[" * 40 + "]" * 40])
