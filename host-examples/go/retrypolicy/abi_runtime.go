@@ -26,7 +26,8 @@ type abi struct {
 	mod     api.Module
 	realloc api.Function
 	rstack  [4]uint64
-	allocs  int // guest allocations since the call began
+	allocs  int    // guest allocations since the call began
+	lifted  uint64 // bytes of strings and lists lifted since the call began
 }
 
 // alloc reserves size bytes aligned to align in guest memory (cabi_realloc).
@@ -107,13 +108,33 @@ func (a *abi) listView(ptr, n, size uint32) ([]byte, error) {
 	if uint64(n)*uint64(size) > math.MaxUint32 {
 		return nil, abiErrorf("a list of %d elements of %d bytes", n, size)
 	}
-	return a.view(ptr, n*size)
+	b, err := a.view(ptr, n*size)
+	if err != nil {
+		return nil, err
+	}
+	return b, a.charge(ptr, n*size)
+}
+
+// charge counts n bytes of a string or list at ptr as lifted in this call.
+// The strings and lists of a well-formed answer are disjoint areas of the
+// guest's memory, so more bytes than the memory holds means aliased areas
+// (a list of N strings all at one address): copying them would cost N
+// times the memory, so the answer is refused instead.
+func (a *abi) charge(ptr, n uint32) error {
+	if a.lifted+uint64(n) > uint64(a.mem.Size()) {
+		return abiErrorf("%d more bytes at %#x would make %d bytes of strings and lists lifted from a memory of %d: aliased areas", n, ptr, a.lifted+uint64(n), a.mem.Size())
+	}
+	a.lifted += uint64(n)
+	return nil
 }
 
 // liftString copies a guest string out (it must be valid UTF-8).
 func (a *abi) liftString(ptr, n uint32) (string, error) {
 	b, err := a.view(ptr, n)
 	if err != nil {
+		return "", err
+	}
+	if err := a.charge(ptr, n); err != nil {
 		return "", err
 	}
 	if !utf8.Valid(b) {

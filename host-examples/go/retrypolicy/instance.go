@@ -60,7 +60,9 @@ func (in *instance) scratchArea(n int) []byte {
 }
 
 // invoke calls export fn with the flat values s; its flat result is s[0].
+// The lift budget (abi.charge) starts afresh: the answer is lifted next.
 func (in *instance) invoke(ctx context.Context, fn int, s []uint64) error {
+	in.lifted = 0
 	return in.fns[fn].CallWithStack(ctx, s)
 }
 

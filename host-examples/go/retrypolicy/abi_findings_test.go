@@ -1,0 +1,72 @@
+package retrypolicy
+
+import (
+	"runtime"
+	"testing"
+)
+
+// Regression tests for what fuzzing the glue found (abi_fuzz_test.go).
+
+// allocated is the bytes the Go heap allocated while fn ran.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A guest can alias: N list elements whose strings all point at one long
+// string. Each lift is in bounds, but copying them all is N times the
+// memory (744 classes x 28 KiB = 21 MB from a 128 KiB memory; in a 64 MiB
+// guest, terabytes). A well-formed answer never lifts more bytes of
+// strings and lists than the memory holds, so the glue refuses beyond that.
+func TestALiftOfAliasedStringsLongerThanTheMemoryIsAnABIErrorNotAnAllocation(t *testing.T) {
+	g := newFakeGuest(t)
+	g.load(nil)
+	const name = 0x7000 // in [0x100, fakeHeap): zeros, valid UTF-8
+	size := g.in.mem.Size()
+	list := uint32(0x10000)
+	n := (size - list) / 88
+	for i := uint32(0); i < n; i++ {
+		g.w32(list+88*i, 0x100) // every class's name is the same 28 KiB
+		g.w32(list+88*i+4, name)
+	}
+	doc, b := g.area(16)
+	g.w32(doc+8, list)
+	g.w32(doc+12, n)
+	var err error
+	bytes := allocated(func() { _, err = g.in.liftPolicyDocument(b) })
+	if !isABIError(err) {
+		t.Fatalf("want an ABI error, got %v (after allocating %d bytes)", err, bytes)
+	}
+	if bytes > 1<<20 {
+		t.Fatalf("lifting %d aliased strings allocated %d bytes from a memory of %d", n, bytes, size)
+	}
+}
+
+// The budget is per call: each call may lift up to the memory's size.
+func TestTheLiftBudgetIsPerCall(t *testing.T) {
+	g := newFakeGuest(t)
+	g.load(nil)
+	p, _ := g.area(8)
+	g.w32(p, 0)
+	g.w32(p+4, fakeHeap) // half the memory: allowed once per call
+	for i := 0; i < 3; i++ {
+		g.ret = uint64(p)
+		if _, err := g.in.callStoreKey(t.Context(), &seedRequest); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	g.load(nil)
+	half := g.in.mem.Size() / 2
+	if _, err := g.in.liftString(0, half); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.in.liftString(half, half); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.in.liftString(0, 1); !isABIError(err) {
+		t.Fatalf("the budget of one call is the memory's size: %v", err)
+	}
+}
