@@ -1,0 +1,118 @@
+//! The document driver of the cross-host document run (`tests/differential/docs`),
+//! natively (policy-core) or through the component in wasmtime:
+//!
+//!   docs --host native|wasmtime < documents.jsonl > results.jsonl
+//!
+//! Reads `{"name", "text"}` lines (from `docgen.py`), loads each text as a
+//! policy document and admits every class at `now_ms = 1000`; writes one
+//! line per document, the shape every host's driver writes:
+//! `{"name", "error": [code, field]}` or
+//! `{"name", "version", "classes": [[name, policy_hash, deadline_ms, max_attempts, expected_span_ms], ...]}`.
+//! A trap (wasmtime) is written as `{"name", "trap": message}`.
+
+use std::io::{BufRead, BufWriter, Write};
+
+use retry_policy_core::document::PolicyDocument;
+use serde_json::{json, Value};
+
+const NOW_MS: u64 = 1000;
+
+fn native(text: &str) -> Value {
+    let doc = match PolicyDocument::from_json(text) {
+        Ok(d) => d,
+        Err(e) => return json!({"error": [e.code.as_str(), e.field]}),
+    };
+    let mut classes = Vec::new();
+    for (name, _) in &doc.classes {
+        match doc.admit(name, NOW_MS) {
+            Ok(a) => classes.push(json!([
+                a.class,
+                a.policy_hash,
+                a.deadline_ms,
+                a.plan.max_attempts,
+                a.plan.expected_span_ms
+            ])),
+            Err(e) => return json!({"error": [e.code.as_str(), e.field], "admitting": name}),
+        }
+    }
+    json!({"version": doc.version, "classes": classes})
+}
+
+#[cfg(feature = "wasm")]
+mod wasm {
+    use retry_policy_host::{default_component_path, FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance};
+    use serde_json::{json, Value};
+
+    pub fn instance() -> PolicyInstance {
+        let engine = PolicyEngine::from_file(default_component_path()).expect("load the component");
+        engine.instantiate(FakeClock::new(0), InMemoryStore::new()).expect("instantiate")
+    }
+
+    fn refused(e: HostError) -> Value {
+        match e {
+            HostError::Policy(e) => json!({"error": [e.code.as_str(), e.field]}),
+            other => json!({"trap": other.to_string()}),
+        }
+    }
+
+    pub fn run(inst: &mut PolicyInstance, text: &str) -> Value {
+        let doc = match inst.load_document(text) {
+            Ok(d) => d,
+            Err(e) => return refused(e),
+        };
+        let mut classes = Vec::new();
+        for c in &doc.classes {
+            match inst.admit(&doc, &c.name, super::NOW_MS) {
+                Ok(a) => classes.push(json!([
+                    a.class,
+                    a.policy_hash,
+                    a.deadline_ms,
+                    a.schedule.max_attempts,
+                    a.schedule.expected_span_ms
+                ])),
+                Err(e) => {
+                    let mut v = refused(e);
+                    v["admitting"] = json!(c.name);
+                    return v;
+                }
+            }
+        }
+        json!({"version": doc.version, "classes": classes})
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let host = match (args.next().as_deref(), args.next()) {
+        (Some("--host"), Some(h)) => h,
+        _ => {
+            eprintln!("usage: docs --host native|wasmtime < documents.jsonl");
+            std::process::exit(2);
+        }
+    };
+    #[cfg(feature = "wasm")]
+    let mut inst = (host == "wasmtime").then(wasm::instance);
+    if host != "native" && !(cfg!(feature = "wasm") && host == "wasmtime") {
+        eprintln!("docs: unknown host {host} (wasmtime needs --features wasm)");
+        std::process::exit(2);
+    }
+    let stdin = std::io::stdin().lock();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for line in stdin.lines() {
+        let line = line.expect("read stdin");
+        let case: Value = serde_json::from_str(&line).expect("a {name, text} line");
+        let (Some(name), Some(text)) = (case["name"].as_str(), case["text"].as_str()) else {
+            panic!("a {{name, text}} line: {line}")
+        };
+        #[cfg(feature = "wasm")]
+        let mut r = match inst.as_mut() {
+            Some(inst) => wasm::run(inst, text),
+            None => native(text),
+        };
+        #[cfg(not(feature = "wasm"))]
+        let mut r = native(text);
+        r["name"] = json!(name);
+        serde_json::to_writer(&mut out, &r).expect("write");
+        out.write_all(b"\n").expect("write");
+    }
+}
