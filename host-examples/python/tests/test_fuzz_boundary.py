@@ -72,7 +72,8 @@ def _rss_mib() -> int:
 
 INTS = st.one_of(
     st.sampled_from([0, 1, 2, 99, 100, 101, 599, 600, 2**16 - 1, 2**16, 2**32 - 1, 2**32, 2**53 - 1, 2**53,
-                     2**63, 2**64 - 1, 2**64, -1, -(2**63), True, False, 86_400_000, 2_592_000_000, NOW_MS]),
+                     2**63, 2**64 - 1, 2**64, -1, -(2**63), True, False, 86_400_000, 2_592_000_000, NOW_MS,
+                     10**5000, -(10**5000)]),  # past str()'s 4300-digit limit
     st.integers(-(2**65), 2**65), st.integers(0, 10**7))
 FLOATS = st.one_of(
     st.sampled_from([math.nan, math.inf, -math.inf, -0.0, 0.0, 1.0, math.nextafter(1.0, 2.0), math.nextafter(1.0, 0.0),

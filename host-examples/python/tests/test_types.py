@@ -71,3 +71,29 @@ def test_policy_errors_compare_print_and_pickle_by_their_fields():
     assert e == PolicyError(ErrorCode.INVALID_BACKOFF, "backoff.factor", "must be finite")
     assert str(e) == "invalid_backoff: backoff.factor: must be finite"
     assert pickle.loads(pickle.dumps(e)) == e
+
+
+HUGE_INT = 10**5000  # past Python's 4300-digit str() limit: str(HUGE_INT) raises ValueError
+
+
+@pytest.mark.parametrize("build", [
+    lambda: Backoff(HUGE_INT, 2.0, 300_000, "full"),
+    lambda: Backoff(-HUGE_INT, 2.0, 300_000, "full"),
+    lambda: Backoff(2000, HUGE_INT, 300_000, "full"),
+    lambda: Backoff(2000, 2.0, 300_000, HUGE_INT),
+    lambda: Budget(0.1, 60_000, HUGE_INT, True),
+    lambda: DeliveryState("evt", "ep", 1, 13, HUGE_INT),
+    lambda: HttpResponse(HUGE_INT),
+])
+def test_an_integer_too_long_to_print_is_a_policy_error_not_a_value_error(build):
+    with pytest.raises(PolicyError) as e:
+        build()
+    assert e.value.code in (ErrorCode.INVALID_INPUT, ErrorCode.INVALID_STATUS) and "16610 bits" in e.value.message
+
+
+@pytest.mark.parametrize("value", ["\x00" * (1 << 20), "é" * (1 << 20), b"x" * (1 << 20), [0] * 100_000])
+def test_a_refused_value_is_quoted_in_at_most_a_few_hundred_characters(value):
+    for build in (lambda: Backoff(value, 2.0, 300_000, "full"), lambda: Backoff(2000, 2.0, 300_000, value)):
+        with pytest.raises(PolicyError) as e:
+            build()
+        assert len(e.value.message) < 300, e.value.message[:200]
