@@ -2,7 +2,8 @@
 through this thread's one instance, sampling the guest's linear memory
 (``instance.current().memory.data_len(store)``, the wasmtime ``Memory`` of
 the core module) and the process RSS. The guest memory must level off: no
-growth over the second half of the calls. The figures are printed (``-s``).
+growth over the second half of the calls. The figures (with the time per
+call since the previous sample) are printed (``-s``).
 
 When an instance is recycled (``instance.py``): never on size or age. Each
 thread keeps one ``Instance`` for the life of the thread; it is dropped
@@ -18,6 +19,7 @@ ids); bound inputs (the contract's 1 MiB) rather than recycle.
 from __future__ import annotations
 
 import os
+import time
 
 from conftest import NOW_MS
 
@@ -57,7 +59,8 @@ def test_guest_memory_levels_off_over_mixed_calls(policy):
     doc = PolicyDocument("v1", tuple(EventClass(f"c{i}", policy) for i in range(50)))
     big = "x" * ((1 << 20) + 1)
     inst = instance.current()
-    samples: list[tuple[int, int, int]] = []
+    samples: list[tuple[int, int, int, float]] = []
+    started = time.perf_counter()
     every = max(1, CALLS // 20)
     for n in range(CALLS):
         k = n % 12
@@ -97,9 +100,12 @@ def test_guest_memory_levels_off_over_mixed_calls(policy):
             except PolicyError:
                 pass
         if n % every == 0 or n == CALLS - 1:
-            samples.append((n + 1, inst.memory.data_len(inst.store), _rss_kib()))
+            samples.append((n + 1, inst.memory.data_len(inst.store), _rss_kib(), time.perf_counter() - started))
     assert instance.current() is inst, "the instance was rebuilt: a call trapped"
-    for calls, mem, rss in samples:
-        print(f"plateau: calls {calls:>8}  guest memory {mem // 1024:>6} KiB  rss {rss:>7} KiB")
-    half = [mem for calls, mem, _ in samples if calls > CALLS // 2]
+    last = (0, 0.0)
+    for calls, mem, rss, at in samples:  # time per call over the calls since the previous sample
+        per = (at - last[1]) / max(1, calls - last[0]) * 1e6
+        print(f"plateau: calls {calls:>8}  guest memory {mem // 1024:>6} KiB  rss {rss:>7} KiB  {per:6.2f} us/call")
+        last = (calls, at)
+    half = [mem for calls, mem, _, _ in samples if calls > CALLS // 2]
     assert len(set(half)) == 1, f"guest memory grew in the second half: {samples}"
