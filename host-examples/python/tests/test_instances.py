@@ -112,3 +112,26 @@ def test_the_self_test_refuses_a_binding_with_another_c_signature(monkeypatch):
     monkeypatch.setattr(_bindings, "_wasmtime_func_call_unchecked", fake)
     with pytest.raises(ImportError, match="unexpected signature"):
         _raw.self_test()
+
+
+def test_instances_of_finished_threads_and_trapped_instances_are_freed(policy, state):
+    import gc
+    import weakref
+
+    rp = RetryPolicy()
+    refs: list[weakref.ref[instance.Instance]] = []
+
+    def work() -> None:
+        refs.append(weakref.ref(instance.current()))
+        rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None)
+
+    for _ in range(20):  # one at a time: each thread's instance goes with its thread-local
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    for _ in range(20):  # each trap drops the instance; the next call builds a fresh one
+        refs.append(weakref.ref(instance.current()))
+        with pytest.raises(PolicyTrap):
+            instance.current().run("decide", policy, state, HttpResponse(503))
+    gc.collect()
+    assert sum(r() is not None for r in refs) <= 1, "Stores/Instances accumulate"
