@@ -70,3 +70,40 @@ func TestTheLiftBudgetIsPerCall(t *testing.T) {
 		t.Fatalf("the budget of one call is the memory's size: %v", err)
 	}
 }
+
+// The canonical ABI traps on a misaligned return area or list (the guest's
+// allocator never hands one out); the glue took any address.
+func TestAMisalignedReturnAreaOrListIsAnABIError(t *testing.T) {
+	g := newFakeGuest(t)
+	g.load(nil)
+	ret, _ := g.area(48)
+	sched := Schedule{OffsetsMs: []uint64{1, 2}}
+	g.encSchedule(ret+8, &sched)
+	g.ret = uint64(ret)
+	if _, err := g.in.callPlan(t.Context(), &seedPolicy.Backoff, 1, 1); err != nil {
+		t.Fatalf("aligned: %v", err)
+	}
+	g.ret = uint64(ret + 4) // result<schedule, policy-error> is 8-aligned
+	if _, err := g.in.callPlan(t.Context(), &seedPolicy.Backoff, 1, 1); !isABIError(err) {
+		t.Fatalf("a return area at %#x: want an ABI error, got %v", g.ret, err)
+	}
+	g.ret = uint64(ret)
+	g.w32(ret+8+16, g.r32(ret+8+16)+4) // the list<u64> moved to a 4-aligned address
+	if _, err := g.in.callPlan(t.Context(), &seedPolicy.Backoff, 1, 1); !isABIError(err) {
+		t.Fatalf("a misaligned list<u64>: want an ABI error, got %v", err)
+	}
+}
+
+func TestAMisalignedReturnAreaOfTheImportIsAnABIError(t *testing.T) {
+	g := newFakeGuest(t)
+	g.load(nil)
+	ret, _ := g.area(48)
+	s := []uint64{uint64(StoreOpReserve), 0, 0, 60000, 7, 0, 60000, 50, 1, 10, uint64(ret)}
+	if err := g.callImport(importBudgetStoreCall(fakeStore{}), append([]uint64(nil), s...)); err != nil {
+		t.Fatalf("aligned: %v", err)
+	}
+	s[10] = uint64(ret + 4) // result<reservation, string> is 8-aligned
+	if err := g.callImport(importBudgetStoreCall(fakeStore{}), s); !isABIError(err) {
+		t.Fatalf("a return area at %#x: want an ABI error, got %v", ret+4, err)
+	}
+}

@@ -103,8 +103,21 @@ func (a *abi) view(ptr, n uint32) ([]byte, error) {
 	return b, nil
 }
 
-// listView is the memory of a guest list of n elements of size bytes.
-func (a *abi) listView(ptr, n, size uint32) ([]byte, error) {
+// viewAligned is view for a value the guest placed at ptr, which the
+// canonical ABI requires to be aligned to align (a return area).
+func (a *abi) viewAligned(ptr, n, align uint32) ([]byte, error) {
+	if ptr%align != 0 {
+		return nil, abiErrorf("%#x is not aligned to %d", ptr, align)
+	}
+	return a.view(ptr, n)
+}
+
+// listView is the memory of a guest list of n elements of size bytes,
+// each aligned to align (so is the list, as the canonical ABI requires).
+func (a *abi) listView(ptr, n, size, align uint32) ([]byte, error) {
+	if ptr%align != 0 {
+		return nil, abiErrorf("a list at %#x is not aligned to %d", ptr, align)
+	}
 	if uint64(n)*uint64(size) > math.MaxUint32 {
 		return nil, abiErrorf("a list of %d elements of %d bytes", n, size)
 	}

@@ -52,7 +52,7 @@ func TestAReturnPointerOutsideMemoryIsATrapErrorNotAPanic(t *testing.T) {
 		}
 		// a list whose length overflows
 		err = e.with(ctx, "plan", func(in *instance) error {
-			_, err := in.listView(0, 1<<31, 8)
+			_, err := in.listView(0, 1<<31, 8, 8)
 			return err
 		})
 		if !errors.As(err, &te) {

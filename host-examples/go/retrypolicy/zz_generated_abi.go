@@ -99,7 +99,7 @@ func (in *instance) callPlan(ctx context.Context, backoff *Backoff, windowMs uin
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 48)
+	r, err := in.viewAligned(ret, 48, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -147,7 +147,7 @@ func (in *instance) callDelay(ctx context.Context, backoff *Backoff, eventID str
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 32)
+	r, err := in.viewAligned(ret, 32, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -181,7 +181,7 @@ func (in *instance) callClassifyStatus(ctx context.Context, status uint16) (Outc
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 24)
+	r, err := in.viewAligned(ret, 24, 4)
 	if err != nil {
 		return zero, err
 	}
@@ -246,7 +246,7 @@ func (in *instance) callBudgetAllows(ctx context.Context, budget *Budget, nowMs 
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 24)
+	r, err := in.viewAligned(ret, 24, 4)
 	if err != nil {
 		return zero, err
 	}
@@ -287,7 +287,7 @@ func (in *instance) callLoadDocument(ctx context.Context, json string) (PolicyDo
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 24)
+	r, err := in.viewAligned(ret, 24, 4)
 	if err != nil {
 		return zero, err
 	}
@@ -335,7 +335,7 @@ func (in *instance) callAdmit(ctx context.Context, document *PolicyDocument, cla
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 88)
+	r, err := in.viewAligned(ret, 88, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -388,7 +388,7 @@ func (in *instance) callEvaluate(ctx context.Context, policy *Policy, state *Del
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 120)
+	r, err := in.viewAligned(ret, 120, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -444,7 +444,7 @@ func (in *instance) callSettle(ctx context.Context, policy *Policy, state *Deliv
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 80)
+	r, err := in.viewAligned(ret, 80, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -494,7 +494,7 @@ func (in *instance) callResume(ctx context.Context, policy *Policy, state *Deliv
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 72)
+	r, err := in.viewAligned(ret, 72, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -537,7 +537,7 @@ func (in *instance) callParseRetryAfter(ctx context.Context, header string, nowM
 		return zero, false, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 16)
+	r, err := in.viewAligned(ret, 16, 8)
 	if err != nil {
 		return zero, false, err
 	}
@@ -566,7 +566,7 @@ func (in *instance) callStoreKey(ctx context.Context, request *StoreRequest) (st
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 8)
+	r, err := in.viewAligned(ret, 8, 4)
 	if err != nil {
 		return zero, err
 	}
@@ -605,7 +605,7 @@ func (in *instance) callStoreApply(ctx context.Context, request *StoreRequest, b
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 80)
+	r, err := in.viewAligned(ret, 80, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -640,7 +640,7 @@ func (in *instance) callDecide(ctx context.Context, policy *Policy, state *Deliv
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 72)
+	r, err := in.viewAligned(ret, 72, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -701,7 +701,7 @@ func (in *instance) callDecideWith(ctx context.Context, policy *Policy, state *D
 		return zero, err
 	}
 	ret := uint32(s[0])
-	r, err := in.view(ret, 72)
+	r, err := in.viewAligned(ret, 72, 8)
 	if err != nil {
 		return zero, err
 	}
@@ -788,6 +788,9 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		nowMs := uint64(s[0])
 		s = s[1:]
 		ret := uint32(s[0])
+		if ret%8 != 0 {
+			panic(abiErrorf("return area %#x is not aligned to 8", ret))
+		}
 		var b [48]byte
 		res, callErr := h.budgetStoreCall(ctx, request, budget, nowMs)
 		if callErr == nil {
@@ -826,7 +829,7 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a38, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8); err != nil {
+	if a38, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
 		l38 := make([]uint64, len(a38)/8)
@@ -895,7 +898,7 @@ func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	} else {
 		v.Version = s43
 	}
-	if a44, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88); err != nil {
+	if a44, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
 		l44 := make([]EventClass, len(a44)/88)

@@ -167,10 +167,10 @@ impl<'a> Gen<'a> {
         }
         let _ =
             writeln!(out, "\tif err := in.invoke(ctx, fn{name}, s); err != nil {{\n\t\t{}\n\t}}", leave(&ret, "err"));
-        let size = self.size(rt);
+        let (size, align) = (self.size(rt), self.align(rt));
         let _ = writeln!(
             out,
-            "\tret := uint32(s[0])\n\tr, err := in.view(ret, {size})\n\tif err != nil {{\n\t\t{}\n\t}}",
+            "\tret := uint32(s[0])\n\tr, err := in.viewAligned(ret, {size}, {align})\n\tif err != nil {{\n\t\t{}\n\t}}",
             leave(&ret, "err")
         );
         let post = if self.owns_memory(rt) {

@@ -255,10 +255,13 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(body, "\t\tstack[0] = {enc}");
                 }
                 (Some((rid, okty)), true) => {
-                    let size = self.size(&Type::Id(rid));
+                    let (size, align) = (self.size(&Type::Id(rid)), self.align(&Type::Id(rid)));
                     let TypeDefKind::Result(res) = &self.r.types[rid].kind else { unreachable!() };
                     let po = self.wit.sizes.payload_offset(Int::U8, [res.ok.as_ref(), res.err.as_ref()]).size_wasm32();
-                    let _ = writeln!(body, "\t\tret := uint32(s[0])\n\t\tvar b [{size}]byte");
+                    let _ = writeln!(
+                        body,
+                        "\t\tret := uint32(s[0])\n\t\tif ret%{align} != 0 {{\n\t\t\tpanic(abiErrorf(\"return area %#x is not aligned to {align}\", ret))\n\t\t}}\n\t\tvar b [{size}]byte"
+                    );
                     match okty.map(|t| self.dealias(&t)) {
                         Some(Type::Id(oid))
                             if matches!(self.r.types[oid].kind, TypeDefKind::Record(_) | TypeDefKind::Variant(_)) =>

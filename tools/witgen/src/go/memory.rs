@@ -204,11 +204,12 @@ impl<'a> Gen<'a> {
                         ret,
                     )?;
                     format!(
-                        "if a{k}, err := {r}.listView(le.Uint32({buf}[{off}:]), le.Uint32({buf}[{o4}:]), {size}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
+                        "if a{k}, err := {r}.listView(le.Uint32({buf}[{off}:]), le.Uint32({buf}[{o4}:]), {size}, {align}); err != nil {{\n{ind}\t{e}\n{ind}}} else {{\n\
                          {ind}\tl{k} := make([]{gt}, len(a{k})/{size})\n{ind}\tfor i{k} := range l{k} {{\n{inner}{ind}\t}}\n{ind}\t{dst} = l{k}\n{ind}}}",
                         o4 = at(off, 4),
                         e = leave(ret, "err"),
-                        gt = self.go_type(&t)?
+                        gt = self.go_type(&t)?,
+                        align = self.align(&t)
                     )
                 }
                 other => bail!("go: cannot lift {other:?}"),
