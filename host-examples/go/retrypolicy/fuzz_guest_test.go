@@ -26,7 +26,7 @@ type fakeGuest struct {
 }
 
 const (
-	fakePages = 2
+	fakePages = 16 // 1 MiB: room for the fuzzer's longest values
 	fakeHeap  = 0x8000
 )
 
