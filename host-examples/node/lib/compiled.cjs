@@ -84,62 +84,51 @@ class CompiledPolicy {
   // Each step reads its inputs once into its own scalar record (fast.cjs
   // acquire), makes one wasm call and builds its answer from that record and
   // the result buffer; no caller code runs between the call and the answer.
+  // `undefined`: the fast path cannot answer, the object path will.
   _evaluate(state, outcome, nowMs, classed) {
     const r = f.acquire();
-    try {
-      if (f.readState(r, state, classed) && f.readOutcome(r, outcome)) {
-        const code = this.#step(r, EVALUATE, nowMs);
-        if (code !== REFUSED) {
-          const out = outBuffer();
-          return { decision: f.decisionOf(code, out, r), store: f.requestOf(code, out, r, this.#windowMs) };
-        }
+    let answer;
+    if (f.readState(r, state, classed) && f.readOutcome(r, outcome)) {
+      const code = this.#step(r, EVALUATE, nowMs);
+      if (code !== REFUSED) {
+        const out = outBuffer();
+        answer = { decision: f.decisionOf(code, out, r), store: f.requestOf(code, out, r, this.#windowMs) };
       }
-    } finally {
-      f.release(r);
     }
-    return this.#object('evaluate', { state, outcome, now_ms: nowMs }, classed);
+    f.release(r);
+    return answer ?? this.#object('evaluate', { state, outcome, now_ms: nowMs }, classed);
   }
 
   _settle(state, outcome, nowMs, reply, classed) {
     const r = f.acquire();
-    try {
-      if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readReply(r, reply)) {
-        const code = this.#step(r, SETTLE, nowMs);
-        if (code !== REFUSED) {
-          return { decision: f.decisionOf(code, outBuffer(), r), budget_disagreement: (code & 64) !== 0 };
-        }
-      }
-    } finally {
-      f.release(r);
+    let answer;
+    if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readReply(r, reply)) {
+      const code = this.#step(r, SETTLE, nowMs);
+      if (code !== REFUSED) answer = { decision: f.decisionOf(code, outBuffer(), r), budget_disagreement: (code & 64) !== 0 };
     }
-    return this.#object('settle', { state, outcome, now_ms: nowMs, reply }, classed);
+    f.release(r);
+    return answer ?? this.#object('settle', { state, outcome, now_ms: nowMs, reply }, classed);
   }
 
   _decide(state, outcome, nowMs, counts, classed) {
     const r = f.acquire();
-    try {
-      if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readBudgetCounts(r, counts)) {
-        const code = this.#step(r, DECIDE, nowMs);
-        if (code !== REFUSED) return f.decisionOf(code, outBuffer(), r);
-      }
-    } finally {
-      f.release(r);
-    }
-    return this.#object('decide', { state, outcome, now_ms: nowMs, budget_counts: counts }, classed);
+    const read = f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readBudgetCounts(r, counts);
+    const code = read ? this.#step(r, DECIDE, nowMs) : REFUSED;
+    const decision = code === REFUSED ? undefined : f.decisionOf(code, outBuffer(), r);
+    f.release(r);
+    return code === REFUSED ? this.#object('decide', { state, outcome, now_ms: nowMs, budget_counts: counts }, classed) : decision;
   }
 
   _resume(state, nowMs, classed) {
     const r = f.acquire();
-    try {
-      if (f.readState(r, state, classed)) {
-        f.noOutcome(r);
-        const code = this.#step(r, RESUME, nowMs);
-        if (code !== REFUSED) return code === 0 ? { due: true } : f.decisionOf(code, outBuffer(), r);
-      }
-    } finally {
-      f.release(r);
+    let answer;
+    if (f.readState(r, state, classed)) {
+      f.noOutcome(r);
+      const code = this.#step(r, RESUME, nowMs);
+      if (code !== REFUSED) answer = code === 0 ? { due: true } : f.decisionOf(code, outBuffer(), r);
     }
-    return this.#object('resume', { state, now_ms: nowMs }, classed);
+    f.release(r);
+    return answer ?? this.#object('resume', { state, now_ms: nowMs }, classed);
   }
 
   #step(r, mode, nowMs) {

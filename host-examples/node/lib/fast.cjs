@@ -13,9 +13,10 @@
 // PolicyError: the fast path never makes an error of its own.
 //
 // The readers see exactly what the object path's snapshot (snapshot.cjs)
-// copies: own enumerable properties, each read once (in the loop over
-// Object.keys), never an inherited or non-enumerable one. The outputs are
-// built from the scalars only, never from the caller's objects again.
+// copies: own enumerable properties (a field is read only once Object.keys
+// has named it), each read once, never an inherited or non-enumerable one.
+// The outputs are built from the scalars only, never from the caller's
+// objects again.
 const { STOP_REASONS, STORE_OPS } = require('./native.cjs');
 
 const MAX_SAFE = 9007199254740991n;
@@ -54,6 +55,10 @@ function record() {
 // One shared record for the step in progress. A getter or Proxy trap that
 // calls into the package while a step reads its input (re-entrancy) gets a
 // fresh record of its own, so it cannot change the outer step's scalars.
+// Nothing between `acquire` and `release` throws (the readers catch, the
+// module answers a code); should the module itself fail (a trap), the
+// shared record stays taken and later steps each take a fresh one: slower,
+// never wrong.
 const shared = record();
 let busy = false;
 
@@ -80,42 +85,33 @@ function readState(r, state, classed) {
 function readStateNow(r, state, classed) {
   if (!isObject(state)) return false;
   let n = 0;
-  let eventId;
-  let endpointId;
-  let attempt;
-  let maxAttempts;
-  let firstMs;
-  let refreshed;
   for (const k of Object.keys(state)) {
     switch (k) {
       case 'event_id':
-        eventId = state.event_id;
-        break;
       case 'endpoint_id':
-        endpointId = state.endpoint_id;
-        break;
       case 'attempt':
-        attempt = state.attempt;
-        break;
       case 'max_attempts':
-        maxAttempts = state.max_attempts;
-        break;
       case 'first_attempted_at_ms':
-        firstMs = state.first_attempted_at_ms;
-        break;
       case 'credentials_refreshed':
-        refreshed = state.credentials_refreshed;
+        n++;
         break;
       case 'class':
       case 'policy_hash':
         if (!classed) return false;
-        continue;
+        break;
       default:
         return false;
     }
-    n++;
   }
-  if (n !== 6 || typeof eventId !== 'string' || typeof endpointId !== 'string' || typeof refreshed !== 'boolean') return false;
+  // All six are own enumerable keys: each is read once, below.
+  if (n !== 6) return false;
+  const eventId = state.event_id;
+  const endpointId = state.endpoint_id;
+  const attempt = state.attempt;
+  const maxAttempts = state.max_attempts;
+  const firstMs = state.first_attempted_at_ms;
+  const refreshed = state.credentials_refreshed;
+  if (typeof eventId !== 'string' || typeof endpointId !== 'string' || typeof refreshed !== 'boolean') return false;
   r.eventId = eventId;
   r.endpointId = endpointId;
   r.attempt = num(attempt);
@@ -136,24 +132,16 @@ function readOutcome(r, outcome) {
 
 function readOutcomeNow(r, outcome) {
   if (!isObject(outcome)) return false;
-  let status;
-  let ra;
-  let kind;
+  let has = 0; // which fields are own enumerable keys: only those are read, once each
   for (const k of Object.keys(outcome)) {
-    switch (k) {
-      case 'status':
-        status = outcome.status;
-        break;
-      case 'retry_after_ms':
-        ra = outcome.retry_after_ms;
-        break;
-      case 'error_kind':
-        kind = outcome.error_kind;
-        break;
-      default:
-        return false;
-    }
+    if (k === 'status') has |= 1;
+    else if (k === 'retry_after_ms') has |= 2;
+    else if (k === 'error_kind') has |= 4;
+    else return false;
   }
+  const status = has & 1 ? outcome.status : undefined;
+  const ra = has & 2 ? outcome.retry_after_ms : undefined;
+  const kind = has & 4 ? outcome.error_kind : undefined;
   if (kind == null) {
     if (status == null) return false;
     r.status = num(status);
@@ -177,27 +165,14 @@ function noOutcome(r) {
   r.errorKind = undefined;
 }
 
-/** `{total, retries}` into `r.ct`, `r.cr` (or `r.pt`, `r.pr` for the `previous` bucket). */
-function readCount(r, c, previous) {
-  if (!isObject(c)) return false;
+/** Own keys of `o` are exactly `a` and `b`. */
+function exactly(o, a, b) {
   let n = 0;
-  let total;
-  let retries;
-  for (const k of Object.keys(c)) {
-    if (k === 'total') total = c.total;
-    else if (k === 'retries') retries = c.retries;
-    else return false;
+  for (const k of Object.keys(o)) {
+    if (k !== a && k !== b) return false;
     n++;
   }
-  if (n !== 2) return false;
-  if (previous) {
-    r.pt = num(total);
-    r.pr = num(retries);
-  } else {
-    r.ct = num(total);
-    r.cr = num(retries);
-  }
-  return true;
+  return n === 2;
 }
 
 /** `{current: {total, retries}, previous: {total, retries}}`. */
@@ -210,17 +185,15 @@ function readCounts(r, c) {
 }
 
 function readCountsNow(r, c) {
-  if (!isObject(c)) return false;
-  let n = 0;
-  let cur;
-  let prev;
-  for (const k of Object.keys(c)) {
-    if (k === 'current') cur = c.current;
-    else if (k === 'previous') prev = c.previous;
-    else return false;
-    n++;
-  }
-  return n === 2 && readCount(r, cur, false) && readCount(r, prev, true);
+  if (!isObject(c) || !exactly(c, 'current', 'previous')) return false;
+  const cur = c.current;
+  const prev = c.previous;
+  if (!isObject(cur) || !isObject(prev) || !exactly(cur, 'total', 'retries') || !exactly(prev, 'total', 'retries')) return false;
+  r.ct = num(cur.total);
+  r.cr = num(cur.retries);
+  r.pt = num(prev.total);
+  r.pr = num(prev.retries);
+  return true;
 }
 
 /** A store reply: `{unavailable: true}` (code 0) or `{reserved, counts}` (1 not reserved, 2 reserved). */
@@ -234,24 +207,16 @@ function readReply(r, reply) {
 
 function readReplyNow(r, reply) {
   if (!isObject(reply)) return false;
-  let unavailable;
-  let reserved;
-  let counts;
+  let has = 0; // which fields are own enumerable keys: only those are read, once each
   for (const k of Object.keys(reply)) {
-    switch (k) {
-      case 'unavailable':
-        unavailable = reply.unavailable;
-        break;
-      case 'reserved':
-        reserved = reply.reserved;
-        break;
-      case 'counts':
-        counts = reply.counts;
-        break;
-      default:
-        return false;
-    }
+    if (k === 'unavailable') has |= 1;
+    else if (k === 'reserved') has |= 2;
+    else if (k === 'counts') has |= 4;
+    else return false;
   }
+  const unavailable = has & 1 ? reply.unavailable : undefined;
+  const reserved = has & 2 ? reply.reserved : undefined;
+  const counts = has & 4 ? reply.counts : undefined;
   if (unavailable != null) {
     if (unavailable !== true || reserved != null || counts != null) return false;
     r.reply = 0;
