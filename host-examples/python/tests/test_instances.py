@@ -135,3 +135,17 @@ def test_instances_of_finished_threads_and_trapped_instances_are_freed(policy, s
             instance.current().run("decide", policy, state, HttpResponse(503))
     gc.collect()
     assert sum(r() is not None for r in refs) <= 1, "Stores/Instances accumulate"
+
+
+@pytest.mark.parametrize("jitter", [10**5000, "x" * (1 << 20), object()], ids=["huge-int", "huge-str", "object"])
+def test_a_forged_value_the_lowering_cannot_take_is_a_short_policy_error(jitter):
+    """Found by the long boundary fuzz: a forged Backoff whose jitter is an int past str()'s 4300-digit
+    limit made the lowering's KeyError unprintable, so ``run`` raised ValueError instead of PolicyError."""
+    from webhook_retry_policy import Backoff, ErrorCode, PolicyError
+
+    forged = object.__new__(Backoff)
+    for name, v in zip(Backoff.__slots__, (2000, 2.0, 300_000, jitter), strict=True):
+        object.__setattr__(forged, name, v)
+    with pytest.raises(PolicyError) as e:
+        RetryPolicy().delay(forged, "evt_1", 0)
+    assert e.value.code is ErrorCode.INVALID_INPUT and len(e.value.message) < 300, e.value.message[:200]

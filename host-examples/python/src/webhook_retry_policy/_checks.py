@@ -39,7 +39,7 @@ def _kind(value: Any) -> str:
 SHOWN = 80  # characters of a refused value quoted in a message
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
     """``repr(value)``, cut to ``SHOWN`` characters: a message never carries a
     megabyte of the input (a 1 MiB NUL string is a 4 MiB repr), and an int
     past Python's 4300-digit ``str`` limit is described, not converted (that
@@ -63,11 +63,11 @@ def wrong_type(field: str, value: Any, expected: str) -> PolicyError:
 def uint(field: str, value: Any, max_value: int = U64_MAX) -> int:
     """A non-negative ``int`` (never ``bool``) that fits ``max_value``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _error(field, f"expected a non-negative integer, got {_kind(value)} {_show(value)}")
+        raise _error(field, f"expected a non-negative integer, got {_kind(value)} {show(value)}")
     if value < 0:
-        raise _error(field, f"expected a non-negative integer, got {_show(value)}")
+        raise _error(field, f"expected a non-negative integer, got {show(value)}")
     if value > max_value:
-        raise _error(field, f"{_show(value)} does not fit in {max_value.bit_length()} bits", NARROWER.get(field, "invalid_input"))
+        raise _error(field, f"{show(value)} does not fit in {max_value.bit_length()} bits", NARROWER.get(field, "invalid_input"))
     return int(value)
 
 
@@ -75,23 +75,23 @@ def number(field: str, value: Any) -> float:
     """A float (an int converted exactly); never ``bool``. NaN and infinities
     pass: whether they are valid is the policy's call (SPEC: "finite")."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _error(field, f"expected a number, got {_kind(value)} {_show(value)}")
+        raise _error(field, f"expected a number, got {_kind(value)} {show(value)}")
     if isinstance(value, int):
         if abs(value) > 2**53:
-            raise _error(field, f"{_show(value)} is not exactly representable as a double")
+            raise _error(field, f"{show(value)} is not exactly representable as a double")
         return float(value)
     return float(value)
 
 
 def boolean(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _error(field, f"expected a boolean, got {_kind(value)} {_show(value)}")
+        raise _error(field, f"expected a boolean, got {_kind(value)} {show(value)}")
     return value
 
 
 def text(field: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise _error(field, f"expected a string, got {_kind(value)} {_show(value)}")
+        raise _error(field, f"expected a string, got {_kind(value)} {show(value)}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -123,4 +123,4 @@ def enum_member(field: str, value: Any, cls: type[E]) -> E:
             pass
     names = ", ".join(str(m.value) for m in cls)
     code = NARROWER.get(field, "invalid_input") if isinstance(value, str) else "invalid_input"
-    raise _error(field, f"expected one of {names}, got {_show(value)}", code)
+    raise _error(field, f"expected one of {names}, got {show(value)}", code)

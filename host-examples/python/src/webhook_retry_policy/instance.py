@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import wasmtime
 
 from . import loader
+from ._checks import SHOWN, show
 from ._generated import abi
 from ._generated.types import PolicyError
 from ._raw import RawCaller
@@ -37,6 +38,19 @@ _BAD_INPUT = (struct.error, TypeError, AttributeError, KeyError, OverflowError, 
 _BAD_OUTPUT = (abi.Malformed, struct.error, IndexError, KeyError, UnicodeDecodeError, ValueError)
 Call = Callable[[], "int | None"]
 Entry = tuple[Callable[..., None], Callable[[memoryview, int], Any], Call, bool]
+
+
+def _reason(e: BaseException) -> str:
+    """Why a value could not be lowered, in at most ~SHOWN characters: a
+    ``KeyError`` quotes its key (a 1 MiB string, or an int whose ``str()``
+    raises ``ValueError`` past 4300 digits) through ``_checks.show``."""
+    if isinstance(e, KeyError) and len(e.args) == 1:
+        return f"no such value: {show(e.args[0])}"
+    try:
+        text = str(e)
+    except Exception:
+        text = type(e).__name__
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}..."
 
 
 def _no_import(*_args: Any) -> Any:
@@ -117,7 +131,7 @@ class Instance:
         except PolicyError:
             raise
         except _BAD_INPUT as e:
-            raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
+            raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
         err = call()
         if err or self.raw.trap:
             self._failed(err, name)
@@ -141,7 +155,7 @@ class Instance:
             except PolicyError:
                 raise
             except _BAD_INPUT as e:
-                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {e}") from None
+                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
 
     def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int) -> Any:
         self.refresh()  # the call grew guest memory past this view
