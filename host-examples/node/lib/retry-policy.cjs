@@ -30,15 +30,6 @@ function isObject(v) {
   return typeof v === 'object' && v !== null;
 }
 
-/** `state[name]`, read once; a getter or Proxy trap that throws is refused as `invalid_input`. */
-function field(state, name) {
-  try {
-    return state[name];
-  } catch (e) {
-    throw new PolicyError('invalid_input', `state.${name}`, `reading it threw: ${e && e.message}`);
-  }
-}
-
 function loadDocument(document) {
   if (typeof document === 'string') return guarded(() => new raw.Document(document));
   try {
@@ -237,8 +228,17 @@ class RetryPolicy {
 
   /** The policy a state was admitted under (its policy_hash), else the current document's. */
   #entryFor(state) {
-    const hash = field(state, 'policy_hash');
-    const eventClass = field(state, 'class');
+    // each read once; a getter or Proxy trap that throws is refused as invalid_input
+    let at = 'state.policy_hash';
+    let hash;
+    let eventClass;
+    try {
+      hash = state.policy_hash;
+      at = 'state.class';
+      eventClass = state.class;
+    } catch (e) {
+      throw new PolicyError('invalid_input', at, `reading it threw: ${e && e.message}`);
+    }
     if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
     const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;
