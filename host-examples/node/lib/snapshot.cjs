@@ -11,7 +11,6 @@
 // buffers, non-string Map keys, throwing getters, nesting deeper than
 // MAX_DEPTH, bigints outside 64 bits) is refused here, as `invalid_input`
 // with the field path.
-const { types } = require('node:util');
 const { PolicyError } = require('./errors.cjs');
 
 const MAX_DEPTH = 32;
@@ -66,10 +65,26 @@ function plain(value, path = '', depth = 0) {
   return out;
 }
 
+// Brand checks in plain ECMAScript (no `node:util`, so the same file runs in
+// the browser playground): a built-in getter called on a value without the
+// internal slot throws a TypeError and runs no Proxy trap.
+const byteLength = (C) => C && Object.getOwnPropertyDescriptor(C.prototype, 'byteLength').get;
+const BRANDS = [byteLength(globalThis.ArrayBuffer), byteLength(globalThis.SharedArrayBuffer)].filter(Boolean);
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+
+function has(getter, value) {
+  try {
+    getter.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function kindOf(value) {
-  if (types.isArrayBufferView(value) || types.isAnyArrayBuffer(value)) return 'binary';
+  if (ArrayBuffer.isView(value) || BRANDS.some((g) => has(g, value))) return 'binary';
   if (Array.isArray(value)) return 'array';
-  return types.isMap(value) ? 'map' : 'object';
+  return has(mapSize, value) ? 'map' : 'object';
 }
 
 function read(array, i, path) {
