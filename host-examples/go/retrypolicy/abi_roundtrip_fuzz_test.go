@@ -171,10 +171,16 @@ func paramsReadBack(t *testing.T, g *fakeGuest, r *fz) {
 	}
 }
 
-// liftBack stores v with the test's encoder at a fresh area of size bytes
-// and lifts it with the generated lift.
-func liftBack[T any](t *testing.T, g *fakeGuest, what string, bad bool, size uint32, v T, enc func(uint32, *T), lift func(*abi, []byte) (T, error)) {
+// liftBack draws a value with gen (r.bad then says whether the draw made
+// it unrepresentable: read after gen returns, never in the same argument
+// list, whose evaluation order against a field read Go leaves unspecified),
+// stores it with the test's encoder at a fresh area of size bytes and lifts
+// it with the generated lift.
+func liftBack[T any](t *testing.T, g *fakeGuest, r *fz, what string, size uint32, gen func() T, enc func(uint32, *T), lift func(*abi, []byte) (T, error)) {
 	t.Helper()
+	r.bad = false
+	v := gen()
+	bad := r.bad
 	p, b := g.area(size)
 	enc(p, &v)
 	got, err := lift(&g.in.abi, b)
@@ -182,34 +188,25 @@ func liftBack[T any](t *testing.T, g *fakeGuest, what string, bad bool, size uin
 }
 
 func resultsLift(t *testing.T, g *fakeGuest, r *fz) {
-	r.bad = false
-	liftBack(t, g, "Schedule", r.bad, 40, r.schedule(), g.encSchedule, (*abi).liftSchedule)
-	r.bad = false
-	liftBack(t, g, "PolicyError", r.bad, 20, r.policyError(), g.encPolicyError, (*abi).liftPolicyError)
-	r.bad = false
-	liftBack(t, g, "Admission", r.bad, 80, r.admission(), g.encAdmission, (*abi).liftAdmission)
-	r.bad = false
-	liftBack(t, g, "PolicyDocument", r.bad, 16, r.document(), g.encDocument, (*abi).liftPolicyDocument)
-	r.bad = false
-	liftBack(t, g, "Stop", r.bad, 56, r.stop(), g.encStop, (*abi).liftStop)
-	r.bad = false
-	liftBack(t, g, "Decision", r.bad, 64, r.decision(), g.encDecision, (*abi).liftDecision)
-	r.bad = false
-	liftBack(t, g, "Step", r.bad, 112, r.step(), g.encStep, (*abi).liftStep)
-	r.bad = false
-	liftBack(t, g, "Resumption", r.bad, 64, r.resumption(), g.encResumption, (*abi).liftResumption)
-	r.bad = false
-	st := Settlement{Decision: r.decision(), BudgetDisagreement: r.flag()}
-	liftBack(t, g, "Settlement", r.bad, 72, st, func(p uint32, v *Settlement) {
+	liftBack(t, g, r, "Schedule", 40, r.schedule, g.encSchedule, (*abi).liftSchedule)
+	liftBack(t, g, r, "PolicyError", 20, r.policyError, g.encPolicyError, (*abi).liftPolicyError)
+	liftBack(t, g, r, "Admission", 80, r.admission, g.encAdmission, (*abi).liftAdmission)
+	liftBack(t, g, r, "PolicyDocument", 16, r.document, g.encDocument, (*abi).liftPolicyDocument)
+	liftBack(t, g, r, "Stop", 56, r.stop, g.encStop, (*abi).liftStop)
+	liftBack(t, g, r, "Decision", 64, r.decision, g.encDecision, (*abi).liftDecision)
+	liftBack(t, g, r, "Step", 112, r.step, g.encStep, (*abi).liftStep)
+	liftBack(t, g, r, "Resumption", 64, r.resumption, g.encResumption, (*abi).liftResumption)
+	liftBack(t, g, r, "Settlement", 72, func() Settlement {
+		return Settlement{Decision: r.decision(), BudgetDisagreement: r.flag()}
+	}, func(p uint32, v *Settlement) {
 		g.encDecision(p, &v.Decision)
 		g.wb(p+64, v.BudgetDisagreement)
 	}, (*abi).liftSettlement)
-	r.bad = false
-	ap := Applied{Reply: r.reservation(), Held: r.held()}
-	liftBack(t, g, "Applied", r.bad, 80, ap, func(p uint32, v *Applied) {
+	liftBack(t, g, r, "Applied", 80, func() Applied {
+		return Applied{Reply: r.reservation(), Held: r.held()}
+	}, func(p uint32, v *Applied) {
 		g.encReservation(p, &v.Reply)
 		g.encHeld(p+40, &v.Held)
 	}, (*abi).liftApplied)
-	r.bad = false
-	liftBack(t, g, "StoreRequest", r.bad, 32, r.storeRequest(), g.encStoreRequest, (*abi).liftStoreRequest)
+	liftBack(t, g, r, "StoreRequest", 32, r.storeRequest, g.encStoreRequest, (*abi).liftStoreRequest)
 }
