@@ -137,6 +137,12 @@ impl PolicyDocument {
         if crate::json::too_deep(v) {
             return Err(PolicyError::new(ErrorCode::InvalidDocument, "", "nested too deeply (more than 32 levels)"));
         }
+        Self::from_shallow_value(v)
+    }
+
+    /// [`Self::from_value`] for a value known to be at most 32 deep (JSON
+    /// text: the parser refuses deeper nesting), without walking it again.
+    fn from_shallow_value(v: &Value) -> Result<Self, PolicyError> {
         let f = Fields::new(v, &["version", "classes"]).map_err(doc_err)?;
         let version = match f.opt("version") {
             Some(_) => f.str("version").map_err(doc_err)?.to_string(),
@@ -171,7 +177,7 @@ impl PolicyDocument {
     /// Parse and validate JSON text of at most [`MAX_DOCUMENT_BYTES`].
     pub fn from_json(text: &str) -> Result<Self, PolicyError> {
         check_size(text)?;
-        Self::from_value(&crate::json::parse(text)?)
+        Self::from_shallow_value(&crate::json::parse(text)?)
     }
 
     /// Parse and validate TOML text (`toml` feature).
