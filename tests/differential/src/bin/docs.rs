@@ -13,34 +13,57 @@
 use std::io::{BufRead, BufWriter, Write};
 
 use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::PolicyError;
 use serde_json::{json, Value};
 
 const NOW_MS: u64 = 1000;
 
-fn native(text: &str) -> Value {
-    let doc = match PolicyDocument::from_json(text) {
-        Ok(d) => d,
-        Err(e) => return json!({"error": [e.code.as_str(), e.field]}),
-    };
+/// The result line of a loaded document: its version, then each class
+/// admitted with `admit`, or the refusal of the first class that is not,
+/// naming it.
+fn answer<E>(
+    version: &str,
+    names: Vec<String>,
+    mut admit: impl FnMut(&str) -> Result<Value, E>,
+    refused: impl Fn(E) -> Value,
+) -> Value {
     let mut classes = Vec::new();
-    for (name, _) in &doc.classes {
-        match doc.admit(name, NOW_MS) {
-            Ok(a) => classes.push(json!([
-                a.class,
-                a.policy_hash,
-                a.deadline_ms,
-                a.plan.max_attempts,
-                a.plan.expected_span_ms
-            ])),
-            Err(e) => return json!({"error": [e.code.as_str(), e.field], "admitting": name}),
+    for name in &names {
+        match admit(name) {
+            Ok(row) => classes.push(row),
+            Err(e) => {
+                let mut v = refused(e);
+                v["admitting"] = json!(name);
+                return v;
+            }
         }
     }
-    json!({"version": doc.version, "classes": classes})
+    json!({"version": version, "classes": classes})
+}
+
+fn native(text: &str) -> Value {
+    let refused = |e: PolicyError| json!({"error": [e.code.as_str(), e.field]});
+    let doc = match PolicyDocument::from_json(text) {
+        Ok(d) => d,
+        Err(e) => return refused(e),
+    };
+    let names = doc.classes.iter().map(|(n, _)| n.clone()).collect();
+    answer(
+        &doc.version,
+        names,
+        |name| {
+            let a = doc.admit(name, NOW_MS)?;
+            Ok(json!([a.class, a.policy_hash, a.deadline_ms, a.plan.max_attempts, a.plan.expected_span_ms]))
+        },
+        refused,
+    )
 }
 
 #[cfg(feature = "wasm")]
 mod wasm {
-    use retry_policy_host::{default_component_path, FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance};
+    use retry_policy_host::{
+        default_component_path, FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance,
+    };
     use serde_json::{json, Value};
 
     pub fn instance() -> PolicyInstance {
@@ -60,24 +83,16 @@ mod wasm {
             Ok(d) => d,
             Err(e) => return refused(e),
         };
-        let mut classes = Vec::new();
-        for c in &doc.classes {
-            match inst.admit(&doc, &c.name, super::NOW_MS) {
-                Ok(a) => classes.push(json!([
-                    a.class,
-                    a.policy_hash,
-                    a.deadline_ms,
-                    a.schedule.max_attempts,
-                    a.schedule.expected_span_ms
-                ])),
-                Err(e) => {
-                    let mut v = refused(e);
-                    v["admitting"] = json!(c.name);
-                    return v;
-                }
-            }
-        }
-        json!({"version": doc.version, "classes": classes})
+        let names = doc.classes.iter().map(|c| c.name.clone()).collect();
+        super::answer(
+            &doc.version,
+            names,
+            |name| {
+                let a = inst.admit(&doc, name, super::NOW_MS)?;
+                Ok(json!([a.class, a.policy_hash, a.deadline_ms, a.schedule.max_attempts, a.schedule.expected_span_ms]))
+            },
+            refused,
+        )
     }
 }
 
