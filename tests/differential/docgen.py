@@ -18,17 +18,14 @@ limit. The text is always valid Unicode (every host reads it as a string).
 import argparse
 import json
 import random
-import struct
 import sys
+
+from gen import int_spellings, ulp_up  # the same spellings as the vector generator
 
 MAX_WINDOW_MS = 366 * 24 * 3600 * 1000
 NAMES = ["notification", "ledger", "invoice.paid", "événement", "注文", "🔔", "a", "x" * 300, "with space",
          "tab\tname", "quote\"d", "back\\slash", "", "\u00e9", "e\u0301", "k" * 40]
 VERSIONS = ["", "2026-12-01", "v2", "ünïcödé", "🔔" * 10, "line\nbreak", "\u0000nul", "\u2028"]
-
-
-def ulp_up(x, n=1):
-    return struct.unpack("<d", struct.pack("<q", struct.unpack("<q", struct.pack("<d", x))[0] + n))[0]
 
 
 class G:
@@ -45,15 +42,7 @@ class G:
     def int_text(self, n):
         if not self.chance(0.25):
             return str(n)
-        if n == 0:
-            return self.pick(["-0", "0.0", "-0.0", "0e0", "0E+5", "-0e-0"])
-        s = str(n)
-        stripped = s.rstrip("0")
-        forms = [f"{n}.0", f"{n}.000", f"{s[0]}.{s[1:]}e{len(s) - 1}" if len(s) > 1 else f"{n}e0"]
-        if len(s) > len(stripped):
-            forms += [f"{stripped}e{len(s) - len(stripped)}", f"{stripped}E+{len(s) - len(stripped)}"]
-        forms.append(f"{n}0e-1")
-        return self.pick(forms)
+        return self.pick(int_spellings(n) + ([f"{n}0e-1"] if n else []))
 
     def float_text(self, x):
         if x == 0:

@@ -60,6 +60,21 @@ def dump(v, r):
     raise TypeError(type(v))
 
 
+def int_spellings(n):
+    """Ways to write the non-negative integer n that every JSON parser reads as n."""
+    if n == 0:
+        return ["-0", "0.0", "-0.0", "0e0", "0E+5", "-0e-0"]
+    forms = [f"{n}.0", f"{n}.000"]
+    s = str(n)
+    stripped = s.rstrip("0")
+    zeros = len(s) - len(stripped)
+    if zeros:
+        forms += [f"{stripped}e{zeros}", f"{stripped}E+{zeros}"]
+    if len(s) > 1 and n < (1 << 50):
+        forms.append(f"{s[0]}.{s[1:]}e{len(s) - 1}")
+    return forms
+
+
 def ulp_up(x, n=1):
     return struct.unpack("<d", struct.pack("<q", struct.unpack("<q", struct.pack("<d", x))[0] + n))[0]
 
@@ -80,17 +95,7 @@ class G:
         """An integer, sometimes spelled as a JSON float or with an exponent."""
         if not self.spell or not self.chance(0.06):
             return n
-        if n == 0:
-            return Raw(self.pick(["-0", "0.0", "-0.0", "0e0", "0E+5", "-0e-0"]))
-        forms = [f"{n}.0", f"{n}.000"]
-        s = str(n)
-        stripped = s.rstrip("0")
-        zeros = len(s) - len(stripped)
-        if zeros:
-            forms += [f"{stripped}e{zeros}", f"{stripped}E+{zeros}"]
-        if len(s) > 1 and n < (1 << 50):
-            forms.append(f"{s[0]}.{s[1:]}e{len(s) - 1}")
-        return Raw(self.pick(forms))
+        return Raw(self.pick(int_spellings(n)))
 
     def u64(self, edges=(), lo=0, hi=U53):
         r = self.r.random()
