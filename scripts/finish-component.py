@@ -20,7 +20,9 @@ import re
 import subprocess
 import sys
 
-SOURCES = ["policy-core/src", "wasm/component/src", "wasm/alloc-classes/src", "wit", "Cargo.lock"]
+# The component's own crates and the WIT (not Cargo.lock: host-only crates change it).
+SOURCES = ["policy-core/src", "policy-core/Cargo.toml", "wasm/component", "wasm/alloc-classes/src",
+           "wasm/alloc-classes/Cargo.toml", "wit"]
 BUILD_SECTION = "webhook-retry-policy:build"
 WIT_PACKAGE = "webhook:retry-policy@0.2.0"
 
