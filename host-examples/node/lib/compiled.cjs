@@ -1,56 +1,36 @@
 'use strict';
-// A policy decoded and validated once, held by the wasm module: every step
-// under it (evaluate, settle, decide, resume) is one wasm call with scalars
-// in and out (lib/fast.cjs). Whatever the fast path cannot answer goes to
-// the object path (serde-wasm-bindgen + the Rust codec), which answers or
-// throws the PolicyError.
-const { raw, outBuffer } = require('./native.cjs');
-const { guarded } = require('./errors.cjs');
+// A policy checked and converted once (lower.cjs): every step under it
+// (evaluate, settle, decideWith, decide, resume) lowers only the state, the
+// outcome and the reply, then makes ONE call into the current artifact.
 const { plain } = require('./snapshot.cjs');
-const f = require('./fast.cjs');
+const lower = require('./lower.cjs');
+const { call, callWithImports } = require('./call.cjs');
+const { readClock, syncStore } = require('./ops.cjs');
+const { systemClock } = require('./clock.cjs');
 
-const REFUSED = 128;
-const EVALUATE = 0;
-const SETTLE = 1;
-const DECIDE = 2;
-const RESUME = 3;
-
-/**
- * The object path's input, copied (snapshot.cjs), with `class` and
- * `policy_hash` taken off the state copy when `classed`: a state that cannot
- * be read is refused there, as a PolicyError like any other input.
- */
-function snapshot(input, classed) {
-  const data = plain(input, '', -1);
-  if (classed && f.isObject(data.state) && !Array.isArray(data.state)) {
-    const { class: _class, policy_hash: _hash, ...rest } = data.state;
-    data.state = rest;
-  }
-  return data;
-}
-
-/** A policy the module compiled already (RetryPolicy's classes); `instanceof` runs a Proxy's trap. */
-function isRaw(policy) {
-  try {
-    return policy instanceof raw.CompiledPolicy;
-  } catch {
-    return false; // the snapshot refuses it
-  }
-}
+const PROBE_STATE = { eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false };
+const LOWERED = Symbol('lowered policy');
 
 class CompiledPolicy {
-  #raw;
-  #windowMs; // the budget's window as the contract gives it (a bigint above 2^53-1)
+  #p; // the policy in the component's shape
+  #json;
 
-  /** Decode and validate `policy` ({backoff, window_ms, hard_cap, budget}). */
+  /** Check `policy` ({backoff, window_ms, hard_cap, budget}) and convert it once. */
   constructor(policy) {
-    this.#raw = isRaw(policy) ? policy : guarded(() => new raw.CompiledPolicy(plain(policy, 'policy')));
-    this.#windowMs = this.#raw.toValue().budget.window_ms;
+    if (policy !== null && typeof policy === 'object' && Object.hasOwn(policy, LOWERED)) {
+      this.#p = policy[LOWERED]; // a document's class (RetryPolicy): checked by load-document
+    } else {
+      this.#p = lower.policy(plain(policy, 'policy'), 'policy');
+      // The component checks the policy before the state: a resume of a valid state reports only the policy.
+      const p = this.#p;
+      call((api) => api.resume(p, PROBE_STATE, 0n));
+    }
+    this.#json = lower.policyOut(this.#p);
   }
 
   /** The policy in the contract's shape. */
   toJSON() {
-    return this.#raw.toValue();
+    return this.#json;
   }
 
   /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
@@ -63,9 +43,20 @@ class CompiledPolicy {
     return this._settle(state, outcome, nowMs, reply, false);
   }
 
-  /** The format-1 decision with the counts read (`null`: store unreadable, fails closed). */
-  decide(state, outcome, nowMs, budgetCounts) {
-    return this._decide(state, outcome, nowMs, budgetCounts, false);
+  /** The format-1 pure decision with the counts read (`null`: store unreadable, fails closed). */
+  decideWith(state, outcome, nowMs, budgetCounts) {
+    const s = lower.state(plain(state, 'state'), 'state');
+    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    if (budgetCounts === undefined) throw lower.fail('budget_counts', 'missing (pass null when the store could not be read)');
+    const c = budgetCounts === null ? undefined : lower.counts(plain(budgetCounts, 'budget_counts'), 'budget_counts');
+    const p = this.#p;
+    return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c)));
+  }
+
+  /** The imports-driven step: one call; the component reads `clock` and calls the synchronous `store` at most once. */
+  decide(state, outcome, { store, clock = systemClock, onStoreError } = {}) {
+    return this._decide(state, outcome, syncStore(store), clock, onStoreError, false);
   }
 
   /** An event reloaded from storage (`state.attempt` = attempts made): `{due: true}` or a stop. */
@@ -73,92 +64,52 @@ class CompiledPolicy {
     return this._resume(state, nowMs, false);
   }
 
-  /** Release the wasm-side policy now (otherwise the garbage collector does). */
-  free() {
-    this.#raw.free();
+  /** Nothing to release (kept for callers of the earlier API). */
+  free() {}
+
+  // Internal (RetryPolicy): `classed` states carry `class` and `policy_hash`;
+  // `on`: the artifact a step began on.
+  _evaluate(state, outcome, nowMs, classed, on) {
+    const s = lower.state(plain(state, 'state'), 'state', classed);
+    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const p = this.#p;
+    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), on));
   }
 
-  // Internal (RetryPolicy): `classed` states carry a `class` field that the
-  // caller has already resolved to this policy.
-  //
-  // Each step reads its inputs once into its own scalar record (fast.cjs
-  // acquire), makes one wasm call and builds its answer from that record and
-  // the result buffer; no caller code runs between the call and the answer.
-  // `undefined`: the fast path cannot answer, the object path will.
-  _evaluate(state, outcome, nowMs, classed) {
-    const r = f.acquire();
-    let answer;
-    if (f.readState(r, state, classed) && f.readOutcome(r, outcome)) {
-      const code = this.#step(r, EVALUATE, nowMs);
-      if (code !== REFUSED) {
-        const out = outBuffer();
-        answer = { decision: f.decisionOf(code, out, r), store: f.requestOf(code, out, r, this.#windowMs) };
-      }
-    }
-    f.release(r);
-    return answer ?? this.#object('evaluate', { state, outcome, now_ms: nowMs }, classed);
+  _settle(state, outcome, nowMs, reply, classed, on) {
+    const s = lower.state(plain(state, 'state'), 'state', classed);
+    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const r = lower.reply(plain(reply, 'reply'), 'reply');
+    const p = this.#p;
+    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), on));
   }
 
-  _settle(state, outcome, nowMs, reply, classed) {
-    const r = f.acquire();
-    let answer;
-    if (f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readReply(r, reply)) {
-      const code = this.#step(r, SETTLE, nowMs);
-      if (code !== REFUSED) answer = { decision: f.decisionOf(code, outBuffer(), r), budget_disagreement: (code & 64) !== 0 };
-    }
-    f.release(r);
-    return answer ?? this.#object('settle', { state, outcome, now_ms: nowMs, reply }, classed);
-  }
-
-  _decide(state, outcome, nowMs, counts, classed) {
-    const r = f.acquire();
-    const read = f.readState(r, state, classed) && f.readOutcome(r, outcome) && f.readBudgetCounts(r, counts);
-    const code = read ? this.#step(r, DECIDE, nowMs) : REFUSED;
-    const decision = code === REFUSED ? undefined : f.decisionOf(code, outBuffer(), r);
-    f.release(r);
-    return code === REFUSED ? this.#object('decide', { state, outcome, now_ms: nowMs, budget_counts: counts }, classed) : decision;
+  _decide(state, outcome, store, clock, onStoreError, classed) {
+    const s = lower.state(plain(state, 'state'), 'state', classed);
+    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
+    const now = readClock(clock);
+    const p = this.#p;
+    return lower.decisionOut(callWithImports(now, store, onStoreError, (api) => api.decide(p, s, o)));
   }
 
   _resume(state, nowMs, classed) {
-    const r = f.acquire();
-    let answer;
-    if (f.readState(r, state, classed)) {
-      f.noOutcome(r);
-      const code = this.#step(r, RESUME, nowMs);
-      if (code !== REFUSED) answer = code === 0 ? { due: true } : f.decisionOf(code, outBuffer(), r);
-    }
-    f.release(r);
-    return answer ?? this.#object('resume', { state, now_ms: nowMs }, classed);
-  }
-
-  #step(r, mode, nowMs) {
-    return this.#raw.step(
-      mode,
-      r.eventId,
-      r.attempt,
-      r.maxAttempts,
-      r.firstMs,
-      r.refreshed,
-      r.status,
-      r.retryAfterMs,
-      r.errorKind,
-      f.num(nowMs),
-      r.reply,
-      r.ct,
-      r.cr,
-      r.pt,
-      r.pr,
-    );
-  }
-
-  #object(op, input, classed) {
-    return guarded(() => this.#raw.run(op, snapshot(input, classed)));
+    const s = lower.state(plain(state, 'state'), 'state', classed);
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const p = this.#p;
+    return lower.resumptionOut(call((api) => api.resume(p, s, now)));
   }
 }
 
-/** Decode and validate a policy once, for many steps. */
+/** Check and convert a policy once, for many steps. */
 function compilePolicy(policy) {
   return new CompiledPolicy(policy);
 }
 
-module.exports = { CompiledPolicy, compilePolicy };
+/** A CompiledPolicy of a policy already in the component's shape (a loaded document's class). */
+function fromLowered(p) {
+  return new CompiledPolicy({ [LOWERED]: p });
+}
+
+module.exports = { CompiledPolicy, compilePolicy, fromLowered };

@@ -1,12 +1,18 @@
 'use strict';
-// PolicyError: every refused input, with the SPEC error code and the
-// offending field's dotted path. The checks themselves live in the Rust core
-// (retry_policy_core::codec and the policy); this file only gives their
-// verdict a JavaScript class.
+// The package's two error classes.
+//
+// PolicyError: every refused input, with the contract's error code and the
+// offending field's dotted path. The checks live in the component (ranges,
+// gates) and in lib/lower.cjs (the WIT types' shapes and widths).
+//
+// ArtifactError: an artifact that cannot be loaded or swapped in
+// (docs/artifact.md "Error codes"): artifact_unreadable,
+// artifact_sha256_mismatch, artifact_invalid, artifact_abi_mismatch,
+// artifact_self_test_failed, artifact_document_invalid.
 
 class PolicyError extends Error {
   /**
-   * @param {string} code  SPEC code, e.g. `invalid_backoff`, `invalid_input`
+   * @param {string} code  contract code, e.g. `invalid_backoff`, `invalid_input`
    * @param {string} field dotted path, e.g. `policy.backoff.factor` ('' = the whole value)
    * @param {string} detail a sentence for humans
    */
@@ -19,21 +25,26 @@ class PolicyError extends Error {
   }
 }
 
-/** The error the wasm module threw, as a PolicyError (anything else unchanged). */
-function fromWasm(e) {
-  if (e instanceof Error && e.name === 'PolicyError' && !(e instanceof PolicyError) && typeof e.code === 'string') {
-    return new PolicyError(e.code, String(e.field ?? ''), e.message);
+const ARTIFACT_ERROR_CODES = Object.freeze([
+  'artifact_unreadable',
+  'artifact_sha256_mismatch',
+  'artifact_invalid',
+  'artifact_abi_mismatch',
+  'artifact_self_test_failed',
+  'artifact_document_invalid',
+]);
+
+class ArtifactError extends Error {
+  /**
+   * @param {string} code one of ARTIFACT_ERROR_CODES
+   * @param {string} message what was expected and what was found
+   */
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.name = 'ArtifactError';
+    this.code = code;
+    this.detail = message;
   }
-  return e;
 }
 
-/** Run `fn`, rethrowing the module's errors as PolicyError. */
-function guarded(fn) {
-  try {
-    return fn();
-  } catch (e) {
-    throw fromWasm(e);
-  }
-}
-
-module.exports = { PolicyError, fromWasm, guarded };
+module.exports = { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES };

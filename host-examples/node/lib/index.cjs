@@ -1,19 +1,25 @@
 'use strict';
 // @webhook/retry-policy — the webhook retry policy for Node dispatchers.
-// One WebAssembly build of the Rust policy core decides, for every failed
-// delivery, deliver / retry after how long / stop and dead-letter with which
-// reason, exactly as the Python, Go and Rust dispatchers of the fleet do.
+// The decisions come from the ONE policy artifact every host of the fleet
+// runs (a WebAssembly component, docs/artifact.md): by default the copy in
+// this package (lib/retry_policy.wasm), or the file RETRY_POLICY_ARTIFACT
+// names, or one handed to loadArtifact / swapArtifact. Its main core module
+// runs through jco's glue (lib/component/glue.cjs, generated).
 // Types: index.d.cts (API) and types.d.cts (generated from wit/).
 // Semantics: the conformance contract (formats 1 and 2).
-const native = require('./native.cjs');
-const { PolicyError } = require('./errors.cjs');
+const constants = require('./constants.cjs');
+const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
-const { InMemoryBudgetStore, ManualClock, systemClock } = require('./stores.cjs');
+const { InMemoryBudgetStore } = require('./stores.cjs');
+const { ManualClock, systemClock } = require('./clock.cjs');
 const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
 const signing = require('./signing.cjs');
 const { watchPolicyFile } = require('./reload.cjs');
+const artifacts = require('./artifact/current.cjs');
+const { appendCustomSection } = require('./artifact/reader.cjs');
+const { WIT_PACKAGE, ABI_VERSION } = require('./artifact/load.cjs');
 
 module.exports = {
   plan: ops.plan,
@@ -22,6 +28,7 @@ module.exports = {
   classifyError: ops.classifyError,
   budgetAllows: ops.budgetAllows,
   decide: ops.decide,
+  decideWith: ops.decideWith,
   evaluate: ops.evaluate,
   settle: ops.settle,
   resume: ops.resume,
@@ -39,15 +46,20 @@ module.exports = {
   ManualClock,
   systemClock,
   PolicyError,
+  ArtifactError,
+  ARTIFACT_ERROR_CODES,
   watchPolicyFile,
+  loadArtifact: artifacts.loadArtifact,
+  swapArtifact: artifacts.swapArtifact,
+  watchArtifact: artifacts.watchArtifact,
+  artifactInfo: artifacts.artifactInfo,
+  onArtifactChange: artifacts.onArtifactChange,
+  appendCustomSection,
+  WIT_PACKAGE,
+  ABI_VERSION,
   sign: signing.sign,
   signatureHeaders: signing.signatureHeaders,
   verify: signing.verify,
   WebhookVerificationError: signing.WebhookVerificationError,
-  STOP_REASONS: native.STOP_REASONS,
-  STORE_OPS: native.STORE_OPS,
-  ERROR_CODES: native.ERROR_CODES,
-  OUTCOME_CLASSES: native.OUTCOME_CLASSES,
-  JITTER_MODES: native.JITTER_MODES,
-  CONTRACT_FORMAT: native.CONTRACT_FORMAT,
+  ...constants,
 };

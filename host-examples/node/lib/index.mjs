@@ -1,5 +1,5 @@
 // ESM entry of @webhook/retry-policy: the same module as index.cjs (one
-// wasm instance whether a process imports, requires, or both).
+// current artifact whether a process imports, requires, or both).
 import cjs from './index.cjs';
 
 export const {
@@ -9,6 +9,7 @@ export const {
   classifyError,
   budgetAllows,
   decide,
+  decideWith,
   evaluate,
   settle,
   resume,
@@ -26,7 +27,17 @@ export const {
   ManualClock,
   systemClock,
   PolicyError,
+  ArtifactError,
+  ARTIFACT_ERROR_CODES,
   watchPolicyFile,
+  loadArtifact,
+  swapArtifact,
+  watchArtifact,
+  artifactInfo,
+  onArtifactChange,
+  appendCustomSection,
+  WIT_PACKAGE,
+  ABI_VERSION,
   sign,
   signatureHeaders,
   verify,

@@ -1,104 +1,157 @@
 'use strict';
 // The contract's operations as plain functions: plain data in the
-// contract's shape in and out (snake_case fields, integer milliseconds),
-// every check in the Rust core. Each is one `run(op, input)` of the module
-// with the vector's input shape, except `storeApply`, which takes the
-// scalar fast path for every shape its types allow (an in-memory store
-// calls it on every attempt).
-const { raw, outBuffer } = require('./native.cjs');
-const { guarded } = require('./errors.cjs');
+// contract's shape in and out (snake_case fields, integer milliseconds as
+// numbers or bigints). Each copies its arguments (snapshot.cjs), checks
+// their WIT shapes (lower.cjs) and makes ONE call into the current
+// artifact's component; every other check is the component's.
 const { plain } = require('./snapshot.cjs');
-const { num, isObject } = require('./fast.cjs');
+const lower = require('./lower.cjs');
+const { call, callWithImports } = require('./call.cjs');
+const { systemClock } = require('./clock.cjs');
 
-const run = (op, input) => guarded(() => raw.run(op, plain(input, '', -1)));
+const arg = (v, path) => plain(v, path);
 
-const plan = (backoff, windowMs, hardCap) => run('plan', { backoff, window_ms: windowMs, hard_cap: hardCap });
-const delay = (backoff, eventId, retryIndex) => run('delay', { backoff, event_id: eventId, retry_index: retryIndex }).delay_ms;
-const classifyStatus = (status) => run('classify_status', { status }).outcome;
-const classifyError = (errorKind) => run('classify_error', { error_kind: errorKind }).outcome;
-const budgetAllows = (budget, nowMs, counts) =>
-  run('budget', { budget, now_ms: nowMs, current: counts?.current, previous: counts?.previous }).allows_retry;
-const decide = (policy, state, outcome, nowMs, budgetCounts) =>
-  run('decide', { policy, state, outcome, now_ms: nowMs, budget_counts: budgetCounts });
-const evaluate = (policy, state, outcome, nowMs) => run('evaluate', { policy, state, outcome, now_ms: nowMs });
-const settle = (policy, state, outcome, nowMs, reply) => run('settle', { policy, state, outcome, now_ms: nowMs, reply });
-const resume = (policy, state, nowMs) => run('resume', { policy, state, now_ms: nowMs });
-const retryAfter = (header, nowMs) => run('retry_after', { header, now_ms: nowMs }).retry_after_ms;
-const storeKey = (request) => run('store_key', { request });
+const plan = (backoff, windowMs, hardCap) => {
+  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
+  const w = lower.u64(arg(windowMs, 'window_ms'), 'window_ms');
+  const h = lower.u32(arg(hardCap, 'hard_cap'), 'hard_cap');
+  return lower.scheduleOut(call((api) => api.plan(b, w, h)));
+};
 
-const OPS = { record: 1, reserve: 2, record_reserve: 3 };
+const delay = (backoff, eventId, retryIndex) => {
+  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
+  const e = lower.str(arg(eventId, 'event_id'), 'event_id');
+  const i = lower.u32(arg(retryIndex, 'retry_index'), 'retry_index');
+  return lower.n(call((api) => api.delay(b, e, i)));
+};
+
+const classifyStatus = (status) => {
+  const s = lower.uint(arg(status, 'status'), 'status', 0xffff, 'invalid_status');
+  return call((api) => api.classifyStatus(s));
+};
+
+const classifyError = (errorKind) => {
+  const k = lower.str(arg(errorKind, 'error_kind'), 'error_kind');
+  return call((api) => api.classifyError(k));
+};
+
+const budgetAllows = (budget, nowMs, counts) => {
+  const b = lower.budget(arg(budget, 'budget'), 'budget');
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const c = lower.counts(arg(counts, ''), '');
+  return call((api) => api.budgetAllows(b, now, c));
+};
+
+/** The lowered policy, state and outcome of a step (in this order: the first bad one is reported). */
+function stepArgs(policy, state, outcome) {
+  return [
+    lower.policy(arg(policy, 'policy'), 'policy'),
+    lower.state(arg(state, 'state'), 'state'),
+    lower.outcome(arg(outcome, 'outcome'), 'outcome'),
+  ];
+}
+
+const budgetCountsArg = (c) => {
+  if (c === null) return undefined; // none: the store could not be read
+  if (c === undefined) throw lower.fail('budget_counts', 'missing (pass null when the store could not be read)');
+  return lower.counts(arg(c, 'budget_counts'), 'budget_counts');
+};
+
+/** The format-1 pure decision: `nowMs` and the counts (`null`: store unreadable) passed in. Records nothing. */
+const decideWith = (policy, state, outcome, nowMs, budgetCounts) => {
+  const [p, s, o] = stepArgs(policy, state, outcome);
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const c = budgetCountsArg(budgetCounts);
+  return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c)));
+};
+
+/** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
+const evaluate = (policy, state, outcome, nowMs) => {
+  const [p, s, o] = stepArgs(policy, state, outcome);
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  return lower.stepOut(call((api) => api.evaluate(p, s, o, now)));
+};
+
+/** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
+const settle = (policy, state, outcome, nowMs, reply) => {
+  const [p, s, o] = stepArgs(policy, state, outcome);
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const r = lower.reply(arg(reply, 'reply'), 'reply');
+  return lower.settlementOut(call((api) => api.settle(p, s, o, now, r)));
+};
+
+const resume = (policy, state, nowMs) => {
+  const p = lower.policy(arg(policy, 'policy'), 'policy');
+  const s = lower.state(arg(state, 'state'), 'state');
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  return lower.resumptionOut(call((api) => api.resume(p, s, now)));
+};
+
+/** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
+const retryAfter = (header, nowMs) => {
+  const h = lower.str(arg(header, 'header'), 'header');
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const ms = call((api) => api.parseRetryAfter(h, now));
+  return ms === undefined ? null : lower.n(ms);
+};
+
+const storeKey = (request) => {
+  const r = lower.request(arg(request, 'request'), 'request');
+  return call((api) => api.storeKey(r));
+};
+
 const EMPTY_HELD = Object.freeze({
   bucket: 0,
   current: Object.freeze({ total: 0, retries: 0 }),
   previous: Object.freeze({ total: 0, retries: 0 }),
 });
 
-/** Own keys of `o` are exactly `names` (in any order). */
-function exactly(o, names) {
-  if (!isObject(o)) return false;
-  const keys = Object.keys(o);
-  return keys.length === names.length && keys.every((k) => names.includes(k));
-}
-const REQUEST = ['op', 'endpoint_id', 'window_ms', 'bucket'];
-const BUDGET = ['ratio', 'window_ms', 'min_sample', 'sliding'];
-const HELD = ['bucket', 'current', 'previous'];
-const COUNTS = ['total', 'retries'];
-
-function canonicalApply(request, budget, held) {
-  return (
-    exactly(request, REQUEST) &&
-    typeof request.endpoint_id === 'string' &&
-    OPS[request.op] !== undefined &&
-    exactly(budget, BUDGET) &&
-    typeof budget.ratio === 'number' &&
-    typeof budget.sliding === 'boolean' &&
-    exactly(held, HELD) &&
-    exactly(held.current, COUNTS) &&
-    exactly(held.previous, COUNTS)
-  );
-}
-
 /** An in-memory store's answer to `request` on what it `held`: `{reply, held}`. */
-function storeApply(request, budget, nowMs, held) {
-  if (canonicalApply(request, budget, held)) {
-    const { current: c, previous: p } = held;
-    const reserved = raw.storeApplyFast(
-      OPS[request.op],
-      num(request.window_ms),
-      num(request.bucket),
-      num(nowMs),
-      budget.ratio,
-      num(budget.window_ms),
-      num(budget.min_sample),
-      budget.sliding,
-      num(held.bucket),
-      num(c.total),
-      num(c.retries),
-      num(p.total),
-      num(p.retries),
-    );
-    if (reserved !== 128) {
-      const o = outBuffer();
-      return {
-        reply: {
-          reserved: reserved === 1,
-          counts: { current: { total: o[0], retries: o[1] }, previous: { total: o[2], retries: o[3] } },
-        },
-        held: { bucket: o[4], current: { total: o[5], retries: o[6] }, previous: { total: o[7], retries: o[8] } },
-      };
-    }
+const storeApply = (request, budget, nowMs, held) => {
+  const r = lower.request(arg(request, 'request'), 'request');
+  const b = lower.budget(arg(budget, 'budget'), 'budget');
+  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const h = lower.held(arg(held, 'held'), 'held');
+  return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
+};
+
+/** A clock (`{nowMs()}`) read once, checked: a bigint for the component. */
+function readClock(clock) {
+  if (typeof clock !== 'object' || clock === null || typeof clock.nowMs !== 'function') {
+    throw new TypeError('decide: options.clock must have a nowMs() method');
   }
-  return run('store_apply', { request, budget, now_ms: nowMs, held });
+  return lower.u64(clock.nowMs(), 'now_ms');
 }
+
+/** A synchronous budget store (`{call(request, budget, nowMs)}`), checked. */
+function syncStore(store) {
+  if (typeof store !== 'object' || store === null || typeof store.call !== 'function') {
+    throw new TypeError('decide: options.store must have a call(request, budget, nowMs) method');
+  }
+  return store;
+}
+
+/**
+ * The imports-driven step: ONE call into the component, which reads the
+ * clock and makes at most one call to `store` (synchronous; an async store
+ * uses RetryPolicy#step). A store that throws or answers badly is
+ * `budget_unavailable` for a pending retry.
+ */
+const decide = (policy, state, outcome, { store, clock = systemClock, onStoreError } = {}) => {
+  const [p, s, o] = stepArgs(policy, state, outcome);
+  const st = syncStore(store);
+  const now = readClock(clock);
+  return lower.decisionOut(callWithImports(now, st, onStoreError, (api) => api.decide(p, s, o)));
+};
 
 module.exports = {
-  run,
   plan,
   delay,
   classifyStatus,
   classifyError,
   budgetAllows,
   decide,
+  decideWith,
   evaluate,
   settle,
   resume,
@@ -106,4 +159,7 @@ module.exports = {
   storeKey,
   storeApply,
   EMPTY_HELD,
+  stepArgs,
+  readClock,
+  syncStore,
 };

@@ -76,7 +76,7 @@ class RedisBudgetStore {
   }
 
   /** Answer one request from `evaluate` with one script call. */
-  async apply(request, budget, nowMs) {
+  async call(request, budget, nowMs) {
     const key = storeKey(request);
     const args = [
       request.op,

@@ -1,24 +1,29 @@
 'use strict';
 // RetryPolicy: a policy document (named event classes) with a clock and a
-// budget store, for dispatchers. The decisions are the Rust core's; this
-// file only moves the one store call of each attempt:
+// budget store, for dispatchers. The decisions are the component's; this
+// file only moves the one store call of each attempt, two ways:
 //
-//   afterAttempt(state, outcome):
+//   decide(state, outcome): ONE call into the component, which reads the
+//     clock and calls the (synchronous) store through its imports;
+//   step(state, outcome), for async stores (Redis):
 //     1. evaluate at clock.nowMs(): `{decision, store}`;
-//     2. at most ONE store call, `store.apply(request)` (Redis: one EVALSHA),
-//        bounded by `storeTimeoutMs` (default 250 ms); a throw, rejection or
-//        timeout is the reply `{unavailable: true}`;
-//     3. a decided attempt keeps its decision whatever the store said (a
-//        first attempt's failed `record` never stops it); otherwise settle
-//        turns the reply into the decision: unavailable fails closed
-//        (`budget_unavailable`; deliberately no fail-open switch), and the
-//        store's verdict stands when it differs from the rule on the counts
-//        it reports (`budget_disagreement`, counted and reported).
-const { raw } = require('./native.cjs');
-const { PolicyError, guarded } = require('./errors.cjs');
-const { plain } = require('./snapshot.cjs');
-const { CompiledPolicy } = require('./compiled.cjs');
+//     2. at most ONE store call, `store.call(request, budget, nowMs)` (Redis:
+//        one EVALSHA), bounded by `storeTimeoutMs` (default 250 ms); a
+//        throw, rejection or timeout is the reply `{unavailable: true}`;
+//     3. a decided attempt keeps its decision whatever the store said;
+//        otherwise settle turns the reply into the decision: unavailable
+//        fails closed (`budget_unavailable`), and the store's verdict stands
+//        when it differs from the rule on the counts it reports
+//        (`budget_disagreement`, counted and reported).
+//   The step runs on the artifact it began on, even across a swap.
+//
+// Without a document, the policy follows the artifact's embedded document
+// (`retry-policy bundle`), reloading it when a swap brings another.
+const { PolicyError } = require('./errors.cjs');
+const { CompiledPolicy, fromLowered } = require('./compiled.cjs');
 const { retryAfter } = require('./ops.cjs');
+const { loadDocument, admit, classPolicy } = require('./document.cjs');
+const { artifact } = require('./artifact/current.cjs');
 const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
 
 const UNAVAILABLE = Object.freeze({ unavailable: true });
@@ -30,17 +35,6 @@ function isObject(v) {
   return typeof v === 'object' && v !== null;
 }
 
-function loadDocument(document) {
-  if (typeof document === 'string') return guarded(() => new raw.Document(document));
-  try {
-    return guarded(() => new raw.Document(plain(document)));
-  } catch (e) {
-    // A document that is not data at all is a malformed document.
-    if (e instanceof PolicyError && e.code === 'invalid_input') throw new PolicyError('invalid_document', e.field, e.detail);
-    throw e;
-  }
-}
-
 function option(options, name, check, fallback) {
   const v = options[name];
   if (v === undefined) return fallback;
@@ -48,8 +42,17 @@ function option(options, name, check, fallback) {
   return v;
 }
 
+function embeddedDocument() {
+  const a = artifact();
+  if (a.document === null) {
+    throw new PolicyError('invalid_document', '', `no document given, and the artifact (sha256 ${a.info.sha256}) embeds none`);
+  }
+  return a;
+}
+
 class RetryPolicy {
   #doc;
+  #follows = null; // the artifact whose embedded document this follows, or null (a document was given)
   #classes = new Map(); // name -> {policy: CompiledPolicy, budget, hash} of the current document
   #byHash = new Map(); // `${class}\n${policy_hash}` -> the same, for every document admitted under (bounded)
   #hashMisses = 0;
@@ -59,26 +62,34 @@ class RetryPolicy {
   #onStoreError;
   #onDisagreement;
   #disagreements = 0;
+  #reportStoreError = (e, request) => this.#report(e, request, false);
 
   /**
-   * @param document a policy document (object) or its JSON text
+   * @param document a policy document (object) or its JSON text; omitted
+   *   (undefined or null): the artifact's embedded document
    * @param options  {store, clock, storeTimeoutMs, onStoreError, onBudgetDisagreement}
    */
   constructor(document, options = {}) {
-    this.#store = option(options, 'store', (s) => isObject(s) && typeof s.apply === 'function', null) ?? new InMemoryBudgetStore();
+    this.#store = option(options, 'store', (s) => isObject(s) && typeof s.call === 'function', null) ?? new InMemoryBudgetStore();
     this.#clock = option(options, 'clock', (c) => isObject(c) && typeof c.nowMs === 'function', systemClock);
     this.#timeoutMs = option(options, 'storeTimeoutMs', (t) => Number.isFinite(t) && t > 0, 250);
     this.#onStoreError = option(options, 'onStoreError', (f) => typeof f === 'function', () => {});
     this.#onDisagreement = option(options, 'onBudgetDisagreement', (f) => typeof f === 'function', () => {});
-    this.#doc = loadDocument(document);
+    if (document == null) {
+      this.#follows = embeddedDocument();
+      this.#doc = this.#follows.document;
+    } else {
+      this.#doc = loadDocument(document);
+    }
   }
 
   get version() {
-    return this.#doc.version;
+    return this.#current().version;
   }
 
+  /** The class names, in document order. */
   get classes() {
-    return this.#doc.classes;
+    return this.#current().classes.map((c) => c.name);
   }
 
   get store() {
@@ -105,6 +116,7 @@ class RetryPolicy {
    * `{ok: true, version, previousVersion}`: new events are admitted under
    * the new document, while a state carrying the `policy_hash` it was
    * admitted under keeps that document's schedule, backoff and budget.
+   * A document given here pins it: the artifact's embedded one no longer applies.
    */
   reload(document) {
     let doc;
@@ -114,15 +126,32 @@ class RetryPolicy {
       if (e instanceof PolicyError) return { ok: false, error: e };
       return { ok: false, error: new PolicyError('invalid_document', '', String(e?.message ?? e)) };
     }
-    const previousVersion = this.#doc.version;
+    const previousVersion = this.#current().version;
+    this.#follows = null;
+    this.#use(doc);
+    return { ok: true, version: doc.version, previousVersion };
+  }
+
+  #use(doc) {
     this.#doc = doc;
     this.#classes = new Map();
-    return { ok: true, version: doc.version, previousVersion };
+  }
+
+  /** The current document: the artifact's, when this follows it and a swap brought another. */
+  #current() {
+    if (this.#follows !== null) {
+      const a = artifact();
+      if (a !== this.#follows) {
+        this.#follows = a;
+        if (a.document !== null && a.documentText !== null) this.#use(a.document);
+      }
+    }
+    return this.#doc;
   }
 
   /** The schedule a new event of `eventClass` is admitted under (persist it with the event, policy_hash included). */
   admit(eventClass, nowMs = this.#clock.nowMs()) {
-    const admission = guarded(() => this.#doc.admit(plain({ class: eventClass, now_ms: nowMs })));
+    const admission = admit(this.#current(), eventClass, nowMs);
     this.#entry(eventClass, 'class'); // compiled and kept under its hash for a later reload
     return admission;
   }
@@ -140,8 +169,20 @@ class RetryPolicy {
     return this.#policyFor(state)._settle(state, outcome, nowMs, reply, true);
   }
 
-  decide(state, outcome, nowMs, budgetCounts) {
-    return this.#policyFor(state)._decide(state, outcome, nowMs, budgetCounts, true);
+  /** The format-1 pure decision at `nowMs` on the counts read (`null`: store unreadable). */
+  decideWith(state, outcome, nowMs, budgetCounts) {
+    return this.#policyFor(state).decideWith(stripped(state), outcome, nowMs, budgetCounts);
+  }
+
+  /**
+   * The whole step in ONE call into the component: it reads this policy's
+   * clock and calls its store once, through the component's imports. The
+   * store must answer synchronously (InMemoryBudgetStore does); a store that
+   * throws or answers a Promise is `budget_unavailable` for a pending retry.
+   */
+  decide(state, outcome) {
+    const policy = this.#policyFor(state);
+    return policy._decide(state, outcome, this.#store, this.#clock, this.#reportStoreError, true);
   }
 
   /** An event reloaded from storage: `{due: true}` or the stop it has reached. */
@@ -149,27 +190,28 @@ class RetryPolicy {
     return this.#policyFor(state)._resume(state, nowMs, true);
   }
 
-  /** A Retry-After header value in ms from `nowMs`, or null (the core's parser). */
+  /** A Retry-After header value in ms from `nowMs`, or null (the component's parser). */
   retryAfter(header, nowMs = this.#clock.nowMs()) {
     return retryAfter(header, nowMs);
   }
 
-  /** The decision after an attempt: evaluate, at most one store call, settle. */
-  async afterAttempt(state, outcome) {
+  /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
+  async step(state, outcome) {
     const entry = isObject(state) ? this.#entryFor(state) : this.#entry(undefined);
+    const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
     const nowMs = this.#clock.nowMs();
-    const step = entry.policy._evaluate(state, outcome, nowMs, true);
+    const step = entry.policy._evaluate(state, outcome, nowMs, true, on);
     if (step.store === null) return step.decision;
     const reply = await this.#call(step.store, entry.budget, nowMs);
     if (step.decision !== null) return step.decision;
     let settled;
     try {
-      settled = entry.policy._settle(state, outcome, nowMs, reply, true);
+      settled = entry.policy._settle(state, outcome, nowMs, reply, true, on);
     } catch (e) {
       // The inputs were good (evaluate took them): the store's answer was not.
       if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
       this.#report(e, step.store, false);
-      settled = entry.policy._settle(state, outcome, nowMs, UNAVAILABLE, true);
+      settled = entry.policy._settle(state, outcome, nowMs, UNAVAILABLE, true, on);
     }
     if (settled.budget_disagreement) {
       this.#disagreements += 1;
@@ -185,7 +227,7 @@ class RetryPolicy {
   /** The store's reply to `request`, or UNAVAILABLE when it throws, rejects or times out. */
   async #call(request, budget, nowMs) {
     try {
-      const answer = this.#store.apply(request, budget, nowMs);
+      const answer = this.#store.call(request, budget, nowMs);
       return typeof answer?.then === 'function' ? await withTimeout(answer, this.#timeoutMs) : answer;
     } catch (e) {
       this.#report(e, request, e instanceof StoreTimeoutError);
@@ -205,17 +247,16 @@ class RetryPolicy {
     if (typeof eventClass !== 'string') {
       throw new PolicyError('invalid_input', field, eventClass == null ? 'missing field' : 'expected a string');
     }
+    const doc = this.#current();
     let entry = this.#classes.get(eventClass);
     if (entry === undefined) {
-      let compiled;
-      try {
-        compiled = guarded(() => this.#doc.compile(eventClass));
-      } catch (e) {
-        if (e instanceof PolicyError) throw new PolicyError(e.code, field, e.detail);
-        throw e;
+      const p = classPolicy(doc, eventClass);
+      if (p === undefined) {
+        const names = doc.classes.map((c) => c.name).join(', ');
+        throw new PolicyError('unknown_event_class', field, `no event class \`${eventClass}\` (defined: ${names})`);
       }
-      const policy = new CompiledPolicy(compiled);
-      const hash = this.#doc.admit(plain({ class: eventClass, now_ms: 0 })).policy_hash;
+      const policy = fromLowered(p);
+      const hash = admit(doc, eventClass, 0).policy_hash;
       entry = { policy, budget: Object.freeze(policy.toJSON().budget), hash };
       this.#classes.set(eventClass, entry);
       const key = `${eventClass}\n${hash}`;
@@ -252,6 +293,12 @@ class RetryPolicy {
     if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
     return this.#entryFor(state).policy;
   }
+}
+
+/** A classed state without `class` and `policy_hash` (for the unclassed decideWith). */
+function stripped(state) {
+  const { class: _c, policy_hash: _h, ...rest } = state;
+  return rest;
 }
 
 module.exports = { RetryPolicy };

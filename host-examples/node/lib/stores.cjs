@@ -1,25 +1,29 @@
 'use strict';
-// Budget stores and clocks: what a RetryPolicy reads time from and sends
-// its one store request per attempt to.
+// Budget stores: what a RetryPolicy sends its one store request per
+// attempt to.
 //
-// The store interface (BudgetStore in index.d.cts):
-//   apply(request, budget, nowMs) -> Reservation | Promise<Reservation>
+// The store interface (BudgetStore in index.d.cts), the component's
+// `budget-store.call`:
+//   call(request, budget, nowMs) -> Reservation | Promise<Reservation>
 // `request` comes from `evaluate` ({op, endpoint_id, window_ms, bucket}:
 // the policy computed the bucket); the answer is `{reserved, counts}` with
 // the counts the reservation was judged on. One call, atomic per endpoint.
+// `decide` (imports-driven) needs a synchronous answer; `step` takes both.
 const { storeApply, EMPTY_HELD } = require('./ops.cjs');
+const { systemClock, ManualClock } = require('./clock.cjs');
 
 /**
- * Process-local counts: each request is answered by the core's
- * `storeApply` on what this store holds for the endpoint and bucket width
- * (the host never computes a bucket nor judges a reply). Right for one
- * process; a fleet shares one store (RedisBudgetStore).
+ * Process-local counts: each request is answered by the component's
+ * `store-apply` on what this store holds for the endpoint and bucket width
+ * (the host never computes a bucket nor judges a reply). Synchronous, so it
+ * serves `decide` too. Right for one process; a fleet shares one store
+ * (RedisBudgetStore).
  */
 class InMemoryBudgetStore {
   /** window_ms -> endpoint_id -> held buckets */
   #held = new Map();
 
-  apply(request, budget, nowMs) {
+  call(request, budget, nowMs) {
     let byEndpoint = this.#held.get(request.window_ms);
     if (byEndpoint === undefined) {
       byEndpoint = new Map();
@@ -28,26 +32,6 @@ class InMemoryBudgetStore {
     const { reply, held } = storeApply(request, budget, nowMs, byEndpoint.get(request.endpoint_id) ?? EMPTY_HELD);
     byEndpoint.set(request.endpoint_id, held);
     return reply;
-  }
-}
-
-/** Wall-clock milliseconds since the Unix epoch (`Date.now()`). */
-const systemClock = Object.freeze({ nowMs: () => Date.now() });
-
-/** A clock that moves only when told to (tests, simulations). */
-class ManualClock {
-  #nowMs;
-  constructor(nowMs = 0) {
-    this.#nowMs = nowMs;
-  }
-  nowMs() {
-    return this.#nowMs;
-  }
-  set(nowMs) {
-    this.#nowMs = nowMs;
-  }
-  advance(byMs) {
-    this.#nowMs += byMs;
   }
 }
 

@@ -1,16 +1,26 @@
-// Post-process wasm-bindgen's --target nodejs glue for the package:
-// drop its JSDoc blocks (documentation lives in lib/index.d.cts, and the
-// blocks are a third of the file) and mark the file as generated.
-// Usage: node scripts/finish-glue.cjs IN OUT
+// Turn jco's transpiled ESM glue (in DIR) into lib/component/glue.cjs:
+// CommonJS, a GENERATED header, jco's two adapter modules embedded as base64.
+// Usage: node scripts/finish-glue.cjs DIR OUT   (called by scripts/generate-glue)
 'use strict';
 const fs = require('node:fs');
+const path = require('node:path');
 
-const [input, output] = process.argv.slice(2);
-const src = fs.readFileSync(input, 'utf8');
-const body = src
-  .replace(/^\/\* @ts-self-types=.*\*\/\n/m, '')
-  .replace(/^[ \t]*\/\*\*(?:(?!\*\/)[\s\S])*\*\/[ \t]*\n/gm, '');
+const [dir, output] = process.argv.slice(2);
+const src = fs.readFileSync(path.join(dir, 'retry_policy.js'), 'utf8');
+const exported = 'export function instantiate(';
+if (src.split(exported).length !== 2) throw new Error(`finish-glue: expected one \`${exported}\` in jco's output`);
+const adapters = {};
+for (const name of ['retry_policy.core2.wasm', 'retry_policy.core3.wasm']) {
+  adapters[name] = fs.readFileSync(path.join(dir, name)).toString('base64');
+}
+const version = require('../node_modules/@bytecodealliance/jco/package.json').version;
 const header =
-  '// GENERATED — DO NOT EDIT. wasm-bindgen 0.2.130 glue for wasm/npm;\n' +
-  '// regenerate with host-examples/node/scripts/build-wasm.\n';
-fs.writeFileSync(output, header + body);
+  `// GENERATED - DO NOT EDIT. jco ${version} \`transpile --instantiation sync --no-wasi-shim\`\n` +
+  '// of lib/retry_policy.wasm, made CommonJS; regenerate with\n' +
+  '// host-examples/node/scripts/generate-glue (tests/glue.test.mjs fails when stale).\n' +
+  "'use strict';\n";
+const footer =
+  '\n// jco\'s adapter modules (import trampolines), by the name `instantiate` asks for.\n' +
+  `const ADAPTERS = ${JSON.stringify(adapters, null, 2)};\n` +
+  'module.exports = { instantiate, ADAPTERS };\n';
+fs.writeFileSync(output, header + src.replace(exported, 'function instantiate(') + footer);

@@ -1,19 +1,30 @@
 // Usage: host-examples/node/conformance DIR
 // Runs every *.json vector file in DIR (formats 1 and 2) through the npm
-// package's public API, plain and compiled, and prints one
+// package's public API (plain, imports-driven decide, compiled) on the
+// artifact RETRY_POLICY_ARTIFACT names (else the package's copy), and prints one
 // line per failing case, then `node: N passed, M failed`. Exit 1 on any
 // failure (or when DIR holds no case at all), 2 on bad usage.
 import fs from 'node:fs';
-import { runDir, PURE, compiledImpl } from './conformance-runner.mjs';
+import * as api from '@webhook/retry-policy';
+import { runDir, PURE, IMPORTS, compiledImpl } from './conformance-runner.mjs';
 
 const dir = process.argv[2];
 if (process.argv.length !== 3 || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
   console.error('usage: conformance DIR   (a directory of *.json vector files)');
   process.exit(2);
 }
-// A case passes when both the plain functions and the compiled policy (the
-// fast path a RetryPolicy takes) give its `expect`.
-const { passed, failed, failures } = runDir(dir, [PURE, compiledImpl()]);
+// The artifact first: one that cannot be loaded is one error, not 945.
+try {
+  const info = api.artifactInfo();
+  console.error(`node: artifact sha256=${info.sha256} source=${info.source}`);
+} catch (e) {
+  console.error(`node: ${e.message}`);
+  process.exit(2);
+}
+// A case passes when the plain functions, the compiled policy (what a
+// RetryPolicy runs) and, for `decide`, the imports-driven step all give its
+// `expect`. The artifact is the package's copy, or RETRY_POLICY_ARTIFACT.
+const { passed, failed, failures } = runDir(dir, [PURE, IMPORTS, compiledImpl()]);
 for (const f of failures) console.log(`FAIL ${f.file} :: ${f.name}: ${f.why}`);
 console.log(`node: ${passed} passed, ${failed} failed`);
 if (passed + failed === 0) console.error(`conformance: no vector case found in ${dir}`);

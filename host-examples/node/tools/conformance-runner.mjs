@@ -32,7 +32,7 @@ export const PURE = {
   classify_status: (i) => ({ outcome: api.classifyStatus(i.status) }),
   classify_error: (i) => ({ outcome: api.classifyError(i.error_kind) }),
   budget: (i) => ({ allows_retry: api.budgetAllows(i.budget, i.now_ms, { current: i.current, previous: i.previous }) }),
-  decide: (i) => api.decide(i.policy, i.state, i.outcome, i.now_ms, i.budget_counts),
+  decide: (i) => api.decideWith(i.policy, i.state, i.outcome, i.now_ms, i.budget_counts),
   evaluate: (i) => api.evaluate(i.policy, i.state, i.outcome, i.now_ms),
   settle: (i) => api.settle(i.policy, i.state, i.outcome, i.now_ms, i.reply),
   resume: (i) => api.resume(i.policy, i.state, i.now_ms),
@@ -40,14 +40,41 @@ export const PURE = {
 };
 
 /**
- * The compiled path (a policy decoded once, the scalar fast path): what a
+ * The imports the component asks during `decide` for a vector's inputs: a
+ * clock at `now_ms`, and a synchronous store that answers with the vector's
+ * counts (none: it fails, as an unreadable store does) and the verdict the
+ * component's own budget rule gives on them (`budgetAllows`), so the
+ * imports-driven step must give the pure decision.
+ */
+export function vectorImports(i) {
+  return {
+    clock: { nowMs: () => i.now_ms },
+    store: {
+      call(request, budget, nowMs) {
+        if (i.budget_counts === null) throw new Error('store unreadable (the vector has no counts)');
+        const counts = i.budget_counts;
+        const reserved = request.op !== 'record' && api.budgetAllows(budget, nowMs, counts);
+        return { reserved, counts };
+      },
+    },
+  };
+}
+
+/** `decide` vectors through the imports-driven step (one call; the component asks the clock and the store). */
+export const IMPORTS = {
+  ...PURE,
+  decide: (i) => api.decide(i.policy, i.state, i.outcome, vectorImports(i)),
+};
+
+/**
+ * The compiled path (a policy checked and converted once): what a
  * dispatcher's RetryPolicy runs. Ops without a policy are the plain ones.
  */
 export function compiledImpl() {
   const compiled = (i) => new api.CompiledPolicy(i.policy);
   return {
     ...PURE,
-    decide: (i) => compiled(i).decide(i.state, i.outcome, i.now_ms, i.budget_counts),
+    decide: (i) => compiled(i).decideWith(i.state, i.outcome, i.now_ms, i.budget_counts),
     evaluate: (i) => compiled(i).evaluate(i.state, i.outcome, i.now_ms),
     settle: (i) => compiled(i).settle(i.state, i.outcome, i.now_ms, i.reply),
     resume: (i) => compiled(i).resume(i.state, i.now_ms),

@@ -1,0 +1,130 @@
+'use strict';
+// The process's current artifact and swapping it without a restart
+// (docs/artifact.md "Swapping without a restart").
+//
+// The first call into the package loads the default artifact (the
+// environment's RETRY_POLICY_ARTIFACT, else the package's copy), or the one
+// `loadArtifact` was given. `swapArtifact` runs every check on the new file
+// before anything changes, then replaces the current artifact in one
+// assignment: a call already running (JavaScript runs one at a time; an
+// async step keeps the artifact it began on) finishes on its instance, later
+// calls use the new one. A refused file changes nothing and the error says
+// why. Listeners (`onArtifactChange`) hear every load and swap.
+const fs = require('node:fs');
+const { loadArtifact: load } = require('./load.cjs');
+const { ArtifactError } = require('../errors.cjs');
+
+let current = null;
+const listeners = new Set();
+
+/** The current artifact (loading the default on first use). */
+function artifact() {
+  if (current === null) {
+    current = load();
+    emit({ kind: 'loaded', info: current.info });
+  }
+  return current;
+}
+
+function emit(event) {
+  for (const f of listeners) {
+    try {
+      f(event);
+    } catch {
+      // A failing listener must not change the artifact.
+    }
+  }
+}
+
+/**
+ * Load `source` (path, bytes, or nothing: RETRY_POLICY_ARTIFACT, else the
+ * package's copy) as the current artifact. Throws ArtifactError.
+ * Returns its ArtifactInfo.
+ */
+function loadArtifact(source, options = {}) {
+  const next = load(source, options);
+  const previous = current;
+  current = next;
+  emit(previous === null ? { kind: 'loaded', info: next.info } : { kind: 'swapped', info: next.info, previous: previous.info });
+  return next.info;
+}
+
+/**
+ * Swap in the artifact at `source` (path or bytes), checked first. On
+ * success `{ok: true, info, previous}`; on refusal `{ok: false, error}` (an
+ * ArtifactError) and the current artifact stays.
+ */
+function swapArtifact(source, options = {}) {
+  const previous = artifact();
+  let next;
+  try {
+    if (source == null) throw new TypeError('swapArtifact: expected a path or bytes');
+    next = load(source, options);
+  } catch (e) {
+    const error = e instanceof ArtifactError ? e : new ArtifactError('artifact_invalid', String(e?.message ?? e));
+    emit({ kind: 'refused', error, source: typeof source === 'string' ? source : 'bytes', info: previous.info });
+    return { ok: false, error };
+  }
+  current = next;
+  emit({ kind: 'swapped', info: next.info, previous: previous.info });
+  return { ok: true, info: next.info, previous: previous.info };
+}
+
+/** What the current artifact is. */
+function artifactInfo() {
+  return artifact().info;
+}
+
+/**
+ * Hear every load, swap and refusal: `f({kind: 'loaded'|'swapped'|'refused',
+ * info, previous?, error?, source?})`. Returns a function that stops it.
+ */
+function onArtifactChange(f) {
+  if (typeof f !== 'function') throw new TypeError('onArtifactChange: expected a function');
+  listeners.add(f);
+  return () => listeners.delete(f);
+}
+
+/**
+ * Poll `file` (default every 1000 ms: polling, because deploys replace
+ * files by rename or symlink swap) and swap when its sha256 differs from
+ * the current artifact's. A refused file is reported (`onSwap` with
+ * `{ok: false, error}`) once per distinct sha256, not at every poll.
+ * Returns {check(): result|null, close()}.
+ */
+function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () => {} } = {}) {
+  if (typeof file !== 'string') throw new TypeError('watchArtifact: expected a path');
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) throw new TypeError('watchArtifact: intervalMs must be a positive number');
+  let refused = null; // the sha256 (or read error) last reported
+  const check = () => {
+    let bytes;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (e) {
+      const key = `unreadable:${e.code}`;
+      if (refused === key) return null;
+      refused = key;
+      const error = new ArtifactError('artifact_unreadable', `cannot read ${file}: ${e.message}`);
+      emit({ kind: 'refused', error, source: file, info: artifact().info });
+      return report({ ok: false, error });
+    }
+    const digest = require('node:crypto').createHash('sha256').update(bytes).digest('hex');
+    if (digest === artifact().info.sha256 || digest === refused) return null;
+    const result = swapArtifact(file, { expectedSha256 });
+    refused = result.ok ? null : digest;
+    return report(result);
+  };
+  const report = (result) => {
+    try {
+      onSwap(result, file);
+    } catch {
+      // A failing hook must not stop the watch.
+    }
+    return result;
+  };
+  const timer = setInterval(check, intervalMs);
+  timer.unref?.();
+  return { check, close: () => clearInterval(timer) };
+}
+
+module.exports = { artifact, loadArtifact, swapArtifact, artifactInfo, onArtifactChange, watchArtifact };

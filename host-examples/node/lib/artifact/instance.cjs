@@ -1,0 +1,150 @@
+'use strict';
+// One loaded artifact's running instances: the main core module compiled
+// once, instantiated through jco's glue (lib/component/glue.cjs) with the
+// two imports the component was designed around, `clock.now-ms` and
+// `budget-store.call`.
+//
+// The imports answer from the call in progress (`withImports`): the clock
+// from a time read and checked before the call entered WebAssembly, the
+// store through the caller's synchronous store, its answer checked here,
+// inside jco's `try`, so a bad or throwing store becomes the component's
+// `err` (budget-unavailable), never an exception unwinding through wasm.
+//
+// Re-entrancy: a call made while another is running on this artifact (a
+// store that calls back into the package, a hook) runs on a spare instance
+// of the same module. A trap (which Rust's panic=abort makes of any bug)
+// leaves an instance in an unknown state, so that instance is replaced.
+const { instantiate, ADAPTERS } = require('../component/glue.cjs');
+const lower = require('../lower.cjs');
+const { plain } = require('../snapshot.cjs');
+
+let adapters = null;
+function adapterModules() {
+  if (adapters === null) {
+    adapters = {};
+    for (const [name, b64] of Object.entries(ADAPTERS)) adapters[name] = new WebAssembly.Module(Buffer.from(b64, 'base64'));
+  }
+  return adapters;
+}
+
+/** What the imports answer during one imports-driven call. */
+class CallImports {
+  constructor(nowMs, store, onStoreError) {
+    this.nowMs = nowMs; // a checked bigint
+    this.store = store;
+    this.onStoreError = onStoreError;
+    this.storeCalls = 0;
+  }
+}
+
+class Instances {
+  #module;
+  #primary = null;
+  #spares = [];
+  #depth = 0;
+  /** @type {CallImports|null} */
+  imports = null;
+
+  /** @param {WebAssembly.Module} module the artifact's main core module */
+  constructor(module) {
+    this.#module = module;
+  }
+
+  #create() {
+    const mods = { 'retry_policy.core.wasm': this.#module, ...adapterModules() };
+    return instantiate((name) => mods[name], {
+      'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },
+      'webhook:retry-policy/budget-store': { call: (request, budget, nowMs) => this.#storeCall(request, budget, nowMs) },
+    }).policy;
+  }
+
+  #nowMs() {
+    // Set before the call (withImports); a component that asks outside one gets 0.
+    return this.imports === null ? 0n : this.imports.nowMs;
+  }
+
+  #storeCall(request, budget, nowMs) {
+    const imp = this.imports;
+    if (imp === null) throw 'no budget store for this call';
+    imp.storeCalls += 1;
+    const req = lower.requestOut(request);
+    try {
+      const answer = imp.store.call(
+        req,
+        { ratio: budget.ratio, window_ms: lower.n(budget.windowMs), min_sample: lower.n(budget.minSample), sliding: budget.sliding },
+        lower.n(nowMs),
+      );
+      if (answer !== null && typeof answer === 'object' && typeof answer.then === 'function') {
+        answer.then(undefined, () => {}); // never an unhandled rejection
+        throw new TypeError('the budget store answered with a Promise: decide needs a synchronous store (use step for an async one)');
+      }
+      return lower.reservation(plain(answer, 'reply'), 'reply');
+    } catch (e) {
+      if (imp.onStoreError) imp.onStoreError(e, req);
+      throw String(e?.message ?? e); // jco: the import's `err`
+    }
+  }
+
+  /** Run `f(api)` on a free instance. */
+  run(f) {
+    if (this.#depth > 0) return this.#runSpare(f);
+    this.#primary ??= this.#create();
+    this.#depth = 1;
+    try {
+      return f(this.#primary);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) this.#primary = null;
+      throw e;
+    } finally {
+      this.#depth = 0;
+    }
+  }
+
+  #runSpare(f) {
+    const api = this.#spares.pop() ?? this.#create();
+    const imports = this.imports;
+    this.imports = null; // a nested call has no imports of its own
+    let ok = false;
+    try {
+      const out = f(api);
+      ok = true;
+      return out;
+    } catch (e) {
+      ok = !(e instanceof WebAssembly.RuntimeError);
+      throw e;
+    } finally {
+      this.imports = imports;
+      if (ok) this.#spares.push(api);
+    }
+  }
+
+  /** `f(api)` with the imports answering from `nowMs` and `store` (the imports-driven decide). */
+  withImports(nowMs, store, onStoreError, f) {
+    if (this.#depth > 0) {
+      // nested: a spare instance, with these imports
+      const api = this.#spares.pop() ?? this.#create();
+      const outer = this.imports;
+      this.imports = new CallImports(nowMs, store, onStoreError);
+      let ok = false;
+      try {
+        const out = f(api);
+        ok = true;
+        return out;
+      } catch (e) {
+        ok = !(e instanceof WebAssembly.RuntimeError);
+        throw e;
+      } finally {
+        this.imports = outer;
+        if (ok) this.#spares.push(api);
+      }
+    }
+    this.imports = new CallImports(nowMs, store, onStoreError);
+    try {
+      return this.run(f);
+    } finally {
+      this.imports = null;
+    }
+  }
+}
+
+module.exports = { Instances, adapterModules };

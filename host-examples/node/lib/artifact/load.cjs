@@ -1,0 +1,202 @@
+'use strict';
+// Loading an artifact (docs/artifact.md "Loading: checks before first use"):
+// read, pin, parse, ABI, self-test, document, each refusal an ArtifactError
+// with the step's code. The result, an Artifact, is immutable: a swap
+// (lib/artifact/current.cjs) replaces it whole.
+const fs = require('node:fs');
+const path = require('node:path');
+const { ArtifactError, PolicyError } = require('../errors.cjs');
+const { readComponent } = require('./reader.cjs');
+const { Instances } = require('./instance.cjs');
+const lower = require('../lower.cjs');
+
+const WIT_PACKAGE = 'webhook:retry-policy@0.2.0';
+const ABI_VERSION = 2;
+const INTERFACE = 'webhook:retry-policy/policy@0.2.0';
+const DOCUMENT_SECTION = 'webhook-retry-policy:document';
+const BUILD_SECTION = 'webhook-retry-policy:build';
+/** The copy shipped inside the package. */
+const EMBEDDED_PATH = path.join(__dirname, '..', 'retry_policy.wasm');
+/** Every function of the interface the glue calls. */
+const FUNCTIONS = [
+  'abi-version', 'plan', 'delay', 'classify-status', 'classify-error', 'budget-allows', 'load-document', 'admit',
+  'evaluate', 'settle', 'resume', 'parse-retry-after', 'store-key', 'store-apply', 'decide', 'decide-with',
+];
+
+const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Where the artifact comes from: `source` (a path or bytes) when given, else
+ * RETRY_POLICY_ARTIFACT, else the package's copy. Returns {bytes, source}.
+ */
+function read(source) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+    return { bytes: new Uint8Array(source), source: 'bytes' };
+  }
+  let file;
+  let label;
+  if (typeof source === 'string') {
+    file = label = source;
+  } else if (source == null && process.env.RETRY_POLICY_ARTIFACT) {
+    file = label = process.env.RETRY_POLICY_ARTIFACT;
+  } else if (source == null) {
+    file = EMBEDDED_PATH;
+    label = 'embedded';
+  } else {
+    throw new TypeError('artifact: expected a path, bytes (Uint8Array) or nothing');
+  }
+  try {
+    return { bytes: new Uint8Array(fs.readFileSync(file)), source: label };
+  } catch (e) {
+    throw new ArtifactError('artifact_unreadable', `cannot read ${file}: ${e.message}`);
+  }
+}
+
+function pinOf(expectedSha256) {
+  const pin = expectedSha256 ?? (process.env.RETRY_POLICY_ARTIFACT_SHA256 || null);
+  if (pin !== null && !/^[0-9a-f]{64}$/.test(pin)) {
+    throw new TypeError(`artifact: expectedSha256 must be 64 lowercase hex digits, got ${JSON.stringify(String(pin).slice(0, 80))}`);
+  }
+  return pin;
+}
+
+/** The WIT package version named by the main module's exports, or `unknown`. */
+function exportedVersion(exports) {
+  for (const name of exports) {
+    const m = /^webhook:retry-policy\/policy@([^#]+)#/.exec(name);
+    if (m) return m[1];
+  }
+  return 'unknown';
+}
+
+function abiMismatch(version, abi) {
+  return new ArtifactError(
+    'artifact_abi_mismatch',
+    `artifact implements webhook:retry-policy@${version} (abi ${abi}); this host speaks ${WIT_PACKAGE} (abi ${ABI_VERSION})`,
+  );
+}
+
+function selfTest(instances) {
+  const check = (call, expected, run) => {
+    let got;
+    try {
+      got = instances.run(run);
+    } catch (e) {
+      got = `${e?.name ?? 'error'}: ${e?.message ?? e}`;
+    }
+    if (JSON.stringify(got) !== JSON.stringify(expected)) {
+      throw new ArtifactError('artifact_self_test_failed', `${call}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`);
+    }
+  };
+  const backoff = lower.backoff({ base_ms: 1000, factor: 2.0, cap_ms: 4000, jitter: 'none' }, 'backoff');
+  check(
+    'plan({base_ms: 1000, factor: 2.0, cap_ms: 4000, jitter: none}, 10000, 16)',
+    { max_attempts: 4, offsets_ms: [0, 1000, 3000, 7000], limited_by: 'window' },
+    (api) => {
+      const s = lower.scheduleOut(api.plan(backoff, 10000n, 16));
+      return { max_attempts: s.max_attempts, offsets_ms: s.offsets_ms, limited_by: s.limited_by };
+    },
+  );
+  check('classify-status(200)', 'success', (api) => api.classifyStatus(200));
+  check('parse-retry-after("120", 0)', 120000, (api) => lower.n(api.parseRetryAfter('120', 0n)));
+}
+
+/**
+ * Load and check an artifact. `source`: a path, bytes, or nothing (the
+ * environment's RETRY_POLICY_ARTIFACT, else the package's copy);
+ * `expectedSha256`: the pin (default RETRY_POLICY_ARTIFACT_SHA256).
+ * Returns an Artifact; throws ArtifactError.
+ */
+function loadArtifact(source, { expectedSha256 } = {}) {
+  const pin = pinOf(expectedSha256); // before reading: a malformed pin is the caller's error
+  const { bytes, source: label } = read(source);
+  const digest = sha256(bytes);
+  if (pin !== null && pin !== digest) {
+    throw new ArtifactError('artifact_sha256_mismatch', `expected sha256 ${pin}, the artifact's is ${digest}`);
+  }
+  const { custom, main, mainExports } = readComponent(bytes);
+  const version = exportedVersion(mainExports);
+  if (version !== '0.2.0') throw abiMismatch(version, 'unknown');
+  const missing = FUNCTIONS.filter((f) => !mainExports.includes(`${INTERFACE}#${f}`));
+  if (missing.length) {
+    throw new ArtifactError('artifact_abi_mismatch', `the main module does not export ${missing.map((f) => `${INTERFACE}#${f}`).join(', ')}; this host speaks ${WIT_PACKAGE} (abi ${ABI_VERSION})`);
+  }
+  let module;
+  let instances;
+  let abi;
+  try {
+    module = new WebAssembly.Module(main);
+    instances = new Instances(module);
+    abi = instances.run((api) => api.abiVersion());
+  } catch (e) {
+    throw new ArtifactError('artifact_invalid', `the runtime refused the main module: ${e?.message ?? e}`);
+  }
+  if (abi !== ABI_VERSION) throw abiMismatch(version, abi);
+  selfTest(instances);
+  const build = parseBuild(custom.get(BUILD_SECTION));
+  let document = null;
+  const section = custom.get(DOCUMENT_SECTION);
+  if (section !== undefined) {
+    let text;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(section);
+      document = { text, value: instances.run((api) => api.loadDocument(text)) };
+    } catch (e) {
+      const why = e?.payload ? lower.policyError(e.payload).message : e instanceof PolicyError ? e.message : 'not UTF-8';
+      throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
+    }
+  }
+  return new Artifact({ sha256: digest, source: label, size: bytes.length, build, document, instances });
+}
+
+function parseBuild(section) {
+  if (section === undefined) return null;
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(section));
+  } catch {
+    throw new ArtifactError('artifact_invalid', `the custom section ${BUILD_SECTION} is not a UTF-8 JSON object`);
+  }
+}
+
+/** A loaded, checked artifact. */
+class Artifact {
+  #instances;
+  #document;
+
+  constructor({ sha256, source, size, build, document, instances }) {
+    this.#instances = instances;
+    this.#document = document;
+    /** What it is (docs/artifact.md "ArtifactInfo"). */
+    this.info = Object.freeze({
+      sha256,
+      abi: WIT_PACKAGE,
+      document_version: document === null ? null : document.value.version,
+      source,
+      size,
+      policy_core_version: build?.policy_core_version ?? null,
+      source_digest: build?.source_digest ?? null,
+    });
+  }
+
+  /** The embedded document's JSON text, or null. */
+  get documentText() {
+    return this.#document === null ? null : this.#document.text;
+  }
+
+  /** The embedded document (the component's policy-document value), or null. */
+  get document() {
+    return this.#document === null ? null : this.#document.value;
+  }
+
+  /** Run `f(api)` on one of this artifact's instances (jco's `policy` interface). */
+  run(f) {
+    return this.#instances.run(f);
+  }
+
+  /** `f(api)` with the imports answering from `nowMs` (bigint) and `store`. */
+  withImports(nowMs, store, onStoreError, f) {
+    return this.#instances.withImports(nowMs, store, onStoreError, f);
+  }
+}
+
+module.exports = { loadArtifact, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION };

@@ -1,0 +1,50 @@
+'use strict';
+// Policy documents through the component's `load-document` and `admit`: a
+// document object or its JSON text in, the component's validated
+// policy-document value out.
+const { PolicyError } = require('./errors.cjs');
+const { plain } = require('./snapshot.cjs');
+const lower = require('./lower.cjs');
+const { call } = require('./call.cjs');
+
+/** JSON text of plain data, bigints written as JSON integers. */
+function jsonText(value) {
+  const marks = [];
+  const text = JSON.stringify(value, (_k, v) => {
+    if (typeof v !== 'bigint') return v;
+    marks.push(v.toString());
+    return `\u0000${marks.length - 1}\u0000`;
+  });
+  return marks.length === 0 ? text : text.replace(/"\\u0000(\d+)\\u0000"/g, (_m, i) => marks[Number(i)]);
+}
+
+/** A document (object or JSON text), validated by the component: the policy-document value. */
+function loadDocument(document, on) {
+  let text = document;
+  if (typeof document !== 'string') {
+    try {
+      text = jsonText(plain(document));
+    } catch (e) {
+      // A document that is not data at all is a malformed document.
+      if (e instanceof PolicyError && e.code === 'invalid_input') throw new PolicyError('invalid_document', e.field, e.detail);
+      throw e;
+    }
+    if (text === undefined) throw new PolicyError('invalid_document', '', 'expected a document object or its JSON text');
+  }
+  return call((api) => api.loadDocument(text), on);
+}
+
+/** The admission of a new event of `eventClass` at `nowMs` under `doc` (a loaded document). */
+function admit(doc, eventClass, nowMs) {
+  const c = lower.str(plain(eventClass, 'class'), 'class');
+  const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+  return lower.admissionOut(call((api) => api.admit(doc, c, now)));
+}
+
+/** The class `name`'s policy (component shape) in `doc`, or undefined. */
+function classPolicy(doc, name) {
+  for (const c of doc.classes) if (c.name === name) return c.policy;
+  return undefined;
+}
+
+module.exports = { loadDocument, admit, classPolicy, jsonText };
