@@ -96,10 +96,27 @@ pub fn split_classes(tree: &Value) -> Vec<(String, String)> {
 /// Read a whole document through the engine (for simulate and diff): any
 /// problem is one line of error.
 pub fn load(
-    engine: &mut dyn crate::PolicyEngine,
+    engine: &mut dyn crate::DecisionSource,
     path: &str,
 ) -> Result<retry_policy_core::document::PolicyDocument, String> {
-    match read(path).map_err(|e| e.0)? {
+    load_read(engine, path, read(path).map_err(|e| e.0)?)
+}
+
+/// [`load`] for document text (`path` names it and picks TOML or JSON).
+pub fn load_text(
+    engine: &mut dyn crate::DecisionSource,
+    path: &str,
+    text: &str,
+) -> Result<retry_policy_core::document::PolicyDocument, String> {
+    load_read(engine, path, parse(path, text).map_err(|e| e.0)?)
+}
+
+fn load_read(
+    engine: &mut dyn crate::DecisionSource,
+    path: &str,
+    read: Read,
+) -> Result<retry_policy_core::document::PolicyDocument, String> {
+    match read {
         Read::Duplicate { message, .. } => Err(format!("{path}: {message}")),
         Read::Document(src) => engine.load_document(&src.json).map_err(|e| format!("{path}: {e}")),
     }

@@ -1,7 +1,11 @@
 //! SVG charts with `plotters` (SVG backend only, no font rasteriser: text
 //! stays SVG `<text>`): the schedule against the window, the retry share
-//! over time against the ratio, and stop reasons over time.
+//! over time against the ratio, and stop reasons over time. Text is sized
+//! by [`backend::Measured`], so every target (native, Node, the browser)
+//! draws the same bytes.
 
+pub mod backend;
+mod legend;
 mod schedule;
 mod storm;
 

@@ -3,7 +3,8 @@
 
 use plotters::prelude::*;
 
-use super::{err, PALETTE};
+use super::legend::{legend, Corner};
+use super::{backend, err, PALETTE};
 
 /// One class's schedule, as the engine planned it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +34,7 @@ pub fn schedule_svg(classes: &[ScheduleSeries]) -> Result<String, String> {
     let mut buf = String::new();
     let n = classes.len().max(1);
     {
-        let root = SVGBackend::with_string(&mut buf, (380 * n as u32, 360)).into_drawing_area();
+        let root = backend::svg(&mut buf, (380 * n as u32, 360)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         for (panel, c) in root.split_evenly((1, n)).iter().zip(classes) {
             let top = c.window_ms.max(*c.worst_ms.last().unwrap_or(&0));
@@ -58,28 +59,16 @@ pub fn schedule_svg(classes: &[ScheduleSeries]) -> Result<String, String> {
             let pts =
                 |v: &[u64]| v.iter().enumerate().map(|(i, o)| ((i + 1) as f64, *o as f64 / scale)).collect::<Vec<_>>();
             let w = c.window_ms as f64 / scale;
-            chart
-                .draw_series(LineSeries::new(vec![(0.5, w), (xmax, w)], PALETTE[6].stroke_width(2)))
-                .map_err(err)?
-                .label("window")
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[6]));
+            chart.draw_series(LineSeries::new(vec![(0.5, w), (xmax, w)], PALETTE[6].stroke_width(2))).map_err(err)?;
+            let mut rows = vec![("window".to_string(), PALETTE[6])];
             for (k, (name, v)) in [("expected", &c.expected_ms), ("worst case", &c.worst_ms)].into_iter().enumerate() {
                 let color = PALETTE[k];
                 let p = pts(v);
-                chart
-                    .draw_series(LineSeries::new(p.clone(), color.stroke_width(2)))
-                    .map_err(err)?
-                    .label(name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+                chart.draw_series(LineSeries::new(p.clone(), color.stroke_width(2))).map_err(err)?;
+                rows.push((name.to_string(), color));
                 chart.draw_series(p.into_iter().map(|xy| Circle::new(xy, 3, color.filled()))).map_err(err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .draw()
-                .map_err(err)?;
+            legend(&chart.plotting_area().strip_coord_spec(), &rows, Corner::UpperLeft)?;
         }
         root.present().map_err(err)?;
     }

@@ -2,7 +2,8 @@
 
 use plotters::prelude::*;
 
-use super::{err, PALETTE};
+use super::legend::{legend, Corner};
+use super::{backend, err, PALETTE};
 use crate::sim::series::DEAD;
 use crate::sim::Run;
 
@@ -38,9 +39,10 @@ fn frame<'a, DB: DrawingBackend + 'a>(
 pub fn share_svg(title: &str, runs: &[Run]) -> Result<String, String> {
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (900, 380)).into_drawing_area();
+        let root = backend::svg(&mut buf, (900, 380)).into_drawing_area();
         let xmax = runs.iter().map(|r| r.series.0.len()).max().unwrap_or(1) as f64;
         let mut chart = frame(&root, title, xmax, 1.0, "retry share of failing endpoints")?;
+        let mut rows = Vec::new();
         for (k, run) in runs.iter().enumerate() {
             let color = PALETTE[k % 6];
             let pts: Vec<(f64, f64)> = run
@@ -51,31 +53,16 @@ pub fn share_svg(title: &str, runs: &[Run]) -> Result<String, String> {
                 .filter(|(_, s)| s.failing_attempts > 0)
                 .map(|(t, s)| (t as f64, s.failing_share()))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(1)))
-                .map_err(err)?
-                .label(format!(
-                    "{} ({} x{}, {})",
-                    run.variant,
-                    run.scope.as_str(),
-                    run.replicas,
-                    if run.sliding { "sliding" } else { "fixed" }
-                ))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+            chart.draw_series(LineSeries::new(pts, color.stroke_width(1))).map_err(err)?;
+            let how = if run.sliding { "sliding" } else { "fixed" };
+            rows.push((format!("{} ({} x{}, {how})", run.variant, run.scope.as_str(), run.replicas), color));
         }
         let ratio = runs.first().map_or(0.1, |r| r.ratio);
         chart
             .draw_series(LineSeries::new(vec![(0.0, ratio), (xmax, ratio)], PALETTE[6].stroke_width(2)))
-            .map_err(err)?
-            .label(format!("ratio {ratio}"))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], PALETTE[6]));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()
             .map_err(err)?;
+        rows.push((format!("ratio {ratio}"), PALETTE[6]));
+        legend(&chart.plotting_area().strip_coord_spec(), &rows, Corner::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(buf)
@@ -85,29 +72,21 @@ pub fn share_svg(title: &str, runs: &[Run]) -> Result<String, String> {
 pub fn stops_svg(title: &str, run: &Run) -> Result<String, String> {
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, (900, 380)).into_drawing_area();
+        let root = backend::svg(&mut buf, (900, 380)).into_drawing_area();
         let s = &run.series.0;
         let ymax = s.iter().flat_map(|x| x.dead.iter()).copied().max().unwrap_or(1) as f64 * 1.1;
         let mut chart = frame(&root, title, s.len() as f64, ymax.max(1.0), "dead letters per second")?;
+        let mut rows = Vec::new();
         for (i, reason) in DEAD.iter().enumerate() {
             if s.iter().all(|x| x.dead[i] == 0) {
                 continue;
             }
             let color = PALETTE[i];
             let pts: Vec<(f64, f64)> = s.iter().enumerate().map(|(t, x)| (t as f64, x.dead[i] as f64)).collect();
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(1)))
-                .map_err(err)?
-                .label(reason.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+            chart.draw_series(LineSeries::new(pts, color.stroke_width(1))).map_err(err)?;
+            rows.push((reason.as_str().to_string(), color));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .map_err(err)?;
+        legend(&chart.plotting_area().strip_coord_spec(), &rows, Corner::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(buf)
