@@ -2,17 +2,26 @@ package retrypolicy
 
 import _ "embed"
 
-// coreModule is the main core module of dist/retry_policy.wasm (the
-// component every host runs; wazero runs core modules, not components), as
-// `witgen core` extracts it: the repository's one component-file reader.
-// GENERATED - DO NOT EDIT: regenerate with host-examples/go/generate after
-// scripts/build-component; TestTheEmbeddedModuleIsWhatWitgenCoreExtracts
-// fails while it is stale.
+// embeddedArtifact is this package's copy of the policy artifact,
+// byte-identical to dist/retry_policy.wasm (the component every host
+// runs): scripts/build-component writes it, and
+// TestTheEmbeddedArtifactIsTheOneInDist fails while it is stale. It is
+// what New runs when neither the caller nor RETRY_POLICY_ARTIFACT names
+// another.
 //
-//go:generate sh -c "cd ../../.. && cargo run -q -p witgen -- core dist/retry_policy.wasm host-examples/go/retrypolicy/retry_policy_core.wasm"
-//go:generate sh -c "cd ../../.. && cargo run -q -p witgen -- go host-examples/go/retrypolicy"
-//go:embed retry_policy_core.wasm
-var coreModule []byte
+//go:embed retry_policy.wasm
+var embeddedArtifact []byte
 
-// CoreModule returns a copy of the embedded core module.
-func CoreModule() []byte { return append([]byte(nil), coreModule...) }
+// EmbeddedArtifact returns a copy of the artifact embedded in this package.
+func EmbeddedArtifact() []byte { return append([]byte(nil), embeddedArtifact...) }
+
+// MainModule returns the main core module of a component (the one that
+// exports cabi_realloc, which wazero runs), or an artifact_invalid
+// *ArtifactError.
+func MainModule(component []byte) ([]byte, error) {
+	c, err := readContainer(component)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), c.core...), nil
+}

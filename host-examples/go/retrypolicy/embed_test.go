@@ -12,6 +12,16 @@ import (
 // repoRoot is the repository root (this package is host-examples/go/retrypolicy).
 func repoRoot() string { return filepath.Join("..", "..", "..") }
 
+// embeddedCore is the embedded artifact's main core module.
+func embeddedCore(tb testing.TB) []byte {
+	tb.Helper()
+	core, err := MainModule(embeddedArtifact)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return core
+}
+
 // witgen runs the repository's generator (`cargo run -q -p witgen -- args`),
 // skipping the test when cargo is missing unless RETRY_POLICY_REQUIRE_DIST is set.
 func witgen(t *testing.T, args ...string) ([]byte, error) {
@@ -27,26 +37,35 @@ func witgen(t *testing.T, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
-func TestTheEmbeddedModuleIsWhatWitgenCoreExtracts(t *testing.T) {
-	component := filepath.Join(repoRoot(), "dist", "retry_policy.wasm")
-	if _, err := os.Stat(component); err != nil {
+func TestTheEmbeddedArtifactIsTheOneInDist(t *testing.T) {
+	dist, err := os.ReadFile(filepath.Join(repoRoot(), "dist", "retry_policy.wasm"))
+	if err != nil {
 		if os.Getenv("RETRY_POLICY_REQUIRE_DIST") != "" {
 			t.Fatalf("%v (run scripts/build-component)", err)
 		}
-		t.Skipf("%v: no component to compare with", err)
+		t.Skipf("%v: no artifact to compare with", err)
 	}
+	if !bytes.Equal(dist, embeddedArtifact) {
+		t.Fatalf("retrypolicy/retry_policy.wasm (%d bytes) differs from dist/retry_policy.wasm (%d bytes): run scripts/build-component, which writes both",
+			len(embeddedArtifact), len(dist))
+	}
+}
+
+func TestTheEmbeddedArtifactsMainModuleIsWhatWitgenCoreExtracts(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "core.wasm")
-	abs, _ := filepath.Abs(component)
-	if msg, err := witgen(t, "core", abs, out); err != nil {
+	in := filepath.Join(t.TempDir(), "component.wasm")
+	if err := os.WriteFile(in, embeddedArtifact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := witgen(t, "core", in, out); err != nil {
 		t.Fatalf("witgen core: %v\n%s", err, msg)
 	}
 	want, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(want, coreModule) {
-		t.Fatalf("the embedded retry_policy_core.wasm (%d bytes) is not what `witgen core %s` extracts (%d bytes): run host-examples/go/generate",
-			len(coreModule), component, len(want))
+	if got := embeddedCore(t); !bytes.Equal(want, got) {
+		t.Fatalf("this package's reader finds a main module of %d bytes; `witgen core` (wasmparser) finds %d bytes", len(got), len(want))
 	}
 }
 

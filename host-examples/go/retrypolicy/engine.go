@@ -5,50 +5,54 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 )
 
-// ABIVersion is the version of the WIT `policy` interface this host was
-// generated against; New refuses a module reporting another one.
+// ABIVersion is the abi-version() of the WIT `policy` interface this host
+// was generated against; New refuses an artifact reporting another one.
 const ABIVersion = 2
 
 // memoryLimitPages bounds each instance's linear memory (64 KiB pages):
 // 64 MiB, far above what a policy call needs (a 1 MiB document included).
 const memoryLimitPages = 1024
 
-// Engine runs the embedded policy module. It compiles the module once, at
-// New, and keeps a pool of instances (each with its own linear memory): a
-// call takes an idle instance, or instantiates one when none is idle, and
-// returns it afterwards; at most MaxIdle are kept. An Engine is safe for
-// any number of goroutines; create one per process and share it.
+// Engine runs a policy artifact (docs/artifact.md): the component given
+// to New (WithArtifact, WithArtifactPath), else the file named by
+// RETRY_POLICY_ARTIFACT, else the copy embedded in this package. New
+// checks it (pin, container, ABI, self-test, embedded document), compiles
+// its main core module once and keeps a pool of instances (each with its
+// own linear memory): a call takes an idle instance, or instantiates one
+// when none is idle, and returns it afterwards; at most MaxIdle are kept.
+// SwapArtifact and WatchArtifact replace the artifact without a restart.
+// An Engine is safe for any number of goroutines; create one per process
+// and share it.
 //
 // Every call takes a context.Context: a call on a done context returns its
 // error at once, and the context reaches the BudgetStore (the only part of
 // a call that can wait, e.g. on Redis).
 type Engine struct {
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	clock    Clock
-	store    BudgetStore
-	pool     pool
-	// applyPool serves store-apply: the MemoryStore calls it while the
-	// Decide that reached it through the import still holds an instance,
-	// so a pool of its own keeps both warm instead of churning one.
-	applyPool pool
+	rt      wazero.Runtime
+	clock   Clock
+	store   BudgetStore
+	maxIdle int
+	cur     atomic.Pointer[generation]
+	swapMu  sync.Mutex // one load or swap at a time
 
 	inFlight atomic.Int64
 	closed   atomic.Bool
 }
 
 type config struct {
-	clock   Clock
-	store   BudgetStore
-	maxIdle int
-	rtCfg   wazero.RuntimeConfig
-	cache   wazero.CompilationCache
+	clock    Clock
+	store    BudgetStore
+	maxIdle  int
+	rtCfg    wazero.RuntimeConfig
+	cache    wazero.CompilationCache
+	artifact artifactChoice
 }
 
 // Option configures New.
@@ -79,9 +83,10 @@ func WithCompilationCache(c wazero.CompilationCache) Option {
 	return func(cfg *config) { cfg.cache = c }
 }
 
-// New compiles the embedded policy module, wires its imports (`clock`,
-// `budget-store`) to the configured Clock and BudgetStore, instantiates one
-// instance and checks its ABI version.
+// New finds the artifact (the options, else RETRY_POLICY_ARTIFACT, else
+// the embedded copy), wires the imports (`clock`, `budget-store`) to the
+// configured Clock and BudgetStore, and loads the artifact with every
+// check of docs/artifact.md; a refused artifact is an *ArtifactError.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	cfg := config{clock: SystemClock{}, maxIdle: runtime.GOMAXPROCS(0), rtCfg: wazero.NewRuntimeConfig()}
 	for _, o := range opts {
@@ -93,6 +98,10 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if cfg.maxIdle < 1 {
 		cfg.maxIdle = 1
 	}
+	raw, source, pin, err := cfg.artifact.read()
+	if err != nil {
+		return nil, err
+	}
 	rtCfg := cfg.rtCfg.WithMemoryLimitPages(memoryLimitPages)
 	if cfg.cache != nil {
 		rtCfg = rtCfg.WithCompilationCache(cfg.cache)
@@ -100,40 +109,21 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// No WithCloseOnContextDone: it costs a goroutine per call, and every
 	// policy call is short and bounded (contract 0.2's work bounds). The
 	// context is checked before each call and reaches the store.
-	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, pool: pool{max: cfg.maxIdle}, applyPool: pool{max: cfg.maxIdle}}
+	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, maxIdle: cfg.maxIdle}
 	if e.store == nil {
 		e.store = NewMemoryStore(e)
 	}
-	if err := e.start(ctx); err != nil {
+	if err := instantiateImports(ctx, e.rt, hostImports{e}); err != nil {
+		_ = e.rt.Close(ctx)
+		return nil, fmt.Errorf("retrypolicy: %w", err)
+	}
+	g, err := e.load(ctx, raw, source, pin)
+	if err != nil {
 		_ = e.rt.Close(ctx)
 		return nil, err
 	}
+	e.cur.Store(g)
 	return e, nil
-}
-
-func (e *Engine) start(ctx context.Context) error {
-	if err := instantiateImports(ctx, e.rt, hostImports{e}); err != nil {
-		return fmt.Errorf("retrypolicy: %w", err)
-	}
-	compiled, err := e.rt.CompileModule(ctx, coreModule)
-	if err != nil {
-		return fmt.Errorf("retrypolicy: compile the policy module: %w", err)
-	}
-	e.compiled = compiled
-	in, err := newInstance(ctx, e.rt, compiled)
-	if err != nil {
-		return err
-	}
-	in.home = &e.pool
-	e.pool.put(in)
-	v, err := e.ABIVersion(ctx)
-	if err != nil {
-		return err
-	}
-	if v != ABIVersion {
-		return fmt.Errorf("retrypolicy: the policy module has ABI version %d; this host speaks %d", v, ABIVersion)
-	}
-	return nil
 }
 
 // Close waits for the calls in flight, then closes every instance and the
@@ -145,21 +135,21 @@ func (e *Engine) Close(ctx context.Context) error {
 	for e.inFlight.Load() > 0 { // a call that starts now sees closed and backs off
 		time.Sleep(time.Millisecond)
 	}
-	for _, p := range []*pool{&e.pool, &e.applyPool} {
-		for in := p.get(); in != nil; in = p.get() {
-			in.close(ctx)
-		}
-	}
+	e.swapMu.Lock()
+	defer e.swapMu.Unlock()
+	e.cur.Load().retire()
 	return e.rt.Close(ctx)
 }
 
-// acquire takes an idle instance (or instantiates one) for one call; the
-// caller defers e.done(ctx, op, in, &err). Calls may nest (the
-// budget-store import of Decide calls the MemoryStore, which calls
-// StoreApply on another instance).
-func (e *Engine) acquire(ctx context.Context) (*instance, error) { return e.acquireFrom(ctx, &e.pool) }
+// acquire takes an idle instance of the current artifact (or instantiates
+// one) for one call; the caller defers e.done(ctx, op, in, &err). Calls
+// may nest (the budget-store import of Decide calls the MemoryStore,
+// which calls StoreApply on an instance of the apply pool).
+func (e *Engine) acquire(ctx context.Context) (*instance, error) { return e.acquireOn(ctx, nil, false) }
 
-func (e *Engine) acquireFrom(ctx context.Context, p *pool) (*instance, error) {
+// acquireOn takes an instance of g (nil: the current generation) from its
+// main pool or, when apply is set, its store-apply pool.
+func (e *Engine) acquireOn(ctx context.Context, g *generation, apply bool) (*instance, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -168,16 +158,28 @@ func (e *Engine) acquireFrom(ctx context.Context, p *pool) (*instance, error) {
 		e.leave()
 		return nil, ErrClosed
 	}
+	if g == nil {
+		for g = e.cur.Load(); !g.enter(); g = e.cur.Load() {
+		}
+	} else if !g.enter() {
+		e.leave()
+		return nil, ErrClosed
+	}
+	p := &g.pool
+	if apply {
+		p = &g.applyPool
+	}
 	if in := p.get(); in != nil {
 		in.allocs = 0
 		return in, nil
 	}
-	in, err := newInstance(ctx, e.rt, e.compiled)
+	in, err := newInstance(ctx, e.rt, g.compiled)
 	if err != nil {
+		g.leave()
 		e.leave()
 		return nil, err
 	}
-	in.home = p
+	in.home, in.gen = p, g
 	return in, nil
 }
 
@@ -191,7 +193,9 @@ func (e *Engine) done(ctx context.Context, op string, in *instance, errp *error)
 		*errp = fmt.Errorf("panic in the host glue: %v", r)
 	}
 	*errp = in.judge(ctx, op, *errp)
+	g := in.gen
 	e.release(ctx, in)
+	g.leave()
 	e.leave()
 }
 

@@ -68,7 +68,7 @@ func newFakeGuest(tb testing.TB) *fakeGuest {
 	ctx := context.Background()
 	g := &fakeGuest{rt: wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())}
 	tb.Cleanup(func() { _ = g.rt.Close(ctx) })
-	compiled, err := g.rt.CompileModule(ctx, coreModule)
+	compiled, err := g.rt.CompileModule(ctx, embeddedCore(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}

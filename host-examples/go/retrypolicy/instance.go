@@ -18,7 +18,8 @@ type instance struct {
 	stack   [17]uint64 // 16 flat params + 1
 	scratch []byte
 	broken  bool
-	home    *pool // the pool it returns to
+	home    *pool       // the pool it returns to
+	gen     *generation // the artifact it runs
 }
 
 func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {

@@ -71,7 +71,7 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 	if _, err := e.StoreApply(ctx, seedRequest, p.Budget, 1, held); err != nil {
 		t.Fatal(err)
 	}
-	guestIn, applyIn := idleInstance(t, &e.pool), idleInstance(t, &e.applyPool)
+	guestIn, applyIn := idleInstance(t, &e.cur.Load().pool), idleInstance(t, &e.cur.Load().applyPool)
 	var samples []plateauSample
 	start := time.Now()
 	sample := func(n int) {
@@ -176,7 +176,7 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 			sample(i)
 		}
 	}
-	if idleInstance(t, &e.pool) != guestIn || idleInstance(t, &e.applyPool) != applyIn {
+	if idleInstance(t, &e.cur.Load().pool) != guestIn || idleInstance(t, &e.cur.Load().applyPool) != applyIn {
 		t.Fatal("an instance was replaced: a call trapped or its answer was malformed")
 	}
 	last := samples[len(samples)-1]

@@ -1,13 +1,17 @@
 package retrypolicy
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // pool holds at most max idle instances, last in first out (the instance
-// used last has the warmest memory).
+// used last has the warmest memory). A retired pool keeps none.
 type pool struct {
-	mu   sync.Mutex
-	idle []*instance
-	max  int
+	mu      sync.Mutex
+	idle    []*instance
+	max     int
+	retired bool
 }
 
 // get takes an idle instance, or returns nil.
@@ -24,15 +28,26 @@ func (p *pool) get() *instance {
 	return in
 }
 
-// put keeps in for reuse; false when the pool is full.
+// put keeps in for reuse; false when the pool is full or retired.
 func (p *pool) put(in *instance) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.idle) >= p.max {
+	if p.retired || len(p.idle) >= p.max {
 		return false
 	}
 	p.idle = append(p.idle, in)
 	return true
+}
+
+// retire closes the idle instances and refuses any later put.
+func (p *pool) retire() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.retired = nil, true
+	p.mu.Unlock()
+	for _, in := range idle {
+		in.close(context.Background())
+	}
 }
 
 func (p *pool) len() int {

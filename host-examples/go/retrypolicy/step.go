@@ -72,7 +72,7 @@ func (e *Engine) StoreKey(ctx context.Context, r StoreRequest) (key string, err 
 // StoreApply is an in-memory store's answer: r applied to what the store
 // holds for that endpoint and width (write Applied.Held back).
 func (e *Engine) StoreApply(ctx context.Context, r StoreRequest, b Budget, nowMs uint64, held HeldBuckets) (a Applied, err error) {
-	in, err := e.acquireFrom(ctx, &e.applyPool)
+	in, err := e.acquireOn(ctx, nil, true)
 	if err != nil {
 		return
 	}

@@ -26,7 +26,7 @@ func TestAGuestTrapIsATrapErrorAndTheInstanceIsDiscarded(t *testing.T) {
 	if !errors.As(err, &te) || te.Op != "decide-with" {
 		t.Fatalf("want a *TrapError for decide-with, got %v", err)
 	}
-	if e.pool.len() != 0 || !trapped.mod.IsClosed() {
+	if e.cur.Load().pool.len() != 0 || !trapped.mod.IsClosed() {
 		t.Fatal("the trapped instance was not discarded")
 	}
 	if c, err := e.ClassifyStatus(ctx, 503); err != nil || c != OutcomeClassRetryable {
@@ -83,7 +83,7 @@ func TestTheModuleImportsExactlyTheGeneratedHostFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// instantiating checks every import's name and signature
-	compiled, err := rt.CompileModule(ctx, coreModule)
+	compiled, err := rt.CompileModule(ctx, embeddedCore(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,9 +191,9 @@ func TestDecideOnTheDefaultMemoryStoreReusesItsInstances(t *testing.T) {
 		if _, err := e.Decide(ctx, p, s, ResponseOutcome(503)); err != nil {
 			t.Fatal(err)
 		}
-		e.pool.mu.Lock()
-		cur := e.pool.idle[len(e.pool.idle)-1]
-		e.pool.mu.Unlock()
+		e.cur.Load().pool.mu.Lock()
+		cur := e.cur.Load().pool.idle[len(e.cur.Load().pool.idle)-1]
+		e.cur.Load().pool.mu.Unlock()
 		if first == nil {
 			first = cur
 		} else if cur != first {
