@@ -1,7 +1,8 @@
-"""The thin budget flow, sync and async: evaluate -> at most ONE store call
--> settle; in-memory stores apply the component's store-apply; a store
-failure fails closed but never stops a first attempt; a disagreeing store's
-verdict stands and is counted."""
+"""The budget flow, sync and async: ``step`` (evaluate -> at most ONE store
+call -> settle) and, for sync stores, ``decide`` (ONE component call that
+asks the store through the WIT import) behave alike: in-memory stores apply
+the component's store-apply; a store failure fails closed but never stops a
+first attempt; a disagreeing store's verdict stands."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ from webhook_retry_policy import (
 )
 
 
+@pytest.fixture(params=["step", "decide"])
+def way(request: pytest.FixtureRequest) -> str:
+    """Each sync test runs through ``step`` (three calls) and ``decide`` (one call, the store as an import)."""
+    return str(request.param)
+
+
 class Recording:
     """Counts calls; answers from an inner store or raises."""
 
@@ -49,51 +56,51 @@ class AsyncRecording(Recording):
         return Recording.call(self, request, budget, now_ms)
 
 
-def test_a_failed_first_attempt_costs_one_record_reserve_call(clock, policy, state):
+def test_a_failed_first_attempt_costs_one_record_reserve_call(way, clock, policy, state):
     store = Recording(InMemoryBudgetStore())
-    assert isinstance(RetryPolicy(clock, store).decide(policy, state, HttpResponse(503)), Retry)
+    assert isinstance(getattr(RetryPolicy(clock, store), way)(policy, state, HttpResponse(503)), Retry)
     assert store.calls == [StoreOp.RECORD_RESERVE]
 
 
-def test_a_delivered_first_attempt_is_recorded_and_a_decided_retry_calls_no_store(clock, policy, state):
+def test_a_delivered_first_attempt_is_recorded_and_a_decided_retry_calls_no_store(way, clock, policy, state):
     store = Recording(InMemoryBudgetStore())
     rp = RetryPolicy(clock, store)
-    assert rp.decide(policy, state, HttpResponse(204)).reason is StopReason.DELIVERED  # type: ignore[union-attr]
+    assert getattr(rp, way)(policy, state, HttpResponse(204)).reason is StopReason.DELIVERED  # type: ignore[union-attr]
     last = DeliveryState("evt_1", "ep_42", 13, 13, NOW_MS)
-    assert rp.decide(policy, last, HttpResponse(503)).reason is StopReason.MAX_ATTEMPTS_EXHAUSTED  # type: ignore[union-attr]
+    assert getattr(rp, way)(policy, last, HttpResponse(503)).reason is StopReason.MAX_ATTEMPTS_EXHAUSTED  # type: ignore[union-attr]
     assert store.calls == [StoreOp.RECORD]
 
 
-def test_a_failed_record_never_stops_a_first_attempts_decision(clock, policy, state):
-    assert RetryPolicy(clock, UnavailableBudgetStore()).decide(policy, state, HttpResponse(204)).reason \
+def test_a_failed_record_never_stops_a_first_attempts_decision(way, clock, policy, state):
+    assert getattr(RetryPolicy(clock, UnavailableBudgetStore()), way)(policy, state, HttpResponse(204)).reason \
         is StopReason.DELIVERED  # type: ignore[union-attr]
 
 
-def test_an_unreachable_or_confused_store_fails_closed(clock, policy, state):
+def test_an_unreachable_or_confused_store_fails_closed(way, clock, policy, state):
     for store in (UnavailableBudgetStore(), Recording(), Recording(reply="yes")):  # type: ignore[arg-type]
-        d = RetryPolicy(clock, store).decide(policy, state, HttpResponse(503))  # type: ignore[arg-type]
+        d = getattr(RetryPolicy(clock, store), way)(policy, state, HttpResponse(503))  # type: ignore[arg-type]
         assert isinstance(d, Stop) and d.reason is StopReason.BUDGET_UNAVAILABLE
 
 
-def test_the_in_memory_store_trips_the_budget_after_the_sample_floor(clock, policy):
+def test_the_in_memory_store_trips_the_budget_after_the_sample_floor(way, clock, policy):
     rp = RetryPolicy(clock, InMemoryBudgetStore())
-    reasons = [rp.decide(policy, DeliveryState(f"e{i}", "ep", 1, 13, NOW_MS), HttpResponse(503)) for i in range(200)]
+    reasons = [getattr(rp, way)(policy, DeliveryState(f"e{i}", "ep", 1, 13, NOW_MS), HttpResponse(503)) for i in range(200)]
     retried = sum(isinstance(d, Retry) for d in reasons)
     assert 20 <= retried < 60 and isinstance(reasons[-1], Stop)  # floor of 50 attempts, then about 10%
     held = rp.store.held("ep", 60_000)  # type: ignore[attr-defined]
     assert held.current.total == 200 + retried and held.current.retries == retried
 
 
-def test_a_store_that_disagrees_with_the_policy_wins_and_is_counted(clock, policy, state):
+def test_a_store_that_disagrees_with_the_policy_wins_and_is_counted(way, clock, policy, state):
     lenient = Reservation(True, BudgetCounts(BucketCounts(1000, 900), BucketCounts(0, 0)))
     rp = RetryPolicy(clock, Recording(reply=lenient))
-    assert isinstance(rp.decide(policy, state, HttpResponse(503)), Retry)
-    assert rp.budget_disagreements == 1
+    assert isinstance(getattr(rp, way)(policy, state, HttpResponse(503)), Retry)
+    assert rp.budget_disagreements == (1 if way == "step" else 0)  # the WIT's decide answers the decision only
 
 
 async def test_the_async_step_makes_one_awaited_call_and_times_out_closed(clock, policy, state):
     store = AsyncRecording(InMemoryBudgetStore())
-    assert isinstance(await AsyncRetryPolicy(store, clock).decide(policy, state, HttpResponse(503)), Retry)
+    assert isinstance(await AsyncRetryPolicy(store, clock).step(policy, state, HttpResponse(503)), Retry)
     assert store.calls == [StoreOp.RECORD_RESERVE]
 
     class Hung:
@@ -102,25 +109,43 @@ async def test_the_async_step_makes_one_awaited_call_and_times_out_closed(clock,
             raise AssertionError("unreachable")
 
     slow = AsyncRetryPolicy(Hung(), clock, store_timeout_s=0.05)
-    d = await slow.decide(policy, state, HttpResponse(503))
+    d = await slow.step(policy, state, HttpResponse(503))
     assert isinstance(d, Stop) and d.reason is StopReason.BUDGET_UNAVAILABLE
 
 
 async def test_asyncio_tasks_share_the_threads_instance_safely(clock, policy):
     ap = AsyncRetryPolicy(clock=clock)
-    decisions = await asyncio.gather(*(ap.decide(policy, DeliveryState(f"e{i}", "ep", 1, 13, NOW_MS), HttpResponse(503))
+    decisions = await asyncio.gather(*(ap.step(policy, DeliveryState(f"e{i}", "ep", 1, 13, NOW_MS), HttpResponse(503))
                                        for i in range(100)))
     assert len(decisions) == 100
 
 
 @pytest.mark.parametrize("status", [204, 410, 503])
-def test_decide_equals_evaluate_then_settle_on_the_same_store_answer(clock, policy, state, status):
+def test_step_and_decide_equal_evaluate_then_settle_on_the_same_store_answer(way, clock, policy, state, status):
     a, b = RetryPolicy(clock, InMemoryBudgetStore()), RetryPolicy(clock, InMemoryBudgetStore())
     step = b.evaluate(policy, state, HttpResponse(status), NOW_MS)
     if step.decision is not None:
-        assert a.decide(policy, state, HttpResponse(status)) == step.decision
+        assert getattr(a, way)(policy, state, HttpResponse(status)) == step.decision
     else:
         assert step.store is not None
         reply = b.store.call(step.store, policy.budget, NOW_MS)
-        assert a.decide(policy, state, HttpResponse(status)) == b.settle(policy, state, HttpResponse(status), NOW_MS,
+        assert getattr(a, way)(policy, state, HttpResponse(status)) == b.settle(policy, state, HttpResponse(status), NOW_MS,
                                                                          reply).decision
+
+
+def test_decide_reads_the_policys_clock_through_the_import(clock, policy):
+    clock.set(NOW_MS + 5_000)
+    d = RetryPolicy(clock, UnavailableBudgetStore()).decide(policy, DeliveryState("e", "ep", 1, 13, NOW_MS), HttpResponse(503))
+    assert isinstance(d, Stop) and d.dead_letter is not None and d.dead_letter.elapsed_ms == 5_000
+
+
+def test_a_clock_that_raises_in_decide_is_a_policy_trap_and_the_next_call_works(clock, policy, state):
+    class Broken:
+        def now_ms(self) -> int:
+            raise OSError("no clock")
+
+    from webhook_retry_policy import PolicyTrap
+
+    with pytest.raises(PolicyTrap):
+        RetryPolicy(Broken(), InMemoryBudgetStore()).decide(policy, state, HttpResponse(503))
+    assert isinstance(RetryPolicy(clock, InMemoryBudgetStore()).decide(policy, state, HttpResponse(503)), Retry)

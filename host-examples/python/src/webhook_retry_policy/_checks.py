@@ -12,10 +12,9 @@ policy code, ``NARROWER``): an unknown jitter name and a status above 65535.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from ._generated.types import PolicyError
+from ._generated.errors import PolicyError
 
 E = TypeVar("E", bound=Enum)
 U16_MAX = 0xFFFF
@@ -27,8 +26,6 @@ NARROWER = {"backoff.jitter": "invalid_backoff", "http_response.status": "invali
 
 
 def _error(field: str, message: str, code: str = "invalid_input") -> PolicyError:
-    from ._generated.types import PolicyError
-
     return PolicyError(code, field, message)
 
 

@@ -1,6 +1,6 @@
 """The delivery step for asyncio dispatchers whose budget store is async.
 
-Same flow as :meth:`RetryPolicy.decide`: ``evaluate`` (a few µs, never
+Same flow as :meth:`RetryPolicy.step`: ``evaluate`` (a few µs, never
 awaits) -> at most ONE awaited ``store.call`` with a timeout -> ``settle``.
 A store error, a timeout or a reply that is not a ``Reservation`` settles
 ``Unavailable()`` (fails closed). The pure operations (documents,
@@ -21,7 +21,8 @@ from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation,
 
 
 class AsyncRetryPolicy(PolicyOps):
-    """``await decide(...)`` with an async budget store."""
+    """``await step(...)`` with an async budget store (the imports-driven
+    ``decide`` needs a store that answers synchronously: :class:`RetryPolicy`)."""
 
     def __init__(
         self, store: AsyncBudgetStore | None = None, clock: Clock | None = None, *,
@@ -31,7 +32,7 @@ class AsyncRetryPolicy(PolicyOps):
         self.store: AsyncBudgetStore = store if store is not None else AsyncInMemoryBudgetStore()
         self.store_timeout_s = store_timeout_s
 
-    async def decide(
+    async def step(
         self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
         now = self.clock.now_ms() if now_ms is None else now_ms

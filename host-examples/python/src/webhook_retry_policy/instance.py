@@ -1,10 +1,10 @@
-"""The policy's core module instances: one per thread, rebuilt after a trap.
+"""The policy's core module instances: one per thread and artifact, rebuilt after a trap.
 
 A wasmtime ``Store`` must not be used by two threads at once, so each
-thread gets its own store with the core module and the generated adapter
-(``_generated/adapter.wat``), sharing the process-wide compiled modules.
-Asyncio tasks on one thread share its instance: a call never awaits, so
-tasks cannot interleave inside one.
+thread gets its own store with the artifact's main core module and the
+generated adapter (``_generated/adapter.wat``), sharing the process-wide
+compiled modules. Asyncio tasks on one thread share its instance: a call
+never awaits, so tasks cannot interleave inside one.
 
 Every operation is :meth:`Instance.run`: the generated ``lower_F`` writes
 the arguments into the scratch block (a host-owned block of guest memory,
@@ -13,6 +13,18 @@ function ``F`` (the previous result's deferred ``cabi_post``, ownership
 copies, the core export), and the generated ``lift_F`` reads the result
 while it is still allocated (its ``cabi_post`` runs at the start of the
 next call on this instance).
+
+The world's imports (``clock.now-ms``, ``budget-store.call``) are the
+generated glue (``abi.IMPORTS``) around :class:`Imports`: the clock and
+store of the imports-driven ``decide`` in progress (:meth:`Instance.decide`).
+While one runs, this thread's later calls (a store that itself calls the
+component, like the in-memory store's ``store-apply``) go to another
+instance (:func:`current`): a component instance is never re-entered.
+
+:func:`current` answers this thread's instance of the ACTIVE artifact
+(:func:`activate`, called by ``artifact.swap_artifact``): a call that began
+on the old artifact's instance finishes there; the next call builds one on
+the new artifact.
 """
 
 from __future__ import annotations
@@ -28,9 +40,9 @@ import wasmtime
 from . import loader
 from ._checks import SHOWN, show
 from ._generated import abi
-from ._generated.types import PolicyError
+from ._generated.errors import PolicyError
 from ._raw import RawCaller
-from .errors import PolicyTrap
+from .errors import ArtifactError, PolicyTrap
 
 _INITIAL_SCRATCH = 16 * 1024
 _U32 = struct.Struct("<I")
@@ -53,8 +65,53 @@ def _reason(e: BaseException) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}..."
 
 
-def _no_import(*_args: Any) -> Any:
-    raise wasmtime.Trap("the host drives the budget store itself: the imports-driven `decide` is not used")
+class Imports:
+    """The host side of the world's imports for one instance (``abi.Host``):
+    the clock and store of the ``decide`` in progress, and the guest memory
+    and ``cabi_realloc`` the generated glue writes the store's answer with."""
+
+    def __init__(self, inst: Instance) -> None:
+        self.inst = inst
+        self.clock: Any = None
+        self.store: Any = None
+        self.caller: Any = None
+
+    def clock_now_ms(self) -> int:
+        if self.clock is None:
+            raise PolicyTrap("the component asked for the clock outside `decide`")
+        return int(self.clock.now_ms())
+
+    def budget_store_call(self, request: Any, budget: Any, now_ms: int) -> Any:
+        if self.store is None:
+            raise ConnectionError("no budget store: the component asked for one outside `decide`")
+        return self.store.call(request, budget, now_ms)
+
+    def view(self) -> memoryview:
+        inst = self.inst
+        if inst.memory.data_len(self.caller) != len(inst.mem):
+            inst.refresh(self.caller)
+        return inst.mem
+
+    def alloc(self, size: int, align: int) -> int:
+        ptr = self.inst.realloc(self.caller, 0, 0, align, size)
+        if not isinstance(ptr, int) or (ptr == 0 and size):
+            raise PolicyTrap("cabi_realloc returned null for an import's result")
+        return ptr
+
+    def func(self, store: wasmtime.Store, imp: abi.Import) -> wasmtime.Func:
+        types = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64(), "f64": wasmtime.ValType.f64(),
+                 "f32": wasmtime.ValType.f32()}
+        ty = wasmtime.FuncType([types[t] for t in imp.params], [types[t] for t in imp.results])
+        glue = imp.glue
+
+        def host(caller: Any, *args: Any) -> Any:
+            self.caller = caller
+            try:
+                return glue(self, self, *args)
+            finally:
+                self.caller = None
+
+        return wasmtime.Func(store, ty, host, access_caller=True)
 
 
 T = TypeVar("T")
@@ -69,15 +126,28 @@ def _as(value: object, cls: type[T]) -> T:
 class Instance:
     """One thread's store, instances, scratch block and raw-call entries."""
 
-    def __init__(self) -> None:
-        core, adapter = loader.modules()
+    def __init__(self, artifact: Any) -> None:
+        self.artifact = artifact  # None once a call failed: current() then builds a fresh instance
+        core, adapter = artifact.core, loader.adapter()
         self.store = store = wasmtime.Store(loader.engine())
-        stubs = [wasmtime.Func(store, _as(imp.type, wasmtime.FuncType), _no_import) for imp in core.imports]
-        main = wasmtime.Instance(store, core, stubs).exports(store)
+        self.imports = Imports(self)
+        known = {(i.module, i.name): i for i in abi.IMPORTS}
+        funcs = []
+        for imp in core.imports:
+            spec = known.get((imp.module, imp.name or ""))
+            if spec is None:
+                raise ArtifactError("artifact_abi_mismatch", f"the main module imports {imp.module}#{imp.name}, which "
+                                    f"this host does not supply (it supplies {', '.join(sorted(m + '#' + n for m, n in known))})")
+            funcs.append(self.imports.func(store, spec))
         try:
-            links = [main[imp.name] for imp in adapter.imports]  # type: ignore[index]
-        except KeyError as e:
-            raise PolicyTrap(f"the core module does not export {e} (stale retry_policy.core.wasm?)") from None
+            main = wasmtime.Instance(store, core, funcs).exports(store)
+        except wasmtime.WasmtimeError as e:  # a signature or another link error
+            raise ArtifactError("artifact_invalid", f"the main module does not instantiate: {e}") from None
+        missing = [imp.name or "" for imp in adapter.imports if imp.name not in main]
+        if missing:
+            raise ArtifactError("artifact_abi_mismatch", f"the main module does not export {', '.join(missing[:4])}"
+                                f"{' ...' if len(missing) > 4 else ''}")
+        links = [main[imp.name] for imp in adapter.imports]  # type: ignore[index]
         self.memory: wasmtime.Memory = main["memory"]  # type: ignore[assignment]
         self.realloc: wasmtime.Func = main["cabi_realloc"]  # type: ignore[assignment]
         exports = wasmtime.Instance(store, adapter, links).exports(store)
@@ -94,9 +164,9 @@ class Instance:
         self.grow(_INITIAL_SCRATCH)
         self._probe(raw.caller(_as(exports["probe"], wasmtime.Func)))
 
-    def refresh(self) -> None:
+    def refresh(self, store: Any = None) -> None:
         """A view of all of guest memory (memories never move; they only grow)."""
-        size = self.memory.data_len(self.store)
+        size = self.memory.data_len(store or self.store)
         self.mem = memoryview((ctypes.c_ubyte * size).from_address(self.base)).cast("B")
 
     def grow(self, need: int) -> None:
@@ -144,6 +214,16 @@ class Instance:
         except _BAD_OUTPUT:
             return self._lift_again(name, lift, r)
 
+    def decide(self, clock: Any, store: Any, *args: Any) -> Any:
+        """The imports-driven ``decide``: ONE call into the component, which
+        asks ``clock`` once and ``store`` at most once through the imports."""
+        imports = self.imports
+        imports.clock, imports.store = clock, store
+        try:
+            return self.run("decide", *args)
+        finally:
+            imports.clock = imports.store = None
+
     def _lower_growing(self, name: str, lower: Callable[..., None], g: abi.Grow, args: tuple[Any, ...]) -> None:
         while True:
             self.grow(g.need)
@@ -164,23 +244,81 @@ class Instance:
         except PolicyError:
             raise
         except _BAD_OUTPUT as e:
-            drop()
+            self.artifact = None
             raise PolicyTrap(f"`{name}` returned a malformed result: {e!r}") from None
 
     def _failed(self, err: int | None, name: str) -> None:
-        drop()  # the guest heap may be inconsistent: the next call builds a fresh instance
+        self.artifact = None  # the guest heap may be inconsistent: the next call builds a fresh instance
         raise PolicyTrap(f"`{name}` trapped: {self.raw.failure(err or 0)}")
 
 
 _local = threading.local()
+_active: Any = None  # the artifact new calls run on (artifact.py sets it)
+_default: Callable[[], Any] | None = None  # loads the default artifact (artifact.py registers it)
+_lock = threading.Lock()
+
+
+def activate(artifact: Any) -> None:
+    """Make ``artifact`` the one later calls run on (already checked)."""
+    global _active
+    _active = artifact
+
+
+def active() -> Any:
+    """The active artifact, loading the default one on first use."""
+    global _active
+    a = _active
+    if a is None:
+        with _lock:
+            if _active is None:
+                if _default is None:
+                    raise PolicyTrap("no artifact loader registered (import webhook_retry_policy first)")
+                _active = _default()
+            a = _active
+    return a
+
+
+def offer(inst: Instance) -> None:
+    """Keep a checked artifact's self-test instance as this thread's spare
+    (the first call after a load or swap need not build another)."""
+    _local.spare = inst
+
+
+def register_default(loader_fn: Callable[[], Any]) -> None:
+    global _default
+    _default = loader_fn
 
 
 def current() -> Instance:
-    """This thread's instance (created on first use)."""
+    """This thread's instance of the active artifact (created on first use).
+    While this thread's instance runs an imports-driven ``decide``, another
+    one (the thread's spare) answers: an instance is never re-entered."""
     inst: Instance | None = getattr(_local, "instance", None)
-    if inst is None:
-        inst = _local.instance = Instance()
+    a = _active
+    if inst is not None and inst.artifact is a and a is not None:
+        return inst
+    a = active()
+    spare: Instance | None = getattr(_local, "spare", None)
+    if spare is not None and spare.artifact is a:
+        _local.spare = None
+        inst = spare
+    else:
+        inst = Instance(a)
+    _local.instance = inst
     return inst
+
+
+def decide(clock: Any, store: Any, *args: Any) -> Any:
+    """The imports-driven ``decide`` on this thread's instance."""
+    inst = current()
+    _local.instance = None  # calls made by the store meanwhile go to another instance
+    try:
+        return inst.decide(clock, store, *args)
+    finally:
+        nested = _local.instance
+        _local.instance = inst
+        if nested is not None:
+            _local.spare = nested
 
 
 def drop() -> None:

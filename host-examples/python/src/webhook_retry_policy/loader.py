@@ -1,10 +1,6 @@
-"""Finding, compiling and caching the policy's core module (once per process).
-
-The package ships the component's main core module
-(``retry_policy.core.wasm``, extracted from ``dist/retry_policy.wasm`` by
-``witgen core`` in ``setup``: the one component-file reader) and the
-generated adapter (``_generated/adapter.wat``). ``WEBHOOK_RETRY_POLICY_CORE``
-overrides the core module's path.
+"""Compiling and caching core modules: an artifact's main core module
+(``artifact.py`` reads it out of the component) and the generated adapter
+(``_generated/adapter.wat``, compiled once per process).
 
 Cold start: compiling both takes tens of milliseconds, so each compiled
 module is serialized once into a cache directory
@@ -28,13 +24,11 @@ import wasmtime
 
 from ._raw import wasmtime_version
 
-CORE_ENV = "WEBHOOK_RETRY_POLICY_CORE"
 CACHE_ENV = "WEBHOOK_RETRY_POLICY_CACHE"
-CORE_RESOURCE = "retry_policy.core.wasm"
 
 _lock = threading.RLock()
 _engine: wasmtime.Engine | None = None
-_modules: dict[str, wasmtime.Module] = {}
+_adapter: wasmtime.Module | None = None
 
 
 def engine() -> wasmtime.Engine:
@@ -47,19 +41,6 @@ def engine() -> wasmtime.Engine:
             cfg.memory_may_move = False
             _engine = wasmtime.Engine(cfg)
         return _engine
-
-
-def core_bytes() -> bytes:
-    path = os.environ.get(CORE_ENV)
-    if path:
-        return Path(path).read_bytes()
-    res = resources.files(__package__).joinpath(CORE_RESOURCE)
-    if not res.is_file():
-        raise FileNotFoundError(
-            f"{CORE_RESOURCE} is not in the installed package: run scripts/build-component, then "
-            f"host-examples/python/setup (or set {CORE_ENV})"
-        )
-    return res.read_bytes()
 
 
 def adapter_text() -> str:
@@ -97,10 +78,15 @@ def _compile(source: bytes | str) -> wasmtime.Module:
     return module
 
 
-def modules() -> tuple[wasmtime.Module, wasmtime.Module]:
-    """(core module, adapter module), compiled or loaded at most once per process."""
+def compile_module(source: bytes | str) -> wasmtime.Module:
+    """``source`` compiled, or mapped from the cache (raises ``wasmtime.WasmtimeError``)."""
+    return _compile(source)
+
+
+def adapter() -> wasmtime.Module:
+    """The generated adapter, compiled or loaded at most once per process."""
+    global _adapter
     with _lock:
-        if "core" not in _modules:
-            _modules["core"] = _compile(core_bytes())
-            _modules["adapter"] = _compile(adapter_text())
-        return _modules["core"], _modules["adapter"]
+        if _adapter is None:
+            _adapter = _compile(adapter_text())
+        return _adapter

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, cast
 
+from .artifact import ArtifactInfo, current_artifact
 from .clock import Clock, SystemClock
 from .errors import PolicyError
 from .instance import current
@@ -57,6 +58,11 @@ class PolicyOps:
         self.clock: Clock = clock or SystemClock()
         self.budget_disagreements = 0
         self._logged_at = 0.0
+
+    @staticmethod
+    def artifact_info() -> ArtifactInfo:
+        """The artifact this process's calls run on now (docs/artifact.md)."""
+        return current_artifact().info
 
     def abi_version(self) -> int:
         return cast(int, current().run("abi-version"))

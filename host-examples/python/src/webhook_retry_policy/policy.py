@@ -1,15 +1,22 @@
-"""The typed synchronous API: every WIT export (``ops.py``) plus ``decide``.
+"""The typed synchronous API: every WIT export (``ops.py``), ``step`` and ``decide``.
 
-``decide`` is the delivery step on an injected :class:`BudgetStore`:
-``evaluate`` -> at most ONE ``store.call(request, budget, now_ms)`` ->
-``settle``. A decided first attempt is only recorded (its decision stands,
-and a failed ``record`` changes nothing); a decided retry calls no store.
-Any exception from the store, or a reply that is not a ``Reservation``,
-is ``Unavailable()``: the budget fails closed. The clock is read once.
+* ``step`` is the delivery step on an injected :class:`BudgetStore`:
+  ``evaluate`` -> at most ONE ``store.call(request, budget, now_ms)`` ->
+  ``settle`` (three component calls; the async variant awaits the store).
+  A decided first attempt is only recorded (its decision stands, and a
+  failed ``record`` changes nothing); a decided retry calls no store.
+* ``decide`` is the same step as ONE call into the component, which asks
+  the host's clock and store once through the WIT imports (``clock.now-ms``,
+  ``budget-store.call``): for a store that answers synchronously.
+
+Either way any exception from the store, or a reply that is not a
+``Reservation``, is ``Unavailable()``: the budget fails closed. The clock
+is read once.
 """
 
 from __future__ import annotations
 
+from . import instance
 from .clock import Clock
 from .errors import PolicyTrap
 from .ops import PolicyOps, logger
@@ -27,9 +34,17 @@ class RetryPolicy(PolicyOps):
         super().__init__(clock)
         self.store: BudgetStore = store if store is not None else InMemoryBudgetStore()
 
-    def decide(
+    def decide(self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome) -> Decision:
+        """The whole step in ONE component call; the component reads this
+        policy's clock once and calls its store at most once (a store that
+        raises or answers anything but a ``Reservation`` fails closed)."""
+        d: Decision = instance.decide(self.clock, self.store, policy, state, outcome)
+        return d
+
+    def step(
         self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
+        """``evaluate`` -> at most ONE ``store.call`` -> ``settle``."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)
         request = step.store

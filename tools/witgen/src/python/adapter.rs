@@ -202,7 +202,7 @@ impl Gen<'_> {
             i += 1;
         }
         let images: String = caches.iter().map(|(_, code)| code.as_str()).collect();
-        Ok(o + &structs.join("\n") + "\n" + &helpers + &images + &lifts + &body + &table)
+        Ok(o + &structs.join("\n") + "\n" + &helpers + &images + &lifts + &body + &table + &self.imports()?)
     }
     /// For a param that is a record of scalars only (frozen, so its image
     /// never changes): the name of a per-object image cache (emitted once

@@ -50,12 +50,14 @@ const KEYWORDS: &[&str] =
 
 pub fn emit(wit: &Wit) -> Result<Vec<Generated>> {
     let g = Gen::new(wit)?;
+    let (types, errors) = g.types()?;
     Ok(vec![
         Generated {
             path: "__init__.py",
-            contents: format!("{}\"\"\"Generated from wit/: types, ABI, adapter.\"\"\"\n", header("#", "python", OUT)),
+            contents: format!("{}\"\"\"Generated from wit/: types, errors, ABI and imports, adapter.\"\"\"\n", header("#", "python", OUT)),
         },
-        Generated { path: "types.py", contents: g.types()? },
+        Generated { path: "errors.py", contents: errors },
+        Generated { path: "types.py", contents: types },
         Generated { path: "abi.py", contents: g.abi()? },
         Generated { path: "adapter.wat", contents: g.adapter()? },
     ])
@@ -187,6 +189,7 @@ impl<'a> Gen<'a> {
 }
 
 mod adapter;
+mod imports;
 mod lift;
 mod lower;
 mod types;

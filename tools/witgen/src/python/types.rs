@@ -46,15 +46,19 @@ impl Gen<'_> {
         Ok(())
     }
 
-    pub(super) fn types(&self) -> Result<String> {
+    pub(super) fn types(&self) -> Result<(String, String)> {
         let mut o = header("#", "python", OUT);
         o += "\"\"\"Typed mirrors of the WIT types (webhook:retry-policy): str enums,\nfrozen slots dataclasses checked on construction, variants as unions.\"\"\"\n\n";
-        o += "from __future__ import annotations\n\nfrom dataclasses import dataclass\nfrom enum import Enum\nfrom typing import Optional, Union\n\nfrom .. import _checks as c\n\n_set = object.__setattr__\n";
-        let (mut enums, mut classes, mut aliases) = (String::new(), String::new(), String::new());
+        o += "from __future__ import annotations\n\nfrom dataclasses import dataclass\nfrom enum import Enum\nfrom typing import Optional, Union\n\nfrom .. import _checks as c\n";
+        let (mut all_enums, mut all_classes, mut aliases) = (String::new(), String::new(), String::new());
+        let mut errs = String::new();
+        let err_names = self.error_types();
         for &id in &self.types {
             let td = &self.w.resolve.types[id];
             let name = td.name.clone().unwrap_or_default();
             let (cls, d) = (pascal(&name), doc(&td.docs));
+            let (mut enums_l, mut classes_l) = (String::new(), String::new());
+            let (enums, classes) = (&mut enums_l, &mut classes_l);
             match &td.kind {
                 TypeDefKind::Enum(e) => {
                     writeln!(
@@ -198,7 +202,38 @@ impl Gen<'_> {
                 TypeDefKind::Option(_) | TypeDefKind::List(_) | TypeDefKind::Result(_) => {}
                 k => bail!("type {name}: no Python mirror for {}", k.as_str()),
             }
+            if err_names.contains(&id) {
+                errs += &(enums_l + &classes_l);
+            } else {
+                all_enums += &enums_l;
+                all_classes += &classes_l;
+            }
         }
-        Ok(o + &enums + &classes + "\n" + &aliases)
+        let names: Vec<String> = err_names.iter().map(|id| pascal(&self.name(*id))).collect();
+        let reexport: Vec<String> = names.iter().map(|n| format!("{n} as {n}")).collect();
+        o += &format!("from .errors import {}\n\n_set = object.__setattr__\n", reexport.join(", "));
+        let mut e = header("#", "python", OUT);
+        e += "\"\"\"The WIT record used as an error (an exception class) and its enums. Imports\nnothing from the package, so `_checks` can raise it without an import cycle.\"\"\"\n\nfrom __future__ import annotations\n\nfrom enum import Enum\n";
+        Ok((o + &all_enums + &all_classes + "\n" + &aliases, e + &errs))
+    }
+
+    /// The error records and the enums their fields use, in type order.
+    fn error_types(&self) -> Vec<TypeId> {
+        let mut out = Vec::new();
+        for &id in &self.types {
+            if self.errors.contains(&id) {
+                if let TypeDefKind::Record(r) = self.kind(id) {
+                    for f in &r.fields {
+                        if let Type::Id(t) = f.ty {
+                            if matches!(self.kind(t), TypeDefKind::Enum(_)) && !out.contains(&dealias(self.w, t)) {
+                                out.push(dealias(self.w, t))
+                            }
+                        }
+                    }
+                }
+                out.push(id)
+            }
+        }
+        out
     }
 }

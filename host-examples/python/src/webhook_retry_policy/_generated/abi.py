@@ -1272,3 +1272,87 @@ FUNCTIONS: dict[str, Function] = {
     "decide": Function("decide", "webhook:retry-policy/policy@0.2.0#decide", "cabi_post_webhook:retry-policy/policy@0.2.0#decide", lower_decide, lift_decide, True),
     "decide-with": Function("decide-with", "webhook:retry-policy/policy@0.2.0#decide-with", "cabi_post_webhook:retry-policy/policy@0.2.0#decide-with", lower_decide_with, lift_decide_with, True),
 }
+
+
+# The world's imports: host functions (see the module docs of witgen's python/imports.rs).
+
+
+class Guest(Protocol):
+    def view(self) -> memoryview: ...
+    def alloc(self, size: int, align: int) -> int: ...
+
+
+def _case(cases: tuple[Any, ...], i: int) -> Any:
+    if not 0 <= i < len(cases):
+        raise Malformed(f"enum discriminant {i}")
+    return cases[i]
+
+
+def _signed64(v: int) -> int:
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _reason(e: BaseException) -> str:
+    try:
+        text = f"{type(e).__name__}: {e}"
+    except Exception:
+        text = type(e).__name__
+    return text[:500]
+
+
+def import_clock_now_ms(h: Host, x: Guest, *a: Any) -> Any:
+    """`webhook:retry-policy/clock@0.2.0#now-ms`."""
+    return _signed64(c.uint("now-ms", h.clock_now_ms()))
+
+
+def import_budget_store_call(h: Host, x: Guest, *a: Any) -> Any:
+    """`webhook:retry-policy/budget-store@0.2.0#call`."""
+    ret = a[10] & 0xFFFFFFFF
+    if ret % 8 or ret + 48 > len(x.view()):
+        raise Malformed(f"return area {ret:#x} misaligned or out of bounds")
+    args = (_mk_store_request(_case(_CASES_STORE_OP, a[0]), _str(x.view(), a[1] & 0xFFFFFFFF, a[2] & 0xFFFFFFFF), a[3] & 0xFFFFFFFFFFFFFFFF, a[4] & 0xFFFFFFFFFFFFFFFF), _mk_budget(a[5], a[6] & 0xFFFFFFFFFFFFFFFF, a[7] & 0xFFFFFFFFFFFFFFFF, a[8] != 0), a[9] & 0xFFFFFFFFFFFFFFFF,)
+    try:
+        v = h.budget_store_call(*args)
+        if not isinstance(v, Reservation):
+            raise TypeError(f"expected a Reservation, got {type(v).__name__}")
+        ok = _OK_BUDGET_STORE_CALL.pack(v.reserved, v.counts.current.total, v.counts.current.retries, v.counts.previous.total, v.counts.previous.retries)
+    except Exception as e:  # the host's failure is the error case, never a trap
+        msg = _reason(e).encode("utf-8", "replace")
+        p = x.alloc(len(msg), 1)
+        m = x.view()
+        m[p:p + len(msg)] = msg
+        m[ret] = 1
+        _ERR_BUDGET_STORE_CALL.pack_into(m, ret + 8, p, len(msg))
+        return None
+    m = x.view()
+    m[ret] = 0
+    m[ret + 8:ret + 48] = ok
+    return None
+
+
+_OK_BUDGET_STORE_CALL = struct.Struct("<?7xQQQQ")
+_ERR_BUDGET_STORE_CALL = struct.Struct("<II")
+
+
+class Host(Protocol):
+    """What the host supplies for the world's imports."""
+
+    def clock_now_ms(self) -> int: ...
+
+    def budget_store_call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation: ...
+
+
+class Import(NamedTuple):
+    """One imported core function: names, core signature, glue."""
+
+    module: str
+    name: str
+    params: tuple[str, ...]
+    results: tuple[str, ...]
+    glue: Callable[..., Any]
+
+
+IMPORTS: tuple[Import, ...] = (
+    Import("webhook:retry-policy/clock@0.2.0", "now-ms", (), ("i64",), import_clock_now_ms),
+    Import("webhook:retry-policy/budget-store@0.2.0", "call", ("i32", "i32", "i32", "i64", "i64", "f64", "i64", "i64", "i32", "i64", "i32",), (), import_budget_store_call),
+)

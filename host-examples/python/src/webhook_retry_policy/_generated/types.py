@@ -10,6 +10,7 @@ from enum import Enum
 from typing import Optional, Union
 
 from .. import _checks as c
+from .errors import ErrorCode as ErrorCode, PolicyError as PolicyError
 
 _set = object.__setattr__
 
@@ -46,22 +47,6 @@ class StopReason(str, Enum):
     RETRY_WINDOW_ELAPSED = "retry_window_elapsed"
     RETRY_BUDGET_EXHAUSTED = "retry_budget_exhausted"
     BUDGET_UNAVAILABLE = "budget_unavailable"
-
-
-class ErrorCode(str, Enum):
-    """Why an input was refused (codes as in SPEC, kebab-cased here)."""
-
-    INVALID_BACKOFF = "invalid_backoff"
-    INVALID_HARD_CAP = "invalid_hard_cap"
-    INVALID_WINDOW = "invalid_window"
-    INVALID_BUDGET = "invalid_budget"
-    INVALID_STATE = "invalid_state"
-    INVALID_STATUS = "invalid_status"
-    INVALID_INPUT = "invalid_input"
-    INVALID_DOCUMENT = "invalid_document"
-    UNKNOWN_EVENT_CLASS = "unknown_event_class"
-    INVALID_RETRY_INDEX = "invalid_retry_index"
-    DOCUMENT_TOO_LARGE = "document_too_large"
 
 
 class StoreOp(str, Enum):
@@ -289,28 +274,6 @@ class Stop:
         c.boolean("stop.disable_endpoint", self.disable_endpoint)
         if self.dead_letter is not None:
             c.instance("stop.dead_letter", self.dead_letter, DeadLetter)
-
-
-class PolicyError(ValueError):
-    """A refused input."""
-
-    def __init__(self, code: ErrorCode | str, field: str, message: str) -> None:
-        self.code = ErrorCode(code)
-        self.field = field
-        self.message = message
-        super().__init__(code, field, message)
-
-    def __str__(self) -> str:
-        return ": ".join(x for x in (self.code.value, str(self.field), str(self.message),) if x)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PolicyError) and (self.code, self.field, self.message,) == (other.code, other.field, other.message,)
-
-    def __hash__(self) -> int:
-        return hash((self.code, self.field, self.message,))
-
-    def __reduce__(self) -> tuple[type[PolicyError], tuple[object, ...]]:
-        return (PolicyError, (self.code, self.field, self.message,))
 
 
 @dataclass(frozen=True, slots=True)

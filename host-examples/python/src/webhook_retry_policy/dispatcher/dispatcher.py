@@ -161,7 +161,7 @@ class Dispatcher:
         if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
             self.metrics.destinations_refused.inc()
         before = self.policy.budget_disagreements
-        decision = await self.policy.decide(policy, self._state(record, n), outcome)
+        decision = await self.policy.step(policy, self._state(record, n), outcome)
         if self.policy.budget_disagreements != before:
             self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
         record.attempt = n

@@ -181,7 +181,7 @@ class Replica:
                 self.tally.destinations_refused += 1
             state = DeliveryState(event_id, endpoint_id, n, self.max_attempts, first_at_ms, refreshed)
             try:
-                decision = await self.policy.decide(self.storm, state, outcome)
+                decision = await self.policy.step(self.storm, state, outcome)
             except Exception as e:
                 # Never lose an event: a decision that cannot be made is
                 # treated like an unreadable budget (stop, fail closed).

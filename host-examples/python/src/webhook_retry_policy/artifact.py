@@ -1,0 +1,207 @@
+"""The policy artifact (docs/artifact.md): one component file, read at run time.
+
+Where it comes from, first that applies: the bytes or path the caller
+passes; the path in ``RETRY_POLICY_ARTIFACT`` (set but unreadable is an
+error, never a fallback); the copy shipped in this package
+(``retry_policy.wasm``, package data). An optional pin, ``expected_sha256``
+(else ``RETRY_POLICY_ARTIFACT_SHA256``), must match.
+
+:func:`load_artifact` runs the checks in the contract's order and raises
+:class:`ArtifactError` at the first that fails: read
+(``artifact_unreadable``), pin (``artifact_sha256_mismatch``), parse
+(``artifact_invalid``, :mod:`component_reader`), ABI
+(``artifact_abi_mismatch``: the main module's export names and
+``abi-version()``), the self-test of known answers through the normal call
+path (``artifact_self_test_failed``), the embedded document
+(``artifact_document_invalid``). Only the main core module is compiled
+(``loader``: the serialized-module cache).
+
+:func:`swap_artifact` makes a checked artifact the one later calls run on;
+a refused one changes nothing. Calls already running finish on their
+instance (``instance.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import wasmtime
+
+from . import instance, loader
+from ._generated import abi
+from .component_reader import read_component
+from .errors import ArtifactError, PolicyError, PolicyTrap
+from .types import Backoff, Jitter, LimitedBy, OutcomeClass, PolicyDocument
+
+ABI = "webhook:retry-policy@0.2.0"
+ABI_VERSION = 2
+INTERFACE = "webhook:retry-policy/policy@0.2.0"
+ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
+SHA256_ENV = "RETRY_POLICY_ARTIFACT_SHA256"
+RESOURCE = "retry_policy.wasm"
+BUILD_SECTION = "webhook-retry-policy:build"
+DOCUMENT_SECTION = "webhook-retry-policy:document"
+
+
+@dataclass(frozen=True)
+class ArtifactInfo:
+    """What a replica reports about the artifact it runs."""
+
+    sha256: str
+    """64 lowercase hex digits of the whole file"""
+    abi: str
+    """the WIT package it implements, ``webhook:retry-policy@0.2.0``"""
+    document_version: str
+    """the embedded document's version, ``""`` when it carries none"""
+    source: str
+    """the path it was read from, ``embedded`` (the package's copy) or ``bytes``"""
+    size: int
+    """bytes"""
+    build: dict[str, Any] | None = None
+    """the ``webhook-retry-policy:build`` section (JSON), when present"""
+
+
+class Artifact:
+    """A checked artifact: its compiled main module, info and embedded document."""
+
+    def __init__(self, info: ArtifactInfo, core: wasmtime.Module, document: PolicyDocument | None) -> None:
+        self.info = info
+        self.core = core
+        self.document = document
+
+
+def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None) -> tuple[bytes, str]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), "bytes"
+    path = os.fspath(source) if source is not None else os.environ.get(ARTIFACT_ENV) or None
+    if path is None:
+        res = resources.files(__package__).joinpath(RESOURCE)
+        try:
+            return res.read_bytes(), "embedded"
+        except OSError as e:
+            raise ArtifactError("artifact_unreadable", f"the package's copy {RESOURCE} cannot be read ({e}): "
+                                f"reinstall the package, or set {ARTIFACT_ENV}") from None
+    try:
+        return Path(path).read_bytes(), path
+    except OSError as e:
+        raise ArtifactError("artifact_unreadable", f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _pin(data: bytes, expected: str | None) -> str:
+    digest = hashlib.sha256(data).hexdigest()
+    if expected is None:
+        expected = os.environ.get(SHA256_ENV) or None
+    if expected is not None and expected != digest:
+        raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {expected}, found {digest}")
+    return digest
+
+
+def _check_exports(exports: tuple[str, ...]) -> None:
+    names = set(exports)
+    missing = [f.core for f in abi.FUNCTIONS.values() if f.core not in names]
+    if not missing:
+        return
+    versions = sorted({e.split("/policy@", 1)[1].split("#", 1)[0] for e in exports
+                       if e.startswith("webhook:retry-policy/policy@") and "#" in e})
+    found = f"webhook:retry-policy@{versions[0]}" if len(versions) == 1 else "webhook:retry-policy@unknown"
+    raise ArtifactError("artifact_abi_mismatch", f"artifact implements {found} (abi unknown); this host speaks "
+                        f"{ABI} (abi {ABI_VERSION}): the main module lacks {', '.join(missing[:3])}"
+                        f"{' ...' if len(missing) > 3 else ''}")
+
+
+def _self_test(inst: instance.Instance) -> None:
+    checks: list[tuple[str, Any, Any]] = [
+        ("plan({base_ms: 1000, factor: 2.0, cap_ms: 4000, jitter: none}, 10000, 16)",
+         (4, (0, 1000, 3000, 7000), LimitedBy.WINDOW),
+         lambda: (lambda s: (s.max_attempts, s.offsets_ms, s.limited_by))(
+             inst.run("plan", Backoff(1000, 2.0, 4000, Jitter.NONE), 10000, 16))),
+        ("classify-status(200)", OutcomeClass.SUCCESS, lambda: inst.run("classify-status", 200)),
+        ('parse-retry-after("120", 0)', 120000, lambda: inst.run("parse-retry-after", "120", 0)),
+    ]
+    for call, expected, thunk in checks:
+        try:
+            got = thunk()
+        except (PolicyError, PolicyTrap) as e:
+            got = f"{type(e).__name__}: {e}"
+        if got != expected:
+            raise ArtifactError("artifact_self_test_failed", f"{call}: expected {expected!r}, got {got!r}")
+
+
+def load_artifact(
+    source: str | os.PathLike[str] | bytes | bytearray | memoryview | None = None,
+    expected_sha256: str | None = None,
+) -> Artifact:
+    """Read and check an artifact (docs/artifact.md "Loading"); nothing changes."""
+    data, label = _read(source)
+    digest = _pin(data, expected_sha256)
+    component = read_component(data)
+    _check_exports(component.main_exports)
+    try:
+        core = loader.compile_module(component.main_module)
+    except wasmtime.WasmtimeError as e:
+        raise ArtifactError("artifact_invalid", f"wasmtime refused the main module: {e}") from None
+    build: dict[str, Any] | None = None
+    if BUILD_SECTION in component.custom:
+        try:
+            value = json.loads(component.custom[BUILD_SECTION].decode("utf-8"))
+            build = value if isinstance(value, dict) else None
+        except ValueError:
+            build = None
+    draft = Artifact(ArtifactInfo(digest, ABI, "", label, len(data), build), core, None)
+    inst = instance.Instance(draft)
+    try:
+        version = inst.run("abi-version")
+    except PolicyTrap as e:
+        raise ArtifactError("artifact_self_test_failed", f"abi-version(): expected {ABI_VERSION}, got a trap: {e}") from None
+    if version != ABI_VERSION:
+        raise ArtifactError("artifact_abi_mismatch", f"artifact implements {ABI} (abi {version}); this host speaks "
+                            f"{ABI} (abi {ABI_VERSION})")
+    _self_test(inst)
+    document = None
+    if DOCUMENT_SECTION in component.custom:
+        try:
+            document = inst.run("load-document", component.custom[DOCUMENT_SECTION].decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise ArtifactError("artifact_document_invalid", f"the embedded document is not UTF-8: {e}") from None
+        except (PolicyError, PolicyTrap) as e:
+            raise ArtifactError("artifact_document_invalid", f"the embedded document does not load: {e}") from None
+    info = ArtifactInfo(digest, ABI, document.version if document else "", label, len(data), build)
+    checked = Artifact(info, core, document)
+    inst.artifact = checked
+    instance.offer(inst)
+    return checked
+
+
+_swap_lock = threading.Lock()
+
+
+def current_artifact() -> Artifact:
+    """The artifact calls run on now (the default one is loaded on first use)."""
+    a: Artifact = instance.active()
+    return a
+
+
+def swap_artifact(
+    source: str | os.PathLike[str] | bytes | bytearray | memoryview, expected_sha256: str | None = None
+) -> ArtifactInfo:
+    """Check ``source`` fully, then make it the artifact later calls run on.
+    Raises :class:`ArtifactError` (the old artifact stays) when refused."""
+    with _swap_lock:
+        new = load_artifact(source, expected_sha256)
+        instance.activate(new)
+        return new.info
+
+
+def describe(info: ArtifactInfo) -> str:
+    """The log line's fields: ``sha256=... abi=... document_version=... source=...``."""
+    return f"sha256={info.sha256} abi={info.abi} document_version={info.document_version} source={info.source}"
+
+
+instance.register_default(load_artifact)
