@@ -91,7 +91,7 @@ def test_guest_memory_levels_off_over_mixed_calls(policy):
         elif k == 9:
             rp.classify_error("read_timeout" if n % 2 else eid)
         elif k == 10:
-            rp.decide(policy, state, outcome, now)
+            rp.step(policy, state, outcome, now)
         elif n % 1000 == 11:
             rp.admit(doc, f"c{n % 50}", now)
         if n % 50_000 == 0:

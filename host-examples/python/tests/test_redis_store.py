@@ -88,7 +88,7 @@ def test_the_first_request_sends_the_script_with_eval_and_later_ones_evalsha(red
 def test_a_clock_far_from_redis_time_is_refused_and_fails_closed(redis_url, policy):
     rp = RetryPolicy(store=RedisBudgetStore.from_url(redis_url))
     skewed = NOW_MS  # years away from the real clock Redis reads
-    d = rp.decide(policy, DeliveryState("evt_s", "ep-skew", 1, 13, skewed), HttpResponse(503), now_ms=skewed)
+    d = rp.step(policy, DeliveryState("evt_s", "ep-skew", 1, 13, skewed), HttpResponse(503), now_ms=skewed)
     assert isinstance(d, Stop) and d.reason is StopReason.BUDGET_UNAVAILABLE
 
 
@@ -136,7 +136,7 @@ def test_a_hung_redis_times_out_within_the_store_timeout_sync_and_async(hung_ser
 
     async def run() -> object:
         ap = AsyncRetryPolicy(AsyncRedisBudgetStore.from_url(hung_server, timeout_s=0.1))
-        return await ap.decide(policy, DeliveryState("evt_h3", "ep", 1, 13, ap.clock.now_ms()), HttpResponse(503))
+        return await ap.step(policy, DeliveryState("evt_h3", "ep", 1, 13, ap.clock.now_ms()), HttpResponse(503))
 
     import asyncio
 
@@ -148,7 +148,7 @@ def test_a_hung_redis_times_out_within_the_store_timeout_sync_and_async(hung_ser
 async def test_the_async_store_makes_the_same_step(redis_url, policy):
     store = AsyncRedisBudgetStore.from_url(redis_url)
     ap = AsyncRetryPolicy(store)
-    d = await ap.decide(policy, DeliveryState("evt_a", "ep-async", 1, 13, ap.clock.now_ms()), HttpResponse(503))
+    d = await ap.step(policy, DeliveryState("evt_a", "ep-async", 1, 13, ap.clock.now_ms()), HttpResponse(503))
     assert isinstance(d, Retry) and store.commands == 1
     await store.aclose()
 

@@ -1,4 +1,4 @@
-"""The built wheel ships the core module (and the generated glue, the Redis
+"""The built wheel ships the artifact (and the generated glue, the Redis
 script, the example document) and an installed copy finds them via
 importlib.resources, away from the source tree."""
 
@@ -29,11 +29,11 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_contains_the_component_and_its_data_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for f in ("retry_policy.core.wasm", "budget.lua", "_generated/adapter.wat", "_generated/abi.py", "py.typed",
+    for f in ("retry_policy.wasm", "budget.lua", "_generated/adapter.wat", "_generated/abi.py", "py.typed",
               "dispatcher/policy.example.toml"):
         assert f"webhook_retry_policy/{f}" in names
-    shipped = zipfile.ZipFile(wheel).read("webhook_retry_policy/retry_policy.core.wasm")
-    assert shipped == (HERE / "src" / "webhook_retry_policy" / "retry_policy.core.wasm").read_bytes()
+    shipped = zipfile.ZipFile(wheel).read("webhook_retry_policy/retry_policy.wasm")
+    assert shipped == (HERE / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
 
 
 def test_an_installed_wheel_decides_from_its_own_copy(wheel, tmp_path):
@@ -47,10 +47,11 @@ def test_an_installed_wheel_decides_from_its_own_copy(wheel, tmp_path):
         "s = w.DeliveryState('evt_1', 'ep_42', 1, 13, 0);"
         "z = w.BucketCounts(0, 0);"
         "print(w.RetryPolicy().decide_with(p, s, w.HttpResponse(503), 100, w.BudgetCounts(z, z)),"
-        " w.RetryPolicy().decide(p, s, w.HttpResponse(503), 100))"
+        " w.RetryPolicy().step(p, s, w.HttpResponse(503), 100), w.RetryPolicy().artifact_info().source)"
     )
     env = dict(os.environ, PYTHONPATH=str(target))
-    env.pop("WEBHOOK_RETRY_POLICY_CORE", None)
+    env.pop("RETRY_POLICY_ARTIFACT", None)
+    env.pop("RETRY_POLICY_ARTIFACT_SHA256", None)
     out = subprocess.run([sys.executable, "-c", code, str(target)], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "Retry(delay_ms=8, refresh_credentials=False) Retry(delay_ms=8, refresh_credentials=False)"
+    assert out.stdout.strip() == "Retry(delay_ms=8, refresh_credentials=False) Retry(delay_ms=8, refresh_credentials=False) embedded"

@@ -6,6 +6,16 @@ through this host's public package.
 prints one line per failing case (file, name, what differed), then
 ``python: N passed, M failed``. Exit 1 on any failure, including a broken
 vector (unknown op, unknown or missing field) or a DIR without vectors.
+
+Every ``decide`` case runs twice: through ``decide_with`` (now and counts
+passed in) and through the imports-driven ``decide`` (ONE call; the
+component reads the clock, which answers the case's ``now_ms``, and calls
+the budget store, which answers ``reserved`` by the component's own
+``budget_allows`` on the case's counts, or fails when they are ``null``).
+A case passes only when both give the expected answer.
+
+The artifact is the package's default: ``RETRY_POLICY_ARTIFACT`` when set
+(else the copy shipped in the package); its sha256 is printed first.
 """
 
 from __future__ import annotations
@@ -21,7 +31,8 @@ from . import contract_json as cj
 from .clock import ManualClock
 from .errors import PolicyError, PolicyTrap
 from .ops import PolicyOps
-from .types import AttemptOutcome, BudgetCounts, DeliveryState, Policy
+from .policy import RetryPolicy
+from .types import AttemptOutcome, Budget, BudgetCounts, DeliveryState, Policy, Reservation, StoreRequest
 
 HOST = "python"
 FORMATS = (1, 2)
@@ -57,9 +68,54 @@ class CaseResult:
     problem: str | None  # None = passed
 
 
+class VectorStore:
+    """The budget store of a decide case: the case's counts, judged by the
+    component's own rule (a nested call), or unreachable (counts null)."""
+
+    def __init__(self, ops: PolicyOps) -> None:
+        self.ops = ops
+        self.counts: BudgetCounts | None = None
+        self.calls = 0
+
+    def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        self.calls += 1
+        if self.counts is None:
+            raise ConnectionError("the case's store is unreadable (budget_counts null)")
+        return Reservation(self.ops.budget_allows(budget, now_ms, self.counts), self.counts)
+
+
+class Mismatch(Exception):
+    """The imports-driven decide answered differently from decide_with."""
+
+
 class Runner:
     def __init__(self) -> None:
         self.ops = PolicyOps(ManualClock())
+        self.clock = ManualClock()
+        self.store = VectorStore(self.ops)
+        self.imports = RetryPolicy(self.clock, self.store)
+        self.through_imports = 0
+
+    def _both(self, args: tuple[Policy, DeliveryState, AttemptOutcome, int], counts: BudgetCounts | None) -> Any:
+        """decide_with's answer, after checking decide through the imports gives the same."""
+        answers = []
+        for way in ("decide_with", "decide"):
+            try:
+                if way == "decide_with":
+                    answers.append(cj.decision_to_json(self.ops.decide_with(*args, counts)))
+                else:
+                    self.clock.set(args[3])
+                    self.store.counts = counts
+                    answers.append(cj.decision_to_json(self.imports.decide(*args[:3])))
+            except PolicyError as e:
+                answers.append({"error": e.code.value})
+        self.through_imports += 1
+        if answers[0] != answers[1]:
+            raise Mismatch(f"decide through the imports gave {json.dumps(answers[1], sort_keys=True)}, "
+                           f"decide_with {json.dumps(answers[0], sort_keys=True)}")
+        if "error" in answers[0]:
+            raise PolicyError(answers[0]["error"], "", "")
+        return answers[0]
 
     def _thunk(self, op: str, inp: Any) -> Thunk:  # noqa: C901 - one branch per op
         p = self.ops
@@ -88,7 +144,7 @@ class Runner:
                 return (cj.policy(f["policy"]), cj.state(f["state"]), cj.outcome(f["outcome"]), f["now_ms"])
 
             if op == "decide":
-                return lambda: cj.decision_to_json(p.decide_with(*args(), cj.budget_counts(f["budget_counts"])))
+                return lambda: self._both(args(), cj.budget_counts(f["budget_counts"]))
             if op == "evaluate":
                 return lambda: cj.step_to_json(p.evaluate(*args()))
             return lambda: cj.settlement_to_json(p.settle(*args(), cj.reply(f["reply"])))
@@ -112,6 +168,8 @@ class Runner:
             actual = {"error": e.code.value}
         except PolicyTrap as e:
             return f"trapped: {e}"
+        except Mismatch as e:
+            return str(e)
         return _compare(c["expect"], actual)
 
     def run_file(self, path: Path) -> list[CaseResult]:
@@ -141,8 +199,8 @@ def _compare(expect: Any, actual: dict[str, Any]) -> str | None:
     return None
 
 
-def run_dir(directory: str | Path) -> list[CaseResult]:
-    runner = Runner()
+def run_dir(directory: str | Path, runner: Runner | None = None) -> list[CaseResult]:
+    runner = runner or Runner()
     return [r for f in sorted(Path(directory).glob("*.json")) for r in runner.run_file(f)]
 
 
@@ -155,12 +213,23 @@ def main(argv: list[str]) -> int:
         print(f"conformance: {directory} is not a directory", file=sys.stderr)
         print(f"{HOST}: 0 passed, 1 failed")
         return 1
-    results = run_dir(directory)
+    from .artifact import ArtifactError, describe
+
+    try:
+        info = RetryPolicy().artifact_info()
+    except ArtifactError as e:
+        print(f"conformance: the artifact was refused: {e}", file=sys.stderr)
+        print(f"{HOST}: 0 passed, 1 failed")
+        return 1
+    print(f"artifact {describe(info)}")
+    runner = Runner()
+    results = run_dir(directory, runner)
     failed = [r for r in results if r.problem]
     for r in failed:
         print(f"FAIL {r.file}: {r.name}: {r.problem}")
     if not results:
         print(f"conformance: no vector files (*.json) in {directory}", file=sys.stderr)
+    print(f"decide cases also run through the imports (clock + budget-store): {runner.through_imports}")
     print(f"{HOST}: {len(results) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed or not results else 0
 
