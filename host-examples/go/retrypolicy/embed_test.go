@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -82,5 +83,23 @@ func TestTheGeneratedBindingsAreWhatWitgenGeneratesFromTheWIT(t *testing.T) {
 		t.Fatalf("zz_generated_*.go are stale:\n%s\nrun host-examples/go/generate", msg)
 	default:
 		t.Fatalf("could not run `witgen check go` (%v):\n%s", err, msg)
+	}
+}
+
+func TestEveryGeneratedGoFileCarriesTheLineGoToolsLookFor(t *testing.T) {
+	generated := regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+	files, err := filepath.Glob("zz_generated_*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no zz_generated_*.go files (%v)", err)
+	}
+	for _, f := range append(files, filepath.Join("..", "redisbudget", "budget_lua.go")) {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := bytes.Index(text, []byte("\npackage "))
+		if pkg < 0 || !generated.Match(text[:pkg]) {
+			t.Errorf("%s: no `// Code generated ... DO NOT EDIT.` line before the package clause", f)
+		}
 	}
 }

@@ -1,7 +1,11 @@
 // Command conformance runs a directory of SPEC vector files through the Go
-// host (the embedded policy module on wazero) and prints one line per
-// failing case, then "go: N passed, M failed". It exits 1 on any failure
-// (including a broken vector or an unknown op) and 2 on a usage error.
+// host (the policy artifact on wazero: RETRY_POLICY_ARTIFACT when set, else
+// the copy embedded in the package) and prints one line per failing case,
+// then "go: N passed, M failed". Every decide case runs twice: decide-with
+// (counts passed in) and the imports-driven Decide (the clock and a
+// synchronous store supplied through the imports), which must agree. It
+// exits 1 on any failure (including a broken vector, an unknown op or a
+// refused artifact) and 2 on a usage error.
 //
 //	go run ./cmd/conformance ../../tests/vectors
 package main
@@ -20,13 +24,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: conformance DIR   (a directory of vector *.json files)")
 		os.Exit(2)
 	}
-	ctx := context.Background()
-	engine, err := retrypolicy.New(ctx)
+	imports := &vectors.Imports{}
+	ctx := vectors.WithImports(context.Background(), imports)
+	engine, err := retrypolicy.New(ctx, imports.Options()...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
 	defer engine.Close(ctx)
+	fmt.Fprintf(os.Stderr, "conformance (go): artifact sha256 %s from %s\n", engine.Info().SHA256, engine.Info().Source)
 	_, failed, err := vectors.Report(ctx, engine, os.Args[1], os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
@@ -36,4 +42,5 @@ func main() {
 		engine.Close(ctx)
 		os.Exit(1)
 	}
+
 }

@@ -167,10 +167,21 @@ func (d *decoder) decide(ctx context.Context, e *rp.Engine, input json.RawMessag
 	}
 	return func() (map[string]any, error) {
 		dec, err := e.DecideWith(ctx, p, s, o, now, counts)
+		var out map[string]any
 		if err != nil {
-			return nil, err
+			if out, err = refused(err); err != nil {
+				return nil, err
+			}
+		} else {
+			out = decisionJSON(dec)
 		}
-		return decisionJSON(dec), nil
+		if im := importsFrom(ctx); im != nil {
+			in := DecideInput{Policy: p, State: s, Outcome: o, NowMs: now, Counts: counts}
+			if err := im.decideThroughImports(ctx, e, in, out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	}, nil
 }
 

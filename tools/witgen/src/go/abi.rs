@@ -46,7 +46,7 @@ impl<'a> Gen<'a> {
         while let Some((id, mode)) = self.queue.pop_front() {
             self.helper(&mut body, id, mode)?;
         }
-        let mut out = header("//", "go", OUT);
+        let mut out = go_header();
         out.push_str("\npackage retrypolicy\n\nimport (\n");
         for pkg in ["context", "fmt", "math", "strings"] {
             if body.contains(&format!("{pkg}.")) {

@@ -4,7 +4,7 @@ use super::*;
 
 impl<'a> Gen<'a> {
     pub(super) fn types_file(&mut self) -> Result<String> {
-        let mut out = header("//", "go", OUT);
+        let mut out = go_header();
         out.push_str("\npackage retrypolicy\n\nimport (\n\t\"fmt\"\n\t\"strconv\"\n)\n");
         for id in self.world_type_ids() {
             let def = &self.r.types[id];
