@@ -43,22 +43,14 @@ def test_the_conformance_executable_prints_one_summary_line(vectors_dir):
     assert out.returncode == 0, out.stdout + out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.startswith("python: ") and last.endswith(" passed, 0 failed")
+    through = [line for line in out.stderr.splitlines() if line.startswith("decide cases also run through the imports")]
+    assert through and int(through[0].rsplit(" ", 1)[1]) > 0, out.stderr
 
 
-def test_the_conformance_executable_fails_on_a_wrong_expectation_and_a_broken_vector(tmp_path, vectors_dir):
-    cases = json.loads((vectors_dir / "step.json").read_text())["cases"][:3]
-    cases[0]["expect"] = {"decision": None, "store": None}
-    cases[1]["op"] = "deliver"
-    cases[2]["input"]["surprise"] = True
-    (tmp_path / "broken.json").write_text(json.dumps({"format": 2, "suite": "broken", "cases": cases}))
-    out = subprocess.run([str(HERE / "conformance"), str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 1
-    lines = out.stdout.strip().splitlines()
-    assert lines[-1] == "python: 0 passed, 3 failed"
-    assert any("unknown op" in line for line in lines) and any("unknown field" in line for line in lines)
-    assert all(line.startswith("FAIL broken.json: ") for line in lines[:-1])
-
-
-def test_the_conformance_module_rejects_an_empty_directory(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "webhook_retry_policy.conformance", str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 1
+def test_a_decide_case_fails_when_the_imports_driven_decide_disagrees_with_decide_with(vectors_dir, monkeypatch):
+    case = next(c for c in json.loads((vectors_dir / "decide.json").read_text())["cases"]
+                if c["expect"].get("retry") and c["input"]["budget_counts"] is not None)  # a retry the budget allowed
+    r = Runner()
+    assert r.run_case(case) is None
+    monkeypatch.setattr(r.store, "call", lambda *a: (_ for _ in ()).throw(ConnectionError("down")))
+    assert "decide through the imports gave" in (r.run_case(case) or "")

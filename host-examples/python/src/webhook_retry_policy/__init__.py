@@ -1,18 +1,26 @@
 """webhook-retry-policy: the webhook retry policy component for Python.
 
-One WebAssembly component makes every decision; this package runs its main
-core module (``retry_policy.core.wasm``) through wasmtime's core API with
-generated canonical-ABI glue (``_generated/``), one raw call per operation:
+One WebAssembly component (the artifact, ``retry_policy.wasm``) makes every
+decision. This package reads the component file at run time (the caller's
+path or bytes, else ``RETRY_POLICY_ARTIFACT``, else the copy it ships),
+checks it (pin, ABI, self-test), and runs its main core module through
+wasmtime's core API with generated canonical-ABI glue (``_generated/``),
+one raw call per operation:
 
-* :class:`RetryPolicy` — every WIT export, plus ``decide`` (evaluate ->
-  at most one budget-store call -> settle) on a sync :class:`BudgetStore`.
-* :class:`AsyncRetryPolicy` — the same step with an async store (Redis).
+* :class:`RetryPolicy` — every WIT export; ``step`` (evaluate -> at most
+  one budget-store call -> settle) and ``decide`` (the same in ONE call:
+  the component asks the clock and the store through the WIT imports).
+* :class:`AsyncRetryPolicy` — ``step`` with an async store (Redis).
+* :func:`load_artifact`, :func:`swap_artifact`, :func:`watch_artifact`,
+  :func:`current_artifact` — the artifact (docs/artifact.md).
 """
 
 from typing import TYPE_CHECKING, Any
 
+from .artifact import Artifact, ArtifactInfo, current_artifact, load_artifact, swap_artifact
+from .artifact_watch import ArtifactWatch, watch_artifact
 from .clock import Clock, ManualClock, SystemClock
-from .errors import ErrorCode, PolicyError, PolicyTrap
+from .errors import ArtifactError, ErrorCode, PolicyError, PolicyTrap
 from .policy import RetryPolicy
 from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore, BudgetStore, InMemoryBudgetStore, UnavailableBudgetStore
 from .types import (
@@ -69,6 +77,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Artifact", "ArtifactError", "ArtifactInfo", "ArtifactWatch", "current_artifact", "load_artifact",
+    "swap_artifact", "watch_artifact",
     "Admission", "AsyncBudgetStore", "AsyncInMemoryBudgetStore", "AsyncRetryPolicy", "AttemptOutcome", "Backoff",
     "BucketCounts", "Budget", "BudgetCounts", "BudgetStore", "Clock", "DeadLetter", "Decision", "DeliveryState",
     "Due", "ErrorCode", "EventClass", "HttpResponse", "InMemoryBudgetStore", "Jitter", "LimitedBy", "ManualClock",

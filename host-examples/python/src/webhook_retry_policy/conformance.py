@@ -15,7 +15,8 @@ the budget store, which answers ``reserved`` by the component's own
 A case passes only when both give the expected answer.
 
 The artifact is the package's default: ``RETRY_POLICY_ARTIFACT`` when set
-(else the copy shipped in the package); its sha256 is printed first.
+(else the copy shipped in the package); its sha256 and the number of decide
+cases run through the imports go to stderr.
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ def main(argv: list[str]) -> int:
         print(f"conformance: the artifact was refused: {e}", file=sys.stderr)
         print(f"{HOST}: 0 passed, 1 failed")
         return 1
-    print(f"artifact {describe(info)}")
+    print(f"artifact {describe(info)}", file=sys.stderr)
     runner = Runner()
     results = run_dir(directory, runner)
     failed = [r for r in results if r.problem]
@@ -229,7 +230,7 @@ def main(argv: list[str]) -> int:
         print(f"FAIL {r.file}: {r.name}: {r.problem}")
     if not results:
         print(f"conformance: no vector files (*.json) in {directory}", file=sys.stderr)
-    print(f"decide cases also run through the imports (clock + budget-store): {runner.through_imports}")
+    print(f"decide cases also run through the imports (clock + budget-store): {runner.through_imports}", file=sys.stderr)
     print(f"{HOST}: {len(results) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed or not results else 0
 
