@@ -166,3 +166,58 @@ def test_a_loopback_target_is_refused_by_default_and_counted_without_a_request(t
         assert ok.requests == 0
     assert s["stop_reasons"]["terminal_response"] == 3
     assert "destination_refused: 3 attempts not sent" in proc.stderr
+
+
+def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_accounts_for_every_event(tmp_path, unavailable):
+    import os
+    import threading
+    import urllib.request
+
+    from webhook_retry_policy.component_reader import append_custom_section
+
+    shipped = (REPLICA.parent / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
+    new = append_custom_section(shipped, "webhook-retry-policy:test", b"a different artifact")
+    old_sha, new_sha = (__import__("hashlib").sha256(b).hexdigest() for b in (shipped, new))
+    path = tmp_path / "policy.wasm"
+    path.write_bytes(shipped)
+    policy = tmp_path / "long.json"
+    policy.write_text(json.dumps({"version": "swap-test", "classes": {"storm": {
+        "window_ms": 2500, "hard_cap": 100, "backoff": {"base_ms": 20, "factor": 2.0, "cap_ms": 40, "jitter": "none"},
+        "budget": {"ratio": 1.0, "window_ms": 10_000, "min_sample": 1, "sliding": True}}}}))
+    before = unavailable.requests
+    proc = subprocess.Popen([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep-swap", "--events", "8",
+                             "--concurrency", "4", "--policy", str(policy), "--artifact", str(path),
+                             "--watch-artifact-ms", "50", "--metrics-port", "0", "--allow-private-targets"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines: list[str] = []
+    reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+
+    def metrics() -> str:
+        deadline = time.monotonic() + 20
+        while not any("metrics on " in line for line in err_lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(err_lines)
+            time.sleep(0.02)
+        url = next(line.split("metrics on ", 1)[1].strip() for line in err_lines if "metrics on " in line)
+        return urllib.request.urlopen(url, timeout=5).read().decode()
+
+    info = 'webhook_policy_info{{abi="webhook:retry-policy@0.2.0",artifact_sha256="{}",document_version="swap-test"}} 1.0'
+    assert info.format(old_sha) in metrics()
+    staged = tmp_path / "staged.wasm"
+    staged.write_bytes(new)
+    os.replace(staged, path)  # a deploy: rename over the watched path, mid-run
+    deadline = time.monotonic() + 20
+    while info.format(new_sha) not in (text := metrics()):
+        assert time.monotonic() < deadline, text
+        time.sleep(0.05)
+    assert proc.poll() is None, "the replica finished before the swap: nothing was swapped mid-run"
+    assert old_sha not in text  # the old series is gone
+    out, _ = proc.communicate(timeout=120)
+    reader.join(5)
+    assert proc.returncode == 0, "".join(err_lines)
+    s = json.loads(out.strip())
+    assert s["events"] == 8 == sum(s["stop_reasons"].values()) == s["first_attempts"]
+    assert unavailable.requests - before == s["attempts"] and s["retries"] > 0
+    log = "".join(err_lines)
+    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.2.0" in log
+    assert f"policy artifact swapped sha256={old_sha} -> {new_sha}" in log

@@ -214,7 +214,8 @@ def main(argv: list[str]) -> int:
         print(f"conformance: {directory} is not a directory", file=sys.stderr)
         print(f"{HOST}: 0 passed, 1 failed")
         return 1
-    from .artifact import ArtifactError, describe
+    from .artifact import describe
+    from .errors import ArtifactError
 
     try:
         info = RetryPolicy().artifact_info()

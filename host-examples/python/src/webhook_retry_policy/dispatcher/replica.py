@@ -14,8 +14,16 @@ the script; 250 ms timeout, no client retries), and ``settle`` decides. A Redis 
 pending retry (fail closed) and never stops a first attempt from being
 sent; the client reconnects on the next call once Redis is back.
 
+The policy artifact is ``--artifact FILE`` (else ``RETRY_POLICY_ARTIFACT``,
+else the package's copy), checked before the first event; its load is
+logged (``policy artifact loaded sha256=...``). ``--watch-artifact-ms N``
+polls that file and swaps when it changes (logged ``swapped`` / ``refused``;
+events in flight keep going). ``--metrics-port P`` serves ``/metrics`` on
+127.0.0.1 (``webhook_policy_info{artifact_sha256,abi,document_version} 1``
+and the dispatcher counters; the URL is logged).
+
 At the end it prints exactly one JSON line on stdout (everything else goes
-to stderr). Exit 0, or 2 for bad arguments.
+to stderr). Exit 0, or 2 for bad arguments (a refused artifact included).
 """
 
 from __future__ import annotations
@@ -33,9 +41,11 @@ from typing import Any
 
 import httpx
 
+from ..artifact import ARTIFACT_ENV, current_artifact, describe, swap_artifact
+from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..async_policy import AsyncRetryPolicy
 from ..clock import OffsetClock, SystemClock
-from ..errors import PolicyError
+from ..errors import ArtifactError, PolicyError
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..stores import AsyncInMemoryBudgetStore
@@ -45,6 +55,7 @@ from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
 HOST = "python"
 EVENT_CLASS = "storm"
 log = logging.getLogger("webhook_retry_policy.replica")
+artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 
 
 class UsageError(Exception):
@@ -90,7 +101,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="total deadline of one attempt: connect, send, response head, body prefix (default 30000)")
     p.add_argument("--allow-private-targets", action="store_true",
                    help="allow targets on loopback, private or link-local addresses (local development, tests)")
+    p.add_argument("--artifact", metavar="FILE",
+                   help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
+    p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
+                   help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
+    p.add_argument("--metrics-port", type=_whole("--metrics-port", 0), metavar="PORT",
+                   help="serve /metrics on 127.0.0.1:PORT (0: a free port; the URL is logged)")
     a = p.parse_args(list(argv))
+    if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
+        raise UsageError(f"--watch-artifact-ms needs a file to watch: --artifact FILE or ${ARTIFACT_ENV}")
     if not a.target.startswith(("http://", "https://")):
         raise UsageError(f"--target must be an http:// or https:// URL, not {redact(a.target)!r}")
     if not a.endpoint_id:
@@ -195,6 +214,29 @@ class Replica:
             n += 1
 
 
+def _artifact_and_metrics(args: argparse.Namespace, document_version: str) -> tuple[Any, ArtifactWatch | None]:
+    """Log the artifact, serve /metrics when asked, start the file watch when asked."""
+    info = current_artifact().info
+    artifact_log.info("policy artifact loaded %s", describe(info))
+    metrics = None
+    if args.metrics_port is not None:
+        from .metrics import DispatcherMetrics
+
+        metrics = DispatcherMetrics()
+        metrics.set_policy_info(info.sha256, info.abi, document_version)
+        port = metrics.serve(args.metrics_port)
+        artifact_log.info("metrics on http://127.0.0.1:%d/metrics", port)
+    watch = None
+    if args.watch_artifact_ms is not None:
+        def on_event(e: WatchEvent) -> None:
+            if e.kind == "swapped" and e.new is not None and metrics is not None:
+                metrics.set_policy_info(e.new.sha256, e.new.abi, document_version)
+            (artifact_log.info if e.kind == "swapped" else artifact_log.warning)("%s", e.line)
+
+        watch = ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
+    return metrics, watch
+
+
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     redis_store: AsyncRedisBudgetStore | None = None
@@ -210,6 +252,12 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
     store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
     clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
+    try:
+        if args.artifact is not None:
+            swap_artifact(args.artifact)
+        current_artifact()
+    except ArtifactError as e:
+        raise UsageError(f"policy artifact refused: {e}") from None
     # the store bounds each call itself; this outer bound only guards a store that never answers
     policy = AsyncRetryPolicy(store, clock, store_timeout_s=max(1.0, 2 * timeout_s))
     try:
@@ -223,6 +271,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--policy {args.policy}: {e}") from None
     except PolicyError as e:
         raise UsageError(f"--policy {args.policy}: {e}") from None
+    metrics, watch = _artifact_and_metrics(args, document.version)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets)
     async with client:
@@ -230,6 +279,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         try:
             await replica.run()
         finally:
+            if watch is not None:
+                watch.stop()
+            if metrics is not None:
+                metrics.close()
             if redis_store is not None:
                 try:
                     await redis_store.aclose()
@@ -245,13 +298,15 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="replica: %(message)s")
+    artifact_log.setLevel(logging.INFO)  # every load and swap is logged (docs/artifact.md)
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         summary = asyncio.run(_main(args))
     except UsageError as e:
         print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
-              "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets]", file=sys.stderr)
+              "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
+              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-port PORT]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()
