@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -191,3 +192,25 @@ async def test_store_and_policy_disagreements_are_counted_in_the_metric(document
         await d.run_until(clock.now_ms() + 5_000)
     assert d.policy.budget_disagreements >= 1
     assert f"webhook_budget_disagreements_total {float(d.policy.budget_disagreements)}" in metrics.text()
+
+
+async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(document, policy, client, clock):
+    from webhook_retry_policy import instance
+    from webhook_retry_policy.artifact import current_artifact, swap_artifact
+    from webhook_retry_policy.component_reader import append_custom_section
+
+    before = current_artifact()
+    with LocalEndpoint(204) as ok:
+        d = make(document, {"ep": ok.url}, policy, client, clock)
+        line = 'webhook_policy_info{{abi="webhook:retry-policy@0.2.0",artifact_sha256="{}",document_version="{}"}} 1.0'
+        assert line.format(before.info.sha256, d.document.version) in d.metrics.text()
+        shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
+        try:
+            new = swap_artifact(append_custom_section(shipped, "extra", b"dispatcher"))
+            await d.submit("s1", "ep", "notification", {})
+            await d.run_until_idle()
+            text = d.metrics.text()
+            assert line.format(new.sha256, d.document.version) in text and before.info.sha256 not in text
+            assert (await d.store.get("s1")).status == DELIVERED
+        finally:
+            instance.activate(before)

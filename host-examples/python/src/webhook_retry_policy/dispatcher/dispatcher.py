@@ -9,7 +9,8 @@
   retry -> settle); it reschedules, delivers, or dead-letters (record +
   reason persisted, ``webhook_deadletter_total{stop_reason}`` incremented,
   endpoint disabled on 410). Store/policy disagreements are counted in
-  ``webhook_budget_disagreements_total``. Endpoints that were disabled get
+  ``webhook_budget_disagreements_total``; ``webhook_policy_info`` names the
+  artifact and document every round runs on (a swap shows on the next round). Endpoints that were disabled get
   no more requests: their pending events are held for an operator.
 * Events reloaded from a file store go through the component's ``resume``
   before their next attempt (a stop is dead-lettered without sending).
@@ -29,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from ..artifact import current_artifact
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
@@ -89,6 +91,12 @@ class Dispatcher:
         self.concurrency = concurrency if concurrency is not None else self.config.concurrency
         self.refresh_credentials = refresh_credentials
         self.secrets = secrets
+        self.policy_info()
+
+    def policy_info(self) -> None:
+        """Point ``webhook_policy_info`` at the artifact and document running now."""
+        info = current_artifact().info
+        self.metrics.set_policy_info(info.sha256, info.abi, self.documents.current.version)
 
     @property
     def document(self) -> PolicyDocument:
@@ -120,6 +128,7 @@ class Dispatcher:
         """As ``run_until_idle``, but stop once the clock reaches
         ``deadline_ms`` (None: only when idle)."""
         for _ in range(max_rounds):
+            self.policy_info()
             now = self.clock.now_ms()
             due = await self.store.due(now, self.concurrency)
             if due:
