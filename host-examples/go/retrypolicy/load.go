@@ -79,6 +79,19 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 	}); err != nil {
 		return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s) does not load: %v", documentSection, err)
 	}
+	// the rules of a document reload (Documents.Reload): every class admits
+	if len(doc.Classes) == 0 {
+		return artifactErrorf(ArtifactDocumentInvalid, nil, "the embedded document (custom section %s) has no class", documentSection)
+	}
+	now := e.clock.NowMs()
+	for _, c := range doc.Classes {
+		if err := e.withGen(ctx, g, "admit", func(in *instance) error {
+			_, err := in.callAdmit(ctx, &doc, c.Name, now)
+			return err
+		}); err != nil {
+			return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s): class %q does not admit: %v", documentSection, c.Name, err)
+		}
+	}
 	g.document, g.documentText, g.info.DocumentVersion = &doc, text, doc.Version
 	return nil
 }

@@ -17,17 +17,35 @@ import (
 // says why. Events already admitted keep the schedule and policy hash in
 // their Admission (persist it): a reload changes only what is admitted
 // after it.
+//
+// Created without a text, Documents follows the engine's artifact: the
+// document the artifact embeds (custom section
+// webhook-retry-policy:document) is current, and a swapped-in artifact
+// that embeds another makes that one current. A Reload pins the reloaded
+// document instead (the caller's document wins over the artifact's).
 type Documents struct {
 	engine *Engine
 	cur    atomic.Pointer[PolicyDocument]
-	mu     sync.Mutex // one reload at a time
-	text   []byte     // the current document's text (the watcher skips unchanged files)
-	bad    []byte     // the last rejected text (reported once, not at every poll)
+	follow atomic.Bool // the artifact's document is current
+	mu     sync.Mutex  // one reload at a time
+	text   []byte      // the current document's text (the watcher skips unchanged files)
+	bad    []byte      // the last rejected text (reported once, not at every poll)
 }
 
-// NewDocuments loads the first document; an invalid one is an error.
+// NewDocuments loads the first document; an invalid one is an error. A
+// nil text follows the artifact's embedded document (an error when the
+// artifact embeds none).
 func NewDocuments(ctx context.Context, e *Engine, text []byte) (*Documents, error) {
 	d := &Documents{engine: e}
+	if text == nil {
+		doc, _, ok := e.ArtifactDocument()
+		if !ok {
+			return nil, fmt.Errorf("policy document: none given, and the artifact %s embeds none", e.Info().SHA256)
+		}
+		d.cur.Store(&doc)
+		d.follow.Store(true)
+		return d, nil
+	}
 	if err := d.Reload(ctx, text); err != nil {
 		return nil, err
 	}
@@ -35,7 +53,14 @@ func NewDocuments(ctx context.Context, e *Engine, text []byte) (*Documents, erro
 }
 
 // Current is the document new events are admitted under.
-func (d *Documents) Current() PolicyDocument { return *d.cur.Load() }
+func (d *Documents) Current() PolicyDocument {
+	if d.follow.Load() {
+		if doc := d.engine.cur.Load().document; doc != nil {
+			return *doc
+		}
+	}
+	return *d.cur.Load()
+}
 
 // Reload validates text and swaps it in; on any error the current document
 // stays and the error names what is wrong.
@@ -56,6 +81,7 @@ func (d *Documents) Reload(ctx context.Context, text []byte) error {
 		}
 	}
 	d.cur.Store(&doc)
+	d.follow.Store(false)
 	d.text = append([]byte(nil), text...)
 	return nil
 }

@@ -83,3 +83,46 @@ func TestTheFileWatcherReloadsAChangedFileAndReportsABadOne(t *testing.T) {
 		t.Fatalf("after a broken write: %v, version %s", err, docs.Current().Version)
 	}
 }
+
+func TestDocumentsFollowTheArtifactsEmbeddedDocumentUntilTheCallerPinsOne(t *testing.T) {
+	ctx := context.Background()
+	withDoc := func(version string) []byte {
+		text := strings.Replace(docV1, `"version":"v1"`, `"version":"`+version+`"`, 1)
+		return rp.AppendCustomSection(rp.EmbeddedArtifact(), "webhook-retry-policy:document", []byte(text))
+	}
+	e, err := rp.New(ctx, rp.WithArtifact(withDoc("a1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	docs, err := rp.NewDocuments(ctx, e, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := docs.Current().Version; v != "a1" {
+		t.Fatalf("current %q, want the artifact's a1", v)
+	}
+	if _, err := e.SwapArtifact(ctx, withDoc("a2"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if v := docs.Current().Version; v != "a2" {
+		t.Fatalf("after the swap: current %q, want a2", v)
+	}
+	if err := docs.Reload(ctx, []byte(docV2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.SwapArtifact(ctx, withDoc("a3"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if v := docs.Current().Version; v != "v2" {
+		t.Fatalf("a reloaded document is pinned: current %q, want v2", v)
+	}
+	plain, err := rp.New(ctx, rp.WithArtifact(rp.EmbeddedArtifact()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	if _, err := rp.NewDocuments(ctx, plain, nil); err == nil {
+		t.Fatal("no document and none embedded: want an error")
+	}
+}
