@@ -32,6 +32,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -103,13 +104,20 @@ class Imports:
                  "f32": wasmtime.ValType.f32()}
         ty = wasmtime.FuncType([types[t] for t in imp.params], [types[t] for t in imp.results])
         glue = imp.glue
+        # wasmtime-py roots a host function's callback until its Store is
+        # dropped: the callback holds this object weakly, or the Store (held
+        # by the instance this object names) would never be freed.
+        me = weakref.ref(self)
 
         def host(caller: Any, *args: Any) -> Any:
-            self.caller = caller
+            imports = me()
+            if imports is None:
+                raise PolicyTrap("the instance of this import is gone")
+            imports.caller = caller
             try:
-                return glue(self, self, *args)
+                return glue(imports, imports, *args)
             finally:
-                self.caller = None
+                imports.caller = None
 
         return wasmtime.Func(store, ty, host, access_caller=True)
 
