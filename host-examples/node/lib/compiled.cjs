@@ -4,12 +4,21 @@
 // outcome and the reply, then makes ONE call into the current artifact.
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { call, callWithImports } = require('./call.cjs');
-const { readClock, syncStore } = require('./ops.cjs');
+const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
+const { artifact } = require('./artifact/current.cjs');
+const { readClock, syncStore, checkPolicy } = require('./ops.cjs');
 const { systemClock } = require('./clock.cjs');
 
-const PROBE_STATE = { eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false };
 const LOWERED = Symbol('lowered policy');
+
+/** A document's class handed over by RetryPolicy (a revoked Proxy is not: the snapshot refuses it). */
+function isLowered(policy) {
+  try {
+    return policy !== null && typeof policy === 'object' && Object.hasOwn(policy, LOWERED);
+  } catch {
+    return false;
+  }
+}
 
 class CompiledPolicy {
   #p; // the policy in the component's shape
@@ -17,13 +26,11 @@ class CompiledPolicy {
 
   /** Check `policy` ({backoff, window_ms, hard_cap, budget}) and convert it once. */
   constructor(policy) {
-    if (policy !== null && typeof policy === 'object' && Object.hasOwn(policy, LOWERED)) {
+    if (isLowered(policy)) {
       this.#p = policy[LOWERED]; // a document's class (RetryPolicy): checked by load-document
     } else {
       this.#p = lower.policy(plain(policy, 'policy'), 'policy');
-      // The component checks the policy before the state: a resume of a valid state reports only the policy.
-      const p = this.#p;
-      call((api) => api.resume(p, PROBE_STATE, 0n));
+      checkPolicy(this.#p);
     }
     this.#json = lower.policyOut(this.#p);
   }
@@ -45,13 +52,17 @@ class CompiledPolicy {
 
   /** The format-1 pure decision with the counts read (`null`: store unreadable, fails closed). */
   decideWith(state, outcome, nowMs, budgetCounts) {
-    const s = lower.state(plain(state, 'state'), 'state');
+    return this._decideWith(state, outcome, nowMs, budgetCounts, false);
+  }
+
+  _decideWith(state, outcome, nowMs, budgetCounts, classed) {
+    const s = lower.state(plain(state, 'state'), 'state', classed);
     const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
     const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
     if (budgetCounts === undefined) throw lower.fail('budget_counts', 'missing (pass null when the store could not be read)');
     const c = budgetCounts === null ? undefined : lower.counts(plain(budgetCounts, 'budget_counts'), 'budget_counts');
     const p = this.#p;
-    return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c)));
+    return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c), artifact(), STEP_PATHS));
   }
 
   /** The imports-driven step: one call; the component reads `clock` and calls the synchronous `store` at most once. */
@@ -74,7 +85,7 @@ class CompiledPolicy {
     const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
     const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
     const p = this.#p;
-    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), on));
+    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), on ?? artifact(), STEP_PATHS));
   }
 
   _settle(state, outcome, nowMs, reply, classed, on) {
@@ -83,7 +94,7 @@ class CompiledPolicy {
     const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
     const r = lower.reply(plain(reply, 'reply'), 'reply');
     const p = this.#p;
-    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), on));
+    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), on ?? artifact(), STEP_PATHS));
   }
 
   _decide(state, outcome, store, clock, onStoreError, classed) {
@@ -98,7 +109,7 @@ class CompiledPolicy {
     const s = lower.state(plain(state, 'state'), 'state', classed);
     const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
     const p = this.#p;
-    return lower.resumptionOut(call((api) => api.resume(p, s, now)));
+    return lower.resumptionOut(call((api) => api.resume(p, s, now), artifact(), STEP_PATHS));
   }
 }
 

@@ -82,14 +82,28 @@ export declare function classifyStatus(status: Int): OutcomeClass;
 export declare function classifyError(errorKind: string): Exclude<OutcomeClass, 'success'>;
 /** Whether one more retry fits the budget given the counts read at `nowMs`. */
 export declare function budgetAllows(budget: Budget<Int>, nowMs: Int, counts: BudgetCounts<Int>): boolean;
-/** The format-1 decision: `budgetCounts` read from the store, or `null` when it could not be (fails closed). */
-export declare function decide(
+/** The format-1 pure decision: `budgetCounts` read from the store, or `null` when it could not be (fails closed). Records nothing. */
+export declare function decideWith(
   policy: Policy<Int>,
   state: DeliveryState<Int>,
   outcome: AttemptOutcome<Int>,
   nowMs: Int,
   budgetCounts: BudgetCounts<Int> | null,
 ): Decision;
+/** What the component's imports answer during `decide`. */
+export interface DecideImports {
+  /** Answers the one store call synchronously (an async store goes through RetryPolicy#step). */
+  store: SyncBudgetStore;
+  /** Default: systemClock. Read once, before the call. */
+  clock?: Clock;
+  /** Told about a store call that threw or answered badly (the pending retry is then `budget_unavailable`). */
+  onStoreError?: (error: unknown, request: StoreRequest) => void;
+}
+/**
+ * The whole step in ONE call into the component (its `decide`): it reads
+ * the clock and makes at most one store call through its imports.
+ */
+export declare function decide(policy: Policy<Int>, state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, imports: DecideImports): Decision;
 /** Gates 1-5 and the one store request this attempt needs. */
 export declare function evaluate(policy: Policy<Int>, state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
 /** The decision once the store answered the request from `evaluate`. */
@@ -111,15 +125,16 @@ export declare function storeApply(request: StoreRequest<Int>, budget: Budget<In
 /** What an in-memory store holds for an endpoint it has not seen. */
 export declare const EMPTY_HELD: Readonly<HeldBuckets>;
 
-/** A policy decoded and validated once: one wasm call per step, whatever the input's shape. */
+/** A policy checked and converted once: each step lowers only its state, outcome and reply, one call into the component. */
 export declare class CompiledPolicy {
   constructor(policy: Policy<Int>);
   evaluate(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
   settle(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, reply: StoreReply<Int>): Settlement;
-  decide(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
+  decideWith(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
+  decide(state: DeliveryState<Int>, outcome: AttemptOutcome<Int>, imports: DecideImports): Decision;
   resume(state: DeliveryState<Int>, nowMs: Int): Resumption;
   toJSON(): Policy;
-  /** Release the wasm-side policy now (otherwise the garbage collector does). */
+  /** Nothing to release (kept for callers of earlier versions). */
   free(): void;
 }
 export declare function compilePolicy(policy: Policy<Int>): CompiledPolicy;
@@ -130,7 +145,11 @@ export declare function compilePolicy(policy: Policy<Int>): CompiledPolicy;
  * unreachable: the retry then fails closed.
  */
 export interface BudgetStore {
-  apply(request: StoreRequest, budget: Budget, nowMs: number): Reservation<Int> | Promise<Reservation<Int>>;
+  call(request: StoreRequest, budget: Budget, nowMs: number): Reservation<Int> | Promise<Reservation<Int>>;
+}
+/** A store that answers at once: what the component's `budget-store.call` import needs (`decide`). */
+export interface SyncBudgetStore extends BudgetStore {
+  call(request: StoreRequest, budget: Budget, nowMs: number): Reservation<Int>;
 }
 
 export interface Clock {
@@ -166,13 +185,16 @@ export interface RetryPolicyOptions {
 
 /**
  * A policy document with a clock and a budget store: after each attempt,
- * evaluate, at most ONE store call, settle. The budget FAILS CLOSED: a
+ * `decide` (one call; the component asks the clock and a synchronous
+ * store) or `step` (evaluate, at most ONE store call, sync or async,
+ * settle). The budget FAILS CLOSED: a
  * store that throws, rejects, times out or answers malformed data makes a
  * pending retry `budget_unavailable`, never "allow"; a first attempt's
  * `record` failing changes nothing.
  */
 export declare class RetryPolicy {
-  constructor(document: PolicyDocument | string, options?: RetryPolicyOptions);
+  /** `document` omitted (undefined or null): the artifact's embedded document, followed across artifact swaps. */
+  constructor(document?: PolicyDocument | string | null, options?: RetryPolicyOptions);
   readonly version: string;
   readonly classes: string[];
   readonly store: BudgetStore;
@@ -186,20 +208,22 @@ export declare class RetryPolicy {
   /** The schedule a new event of `eventClass` is admitted under (default: now). */
   admit(eventClass: string, nowMs?: Int): Admission;
   policy(eventClass: string): CompiledPolicy;
-  /** The decision after an attempt, at `clock.nowMs()`: counts the attempt, reserves the retry it schedules. */
-  afterAttempt(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Promise<Decision>;
+  /** The decision after an attempt, at `clock.nowMs()`: counts the attempt, reserves the retry it schedules (any store). */
+  step(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Promise<Decision>;
+  /** The same in ONE call into the component, through its clock and store imports (the store must be synchronous). */
+  decide(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Decision;
   /** Judge an event reloaded from storage (`state.attempt` = attempts made), at `clock.nowMs()` by default. */
   resume(state: ClassedDeliveryState<Int>, nowMs?: Int): Resumption;
   /** A Retry-After header in ms from now (`clock.nowMs()` by default); `null` when unusable. */
   retryAfter(header: string, nowMs?: Int): number | null;
   evaluate(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
   settle(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, reply: StoreReply<Int>): Settlement;
-  decide(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
+  decideWith(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
 }
 
-/** Process-local counts, each request answered by the core's `storeApply`: right for one process only. */
-export declare class InMemoryBudgetStore implements BudgetStore {
-  apply(request: StoreRequest, budget: Budget, nowMs: number): Reservation;
+/** Process-local counts, each request answered by the component's `storeApply`: right for one process only. Synchronous. */
+export declare class InMemoryBudgetStore implements SyncBudgetStore {
+  call(request: StoreRequest, budget: Budget, nowMs: number): Reservation;
 }
 
 /** Minimal ioredis surface the Redis store uses. */
@@ -218,7 +242,7 @@ export interface RedisBudgetStoreOptions {
 /** The fleet's shared budget: ONE command per request (EVAL first, then EVALSHA; EVAL again once on NOSCRIPT). */
 export declare class RedisBudgetStore implements BudgetStore {
   constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
-  apply(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
+  call(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
 }
 
 /** Why `maxmemory-policy` `policy` lets Redis evict budget keys (counts silently reset), or null for `noeviction`. */
@@ -269,3 +293,66 @@ export declare const JITTER_MODES: readonly Jitter[];
 export declare const STORE_OPS: readonly StoreOp[];
 /** Version of the decision contract (format) this build implements. */
 export declare const CONTRACT_FORMAT: number;
+
+// ---- the policy artifact (docs/artifact.md) ----
+
+/** What an artifact is. */
+export interface ArtifactInfo {
+  /** sha256 of the whole file, 64 lowercase hex digits. */
+  readonly sha256: string;
+  /** The WIT package it implements: "webhook:retry-policy@0.2.0". */
+  readonly abi: string;
+  /** The embedded document's version, or null when it embeds none. */
+  readonly document_version: string | null;
+  /** The path it was read from, "embedded" (the package's copy) or "bytes". */
+  readonly source: string;
+  /** Size in bytes. */
+  readonly size: number;
+  /** From its build section (webhook-retry-policy:build), or null. */
+  readonly policy_core_version: string | null;
+  readonly source_digest: string | null;
+}
+export type ArtifactErrorCode =
+  | 'artifact_unreadable'
+  | 'artifact_sha256_mismatch'
+  | 'artifact_invalid'
+  | 'artifact_abi_mismatch'
+  | 'artifact_self_test_failed'
+  | 'artifact_document_invalid';
+/** An artifact that cannot be loaded or swapped in. */
+export declare class ArtifactError extends Error {
+  readonly name: 'ArtifactError';
+  readonly code: ArtifactErrorCode;
+  /** The sentence without the code. */
+  readonly detail: string;
+  constructor(code: ArtifactErrorCode, message: string);
+}
+export declare const ARTIFACT_ERROR_CODES: readonly ArtifactErrorCode[];
+export interface ArtifactOptions {
+  /** The sha256 the file must have (default: RETRY_POLICY_ARTIFACT_SHA256 when set). */
+  expectedSha256?: string;
+}
+export type SwapResult = { ok: true; info: ArtifactInfo; previous: ArtifactInfo } | { ok: false; error: ArtifactError };
+export type ArtifactEvent =
+  | { kind: 'loaded'; info: ArtifactInfo }
+  | { kind: 'swapped'; info: ArtifactInfo; previous: ArtifactInfo }
+  | { kind: 'refused'; error: ArtifactError; source: string; info: ArtifactInfo };
+/** Load (path, bytes, or nothing: RETRY_POLICY_ARTIFACT, else the package's copy) as the current artifact; throws ArtifactError. */
+export declare function loadArtifact(source?: string | Uint8Array | null, options?: ArtifactOptions): ArtifactInfo;
+/** Check, then swap in, another artifact; a refused one keeps the current one (never throws). */
+export declare function swapArtifact(source: string | Uint8Array, options?: ArtifactOptions): SwapResult;
+/** Poll `file` and swap when its sha256 differs; a refused file is reported once per sha256. */
+export declare function watchArtifact(
+  file: string,
+  options?: ArtifactOptions & { intervalMs?: number; onSwap?: (result: SwapResult, file: string) => void },
+): { check(): SwapResult | null; close(): void };
+/** The current artifact (loaded on first use). */
+export declare function artifactInfo(): ArtifactInfo;
+/** Hear every load, swap and refusal; returns a function that stops it. */
+export declare function onArtifactChange(listener: (event: ArtifactEvent) => void): () => void;
+/** `component` with one more custom section (a different, still valid artifact). */
+export declare function appendCustomSection(component: Uint8Array, name: string, content: string | Uint8Array): Uint8Array;
+/** "webhook:retry-policy@0.2.0" */
+export declare const WIT_PACKAGE: string;
+/** 2 */
+export declare const ABI_VERSION: number;

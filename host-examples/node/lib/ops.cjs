@@ -6,7 +6,8 @@
 // artifact's component; every other check is the component's.
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { call, callWithImports } = require('./call.cjs');
+const { call, callWithImports, STEP_PATHS, BUDGET_PATHS } = require('./call.cjs');
+const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
 const arg = (v, path) => plain(v, path);
@@ -39,16 +40,30 @@ const budgetAllows = (budget, nowMs, counts) => {
   const b = lower.budget(arg(budget, 'budget'), 'budget');
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
   const c = lower.counts(arg(counts, ''), '');
-  return call((api) => api.budgetAllows(b, now, c));
+  return call((api) => api.budgetAllows(b, now, c), artifact(), BUDGET_PATHS);
 };
 
-/** The lowered policy, state and outcome of a step (in this order: the first bad one is reported). */
+/**
+ * The lowered policy, state and outcome of a step. The component checks the
+ * policy before the rest: a state or outcome refused here with a code of its
+ * own (a status above 65535: `invalid_status`) is reported only once the
+ * policy is known to be valid, so every path names the same first error.
+ */
 function stepArgs(policy, state, outcome) {
-  return [
-    lower.policy(arg(policy, 'policy'), 'policy'),
-    lower.state(arg(state, 'state'), 'state'),
-    lower.outcome(arg(outcome, 'outcome'), 'outcome'),
-  ];
+  const p = lower.policy(arg(policy, 'policy'), 'policy');
+  try {
+    return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
+  } catch (e) {
+    if (e?.code !== undefined && e.code !== 'invalid_input') checkPolicy(p);
+    throw e;
+  }
+}
+
+const PROBE_STATE = Object.freeze({ eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false });
+
+/** Throw the component's refusal of a lowered policy, if any (it checks the policy before the state). */
+function checkPolicy(p) {
+  call((api) => api.resume(p, PROBE_STATE, 0n), artifact(), STEP_PATHS);
 }
 
 const budgetCountsArg = (c) => {
@@ -62,14 +77,14 @@ const decideWith = (policy, state, outcome, nowMs, budgetCounts) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
   const c = budgetCountsArg(budgetCounts);
-  return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c)));
+  return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c), artifact(), STEP_PATHS));
 };
 
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
 const evaluate = (policy, state, outcome, nowMs) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  return lower.stepOut(call((api) => api.evaluate(p, s, o, now)));
+  return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
 };
 
 /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
@@ -77,14 +92,14 @@ const settle = (policy, state, outcome, nowMs, reply) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
   const r = lower.reply(arg(reply, 'reply'), 'reply');
-  return lower.settlementOut(call((api) => api.settle(p, s, o, now, r)));
+  return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
 };
 
 const resume = (policy, state, nowMs) => {
   const p = lower.policy(arg(policy, 'policy'), 'policy');
   const s = lower.state(arg(state, 'state'), 'state');
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  return lower.resumptionOut(call((api) => api.resume(p, s, now)));
+  return lower.resumptionOut(call((api) => api.resume(p, s, now), artifact(), STEP_PATHS));
 };
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
@@ -160,6 +175,7 @@ module.exports = {
   storeApply,
   EMPTY_HELD,
   stepArgs,
+  checkPolicy,
   readClock,
   syncStore,
 };

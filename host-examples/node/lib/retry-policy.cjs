@@ -20,6 +20,7 @@
 // Without a document, the policy follows the artifact's embedded document
 // (`retry-policy bundle`), reloading it when a swap brings another.
 const { PolicyError } = require('./errors.cjs');
+const { plain } = require('./snapshot.cjs');
 const { CompiledPolicy, fromLowered } = require('./compiled.cjs');
 const { retryAfter } = require('./ops.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
@@ -162,16 +163,19 @@ class RetryPolicy {
   }
 
   evaluate(state, outcome, nowMs) {
-    return this.#policyFor(state)._evaluate(state, outcome, nowMs, true);
+    const snap = snapshot(state);
+    return this.#policyFor(snap)._evaluate(snap, outcome, nowMs, true);
   }
 
   settle(state, outcome, nowMs, reply) {
-    return this.#policyFor(state)._settle(state, outcome, nowMs, reply, true);
+    const snap = snapshot(state);
+    return this.#policyFor(snap)._settle(snap, outcome, nowMs, reply, true);
   }
 
   /** The format-1 pure decision at `nowMs` on the counts read (`null`: store unreadable). */
   decideWith(state, outcome, nowMs, budgetCounts) {
-    return this.#policyFor(state).decideWith(stripped(state), outcome, nowMs, budgetCounts);
+    const snap = snapshot(state);
+    return this.#policyFor(snap)._decideWith(snap, outcome, nowMs, budgetCounts, true);
   }
 
   /**
@@ -181,13 +185,14 @@ class RetryPolicy {
    * throws or answers a Promise is `budget_unavailable` for a pending retry.
    */
   decide(state, outcome) {
-    const policy = this.#policyFor(state);
-    return policy._decide(state, outcome, this.#store, this.#clock, this.#reportStoreError, true);
+    const snap = snapshot(state);
+    return this.#policyFor(snap)._decide(snap, outcome, this.#store, this.#clock, this.#reportStoreError, true);
   }
 
   /** An event reloaded from storage: `{due: true}` or the stop it has reached. */
   resume(state, nowMs = this.#clock.nowMs()) {
-    return this.#policyFor(state)._resume(state, nowMs, true);
+    const snap = snapshot(state);
+    return this.#policyFor(snap)._resume(snap, nowMs, true);
   }
 
   /** A Retry-After header value in ms from `nowMs`, or null (the component's parser). */
@@ -196,7 +201,8 @@ class RetryPolicy {
   }
 
   /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
-  async step(state, outcome) {
+  async step(input, outcome) {
+    const state = snapshot(input);
     const entry = isObject(state) ? this.#entryFor(state) : this.#entry(undefined);
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
     const nowMs = this.#clock.nowMs();
@@ -295,10 +301,14 @@ class RetryPolicy {
   }
 }
 
-/** A classed state without `class` and `policy_hash` (for the unclassed decideWith). */
-function stripped(state) {
-  const { class: _c, policy_hash: _h, ...rest } = state;
-  return rest;
+/**
+ * The state copied once (snapshot.cjs): RetryPolicy reads `class` and
+ * `policy_hash` from the copy, and the step lowers the same copy, so each
+ * field of the caller's object is read exactly once. A value that is not
+ * an object stays as it is (refused at `state`).
+ */
+function snapshot(state) {
+  return isObject(state) ? plain(state, 'state') : state;
 }
 
 module.exports = { RetryPolicy };

@@ -1,13 +1,13 @@
 'use strict';
 // Copy a caller's value into plain data before it crosses into WebAssembly.
 //
-// Why: serde-wasm-bindgen reads objects from inside a wasm call. A getter or
-// a Proxy trap that throws there would unwind through wasm frames and leave
-// the module's shadow stack unbalanced. Reading everything here, in plain
-// JavaScript, means nothing user-defined runs during a wasm call.
+// Why: the caller's objects are read once, here, in plain JavaScript: a
+// getter or Proxy trap runs before any call into WebAssembly (nothing
+// user-defined runs during one), and what is lowered (lower.cjs) is this
+// copy, which cannot change under it.
 //
-// This is not validation: field names, types and ranges are checked by the
-// Rust codec. Only what cannot be data at all (functions, symbols, binary
+// This is not validation: field names, types and widths are checked by
+// lower.cjs, ranges by the component. Only what cannot be data at all (functions, symbols, binary
 // buffers, non-string Map keys, throwing getters, nesting deeper than
 // MAX_DEPTH, bigints outside 64 bits) is refused here, as `invalid_input`
 // with the field path.
@@ -43,16 +43,26 @@ function plain(value, path = '', depth = 0) {
     kind = kindOf(value);
     if (kind === 'array') entries = value.length;
     else if (kind === 'map') entries = [...Map.prototype.entries.call(value)];
-    else if (kind === 'object') entries = Object.entries(value);
+    else if (kind === 'object') entries = Object.keys(value);
   } catch (e) {
     throw refuse(path, `reading it threw: ${e && e.message}`);
+  }
+  if (kind === 'object') {
+    // each own enumerable field read once, a throwing one refused at its path
+    const out = {};
+    for (const k of entries) {
+      const v = read(value, k, child(path, k));
+      // As in JSON.stringify: a property set to undefined is absent.
+      if (v !== undefined) out[k] = plain(v, child(path, k), depth + 1);
+    }
+    return out;
   }
   if (kind === 'binary') throw refuse(path, 'expected JSON-like data, got binary data');
   if (kind === 'array') {
     // (a Proxy of an array can claim any length)
     if (!Number.isSafeInteger(entries) || entries < 0) throw refuse(path, 'expected an array length');
     const out = new Array(entries);
-    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, path), `${path}[${i}]`, depth + 1);
+    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, `${path}[${i}]`), `${path}[${i}]`, depth + 1);
     return out;
   }
   const out = {};
@@ -87,11 +97,11 @@ function kindOf(value) {
   return has(mapSize, value) ? 'map' : 'object';
 }
 
-function read(array, i, path) {
+function read(object, key, at) {
   try {
-    return array[i];
+    return object[key];
   } catch (e) {
-    throw refuse(`${path}[${i}]`, `reading it threw: ${e && e.message}`);
+    throw refuse(at, `reading it threw: ${e && e.message}`);
   }
 }
 

@@ -14,11 +14,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const pkg = path.resolve(here, '..');
 const vectors = path.resolve(pkg, '../../tests/vectors');
 
-// decide through a compiled policy (the fast path): an invalid policy must
+// decide vectors through a compiled policy (decideWith): an invalid policy must
 // be refused at compile time with the code the vector expects.
 const COMPILED = {
   ...PURE,
-  decide: (i) => compilePolicy(i.policy).decide(i.state, i.outcome, i.now_ms, i.budget_counts),
+  decide: (i) => compilePolicy(i.policy).decideWith(i.state, i.outcome, i.now_ms, i.budget_counts),
 };
 
 for (const file of vectorFiles(vectors)) {

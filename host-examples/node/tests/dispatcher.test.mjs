@@ -162,7 +162,7 @@ test('an event reloaded from storage goes through resume: due ones continue, spe
 
 test('a first attempt costs one store call (record_reserve when it fails), and a store outage never blocks delivery', async () => {
   const ops = [];
-  const failing = { apply: (request) => (ops.push(request.op), Promise.reject(new Error('down'))) };
+  const failing = { call: (request) => (ops.push(request.op), Promise.reject(new Error('down'))) };
   const { dispatcher } = setup({ store: failing });
   assert.equal((await dispatcher.deliver(event('ok2', '/healthy'))).stop_reason, 'delivered');
   assert.equal((await dispatcher.deliver(event('busy2', '/always-503'))).stop_reason, 'budget_unavailable');
@@ -171,7 +171,7 @@ test('a first attempt costs one store call (record_reserve when it fails), and a
 
 test('/metrics exposes webhook_budget_disagreements_total, counted by the library', async () => {
   const full = { current: { total: 100, retries: 100 }, previous: { total: 0, retries: 0 } };
-  const { dispatcher, metrics } = setup({ store: { apply: () => ({ reserved: true, counts: full }) } });
+  const { dispatcher, metrics } = setup({ store: { call: () => ({ reserved: true, counts: full }) } });
   await dispatcher.deliver(event('dis', '/always-503'));
   const text = metrics.render();
   assert.match(text, /^# TYPE webhook_budget_disagreements_total counter$/m);

@@ -4,27 +4,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '@webhook/retry-policy';
 
-const { PolicyError, decide, settle, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy, storeKey, retryAfter } = api;
+const { PolicyError, decideWith, settle, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy, storeKey, retryAfter } = api;
 
 const backoff = { base_ms: 2000, factor: 2.0, cap_ms: 300_000, jitter: 'full' };
 const policy = { backoff, window_ms: 900_000, hard_cap: 16, budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true } };
 const state = { event_id: 'evt_1', endpoint_id: 'ep_42', attempt: 1, max_attempts: 13, first_attempted_at_ms: 1_700_000_000_000, credentials_refreshed: false };
 const counts = { current: { total: 10, retries: 1 }, previous: { total: 10, retries: 1 } };
 const NOW = 1_700_000_000_100;
-const good = () => decide(policy, state, { status: 503 }, NOW, counts);
+const good = () => decideWith(policy, state, { status: 503 }, NOW, counts);
 const GOOD = { stop_reason: null, disable_endpoint: false, retry: { delay_ms: 8, refresh_credentials: false } };
 
 const without = (obj, key) => Object.fromEntries(Object.entries(obj).filter(([k]) => k !== key));
 
 /** [description, call, code, field] */
 const CASES = [
-  ['a missing policy field', () => decide(without(policy, 'hard_cap'), state, { status: 503 }, NOW, counts), 'invalid_input', 'policy.hard_cap'],
-  ['a missing state field', () => decide(policy, without(state, 'event_id'), { status: 503 }, NOW, counts), 'invalid_input', 'state.event_id'],
-  ['an unknown field', () => decide(policy, state, { status: 503, retry_after: 5 }, NOW, counts), 'invalid_input', 'outcome.retry_after'],
-  ['a string for a number', () => decide(policy, { ...state, attempt: '1' }, { status: 503 }, NOW, counts), 'invalid_input', 'state.attempt'],
-  ['a number for a string', () => decide(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.endpoint_id'],
-  ['a number for a boolean', () => decide(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.credentials_refreshed'],
-  ['NaN', () => decide(policy, state, { status: 503 }, NaN, counts), 'invalid_input', 'now_ms'],
+  ['a missing policy field', () => decideWith(without(policy, 'hard_cap'), state, { status: 503 }, NOW, counts), 'invalid_input', 'policy.hard_cap'],
+  ['a missing state field', () => decideWith(policy, without(state, 'event_id'), { status: 503 }, NOW, counts), 'invalid_input', 'state.event_id'],
+  ['an unknown field', () => decideWith(policy, state, { status: 503, retry_after: 5 }, NOW, counts), 'invalid_input', 'outcome.retry_after'],
+  ['a string for a number', () => decideWith(policy, { ...state, attempt: '1' }, { status: 503 }, NOW, counts), 'invalid_input', 'state.attempt'],
+  ['a number for a string', () => decideWith(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.endpoint_id'],
+  ['a number for a boolean', () => decideWith(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.credentials_refreshed'],
+  ['NaN', () => decideWith(policy, state, { status: 503 }, NaN, counts), 'invalid_input', 'now_ms'],
   ['Infinity', () => plan({ ...backoff, factor: Infinity }, 900_000, 16), 'invalid_backoff', 'backoff.factor'],
   ['NaN for a factor', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: NaN } }), 'invalid_backoff', 'policy.backoff.factor'],
   ['a retry index above 99', () => delay(backoff, 'evt_1', 100), 'invalid_retry_index', 'retry_index'],
@@ -40,20 +40,20 @@ const CASES = [
   ['a bigint above 2^64-1', () => plan(backoff, 2n ** 64n, 16), 'invalid_input', 'window_ms'],
   ['a negative bigint', () => plan(backoff, -1n, 16), 'invalid_input', 'window_ms'],
   ['a bigint too big for u32', () => plan(backoff, 900_000, 2n ** 40n), 'invalid_input', 'hard_cap'],
-  ['null for an object', () => decide(null, state, { status: 503 }, NOW, counts), 'invalid_input', 'policy'],
-  ['an array for an object', () => decide(policy, [state], { status: 503 }, NOW, counts), 'invalid_input', 'state'],
-  ['undefined budget counts', () => decide(policy, state, { status: 503 }, NOW, undefined), 'invalid_input', 'budget_counts'],
-  ['malformed budget counts', () => decide(policy, state, { status: 503 }, NOW, { current: { total: 1 }, previous: counts.previous }), 'invalid_input', 'budget_counts.current.retries'],
-  ['an outcome with both status and error_kind', () => decide(policy, state, { status: 503, error_kind: 'connect_error' }, NOW, counts), 'invalid_input', 'outcome'],
-  ['an outcome with neither', () => decide(policy, state, {}, NOW, counts), 'invalid_input', 'outcome'],
+  ['null for an object', () => decideWith(null, state, { status: 503 }, NOW, counts), 'invalid_input', 'policy'],
+  ['an array for an object', () => decideWith(policy, [state], { status: 503 }, NOW, counts), 'invalid_input', 'state'],
+  ['undefined budget counts', () => decideWith(policy, state, { status: 503 }, NOW, undefined), 'invalid_input', 'budget_counts'],
+  ['malformed budget counts', () => decideWith(policy, state, { status: 503 }, NOW, { current: { total: 1 }, previous: counts.previous }), 'invalid_input', 'budget_counts.current.retries'],
+  ['an outcome with both status and error_kind', () => decideWith(policy, state, { status: 503, error_kind: 'connect_error' }, NOW, counts), 'invalid_input', 'outcome'],
+  ['an outcome with neither', () => decideWith(policy, state, {}, NOW, counts), 'invalid_input', 'outcome'],
   ['a function', () => classifyStatus(() => 503), 'invalid_input', 'status'],
   ['a symbol', () => classifyError(Symbol('x')), 'invalid_input', 'error_kind'],
-  ['binary data', () => decide(policy, new Uint8Array(4), { status: 503 }, NOW, counts), 'invalid_input', 'state'],
-  ['a cyclic object', () => { const o = { ...state }; o.self = o; return decide(policy, o, { status: 503 }, NOW, counts); }, 'invalid_input', `state${'.self'.repeat(32)}`],
-  ['attempt 0', () => decide(policy, { ...state, attempt: 0 }, { status: 503 }, NOW, counts), 'invalid_state', 'state.attempt'],
-  ['status 600', () => decide(policy, state, { status: 600 }, NOW, counts), 'invalid_status', 'outcome.status'],
+  ['binary data', () => decideWith(policy, new Uint8Array(4), { status: 503 }, NOW, counts), 'invalid_input', 'state'],
+  ['a cyclic object', () => { const o = { ...state }; o.self = o; return decideWith(policy, o, { status: 503 }, NOW, counts); }, 'invalid_input', `state${'.self'.repeat(32)}`],
+  ['attempt 0', () => decideWith(policy, { ...state, attempt: 0 }, { status: 503 }, NOW, counts), 'invalid_state', 'state.attempt'],
+  ['status 600', () => decideWith(policy, state, { status: 600 }, NOW, counts), 'invalid_status', 'outcome.status'],
   ['status 70000', () => classifyStatus(70_000), 'invalid_status', 'status'],
-  ['hard_cap 0', () => decide({ ...policy, hard_cap: 0 }, state, { status: 503 }, NOW, counts), 'invalid_hard_cap', 'policy.hard_cap'],
+  ['hard_cap 0', () => decideWith({ ...policy, hard_cap: 0 }, state, { status: 503 }, NOW, counts), 'invalid_hard_cap', 'policy.hard_cap'],
   ['factor 0.5', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: 0.5 } }), 'invalid_backoff', 'policy.backoff.factor'],
   ['ratio 0', () => budgetAllows({ ...policy.budget, ratio: 0 }, NOW, counts), 'invalid_budget', 'budget.ratio'],
   ['a window above 30 days', () => plan(backoff, 2_592_000_001, 16), 'invalid_window', 'window_ms'],
@@ -83,16 +83,16 @@ test('the module stays usable after many rejected calls', () => {
     for (const [, call] of CASES) assert.throws(call, PolicyError);
   }
   assert.deepEqual(good(), GOOD);
-  assert.deepEqual(compilePolicy(policy).decide(state, { status: 503 }, NOW, counts), GOOD);
+  assert.deepEqual(compilePolicy(policy).decideWith(state, { status: 503 }, NOW, counts), GOOD);
 });
 
 test('throwing getters and proxies are refused as invalid_input, without disturbing the module', () => {
   const getter = Object.defineProperty({ ...state }, 'attempt', { enumerable: true, get() { throw new Error('boom'); } });
   const proxy = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
   for (let i = 0; i < 100; i++) {
-    assert.throws(() => decide(policy, getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
-    assert.throws(() => decide(policy, proxy, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input', field: 'state' });
-    assert.throws(() => compilePolicy(policy).decide(getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
+    assert.throws(() => decideWith(policy, getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
+    assert.throws(() => decideWith(policy, proxy, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input', field: 'state' });
+    assert.throws(() => compilePolicy(policy).decideWith(getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
   }
   assert.deepEqual(good(), GOOD);
 });
@@ -133,15 +133,15 @@ test('random garbage into every function only ever returns or throws PolicyError
     (g) => classifyStatus(g()),
     (g) => classifyError(g()),
     (g) => budgetAllows(g(), g(), g()),
-    (g) => decide(g(), g(), g(), g(), g()),
-    (g) => compiled.decide(g(), g(), g(), g()),
+    (g) => decideWith(g(), g(), g(), g(), g()),
+    (g) => compiled.decideWith(g(), g(), g(), g()),
     (g) => compiled.evaluate(g(), g(), g()),
     (g) => compiled.settle(g(), g(), g(), g()),
     (g) => compiled.resume(g(), g()),
     (g) => api.storeApply(g(), g(), g(), g()),
     (g) => api.retryAfter(g(), g()),
     (g) => doc.admit(g(), g()),
-    (g) => doc.decide(g(), g(), g(), g()),
+    (g) => doc.decideWith(g(), g(), g(), g()),
     (g) => new RetryPolicy(g()),
   ];
   let thrown = 0;

@@ -17,7 +17,7 @@ test('the packed tarball installs offline into a fresh project and works with im
   try {
     const [info] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], pkg));
     const files = info.files.map((f) => f.path).sort();
-    for (const f of ['lib/index.cjs', 'lib/index.mjs', 'lib/index.d.cts', 'lib/index.d.mts', 'lib/wasm/retry_policy_bg.wasm', 'lib/wasm/retry_policy.js', 'lib/fleet/budget.lua', 'package.json']) {
+    for (const f of ['lib/index.cjs', 'lib/index.mjs', 'lib/index.d.cts', 'lib/index.d.mts', 'lib/retry_policy.wasm', 'lib/component/glue.cjs', 'lib/artifact/reader.cjs', 'lib/fleet/budget.lua', 'package.json']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(', ')}`);
     }
     assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('benchmarks/') || f.startsWith('examples/')), files.join(', '));
@@ -40,18 +40,21 @@ console.log(JSON.stringify({ max: p.max_attempts, code }));`,
       `const { compilePolicy, RetryPolicy } = require('@webhook/retry-policy');
 const c = compilePolicy({ backoff: { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' }, window_ms: 900000, hard_cap: 16,
   budget: { ratio: 0.1, window_ms: 60000, min_sample: 50, sliding: true } });
-const d = c.decide({ event_id: 'evt_1', endpoint_id: 'ep', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false },
+const d = c.decideWith({ event_id: 'evt_1', endpoint_id: 'ep', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false },
   { status: 410 }, 5, null);
 const rp = new RetryPolicy({ classes: { n: { window_ms: 60000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000 } } } });
 console.log(JSON.stringify({ reason: d.stop_reason, disable: d.disable_endpoint, classes: rp.classes }));`,
     );
-    assert.deepEqual(JSON.parse(execFileSync('node', ['esm.mjs'], { cwd: app, encoding: 'utf8' })), { max: 13, code: 'invalid_backoff' });
-    assert.deepEqual(JSON.parse(execFileSync('node', ['cjs.cjs'], { cwd: app, encoding: 'utf8' })), {
+    const env = { ...process.env };
+    delete env.RETRY_POLICY_ARTIFACT; // the package's own copy of the artifact
+    delete env.RETRY_POLICY_ARTIFACT_SHA256;
+    assert.deepEqual(JSON.parse(execFileSync('node', ['esm.mjs'], { cwd: app, encoding: 'utf8', env })), { max: 13, code: 'invalid_backoff' });
+    assert.deepEqual(JSON.parse(execFileSync('node', ['cjs.cjs'], { cwd: app, encoding: 'utf8', env })), {
       reason: 'terminal_response',
       disable: true,
       classes: ['n'],
     });
-    // import and require in one process share one module (one wasm instance).
+    // import and require in one process share one module (one current artifact).
     fs.writeFileSync(
       path.join(app, 'both.mjs'),
       `import { createRequire } from 'node:module';

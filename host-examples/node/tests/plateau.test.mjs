@@ -1,6 +1,6 @@
 // Plateau: 10^5 mixed calls (FUZZ_LONG=1: 10^6) through the one module
 // instance the package runs, sampling the wasm linear memory
-// (raw.wasmMemory().buffer.byteLength, the glue's `wasm.memory`) and
+// (the artifact's instances' `memory`, artifact().memoryBytes()) and
 // process.memoryUsage(). The wasm memory must level off: no growth over the
 // last half of the calls. The mix: every step through CompiledPolicy,
 // RetryPolicy and the object path, refusals, stores, documents, Retry-After,
@@ -13,7 +13,7 @@ import {
   RetryPolicy,
   evaluate,
   settle,
-  decide,
+  decideWith,
   resume,
   retryAfter,
   plan,
@@ -28,8 +28,8 @@ import {
 
 const CALLS = process.env.FUZZ_LONG === '1' ? 1_000_000 : 100_000;
 const SAMPLES = 20;
-const raw = createRequire(import.meta.url)('../lib/wasm/retry_policy.js');
-const memory = raw.wasmMemory();
+// The package's current artifact (same require cache): its instances' linear memory.
+const { artifact } = createRequire(import.meta.url)('../lib/artifact/current.cjs');
 
 const policy = {
   backoff: { base_ms: 1000, factor: 2, cap_ms: 300_000, jitter: 'full' },
@@ -47,7 +47,7 @@ test(`plateau: ${CALLS} mixed calls, the wasm memory levels off`, () => {
   const samples = [];
   const sample = (i) => {
     const m = process.memoryUsage();
-    samples.push({ calls: i, wasm: memory.buffer.byteLength, rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
+    samples.push({ calls: i, wasm: artifact().memoryBytes(), rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers });
   };
   let refused = 0;
   const t0 = process.hrtime.bigint();
@@ -61,12 +61,12 @@ test(`plateau: ${CALLS} mixed calls, the wasm memory levels off`, () => {
       switch (i % 16) {
         case 0: compiled.evaluate(state, outcome, now); break;
         case 1: compiled.settle(state, outcome, now, i % 3 ? { unavailable: true } : { reserved: true, counts: held }); break;
-        case 2: compiled.decide(state, outcome, now, i % 4 ? null : { current: { total: 50, retries: 3 }, previous: { total: 20, retries: 1 } }); break;
+        case 2: compiled.decideWith(state, outcome, now, i % 4 ? null : { current: { total: 50, retries: 3 }, previous: { total: 20, retries: 1 } }); break;
         case 3: compiled.resume({ ...state, attempt: i % 14 }, now); break;
         case 4: retry.evaluate({ ...state, class: 'c' }, outcome, now); break;
         case 5: evaluate(policy, state, outcome, BigInt(now)); break;
         case 6: settle(policy, state, outcome, now, { unavailable: true }); break;
-        case 7: decide(policy, { ...state, attempt: 0 }, outcome, now, null); break; // refused: invalid_state
+        case 7: decideWith(policy, { ...state, attempt: 0 }, outcome, now, null); break; // refused: invalid_state
         case 8: resume(policy, state, now); break;
         case 9: retryAfter(i % 2 ? `${i}` : 'Sun, 06 Nov 1994 08:49:37 GMT', now); break;
         case 10: {

@@ -87,9 +87,9 @@ const BUDGET = DOC.classes.ledger.budget;
 test('every request is ONE command on the store key (EVAL first, then EVALSHA), and the ratio holds', { skip }, async () => {
   const client = counting(redis);
   const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(client), clock: new ManualClock(T0) });
-  for (let i = 0; i < 30; i++) assert.equal((await rp.afterAttempt(state(i, 'ep_a'), { status: 204 })).stop_reason, 'delivered');
+  for (let i = 0; i < 30; i++) assert.equal((await rp.step(state(i, 'ep_a'), { status: 204 })).stop_reason, 'delivered');
   const reasons = [];
-  for (let i = 0; i < 6; i++) reasons.push((await rp.afterAttempt(state(100 + i, 'ep_a'), { status: 503 })).stop_reason);
+  for (let i = 0; i < 6; i++) reasons.push((await rp.step(state(100 + i, 'ep_a'), { status: 503 })).stop_reason);
   // Each failing first attempt is recorded and judged in one call (record_reserve).
   assert.deepEqual(reasons, [null, null, null, 'retry_budget_exhausted', 'retry_budget_exhausted', null]);
   // A new store's first request is an EVAL (caching the script), then EVALSHA only.
@@ -116,20 +116,20 @@ test('the script answers every request exactly as the in-memory store (the core\
     const budget = budgets[i % 3];
     now += rnd(3) === 0 ? rnd(budget.window_ms * 2) : 0;
     const request = { op: ['record', 'reserve', 'record_reserve'][rnd(3)], endpoint_id: `agree_${rnd(3)}`, window_ms: budget.window_ms, bucket: Math.floor(now / budget.window_ms) };
-    assert.deepEqual(await remote.apply(request, budget, now), local.apply(request, budget, now), `request ${i}: ${JSON.stringify(request)}`);
+    assert.deepEqual(await remote.call(request, budget, now), local.call(request, budget, now), `request ${i}: ${JSON.stringify(request)}`);
   }
 });
 
 test('concurrent first attempts never reserve past the ratio', { skip }, async () => {
   const store = new RedisBudgetStore(redis);
   const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0) });
-  for (let i = 0; i < 100; i++) await rp.afterAttempt(state(i, 'ep_b'), { status: 200 });
-  const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => rp.afterAttempt(state(200 + i, 'ep_b'), { status: 503 })));
+  for (let i = 0; i < 100; i++) await rp.step(state(i, 'ep_b'), { status: 200 });
+  const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => rp.step(state(200 + i, 'ep_b'), { status: 503 })));
   // The same 140 requests one by one through the in-memory store.
   const local = new RetryPolicy(DOC, { clock: new ManualClock(T0) });
-  for (let i = 0; i < 100; i++) await local.afterAttempt(state(i, 'ep_b'), { status: 200 });
+  for (let i = 0; i < 100; i++) await local.step(state(i, 'ep_b'), { status: 200 });
   let expected = 0;
-  for (let i = 0; i < 40; i++) if ((await local.afterAttempt(state(200 + i, 'ep_b'), { status: 503 })).stop_reason === null) expected++;
+  for (let i = 0; i < 40; i++) if ((await local.step(state(200 + i, 'ep_b'), { status: 503 })).stop_reason === null) expected++;
   assert.equal(decisions.filter((d) => d.stop_reason === null).length, expected);
   assert.ok(expected > 5 && expected < 20, `${expected} retries`);
 });
@@ -138,23 +138,23 @@ test('a flushed script is sent again as EVAL once, and nothing is counted twice'
   const client = counting(redis);
   const store = new RedisBudgetStore(client);
   const request = { op: 'record', endpoint_id: 'ep_c', window_ms: 60_000, bucket: Math.floor(T0 / 60_000) };
-  await store.apply(request, BUDGET, T0);
+  await store.call(request, BUDGET, T0);
   await redis.script('FLUSH');
-  const r = await store.apply(request, BUDGET, T0);
+  const r = await store.call(request, BUDGET, T0);
   assert.deepEqual(r.counts.current, { total: 2, retries: 0 });
   assert.deepEqual(client.sent, ['eval', 'evalsha', 'eval']);
-  await store.apply(request, BUDGET, T0);
+  await store.call(request, BUDGET, T0);
   assert.deepEqual(client.sent, ['eval', 'evalsha', 'eval', 'evalsha']);
 });
 
 test('a caller whose clock is a quarter window off Redis TIME is refused (skew check), unless it is off', { skip }, async () => {
   const request = { op: 'reserve', endpoint_id: 'ep_s', window_ms: 60_000, bucket: Math.floor((T0 - 30_000) / 60_000) };
-  await assert.rejects(new RedisBudgetStore(redis).apply(request, BUDGET, T0 - 30_000), /skew/i);
-  const r = await new RedisBudgetStore(redis, { skewCheck: false }).apply(request, BUDGET, T0 - 30_000);
+  await assert.rejects(new RedisBudgetStore(redis).call(request, BUDGET, T0 - 30_000), /skew/i);
+  const r = await new RedisBudgetStore(redis, { skewCheck: false }).call(request, BUDGET, T0 - 30_000);
   assert.deepEqual(r, { reserved: false, counts: { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } } });
   const errors = [];
   const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(redis), clock: new ManualClock(T0 - 30_000), onStoreError: (e) => errors.push(e) });
-  assert.equal((await rp.afterAttempt(state(1, 'ep_s'), { status: 503 })).stop_reason, 'budget_unavailable');
+  assert.equal((await rp.step(state(1, 'ep_s'), { status: 503 })).stop_reason, 'budget_unavailable');
   assert.equal(errors.length, 1);
 });
 
@@ -162,10 +162,10 @@ test('an unreachable Redis makes retries budget_unavailable, and never stops a d
   const down = new Redis({ port: await freePort(), host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   const errors = [];
   const rp = new RetryPolicy(DOC, { store: new RedisBudgetStore(down), clock: new ManualClock(T0), onStoreError: (e, ctx) => errors.push(ctx.operation) });
-  const d = await rp.afterAttempt(state(1, 'ep_d'), { status: 503 });
+  const d = await rp.step(state(1, 'ep_d'), { status: 503 });
   assert.equal(d.stop_reason, 'budget_unavailable');
   assert.equal(d.dead_letter.stop_reason, 'budget_unavailable');
-  assert.equal((await rp.afterAttempt(state(2, 'ep_d'), { status: 200 })).stop_reason, 'delivered');
+  assert.equal((await rp.step(state(2, 'ep_d'), { status: 200 })).stop_reason, 'delivered');
   assert.deepEqual(errors, ['record_reserve', 'record']);
   down.disconnect();
 });
@@ -177,7 +177,7 @@ test('a hung Redis (SIGSTOP) fails closed within the store timeout', { skip }, a
   server.kill('SIGSTOP');
   try {
     const t = performance.now();
-    assert.equal((await rp.afterAttempt(state(1, 'ep_h'), { status: 503 })).stop_reason, 'budget_unavailable');
+    assert.equal((await rp.step(state(1, 'ep_h'), { status: 503 })).stop_reason, 'budget_unavailable');
     assert.ok(performance.now() - t < 1000);
   } finally {
     server.kill('SIGCONT');

@@ -27,14 +27,14 @@ test('a reloaded document applies to new events while admitted ones keep their s
   const fresh = policy.admit('n');
   assert.notEqual(fresh.policy_hash, old.policy_hash);
   assert.equal(fresh.policy_version, 'v2');
-  const before = await policy.afterAttempt(stateOf(old, 'a'), { status: 503 });
-  const after = await policy.afterAttempt(stateOf(fresh, 'b'), { status: 503 });
+  const before = await policy.step(stateOf(old, 'a'), { status: 503 });
+  const after = await policy.step(stateOf(fresh, 'b'), { status: 503 });
   assert.equal(before.retry.delay_ms, 1000, 'the admitted event lost its policy');
   assert.equal(after.retry.delay_ms, 5000);
   assert.equal(policy.policyHashMisses, 0);
   // no hash (an old record): the current document
   const { policy_hash: _h, ...legacy } = stateOf(old, 'c');
-  assert.equal((await policy.afterAttempt(legacy, { status: 503 })).retry.delay_ms, 5000);
+  assert.equal((await policy.step(legacy, { status: 503 })).retry.delay_ms, 5000);
   assert.equal(policy.resume(stateOf(old, 'd')).due, true);
 });
 
@@ -54,10 +54,10 @@ test('a bad document keeps the old one and reports the code and field', () => {
 test('a state whose hash no known document has is judged by the current one and counted', async () => {
   const policy = new RetryPolicy(doc('v1', 1000));
   const a = policy.admit('n');
-  const d = await policy.afterAttempt({ ...stateOf(a, 'x'), policy_hash: '0000000000000000' }, { status: 503 });
+  const d = await policy.step({ ...stateOf(a, 'x'), policy_hash: '0000000000000000' }, { status: 503 });
   assert.equal(d.retry.delay_ms, 1000);
   assert.equal(policy.policyHashMisses, 1);
-  await assert.rejects(policy.afterAttempt({ ...stateOf(a, 'y'), policy_hash: 7 }, { status: 503 }), (e) => e.field === 'state.policy_hash');
+  await assert.rejects(policy.step({ ...stateOf(a, 'y'), policy_hash: 7 }, { status: 503 }), (e) => e.field === 'state.policy_hash');
 });
 
 test('watchPolicyFile reloads a changed file and keeps the old document when the new one is bad', async () => {

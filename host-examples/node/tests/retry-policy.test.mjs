@@ -1,4 +1,4 @@
-// RetryPolicy: documents, admission, and afterAttempt's step flow —
+// RetryPolicy: documents, admission, and step's step flow —
 // evaluate, at most one store call (with a timeout), settle — with sync and
 // async stores, the budget failing closed, disagreements counted, resume and
 // Retry-After through the core.
@@ -42,7 +42,7 @@ function spyStore(answer = () => ({ reserved: true, counts: ZERO }), { async = f
   const calls = [];
   return {
     calls,
-    apply(request, budget, nowMs) {
+    call(request, budget, nowMs) {
       calls.push([request, budget, nowMs]);
       if (!async) return answer(request);
       return new Promise((resolve, reject) =>
@@ -91,7 +91,7 @@ test('a first attempt that is decided is recorded once and keeps its decision', 
   const clock = new ManualClock(T0 + 100);
   const store = spyStore(() => ({ reserved: false, counts: ZERO }));
   const rp = new RetryPolicy(DOC, { store, clock });
-  const d = await rp.afterAttempt(stateOf(), { status: 200 });
+  const d = await rp.step(stateOf(), { status: 200 });
   assert.equal(d.stop_reason, 'delivered');
   assert.deepEqual(store.calls, [[{ op: 'record', endpoint_id: 'ep_1', window_ms: 60_000, bucket: Math.floor((T0 + 100) / 60_000) }, BUDGET, T0 + 100]]);
 });
@@ -100,8 +100,8 @@ test('a failed record never changes a first attempt\'s decision', async () => {
   for (const async of [false, true]) {
     const errors = [];
     const rp = new RetryPolicy(DOC, { store: spyStore(down, { async }), clock: new ManualClock(T0), onStoreError: (e, ctx) => errors.push(ctx) });
-    assert.equal((await rp.afterAttempt(stateOf(), { status: 204 })).stop_reason, 'delivered');
-    assert.equal((await rp.afterAttempt(stateOf(), { status: 410 })).stop_reason, 'terminal_response');
+    assert.equal((await rp.step(stateOf(), { status: 204 })).stop_reason, 'delivered');
+    assert.equal((await rp.step(stateOf(), { status: 410 })).stop_reason, 'terminal_response');
     assert.deepEqual(errors, [
       { operation: 'record', endpointId: 'ep_1', timedOut: false },
       { operation: 'record', endpointId: 'ep_1', timedOut: false },
@@ -112,8 +112,8 @@ test('a failed record never changes a first attempt\'s decision', async () => {
 test('a decided retry attempt makes no store call at all', async () => {
   const store = spyStore();
   const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0) });
-  assert.equal((await rp.afterAttempt(stateOf({ attempt: 2 }), { status: 200 })).stop_reason, 'delivered');
-  assert.equal((await rp.afterAttempt(stateOf({ attempt: 13 }), { status: 503 })).stop_reason, 'max_attempts_exhausted');
+  assert.equal((await rp.step(stateOf({ attempt: 2 }), { status: 200 })).stop_reason, 'delivered');
+  assert.equal((await rp.step(stateOf({ attempt: 13 }), { status: 503 })).stop_reason, 'max_attempts_exhausted');
   assert.equal(store.calls.length, 0);
 });
 
@@ -121,15 +121,15 @@ test('a first attempt that needs the budget makes ONE record_reserve call; a ret
   for (const async of [false, true]) {
     const store = spyStore(undefined, { async });
     const rp = new RetryPolicy(DOC, { store, clock: new ManualClock(T0 + 100) });
-    assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
-    assert.equal((await rp.afterAttempt(stateOf({ attempt: 2 }), { status: 503 })).stop_reason, null);
+    assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, null);
+    assert.equal((await rp.step(stateOf({ attempt: 2 }), { status: 503 })).stop_reason, null);
     assert.deepEqual(store.calls.map(([r]) => r.op), ['record_reserve', 'reserve']);
   }
 });
 
 test('the store\'s verdict stands: not reserved is retry_budget_exhausted', async () => {
   const rp = new RetryPolicy(DOC, { store: spyStore(() => ({ reserved: false, counts: FULL })), clock: new ManualClock(T0) });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'retry_budget_exhausted');
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, 'retry_budget_exhausted');
   assert.equal(rp.budgetDisagreements, 0);
 });
 
@@ -140,7 +140,7 @@ test('a store that disagrees with the rule on its own counts is obeyed, counted 
     clock: new ManualClock(T0),
     onBudgetDisagreement: (d) => seen.push(d),
   });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, null);
   assert.equal(rp.budgetDisagreements, 1);
   assert.equal(seen.length, 1);
   assert.equal(seen[0].request.op, 'record_reserve');
@@ -153,29 +153,29 @@ test('a store that throws, rejects or answers malformed data fails closed: budge
     for (const answer of answers) {
       const errors = [];
       const rp = new RetryPolicy(DOC, { store: spyStore(answer, { async }), clock: new ManualClock(T0), onStoreError: (e) => errors.push(e) });
-      assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable', String(answer));
+      assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable', String(answer));
       assert.equal(errors.length, 1, String(answer));
     }
   }
 });
 
 test('a store call that hangs times out after storeTimeoutMs and fails closed', async () => {
-  const hung = { apply: () => new Promise(() => {}) };
+  const hung = { call: () => new Promise(() => {}) };
   const errors = [];
   const rp = new RetryPolicy(DOC, { store: hung, clock: new ManualClock(T0), storeTimeoutMs: 30, onStoreError: (e, ctx) => errors.push(ctx) });
   const t = performance.now();
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
   const took = performance.now() - t;
   assert.ok(took >= 25 && took < 1000, `took ${took} ms`);
   assert.deepEqual(errors, [{ operation: 'record_reserve', endpointId: 'ep_1', timedOut: true }]);
   // A hung record of a decided first attempt costs the timeout, never the delivery.
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 200 })).stop_reason, 'delivered');
+  assert.equal((await rp.step(stateOf(), { status: 200 })).stop_reason, 'delivered');
 });
 
 test('the default store timeout is 250 ms', async () => {
-  const rp = new RetryPolicy(DOC, { store: { apply: () => new Promise(() => {}) }, clock: new ManualClock(T0) });
+  const rp = new RetryPolicy(DOC, { store: { call: () => new Promise(() => {}) }, clock: new ManualClock(T0) });
   const t = performance.now();
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
   const took = performance.now() - t;
   assert.ok(took >= 240 && took < 2000, `took ${took} ms`);
 });
@@ -185,9 +185,9 @@ test('a throwing hook does not change the decision', async () => {
     throw new Error('hook');
   };
   let rp = new RetryPolicy(DOC, { store: spyStore(down), clock: new ManualClock(T0), onStoreError: boom });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, 'budget_unavailable');
   rp = new RetryPolicy(DOC, { store: spyStore(() => ({ reserved: true, counts: FULL })), clock: new ManualClock(T0), onBudgetDisagreement: boom });
-  assert.equal((await rp.afterAttempt(stateOf(), { status: 503 })).stop_reason, null);
+  assert.equal((await rp.step(stateOf(), { status: 503 })).stop_reason, null);
 });
 
 test('the in-memory store enforces the budget across events to one endpoint', async () => {
@@ -196,12 +196,12 @@ test('the in-memory store enforces the budget across events to one endpoint', as
   const rp = new RetryPolicy(DOC, { store, clock });
   // ledger: 10% of attempts may be retries, no sample floor. 30 delivered first attempts...
   for (let i = 0; i < 30; i++) {
-    assert.equal((await rp.afterAttempt(stateOf({ class: 'ledger', event_id: `ok_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 200 })).stop_reason, 'delivered');
+    assert.equal((await rp.step(stateOf({ class: 'ledger', event_id: `ok_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 200 })).stop_reason, 'delivered');
   }
   // ...then 10 failing first attempts, each recorded and judged in one call.
   const reasons = [];
   for (let i = 0; i < 10; i++) {
-    const d = await rp.afterAttempt(stateOf({ class: 'ledger', event_id: `evt_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 503 });
+    const d = await rp.step(stateOf({ class: 'ledger', event_id: `evt_${i}`, endpoint_id: 'ep_9', max_attempts: 16 }), { status: 503 });
     reasons.push(d.stop_reason);
   }
   // Judged with the attempt counted: (r + 1) <= 0.1 * (t + 1), t = every attempt so far.
@@ -213,31 +213,31 @@ test('the in-memory store enforces the budget across events to one endpoint', as
   assert.equal(rp.budgetDisagreements, 0);
   // What it holds is what storeApply says it holds.
   const bucket = Math.floor(T0 / 60_000);
-  const probe = store.apply({ op: 'record', endpoint_id: 'ep_9', window_ms: 60_000, bucket }, BUDGET, T0);
+  const probe = store.call({ op: 'record', endpoint_id: 'ep_9', window_ms: 60_000, bucket }, BUDGET, T0);
   assert.deepEqual(probe.counts.current, { total: 40 + retries + 1, retries });
   assert.deepEqual(storeApply({ op: 'record', endpoint_id: 'other', window_ms: 60_000, bucket }, BUDGET, T0, EMPTY_HELD).reply.counts.current, { total: 1, retries: 0 });
 });
 
 test('states must name a known class; bad states are PolicyErrors (the promise rejects)', async () => {
   const rp = new RetryPolicy(DOC);
-  await assert.rejects(rp.afterAttempt(stateOf({ class: 'billing' }), { status: 503 }), { code: 'unknown_event_class', field: 'state.class' });
-  await assert.rejects(rp.afterAttempt(stateOf({ class: undefined }), { status: 503 }), { code: 'invalid_input', field: 'state.class' });
-  await assert.rejects(rp.afterAttempt(stateOf({ attempt: 0 }), { status: 503 }), { code: 'invalid_state', field: 'state.attempt' });
-  await assert.rejects(rp.afterAttempt(stateOf({ attempt: '1' }), { status: 503 }), { code: 'invalid_input', field: 'state.attempt' });
-  await assert.rejects(rp.afterAttempt(null, { status: 503 }), PolicyError);
+  await assert.rejects(rp.step(stateOf({ class: 'billing' }), { status: 503 }), { code: 'unknown_event_class', field: 'state.class' });
+  await assert.rejects(rp.step(stateOf({ class: undefined }), { status: 503 }), { code: 'invalid_input', field: 'state.class' });
+  await assert.rejects(rp.step(stateOf({ attempt: 0 }), { status: 503 }), { code: 'invalid_state', field: 'state.attempt' });
+  await assert.rejects(rp.step(stateOf({ attempt: '1' }), { status: 503 }), { code: 'invalid_input', field: 'state.attempt' });
+  await assert.rejects(rp.step(null, { status: 503 }), PolicyError);
 });
 
-test('pure evaluate, settle and decide on a RetryPolicy take the class from the state', () => {
+test('pure evaluate, settle and decideWith on a RetryPolicy take the class from the state', () => {
   const rp = new RetryPolicy(DOC);
-  assert.equal(rp.decide(stateOf(), { status: 503 }, T0 + 1, ZERO).stop_reason, null);
-  assert.equal(rp.decide(stateOf(), { status: 503 }, T0 + 1, null).stop_reason, 'budget_unavailable');
+  assert.equal(rp.decideWith(stateOf(), { status: 503 }, T0 + 1, ZERO).stop_reason, null);
+  assert.equal(rp.decideWith(stateOf(), { status: 503 }, T0 + 1, null).stop_reason, 'budget_unavailable');
   assert.deepEqual(rp.evaluate(stateOf(), { status: 503 }, T0 + 1), {
     decision: null,
     store: { op: 'record_reserve', endpoint_id: 'ep_1', window_ms: 60_000, bucket: Math.floor((T0 + 1) / 60_000) },
   });
   assert.deepEqual(rp.settle(stateOf(), { status: 503 }, T0 + 1, { unavailable: true }).decision.stop_reason, 'budget_unavailable');
   // The object path (a bigint beyond 2^53) gives the same kind of answer.
-  assert.equal(rp.decide(stateOf(), { status: 503 }, 2n ** 60n, null).stop_reason, 'retry_window_elapsed');
+  assert.equal(rp.decideWith(stateOf(), { status: 503 }, 2n ** 60n, null).stop_reason, 'retry_window_elapsed');
 });
 
 test('resume judges a reloaded event with the core\'s gates (elapsed >= window stops)', () => {

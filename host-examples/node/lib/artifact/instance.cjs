@@ -50,12 +50,30 @@ class Instances {
     this.#module = module;
   }
 
+  #memories = new Set(); // the main instances' linear memories (memoryBytes)
+
   #create() {
     const mods = { 'retry_policy.core.wasm': this.#module, ...adapterModules() };
-    return instantiate((name) => mods[name], {
-      'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },
-      'webhook:retry-policy/budget-store': { call: (request, budget, nowMs) => this.#storeCall(request, budget, nowMs) },
-    }).policy;
+    const instantiateCore = (module, importObject) => {
+      const instance = new WebAssembly.Instance(module, importObject);
+      if (module === this.#module) this.#memories.add(instance.exports.memory);
+      return instance;
+    };
+    return instantiate(
+      (name) => mods[name],
+      {
+        'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },
+        'webhook:retry-policy/budget-store': { call: (request, budget, nowMs) => this.#storeCall(request, budget, nowMs) },
+      },
+      instantiateCore,
+    ).policy;
+  }
+
+  /** Bytes of linear memory held by the instances made so far (plateau tests). */
+  memoryBytes() {
+    let n = 0;
+    for (const m of this.#memories) n += m.buffer.byteLength;
+    return n;
   }
 
   #nowMs() {
@@ -93,7 +111,7 @@ class Instances {
     try {
       return f(this.#primary);
     } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) this.#primary = null;
+      if (e instanceof WebAssembly.RuntimeError) this.#drop(this.#primary);
       throw e;
     } finally {
       this.#depth = 0;
@@ -116,6 +134,11 @@ class Instances {
       this.imports = imports;
       if (ok) this.#spares.push(api);
     }
+  }
+
+  #drop(api) {
+    if (api === this.#primary) this.#primary = null;
+    // its memory stays counted until collected; a trapped instance is rare
   }
 
   /** `f(api)` with the imports answering from `nowMs` and `store` (the imports-driven decide). */

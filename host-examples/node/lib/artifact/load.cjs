@@ -193,6 +193,11 @@ class Artifact {
     return this.#instances.run(f);
   }
 
+  /** Bytes of linear memory this artifact's instances hold. */
+  memoryBytes() {
+    return this.#instances.memoryBytes();
+  }
+
   /** `f(api)` with the imports answering from `nowMs` (bigint) and `store`. */
   withImports(nowMs, store, onStoreError, f) {
     return this.#instances.withImports(nowMs, store, onStoreError, f);

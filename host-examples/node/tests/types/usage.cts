@@ -1,7 +1,7 @@
 // Compiled (never run) by tests/types.test.mjs: a CommonJS TypeScript user.
 import retryPolicy = require('@webhook/retry-policy');
 
-const d: retryPolicy.Decision = retryPolicy.decide(
+const d: retryPolicy.Decision = retryPolicy.decideWith(
   {
     backoff: { base_ms: 1, factor: 1, cap_ms: 1, jitter: 'none' },
     window_ms: 1,

@@ -4,7 +4,7 @@
 import {
   RetryPolicy,
   compilePolicy,
-  decide,
+  decideWith,
   evaluate,
   settle,
   resume,
@@ -27,6 +27,17 @@ import {
   type Settlement,
   type Resumption,
   type ErrorCode,
+  decide,
+  artifactInfo,
+  swapArtifact,
+  watchArtifact,
+  onArtifactChange,
+  loadArtifact,
+  ArtifactError,
+  appendCustomSection,
+  type ArtifactInfo,
+  type SwapResult,
+  type ArtifactErrorCode,
 } from '@webhook/retry-policy';
 
 const policy: Policy = {
@@ -51,9 +62,9 @@ export function describe(d: Decision): string {
   return `dead-letter ${d.dead_letter.event_id}: ${reason}`;
 }
 
-describe(decide(policy, state, { status: 503, retry_after_ms: 1000 }, 100, null));
-describe(decide(policy, state, { status: 503, retry_after_ms: null }, 100n, null));
-describe(compilePolicy(policy).decide({ ...state, first_attempted_at_ms: 0n }, { error_kind: 'connect_timeout' }, 100n, null));
+describe(decideWith(policy, state, { status: 503, retry_after_ms: 1000 }, 100, null));
+describe(decideWith(policy, state, { status: 503, retry_after_ms: null }, 100n, null));
+describe(compilePolicy(policy).decideWith({ ...state, first_attempted_at_ms: 0n }, { error_kind: 'connect_timeout' }, 100n, null));
 plan(policy.backoff, 900_000, 16).limited_by satisfies 'window' | 'hard_cap';
 
 // The step: evaluate -> one store call -> settle.
@@ -75,14 +86,14 @@ void ms;
 const bad: Policy = { ...policy, backoff: { ...policy.backoff, jitter: 'decorrelated' } };
 void bad;
 // @ts-expect-error an outcome is a status or an error kind
-decide(policy, state, { code: 503 }, 100, null);
+decideWith(policy, state, { code: 503 }, 100, null);
 // @ts-expect-error a store reply is {unavailable: true} or {reserved, counts}
 settle(policy, state, { status: 503 }, 100, { unavailable: false });
 // @ts-expect-error store ops are string literals
 storeKey({ op: 'read', endpoint_id: 'e', window_ms: 1, bucket: 0 });
 
 const asyncStore: BudgetStore = {
-  async apply(request: StoreRequest): Promise<Reservation> {
+  async call(request: StoreRequest): Promise<Reservation> {
     void request.bucket;
     return { reserved: true, counts: { current: { total: 0, retries: 0 }, previous: { total: 0, retries: 0 } } };
   },
@@ -97,8 +108,29 @@ const rp = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff: { base_
 new RetryPolicy('{"classes":{}}', { store: new InMemoryBudgetStore() });
 declare const redisClient: { evalsha(...a: unknown[]): Promise<unknown>; eval(...a: unknown[]): Promise<unknown> };
 new RetryPolicy('{"classes":{}}', { store: new RedisBudgetStore(redisClient, { skewCheck: false }) });
+// The imports-driven step: one call, the component asks the clock and a synchronous store.
+describe(decide(policy, state, { status: 503 }, { store: new InMemoryBudgetStore(), clock: new ManualClock(100) }));
+describe(compilePolicy(policy).decide(state, { status: 503 }, { store: new InMemoryBudgetStore() }));
+// @ts-expect-error decide needs a synchronous store
+decide(policy, state, { status: 503 }, { store: asyncStore });
+const synced = new RetryPolicy(null, { store: new InMemoryBudgetStore() });
+void synced.decide({ ...state, class: 'n' }, { status: 503 });
+
+// The artifact.
+const info: ArtifactInfo = artifactInfo();
+void [info.sha256, info.abi, info.document_version, info.source];
+const swapped: SwapResult = swapArtifact('retry_policy.wasm', { expectedSha256: info.sha256 });
+if (!swapped.ok) {
+  const code: ArtifactErrorCode = swapped.error.code;
+  void code;
+}
+const watch = watchArtifact('retry_policy.wasm', { intervalMs: 500, onSwap: (r) => void r.ok });
+watch.close();
+onArtifactChange((e) => void (e.kind === 'swapped' ? e.previous.sha256 : e.info.sha256))();
+void [loadArtifact, ArtifactError, appendCustomSection(new Uint8Array(8), 'x', '{}')];
+
 export async function run(): Promise<void> {
-  const d = await rp.afterAttempt({ ...state, class: 'n' }, { status: 500 });
+  const d = await rp.step({ ...state, class: 'n' }, { status: 500 });
   describe(d);
   const again: Resumption = rp.resume({ ...state, class: 'n' });
   void [again, rp.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT'), rp.budgetDisagreements];
