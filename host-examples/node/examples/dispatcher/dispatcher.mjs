@@ -92,7 +92,7 @@ export class Dispatcher {
       state.attempt += 1;
       this.#journal?.attempt(event.id, state.attempt, state.credentials_refreshed);
       const outcome = await this.#attempt(event, state.attempt);
-      const decision = await this.#policy.afterAttempt(state, outcome);
+      const decision = await this.#policy.step(state, outcome);
       if (decision.stop_reason !== null) return this.#finish(event, decision, outcome);
       await this.#scheduler.sleep(decision.retry.delay_ms);
       if (decision.retry.refresh_credentials && this.#signer !== null) await this.#signer.refresh(event.endpoint_id);

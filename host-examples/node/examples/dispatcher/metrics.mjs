@@ -4,6 +4,8 @@
 //   webhook_attempts_total                        HTTP attempts sent
 //   webhook_destination_refused_total             attempts refused: internal target address
 //   webhook_budget_disagreements_total            store verdicts that differed from the policy's rule
+// and gauges whose series are read at every render:
+//   webhook_policy_info{artifact_sha256,abi,document_version} 1   the policy artifact in use
 import http from 'node:http';
 
 const HELP = {
@@ -16,9 +18,20 @@ const HELP = {
 
 const escape = (v) => String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
+const labelText = (labels) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}="${escape(v)}"`)
+    .join(',');
+
 export class Metrics {
   #series = new Map(); // name -> Map(labelText -> value)
   #observed = new Map(); // name -> () => value (a counter kept elsewhere)
+  #gauges = new Map(); // name -> {help, read: () => [{labels, value}]}
+
+  /** A gauge whose series `read()` gives at each render (`[{labels, value}]`). */
+  gauge(name, help, read) {
+    this.#gauges.set(name, { help, read });
+  }
 
   constructor() {
     for (const name of Object.keys(HELP)) this.#series.set(name, new Map());
@@ -51,6 +64,10 @@ export class Metrics {
       out += `# HELP ${name} ${HELP[name]}\n# TYPE ${name} counter\n`;
       if (this.#observed.has(name)) out += `${name} ${this.#observed.get(name)()}\n`;
       for (const [labels, value] of series) out += `${name}${labels ? `{${labels}}` : ''} ${value}\n`;
+    }
+    for (const [name, { help, read }] of this.#gauges) {
+      out += `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`;
+      for (const { labels, value } of read()) out += `${name}{${labelText(labels)}} ${value}\n`;
     }
     return out;
   }

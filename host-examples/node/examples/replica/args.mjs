@@ -7,6 +7,7 @@ export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
+               [--artifact FILE] [--watch-artifact-ms N] [--metrics-port P]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE), C in flight (default 8), sleeping
@@ -22,6 +23,11 @@ loopback, private, link-local or other internal addresses are refused
 (destination_refused, terminal) unless --allow-private-targets. With
 --signing-secrets FILE (JSON: endpoint id -> "whsec_new whsec_old" or a list)
 every attempt is signed (Standard Webhooks); re-read on refresh_credentials.
+--artifact: the policy artifact (default RETRY_POLICY_ARTIFACT, else the
+package's copy); --watch-artifact-ms N: poll that file every N ms and swap
+when its sha256 changes (checked first; a refused file keeps the current
+one). --metrics-port P: serve /metrics on 127.0.0.1:P (0: any free port,
+printed on stderr), with webhook_policy_info{artifact_sha256,abi,document_version}.
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
@@ -42,6 +48,9 @@ const FLAGS = new Set([
   '--attempt-deadline-ms',
   '--allow-private-targets',
   '--signing-secrets',
+  '--artifact',
+  '--watch-artifact-ms',
+  '--metrics-port',
 ]);
 const SWITCHES = new Set(['--allow-private-targets']);
 
@@ -75,7 +84,8 @@ function url(flag, text, protocols) {
 /**
  * argv (without node and the script) -> {help} or
  * {target, endpointId, events, concurrency, policyText, policyPath, redis, redisCluster,
- *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets}.
+ *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
+ *  artifact, watchArtifactMs, metricsPort}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -128,5 +138,8 @@ export function parseArgs(argv) {
     attemptDeadlineMs: seen.has('--attempt-deadline-ms') ? integer('--attempt-deadline-ms', seen.get('--attempt-deadline-ms'), 1) : 30_000,
     allowPrivateTargets: seen.has('--allow-private-targets'),
     signingSecrets: seen.has('--signing-secrets') ? seen.get('--signing-secrets') : null,
+    artifact: seen.has('--artifact') ? seen.get('--artifact') : null,
+    watchArtifactMs: seen.has('--watch-artifact-ms') ? integer('--watch-artifact-ms', seen.get('--watch-artifact-ms'), 1) : null,
+    metricsPort: seen.has('--metrics-port') ? integer('--metrics-port', seen.get('--metrics-port'), 0) : null,
   };
 }

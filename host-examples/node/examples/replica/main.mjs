@@ -1,16 +1,20 @@
 // The Node replica (REPLICA contract, issue 6): a thin wrapper around the
 // dispatcher example. C workers take events "node-<pid>-<i>" until N are
 // started (or --deadline-ms passed); each is delivered by Dispatcher.deliver,
-// which asks RetryPolicy.afterAttempt after every attempt: evaluate, at most
+// which asks RetryPolicy.step after every attempt: evaluate, at most
 // ONE Redis command (EVALSHA `record` for a decided first attempt,
 // `record_reserve` for a first attempt whose retry needs the budget,
 // `reserve` for a later one), settle. A Redis failure or timeout fails a
 // pending retry closed (`budget_unavailable`) and never a first attempt's
 // delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
+// The policy artifact (--artifact, else RETRY_POLICY_ARTIFACT, else the
+// package's copy) is logged on stderr at load and at every swap
+// (--watch-artifact-ms) and exported on /metrics (--metrics-port).
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, checkEviction } from '@webhook/retry-policy';
-import { Metrics } from '../dispatcher/metrics.mjs';
+import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, checkEviction } from '@webhook/retry-policy';
+import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
+import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
 import { Dispatcher } from '../dispatcher/dispatcher.mjs';
 import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
@@ -64,6 +68,16 @@ function loadPolicy(opts, store) {
 
 async function run(opts) {
   const startMs = performance.now();
+  const metrics = new Metrics();
+  let tracked;
+  try {
+    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs });
+  } catch (e) {
+    if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
+    throw e;
+  }
+  const server = opts.metricsPort === null ? null : await serveMetrics(metrics, { port: opts.metricsPort });
+  if (server !== null) log(`metrics on ${server.url}`);
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = new InMemoryBudgetStore();
@@ -77,7 +91,6 @@ async function run(opts) {
     store = new RedisBudgetStore(counting.client);
   }
   const policy = redis === null ? policyCheck : loadPolicy(opts, store);
-  const metrics = new Metrics();
   const dispatcher = new Dispatcher(policy, {
     metrics,
     attemptDeadlineMs: opts.attemptDeadlineMs,
@@ -106,6 +119,8 @@ async function run(opts) {
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   redis?.disconnect();
   dispatcher.close();
+  tracked.close();
+  await server?.close();
 
   const attempts = metrics.get('webhook_attempts_total');
   const summary = {
