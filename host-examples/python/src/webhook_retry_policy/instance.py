@@ -42,7 +42,7 @@ from . import loader
 from ._checks import SHOWN, show
 from ._generated import abi
 from ._generated.errors import PolicyError
-from ._raw import RawCaller
+from ._raw import MEMORY_SIZE, HostFunc, RawCaller, call_realloc
 from .errors import ArtifactError, PolicyTrap
 
 _INITIAL_SCRATCH = 16 * 1024
@@ -66,16 +66,24 @@ def _reason(e: BaseException) -> str:
     return text if len(text) <= SHOWN else f"{text[:SHOWN]}..."
 
 
+_RAW = {"i32": "i12x", "i64": "q8x", "f32": "f12x", "f64": "d8x"}  # one 16-byte wasmtime_val_raw_t each
+_PUT: dict[str, Any] = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double}
+_VALTYPE = {"i32": wasmtime.ValType.i32, "i64": wasmtime.ValType.i64, "f32": wasmtime.ValType.f32,
+            "f64": wasmtime.ValType.f64}
+
+
 class Imports:
     """The host side of the world's imports for one instance (``abi.Host``):
     the clock and store of the ``decide`` in progress, and the guest memory
-    and ``cabi_realloc`` the generated glue writes the store's answer with."""
+    and ``cabi_realloc`` the generated glue writes the store's answer with
+    (through the caller's context: :class:`_raw.HostFunc`)."""
 
     def __init__(self, inst: Instance) -> None:
         self.inst = inst
         self.clock: Any = None
         self.store: Any = None
-        self.caller: Any = None
+        self.ctx = 0
+        self.funcs: list[HostFunc] = []  # the callbacks live as long as the instance
 
     def clock_now_ms(self) -> int:
         if self.clock is None:
@@ -88,38 +96,47 @@ class Imports:
         return self.store.call(request, budget, now_ms)
 
     def view(self) -> memoryview:
+        """All of guest memory (refreshed on entry to an import and after an alloc)."""
+        return self.inst.mem
+
+    def _sync(self) -> None:
         inst = self.inst
-        if inst.memory.data_len(self.caller) != len(inst.mem):
-            inst.refresh(self.caller)
-        return inst.mem
+        size = MEMORY_SIZE(self.ctx, ctypes.addressof(inst.memory._memory))
+        if size != len(inst.mem):
+            inst.refresh_to(size)
 
     def alloc(self, size: int, align: int) -> int:
-        ptr = self.inst.realloc(self.caller, 0, 0, align, size)
-        if not isinstance(ptr, int) or (ptr == 0 and size):
+        ptr = call_realloc(self.ctx, self.inst.realloc, size, align)
+        if ptr == 0 and size:
             raise PolicyTrap("cabi_realloc returned null for an import's result")
+        self._sync()  # the allocation may have grown memory
         return ptr
 
     def func(self, store: wasmtime.Store, imp: abi.Import) -> wasmtime.Func:
-        types = {"i32": wasmtime.ValType.i32(), "i64": wasmtime.ValType.i64(), "f64": wasmtime.ValType.f64(),
-                 "f32": wasmtime.ValType.f32()}
-        ty = wasmtime.FuncType([types[t] for t in imp.params], [types[t] for t in imp.results])
+        ty = wasmtime.FuncType([_VALTYPE[t]() for t in imp.params], [_VALTYPE[t]() for t in imp.results])
         glue = imp.glue
-        # wasmtime-py roots a host function's callback until its Store is
-        # dropped: the callback holds this object weakly, or the Store (held
-        # by the instance this object names) would never be freed.
+        unpack = struct.Struct("<" + "".join(_RAW[t] for t in imp.params)).unpack_from
+        nbytes = 16 * len(imp.params)
+        put = _PUT[imp.results[0]] if imp.results else None
+        # the callback holds this object weakly: it lives in the Store, which the instance holds
         me = weakref.ref(self)
 
-        def host(caller: Any, *args: Any) -> Any:
+        def host(ctx: int, raw: int) -> None:
             imports = me()
             if imports is None:
                 raise PolicyTrap("the instance of this import is gone")
-            imports.caller = caller
-            try:
-                return glue(imports, imports, *args)
-            finally:
-                imports.caller = None
+            if nbytes:
+                imports.ctx = ctx
+                imports._sync()
+                v = glue(imports, imports, *unpack(ctypes.string_at(raw, nbytes)))
+            else:
+                v = glue(imports, imports)
+            if put is not None:
+                put.from_address(raw).value = v
 
-        return wasmtime.Func(store, ty, host, access_caller=True)
+        f = HostFunc(store, ty, host)
+        self.funcs.append(f)
+        return f.func
 
 
 T = TypeVar("T")
@@ -172,9 +189,11 @@ class Instance:
         self.grow(_INITIAL_SCRATCH)
         self._probe(raw.caller(_as(exports["probe"], wasmtime.Func)))
 
-    def refresh(self, store: Any = None) -> None:
+    def refresh(self) -> None:
         """A view of all of guest memory (memories never move; they only grow)."""
-        size = self.memory.data_len(store or self.store)
+        self.refresh_to(self.memory.data_len(self.store))
+
+    def refresh_to(self, size: int) -> None:
         self.mem = memoryview((ctypes.c_ubyte * size).from_address(self.base)).cast("B")
 
     def grow(self, need: int) -> None:
