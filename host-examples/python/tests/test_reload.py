@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from webhook_retry_policy import AsyncRetryPolicy, ManualClock, RetryPolicy, StopReason
 from webhook_retry_policy.dispatcher import DEAD, Dispatcher, DispatcherConfig, LocalEndpoint
 from webhook_retry_policy.dispatcher.demo import example_document_toml
@@ -79,3 +81,28 @@ async def test_events_keep_the_schedule_and_policy_they_were_admitted_under_acro
         assert r.attempt <= r.admission.schedule.max_attempts
     assert old.dead_letter.elapsed_ms > 60_000  # the 15-minute class it was admitted under, not the new 1 minute
     assert new.dead_letter.elapsed_ms <= 60_000
+
+
+def test_without_a_pinned_document_the_holder_takes_the_one_embedded_in_the_artifact():
+    import json
+    from pathlib import Path
+
+    from webhook_retry_policy import PolicyError, RetryPolicy, instance
+    from webhook_retry_policy.artifact import DOCUMENT_SECTION, current_artifact, swap_artifact
+    from webhook_retry_policy.component_reader import append_custom_section
+    from webhook_retry_policy.reload import DocumentHolder
+
+    rp = RetryPolicy()
+    before = current_artifact()
+    shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
+    doc = {"version": "bundled-1", "classes": {"notification": {
+        "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "full"}, "window_ms": 3600000,
+        "hard_cap": 20, "budget": {"ratio": 0.1, "window_ms": 60000, "min_sample": 10, "sliding": True}}}}
+    try:
+        with pytest.raises(PolicyError):
+            DocumentHolder.from_artifact(rp)  # the shipped artifact embeds none
+        swap_artifact(append_custom_section(shipped, DOCUMENT_SECTION, json.dumps(doc).encode()))
+        holder = DocumentHolder.from_artifact(rp)
+        assert holder.current.version == "bundled-1" and holder.admit("notification").policy_version == "bundled-1"
+    finally:
+        instance.activate(before)

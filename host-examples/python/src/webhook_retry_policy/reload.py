@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .artifact import current_artifact
 from .errors import PolicyError
 from .ops import PolicyOps, logger
 from .types import Admission, Policy, PolicyDocument
@@ -53,6 +54,17 @@ class DocumentHolder:
     @classmethod
     def from_file(cls, ops: PolicyOps, path: str) -> DocumentHolder:
         return cls(ops, ops.load_document_file(path), path=path)
+
+    @classmethod
+    def from_artifact(cls, ops: PolicyOps) -> DocumentHolder:
+        """The document embedded in the running artifact (``retry-policy
+        bundle``): the default when the caller pins no document of its own.
+        ``invalid_document`` when the artifact carries none."""
+        document = current_artifact().document
+        if document is None:
+            raise PolicyError("invalid_document", "", "the running artifact embeds no policy document "
+                              "(webhook-retry-policy:document): pass one (a file or a PolicyDocument)")
+        return cls(ops, document)
 
     @property
     def current(self) -> PolicyDocument:
