@@ -54,7 +54,7 @@ def refused(code: str, *args, **kwargs) -> str:
     return e.value.message
 
 
-def fake_component(shipped: bytes, version: str = "0.2.0", abi_version: int = 2) -> bytes:
+def fake_component(shipped: bytes, version: str = "0.2.0", abi_version: int = 2, extra_import: str = "") -> bytes:
     """A component whose main module has the shipped one's export names and
     signatures (renamed to ``version``) and answers zeros: links, runs, lies."""
     main = wasmtime.Module(wasmtime.Engine(), read_component(shipped).main_module)
@@ -69,7 +69,7 @@ def fake_component(shipped: bytes, version: str = "0.2.0", abi_version: int = 2)
         param_decl = f"(param {params})" if params else ""
         result_decl = "(result " + " ".join(results) + ")" if results else ""
         funcs.append(f'(func (export "{name}") {param_decl} {result_decl} {body})')
-    wat = ('(module (memory (export "memory") 17) (global $p (mut i32) (i32.const 4096))'
+    wat = ('(module ' + extra_import + ' (memory (export "memory") 17) (global $p (mut i32) (i32.const 4096))'
            '(func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (local $r i32)'
            ' (local.set $r (global.get $p)) (global.set $p (i32.add (global.get $p) (i32.add (local.get 3) (i32.const 8))))'
            ' (local.get $r))' + "".join(funcs) + ")")
@@ -120,6 +120,11 @@ def test_another_wit_package_version_is_named_in_the_abi_mismatch(shipped):
 def test_another_abi_version_is_an_abi_mismatch(shipped):
     assert "(abi 3); this host speaks webhook:retry-policy@0.2.0 (abi 2)" in refused(
         "artifact_abi_mismatch", fake_component(shipped, abi_version=3))
+
+
+def test_a_main_module_that_imports_what_this_host_does_not_supply_is_an_abi_mismatch(shipped):
+    msg = refused("artifact_abi_mismatch", fake_component(shipped, extra_import='(import "wasi:io/poll@0.2.0" "poll" (func))'))
+    assert "wasi:io/poll@0.2.0#poll" in msg and "webhook:retry-policy/clock@0.2.0#now-ms" in msg
 
 
 def test_a_component_that_gives_wrong_known_answers_fails_the_self_test(shipped):
