@@ -2,21 +2,32 @@ package main
 
 import (
 	"errors"
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"flag"
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 // usage is printed for --help and after a bad argument.
-const usage = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
+const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C (8)] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
-Delivers N events to URL through the policy (class "storm" of FILE) until
-each stops, then prints one JSON line on stdout. Exit 0, or 2 on bad arguments.
+               [--artifact PATH] [--watch-artifact] [--metrics-addr HOST:PORT]
+Delivers N events to URL through the policy (class "storm" of FILE, else of
+the document the artifact embeds) until each stops, then prints one JSON
+line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
+  --artifact        the policy artifact (default $RETRY_POLICY_ARTIFACT, else the
+                    copy embedded in the package); $RETRY_POLICY_ARTIFACT_SHA256 pins it
+  --watch-artifact  swap the artifact when its file changes (polled every 200 ms;
+                    every check first, a refused file keeps the old one); needs
+                    --artifact or $RETRY_POLICY_ARTIFACT
+  --metrics-addr    serve GET /metrics there (webhook_policy_info) while running
 Targets that resolve to loopback, private, link-local, shared, multicast or
 broadcast addresses are refused (a terminal destination_refused) unless
 --allow-private-targets is given.`
@@ -38,6 +49,12 @@ type Config struct {
 	AttemptDeadlineMs uint64
 	// AllowPrivate delivers to loopback/private/link-local/... targets too.
 	AllowPrivate bool
+	// ArtifactPath is --artifact ("" = the default: the environment's, else embedded).
+	ArtifactPath string
+	// WatchPath is the artifact file polled for swaps ("" = no watch).
+	WatchPath string
+	// MetricsAddr is where /metrics listens ("" = nowhere).
+	MetricsAddr string
 }
 
 // errUsage marks an argument error (exit 2).
@@ -65,6 +82,9 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&timeout, "store-timeout-ms", "250", "")
 	fs.StringVar(&attemptDeadline, "attempt-deadline-ms", "30000", "")
 	fs.BoolVar(&cfg.AllowPrivate, "allow-private-targets", false, "")
+	fs.StringVar(&cfg.ArtifactPath, "artifact", "", "")
+	watch := fs.Bool("watch-artifact", false, "")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, usage)
@@ -77,7 +97,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"target", "endpoint-id", "events", "policy"} {
+	for _, name := range []string{"target", "endpoint-id", "events"} {
 		if !set[name] {
 			return cfg, usageErrorf("--%s is required", name)
 		}
@@ -97,8 +117,19 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		return cfg, usageErrorf("--concurrency %q: want a whole number from 1 to 65535", concurrency)
 	}
 	cfg.Concurrency = int(c)
-	if cfg.PolicyPath == "" {
+	if set["policy"] && cfg.PolicyPath == "" {
 		return cfg, usageErrorf("--policy must name a file")
+	}
+	if set["artifact"] && cfg.ArtifactPath == "" {
+		return cfg, usageErrorf("--artifact must name a file")
+	}
+	if *watch {
+		if cfg.WatchPath = cfg.ArtifactPath; cfg.WatchPath == "" {
+			cfg.WatchPath = os.Getenv(rp.EnvArtifact)
+		}
+		if cfg.WatchPath == "" {
+			return cfg, usageErrorf("--watch-artifact needs --artifact PATH or $%s", rp.EnvArtifact)
+		}
 	}
 	if set["redis"] {
 		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {

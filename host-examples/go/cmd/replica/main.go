@@ -1,8 +1,11 @@
 // Command replica is the Go host's replica for the fleet tests (the
 // REPLICA contract): it delivers --events events to --target through the
-// policy (class "storm" of --policy), counting attempts in this process or
-// in the fleet's Redis (--redis, fleet/README.md via redisbudget), and
-// prints exactly one JSON line on stdout. Exit 0, or 2 on bad arguments.
+// policy (class "storm" of --policy, else of the document the artifact
+// embeds), counting attempts in this process or in the fleet's Redis
+// (--redis, fleet/README.md via redisbudget), and prints exactly one JSON
+// line on stdout. It logs the artifact's load (and, with --watch-artifact,
+// every swap) on stderr and serves webhook_policy_info on --metrics-addr.
+// Exit 0, 1 when the artifact is refused, or 2 on bad arguments.
 package main
 
 import (
@@ -13,8 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 func main() { os.Exit(mainExit(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) }
@@ -29,9 +30,9 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
 		return 2
 	}
-	engine, err := rp.New(ctx)
+	engine, err := newEngine(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "replica: %v\n", err)
+		fmt.Fprintf(stderr, "replica: policy artifact: %v\n", err)
 		return 1
 	}
 	defer engine.Close(ctx)
@@ -45,7 +46,14 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer r.budget.close()
-	line, err := json.Marshal(r.run(ctx))
+	stop, err := showPolicy(ctx, cfg, engine, r.docs, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 2
+	}
+	summary := r.run(ctx)
+	stop()
+	line, err := json.Marshal(summary)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		return 1

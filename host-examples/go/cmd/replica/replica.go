@@ -32,8 +32,7 @@ type Summary struct {
 type replica struct {
 	cfg       Config
 	engine    *rp.Engine
-	doc       rp.PolicyDocument
-	policy    rp.Policy
+	docs      *rp.Documents // new events are admitted under docs.Current()
 	budget    budget
 	client    *safehttp.Client
 	stderr    io.Writer
@@ -57,33 +56,46 @@ func wallMs() uint64 { return uint64(time.Now().UnixMilli()) }
 // nowMs is this replica's clock: the wall clock plus --clock-offset-ms.
 func (r *replica) nowMs() uint64 { return uint64(int64(wallMs()) + r.cfg.ClockOffset) }
 
-// newReplica loads the policy document and its class (a bad document or
-// a missing class is an argument error) and picks the budget store.
+// newReplica loads the policy document (--policy, else the artifact's,
+// which then follows artifact swaps) and checks its class (a bad document
+// or a missing class is an argument error), and picks the budget store.
 func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Writer) (*replica, error) {
-	text, err := os.ReadFile(cfg.PolicyPath)
-	if err != nil {
-		return nil, usageErrorf("--policy: %v", err)
-	}
-	doc, err := engine.LoadDocument(ctx, text)
-	if err != nil {
-		return nil, usageErrorf("--policy %s: %v", cfg.PolicyPath, err)
-	}
-	if _, err := engine.Admit(ctx, doc, cfg.Class, wallMs()); err != nil {
-		return nil, usageErrorf("--policy %s: class %q: %v", cfg.PolicyPath, cfg.Class, err)
-	}
-	r := &replica{cfg: cfg, engine: engine, doc: doc, client: newHTTPClient(cfg), stderr: stderr,
-		prefix: fmt.Sprintf("go-%d", os.Getpid())}
-	for _, c := range doc.Classes {
-		if c.Name == cfg.Class {
-			r.policy = c.Policy
+	var text []byte // nil: the artifact's document
+	if cfg.PolicyPath != "" {
+		var err error
+		if text, err = os.ReadFile(cfg.PolicyPath); err != nil {
+			return nil, usageErrorf("--policy: %v", err)
 		}
 	}
+	where := "--policy " + cfg.PolicyPath
+	if text == nil {
+		where = "the artifact's document"
+	}
+	docs, err := rp.NewDocuments(ctx, engine, text)
+	if err != nil {
+		return nil, usageErrorf("%s: %v", where, err)
+	}
+	if _, err := engine.Admit(ctx, docs.Current(), cfg.Class, wallMs()); err != nil {
+		return nil, usageErrorf("%s: class %q: %v", where, cfg.Class, err)
+	}
+	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr,
+		prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
 	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// classPolicy is the policy of class name in doc.
+func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
+	for _, c := range doc.Classes {
+		if c.Name == name {
+			return c.Policy, true
+		}
+	}
+	return rp.Policy{}, false
 }
 
 // run starts events on cfg.Concurrency workers until cfg.Events were
@@ -137,9 +149,13 @@ func (r *replica) pastDeadline() bool {
 // after each attempt one step (evaluate, at most one store call, settle).
 func (r *replica) deliver(ctx context.Context, eventID string) {
 	r.events.Add(1)
-	admission, err := r.engine.Admit(ctx, r.doc, r.cfg.Class, r.nowMs())
-	if err != nil { // the class was admitted at start; only a trap gets here
-		r.logf("admit %s: %v", eventID, err)
+	// the event keeps the document (and class policy) it was admitted
+	// under, whatever a later artifact swap brings
+	doc := r.docs.Current()
+	policy, ok := classPolicy(doc, r.cfg.Class)
+	admission, err := r.engine.Admit(ctx, doc, r.cfg.Class, r.nowMs())
+	if err != nil || !ok { // the class was admitted at start; a trap, or a swapped-in document without it
+		r.logf("admit %s: class %q: %v", eventID, r.cfg.Class, err)
 		r.stops[rp.StopReasonBudgetUnavailable].Add(1)
 		return
 	}
@@ -160,7 +176,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 		} else {
 			r.retries.Add(1)
 		}
-		res, err := r.engine.Step(ctx, r.budget.store, r.policy, state, outcome, r.nowMs())
+		res, err := r.engine.Step(ctx, r.budget.store, policy, state, outcome, r.nowMs())
 		if err != nil { // not a policy answer (a trap, a cancelled context): stop, closed
 			r.stepErrors.Add(1)
 			r.logf("step %s: %v", eventID, err)

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// watchInterval is how often --watch-artifact polls the artifact file.
+const watchInterval = 200 * time.Millisecond
+
+// newEngine loads the artifact of --artifact, else the default
+// ($RETRY_POLICY_ARTIFACT, else the embedded copy); the pin is the
+// environment's.
+func newEngine(ctx context.Context, cfg Config) (*rp.Engine, error) {
+	var opts []rp.Option
+	if cfg.ArtifactPath != "" {
+		opts = append(opts, rp.WithArtifactPath(cfg.ArtifactPath))
+	}
+	return rp.New(ctx, opts...)
+}
+
+// showPolicy logs the artifact's load (and, with --watch-artifact, every
+// swap and refusal until ctx ends) on stderr, and serves
+// webhook_policy_info on --metrics-addr. The returned stop ends both.
+func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Documents, stderr io.Writer) (stop func(), err error) {
+	reg := prometheus.NewRegistry()
+	info := policyinfo.New(reg, prefixed{stderr}, func(rp.ArtifactInfo) string { return docs.Current().Version })
+	info.Loaded(engine.Info())
+	ctx, cancel := context.WithCancel(ctx)
+	stops := []func(){cancel}
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	if cfg.MetricsAddr != "" {
+		l, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			stop()
+			return nil, usageErrorf("--metrics-addr %q: %v", cfg.MetricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(l) }()
+		stops = append(stops, func() { _ = srv.Close() })
+		fmt.Fprintf(stderr, "replica: metrics on http://%s/metrics\n", l.Addr())
+	}
+	if cfg.WatchPath != "" {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			info.Watch(ctx, engine, cfg.WatchPath, watchInterval)
+		}()
+		stops = append(stops, func() { <-done })
+	}
+	return stop, nil
+}
+
+// prefixed writes each line with "replica: " in front (the log lines are
+// written whole, one per call).
+type prefixed struct{ w io.Writer }
+
+func (p prefixed) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "replica: %s", b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

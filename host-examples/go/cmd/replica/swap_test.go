@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// syncBuffer is a bytes.Buffer written by the replica and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// eventually polls cond every 20 ms for up to 20 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
+
+func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryEvent(t *testing.T) {
+	const events, before = 60, 20
+	// the endpoint answers 503; first attempts after the 20th wait until
+	// the test has seen the swap, so the swap happens mid-run
+	gate := make(chan struct{})
+	var openGate sync.Once
+	var firsts, retries atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Attempt") == "1" {
+			if firsts.Add(1) > before {
+				<-gate
+			}
+		} else {
+			retries.Add(1)
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { openGate.Do(func() { close(gate) }) }) // before srv.Close, which waits for the handlers
+
+	old := rp.EmbeddedArtifact()
+	next := rp.AppendCustomSection(old, "test:replica-swap", []byte("a different artifact"))
+	path := filepath.Join(t.TempDir(), "retry_policy.wasm")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- mainExit(context.Background(), []string{"--target", srv.URL, "--endpoint-id", "ep-swap",
+			"--events", "60", "--concurrency", "4", "--policy", writePolicy(t, "1.0", "1000000"), "--allow-private-targets",
+			"--artifact", path, "--watch-artifact", "--metrics-addr", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	metricsLine := regexp.MustCompile(`metrics on (http://\S+/metrics)`)
+	eventually(t, "the metrics address on stderr", func() bool { return metricsLine.MatchString(stderr.String()) })
+	metrics := metricsLine.FindStringSubmatch(stderr.String())[1]
+	info := func(digest string) string {
+		return `webhook_policy_info{abi="webhook:retry-policy@0.2.0",artifact_sha256="` + digest + `",document_version="replica-test"} 1`
+	}
+	if body := scrape(t, metrics); !strings.Contains(body, info(sha(old))) {
+		t.Fatalf("/metrics before the swap:\n%s", body)
+	}
+	eventually(t, "20 first attempts", func() bool { return firsts.Load() >= before })
+
+	tmp := path + ".new" // deploys replace the file by rename
+	if err := os.WriteFile(tmp, next, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	eventually(t, "the new sha256 on /metrics", func() bool {
+		body = scrape(t, metrics)
+		return strings.Contains(body, info(sha(next)))
+	})
+	if strings.Contains(body, sha(old)) {
+		t.Fatalf("the old artifact's series is still on /metrics:\n%s", body)
+	}
+	openGate.Do(func() { close(gate) })
+
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d: %s", c, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the replica did not finish")
+	}
+	var s Summary
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(stdout.String())), &s); err != nil {
+		t.Fatalf("stdout %q: %v", stdout.String(), err)
+	}
+	checkNothingLost(t, s)
+	if s.Events != events || s.FirstAttempts != events || firsts.Load() != events || s.Retries != retries.Load() ||
+		s.StopReasons["max_attempts_exhausted"] != events {
+		t.Fatalf("want %d events each run to max_attempts_exhausted, the endpoint agreeing: %+v (endpoint: %d first attempts, %d retries)",
+			events, s, firsts.Load(), retries.Load())
+	}
+	for _, want := range []string{
+		"replica: policy artifact loaded sha256=" + sha(old) + " abi=webhook:retry-policy@0.2.0 document_version=replica-test source=" + path,
+		"replica: policy artifact swapped sha256=" + sha(old) + " -> " + sha(next),
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,87 @@
+// Package policyinfo is what a Go replica shows about the policy artifact
+// it runs (docs/artifact.md, "What a replica shows"): one log line per
+// load, swap and refusal, and the gauge
+// webhook_policy_info{artifact_sha256,abi,document_version} 1, whose old
+// series disappears when the artifact or the document changes.
+package policyinfo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// Info is the gauge and the log of one replica.
+type Info struct {
+	gauge *prometheus.GaugeVec
+	log   io.Writer
+	// DocumentVersion is the current document's version ("" when none):
+	// the replica's own document, or the artifact's. Called on each change.
+	documentVersion func(rp.ArtifactInfo) string
+
+	mu  sync.Mutex
+	cur prometheus.Labels
+}
+
+// New registers webhook_policy_info in reg; lines go to log.
+// documentVersion names the current document's version for an artifact
+// (nil: the artifact's own embedded document's).
+func New(reg prometheus.Registerer, log io.Writer, documentVersion func(rp.ArtifactInfo) string) *Info {
+	if documentVersion == nil {
+		documentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
+	}
+	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "webhook_policy_info",
+		Help: "The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version.",
+	}, []string{"artifact_sha256", "abi", "document_version"})
+	reg.MustRegister(g)
+	return &Info{gauge: g, log: log, documentVersion: documentVersion}
+}
+
+// Loaded logs the first load and sets the gauge.
+func (p *Info) Loaded(a rp.ArtifactInfo) {
+	v := p.documentVersion(a)
+	fmt.Fprintf(p.log, "policy artifact loaded sha256=%s abi=%s document_version=%s source=%s\n", a.SHA256, a.ABI, v, a.Source)
+	p.set(a, v)
+}
+
+// Event logs what WatchArtifact reported and moves the gauge on a swap.
+func (p *Info) Event(ev rp.ArtifactEvent) {
+	if ev.Err != nil {
+		code, msg := "error", ev.Err.Error()
+		var ae *rp.ArtifactError
+		if errors.As(ev.Err, &ae) {
+			code, msg = string(ae.Code), ae.Message
+		}
+		fmt.Fprintf(p.log, "policy artifact refused path=%s code=%s: %s; keeping sha256=%s\n", ev.Path, code, msg, ev.Old.SHA256)
+		return
+	}
+	v := p.documentVersion(ev.New)
+	fmt.Fprintf(p.log, "policy artifact swapped sha256=%s -> %s abi=%s document_version=%s source=%s\n",
+		ev.Old.SHA256, ev.New.SHA256, ev.New.ABI, v, ev.New.Source)
+	p.set(ev.New, v)
+}
+
+// Watch runs e.WatchArtifact on path until ctx ends, logging and moving
+// the gauge (interval <= 0: rp.DefaultWatchInterval).
+func (p *Info) Watch(ctx context.Context, e *rp.Engine, path string, interval time.Duration) {
+	e.WatchArtifact(ctx, path, interval, p.Event)
+}
+
+func (p *Info) set(a rp.ArtifactInfo, documentVersion string) {
+	labels := prometheus.Labels{"artifact_sha256": a.SHA256, "abi": a.ABI, "document_version": documentVersion}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur != nil {
+		p.gauge.Delete(p.cur)
+	}
+	p.gauge.With(labels).Set(1)
+	p.cur = labels
+}

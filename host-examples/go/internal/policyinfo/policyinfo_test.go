@@ -1,0 +1,46 @@
+package policyinfo
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+func TestASwapReplacesTheInfoSeriesAndEveryChangeIsOneLogLine(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	var log bytes.Buffer
+	p := New(reg, &log, func(rp.ArtifactInfo) string { return "doc-7" })
+	a := rp.ArtifactInfo{SHA256: strings.Repeat("a", 64), ABI: rp.ABI, Source: "embedded"}
+	b := rp.ArtifactInfo{SHA256: strings.Repeat("b", 64), ABI: rp.ABI, Source: "/etc/policy.wasm"}
+	p.Loaded(a)
+	p.Event(rp.ArtifactEvent{Path: b.Source, Old: a, New: b})
+	refused := &rp.ArtifactError{Code: rp.ArtifactInvalid, Message: "truncated at byte 9"}
+	p.Event(rp.ArtifactEvent{Path: b.Source, Old: b, New: b, Err: errors.Join(refused)})
+	want := `# HELP webhook_policy_info The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version.
+# TYPE webhook_policy_info gauge
+webhook_policy_info{abi="webhook:retry-policy@0.2.0",artifact_sha256="` + b.SHA256 + `",document_version="doc-7"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "webhook_policy_info"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	wantLines := []string{
+		"policy artifact loaded sha256=" + a.SHA256 + " abi=webhook:retry-policy@0.2.0 document_version=doc-7 source=embedded",
+		"policy artifact swapped sha256=" + a.SHA256 + " -> " + b.SHA256 + " abi=webhook:retry-policy@0.2.0 document_version=doc-7 source=/etc/policy.wasm",
+		"policy artifact refused path=/etc/policy.wasm code=artifact_invalid: truncated at byte 9; keeping sha256=" + b.SHA256,
+	}
+	if len(lines) != len(wantLines) {
+		t.Fatalf("log:\n%s", log.String())
+	}
+	for i := range lines {
+		if lines[i] != wantLines[i] {
+			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], wantLines[i])
+		}
+	}
+}
