@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -362,11 +364,17 @@ func TestAFailingBudgetStoreNeverStopsAFirstAttemptAndDisagreementsAreCounted(t 
 }
 
 func TestTheExampleRunsEndToEndAndPrintsDeadLettersAndMetrics(t *testing.T) {
-	var out strings.Builder
-	if err := run(options{class: "demo", perEndpoint: 1, storeDir: t.TempDir(), allowPrivate: true, metricsAddr: "127.0.0.1:0"}, &out); err != nil {
+	var out, log strings.Builder
+	if err := run(options{class: "demo", perEndpoint: 1, storeDir: t.TempDir(), allowPrivate: true, metricsAddr: "127.0.0.1:0", log: &log}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ep_gone", "terminal_response", `webhook_deadletter_total{stop_reason="terminal_response"} 1`, "webhook_delivered_total 1"} {
+	sum := sha256.Sum256(rp.EmbeddedArtifact())
+	digest := hex.EncodeToString(sum[:])
+	if want := "dispatcher: policy artifact loaded sha256=" + digest + " abi=webhook:retry-policy@0.2.0"; !strings.Contains(log.String(), want) {
+		t.Errorf("the log lacks %q:\n%s", want, log.String())
+	}
+	info := `webhook_policy_info{abi="webhook:retry-policy@0.2.0",artifact_sha256="` + digest + `",document_version="`
+	for _, want := range []string{"ep_gone", "terminal_response", `webhook_deadletter_total{stop_reason="terminal_response"} 1`, "webhook_delivered_total 1", info} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -3,7 +3,10 @@
 // a closed port, admits events under a policy document (the component's
 // admit), delivers them over net/http, retries on the policy's schedule,
 // dead-letters with the policy's reason, and serves the Prometheus counter
-// webhook_deadletter_total{stop_reason} on /metrics. It stops by itself
+// webhook_deadletter_total{stop_reason} and
+// webhook_policy_info{artifact_sha256,abi,document_version} on /metrics;
+// it logs the policy artifact's load (and, with -watch-artifact, every swap
+// or refusal) on stderr. It stops by itself
 // when every event is delivered or dead-lettered (a few seconds with the
 // "demo" class), then prints the dead letters and the metrics.
 //
@@ -12,6 +15,7 @@
 //
 //	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
 //	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
+//	    [-artifact PATH] [-watch-artifact]
 package main
 
 import (
@@ -43,9 +47,20 @@ func main() {
 	secrets := flag.String("signing-secrets", "", `JSON file {"endpoint_id": ["whsec_...", ...]}: sign deliveries (Standard Webhooks)`)
 	metricsAddr := flag.String("metrics-addr", "127.0.0.1:0", "where /metrics listens (loopback unless -metrics-public)")
 	public := flag.Bool("metrics-public", false, "allow -metrics-addr on a non-loopback address")
+	artifact := flag.String("artifact", "", "the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy embedded in the package)")
+	watch := flag.Bool("watch-artifact", false, "swap the artifact when its file (-artifact or $RETRY_POLICY_ARTIFACT) changes")
 	flag.Parse()
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
-		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public}
+		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, log: os.Stderr}
+	if *watch {
+		if opts.watchPath = *artifact; opts.watchPath == "" {
+			opts.watchPath = os.Getenv(rp.EnvArtifact)
+		}
+		if opts.watchPath == "" {
+			fmt.Fprintf(os.Stderr, "dispatcher: -watch-artifact needs -artifact PATH or $%s\n", rp.EnvArtifact)
+			os.Exit(2)
+		}
+	}
 	if err := run(opts, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "dispatcher:", err)
 		os.Exit(1)
@@ -54,9 +69,11 @@ func main() {
 
 type options struct {
 	class, storeDir, secretsPath, metricsAddr string
+	artifactPath, watchPath                   string // "" = the default artifact; "" = no watch
 	perEndpoint                               int
 	deadline                                  time.Duration
 	allowPrivate, metricsPublic               bool
+	log                                       io.Writer // load/swap lines (nil: discarded)
 }
 
 func run(o options, out io.Writer) error {
@@ -76,9 +93,13 @@ func run(o options, out io.Writer) error {
 	}
 	defer store.Close()
 	clock := rp.SystemClock{}
-	engine, err := rp.New(ctx, rp.WithClock(clock))
+	engineOpts := []rp.Option{rp.WithClock(clock)}
+	if o.artifactPath != "" {
+		engineOpts = append(engineOpts, rp.WithArtifactPath(o.artifactPath))
+	}
+	engine, err := rp.New(ctx, engineOpts...)
 	if err != nil {
-		return err
+		return fmt.Errorf("policy artifact: %w", err)
 	}
 	defer engine.Close(ctx)
 	doc, err := engine.LoadDocument(ctx, policyJSON)
@@ -91,6 +112,15 @@ func run(o options, out io.Writer) error {
 	}
 	defer endpoints.Close()
 	metrics := NewMetrics()
+	logw := o.log
+	if logw == nil {
+		logw = io.Discard
+	}
+	policy := metrics.ShowPolicy(logw, func(rp.ArtifactInfo) string { return doc.Version })
+	policy.Loaded(engine.Info())
+	if o.watchPath != "" {
+		go policy.Watch(ctx, engine, o.watchPath, 0)
+	}
 	metricsURL, stopMetrics, err := serveMetrics(o.metricsAddr, o.metricsPublic, metrics.Handler())
 	if err != nil {
 		return err

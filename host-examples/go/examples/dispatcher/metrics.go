@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"sync"
@@ -9,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -65,6 +68,23 @@ func NewMetrics() *Metrics {
 		}
 	}
 	return m
+}
+
+// ShowPolicy registers webhook_policy_info{artifact_sha256,abi,document_version}
+// and returns what logs the artifact's loads and swaps on log and moves
+// the gauge; documentVersion names the current document's version.
+func (m *Metrics) ShowPolicy(log io.Writer, documentVersion func(rp.ArtifactInfo) string) *policyinfo.Info {
+	return policyinfo.New(m.registry, prefixedLog{log}, documentVersion)
+}
+
+// prefixedLog writes each line with "dispatcher: " in front.
+type prefixedLog struct{ w io.Writer }
+
+func (p prefixedLog) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "dispatcher: %s", b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // Handler serves /metrics.
