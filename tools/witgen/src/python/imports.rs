@@ -78,11 +78,9 @@ impl Gen<'_> {
                         self.store_leaves(&f.ty, &format!("{v}.{}", snake(&f.name)), off + o, out)?;
                     }
                 }
-                TypeDefKind::Enum(_) => out.push((
-                    off,
-                    "B".into(),
-                    format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase()),
-                )),
+                TypeDefKind::Enum(_) => {
+                    out.push((off, "B".into(), format!("_IDX_{}[{v}]", snake(&self.name(*id)).to_uppercase())))
+                }
                 TypeDefKind::Type(t) => self.store_leaves(t, v, off, out)?,
                 other => bail!("python imports: cannot store {other:?}"),
             },
@@ -99,7 +97,9 @@ impl Gen<'_> {
             _ => "i32",
         };
         let mut o = String::from("\n\n# The world's imports: host functions (see the module docs of witgen's python/imports.rs).\n\n\nclass Guest(Protocol):\n    def view(self) -> memoryview: ...\n    def alloc(self, size: int, align: int) -> int: ...\n\n\ndef _case(cases: tuple[Any, ...], i: int) -> Any:\n    if not 0 <= i < len(cases):\n        raise Malformed(f\"enum discriminant {i}\")\n    return cases[i]\n\n\ndef _signed64(v: int) -> int:\n    return v - (1 << 64) if v >= 1 << 63 else v\n\n\ndef _reason(e: BaseException) -> str:\n    try:\n        text = f\"{type(e).__name__}: {e}\"\n    except Exception:\n        text = type(e).__name__\n    return text[:500]\n");
-        let mut proto = String::from("\n\nclass Host(Protocol):\n    \"\"\"What the host supplies for the world's imports.\"\"\"\n");
+        let mut proto = String::from(
+            "\n\nclass Host(Protocol):\n    \"\"\"What the host supplies for the world's imports.\"\"\"\n",
+        );
         let mut table = String::from("\n\nclass Import(NamedTuple):\n    \"\"\"One imported core function: names, core signature, glue.\"\"\"\n\n    module: str\n    name: str\n    params: tuple[str, ...]\n    results: tuple[str, ...]\n    glue: Callable[..., Any]\n\n\nIMPORTS: tuple[Import, ...] = (\n");
         let mut structs = String::new();
         for (module, iface, f) in self.world_imports() {
@@ -166,7 +166,12 @@ impl Gen<'_> {
                     writeln!(body, "    return {v}")?;
                 }
             }
-            writeln!(proto, "\n    def {meth}(self{}{}) -> {ret}: ...", if params.is_empty() { "" } else { ", " }, params.join(", "))?;
+            writeln!(
+                proto,
+                "\n    def {meth}(self{}{}) -> {ret}: ...",
+                if params.is_empty() { "" } else { ", " },
+                params.join(", ")
+            )?;
             let ps: Vec<String> = sig.params.iter().map(|w| format!("{:?}, ", wt(w))).collect();
             let rs: Vec<String> = sig.results.iter().map(|w| format!("{:?}, ", wt(w))).collect();
             writeln!(

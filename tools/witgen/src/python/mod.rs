@@ -54,7 +54,10 @@ pub fn emit(wit: &Wit) -> Result<Vec<Generated>> {
     Ok(vec![
         Generated {
             path: "__init__.py",
-            contents: format!("{}\"\"\"Generated from wit/: types, errors, ABI and imports, adapter.\"\"\"\n", header("#", "python", OUT)),
+            contents: format!(
+                "{}\"\"\"Generated from wit/: types, errors, ABI and imports, adapter.\"\"\"\n",
+                header("#", "python", OUT)
+            ),
         },
         Generated { path: "errors.py", contents: errors },
         Generated { path: "types.py", contents: types },
