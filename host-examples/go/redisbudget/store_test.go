@@ -262,3 +262,40 @@ func TestTheStoreChecksTheEvictionPolicy(t *testing.T) {
 		t.Fatal("volatile-lru must be reported")
 	}
 }
+
+func TestDecideThroughTheImportsMakesOneEvalshaOnTheBlockingRedisStore(t *testing.T) {
+	rdb := startRedis(t)
+	ctx := context.Background()
+	var store *Store
+	e, err := rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore {
+		store = New(rdb, e)
+		return store
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	if err := store.LoadScript(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cmds := &commands{n: map[string]int{}}
+	rdb.AddHook(cmds)
+	now := nowMs()
+	d, err := e.Decide(ctx, policy, state("evt_imports", 1, now), rp.ResponseOutcome(503))
+	if err != nil || d.Retry == nil {
+		t.Fatalf("a first attempt's 503 through the imports: want a retry, got %+v %v", d, err)
+	}
+	if cmds.n["evalsha"] != 1 || len(cmds.n) != 1 {
+		t.Fatalf("want ONE EVALSHA (record_reserve) from the store import, got %v", cmds.n)
+	}
+	key, err := e.StoreKey(ctx, rp.StoreRequest{Op: rp.StoreOpRecordReserve, EndpointID: "ep_1", WindowMs: policy.Budget.WindowMs, Bucket: now / policy.Budget.WindowMs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := strconv.FormatUint(now/policy.Budget.WindowMs, 10)
+	total, _ := rdb.HGet(ctx, key, "t:"+bucket).Int()
+	retries, _ := rdb.HGet(ctx, key, "r:"+bucket).Int()
+	if total != 2 || retries != 1 {
+		t.Fatalf("Redis holds total %d, retries %d: want the first attempt and the reserved retry (2, 1), each counted once", total, retries)
+	}
+}

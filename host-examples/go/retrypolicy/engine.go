@@ -49,6 +49,7 @@ type Engine struct {
 type config struct {
 	clock    Clock
 	store    BudgetStore
+	storeFor func(*Engine) BudgetStore
 	maxIdle  int
 	rtCfg    wazero.RuntimeConfig
 	cache    wazero.CompilationCache
@@ -65,6 +66,15 @@ func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 // WithBudgetStore sets the store Decide calls through the `budget-store`
 // import (default a MemoryStore on this engine).
 func WithBudgetStore(s BudgetStore) Option { return func(cfg *config) { cfg.store = s } }
+
+// WithBudgetStoreFor sets the store Decide calls to the one newStore
+// builds from the engine, for stores that use the engine themselves
+// (redisbudget.New computes its keys with it):
+//
+//	rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore { return redisbudget.New(rdb, e) }))
+func WithBudgetStoreFor(newStore func(*Engine) BudgetStore) Option {
+	return func(cfg *config) { cfg.storeFor = newStore }
+}
 
 // WithMaxIdle sets how many idle instances the pool keeps (default
 // GOMAXPROCS, at least 1).
@@ -110,6 +120,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	// policy call is short and bounded (contract 0.2's work bounds). The
 	// context is checked before each call and reaches the store.
 	e := &Engine{rt: wazero.NewRuntimeWithConfig(ctx, rtCfg), clock: cfg.clock, store: cfg.store, maxIdle: cfg.maxIdle}
+	if cfg.storeFor != nil {
+		e.store = cfg.storeFor(e)
+	}
 	if e.store == nil {
 		e.store = NewMemoryStore(e)
 	}
