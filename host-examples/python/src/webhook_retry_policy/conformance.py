@@ -10,9 +10,10 @@ vector (unknown op, unknown or missing field) or a DIR without vectors.
 Every ``decide`` case runs twice: through ``decide_with`` (now and counts
 passed in) and through the imports-driven ``decide`` (ONE call; the
 component reads the clock, which answers the case's ``now_ms``, and calls
-the budget store, which answers ``reserved`` by the component's own
-``budget_allows`` on the case's counts, or fails when they are ``null``).
-A case passes only when both give the expected answer.
+the budget store at most once, at that ``now_ms``; the store answers
+``reserved`` by the component's own ``budget_allows`` on the case's counts
+(never for ``record``), or fails when they are ``null``). A case passes only
+when both give the expected answer.
 
 The artifact is the package's default: ``RETRY_POLICY_ARTIFACT`` when set
 (else the copy shipped in the package); its sha256 and the number of decide
@@ -33,7 +34,7 @@ from .clock import ManualClock
 from .errors import PolicyError, PolicyTrap
 from .ops import PolicyOps
 from .policy import RetryPolicy
-from .types import AttemptOutcome, Budget, BudgetCounts, DeliveryState, Policy, Reservation, StoreRequest
+from .types import AttemptOutcome, Budget, BudgetCounts, DeliveryState, Policy, Reservation, StoreOp, StoreRequest
 
 HOST = "python"
 FORMATS = (1, 2)
@@ -76,13 +77,21 @@ class VectorStore:
     def __init__(self, ops: PolicyOps) -> None:
         self.ops = ops
         self.counts: BudgetCounts | None = None
+        self.now_ms = 0
         self.calls = 0
+        self.bad: str | None = None  # what the component asked wrongly, if anything
+
+    def start(self, now_ms: int, counts: BudgetCounts | None) -> None:
+        self.now_ms, self.counts, self.calls, self.bad = now_ms, counts, 0, None
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         self.calls += 1
+        if now_ms != self.now_ms:
+            self.bad = f"the store was asked at now_ms {now_ms}, the clock said {self.now_ms}"
         if self.counts is None:
             raise ConnectionError("the case's store is unreadable (budget_counts null)")
-        return Reservation(self.ops.budget_allows(budget, now_ms, self.counts), self.counts)
+        reserved = request.op != StoreOp.RECORD and self.ops.budget_allows(budget, now_ms, self.counts)
+        return Reservation(reserved, self.counts)
 
 
 class Mismatch(Exception):
@@ -106,11 +115,13 @@ class Runner:
                     answers.append(cj.decision_to_json(self.ops.decide_with(*args, counts)))
                 else:
                     self.clock.set(args[3])
-                    self.store.counts = counts
+                    self.store.start(args[3], counts)
                     answers.append(cj.decision_to_json(self.imports.decide(*args[:3])))
             except PolicyError as e:
                 answers.append({"error": e.code.value})
         self.through_imports += 1
+        if self.store.bad or self.store.calls > 1:
+            raise Mismatch(f"decide through the imports: {self.store.bad or f'{self.store.calls} store calls (at most one)'}")
         if answers[0] != answers[1]:
             raise Mismatch(f"decide through the imports gave {json.dumps(answers[1], sort_keys=True)}, "
                            f"decide_with {json.dumps(answers[0], sort_keys=True)}")
