@@ -221,3 +221,17 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
     log = "".join(err_lines)
     assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.2.0" in log
     assert f"policy artifact swapped sha256={old_sha} -> {new_sha}" in log
+
+
+def test_without_policy_the_replica_runs_the_document_embedded_in_its_artifact(tmp_path, unavailable):
+    from webhook_retry_policy.artifact import DOCUMENT_SECTION
+    from webhook_retry_policy.component_reader import append_custom_section
+
+    shipped = (REPLICA.parent / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
+    plain = run_replica("--target", unavailable.url, "--endpoint-id", "ep-bundled", "--events", "3")
+    assert plain.returncode == 2 and "embeds no policy document" in plain.stderr
+    bundle = tmp_path / "bundle.wasm"
+    bundle.write_bytes(append_custom_section(shipped, DOCUMENT_SECTION, storm_policy(tmp_path).read_bytes()))
+    s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-bundled", "--events", "3",
+                               "--artifact", str(bundle)))
+    assert s["events"] == 3 == sum(s["stop_reasons"].values()) and s["retries"] > 0

@@ -4,7 +4,8 @@ helper brief): ``host-examples/python/replica`` runs
 
 It delivers ``--events`` events (ids ``python-<pid>-<i>``) to ``--target``
 with httpx, ``--concurrency`` at a time, each through the policy of class
-``storm`` of ``--policy`` until the policy stops it, sleeping the decided
+``storm`` of ``--policy`` (default: the document embedded in the
+artifact) until the policy stops it, sleeping the decided
 delay between attempts. Every decision is the component's step
 (:class:`AsyncRetryPolicy`): ``evaluate`` names the one store request the
 attempt needs (``record`` for a decided first attempt, ``record_reserve`` /
@@ -48,6 +49,7 @@ from ..clock import OffsetClock, SystemClock
 from ..errors import ArtifactError, PolicyError
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
+from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
@@ -87,7 +89,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--events", required=True, type=_whole("--events", 0), metavar="N", help="first attempts to make")
     p.add_argument("--concurrency", type=_whole("--concurrency", 1), default=8, metavar="C",
                    help="in-flight deliveries (default 8)")
-    p.add_argument("--policy", required=True, metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r})")
+    p.add_argument("--policy", metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r}); default: the "
+                   "document embedded in the artifact (an error when it embeds none)")
     p.add_argument("--redis", metavar="URL", help="redis://host:port/db (absent: in-memory counter)")
     p.add_argument("--redis-cluster", metavar="URL", help="redis://host:port of one Redis Cluster node (cluster mode)")
     p.add_argument("--clock-offset-ms", type=int, default=0, metavar="N",
@@ -260,17 +263,21 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"policy artifact refused: {e}") from None
     # the store bounds each call itself; this outer bound only guards a store that never answers
     policy = AsyncRetryPolicy(store, clock, store_timeout_s=max(1.0, 2 * timeout_s))
+    source = f"--policy {args.policy}" if args.policy is not None else "the artifact's embedded document"
     try:
-        with open(args.policy, encoding="utf-8") as f:
-            document = policy.load_document(f.read())
+        if args.policy is not None:
+            with open(args.policy, encoding="utf-8") as f:
+                document = policy.load_document(f.read())
+        else:
+            document = DocumentHolder.from_artifact(policy).current
         storm = policy.class_policy(document, EVENT_CLASS)
         # The class's schedule is the same for every event; admit once for
         # max_attempts, and each event's first-attempt instant is its own.
         max_attempts = policy.admit(document, EVENT_CLASS).schedule.max_attempts
     except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"--policy {args.policy}: {e}") from None
+        raise UsageError(f"{source}: {e}") from None
     except PolicyError as e:
-        raise UsageError(f"--policy {args.policy}: {e}") from None
+        raise UsageError(f"{source}: {e}") from None
     metrics, watch = _artifact_and_metrics(args, document.version)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets)
@@ -303,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         summary = asyncio.run(_main(args))
     except UsageError as e:
-        print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N --policy FILE "
+        print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
               "[--artifact FILE] [--watch-artifact-ms N] [--metrics-port PORT]", file=sys.stderr)
