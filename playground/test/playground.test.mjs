@@ -1,41 +1,21 @@
 // Drive the built playground in headless Chromium (Debian's, through
 // playwright-core; no browser is downloaded): load it, read the numbers,
-// change inputs, check the numbers move and the charts redraw, and save
-// PNG screenshots to a directory it prints.
+// change inputs, check the numbers move and the charts redraw, and save PNG
+// screenshots to a directory it prints. Then run the page's own tools on
+// every shipped scenario: the same numbers as the tools export in Node and
+// as `retry-policy simulate --format json` (the component).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, mkdirSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serve } from '../serve.mjs';
+import { root, noBrowser, noCli, runCli, withPage, POLICY, SCENARIOS } from './shared.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = join(here, '..', 'dist');
-const browser = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const shots = process.env.PLAYGROUND_SHOTS ?? mkdtempSync(join(tmpdir(), 'playground-shots-'));
 mkdirSync(shots, { recursive: true });
 
-const skip = !existsSync(browser) ? `no ${browser} (apt-get install -y chromium)` : !existsSync(join(dist, 'index.html')) ? 'playground not built (scripts/playground --build-only)' : false;
-
-test('the playground lints, plans and simulates on the wasm, and redraws when inputs change', { skip, timeout: 120000 }, async () => {
-  const server = await serve(dist, 0);
-  const profile = mkdtempSync(join(tmpdir(), 'playground-chromium-'));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: browser,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1360, height: 1400 },
-  });
-  const external = [];
-  try {
-    const page = await ctx.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('request', (r) => { if (!r.url().startsWith(`http://127.0.0.1:${server.address().port}/`)) external.push(r.url()); });
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+test('the playground lints, plans and simulates with the tools export, and redraws when inputs change', { skip: noBrowser, timeout: 120000 }, async () => {
+  await withPage(async (page, { errors, external }) => {
     assert.deepEqual(errors, []);
     const text = (id) => page.locator(`#${id}`).textContent();
     const num = async (id) => Number(await text(id));
@@ -50,20 +30,23 @@ test('the playground lints, plans and simulates on the wasm, and redraws when in
         last = now;
       }
     };
+    const svg = (id) => page.locator(`#${id} svg`).innerHTML();
 
     // Lint: the design note's 2 h and 24 h classes are cut by hard_cap 16.
     const rules = await page.$$eval('#findings li', (lis) => lis.map((li) => `${li.className} ${li.querySelector('code').textContent} ${li.dataset.rule}`));
     assert.ok(rules.includes('error classes.provisioning.hard_cap hard_cap_cuts_schedule'), rules.join('\n'));
     assert.ok(rules.includes('error classes.ledger.hard_cap hard_cap_cuts_schedule'), rules.join('\n'));
     assert.match(await text('lint-summary'), /3 classes, 2 errors/);
-    // Schedule: the notification class has 13 attempts (3 lines: expected, worst case, window).
-    assert.equal(await page.getAttribute('#schedule-svg', 'data-series'), '3');
-    assert.match(await page.locator('#schedule-svg').textContent(), /13 attempts, limited by window/);
+    // Schedule: the notification class has 13 attempts; the chart has its three lines' legend.
+    assert.match(await page.locator('#schedule-chart svg').textContent(), /notification \(13 attempts, limited by window\)/);
+    for (const name of ['window', 'expected', 'worst case']) assert.match(await page.locator('#schedule-chart svg').textContent(), new RegExp(name));
+    assert.match(await text('plan-line'), /^13 attempts, limited by window: expected span /);
     // Storm at 10%: a flood of retry_budget_exhausted, share near the ratio.
     const before = { retries: await num('sum-retries'), budget: await num('sum-retry_budget_exhausted'), share: await text('sum-share') };
     assert.ok(before.budget > 2000, JSON.stringify(before));
     assert.ok(parseFloat(before.share) < 15, JSON.stringify(before));
-    const sharePath = await page.getAttribute('#share-svg path.series', 'd');
+    assert.match(await page.locator('#stops-chart svg').textContent(), /retry_budget_exhausted/);
+    const share = await svg('share-chart');
     await page.screenshot({ path: join(shots, '1-loaded.png'), fullPage: true });
 
     // Raise the ratio: many more retries, the share follows it, the share chart redraws.
@@ -73,7 +56,8 @@ test('the playground lints, plans and simulates on the wasm, and redraws when in
     const after = { retries: await num('sum-retries'), share: await text('sum-share') };
     assert.ok(after.retries > 2 * before.retries, JSON.stringify({ before, after }));
     assert.ok(parseFloat(after.share) > 40, JSON.stringify({ before, after }));
-    assert.notEqual(await page.getAttribute('#share-svg path.series', 'd'), sharePath);
+    assert.notEqual(await svg('share-chart'), share);
+    assert.match(await page.locator('#share-chart svg').textContent(), /ratio 0\.5/);
     await page.screenshot({ path: join(shots, '2-ratio-0.5.png'), fullPage: true });
 
     // Back to 10%, 12 replicas with per-replica budgets at 3/s: the share overshoots.
@@ -104,13 +88,32 @@ test('the playground lints, plans and simulates on the wasm, and redraws when in
     assert.ok(rules2.includes('fixed_window_sawtooth'), rules2.join(' '));
     await page.selectOption('#class', 'provisioning');
     await page.waitForTimeout(300);
-    assert.match(await page.locator('#schedule-svg').textContent(), /55 attempts, limited by window/);
+    assert.match(await page.locator('#schedule-chart svg').textContent(), /provisioning \(55 attempts, limited by window\)/);
     await page.screenshot({ path: join(shots, '4-edited-document-fixed-windows.png'), fullPage: true });
+
+    // A document that is not JSON: one unreadable finding, the page stays up.
+    n = await runs();
+    await page.fill('#doc', '{ "classes": ');
+    await page.waitForTimeout(600);
+    assert.match(await page.locator('#findings li.error').first().textContent(), /^unreadable: /);
     assert.deepEqual(errors, []);
     assert.deepEqual(external, [], 'the page fetched nothing from outside');
     console.log(`playground screenshots: ${shots}`);
-  } finally {
-    await ctx.close();
-    server.close();
-  }
+  });
+});
+
+test('the playground, the tools export and retry-policy simulate give the same numbers for every shipped scenario', { skip: noBrowser || noCli, timeout: 120000 }, async () => {
+  const tools = await import(join(root, 'host-examples', 'node', 'lib', 'tools', 'index.mjs'));
+  await withPage(async (page, { errors }) => {
+    for (const sc of SCENARIOS) {
+      const opts = { policyPath: POLICY.path, scenarioPath: sc.path };
+      const inPage = await page.evaluate(([p, s, o]) => globalThis.playgroundTools.simulate(p, s, o), [POLICY.text, sc.text, opts]);
+      const cli = JSON.parse(runCli(['simulate', '--policy', POLICY.path, '--scenario', sc.path, '--format', 'json']));
+      assert.deepEqual(inPage, cli, `${sc.path}: the page vs the CLI`);
+      assert.deepEqual(tools.simulate(POLICY.text, sc.text, opts), inPage, `${sc.path}: Node vs the page`);
+      const events = cli.runs.flatMap((r) => r.endpoints).reduce((a, e) => a + e.events, 0);
+      console.log(`${sc.path}: ${cli.runs.length} variants, ${events} events, ${cli.runs.reduce((a, r) => a + r.engine_calls, 0)} engine calls: identical in the page, in Node and in the CLI`);
+    }
+    assert.deepEqual(errors, []);
+  });
 });

@@ -1,27 +1,46 @@
-//! `PolicyError` -> a thrown JS `Error` named `PolicyError` carrying the
-//! SPEC `code` and the `field` path. The package's JS layer rethrows it as
-//! its own `PolicyError` class (so `instanceof` works).
+//! Refusals as thrown JS `Error`s named `ToolError`, with a `code`:
+//!
+//! | code | when |
+//! |---|---|
+//! | `invalid_options` | the options object has an unknown key or a wrong type |
+//! | `invalid_document` | a policy document is unreadable or the policy refuses it |
+//! | `invalid_scenario` | a scenario is unreadable, inconsistent, or past the limits |
+//! | `simulation_failed` | the engine refused a step (the message names the variant) |
+//! | `chart_failed` | an SVG chart could not be drawn |
 
 use js_sys::{Error, Reflect};
-use retry_policy_core::PolicyError;
 use wasm_bindgen::JsValue;
 
-pub fn to_js(e: PolicyError) -> JsValue {
-    let err = Error::new(&e.message);
-    err.set_name("PolicyError");
-    // Setting data properties on a fresh Error object cannot fail.
-    let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
-    let _ = Reflect::set(&err, &"field".into(), &e.field.as_str().into());
-    err.into()
+/// Why a tool gave no result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    pub code: &'static str,
+    pub message: String,
 }
 
-/// `Result<T, PolicyError>` -> `Result<T, JsValue>` for exports.
-pub trait OrThrow<T> {
-    fn or_throw(self) -> Result<T, JsValue>;
+impl ToolError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        ToolError { code, message: message.into() }
+    }
 }
 
-impl<T> OrThrow<T> for Result<T, PolicyError> {
-    fn or_throw(self) -> Result<T, JsValue> {
-        self.map_err(to_js)
+impl From<ToolError> for JsValue {
+    fn from(e: ToolError) -> JsValue {
+        let err = Error::new(&e.message);
+        err.set_name("ToolError");
+        // Setting a data property on a fresh Error object cannot fail.
+        let _ = Reflect::set(&err, &"code".into(), &e.code.into());
+        err.into()
+    }
+}
+
+/// `Result<T, String>` from policy-tools -> a `ToolError` with `code`.
+pub trait Coded<T> {
+    fn code(self, code: &'static str) -> Result<T, ToolError>;
+}
+
+impl<T, E: std::fmt::Display> Coded<T> for Result<T, E> {
+    fn code(self, code: &'static str) -> Result<T, ToolError> {
+        self.map_err(|e| ToolError::new(code, e.to_string()))
     }
 }

@@ -1,0 +1,117 @@
+// The npm package's tools export (@webhook/retry-policy/tools, run in Node)
+// prints what the `retry-policy` CLI prints (the CLI runs the component):
+// the same lint findings, the same simulation numbers and the same SVG
+// charts for every shipped scenario, the same diff; it refuses bad input
+// with a typed ToolError and stays usable; and its built wasm is not stale.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { root, noCli, runCli, POLICY, SCENARIOS } from './shared.mjs';
+import { sourcesDigest } from '../../wasm/npm/sources.mjs';
+
+const lib = join(root, 'host-examples', 'node', 'lib', 'tools');
+const tools = await import(join(lib, 'index.mjs'));
+const dir = mkdtempSync(join(tmpdir(), 'tools-parity-'));
+
+test('the built tools wasm was built from the sources as they are now', () => {
+  const built = readFileSync(join(lib, 'wasm', 'SOURCES'), 'utf8').trim();
+  assert.equal(built, sourcesDigest(), 'lib/tools/wasm is stale: run host-examples/node/scripts/build-tools');
+});
+
+test('the package resolves @webhook/retry-policy/tools to the same functions, by import and by require', async () => {
+  const pkg = JSON.parse(readFileSync(join(root, 'host-examples', 'node', 'package.json'), 'utf8'));
+  assert.equal(pkg.exports['./tools'].default, './lib/tools/index.mjs');
+  assert.equal(pkg.exports['./tools'].browser, './lib/tools/browser.mjs');
+  const required = createRequire(import.meta.url)(join(lib, 'index.mjs'));
+  assert.equal(required.lint, tools.lint);
+  assert.match(tools.version(), /^\d+\.\d+\.\d+$/);
+});
+
+test('simulate gives the numbers and the charts of retry-policy simulate for every shipped scenario', { skip: noCli }, () => {
+  assert.ok(SCENARIOS.length >= 5, SCENARIOS.map((s) => s.path).join(' '));
+  for (const sc of SCENARIOS) {
+    const out = join(dir, sc.path.replace(/\W/g, '_'));
+    const brief = JSON.parse(runCli(['simulate', '--policy', POLICY.path, '--scenario', sc.path, '--format', 'json', '--out', out]));
+    const full = JSON.parse(readFileSync(join(out, 'series.json'), 'utf8'));
+    const opts = { policyPath: POLICY.path, scenarioPath: sc.path };
+    const got = tools.simulate(POLICY.text, sc.text, { ...opts, charts: true });
+    const { charts, ...numbers } = got;
+    assert.deepEqual(numbers, full, `${sc.path}: the series and totals`);
+    assert.deepEqual(tools.simulate(POLICY.text, sc.text, { ...opts, series: false }), brief, `${sc.path}: --format json`);
+    const svgs = readdirSync(out).filter((f) => f.endsWith('.svg')).sort();
+    assert.deepEqual(Object.keys(charts).sort(), svgs, sc.path);
+    for (const f of svgs) assert.equal(charts[f], readFileSync(join(out, f), 'utf8'), `${sc.path}: ${f} byte for byte`);
+    assert.ok(full.runs.every((r) => r.engine_calls > 0 && r.series.length > 0), sc.path);
+  }
+});
+
+const backoff = { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' };
+const DOCS = {
+  'design-note.json': { classes: { notification: { window_ms: 900000, hard_cap: 16, backoff }, provisioning: { window_ms: 7200000, hard_cap: 16, backoff }, ledger: { window_ms: 86400000, hard_cap: 16, backoff } } },
+  'budget.json': { classes: { a: { window_ms: 60000, backoff: { base_ms: 1000, factor: 2, cap_ms: 120000, jitter: 'none' }, budget: { window_ms: 600000, sliding: false, min_sample: 3 } } } },
+  'short.json': { classes: { s: { window_ms: 1000, backoff } } },
+  'bad.json': { classes: { a: { window_ms: 900000, retries: 3, backoff }, b: { window_ms: 900000, max_attempts: 8, backoff }, ok: { window_ms: 900000, backoff } } },
+};
+const RATES = [[], ['ep_quiet=0.5/s'], ['ep_busy=0.1/s', 'notification=40/s']];
+
+test('lint finds what retry-policy lint finds, field for field, in JSON and in text', { skip: noCli }, () => {
+  const files = Object.entries(DOCS).map(([name, doc]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(doc, null, 2));
+    return path;
+  });
+  files.push(join(root, 'host-examples', 'policy.json'), join(root, 'host-examples', 'policy.toml'), join(root, POLICY.path));
+  let findings = 0;
+  for (const path of files) {
+    const text = readFileSync(path, 'utf8');
+    for (const rates of RATES) {
+      const flags = rates.flatMap((r) => ['--rate', r]);
+      const want = JSON.parse(runCli(['lint', path, '--format', 'json', ...flags]));
+      assert.deepEqual(tools.lint(text, { path, rates }), want, `${path} ${rates.join(' ')}`);
+      assert.equal(tools.lint(text, { path, rates, format: 'text' }), runCli(['lint', path, ...flags]), `${path} text`);
+      findings += want.findings.length;
+    }
+  }
+  assert.ok(findings > 20, `compared ${findings} findings`);
+});
+
+test('diff says what retry-policy diff says', { skip: noCli }, () => {
+  const [a, b] = [POLICY.path, 'host-examples/policy.toml'];
+  const [ta, tb] = [a, b].map((p) => readFileSync(join(root, p), 'utf8'));
+  const opts = { oldPath: a, newPath: b };
+  assert.deepEqual(tools.diff(ta, tb, opts), JSON.parse(runCli(['diff', a, b, '--format', 'json'])));
+  assert.equal(tools.diff(ta, tb, { ...opts, format: 'text' }), runCli(['diff', a, b]));
+});
+
+/** The thrown value's name and code. */
+function refusal(f) {
+  try {
+    f();
+  } catch (e) {
+    return `${e.name} ${e.code}: ${e.message}`;
+  }
+  return 'no error';
+}
+
+test('bad input is a ToolError with a code, and the tools keep working after it', () => {
+  const sc = SCENARIOS[0];
+  assert.match(refusal(() => tools.lint('{}', { pth: 'x' })), /^ToolError invalid_options: options: unknown field `pth`/);
+  assert.match(refusal(() => tools.lint('{}', { rates: ['nope'] })), /^ToolError invalid_options: --rate `nope`/);
+  assert.match(refusal(() => tools.simulate('{', sc.text, { scenarioPath: sc.path })), /^ToolError invalid_document: policy.json: /);
+  assert.match(refusal(() => tools.simulate(POLICY.text, 'name = 1', { policyPath: POLICY.path, scenarioPath: 'x.toml' })), /^ToolError invalid_scenario: x.toml: /);
+  const huge = JSON.stringify({ name: 'huge', duration_s: 86400, endpoints: [{ id: 'e' }], traffic: [{ endpoint: 'e', class: 'notification', rate_per_s: 1000 }] });
+  assert.match(refusal(() => tools.simulate(POLICY.text, huge, { policyPath: POLICY.path })), /^ToolError invalid_scenario: the traffic makes about 86400000 events/);
+  const long = JSON.stringify({ name: 'long', duration_s: 10, drain_s: 1e9, endpoints: [{ id: 'e' }], traffic: [{ endpoint: 'e', class: 'notification', rate_per_s: 1 }] });
+  assert.match(refusal(() => tools.simulate(POLICY.text, long, { policyPath: POLICY.path })), /^ToolError invalid_scenario: duration_s \+ drain_s/);
+  const other = JSON.stringify({ name: 'o', duration_s: 10, endpoints: [{ id: 'e' }], traffic: [{ endpoint: 'e', class: 'nope', rate_per_s: 1 }] });
+  assert.match(refusal(() => tools.simulate(POLICY.text, other, { policyPath: POLICY.path })), /^ToolError simulation_failed: scenario traffic names class `nope`/);
+  assert.match(refusal(() => tools.schedule(POLICY.text, { path: POLICY.path, classes: ['nope'] })), /^ToolError invalid_options: classes: no class `nope`/);
+  assert.deepEqual(tools.lint('{', { path: 'x.json' }).file, 'x.json');
+  assert.ok('unreadable' in tools.lint('{', { path: 'x.json' }));
+  const s = tools.schedule(POLICY.text, { path: POLICY.path, classes: ['notification'] });
+  assert.deepEqual(s.classes.map((c) => [c.class, c.expected_ms.length, c.limited_by]), [['notification', 13, 'window']]);
+  assert.match(s.svg, /^<svg[^>]*>[\s\S]*notification \(13 attempts, limited by window\)/);
+});
