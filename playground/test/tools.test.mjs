@@ -5,7 +5,8 @@
 // with a typed ToolError and stays usable; and its built wasm is not stale.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -114,4 +115,24 @@ test('bad input is a ToolError with a code, and the tools keep working after it'
   const s = tools.schedule(POLICY.text, { path: POLICY.path, classes: ['notification'] });
   assert.deepEqual(s.classes.map((c) => [c.class, c.expected_ms.length, c.limited_by]), [['notification', 13, 'window']]);
   assert.match(s.svg, /^<svg[^>]*>[\s\S]*notification \(13 attempts, limited by window\)/);
+});
+
+test('a user who installs the packed package gets @webhook/retry-policy/tools, by import and by require', { timeout: 120000 }, () => {
+  const pkg = join(root, 'host-examples', 'node');
+  const work = mkdtempSync(join(tmpdir(), 'tools-pack-'));
+  const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const [info] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], pkg));
+  const files = info.files.map((f) => f.path);
+  for (const f of ['lib/tools/index.mjs', 'lib/tools/browser.mjs', 'lib/tools/index.d.mts', 'lib/tools/wasm/retry_policy_tools.mjs', 'lib/tools/wasm/retry_policy_tools_bg.wasm']) {
+    assert.ok(files.includes(f), `${f} missing from the tarball`);
+  }
+  const app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+  npm(['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)], app);
+  const doc = JSON.stringify({ classes: { n: { window_ms: 900000, hard_cap: 16, backoff: { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' } } } });
+  writeFileSync(join(app, 'esm.mjs'), `import { lint } from '@webhook/retry-policy/tools';\nconsole.log(JSON.stringify(lint(${JSON.stringify(doc)}).classes));`);
+  writeFileSync(join(app, 'cjs.cjs'), `const { schedule } = require('@webhook/retry-policy/tools');\nconsole.log(schedule(${JSON.stringify(doc)}).classes[0].expected_ms.length);`);
+  assert.equal(execFileSync('node', ['esm.mjs'], { cwd: app, encoding: 'utf8' }).trim(), '["n"]');
+  assert.equal(execFileSync('node', ['cjs.cjs'], { cwd: app, encoding: 'utf8' }).trim(), '13');
 });
