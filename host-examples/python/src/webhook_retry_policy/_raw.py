@@ -61,6 +61,8 @@ def self_test() -> None:
                         (wasmtime.Func, "_from_raw")):
         if not callable(getattr(owner, attr, None)):
             raise ImportError(f"wasmtime {version}: {owner.__name__}.{attr} is missing")
+    if "_memory" not in getattr(wasmtime.Memory, "__annotations__", {}):
+        raise ImportError(f"wasmtime {version}: Memory._memory is missing")
     for name in ("_wasmtime_func_new_unchecked", "_wasmtime_caller_context", "_wasmtime_memory_data_size",
                  "_wasmtime_trap_new"):
         if getattr(ffi, name, None) is None:
