@@ -1,16 +1,19 @@
 """Benchmark: µs per operation through each path, ratios from the same run.
 
     host-examples/python/bench [--vectors DIR] [--repeat R] [--no-cold]
+    host-examples/python/bench --before [REV]     (before_after.py: REV's package and this tree side by side)
 
-Rows: one evaluate+settle step, one decide (evaluate -> in-memory store ->
-settle) and one decide_with through the default typed API (the one raw-call
-path); the exact pure-Python BASELINE port and the design note's
-hand-written floor (random jitter, no validation; both benchmark only,
-``baseline_decide.py``); one loopback httpx POST. Inputs: every non-error
-decide vector, cycled. Each row is the best of R rounds, the rounds of all rows interleaved (a
-shared machine: every row sees the same load).
-Then the cold start of a fresh process (import + compile or load from the
-serialized-module cache + instantiate + first decision).
+Rows: evaluate+settle with no store; one ``step`` (evaluate -> in-memory
+store-apply -> settle, three component calls); one ``decide`` (ONE component
+call; the clock and the in-memory store through the WIT imports); one
+``decide_with`` (format 1); the exact pure-Python BASELINE port and the
+design note's hand-written floor (random jitter, no validation; both
+benchmark only, ``baseline_decide.py``); one loopback httpx POST. Inputs:
+every non-error decide vector, cycled. Each row is the best of R rounds,
+the rounds of all rows interleaved (a shared machine: every row sees the
+same load). Then the cold start of a fresh process (import + the artifact
+read and checked + compile or load from the serialized-module cache +
+instantiate + first decide).
 """
 
 from __future__ import annotations
