@@ -132,6 +132,8 @@ func TestAPinThatDoesNotMatchRefusesTheArtifactNamingBothDigests(t *testing.T) {
 	wantCode(t, err, ArtifactSHA256Mismatch, wrong)
 	// the caller's pin wins over the environment's
 	newEngine(t, WithExpectedSHA256(digest(embeddedArtifact)))
+	_, err = New(context.Background(), WithExpectedSHA256(strings.ToUpper(digest(embeddedArtifact))))
+	wantCode(t, err, ArtifactSHA256Mismatch, "is not a sha256 (64 lowercase hex digits)")
 }
 
 func TestAnotherWITPackageVersionIsAnABIMismatchNamingBoth(t *testing.T) {
