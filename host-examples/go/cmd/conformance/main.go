@@ -13,34 +13,37 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/vectors"
 	"example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: conformance DIR   (a directory of vector *.json files)")
-		os.Exit(2)
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run is the command: the exit code for args.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: conformance DIR   (a directory of vector *.json files)")
+		return 2
 	}
 	imports := &vectors.Imports{}
 	ctx := vectors.WithImports(context.Background(), imports)
 	engine, err := retrypolicy.New(ctx, imports.Options()...)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 1
 	}
 	defer engine.Close(ctx)
-	fmt.Fprintf(os.Stderr, "conformance (go): artifact sha256 %s from %s\n", engine.Info().SHA256, engine.Info().Source)
-	_, failed, err := vectors.Report(ctx, engine, os.Args[1], os.Stdout)
+	fmt.Fprintf(stderr, "conformance (go): artifact sha256 %s from %s\n", engine.Info().SHA256, engine.Info().Source)
+	_, failed, err := vectors.Report(ctx, engine, args[0], stdout)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "conformance:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "conformance:", err)
+		return 2
 	}
 	if failed > 0 {
-		engine.Close(ctx)
-		os.Exit(1)
+		return 1
 	}
-
+	return 0
 }
