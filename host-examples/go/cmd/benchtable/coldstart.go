@@ -19,8 +19,9 @@ import (
 // processStart is as close to the process's start as Go code runs.
 var processStart = time.Now()
 
-// coldStartChild is the measured fresh process: New (compile, imports,
-// first instance, ABI check) and the first decision; it prints the
+// coldStartChild is the measured fresh process: New (read the artifact,
+// sha256, container, ABI check, compile, imports, first instance,
+// abi-version, self-test) and the first decision; it prints the
 // milliseconds since the process started.
 func coldStartChild(cacheDir string) {
 	ctx := context.Background()
