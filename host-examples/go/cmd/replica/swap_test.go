@@ -125,6 +125,19 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	if strings.Contains(body, sha(old)) {
 		t.Fatalf("the old artifact's series is still on /metrics:\n%s", body)
 	}
+	// a broken file is refused, logged once, and the new artifact stays
+	if err := os.WriteFile(tmp, next[:4096], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	refused := "replica: policy artifact refused path=" + path + " code=artifact_invalid: "
+	eventually(t, "the refusal on stderr", func() bool { return strings.Contains(stderr.String(), refused) })
+	time.Sleep(3 * watchInterval)
+	if n := strings.Count(stderr.String(), refused); n != 1 || !strings.Contains(scrape(t, metrics), info(sha(next))) {
+		t.Fatalf("the refused file was logged %d times (want once), or /metrics moved:\n%s", n, stderr.String())
+	}
 	openGate.Do(func() { close(gate) })
 
 	select {
