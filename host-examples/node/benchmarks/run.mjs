@@ -1,30 +1,34 @@
 // host-examples/node/bench (npm run bench): one table, every ratio measured
 // in this one run on this machine:
 //
-//   * one delivery step (evaluate + settle) and one decide through the
-//     package's typed API (CompiledPolicy, RetryPolicy; the object path for
-//     reference), against the design note's path in plain JS (random
-//     jitter, no validation: benchmarks/baseline-design-note.cjs), the
-//     validated plain-JS port (baseline-decide.cjs), and one loopback POST
-//     with fetch (and node:http);
-//   * every input shape the types allow against the canonical one (goal:
-//     none above 2x);
-//   * cold start in fresh processes (import + compile + instantiate + the
-//     first step; goal <= 5 ms);
-//   * the wasm + glue size, raw and gzipped, and the hand-kept glue lines.
+//   * the package's calls through the ONE artifact (the component's main
+//     module through jco's glue): every plain function beside its compiled
+//     counterpart (goal: none above 2x), the typed step (evaluate + settle,
+//     goal <= 2 us), the imports-driven decide (one call), RetryPolicy's
+//     decide and step, retryAfter (goal <= 1 us); jco's glue alone (the
+//     same call with arguments already in jco's shape) shows what the
+//     package's own conversion costs; against the design note's path in
+//     plain JS, the validated plain-JS port, and one loopback POST;
+//   * every input shape the types allow against the canonical one;
+//   * cold start in fresh processes (import + load the artifact + the first
+//     step; goal <= 5 ms);
+//   * the artifact + glue size, raw and gzipped, and the hand-kept glue
+//     lines now and before the component build (git: the commit before it).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { compilePolicy, decide, RetryPolicy, ManualClock } from '@webhook/retry-policy';
+import { compilePolicy, evaluate, settle, decideWith, decide, resume, retryAfter, RetryPolicy, ManualClock, InMemoryBudgetStore } from '@webhook/retry-policy';
 import { POLICY, DOCUMENT, workload, nsPerCall, nsPerAsyncCall } from './workload.mjs';
 import { loopbackPostNs } from './loopback.mjs';
 
 const require = createRequire(import.meta.url);
 const designNote = require('./baseline-design-note.cjs');
 const ported = require('./baseline-decide.cjs');
+const lower = require('../lib/lower.cjs');
+const { artifact } = require('../lib/artifact/current.cjs');
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkg = path.resolve(here, '..');
 const root = path.resolve(pkg, '../..');
@@ -37,34 +41,63 @@ const classed = cases.map((c) => {
   const state = { class: 'bench', event_id: s.event_id, endpoint_id: s.endpoint_id, attempt: s.attempt, max_attempts: s.max_attempts, first_attempted_at_ms: s.first_attempted_at_ms, credentials_refreshed: s.credentials_refreshed };
   return { ...c, state };
 });
+const clock = new ManualClock(1_700_000_000_000);
 const compiled = compilePolicy(POLICY);
-const rp = new RetryPolicy(DOCUMENT, { clock: new ManualClock(1_700_000_000_000) });
-const step = (p) => (c) => {
-  const s = p.evaluate(c.state, c.outcome, c.nowMs);
-  return s.decision ?? p.settle(c.state, c.outcome, c.nowMs, c.reply).decision;
+const rp = new RetryPolicy(DOCUMENT, { clock });
+const store = new InMemoryBudgetStore();
+const imports = { store, clock };
+const typedStep = (c) => {
+  const s = compiled.evaluate(c.state, c.outcome, c.nowMs);
+  return s.decision ?? compiled.settle(c.state, c.outcome, c.nowMs, c.reply).decision;
 };
+const plainStep = (c) => {
+  const s = evaluate(POLICY, c.state, c.outcome, c.nowMs);
+  return s.decision ?? settle(POLICY, c.state, c.outcome, c.nowMs, c.reply).decision;
+};
+const rpStep = (c) => {
+  const s = rp.evaluate(c.state, c.outcome, c.nowMs);
+  return s.decision ?? rp.settle(c.state, c.outcome, c.nowMs, c.reply).decision;
+};
+// jco's glue alone: the same evaluate with its arguments converted once, beforehand.
+const jcoCases = cases.map((c) => ({
+  p: lower.policy(POLICY, 'policy'),
+  s: lower.state(c.state, 'state'),
+  o: lower.outcome(c.outcome, 'outcome'),
+  now: BigInt(c.nowMs),
+}));
+const jcoApi = artifact().run((api) => api); // the primary instance's interface, for this measurement only
 
 const rows = [];
-const add = (what, ns) => rows.push([what, ns]);
+const add = (what, ns, goal = '') => rows.push([what, ns, goal]);
 add('design note in plain JS (random jitter, no validation)', nsPerCall((c) => designNote.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
 add('plain-JS port, validated (benchmarks/baseline-decide.cjs)', nsPerCall((c) => ported.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
-add('package: CompiledPolicy evaluate + settle (one step)', nsPerCall(step(compiled), cases));
-add('package: CompiledPolicy decide', nsPerCall((c) => compiled.decide(c.state, c.outcome, c.nowMs, c.counts), cases));
-add('package: RetryPolicy evaluate + settle (classed state)', nsPerCall(step(rp), classed));
-add('package: RetryPolicy decide (classed state)', nsPerCall((c) => rp.decide(c.state, c.outcome, c.nowMs, c.counts), classed));
-add('package: RetryPolicy afterAttempt, in-memory store (whole step, async)', await nsPerAsyncCall((c) => rp.afterAttempt(c.state, c.outcome), classed));
-add('package: decide(policy, ...) (object path, policy decoded per call)', nsPerCall((c) => decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases, { iterations: 20_000 }));
+add("jco's glue alone: evaluate, arguments pre-converted", nsPerCall((c) => jcoApi.evaluate(c.p, c.s, c.o, c.now), jcoCases));
+add('typed step: CompiledPolicy evaluate + settle', nsPerCall(typedStep, cases), '<= 2 us');
+add('  plain: evaluate(policy, ...) + settle(policy, ...)', nsPerCall(plainStep, cases), '<= 2x typed step');
+add('CompiledPolicy decideWith', nsPerCall((c) => compiled.decideWith(c.state, c.outcome, c.nowMs, c.counts), cases));
+add('  plain: decideWith(policy, ...)', nsPerCall((c) => decideWith(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases), '<= 2x');
+add('CompiledPolicy resume', nsPerCall((c) => compiled.resume(c.state, c.nowMs), cases));
+add('  plain: resume(policy, ...)', nsPerCall((c) => resume(POLICY, c.state, c.nowMs), cases), '<= 2x');
+add('CompiledPolicy decide (one call; clock + in-memory store imports)', nsPerCall((c) => compiled.decide(c.state, c.outcome, imports), cases));
+add('  plain: decide(policy, ..., {store, clock})', nsPerCall((c) => decide(POLICY, c.state, c.outcome, imports), cases), '<= 2x');
+add('RetryPolicy evaluate + settle (classed state)', nsPerCall(rpStep, classed));
+add('RetryPolicy decide (one call, in-memory store)', nsPerCall((c) => rp.decide(c.state, c.outcome), classed));
+add('RetryPolicy step, in-memory store (whole step, async)', await nsPerAsyncCall((c) => rp.step(c.state, c.outcome), classed));
+add("retryAfter('120', now)", nsPerCall((c) => retryAfter('120', c.nowMs), cases), '<= 1 us');
+add("RetryPolicy.retryAfter('120')", nsPerCall(() => rp.retryAfter('120'), cases), '<= 1 us');
 const post = await loopbackPostNs();
 add('one loopback POST, fetch (undici), keep-alive', post.fetch);
 add('one loopback POST, node:http, keep-alive agent', post.http);
 
 const noteNs = rows[0][1];
-console.log(`node ${process.version}, ${cases.length} distinct inputs replayed, medians`);
-console.log('| call | µs | vs design note in JS | vs one loopback POST (fetch) |');
-console.log('|---|---:|---:|---:|');
-for (const [what, ns] of rows) {
-  console.log(`| ${what} | ${(ns / 1000).toFixed(3)} | ${(ns / noteNs).toFixed(1)}x | ${((100 * ns) / post.fetch).toFixed(2)}% |`);
-}
+const info = artifact().info;
+console.log(`node ${process.version}, artifact sha256 ${info.sha256.slice(0, 16)}... (${info.source}), ${cases.length} distinct inputs replayed, medians`);
+console.log('| call | µs | vs the row above | vs design note in JS | vs one loopback POST (fetch) | goal |');
+console.log('|---|---:|---:|---:|---:|---|');
+rows.forEach(([what, ns, goal], i) => {
+  const above = what.startsWith('  ') ? `${(ns / rows[i - 1][1]).toFixed(2)}x` : '';
+  console.log(`| ${what} | ${(ns / 1000).toFixed(3)} | ${above} | ${(ns / noteNs).toFixed(1)}x | ${((100 * ns) / post.fetch).toFixed(2)}% | ${goal} |`);
+});
 
 // Every input shape the types allow, one step each (same values).
 const base = { event_id: 'evt_0123456789abcdef', endpoint_id: 'ep_1', attempt: 2, max_attempts: 13, first_attempted_at_ms: 1_700_000_000_000, credentials_refreshed: false };
@@ -80,7 +113,7 @@ const shapes = [
   ['{error_kind: "connect_timeout"}', base, { error_kind: 'connect_timeout' }, 1_700_000_001_000, { reserved: true, counts }],
   ['store unavailable', base, { status: 503 }, 1_700_000_001_000, { unavailable: true }],
 ];
-const shapeNs = shapes.map(([what, s, o, now, reply]) => [what, nsPerCall(step(compiled), [{ state: s, outcome: o, nowMs: now, reply }])]);
+const shapeNs = shapes.map(([what, s, o, now, reply]) => [what, nsPerCall(typedStep, [{ state: s, outcome: o, nowMs: now, reply }])]);
 console.log('');
 console.log('| input shape (CompiledPolicy evaluate + settle) | µs | vs canonical |');
 console.log('|---|---:|---:|');
@@ -92,8 +125,8 @@ const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[3];
 console.log('');
 console.log('| cold start, fresh process (median of 7) | ms |');
 console.log('|---|---:|');
-console.log(`| import (read + compile + instantiate the wasm) | ${med('import_ms').toFixed(2)} |`);
-console.log(`| first compilePolicy + evaluate + settle | ${med('first_step_ms').toFixed(2)} |`);
+console.log(`| import (the package's modules; the artifact loads on first use) | ${med('import_ms').toFixed(2)} |`);
+console.log(`| first compilePolicy + evaluate + settle (read + check + compile + instantiate the artifact) | ${med('first_step_ms').toFixed(2)} |`);
 console.log(`| import to first decision | ${med('total_ms').toFixed(2)} |`);
 console.log(`| (node's own boot before the import, not the package's) | ${med('boot_ms').toFixed(1)} |`);
 
@@ -102,22 +135,35 @@ const size = (file) => {
   const bytes = fs.readFileSync(path.join(pkg, file));
   return [bytes.length, zlib.gzipSync(bytes, { level: 9 }).length];
 };
-const wasm = size('lib/wasm/retry_policy_bg.wasm');
-const glue = size('lib/wasm/retry_policy.js');
+const wasm = size('lib/retry_policy.wasm');
+const mainModule = require('../lib/artifact/reader.cjs').readComponent(fs.readFileSync(path.join(pkg, 'lib/retry_policy.wasm'))).main;
+const main = [mainModule.length, zlib.gzipSync(mainModule, { level: 9 }).length];
+const glue = size('lib/component/glue.cjs');
 console.log('');
 console.log('| artifact | raw | gzip -9 |');
 console.log('|---|---:|---:|');
-console.log(`| lib/wasm/retry_policy_bg.wasm | ${kib(wasm[0])} | ${kib(wasm[1])} |`);
-console.log(`| lib/wasm/retry_policy.js (wasm-bindgen glue, generated) | ${kib(glue[0])} | ${kib(glue[1])} |`);
-console.log(`| wasm + glue | ${kib(wasm[0] + glue[0])} | ${kib(wasm[1] + glue[1])} |`);
+console.log(`| lib/retry_policy.wasm (the component, = dist/retry_policy.wasm) | ${kib(wasm[0])} | ${kib(wasm[1])} |`);
+console.log(`| its main core module (what runs) | ${kib(main[0])} | ${kib(main[1])} |`);
+console.log(`| lib/component/glue.cjs (jco, generated) | ${kib(glue[0])} | ${kib(glue[1])} |`);
+console.log(`| component + glue | ${kib(wasm[0] + glue[0])} | ${kib(wasm[1] + glue[1])} |`);
 
-const lines = (dir, re) =>
-  fs
-    .readdirSync(dir)
-    .filter((f) => re.test(f) && f !== 'types.d.cts')
-    .reduce((n, f) => n + fs.readFileSync(path.join(dir, f), 'utf8').split('\n').length - 1, 0);
-const js = lines(path.join(pkg, 'lib'), /\.(cjs|mjs)$/);
-const dts = lines(path.join(pkg, 'lib'), /\.d\.(cts|mts)$/);
-const rs = lines(path.join(root, 'wasm/npm/src'), /\.rs$/);
+// Hand-kept glue: the code between the public API and the wasm (not the
+// dispatcher features: stores, signing, reload). Before: the wasm-bindgen
+// build at BEFORE (its JS glue and the wasm/npm Rust crate).
+const BEFORE = 'cb1c7b7';
+const GLUE_NOW = ['lib/artifact/current.cjs', 'lib/artifact/instance.cjs', 'lib/artifact/load.cjs', 'lib/artifact/reader.cjs', 'lib/call.cjs', 'lib/compiled.cjs', 'lib/document.cjs', 'lib/errors.cjs', 'lib/lower.cjs', 'lib/ops.cjs', 'lib/snapshot.cjs', 'lib/constants.cjs'];
+const GLUE_BEFORE = ['host-examples/node/lib/compiled.cjs', 'host-examples/node/lib/errors.cjs', 'host-examples/node/lib/fast.cjs', 'host-examples/node/lib/native.cjs', 'host-examples/node/lib/ops.cjs', 'host-examples/node/lib/snapshot.cjs'];
+const count = (text) => text.split('\n').length - 1;
+const now = GLUE_NOW.reduce((n, f) => n + count(fs.readFileSync(path.join(pkg, f), 'utf8')), 0);
+let before = 'git not available';
+try {
+  const show = (f) => execFileSync('git', ['show', `${BEFORE}:${f}`], { cwd: root, encoding: 'utf8' });
+  const js = GLUE_BEFORE.reduce((n, f) => n + count(show(f)), 0);
+  const rsFiles = execFileSync('git', ['ls-tree', '--name-only', `${BEFORE}`, 'wasm/npm/src/'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+  const rs = rsFiles.reduce((n, f) => n + count(show(f)), 0);
+  before = `${js} JS (${GLUE_BEFORE.length} files) + ${rs} Rust (wasm/npm/src) = ${js + rs}`;
+} catch {
+  // a tarball without history
+}
 console.log('');
-console.log(`hand-kept glue lines: lib/*.cjs+*.mjs ${js}, lib/*.d.cts+*.d.mts ${dts} (types.d.cts is generated), wasm/npm/src/*.rs ${rs}; total ${js + dts + rs}`);
+console.log(`hand-kept glue lines: now ${now} JS (${GLUE_NOW.length} files; lib/component/glue.cjs is generated); before (${BEFORE}, wasm-bindgen): ${before}`);

@@ -191,7 +191,16 @@ function held(v, path) {
 
 /** A u64 as a number, or a bigint above 2^53-1. */
 const n = (b) => (b <= 9007199254740991n ? Number(b) : b);
-const snake = (s) => s.replaceAll('-', '_');
+// kebab-case WIT names -> the contract's snake_case, looked up (a hot path: every decision)
+const SNAKE = new Map();
+const snake = (s) => {
+  let v = SNAKE.get(s);
+  if (v === undefined) {
+    v = s.replaceAll('-', '_');
+    if (SNAKE.size < 256) SNAKE.set(s, v);
+  }
+  return v;
+};
 
 const scheduleOut = (s) => ({
   max_attempts: s.maxAttempts,

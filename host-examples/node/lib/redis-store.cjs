@@ -1,7 +1,7 @@
 'use strict';
 // The fleet's shared retry budget in Redis (fleet/README.md): every replica,
 // whatever its language, answers the policy's store requests with the same
-// script (fleet/budget.lua, copied into lib/fleet/ by scripts/build-wasm),
+// script (fleet/budget.lua, copied into lib/fleet/ by ./setup),
 // so the budget holds fleet-wide. ONE command per request:
 //
 //   EVALSHA sha 1 KEYS[1]=storeKey(request)
