@@ -194,14 +194,19 @@ async def test_store_and_policy_disagreements_are_counted_in_the_metric(document
     assert f"webhook_budget_disagreements_total {float(d.policy.budget_disagreements)}" in metrics.text()
 
 
-async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(document, policy, client, clock):
+async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(document, policy, client, clock, caplog):
+    import logging
+
     from webhook_retry_policy import instance
     from webhook_retry_policy.artifact import current_artifact, swap_artifact
     from webhook_retry_policy.component_reader import append_custom_section
 
+    caplog.set_level(logging.INFO, logger="webhook_retry_policy.artifact")
     before = current_artifact()
     with LocalEndpoint(204) as ok:
         d = make(document, {"ep": ok.url}, policy, client, clock)
+        assert any(r.getMessage() == f"policy artifact loaded sha256={before.info.sha256} abi=webhook:retry-policy@0.2.0 "
+                   f"document_version={before.info.document_version} source={before.info.source}" for r in caplog.records)
         line = 'webhook_policy_info{{abi="webhook:retry-policy@0.2.0",artifact_sha256="{}",document_version="{}"}} 1.0'
         assert line.format(before.info.sha256, d.document.version) in d.metrics.text()
         shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
@@ -212,5 +217,7 @@ async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(
             text = d.metrics.text()
             assert line.format(new.sha256, d.document.version) in text and before.info.sha256 not in text
             assert (await d.store.get("s1")).status == DELIVERED
+            logged = [r.getMessage() for r in caplog.records if r.name == "webhook_retry_policy.artifact"]
+            assert any(m.startswith(f"policy artifact swapped sha256={before.info.sha256} -> {new.sha256} ") for m in logged)
         finally:
             instance.activate(before)

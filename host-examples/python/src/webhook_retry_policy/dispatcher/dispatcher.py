@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from ..artifact import current_artifact
+from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
@@ -91,11 +92,21 @@ class Dispatcher:
         self.concurrency = concurrency if concurrency is not None else self.config.concurrency
         self.refresh_credentials = refresh_credentials
         self.secrets = secrets
+        self._artifact_sha256 = ""
         self.policy_info()
 
     def policy_info(self) -> None:
-        """Point ``webhook_policy_info`` at the artifact and document running now."""
+        """Point ``webhook_policy_info`` at the artifact and document running
+        now; log the artifact when it is new to this dispatcher (a load, then
+        each swap it sees)."""
         info = current_artifact().info
+        if info.sha256 != self._artifact_sha256:
+            log = logging.getLogger("webhook_retry_policy.artifact")
+            if self._artifact_sha256:
+                log.info("policy artifact swapped sha256=%s -> %s %s", self._artifact_sha256, info.sha256, describe(info))
+            else:
+                log.info("policy artifact loaded %s", describe(info))
+            self._artifact_sha256 = info.sha256
         self.metrics.set_policy_info(info.sha256, info.abi, self.documents.current.version)
 
     @property
