@@ -213,9 +213,11 @@ _lock = threading.Lock()
 
 
 def activate(artifact: Any) -> None:
-    """Make ``artifact`` the one later calls run on (already checked)."""
+    """Make ``artifact`` the one later calls run on (already checked). Under
+    the lock a first default load holds, so that load cannot overwrite it."""
     global _active
-    _active = artifact
+    with _lock:
+        _active = artifact
 
 
 def active() -> Any:
