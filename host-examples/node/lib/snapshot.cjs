@@ -98,9 +98,15 @@ function has(getter, value) {
 function kindOf(value) {
   if (Array.isArray(value)) return 'array';
   // The common case without a throw (each brand check below throws for a
-  // non-match, ~10 us apiece): a plain object or array literal. A Proxy's
-  // getPrototypeOf trap may run here; one that throws is refused by the caller.
-  const proto = Object.getPrototypeOf(value);
+  // non-match, ~10 us apiece): a plain object literal. A Proxy's
+  // getPrototypeOf trap may run here; one that throws leaves the question to
+  // the brand checks, which run no trap (finding F-N4).
+  let proto;
+  try {
+    proto = Object.getPrototypeOf(value);
+  } catch {
+    proto = undefined;
+  }
   if (proto === Object.prototype || proto === null) return 'object';
   if (ArrayBuffer.isView(value) || BRANDS.some((g) => has(g, value))) return 'binary';
   if (Array.isArray(value)) return 'array';
