@@ -2,12 +2,14 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use retry_policy_core as core_;
 use retry_policy_core::{BudgetStore, Clock};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, Store};
 
+use crate::artifact::{ArtifactError, ArtifactInfo, ArtifactSource};
 use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
 use crate::convert::{from_wit, to_wit};
 
@@ -17,7 +19,9 @@ use crate::convert::{from_wit, to_wit};
 pub enum HostError {
     /// The policy refused the input (the contract's code and field).
     Policy(core_::PolicyError),
-    /// The component could not be loaded or instantiated.
+    /// The artifact was refused (its code: [`ArtifactError::code`]).
+    Artifact(ArtifactError),
+    /// A checked artifact could not be instantiated, or a precompiled one loaded.
     Load(String),
     /// The guest trapped; the instance has been discarded and is rebuilt on
     /// the next call.
@@ -28,6 +32,7 @@ impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostError::Policy(e) => write!(f, "{e}"),
+            HostError::Artifact(e) => write!(f, "{e}"),
             HostError::Load(m) => write!(f, "cannot load the policy component: {m}"),
             HostError::Trap(m) => write!(f, "the policy component trapped: {m}"),
         }
@@ -35,6 +40,12 @@ impl fmt::Display for HostError {
 }
 
 impl std::error::Error for HostError {}
+
+impl From<ArtifactError> for HostError {
+    fn from(e: ArtifactError) -> Self {
+        HostError::Artifact(e)
+    }
+}
 
 impl From<core_::PolicyError> for HostError {
     fn from(e: core_::PolicyError) -> Self {
@@ -83,26 +94,24 @@ where
     }
 }
 
-/// The compiled component. Clone it freely; compile it once per process.
+/// A loaded, checked artifact (see [`crate::artifact`]): the component
+/// compiled and pre-linked once. Clone it freely (`Send + Sync`); load it
+/// with [`PolicyEngine::load`], [`PolicyEngine::load_default`],
+/// [`PolicyEngine::from_file`] or [`PolicyEngine::from_bytes`].
 #[derive(Clone)]
 pub struct PolicyEngine {
     engine: Engine,
     pre: RetryPolicyPre<HostState>,
     size_bytes: usize,
+    pub(crate) info: Arc<ArtifactInfo>,
+    pub(crate) document: Option<Arc<wit::PolicyDocument>>,
 }
 
 impl PolicyEngine {
-    fn wasmtime_engine() -> Result<Engine, HostError> {
+    pub(crate) fn wasmtime_engine() -> Result<Engine, HostError> {
         let mut config = Config::new();
         config.wasm_component_model(true);
         Engine::new(&config).map_err(|e| HostError::Load(e.to_string()))
-    }
-
-    /// Compile a component from its bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, HostError> {
-        let engine = Self::wasmtime_engine()?;
-        let component = Component::new(&engine, bytes).map_err(|e| HostError::Load(format!("{e:#}")))?;
-        Self::link(engine, component, bytes.len())
     }
 
     /// Write this engine's component, compiled, to `path` (a wasmtime
@@ -113,35 +122,51 @@ impl PolicyEngine {
         std::fs::write(path, bytes).map_err(|e| HostError::Load(e.to_string()))
     }
 
-    /// Load an artifact written by [`PolicyEngine::precompile_to`]. Only
-    /// load files this program wrote itself: wasmtime runs a precompiled
+    /// Load a file written by [`PolicyEngine::precompile_to`] of the engine
+    /// whose `info` is given (the artifact it was compiled from). Only load
+    /// files this program wrote itself: wasmtime runs a precompiled
     /// artifact's machine code as is (it checks the version and settings,
     /// not the code), which is why this is the one `unsafe` call here.
-    pub fn from_precompiled_file(path: impl AsRef<Path>) -> Result<Self, HostError> {
+    pub fn from_precompiled_file(path: impl AsRef<Path>, info: &ArtifactInfo) -> Result<Self, HostError> {
         let engine = Self::wasmtime_engine()?;
-        let size = std::fs::metadata(path.as_ref()).map(|m| m.len() as usize).unwrap_or(0);
         // SAFETY: the file was produced by `precompile_to` of this program
         // (see the doc comment); wasmtime refuses artifacts of other versions.
         let component =
             unsafe { Component::deserialize_file(&engine, path) }.map_err(|e| HostError::Load(format!("{e:#}")))?;
-        Self::link(engine, component, size)
+        let mut this = Self::link(engine, component, info.size_bytes)?;
+        this.info = Arc::new(info.clone());
+        Ok(this)
     }
 
-    fn link(engine: Engine, component: Component, size_bytes: usize) -> Result<Self, HostError> {
+    pub(crate) fn link(engine: Engine, component: Component, size_bytes: usize) -> Result<Self, HostError> {
         let mut linker = Linker::<HostState>::new(&engine);
         RetryPolicy::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| HostError::Load(e.to_string()))?;
         let pre = linker.instantiate_pre(&component).map_err(|e| HostError::Load(format!("{e:#}")))?;
         let pre = RetryPolicyPre::new(pre).map_err(|e| HostError::Load(format!("{e:#}")))?;
-        Ok(PolicyEngine { engine, pre, size_bytes })
+        let info = Arc::new(ArtifactInfo {
+            sha256: String::new(),
+            abi: String::new(),
+            abi_version: 0,
+            size_bytes,
+            source: ArtifactSource::Bytes,
+            document_version: None,
+            document_json: None,
+            build: None,
+        });
+        Ok(PolicyEngine { engine, pre, size_bytes, info, document: None })
     }
 
-    /// Compile the component file at `path`.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, HostError> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| HostError::Load(format!("{}: {e} (build it with scripts/build-component)", path.display())))?;
-        Self::from_bytes(&bytes)
+    /// What this artifact is: sha256, ABI, size, source, embedded document, build.
+    pub fn info(&self) -> &ArtifactInfo {
+        &self.info
+    }
+
+    /// The document embedded in the artifact (`retry-policy bundle`), loaded
+    /// by the artifact's own `load-document`; hosts take it as their current
+    /// document unless the caller pins another.
+    pub fn document(&self) -> Option<&wit::PolicyDocument> {
+        self.document.as_deref()
     }
 
     /// Size of the component, in bytes.
@@ -197,6 +222,11 @@ impl PolicyInstance {
                 Err(HostError::Trap(format!("{trap:#}")))
             }
         }
+    }
+
+    /// The artifact this instance runs.
+    pub fn artifact_info(&self) -> &ArtifactInfo {
+        self.engine.info()
     }
 
     /// The component's ABI version.

@@ -1,13 +1,93 @@
-//! The delivery step of contract 0.2 through the component: evaluate, the
-//! host's ONE store call, settle; resume; Retry-After; the store helpers.
-//! Every rule runs in the component; this file only moves values.
+//! The delivery step of contract 0.2 through the component: `step`
+//! (evaluate, the host's ONE store call, settle) and its parts; resume;
+//! Retry-After; the store helpers. Every rule runs in the component; this
+//! file only moves values.
+
+use std::fmt::Display;
 
 use retry_policy_core as core_;
+use retry_policy_core::BudgetStore;
 
 use crate::convert::{from_wit, to_wit};
 use crate::engine::{HostError, PolicyInstance};
 
+/// One delivery step's outcome ([`PolicyInstance::step`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// What to do with the event.
+    pub decision: core_::Decision,
+    /// The store's verdict differed from the policy's rule on the counts it
+    /// judged (the store's verdict stands; count it).
+    pub budget_disagreement: bool,
+    /// The store request made, if any.
+    pub store: Option<core_::StoreRequest>,
+    /// The store's error, when the call failed: a pending retry then stopped
+    /// `budget_unavailable`; a failed `record` of a decided attempt changed nothing.
+    pub store_error: Option<String>,
+}
+
 impl PolicyInstance {
+    /// The whole step: [`PolicyInstance::evaluate`], at most ONE call of
+    /// `store`, then [`PolicyInstance::settle`] with its reply (skipped when a
+    /// gate already decided). A store error fails a pending retry closed.
+    pub fn step<S>(
+        &mut self,
+        policy: &core_::Policy,
+        state: &core_::DeliveryState,
+        outcome: &core_::AttemptOutcome,
+        now_ms: u64,
+        store: &mut S,
+    ) -> Result<StepOutcome, HostError>
+    where
+        S: BudgetStore + ?Sized,
+        S::Error: Display,
+    {
+        self.step_via(policy, state, outcome, now_ms, |_, request| {
+            store.call(request, &policy.budget, now_ms).map_err(|e| e.to_string())
+        })
+    }
+
+    /// [`PolicyInstance::step`] with the store call as a function of this
+    /// instance and the request (for stores that use the component, such as
+    /// one answering with [`PolicyInstance::store_apply`]). `evaluate` and
+    /// `settle` are pure: a trap in either is retried once on the rebuilt
+    /// instance; the store is never called twice.
+    pub fn step_via(
+        &mut self,
+        policy: &core_::Policy,
+        state: &core_::DeliveryState,
+        outcome: &core_::AttemptOutcome,
+        now_ms: u64,
+        call: impl FnOnce(&mut PolicyInstance, &core_::StoreRequest) -> Result<core_::Reservation, String>,
+    ) -> Result<StepOutcome, HostError> {
+        let evaluated = match self.evaluate(policy, state, outcome, now_ms) {
+            Err(HostError::Trap(_)) => self.evaluate(policy, state, outcome, now_ms)?,
+            r => r?,
+        };
+        let mut store_error = None;
+        let reply = match &evaluated.store {
+            Some(request) => match call(self, request) {
+                Ok(reservation) => core_::StoreReply::Answered(reservation),
+                Err(e) => {
+                    store_error = Some(e);
+                    core_::StoreReply::Unavailable
+                }
+            },
+            None => core_::StoreReply::Unavailable,
+        };
+        let (decision, budget_disagreement) = match evaluated.decision {
+            Some(decision) => (decision, false),
+            None => {
+                let settled = match self.settle(policy, state, outcome, now_ms, &reply) {
+                    Err(HostError::Trap(_)) => self.settle(policy, state, outcome, now_ms, &reply)?,
+                    r => r?,
+                };
+                (settled.decision, settled.budget_disagreement)
+            }
+        };
+        Ok(StepOutcome { decision, budget_disagreement, store: evaluated.store, store_error })
+    }
+
     /// Gates 1-5 and the one store request this attempt needs.
     pub fn evaluate(
         &mut self,

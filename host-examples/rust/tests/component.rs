@@ -1,12 +1,14 @@
 //! The component artifact itself: size, imports, behaviour through wasmtime.
 
 use retry_policy_core::*;
+use retry_policy_host::artifact::EMBEDDED;
 use retry_policy_host::conformance::{run, vector_files, Native};
-use retry_policy_host::{default_component_path, HostError, PolicyEngine};
+use retry_policy_host::{HostError, PolicyEngine};
 use wasmtime::component::Component;
 
+/// The artifact this crate ships (equal to `dist/retry_policy.wasm`: tests/artifact.rs).
 fn component_bytes() -> Vec<u8> {
-    std::fs::read(default_component_path()).expect("dist/retry_policy.wasm (run scripts/build-component)")
+    EMBEDDED.to_vec()
 }
 
 #[test]
@@ -42,7 +44,7 @@ fn every_shared_vector_passes_natively_and_in_the_component() {
     assert!(files.len() >= 16);
     let native = run(&mut Native, &files);
     assert_eq!((native.failed, native.failures.len()), (0, 0), "{:#?}", native.failures);
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let wasm = run(&mut inst, &files);
     assert_eq!(wasm.failed, 0, "{:#?}", wasm.failures);
@@ -72,7 +74,7 @@ fn state(attempt: u32) -> DeliveryState {
 
 #[test]
 fn decide_uses_the_host_clock_and_reserves_the_retry_in_the_host_counter() {
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(61_000), InMemoryStore::new()).unwrap();
     let outcome = AttemptOutcome::Response { status: 503, retry_after_ms: None };
     let d = inst.decide(&note_policy(), &state(1), &outcome).unwrap();
@@ -97,7 +99,7 @@ fn a_failing_store_is_budget_unavailable_not_a_trap() {
             Err("redis: connection refused")
         }
     }
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(5_000), Down).unwrap();
     let d = inst
         .decide(&note_policy(), &state(1), &AttemptOutcome::TransportError { kind: "read_timeout".into() })
@@ -116,7 +118,7 @@ fn decide_in_the_component_makes_one_store_call_per_attempt() {
         }
     }
     let ops = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(5_000), Counting(InMemoryStore::new(), ops.clone())).unwrap();
     let busy = AttemptOutcome::Response { status: 503, retry_after_ms: None };
     assert!(matches!(inst.decide(&note_policy(), &state(1), &busy).unwrap(), Decision::Retry(_)));
@@ -127,7 +129,7 @@ fn decide_in_the_component_makes_one_store_call_per_attempt() {
 
 #[test]
 fn the_step_helpers_in_the_component_match_policy_core() {
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     for h in ["120", " 7 ", "Sun, 06 Nov 1994 08:49:37 GMT", "²", "99999999999999999999", ""] {
         assert_eq!(inst.parse_retry_after(h, 784_111_000_000).unwrap(), parse_retry_after(h, 784_111_000_000), "{h:?}");
@@ -144,7 +146,7 @@ fn the_step_helpers_in_the_component_match_policy_core() {
 
 #[test]
 fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usable() {
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let mut bad = note_policy();
     bad.backoff.factor = f64::NAN;
@@ -166,7 +168,7 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
 fn admit_in_the_component_matches_the_native_document() {
     let json = r#"{"version":"v1","classes":{"notification":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}},
         "ledger":{"window_ms":86400000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000}}}}"#;
-    let engine = PolicyEngine::from_file(default_component_path()).unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let doc = inst.load_document(json).unwrap();
     let a = inst.admit(&doc, "ledger", 7).unwrap();

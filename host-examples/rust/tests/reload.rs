@@ -4,7 +4,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use retry_policy_core::{FakeClock, InMemoryStore};
-use retry_policy_host::{default_component_path, watch, HostError, Policies, PolicyEngine, PolicyInstance};
+use retry_policy_host::{watch, HostError, Policies, PolicyEngine, PolicyInstance};
 
 fn doc(version: &str, window_ms: u64) -> String {
     format!(
@@ -13,10 +13,7 @@ fn doc(version: &str, window_ms: u64) -> String {
 }
 
 fn instance() -> PolicyInstance {
-    PolicyEngine::from_file(default_component_path())
-        .unwrap()
-        .instantiate(FakeClock::new(0), InMemoryStore::new())
-        .unwrap()
+    PolicyEngine::load_default().unwrap().instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap()
 }
 
 #[test]

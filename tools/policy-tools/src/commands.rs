@@ -8,7 +8,7 @@ use std::path::Path;
 use retry_policy_core::document::PolicyDocument;
 
 use crate::charts::{schedule_svg, share_svg, stops_svg, ScheduleSeries};
-use crate::engine::{ceilings, EngineError, PolicyEngine};
+use crate::engine::{ceilings, DecisionSource, EngineError};
 use crate::lint::{self, Rate};
 use crate::sim::{self, output, Scenario};
 use crate::{diff as diffs, source};
@@ -62,7 +62,7 @@ impl Args {
 }
 
 /// `lint FILE [--format json] [--rate KEY=N/s]...`: 0 clean, 1 errors, 2 unreadable.
-pub fn lint(engine: &mut dyn PolicyEngine, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
+pub fn lint(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
     args.only(&["format", "rate"])?;
     let [path] = args.positional.as_slice() else { return Err("lint takes one FILE".into()) };
     let json = args.json()?;
@@ -86,7 +86,7 @@ pub fn lint(engine: &mut dyn PolicyEngine, args: &Args, out: &mut dyn Write) -> 
 
 /// Each class's schedule for the chart: expected and worst-case offsets.
 pub fn schedule_series(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     doc: &PolicyDocument,
 ) -> Result<Vec<ScheduleSeries>, EngineError> {
     let mut out = Vec::new();
@@ -116,7 +116,7 @@ fn write(dir: &Path, name: &str, text: &str, written: &mut Vec<String>) -> Resul
 }
 
 /// `simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]`.
-pub fn simulate(engine: &mut dyn PolicyEngine, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
+pub fn simulate(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
     args.only(&["policy", "scenario", "seed", "out", "format"])?;
     let policy = args.get("policy").ok_or("simulate needs --policy FILE")?;
     let scenario = Scenario::read(args.get("scenario").ok_or("simulate needs --scenario FILE")?)?;
@@ -169,7 +169,7 @@ pub fn simulate(engine: &mut dyn PolicyEngine, args: &Args, out: &mut dyn Write)
 }
 
 /// `diff OLD NEW [--format json]`: 0 when no class changes, 1 when some do.
-pub fn diff(engine: &mut dyn PolicyEngine, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
+pub fn diff(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
     args.only(&["format"])?;
     let [old, new] = args.positional.as_slice() else { return Err("diff takes OLD NEW".into()) };
     let (a, b) = (source::load(engine, old)?, source::load(engine, new)?);

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use retry_policy_core::document::PolicyDocument;
 use retry_policy_core::{Plan, Policy};
 
-use crate::engine::{EngineError, PolicyEngine};
+use crate::engine::{DecisionSource, EngineError};
 use crate::human::ms;
 
 /// One class in OLD, NEW or both.
@@ -79,13 +79,13 @@ fn fields((p, plan): &(Policy, Plan)) -> Vec<(&'static str, String)> {
 /// A class name with its policy and plan.
 type Planned = (String, (Policy, Plan));
 
-fn planned(engine: &mut dyn PolicyEngine, doc: &PolicyDocument) -> Result<Vec<Planned>, EngineError> {
+fn planned(engine: &mut dyn DecisionSource, doc: &PolicyDocument) -> Result<Vec<Planned>, EngineError> {
     doc.classes.iter().map(|(n, p)| Ok((n.clone(), (*p, engine.plan(&p.backoff, p.window_ms, p.hard_cap)?)))).collect()
 }
 
 /// Compare two documents class by class (OLD's order, then NEW's additions).
 pub fn diff(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     old: &PolicyDocument,
     new: &PolicyDocument,
 ) -> Result<Vec<ClassDiff>, EngineError> {

@@ -37,7 +37,7 @@ impl From<PolicyError> for EngineError {
 
 /// The policy operations the tools call. Every method is pure: same inputs,
 /// same output, on every engine.
-pub trait PolicyEngine {
+pub trait DecisionSource {
     /// Parse and validate a JSON policy document.
     fn load_document(&mut self, json: &str) -> Result<PolicyDocument, EngineError>;
     /// The schedule a class's events are admitted under.
@@ -81,6 +81,6 @@ pub fn unjittered(backoff: &Backoff) -> Backoff {
 }
 
 /// Ceilings of retries `0..n`, from the engine.
-pub fn ceilings(engine: &mut dyn PolicyEngine, backoff: &Backoff, n: u32) -> Result<Vec<u64>, EngineError> {
+pub fn ceilings(engine: &mut dyn DecisionSource, backoff: &Backoff, n: u32) -> Result<Vec<u64>, EngineError> {
     (0..n).map(|i| engine.ceiling_ms(backoff, i)).collect()
 }

@@ -5,7 +5,7 @@
 //! the schedule and the storm as SVG ([`charts`]).
 //!
 //! Nothing here computes a schedule, a delay or a budget verdict: every
-//! number comes from a [`PolicyEngine`]. The `retry-policy` CLI plugs in the
+//! number comes from a [`DecisionSource`]. The `retry-policy` CLI plugs in the
 //! WebAssembly component (the artifact every dispatcher runs), so what the
 //! tools print is what the fleet does; tests plug in [`native::NativeEngine`]
 //! (`policy-core` itself), and a CLI test checks both give identical results.
@@ -21,4 +21,4 @@ pub mod native;
 pub mod sim;
 pub mod source;
 
-pub use engine::{EngineError, PolicyEngine};
+pub use engine::{DecisionSource, EngineError};

@@ -4,13 +4,13 @@
 use retry_policy_core as core_;
 use retry_policy_core::document::PolicyDocument;
 
-use crate::engine::{unjittered, EngineError, PolicyEngine};
+use crate::engine::{unjittered, DecisionSource, EngineError};
 
 /// The native policy (no wasm).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NativeEngine;
 
-impl PolicyEngine for NativeEngine {
+impl DecisionSource for NativeEngine {
     fn load_document(&mut self, json: &str) -> Result<PolicyDocument, EngineError> {
         Ok(PolicyDocument::from_json(json)?)
     }

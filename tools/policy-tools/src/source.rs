@@ -96,7 +96,7 @@ pub fn split_classes(tree: &Value) -> Vec<(String, String)> {
 /// Read a whole document through the engine (for simulate and diff): any
 /// problem is one line of error.
 pub fn load(
-    engine: &mut dyn crate::PolicyEngine,
+    engine: &mut dyn crate::DecisionSource,
     path: &str,
 ) -> Result<retry_policy_core::document::PolicyDocument, String> {
     load_read(engine, path, read(path).map_err(|e| e.0)?)
@@ -104,7 +104,7 @@ pub fn load(
 
 /// [`load`] for document text (`path` names it and picks TOML or JSON).
 pub fn load_text(
-    engine: &mut dyn crate::PolicyEngine,
+    engine: &mut dyn crate::DecisionSource,
     path: &str,
     text: &str,
 ) -> Result<retry_policy_core::document::PolicyDocument, String> {
@@ -112,7 +112,7 @@ pub fn load_text(
 }
 
 fn load_read(
-    engine: &mut dyn crate::PolicyEngine,
+    engine: &mut dyn crate::DecisionSource,
     path: &str,
     read: Read,
 ) -> Result<retry_policy_core::document::PolicyDocument, String> {

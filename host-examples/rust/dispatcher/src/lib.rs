@@ -24,6 +24,7 @@
 //!   (local healthy / 503 / 410 endpoints) and `bench`.
 
 pub mod args;
+mod artifact_reload;
 pub mod budget_store;
 pub mod destination;
 pub mod dispatcher;
@@ -39,6 +40,7 @@ pub mod redis_cluster;
 pub mod redis_store;
 pub mod report;
 pub mod resp;
+mod shared;
 pub mod signing;
 pub mod store;
 mod worker;
@@ -50,6 +52,8 @@ pub use store::{EventRecord, EventStore, Status};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_artifact;
 #[cfg(test)]
 mod tests_crash;
 #[cfg(test)]

@@ -6,9 +6,10 @@
 use std::fmt::Write as _;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use retry_policy_core::StopReason;
+use retry_policy_host::ArtifactInfo;
 
 use crate::http_server::{Response, Server};
 
@@ -25,6 +26,13 @@ pub struct Metrics {
     endpoints_disabled: AtomicU64,
     /// Policy reloads applied and refused (the old document kept).
     policy_reloads: [AtomicU64; 2],
+    /// `webhook_policy_info`'s labels: artifact sha256, abi, document version.
+    policy_info: Mutex<Option<[String; 3]>>,
+}
+
+/// A label value in the Prometheus text format.
+fn label(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
 fn index(r: StopReason) -> usize {
@@ -66,6 +74,13 @@ impl Metrics {
     /// Count a policy reload (`applied`, or refused with the old document kept).
     pub fn policy_reload(&self, applied: bool) {
         self.policy_reloads[usize::from(!applied)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What `webhook_policy_info` shows: the running artifact and the
+    /// current document's version (the old series disappears).
+    pub fn set_policy_info(&self, artifact: &ArtifactInfo, document_version: &str) {
+        let info = [artifact.sha256.clone(), artifact.abi.clone(), document_version.to_string()];
+        *self.policy_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
     }
 
     /// Policy reloads (applied, refused).
@@ -126,6 +141,19 @@ impl Metrics {
         out.push_str("# TYPE webhook_attempts_total counter\n");
         let _ = writeln!(out, "webhook_attempts_total{{kind=\"first\"}} {}", self.first_attempts());
         let _ = writeln!(out, "webhook_attempts_total{{kind=\"retry\"}} {}", self.retries());
+        if let Some([sha, abi, version]) = self.policy_info.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+            out.push_str(
+                "# HELP webhook_policy_info The policy artifact this replica runs and its current document.\n",
+            );
+            out.push_str("# TYPE webhook_policy_info gauge\n");
+            let _ = writeln!(
+                out,
+                "webhook_policy_info{{artifact_sha256=\"{}\",abi=\"{}\",document_version=\"{}\"}} 1",
+                label(&sha),
+                label(&abi),
+                label(&version)
+            );
+        }
         out
     }
 

@@ -13,11 +13,10 @@ use std::path::PathBuf;
 use std::sync::Weak;
 use std::time::Duration;
 
-use retry_policy_core::{ErrorCode, Policy, PolicyError};
+use retry_policy_core::{ErrorCode, PolicyError};
 use retry_policy_host::{document_classes, poll_file, PolicyDocument};
 
-use crate::dispatcher::{instance, Shared};
-use crate::store::EventRecord;
+use crate::shared::{instance, Shared};
 
 /// `Ok` when `doc` defines every class of `needed`, else `unknown_event_class`
 /// naming the first missing one and what there is.
@@ -37,24 +36,17 @@ pub(crate) fn has_classes<'a>(
 }
 
 impl Shared {
-    /// The policy `rec` was admitted under (by its hash); for an event
-    /// admitted by another process under a document never loaded here, its
-    /// class in the current document (its schedule is persisted with it).
-    pub(crate) fn policy_of(&self, rec: &EventRecord) -> Option<Policy> {
-        self.policies.by_hash(&rec.policy_hash).or_else(|| {
-            let current = self.policies.current();
-            document_classes(&current.document).into_iter().find(|(c, _)| *c == rec.class).map(|(_, p)| p)
-        })
-    }
-
     pub(crate) fn reload_policy(&self, text: &str) -> Result<String, String> {
         let result = self.try_reload(text);
         self.metrics.policy_reload(result.is_ok());
+        if let Ok(version) = &result {
+            self.metrics.set_policy_info(&self.artifact.info(), version);
+        }
         result
     }
 
     fn try_reload(&self, text: &str) -> Result<String, String> {
-        let mut inst = instance(&self.engine)?;
+        let mut inst = instance(&self.artifact.current()).map_err(|e| e.to_string())?;
         let needed = || self.needed_classes.iter().map(String::as_str);
         let loaded = self
             .policies

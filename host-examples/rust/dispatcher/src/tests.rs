@@ -1,12 +1,12 @@
 //! End-to-end tests of the dispatcher against real local endpoints and the
-//! real component (`dist/retry_policy.wasm`, built by
-//! `scripts/build-component`). Kept in the library's test binary so the
+//! real artifact (`$RETRY_POLICY_ARTIFACT`, else the copy built into the
+//! host library). Kept in the library's test binary so the
 //! crate links wasmtime into one test executable only.
 
 use std::sync::Arc;
 
 use retry_policy_core::StopReason;
-use retry_policy_host::{default_component_path, PolicyEngine};
+use retry_policy_host::PolicyEngine;
 
 use crate::endpoints::Endpoint;
 use crate::http_client::ClientConfig;
@@ -15,7 +15,7 @@ use crate::store::{EventStore, Status};
 use crate::{BudgetStore, Dispatcher, DispatcherConfig, EventRecord, Metrics, NewEvent};
 
 pub(crate) fn engine() -> PolicyEngine {
-    PolicyEngine::from_file(default_component_path()).expect("dist/retry_policy.wasm (run scripts/build-component)")
+    PolicyEngine::load_default().expect("the policy artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)")
 }
 
 pub(crate) fn doc(min_sample: u64) -> String {

@@ -1,6 +1,7 @@
 //! One attempt of one event, start to finish: admit (first attempts), send,
-//! then the delivery step of contract 0.2 — `evaluate`, at most ONE store
-//! call, `settle` when the decision was left open — persist, and schedule
+//! then the delivery step of contract 0.2 (the host library's `step`:
+//! `evaluate`, at most ONE store call, `settle` when the decision was left
+//! open), persist, and schedule
 //! the retry or dead-letter with the reason. Reloaded events go through
 //! `resume` first; `Retry-After` values through `parse-retry-after`. Every
 //! rule is the component's: this file only moves values.
@@ -14,14 +15,12 @@
 //!   `webhook_budget_disagreements_total` and logged (rate-limited); the
 //!   store's verdict stands.
 
-use retry_policy_core::{
-    AttemptOutcome, Decision, DeliveryState, Policy, Resumption, StopReason, StoreReply, StoreRequest,
-};
+use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, Policy, Resumption, StopReason};
 use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
-use crate::dispatcher::{NewEvent, Shared};
 use crate::http_client::Delivery;
+use crate::shared::{NewEvent, Shared};
 use crate::store::{EventRecord, Status};
 
 pub(crate) fn log(msg: &str) {
@@ -187,7 +186,8 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     }
 }
 
-/// `evaluate` -> at most one store call -> `settle` when still open.
+/// The step (the host library's `step_via`): `evaluate`, at most ONE call
+/// of this dispatcher's budget store, `settle` when still open.
 fn step(
     s: &Shared,
     policy: &mut PolicyInstance,
@@ -196,48 +196,20 @@ fn step(
     outcome: &AttemptOutcome,
     now: u64,
 ) -> Result<Decision, HostError> {
-    let st = retry_trap(policy, |pi| pi.evaluate(p, state, outcome, now))?;
-    match (st.decision, st.store) {
-        (Some(decision), Some(record)) => {
-            // The decision is known; a failed record never changes it.
-            if let Err(e) = store_call(s, policy, &record, p, now) {
-                store_failed(s, &e);
-            }
-            Ok(decision)
-        }
-        (Some(decision), None) => Ok(decision),
-        (None, request) => {
-            let reply = match request.map(|r| store_call(s, policy, &r, p, now)) {
-                Some(Ok(reservation)) => StoreReply::Answered(reservation),
-                Some(Err(e)) => {
-                    store_failed(s, &e);
-                    StoreReply::Unavailable
-                }
-                None => StoreReply::Unavailable,
-            };
-            let settled = retry_trap(policy, |pi| pi.settle(p, state, outcome, now, &reply))?;
-            if settled.budget_disagreement {
-                let n = s.metrics.budget_disagreement();
-                if n.is_power_of_two() {
-                    log(&format!(
-                        "budget disagreement #{n} on endpoint {}: the store's verdict differs from the policy's rule on the same counts (an old script?); the store's verdict stands",
-                        state.endpoint_id
-                    ));
-                }
-            }
-            Ok(settled.decision)
+    let done = policy.step_via(p, state, outcome, now, |pi, request| s.budget.call(pi, request, &p.budget, now))?;
+    if let Some(e) = &done.store_error {
+        store_failed(s, e);
+    }
+    if done.budget_disagreement {
+        let n = s.metrics.budget_disagreement();
+        if n.is_power_of_two() {
+            log(&format!(
+                "budget disagreement #{n} on endpoint {}: the store's verdict differs from the policy's rule on the same counts (an old script?); the store's verdict stands",
+                state.endpoint_id
+            ));
         }
     }
-}
-
-fn store_call(
-    s: &Shared,
-    policy: &mut PolicyInstance,
-    request: &StoreRequest,
-    p: &Policy,
-    now: u64,
-) -> Result<retry_policy_core::Reservation, String> {
-    s.budget.call(policy, request, &p.budget, now)
+    Ok(done.decision)
 }
 
 /// Count a failed store call; logged at the 1st, 2nd, 4th, 8th...: an

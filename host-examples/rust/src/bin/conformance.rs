@@ -1,20 +1,24 @@
 //! `conformance --host native|wasmtime [DIR|FILE ...]`: run vector files and
 //! print `HOST: N passed, M failed`, one line per failing case before it.
 //! Exits 1 on any failure (including broken vectors and unknown ops).
+//! `wasmtime` runs the artifact `$RETRY_POLICY_ARTIFACT` names, else the one
+//! built into this binary (`--component PATH` overrides both).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use retry_policy_host::conformance::{run, vector_files, Host, Native};
-use retry_policy_host::{default_component_path, InMemoryStore, PolicyEngine, SystemClock};
+use retry_policy_host::{ArtifactRef, InMemoryStore, PolicyEngine, SystemClock};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut host_name = String::from("native");
     let mut dirs = Vec::new();
+    let mut component: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--host" => host_name = args.next().unwrap_or_default(),
+            "--component" => component = args.next().map(PathBuf::from),
             _ => dirs.push(PathBuf::from(a)),
         }
     }
@@ -23,16 +27,19 @@ fn main() -> ExitCode {
     }
     let mut host: Box<dyn Host> = match host_name.as_str() {
         "native" => Box::new(Native),
-        "wasmtime" => match PolicyEngine::from_file(default_component_path())
-            .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()))
-        {
-            Ok(i) => Box::new(i),
-            Err(e) => {
-                eprintln!("{e}");
-                println!("wasmtime: 0 passed, 1 failed");
-                return ExitCode::FAILURE;
+        "wasmtime" => {
+            match PolicyEngine::load(component.as_deref().map_or(ArtifactRef::Default, ArtifactRef::Path), None)
+                .map_err(Into::into)
+                .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()))
+            {
+                Ok(i) => Box::new(i),
+                Err(e) => {
+                    eprintln!("{e}");
+                    println!("wasmtime: 0 passed, 1 failed");
+                    return ExitCode::FAILURE;
+                }
             }
-        },
+        }
         other => {
             eprintln!("unknown host `{other}` (native or wasmtime)");
             return ExitCode::from(2);

@@ -1,70 +1,87 @@
-//! `retry-policy`: plan schedules with the policy component (not the native
-//! crate), so what it prints is what every dispatcher will do.
+//! `retry-policy`: plan schedules with the policy artifact (the component,
+//! not the native crate), so what it prints is what every dispatcher will
+//! do; bundle a document into an artifact and inspect one.
 //!
 //!   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
-//!   retry-policy plan --policy FILE            (JSON or TOML policy document)
-//!   retry-policy admit --policy FILE --class NAME [--now-ms N]
+//!   retry-policy plan [--policy FILE]        (JSON or TOML policy document; default: the artifact's embedded one)
+//!   retry-policy admit [--policy FILE] --class NAME [--now-ms N]
 //!   retry-policy lint FILE [--format json] [--rate ENDPOINT_OR_CLASS=N/s]...
 //!   retry-policy simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]
 //!   retry-policy diff OLD NEW [--format json]
-//!   global: --component PATH   (default: $RETRY_POLICY_COMPONENT or dist/retry_policy.wasm)
+//!   retry-policy bundle --policy FILE [--component C] -o OUT.wasm [--allow-lint-errors yes]
+//!   retry-policy inspect FILE [--format json]
+//!   global: --component PATH   (default: $RETRY_POLICY_ARTIFACT, else the copy built into this binary)
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::process::ExitCode;
 
 use policy_tools::commands::{self, Args};
-use retry_policy_core::json::Value;
 use retry_policy_core::{Backoff, Jitter};
-use retry_policy_host::cli::{parse_duration_ms, schedule_table, ComponentEngine};
+use retry_policy_host::cli::artifact::{bundle, document_json, inspect, inspect_text};
+use retry_policy_host::cli::{parse_duration_ms, schedule_table, ComponentSource};
 use retry_policy_host::{
-    default_component_path, document_classes, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock,
+    document_classes, ArtifactRef, InMemoryStore, PolicyDocument, PolicyEngine, PolicyInstance, SystemClock,
+    ABI_VERSION, WIT_PACKAGE,
 };
 
 const USAGE: &str = "usage:
   retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
-  retry-policy plan --policy FILE.{json,toml}
-  retry-policy admit --policy FILE --class NAME [--now-ms N]
+  retry-policy plan [--policy FILE.{json,toml}]           (default: the artifact's embedded document)
+  retry-policy admit [--policy FILE] --class NAME [--now-ms N]
   retry-policy lint FILE [--format json] [--rate ENDPOINT_OR_CLASS=N/s]...   (exit 0 clean, 1 errors, 2 unreadable)
   retry-policy simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]
   retry-policy diff OLD NEW [--format json]                                   (exit 0 same, 1 some class changes)
-options: --component PATH (default $RETRY_POLICY_COMPONENT or dist/retry_policy.wasm)";
+  retry-policy bundle --policy FILE [--component C] -o OUT.wasm [--allow-lint-errors yes]   (embed a validated document)
+  retry-policy inspect FILE [--format json]                                   (what an artifact is)
+  retry-policy --help | --version
+options: --component PATH (default $RETRY_POLICY_ARTIFACT, else the artifact built into this binary;
+         $RETRY_POLICY_ARTIFACT_SHA256 pins its sha256)";
 
 fn flags(args: &[String]) -> Result<HashMap<String, String>, String> {
     let mut map = HashMap::new();
     let mut it = args.iter();
     while let Some(k) = it.next() {
-        let key = k.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{k}`"))?;
+        let key = match k.as_str() {
+            "-o" => "out",
+            _ => k.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{k}`"))?,
+        };
         let v = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
-        map.insert(key.to_string(), v.clone());
+        if map.insert(key.to_string(), v.clone()).is_some() {
+            return Err(format!("--{key} given twice"));
+        }
     }
     Ok(map)
 }
 
-/// Read a policy document and hand it to the component as JSON text. TOML
-/// is only re-encoded here; all checking happens in the component.
-fn document_json(path: &str) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    if path.ends_with(".toml") {
-        let v: Value = toml::from_str(&text).map_err(|e| format!("{path}: not valid TOML: {e}"))?;
-        serde_json::to_string(&v).map_err(|e| e.to_string())
-    } else {
-        Ok(text)
+fn load(component: Option<&String>) -> Result<PolicyEngine, String> {
+    let artifact = component.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
+    PolicyEngine::load(artifact, None).map_err(|e| e.to_string())
+}
+
+/// The document of `--policy`, else the artifact's embedded one.
+fn document(
+    policy: &mut PolicyInstance,
+    engine: &PolicyEngine,
+    f: &HashMap<String, String>,
+) -> Result<PolicyDocument, String> {
+    match f.get("policy") {
+        Some(path) => policy.load_document(&document_json(path)?).map_err(|e| format!("{path}: {e}")),
+        None => engine.document().cloned().ok_or_else(|| "missing --policy (the artifact embeds no document)".into()),
     }
 }
 
-fn plan_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result<bool, String> {
-    let mut hard_capped = false;
-    if let Some(path) = f.get("policy") {
-        let doc = policy.load_document(&document_json(path)?).map_err(|e| format!("{path}: {e}"))?;
+fn plan_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<String, String>) -> Result<(), String> {
+    if f.contains_key("policy") || (!f.contains_key("window") && engine.document().is_some()) {
+        let doc = document(policy, engine, f)?;
         for (name, p) in document_classes(&doc) {
             let plan = policy.plan(&p.backoff, p.window_ms, p.hard_cap).map_err(|e| e.to_string())?;
-            hard_capped |= plan.limited_by == retry_policy_core::LimitedBy::HardCap;
             let table =
                 schedule_table(policy, &name, &p.backoff, p.window_ms, p.hard_cap, &plan).map_err(|e| e.to_string())?;
             print!("{table}");
             println!();
         }
-        return Ok(hard_capped);
+        return Ok(());
     }
     let get = |k: &str| f.get(k).ok_or_else(|| format!("missing --{k}\n{USAGE}"));
     let backoff = Backoff {
@@ -77,17 +94,16 @@ fn plan_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result<
     let hard_cap: u32 = f.get("hard-cap").map_or(Ok(16), |h| h.parse().map_err(|_| "--hard-cap must be an integer"))?;
     let plan = policy.plan(&backoff, window, hard_cap).map_err(|e| e.to_string())?;
     print!("{}", schedule_table(policy, "plan", &backoff, window, hard_cap, &plan).map_err(|e| e.to_string())?);
-    Ok(plan.limited_by == retry_policy_core::LimitedBy::HardCap)
+    Ok(())
 }
 
-fn admit_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result<(), String> {
-    let path = f.get("policy").ok_or("missing --policy")?;
+fn admit_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<String, String>) -> Result<(), String> {
     let class = f.get("class").ok_or("missing --class")?;
     let now: u64 = match f.get("now-ms") {
         Some(n) => n.parse().map_err(|_| "--now-ms must be an integer")?,
         None => retry_policy_core::Clock::now_ms(&SystemClock),
     };
-    let doc = policy.load_document(&document_json(path)?).map_err(|e| format!("{path}: {e}"))?;
+    let doc = document(policy, engine, f)?;
     let a = policy.admit(&doc, class, now).map_err(|e| e.to_string())?;
     println!("class={} policy_version={} policy_hash={}", a.class, a.policy_version, a.policy_hash);
     println!(
@@ -98,7 +114,55 @@ fn admit_cmd(policy: &mut PolicyInstance, f: &HashMap<String, String>) -> Result
     Ok(())
 }
 
-type ToolCommand = fn(&mut dyn policy_tools::PolicyEngine, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
+fn bundle_cmd(f: &HashMap<String, String>) -> Result<(), String> {
+    let policy = f.get("policy").ok_or("missing --policy")?;
+    let out = f.get("out").ok_or("missing -o OUT.wasm")?;
+    let artifact = f.get("component").map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
+    let allow = match f.get("allow-lint-errors").map(String::as_str) {
+        None | Some("no") => false,
+        Some("yes") => true,
+        Some(other) => return Err(format!("--allow-lint-errors {other}: yes or no")),
+    };
+    let (bytes, allowed) = bundle(artifact, policy, allow)?;
+    if !allowed.is_empty() {
+        eprintln!(
+            "warning: bundled with {} lint error(s) (--allow-lint-errors yes):\n{}",
+            allowed.len(),
+            allowed.join("\n")
+        );
+    }
+    std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
+    let engine = PolicyEngine::from_bytes(&bytes).map_err(|e| e.to_string())?;
+    let info = engine.info();
+    println!(
+        "{out}: {} bytes, sha256 {}, document version {}",
+        info.size_bytes,
+        info.sha256,
+        info.document_version.as_deref().unwrap_or("")
+    );
+    Ok(())
+}
+
+fn inspect_cmd(args: &[String]) -> Result<(), String> {
+    let (file, json) = match args {
+        [file] => (file, false),
+        [file, flag, format] | [flag, format, file] if flag == "--format" => match format.as_str() {
+            "json" => (file, true),
+            "text" => (file, false),
+            other => return Err(format!("--format {other}: json or text")),
+        },
+        _ => return Err(format!("inspect takes one FILE and an optional --format json\n{USAGE}")),
+    };
+    let v = inspect(file)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", inspect_text(&v));
+    }
+    Ok(())
+}
+
+type ToolCommand = fn(&mut dyn policy_tools::DecisionSource, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
 
 /// `lint`, `simulate`, `diff`: the policy tools on the component. Usage
 /// errors exit 2.
@@ -110,20 +174,18 @@ fn tool(run: ToolCommand, args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let component = match a.flags.iter().position(|(k, _)| k == "component") {
-        Some(i) => a.flags.remove(i).1.into(),
-        None => default_component_path(),
+    let component = a.flags.iter().position(|(k, _)| k == "component").map(|i| a.flags.remove(i).1);
+    let mut source = match load(component.as_ref())
+        .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string()))
+    {
+        Ok(p) => ComponentSource(p),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
     };
-    let mut engine =
-        match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
-            Ok(p) => ComponentEngine(p),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        };
     let mut out = std::io::stdout().lock();
-    match run(&mut engine, &a, &mut out) {
+    match run(&mut source, &a, &mut out) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
@@ -138,35 +200,26 @@ fn main() -> ExitCode {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
-    match cmd.as_str() {
+    if args.iter().any(|a| a == "--help" || a == "-h") || cmd == "help" {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    if cmd == "--version" || cmd == "-V" {
+        println!("retry-policy {} ({WIT_PACKAGE}, abi {ABI_VERSION})", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let result = match cmd.as_str() {
         "lint" => return tool(commands::lint, &args[1..]),
         "simulate" => return tool(commands::simulate, &args[1..]),
         "diff" => return tool(commands::diff, &args[1..]),
-        _ => {}
-    }
-    let mut f = match flags(&args[1..]) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let component = f.remove("component").map(Into::into).unwrap_or_else(default_component_path);
-    let mut policy =
-        match PolicyEngine::from_file(&component).and_then(|e| e.instantiate(SystemClock, InMemoryStore::new())) {
-            Ok(p) => p,
+        "inspect" => inspect_cmd(&args[1..]),
+        "bundle" | "plan" | "admit" => match flags(&args[1..]) {
+            Ok(f) => run(&cmd, &f),
             Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::FAILURE;
+                eprintln!("error: {e}\n{USAGE}");
+                return ExitCode::from(2);
             }
-        };
-    let result = match cmd.as_str() {
-        "plan" => plan_cmd(&mut policy, &f).map(|_| ()),
-        "admit" => admit_cmd(&mut policy, &f),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(())
-        }
+        },
         other => Err(format!("unknown command `{other}`\n{USAGE}")),
     };
     match result {
@@ -175,5 +228,17 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run(cmd: &str, f: &HashMap<String, String>) -> Result<(), String> {
+    if cmd == "bundle" {
+        return bundle_cmd(f);
+    }
+    let engine = load(f.get("component"))?;
+    let mut policy = engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())?;
+    match cmd {
+        "plan" => plan_cmd(&mut policy, &engine, f),
+        _ => admit_cmd(&mut policy, &engine, f),
     }
 }

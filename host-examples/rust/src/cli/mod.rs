@@ -1,5 +1,8 @@
-//! Pieces of the `retry-policy` CLI: durations, the schedule table, and the
-//! component as the engine of `lint`, `simulate` and `diff` (policy-tools).
+//! Pieces of the `retry-policy` CLI: durations, the schedule table, the
+//! component as the decision source of `lint`, `simulate` and `diff`
+//! (policy-tools), and `bundle` / `inspect` ([`artifact`]).
+
+pub mod artifact;
 
 use std::fmt::Write as _;
 
@@ -88,9 +91,9 @@ pub fn schedule_table(
     Ok(out)
 }
 
-/// The component as the policy tools' engine: `lint`, `simulate` and `diff`
-/// get every number from the same artifact the dispatchers run.
-pub struct ComponentEngine(pub PolicyInstance);
+/// The component as the policy tools' decision source: `lint`, `simulate`
+/// and `diff` get every number from the same artifact the dispatchers run.
+pub struct ComponentSource(pub PolicyInstance);
 
 fn engine_err(e: HostError) -> policy_tools::EngineError {
     match e {
@@ -99,7 +102,7 @@ fn engine_err(e: HostError) -> policy_tools::EngineError {
     }
 }
 
-impl policy_tools::PolicyEngine for ComponentEngine {
+impl policy_tools::DecisionSource for ComponentSource {
     fn load_document(
         &mut self,
         json: &str,

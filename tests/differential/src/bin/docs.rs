@@ -61,13 +61,12 @@ fn native(text: &str) -> Value {
 
 #[cfg(feature = "wasm")]
 mod wasm {
-    use retry_policy_host::{
-        default_component_path, FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance,
-    };
+    use retry_policy_host::{FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance};
     use serde_json::{json, Value};
 
     pub fn instance() -> PolicyInstance {
-        let engine = PolicyEngine::from_file(default_component_path()).expect("load the component");
+        let engine =
+            PolicyEngine::load_default().expect("load the artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)");
         engine.instantiate(FakeClock::new(0), InMemoryStore::new()).expect("instantiate")
     }
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 use arbitrary::{Arbitrary, Unstructured};
 use retry_policy_core::document::PolicyDocument;
 use retry_policy_fuzz_ops::{native, refusal, Answers, Case, Refusal};
-use retry_policy_host::{default_component_path, HostError, InMemoryStore, PolicyEngine, PolicyInstance, FakeClock};
+use retry_policy_host::{FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance};
 
 struct Rng(u64);
 impl Rng {
@@ -165,7 +165,7 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
-    let engine = PolicyEngine::from_file(default_component_path()).expect("load the component");
+    let engine = PolicyEngine::load_default().expect("load the artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)");
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).expect("instantiate");
     let mut t = Tally::default();
     let start = Instant::now();

@@ -5,20 +5,25 @@ use retry_policy_core::{BucketCounts, BudgetCounts};
 
 use super::rules::ClassFacts;
 use super::{Finding, Rate, Severity};
-use crate::engine::{EngineError, PolicyEngine};
+use crate::engine::{DecisionSource, EngineError};
 use crate::human::{ms, pct};
 
 /// Search no further than this many attempts per window.
 const LIMIT: u64 = 200_000;
 
-fn allows(engine: &mut dyn PolicyEngine, c: &ClassFacts, total: u64, retries: u64) -> Result<bool, EngineError> {
+fn allows(engine: &mut dyn DecisionSource, c: &ClassFacts, total: u64, retries: u64) -> Result<bool, EngineError> {
     let counts = BudgetCounts { current: BucketCounts { total, retries }, previous: BucketCounts::default() };
     engine.budget_allows(&c.policy.budget, 0, &counts)
 }
 
 /// Retries the budget lets through, one after the other, on a window that
 /// already holds `first` first attempts (at most `limit`).
-fn retries_allowed(engine: &mut dyn PolicyEngine, c: &ClassFacts, first: u64, limit: u64) -> Result<u64, EngineError> {
+fn retries_allowed(
+    engine: &mut dyn DecisionSource,
+    c: &ClassFacts,
+    first: u64,
+    limit: u64,
+) -> Result<u64, EngineError> {
     let mut k = 0;
     while k < limit && allows(engine, c, first + k, k)? {
         k += 1;
@@ -28,7 +33,7 @@ fn retries_allowed(engine: &mut dyn PolicyEngine, c: &ClassFacts, first: u64, li
 
 /// The budget rules for one class, with the rates that apply to it.
 pub fn check(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     c: &ClassFacts,
     rates: &[Rate],
     classes: &[String],

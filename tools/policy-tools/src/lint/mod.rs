@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 pub use render::{json as render_json, text as render_text};
 
-use crate::engine::{EngineError, PolicyEngine};
+use crate::engine::{DecisionSource, EngineError};
 use crate::source::{self, Read, Unreadable};
 
 /// How bad a finding is. Errors make `lint` exit 1.
@@ -127,14 +127,14 @@ fn refusal(err: &EngineError, within: &str) -> Finding {
 }
 
 /// Lint the document at `path`. `Err` means unreadable (exit 2).
-pub fn lint_file(engine: &mut dyn PolicyEngine, path: &str, rates: &[Rate]) -> Result<Report, Unreadable> {
+pub fn lint_file(engine: &mut dyn DecisionSource, path: &str, rates: &[Rate]) -> Result<Report, Unreadable> {
     lint_read(engine, path, source::read(path)?, rates)
 }
 
 /// Lint document text; `path` names it and picks the syntax (TOML when it
 /// ends in `.toml`, else JSON). For callers without files (the JS tools).
 pub fn lint_text(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     path: &str,
     text: &str,
     rates: &[Rate],
@@ -142,7 +142,7 @@ pub fn lint_text(
     lint_read(engine, path, source::parse(path, text)?, rates)
 }
 
-fn lint_read(engine: &mut dyn PolicyEngine, path: &str, read: Read, rates: &[Rate]) -> Result<Report, Unreadable> {
+fn lint_read(engine: &mut dyn DecisionSource, path: &str, read: Read, rates: &[Rate]) -> Result<Report, Unreadable> {
     let mut report = Report { path: path.to_string(), classes: Vec::new(), findings: Vec::new() };
     let src = match read {
         Read::Duplicate { message, field } => {

@@ -3,7 +3,7 @@
 use retry_policy_core::{LimitedBy, Plan, Policy, MAX_HARD_CAP};
 
 use super::{Finding, Severity};
-use crate::engine::{EngineError, PolicyEngine};
+use crate::engine::{DecisionSource, EngineError};
 use crate::human::{ms, pct};
 
 /// Everything the rules read about one class, all from the engine.
@@ -19,7 +19,7 @@ pub struct ClassFacts {
 }
 
 impl ClassFacts {
-    pub fn gather(engine: &mut dyn PolicyEngine, name: &str, policy: &Policy) -> Result<ClassFacts, EngineError> {
+    pub fn gather(engine: &mut dyn DecisionSource, name: &str, policy: &Policy) -> Result<ClassFacts, EngineError> {
         let plan = engine.plan(&policy.backoff, policy.window_ms, policy.hard_cap)?;
         let n = plan.max_attempts.min(MAX_HARD_CAP);
         let ceilings = crate::engine::ceilings(engine, &policy.backoff, n)?;
@@ -37,7 +37,7 @@ impl ClassFacts {
 }
 
 /// The schedule rules for one class.
-pub fn check(engine: &mut dyn PolicyEngine, c: &ClassFacts) -> Result<Vec<Finding>, EngineError> {
+pub fn check(engine: &mut dyn DecisionSource, c: &ClassFacts) -> Result<Vec<Finding>, EngineError> {
     let mut out = Vec::new();
     let p = &c.policy;
     let plan = &c.plan;

@@ -16,7 +16,7 @@ pub use scenario::{Failure, Scenario, Scope, Variant};
 
 use retry_policy_core::document::PolicyDocument;
 
-use crate::PolicyEngine;
+use crate::DecisionSource;
 
 /// Every variant of a scenario, under one seed.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,7 +28,7 @@ pub struct Simulation {
 
 /// Simulate every variant of `scenario` on `doc` (seed: `seed`, else the scenario's).
 pub fn simulate(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     doc: &PolicyDocument,
     scenario: &Scenario,
     seed: Option<u64>,

@@ -12,7 +12,7 @@ use super::rng::Rng;
 use super::scenario::{Scenario, Scope, Variant};
 use super::series::{dead_index, Series};
 use super::world::answer;
-use crate::engine::{EngineError, PolicyEngine};
+use crate::engine::{DecisionSource, EngineError};
 
 /// What happened to one endpoint over the run.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -79,7 +79,7 @@ pub fn policies(classes: &[(String, Policy)], v: &Variant) -> Vec<(String, Polic
 
 /// Run one variant of `scenario` with `seed`.
 pub fn run(
-    engine: &mut dyn PolicyEngine,
+    engine: &mut dyn DecisionSource,
     classes: &[(String, Policy)],
     scenario: &Scenario,
     variant: &Variant,

@@ -16,7 +16,7 @@ pub fn temp(name: &str, text: &str) -> String {
     p.display().to_string()
 }
 
-pub type Command = fn(&mut dyn policy_tools::PolicyEngine, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
+pub type Command = fn(&mut dyn policy_tools::DecisionSource, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
 
 pub fn run(cmd: Command, args: &[&str]) -> (u8, String) {
     let args = Args::parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();

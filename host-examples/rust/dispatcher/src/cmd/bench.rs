@@ -17,11 +17,11 @@ use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::endpoints::Endpoint;
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
-use retry_policy_host::{default_component_path, PolicyEngine};
+use retry_policy_host::PolicyEngine;
 
 pub const USAGE: &str =
     "usage: retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000] [--storm-share 10]
-                                     [--concurrency 8] [--rounds 5] [--component PATH]";
+                                     [--concurrency 8] [--rounds 5] [--artifact PATH]";
 
 fn policy(ratio: f64) -> String {
     format!(
@@ -117,7 +117,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let f = Flags::parse(args, &["redis", "healthy", "storm-share", "concurrency", "rounds", "component"], &[])?;
+    let f = Flags::parse(
+        args,
+        &["redis", "healthy", "storm-share", "concurrency", "rounds", "component", "artifact"],
+        &[],
+    )?;
     let healthy: u64 = f.get("healthy", "a whole number")?.unwrap_or(4000);
     let rounds: usize = f.get("rounds", "a whole number")?.unwrap_or(5).max(1);
     let share: u64 = f.get("storm-share", "a percentage 1..=50")?.unwrap_or(10);
@@ -125,8 +129,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("--storm-share must be 1..=50".into());
     }
     let storm_every = 100 / share;
-    let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
-    let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
+    let engine = super::replica::load_artifact(&f)?;
     let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;
     let bad = Endpoint::start("127.0.0.1:0", 503, false).map_err(|e| e.to_string())?;
     let s = Setup {

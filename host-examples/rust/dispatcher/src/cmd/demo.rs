@@ -16,14 +16,13 @@ use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::endpoints::Endpoint;
 use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
 use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewEvent};
-use retry_policy_host::{default_component_path, PolicyEngine};
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
 pub const USAGE: &str =
     "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
                                     [--concurrency 8] [--policy FILE]
                                     [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
-                                    [--hold-s 0] [--component PATH] [--store-timeout-ms 250]
+                                    [--hold-s 0] [--artifact PATH] [--store-timeout-ms 250]
                                     --allow-private-targets
   The demo delivers to its own endpoints on loopback, which the dispatcher
   refuses by default (`destination_refused`): --allow-private-targets is
@@ -85,6 +84,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "metrics-addr",
             "hold-s",
             "component",
+            "artifact",
             "store-timeout-ms",
         ],
         &["allow-private-targets"],
@@ -121,8 +121,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Some(p) => EventStore::with_journal(Path::new(p))?,
         None => EventStore::in_memory(),
     };
-    let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
-    let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
+    let engine = super::replica::load_artifact(&f)?;
 
     let statuses = [200, 503, 410];
     let mut eps = Vec::new();

@@ -14,17 +14,25 @@ use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::report::replica_json;
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
-use retry_policy_host::{default_component_path, PolicyEngine};
+use retry_policy_host::{ArtifactRef, PolicyEngine};
 
-pub const USAGE: &str = "usage: retry-policy-dispatcher replica --target URL --endpoint-id ID --events N --policy FILE
+pub const USAGE: &str =
+    "usage: retry-policy-dispatcher replica --target URL --endpoint-id ID --events N [--policy FILE]
                                        [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
                                        [--redis-cluster redis://seed-host:port]
                                        [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
-                                       [--resume FILE.jsonl] [--component PATH]
+                                       [--resume FILE.jsonl] [--artifact PATH] [--watch-artifact]
+                                       [--metrics-addr HOST:PORT]
                                        [--allow-private-targets] [--clock-offset-ms N]
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
                                        [--connect-timeout-ms 2000] [--no-skew-check]
                                        [--signing-secrets FILE.json] [--watch-policy]
+  --policy                 the policy document (JSON); default: the one embedded in the artifact
+  --artifact               the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy built
+                           in; --component is the old name); $RETRY_POLICY_ARTIFACT_SHA256 pins it
+  --watch-artifact         swap the artifact when its file changes (every check first; a refused
+                           file keeps the old one); needs --artifact or $RETRY_POLICY_ARTIFACT
+  --metrics-addr           serve GET /metrics there while the replica runs
   --store                  also journal every event (JSON lines, fsynced, one writer) to FILE;
                            its pending events are continued (a restart after a crash)
   --resume                 first continue the pending events of another replica's journal
@@ -54,13 +62,33 @@ const VALUES: &[&str] = &[
     "store",
     "resume",
     "component",
+    "artifact",
+    "metrics-addr",
     "clock-offset-ms",
     "store-timeout-ms",
     "attempt-deadline-ms",
     "connect-timeout-ms",
     "signing-secrets",
 ];
-const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy"];
+const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy", "watch-artifact"];
+
+/// The artifact of `--artifact` (or its old name `--component`), else
+/// `RETRY_POLICY_ARTIFACT`, else the copy built in; logged as loaded.
+pub fn load_artifact(f: &Flags) -> Result<PolicyEngine, String> {
+    let path = f.str("artifact").or_else(|| f.str("component"));
+    let engine = PolicyEngine::load(path.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p))), None)
+        .map_err(|e| format!("policy artifact: {e}"))?;
+    eprintln!("dispatcher: {}", engine.info().loaded_line());
+    Ok(engine)
+}
+
+/// The path `--watch-artifact` polls: `--artifact`, else `RETRY_POLICY_ARTIFACT`.
+pub fn artifact_path(f: &Flags) -> Option<std::path::PathBuf> {
+    f.str("artifact")
+        .or_else(|| f.str("component"))
+        .map(Into::into)
+        .or_else(|| std::env::var_os(retry_policy_host::ARTIFACT_ENV).map(Into::into))
+}
 
 /// The flags every dispatcher command shares: the client, the clock and
 /// the budget store.
@@ -83,6 +111,7 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
         clock_offset_ms: f.get("clock-offset-ms", "a whole number of milliseconds (may be negative)")?.unwrap_or(0),
         client,
         signer: f.str("signing-secrets").map(|p| Arc::new(Signer::new(Box::new(FileSecrets(p.into()))))),
+        document_from_artifact: false,
     };
     let timeout: u64 = f.get("store-timeout-ms", ms)?.unwrap_or(DEFAULT_STORE_TIMEOUT.as_millis() as u64);
     if timeout == 0 {
@@ -112,9 +141,16 @@ pub fn run(args: &[String]) -> Result<String, String> {
     }
     let events: u64 = f.get("events", "a whole number")?.ok_or("--events is required")?;
     let class = f.str("class").unwrap_or("storm").to_string();
-    let policy_path = f.required("policy")?;
-    let document = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
-    let (config, budget) = common(&f)?;
+    let engine = load_artifact(&f)?;
+    let (document, from_artifact) = match f.str("policy") {
+        Some(p) => (std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?, false),
+        None => match &engine.info().document_json {
+            Some(text) => (text.clone(), true),
+            None => return Err("--policy is required (the artifact embeds no document)".into()),
+        },
+    };
+    let (mut config, budget) = common(&f)?;
+    config.document_from_artifact = from_artifact;
     let offset = config.clock_offset_ms;
     // `--store J` locks J, cuts a torn last record and continues J's own
     // pending events (a restart after a crash); `--resume OTHER` also takes
@@ -127,8 +163,6 @@ pub fn run(args: &[String]) -> Result<String, String> {
         resumed.extend(EventStore::read_journal(Path::new(p))?);
     }
     resumed.retain(|r| r.status == Status::Pending);
-    let component = f.str("component").map(Into::into).unwrap_or_else(default_component_path);
-    let engine = PolicyEngine::from_file(&component).map_err(|e| e.to_string())?;
 
     let prefix = format!("rust-{}", std::process::id());
     let source = (0..events).map(move |i| NewEvent {
@@ -140,10 +174,22 @@ pub fn run(args: &[String]) -> Result<String, String> {
     });
     let class_name = f.str("class").unwrap_or("storm");
     let metrics = Arc::new(Metrics::default());
+    let _server = match f.str("metrics-addr") {
+        Some(bind) => {
+            let server = metrics.serve(bind).map_err(|e| format!("--metrics-addr {bind}: {e}"))?;
+            eprintln!("replica: metrics on {}", server.url("/metrics"));
+            Some(server)
+        }
+        None => None,
+    };
     let d =
         Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
-    if f.has("watch-policy") {
-        d.watch_policy(Path::new(policy_path), Duration::from_millis(200));
+    if let (true, Some(p)) = (f.has("watch-policy"), f.str("policy")) {
+        d.watch_policy(Path::new(p), Duration::from_millis(200));
+    }
+    if f.has("watch-artifact") {
+        let path = artifact_path(&f).ok_or("--watch-artifact needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
+        d.watch_artifact(&path, Duration::from_millis(200)).map_err(|e| format!("--watch-artifact: {e}"))?;
     }
     let d = d.wait();
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());

@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use retry_policy_core::*;
-use retry_policy_host::{default_component_path, PolicyEngine};
+use retry_policy_host::PolicyEngine;
 
 fn inputs() -> Vec<(DeliveryState, AttemptOutcome, BudgetCounts)> {
     let outcomes = [
@@ -70,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Cold start first, before anything is warm: compile from bytes, and
     // load a precompiled artifact (Engine::precompile_component) instead.
     let t = Instant::now();
-    let engine = PolicyEngine::from_file(default_component_path())?;
+    let engine = PolicyEngine::load_default()?; // $RETRY_POLICY_ARTIFACT or the embedded copy; every load check included
     let compile_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let mut inst = engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let artifact = std::env::temp_dir().join(format!("retry-policy-bench-{}.cwasm", std::process::id()));
     engine.precompile_to(&artifact)?;
     let t = Instant::now();
-    let warm_engine = PolicyEngine::from_precompiled_file(&artifact)?;
+    let warm_engine = PolicyEngine::from_precompiled_file(&artifact, engine.info())?;
     let mut warm = warm_engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
     warm.decide_with(&policy, s0, o0, now, Some(c0))?;
     let precompiled_ms = t.elapsed().as_secs_f64() * 1e3;

@@ -1,0 +1,74 @@
+//! Why an artifact was refused: one variant per code of `docs/artifact.md`.
+
+use std::fmt;
+
+use retry_policy_core::PolicyError;
+
+/// An artifact refused at one of the load steps (`docs/artifact.md`,
+/// "Loading: checks before first use"). [`ArtifactError::code`] is the
+/// contract's code; the message names what was expected and what was found.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArtifactError {
+    /// `artifact_unreadable`: the path cannot be read.
+    Unreadable { path: String, reason: String },
+    /// `artifact_sha256_mismatch`: the pin does not match.
+    Sha256Mismatch { expected: String, found: String },
+    /// `artifact_invalid`: not a component, truncated, a duplicate custom
+    /// section, no main module, or the runtime's own refusal.
+    Invalid { reason: String, offset: Option<usize> },
+    /// `artifact_abi_mismatch`: another WIT package version or ABI.
+    /// `found_package` is read from the export names (`unknown` if none).
+    AbiMismatch { found_package: String, found_abi: Option<u32> },
+    /// `artifact_self_test_failed`: a known answer differed, or the call trapped.
+    SelfTestFailed { call: String, expected: String, got: String },
+    /// `artifact_document_invalid`: the embedded document does not load.
+    DocumentInvalid(PolicyError),
+}
+
+impl ArtifactError {
+    /// The contract's code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ArtifactError::Unreadable { .. } => "artifact_unreadable",
+            ArtifactError::Sha256Mismatch { .. } => "artifact_sha256_mismatch",
+            ArtifactError::Invalid { .. } => "artifact_invalid",
+            ArtifactError::AbiMismatch { .. } => "artifact_abi_mismatch",
+            ArtifactError::SelfTestFailed { .. } => "artifact_self_test_failed",
+            ArtifactError::DocumentInvalid(_) => "artifact_document_invalid",
+        }
+    }
+
+    pub(crate) fn invalid(reason: impl Into<String>, offset: Option<usize>) -> Self {
+        ArtifactError::Invalid { reason: reason.into(), offset }
+    }
+}
+
+impl fmt::Display for ArtifactError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.code())?;
+        match self {
+            ArtifactError::Unreadable { path, reason } => write!(f, "cannot read {path}: {reason}"),
+            ArtifactError::Sha256Mismatch { expected, found } => {
+                write!(f, "expected sha256 {expected}, the artifact's is {found}")
+            }
+            ArtifactError::Invalid { reason, offset: Some(at) } => write!(f, "{reason} (at byte offset {at})"),
+            ArtifactError::Invalid { reason, offset: None } => write!(f, "{reason}"),
+            ArtifactError::AbiMismatch { found_package, found_abi } => {
+                let abi = found_abi.map_or_else(|| "unknown".to_string(), |n| n.to_string());
+                write!(
+                    f,
+                    "artifact implements {found_package} (abi {abi}); this host speaks {} (abi {})",
+                    super::WIT_PACKAGE,
+                    super::ABI_VERSION
+                )
+            }
+            ArtifactError::SelfTestFailed { call, expected, got } => {
+                write!(f, "self-test {call}: expected {expected}, got {got}")
+            }
+            ArtifactError::DocumentInvalid(e) => write!(f, "the embedded policy document does not load: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ArtifactError {}

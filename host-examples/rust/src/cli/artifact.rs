@@ -1,0 +1,172 @@
+//! `retry-policy bundle` and `retry-policy inspect`: a component with a
+//! validated policy document embedded (`webhook-retry-policy:document`), and
+//! what an artifact file is (`docs/artifact.md`).
+
+use std::fmt::Write as _;
+
+use policy_tools::lint::{lint_file, lint_text, Severity};
+use retry_policy_core::json::Value;
+use serde_json::json;
+
+use super::ComponentSource;
+use crate::artifact::container;
+use crate::{document_classes, ArtifactRef, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock};
+
+/// A policy document file as JSON text: TOML (`.toml`) is converted, JSON
+/// passed as it is; every check happens in the component.
+pub fn document_json(path: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    toml_to_json(path, text)
+}
+
+fn toml_to_json(path: &str, text: String) -> Result<String, String> {
+    if path.ends_with(".toml") {
+        let v: Value = toml::from_str(&text).map_err(|e| format!("{path}: not valid TOML: {e}"))?;
+        serde_json::to_string(&v).map_err(|e| e.to_string())
+    } else {
+        Ok(text)
+    }
+}
+
+fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
+    engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())
+}
+
+/// The bytes of the artifact `artifact` names with the document at
+/// `policy_path` embedded, replacing any embedded before, and the lint
+/// errors that were allowed. The document must load in the component, and
+/// lint without errors unless `allow_lint_errors`; the result is loaded
+/// again (every check of `docs/artifact.md`) before it is returned.
+pub fn bundle(
+    artifact: ArtifactRef<'_>,
+    policy_path: &str,
+    allow_lint_errors: bool,
+) -> Result<(Vec<u8>, Vec<String>), String> {
+    let bytes = match artifact {
+        ArtifactRef::Path(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        ArtifactRef::Bytes(b) => b.to_vec(),
+        ArtifactRef::Default => match std::env::var_os(crate::ARTIFACT_ENV) {
+            Some(p) => std::fs::read(&p).map_err(|e| format!("{}: {e}", p.to_string_lossy()))?,
+            None => crate::artifact::EMBEDDED.to_vec(),
+        },
+    };
+    let engine = PolicyEngine::from_bytes(&bytes).map_err(|e| e.to_string())?;
+    let json = document_json(policy_path)?;
+    let mut inst = instance(&engine)?;
+    inst.load_document(&json).map_err(|e| format!("{policy_path}: {e}"))?;
+    let report = lint_file(&mut ComponentSource(inst), policy_path, &[]).map_err(|e| e.to_string())?;
+    let errors: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| format!("  {} {}: {}", f.rule, f.field, f.message))
+        .collect();
+    if !errors.is_empty() && !allow_lint_errors {
+        return Err(format!(
+            "{policy_path}: lint found {} error(s), not bundled (--allow-lint-errors bundles it anyway):\n{}",
+            errors.len(),
+            errors.join("\n")
+        ));
+    }
+    let sections = container::parse(&bytes).map_err(|e| e.to_string())?;
+    let out = sections.with_document(&bytes, &json);
+    let check = PolicyEngine::from_bytes(&out).map_err(|e| format!("the bundle does not load: {e}"))?;
+    if check.document().is_none() {
+        return Err("the bundle does not carry its document".into());
+    }
+    Ok((out, errors))
+}
+
+/// What `path` is, as JSON: WIT package and ABI, sha256, size, build
+/// provenance, and the embedded document (version, classes with their
+/// policy hashes, lint summary). `Err`: the artifact was refused (its code).
+pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
+    let engine = PolicyEngine::from_file(path).map_err(|e| e.to_string())?;
+    let info = engine.info().clone();
+    let build = info.build.as_ref().map(|b| {
+        json!({"policy_core_version": b.policy_core_version, "wit_package": b.wit_package, "source_digest": b.source_digest})
+    });
+    let document = match (engine.document(), &info.document_json) {
+        (Some(doc), Some(text)) => {
+            let mut inst = instance(&engine)?;
+            let mut classes = Vec::new();
+            for (name, policy) in document_classes(doc) {
+                let admitted = inst.admit(doc, &name, 0).map_err(|e| e.to_string())?;
+                classes.push(json!({
+                    "name": name,
+                    "policy_hash": admitted.policy_hash,
+                    "max_attempts": admitted.schedule.max_attempts,
+                    "window_ms": policy.window_ms,
+                }));
+            }
+            let report =
+                lint_text(&mut ComponentSource(inst), "embedded.json", text, &[]).map_err(|e| e.to_string())?;
+            json!({
+                "version": doc.version,
+                "classes": classes,
+                "lint": {
+                    "errors": report.count(Severity::Error),
+                    "warnings": report.count(Severity::Warning),
+                    "infos": report.count(Severity::Info),
+                },
+            })
+        }
+        _ => serde_json::Value::Null,
+    };
+    Ok(json!({
+        "path": path,
+        "wit_package": info.abi,
+        "abi_version": info.abi_version,
+        "sha256": info.sha256,
+        "size_bytes": info.size_bytes,
+        "build": build,
+        "document": document,
+    }))
+}
+
+/// `inspect`'s text form.
+pub fn inspect_text(v: &serde_json::Value) -> String {
+    let s = |x: &serde_json::Value| x.as_str().map_or_else(|| x.to_string(), str::to_string);
+    let mut out = String::new();
+    let _ = writeln!(out, "artifact     {}", s(&v["path"]));
+    let _ = writeln!(out, "wit package  {} (abi {})", s(&v["wit_package"]), v["abi_version"]);
+    let _ = writeln!(out, "sha256       {}", s(&v["sha256"]));
+    let _ = writeln!(out, "size         {} bytes", v["size_bytes"]);
+    match v["build"].as_object() {
+        Some(b) => {
+            let _ = writeln!(
+                out,
+                "build        policy-core {}, {}, source {}",
+                s(&b["policy_core_version"]),
+                s(&b["wit_package"]),
+                s(&b["source_digest"])
+            );
+        }
+        None => out.push_str("build        (no provenance section)\n"),
+    }
+    let doc = &v["document"];
+    if doc.is_null() {
+        out.push_str("document     (none embedded)\n");
+        return out;
+    }
+    let lint = &doc["lint"];
+    let _ = writeln!(
+        out,
+        "document     version {}: lint {} error(s), {} warning(s), {} info",
+        s(&doc["version"]),
+        lint["errors"],
+        lint["warnings"],
+        lint["infos"]
+    );
+    for c in doc["classes"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  class {:<16} policy_hash {}  max_attempts {}  window_ms {}",
+            s(&c["name"]),
+            s(&c["policy_hash"]),
+            c["max_attempts"],
+            c["window_ms"]
+        );
+    }
+    out
+}
