@@ -26,7 +26,7 @@ import {
 
 const require = createRequire(import.meta.url);
 const { readComponent } = require('../lib/artifact/reader.cjs');
-const { loadArtifact } = require('../lib/artifact/load.cjs');
+const { loadArtifact, selfTest } = require('../lib/artifact/load.cjs');
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SHIPPED_PATH = path.resolve(here, '../lib/retry_policy.wasm');
 const SHIPPED = new Uint8Array(fs.readFileSync(SHIPPED_PATH));
@@ -139,6 +139,19 @@ test('every loading step refuses with its code: unreadable, sha256 mismatch, inv
     /the embedded document .* does not load: invalid_document/,
   );
   assert.throws(() => loadArtifact(SHIPPED, { expectedSha256: 'ABC' }), TypeError);
+});
+
+test('the self-test refuses a wrong known answer or a trap, naming the call, what was expected and what came', () => {
+  // an instance stand-in whose `run(f)` hands `f` a policy interface with one answer changed
+  const good = loadArtifact(SHIPPED);
+  const withAnswer = (name, impl) => ({ run: (f) => good.run((api) => f({ ...api, [name]: impl })) });
+  assert.doesNotThrow(() => selfTest({ run: (f) => good.run(f) }));
+  refused(() => selfTest(withAnswer('classifyStatus', () => 'retryable')), 'artifact_self_test_failed', /classify-status\(200\): expected "success", got "retryable"/);
+  refused(() => selfTest(withAnswer('parseRetryAfter', () => 121000n)), 'artifact_self_test_failed', /parse-retry-after\("120", 0\): expected 120000, got 121000/);
+  const trap = () => {
+    throw new WebAssembly.RuntimeError('unreachable');
+  };
+  refused(() => selfTest(withAnswer('plan', trap)), 'artifact_self_test_failed', /plan\(.*\): expected .*got "RuntimeError: unreachable"/);
 });
 
 test('an embedded document is the current one of a RetryPolicy given none; a given document pins its own', () => {

@@ -14,7 +14,9 @@
 // store that calls back into the package, a hook) runs on a spare instance
 // of the same module. A trap (which Rust's panic=abort makes of any bug)
 // leaves an instance in an unknown state, so that instance is replaced.
-const { instantiate, ADAPTERS } = require('../component/glue.cjs');
+// jco's glue (93 KiB of JavaScript) is parsed when the first artifact loads, not at import.
+let glue = null;
+const jco = () => (glue ??= require('../component/glue.cjs'));
 const lower = require('../lower.cjs');
 const { plain } = require('../snapshot.cjs');
 
@@ -22,7 +24,7 @@ let adapters = null;
 function adapterModules() {
   if (adapters === null) {
     adapters = {};
-    for (const [name, b64] of Object.entries(ADAPTERS)) adapters[name] = new WebAssembly.Module(Buffer.from(b64, 'base64'));
+    for (const [name, b64] of Object.entries(jco().ADAPTERS)) adapters[name] = new WebAssembly.Module(Buffer.from(b64, 'base64'));
   }
   return adapters;
 }
@@ -59,7 +61,7 @@ class Instances {
       if (module === this.#module) this.#memories.add(instance.exports.memory);
       return instance;
     };
-    return instantiate(
+    return jco().instantiate(
       (name) => mods[name],
       {
         'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },

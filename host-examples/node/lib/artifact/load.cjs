@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { ArtifactError, PolicyError } = require('../errors.cjs');
-const { readComponent } = require('./reader.cjs');
+const { readComponent, utf8 } = require('./reader.cjs');
 const { Instances } = require('./instance.cjs');
 const lower = require('../lower.cjs');
 
@@ -139,7 +139,7 @@ function loadArtifact(source, { expectedSha256 } = {}) {
   if (section !== undefined) {
     let text;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(section);
+      text = utf8().decode(section);
       document = { text, value: instances.run((api) => api.loadDocument(text)) };
     } catch (e) {
       const why = e?.payload ? lower.policyError(e.payload).message : e instanceof PolicyError ? e.message : 'not UTF-8';
@@ -152,7 +152,7 @@ function loadArtifact(source, { expectedSha256 } = {}) {
 function parseBuild(section) {
   if (section === undefined) return null;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(section));
+    return JSON.parse(utf8().decode(section));
   } catch {
     throw new ArtifactError('artifact_invalid', `the custom section ${BUILD_SECTION} is not a UTF-8 JSON object`);
   }
@@ -204,4 +204,4 @@ class Artifact {
   }
 }
 
-module.exports = { loadArtifact, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION };
+module.exports = { loadArtifact, selfTest, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION };

@@ -16,7 +16,9 @@ const MODULE_EXPORTS = 7;
 const MAX_SECTION_ID = 12;
 
 const invalid = (message) => new ArtifactError('artifact_invalid', message);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Made on first use: a fatal TextDecoder loads ICU's converter (~10 ms at import otherwise).
+let decoder = null;
+const utf8 = () => (decoder ??= new TextDecoder('utf-8', { fatal: true }));
 
 /** Unsigned LEB128 (u32) at `at`: [value, next offset]; throws at the end of `bytes`. */
 function leb(bytes, at, end, what) {
@@ -37,8 +39,10 @@ function leb(bytes, at, end, what) {
 function name(bytes, at, end, what) {
   const [len, start] = leb(bytes, at, end, `${what} length`);
   if (start + len > end) throw invalid(`${what} at byte ${at} runs past its section (${len} bytes)`);
+  const raw = bytes.subarray(start, start + len);
+  if (len <= 256 && raw.every((b) => b < 0x80)) return [String.fromCharCode(...raw), start + len]; // short ASCII: no decoder needed
   try {
-    return [utf8.decode(bytes.subarray(start, start + len)), start + len];
+    return [utf8().decode(raw), start + len];
   } catch {
     throw invalid(`${what} at byte ${at} is not UTF-8`);
   }
@@ -142,4 +146,4 @@ function appendCustomSection(component, sectionName, content) {
   return out;
 }
 
-module.exports = { readComponent, moduleExports, appendCustomSection };
+module.exports = { readComponent, moduleExports, appendCustomSection, utf8 };
