@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compilePolicy, PolicyError } from '@webhook/retry-policy';
-import { PURE, runCase, runDir, vectorFiles } from '../tools/conformance-runner.mjs';
+import { PURE, IMPORTS, runCase, runDir, vectorFiles } from '../tools/conformance-runner.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkg = path.resolve(here, '..');
@@ -32,6 +32,13 @@ for (const file of vectorFiles(vectors)) {
       const failures = suite.cases
         .filter((c) => c.op === 'decide')
         .map((c) => [c.name, runCase(c, COMPILED)])
+        .filter(([, why]) => why !== null);
+      assert.deepEqual(failures, []);
+    });
+    test(`every decide case of ${path.basename(file)} passes through the imports-driven decide (clock and store imports)`, () => {
+      const failures = suite.cases
+        .filter((c) => c.op === 'decide')
+        .map((c) => [c.name, runCase(c, IMPORTS)])
         .filter(([, why]) => why !== null);
       assert.deepEqual(failures, []);
     });
