@@ -46,9 +46,15 @@ pub(crate) fn swap(s: &Shared, artifact: ArtifactRef<'_>) -> Result<ArtifactInfo
             Ok(sw.new)
         }
         Err(e) => {
+            let from = match artifact {
+                ArtifactRef::Path(p) => format!("path={}", p.display()),
+                ArtifactRef::Bytes(_) => "source=bytes".into(),
+                ArtifactRef::Default => "source=default".into(),
+            };
             log(&format!(
-                "policy artifact refused code={}: {e}; keeping sha256={}",
+                "policy artifact refused {from} code={}: {}; keeping sha256={}",
                 e.code(),
+                e.message(),
                 s.artifact.info().sha256
             ));
             Err(e)

@@ -45,9 +45,25 @@ impl ArtifactError {
 }
 
 impl fmt::Display for ArtifactError {
+    /// `<code>: <message>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.code())?;
-        match self {
+        write!(f, "{}: {}", self.code(), Message(self))
+    }
+}
+
+/// The message alone (what was expected and what was found), without the code.
+struct Message<'a>(&'a ArtifactError);
+
+impl ArtifactError {
+    /// What was expected and what was found, without the code.
+    pub fn message(&self) -> String {
+        Message(self).to_string()
+    }
+}
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             ArtifactError::Unreadable { path, reason } => write!(f, "cannot read {path}: {reason}"),
             ArtifactError::Sha256Mismatch { expected, found } => {
                 write!(f, "expected sha256 {expected}, the artifact's is {found}")

@@ -71,9 +71,10 @@ impl WatchEvent {
         match self {
             WatchEvent::Swapped(s) => s.line(),
             WatchEvent::Refused { path, error, kept, .. } => format!(
-                "policy artifact refused path={} code={}: {error}; keeping sha256={}",
+                "policy artifact refused path={} code={}: {}; keeping sha256={}",
                 path.display(),
                 error.code(),
+                error.message(),
                 kept.sha256
             ),
         }
