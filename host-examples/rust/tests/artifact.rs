@@ -195,3 +195,68 @@ fn a_watched_file_is_swapped_on_a_new_sha256_and_a_refused_one_is_reported_once(
     drop(events);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The artifact with the end of the main module's `abi-version` body
+/// (`i32.const 2`, `end`) replaced by `tail` (same length).
+fn with_abi_version_tail(tail: [u8; 3]) -> Vec<u8> {
+    use wasmparser::{ExternalKind, Parser, Payload, TypeRef};
+    let (mut depth, mut imported, mut index, mut body) = (0usize, 0u32, None, None);
+    let mut seen = 0u32;
+    for p in Parser::new(0).parse_all(EMBEDDED) {
+        match p.unwrap() {
+            Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
+            Payload::End(_) => depth = depth.saturating_sub(1),
+            Payload::ImportSection(s) if depth == 1 => {
+                for imports in s {
+                    for import in imports.unwrap() {
+                        imported += u32::from(matches!(import.unwrap().1.ty, TypeRef::Func(_)));
+                    }
+                }
+            }
+            Payload::ExportSection(s) if depth == 1 => {
+                for e in s {
+                    let e = e.unwrap();
+                    if e.name.ends_with("#abi-version") && e.kind == ExternalKind::Func {
+                        index = Some(e.index);
+                    }
+                }
+            }
+            Payload::CodeSectionEntry(f) if depth == 1 && index.is_some() => {
+                if Some(imported + seen) == index {
+                    body = Some(f.range());
+                }
+                seen += 1;
+            }
+            _ => {}
+        }
+    }
+    let range = body.expect("the main module's abi-version body");
+    let mut bytes = EMBEDDED.to_vec();
+    // The body ends `i32.const 2`, `end` (after wit-bindgen's ctor call).
+    assert!(bytes[range.clone()].ends_with(&[0x41, 0x02, 0x0b]), "abi-version's body: {:?}", &bytes[range.clone()]);
+    bytes[range.end - 3..range.end].copy_from_slice(&tail);
+    bytes
+}
+
+fn with_abi_version(to: u8) -> Vec<u8> {
+    with_abi_version_tail([0x41, to, 0x0b])
+}
+
+#[test]
+fn an_artifact_whose_abi_version_traps_fails_its_self_test() {
+    // `unreachable`, `unreachable`, `end`: a valid body that traps.
+    let e = PolicyEngine::from_bytes(&with_abi_version_tail([0x00, 0x00, 0x0b])).err().unwrap();
+    assert_eq!(e.code(), "artifact_self_test_failed", "{e}");
+    assert!(e.to_string().contains("self-test abi-version(): expected 2, got the policy component trapped"), "{e}");
+}
+
+#[test]
+fn an_artifact_whose_abi_version_is_not_2_is_refused_naming_it() {
+    let e = PolicyEngine::from_bytes(&with_abi_version(3)).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "artifact_abi_mismatch: artifact implements webhook:retry-policy@0.2.0 (abi 3); \
+         this host speaks webhook:retry-policy@0.2.0 (abi 2)"
+    );
+    assert!(PolicyEngine::from_bytes(&with_abi_version(2)).is_ok(), "the patch itself changes nothing else");
+}
