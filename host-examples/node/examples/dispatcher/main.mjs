@@ -8,6 +8,7 @@ import { RetryPolicy, ManualClock, RedisBudgetStore, InMemoryBudgetStore } from 
 import { startEndpoints } from './endpoints.mjs';
 import { Metrics, serveMetrics } from './metrics.mjs';
 import { Dispatcher, virtualScheduler } from './dispatcher.mjs';
+import { trackPolicyArtifact } from './policy-artifact.mjs';
 
 export const EXAMPLE_DOCUMENT = {
   version: 'example-1',
@@ -22,6 +23,8 @@ export const EXAMPLE_DOCUMENT = {
 
 const endpoints = await startEndpoints();
 const metrics = new Metrics();
+// The policy artifact: logged at load (and at every swap), exported as webhook_policy_info.
+const artifact = trackPolicyArtifact(metrics, (line) => console.error(line));
 const server = await serveMetrics(metrics);
 const clock = new ManualClock(Date.now());
 let redis = null;
@@ -44,6 +47,7 @@ console.log(await (await fetch(server.url)).text());
 await endpoints.close();
 dispatcher.close();
 redis?.disconnect();
+artifact.close();
 if (process.argv.includes('--serve')) {
   console.log(`serving ${server.url} (Ctrl-C to stop)`);
 } else {
