@@ -60,7 +60,7 @@ test('a running replica swaps artifacts through the file watch: a broken file is
   const child = spawn(REPLICA, [
     '--target', `http://127.0.0.1:${server.address().port}/hook`, '--endpoint-id', 'ep_swap', '--events', String(EVENTS),
     '--concurrency', '4', '--policy', policy, '--allow-private-targets',
-    '--artifact', file, '--watch-artifact-ms', '50', '--metrics-port', '0',
+    '--artifact', file, '--watch-artifact-ms', '50', '--metrics-addr', '127.0.0.1:0',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

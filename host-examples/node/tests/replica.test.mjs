@@ -104,6 +104,8 @@ for (const [name, args, message] of [
   ['a zero --concurrency', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--concurrency', '0', '--policy', '/dev/null'], /--concurrency: expected an integer >= 1/],
   ['a non-http --target', ['--target', 'ftp://x/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null'], /--target: expected a http or https URL/],
   ['a non-redis --redis', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--redis', 'http://x'], /--redis: expected a redis or rediss URL/],
+  ['a --metrics-addr without a port', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1'], /--metrics-addr: expected HOST:PORT/],
+  ['a --metrics-addr port above 65535', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1:70000'], /--metrics-addr: port 70000 is above 65535/],
   ['a missing policy file', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/nonexistent/p.json'], /--policy: cannot read/],
 ]) {
   test(`${name} exits 2 with a clear message and nothing on stdout`, async () => {

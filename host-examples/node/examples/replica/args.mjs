@@ -7,7 +7,7 @@ export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
-               [--artifact FILE] [--watch-artifact-ms N] [--metrics-port P]
+               [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE), C in flight (default 8), sleeping
@@ -26,8 +26,8 @@ every attempt is signed (Standard Webhooks); re-read on refresh_credentials.
 --artifact: the policy artifact (default RETRY_POLICY_ARTIFACT, else the
 package's copy); --watch-artifact-ms N: poll that file every N ms and swap
 when its sha256 changes (checked first; a refused file keeps the current
-one). --metrics-port P: serve /metrics on 127.0.0.1:P (0: any free port,
-printed on stderr), with webhook_policy_info{artifact_sha256,abi,document_version}.
+one). --metrics-addr HOST:PORT: serve /metrics there (port 0: any free
+port, printed on stderr; e.g. 127.0.0.1:0), with webhook_policy_info{artifact_sha256,abi,document_version}.
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
@@ -50,9 +50,18 @@ const FLAGS = new Set([
   '--signing-secrets',
   '--artifact',
   '--watch-artifact-ms',
-  '--metrics-port',
+  '--metrics-addr',
 ]);
 const SWITCHES = new Set(['--allow-private-targets']);
+
+/** `HOST:PORT` (an IPv6 host in brackets: `[::1]:0`) -> {host, port}; port 0 = any free port. */
+function hostPort(flag, text) {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:\[\]]+)):(\d{1,5})$/.exec(text);
+  if (m === null) throw new UsageError(`${flag}: expected HOST:PORT (e.g. 127.0.0.1:0), got ${JSON.stringify(text)}`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new UsageError(`${flag}: port ${port} is above 65535`);
+  return { host: m[1] ?? m[2], port };
+}
 
 function integer(flag, text, min) {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
@@ -85,7 +94,7 @@ function url(flag, text, protocols) {
  * argv (without node and the script) -> {help} or
  * {target, endpointId, events, concurrency, policyText, policyPath, redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
- *  artifact, watchArtifactMs, metricsPort}.
+ *  artifact, watchArtifactMs, metricsAddr}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -140,6 +149,6 @@ export function parseArgs(argv) {
     signingSecrets: seen.has('--signing-secrets') ? seen.get('--signing-secrets') : null,
     artifact: seen.has('--artifact') ? seen.get('--artifact') : null,
     watchArtifactMs: seen.has('--watch-artifact-ms') ? integer('--watch-artifact-ms', seen.get('--watch-artifact-ms'), 1) : null,
-    metricsPort: seen.has('--metrics-port') ? integer('--metrics-port', seen.get('--metrics-port'), 0) : null,
+    metricsAddr: seen.has('--metrics-addr') ? hostPort('--metrics-addr', seen.get('--metrics-addr')) : null,
   };
 }

@@ -9,7 +9,7 @@
 // delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
 // The policy artifact (--artifact, else RETRY_POLICY_ARTIFACT, else the
 // package's copy) is logged on stderr at load and at every swap
-// (--watch-artifact-ms) and exported on /metrics (--metrics-port).
+// (--watch-artifact-ms) and exported on /metrics (--metrics-addr).
 //
 // Run: host-examples/node/replica --help
 import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, checkEviction } from '@webhook/retry-policy';
@@ -76,7 +76,7 @@ async function run(opts) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
   }
-  const server = opts.metricsPort === null ? null : await serveMetrics(metrics, { port: opts.metricsPort });
+  const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
   let redis = null;
   let counter = { roundTrips: 0 };
