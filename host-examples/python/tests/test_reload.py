@@ -106,3 +106,116 @@ def test_without_a_pinned_document_the_holder_takes_the_one_embedded_in_the_arti
         assert holder.current.version == "bundled-1" and holder.admit("notification").policy_version == "bundled-1"
     finally:
         instance.activate(before)
+
+
+def _bundled(version: str, window_ms: int = 3600000) -> bytes:
+    """The shipped artifact with an embedded document of ``version`` (what ``retry-policy bundle`` writes)."""
+    import json
+    from pathlib import Path
+
+    from webhook_retry_policy.artifact import DOCUMENT_SECTION
+    from webhook_retry_policy.component_reader import append_custom_section
+
+    shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
+    doc = {"version": version, "classes": {"notification": {
+        "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "full"}, "window_ms": window_ms,
+        "hard_cap": 20, "budget": {"ratio": 0.1, "window_ms": 60000, "min_sample": 10, "sliding": True}}}}
+    return append_custom_section(shipped, DOCUMENT_SECTION, json.dumps(doc).encode())
+
+
+@pytest.fixture
+def restore_artifact():
+    from webhook_retry_policy import instance
+    from webhook_retry_policy.artifact import current_artifact
+
+    before = current_artifact()
+    yield
+    instance.activate(before)
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_a_swap_to_a_bundle_with_another_document_version_changes_the_holders_current_version():
+    from webhook_retry_policy.artifact import swap_artifact
+
+    rp = RetryPolicy()
+    swap_artifact(_bundled("bundled-1"))
+    holder = DocumentHolder.from_artifact(rp)
+    assert holder.current.version == "bundled-1" and holder.follows_artifact
+    swap_artifact(_bundled("bundled-2", window_ms=60000))
+    assert holder.current.version == "bundled-2"
+    assert holder.admit("notification").policy_version == "bundled-2"
+    assert holder.reloads == 1
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_a_watched_artifact_file_that_brings_another_document_changes_the_holders_current_version(tmp_path):
+    from webhook_retry_policy.artifact import swap_artifact
+    from webhook_retry_policy.artifact_watch import ArtifactWatch
+
+    rp = RetryPolicy()
+    path = tmp_path / "policy.wasm"
+    path.write_bytes(_bundled("bundled-1"))
+    swap_artifact(path)
+    holder = DocumentHolder.from_artifact(rp)
+    path.write_bytes(_bundled("bundled-2", window_ms=60000))
+    event = ArtifactWatch(path).poll()
+    assert event is not None and event.kind == "swapped" and event.new is not None
+    assert event.new.document_version == "bundled-2"
+    assert holder.current.version == "bundled-2"
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_a_swap_to_an_artifact_without_a_document_keeps_the_followed_document():
+    from webhook_retry_policy import instance
+    from webhook_retry_policy.artifact import current_artifact, swap_artifact
+
+    rp = RetryPolicy()
+    shipped = current_artifact()
+    swap_artifact(_bundled("bundled-1"))
+    holder = DocumentHolder.from_artifact(rp)
+    instance.activate(shipped)  # embeds none
+    assert shipped.document is None and holder.current.version == "bundled-1"
+    swap_artifact(_bundled("bundled-2"))
+    assert holder.current.version == "bundled-2"  # still following
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_a_pinned_holder_keeps_its_own_document_across_a_swap_to_a_bundle():
+    from webhook_retry_policy.artifact import swap_artifact
+
+    rp = RetryPolicy()
+    pinned = DocumentHolder(rp, rp.load_document_toml(V1))
+    swap_artifact(_bundled("bundled-1"))
+    assert pinned.current.version == "example-2026-11-30" and not pinned.follows_artifact
+    assert pinned.admit("notification").policy_version == "example-2026-11-30"
+    assert pinned.reloads == 0
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_a_holder_that_followed_the_artifact_keeps_a_document_the_caller_reloads():
+    from webhook_retry_policy.artifact import swap_artifact
+
+    rp = RetryPolicy()
+    swap_artifact(_bundled("bundled-1"))
+    holder = DocumentHolder.from_artifact(rp)
+    assert holder.reload_text(V1, toml=True).ok
+    assert not holder.follows_artifact
+    swap_artifact(_bundled("bundled-2"))
+    assert holder.current.version == "example-2026-11-30"
+
+
+@pytest.mark.usefixtures("restore_artifact")
+def test_an_event_admitted_before_the_swap_keeps_its_policy_hash_and_the_policy_it_was_admitted_under():
+    from webhook_retry_policy.artifact import swap_artifact
+
+    rp = RetryPolicy()
+    swap_artifact(_bundled("bundled-1", window_ms=3600000))
+    holder = DocumentHolder.from_artifact(rp)
+    old = holder.admit("notification", 0)
+    swap_artifact(_bundled("bundled-2", window_ms=60000))
+    new = holder.admit("notification", 0)
+    assert (old.policy_version, new.policy_version) == ("bundled-1", "bundled-2")
+    assert old.policy_hash != new.policy_hash
+    assert holder.policy_for(old).window_ms == 3600000  # the policy of ITS hash, not the current one
+    assert holder.policy_for(new).window_ms == 60000
+    assert old.schedule != new.schedule

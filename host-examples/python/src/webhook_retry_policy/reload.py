@@ -14,6 +14,15 @@ schedule and ``policy_hash``, and :meth:`DocumentHolder.policy_for` answers
 the class policy of THAT hash from every document this holder has seen
 (the dispatcher uses it for each attempt), so a reload changes only events
 admitted after it.
+
+A holder made by :meth:`DocumentHolder.from_artifact` FOLLOWS the running
+artifact (docs/artifact.md, step 6 and "Swapping"): when a swapped-in
+artifact embeds another document, that document becomes current through the
+same reload path (older documents stay known by hash, so events admitted
+before the swap keep their policy). An artifact that embeds none leaves the
+current document. A holder given a document (or a file) is pinned: no swap
+replaces it, and a successful :meth:`reload_text` / :meth:`reload_file` on a
+following holder pins the reloaded document (the caller's wins).
 """
 
 from __future__ import annotations
@@ -21,10 +30,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .artifact import current_artifact
+from .artifact import Artifact, current_artifact
 from .errors import PolicyError
 from .ops import PolicyOps, logger
 from .types import Admission, Policy, PolicyDocument
@@ -47,6 +57,8 @@ class DocumentHolder:
         self.refusals = 0
         self._admitted: dict[tuple[str, str], Policy] = {}
         self._seen: tuple[float, int, str] | None = None
+        self._followed: Artifact | None = None  # following: the artifact whose document was last looked at
+        self._follow_lock = threading.Lock()
         self._remember(document)
         if path is not None:
             self._seen = self._stat(path)
@@ -60,19 +72,28 @@ class DocumentHolder:
         """The document embedded in the running artifact (``retry-policy
         bundle``): the default when the caller pins no document of its own.
         ``invalid_document`` when the artifact carries none."""
-        document = current_artifact().document
+        artifact = current_artifact()
+        document = artifact.document
         if document is None:
             raise PolicyError("invalid_document", "", "the running artifact embeds no policy document "
                               "(webhook-retry-policy:document): pass one (a file or a PolicyDocument)")
-        return cls(ops, document)
+        holder = cls(ops, document)
+        holder._followed = artifact
+        return holder
+
+    @property
+    def follows_artifact(self) -> bool:
+        """True while a swapped-in artifact's embedded document becomes current."""
+        return self._followed is not None
 
     @property
     def current(self) -> PolicyDocument:
+        self._follow()
         return self._document
 
     def admit(self, event_class: str, now_ms: int | None = None) -> Admission:
         """Admit under the current document, remembering the class policy by its hash."""
-        document = self._document
+        document = self.current
         admission = self.ops.admit(document, event_class, now_ms)
         self._admitted[(event_class, admission.policy_hash)] = self.ops.class_policy(document, event_class)
         return admission
@@ -81,9 +102,10 @@ class DocumentHolder:
         """The class policy ``admission`` was admitted under (the current
         document's if this process never saw that hash, e.g. after a restart)."""
         known = self._admitted.get((admission.class_, admission.policy_hash))
-        return known if known is not None else self.ops.class_policy(self._document, admission.class_)
+        return known if known is not None else self.ops.class_policy(self.current, admission.class_)
 
     def reload_text(self, text: str, *, toml: bool = False) -> ReloadResult:
+        self._follow()
         try:
             new = self.ops.load_document_toml(text) if toml else self.ops.load_document(text)
         except PolicyError as e:
@@ -91,12 +113,35 @@ class DocumentHolder:
             why = str(e)
             logger().warning("policy document refused, keeping version %r: %s", self._document.version, why)
             return ReloadResult(False, False, self._document.version, why)
-        changed = new != self._document
-        if changed:
-            self._remember(new)
-            self._document = new
-            self.reloads += 1
-        return ReloadResult(True, changed, new.version)
+        with self._follow_lock:
+            self._followed = None  # the caller's document is pinned: later swaps do not replace it
+            return ReloadResult(True, self._take(new), new.version)
+
+    def _take(self, new: PolicyDocument) -> bool:
+        """Make ``new`` current (a valid document); False when it is the current one."""
+        if new == self._document:
+            return False
+        self._remember(new)
+        self._document = new
+        self.reloads += 1
+        return True
+
+    def _follow(self) -> None:
+        """Following the artifact: take a swapped-in artifact's embedded document."""
+        followed = self._followed
+        if followed is None:
+            return
+        artifact = current_artifact()
+        if artifact is followed:
+            return
+        with self._follow_lock:
+            if self._followed is not followed:  # another thread took it, or a reload pinned
+                return
+            self._followed = artifact
+            new = artifact.document
+            if new is not None and self._take(new):
+                logger().info("policy document version %r from the swapped-in artifact sha256=%s",
+                              new.version, artifact.info.sha256)
 
     def reload_file(self, path: str | None = None) -> ReloadResult:
         target = path or self.path
