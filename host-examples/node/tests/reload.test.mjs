@@ -1,13 +1,16 @@
 // Reload without restart (issue 12): RetryPolicy#reload validates before the
 // swap, a bad document keeps the old one and says why, events keep the
 // policy (policy_hash) they were admitted under, and watchPolicyFile
-// reloads a changed file.
+// reloads a changed file. A RetryPolicy given no document follows the
+// artifact's embedded one across swaps (docs/artifact.md, step 6 and
+// "Swapping"); a given or reloaded document is pinned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RetryPolicy, ManualClock, watchPolicyFile, PolicyError } from '@webhook/retry-policy';
+import { fileURLToPath } from 'node:url';
+import { RetryPolicy, ManualClock, watchPolicyFile, PolicyError, appendCustomSection, artifactInfo, swapArtifact, watchArtifact } from '@webhook/retry-policy';
 
 const doc = (version, base_ms, window_ms = 60_000) => ({
   version,
@@ -87,3 +90,84 @@ test('watchPolicyFile reloads a changed file and keeps the old document when the
     watch.close();
   }
 });
+
+const SHIPPED = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../lib/retry_policy.wasm'));
+/** The shipped artifact with `document` embedded (what `retry-policy bundle` writes). */
+const bundle = (document) => appendCustomSection(SHIPPED, 'webhook-retry-policy:document', JSON.stringify(document));
+/** Run `f` with `bytes` as the current artifact, then the shipped one again. */
+async function onArtifact(bytes, f) {
+  const r = swapArtifact(bytes);
+  assert.ok(r.ok, r.error?.message);
+  try {
+    await f();
+  } finally {
+    assert.ok(swapArtifact(SHIPPED).ok);
+  }
+}
+
+test('a swap to a bundle with another document version changes the current version of a policy given none', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), () => {
+    const policy = new RetryPolicy();
+    assert.equal(policy.version, 'bundled-1');
+    assert.ok(swapArtifact(bundle(doc('bundled-2', 5000))).ok);
+    assert.equal(policy.version, 'bundled-2');
+    assert.equal(policy.admit('n', 0).policy_version, 'bundled-2');
+  }));
+
+test('a watched artifact file that brings another document changes the current version of a policy given none', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reload-artifact-'));
+    const file = path.join(dir, 'policy.wasm');
+    const policy = new RetryPolicy();
+    fs.writeFileSync(file, bundle(doc('bundled-2', 5000)));
+    const w = watchArtifact(file, { intervalMs: 60_000 });
+    try {
+      assert.equal(w.check().ok, true);
+      assert.equal(artifactInfo().document_version, 'bundled-2');
+      assert.equal(policy.version, 'bundled-2');
+    } finally {
+      w.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }));
+
+test('a swap to an artifact without a document keeps the followed document, and a later bundle is followed again', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), () => {
+    const policy = new RetryPolicy();
+    assert.ok(swapArtifact(SHIPPED).ok); // embeds none
+    assert.equal(policy.version, 'bundled-1');
+    assert.ok(swapArtifact(bundle(doc('bundled-2', 5000))).ok);
+    assert.equal(policy.version, 'bundled-2');
+  }));
+
+test('a policy given a document keeps its own across a swap to a bundle', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), async () => {
+    const pinned = new RetryPolicy(doc('mine', 3000), { clock: new ManualClock(1_700_000_000_000) });
+    assert.ok(swapArtifact(bundle(doc('bundled-2', 5000))).ok);
+    assert.equal(pinned.version, 'mine');
+    const a = pinned.admit('n');
+    assert.equal(a.policy_version, 'mine');
+    assert.equal((await pinned.step(stateOf(a, 'p'), { status: 503 })).retry.delay_ms, 3000);
+  }));
+
+test('a policy that followed the artifact keeps a document reloaded by the caller across later swaps', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), () => {
+    const policy = new RetryPolicy();
+    assert.deepEqual(policy.reload(doc('mine', 3000)), { ok: true, version: 'mine', previousVersion: 'bundled-1' });
+    assert.ok(swapArtifact(bundle(doc('bundled-2', 5000))).ok);
+    assert.equal(policy.version, 'mine');
+  }));
+
+test('an event admitted before a swap to a bundle keeps its policy hash and the policy it was admitted under', () =>
+  onArtifact(bundle(doc('bundled-1', 1000)), async () => {
+    const clock = new ManualClock(1_700_000_000_000);
+    const policy = new RetryPolicy(null, { clock });
+    const old = policy.admit('n');
+    assert.ok(swapArtifact(bundle(doc('bundled-2', 5000))).ok);
+    const fresh = policy.admit('n');
+    assert.deepEqual([old.policy_version, fresh.policy_version], ['bundled-1', 'bundled-2']);
+    assert.notEqual(fresh.policy_hash, old.policy_hash);
+    assert.equal((await policy.step(stateOf(old, 'a'), { status: 503 })).retry.delay_ms, 1000, 'the admitted event lost its policy');
+    assert.equal((await policy.step(stateOf(fresh, 'b'), { status: 503 })).retry.delay_ms, 5000);
+    assert.equal(policy.policyHashMisses, 0);
+  }));

@@ -1,7 +1,8 @@
 // The replica executable (REPLICA contract) against a local always-503
 // server, in-memory budget: one JSON line on stdout, every event ends in
 // exactly one stop reason, attempts match what the server received; bad
-// arguments exit 2 with a clear message and nothing on stdout.
+// arguments exit 2 with a clear message and nothing on stdout. Without
+// --policy the document is the one the artifact embeds (retry-policy bundle).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,8 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { appendCustomSection } from '@webhook/retry-policy';
 
 const REPLICA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../replica');
+const SHIPPED_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../lib/retry_policy.wasm');
 const STOP_REASONS = ['delivered', 'max_attempts_exhausted', 'retry_budget_exhausted', 'budget_unavailable', 'terminal_response', 'retry_window_elapsed'];
 let server;
 let target;
@@ -115,6 +118,29 @@ for (const [name, args, message] of [
     assert.match(stderr, message);
   });
 }
+
+test('without --policy the replica runs the document embedded in the artifact and logs its version', async () => {
+  const file = path.join(dir, 'bundled.wasm');
+  fs.writeFileSync(file, appendCustomSection(fs.readFileSync(SHIPPED_PATH), 'webhook-retry-policy:document', JSON.stringify({
+    version: 'bundled-replica',
+    classes: { storm: { window_ms: 3000, hard_cap: 3, backoff: { base_ms: 5, factor: 2.0, cap_ms: 20, jitter: 'full' } } },
+  })));
+  const { code, stdout, stderr } = await runReplica(['--target', target, '--endpoint-id', 'ep-bundled', '--events', '5', '--artifact', file]);
+  assert.equal(code, 0, stderr);
+  const s = JSON.parse(stdout);
+  assert.equal(s.events, 5);
+  assert.equal(Object.values(s.stop_reasons).reduce((a, b) => a + b, 0), 5);
+  assert.ok(s.attempts > 5, 'the embedded class retries the always-503 endpoint');
+  assert.ok(s.attempts <= 15, `hard_cap 3 of the embedded class: ${stdout}`);
+  assert.match(stderr, /policy artifact loaded sha256=[0-9a-f]{64} abi=\S+ document_version=bundled-replica /);
+});
+
+test('without --policy an artifact that embeds no document exits 2 with a clear message and nothing on stdout', async () => {
+  const { code, stdout, stderr } = await runReplica(['--target', target, '--endpoint-id', 'e', '--events', '1', '--artifact', SHIPPED_PATH]);
+  assert.equal(code, 2);
+  assert.equal(stdout, '');
+  assert.match(stderr, /no --policy FILE given, and the artifact \(sha256 [0-9a-f]{64}, source \S+\) embeds no policy document .*pass --policy FILE/);
+});
 
 test('a policy document without the "storm" class exits 2 naming unknown_event_class', async () => {
   const file = path.join(dir, 'other.json');

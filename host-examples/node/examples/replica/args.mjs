@@ -3,15 +3,17 @@
 import fs from 'node:fs';
 import { redactText } from '../dispatcher/redact.mjs';
 
-export const USAGE = `usage: replica --target URL --endpoint-id ID --events N --policy FILE
+export const USAGE = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
-(class "storm" of the policy document FILE), C in flight (default 8), sleeping
-each decided delay. With --redis the retry budget is the fleet's shared one
+(class "storm" of the policy document FILE; without --policy, of the document
+embedded in the artifact (retry-policy bundle), which then follows artifact
+swaps; an error when it embeds none), C in flight (default 8), sleeping each
+decided delay. With --redis the retry budget is the fleet's shared one
 (fleet/README.md; --redis-cluster: a Redis Cluster through one seed node);
 without it, an in-memory budget. --deadline-ms: stop starting new events after
 N ms (events already started run to their stop). --store-timeout-ms: longest
@@ -92,7 +94,8 @@ function url(flag, text, protocols) {
 
 /**
  * argv (without node and the script) -> {help} or
- * {target, endpointId, events, concurrency, policyText, policyPath, redis, redisCluster,
+ * {target, endpointId, events, concurrency, policyText, policyPath (both null without
+ *  --policy: the artifact's embedded document), redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
  *  artifact, watchArtifactMs, metricsAddr}.
  */
@@ -118,18 +121,20 @@ export function parseArgs(argv) {
     if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
     seen.set(flag, value);
   }
-  for (const required of ['--target', '--endpoint-id', '--events', '--policy']) {
+  for (const required of ['--target', '--endpoint-id', '--events']) {
     if (!seen.has(required)) throw new UsageError(`${required} is required`);
   }
   if (seen.has('--redis') && seen.has('--redis-cluster')) throw new UsageError('--redis and --redis-cluster are exclusive');
   const endpointId = seen.get('--endpoint-id');
   if (endpointId === '') throw new UsageError('--endpoint-id: must not be empty');
-  const policyPath = seen.get('--policy');
-  let policyText;
-  try {
-    policyText = fs.readFileSync(policyPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`--policy: cannot read ${policyPath}: ${e.message}`);
+  const policyPath = seen.has('--policy') ? seen.get('--policy') : null; // null: the artifact's embedded document
+  let policyText = null;
+  if (policyPath !== null) {
+    try {
+      policyText = fs.readFileSync(policyPath, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--policy: cannot read ${policyPath}: ${e.message}`);
+    }
   }
   return {
     help: false,

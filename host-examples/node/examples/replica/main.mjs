@@ -9,10 +9,13 @@
 // delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
 // The policy artifact (--artifact, else RETRY_POLICY_ARTIFACT, else the
 // package's copy) is logged on stderr at load and at every swap
-// (--watch-artifact-ms) and exported on /metrics (--metrics-addr).
+// (--watch-artifact-ms) and exported on /metrics (--metrics-addr). Without
+// --policy the document is the one the artifact embeds (retry-policy
+// bundle), followed across swaps; an artifact that embeds none is an
+// argument error (exit 2).
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, checkEviction } from '@webhook/retry-policy';
+import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction } from '@webhook/retry-policy';
 import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
 import { Dispatcher } from '../dispatcher/dispatcher.mjs';
@@ -50,6 +53,12 @@ function loadPolicy(opts, store) {
   const disagreement = rateLimited('budget store disagreed with the policy (its verdict stands)');
   const offset = opts.clockOffsetMs;
   const clock = { nowMs: () => Date.now() + offset };
+  const where = opts.policyPath === null ? "the artifact's embedded document" : `--policy ${opts.policyPath}`;
+  if (opts.policyPath === null && artifactInfo().document_version === null) {
+    const { sha256, source } = artifactInfo();
+    throw new UsageError(`no --policy FILE given, and the artifact (sha256 ${sha256}, source ${source}) embeds no policy document `
+      + '(custom section webhook-retry-policy:document): pass --policy FILE, or an artifact made by retry-policy bundle');
+  }
   try {
     const policy = new RetryPolicy(opts.policyText, {
       store,
@@ -61,7 +70,7 @@ function loadPolicy(opts, store) {
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
     return policy;
   } catch (e) {
-    if (e instanceof PolicyError) throw new UsageError(`--policy ${opts.policyPath}: ${e.code} at ${e.field}: ${e.message}`);
+    if (e instanceof PolicyError) throw new UsageError(`${where}: ${e.code} at ${e.field}: ${e.message}`);
     throw e;
   }
 }
