@@ -24,7 +24,8 @@ export const EXAMPLE_DOCUMENT = {
 const endpoints = await startEndpoints();
 const metrics = new Metrics();
 // The policy artifact: logged at load (and at every swap), exported as webhook_policy_info.
-const artifact = trackPolicyArtifact(metrics, (line) => console.error(line));
+let policy = null; // assigned below, before any scrape can name its version
+const artifact = trackPolicyArtifact(metrics, (line) => console.error(line), { documentVersion: () => policy?.version ?? null });
 const server = await serveMetrics(metrics);
 const clock = new ManualClock(Date.now());
 let redis = null;
@@ -34,7 +35,7 @@ if (process.env.REDIS_URL) {
 }
 const store = redis ? new RedisBudgetStore(redis) : new InMemoryBudgetStore();
 const onStoreError = (e, ctx) => console.error(`budget store ${ctx.operation} failed (${ctx.endpointId}): ${e.message}`);
-const policy = new RetryPolicy(EXAMPLE_DOCUMENT, { clock, store, onStoreError });
+policy = new RetryPolicy(EXAMPLE_DOCUMENT, { clock, store, onStoreError });
 // The example's endpoints are on loopback, refused by default: allowed here explicitly.
 const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock), allowPrivateTargets: true });
 

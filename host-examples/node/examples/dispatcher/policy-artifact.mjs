@@ -19,9 +19,11 @@ export function artifactLine(e) {
  * the package's copy; throws ArtifactError), log every artifact event with
  * `log(line)`, export webhook_policy_info on `metrics`, and with
  * `watchMs` poll the artifact's file (`source` or RETRY_POLICY_ARTIFACT) and
- * swap when it changes. Returns {info, close()}.
+ * swap when it changes. `documentVersion()` names the document the
+ * dispatcher decides with (a RetryPolicy's `version`; default: the
+ * artifact's embedded one), read at every scrape. Returns {info, close()}.
  */
-export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null } = {}) {
+export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion = null } = {}) {
   let logged = false;
   const stop = onArtifactChange((e) => {
     logged = true;
@@ -31,7 +33,8 @@ export function trackPolicyArtifact(metrics, log, { source = null, watchMs = nul
   if (!logged) log(artifactLine({ kind: 'loaded', info })); // loaded before this was called
   metrics?.gauge('webhook_policy_info', 'The policy artifact this dispatcher runs (value always 1).', () => {
     const i = artifactInfo();
-    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: i.document_version ?? '' }, value: 1 }];
+    const version = documentVersion === null ? i.document_version : documentVersion();
+    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: version ?? '' }, value: 1 }];
   });
   const file = source ?? process.env.RETRY_POLICY_ARTIFACT ?? null;
   if (watchMs !== null && file === null) throw new TypeError('watching the artifact needs its path (--artifact or RETRY_POLICY_ARTIFACT)');

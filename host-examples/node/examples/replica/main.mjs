@@ -79,14 +79,17 @@ async function run(opts) {
   const startMs = performance.now();
   const metrics = new Metrics();
   let tracked;
+  let policy = null; // set below, before /metrics is served: it names the document the replica decides with
   try {
-    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs });
+    tracked = trackPolicyArtifact(metrics, log, {
+      source: opts.artifact,
+      watchMs: opts.watchArtifactMs,
+      documentVersion: () => policy.version, // /metrics is served once the policy is loaded
+    });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
   }
-  const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
-  if (server !== null) log(`metrics on ${server.url}`);
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = new InMemoryBudgetStore();
@@ -99,7 +102,9 @@ async function run(opts) {
     counter = counting.counter;
     store = new RedisBudgetStore(counting.client);
   }
-  const policy = redis === null ? policyCheck : loadPolicy(opts, store);
+  policy = redis === null ? policyCheck : loadPolicy(opts, store);
+  const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
+  if (server !== null) log(`metrics on ${server.url}`);
   const dispatcher = new Dispatcher(policy, {
     metrics,
     attemptDeadlineMs: opts.attemptDeadlineMs,
