@@ -88,6 +88,14 @@ def test_the_deadline_stops_starting_new_events_and_each_started_one_still_ends(
     ["--policy", "/nonexistent/policy.json"],
     ["--redis", "http://127.0.0.1:1"],
     ["--endpoint-id", ""],
+    ["--watch-artifact-ms", "0"],
+    ["--watch-artifact-ms", "-5"],
+    ["--watch-artifact-ms", "soon"],
+    ["--metrics-addr", "9100"],
+    ["--metrics-addr", "127.0.0.1:http"],
+    ["--metrics-addr", "127.0.0.1:65536"],
+    ["--metrics-addr", "::1:0"],
+    ["--metrics-addr", "127.0.0.1:-1"],
 ])
 def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     args = {"--target": unavailable.url, "--endpoint-id": "ep", "--events": "1", "--policy": str(storm_policy(tmp_path))}
@@ -101,6 +109,47 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "replica:" in proc.stderr
+    assert bad[0] in proc.stderr.splitlines()[0]
+
+
+def test_the_old_flag_names_are_usage_errors(tmp_path, unavailable):
+    base = ("--target", unavailable.url, "--endpoint-id", "ep", "--events", "1", "--policy", str(storm_policy(tmp_path)))
+    for old in (["--metrics-port", "0"], ["--watch-artifact"], ["--watch-artifact", "200"], ["--metrics", "127.0.0.1:0"]):
+        proc = run_replica(*base, *old)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+
+
+def test_metrics_addr_parses_host_and_port():
+    from webhook_retry_policy.dispatcher.metrics import parse_metrics_addr
+
+    assert parse_metrics_addr("127.0.0.1:0") == ("127.0.0.1", 0)
+    assert parse_metrics_addr(":9100") == ("127.0.0.1", 9100)  # loopback unless a host is named
+    assert parse_metrics_addr("[::1]:65535") == ("::1", 65535)
+    assert parse_metrics_addr("localhost:8080") == ("localhost", 8080)
+    for bad in ("", "9100", "host:", "host:x", "host:+1", "host:70000", "::1:80", "[]:80", "[::1:80"):
+        with pytest.raises(ValueError):
+            parse_metrics_addr(bad)
+
+
+def test_watch_artifact_ms_needs_a_file_to_watch(tmp_path, unavailable):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "RETRY_POLICY_ARTIFACT"}
+    proc = subprocess.run([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
+                           "--policy", str(storm_policy(tmp_path)), "--watch-artifact-ms", "100",
+                           "--allow-private-targets"], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2 and "--watch-artifact-ms needs a file to watch" in proc.stderr
+
+
+def test_a_metrics_addr_that_cannot_be_bound_exits_2(tmp_path, unavailable):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_replica("--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
+                           "--policy", str(storm_policy(tmp_path)), "--metrics-addr", f"127.0.0.1:{port}")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert f"--metrics-addr 127.0.0.1:{port}" in proc.stderr
 
 
 def test_a_policy_without_the_storm_class_exits_2(tmp_path, unavailable):
@@ -187,7 +236,7 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
     before = unavailable.requests
     proc = subprocess.Popen([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep-swap", "--events", "8",
                              "--concurrency", "4", "--policy", str(policy), "--artifact", str(path),
-                             "--watch-artifact-ms", "50", "--metrics-port", "0", "--allow-private-targets"],
+                             "--watch-artifact-ms", "50", "--metrics-addr", "127.0.0.1:0", "--allow-private-targets"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines: list[str] = []
     reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]

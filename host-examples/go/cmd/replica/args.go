@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -18,16 +21,19 @@ const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy
                [--concurrency C (8)] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
-               [--artifact PATH] [--watch-artifact] [--metrics-addr HOST:PORT]
+               [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
 the document the artifact embeds) until each stops, then prints one JSON
 line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
   --artifact        the policy artifact (default $RETRY_POLICY_ARTIFACT, else the
                     copy embedded in the package); $RETRY_POLICY_ARTIFACT_SHA256 pins it
-  --watch-artifact  swap the artifact when its file changes (polled every 200 ms;
-                    every check first, a refused file keeps the old one); needs
-                    --artifact or $RETRY_POLICY_ARTIFACT
-  --metrics-addr    serve GET /metrics there (webhook_policy_info) while running
+  --watch-artifact-ms N
+                    poll the artifact file every N ms (N >= 1) and swap when its
+                    sha256 changes (every check first, a refused file keeps the
+                    old one); needs --artifact or $RETRY_POLICY_ARTIFACT
+  --metrics-addr    serve GET /metrics on HOST:PORT (webhook_policy_info) while
+                    running; [IPv6]:PORT, an empty HOST is 127.0.0.1, port 0 any
+                    free port (the URL is logged)
 Targets that resolve to loopback, private, link-local, shared, multicast or
 broadcast addresses are refused (a terminal destination_refused) unless
 --allow-private-targets is given.`
@@ -53,7 +59,9 @@ type Config struct {
 	ArtifactPath string
 	// WatchPath is the artifact file polled for swaps ("" = no watch).
 	WatchPath string
-	// MetricsAddr is where /metrics listens ("" = nowhere).
+	// WatchInterval is how often WatchPath is polled (--watch-artifact-ms).
+	WatchInterval time.Duration
+	// MetricsAddr is where /metrics listens ("" = nowhere), HOST:PORT.
 	MetricsAddr string
 }
 
@@ -69,7 +77,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout, attemptDeadline string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -83,7 +91,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&attemptDeadline, "attempt-deadline-ms", "30000", "")
 	fs.BoolVar(&cfg.AllowPrivate, "allow-private-targets", false, "")
 	fs.StringVar(&cfg.ArtifactPath, "artifact", "", "")
-	watch := fs.Bool("watch-artifact", false, "")
+	fs.StringVar(&watchMs, "watch-artifact-ms", "", "")
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -123,12 +131,22 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	if set["artifact"] && cfg.ArtifactPath == "" {
 		return cfg, usageErrorf("--artifact must name a file")
 	}
-	if *watch {
+	if set["watch-artifact-ms"] {
+		ms, err := strconv.ParseUint(watchMs, 10, 32)
+		if err != nil || ms == 0 {
+			return cfg, usageErrorf("--watch-artifact-ms %q: want a whole number of milliseconds, at least 1", watchMs)
+		}
+		cfg.WatchInterval = time.Duration(ms) * time.Millisecond
 		if cfg.WatchPath = cfg.ArtifactPath; cfg.WatchPath == "" {
 			cfg.WatchPath = os.Getenv(rp.EnvArtifact)
 		}
 		if cfg.WatchPath == "" {
-			return cfg, usageErrorf("--watch-artifact needs --artifact PATH or $%s", rp.EnvArtifact)
+			return cfg, usageErrorf("--watch-artifact-ms needs --artifact PATH or $%s", rp.EnvArtifact)
+		}
+	}
+	if set["metrics-addr"] {
+		if cfg.MetricsAddr, err = metricsAddr(cfg.MetricsAddr); err != nil {
+			return cfg, usageErrorf("--metrics-addr %v", err)
 		}
 	}
 	if set["redis"] {
@@ -161,4 +179,27 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		cfg.DeadlineMs = int64(d)
 	}
 	return cfg, nil
+}
+
+// metricsAddr checks a --metrics-addr HOST:PORT before anything starts:
+// PORT is 0 to 65535 (0: any free port), an IPv6 HOST is in brackets, an
+// empty HOST is 127.0.0.1 (loopback unless a host is named). It returns
+// the address to listen on.
+func metricsAddr(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil && (port == "" || strings.TrimLeft(port, "0123456789") != "") {
+		err = errors.New("not a port number")
+	}
+	if err == nil {
+		if _, perr := strconv.ParseUint(port, 10, 16); perr != nil {
+			err = errors.New("port out of range")
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("%q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
 }

@@ -15,9 +15,6 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// watchInterval is how often --watch-artifact polls the artifact file.
-const watchInterval = 200 * time.Millisecond
-
 // newEngine loads the artifact of --artifact, else the default
 // ($RETRY_POLICY_ARTIFACT, else the embedded copy); the pin is the
 // environment's.
@@ -29,7 +26,7 @@ func newEngine(ctx context.Context, cfg Config) (*rp.Engine, error) {
 	return rp.New(ctx, opts...)
 }
 
-// showPolicy logs the artifact's load (and, with --watch-artifact, every
+// showPolicy logs the artifact's load (and, with --watch-artifact-ms, every
 // swap and refusal until ctx ends) on stderr, and serves
 // webhook_policy_info on --metrics-addr. The returned stop ends both.
 func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Documents, stderr io.Writer) (stop func(), err error) {
@@ -60,7 +57,7 @@ func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Doc
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			info.Watch(ctx, engine, cfg.WatchPath, watchInterval)
+			info.Watch(ctx, engine, cfg.WatchPath, cfg.WatchInterval)
 		}()
 		stops = append(stops, func() { <-done })
 	}

@@ -3,7 +3,7 @@
 // policy (class "storm" of --policy, else of the document the artifact
 // embeds), counting attempts in this process or in the fleet's Redis
 // (--redis, fleet/README.md via redisbudget), and prints exactly one JSON
-// line on stdout. It logs the artifact's load (and, with --watch-artifact,
+// line on stdout. It logs the artifact's load (and, with --watch-artifact-ms,
 // every swap) on stderr and serves webhook_policy_info on --metrics-addr.
 // Exit 0, 1 when the artifact is refused, or 2 on bad arguments.
 package main

@@ -97,7 +97,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	go func() {
 		code <- mainExit(context.Background(), []string{"--target", srv.URL, "--endpoint-id", "ep-swap",
 			"--events", "60", "--concurrency", "4", "--policy", writePolicy(t, "1.0", "1000000"), "--allow-private-targets",
-			"--artifact", path, "--watch-artifact", "--metrics-addr", "127.0.0.1:0"}, &stdout, &stderr)
+			"--artifact", path, "--watch-artifact-ms", "50", "--metrics-addr", "127.0.0.1:0"}, &stdout, &stderr)
 	}()
 	metricsLine := regexp.MustCompile(`metrics on (http://\S+/metrics)`)
 	eventually(t, "the metrics address on stderr", func() bool { return metricsLine.MatchString(stderr.String()) })
@@ -134,7 +134,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	}
 	refused := "replica: policy artifact refused path=" + path + " code=artifact_invalid: "
 	eventually(t, "the refusal on stderr", func() bool { return strings.Contains(stderr.String(), refused) })
-	time.Sleep(3 * watchInterval)
+	time.Sleep(150 * time.Millisecond) // three more polls
 	if n := strings.Count(stderr.String(), refused); n != 1 || !strings.Contains(scrape(t, metrics), info(sha(next))) {
 		t.Fatalf("the refused file was logged %d times (want once), or /metrics moved:\n%s", n, stderr.String())
 	}
@@ -164,6 +164,56 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestWatchAndMetricsFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
+	base := []string{"--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1",
+		"--policy", writePolicy(t, "1.0", "10"), "--artifact", "/nonexistent/retry_policy.wasm"}
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"zero interval":       {[]string{"--watch-artifact-ms", "0"}, "--watch-artifact-ms"},
+		"negative interval":   {[]string{"--watch-artifact-ms", "-5"}, "--watch-artifact-ms"},
+		"interval not number": {[]string{"--watch-artifact-ms", "soon"}, "--watch-artifact-ms"},
+		"old boolean watch":   {[]string{"--watch-artifact"}, "watch-artifact"},
+		"port only":           {[]string{"--metrics-addr", "9100"}, "--metrics-addr"},
+		"port not number":     {[]string{"--metrics-addr", "127.0.0.1:http"}, "--metrics-addr"},
+		"port out of range":   {[]string{"--metrics-addr", "127.0.0.1:65536"}, "--metrics-addr"},
+		"negative port":       {[]string{"--metrics-addr", "127.0.0.1:-1"}, "--metrics-addr"},
+		"unbracketed ipv6":    {[]string{"--metrics-addr", "::1:0"}, "--metrics-addr"},
+		"old metrics port":    {[]string{"--metrics-port", "0"}, "metrics-port"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			// the artifact does not exist: exit 2 (not 1) means the flag was refused first
+			_, stderr, code := runReplica(t, append(append([]string{}, base...), c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+	t.Run("no file to watch", func(t *testing.T) {
+		t.Setenv(rp.EnvArtifact, "")
+		_, stderr, code := runReplica(t, "--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1",
+			"--watch-artifact-ms", "100")
+		if code != 2 || !strings.Contains(stderr, "--watch-artifact-ms needs --artifact PATH") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+}
+
+func TestParsedWatchIntervalAndMetricsAddress(t *testing.T) {
+	cfg, err := parseArgs([]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1",
+		"--artifact", "/a.wasm", "--watch-artifact-ms", "75", "--metrics-addr", ":0"}, io.Discard)
+	if err != nil || cfg.WatchPath != "/a.wasm" || cfg.WatchInterval != 75*time.Millisecond || cfg.MetricsAddr != "127.0.0.1:0" {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+	for in, want := range map[string]string{"127.0.0.1:0": "127.0.0.1:0", "[::1]:9100": "[::1]:9100", "localhost:65535": "localhost:65535"} {
+		if got, err := metricsAddr(in); err != nil || got != want {
+			t.Errorf("metricsAddr(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -5,7 +5,7 @@
 // dead-letters with the policy's reason, and serves the Prometheus counter
 // webhook_deadletter_total{stop_reason} and
 // webhook_policy_info{artifact_sha256,abi,document_version} on /metrics;
-// it logs the policy artifact's load (and, with -watch-artifact, every swap
+// it logs the policy artifact's load (and, with -watch-artifact-ms, every swap
 // or refusal) on stderr. It stops by itself
 // when every event is delivered or dead-lettered (a few seconds with the
 // "demo" class), then prints the dead letters and the metrics.
@@ -15,7 +15,7 @@
 //
 //	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
 //	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
-//	    [-artifact PATH] [-watch-artifact]
+//	    [-artifact PATH] [-watch-artifact-ms N]
 package main
 
 import (
@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,17 +49,27 @@ func main() {
 	metricsAddr := flag.String("metrics-addr", "127.0.0.1:0", "where /metrics listens (loopback unless -metrics-public)")
 	public := flag.Bool("metrics-public", false, "allow -metrics-addr on a non-loopback address")
 	artifact := flag.String("artifact", "", "the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy embedded in the package)")
-	watch := flag.Bool("watch-artifact", false, "swap the artifact when its file (-artifact or $RETRY_POLICY_ARTIFACT) changes")
+	watchMs := flag.Int64("watch-artifact-ms", 0, "poll the artifact file (-artifact or $RETRY_POLICY_ARTIFACT) every N ms (N >= 1) and swap when its sha256 changes")
 	flag.Parse()
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
 		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, log: os.Stderr}
-	if *watch {
+	if _, port, err := net.SplitHostPort(*metricsAddr); err != nil || port == "" || strings.TrimLeft(port, "0123456789") != "" {
+		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
+	} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
+	}
+	watching := false
+	flag.Visit(func(f *flag.Flag) { watching = watching || f.Name == "watch-artifact-ms" })
+	if watching {
+		if *watchMs < 1 {
+			usageExit("-watch-artifact-ms %d: want a whole number of milliseconds, at least 1", *watchMs)
+		}
+		opts.watchInterval = time.Duration(*watchMs) * time.Millisecond
 		if opts.watchPath = *artifact; opts.watchPath == "" {
 			opts.watchPath = os.Getenv(rp.EnvArtifact)
 		}
 		if opts.watchPath == "" {
-			fmt.Fprintf(os.Stderr, "dispatcher: -watch-artifact needs -artifact PATH or $%s\n", rp.EnvArtifact)
-			os.Exit(2)
+			usageExit("-watch-artifact-ms needs -artifact PATH or $%s", rp.EnvArtifact)
 		}
 	}
 	if err := run(opts, os.Stdout); err != nil {
@@ -67,9 +78,17 @@ func main() {
 	}
 }
 
+// usageExit reports a bad argument and exits 2 (as flag.Parse does).
+func usageExit(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "dispatcher: "+format+"\n", a...)
+	flag.Usage()
+	os.Exit(2)
+}
+
 type options struct {
 	class, storeDir, secretsPath, metricsAddr string
-	artifactPath, watchPath                   string // "" = the default artifact; "" = no watch
+	artifactPath, watchPath                   string        // "" = the default artifact; "" = no watch
+	watchInterval                             time.Duration // how often watchPath is polled
 	perEndpoint                               int
 	deadline                                  time.Duration
 	allowPrivate, metricsPublic               bool
@@ -119,7 +138,7 @@ func run(o options, out io.Writer) error {
 	policy := metrics.ShowPolicy(logw, func(rp.ArtifactInfo) string { return doc.Version })
 	policy.Loaded(engine.Info())
 	if o.watchPath != "" {
-		go policy.Watch(ctx, engine, o.watchPath, 0)
+		go policy.Watch(ctx, engine, o.watchPath, o.watchInterval)
 	}
 	metricsURL, stopMetrics, err := serveMetrics(o.metricsAddr, o.metricsPublic, metrics.Handler())
 	if err != nil {

@@ -58,6 +58,32 @@ impl Flags {
             Some(v) => v.parse().map(Some).map_err(|_| format!("--{name} must be {what}, not `{v}`")),
         }
     }
+
+    /// A whole number of milliseconds, at least 1 (`--watch-artifact-ms`).
+    pub fn positive_ms(&self, name: &str) -> Result<Option<u64>, String> {
+        match self.get::<u64>(name, "a whole number of milliseconds (at least 1)")? {
+            Some(0) => Err(format!("--{name} must be at least 1, not `0`")),
+            ms => Ok(ms),
+        }
+    }
+
+    /// A `HOST:PORT` to listen on (`--metrics-addr`), checked before
+    /// anything starts: PORT is 0 to 65535 (0: any free port), an IPv6 HOST
+    /// is in brackets, an empty HOST is 127.0.0.1 (loopback unless a host
+    /// is named). Returns the address to bind.
+    pub fn host_port(&self, name: &str) -> Result<Option<String>, String> {
+        let Some(text) = self.str(name) else { return Ok(None) };
+        let bad = || format!("--{name} must be HOST:PORT (port 0 to 65535, [IPv6]:PORT), not `{text}`");
+        let (host, port) = text.rsplit_once(':').ok_or_else(bad)?;
+        let host_ok = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(inner) => !inner.is_empty() && !inner.contains(['[', ']']),
+            None => !host.contains([':', '[', ']']),
+        };
+        if !host_ok || port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u16>().is_err() {
+            return Err(bad());
+        }
+        Ok(Some(if host.is_empty() { format!("127.0.0.1:{port}") } else { text.to_string() }))
+    }
 }
 
 #[cfg(test)]
@@ -83,5 +109,39 @@ mod tests {
         assert_eq!(Flags::parse(&args("--events"), &["events"], &[]).unwrap_err(), "--events needs a value");
         let f = Flags::parse(&args("--events ten"), &["events"], &[]).unwrap();
         assert_eq!(f.get::<u64>("events", "a whole number").unwrap_err(), "--events must be a whole number, not `ten`");
+    }
+
+    #[test]
+    fn positive_ms_refuses_zero_negatives_and_words() {
+        let ms = |v: &str| Flags::parse(&args(&format!("--every {v}")), &["every"], &[]).unwrap().positive_ms("every");
+        assert_eq!(ms("50").unwrap(), Some(50));
+        assert_eq!(ms("0").unwrap_err(), "--every must be at least 1, not `0`");
+        for bad in ["-5", "soon", "1.5"] {
+            let e = ms(bad).unwrap_err();
+            assert!(e.starts_with("--every must be a whole number of milliseconds"), "{bad}: {e}");
+        }
+        assert_eq!(Flags::default().positive_ms("every").unwrap(), None);
+    }
+
+    #[test]
+    fn host_port_is_host_colon_port_with_loopback_for_an_empty_host() {
+        let hp = |v: &str| Flags::parse(&[format!("--addr={v}")], &["addr"], &[]).unwrap().host_port("addr");
+        assert_eq!(hp("127.0.0.1:0").unwrap().as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(hp(":9100").unwrap().as_deref(), Some("127.0.0.1:9100"));
+        assert_eq!(hp("[::1]:65535").unwrap().as_deref(), Some("[::1]:65535"));
+        assert_eq!(hp("localhost:8080").unwrap().as_deref(), Some("localhost:8080"));
+        for bad in ["", "9100", "host:", "host:x", "host:+1", "host:-1", "host:65536", "::1:80", "[]:80", "[::1:80"] {
+            let e = hp(bad).unwrap_err();
+            assert!(e.starts_with("--addr must be HOST:PORT"), "{bad}: {e}");
+        }
+        assert_eq!(Flags::default().host_port("addr").unwrap(), None);
+    }
+
+    #[test]
+    fn the_replaced_replica_flags_are_unknown() {
+        // replica: --watch-artifact became --watch-artifact-ms N; python's --metrics-port is --metrics-addr
+        let known = &["watch-artifact-ms", "metrics-addr"];
+        assert_eq!(Flags::parse(&args("--watch-artifact"), known, &[]).unwrap_err(), "unknown flag --watch-artifact");
+        assert_eq!(Flags::parse(&args("--metrics-port 0"), known, &[]).unwrap_err(), "unknown flag --metrics-port");
     }
 }

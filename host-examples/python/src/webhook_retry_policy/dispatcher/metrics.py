@@ -12,6 +12,25 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest, start_http_server
 
+DEFAULT_METRICS_HOST = "127.0.0.1"
+
+
+def parse_metrics_addr(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[IPv6]:PORT``; an empty HOST is 127.0.0.1, port 0 is
+    any free port) as ``(host, port)``; ValueError names what is wrong."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        raise ValueError(f"want HOST:PORT, not {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        if not host:
+            raise ValueError(f"want HOST:PORT, not {text!r}")
+    elif ":" in host or "[" in host or "]" in host:
+        raise ValueError(f"want HOST:PORT ([IPv6]:PORT for an IPv6 address), not {text!r}")
+    if not (port.isascii() and port.isdigit()) or int(port) > 65535:
+        raise ValueError(f"want HOST:PORT with a port from 0 to 65535, not {text!r}")
+    return host or DEFAULT_METRICS_HOST, int(port)
+
 
 class DispatcherMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -48,6 +67,13 @@ class DispatcherMetrics:
         server, _thread = start_http_server(port, addr=addr, registry=self.registry)
         self._server = server
         return int(server.server_address[1])
+
+    def url(self, path: str = "/metrics") -> str:
+        """``http://HOST:PORT/metrics`` of the bound server (IPv6 in brackets)."""
+        if self._server is None:
+            raise RuntimeError("not serving")
+        host, port = self._server.server_address[:2]
+        return f"http://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
     def close(self) -> None:
         if self._server is not None:

@@ -18,9 +18,10 @@ sent; the client reconnects on the next call once Redis is back.
 The policy artifact is ``--artifact FILE`` (else ``RETRY_POLICY_ARTIFACT``,
 else the package's copy), checked before the first event; its load is
 logged (``policy artifact loaded sha256=...``). ``--watch-artifact-ms N``
-polls that file and swaps when it changes (logged ``swapped`` / ``refused``;
-events in flight keep going). ``--metrics-port P`` serves ``/metrics`` on
-127.0.0.1 (``webhook_policy_info{artifact_sha256,abi,document_version} 1``
+polls that file every N ms and swaps when its sha256 changes (logged
+``swapped`` / ``refused``; events in flight keep going). ``--metrics-addr
+HOST:PORT`` serves ``/metrics`` there (an empty HOST is 127.0.0.1, port 0
+any free port; ``webhook_policy_info{artifact_sha256,abi,document_version} 1``
 and the dispatcher counters; the URL is logged).
 
 At the end it prints exactly one JSON line on stdout (everything else goes
@@ -52,6 +53,7 @@ from ..redis_store import AsyncRedisBudgetStore
 from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
+from .metrics import DispatcherMetrics, parse_metrics_addr
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
 
 HOST = "python"
@@ -82,8 +84,17 @@ def _whole(name: str, minimum: int):  # type: ignore[no-untyped-def]
     return parse
 
 
+def _metrics_addr(text: str) -> tuple[str, int]:
+    try:
+        return parse_metrics_addr(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = _Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).")
+    # exact spellings only (the same as the other hosts' replicas): no abbreviations
+    p = _Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
+                allow_abbrev=False)
     p.add_argument("--target", required=True, metavar="URL", help="deliver every event to this URL (POST)")
     p.add_argument("--endpoint-id", required=True, metavar="ID", help="the budget key (endpoint id) for that URL")
     p.add_argument("--events", required=True, type=_whole("--events", 0), metavar="N", help="first attempts to make")
@@ -108,8 +119,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
     p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
                    help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
-    p.add_argument("--metrics-port", type=_whole("--metrics-port", 0), metavar="PORT",
-                   help="serve /metrics on 127.0.0.1:PORT (0: a free port; the URL is logged)")
+    p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
+                   help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
     a = p.parse_args(list(argv))
     if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
         raise UsageError(f"--watch-artifact-ms needs a file to watch: --artifact FILE or ${ARTIFACT_ENV}")
@@ -222,13 +233,15 @@ def _artifact_and_metrics(args: argparse.Namespace, document_version: str) -> tu
     info = current_artifact().info
     artifact_log.info("policy artifact loaded %s", describe(info))
     metrics = None
-    if args.metrics_port is not None:
-        from .metrics import DispatcherMetrics
-
+    if args.metrics_addr is not None:
         metrics = DispatcherMetrics()
         metrics.set_policy_info(info.sha256, info.abi, document_version)
-        port = metrics.serve(args.metrics_port)
-        artifact_log.info("metrics on http://127.0.0.1:%d/metrics", port)
+        host, port = args.metrics_addr
+        try:
+            metrics.serve(port, addr=host)
+        except OSError as e:  # cannot bind there (in use, not an address of this host, unresolvable)
+            raise UsageError(f"--metrics-addr {host}:{port}: {e}") from None
+        artifact_log.info("metrics on %s", metrics.url())
     watch = None
     if args.watch_artifact_ms is not None:
         def on_event(e: WatchEvent) -> None:
@@ -313,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
-              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-port PORT]", file=sys.stderr)
+              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()

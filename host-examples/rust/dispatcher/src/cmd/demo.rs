@@ -94,6 +94,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "the demo's endpoints are on loopback, which is refused by default: pass --allow-private-targets".into()
         );
     }
+    let metrics_bind = f.host_port("metrics-addr")?.unwrap_or_else(|| "127.0.0.1:0".into());
     let events: u64 = f.get("events", "a whole number")?.unwrap_or(3000);
     let rate: f64 = f.get("rate", "events per second")?.unwrap_or(300.0);
     let quiet_s: u64 = f.get("quiet-s", "a whole number of seconds")?.unwrap_or(3);
@@ -130,8 +131,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let urls: Vec<String> = eps.iter().map(Endpoint::url).collect();
     let metrics = Arc::new(Metrics::default());
-    let metrics_server =
-        metrics.serve(f.str("metrics-addr").unwrap_or("127.0.0.1:0")).map_err(|e| format!("/metrics: {e}"))?;
+    let metrics_server = metrics.serve(&metrics_bind).map_err(|e| format!("--metrics-addr {metrics_bind}: {e}"))?;
 
     println!(
         "== storm demo: {events} events, {quiet_rate}/s for {quiet_s} s then {rate}/s; {} workers; budget store: {}",

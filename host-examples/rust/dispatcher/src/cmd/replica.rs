@@ -21,7 +21,7 @@ pub const USAGE: &str =
                                        [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
                                        [--redis-cluster redis://seed-host:port]
                                        [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
-                                       [--resume FILE.jsonl] [--artifact PATH] [--watch-artifact]
+                                       [--resume FILE.jsonl] [--artifact PATH] [--watch-artifact-ms N]
                                        [--metrics-addr HOST:PORT]
                                        [--allow-private-targets] [--clock-offset-ms N]
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
@@ -30,9 +30,11 @@ pub const USAGE: &str =
   --policy                 the policy document (JSON); default: the one embedded in the artifact
   --artifact               the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy built
                            in; --component is the old name); $RETRY_POLICY_ARTIFACT_SHA256 pins it
-  --watch-artifact         swap the artifact when its file changes (every check first; a refused
-                           file keeps the old one); needs --artifact or $RETRY_POLICY_ARTIFACT
-  --metrics-addr           serve GET /metrics there while the replica runs
+  --watch-artifact-ms      poll the artifact file every N ms (N >= 1) and swap when its sha256
+                           changes (every check first; a refused file keeps the old one); needs
+                           --artifact or $RETRY_POLICY_ARTIFACT
+  --metrics-addr           serve GET /metrics on HOST:PORT ([IPv6]:PORT; an empty HOST is 127.0.0.1,
+                           port 0 any free port; the URL is logged) while the replica runs
   --store                  also journal every event (JSON lines, fsynced, one writer) to FILE;
                            its pending events are continued (a restart after a crash)
   --resume                 first continue the pending events of another replica's journal
@@ -64,13 +66,14 @@ const VALUES: &[&str] = &[
     "component",
     "artifact",
     "metrics-addr",
+    "watch-artifact-ms",
     "clock-offset-ms",
     "store-timeout-ms",
     "attempt-deadline-ms",
     "connect-timeout-ms",
     "signing-secrets",
 ];
-const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy", "watch-artifact"];
+const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy"];
 
 /// The artifact of `--artifact` (or its old name `--component`), else
 /// `RETRY_POLICY_ARTIFACT`, else the copy built in; logged as loaded.
@@ -82,12 +85,22 @@ pub fn load_artifact(f: &Flags) -> Result<PolicyEngine, String> {
     Ok(engine)
 }
 
-/// The path `--watch-artifact` polls: `--artifact`, else `RETRY_POLICY_ARTIFACT`.
+/// The path `--watch-artifact-ms` polls: `--artifact`, else `RETRY_POLICY_ARTIFACT`.
 pub fn artifact_path(f: &Flags) -> Option<std::path::PathBuf> {
     f.str("artifact")
         .or_else(|| f.str("component"))
         .map(Into::into)
         .or_else(|| std::env::var_os(retry_policy_host::ARTIFACT_ENV).map(Into::into))
+}
+
+/// `--watch-artifact-ms N`: the file to poll and how often (`None` without
+/// the flag). N is a whole number of milliseconds, at least 1.
+pub fn artifact_watch(f: &Flags) -> Result<Option<(std::path::PathBuf, Duration)>, String> {
+    let Some(ms) = f.positive_ms("watch-artifact-ms")? else {
+        return Ok(None);
+    };
+    let path = artifact_path(f).ok_or("--watch-artifact-ms needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
+    Ok(Some((path, Duration::from_millis(ms))))
 }
 
 /// The flags every dispatcher command shares: the client, the clock and
@@ -134,6 +147,8 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
 
 pub fn run(args: &[String]) -> Result<String, String> {
     let f = Flags::parse(args, VALUES, SWITCHES)?;
+    let watch = artifact_watch(&f)?;
+    let metrics_bind = f.host_port("metrics-addr")?;
     let target = f.required("target")?.to_string();
     let endpoint_id = f.required("endpoint-id")?.to_string();
     if endpoint_id.is_empty() {
@@ -174,9 +189,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
     });
     let class_name = f.str("class").unwrap_or("storm");
     let metrics = Arc::new(Metrics::default());
-    let _server = match f.str("metrics-addr") {
+    let _server = match metrics_bind {
         Some(bind) => {
-            let server = metrics.serve(bind).map_err(|e| format!("--metrics-addr {bind}: {e}"))?;
+            let server = metrics.serve(&bind).map_err(|e| format!("--metrics-addr {bind}: {e}"))?;
             eprintln!("replica: metrics on {}", server.url("/metrics"));
             Some(server)
         }
@@ -187,9 +202,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
     if let (true, Some(p)) = (f.has("watch-policy"), f.str("policy")) {
         d.watch_policy(Path::new(p), Duration::from_millis(200));
     }
-    if f.has("watch-artifact") {
-        let path = artifact_path(&f).ok_or("--watch-artifact needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
-        d.watch_artifact(&path, Duration::from_millis(200)).map_err(|e| format!("--watch-artifact: {e}"))?;
+    if let Some((path, every)) = watch {
+        d.watch_artifact(&path, every).map_err(|e| format!("--watch-artifact-ms: {e}"))?;
     }
     let d = d.wait();
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
