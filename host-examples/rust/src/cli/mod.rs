@@ -27,23 +27,8 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
     n.checked_mul(scale).ok_or_else(|| format!("`{text}` is too long"))
 }
 
-/// `855000` -> `855 s` / `14m15s`-style, for humans.
-pub fn human_ms(ms: u64) -> String {
-    let s = ms / 1000;
-    let frac = ms % 1000;
-    let base = if s >= 3600 {
-        format!("{}h{:02}m{:02}s", s / 3600, (s % 3600) / 60, s % 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    };
-    if frac == 0 {
-        base
-    } else {
-        format!("{base}+{frac}ms")
-    }
-}
+/// `855000` -> `14m15s`, for humans (the tools' one formatter).
+pub use policy_tools::human::ms as human_ms;
 
 /// The schedule as a table: attempt, expected offset, ceiling of the wait
 /// before it, cumulative worst case. Ceilings come from the component (the
