@@ -4,10 +4,11 @@
 // connected to, and that a refusal is a terminal, counted stop.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
 import { post, MAX_BODY_PREFIX_BYTES } from '../examples/dispatcher/http-client.mjs';
-import { refusal, checkedLookup } from '../examples/dispatcher/destination.mjs';
+import { refusal, checkedLookup, DESTINATIONS_PATH } from '../examples/dispatcher/destination.mjs';
 import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
 import { Metrics } from '../examples/dispatcher/metrics.mjs';
 
@@ -96,16 +97,22 @@ test('a refused connection is a connect_error and a bad URL is invalid_url', asy
   assert.deepEqual(await send('ftp://example.com/'), { kind: 'unsupported_protocol' });
 });
 
-test('internal addresses are refused and public ones allowed, IPv4-mapped and NAT64 included', () => {
-  const cases = {
-    '127.0.0.1': 'loopback', '10.1.2.3': 'private', '172.16.0.1': 'private', '172.31.255.255': 'private',
-    '192.168.1.1': 'private', '169.254.169.254': 'link-local', '100.64.0.1': 'shared', '0.0.0.0': 'unspecified',
-    '224.0.0.1': 'multicast', '255.255.255.255': 'broadcast', '::1': 'loopback', '::': 'unspecified',
-    'fc00::1': 'private', 'fd12:3456::1': 'private', 'fe80::1': 'link-local', 'ff02::1': 'multicast',
-    '::ffff:127.0.0.1': 'loopback', '::ffff:169.254.169.254': 'link-local', '64:ff9b::a00:1': 'private',
-    '8.8.8.8': null, '172.32.0.1': null, '100.128.0.1': null, '2606:4700::1111': null, '::ffff:8.8.8.8': null,
-  };
-  for (const [address, why] of Object.entries(cases)) assert.equal(refusal(address), why, address);
+test('every case of tests/vectors-destination/destinations.json is judged as the table says', () => {
+  const doc = JSON.parse(fs.readFileSync(new URL('../../../tests/vectors-destination/destinations.json', import.meta.url), 'utf8'));
+  for (const k of Object.keys(doc)) assert.ok(['table', 'cases'].includes(k), `unknown top-level field ${k}`);
+  assert.ok(doc.cases.length > 0);
+  for (const c of doc.cases) {
+    for (const k of Object.keys(c)) assert.ok(['name', 'address', 'expect', 'reason'].includes(k), `${c.name}: unknown field ${k}`);
+    assert.ok(['allowed', 'refused'].includes(c.expect), `${c.name}: expect ${c.expect}`);
+    const want = c.expect === 'refused' ? c.reason : null;
+    assert.ok(want !== undefined && want !== '', `${c.name}: a refused case names its reason`);
+    assert.equal(refusal(c.address), want, `case ${JSON.stringify(c.name)} (${c.address})`);
+  }
+  assert.equal(refusal('not an ip'), 'unparsable');
+});
+
+test('the package copy lib/fleet/destinations.json is fleet/destinations.json (else: run ./setup)', () => {
+  assert.equal(fs.readFileSync(DESTINATIONS_PATH, 'utf8'), fs.readFileSync(new URL('../../../fleet/destinations.json', import.meta.url), 'utf8'));
 });
 
 test('the lookup hook resolves once and hands the checked address to the connection', async () => {

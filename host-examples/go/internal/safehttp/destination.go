@@ -2,48 +2,90 @@ package safehttp
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"sync"
 	"syscall"
 )
 
 // ErrDestinationRefused is wrapped by every refusal of a destination: an
-// address that is loopback, private, link-local, shared, unspecified,
-// multicast or broadcast, while private targets are not allowed.
+// address the product's table (fleet/destinations.json) refuses, while
+// private targets are not allowed.
 var ErrDestinationRefused = errors.New("destination refused")
 
-// refusedPrefixes are the ranges no webhook may reach by default (on top of
-// what netip's predicates name: loopback, private, link-local, multicast,
-// unspecified).
-var refusedPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),  // shared address space (CGNAT)
-	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),    // reserved, and 255.255.255.255 broadcast
-	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),  // documentation
-	netip.MustParsePrefix("fec0::/10"),      // deprecated site-local
-	netip.MustParsePrefix("100::/64"),       // discard-only
-	netip.MustParsePrefix("2002::/16"),      // 6to4 (embeds any IPv4, private ones too)
+// destinationsJSON is fleet/destinations.json, byte for byte (a copy: a Go
+// module cannot embed files outside itself; TestTheEmbeddedTableIsCurrent
+// fails when it is stale).
+//
+//go:generate cp ../../../../fleet/destinations.json destinations.json
+//go:embed destinations.json
+var destinationsJSON []byte
+
+type entry struct {
+	prefix netip.Prefix
+	reason string
+}
+
+type table struct {
+	embedded []netip.Prefix
+	refused  []entry
+}
+
+var loaded = sync.OnceValue(func() table {
+	var doc struct {
+		EmbeddedIPv4 []string `json:"embedded_ipv4"`
+		Refused      []struct {
+			CIDR   string `json:"cidr"`
+			Reason string `json:"reason"`
+		} `json:"refused"`
+	}
+	if err := json.Unmarshal(destinationsJSON, &doc); err != nil {
+		panic("destinations.json: " + err.Error())
+	}
+	var t table
+	for _, c := range doc.EmbeddedIPv4 {
+		t.embedded = append(t.embedded, netip.MustParsePrefix(c))
+	}
+	for _, e := range doc.Refused {
+		t.refused = append(t.refused, entry{netip.MustParsePrefix(e.CIDR), e.Reason})
+	}
+	return t
+})
+
+// Refusal names why a webhook must not be sent to ip by default ("" when
+// it may): the first entry of fleet/destinations.json that contains it,
+// after an IPv6 address carrying an IPv4 one (IPv4-mapped, NAT64) is
+// replaced by that IPv4 address. An invalid address is "unparsable".
+func Refusal(ip netip.Addr) string {
+	if !ip.IsValid() {
+		return "unparsable"
+	}
+	t := loaded()
+	ip = ip.WithZone("")
+	if ip.Is6() {
+		for _, p := range t.embedded {
+			if p.Contains(ip) {
+				b := ip.As16()
+				ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+				break
+			}
+		}
+	}
+	for _, e := range t.refused {
+		if e.prefix.Contains(ip) {
+			return e.reason
+		}
+	}
+	return ""
 }
 
 // Refused reports whether a webhook must not be sent to ip by default.
-// IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
 func Refused(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
-		return true
-	}
-	for _, p := range refusedPrefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return Refusal(ip) != ""
 }
 
 // Guard dials only checked addresses: it resolves a host once, refuses
@@ -77,8 +119,8 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	}
 	if !g.AllowPrivate {
 		for _, ip := range ips {
-			if Refused(ip) {
-				return nil, fmt.Errorf("%w: %s resolves to a non-public address", ErrDestinationRefused, host)
+			if why := Refusal(ip); why != "" {
+				return nil, fmt.Errorf("%w: %s resolves to a %s address (%s)", ErrDestinationRefused, host, why, ip)
 			}
 		}
 	}

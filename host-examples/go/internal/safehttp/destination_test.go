@@ -1,12 +1,71 @@
 package safehttp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 )
+
+func TestTheEmbeddedTableIsCurrent(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "fleet", "destinations.json"))
+	if err != nil {
+		t.Skipf("no fleet/destinations.json to compare with: %v", err)
+	}
+	if !bytes.Equal(want, destinationsJSON) {
+		t.Fatal("internal/safehttp/destinations.json is stale: run `go generate ./internal/safehttp` in host-examples/go")
+	}
+}
+
+// Every case of tests/vectors-destination/destinations.json.
+func TestEveryDestinationVector(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "tests", "vectors-destination", "destinations.json"))
+	if err != nil {
+		t.Skipf("no destination vectors: %v", err)
+	}
+	var doc struct {
+		Table string `json:"table"`
+		Cases []struct {
+			Name    string `json:"name"`
+			Address string `json:"address"`
+			Expect  string `json:"expect"`
+			Reason  string `json:"reason"`
+		} `json:"cases"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("vectors: %v", err)
+	}
+	if len(doc.Cases) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, c := range doc.Cases {
+		ip, err := netip.ParseAddr(c.Address)
+		if err != nil {
+			t.Errorf("case %q: %v", c.Name, err)
+			continue
+		}
+		got := Refusal(ip)
+		switch c.Expect {
+		case "allowed":
+			if got != "" {
+				t.Errorf("case %q (%s): refused as %s, want allowed", c.Name, c.Address, got)
+			}
+		case "refused":
+			if got != c.Reason || c.Reason == "" {
+				t.Errorf("case %q (%s): got %q, want refused as %q", c.Name, c.Address, got, c.Reason)
+			}
+		default:
+			t.Errorf("case %q: expect %q", c.Name, c.Expect)
+		}
+	}
+}
 
 func TestInternalAddressesAreRefusedAndPublicOnesAllowed(t *testing.T) {
 	for _, a := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",

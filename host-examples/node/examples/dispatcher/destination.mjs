@@ -1,13 +1,19 @@
-// Which addresses a webhook may be delivered to. By default a target that
-// resolves to loopback, private, link-local, shared, unspecified,
-// multicast, broadcast or reserved space is refused (an endpoint URL is the
-// customer's input: 169.254.169.254 or 10.0.0.5 would reach our own
-// network). The check runs inside the HTTP client's DNS `lookup` hook, so
-// the address that was checked is the address connected to: one resolution,
-// no DNS-rebinding gap. IP literals never reach `lookup` (net skips it) and
-// are checked before connecting.
+// Which addresses a webhook may be delivered to: the product's one table,
+// fleet/destinations.json (copied into lib/fleet/ by ./setup; see
+// docs/destinations.md). By default a target that resolves to loopback,
+// private, link-local, cloud metadata, shared, unspecified, multicast,
+// broadcast, documentation, benchmarking or reserved space is refused (an
+// endpoint URL is the customer's input: 169.254.169.254 or 10.0.0.5 would
+// reach our own network). The check runs inside the HTTP client's DNS
+// `lookup` hook, so the address that was checked is the address connected
+// to: one resolution, no DNS-rebinding gap. IP literals never reach `lookup`
+// (net skips it) and are checked before connecting.
 import dns from 'node:dns';
+import fs from 'node:fs';
 import net from 'node:net';
+
+/** Where the table is read from: the package's copy of fleet/destinations.json. */
+export const DESTINATIONS_PATH = new URL('../../lib/fleet/destinations.json', import.meta.url);
 
 /** The error a refused destination travels in (its `code`: EDESTREFUSED). */
 export class DestinationRefused extends Error {
@@ -18,37 +24,6 @@ export class DestinationRefused extends Error {
     this.why = why;
   }
 }
-
-function list(type, entries) {
-  return entries.map(([why, cidrs]) => {
-    const b = new net.BlockList();
-    for (const cidr of cidrs) {
-      const [addr, prefix] = cidr.split('/');
-      b.addSubnet(addr, Number(prefix), type);
-    }
-    return [why, b];
-  });
-}
-
-// Order matters: the first match names the reason.
-const V4 = list('ipv4', [
-  ['unspecified', ['0.0.0.0/8']],
-  ['loopback', ['127.0.0.0/8']],
-  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
-  ['link-local', ['169.254.0.0/16']],
-  ['shared', ['100.64.0.0/10']],
-  ['broadcast', ['255.255.255.255/32']],
-  ['multicast', ['224.0.0.0/4']],
-  ['reserved', ['240.0.0.0/4', '192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24']],
-]);
-const V6 = list('ipv6', [
-  ['unspecified', ['::/128']],
-  ['loopback', ['::1/128']],
-  ['private', ['fc00::/7']],
-  ['link-local', ['fe80::/10']],
-  ['multicast', ['ff00::/8']],
-  ['reserved', ['2001:db8::/32']],
-]);
 
 /** The 16 bytes of an IPv6 address text (net.isIPv6 already true). */
 function v6Bytes(text) {
@@ -71,20 +46,49 @@ function v6Bytes(text) {
   return bytes;
 }
 
-/** Why `address` may not be a webhook destination, or null when it may. */
-export function refusal(address) {
-  const type = net.isIP(address);
-  if (type === 4) {
-    for (const [why, b] of V4) if (b.check(address, 'ipv4')) return why;
-    return null;
+/** An address text as [family, BigInt of its bits], or null. */
+function bits(text) {
+  const type = net.isIP(text.split('%')[0]);
+  if (type === 4) return [4, text.split('.').reduce((n, x) => (n << 8n) | BigInt(Number(x)), 0n)];
+  if (type === 6) return [6, v6Bytes(text).reduce((n, x) => (n << 8n) | BigInt(x), 0n)];
+  return null;
+}
+
+function prefix(cidr, reason) {
+  const [addr, len] = cidr.split('/');
+  const parsed = bits(addr);
+  if (parsed === null || !/^\d+$/.test(len)) throw new Error(`destinations.json: bad cidr ${cidr}`);
+  const [family, value] = parsed;
+  const shift = BigInt((family === 4 ? 32 : 128) - Number(len));
+  return { family, shift, top: value >> shift, reason };
+}
+
+const contains = (p, family, value) => p.family === family && (value >> p.shift) === p.top;
+
+let table = null;
+function loaded() {
+  if (table === null) {
+    const doc = JSON.parse(fs.readFileSync(DESTINATIONS_PATH, 'utf8'));
+    table = {
+      embedded: doc.embedded_ipv4.map((c) => prefix(c, null)),
+      refused: doc.refused.map((e) => prefix(e.cidr, e.reason)),
+    };
   }
-  if (type !== 6) return 'unparsable';
-  const b = v6Bytes(address);
-  const zeros = (n) => b.slice(0, n).every((x) => x === 0);
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::/96): judge the IPv4 address carried.
-  const nat64 = b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0);
-  if ((zeros(10) && b[10] === 0xff && b[11] === 0xff) || nat64) return refusal(b.slice(12).join('.'));
-  for (const [why, list6] of V6) if (list6.check(address, 'ipv6')) return why;
+  return table;
+}
+
+/**
+ * Why `address` may not be a webhook destination, or null when it may: the
+ * first entry of the table containing it, after an IPv6 address carrying an
+ * IPv4 one (IPv4-mapped, NAT64) is replaced by that IPv4 address.
+ */
+export function refusal(address) {
+  const parsed = bits(String(address));
+  if (parsed === null) return 'unparsable';
+  let [family, value] = parsed;
+  const t = loaded();
+  if (family === 6 && t.embedded.some((p) => contains(p, 6, value))) [family, value] = [4, value & 0xffffffffn];
+  for (const p of t.refused) if (contains(p, family, value)) return p.reason;
   return null;
 }
 

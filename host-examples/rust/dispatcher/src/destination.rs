@@ -1,9 +1,10 @@
-//! Which addresses a webhook may be delivered to. By default a target that
-//! resolves to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7),
-//! link-local (169.254/16 — cloud metadata lives there — fe80::/10), shared
-//! (100.64/10), unspecified, multicast, broadcast or documentation/reserved
-//! space is refused: a webhook URL is chosen by a customer, and the
-//! dispatcher must not become a way into the operator's own network.
+//! Which addresses a webhook may be delivered to: the product's one table,
+//! `fleet/destinations.json` (docs/destinations.md), compiled in. By
+//! default a target that resolves to loopback, private, link-local, cloud
+//! metadata, shared (CGNAT), unspecified, multicast, broadcast,
+//! documentation, benchmarking or reserved space is refused: a webhook URL
+//! is chosen by a customer, and the dispatcher must not become a way into
+//! the operator's own network.
 //!
 //! The check sits in the HTTP client's resolver ([`GuardedResolver`]):
 //! the host is resolved once, every address is checked, and the client
@@ -13,68 +14,85 @@
 
 use std::fmt;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
+use std::sync::OnceLock;
 
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
-/// Why an address may not be a webhook destination (`None`: it may).
-pub fn refusal(ip: IpAddr) -> Option<&'static str> {
-    match ip {
-        IpAddr::V4(v4) => refusal_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => refusal_v4(v4),
-            None => refusal_v6(v6),
-        },
+/// `fleet/destinations.json`, the table every host loads.
+pub const DESTINATIONS_JSON: &str = include_str!("../../../../fleet/destinations.json");
+
+/// One prefix of the table: address bits (IPv4 in the low 32 bits of a
+/// v4 entry), length, family, reason.
+struct Entry {
+    v4: bool,
+    bits: u128,
+    len: u32,
+    reason: &'static str,
+}
+
+struct Table {
+    embedded_ipv4: Vec<Entry>,
+    refused: Vec<Entry>,
+}
+
+fn parse_cidr(cidr: &str, reason: &'static str) -> Entry {
+    let (addr, len) = cidr.split_once('/').expect("destinations.json: a cidr is ADDR/LEN");
+    let len: u32 = len.parse().expect("destinations.json: a prefix length");
+    match addr.parse::<IpAddr>().expect("destinations.json: an address") {
+        IpAddr::V4(a) => Entry { v4: true, bits: u32::from(a) as u128, len, reason },
+        IpAddr::V6(a) => Entry { v4: false, bits: u128::from(a), len, reason },
     }
 }
 
-fn refusal_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, c, _] = ip.octets();
-    Some(if ip.is_unspecified() || a == 0 {
-        "unspecified"
-    } else if ip.is_loopback() {
-        "loopback"
-    } else if ip.is_private() {
-        "private"
-    } else if ip.is_link_local() {
-        "link-local"
-    } else if a == 100 && (64..128).contains(&b) {
-        "shared"
-    } else if ip.is_broadcast() {
-        "broadcast"
-    } else if ip.is_multicast() {
-        "multicast"
-    } else if a >= 240 || (a == 192 && b == 0 && c == 0) || ip.is_documentation() || (a == 198 && (b & 0xfe) == 18) {
-        "reserved"
-    } else {
-        return None;
+impl Entry {
+    fn contains(&self, v4: bool, bits: u128) -> bool {
+        let width = if v4 { 32 } else { 128 };
+        if self.v4 != v4 || self.len > width {
+            return false;
+        }
+        let shift = width - self.len;
+        shift == width || (bits >> shift) == (self.bits >> shift)
+    }
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let doc: serde_json::Value = serde_json::from_str(DESTINATIONS_JSON).expect("fleet/destinations.json is JSON");
+        let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
+        let embedded_ipv4 = doc["embedded_ipv4"]
+            .as_array()
+            .expect("destinations.json: embedded_ipv4")
+            .iter()
+            .map(|c| parse_cidr(c.as_str().expect("a cidr"), ""))
+            .collect();
+        let refused = doc["refused"]
+            .as_array()
+            .expect("destinations.json: refused")
+            .iter()
+            .map(|e| parse_cidr(e["cidr"].as_str().expect("a cidr"), leak(e["reason"].as_str().expect("a reason"))))
+            .collect();
+        Table { embedded_ipv4, refused }
     })
 }
 
-fn refusal_v6(ip: Ipv6Addr) -> Option<&'static str> {
-    let s = ip.segments();
-    Some(if ip.is_unspecified() {
-        "unspecified"
-    } else if ip.is_loopback() {
-        "loopback"
-    } else if (s[0] & 0xfe00) == 0xfc00 {
-        "private"
-    } else if (s[0] & 0xffc0) == 0xfe80 {
-        "link-local"
-    } else if ip.is_multicast() {
-        "multicast"
-    } else if s[0] == 0x2001 && s[1] == 0x0db8 {
-        "reserved"
-    } else if s[0] == 0x0064 && s[1] == 0xff9b {
-        // NAT64 (64:ff9b::/96): judge the IPv4 address it carries.
-        let v4 = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
-        return refusal_v4(v4);
-    } else {
-        return None;
-    })
+/// Why an address may not be a webhook destination (`None`: it may): the
+/// first entry of `fleet/destinations.json` that contains it, after an
+/// IPv6 address carrying an IPv4 one (IPv4-mapped, NAT64) is replaced by it.
+pub fn refusal(ip: IpAddr) -> Option<&'static str> {
+    let t = table();
+    let (mut v4, mut bits) = match ip {
+        IpAddr::V4(a) => (true, u32::from(a) as u128),
+        IpAddr::V6(a) => (false, u128::from(a)),
+    };
+    if !v4 && t.embedded_ipv4.iter().any(|e| e.contains(false, bits)) {
+        (v4, bits) = (true, bits & 0xffff_ffff);
+    }
+    t.refused.iter().find(|e| e.contains(v4, bits)).map(|e| e.reason)
 }
 
 /// The error a refused destination travels in through the HTTP client (an
@@ -130,46 +148,33 @@ mod tests {
         refusal(s.parse().expect("an address"))
     }
 
+    /// Every case of tests/vectors-destination/destinations.json.
     #[test]
-    fn internal_ipv4_ranges_are_refused_and_public_ones_allowed() {
-        for (ip, kind) in [
-            ("127.0.0.1", "loopback"),
-            ("10.1.2.3", "private"),
-            ("172.16.0.1", "private"),
-            ("172.31.255.255", "private"),
-            ("192.168.1.1", "private"),
-            ("169.254.169.254", "link-local"),
-            ("100.64.0.1", "shared"),
-            ("100.127.255.255", "shared"),
-            ("0.0.0.0", "unspecified"),
-            ("0.1.2.3", "unspecified"),
-            ("224.0.0.1", "multicast"),
-            ("255.255.255.255", "broadcast"),
-            ("240.0.0.1", "reserved"),
-        ] {
-            assert_eq!(why(ip), Some(kind), "{ip}");
+    fn every_destination_vector_is_judged_as_the_table_says() {
+        let text = include_str!("../../../../tests/vectors-destination/destinations.json");
+        let doc: serde_json::Value = serde_json::from_str(text).expect("vectors are JSON");
+        let top = doc.as_object().expect("an object");
+        for k in top.keys() {
+            assert!(k == "table" || k == "cases", "unknown top-level field {k}");
         }
-        for ip in ["1.1.1.1", "8.8.8.8", "172.32.0.1", "100.128.0.1", "93.184.216.34"] {
-            assert_eq!(why(ip), None, "{ip}");
+        let cases = doc["cases"].as_array().expect("cases");
+        assert!(!cases.is_empty());
+        for case in cases {
+            let obj = case.as_object().expect("a case is an object");
+            let name = obj.get("name").and_then(|v| v.as_str()).expect("a case has a name");
+            for k in obj.keys() {
+                assert!(["name", "address", "expect", "reason"].contains(&k.as_str()), "{name}: unknown field {k}");
+            }
+            let address = obj["address"].as_str().expect("address");
+            let want = match obj["expect"].as_str() {
+                Some("allowed") => None,
+                Some("refused") => {
+                    Some(obj.get("reason").and_then(|v| v.as_str()).expect("a refused case names its reason"))
+                }
+                other => panic!("{name}: expect is {other:?}"),
+            };
+            assert_eq!(why(address), want, "case {name:?} ({address})");
         }
-    }
-
-    #[test]
-    fn internal_ipv6_ranges_and_mapped_ipv4_are_refused() {
-        for (ip, kind) in [
-            ("::1", "loopback"),
-            ("::", "unspecified"),
-            ("fc00::1", "private"),
-            ("fd12:3456::1", "private"),
-            ("fe80::1", "link-local"),
-            ("ff02::1", "multicast"),
-            ("::ffff:127.0.0.1", "loopback"),
-            ("::ffff:169.254.169.254", "link-local"),
-            ("64:ff9b::a00:1", "private"),
-        ] {
-            assert_eq!(why(ip), Some(kind), "{ip}");
-        }
-        assert_eq!(why("2606:4700::1111"), None);
     }
 
     #[test]

@@ -1,12 +1,12 @@
 """Which addresses a webhook may be delivered to, checked where httpx
 connects.
 
-By default a target that resolves to loopback, private (10/8, 172.16/12,
-192.168/16, fc00::/7), link-local (169.254/16, where cloud metadata lives,
-fe80::/10), shared (100.64/10), unspecified, multicast, broadcast or other
-reserved/documentation space is refused: a webhook URL is chosen by a
-customer, and the dispatcher must not become a way into the operator's own
-network.
+By default a target that resolves to an address the product's one table
+refuses (``fleet/destinations.json``, copied into the package by ./setup;
+docs/destinations.md: loopback, private, link-local, cloud metadata, shared,
+unspecified, multicast, broadcast, documentation, benchmarking, reserved) is
+refused: a webhook URL is chosen by a customer, and the dispatcher must not
+become a way into the operator's own network.
 
 The check sits in httpcore's network backend (:class:`GuardedBackend`, the
 one place httpx opens a TCP connection): the host is resolved ONCE, every
@@ -23,17 +23,34 @@ The backend also caps every response head (status line + headers) at
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
+import json
 import socket
 import ssl
 import typing
+from importlib import resources
 
 import httpcore
 
 MAX_HEAD_BYTES = 16 * 1024
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_SHARED = ipaddress.ip_network("100.64.0.0/10")
-_BROADCAST = ipaddress.ip_address("255.255.255.255")
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def destinations_json() -> str:
+    """``fleet/destinations.json`` as shipped in the package."""
+    res = resources.files("webhook_retry_policy").joinpath("destinations.json")
+    if not res.is_file():
+        raise FileNotFoundError("destinations.json is not in the package: run host-examples/python/setup")
+    return res.read_text("utf-8")
+
+
+@functools.cache
+def _table() -> tuple[list[_Network], list[tuple[_Network, str]]]:
+    doc = json.loads(destinations_json())
+    embedded = [ipaddress.ip_network(c) for c in doc["embedded_ipv4"]]
+    refused = [(ipaddress.ip_network(e["cidr"]), str(e["reason"])) for e in doc["refused"]]
+    return embedded, refused
 
 
 class DestinationRefused(Exception):
@@ -47,22 +64,17 @@ class DestinationRefused(Exception):
 
 
 def refusal(address: str) -> str | None:
-    """Why ``address`` may not be a webhook destination (None: it may)."""
+    """Why ``address`` may not be a webhook destination (None: it may): the
+    first entry of the table containing it, after an IPv6 address carrying an
+    IPv4 one (IPv4-mapped, NAT64) is replaced by that IPv4 address."""
     try:
         ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return "unparsable"
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        elif ip in _NAT64:
-            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    checks = (
-        ("unspecified", ip.is_unspecified), ("loopback", ip.is_loopback), ("link-local", ip.is_link_local),
-        ("multicast", ip.is_multicast), ("broadcast", ip == _BROADCAST), ("shared", ip in _SHARED),
-        ("private", ip.is_private), ("reserved", ip.is_reserved or not ip.is_global),
-    )
-    return next((why for why, hit in checks if hit), None)
+    embedded, refused = _table()
+    if isinstance(ip, ipaddress.IPv6Address) and any(ip in net for net in embedded):
+        ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return next((why for net, why in refused if net.version == ip.version and ip in net), None)
 
 
 class _HeadCappedStream(httpcore.AsyncNetworkStream):
