@@ -13,6 +13,12 @@ const adapters = {};
 for (const name of ['retry_policy.core2.wasm', 'retry_policy.core3.wasm']) {
   adapters[name] = fs.readFileSync(path.join(dir, name)).toString('base64');
 }
+// jco's glue decodes guest strings with `new TextDecoder()`, which drops a
+// leading U+FEFF (BOM): an id that starts with one would come back changed
+// (found by tests/fuzz-boundary.test.mjs; the canonical ABI round-trips
+// strings exactly, as wasmtime, Go and Python do). Keep the BOM.
+const decoder = 'const utf8Decoder = new TextDecoder();';
+if (src.split(decoder).length !== 2) throw new Error(`finish-glue: expected one \`${decoder}\` in jco's output`);
 const version = require('../node_modules/@bytecodealliance/jco/package.json').version;
 const header =
   `// GENERATED - DO NOT EDIT. jco ${version} \`transpile --instantiation sync --no-wasi-shim\`\n` +
@@ -23,4 +29,7 @@ const footer =
   '\n// jco\'s adapter modules (import trampolines), by the name `instantiate` asks for.\n' +
   `const ADAPTERS = ${JSON.stringify(adapters, null, 2)};\n` +
   'module.exports = { instantiate, ADAPTERS };\n';
-fs.writeFileSync(output, header + src.replace(exported, 'function instantiate(') + footer);
+const glue = src
+  .replace(exported, 'function instantiate(')
+  .replace(decoder, "const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });");
+fs.writeFileSync(output, header + glue + footer);

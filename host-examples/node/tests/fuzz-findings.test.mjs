@@ -318,3 +318,20 @@ test('finding F-N7: a store request keeps window_ms above 2^53-1 exact (bigint)'
     assert.deepStrictEqual(call(() => rp.evaluate(classed(state), { status: 200 }, GOOD.now)), fast, `RetryPolicy, window ${w}`);
   }
 });
+
+// F-N8: jco's glue decoded guest strings with a default TextDecoder, which
+// drops a leading U+FEFF, so an endpoint id '\uFEFF' came back as '' in the
+// store request (a different budget key from every other host's).
+test('F-N8: ids that begin with U+FEFF come back unchanged in store requests and dead letters', () => {
+  const p = compilePolicy({
+    backoff: { base_ms: 2000, factor: 2, cap_ms: 300_000, jitter: 'full' },
+    window_ms: 900_000,
+    hard_cap: 16,
+    budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true },
+  });
+  const state = { event_id: '\uFEFFevt', endpoint_id: '\uFEFF', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false };
+  assert.equal(p.evaluate(state, { status: 503 }, 5).store.endpoint_id, '\uFEFF');
+  const stop = p.evaluate({ ...state, attempt: 13 }, { status: 503 }, 5).decision;
+  assert.equal(stop.dead_letter.event_id, '\uFEFFevt');
+  assert.equal(stop.dead_letter.endpoint_id, '\uFEFF');
+});

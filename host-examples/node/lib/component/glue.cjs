@@ -39,7 +39,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     return val >>> 0;
   }
   
-  const utf8Decoder = new TextDecoder();
+  const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   
   const utf8Encoder = new TextEncoder();
   
