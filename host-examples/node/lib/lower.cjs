@@ -7,8 +7,9 @@
 // variants as {tag, val}). Only the WIT types' shapes and widths are checked
 // here, each failure a PolicyError `invalid_input` at the field's path,
 // except where a WIT type is narrower than the contract (an unknown jitter
-// name: `invalid_backoff`; a status above 65535: `invalid_status`), as in
-// the Python and Go hosts. Every range the contract gives meaning to
+// name: `invalid_backoff`). A status above 65535 is lowered as 65535, which
+// the component refuses as `invalid_status` in the contract's validation
+// order (the state is judged first), as policy-core's own codec does. Every range the contract gives meaning to
 // (base_ms >= 1, ratio <= 1, status 100..=599 ...) is the component's call.
 //
 // Back: the component's answers in the contract's shape (u64 as a number,
@@ -56,6 +57,8 @@ function u64(v, path) {
   return BigInt(v);
 }
 const u32 = (v, path) => uint(v, path, 0xffffffff);
+/** A whole number above 65535 -> 65535 (out of 100..=599 all the same); anything else as given, for `uint` to judge. */
+const saturated16 = (v) => ((typeof v === 'number' && Number.isInteger(v) && v > 0xffff) || (typeof v === 'bigint' && v > 0xffffn) ? 0xffff : v);
 
 function f64(v, path) {
   if (typeof v === 'number') return v; // NaN and infinities are the component's to refuse
@@ -139,7 +142,7 @@ function outcome(v, path) {
   if (status == null) throw fail(path, 'expected {status, retry_after_ms?} or {error_kind}, got neither');
   return {
     tag: 'response',
-    val: { status: uint(status, at(path, 'status'), 0xffff, 'invalid_status'), retryAfterMs: ra == null ? undefined : u64(ra, at(path, 'retry_after_ms')) },
+    val: { status: uint(saturated16(status), at(path, 'status'), 0xffff, 'invalid_status'), retryAfterMs: ra == null ? undefined : u64(ra, at(path, 'retry_after_ms')) },
   };
 }
 
