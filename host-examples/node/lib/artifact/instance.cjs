@@ -120,10 +120,11 @@ class Instances {
     }
   }
 
-  #runSpare(f) {
+  /** `f` on a spare instance (a nested call), with `imports` (null: a nested call has none of its own) for its duration. */
+  #runSpare(f, imports = null) {
     const api = this.#spares.pop() ?? this.#create();
-    const imports = this.imports;
-    this.imports = null; // a nested call has no imports of its own
+    const outer = this.imports;
+    this.imports = imports;
     let ok = false;
     try {
       const out = f(api);
@@ -133,7 +134,7 @@ class Instances {
       ok = !(e instanceof WebAssembly.RuntimeError);
       throw e;
     } finally {
-      this.imports = imports;
+      this.imports = outer;
       if (ok) this.#spares.push(api);
     }
   }
@@ -145,24 +146,7 @@ class Instances {
 
   /** `f(api)` with the imports answering from `nowMs` and `store` (the imports-driven decide). */
   withImports(nowMs, store, onStoreError, f) {
-    if (this.#depth > 0) {
-      // nested: a spare instance, with these imports
-      const api = this.#spares.pop() ?? this.#create();
-      const outer = this.imports;
-      this.imports = new CallImports(nowMs, store, onStoreError);
-      let ok = false;
-      try {
-        const out = f(api);
-        ok = true;
-        return out;
-      } catch (e) {
-        ok = !(e instanceof WebAssembly.RuntimeError);
-        throw e;
-      } finally {
-        this.imports = outer;
-        if (ok) this.#spares.push(api);
-      }
-    }
+    if (this.#depth > 0) return this.#runSpare(f, new CallImports(nowMs, store, onStoreError)); // nested: a spare instance, with these imports
     this.imports = new CallImports(nowMs, store, onStoreError);
     try {
       return this.run(f);
