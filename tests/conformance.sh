@@ -17,7 +17,7 @@ cd "$root"
 
 status=0
 if [ ! -f dist/retry_policy.wasm ]; then scripts/build-component >/dev/null || status=1; fi
-if cargo build -q --release -p retry-policy-host --bin conformance; then
+if scripts/build-rust; then
   for host in native wasmtime; do
     target/release/conformance --host "$host" "$dir" || status=1
   done
