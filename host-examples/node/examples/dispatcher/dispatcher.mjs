@@ -34,16 +34,17 @@ export class Dispatcher {
    *   attemptDeadlineMs: the total deadline of one attempt (default 30 s);
    *   allowPrivateTargets: deliver to loopback/private/link-local targets too (local development only);
    *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials;
-   *   journal: a Journal (journal.mjs): events accepted, attempts and final decisions fsynced.
+   *   journal: a Journal (journal.mjs): events accepted, attempts and final decisions fsynced;
+   *   ca: PEM CAs trusted for https:// targets in addition to the platform's roots (trust.mjs).
    */
-  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null, journal = null }) {
+  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null, journal = null, ca = [] }) {
     this.#journal = journal;
     this.#policy = policy;
     this.#metrics = metrics;
     this.#scheduler = scheduler;
     this.#deadlineMs = attemptDeadlineMs;
     this.#allowPrivate = allowPrivateTargets === true;
-    this.#agents = { http: createAgent({ allowPrivate: this.#allowPrivate }), https: createAgent({ allowPrivate: this.#allowPrivate, https: true }) };
+    this.#agents = { http: createAgent({ allowPrivate: this.#allowPrivate }), https: createAgent({ allowPrivate: this.#allowPrivate, https: true, ca }) };
     this.#signer = signer;
     // The library counts store verdicts that differ from the policy's rule.
     metrics.observe('webhook_budget_disagreements_total', () => policy.budgetDisagreements);

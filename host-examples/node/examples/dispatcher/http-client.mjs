@@ -16,6 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { checkedLookup, DestinationRefused, refusal } from './destination.mjs';
+import { CERTIFICATE_ERROR_CODES, trustedCas } from './trust.mjs';
 
 export const DEFAULT_ATTEMPT_DEADLINE_MS = 30_000;
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -30,11 +31,30 @@ export class TransportError extends Error {
   }
 }
 
-/** A transport failure (a node error) as the contract's kind. */
-export function errorKind(err, { gotResponse = false } = {}) {
+/**
+ * The attempt was not sent: the event's window closed before the request
+ * could be written (docs/replica.md, "The window's edge"). Not a transport
+ * error: the caller stops the event `retry_window_elapsed`.
+ */
+export class NotSentError extends Error {
+  constructor(message = 'not sent: the retry window closed before the request was written') {
+    super(message);
+    this.name = 'NotSentError';
+  }
+}
+
+const TLS_HANDSHAKE = /^(ERR_TLS|ERR_SSL|EPROTO$)/;
+
+/**
+ * A transport failure (a node error) as the contract's kind. `phase` is
+ * where the attempt was: 'connect' (TCP and TLS handshake), 'write' or 'read'.
+ */
+export function errorKind(err, { gotResponse = false, phase = null } = {}) {
   if (err instanceof TransportError) return err.kind;
   if (err instanceof DestinationRefused || err?.code === 'EDESTREFUSED') return 'destination_refused';
   const code = String(err?.code ?? '');
+  // The certificate failed verification (issuer, name, dates): terminal.
+  if (CERTIFICATE_ERROR_CODES.has(code)) return 'tls_certificate';
   if (code.startsWith('HPE_') || code === 'ERR_HTTP_HEADERS_SENT') return 'remote_protocol_error';
   switch (code) {
     case 'ECONNREFUSED':
@@ -51,8 +71,9 @@ export function errorKind(err, { gotResponse = false } = {}) {
     case 'ECONNRESET':
     case 'EPIPE':
     case 'ECONNABORTED':
-      // A reset or EOF where a response (or the rest of it) should be.
-      return 'remote_protocol_error';
+      // Reset during the connection or its TLS handshake: connect_error;
+      // a reset or EOF where a response (or the rest of it) should be: remote_protocol_error.
+      return phase === 'connect' ? 'connect_error' : 'remote_protocol_error';
     case 'ERR_INVALID_URL':
       return 'invalid_url';
     case 'ENOSECRET':
@@ -61,24 +82,37 @@ export function errorKind(err, { gotResponse = false } = {}) {
     case 'ERR_INVALID_HTTP_TOKEN':
       return 'invalid_request_header';
     default:
-      // TLS failures (ERR_TLS_*, certificate codes) and anything unnamed:
-      // unknown kinds are terminal by the contract; never retried blind.
-      if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return 'tls_error';
+      // A TLS handshake that failed for another reason than the certificate
+      // (protocol version, alert, cipher): retryable, like a refused connection.
+      if (TLS_HANDSHAKE.test(code)) return 'connect_error';
       return gotResponse ? 'remote_protocol_error' : 'unclassified';
   }
 }
 
-/** A keep-alive agent whose connections all go through the checked lookup. */
-export function createAgent({ allowPrivate = false, https: secure = false } = {}) {
-  const Agent = secure ? https.Agent : http.Agent;
-  return new Agent({ keepAlive: true, maxSockets: 256, lookup: checkedLookup({ allowPrivate }) });
+/**
+ * A keep-alive agent whose connections all go through the checked lookup.
+ * `ca`: PEM CAs trusted in addition to the platform's roots (https only).
+ * The TLS name checked (and sent as SNI) is the URL's host name; the
+ * connection goes to the address the lookup checked.
+ */
+export function createAgent({ allowPrivate = false, https: secure = false, ca = [] } = {}) {
+  const options = { keepAlive: true, maxSockets: 256, lookup: checkedLookup({ allowPrivate }) };
+  if (!secure) return new http.Agent(options);
+  const roots = trustedCas(ca);
+  return new https.Agent(roots === null ? options : { ...options, ca: roots });
 }
 
 /**
  * POST `body` (a string or Buffer) to `url`. Options: headers, deadlineMs,
- * allowPrivate, agents {http, https} (keep-alive agents from createAgent).
+ * allowPrivate, agents {http, https} (keep-alive agents from createAgent),
+ * ca (extra PEM CAs, when no agent is given), mayWrite() (asked once the
+ * connection is ready, immediately before the request is written; false:
+ * nothing is sent and the promise rejects NotSentError), observe(seconds)
+ * (the attempt's duration: from the connection's start, or a pooled
+ * connection's first byte written, to the end of the body read or the
+ * transport error; not called for an attempt refused or never sent).
  */
-export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivate = false, agents = {} } = {}) {
+export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivate = false, agents = {}, ca = [], mayWrite = null, observe = null } = {}) {
   return new Promise((resolve, reject) => {
     let u;
     try {
@@ -95,9 +129,10 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
     const secure = u.protocol === 'https:';
     const lookup = checkedLookup({ allowPrivate });
     const payload = Buffer.isBuffer(body) ? body : Buffer.from(String(body));
-    let phase = 'connect'; // -> 'write' once connected -> 'read' once the request is sent
+    let phase = 'connect'; // -> 'write' once connected (TLS: handshake done) -> 'read' once the request is sent
     let gotResponse = false;
     let done = false;
+    let startedAt = performance.now();
     let req;
     const finish = (err, value) => {
       if (done) return;
@@ -105,13 +140,20 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       clearTimeout(timer);
       if (err) {
         req?.destroy();
-        reject(err instanceof TransportError ? err : new TransportError(errorKind(err, { gotResponse }), err.message, err));
-      } else resolve(value);
+        const failure = err instanceof TransportError || err instanceof NotSentError ? err : new TransportError(errorKind(err, { gotResponse, phase }), err.message, err);
+        if (observe !== null && !(failure instanceof NotSentError) && failure.kind !== 'destination_refused') observe((performance.now() - startedAt) / 1000);
+        reject(failure);
+      } else {
+        observe?.((performance.now() - startedAt) / 1000);
+        resolve(value);
+      }
     };
     const timer = setTimeout(() => {
       const kind = { connect: 'connect_timeout', write: 'write_timeout', read: 'read_timeout' }[phase];
       finish(new TransportError(kind, `the attempt took longer than ${deadlineMs} ms (${phase})`));
     }, deadlineMs);
+    const agent = agents[secure ? 'https' : 'http'] ?? false;
+    const roots = secure && agent === false ? trustedCas(ca) : null;
     try {
       req = (secure ? https : http).request({
         protocol: u.protocol,
@@ -120,17 +162,31 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
         path: `${u.pathname}${u.search}`,
         method: 'POST',
         headers: { ...headers, 'content-length': String(payload.length) },
-        agent: agents[secure ? 'https' : 'http'] ?? false,
+        agent,
         lookup,
         maxHeaderSize: MAX_HEADER_BYTES,
         insecureHTTPParser: false,
+        ...(roots === null ? {} : { ca: roots }),
       });
     } catch (err) {
       return finish(err);
     }
+    // The request is written only once the connection is ready (TLS: the
+    // handshake verified), so the last check (mayWrite) comes after the
+    // wait, the store call, DNS, connect and handshake.
     req.on('socket', (socket) => {
-      if (socket.connecting) socket.once('connect', () => (phase = phase === 'connect' ? 'write' : phase));
-      else if (phase === 'connect') phase = 'write';
+      const write = () => {
+        if (done) return;
+        phase = 'write';
+        if (mayWrite !== null && !mayWrite()) return finish(new NotSentError());
+        req.end(payload);
+      };
+      const fresh = socket.connecting || (secure && socket._secureEstablished !== true);
+      if (fresh) socket.once(secure ? 'secureConnect' : 'connect', write);
+      else {
+        startedAt = performance.now(); // a pooled connection: timed from its first byte written
+        write();
+      }
     });
     req.on('finish', () => (phase = 'read'));
     req.on('error', (err) => finish(err));
@@ -150,6 +206,5 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       res.on('aborted', () => finish(new TransportError('remote_protocol_error', 'the response was cut short')));
       res.on('error', (err) => finish(err));
     });
-    req.end(payload);
   });
 }

@@ -2,12 +2,14 @@
 // Bad arguments throw UsageError; main.mjs prints it and exits 2.
 import fs from 'node:fs';
 import { redactText } from '../dispatcher/redact.mjs';
+import { readCaFile, CaFileError } from '../dispatcher/trust.mjs';
 
 export const USAGE = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
+               [--ca-file PEM] [--drain-ms N]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE; without --policy, of the document
@@ -30,6 +32,11 @@ package's copy); --watch-artifact-ms N: poll that file every N ms and swap
 when its sha256 changes (checked first; a refused file keeps the current
 one). --metrics-addr HOST:PORT: serve /metrics there (port 0: any free
 port, printed on stderr; e.g. 127.0.0.1:0), with webhook_policy_info{artifact_sha256,abi,document_version}.
+--ca-file PEM: CA certificates trusted in addition to the platform's roots,
+for https:// targets and rediss:// stores (verification is never skipped).
+--drain-ms N: on SIGTERM/SIGINT, admit nothing more, start no attempt, let
+attempts in progress finish for up to N ms (default 5000), print the summary
+("drained": true; unfinished events are "pending") and exit 0.
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
@@ -53,6 +60,8 @@ const FLAGS = new Set([
   '--artifact',
   '--watch-artifact-ms',
   '--metrics-addr',
+  '--ca-file',
+  '--drain-ms',
 ]);
 const SWITCHES = new Set(['--allow-private-targets']);
 
@@ -97,7 +106,7 @@ function url(flag, text, protocols) {
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
- *  artifact, watchArtifactMs, metricsAddr}.
+ *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -136,6 +145,15 @@ export function parseArgs(argv) {
       throw new UsageError(`--policy: cannot read ${policyPath}: ${e.message}`);
     }
   }
+  let caCerts = [];
+  if (seen.has('--ca-file')) {
+    try {
+      caCerts = readCaFile(seen.get('--ca-file'));
+    } catch (e) {
+      if (e instanceof CaFileError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
   return {
     help: false,
     target: url('--target', seen.get('--target'), ['http:', 'https:']),
@@ -155,5 +173,8 @@ export function parseArgs(argv) {
     artifact: seen.has('--artifact') ? seen.get('--artifact') : null,
     watchArtifactMs: seen.has('--watch-artifact-ms') ? integer('--watch-artifact-ms', seen.get('--watch-artifact-ms'), 1) : null,
     metricsAddr: seen.has('--metrics-addr') ? hostPort('--metrics-addr', seen.get('--metrics-addr')) : null,
+    caFile: seen.has('--ca-file') ? seen.get('--ca-file') : null,
+    caCerts,
+    drainMs: seen.has('--drain-ms') ? integer('--drain-ms', seen.get('--drain-ms'), 0) : 5000,
   };
 }

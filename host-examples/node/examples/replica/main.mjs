@@ -110,6 +110,7 @@ async function run(opts) {
     attemptDeadlineMs: opts.attemptDeadlineMs,
     allowPrivateTargets: opts.allowPrivateTargets,
     signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
+    ca: opts.caCerts,
   });
   const stopReasons = Object.fromEntries(STOP_REASONS.map((r) => [r, 0]));
   let started = 0;
