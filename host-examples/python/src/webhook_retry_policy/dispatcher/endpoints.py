@@ -5,6 +5,7 @@ free port in a daemon thread and counts the requests it received."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,9 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class LocalEndpoint:
     def __init__(self, status: int, retry_after: str | None = None,
-                 answer: Callable[[dict[str, str], bytes], int] | None = None) -> None:
+                 answer: Callable[[dict[str, str], bytes], int] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         """``answer(headers, body) -> status``, if given, decides each status
-        (e.g. a receiver that verifies signatures)."""
+        (e.g. a receiver that verifies signatures). ``tls``: a server
+        context (certificate loaded): the endpoint speaks HTTPS."""
         self.status = status
         self.answer = answer
         self.retry_after = retry_after
@@ -44,7 +47,10 @@ class LocalEndpoint:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/hook"
+        if tls is not None:  # a failed handshake is an OSError in accept: the server drops that connection
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
+        scheme = "https" if tls is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}/hook"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 

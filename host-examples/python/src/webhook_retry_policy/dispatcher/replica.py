@@ -54,6 +54,7 @@ from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
 from .metrics import DispatcherMetrics, parse_metrics_addr
+from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
 
 HOST = "python"
@@ -119,6 +120,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
     p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
                    help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
+    p.add_argument("--ca-file", metavar="PATH",
+                   help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
     p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
                    help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
     a = p.parse_args(list(argv))
@@ -134,6 +137,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError(f"--redis-cluster must be a redis://host:port URL, not {redact(a.redis_cluster)!r}")
     if a.redis is not None and a.redis_cluster is not None:
         raise UsageError("--redis and --redis-cluster are exclusive")
+    try:
+        a.ca_pem = read_ca_file(a.ca_file) if a.ca_file is not None else None
+    except CaFileError as e:
+        raise UsageError(str(e)) from None
     return a
 
 
@@ -293,7 +300,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{source}: {e}") from None
     metrics, watch = _artifact_and_metrics(args, document.version)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
-                         allow_private_targets=args.allow_private_targets)
+                         allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     async with client:
         replica = Replica(args, policy, storm, max_attempts, client)
         try:
@@ -326,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
-              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]", file=sys.stderr)
+              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()

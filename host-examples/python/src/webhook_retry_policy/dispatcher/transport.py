@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import ssl
 from collections.abc import Mapping
 
 import httpcore
@@ -29,6 +30,7 @@ from ..ops import PolicyOps
 from ..redact import install_log_redaction
 from ..types import AttemptOutcome, HttpResponse, TransportError
 from .destination import DestinationRefused, GuardedBackend
+from .tls import client_ssl_context, is_certificate_failure
 
 DEFAULT_ATTEMPT_DEADLINE_MS = 30_000
 MAX_BODY_BYTES = 64 * 1024
@@ -54,9 +56,8 @@ _BAD_STATUS = re.compile(r"status_code should be in range")
 class _GuardedTransport(httpx.AsyncHTTPTransport):
     """httpx's transport with its connection pool on :class:`GuardedBackend`."""
 
-    def __init__(self, *, allow_private: bool, limits: httpx.Limits) -> None:
-        super().__init__(limits=limits, http1=True, http2=False, retries=0)
-        ssl_context = httpx.create_ssl_context()
+    def __init__(self, *, allow_private: bool, limits: httpx.Limits, ssl_context: ssl.SSLContext) -> None:
+        super().__init__(limits=limits, http1=True, http2=False, retries=0, verify=ssl_context)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context, max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
@@ -65,14 +66,17 @@ class _GuardedTransport(httpx.AsyncHTTPTransport):
 
 
 def make_client(*, concurrency: int = 16, attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
-                allow_private_targets: bool = False) -> httpx.AsyncClient:
+                allow_private_targets: bool = False, ca_pem: str | None = None) -> httpx.AsyncClient:
     """The client every attempt of the example dispatcher and replica uses
-    (httpx's own request log, which names the full URL, is redacted)."""
+    (httpx's own request log, which names the full URL, is redacted).
+    ``https://`` targets are verified against the platform's trust store
+    plus ``ca_pem`` (the PEM text of ``--ca-file``); never skipped."""
     install_log_redaction("httpx", "httpcore")
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     phase = min(10.0, attempt_deadline_ms / 1000)
     return httpx.AsyncClient(
-        transport=_GuardedTransport(allow_private=allow_private_targets, limits=limits),
+        transport=_GuardedTransport(allow_private=allow_private_targets, limits=limits,
+                                    ssl_context=client_ssl_context(ca_pem)),
         timeout=httpx.Timeout(phase, connect=min(5.0, phase)), follow_redirects=False, trust_env=False,
     )
 
@@ -118,7 +122,11 @@ def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: i
 
 def error_kind(exc: BaseException) -> str:
     """``ConnectTimeout`` -> ``connect_timeout``; resets -> ``remote_protocol_error``;
-    a status line below 100 -> ``unexpected_status``."""
+    a status line below 100 -> ``unexpected_status``; a server certificate
+    that fails verification -> ``tls_certificate`` (any other handshake
+    failure stays ``connect_error`` / ``connect_timeout``)."""
+    if is_certificate_failure(exc):
+        return "tls_certificate"
     name = type(exc).__name__
     if name == "RemoteProtocolError" and _BAD_STATUS.search(str(exc)):
         return "unexpected_status"
