@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -22,6 +24,7 @@ const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
+               [--ca-file PATH] [--drain-ms N (5000)]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
 the document the artifact embeds) until each stops, then prints one JSON
 line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
@@ -34,6 +37,11 @@ line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
   --metrics-addr    serve GET /metrics on HOST:PORT (webhook_policy_info) while
                     running; [IPv6]:PORT, an empty HOST is 127.0.0.1, port 0 any
                     free port (the URL is logged)
+  --ca-file PATH     PEM CA certificates trusted in addition to the platform's
+                    trust store, for https:// targets and rediss:// stores
+                    (verification is never skipped; a failure is tls_certificate)
+  --drain-ms N      on SIGTERM/SIGINT, how long attempts in progress may take
+                    to finish (N >= 0); the summary then says "drained": true
 Targets that resolve to loopback, private, link-local, shared, multicast or
 broadcast addresses are refused (a terminal destination_refused) unless
 --allow-private-targets is given.`
@@ -63,6 +71,13 @@ type Config struct {
 	WatchInterval time.Duration
 	// MetricsAddr is where /metrics listens ("" = nowhere), HOST:PORT.
 	MetricsAddr string
+	// CAFile is --ca-file ("" = none); Roots is the platform's trust store
+	// plus its certificates (nil without --ca-file: the platform's alone).
+	CAFile string
+	Roots  *x509.CertPool
+	// DrainMs bounds how long attempts in progress may finish after
+	// SIGTERM/SIGINT (--drain-ms).
+	DrainMs uint64
 }
 
 // errUsage marks an argument error (exit 2).
@@ -74,10 +89,10 @@ func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(fo
 
 // parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help.
 func parseArgs(args []string, stderr io.Writer) (Config, error) {
-	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000}
+	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000, DrainMs: 5000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -93,6 +108,10 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.ArtifactPath, "artifact", "", "")
 	fs.StringVar(&watchMs, "watch-artifact-ms", "", "")
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "")
+	fs.StringVar(&cfg.CAFile, "ca-file", "", "")
+	fs.StringVar(&drainMs, "drain-ms", "5000", "")
+	seen := map[string]int{}
+	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stderr, usage)
@@ -102,6 +121,11 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, usageErrorf("unexpected argument %q", fs.Arg(0))
+	}
+	for name, n := range seen {
+		if n > 1 {
+			return cfg, usageErrorf("--%s is given %d times: give it once", name, n)
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -162,6 +186,14 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 			return cfg, usageErrorf("--redis and --redis-cluster are exclusive")
 		}
 	}
+	if set["ca-file"] {
+		if cfg.Roots, err = safehttp.TrustWithCAFile(cfg.CAFile); err != nil {
+			return cfg, usageErrorf("--ca-file %v", err)
+		}
+	}
+	if cfg.DrainMs, err = strconv.ParseUint(drainMs, 10, 32); err != nil {
+		return cfg, usageErrorf("--drain-ms %q: want a whole number of milliseconds (0 or more)", drainMs)
+	}
 	if cfg.ClockOffset, err = strconv.ParseInt(offset, 10, 48); err != nil {
 		return cfg, usageErrorf("--clock-offset-ms %q: want a whole number of milliseconds", offset)
 	}
@@ -203,3 +235,29 @@ func metricsAddr(addr string) (string, error) {
 	}
 	return net.JoinHostPort(host, port), nil
 }
+
+// countedValue wraps a flag's value so each Set is counted in seen (a
+// repeated flag is a usage error, not "the last one wins").
+func countedValue(v flag.Value, name string, seen map[string]int) flag.Value {
+	if b, ok := v.(boolFlag); ok && b.IsBoolFlag() {
+		return countedBool{counted{v, name, seen}}
+	}
+	return counted{v, name, seen}
+}
+
+type boolFlag interface{ IsBoolFlag() bool }
+
+type counted struct {
+	flag.Value
+	name string
+	seen map[string]int
+}
+
+func (c counted) Set(s string) error {
+	c.seen[c.name]++
+	return c.Value.Set(s)
+}
+
+type countedBool struct{ counted }
+
+func (countedBool) IsBoolFlag() bool { return true }

@@ -22,7 +22,7 @@ func post(ctx context.Context, e *rp.Engine, client *safehttp.Client, target, ev
 	body := fmt.Sprintf(`{"event_id":%q,"attempt":%d}`, eventID, attempt)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(body)))
 	if err != nil {
-		return rp.TransportErrorOutcome("invalid_url"), nil
+		return httpoutcome.Failed(httpoutcome.InvalidURL), nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Event-Id", eventID)
@@ -36,5 +36,6 @@ func newHTTPClient(cfg Config) *safehttp.Client {
 		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
 		AllowPrivateTargets: cfg.AllowPrivate,
 		IdlePerHost:         cfg.Concurrency,
+		RootCAs:             cfg.Roots,
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ type Summary struct {
 	FirstAttempts   uint64            `json:"first_attempts"`
 	Retries         uint64            `json:"retries"`
 	StopReasons     map[string]uint64 `json:"stop_reasons"`
+	TransportErrors map[string]uint64 `json:"transport_errors"`
 	RedisRoundTrips uint64            `json:"redis_round_trips"`
 	StoreErrors     uint64            `json:"store_errors"`
 	Disagreements   uint64            `json:"budget_disagreements"`
@@ -48,6 +50,7 @@ type replica struct {
 	stepErrors    atomic.Uint64
 	disagreements atomic.Uint64
 	refused       atomic.Uint64 // attempts refused: the target is not public
+	transport     *kindCounts   // attempts that ended without a response, by kind
 	logOnce       sync.Once
 }
 
@@ -78,7 +81,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if _, err := engine.Admit(ctx, docs.Current(), cfg.Class, wallMs()); err != nil {
 		return nil, usageErrorf("%s: class %q: %v", where, cfg.Class, err)
 	}
-	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr,
+	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr, transport: newKindCounts(),
 		prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
@@ -131,7 +134,7 @@ func (r *replica) run(ctx context.Context) Summary {
 		fmt.Fprintf(r.stderr, "replica: %d budget disagreements between the store and the policy (the store's verdict stood)\n", n)
 	}
 	s := Summary{Host: "go", Events: r.events.Load(), FirstAttempts: r.firstAttempts.Load(), Retries: r.retries.Load(),
-		StopReasons: map[string]uint64{}, RedisRoundTrips: r.budget.roundTrips(),
+		StopReasons: map[string]uint64{}, TransportErrors: r.transport.summary(), RedisRoundTrips: r.budget.roundTrips(),
 		StoreErrors: r.storeErrors.Load(), Disagreements: r.disagreements.Load(),
 		ElapsedMs: uint64(time.Since(r.startedAt).Milliseconds())}
 	s.Attempts = s.FirstAttempts + s.Retries
@@ -165,10 +168,13 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 		outcome, err := post(ctx, r.engine, r.client, r.cfg.Target, eventID, state.Attempt+1, r.nowMs)
 		if err != nil { // a trap reading the Retry-After: the outcome without it
 			r.logf("retry-after %s: %v", eventID, err)
-			outcome = rp.TransportErrorOutcome("remote_protocol_error")
+			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
 		}
-		if k := outcome.TransportError; k != nil && *k == "destination_refused" {
-			r.refused.Add(1)
+		if k, ok := httpoutcome.KindOf(outcome); ok {
+			r.transport.add(k)
+			if k == httpoutcome.DestinationRefused {
+				r.refused.Add(1)
+			}
 		}
 		state.Attempt++
 		if state.Attempt == 1 {

@@ -22,7 +22,7 @@ import (
 func deliver(ctx context.Context, e *rp.Engine, client *safehttp.Client, ev Event, secrets []signing.Secret, clock rp.Clock) (rp.AttemptOutcome, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.URL, bytes.NewReader(ev.Payload))
 	if err != nil {
-		return rp.TransportErrorOutcome("invalid_url"), nil
+		return httpoutcome.Failed(httpoutcome.InvalidURL), nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	signing.SetHeaders(req.Header, secrets, ev.ID, time.UnixMilli(int64(clock.NowMs())), ev.Payload)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -201,7 +202,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	if err != nil {
 		return err
 	}
-	if k := outcome.TransportError; k != nil && *k == "destination_refused" {
+	if k, ok := httpoutcome.KindOf(outcome); ok && k == httpoutcome.DestinationRefused {
 		d.cfg.Metrics.refused.Inc()
 	}
 	r.Attempts++

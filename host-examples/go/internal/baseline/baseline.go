@@ -10,6 +10,7 @@ import (
 	"errors"
 	"math"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -107,8 +108,9 @@ func classifyStatus(s uint16) rp.OutcomeClass {
 }
 
 func classifyError(kind string) rp.OutcomeClass {
-	switch kind {
-	case "connect_timeout", "read_timeout", "write_timeout", "pool_timeout", "connect_error", "remote_protocol_error":
+	switch httpoutcome.TransportKind(kind) {
+	case httpoutcome.ConnectTimeout, httpoutcome.ReadTimeout, httpoutcome.WriteTimeout, httpoutcome.PoolTimeout,
+		httpoutcome.ConnectError, httpoutcome.RemoteProtocolError:
 		return rp.OutcomeClassRetryable
 	}
 	return rp.OutcomeClassTerminal

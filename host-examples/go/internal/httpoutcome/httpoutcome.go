@@ -16,14 +16,18 @@
 //	  deadline passed
 //	garbage status line, bytes that are not HTTP, headers over    remote_protocol_error
 //	  the cap, too many 1xx, a reset/abort/EOF mid-exchange
-//	https:// and other schemes net/http cannot speak              unsupported_protocol
+//	an https:// certificate that fails verification (untrusted    tls_certificate (terminal)
+//	  issuer, name mismatch, expired, not yet valid)
+//	any other TLS handshake failure (reset, alert, not TLS)        connect_error (connect_timeout if it stalled)
+//	schemes net/http cannot speak                                 unsupported_protocol
 //	a malformed URL                                               invalid_url
-//	anything else                                                 unknown (terminal: never retried blind)
+//	anything else (the client refused the request as built)       local_protocol_error (terminal: never retried blind)
 package httpoutcome
 
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -37,9 +41,19 @@ import (
 )
 
 // ErrorKind names a Go transport error with the contract's kinds.
-func ErrorKind(err error) string {
+func ErrorKind(err error) TransportKind {
 	if errors.Is(err, safehttp.ErrDestinationRefused) {
-		return "destination_refused"
+		return DestinationRefused
+	}
+	if certificateRefused(err) {
+		return TLSCertificate
+	}
+	var he *safehttp.HandshakeError
+	if errors.As(err, &he) {
+		if he.Timeout() {
+			return ConnectTimeout
+		}
+		return ConnectError
 	}
 	var opErr *net.OpError
 	dial := errors.As(err, &opErr) && opErr.Op == "dial"
@@ -48,32 +62,41 @@ func ErrorKind(err error) string {
 	msg := err.Error()
 	switch {
 	case errors.As(err, &dnsErr) && !dnsErr.IsTimeout:
-		return "connect_error"
+		return ConnectError
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		switch {
 		case dial, strings.Contains(msg, "TLS handshake timeout"):
-			return "connect_timeout"
+			return ConnectTimeout
 		case opErr != nil && opErr.Op == "write":
-			return "write_timeout"
+			return WriteTimeout
 		}
-		return "read_timeout"
+		return ReadTimeout
 	case dial:
-		return "connect_error"
+		return ConnectError
 	case strings.Contains(msg, "unsupported protocol scheme"):
-		return "unsupported_protocol"
+		return UnsupportedProtocol
 	case strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects"):
-		return "too_many_redirects"
+		return TooManyRedirects
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), isTLS(err),
 		strings.Contains(msg, "malformed"), strings.Contains(msg, "server response headers exceeded"),
 		strings.Contains(msg, "too many 1xx"), strings.Contains(msg, "HTTP/1.x transport connection broken"):
-		return "remote_protocol_error"
+		return RemoteProtocolError
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Op == "parse" {
-		return "invalid_url"
+		return InvalidURL
 	}
-	return "unknown"
+	return LocalProtocolError
+}
+
+// certificateRefused reports a server certificate that failed verification.
+func certificateRefused(err error) bool {
+	var cve *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.As(err, &cve) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
 }
 
 func isTLS(err error) bool {
@@ -87,7 +110,7 @@ func isTLS(err error) bool {
 // kind unexpected_status (terminal by the contract's rule for unknown kinds).
 func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Header, nowMs uint64) (rp.AttemptOutcome, error) {
 	if statusCode < 100 || statusCode > 599 {
-		return rp.TransportErrorOutcome("unexpected_status"), nil
+		return Failed(UnexpectedStatus), nil
 	}
 	status := uint16(statusCode)
 	if h := header.Values("Retry-After"); len(h) > 0 {
@@ -107,7 +130,7 @@ func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Head
 func Attempt(ctx context.Context, e *rp.Engine, c *safehttp.Client, req *http.Request, nowMs func() uint64) (rp.AttemptOutcome, error) {
 	resp, err := c.Post(ctx, req)
 	if err != nil {
-		return rp.TransportErrorOutcome(ErrorKind(err)), nil
+		return Failed(ErrorKind(err)), nil
 	}
 	return Outcome(ctx, e, resp.StatusCode, resp.Header, nowMs())
 }

@@ -49,7 +49,7 @@ func kind(t *testing.T, c *safehttp.Client, url string) string {
 	if err == nil {
 		return "answered"
 	}
-	return ErrorKind(err)
+	return string(ErrorKind(err))
 }
 
 func TestEveryTransportFailureHasItsContractKind(t *testing.T) {

@@ -12,13 +12,18 @@
 //   - no redirect is followed (CheckRedirect returns http.ErrUseLastResponse:
 //     a 3xx is a status like any other, terminal by the contract);
 //   - no proxy from the environment, no transparent decompression;
-//   - destinations go through a Guard (destination.go).
+//   - destinations go through a Guard (destination.go), https:// too: the
+//     TLS handshake runs on the checked connection and verifies the
+//     certificate against the platform's trust store (plus Options.RootCAs'
+//     pool, see TrustWithCAFile) and the URL's host name; there is no way
+//     to skip verification (tls.go).
 //
 // How an attempt ended is named by internal/httpoutcome.
 package safehttp
 
 import (
 	"context"
+	"crypto/x509"
 	"io"
 	"net/http"
 	"time"
@@ -38,6 +43,9 @@ type Options struct {
 	ConnectTimeout      time.Duration // 0 = 10 s (never longer than the attempt deadline)
 	AllowPrivateTargets bool          // deliver to loopback/private/... too (local development, tests)
 	IdlePerHost         int           // keep-alive connections per host (0 = 8)
+	// RootCAs verifies https:// servers (nil: the platform's trust store;
+	// TrustWithCAFile adds a --ca-file to it).
+	RootCAs *x509.CertPool
 }
 
 // Client posts attempts.
@@ -63,11 +71,11 @@ func NewClient(o Options) *Client {
 	tr := &http.Transport{
 		Proxy:                  nil, // a proxy would dial the target for us, unchecked
 		DialContext:            g.DialContext,
+		DialTLSContext:         dialTLS(g, o.RootCAs, o.ConnectTimeout),
 		MaxResponseHeaderBytes: MaxHeaderBytes,
 		MaxIdleConns:           o.IdlePerHost * 4,
 		MaxIdleConnsPerHost:    o.IdlePerHost,
 		IdleConnTimeout:        90 * time.Second,
-		TLSHandshakeTimeout:    o.ConnectTimeout,
 		DisableCompression:     true,
 		ForceAttemptHTTP2:      false,
 	}
