@@ -20,7 +20,7 @@ import (
 
 // usage is printed for --help and after a bad argument.
 const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
-               [--concurrency C (8)] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
+               [--concurrency C (8)] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
@@ -175,12 +175,12 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	}
 	if set["redis"] {
 		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return cfg, usageErrorf("--redis %q: want redis://host:port/db", redact.URL(cfg.RedisURL))
+			return cfg, usageErrorf("--redis %q: want redis://[USER[:PASSWORD]@]HOST:PORT[/DB] or rediss://...", redact.URL(cfg.RedisURL))
 		}
 	}
 	if set["redis-cluster"] {
 		if u, err := url.Parse(cfg.ClusterURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-			return cfg, usageErrorf("--redis-cluster %q: want redis://host:port", redact.URL(cfg.ClusterURL))
+			return cfg, usageErrorf("--redis-cluster %q: want redis://[USER[:PASSWORD]@]HOST:PORT or rediss://...", redact.URL(cfg.ClusterURL))
 		}
 		if set["redis"] {
 			return cfg, usageErrorf("--redis and --redis-cluster are exclusive")

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"net"
@@ -42,8 +44,12 @@ func (b budget) close() error {
 func memoryBudget(engine *rp.Engine) budget { return budget{store: rp.NewMemoryStore(engine)} }
 
 // newRedisBudget connects to a standalone Redis (redisURL) or a cluster
-// (clusterURL, a seed node); every store call is bounded by timeout.
-func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time.Duration) (budget, error) {
+// (clusterURL, a seed node); every store call is bounded by timeout. A
+// user in the URL is an ACL user (AUTH USER PASSWORD, once per
+// connection); rediss:// speaks TLS, verified against roots (the
+// platform's trust store plus --ca-file; nil: the platform's alone) and
+// the URL's host name.
+func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time.Duration, roots *x509.CertPool) (budget, error) {
 	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
 	trips := &tripCounter{}
 	var client redis.UniversalClient
@@ -53,9 +59,13 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 			return budget{}, usageErrorf("--redis-cluster %q: %v", redact.URL(clusterURL), redactErr(err, clusterURL))
 		}
 		password, _ := u.User.Password()
+		var tlsConfig *tls.Config
+		if u.Scheme == "rediss" {
+			tlsConfig = &tls.Config{ServerName: u.Hostname(), RootCAs: roots, MinVersion: tls.VersionTLS12}
+		}
 		client = redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: []string{u.Host}, Username: u.User.Username(), Password: password, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
-			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2,
+			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2, TLSConfig: tlsConfig,
 		})
 	} else {
 		opts, err := redis.ParseURL(redisURL)
@@ -64,6 +74,9 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 		}
 		o := redisbudget.ClientOptions(opts.Addr, timeout)
 		o.DB, o.Username, o.Password, o.TLSConfig = opts.DB, opts.Username, opts.Password, opts.TLSConfig
+		if o.TLSConfig != nil { // rediss://: ParseURL named the server; trust --ca-file too
+			o.TLSConfig.RootCAs = roots
+		}
 		// fail fast while Redis is down; the pool dials again on later calls
 		o.DialerRetries, o.DialerRetryTimeout = 1, time.Millisecond
 		client = redis.NewClient(o)
@@ -89,8 +102,9 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...interface{}) {}
 
-// tripCounter counts commands Redis answered (a reply or a Redis error
-// reply); calls that never reached it (refused, timed out) are not trips.
+// tripCounter counts store commands (EVALSHA, EVAL) Redis answered (a
+// reply or a Redis error reply); calls that never reached it (refused,
+// timed out) are not trips, nor is a connection's AUTH/SELECT.
 type tripCounter struct{ n atomic.Uint64 }
 
 func (*tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -98,7 +112,7 @@ func (*tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (t *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if answered(err) {
+		if storeCommand(cmd) && answered(err) {
 			t.n.Add(1)
 		}
 		return err
@@ -108,11 +122,18 @@ func (t *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func (t *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
-		if answered(err) {
-			t.n.Add(1)
+		for _, cmd := range cmds {
+			if storeCommand(cmd) && answered(cmd.Err()) {
+				t.n.Add(1)
+			}
 		}
 		return err
 	}
+}
+
+func storeCommand(cmd redis.Cmder) bool {
+	name := cmd.Name()
+	return name == "evalsha" || name == "eval"
 }
 
 func answered(err error) bool {

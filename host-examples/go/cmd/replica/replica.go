@@ -85,7 +85,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 		prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
-	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond); err != nil {
+	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
 		return nil, err
 	}
 	return r, nil
