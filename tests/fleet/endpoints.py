@@ -11,6 +11,11 @@ retries by the ``X-Attempt`` header, unlabelled); with ``--log``,
 ``GET /__log`` answers one JSON line per request
 (``{"t_ms", "attempt", "event_id"}``).
 
+``NAME=STATUS:ALT/EVERY[@LATENCY_MS]`` answers every EVERY-th POST with
+ALT instead (e.g. ``200:503/3``: some retries). ``--tls-cert FILE
+--tls-key FILE`` serves HTTPS with that certificate (URLs ``https://``; the
+handshake happens before a request is logged).
+
 Loopback only; keep-alive; bounded: at most 2,000,000 log lines.
 """
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import ssl
 import sys
 import time
 
@@ -25,8 +31,9 @@ LOG_CAP = 2_000_000
 
 
 class Endpoint:
-    def __init__(self, status: int, latency_ms: int, keep_log: bool) -> None:
+    def __init__(self, status: int, latency_ms: int, keep_log: bool, alt_status: int = 0, every: int = 0) -> None:
         self.status = status
+        self.alt_status, self.every = alt_status, every
         self.latency_s = latency_ms / 1000
         self.requests = self.first = self.retries = 0
         self.log: list[tuple[int, int, str]] | None = [] if keep_log else None
@@ -89,27 +96,43 @@ class Endpoint:
                 self.retries += 1
             if self.log is not None and len(self.log) < LOG_CAP:
                 self.log.append((int(time.time() * 1000), attempt, headers.get("x-event-id", "")))
+            status = self.alt_status if self.every and self.requests % self.every == 0 else self.status
             if self.latency_s:
                 await asyncio.sleep(self.latency_s)
-            return self.status, "application/json", json.dumps({"status": self.status}).encode()
+            return status, "application/json", json.dumps({"status": status}).encode()
         return 405, "text/plain", b"POST a webhook, or GET /__stats or /__log\n"
 
 
 async def main(argv: list[str]) -> int:
     keep_log = "--log" in argv
-    specs = [a for a in argv if a != "--log"]
+    argv = [a for a in argv if a != "--log"]
+    tls: ssl.SSLContext | None = None
+    if "--tls-cert" in argv or "--tls-key" in argv:
+        try:
+            cert, key = argv[argv.index("--tls-cert") + 1], argv[argv.index("--tls-key") + 1]
+        except (ValueError, IndexError):
+            print("endpoints.py: --tls-cert FILE and --tls-key FILE go together", file=sys.stderr)
+            return 2
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(cert, key)
+        argv = [a for a in argv if a not in ("--tls-cert", "--tls-key", cert, key)]
+    specs = argv
     if not specs:
-        print("usage: endpoints.py NAME=STATUS[@LATENCY_MS]... [--log]", file=sys.stderr)
+        print("usage: endpoints.py NAME=STATUS[:ALT/EVERY][@LATENCY_MS]... [--log] [--tls-cert F --tls-key F]",
+              file=sys.stderr)
         return 2
     urls = {}
     servers = []
     for spec in specs:
         name, _, rest = spec.partition("=")
         status, _, latency = rest.partition("@")
-        ep = Endpoint(int(status), int(latency or 0), keep_log)
-        srv = await asyncio.start_server(ep.handle, "127.0.0.1", 0)
+        status, _, alt = status.partition(":")
+        alt_status, _, every = alt.partition("/")
+        ep = Endpoint(int(status), int(latency or 0), keep_log, int(alt_status or 0), int(every or 0))
+        srv = await asyncio.start_server(ep.handle, "127.0.0.1", 0, ssl=tls)
         servers.append(srv)
-        urls[name] = f"http://127.0.0.1:{srv.sockets[0].getsockname()[1]}/webhook"
+        scheme = "https" if tls else "http"
+        urls[name] = f"{scheme}://127.0.0.1:{srv.sockets[0].getsockname()[1]}/webhook"
     print(json.dumps(urls), flush=True)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, sys.stdin.read)  # until the parent closes stdin

@@ -258,16 +258,28 @@ class Endpoints:
     ``retry-policy-dispatcher endpoints`` when it is built (fast), else
     ``tests/fleet/endpoints.py`` (same contract, no build); always the Python
     one when a latency is asked for (``latency_ms``: every POST answered
-    after that long, so a storm lasts long enough to put a fault in it)."""
+    after that long, so a storm lasts long enough to put a fault in it).
+    Also the Python one for a status ``"200:503/3"`` (every 3rd POST answers
+    503) and for ``tls=(CERT, KEY)``: HTTPS with that certificate."""
 
-    def __init__(self, log: bool = False, latency_ms: int = 0, **statuses: int) -> None:
+    def __init__(self, log: bool = False, latency_ms: int = 0, tls: Optional[tuple[Path, Path]] = None,
+                 **statuses: Any) -> None:
         rust = RELEASE / "retry-policy-dispatcher"
-        if latency_ms or not rust.exists() or os.environ.get("FLEET_ENDPOINTS") == "python":
+        self.ssl_context: Any = None
+        if (latency_ms or tls or not rust.exists() or os.environ.get("FLEET_ENDPOINTS") == "python"
+                or any(isinstance(v, str) for v in statuses.values())):
             args = [sys.executable, str(ENDPOINTS_PY)] + [f"{k}={v}@{latency_ms}" for k, v in statuses.items()]
             self.impl = "python"
         else:
             args = [str(rust), "endpoints"] + [f"{k}={v}" for k, v in statuses.items()]
             self.impl = "rust"
+        if tls:
+            import ssl
+
+            args += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
+            # The harness's own /__stats and /__log reads of its own server
+            # (a wrong-name certificate included): not what is under test.
+            self.ssl_context = ssl._create_unverified_context()
         if log:
             args.append("--log")
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -282,7 +294,7 @@ class Endpoints:
         import urllib.request
 
         base = self.urls[name].rsplit("/", 1)[0]
-        with urllib.request.urlopen(base + path, timeout=10) as r:
+        with urllib.request.urlopen(base + path, timeout=10, context=self.ssl_context) as r:
             return r.read().decode()
 
     def stats(self, name: str) -> dict:
@@ -367,7 +379,8 @@ class Replica:
                                  f"{' '.join(self.args[1:])}\nstdout: {(out or '')[-1000:]}\n"
                                  f"stderr: {(err or '')[-2000:]}") from None
         if self.proc.returncode != 0:
-            raise AssertionError(f"{self.lang} replica exited {self.proc.returncode}: {err[-2000:]}")
+            shown = err if len(err) <= 2000 else err[:400] + "\n[...]\n" + err[-1600:]  # the first line names a bad flag
+            raise AssertionError(f"{self.lang} replica exited {self.proc.returncode}: {shown}")
         lines = [l for l in out.splitlines() if l.strip()]
         if len(lines) != 1:
             raise AssertionError(f"{self.lang} replica printed {len(lines)} lines on stdout, not 1: {out[-2000:]}")
