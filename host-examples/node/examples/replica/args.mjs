@@ -5,7 +5,7 @@ import { redactText } from '../dispatcher/redact.mjs';
 import { readCaFile, CaFileError } from '../dispatcher/trust.mjs';
 
 export const USAGE = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
-               [--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://seed:port]
+               [--concurrency C] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
@@ -101,6 +101,15 @@ function url(flag, text, protocols) {
   return text;
 }
 
+/** A redis:// or rediss:// URL whose path, if any, is a database number. */
+function redisUrl(flag, text) {
+  url(flag, text, ['redis:', 'rediss:']);
+  const u = new URL(text);
+  if (!/^\/?\d*$/.test(u.pathname)) throw new UsageError(`${flag}: the path must be a database number, got ${JSON.stringify(u.pathname)}`);
+  if (u.hostname === '') throw new UsageError(`${flag}: no host in ${JSON.stringify(redactText(text))}`);
+  return text;
+}
+
 /**
  * argv (without node and the script) -> {help} or
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
@@ -162,8 +171,8 @@ export function parseArgs(argv) {
     concurrency: seen.has('--concurrency') ? integer('--concurrency', seen.get('--concurrency'), 1) : 8,
     policyPath,
     policyText,
-    redis: seen.has('--redis') ? url('--redis', seen.get('--redis'), ['redis:', 'rediss:']) : null,
-    redisCluster: seen.has('--redis-cluster') ? url('--redis-cluster', seen.get('--redis-cluster'), ['redis:', 'rediss:']) : null,
+    redis: seen.has('--redis') ? redisUrl('--redis', seen.get('--redis')) : null,
+    redisCluster: seen.has('--redis-cluster') ? redisUrl('--redis-cluster', seen.get('--redis-cluster')) : null,
     deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
     storeTimeoutMs: seen.has('--store-timeout-ms') ? integer('--store-timeout-ms', seen.get('--store-timeout-ms'), 1) : 250,
     clockOffsetMs: seen.has('--clock-offset-ms') ? signed('--clock-offset-ms', seen.get('--clock-offset-ms')) : 0,

@@ -95,7 +95,7 @@ async function run(opts) {
   let store = new InMemoryBudgetStore();
   const policyCheck = loadPolicy(opts, store); // refuse a bad document before connecting anywhere
   if (opts.redis !== null || opts.redisCluster !== null) {
-    redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null });
+    redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null, ca: opts.caCerts });
     const eviction = await checkEviction(redis);
     if (eviction !== null) log(`WARNING: ${eviction}`);
     const counting = countingClient(redis);

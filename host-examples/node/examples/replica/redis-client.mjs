@@ -10,10 +10,34 @@
 // refused locally while disconnected. The store sends ONE EVALSHA per
 // request (EVAL once after NOSCRIPT); the RetryPolicy bounds each call with
 // its store timeout, so no command timeout is set here.
+//
+// `rediss://` is TLS, verified against the platform's roots plus --ca-file
+// (ioredis' `tls` option: `ca` = both, never `rejectUnauthorized: false`);
+// `redis://user:password@host` authenticates as that ACL user
+// (`AUTH user password`), `redis://:password@host` with the default user.
 import Redis from 'ioredis';
+import standalone from 'ioredis/built/connectors/StandaloneConnector.js';
 import { redactText } from '../dispatcher/redact.mjs';
+import { trustedCas } from '../dispatcher/trust.mjs';
+
+/**
+ * ioredis' connector, with an error listener that stays on the socket:
+ * ioredis listens for ONE error per socket (`once`), and a TLS socket can
+ * emit two (a refused certificate, then the server's alert), which would
+ * crash the process as an unhandled 'error'. ioredis still gets the first
+ * through its own listener and reconnects as usual.
+ */
+class GuardedConnector extends standalone.default {
+  connect(onEvent) {
+    return super.connect(onEvent).then((stream) => {
+      stream.on('error', () => {});
+      return stream;
+    });
+  }
+}
 
 const OPTIONS = {
+  Connector: GuardedConnector,
   lazyConnect: true,
   enableOfflineQueue: false,
   maxRetriesPerRequest: 0,
@@ -27,12 +51,33 @@ const START_TIMEOUT_MS = 3000;
 /** A Redis URL or message with any password (`redis://user:secret@...`) blanked. */
 export const redact = redactText;
 
-/** A standalone client for `url`, or (`cluster`) a Cluster client seeded by it. */
-export async function connectRedis(url, log, { cluster = false } = {}) {
+/**
+ * The connection options of a `redis://` or `rediss://` URL: host, port,
+ * db, the ACL user and password, and for rediss the `tls` options (`ca`:
+ * the platform's roots plus `ca`, the --ca-file PEMs; the name verified is
+ * the URL's host).
+ */
+export function redisOptions(url, ca = []) {
+  const u = new URL(url);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  const options = { host, port: Number(u.port || 6379) };
+  if (u.username !== '') options.username = decodeURIComponent(u.username);
+  if (u.password !== '') options.password = decodeURIComponent(u.password);
+  const db = u.pathname.replace(/^\//, '');
+  if (db !== '') options.db = Number(db);
+  if (u.protocol === 'rediss:') {
+    const roots = trustedCas(ca);
+    options.tls = roots === null ? {} : { ca: roots };
+  }
+  return options;
+}
+
+/** A standalone client for `url`, or (`cluster`) a Cluster client seeded by it; `ca`: extra PEM CAs for rediss. */
+export async function connectRedis(url, log, { cluster = false, ca = [] } = {}) {
   let redis;
+  const { host, port, ...conn } = redisOptions(url, ca);
   if (cluster) {
-    const u = new URL(url);
-    redis = new Redis.Cluster([{ host: u.hostname, port: Number(u.port || 6379) }], {
+    redis = new Redis.Cluster([{ host, port }], {
       lazyConnect: true,
       enableOfflineQueue: false,
       // ioredis 5.11's cluster ready check (CLUSTER INFO) races the pool
@@ -43,10 +88,10 @@ export async function connectRedis(url, log, { cluster = false } = {}) {
       enableReadyCheck: false,
       slotsRefreshTimeout: 1000,
       clusterRetryStrategy: (times) => Math.min(50 * times, 250),
-      redisOptions: { ...OPTIONS, lazyConnect: false },
+      redisOptions: { ...OPTIONS, ...conn, lazyConnect: false },
     });
   } else {
-    redis = new Redis(url, OPTIONS);
+    redis = new Redis({ ...OPTIONS, host, port, ...conn });
   }
   let lastError = '';
   redis.on('error', (e) => {
