@@ -8,6 +8,7 @@
 // Types: index.d.cts (API) and types.d.cts (generated from wit/).
 // Semantics: the conformance contract (formats 1 and 2).
 const constants = require('./constants.cjs');
+const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES } = require('./transport-kinds.cjs');
 const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
@@ -61,5 +62,7 @@ module.exports = {
   signatureHeaders: signing.signatureHeaders,
   verify: signing.verify,
   WebhookVerificationError: signing.WebhookVerificationError,
+  TRANSPORT_KINDS,
+  TRANSPORT_KIND_NAMES,
   ...constants,
 };

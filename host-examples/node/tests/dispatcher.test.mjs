@@ -130,7 +130,10 @@ test('Retry-After goes through the core\'s parser; transport errors get contract
   assert.deepEqual(coded('HPE_INVALID_CONSTANT'), { error_kind: 'remote_protocol_error' });
   assert.deepEqual(coded('EDESTREFUSED'), { error_kind: 'destination_refused' });
   assert.deepEqual(coded('ERR_INVALID_URL'), { error_kind: 'invalid_url' });
-  assert.deepEqual(coded('SOMETHING_NEW'), { error_kind: 'unclassified' });
+  assert.deepEqual(coded('SOMETHING_NEW'), { error_kind: 'local_protocol_error' }); // unnamed: terminal, never retried blind
+  assert.deepEqual(coded('ERR_INVALID_CHAR'), { error_kind: 'local_protocol_error' });
+  assert.deepEqual(coded('CERT_HAS_EXPIRED'), { error_kind: 'tls_certificate' });
+  assert.deepEqual(coded('ERR_SSL_WRONG_VERSION_NUMBER'), { error_kind: 'connect_error' });
 });
 
 test('hostile endpoints end in a dead letter, never a crash: status 999, a 20-digit Retry-After, a redirect', async () => {

@@ -6,6 +6,7 @@
 // dead-letter with its stop reason. An event reloaded from storage goes
 // through `resume` first. The only policy here is the package's; this file
 // is I/O and bookkeeping.
+import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { responseOutcome, errorOutcome } from './outcome.mjs';
 import { post, createAgent, DEFAULT_ATTEMPT_DEADLINE_MS } from './http-client.mjs';
 import { safeTarget } from './redact.mjs';
@@ -130,7 +131,7 @@ export class Dispatcher {
       return responseOutcome(res, (header) => this.#policy.retryAfter(header));
     } catch (err) {
       const outcome = errorOutcome(err);
-      if (outcome.error_kind === 'destination_refused') this.#metrics.inc('webhook_destination_refused_total');
+      if (outcome.error_kind === K.DESTINATION_REFUSED) this.#metrics.inc('webhook_destination_refused_total');
       return outcome;
     }
   }

@@ -12,6 +12,7 @@
 // Resolves {status, headers} for any parsed response (the caller maps a
 // status outside 100..=599), rejects a TransportError whose `kind` is the
 // contract's transport error name (the table in README.md).
+import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -51,11 +52,11 @@ const TLS_HANDSHAKE = /^(ERR_TLS|ERR_SSL|EPROTO$)/;
  */
 export function errorKind(err, { gotResponse = false, phase = null } = {}) {
   if (err instanceof TransportError) return err.kind;
-  if (err instanceof DestinationRefused || err?.code === 'EDESTREFUSED') return 'destination_refused';
+  if (err instanceof DestinationRefused || err?.code === 'EDESTREFUSED') return K.DESTINATION_REFUSED;
   const code = String(err?.code ?? '');
   // The certificate failed verification (issuer, name, dates): terminal.
-  if (CERTIFICATE_ERROR_CODES.has(code)) return 'tls_certificate';
-  if (code.startsWith('HPE_') || code === 'ERR_HTTP_HEADERS_SENT') return 'remote_protocol_error';
+  if (CERTIFICATE_ERROR_CODES.has(code)) return K.TLS_CERTIFICATE;
+  if (code.startsWith('HPE_') || code === 'ERR_HTTP_HEADERS_SENT') return K.REMOTE_PROTOCOL_ERROR;
   switch (code) {
     case 'ECONNREFUSED':
     case 'EHOSTUNREACH':
@@ -65,27 +66,28 @@ export function errorKind(err, { gotResponse = false, phase = null } = {}) {
     case 'EAI_NODATA':
     case 'EAI_NONAME':
     case 'EADDRNOTAVAIL':
-      return 'connect_error';
+      return K.CONNECT_ERROR;
     case 'ETIMEDOUT':
-      return 'connect_timeout';
+      return K.CONNECT_TIMEOUT;
     case 'ECONNRESET':
     case 'EPIPE':
     case 'ECONNABORTED':
       // Reset during the connection or its TLS handshake: connect_error;
       // a reset or EOF where a response (or the rest of it) should be: remote_protocol_error.
-      return phase === 'connect' ? 'connect_error' : 'remote_protocol_error';
+      return phase === 'connect' ? K.CONNECT_ERROR : K.REMOTE_PROTOCOL_ERROR;
     case 'ERR_INVALID_URL':
-      return 'invalid_url';
+      return K.INVALID_URL;
     case 'ENOSECRET':
-      return 'credentials_unavailable'; // never sent unsigned
+      return K.LOCAL_PROTOCOL_ERROR; // no signing secret: never sent unsigned
     case 'ERR_INVALID_CHAR':
     case 'ERR_INVALID_HTTP_TOKEN':
-      return 'invalid_request_header';
+      return K.LOCAL_PROTOCOL_ERROR; // the request as built cannot be sent
     default:
       // A TLS handshake that failed for another reason than the certificate
       // (protocol version, alert, cipher): retryable, like a refused connection.
-      if (TLS_HANDSHAKE.test(code)) return 'connect_error';
-      return gotResponse ? 'remote_protocol_error' : 'unclassified';
+      if (TLS_HANDSHAKE.test(code)) return K.CONNECT_ERROR;
+      // Anything unnamed before a response: terminal, never retried blind.
+      return gotResponse ? K.REMOTE_PROTOCOL_ERROR : K.LOCAL_PROTOCOL_ERROR;
   }
 }
 
@@ -118,13 +120,13 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
     try {
       u = new URL(url);
     } catch {
-      return reject(new TransportError('invalid_url', 'the target is not a URL'));
+      return reject(new TransportError(K.INVALID_URL, 'the target is not a URL'));
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return reject(new TransportError('unsupported_protocol', `unsupported scheme ${u.protocol}`));
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return reject(new TransportError(K.UNSUPPORTED_PROTOCOL, `unsupported scheme ${u.protocol}`));
     const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
     if (!allowPrivate && net.isIP(host)) {
       const why = refusal(host);
-      if (why !== null) return reject(new TransportError('destination_refused', new DestinationRefused(why).message));
+      if (why !== null) return reject(new TransportError(K.DESTINATION_REFUSED, new DestinationRefused(why).message));
     }
     const secure = u.protocol === 'https:';
     const lookup = checkedLookup({ allowPrivate });
@@ -141,7 +143,7 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       if (err) {
         req?.destroy();
         const failure = err instanceof TransportError || err instanceof NotSentError ? err : new TransportError(errorKind(err, { gotResponse, phase }), err.message, err);
-        if (observe !== null && !(failure instanceof NotSentError) && failure.kind !== 'destination_refused') observe((performance.now() - startedAt) / 1000);
+        if (observe !== null && !(failure instanceof NotSentError) && failure.kind !== K.DESTINATION_REFUSED) observe((performance.now() - startedAt) / 1000);
         reject(failure);
       } else {
         observe?.((performance.now() - startedAt) / 1000);
@@ -149,7 +151,7 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       }
     };
     const timer = setTimeout(() => {
-      const kind = { connect: 'connect_timeout', write: 'write_timeout', read: 'read_timeout' }[phase];
+      const kind = { connect: K.CONNECT_TIMEOUT, write: K.WRITE_TIMEOUT, read: K.READ_TIMEOUT }[phase];
       finish(new TransportError(kind, `the attempt took longer than ${deadlineMs} ms (${phase})`));
     }, deadlineMs);
     const agent = agents[secure ? 'https' : 'http'] ?? false;
@@ -203,7 +205,7 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
         }
       });
       res.on('end', () => finish(null, value));
-      res.on('aborted', () => finish(new TransportError('remote_protocol_error', 'the response was cut short')));
+      res.on('aborted', () => finish(new TransportError(K.REMOTE_PROTOCOL_ERROR, 'the response was cut short')));
       res.on('error', (err) => finish(err));
     });
   });

@@ -4,6 +4,7 @@
 // kind). Retry-After is read by the policy core's parser
 // (RetryPolicy#retryAfter: digits or an IMF-fixdate, anything else ignored,
 // saturating at 2^53-1), never by hand. The whole table is in README.md.
+import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { errorKind } from './http-client.mjs';
 
 /**
@@ -13,7 +14,7 @@ import { errorKind } from './http-client.mjs';
 export function responseOutcome(res, retryAfter) {
   // A status outside 100..=599 is no HTTP status the contract knows: a
   // transport failure of its own kind (unknown kinds are terminal).
-  if (!(Number.isInteger(res.status) && res.status >= 100 && res.status <= 599)) return { error_kind: 'unexpected_status' };
+  if (!(Number.isInteger(res.status) && res.status >= 100 && res.status <= 599)) return { error_kind: K.UNEXPECTED_STATUS };
   let header = typeof res.headers?.get === 'function' ? res.headers.get('retry-after') : res.headers?.['retry-after'];
   if (Array.isArray(header)) header = header[0];
   return { status: res.status, retry_after_ms: header === null || header === undefined ? null : retryAfter(String(header)) };

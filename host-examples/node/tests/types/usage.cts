@@ -17,3 +17,6 @@ export const reason: retryPolicy.StopReason | null = d.stop_reason;
 export const codes: readonly retryPolicy.ErrorCode[] = retryPolicy.ERROR_CODES;
 export const ops: readonly retryPolicy.StoreOp[] = retryPolicy.STORE_OPS;
 export const held: retryPolicy.HeldBuckets = retryPolicy.EMPTY_HELD;
+
+const ctsKind: retryPolicy.TransportKind = retryPolicy.TRANSPORT_KINDS.CONNECT_TIMEOUT;
+void ctsKind;

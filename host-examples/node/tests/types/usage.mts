@@ -38,6 +38,9 @@ import {
   type ArtifactInfo,
   type SwapResult,
   type ArtifactErrorCode,
+  TRANSPORT_KINDS,
+  TRANSPORT_KIND_NAMES,
+  type TransportKind,
 } from '@webhook/retry-policy';
 
 const policy: Policy = {
@@ -143,3 +146,9 @@ export async function run(): Promise<void> {
     }
   }
 }
+
+const tlsKind: TransportKind = TRANSPORT_KINDS.TLS_CERTIFICATE;
+const kindNames: readonly TransportKind[] = TRANSPORT_KIND_NAMES;
+// @ts-expect-error a transport kind is one of the table's names
+const misspelt: TransportKind = 'tls_error';
+void [tlsKind, kindNames, misspelt];
