@@ -1,0 +1,106 @@
+"""SIGTERM and SIGINT drain a replica in every language (docs/replica.md
+"SIGTERM and SIGINT: drain").
+
+A replica with 300 events (concurrency 8) delivers to an endpoint that
+answers 503 after 50 ms, with a policy whose retries wait 200-1000 ms and
+whose budget never refuses: when the endpoint has seen 50 requests, most
+events are waiting for a retry and some attempts are in flight. Then one
+signal. The replica must exit 0 within ``--drain-ms`` (2000) + 3 s, print
+its one summary line with ``"drained": true`` and ``events ==
+sum(stop_reasons) + pending`` with ``pending > 0``; the endpoint must have
+seen each (event_id, attempt) at most once, no request arriving later than
+ARRIVAL_SLACK_MS after the signal (no new attempt is started), and at most
+the attempts the summary counts (an abandoned attempt may not have arrived).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import fleetlib
+from conftest import require_replica
+from fleetlib import Endpoints, STOP_REASONS, start_replica, write_policy
+
+EVENTS = 300
+DRAIN_MS = 2000
+EXIT_SLACK_S = 3.0
+SIGNAL_AFTER_REQUESTS = 50
+ARRIVAL_SLACK_MS = 250  # an attempt written just before the signal arrives a little later (loaded 2-core CI)
+START_TIMEOUT_S = 120  # a first `go build` may run
+
+
+def drained_run(lang: str, sig: signal.Signals, tmp_path) -> None:
+    name = sig.name
+    # Long window, slow backoff, a budget that never refuses: events wait for retries.
+    policy = write_policy(tmp_path / "policy.json", window_ms=30_000, base_ms=200, cap_ms=1000, hard_cap=16,
+                          ratio=0.5, min_sample=100_000, budget_window_ms=10_000)
+    with Endpoints(log=True, latency_ms=50, broken=503) as eps:
+        rep = start_replica(lang, target=eps.urls["broken"], endpoint_id=f"drain-{lang}", events=EVENTS,
+                            policy=policy, concurrency=8, extra=("--drain-ms", str(DRAIN_MS)))
+        try:
+            deadline = time.time() + START_TIMEOUT_S
+            while eps.stats("broken")["requests"] < SIGNAL_AFTER_REQUESTS:
+                if rep.proc.poll() is not None:
+                    out, err = rep.proc.communicate()
+                    raise AssertionError(f"{lang}: the replica exited {rep.proc.returncode} before the endpoint saw "
+                                         f"{SIGNAL_AFTER_REQUESTS} requests (is --drain-ms accepted?): "
+                                         f"{err[:600]} ... {err[-600:]}\nstdout: {out[-500:]}")
+                if time.time() > deadline:
+                    raise AssertionError(f"{lang}: the endpoint saw fewer than {SIGNAL_AFTER_REQUESTS} requests "
+                                         f"within {START_TIMEOUT_S} s")
+                time.sleep(0.01)
+            sent_at = time.time()
+            os.kill(rep.proc.pid, sig)  # the wrapper execs the replica: this pid is the replica itself
+            try:
+                out, err = rep.proc.communicate(timeout=DRAIN_MS / 1000 + EXIT_SLACK_S)
+            except subprocess.TimeoutExpired:
+                rep.kill()
+                out, err = rep.proc.communicate()
+                raise AssertionError(f"{lang}: still running {DRAIN_MS / 1000 + EXIT_SLACK_S:.0f} s after {name} "
+                                     f"(--drain-ms {DRAIN_MS}); killed. stderr: {err[-1000:]}") from None
+            exit_s = time.time() - sent_at
+        finally:
+            rep.kill()
+        log = eps.log("broken")
+    why = f"{lang} ({name} after {SIGNAL_AFTER_REQUESTS} requests, --drain-ms {DRAIN_MS}): "
+    if rep.proc.returncode < 0:
+        raise AssertionError(why + f"killed by signal {-rep.proc.returncode} (no drain handler), want exit 0 with a "
+                             f"summary; stderr: {err[-800:]}")
+    assert rep.proc.returncode == 0, why + f"exit {rep.proc.returncode}, want 0; stderr: {err[-1000:]}"
+    lines = [l for l in out.splitlines() if l.strip()]
+    assert len(lines) == 1, why + f"{len(lines)} lines on stdout, want the one summary: {out[-1000:]}"
+    s = json.loads(lines[0])
+    assert s.get("drained") is True, why + f'the summary does not say "drained": true: {s}'
+    assert "pending" in s, why + f"the summary has no pending count: {s}"
+    stopped = sum(int(s["stop_reasons"].get(r, 0)) for r in STOP_REASONS)
+    assert s["events"] == stopped + s["pending"], (
+        why + f"events {s['events']} != stopped {stopped} + pending {s['pending']}: {s}")
+    assert 0 < s["events"] <= EVENTS, why + f"events {s['events']} out of (0, {EVENTS}]"
+    assert s["pending"] > 0, why + f"no event pending though most were waiting for a retry: {s}"
+    pairs = [(x["event_id"], x["attempt"]) for x in log]
+    twice = sorted({p for p in pairs if pairs.count(p) > 1})
+    assert not twice, why + f"{len(twice)} (event_id, attempt) pairs arrived more than once: {twice[:5]}"
+    late = [x for x in log if x["t_ms"] > sent_at * 1000 + ARRIVAL_SLACK_MS]
+    assert not late, (why + f"{len(late)} requests arrived more than {ARRIVAL_SLACK_MS} ms after the signal "
+                      f"(no new attempt may start): {late[:3]}")
+    assert s["attempts"] >= len(log), why + f"the summary counts {s['attempts']} attempts, the endpoint saw {len(log)}"
+    print(f"\n{lang} {name}: exit 0 after {exit_s:.2f} s; {s['events']} events = {stopped} stopped + "
+          f"{s['pending']} pending; {s['attempts']} attempts, endpoint saw {len(log)}")
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_sigterm_drains_in_flight_attempts_keeps_waiting_events_pending_and_exits_0(lang, tmp_path):
+    require_replica(lang)
+    drained_run(lang, signal.SIGTERM, tmp_path)
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_sigint_drains_the_same_way_as_sigterm(lang, tmp_path):
+    require_replica(lang)
+    drained_run(lang, signal.SIGINT, tmp_path)
