@@ -5,7 +5,9 @@
 // (--redis, fleet/README.md via redisbudget), and prints exactly one JSON
 // line on stdout. It logs the artifact's load (and, with --watch-artifact-ms,
 // every swap) on stderr and serves webhook_policy_info on --metrics-addr.
-// Exit 0, 1 when the artifact is refused, or 2 on bad arguments.
+// SIGTERM or SIGINT drains the run (--drain-ms; docs/replica.md) and it
+// still exits 0 with the summary. Exit 0, 1 when the artifact is refused,
+// or 2 on bad arguments.
 package main
 
 import (
@@ -51,6 +53,8 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		return 2
 	}
+	stopSignals := r.drain.onSignals() // SIGTERM/SIGINT drain (drain.go); a second one is ignored
+	defer stopSignals()
 	summary := r.run(ctx)
 	stop()
 	line, err := json.Marshal(summary)

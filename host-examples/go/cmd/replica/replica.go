@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"fmt"
 	"io"
@@ -22,6 +21,8 @@ type Summary struct {
 	FirstAttempts   uint64            `json:"first_attempts"`
 	Retries         uint64            `json:"retries"`
 	StopReasons     map[string]uint64 `json:"stop_reasons"`
+	Pending         uint64            `json:"pending"`
+	Drained         bool              `json:"drained"`
 	TransportErrors map[string]uint64 `json:"transport_errors"`
 	RedisRoundTrips uint64            `json:"redis_round_trips"`
 	StoreErrors     uint64            `json:"store_errors"`
@@ -51,6 +52,8 @@ type replica struct {
 	disagreements atomic.Uint64
 	refused       atomic.Uint64 // attempts refused: the target is not public
 	transport     *kindCounts   // attempts that ended without a response, by kind
+	pending       atomic.Uint64 // events the drain left waiting (not stopped)
+	drain         *drain
 	logOnce       sync.Once
 }
 
@@ -81,7 +84,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if _, err := engine.Admit(ctx, docs.Current(), cfg.Class, wallMs()); err != nil {
 		return nil, usageErrorf("%s: class %q: %v", where, cfg.Class, err)
 	}
-	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr, transport: newKindCounts(),
+	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr, transport: newKindCounts(), drain: newDrain(ctx, cfg.DrainMs),
 		prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
@@ -102,16 +105,17 @@ func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
 }
 
 // run starts events on cfg.Concurrency workers until cfg.Events were
-// started or the deadline passed, lets every started event run to its
-// stop, and summarises.
+// started, the deadline passed or a drain began, lets every started event
+// run to its stop (or, draining, to pending), and summarises.
 func (r *replica) run(ctx context.Context) Summary {
 	r.startedAt = time.Now()
+	defer r.drain.close()
 	var wg sync.WaitGroup
 	for w := 0; w < r.cfg.Concurrency; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil && !r.pastDeadline() {
+			for ctx.Err() == nil && !r.pastDeadline() && !r.drain.stopped() {
 				i := r.next.Add(1) - 1
 				if i >= r.cfg.Events {
 					return
@@ -134,7 +138,7 @@ func (r *replica) run(ctx context.Context) Summary {
 		fmt.Fprintf(r.stderr, "replica: %d budget disagreements between the store and the policy (the store's verdict stood)\n", n)
 	}
 	s := Summary{Host: "go", Events: r.events.Load(), FirstAttempts: r.firstAttempts.Load(), Retries: r.retries.Load(),
-		StopReasons: map[string]uint64{}, TransportErrors: r.transport.summary(), RedisRoundTrips: r.budget.roundTrips(),
+		StopReasons: map[string]uint64{}, Pending: r.pending.Load(), Drained: r.drain.stopped(), TransportErrors: r.transport.summary(), RedisRoundTrips: r.budget.roundTrips(),
 		StoreErrors: r.storeErrors.Load(), Disagreements: r.disagreements.Load(),
 		ElapsedMs: uint64(time.Since(r.startedAt).Milliseconds())}
 	s.Attempts = s.FirstAttempts + s.Retries
@@ -146,67 +150,6 @@ func (r *replica) run(ctx context.Context) Summary {
 
 func (r *replica) pastDeadline() bool {
 	return r.cfg.DeadlineMs >= 0 && time.Since(r.startedAt) >= time.Duration(r.cfg.DeadlineMs)*time.Millisecond
-}
-
-// deliver makes the attempts of one event until the policy stops it:
-// after each attempt one step (evaluate, at most one store call, settle).
-func (r *replica) deliver(ctx context.Context, eventID string) {
-	r.events.Add(1)
-	// the event keeps the document (and class policy) it was admitted
-	// under, whatever a later artifact swap brings
-	doc := r.docs.Current()
-	policy, ok := classPolicy(doc, r.cfg.Class)
-	admission, err := r.engine.Admit(ctx, doc, r.cfg.Class, r.nowMs())
-	if err != nil || !ok { // the class was admitted at start; a trap, or a swapped-in document without it
-		r.logf("admit %s: class %q: %v", eventID, r.cfg.Class, err)
-		r.stops[rp.StopReasonBudgetUnavailable].Add(1)
-		return
-	}
-	state := rp.DeliveryState{EventID: eventID, EndpointID: r.cfg.EndpointID,
-		MaxAttempts: admission.Schedule.MaxAttempts, FirstAttemptedAtMs: admission.FirstAttemptedAtMs}
-	for {
-		outcome, err := post(ctx, r.engine, r.client, r.cfg.Target, eventID, state.Attempt+1, r.nowMs)
-		if err != nil { // a trap reading the Retry-After: the outcome without it
-			r.logf("retry-after %s: %v", eventID, err)
-			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
-		}
-		if k, ok := httpoutcome.KindOf(outcome); ok {
-			r.transport.add(k)
-			if k == httpoutcome.DestinationRefused {
-				r.refused.Add(1)
-			}
-		}
-		state.Attempt++
-		if state.Attempt == 1 {
-			r.firstAttempts.Add(1)
-		} else {
-			r.retries.Add(1)
-		}
-		res, err := r.engine.Step(ctx, r.budget.store, policy, state, outcome, r.nowMs())
-		if err != nil { // not a policy answer (a trap, a cancelled context): stop, closed
-			r.stepErrors.Add(1)
-			r.logf("step %s: %v", eventID, err)
-			r.stops[rp.StopReasonBudgetUnavailable].Add(1)
-			return
-		}
-		if res.StoreErr != nil {
-			r.storeErrors.Add(1)
-			r.logf("budget store %s for %s: %v", res.Store.Op, eventID, res.StoreErr)
-		}
-		if res.BudgetDisagreement {
-			r.disagreements.Add(1)
-		}
-		d := res.Decision
-		if d.Retry == nil {
-			r.stops[d.Stop.Reason].Add(1)
-			return
-		}
-		state.CredentialsRefreshed = state.CredentialsRefreshed || d.Retry.RefreshCredentials
-		select {
-		case <-time.After(d.Retry.Delay()):
-		case <-ctx.Done():
-		}
-	}
 }
 
 // logf reports the first failure of a run on stderr (later ones are counted).

@@ -126,9 +126,14 @@ func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Head
 	return rp.ResponseOutcome(status), nil
 }
 
-// Attempt posts req through c and names how it ended.
+// Attempt posts req through c and names how it ended. A request its send
+// gate refused (safehttp.WithSendGate) was not sent: the error is
+// safehttp.ErrNotSent, and there is no outcome.
 func Attempt(ctx context.Context, e *rp.Engine, c *safehttp.Client, req *http.Request, nowMs func() uint64) (rp.AttemptOutcome, error) {
 	resp, err := c.Post(ctx, req)
+	if errors.Is(err, safehttp.ErrNotSent) {
+		return rp.AttemptOutcome{}, err
+	}
 	if err != nil {
 		return Failed(ErrorKind(err)), nil
 	}

@@ -70,8 +70,8 @@ func NewClient(o Options) *Client {
 	g.Dialer.KeepAlive = 30 * time.Second
 	tr := &http.Transport{
 		Proxy:                  nil, // a proxy would dial the target for us, unchecked
-		DialContext:            g.DialContext,
-		DialTLSContext:         dialTLS(g, o.RootCAs, o.ConnectTimeout),
+		DialContext:            gated(g.DialContext),
+		DialTLSContext:         gated(dialTLS(g, o.RootCAs, o.ConnectTimeout)),
 		MaxResponseHeaderBytes: MaxHeaderBytes,
 		MaxIdleConns:           o.IdlePerHost * 4,
 		MaxIdleConnsPerHost:    o.IdlePerHost,
@@ -94,11 +94,19 @@ type Response struct {
 
 // Post sends req within the attempt deadline, reads at most MaxBodyBytes
 // of the body and discards them. A transport error (or one while reading
-// the body prefix) is returned for httpoutcome.ErrorKind to name.
+// the body prefix) is returned for httpoutcome.ErrorKind to name; a
+// request its send gate refused (WithSendGate) is ErrNotSent.
 func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
 	defer cancel()
+	ctx, gate := withGate(ctx)
 	resp, err := c.HTTP.Do(req.WithContext(ctx))
+	if gate != nil && gate.refused.Load() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		return nil, ErrNotSent
+	}
 	if err != nil {
 		return nil, err
 	}
