@@ -54,13 +54,20 @@ type replica struct {
 	transport     *kindCounts   // attempts that ended without a response, by kind
 	pending       atomic.Uint64 // events the drain left waiting (not stopped)
 	drain         *drain
+	clock         func() uint64 // nil: the wall clock plus --clock-offset-ms
 	logOnce       sync.Once
 }
 
 func wallMs() uint64 { return uint64(time.Now().UnixMilli()) }
 
-// nowMs is this replica's clock: the wall clock plus --clock-offset-ms.
-func (r *replica) nowMs() uint64 { return uint64(int64(wallMs()) + r.cfg.ClockOffset) }
+// nowMs is this replica's clock: the wall clock plus --clock-offset-ms
+// (clock instead, when a test set it).
+func (r *replica) nowMs() uint64 {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return uint64(int64(wallMs()) + r.cfg.ClockOffset)
+}
 
 // newReplica loads the policy document (--policy, else the artifact's,
 // which then follows artifact swaps) and checks its class (a bad document
