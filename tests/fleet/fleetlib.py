@@ -409,8 +409,9 @@ LANG_FLAGS: dict[str, tuple[str, ...]] = {"rust": ("--allow-private-targets",), 
 
 def start_replica(lang: str, *, target: str, endpoint_id: str, events: int, policy: Path,
                   redis: Optional[str] = None, concurrency: int = 8, deadline_ms: Optional[int] = None,
-                  extra: tuple[str, ...] = ()) -> Replica:
-    exe = replica_path(lang)
+                  extra: tuple[str, ...] = (), exe: Optional[Path] = None) -> Replica:
+    """``exe``: another executable taking the same flags (a harness check's stand-in)."""
+    exe = exe or replica_path(lang)
     if exe is None:
         raise FileNotFoundError(f"host-examples/{lang}/replica is missing")
     args = [str(exe), "--target", target, "--endpoint-id", endpoint_id, "--events", str(events),

@@ -20,6 +20,8 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -35,14 +37,14 @@ ARRIVAL_SLACK_MS = 250  # an attempt written just before the signal arrives a li
 START_TIMEOUT_S = 120  # a first `go build` may run
 
 
-def drained_run(lang: str, sig: signal.Signals, tmp_path) -> None:
+def drained_run(lang: str, sig: signal.Signals, tmp_path, exe: Optional[Path] = None, extra: tuple = ()) -> None:
     name = sig.name
     # Long window, slow backoff, a budget that never refuses: events wait for retries.
     policy = write_policy(tmp_path / "policy.json", window_ms=30_000, base_ms=200, cap_ms=1000, hard_cap=16,
                           ratio=0.5, min_sample=100_000, budget_window_ms=10_000)
     with Endpoints(log=True, latency_ms=50, broken=503) as eps:
         rep = start_replica(lang, target=eps.urls["broken"], endpoint_id=f"drain-{lang}", events=EVENTS,
-                            policy=policy, concurrency=8, extra=("--drain-ms", str(DRAIN_MS)))
+                            policy=policy, concurrency=8, extra=("--drain-ms", str(DRAIN_MS), *extra), exe=exe)
         try:
             deadline = time.time() + START_TIMEOUT_S
             while eps.stats("broken")["requests"] < SIGNAL_AFTER_REQUESTS:
@@ -104,3 +106,22 @@ def test_sigterm_drains_in_flight_attempts_keeps_waiting_events_pending_and_exit
 def test_sigint_drains_the_same_way_as_sigterm(lang, tmp_path):
     require_replica(lang)
     drained_run(lang, signal.SIGINT, tmp_path)
+
+
+# ---------------------------------------------------------------- the check itself
+
+DRAIN_REPLICA = Path(__file__).resolve().parent / "drain_replica.py"
+
+
+def test_the_drain_check_passes_a_stand_in_that_drains_as_documented(tmp_path):
+    drained_run("drain-reference", signal.SIGTERM, tmp_path, exe=DRAIN_REPLICA, extra=("--mode", "good"))
+
+
+def test_the_drain_check_catches_attempts_started_after_the_signal(tmp_path):
+    with pytest.raises(AssertionError, match="arrived more than 250 ms after the signal"):
+        drained_run("drain-reference", signal.SIGTERM, tmp_path, exe=DRAIN_REPLICA, extra=("--mode", "keep-sending"))
+
+
+def test_the_drain_check_catches_a_replica_the_signal_kills(tmp_path):
+    with pytest.raises(AssertionError, match="killed by signal 15"):
+        drained_run("drain-reference", signal.SIGTERM, tmp_path, exe=DRAIN_REPLICA, extra=("--mode", "no-handler"))
