@@ -114,5 +114,6 @@ def test_a_ca_file_without_a_certificate_exits_2_naming_the_file(lang, certs, tm
     assert rep.proc.returncode == 2, (
         f"{lang}: --ca-file {certs.no_cert} (a PEM private key, no certificate) should exit 2, "
         f"exited {rep.proc.returncode}; stderr: {err[-800:]}")
-    assert str(certs.no_cert) in err, f"{lang}: exit 2 but stderr does not name {certs.no_cert}: {err[-800:]}"
+    assert str(certs.no_cert) in err and "--ca-file" in err, (
+        f"{lang}: exit 2 but stderr does not name the flag --ca-file and the file {certs.no_cert}: {err[-800:]}")
     assert requests == 0, f"{lang}: {requests} requests were sent before the bad --ca-file was refused"
