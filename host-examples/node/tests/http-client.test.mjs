@@ -140,8 +140,10 @@ test('a loopback target is a terminal destination_refused stop, counted, and nev
     assert.equal(d.dead_letter.attempts, 1);
   }
   assert.equal(connected, 0);
-  assert.equal(metrics.get('webhook_destination_refused_total'), 3);
+  assert.equal(metrics.get('webhook_transport_errors_total', { kind: 'destination_refused' }), 3);
+  assert.equal(metrics.get('webhook_attempts_total', { kind: 'first' }), 3, 'a refused attempt was allowed, so it counts');
   assert.equal(dispatcher.deadLetters[0].error_kind, 'destination_refused');
-  assert.match(metrics.render(), /^webhook_destination_refused_total 3$/m);
+  assert.match(await metrics.render(), /^webhook_transport_errors_total\{kind="destination_refused"\} 3$/m);
+  assert.match(await metrics.render(), /^webhook_delivery_duration_seconds_count 0$/m, 'a refused attempt is not timed');
   dispatcher.close();
 });

@@ -53,7 +53,7 @@ test('dead letters, metrics and outcomes of a dispatcher carry no query string, 
     const e = await d.deliver({ id: 'e', class: 'n', endpoint_id: 'other', url: `${base}/busy?token=tok3n` });
     clean('dead letters', JSON.stringify([...d.deadLetters, ...refusing.deadLetters]));
     clean('decisions', JSON.stringify([...decisions, e]));
-    clean('metrics', metrics.render());
+    clean('metrics', await metrics.render());
     assert.equal(d.deadLetters[0].target, `http://127.0.0.1:${server.address().port}/busy`);
     assert.equal(d.deadLetters.at(-1).error_kind, 'local_protocol_error'); // no signing secret: never sent unsigned
     d.close();

@@ -6,13 +6,32 @@
 // dead-letter with its stop reason. An event reloaded from storage goes
 // through `resume` first. The only policy here is the package's; this file
 // is I/O and bookkeeping.
-import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { responseOutcome, errorOutcome } from './outcome.mjs';
-import { post, createAgent, DEFAULT_ATTEMPT_DEADLINE_MS } from './http-client.mjs';
+import { post, createAgent, NotSentError, DEFAULT_ATTEMPT_DEADLINE_MS } from './http-client.mjs';
 import { safeTarget } from './redact.mjs';
 
-/** Real sleeping; tests use a virtual scheduler that moves a ManualClock instead. */
-export const realScheduler = { sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+/**
+ * Real sleeping; tests use a virtual scheduler that moves a ManualClock
+ * instead. `signal` (an AbortSignal) ends the sleep early: a drain.
+ */
+export const realScheduler = {
+  sleep: (ms, signal) => new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  }),
+};
+
+/**
+ * What `deliver`/`resume` resolve to for an event a drain left unfinished:
+ * no stop reason, `attempts` made so far (its journal resumes it).
+ */
+export const pendingResult = (attempts) => ({ stop_reason: null, pending: true, attempts });
 
 export class Dispatcher {
   #policy;
@@ -23,6 +42,7 @@ export class Dispatcher {
   #agents;
   #signer;
   #journal;
+  #drain = new AbortController();
   /** Dead-letter records, each {...dead_letter, class, target, disable_endpoint, error_kind?} (target: no query, no userinfo). */
   deadLetters = [];
   /** Endpoints a 410 Gone disabled. */
@@ -83,7 +103,20 @@ export class Dispatcher {
     return this.#run(event, { ...state });
   }
 
-  /** Close idle keep-alive connections. */
+  /**
+   * Drain (docs/replica.md): start no new attempt from now on; an event
+   * waiting for a retry stops waiting and resolves pendingResult; attempts
+   * in progress finish and are settled by the policy as usual.
+   */
+  drain() {
+    this.#drain.abort();
+  }
+
+  get draining() {
+    return this.#drain.signal.aborted;
+  }
+
+  /** Close idle keep-alive connections (and cut any still in use). */
   close() {
     this.#agents.http.destroy();
     this.#agents.https.destroy();
@@ -91,15 +124,31 @@ export class Dispatcher {
 
   async #run(event, state) {
     for (;;) {
+      if (this.draining) return pendingResult(state.attempt); // no new attempt during a drain
+      const closed = this.#closed(state, state.attempt); // the window's edge, before connecting
+      if (closed !== null) return this.#finish(event, closed);
       state.attempt += 1;
       this.#journal?.attempt(event.id, state.attempt, state.credentials_refreshed);
-      const outcome = await this.#attempt(event, state.attempt);
+      const outcome = await this.#attempt(event, state);
+      if (outcome.notSent) return this.#finish(event, outcome.decision); // the window closed before the request was written
       const decision = await this.#policy.step(state, outcome);
       if (decision.stop_reason !== null) return this.#finish(event, decision, outcome);
-      await this.#scheduler.sleep(decision.retry.delay_ms);
+      if (this.draining) return pendingResult(state.attempt);
+      await this.#scheduler.sleep(decision.retry.delay_ms, this.#drain.signal);
+      if (this.draining) return pendingResult(state.attempt);
       if (decision.retry.refresh_credentials && this.#signer !== null) await this.#signer.refresh(event.endpoint_id);
       state.credentials_refreshed ||= decision.retry.refresh_credentials;
     }
+  }
+
+  /**
+   * The window's edge (docs/replica.md): the stop the policy gives this
+   * event now if it may not be attempted any more (its window is over),
+   * else null. `made`: attempts already made.
+   */
+  #closed(state, made) {
+    const r = this.#policy.resume({ ...state, attempt: made });
+    return r.due === true ? null : r;
   }
 
   #finish(event, decision, outcome = null) {
@@ -116,9 +165,41 @@ export class Dispatcher {
     return decision;
   }
 
-  async #attempt(event, attempt) {
-    this.#metrics.inc('webhook_attempts_total');
+  /**
+   * Attempts in progress whose count is not taken yet (taken when the
+   * request is written or the attempt ends, whichever is first).
+   */
+  #open = new Set();
+
+  /**
+   * The drain's deadline passed: every attempt still in progress is
+   * abandoned and counted as made. Returns how many there were.
+   */
+  abandon() {
+    const n = this.#open.size;
+    for (const count of this.#open) count();
+    return n;
+  }
+
+  async #attempt(event, state) {
+    const attempt = state.attempt;
     const body = JSON.stringify(event.body ?? {});
+    let counted = false;
+    const count = () => {
+      if (!counted) this.#metrics.inc('webhook_attempts_total', { kind: attempt === 1 ? 'first' : 'retry' });
+      counted = true;
+      this.#open.delete(count);
+    };
+    this.#open.add(count);
+    // The window's edge: checked again immediately before the request is
+    // written (after the wait, the store call, DNS, connect and handshake).
+    let closed = null;
+    const mayWrite = () => {
+      closed = this.#closed(state, attempt - 1);
+      if (closed === null) count();
+      return closed === null;
+    };
+    let outcome;
     try {
       const headers = {
         'content-type': 'application/json',
@@ -127,13 +208,33 @@ export class Dispatcher {
         'x-attempt': String(attempt),
       };
       if (this.#signer !== null) Object.assign(headers, await this.#signer.headers(event.endpoint_id, event.id, body));
-      const res = await post(event.url, { headers, body, deadlineMs: this.#deadlineMs, allowPrivate: this.#allowPrivate, agents: this.#agents });
-      return responseOutcome(res, (header) => this.#policy.retryAfter(header));
+      this.#metrics.inFlight(1);
+      let res;
+      try {
+        res = await post(event.url, {
+          headers,
+          body,
+          deadlineMs: this.#deadlineMs,
+          allowPrivate: this.#allowPrivate,
+          agents: this.#agents,
+          mayWrite,
+          observe: (seconds) => this.#metrics.time('webhook_delivery_duration_seconds', seconds),
+        });
+      } finally {
+        this.#metrics.inFlight(-1);
+      }
+      outcome = responseOutcome(res, (header) => this.#policy.retryAfter(header));
+      if (outcome.status === 410) this.#metrics.inc('webhook_endpoint_disable_signals_total');
     } catch (err) {
-      const outcome = errorOutcome(err);
-      if (outcome.error_kind === K.DESTINATION_REFUSED) this.#metrics.inc('webhook_destination_refused_total');
-      return outcome;
+      if (err instanceof NotSentError) {
+        this.#open.delete(count); // not sent: not an attempt made
+        return { notSent: true, decision: closed };
+      }
+      outcome = errorOutcome(err);
     }
+    count();
+    if (outcome.error_kind !== undefined) this.#metrics.inc('webhook_transport_errors_total', { kind: outcome.error_kind });
+    return outcome;
   }
 }
 

@@ -1,75 +1,139 @@
-// A tiny Prometheus text exposition (no dependency): counters with labels.
-//   webhook_deadletter_total{stop_reason="..."}  events dead-lettered, by reason
-//   webhook_delivered_total                       events delivered
-//   webhook_attempts_total                        HTTP attempts sent
-//   webhook_destination_refused_total             attempts refused: internal target address
-//   webhook_budget_disagreements_total            store verdicts that differed from the policy's rule
-// and gauges whose series are read at every render:
-//   webhook_policy_info{artifact_sha256,abi,document_version} 1   the policy artifact in use
+// The dispatcher's metrics, exactly docs/metrics.md (one schema for the
+// four dispatchers), on prom-client with a private Registry (no default
+// metrics, no other webhook_* family). Every family exists from the first
+// scrape and every closed label set is created at 0.
+//   webhook_attempts_total{kind=first|retry}
+//   webhook_delivered_total
+//   webhook_deadletter_total{stop_reason}
+//   webhook_transport_errors_total{kind}          every kind of fleet/transport-kinds.json
+//   webhook_endpoint_disable_signals_total        410 Gone responses
+//   webhook_budget_refusals_total                 the store's verdict reserved = false
+//   webhook_budget_disagreements_total            read from the RetryPolicy at each scrape
+//   webhook_budget_store_errors_total
+//   webhook_budget_store_duration_seconds         histogram
+//   webhook_delivery_duration_seconds             histogram
+//   webhook_in_flight                             gauge
+//   webhook_policy_reloads_total{result=applied|refused}
+//   webhook_policy_info{artifact_sha256,abi,document_version} 1
 import http from 'node:http';
+import { Registry, Counter, Gauge, Histogram } from 'prom-client';
+import { STOP_REASONS, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
 
-const HELP = {
-  webhook_deadletter_total: 'Webhook events dead-lettered, by stop reason.',
-  webhook_delivered_total: 'Webhook events delivered.',
-  webhook_attempts_total: 'Webhook delivery attempts sent.',
-  webhook_destination_refused_total: 'Delivery attempts refused before connecting: the target resolves to a loopback, private, link-local or other internal address.',
-  webhook_budget_disagreements_total: "Budget-store verdicts that differed from the policy's rule on the store's own counts (the store's verdict stood).",
+export const STORE_BUCKETS_SECONDS = Object.freeze([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
+export const DELIVERY_BUCKETS_SECONDS = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+const DEAD_LETTER_REASONS = STOP_REASONS.filter((r) => r !== 'delivered');
+
+/** Counter families: help, label name and its closed set of values. */
+const COUNTERS = {
+  webhook_attempts_total: { help: 'Delivery attempts the policy allowed and the dispatcher started.', label: 'kind', values: ['first', 'retry'] },
+  webhook_delivered_total: { help: 'Events delivered (a 2xx).' },
+  webhook_deadletter_total: { help: 'Events dead-lettered, by the reason their retries stopped.', label: 'stop_reason', values: DEAD_LETTER_REASONS },
+  webhook_transport_errors_total: { help: 'Attempts that ended without a response, by transport kind.', label: 'kind', values: TRANSPORT_KIND_NAMES },
+  webhook_endpoint_disable_signals_total: { help: '410 Gone responses: the receiver asks to be disabled.' },
+  webhook_budget_refusals_total: { help: 'Retries the fleet budget refused (the store answered reserved = false).' },
+  webhook_budget_disagreements_total: { help: "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands)." },
+  webhook_budget_store_errors_total: { help: 'Budget store calls that failed or timed out (those retries fail closed).' },
+  webhook_policy_reloads_total: { help: 'Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).', label: 'result', values: ['applied', 'refused'] },
 };
 
-const escape = (v) => String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const HISTOGRAMS = {
+  webhook_budget_store_duration_seconds: { help: 'One budget store call, from the request to the reply or the error.', buckets: STORE_BUCKETS_SECONDS },
+  webhook_delivery_duration_seconds: { help: 'One HTTP attempt, from the start of the connection to the end of the response body read, or to the transport error.', buckets: DELIVERY_BUCKETS_SECONDS },
+};
 
-const labelText = (labels) =>
-  Object.entries(labels)
-    .map(([k, v]) => `${k}="${escape(v)}"`)
-    .join(',');
+const key = (name, labels) => `${name}${JSON.stringify(Object.entries(labels).sort())}`;
 
 export class Metrics {
-  #series = new Map(); // name -> Map(labelText -> value)
-  #observed = new Map(); // name -> () => value (a counter kept elsewhere)
-  #gauges = new Map(); // name -> {help, read: () => [{labels, value}]}
-
-  /** A gauge whose series `read()` gives at each render (`[{labels, value}]`). */
-  gauge(name, help, read) {
-    this.#gauges.set(name, { help, read });
-  }
+  /** The private prom-client registry (only the families above). */
+  registry = new Registry();
+  #counters = new Map();
+  #histograms = new Map();
+  #counts = new Map(); // counter values, for the run's summary (read synchronously)
+  #observed = new Map(); // counter name -> () => value kept elsewhere
+  #inFlight;
+  #info = () => [];
 
   constructor() {
-    for (const name of Object.keys(HELP)) this.#series.set(name, new Map());
+    const metrics = this;
+    for (const [name, spec] of Object.entries(COUNTERS)) {
+      const counter = new Counter({
+        name,
+        help: spec.help,
+        labelNames: spec.label ? [spec.label] : [],
+        registers: [this.registry],
+        collect() {
+          const read = metrics.#observed.get(name);
+          if (read !== undefined) {
+            this.reset();
+            this.inc(read());
+          }
+        },
+      });
+      for (const value of spec.values ?? []) counter.inc({ [spec.label]: value }, 0);
+      this.#counters.set(name, counter);
+    }
+    for (const [name, spec] of Object.entries(HISTOGRAMS)) {
+      this.#histograms.set(name, new Histogram({ name, help: spec.help, buckets: [...spec.buckets], registers: [this.registry] }));
+    }
+    this.#inFlight = new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] });
+    new Gauge({ // eslint-disable-line no-new
+      name: 'webhook_policy_info',
+      help: 'The policy artifact this dispatcher runs and its current document version (value always 1).',
+      labelNames: ['artifact_sha256', 'abi', 'document_version'],
+      registers: [this.registry],
+      collect() {
+        this.reset(); // a swapped-out artifact's series disappears
+        for (const { labels, value } of metrics.#info()) this.set(labels, value);
+      },
+    });
   }
 
-  inc(name, labels = {}) {
-    const text = Object.entries(labels)
-      .map(([k, v]) => `${k}="${escape(v)}"`)
-      .join(',');
-    const series = this.#series.get(name);
-    series.set(text, (series.get(text) ?? 0) + 1);
+  /** Add 1 (or `by`) to counter `name` with `labels`. */
+  inc(name, labels = {}, by = 1) {
+    const counter = this.#counters.get(name);
+    if (counter === undefined) throw new TypeError(`no counter ${name} in docs/metrics.md`);
+    counter.inc(labels, by);
+    const k = key(name, labels);
+    this.#counts.set(k, (this.#counts.get(k) ?? 0) + by);
   }
 
-  /** Read counter `name` from `fn` at every render (a count the library keeps). */
-  observe(name, fn) {
-    this.#observed.set(name, fn);
-  }
-
+  /** The value of counter `name` with exactly `labels` (this process's count). */
   get(name, labels = {}) {
     if (this.#observed.has(name)) return this.#observed.get(name)();
-    const text = Object.entries(labels)
-      .map(([k, v]) => `${k}="${escape(v)}"`)
-      .join(',');
-    return this.#series.get(name).get(text) ?? 0;
+    return this.#counts.get(key(name, labels)) ?? 0;
   }
 
+  /** The sum of counter `name` over all its label values. */
+  total(name) {
+    if (this.#observed.has(name)) return this.#observed.get(name)();
+    let sum = 0;
+    for (const [k, v] of this.#counts) if (k.startsWith(`${name}[`)) sum += v;
+    return sum;
+  }
+
+  /** Counter `name` is kept elsewhere: `read()` gives its value at every scrape. */
+  observe(name, read) {
+    this.#observed.set(name, read);
+  }
+
+  /** Record one duration in seconds in histogram `name`. */
+  time(name, seconds) {
+    this.#histograms.get(name).observe(seconds);
+  }
+
+  /** One more (+1) or one fewer (-1) HTTP attempt in progress. */
+  inFlight(delta) {
+    this.#inFlight.inc(delta);
+  }
+
+  /** webhook_policy_info's series, read at every scrape: `read()` -> [{labels, value}]. */
+  policyInfo(read) {
+    this.#info = read;
+  }
+
+  /** The exposition text (Prometheus text format 0.0.4). */
   render() {
-    let out = '';
-    for (const [name, series] of this.#series) {
-      out += `# HELP ${name} ${HELP[name]}\n# TYPE ${name} counter\n`;
-      if (this.#observed.has(name)) out += `${name} ${this.#observed.get(name)()}\n`;
-      for (const [labels, value] of series) out += `${name}${labels ? `{${labels}}` : ''} ${value}\n`;
-    }
-    for (const [name, { help, read }] of this.#gauges) {
-      out += `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`;
-      for (const { labels, value } of read()) out += `${name}{${labelText(labels)}} ${value}\n`;
-    }
-    return out;
+    return this.registry.metrics();
   }
 }
 
@@ -82,10 +146,20 @@ export async function serveMetrics(metrics, options = {}) {
   const { port = 0, host = '127.0.0.1' } = typeof options === 'number' ? { port: options } : options;
   const server = http.createServer((req, res) => {
     if (req.url !== '/metrics') return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metrics.render());
+    metrics.render().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (e) => res.writeHead(500).end(String(e?.message ?? e)),
+    );
   });
   await new Promise((resolve) => server.listen(port, host, resolve));
   const { address } = server.address();
   const shown = address.includes(':') ? `[${address}]` : address;
-  return { url: `http://${shown}:${server.address().port}/metrics`, address, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://${shown}:${server.address().port}/metrics`,
+    address,
+    close: () => new Promise((r) => {
+      server.closeAllConnections?.();
+      server.close(r);
+    }),
+  };
 }

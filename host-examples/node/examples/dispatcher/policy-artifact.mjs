@@ -2,7 +2,8 @@
 // "What a replica shows"): one log line per load, swap and refusal, and the
 // gauge webhook_policy_info{artifact_sha256,abi,document_version} 1 (after a
 // swap the old series is gone, the new one is 1). Optionally watches the
-// artifact's file and swaps when its sha256 changes.
+// artifact's file and swaps when its sha256 changes; swaps and refusals
+// count in webhook_policy_reloads_total{result=applied|refused}.
 import { artifactInfo, loadArtifact, onArtifactChange, watchArtifact } from '@webhook/retry-policy';
 
 const described = (i) => `sha256=${i.sha256} abi=${i.abi} document_version=${i.document_version ?? ''} source=${i.source}`;
@@ -28,10 +29,12 @@ export function trackPolicyArtifact(metrics, log, { source = null, watchMs = nul
   const stop = onArtifactChange((e) => {
     logged = true;
     log(artifactLine(e));
+    if (e.kind === 'swapped') metrics?.inc('webhook_policy_reloads_total', { result: 'applied' });
+    if (e.kind === 'refused') metrics?.inc('webhook_policy_reloads_total', { result: 'refused' });
   });
   const info = source === null ? artifactInfo() : loadArtifact(source);
   if (!logged) log(artifactLine({ kind: 'loaded', info })); // loaded before this was called
-  metrics?.gauge('webhook_policy_info', 'The policy artifact this dispatcher runs (value always 1).', () => {
+  metrics?.policyInfo(() => {
     const i = artifactInfo();
     const version = documentVersion === null ? i.document_version : documentVersion();
     return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: version ?? '' }, value: 1 }];

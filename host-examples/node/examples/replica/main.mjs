@@ -12,10 +12,14 @@
 // (--watch-artifact-ms) and exported on /metrics (--metrics-addr). Without
 // --policy the document is the one the artifact embeds (retry-policy
 // bundle), followed across swaps; an artifact that embeds none is an
-// argument error (exit 2).
+// argument error (exit 2). SIGTERM/SIGINT drain (docs/replica.md): admit
+// nothing more, start no attempt, give attempts in progress --drain-ms,
+// print the summary with "drained": true and the unfinished events as
+// "pending", exit 0.
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction } from '@webhook/retry-policy';
+import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
+import { meteredStore } from '../dispatcher/metered-store.mjs';
 import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
 import { Dispatcher } from '../dispatcher/dispatcher.mjs';
@@ -48,7 +52,7 @@ function rateLimited(what) {
   };
 }
 
-function loadPolicy(opts, store) {
+function loadPolicy(opts, store, metrics) {
   const storeError = rateLimited('budget store call failed');
   const disagreement = rateLimited('budget store disagreed with the policy (its verdict stands)');
   const offset = opts.clockOffsetMs;
@@ -61,10 +65,13 @@ function loadPolicy(opts, store) {
   }
   try {
     const policy = new RetryPolicy(opts.policyText, {
-      store,
+      store: meteredStore(store, metrics, { timeoutMs: opts.storeTimeoutMs }),
       clock,
       storeTimeoutMs: opts.storeTimeoutMs,
-      onStoreError: (e, { operation, timedOut }) => storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`),
+      onStoreError: (e, { operation, timedOut }) => {
+        metrics.inc('webhook_budget_store_errors_total');
+        storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`);
+      },
       onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
     });
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
@@ -75,9 +82,35 @@ function loadPolicy(opts, store) {
   }
 }
 
+/**
+ * SIGTERM / SIGINT: the first one calls `onSignal(name)`; a second one
+ * during the drain is ignored (SIGKILL is the operator's hard stop).
+ */
+function onFirstSignal(onSignal) {
+  let seen = false;
+  const handler = (name) => {
+    if (seen) return log(`${name} ignored: already draining`);
+    seen = true;
+    onSignal(name);
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
 async function run(opts) {
   const startMs = performance.now();
   const metrics = new Metrics();
+  // Draining from the first signal on, even one that lands during setup.
+  let drainStarted = null; // resolves when a signal arrives
+  let signalled = null;
+  const signal = new Promise((resolve) => (drainStarted = resolve));
+  let dispatcher = null;
+  onFirstSignal((name) => {
+    signalled = name;
+    log(`${name}: draining (admitting nothing, starting no attempt; in-progress attempts get up to ${opts.drainMs} ms)`);
+    dispatcher?.drain();
+    drainStarted();
+  });
   let tracked;
   let policy = null; // set below, before /metrics is served: it names the document the replica decides with
   try {
@@ -93,7 +126,7 @@ async function run(opts) {
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = new InMemoryBudgetStore();
-  const policyCheck = loadPolicy(opts, store); // refuse a bad document before connecting anywhere
+  const policyCheck = loadPolicy(opts, store, metrics); // refuse a bad document before connecting anywhere
   if (opts.redis !== null || opts.redisCluster !== null) {
     redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null, ca: opts.caCerts });
     const eviction = await checkEviction(redis);
@@ -102,28 +135,31 @@ async function run(opts) {
     counter = counting.counter;
     store = new RedisBudgetStore(counting.client);
   }
-  policy = redis === null ? policyCheck : loadPolicy(opts, store);
+  policy = redis === null ? policyCheck : loadPolicy(opts, store, metrics);
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
-  const dispatcher = new Dispatcher(policy, {
+  dispatcher = new Dispatcher(policy, {
     metrics,
     attemptDeadlineMs: opts.attemptDeadlineMs,
     allowPrivateTargets: opts.allowPrivateTargets,
     signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
     ca: opts.caCerts,
   });
+  if (signalled !== null) dispatcher.drain();
   const stopReasons = Object.fromEntries(STOP_REASONS.map((r) => [r, 0]));
   let started = 0;
+  let pending = 0;
   let crashed = 0;
   const deadlineAt = opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs;
 
   async function worker() {
-    while (started < opts.events && performance.now() < deadlineAt) {
+    while (signalled === null && started < opts.events && performance.now() < deadlineAt) {
       const i = started++;
       const id = `node-${process.pid}-${i}`;
       try {
         const decision = await dispatcher.deliver({ id, class: EVENT_CLASS, endpoint_id: opts.endpointId, url: opts.target, body: { id, i } });
-        stopReasons[decision.stop_reason] += 1;
+        if (decision.pending === true) pending += 1;
+        else stopReasons[decision.stop_reason] += 1;
       } catch (e) {
         crashed += 1; // a bug, never a policy outcome: reported and counted, the run exits 1
         log(`event ${id} failed: ${e?.stack ?? e}`);
@@ -131,26 +167,43 @@ async function run(opts) {
       dispatcher.deadLetters.length = 0; // only the counts are reported; keep memory flat
     }
   }
-  await Promise.all(Array.from({ length: opts.concurrency }, worker));
-  redis?.disconnect();
-  dispatcher.close();
-  tracked.close();
-  await server?.close();
+  const finished = Promise.all(Array.from({ length: opts.concurrency }, worker));
+  // After a signal, in-progress attempts get --drain-ms; then they are abandoned.
+  let drainTimer;
+  const drainDeadline = signal.then(() => new Promise((resolve) => (drainTimer = setTimeout(() => resolve('deadline'), opts.drainMs))));
+  const how = await Promise.race([finished.then(() => 'finished'), drainDeadline]);
+  clearTimeout(drainTimer);
+  if (how === 'deadline') {
+    const abandoned = dispatcher.abandon(); // counted as made
+    const settled = Object.values(stopReasons).reduce((a, b) => a + b, 0) + pending + crashed;
+    if (abandoned > 0) log(`drain: ${abandoned} attempt(s) still running at ${opts.drainMs} ms abandoned; their events are pending`);
+    pending += started - settled; // every event not settled yet is pending
+  }
 
-  const attempts = metrics.get('webhook_attempts_total');
   const summary = {
     host: 'node',
     events: started,
-    attempts,
-    first_attempts: started,
-    retries: attempts - started,
+    attempts: metrics.total('webhook_attempts_total'),
+    first_attempts: metrics.get('webhook_attempts_total', { kind: 'first' }),
+    retries: metrics.get('webhook_attempts_total', { kind: 'retry' }),
     stop_reasons: stopReasons,
+    pending,
+    drained: signalled !== null,
+    transport_errors: Object.fromEntries(TRANSPORT_KIND_NAMES.map((k) => [k, metrics.get('webhook_transport_errors_total', { kind: k })])),
     redis_round_trips: counter.roundTrips,
+    store_errors: metrics.get('webhook_budget_store_errors_total'),
     budget_disagreements: policy.budgetDisagreements,
     elapsed_ms: Math.round(performance.now() - startMs),
   };
   if (crashed > 0) summary.crashed = crashed;
+  // The summary is written before anything is torn down: an abandoned
+  // attempt cut by close() cannot change a count that was printed.
   process.stdout.write(`${JSON.stringify(summary)}\n`);
+  redis?.disconnect();
+  dispatcher.close();
+  tracked.close();
+  await server?.close();
+  if (how === 'deadline') process.exit(crashed > 0 ? 1 : 0); // abandoned attempts may still hold sockets and timers
   return crashed > 0 ? 1 : 0;
 }
 
