@@ -72,6 +72,8 @@ class Endpoint:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, ValueError, asyncio.LimitOverrunError):
             pass
+        except asyncio.CancelledError:
+            pass  # shut down mid-latency: Python 3.11's stream callback would print the cancelled task
         finally:
             try:
                 writer.close()

@@ -37,28 +37,35 @@ ARRIVAL_SLACK_MS = 250  # an attempt written just before the signal arrives a li
 START_TIMEOUT_S = 120  # a first `go build` may run
 
 
-def drained_run(lang: str, sig: signal.Signals, tmp_path, exe: Optional[Path] = None, extra: tuple = ()) -> None:
+def drained_run(lang: str, sig: signal.Signals, tmp_path, exe: Optional[Path] = None, extra: tuple = (),
+                latency_ms: int = 50, after_requests: int = SIGNAL_AFTER_REQUESTS,
+                second_signal_after_s: Optional[float] = None) -> tuple[dict, float]:
+    """Run, signal, check the drain; (summary, seconds from the signal to the exit)."""
     name = sig.name
     # Long window, slow backoff, a budget that never refuses: events wait for retries.
     policy = write_policy(tmp_path / "policy.json", window_ms=30_000, base_ms=200, cap_ms=1000, hard_cap=16,
                           ratio=0.5, min_sample=100_000, budget_window_ms=10_000)
-    with Endpoints(log=True, latency_ms=50, broken=503) as eps:
+    with Endpoints(log=True, latency_ms=latency_ms, broken=503) as eps:
         rep = start_replica(lang, target=eps.urls["broken"], endpoint_id=f"drain-{lang}", events=EVENTS,
                             policy=policy, concurrency=8, extra=("--drain-ms", str(DRAIN_MS), *extra), exe=exe)
         try:
             deadline = time.time() + START_TIMEOUT_S
-            while eps.stats("broken")["requests"] < SIGNAL_AFTER_REQUESTS:
+            while eps.stats("broken")["requests"] < after_requests:
                 if rep.proc.poll() is not None:
                     out, err = rep.proc.communicate()
                     raise AssertionError(f"{lang}: the replica exited {rep.proc.returncode} before the endpoint saw "
-                                         f"{SIGNAL_AFTER_REQUESTS} requests (is --drain-ms accepted?): "
+                                         f"{after_requests} requests (is --drain-ms accepted?): "
                                          f"{err[:600]} ... {err[-600:]}\nstdout: {out[-500:]}")
                 if time.time() > deadline:
-                    raise AssertionError(f"{lang}: the endpoint saw fewer than {SIGNAL_AFTER_REQUESTS} requests "
+                    raise AssertionError(f"{lang}: the endpoint saw fewer than {after_requests} requests "
                                          f"within {START_TIMEOUT_S} s")
                 time.sleep(0.01)
             sent_at = time.time()
             os.kill(rep.proc.pid, sig)  # the wrapper execs the replica: this pid is the replica itself
+            if second_signal_after_s is not None:
+                time.sleep(second_signal_after_s)
+                if rep.proc.poll() is None:
+                    os.kill(rep.proc.pid, sig)  # during the drain: to be ignored
             try:
                 out, err = rep.proc.communicate(timeout=DRAIN_MS / 1000 + EXIT_SLACK_S)
             except subprocess.TimeoutExpired:
@@ -70,7 +77,9 @@ def drained_run(lang: str, sig: signal.Signals, tmp_path, exe: Optional[Path] = 
         finally:
             rep.kill()
         log = eps.log("broken")
-    why = f"{lang} ({name} after {SIGNAL_AFTER_REQUESTS} requests, --drain-ms {DRAIN_MS}): "
+    twice_sent = f", again after {second_signal_after_s} s" if second_signal_after_s is not None else ""
+    why = f"{lang} ({name} after {after_requests} requests{twice_sent}, endpoint latency {latency_ms} ms, " \
+          f"--drain-ms {DRAIN_MS}): "
     if rep.proc.returncode < 0:
         raise AssertionError(why + f"killed by signal {-rep.proc.returncode} (no drain handler), want exit 0 with a "
                              f"summary; stderr: {err[-800:]}")
@@ -94,6 +103,7 @@ def drained_run(lang: str, sig: signal.Signals, tmp_path, exe: Optional[Path] = 
     assert s["attempts"] >= len(log), why + f"the summary counts {s['attempts']} attempts, the endpoint saw {len(log)}"
     print(f"\n{lang} {name}: exit 0 after {exit_s:.2f} s; {s['events']} events = {stopped} stopped + "
           f"{s['pending']} pending; {s['attempts']} attempts, endpoint saw {len(log)}")
+    return s, exit_s
 
 
 @pytest.mark.parametrize("lang", fleetlib.LANGS)
@@ -106,6 +116,21 @@ def test_sigterm_drains_in_flight_attempts_keeps_waiting_events_pending_and_exit
 def test_sigint_drains_the_same_way_as_sigterm(lang, tmp_path):
     require_replica(lang)
     drained_run(lang, signal.SIGINT, tmp_path)
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_an_attempt_outlasting_the_drain_is_abandoned_at_its_deadline_and_a_second_signal_is_ignored(lang, tmp_path):
+    # The endpoint answers after 4 s: the 8 attempts in flight at the signal
+    # outlast --drain-ms 2000. The replica lets them run until the drain
+    # deadline (not less), abandons them there (counted as made, their events
+    # pending) and exits 0; the second SIGTERM 0.3 s into the drain changes nothing.
+    require_replica(lang)
+    s, exit_s = drained_run(lang, signal.SIGTERM, tmp_path, latency_ms=4000, after_requests=8,
+                            second_signal_after_s=0.3)
+    assert exit_s >= DRAIN_MS / 1000 * 0.9, (
+        f"{lang}: exited {exit_s:.2f} s after SIGTERM though attempts were in flight: they may run for up to "
+        f"--drain-ms {DRAIN_MS} before being abandoned")
+    assert s["pending"] >= 8, f"{lang}: the 8 abandoned attempts' events should be pending: {s}"
 
 
 # ---------------------------------------------------------------- the check itself
