@@ -12,10 +12,16 @@ at test time by tlslib, signed by a test CA):
 * no ``--ca-file``: the platform's store does not trust the test CA:
   ``tls_certificate`` too;
 * ``--ca-file`` naming a file with no certificate in it (a private key): exit
-  2 before anything is sent, the path on stderr.
+  2 before anything is sent, the path on stderr;
+* an ``https://`` target whose server answers the handshake in plain HTTP:
+  a handshake failure that is not the certificate's, ``connect_error``,
+  retryable (each event attempted more than once, none terminal).
 """
 
 from __future__ import annotations
+
+import socket
+import threading
 
 import pytest
 
@@ -117,3 +123,60 @@ def test_a_ca_file_without_a_certificate_exits_2_naming_the_file(lang, certs, tm
     assert str(certs.no_cert) in err and "--ca-file" in err, (
         f"{lang}: exit 2 but stderr does not name the flag --ca-file and the file {certs.no_cert}: {err[-800:]}")
     assert requests == 0, f"{lang}: {requests} requests were sent before the bad --ca-file was refused"
+
+
+class PlainHTTPOnly:
+    """A loopback TCP server answering whatever arrives (a TLS ClientHello)
+    with a plain-HTTP 400 and closing: the handshake fails, not on a certificate."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except (socket.timeout, OSError):
+                continue
+            self.connections += 1
+            with conn:
+                try:
+                    conn.settimeout(2)
+                    conn.recv(4096)
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(2)
+        self.sock.close()
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_a_handshake_failing_for_another_reason_is_a_retryable_connect_error(lang, certs, tmp_path):
+    require_replica(lang)
+    events = 6
+    policy = write_policy(tmp_path / "policy.json", hard_cap=3, min_sample=100_000, window_ms=5000)
+    srv = PlainHTTPOnly()
+    try:
+        s = start_replica(lang, target=f"https://127.0.0.1:{srv.port}/webhook", endpoint_id=f"tls-plain-{lang}",
+                          events=events, policy=policy, concurrency=3,
+                          extra=("--ca-file", str(certs.ca))).result(timeout=RUN_TIMEOUT_S)
+    finally:
+        srv.close()
+    assert_nothing_lost(s)
+    te = transport_errors(lang, s)
+    why = f"{lang} (https:// target answering the ClientHello in plain HTTP): "
+    assert te.get("tls_certificate") == 0, why + f"counted as tls_certificate, want connect_error: {te}"
+    assert s["stop_reasons"]["terminal_response"] == 0, why + f"events stopped terminal: {s['stop_reasons']}"
+    assert s["attempts"] > events, why + f"{s['attempts']} attempts for {events} events: connect_error is retryable"
+    assert te.get("connect_error") == s["attempts"], (
+        why + f"connect_error {te.get('connect_error')} != attempts {s['attempts']}: {te}")
+    assert srv.connections >= s["attempts"], why + f"{srv.connections} connections for {s['attempts']} attempts"
