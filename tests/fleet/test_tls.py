@@ -9,6 +9,7 @@ at test time by tlslib, signed by a test CA):
   ``terminal_response`` after exactly one attempt, counted as the transport
   kind ``tls_certificate``; nothing reaches the endpoint's handler (the
   handshake fails);
+* ``--ca-file CA``, an expired certificate for 127.0.0.1: the same;
 * no ``--ca-file``: the platform's store does not trust the test CA:
   ``tls_certificate`` too;
 * ``--ca-file`` naming a file with no certificate in it (a private key): exit
@@ -94,6 +95,13 @@ def test_a_certificate_for_another_name_stops_every_event_after_one_attempt_as_t
     require_replica(lang)
     s, stats, _ = run(lang, tmp_path, (certs.wrong_cert, certs.wrong_key), f"tls-name-{lang}", certs.ca)
     assert_every_event_stopped_on_its_certificate(lang, s, stats, "certificate for DNS:wrong.example, --ca-file CA")
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_an_expired_certificate_stops_every_event_after_one_attempt_as_tls_certificate(lang, certs, tmp_path):
+    require_replica(lang)
+    s, stats, _ = run(lang, tmp_path, (certs.expired_cert, certs.expired_key), f"tls-expired-{lang}", certs.ca)
+    assert_every_event_stopped_on_its_certificate(lang, s, stats, "expired certificate for 127.0.0.1, --ca-file CA")
 
 
 @pytest.mark.parametrize("lang", fleetlib.LANGS)

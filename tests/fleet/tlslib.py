@@ -3,7 +3,8 @@
 Everything is made at test time with the ``openssl`` CLI into a temp dir:
 a CA, a server certificate for ``127.0.0.1`` (subjectAltName
 ``IP:127.0.0.1,DNS:localhost``), one for another name only
-(``DNS:wrong.example``), both signed by the CA, and a PEM file that holds no
+(``DNS:wrong.example``), an expired one for ``127.0.0.1``, all signed by the
+CA, and a PEM file that holds no
 certificate (a private key only). ``TLSRedisServer`` is a private
 redis-server (Debian's 7.0) with a plain port (for ``MONITOR`` and setup)
 and a TLS port, plus an ACL user for ``rediss://USER:PASSWORD@...``.
@@ -31,6 +32,8 @@ class Certs:
     server_key: Path
     wrong_cert: Path  # DNS:wrong.example only
     wrong_key: Path
+    expired_cert: Path  # IP:127.0.0.1, DNS:localhost, notAfter a day ago
+    expired_key: Path
     no_cert: Path  # a PEM file with a private key and no certificate
 
 
@@ -43,14 +46,14 @@ def _openssl(*args: str, cwd: Path) -> None:
         raise RuntimeError(f"openssl {' '.join(args)} failed: {r.stderr[-1500:]}")
 
 
-def _server_cert(d: Path, name: str, subject_cn: str, san: str) -> tuple[Path, Path]:
+def _server_cert(d: Path, name: str, subject_cn: str, san: str, days: int = 2) -> tuple[Path, Path]:
     key, csr, cert, ext = d / f"{name}.key", d / f"{name}.csr", d / f"{name}.pem", d / f"{name}.ext"
     ext.write_text(f"subjectAltName={san}\nbasicConstraints=critical,CA:FALSE\n"
                    "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
     _openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr),
              "-subj", f"/CN={subject_cn}", cwd=d)
     _openssl("x509", "-req", "-in", str(csr), "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-             "-days", "2", "-sha256", "-extfile", str(ext), "-out", str(cert), cwd=d)
+             "-days", str(days), "-sha256", "-extfile", str(ext), "-out", str(cert), cwd=d)
     return cert, key
 
 
@@ -63,9 +66,10 @@ def make_certs(d: Path) -> Certs:
              cwd=d)
     cert, key = _server_cert(d, "server", "127.0.0.1", "IP:127.0.0.1,DNS:localhost")
     wcert, wkey = _server_cert(d, "wrong", "wrong.example", "DNS:wrong.example")
+    ecert, ekey = _server_cert(d, "expired", "127.0.0.1", "IP:127.0.0.1,DNS:localhost", days=-1)
     no_cert = d / "no-certificate.pem"
     no_cert.write_text(key.read_text())  # a valid PEM file, but a key: no certificate in it
-    return Certs(d, d / "ca.pem", cert, key, wcert, wkey, no_cert)
+    return Certs(d, d / "ca.pem", cert, key, wcert, wkey, ecert, ekey, no_cert)
 
 
 class TLSRedisServer(fleetlib.RedisServer):
