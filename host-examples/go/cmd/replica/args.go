@@ -34,7 +34,7 @@ line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
                     poll the artifact file every N ms (N >= 1) and swap when its
                     sha256 changes (every check first, a refused file keeps the
                     old one); needs --artifact or $RETRY_POLICY_ARTIFACT
-  --metrics-addr    serve GET /metrics on HOST:PORT (webhook_policy_info) while
+  --metrics-addr    serve GET /metrics on HOST:PORT (docs/metrics.md) while
                     running; [IPv6]:PORT, an empty HOST is 127.0.0.1, port 0 any
                     free port (the URL is logged)
   --ca-file PATH     PEM CA certificates trusted in addition to the platform's

@@ -8,10 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -27,11 +24,11 @@ func newEngine(ctx context.Context, cfg Config) (*rp.Engine, error) {
 }
 
 // showPolicy logs the artifact's load (and, with --watch-artifact-ms, every
-// swap and refusal until ctx ends) on stderr, and serves
-// webhook_policy_info on --metrics-addr. The returned stop ends both.
-func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Documents, stderr io.Writer) (stop func(), err error) {
-	reg := prometheus.NewRegistry()
-	info := policyinfo.New(reg, prefixed{stderr}, func(rp.ArtifactInfo) string { return docs.Current().Version })
+// swap and refusal until ctx ends) on stderr, moves webhook_policy_info and
+// webhook_policy_reloads_total, and serves every family of docs/metrics.md
+// on --metrics-addr. The returned stop ends both.
+func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Documents, metrics *webhookmetrics.Metrics, stderr io.Writer) (stop func(), err error) {
+	info := metrics.ShowPolicy(prefixed{stderr}, func(rp.ArtifactInfo) string { return docs.Current().Version })
 	info.Loaded(engine.Info())
 	ctx, cancel := context.WithCancel(ctx)
 	stops := []func(){cancel}
@@ -46,9 +43,7 @@ func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, docs *rp.Doc
 			stop()
 			return nil, usageErrorf("--metrics-addr %q: %v", cfg.MetricsAddr, err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
 		go func() { _ = srv.Serve(l) }()
 		stops = append(stops, func() { _ = srv.Close() })
 		fmt.Fprintf(stderr, "replica: metrics on http://%s/metrics\n", l.Addr())

@@ -50,8 +50,10 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 			r.stop(rp.StopReasonRetryWindowElapsed)
 			return
 		}
+		inFlight := r.metrics.InFlight()
 		outcome, err := post(safehttp.WithSendGate(r.drain.attempts, edge), r.engine, r.client, r.cfg.Target,
 			eventID, state.Attempt+1, r.nowMs)
+		inFlight()
 		if errors.Is(err, safehttp.ErrNotSent) { // past the window's edge when it was to be written
 			r.stop(rp.StopReasonRetryWindowElapsed)
 			return
@@ -62,6 +64,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 		} else {
 			r.retries.Add(1)
 		}
+		r.metrics.AttemptStarted(state.Attempt)
 		if r.drain.abandoned() { // still running at the drain deadline: made, not settled
 			r.pending.Add(1)
 			return
@@ -70,6 +73,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 			r.logf("retry-after %s: %v", eventID, err)
 			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
 		}
+		r.metrics.AttemptEnded(outcome)
 		if k, ok := httpoutcome.KindOf(outcome); ok {
 			r.transport.add(k)
 			if k == httpoutcome.DestinationRefused {
@@ -83,6 +87,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 			r.stop(rp.StopReasonBudgetUnavailable)
 			return
 		}
+		r.metrics.Stepped(res)
 		if res.StoreErr != nil {
 			r.storeErrors.Add(1)
 			r.logf("budget store %s for %s: %v", res.Store.Op, eventID, res.StoreErr)
@@ -107,4 +112,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 }
 
 // stop counts an event's stop reason.
-func (r *replica) stop(reason rp.StopReason) { r.stops[reason].Add(1) }
+func (r *replica) stop(reason rp.StopReason) {
+	r.stops[reason].Add(1)
+	r.metrics.Stopped(reason)
+}

@@ -30,12 +30,14 @@ func post(ctx context.Context, e *rp.Engine, client *safehttp.Client, target, ev
 	return httpoutcome.Attempt(ctx, e, client, req, nowMs)
 }
 
-// newHTTPClient keeps connections to the one target alive across workers.
-func newHTTPClient(cfg Config) *safehttp.Client {
+// newHTTPClient keeps connections to the one target alive across workers;
+// observe is told each attempt's duration.
+func newHTTPClient(cfg Config, observe func(time.Duration)) *safehttp.Client {
 	return safehttp.NewClient(safehttp.Options{
 		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
 		AllowPrivateTargets: cfg.AllowPrivate,
 		IdlePerHost:         cfg.Concurrency,
 		RootCAs:             cfg.Roots,
+		Observe:             observe,
 	})
 }

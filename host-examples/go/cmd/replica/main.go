@@ -4,7 +4,7 @@
 // embeds), counting attempts in this process or in the fleet's Redis
 // (--redis, fleet/README.md via redisbudget), and prints exactly one JSON
 // line on stdout. It logs the artifact's load (and, with --watch-artifact-ms,
-// every swap) on stderr and serves webhook_policy_info on --metrics-addr.
+// every swap) on stderr and serves docs/metrics.md's families on --metrics-addr.
 // SIGTERM or SIGINT drains the run (--drain-ms; docs/replica.md) and it
 // still exits 0 with the summary. Exit 0, 1 when the artifact is refused,
 // or 2 on bad arguments.
@@ -48,7 +48,7 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer r.budget.close()
-	stop, err := showPolicy(ctx, cfg, engine, r.docs, stderr)
+	stop, err := showPolicy(ctx, cfg, engine, r.docs, r.metrics, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		return 2

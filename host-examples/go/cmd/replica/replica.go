@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,8 @@ type replica struct {
 	transport     *kindCounts   // attempts that ended without a response, by kind
 	pending       atomic.Uint64 // events the drain left waiting (not stopped)
 	drain         *drain
-	clock         func() uint64 // nil: the wall clock plus --clock-offset-ms
+	metrics       *webhookmetrics.Metrics // docs/metrics.md, served on --metrics-addr
+	clock         func() uint64           // nil: the wall clock plus --clock-offset-ms
 	logOnce       sync.Once
 }
 
@@ -91,13 +93,15 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if _, err := engine.Admit(ctx, docs.Current(), cfg.Class, wallMs()); err != nil {
 		return nil, usageErrorf("%s: class %q: %v", where, cfg.Class, err)
 	}
-	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg), stderr: stderr, transport: newKindCounts(), drain: newDrain(ctx, cfg.DrainMs),
-		prefix: fmt.Sprintf("go-%d", os.Getpid())}
+	metrics := webhookmetrics.New()
+	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg, metrics.ObserveDelivery), stderr: stderr,
+		transport: newKindCounts(), drain: newDrain(ctx, cfg.DrainMs), metrics: metrics, prefix: fmt.Sprintf("go-%d", os.Getpid())}
 	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
 	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
 		return nil, err
 	}
+	r.budget.store = metrics.Store(r.budget.store) // every call timed, every refused reserve counted
 	return r, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -65,8 +64,9 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	}
 	if cfg.Client == nil {
 		cfg.Client = safehttp.NewClient(safehttp.Options{AttemptDeadline: cfg.AttemptDeadline,
-			AllowPrivateTargets: cfg.AllowPrivateTargets, IdlePerHost: cfg.Workers})
+			AllowPrivateTargets: cfg.AllowPrivateTargets, IdlePerHost: cfg.Workers, Observe: cfg.Metrics.ObserveDelivery})
 	}
+	cfg.Budget = cfg.Metrics.Store(cfg.Budget) // every call timed, every refused reserve counted
 	if cfg.Workers < 1 {
 		cfg.Workers = 4
 	}
@@ -193,31 +193,28 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
 			return err // the event stays pending
 		}
-		if r.ReloadSecrets {
-			d.cfg.Metrics.secretReloads.Inc()
-		}
 		r.ReloadSecrets = false
 	}
+	inFlight := d.cfg.Metrics.InFlight()
 	outcome, err := deliver(ctx, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
+	inFlight()
 	if err != nil {
 		return err
 	}
-	if k, ok := httpoutcome.KindOf(outcome); ok && k == httpoutcome.DestinationRefused {
-		d.cfg.Metrics.refused.Inc()
-	}
 	r.Attempts++
+	d.cfg.Metrics.AttemptStarted(r.Attempts)
+	d.cfg.Metrics.AttemptEnded(outcome)
 	r.LastOutcome = describe(outcome)
 	state.Attempt = r.Attempts
 	res, err := d.cfg.Engine.Step(ctx, d.cfg.Budget, r.Policy, state, outcome, d.cfg.Clock.NowMs())
 	if err != nil {
 		return err // not saved: the attempt is made again on the next step
 	}
+	d.cfg.Metrics.Stepped(res)
 	if res.BudgetDisagreement {
-		d.cfg.Metrics.disagreements.Inc()
 		d.cfg.Metrics.log.Printf("budget store and policy disagree on endpoint %s (the store's verdict stands)", r.Event.EndpointID)
 	}
 	if res.StoreErr != nil {
-		d.cfg.Metrics.storeErrors.Inc()
 		d.cfg.Metrics.log.Printf("budget store %s failed for endpoint %s: %v", res.Store.Op, r.Event.EndpointID, res.StoreErr)
 	}
 	decision := res.Decision
@@ -230,7 +227,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	stop := decision.Stop
 	if stop.Reason == rp.StopReasonDelivered {
 		r.State = StateDelivered
-		d.cfg.Metrics.delivered.Inc()
+		d.cfg.Metrics.Stopped(stop.Reason)
 		return d.cfg.Store.Save(r)
 	}
 	return d.deadLetter(r, stop)
@@ -258,7 +255,7 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	if err := d.cfg.Store.Finish(r, dl); err != nil {
 		return err
 	}
-	d.cfg.Metrics.deadLetters.WithLabelValues(stop.Reason.String()).Inc()
+	d.cfg.Metrics.Stopped(stop.Reason)
 	return nil
 }
 

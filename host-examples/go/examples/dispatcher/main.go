@@ -2,9 +2,8 @@
 // starts three receivers on loopback (healthy, always-503, 410 Gone) plus
 // a closed port, admits events under a policy document (the component's
 // admit), delivers them over net/http, retries on the policy's schedule,
-// dead-letters with the policy's reason, and serves the Prometheus counter
-// webhook_deadletter_total{stop_reason} and
-// webhook_policy_info{artifact_sha256,abi,document_version} on /metrics;
+// dead-letters with the policy's reason, and serves the families of
+// docs/metrics.md (internal/webhookmetrics) on /metrics;
 // it logs the policy artifact's load (and, with -watch-artifact-ms, every swap
 // or refusal) on stderr. It stops by itself
 // when every event is delivered or dead-lettered (a few seconds with the
@@ -194,7 +193,7 @@ func run(o options, out io.Writer) error {
 	body, _ := io.ReadAll(resp.Body)
 	fmt.Fprintln(out)
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "webhook_") {
+		if strings.HasPrefix(line, "webhook_") && !strings.Contains(line, "_bucket{") { // histograms: sum and count
 			fmt.Fprintln(out, line)
 		}
 	}

@@ -2,7 +2,8 @@
 // it runs (docs/artifact.md, "What a replica shows"): one log line per
 // load, swap and refusal, and the gauge
 // webhook_policy_info{artifact_sha256,abi,document_version} 1, whose old
-// series disappears when the artifact or the document changes.
+// series disappears when the artifact or the document changes, and
+// webhook_policy_reloads_total{result="applied"|"refused"} (both from 0).
 package policyinfo
 
 import (
@@ -20,8 +21,9 @@ import (
 
 // Info is the gauge and the log of one replica.
 type Info struct {
-	gauge *prometheus.GaugeVec
-	log   io.Writer
+	gauge   *prometheus.GaugeVec
+	reloads *prometheus.CounterVec
+	log     io.Writer
 	// DocumentVersion is the current document's version ("" when none):
 	// the replica's own document, or the artifact's. Called on each change.
 	documentVersion func(rp.ArtifactInfo) string
@@ -41,8 +43,24 @@ func New(reg prometheus.Registerer, log io.Writer, documentVersion func(rp.Artif
 		Name: "webhook_policy_info",
 		Help: "The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version.",
 	}, []string{"artifact_sha256", "abi", "document_version"})
-	reg.MustRegister(g)
-	return &Info{gauge: g, log: log, documentVersion: documentVersion}
+	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "webhook_policy_reloads_total",
+		Help: "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
+	}, []string{"result"})
+	reg.MustRegister(g, reloads)
+	reloads.WithLabelValues("applied")
+	reloads.WithLabelValues("refused")
+	return &Info{gauge: g, reloads: reloads, log: log, documentVersion: documentVersion}
+}
+
+// Reloaded counts a policy document or artifact loaded without a restart
+// (applied) or refused (the old one kept).
+func (p *Info) Reloaded(applied bool) {
+	result := "refused"
+	if applied {
+		result = "applied"
+	}
+	p.reloads.WithLabelValues(result).Inc()
 }
 
 // Loaded logs the first load and sets the gauge.
@@ -61,12 +79,14 @@ func (p *Info) Event(ev rp.ArtifactEvent) {
 			code, msg = string(ae.Code), ae.Message
 		}
 		fmt.Fprintf(p.log, "policy artifact refused path=%s code=%s: %s; keeping sha256=%s\n", ev.Path, code, msg, ev.Old.SHA256)
+		p.Reloaded(false)
 		return
 	}
 	v := p.documentVersion(ev.New)
 	fmt.Fprintf(p.log, "policy artifact swapped sha256=%s -> %s abi=%s document_version=%s source=%s\n",
 		ev.Old.SHA256, ev.New.SHA256, ev.New.ABI, v, ev.New.Source)
 	p.set(ev.New, v)
+	p.Reloaded(true)
 }
 
 // Watch runs e.WatchArtifact on path until ctx ends, logging and moving

@@ -29,6 +29,14 @@ webhook_policy_info{abi="webhook:retry-policy@0.2.0",artifact_sha256="` + b.SHA2
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "webhook_policy_info"); err != nil {
 		t.Fatal(err)
 	}
+	reloads := `# HELP webhook_policy_reloads_total Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).
+# TYPE webhook_policy_reloads_total counter
+webhook_policy_reloads_total{result="applied"} 1
+webhook_policy_reloads_total{result="refused"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(reloads), "webhook_policy_reloads_total"); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	wantLines := []string{
 		"policy artifact loaded sha256=" + a.SHA256 + " abi=webhook:retry-policy@0.2.0 document_version=doc-7 source=embedded",

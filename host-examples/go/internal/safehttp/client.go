@@ -24,6 +24,7 @@ package safehttp
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -46,12 +47,19 @@ type Options struct {
 	// RootCAs verifies https:// servers (nil: the platform's trust store;
 	// TrustWithCAFile adds a --ca-file to it).
 	RootCAs *x509.CertPool
+	// Observe, when set, is told how long each attempt that reached a
+	// connection took: from the connect of a new connection (after the DNS
+	// lookup) or the pooled connection handed over, to the end of the body
+	// read or the transport error. An attempt refused before any connection
+	// (destination_refused) or by its send gate is not observed.
+	Observe func(time.Duration)
 }
 
 // Client posts attempts.
 type Client struct {
 	HTTP     *http.Client
 	Deadline time.Duration
+	observe  func(time.Duration)
 }
 
 // NewClient builds the delivery client.
@@ -79,7 +87,7 @@ func NewClient(o Options) *Client {
 		DisableCompression:     true,
 		ForceAttemptHTTP2:      false,
 	}
-	return &Client{Deadline: o.AttemptDeadline, HTTP: &http.Client{
+	return &Client{Deadline: o.AttemptDeadline, observe: o.Observe, HTTP: &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -100,6 +108,7 @@ func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error)
 	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
 	defer cancel()
 	ctx, gate := withGate(ctx)
+	ctx, elapsed := timed(ctx)
 	resp, err := c.HTTP.Do(req.WithContext(ctx))
 	if gate != nil && gate.refused.Load() {
 		if err == nil {
@@ -107,11 +116,14 @@ func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error)
 		}
 		return nil, ErrNotSent
 	}
-	if err != nil {
-		return nil, err
+	if err == nil {
+		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBodyBytes))
+		resp.Body.Close()
 	}
-	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, MaxBodyBytes)); err != nil {
+	if d, ok := elapsed(); ok && c.observe != nil && !errors.Is(err, ErrDestinationRefused) {
+		c.observe(d)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &Response{StatusCode: resp.StatusCode, Header: resp.Header}, nil

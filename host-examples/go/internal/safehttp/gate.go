@@ -7,6 +7,7 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrNotSent is returned by Post when the request's send gate (WithSendGate)
@@ -88,5 +89,25 @@ func gated(dial func(context.Context, string, string) (net.Conn, error)) func(co
 			return nil, err
 		}
 		return &gatedConn{Conn: conn}, nil
+	}
+}
+
+// timed traces ctx so the returned func reports how long the attempt has
+// taken since its connection started (the connect of a new connection,
+// after any DNS lookup, or the pooled connection handed over), and false
+// when it never reached one (a refused destination, a failed lookup).
+func timed(ctx context.Context) (context.Context, func() (time.Duration, bool)) {
+	var started atomic.Int64 // unix ns; 0 = not yet
+	mark := func() { started.CompareAndSwap(0, time.Now().UnixNano()) }
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { mark() },
+		GotConn:      func(httptrace.GotConnInfo) { mark() },
+	})
+	return ctx, func() (time.Duration, bool) {
+		s := started.Load()
+		if s == 0 {
+			return 0, false
+		}
+		return time.Since(time.Unix(0, s)), true
 	}
 }
