@@ -11,9 +11,10 @@ storms an always-503 endpoint through the TLS port:
   met, Redis counted exactly the replica's attempts and retries, at most one
   script call per attempt (``MONITOR`` on the plain port: TLS clients'
   commands show there too), retries within the ratio as in test_fleet;
-* wrong password: every first attempt still goes out (first attempts never
-  wait for the store), every retry fails closed (``budget_unavailable``),
-  nothing lost.
+* wrong password, or no ``--ca-file`` (the test CA untrusted: the client
+  verifies the store's certificate too): every first attempt still goes out
+  once, every retry fails closed (``budget_unavailable``), ``store_errors``
+  > 0, nothing lost, nothing written.
 """
 
 from __future__ import annotations
@@ -85,19 +86,17 @@ def test_a_storm_through_a_tls_redis_as_an_acl_user_holds_the_budget_with_one_sc
         why + f"{s['retries']} retries over ratio {RATIO} x {s['attempts']} attempts + {slack}")
 
 
-@pytest.mark.parametrize("lang", fleetlib.LANGS)
-def test_a_wrong_redis_password_fails_every_retry_closed_and_first_attempts_go_on(lang, tls_redis_db, tmp_path):
-    require_replica(lang)
-    r = tls_redis_db
+def unusable_store_run(lang: str, r, tmp_path, case: str, redis_url: str, extra: tuple) -> None:
+    """A storm whose budget store cannot be used (``case``): first attempts
+    go out once each, every retry fails closed, nothing lost or written."""
     events = 60
-    eid = f"redis-tls-badpw-{lang}"
+    eid = f"redis-tls-{case.replace(' ', '-')}-{lang}"
     with Endpoints(log=True, broken=503) as eps:
         s = start_replica(lang, target=eps.urls["broken"], endpoint_id=eid, events=events, policy=policy(tmp_path),
-                          redis=r.tls_url(password="not-the-password"), concurrency=4,
-                          extra=("--ca-file", str(r.certs.ca))).result(timeout=RUN_TIMEOUT_S)
+                          redis=redis_url, concurrency=4, extra=extra).result(timeout=RUN_TIMEOUT_S)
         log = eps.log("broken")
     assert_nothing_lost(s)
-    why = f"{lang} (rediss:// with a wrong ACL password): "
+    why = f"{lang} (rediss:// with {case}): "
     firsts = sorted(x["event_id"] for x in log if x["attempt"] == 1)
     assert len(firsts) == len(set(firsts)) == events == s["first_attempts"], (
         why + f"every event's first attempt should go out once: endpoint saw {len(firsts)} "
@@ -109,4 +108,21 @@ def test_a_wrong_redis_password_fails_every_retry_closed_and_first_attempts_go_o
         why + f"every 503 should fail closed as budget_unavailable: {s['stop_reasons']}")
     assert "store_errors" in s, why + f"the summary has no store_errors (docs/replica.md): {s}"
     assert int(s["store_errors"]) > 0, why + f"store_errors is 0 though every retry failed closed: {s}"
-    assert budget_counts(r.client(), eid) == (0, 0), why + "something was written to Redis without the password"
+    assert budget_counts(r.client(), eid) == (0, 0), why + "something was written to Redis"
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_a_wrong_redis_password_fails_every_retry_closed_and_first_attempts_go_on(lang, tls_redis_db, tmp_path):
+    require_replica(lang)
+    r = tls_redis_db
+    unusable_store_run(lang, r, tmp_path, "a wrong ACL password", r.tls_url(password="not-the-password"),
+                       ("--ca-file", str(r.certs.ca)))
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_a_tls_redis_whose_ca_is_not_trusted_fails_every_retry_closed(lang, tls_redis_db, tmp_path):
+    # No --ca-file: the platform store does not trust the test CA, and the
+    # client never skips verification, so the store is never reached.
+    require_replica(lang)
+    r = tls_redis_db
+    unusable_store_run(lang, r, tmp_path, "no --ca-file", r.tls_url(), ())
