@@ -39,6 +39,7 @@ ACCEPT = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=
 DOC = ROOT / "docs" / "metrics.md"
 
 RESULTS: dict[str, dict[str, str]] = {}  # lang -> family -> ok / missing / differs: ...
+FORMATS: dict[str, str] = {}  # lang -> the exposition's Content-Type
 
 
 # ---------------------------------------------------------------- the page
@@ -277,6 +278,8 @@ def comparison_table():
     for n in names:
         cells = [RESULTS[l].get(n, "ok" if n in families else "-").split(":")[0].split(" ")[0] for l in langs]
         print(f"{n:<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
+    for l in langs:
+        print(f"{l}: {FORMATS.get(l, 'not scraped')}")
 
 
 @pytest.mark.parametrize("lang", fleetlib.LANGS)
@@ -289,7 +292,12 @@ def test_every_replica_exports_exactly_the_documented_metrics_schema(lang, tmp_p
         RESULTS[lang] = {f: "missing: no scrape" for f in families}
         raise AssertionError(str(e)) from None
     results: dict[str, str] = {}
+    FORMATS[lang] = scrapes[0][1]
     for i, (body, ctype) in enumerate(scrapes, 1):
+        if not ctype.startswith(("text/plain", "application/openmetrics-text")):
+            RESULTS[lang] = {f: "differs: content type" for f in families}
+            raise AssertionError(f"{lang}: scrape {i}'s Content-Type {ctype!r} is neither the text format 0.0.4 "
+                                 f"(text/plain) nor OpenMetrics (application/openmetrics-text)")
         try:
             seen = parse_exposition(body, ctype)
         except Exception as e:  # noqa: BLE001 - a parse error is the host's finding
