@@ -11,6 +11,12 @@ sum(stop_reasons) + pending`` with ``pending > 0``; the endpoint must have
 seen each (event_id, attempt) at most once, no request arriving later than
 ARRIVAL_SLACK_MS after the signal (no new attempt is started), and at most
 the attempts the summary counts (an abandoned attempt may not have arrived).
+SIGINT the same. With an endpoint answering after 4 s the attempts in
+flight outlast the drain: the replica waits for them until the drain
+deadline (not less), abandons them (their events pending) and ignores a
+second SIGTERM sent during the drain. ``drain_replica.py`` (a stand-in)
+checks the check: one that drains passes, one that keeps sending or dies
+on the signal is caught.
 """
 
 from __future__ import annotations
