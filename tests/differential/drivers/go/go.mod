@@ -1,12 +1,12 @@
 module example.invalid/webhook-retry-policy/tests/differential/drivers/go
 
-go 1.25.0
+go 1.26.0
 
 require example.invalid/webhook-retry-policy/host-examples/go v0.0.0
 
 require (
 	github.com/tetratelabs/wazero v1.12.0 // indirect
-	golang.org/x/sys v0.44.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace example.invalid/webhook-retry-policy/host-examples/go => ../../../../host-examples/go
