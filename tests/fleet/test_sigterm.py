@@ -14,7 +14,9 @@ the attempts the summary counts (an abandoned attempt may not have arrived).
 SIGINT the same. With an endpoint answering after 4 s the attempts in
 flight outlast the drain: the replica waits for them until the drain
 deadline (not less), abandons them (their events pending) and ignores a
-second SIGTERM sent during the drain. ``drain_replica.py`` (a stand-in)
+second SIGTERM sent during the drain. A run that ends by itself says
+``"drained": false``, pending 0, with every stop reason and transport kind
+in its summary. ``drain_replica.py`` (a stand-in)
 checks the check: one that drains passes, one that keeps sending or dies
 on the signal is caught.
 """
@@ -137,6 +139,29 @@ def test_an_attempt_outlasting_the_drain_is_abandoned_at_its_deadline_and_a_seco
         f"{lang}: exited {exit_s:.2f} s after SIGTERM though attempts were in flight: they may run for up to "
         f"--drain-ms {DRAIN_MS} before being abandoned")
     assert s["pending"] >= 8, f"{lang}: the 8 abandoned attempts' events should be pending: {s}"
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_a_run_that_ends_by_itself_says_drained_false_with_nothing_pending_and_every_counter_present(lang, tmp_path):
+    # The baseline the drain is told from (docs/replica.md "The summary"):
+    # every stop reason and every transport kind, zeros included.
+    require_replica(lang)
+    kinds = [k["kind"] for k in json.loads((fleetlib.ROOT / "fleet" / "transport-kinds.json").read_text())["kinds"]]
+    policy = write_policy(tmp_path / "policy.json")
+    with Endpoints(ok=200) as eps:
+        s = start_replica(lang, target=eps.urls["ok"], endpoint_id=f"undrained-{lang}", events=5, policy=policy,
+                          concurrency=2).result(timeout=START_TIMEOUT_S)
+    why = f"{lang} (5 events delivered, no signal): "
+    missing = [k for k in ("events", "attempts", "first_attempts", "retries", "stop_reasons", "pending", "drained",
+                           "transport_errors", "redis_round_trips", "store_errors", "budget_disagreements",
+                           "elapsed_ms") if k not in s]
+    assert not missing, why + f"the summary lacks {missing}: {s}"
+    assert s["drained"] is False and s["pending"] == 0, why + f"drained {s['drained']}, pending {s['pending']}"
+    assert sorted(s["stop_reasons"]) == sorted(STOP_REASONS), why + f"stop_reasons keys {sorted(s['stop_reasons'])}"
+    assert sorted(s["transport_errors"]) == sorted(kinds), (
+        why + f"transport_errors keys differ from fleet/transport-kinds.json: missing "
+        f"{sorted(set(kinds) - set(s['transport_errors']))}, extra {sorted(set(s['transport_errors']) - set(kinds))}")
+    assert s["stop_reasons"]["delivered"] == 5 and not any(s["transport_errors"].values()), why + str(s)
 
 
 # ---------------------------------------------------------------- the check itself
