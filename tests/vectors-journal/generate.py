@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from webhook_retry_policy import RetryPolicy
-from webhook_retry_policy.types import DeliveryState, Stop
+from webhook_retry_policy.types import DeliveryState, Stop, StopReason
 
 OUT = Path(__file__).resolve().parent / "journal.json"
 T0 = 1796180876016
@@ -74,6 +74,7 @@ def event(eid: str, *, policy: dict[str, Any] = POLICY, cls: str = "notification
         rec["body_b64"] = "eyJldmVudF9pZCI6ImdvLTQ3MTEtMyJ9"
     if status != "pending":
         reason = "delivered" if status == "delivered" else over.pop("reason", "max_attempts_exhausted")
+        StopReason(reason)  # a contract stop reason, or this raises
         rec["stop_reason"] = reason
         rec["finished_at_ms"] = at_ms + 1000
         rec["target"] = "https://hooks.example.com/x"
@@ -121,7 +122,7 @@ def cases() -> list[dict[str, Any]]:
         ok("the body is optional", [header(), crc_line(event("ev-1", body=False))], now, [event("ev-1", body=False)]),
     ]
     recs = [e1, e2, event("ev-1", attempts=2), event("ev-2", attempts=3, status="delivered"),
-            event("ev-1", attempts=3, status="dead_lettered", reason="budget_exhausted")]
+            event("ev-1", attempts=3, status="dead_lettered", reason="retry_budget_exhausted")]
     out.append(ok("the newest record of each event wins", [header()] + [crc_line(r) for r in recs], now, recs))
     out.append(ok("keys in another order are the same record", [header(), crc_line(e1, raw=json.dumps(
         dict(reversed(list(e1.items()))), separators=(",", ":")))], now, [e1]))

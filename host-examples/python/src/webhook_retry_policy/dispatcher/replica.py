@@ -124,6 +124,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
     p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
                    help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
+    p.add_argument("--store", metavar="FILE",
+                   help="journal every event to FILE (journal format 1, fsynced, one writer); its pending events "
+                        "are continued first (a restart after a crash)")
+    p.add_argument("--resume", metavar="FILE",
+                   help="first continue the pending events of another replica's journal (any language), each "
+                        "under the policy it was admitted with")
     a = p.parse_args(list(argv))
     if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
         raise UsageError(f"--watch-artifact-ms needs a file to watch: --artifact FILE or ${ARTIFACT_ENV}")
@@ -303,9 +309,19 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     async with client:
         replica = Replica(args, policy, storm, max_attempts, client)
+        if args.store is not None or args.resume is not None:
+            from .journal_record import JournalError
+            from .replica_journal import JournaledReplica
+            try:
+                replica = JournaledReplica(args, policy, storm, max_attempts, client, document)
+            except JournalError as e:
+                raise UsageError(f"--store/--resume: {e}") from None
         try:
             await replica.run()
         finally:
+            close = getattr(replica, "close", None)  # a journaled run releases its journal's lock
+            if close is not None:
+                close()
             if watch is not None:
                 watch.stop()
             if metrics is not None:
@@ -333,7 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
-              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH]", file=sys.stderr)
+              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH] "
+              "[--store FILE] [--resume FILE]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()

@@ -1,0 +1,174 @@
+"""The Python replica's ``--store FILE`` and ``--resume FILE`` (journal
+format 1, docs/journal.md), like the Rust replica's:
+
+* ``--store FILE`` journals the run: each event's record is written (and
+  fdatasynced) when it is admitted, after each retry decision and when it
+  stops; the file's own pending events are continued first (a restart
+  after a crash: the lock of a killed writer is stale and removed).
+* ``--resume FILE`` continues the pending events of another replica's
+  journal, in any language: events admitted by someone else, each decided
+  under the ``policy`` recorded with it (checked against its
+  ``policy_hash``), never under this replica's ``--policy``. Each waits for
+  its ``next_attempt_at_ms``, goes through the component's ``resume``
+  (stopped ones are dead-lettered without a request), and keeps its
+  first-attempt instant, deadline and schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..ops import PolicyOps
+from ..redact import redact
+from ..types import DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason, TransportError
+from .journal_record import Hasher, policy_json, to_policy
+from .journal_writer import Journal, read_file
+from .replica import EVENT_CLASS, Replica
+from .transport import attempt
+
+log = logging.getLogger("webhook_retry_policy.replica")
+
+
+def component_hasher(ops: PolicyOps) -> Hasher:
+    """The policy hash ``admit`` gives a one-class document (PolicyError when refused)."""
+    def policy_hash(document_json: str, event_class: str) -> str:
+        return ops.admit(ops.load_document(document_json), event_class, 0).policy_hash
+
+    return policy_hash
+
+
+def _finished_target(url: str) -> str:
+    """A stopped event is never sent again: its record keeps no userinfo, query or fragment."""
+    try:
+        p = urlsplit(url)
+        netloc = p.netloc.rsplit("@", 1)[-1]
+    except ValueError:
+        return ""
+    return urlunsplit((p.scheme, netloc, p.path, "", ""))
+
+
+class JournaledReplica(Replica):
+    """A replica whose events are journaled (``--store``) and which first
+    continues journaled pending events (its own, and ``--resume``'s)."""
+
+    def __init__(self, args: Any, policy: Any, storm: Policy, max_attempts: int, client: Any,
+                 document: PolicyDocument) -> None:
+        super().__init__(args, policy, storm, max_attempts, client)
+        self.document = document
+        hasher = component_hasher(policy)
+        self.journal = Journal(args.store, hasher) if args.store is not None else None
+        resumed: dict[str, dict[str, Any]] = {}
+        if self.journal is not None:
+            if self.journal.torn_bytes:
+                log.warning("--store %s: cut a torn last record (%d bytes; never acknowledged)", args.store,
+                            self.journal.torn_bytes)
+            resumed.update(self.journal.events)
+        if args.resume is not None and args.resume != args.store:
+            try:
+                resumed.update({r["event_id"]: r for r in read_file(args.resume, hasher)})
+            except BaseException:
+                self.close()
+                raise
+        self.resumed = [r for r in resumed.values() if r["status"] == "pending"]
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
+
+    def _persist(self, rec: dict[str, Any]) -> None:
+        if self.journal is not None:
+            self.journal.append(rec)
+
+    async def run(self) -> None:
+        self.tally.events += len(self.resumed)
+        for rec in self.resumed:
+            self._persist(rec)  # this journal knows every event it continues
+
+        async def resumed_one(rec: dict[str, Any]) -> None:
+            reason = await self._resume(rec)
+            self.tally.stop_reasons[reason.value] += 1
+
+        await asyncio.gather(super().run(), *(resumed_one(r) for r in self.resumed))
+
+    async def deliver(self, event_id: str) -> StopReason:
+        now = self.policy.clock.now_ms()
+        adm = self.policy.admit(self.document, EVENT_CLASS, now)
+        rec: dict[str, Any] = {
+            "v": 1, "type": "event", "event_id": event_id, "endpoint_id": self.args.endpoint_id,
+            "target": self.args.target, "class": EVENT_CLASS, "policy_version": adm.policy_version,
+            "policy_hash": adm.policy_hash, "policy": policy_json(self.storm),
+            "first_attempted_at_ms": adm.first_attempted_at_ms, "deadline_ms": adm.deadline_ms,
+            "max_attempts": adm.schedule.max_attempts, "offsets_ms": list(adm.schedule.offsets_ms), "attempts": 0,
+            "credentials_refreshed": False, "next_attempt_at_ms": now, "status": "pending", "last_outcome": "",
+            "stop_reason": None, "dead_letter": None, "disable_endpoint": False, "finished_at_ms": 0,
+        }
+        self._persist(rec)
+        return await self._attempts(rec, self.storm)
+
+    async def _resume(self, rec: dict[str, Any]) -> StopReason:
+        policy = to_policy(rec["policy"])  # the admitted policy, checked against policy_hash when read
+        wait_ms = rec["next_attempt_at_ms"] - self.policy.clock.now_ms()
+        if wait_ms > 0:
+            await asyncio.sleep(wait_ms / 1000)
+        judged = self.policy.resume(policy, self._state(rec, rec["attempts"]))
+        if isinstance(judged, Stop):
+            return self._finish(rec, judged)
+        return await self._attempts(rec, policy)
+
+    @staticmethod
+    def _state(rec: dict[str, Any], attempt_no: int) -> DeliveryState:
+        return DeliveryState(rec["event_id"], rec["endpoint_id"], attempt_no, rec["max_attempts"],
+                             rec["first_attempted_at_ms"], rec["credentials_refreshed"])
+
+    def _finish(self, rec: dict[str, Any], stop: Stop) -> StopReason:
+        dl = stop.dead_letter
+        rec.update({
+            "status": "delivered" if stop.reason is StopReason.DELIVERED else "dead_lettered",
+            "stop_reason": stop.reason.value, "disable_endpoint": stop.disable_endpoint,
+            "dead_letter": None if dl is None else {
+                "event_id": dl.event_id, "endpoint_id": dl.endpoint_id, "attempts": dl.attempts,
+                "elapsed_ms": dl.elapsed_ms, "stop_reason": dl.stop_reason.value},
+            "finished_at_ms": self.policy.clock.now_ms(), "target": _finished_target(rec["target"]),
+        })
+        self._persist(dict(rec))
+        return stop.reason
+
+    async def _attempts(self, rec: dict[str, Any], policy: Policy) -> StopReason:
+        """Attempt after attempt under ``policy`` until it stops the event."""
+        event_id = rec["event_id"]
+        while True:
+            n = rec["attempts"] + 1
+            if n == 1:
+                self.tally.first_attempts += 1
+            else:
+                self.tally.retries += 1
+            body = (base64.b64decode(rec["body_b64"]) if "body_b64" in rec else
+                    json.dumps({"event_id": event_id, "class": rec["class"], "attempt": n}).encode())
+            outcome = await attempt(
+                self.client, rec["target"], content=body, policy=self.policy, now_ms=self.policy.clock.now_ms(),
+                headers={"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
+                         "X-First-Attempted-At-Ms": str(rec["first_attempted_at_ms"])},
+                deadline_ms=self.args.attempt_deadline_ms,
+            )
+            if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+                self.tally.destinations_refused += 1
+            rec["attempts"] = n
+            rec["last_outcome"] = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind
+            try:
+                decision = await self.policy.step(policy, self._state(rec, n), outcome)
+            except Exception as e:
+                # Never lose an event: a decision that cannot be made fails closed.
+                log.error("%s: no decision (%s); stopping it budget_unavailable", event_id, redact(repr(e)))
+                decision = Stop(StopReason.BUDGET_UNAVAILABLE)
+            if isinstance(decision, Stop):
+                return self._finish(rec, decision)
+            assert isinstance(decision, Retry)
+            rec["credentials_refreshed"] = rec["credentials_refreshed"] or decision.refresh_credentials
+            rec["next_attempt_at_ms"] = self.policy.clock.now_ms() + decision.delay_ms
+            self._persist(dict(rec))
+            await asyncio.sleep(decision.delay_ms / 1000)
