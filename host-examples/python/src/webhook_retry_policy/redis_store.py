@@ -88,6 +88,20 @@ def _client_kwargs(timeout_s: float) -> dict[str, Any]:
     return {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s, "retry_on_timeout": False}
 
 
+def _tls_kwargs(url: str, ca_pem: str | None) -> dict[str, Any]:
+    """For a ``rediss://`` URL: verify the server (certificate required, host
+    name checked) against the platform's trust store plus ``ca_pem`` (the
+    ``--ca-file`` PEM text): redis-py's context is ``create_default_context()``
+    (the platform's certificates) to which ``ssl_ca_data`` is added. Nothing
+    for ``redis://`` (its connection class takes no TLS arguments)."""
+    if not url.startswith("rediss://"):
+        return {}
+    tls: dict[str, Any] = {"ssl_cert_reqs": "required", "ssl_check_hostname": True}
+    if ca_pem is not None:
+        tls["ssl_ca_data"] = ca_pem
+    return tls
+
+
 def _is_noscript(e: Exception) -> bool:
     return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
 
@@ -123,13 +137,17 @@ class RedisBudgetStore(_Script):
         self.client = client
 
     @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True) -> RedisBudgetStore:
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                 ca_pem: str | None = None) -> RedisBudgetStore:
+        """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
+        USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
         with _redacted_errors():
-            client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+            client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
+                                          **_tls_kwargs(url, ca_pem))
         return cls(client, skew_check=skew_check)
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
@@ -160,18 +178,22 @@ class AsyncRedisBudgetStore(_Script):
         self.timeout_s = timeout_s
 
     @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True) -> AsyncRedisBudgetStore:
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                 ca_pem: str | None = None) -> AsyncRedisBudgetStore:
+        """As :meth:`RedisBudgetStore.from_url`: an ACL user in the URL, or
+        ``rediss://`` verified against the platform's store plus ``ca_pem``."""
         import redis.asyncio as aioredis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
         with _redacted_errors():
-            client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s))
+            client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
+                                             **_tls_kwargs(url, ca_pem))
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     @classmethod
     def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                         skew_check: bool = True) -> AsyncRedisBudgetStore:
+                         skew_check: bool = True, ca_pem: str | None = None) -> AsyncRedisBudgetStore:
         """A Redis Cluster client from one seed node's URL: each request's one
         key (``store_key``) routes the command to its slot's master."""
         from redis.asyncio.cluster import RedisCluster
@@ -180,7 +202,7 @@ class AsyncRedisBudgetStore(_Script):
 
         with _redacted_errors():
             client = RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
-                                           socket_connect_timeout=timeout_s)
+                                           socket_connect_timeout=timeout_s, **_tls_kwargs(url, ca_pem))
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:

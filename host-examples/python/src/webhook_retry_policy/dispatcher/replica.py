@@ -103,7 +103,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="in-flight deliveries (default 8)")
     p.add_argument("--policy", metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r}); default: the "
                    "document embedded in the artifact (an error when it embeds none)")
-    p.add_argument("--redis", metavar="URL", help="redis://host:port/db (absent: in-memory counter)")
+    p.add_argument("--redis", metavar="URL", help="redis://[USER[:PASSWORD]@]HOST:PORT[/DB], rediss://... for TLS "
+                   "(absent: in-memory counter)")
     p.add_argument("--redis-cluster", metavar="URL", help="redis://host:port of one Redis Cluster node (cluster mode)")
     p.add_argument("--clock-offset-ms", type=int, default=0, metavar="N",
                    help="shift this replica's clock by N ms (clock-skew tests; default 0)")
@@ -272,9 +273,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     timeout_s = args.store_timeout_ms / 1000
     try:
         if args.redis is not None:
-            redis_store = AsyncRedisBudgetStore.from_url(args.redis, timeout_s=timeout_s)
+            redis_store = AsyncRedisBudgetStore.from_url(args.redis, timeout_s=timeout_s, ca_pem=args.ca_pem)
         elif args.redis_cluster is not None:
-            redis_store = AsyncRedisBudgetStore.from_cluster_url(args.redis_cluster, timeout_s=timeout_s)
+            redis_store = AsyncRedisBudgetStore.from_cluster_url(args.redis_cluster, timeout_s=timeout_s,
+                                                                 ca_pem=args.ca_pem)
     except (ValueError, ImportError) as e:
         raise UsageError(f"--redis: {redact(str(e))}") from None
     if redis_store is not None:
