@@ -35,6 +35,7 @@ from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
+from ..transport_kinds import TransportKind
 from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason, TransportError
 from .credentials import EndpointSecrets
 from .metrics import DispatcherMetrics
@@ -178,7 +179,7 @@ class Dispatcher:
             self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
             now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
         )
-        if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+        if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
             self.metrics.destinations_refused.inc()
         before = self.policy.budget_disagreements
         decision = await self.policy.step(policy, self._state(record, n), outcome)

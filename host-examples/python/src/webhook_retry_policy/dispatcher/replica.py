@@ -52,6 +52,7 @@ from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
+from ..transport_kinds import TransportKind
 from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
 from .metrics import DispatcherMetrics, parse_metrics_addr
 from .tls import CaFileError, read_ca_file
@@ -224,7 +225,7 @@ class Replica:
                          "X-First-Attempted-At-Ms": str(first_at_ms)},
                 deadline_ms=self.args.attempt_deadline_ms,
             )
-            if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+            if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
                 self.tally.destinations_refused += 1
             state = DeliveryState(event_id, endpoint_id, n, self.max_attempts, first_at_ms, refreshed)
             try:

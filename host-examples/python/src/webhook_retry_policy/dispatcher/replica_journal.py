@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..ops import PolicyOps
 from ..redact import redact
+from ..transport_kinds import TransportKind
 from ..types import DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason, TransportError
 from .journal_record import Hasher, policy_json, to_policy
 from .journal_writer import Journal, read_file
@@ -155,7 +156,7 @@ class JournaledReplica(Replica):
                          "X-First-Attempted-At-Ms": str(rec["first_attempted_at_ms"])},
                 deadline_ms=self.args.attempt_deadline_ms,
             )
-            if isinstance(outcome, TransportError) and outcome.kind == "destination_refused":
+            if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
                 self.tally.destinations_refused += 1
             rec["attempts"] = n
             rec["last_outcome"] = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind

@@ -28,6 +28,7 @@ import httpx
 
 from ..ops import PolicyOps
 from ..redact import install_log_redaction
+from ..transport_kinds import TransportKind
 from ..types import AttemptOutcome, HttpResponse, TransportError
 from .destination import DestinationRefused, GuardedBackend
 from .tls import client_ssl_context, is_certificate_failure
@@ -35,20 +36,6 @@ from .tls import client_ssl_context, is_certificate_failure
 DEFAULT_ATTEMPT_DEADLINE_MS = 30_000
 MAX_BODY_BYTES = 64 * 1024
 
-_KINDS = {
-    "ConnectTimeout": "connect_timeout",
-    "ReadTimeout": "read_timeout",
-    "WriteTimeout": "write_timeout",
-    "PoolTimeout": "pool_timeout",
-    "ConnectError": "connect_error",
-    "ReadError": "remote_protocol_error",  # a reset or EOF mid-response
-    "WriteError": "remote_protocol_error",
-    "CloseError": "remote_protocol_error",
-    "RemoteProtocolError": "remote_protocol_error",
-    "LocalProtocolError": "local_protocol_error",  # our request could not be sent (terminal)
-    "TimeoutError": "read_timeout",  # the attempt deadline passed
-    "DestinationRefused": "destination_refused",  # terminal
-}
 # h11's words for a status line below 100 (it parses 100-999 itself)
 _BAD_STATUS = re.compile(r"status_code should be in range")
 
@@ -102,14 +89,14 @@ async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, header
                 return outcome
     except (httpx.HTTPError, httpx.InvalidURL, DestinationRefused, TimeoutError) as exc:
         return outcome_from_exception(exc)
-    except (ValueError, TypeError, UnicodeError):  # a URL or header httpx will not send
-        return TransportError("invalid_request")
+    except (ValueError, TypeError, UnicodeError):  # a header httpx will not send as built
+        return TransportError(TransportKind.LOCAL_PROTOCOL_ERROR)
 
 
 def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
     status = response.status_code
     if not 100 <= status <= 599:
-        return TransportError("unexpected_status")
+        return TransportError(TransportKind.UNEXPECTED_STATUS)
     header = response.headers.get("retry-after")
     retry_after = None
     if header is not None:
@@ -120,17 +107,43 @@ def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: i
     return HttpResponse(status, retry_after)
 
 
-def error_kind(exc: BaseException) -> str:
+# httpx's exceptions as the contract's kinds, the most specific class first
+_BY_CLASS: tuple[tuple[type[BaseException], TransportKind], ...] = (
+    (DestinationRefused, TransportKind.DESTINATION_REFUSED),  # terminal: nothing was sent
+    (TimeoutError, TransportKind.READ_TIMEOUT),  # the attempt's overall deadline passed
+    (httpx.ConnectTimeout, TransportKind.CONNECT_TIMEOUT),
+    (httpx.ReadTimeout, TransportKind.READ_TIMEOUT),
+    (httpx.WriteTimeout, TransportKind.WRITE_TIMEOUT),
+    (httpx.PoolTimeout, TransportKind.POOL_TIMEOUT),
+    (httpx.TimeoutException, TransportKind.READ_TIMEOUT),
+    (httpx.ConnectError, TransportKind.CONNECT_ERROR),
+    (httpx.ReadError, TransportKind.REMOTE_PROTOCOL_ERROR),  # a reset or EOF mid-response
+    (httpx.WriteError, TransportKind.REMOTE_PROTOCOL_ERROR),
+    (httpx.CloseError, TransportKind.REMOTE_PROTOCOL_ERROR),
+    (httpx.RemoteProtocolError, TransportKind.REMOTE_PROTOCOL_ERROR),
+    (httpx.LocalProtocolError, TransportKind.LOCAL_PROTOCOL_ERROR),  # our request could not be sent (terminal)
+    (httpx.UnsupportedProtocol, TransportKind.UNSUPPORTED_PROTOCOL),
+    (httpx.InvalidURL, TransportKind.INVALID_URL),
+    (httpx.TooManyRedirects, TransportKind.TOO_MANY_REDIRECTS),
+    (httpx.NetworkError, TransportKind.CONNECT_ERROR),
+)
+
+
+def error_kind(exc: BaseException) -> TransportKind:
     """``ConnectTimeout`` -> ``connect_timeout``; resets -> ``remote_protocol_error``;
     a status line below 100 -> ``unexpected_status``; a server certificate
     that fails verification -> ``tls_certificate`` (any other handshake
-    failure stays ``connect_error`` / ``connect_timeout``)."""
+    failure stays ``connect_error`` / ``connect_timeout``). Anything else
+    that broke the exchange (a proxy or decoding error, never expected here)
+    is ``remote_protocol_error``: retryable, and counted under a known kind."""
     if is_certificate_failure(exc):
-        return "tls_certificate"
-    name = type(exc).__name__
-    if name == "RemoteProtocolError" and _BAD_STATUS.search(str(exc)):
-        return "unexpected_status"
-    return _KINDS.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+        return TransportKind.TLS_CERTIFICATE
+    if isinstance(exc, httpx.RemoteProtocolError) and _BAD_STATUS.search(str(exc)):
+        return TransportKind.UNEXPECTED_STATUS
+    for cls, kind in _BY_CLASS:
+        if isinstance(exc, cls):
+            return kind
+    return TransportKind.REMOTE_PROTOCOL_ERROR
 
 
 def outcome_from_exception(exc: BaseException) -> AttemptOutcome:
