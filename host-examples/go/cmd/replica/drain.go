@@ -50,9 +50,13 @@ func (d *drain) abandoned() bool { return d.attempts.Err() != nil }
 // close releases the attempts' context once the run is over.
 func (d *drain) close() { d.abandon() }
 
+// keepSignals leaves SIGTERM and SIGINT caught after the run (the
+// process's main sets it; a test calling mainExit releases them).
+var keepSignals bool
+
 // onSignals begins the drain on the first SIGTERM or SIGINT and ignores
 // any later one (SIGKILL is the operator's hard stop) until the returned
-// stop is called.
+// stop is called; unless keepSignals, stop gives the signals back.
 func (d *drain) onSignals() (stop func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
@@ -68,7 +72,9 @@ func (d *drain) onSignals() (stop func()) {
 		}
 	}()
 	return func() {
-		signal.Stop(sigs)
-		close(done)
+		if !keepSignals {
+			signal.Stop(sigs)
+			close(done)
+		}
 	}
 }

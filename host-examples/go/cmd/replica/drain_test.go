@@ -64,10 +64,16 @@ func (e *slowEndpoint) duplicates() []string {
 	return d
 }
 
-// signalledRun starts the replica as a subprocess, sends SIGTERM after
-// signalAfter, and returns its summary, exit code and how long it took to
-// exit after the signal.
-func signalledRun(t *testing.T, signalAfter time.Duration, args ...string) (Summary, int, time.Duration, string) {
+func (e *slowEndpoint) received() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.seen)
+}
+
+// signalledRun starts the replica as a subprocess, sends SIGTERM once e
+// received afterRequests requests, and returns its summary, exit code and
+// how long it took to exit after the signal.
+func signalledRun(t *testing.T, e *slowEndpoint, afterRequests int, args ...string) (Summary, int, time.Duration, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), "REPLICA_TEST_AS_MAIN=1")
@@ -76,7 +82,12 @@ func signalledRun(t *testing.T, signalAfter time.Duration, args ...string) (Summ
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(signalAfter)
+	for start := time.Now(); e.received() < afterRequests; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 60*time.Second {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the endpoint received %d requests in 60 s: %s", e.received(), stderr.String())
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +127,7 @@ func checkDrainedSummary(t *testing.T, s Summary) {
 func TestSIGTERMMidRunDrainsExitsZeroAndSendsNoAttemptTwice(t *testing.T) {
 	endpoint, url := newSlowEndpoint(t, 150*time.Millisecond)
 	policy := writePolicy(t, "1.0", "1000000")
-	s, code, took, stderr := signalledRun(t, 700*time.Millisecond, "--target", url, "--endpoint-id", "ep-drain",
+	s, code, took, stderr := signalledRun(t, endpoint, 30, "--target", url, "--endpoint-id", "ep-drain",
 		"--events", "500", "--concurrency", "8", "--policy", policy, "--drain-ms", "1000", "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d after SIGTERM: %s", code, stderr)
@@ -137,7 +148,7 @@ func TestSIGTERMMidRunDrainsExitsZeroAndSendsNoAttemptTwice(t *testing.T) {
 func TestAnAttemptStillRunningAtTheDrainDeadlineIsAbandonedAndItsEventPending(t *testing.T) {
 	endpoint, url := newSlowEndpoint(t, 2500*time.Millisecond)
 	policy := writePolicy(t, "1.0", "1000000")
-	s, code, took, stderr := signalledRun(t, 500*time.Millisecond, "--target", url, "--endpoint-id", "ep-drain",
+	s, code, took, stderr := signalledRun(t, endpoint, 4, "--target", url, "--endpoint-id", "ep-drain",
 		"--events", "100", "--concurrency", "4", "--policy", policy, "--drain-ms", "200", "--allow-private-targets")
 	if code != 0 {
 		t.Fatalf("exit %d after SIGTERM: %s", code, stderr)

@@ -20,7 +20,10 @@ import (
 	"os"
 )
 
-func main() { os.Exit(mainExit(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	keepSignals = true // until the process exits: a late signal must not kill it after the summary
+	os.Exit(mainExit(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
 
 // mainExit runs the replica and returns its exit code.
 func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -32,6 +35,11 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
 		return 2
 	}
+	// SIGTERM/SIGINT drain (drain.go), watched from the start: a signal
+	// while the artifact loads ends the run before it admits anything
+	drain := newDrain(ctx, cfg.DrainMs)
+	stopSignals := drain.onSignals() // a second signal is ignored
+	defer stopSignals()
 	engine, err := newEngine(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: policy artifact: %v\n", err)
@@ -48,13 +56,12 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 1
 	}
 	defer r.budget.close()
+	r.drain = drain
 	stop, err := showPolicy(ctx, cfg, engine, r.docs, r.metrics, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		return 2
 	}
-	stopSignals := r.drain.onSignals() // SIGTERM/SIGINT drain (drain.go); a second one is ignored
-	defer stopSignals()
 	summary := r.run(ctx)
 	stop()
 	line, err := json.Marshal(summary)
