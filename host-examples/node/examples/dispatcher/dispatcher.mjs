@@ -166,8 +166,8 @@ export class Dispatcher {
   }
 
   /**
-   * Attempts in progress whose count is not taken yet (taken when the
-   * request is written or the attempt ends, whichever is first).
+   * Attempts in progress, each as its `count()` (the count is taken when
+   * the request is written or the attempt ends, whichever is first).
    */
   #open = new Set();
 
@@ -188,7 +188,6 @@ export class Dispatcher {
     const count = () => {
       if (!counted) this.#metrics.inc('webhook_attempts_total', { kind: attempt === 1 ? 'first' : 'retry' });
       counted = true;
-      this.#open.delete(count);
     };
     this.#open.add(count);
     // The window's edge: checked again immediately before the request is
@@ -233,6 +232,7 @@ export class Dispatcher {
       outcome = errorOutcome(err);
     }
     count();
+    this.#open.delete(count);
     if (outcome.error_kind !== undefined) this.#metrics.inc('webhook_transport_errors_total', { kind: outcome.error_kind });
     return outcome;
   }
