@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"sync"
@@ -46,6 +47,9 @@ type Config struct {
 	Client              *safehttp.Client
 	AttemptDeadline     time.Duration
 	AllowPrivateTargets bool
+	// RootCAs verifies https:// receivers (nil: the platform's trust store;
+	// safehttp.TrustWithCAFile adds a -ca-file to it).
+	RootCAs *x509.CertPool
 
 	// Secrets signs deliveries (Standard Webhooks); nil = unsigned.
 	Secrets SecretSource
@@ -64,7 +68,8 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	}
 	if cfg.Client == nil {
 		cfg.Client = safehttp.NewClient(safehttp.Options{AttemptDeadline: cfg.AttemptDeadline,
-			AllowPrivateTargets: cfg.AllowPrivateTargets, IdlePerHost: cfg.Workers, Observe: cfg.Metrics.ObserveDelivery})
+			AllowPrivateTargets: cfg.AllowPrivateTargets, IdlePerHost: cfg.Workers, Observe: cfg.Metrics.ObserveDelivery,
+			RootCAs: cfg.RootCAs})
 	}
 	cfg.Budget = cfg.Metrics.Store(cfg.Budget) // every call timed, every refused reserve counted
 	if cfg.Workers < 1 {
@@ -195,9 +200,16 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 		}
 		r.ReloadSecrets = false
 	}
+	// the window's edge, re-checked immediately before the request is
+	// written (after the secrets, DNS, connect and TLS; docs/replica.md)
+	edgeMs := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
+	gated := safehttp.WithSendGate(ctx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
 	inFlight := d.cfg.Metrics.InFlight()
-	outcome, err := deliver(ctx, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
+	outcome, err := deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
 	inFlight()
+	if errors.Is(err, safehttp.ErrNotSent) { // past the edge: not sent, and no attempt left
+		return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+	}
 	if err != nil {
 		return err
 	}
@@ -245,8 +257,9 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	}
 	if stop.DeadLetter != nil {
 		dl.DeadLetter = *stop.DeadLetter
-	} else { // the component sends one for every reason but delivered
-		dl.DeadLetter = rp.DeadLetter{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts, StopReason: stop.Reason}
+	} else { // the component sends one for every reason but delivered; the window's edge is the dispatcher's
+		dl.DeadLetter = rp.DeadLetter{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts, StopReason: stop.Reason,
+			ElapsedMs: dl.DeadLetteredAtMs - min(dl.DeadLetteredAtMs, r.Admission.FirstAttemptedAtMs)}
 	}
 	// The final state and the dead letter in one fsynced journal line: a
 	// crash leaves both or neither (then the event is still pending and is

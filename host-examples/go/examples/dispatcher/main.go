@@ -14,11 +14,12 @@
 //
 //	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
 //	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
-//	    [-artifact PATH] [-watch-artifact-ms N]
+//	    [-artifact PATH] [-watch-artifact-ms N] [-ca-file PATH]
 package main
 
 import (
 	"context"
+	"crypto/x509"
 	_ "embed"
 	"encoding/json"
 	"flag"
@@ -32,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -48,6 +50,7 @@ func main() {
 	metricsAddr := flag.String("metrics-addr", "127.0.0.1:0", "where /metrics listens (loopback unless -metrics-public)")
 	public := flag.Bool("metrics-public", false, "allow -metrics-addr on a non-loopback address")
 	artifact := flag.String("artifact", "", "the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy embedded in the package)")
+	caFile := flag.String("ca-file", "", "PEM CA certificates trusted for https:// receivers in addition to the platform's trust store")
 	watchMs := flag.Int64("watch-artifact-ms", 0, "poll the artifact file (-artifact or $RETRY_POLICY_ARTIFACT) every N ms (N >= 1) and swap when its sha256 changes")
 	flag.Parse()
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
@@ -56,6 +59,13 @@ func main() {
 		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
 	} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
+	}
+	if *caFile != "" {
+		roots, err := safehttp.TrustWithCAFile(*caFile)
+		if err != nil {
+			usageExit("-ca-file %v", err)
+		}
+		opts.roots = roots
 	}
 	watching := false
 	flag.Visit(func(f *flag.Flag) { watching = watching || f.Name == "watch-artifact-ms" })
@@ -92,6 +102,7 @@ type options struct {
 	deadline                                  time.Duration
 	allowPrivate, metricsPublic               bool
 	log                                       io.Writer // load/swap lines (nil: discarded)
+	roots                                     *x509.CertPool
 }
 
 func run(o options, out io.Writer) error {
@@ -146,7 +157,7 @@ func run(o options, out io.Writer) error {
 	defer stopMetrics()
 
 	cfg := Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: metrics,
-		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, Clock: clock, Sleeper: realSleeper{clock}}
+		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, RootCAs: o.roots, Clock: clock, Sleeper: realSleeper{clock}}
 	if o.secretsPath != "" {
 		cfg.Secrets = &SecretsFile{Path: o.secretsPath}
 	}

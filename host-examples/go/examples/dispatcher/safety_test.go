@@ -154,3 +154,30 @@ func TestMetricsRefuseANonLoopbackAddressUnlessMadePublic(t *testing.T) {
 	}
 	stop()
 }
+
+// clockJumpingSecrets moves the clock past every window when asked for
+// secrets: after Resume judged the record, before the request is written.
+type clockJumpingSecrets struct{ clock *FakeClock }
+
+func (c clockJumpingSecrets) Secrets(context.Context, string, bool) ([]signing.Secret, error) {
+	c.clock.Advance(24 * 60 * 60 * 1000)
+	return nil, nil
+}
+
+func TestAnAttemptPastTheWindowsEdgeWhenItIsToBeWrittenIsNotSentAndDeadLettered(t *testing.T) {
+	h := newHarness(t, "")
+	h.configure = func(c *Config) { c.Secrets = clockJumpingSecrets{h.clock} }
+	h.start()
+	h.enqueue("evt_edge", "ep_edge", h.endpoints.Healthy.URL+"/hook", "notification")
+	h.run()
+	dl, ok := h.deadLetters()["evt_edge"]
+	if !ok || dl.StopReason.String() != "retry_window_elapsed" || dl.Attempts != 0 {
+		t.Fatalf("dead letter %+v, want retry_window_elapsed with no attempt", dl)
+	}
+	if h.endpoints.HealthyHits.Load() != 0 {
+		t.Fatal("a request past the window's edge reached the receiver")
+	}
+	if got := h.metrics.Value("webhook_deadletter_total", "stop_reason", "retry_window_elapsed"); got != 1 {
+		t.Fatalf("webhook_deadletter_total{stop_reason=\"retry_window_elapsed\"} = %v, want 1", got)
+	}
+}
