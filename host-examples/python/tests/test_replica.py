@@ -59,8 +59,10 @@ def test_a_storm_without_redis_prints_one_json_line_and_loses_no_event(tmp_path,
     s = summary_of(run_replica("--target", unavailable.url, "--endpoint-id", "ep-test", "--events", "60",
                                "--concurrency", "4", "--policy", str(storm_policy(tmp_path))))
     assert s["host"] == "python"
-    assert set(s) == {"host", "events", "attempts", "first_attempts", "retries", "stop_reasons",
-                      "redis_round_trips", "elapsed_ms"}
+    assert list(s) == ["host", "events", "attempts", "first_attempts", "retries", "stop_reasons", "pending", "drained",
+                       "transport_errors", "redis_round_trips", "store_errors", "budget_disagreements", "elapsed_ms"]
+    assert s["pending"] == 0 and s["drained"] is False and s["store_errors"] == 0
+    assert set(s["transport_errors"].values()) == {0} and len(s["transport_errors"]) == 13
     assert set(s["stop_reasons"]) == STOP_REASONS
     assert s["events"] == 60 and s["first_attempts"] == 60
     assert sum(s["stop_reasons"].values()) == s["events"]

@@ -33,6 +33,8 @@ from importlib import resources
 
 import httpcore
 
+from . import send_window
+
 MAX_HEAD_BYTES = 16 * 1024
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -79,13 +81,17 @@ def refusal(address: str) -> str | None:
 
 class _HeadCappedStream(httpcore.AsyncNetworkStream):
     """Counts the bytes of each response head (until the blank line); more
-    than ``limit`` is a protocol error. A write starts a new request."""
+    than ``limit`` is a protocol error. A write starts a new request; its
+    first write checks the event's window first (send_window.check: past
+    it, WindowElapsed and nothing written)."""
 
     def __init__(self, inner: httpcore.AsyncNetworkStream, limit: int) -> None:
         self._inner, self._limit = inner, limit
         self._in_head, self._count, self._tail = True, 0, b""
+        self._writing = False
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self._writing = False
         data = await self._inner.read(max_bytes, timeout)
         if self._in_head and data:
             seen = self._tail + data
@@ -99,6 +105,9 @@ class _HeadCappedStream(httpcore.AsyncNetworkStream):
         return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not self._writing:  # a request's first byte: the last moment to keep it unsent
+            send_window.check()
+            self._writing = True
         self._in_head, self._count, self._tail = True, 0, b""
         await self._inner.write(buffer, timeout)
 

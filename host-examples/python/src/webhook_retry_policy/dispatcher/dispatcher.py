@@ -35,13 +35,12 @@ from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
-from ..transport_kinds import TransportKind
-from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason, TransportError
+from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason
 from .credentials import EndpointSecrets
+from .metered import metered_attempt
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
-from .transport import attempt as attempt_once
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -170,17 +169,15 @@ class Dispatcher:
                 await self.store.update(record)
                 return
         n = record.attempt + 1
-        self.metrics.attempts.labels("first" if n == 1 else "retry").inc()
+        self.metrics.attempt_started(n)
         body = json.dumps({"id": record.event_id, "type": record.event_class, "data": record.payload}).encode()
         headers = {"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)}
         if self.secrets is not None:
             headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body, self.clock.now_ms() // 1000)
-        outcome = await attempt_once(
-            self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
+        outcome = await metered_attempt(
+            self.metrics, self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
             now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
         )
-        if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
-            self.metrics.destinations_refused.inc()
         before = self.policy.budget_disagreements
         decision = await self.policy.step(policy, self._state(record, n), outcome)
         if self.policy.budget_disagreements != before:
@@ -208,10 +205,10 @@ class Dispatcher:
     async def _stop(self, record: EventRecord, stop: Stop) -> None:
         if stop.reason is StopReason.DELIVERED:
             record.status = DELIVERED
-            self.metrics.delivered.inc()
+            self.metrics.stopped(stop.reason)
             return
         record.status = DEAD
         record.dead_letter = stop.dead_letter
-        self.metrics.deadletter.labels(stop.reason.value).inc()
+        self.metrics.stopped(stop.reason)
         if stop.disable_endpoint:
             await self.store.disable_endpoint(record.endpoint_id)

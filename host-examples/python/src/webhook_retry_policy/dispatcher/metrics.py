@@ -1,5 +1,7 @@
 """Prometheus metrics of the dispatcher (prometheus-client), served on
-``/metrics``. ``webhook_deadletter_total{stop_reason}`` is the one the
+``/metrics``: exactly the families, labels, types and buckets of
+docs/metrics.md (tests/test_metrics_schema.py compares them with that
+page's tables). ``webhook_deadletter_total{stop_reason}`` is the one the
 design note asks for: the ratio of ``retry_budget_exhausted`` to
 ``max_attempts_exhausted`` tells "one endpoint is down" from "delivery is
 degraded everywhere". ``webhook_policy_info{artifact_sha256, abi,
@@ -10,7 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+    start_http_server,
+)
+
+from ..transport_kinds import ALL_KINDS
+from ..types import AttemptOutcome, HttpResponse, StopReason, TransportError
 
 DEFAULT_METRICS_HOST = "127.0.0.1"
 
@@ -32,26 +45,70 @@ def parse_metrics_addr(text: str) -> tuple[str, int]:
     return host or DEFAULT_METRICS_HOST, int(port)
 
 
+STORE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+DELIVERY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+ATTEMPT_KINDS = ("first", "retry")
+RELOAD_RESULTS = ("applied", "refused")
+
+
 class DispatcherMetrics:
+    """Every family of docs/metrics.md on a private registry, each closed
+    label set present from the start at 0, no ``*_created`` series."""
+
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry or CollectorRegistry()
-        self.deadletter = Counter(
-            "webhook_deadletter", "Events dead-lettered, by stop reason", ["stop_reason"], registry=self.registry
-        )
-        self.delivered = Counter("webhook_delivered", "Events delivered", registry=self.registry)
+        disable_created_metrics()  # type: ignore[no-untyped-call]
+        self.registry = r = registry or CollectorRegistry()
+        self.attempts = Counter("webhook_attempts", "Delivery attempts the policy allowed and the dispatcher started",
+                                ["kind"], registry=r)
+        self.delivered = Counter("webhook_delivered", "Events delivered (a 2xx)", registry=r)
+        self.deadletter = Counter("webhook_deadletter", "Events dead-lettered, by the reason their retries stopped",
+                                  ["stop_reason"], registry=r)
+        self.transport_errors = Counter("webhook_transport_errors", "Attempts that ended without a response, by kind",
+                                        ["kind"], registry=r)
+        self.endpoint_disable_signals = Counter("webhook_endpoint_disable_signals",
+                                                "410 Gone responses: the receiver asks to be disabled", registry=r)
+        self.budget_refusals = Counter("webhook_budget_refusals", "Retries the fleet budget refused", registry=r)
         self.budget_disagreements = Counter(
             "webhook_budget_disagreements", "Store replies whose verdict differs from the policy's rule (the store's stands)",
-            registry=self.registry,
-        )
-        self.attempts = Counter("webhook_attempts", "Delivery attempts sent", ["attempt_kind"], registry=self.registry)
-        self.destinations_refused = Counter(
-            "webhook_destination_refused", "Attempts not sent: the target resolved to a refused address",
-            registry=self.registry)
-        self.policy_info = Gauge(
-            "webhook_policy_info", "The policy artifact this replica runs (value 1)",
-            ["artifact_sha256", "abi", "document_version"], registry=self.registry)
+            registry=r)
+        self.budget_store_errors = Counter("webhook_budget_store_errors",
+                                           "Budget store calls that failed or timed out", registry=r)
+        self.budget_store_duration = Histogram("webhook_budget_store_duration_seconds", "One budget store call",
+                                               buckets=STORE_BUCKETS_S, registry=r)
+        self.delivery_duration = Histogram("webhook_delivery_duration_seconds", "One HTTP attempt",
+                                           buckets=DELIVERY_BUCKETS_S, registry=r)
+        self.in_flight = Gauge("webhook_in_flight", "HTTP attempts in progress now", registry=r)
+        self.policy_reloads = Counter("webhook_policy_reloads", "Policy documents or artifacts loaded without a restart",
+                                      ["result"], registry=r)
+        self.policy_info = Gauge("webhook_policy_info", "The policy artifact this replica runs (value 1)",
+                                 ["artifact_sha256", "abi", "document_version"], registry=r)
+        for kind in ATTEMPT_KINDS:
+            self.attempts.labels(kind)
+        for reason in StopReason:
+            if reason is not StopReason.DELIVERED:
+                self.deadletter.labels(reason.value)
+        for transport_kind in ALL_KINDS:
+            self.transport_errors.labels(transport_kind.value)
+        for result in RELOAD_RESULTS:
+            self.policy_reloads.labels(result)
         self._info_labels: tuple[str, str, str] | None = None
         self._server: Any = None
+
+    def attempt_started(self, attempt_no: int) -> None:
+        self.attempts.labels("first" if attempt_no == 1 else "retry").inc()
+
+    def outcome(self, outcome: AttemptOutcome) -> None:
+        """A transport error by its kind; a 410 as the receiver's disable signal."""
+        if isinstance(outcome, TransportError):
+            self.transport_errors.labels(outcome.kind).inc()
+        elif isinstance(outcome, HttpResponse) and outcome.status == 410:
+            self.endpoint_disable_signals.inc()
+
+    def stopped(self, reason: StopReason) -> None:
+        if reason is StopReason.DELIVERED:
+            self.delivered.inc()
+        else:
+            self.deadletter.labels(reason.value).inc()
 
     def set_policy_info(self, sha256: str, abi: str, document_version: str) -> None:
         """One series, value 1, for the artifact now running (the previous one removed)."""

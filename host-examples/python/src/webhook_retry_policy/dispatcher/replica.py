@@ -35,6 +35,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -52,11 +53,13 @@ from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
-from ..transport_kinds import TransportKind
-from ..types import DeliveryState, Policy, Retry, Stop, StopReason, TransportError
+from ..transport_kinds import TransportKind, zero_counts
+from ..types import AttemptOutcome, Decision, DeliveryState, Policy, Retry, Stop, StopReason, TransportError
+from .metered import MeteredStore, metered_attempt
 from .metrics import DispatcherMetrics, parse_metrics_addr
+from .send_window import WindowElapsed, send_before
 from .tls import CaFileError, read_ca_file
-from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, attempt, make_client
+from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
 HOST = "python"
 EVENT_CLASS = "storm"
@@ -122,6 +125,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
     p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
                    help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
+    p.add_argument("--drain-ms", type=_whole("--drain-ms", 0), default=5000, metavar="N",
+                   help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
     p.add_argument("--ca-file", metavar="PATH",
                    help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
     p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
@@ -159,8 +164,14 @@ class Tally:
     retries: int = 0
     destinations_refused: int = 0
     stop_reasons: dict[str, int] = field(default_factory=lambda: {r.value: 0 for r in StopReason})
+    transport_errors: dict[str, int] = field(default_factory=zero_counts)
+    store_errors: int = 0
+    budget_disagreements: int = 0
+    drained: bool = False
 
     def summary(self, round_trips: int, elapsed_ms: int) -> dict[str, Any]:
+        """The REPLICA summary (docs/replica.md); an event neither delivered
+        nor dead-lettered (a drain left it waiting) is pending."""
         return {
             "host": HOST,
             "events": self.events,
@@ -168,27 +179,35 @@ class Tally:
             "first_attempts": self.first_attempts,
             "retries": self.retries,
             "stop_reasons": dict(self.stop_reasons),
+            "pending": self.events - sum(self.stop_reasons.values()),
+            "drained": self.drained,
+            "transport_errors": dict(self.transport_errors),
             "redis_round_trips": round_trips,
+            "store_errors": self.store_errors,
+            "budget_disagreements": self.budget_disagreements,
             "elapsed_ms": elapsed_ms,
         }
 
 
 class Replica:
     def __init__(self, args: argparse.Namespace, policy: AsyncRetryPolicy, storm: Policy, max_attempts: int,
-                 client: httpx.AsyncClient) -> None:
+                 client: httpx.AsyncClient, metrics: DispatcherMetrics | None = None) -> None:
         self.args = args
         self.policy = policy
         self.storm = storm
         self.max_attempts = max_attempts
         self.client = client
+        self.metrics = metrics if metrics is not None else DispatcherMetrics()
         self.tally = Tally()
         self.prefix = f"{HOST}-{os.getpid()}"
         self._next = 0
+        # set on the first SIGTERM/SIGINT: no event admitted, no attempt started after it
+        self.draining = asyncio.Event()
 
     def _take(self, deadline_at_ms: int | None) -> int | None:
-        """The index of the next event to start, or None (all started, or
-        the deadline passed)."""
-        if self._next >= self.args.events:
+        """The index of the next event to start, or None (all started, the
+        deadline passed, or draining)."""
+        if self._next >= self.args.events or self.draining.is_set():
             return None
         if deadline_at_ms is not None and self.policy.clock.now_ms() >= deadline_at_ms:
             return None
@@ -197,6 +216,10 @@ class Replica:
         self.tally.events += 1
         return i
 
+    def _stopped(self, reason: StopReason) -> None:
+        self.tally.stop_reasons[reason.value] += 1
+        self.metrics.stopped(reason)
+
     async def run(self) -> None:
         start = self.policy.clock.now_ms()
         deadline_at = None if self.args.deadline_ms is None else start + self.args.deadline_ms
@@ -204,53 +227,99 @@ class Replica:
         async def worker() -> None:
             while (i := self._take(deadline_at)) is not None:
                 reason = await self.deliver(f"{self.prefix}-{i}")
-                self.tally.stop_reasons[reason.value] += 1
+                if reason is not None:
+                    self._stopped(reason)
 
         await asyncio.gather(*(worker() for _ in range(self.args.concurrency)))
 
-    async def deliver(self, event_id: str) -> StopReason:
-        """One event, attempt after attempt, until the policy stops it."""
+    def _count_attempt(self, n: int) -> None:
+        if n == 1:
+            self.tally.first_attempts += 1
+        else:
+            self.tally.retries += 1
+        self.metrics.attempt_started(n)
+
+    async def _wait(self, delay_ms: int) -> bool:
+        """Sleep until a retry's time; False when a drain started meanwhile."""
+        try:
+            await asyncio.wait_for(self.draining.wait(), delay_ms / 1000)
+        except TimeoutError:
+            return True
+        return False
+
+    async def send(self, event_id: str, n: int, target: str, body: bytes, first_at_ms: int,
+                   window_end_ms: int) -> AttemptOutcome | StopReason | None:
+        """Attempt ``n`` of an event, or why it was not made: None when a
+        drain started (the event stays pending), ``retry_window_elapsed`` when
+        the window closed before the request's first byte (nothing sent,
+        not counted as an attempt). An attempt abandoned at the drain's
+        deadline (cancelled) is counted as made."""
+        if self.draining.is_set():
+            return None
+        clock = self.policy.clock
+        headers = {"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
+                   "X-First-Attempted-At-Ms": str(first_at_ms)}
+        try:
+            with send_before(clock.now_ms, window_end_ms):
+                outcome = await metered_attempt(self.metrics, self.client, target, content=body, policy=self.policy,
+                                                now_ms=clock.now_ms(), headers=headers,
+                                                deadline_ms=self.args.attempt_deadline_ms)
+        except WindowElapsed:
+            return StopReason.RETRY_WINDOW_ELAPSED
+        except asyncio.CancelledError:
+            self._count_attempt(n)
+            raise
+        self._count_attempt(n)
+        if isinstance(outcome, TransportError):
+            self.tally.transport_errors[outcome.kind] = self.tally.transport_errors.get(outcome.kind, 0) + 1
+            if outcome.kind == TransportKind.DESTINATION_REFUSED:
+                self.tally.destinations_refused += 1
+        return outcome
+
+    async def decide(self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome) -> Decision:
+        """The policy's step; a decision that cannot be made stops the event
+        ``budget_unavailable`` (fail closed, never lost)."""
+        before = self.policy.budget_disagreements
+        try:
+            decision = await self.policy.step(policy, state, outcome)
+        except Exception as e:
+            log.error("%s: no decision (%s); stopping it budget_unavailable", state.event_id, redact(repr(e)))
+            return Stop(StopReason.BUDGET_UNAVAILABLE)
+        finally:
+            if self.policy.budget_disagreements != before:
+                self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
+        return decision
+
+    async def deliver(self, event_id: str) -> StopReason | None:
+        """One event, attempt after attempt, until the policy stops it (a
+        StopReason) or a drain leaves it pending (None)."""
         endpoint_id = self.args.endpoint_id
         first_at_ms = self.policy.clock.now_ms()
+        window_end_ms = first_at_ms + self.storm.window_ms
         n, refreshed = 1, False
         while True:
-            if n == 1:
-                self.tally.first_attempts += 1
-            else:
-                self.tally.retries += 1
             body = json.dumps({"event_id": event_id, "class": EVENT_CLASS, "attempt": n}).encode()
-            outcome = await attempt(
-                self.client, self.args.target, content=body, policy=self.policy, now_ms=self.policy.clock.now_ms(),
-                headers={"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
-                         "X-First-Attempted-At-Ms": str(first_at_ms)},
-                deadline_ms=self.args.attempt_deadline_ms,
-            )
-            if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
-                self.tally.destinations_refused += 1
+            sent = await self.send(event_id, n, self.args.target, body, first_at_ms, window_end_ms)
+            if sent is None or isinstance(sent, StopReason):
+                return sent
             state = DeliveryState(event_id, endpoint_id, n, self.max_attempts, first_at_ms, refreshed)
-            try:
-                decision = await self.policy.step(self.storm, state, outcome)
-            except Exception as e:
-                # Never lose an event: a decision that cannot be made is
-                # treated like an unreadable budget (stop, fail closed).
-                log.error("%s: no decision (%s); stopping it budget_unavailable", event_id, redact(repr(e)))
-                return StopReason.BUDGET_UNAVAILABLE
+            decision = await self.decide(self.storm, state, sent)
             if isinstance(decision, Stop):
                 return decision.reason
             assert isinstance(decision, Retry)
             refreshed = refreshed or decision.refresh_credentials
-            await asyncio.sleep(decision.delay_ms / 1000)
+            if not await self._wait(decision.delay_ms):
+                return None
             n += 1
 
 
-def _artifact_and_metrics(args: argparse.Namespace, document_version: str) -> tuple[Any, ArtifactWatch | None]:
+def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics,
+                          document_version: str) -> ArtifactWatch | None:
     """Log the artifact, serve /metrics when asked, start the file watch when asked."""
     info = current_artifact().info
     artifact_log.info("policy artifact loaded %s", describe(info))
-    metrics = None
+    metrics.set_policy_info(info.sha256, info.abi, document_version)
     if args.metrics_addr is not None:
-        metrics = DispatcherMetrics()
-        metrics.set_policy_info(info.sha256, info.abi, document_version)
         host, port = args.metrics_addr
         try:
             metrics.serve(port, addr=host)
@@ -260,12 +329,53 @@ def _artifact_and_metrics(args: argparse.Namespace, document_version: str) -> tu
     watch = None
     if args.watch_artifact_ms is not None:
         def on_event(e: WatchEvent) -> None:
-            if e.kind == "swapped" and e.new is not None and metrics is not None:
+            if e.kind == "swapped" and e.new is not None:
                 metrics.set_policy_info(e.new.sha256, e.new.abi, document_version)
+            if e.kind in ("swapped", "refused"):
+                metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
             (artifact_log.info if e.kind == "swapped" else artifact_log.warning)("%s", e.line)
 
         watch = ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
-    return metrics, watch
+    return watch
+
+
+async def _run_draining(replica: Replica, drain_ms: int) -> None:
+    """Run ``replica`` to its end, or, from the first SIGTERM/SIGINT, drain
+    (docs/replica.md): no new event or attempt, attempts in progress get
+    ``drain_ms`` to finish and be settled, then whatever still runs is
+    abandoned (its event pending). A second signal is ignored."""
+    loop = asyncio.get_running_loop()
+
+    def on_signal(signame: str) -> None:
+        if not replica.draining.is_set():
+            log.warning("%s: draining (in-progress attempts get up to %d ms; no new attempt starts)", signame, drain_ms)
+            replica.draining.set()
+
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, on_signal, sig.name)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):  # not the main thread / no signals here
+            pass
+    run = asyncio.ensure_future(replica.run())
+    signalled = asyncio.ensure_future(replica.draining.wait())
+    try:
+        await asyncio.wait([run, signalled], return_when=asyncio.FIRST_COMPLETED)
+        if not run.done():
+            replica.tally.drained = True
+            done, _ = await asyncio.wait([run], timeout=drain_ms / 1000)
+            if not done:
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+                return
+        await run  # re-raises what the run raised
+    finally:
+        signalled.cancel()
+        # a signal after the run ended, while the summary is written, is ignored too (never the default kill)
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, signal.SIG_IGN)
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -282,7 +392,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--redis: {redact(str(e))}") from None
     if redis_store is not None:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
-    store = redis_store if redis_store is not None else AsyncInMemoryBudgetStore()
+    metrics = DispatcherMetrics()
+    store = MeteredStore(redis_store if redis_store is not None else AsyncInMemoryBudgetStore(), metrics)
     clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
     try:
         if args.artifact is not None:
@@ -307,11 +418,11 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{source}: {e}") from None
     except PolicyError as e:
         raise UsageError(f"{source}: {e}") from None
-    metrics, watch = _artifact_and_metrics(args, document.version)
+    watch = _artifact_and_metrics(args, metrics, document.version)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     async with client:
-        replica = Replica(args, policy, storm, max_attempts, client)
+        replica = Replica(args, policy, storm, max_attempts, client, metrics)
         if args.store is not None or args.resume is not None:
             from .journal_record import JournalError
             from .replica_journal import JournaledReplica
@@ -320,15 +431,15 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             except JournalError as e:
                 raise UsageError(f"--store/--resume: {e}") from None
         try:
-            await replica.run()
+            replica.metrics = metrics
+            await _run_draining(replica, args.drain_ms)
         finally:
             close = getattr(replica, "close", None)  # a journaled run releases its journal's lock
             if close is not None:
                 close()
             if watch is not None:
                 watch.stop()
-            if metrics is not None:
-                metrics.close()
+            metrics.close()
             if redis_store is not None:
                 try:
                     await redis_store.aclose()
@@ -338,6 +449,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     if replica.tally.destinations_refused:  # the REPLICA summary has a fixed key set: the count goes to stderr
         log.warning("destination_refused: %d attempts not sent (the target resolves to a refused address; "
                     "--allow-private-targets allows it)", replica.tally.destinations_refused)
+    replica.tally.store_errors = store.errors
+    replica.tally.budget_disagreements = policy.budget_disagreements
     # Redis commands sent; the in-memory store makes none.
     return replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
 
@@ -352,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
               "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
               "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
-              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH] "
+              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH] [--drain-ms N] "
               "[--store FILE] [--resume FILE]", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")

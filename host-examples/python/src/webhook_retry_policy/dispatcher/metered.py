@@ -1,0 +1,69 @@
+"""The attempt and the budget store call, measured for docs/metrics.md and
+counted for the replica's summary:
+
+* :func:`metered_attempt`: one HTTP attempt (:func:`transport.attempt`)
+  inside ``webhook_in_flight``, timed into
+  ``webhook_delivery_duration_seconds`` (a ``destination_refused`` attempt,
+  which sent nothing, is not observed), its transport error counted by kind
+  and a 410 as ``webhook_endpoint_disable_signals_total``.
+* :class:`MeteredStore`: any async budget store, each call timed into
+  ``webhook_budget_store_duration_seconds`` (errors included); a failed or
+  timed-out call counted (``webhook_budget_store_errors_total`` and
+  :attr:`MeteredStore.errors`) and re-raised, so the step still fails
+  closed; a retry the store refused counted as a budget refusal.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+
+from ..stores import AsyncBudgetStore
+from ..transport_kinds import TransportKind
+from ..types import AttemptOutcome, Budget, Reservation, StoreOp, StoreRequest, TransportError
+from .metrics import DispatcherMetrics
+from .transport import attempt
+
+
+async def metered_attempt(metrics: DispatcherMetrics, client: httpx.AsyncClient, url: str, **kwargs: Any) -> AttemptOutcome:
+    """:func:`transport.attempt` with the in-flight gauge, the latency and the
+    outcome's counters (exceptions such as ``WindowElapsed`` pass through
+    unobserved)."""
+    metrics.in_flight.inc()
+    started = time.perf_counter()
+    try:
+        outcome = await attempt(client, url, **kwargs)
+    finally:
+        metrics.in_flight.dec()
+    if not (isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED):
+        metrics.delivery_duration.observe(time.perf_counter() - started)
+    metrics.outcome(outcome)
+    return outcome
+
+
+class MeteredStore:
+    """An :class:`AsyncBudgetStore` that measures and counts each call of ``inner``."""
+
+    def __init__(self, inner: AsyncBudgetStore, metrics: DispatcherMetrics) -> None:
+        self.inner = inner
+        self.metrics = metrics
+        self.errors = 0
+
+    async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        started = time.perf_counter()
+        try:
+            reply = await self.inner.call(request, budget, now_ms)
+        except Exception:  # the inner store bounds its call: a timeout is an exception here
+            self.metrics.budget_store_duration.observe(time.perf_counter() - started)
+            self._failed()
+            raise
+        self.metrics.budget_store_duration.observe(time.perf_counter() - started)
+        if request.op is not StoreOp.RECORD and isinstance(reply, Reservation) and not reply.reserved:
+            self.metrics.budget_refusals.inc()
+        return reply
+
+    def _failed(self) -> None:
+        self.errors += 1
+        self.metrics.budget_store_errors.inc()

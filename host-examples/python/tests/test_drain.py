@@ -1,0 +1,91 @@
+"""SIGTERM / SIGINT drain of the replica (docs/replica.md): a replica
+subprocess delivering to a slow loopback endpoint is signalled mid-run; it
+exits 0 within --drain-ms + 2 s with "drained": true, every event either
+stopped or pending, and no (event_id, attempt) received twice."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+from test_replica import REPLICA, storm_policy
+
+from webhook_retry_policy.dispatcher import LocalEndpoint
+
+SLOW_S = 0.6
+
+
+class SlowReceiver:
+    """Answers 503 after SLOW_S, recording each (event id, attempt) it got."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, headers: dict[str, str], body: bytes) -> int:
+        with self.lock:
+            self.seen.append((headers.get("x-event-id", ""), headers.get("x-attempt", "")))
+        time.sleep(SLOW_S)
+        return 503
+
+
+def _signal_mid_run(tmp_path, sig: signal.Signals, drain_ms: int) -> tuple[dict, float, SlowReceiver]:
+    receiver = SlowReceiver()
+    with LocalEndpoint(503, answer=receiver) as ep:
+        proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-drain", "--events", "200",
+                                 "--concurrency", "4", "--policy", str(storm_policy(tmp_path)), "--drain-ms", str(drain_ms),
+                                 "--allow-private-targets"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while len(receiver.seen) < 6 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.02)
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)  # attempts are in flight now (each takes SLOW_S)
+            proc.send_signal(sig)
+            signalled = time.monotonic()
+            proc.send_signal(sig)  # a second signal during the drain is ignored
+            out, err = proc.communicate(timeout=drain_ms / 1000 + 10)
+            took_s = time.monotonic() - signalled
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 0, err
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1, out
+    return json.loads(lines[0]), took_s, receiver
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_mid_run_drains_in_flight_attempts_and_leaves_waiting_events_pending(tmp_path, sig):
+    s, took_s, receiver = _signal_mid_run(tmp_path, sig, drain_ms=3000)
+    assert took_s < 3 + 2
+    assert s["drained"] is True
+    assert s["events"] < 200 and s["events"] == sum(s["stop_reasons"].values()) + s["pending"]
+    assert s["pending"] > 0
+    assert len(receiver.seen) == len(set(receiver.seen)), "an (event_id, attempt) was sent twice"
+    assert len(receiver.seen) == s["attempts"]  # every started attempt finished inside the drain
+
+
+def test_attempts_still_running_at_the_drain_deadline_are_abandoned_and_counted(tmp_path):
+    s, took_s, receiver = _signal_mid_run(tmp_path, signal.SIGTERM, drain_ms=100)
+    assert took_s < 0.1 + 2
+    assert s["drained"] is True
+    assert s["events"] == sum(s["stop_reasons"].values()) + s["pending"]
+    assert s["pending"] >= 1  # the abandoned attempts' events
+    assert len(receiver.seen) == len(set(receiver.seen))
+    assert len(receiver.seen) <= s["attempts"]
+
+
+def test_a_run_that_ends_by_itself_is_not_drained_and_has_nothing_pending(tmp_path):
+    with LocalEndpoint(204) as ep:
+        proc = subprocess.run([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-nodrain", "--events", "5",
+                               "--policy", str(storm_policy(tmp_path)), "--allow-private-targets"],
+                              capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(proc.stdout)
+    assert s["drained"] is False and s["pending"] == 0 and s["stop_reasons"]["delivered"] == 5
