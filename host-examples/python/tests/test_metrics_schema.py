@@ -1,0 +1,150 @@
+"""/metrics is docs/metrics.md exactly: the families, types, label names,
+closed label values (present from the first scrape at 0) and buckets are
+read from that page's tables and compared with a scrape of this package's
+own server; no other webhook_* family, no *_created series."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+from test_replica import REPLICA, storm_policy
+
+from webhook_retry_policy import HttpResponse, StopReason, TransportError
+from webhook_retry_policy.dispatcher import LocalEndpoint
+from webhook_retry_policy.dispatcher.metrics import DispatcherMetrics
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def documented() -> tuple[dict[str, tuple[str, dict[str, list[str] | None]]], dict[str, list[float]]]:
+    """{sample name: (type, {label: closed values or None})}, {histogram: buckets} from docs/metrics.md."""
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    kinds = [k["kind"] for k in json.loads((ROOT / "fleet" / "transport-kinds.json").read_text())["kinds"]]
+    families: dict[str, tuple[str, dict[str, list[str] | None]]] = {}
+    for line in text.splitlines():
+        if not line.startswith("| `webhook_"):
+            continue
+        cells = [c.strip() for c in line.replace("\\|", "\x00").strip().strip("|").split("|")]
+        labels: dict[str, list[str] | None] = {}
+        for part in filter(None, (p.strip() for p in cells[2].split(","))):
+            m = re.match(r"`(\w+)`\s*(?:=\s*(.*))?$", part)
+            assert m, part
+            values = None
+            if m.group(2):
+                values = kinds if "transport-kinds.json" in m.group(2) else \
+                    [v.strip().strip("`") for v in m.group(2).split("\x00")]
+            labels[m.group(1)] = values
+        families[cells[0].strip("`")] = (cells[1], labels)
+    section = text.split("### Buckets", 1)[1].split("\n## ", 1)[0]
+    buckets = {m.group(1): [float(x) for x in m.group(2).split(",") if x.strip()]
+               for m in re.finditer(r"\*\s*`(\w+)`:\s*([0-9.,\s]+)", section)}
+    return families, buckets
+
+
+def scraped(url: str) -> dict[str, tuple[str, list]]:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        text = r.read().decode()
+    assert "_created" not in text
+    out = {}
+    for fam in text_string_to_metric_families(text):
+        if fam.name.startswith("webhook_"):
+            sample_name = fam.name + "_total" if fam.type == "counter" else fam.name
+            out[sample_name] = (fam.type, fam.samples)
+    return out
+
+
+def assert_matches_the_page(url: str) -> dict[str, tuple[str, list]]:
+    families, buckets = documented()
+    assert len(families) == 13 and set(buckets) == {"webhook_budget_store_duration_seconds",
+                                                   "webhook_delivery_duration_seconds"}
+    got = scraped(url)
+    assert sorted(got) == sorted(families), "families differ from docs/metrics.md"
+    for name, (typ, labels) in families.items():
+        got_type, samples = got[name]
+        assert got_type == typ, name
+        if typ == "histogram":
+            les = [float(s.labels["le"]) for s in samples if s.name.endswith("_bucket")]
+            assert les == [*buckets[name], float("inf")], name
+            continue
+        if name == "webhook_policy_info":
+            assert len(samples) == 1 and set(samples[0].labels) == set(labels) and samples[0].value == 1
+            continue
+        for s in samples:
+            assert set(s.labels) == set(labels), (name, s.labels)
+        for label, values in labels.items():
+            if values is not None:
+                assert sorted(s.labels[label] for s in samples) == sorted(values), (name, label)
+        if not labels:
+            assert len(samples) == 1, name
+    return got
+
+
+def test_a_fresh_dispatcher_serves_every_documented_family_and_closed_label_at_zero():
+    m = DispatcherMetrics()
+    m.set_policy_info("ab" * 32, "2", "v1")
+    m.serve(0)
+    try:
+        got = assert_matches_the_page(m.url())
+    finally:
+        m.close()
+    assert all(s.value == 0 for s in got["webhook_transport_errors_total"][1])
+    assert all(s.value == 0 for s in got["webhook_deadletter_total"][1])
+
+
+def test_counts_land_in_the_documented_series():
+    m = DispatcherMetrics()
+    m.set_policy_info("cd" * 32, "2", "")
+    m.attempt_started(1)
+    m.attempt_started(2)
+    m.outcome(TransportError("tls_certificate"))
+    m.outcome(HttpResponse(410))
+    m.stopped(StopReason.TERMINAL_RESPONSE)
+    m.stopped(StopReason.DELIVERED)
+    m.serve(0)
+    try:
+        got = scraped(m.url())
+    finally:
+        m.close()
+
+    def value(name: str, **labels: str) -> float:
+        return next(s.value for s in got[name][1] if s.labels == labels)
+
+    assert value("webhook_attempts_total", kind="first") == 1 and value("webhook_attempts_total", kind="retry") == 1
+    assert value("webhook_transport_errors_total", kind="tls_certificate") == 1
+    assert value("webhook_endpoint_disable_signals_total") == 1
+    assert value("webhook_deadletter_total", stop_reason="terminal_response") == 1
+    assert value("webhook_delivered_total") == 1
+
+
+def test_the_replica_serves_the_schema_and_counts_its_run(tmp_path):
+    with LocalEndpoint(503) as ep:
+        proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-metrics", "--events", "100000",
+                                 "--concurrency", "2", "--policy", str(storm_policy(tmp_path)), "--deadline-ms", "4000",
+                                 "--metrics-addr", "127.0.0.1:0", "--allow-private-targets"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            url = None
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if m := re.search(r"metrics on (http://\S+)", line):
+                    url = m.group(1)
+                    break
+            assert url is not None
+            deadline = time.monotonic() + 30
+            while ep.requests < 20 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            got = assert_matches_the_page(url)
+            first = next(s.value for s in got["webhook_attempts_total"][1] if s.labels == {"kind": "first"})
+            assert first > 0
+            assert next(s.value for s in got["webhook_delivery_duration_seconds"][1] if s.name.endswith("_count")) > 0
+            assert next(s.value for s in got["webhook_budget_store_duration_seconds"][1] if s.name.endswith("_count")) > 0
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=30)
+    assert proc.returncode == 0
