@@ -24,7 +24,7 @@ const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
-               [--ca-file PATH] [--drain-ms N (5000)]
+               [--ca-file PATH] [--drain-ms N (5000)] [--help] [--version]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
 the document the artifact embeds) until each stops, then prints one JSON
 line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
@@ -37,7 +37,7 @@ line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
   --metrics-addr    serve GET /metrics on HOST:PORT (docs/metrics.md) while
                     running; [IPv6]:PORT, an empty HOST is 127.0.0.1, port 0 any
                     free port (the URL is logged)
-  --ca-file PATH     PEM CA certificates trusted in addition to the platform's
+  --ca-file PATH    PEM CA certificates trusted in addition to the platform's
                     trust store, for https:// targets and rediss:// stores
                     (verification is never skipped; a failure is tls_certificate)
   --drain-ms N      on SIGTERM/SIGINT, how long attempts in progress may take
@@ -110,6 +110,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "")
 	fs.StringVar(&cfg.CAFile, "ca-file", "", "")
 	fs.StringVar(&drainMs, "drain-ms", "5000", "")
+	version := fs.Bool("version", false, "")
 	seen := map[string]int{}
 	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
 	if err := fs.Parse(args); err != nil {
@@ -126,6 +127,10 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		if n > 1 {
 			return cfg, usageErrorf("--%s is given %d times: give it once", name, n)
 		}
+	}
+	if *version { // like --help: printed without loading the artifact
+		fmt.Fprintf(stderr, "replica (go host) for %s\n", rp.ABI)
+		return cfg, flag.ErrHelp
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
