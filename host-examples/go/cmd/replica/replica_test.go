@@ -220,9 +220,10 @@ func TestARedisPasswordNeverAppearsInAnErrorMessage(t *testing.T) {
 func TestHelpAndVersionExit0WithoutLoadingTheArtifact(t *testing.T) {
 	t.Setenv("RETRY_POLICY_ARTIFACT", filepath.Join(t.TempDir(), "missing.wasm")) // loading it would fail
 	for flag, want := range map[string]string{"--help": "usage: replica", "--version": "webhook:retry-policy@"} {
-		_, stderr, code := runReplica(t, flag)
-		if code != 0 || !strings.Contains(stderr, want) {
-			t.Errorf("%s: exit %d, stderr %q; want 0 and %q", flag, code, stderr, want)
+		var stdout, stderr bytes.Buffer
+		code := mainExit(context.Background(), []string{flag}, &stdout, &stderr)
+		if code != 0 || !strings.Contains(stderr.String(), want) || stdout.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0, nothing on stdout and %q", flag, code, stdout.String(), stderr.String(), want)
 		}
 	}
 }
