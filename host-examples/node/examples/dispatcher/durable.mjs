@@ -11,6 +11,9 @@ import { RetryPolicy } from '@webhook/retry-policy';
 import { Dispatcher } from './dispatcher.mjs';
 import { Journal } from './journal.mjs';
 import { Metrics } from './metrics.mjs';
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode('durable');
 
 const DOCUMENT = {
   version: 'durable-1',

@@ -26,6 +26,7 @@ import { Dispatcher } from '../dispatcher/dispatcher.mjs';
 import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
+import { requireSupportedNode } from '../dispatcher/node-version.mjs';
 
 export const STOP_REASONS = [
   'delivered',
@@ -207,6 +208,7 @@ async function run(opts) {
   return crashed > 0 ? 1 : 0;
 }
 
+requireSupportedNode('replica');
 let opts;
 try {
   opts = parseArgs(process.argv.slice(2));
