@@ -13,7 +13,7 @@ import pytest
 from webhook_retry_policy import AsyncRetryPolicy, HttpResponse, RetryPolicy, StopReason
 from webhook_retry_policy.dispatcher import LocalEndpoint, make_client
 from webhook_retry_policy.dispatcher.metrics import DispatcherMetrics
-from webhook_retry_policy.dispatcher.replica import Replica
+from webhook_retry_policy.dispatcher.replica_run import Replica
 from webhook_retry_policy.dispatcher.send_window import WindowElapsed, check, send_before
 from webhook_retry_policy.dispatcher.transport import attempt
 

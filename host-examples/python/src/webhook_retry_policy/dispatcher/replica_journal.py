@@ -29,7 +29,7 @@ from ..transport_kinds import TransportKind
 from ..types import DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason, TransportError
 from .journal_record import Hasher, policy_json, to_policy
 from .journal_writer import Journal, read_file
-from .replica import EVENT_CLASS, Replica
+from .replica_run import EVENT_CLASS, Replica
 from .transport import attempt
 
 log = logging.getLogger("webhook_retry_policy.replica")
