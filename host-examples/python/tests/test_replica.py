@@ -98,6 +98,8 @@ def test_the_deadline_stops_starting_new_events_and_each_started_one_still_ends(
     ["--metrics-addr", "127.0.0.1:65536"],
     ["--metrics-addr", "::1:0"],
     ["--metrics-addr", "127.0.0.1:-1"],
+    ["--drain-ms", "-1"],
+    ["--drain-ms", "soon"],
 ])
 def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     args = {"--target": unavailable.url, "--endpoint-id": "ep", "--events": "1", "--policy": str(storm_policy(tmp_path))}
@@ -112,6 +114,19 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     assert proc.stdout == ""
     assert "replica:" in proc.stderr
     assert bad[0] in proc.stderr.splitlines()[0]
+
+
+def test_a_flag_given_twice_is_a_usage_error_naming_it():
+    from webhook_retry_policy.dispatcher.replica import UsageError, parse_args
+
+    base = ["--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1"]
+    for twice in (["--events", "2"], ["--events=2"], ["--target", "http://127.0.0.1:2/"]):
+        with pytest.raises(UsageError, match=f"{twice[0].split('=')[0]} given more than once"):
+            parse_args([*base, *twice])
+    with pytest.raises(UsageError, match="--allow-private-targets given more than once"):
+        parse_args([*base, "--allow-private-targets", "--allow-private-targets"])
+    assert parse_args([*base, "--drain-ms", "0"]).drain_ms == 0
+    assert parse_args(base).drain_ms == 5000
 
 
 def test_the_old_flag_names_are_usage_errors(tmp_path, unavailable):

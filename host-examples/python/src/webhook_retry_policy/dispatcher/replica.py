@@ -88,6 +88,22 @@ def _metrics_addr(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _refuse_repeats(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """A flag given twice is a usage error (docs/replica.md), not "the last one wins"."""
+    takes_value = {o: a.nargs != 0 for a in parser._actions for o in a.option_strings}
+    seen: set[str] = set()
+    tokens = iter(argv)
+    for token in tokens:
+        flag, has_value, _ = token.partition("=")
+        if flag not in takes_value:
+            continue
+        if flag in seen:
+            raise UsageError(f"{flag} given more than once")
+        seen.add(flag)
+        if takes_value[flag] and not has_value:
+            next(tokens, None)  # its value, whatever it looks like
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     # exact spellings only (the same as the other hosts' replicas): no abbreviations
     p = _Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
@@ -129,6 +145,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--resume", metavar="FILE",
                    help="first continue the pending events of another replica's journal (any language), each "
                         "under the policy it was admitted with")
+    _refuse_repeats(p, argv)
     a = p.parse_args(list(argv))
     if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
         raise UsageError(f"--watch-artifact-ms needs a file to watch: --artifact FILE or ${ARTIFACT_ENV}")
