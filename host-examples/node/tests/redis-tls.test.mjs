@@ -84,6 +84,7 @@ function replica(redisUrl, extra = []) {
 test('the URL gives ioredis the ACL user, the db and, for rediss, the platform roots plus the CA file', () => {
   const plain = redisOptions('redis://fleet:p%40ss@127.0.0.1:6380/2');
   assert.deepEqual(plain, { host: '127.0.0.1', port: 6380, username: 'fleet', password: 'p@ss', db: 2 });
+  assert.deepEqual(redisOptions('redis://nopass@h:1'), { host: 'h', port: 1, username: 'nopass', password: '' });
   assert.deepEqual(redisOptions('rediss://h:1').tls, {}, "no --ca-file: node's default roots, verified");
   const tls = redisOptions('rediss://h:1', ['PEM']).tls;
   assert.equal(tls.ca.at(-1), 'PEM');

@@ -63,6 +63,7 @@ export function redisOptions(url, ca = []) {
   const options = { host, port: Number(u.port || 6379) };
   if (u.username !== '') options.username = decodeURIComponent(u.username);
   if (u.password !== '') options.password = decodeURIComponent(u.password);
+  else if (u.username !== '') options.password = ''; // `AUTH user ""`: a user without a password (nopass)
   const db = u.pathname.replace(/^\//, '');
   if (db !== '') options.db = Number(db);
   if (u.protocol === 'rediss:') {
