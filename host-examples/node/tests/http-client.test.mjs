@@ -5,6 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
 import { post, MAX_BODY_PREFIX_BYTES } from '../examples/dispatcher/http-client.mjs';
@@ -70,6 +71,18 @@ test('a drip is cut by the attempt deadline as a read_timeout', async () => {
   const t0 = performance.now();
   assert.deepEqual(await send(url, { deadlineMs: 300 }), { kind: 'read_timeout' });
   assert.ok(performance.now() - t0 < 1500);
+});
+
+test('waiting for a socket of a full pool past the deadline is a pool_timeout, the held one a read_timeout', async () => {
+  const url = await raw(() => {}); // reads the request, never answers
+  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
+  try {
+    const [held, queued] = await Promise.all([send(url, { agents, deadlineMs: 400 }), send(url, { agents, deadlineMs: 200 })]);
+    assert.deepEqual(held, { kind: 'read_timeout' });
+    assert.deepEqual(queued, { kind: 'pool_timeout' });
+  } finally {
+    agents.http.destroy();
+  }
 });
 
 test('bytes that are not HTTP and a reset before the answer are remote_protocol_error', async () => {

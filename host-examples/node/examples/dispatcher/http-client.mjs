@@ -48,7 +48,8 @@ const TLS_HANDSHAKE = /^(ERR_TLS|ERR_SSL|EPROTO$)/;
 
 /**
  * A transport failure (a node error) as the contract's kind. `phase` is
- * where the attempt was: 'connect' (TCP and TLS handshake), 'write' or 'read'.
+ * where the attempt was: 'pool' (waiting for the agent's socket), 'connect'
+ * (TCP and TLS handshake), 'write' or 'read'.
  */
 export function errorKind(err, { gotResponse = false, phase = null } = {}) {
   if (err instanceof TransportError) return err.kind;
@@ -74,7 +75,7 @@ export function errorKind(err, { gotResponse = false, phase = null } = {}) {
     case 'ECONNABORTED':
       // Reset during the connection or its TLS handshake: connect_error;
       // a reset or EOF where a response (or the rest of it) should be: remote_protocol_error.
-      return phase === 'connect' ? K.CONNECT_ERROR : K.REMOTE_PROTOCOL_ERROR;
+      return phase === 'connect' || phase === 'pool' ? K.CONNECT_ERROR : K.REMOTE_PROTOCOL_ERROR;
     case 'ERR_INVALID_URL':
       return K.INVALID_URL;
     case 'ENOSECRET':
@@ -131,7 +132,9 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
     const secure = u.protocol === 'https:';
     const lookup = checkedLookup({ allowPrivate });
     const payload = Buffer.isBuffer(body) ? body : Buffer.from(String(body));
-    let phase = 'connect'; // -> 'write' once connected (TLS: handshake done) -> 'read' once the request is sent
+    // 'pool' until the agent hands out a socket -> 'connect' -> 'write' once
+    // connected (TLS: handshake done) -> 'read' once the request is sent
+    let phase = 'pool';
     let gotResponse = false;
     let done = false;
     let startedAt = performance.now();
@@ -151,7 +154,7 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       }
     };
     const timer = setTimeout(() => {
-      const kind = { connect: K.CONNECT_TIMEOUT, write: K.WRITE_TIMEOUT, read: K.READ_TIMEOUT }[phase];
+      const kind = { pool: K.POOL_TIMEOUT, connect: K.CONNECT_TIMEOUT, write: K.WRITE_TIMEOUT, read: K.READ_TIMEOUT }[phase];
       finish(new TransportError(kind, `the attempt took longer than ${deadlineMs} ms (${phase})`));
     }, deadlineMs);
     const agent = agents[secure ? 'https' : 'http'] ?? false;
@@ -184,7 +187,10 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
         req.end(payload);
       };
       const fresh = socket.connecting || (secure && socket._secureEstablished !== true);
-      if (fresh) socket.once(secure ? 'secureConnect' : 'connect', write);
+      if (fresh) {
+        phase = 'connect';
+        socket.once(secure ? 'secureConnect' : 'connect', write);
+      }
       else {
         startedAt = performance.now(); // a pooled connection: timed from its first byte written
         write();
