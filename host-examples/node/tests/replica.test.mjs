@@ -100,6 +100,14 @@ test('a deadline of 0 ms starts no events and still prints the summary', async (
   assert.equal(s.attempts, 0);
 });
 
+test('--version prints the package and exits 0 without loading the artifact', async () => {
+  const { code, stdout } = await new Promise((resolve) => {
+    execFile(REPLICA, ['--version'], { env: { ...process.env, RETRY_POLICY_ARTIFACT: '/nonexistent/artifact.wasm' } }, (error, out) => resolve({ code: error ? error.code : 0, stdout: out }));
+  });
+  assert.equal(code, 0);
+  assert.match(stdout, /^replica \(node \d+\.\d+\.\d+\) @webhook\/retry-policy \d+\.\d+\.\d+\n$/);
+});
+
 for (const [name, args, message] of [
   ['an unknown flag', ['--bogus', '1'], /unknown argument "--bogus"/],
   ['a missing --events', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--policy', '/dev/null'], /--events is required/],

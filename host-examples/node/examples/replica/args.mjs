@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import { redactText } from '../dispatcher/redact.mjs';
 import { readCaFile, CaFileError } from '../dispatcher/trust.mjs';
 
-export const USAGE = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
+export const USAGE = `usage: replica --help | --version
+       replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
@@ -111,7 +112,7 @@ function redisUrl(flag, text) {
 }
 
 /**
- * argv (without node and the script) -> {help} or
+ * argv (without node and the script) -> {help}, {version} or
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
@@ -119,6 +120,7 @@ function redisUrl(flag, text) {
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
+  if (argv.includes('--version')) return { help: false, version: true };
   const seen = new Map();
   for (let i = 0; i < argv.length; i++) {
     let flag = argv[i];

@@ -27,6 +27,7 @@ import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
+import fs from 'node:fs';
 
 export const STOP_REASONS = [
   'delivered',
@@ -218,6 +219,12 @@ try {
 }
 if (opts.help) {
   process.stderr.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (opts.version) {
+  // Without loading the artifact (docs/replica.md).
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`replica (node ${process.versions.node}) ${pkg.name} ${pkg.version}\n`);
   process.exit(0);
 }
 try {
