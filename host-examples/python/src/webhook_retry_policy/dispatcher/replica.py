@@ -206,6 +206,8 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"--redis: {redact(str(e))}") from None
     if redis_store is not None:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
+        if args.redis is not None:  # connect (TLS, AUTH) before the first event, not inside its store timeout
+            await redis_store.warm_up(args.concurrency)
     metrics = DispatcherMetrics()
     store = MeteredStore(redis_store if redis_store is not None else AsyncInMemoryBudgetStore(), metrics)
     clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
