@@ -47,8 +47,11 @@ async function slowEndpoint(delayMs) {
   return { url: `http://127.0.0.1:${server.address().port}/slow`, received };
 }
 
-/** Start the replica, send `signals` (names) once `afterMs` passed, resolve {code, summary, stderr, exitMs (after the first signal)}. */
-function drained(args, { afterMs, signals = ['SIGTERM'] }) {
+/**
+ * Start the replica, send `signals` (names) once `when()` is true (polled;
+ * the replica is up and sending), resolve {code, summary, stderr, exitMs (after the first signal)}.
+ */
+function drained(args, { when = () => false, signals = ['SIGTERM'] }) {
   return new Promise((resolve) => {
     const child = spawn(REPLICA, [...args, '--allow-private-targets'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -56,12 +59,14 @@ function drained(args, { afterMs, signals = ['SIGTERM'] }) {
     let signalledAt = null;
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
+    const timer = setInterval(() => {
+      if (signals.length === 0 || !when()) return;
+      clearInterval(timer);
       signalledAt = performance.now();
       for (const s of signals) child.kill(s);
-    }, afterMs);
+    }, 20);
     child.on('exit', (code) => {
-      clearTimeout(timer);
+      clearInterval(timer);
       const lines = stdout.split('\n').filter((l) => l.trim() !== '');
       resolve({ code, lines, summary: lines.length === 1 ? JSON.parse(lines[0]) : null, stderr, exitMs: performance.now() - signalledAt });
     });
@@ -76,7 +81,7 @@ test('SIGTERM mid-run drains: exit 0 within drain-ms + 2 s, events = stopped + p
   const drainMs = 1000;
   const { code, lines, summary: s, stderr, exitMs } = await drained(
     ['--target', endpoint.url, '--endpoint-id', 'ep-drain', '--events', '200', '--concurrency', '8', '--policy', policy, '--drain-ms', String(drainMs)],
-    { afterMs: 1500 },
+    { when: () => endpoint.received.length >= 30 },
   );
   assert.equal(code, 0, stderr);
   assert.equal(lines.length, 1, lines.join('\n'));
@@ -98,7 +103,7 @@ test('an attempt still running at the drain deadline is abandoned: counted as ma
   const drainMs = 300;
   const { code, summary: s, stderr, exitMs } = await drained(
     ['--target', endpoint.url, '--endpoint-id', 'ep-hang', '--events', '10', '--concurrency', '3', '--policy', policy, '--drain-ms', String(drainMs)],
-    { afterMs: 1000, signals: ['SIGINT', 'SIGTERM'] },
+    { when: () => endpoint.received.length >= 3, signals: ['SIGINT', 'SIGTERM'] },
   );
   assert.equal(code, 0, stderr);
   assert.ok(exitMs >= drainMs - 50 && exitMs < drainMs + 2000, `exited ${Math.round(exitMs)} ms after the signal`);
@@ -114,7 +119,7 @@ test('an attempt still running at the drain deadline is abandoned: counted as ma
 
 test('a run that ends without a signal says drained false and pending 0', { timeout: 30_000 }, async () => {
   const endpoint = await slowEndpoint(0);
-  const { code, summary: s } = await drained(['--target', endpoint.url, '--endpoint-id', 'ep-plain', '--events', '2', '--policy', policy, '--drain-ms', '0'], { afterMs: 60_000, signals: [] });
+  const { code, summary: s } = await drained(['--target', endpoint.url, '--endpoint-id', 'ep-plain', '--events', '2', '--policy', policy, '--drain-ms', '0'], { signals: [] });
   assert.equal(code, 0);
   assert.equal(s.drained, false);
   assert.equal(s.pending, 0);
@@ -123,7 +128,7 @@ test('a run that ends without a signal says drained false and pending 0', { time
 
 test('a negative or non-numeric --drain-ms exits 2 naming the flag', { timeout: 30_000 }, async () => {
   for (const bad of ['-1', 'soon']) {
-    const { code, lines, stderr } = await drained(['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', policy, '--drain-ms', bad], { afterMs: 60_000, signals: [] });
+    const { code, lines, stderr } = await drained(['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', policy, '--drain-ms', bad], { signals: [] });
     assert.equal(code, 2);
     assert.equal(lines.length, 0);
     assert.match(stderr, /--drain-ms/);
