@@ -33,12 +33,12 @@ class SlowReceiver:
         return 503
 
 
-def _signal_mid_run(tmp_path, sig: signal.Signals, drain_ms: int) -> tuple[dict, float, SlowReceiver]:
+def _signal_mid_run(tmp_path, sig: signal.Signals, drain_ms: int, extra: tuple[str, ...] = ()) -> tuple[dict, float, SlowReceiver]:
     receiver = SlowReceiver()
     with LocalEndpoint(503, answer=receiver) as ep:
         proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-drain", "--events", "200",
                                  "--concurrency", "4", "--policy", str(storm_policy(tmp_path)), "--drain-ms", str(drain_ms),
-                                 "--allow-private-targets"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 "--allow-private-targets", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 60
             while len(receiver.seen) < 6 and time.monotonic() < deadline and proc.poll() is None:
@@ -63,7 +63,7 @@ def _signal_mid_run(tmp_path, sig: signal.Signals, drain_ms: int) -> tuple[dict,
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_mid_run_drains_in_flight_attempts_and_leaves_waiting_events_pending(tmp_path, sig):
     s, took_s, receiver = _signal_mid_run(tmp_path, sig, drain_ms=3000)
-    assert took_s < 3 + 2
+    assert took_s < 2.5  # ended once the in-flight attempts did (each SLOW_S), not at the drain deadline
     assert s["drained"] is True
     assert s["events"] < 200 and s["events"] == sum(s["stop_reasons"].values()) + s["pending"]
     assert s["pending"] > 0
@@ -89,3 +89,17 @@ def test_a_run_that_ends_by_itself_is_not_drained_and_has_nothing_pending(tmp_pa
     assert proc.returncode == 0, proc.stderr
     s = json.loads(proc.stdout)
     assert s["drained"] is False and s["pending"] == 0 and s["stop_reasons"]["delivered"] == 5
+
+
+def test_a_journaled_run_drains_the_same_way_and_its_journal_keeps_the_pending_events(tmp_path):
+    from webhook_retry_policy import RetryPolicy
+    from webhook_retry_policy.dispatcher.journal_writer import read_file
+    from webhook_retry_policy.dispatcher.replica_journal import component_hasher
+
+    journal = tmp_path / "run.journal"
+    s, took_s, receiver = _signal_mid_run(tmp_path, signal.SIGTERM, drain_ms=3000, extra=("--store", str(journal)))
+    assert took_s < 2.5 and s["drained"] is True  # ended once the in-flight attempts did, not at the drain deadline
+    assert s["events"] == sum(s["stop_reasons"].values()) + s["pending"] and s["pending"] > 0
+    assert len(receiver.seen) == len(set(receiver.seen)) == s["attempts"]
+    records = read_file(str(journal), component_hasher(RetryPolicy()))
+    assert sum(1 for r in records if r["status"] == "pending") == s["pending"]

@@ -24,13 +24,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..ops import PolicyOps
-from ..redact import redact
-from ..transport_kinds import TransportKind
-from ..types import DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason, TransportError
+from ..types import DeadLetter, DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason
 from .journal_record import Hasher, policy_json, to_policy
 from .journal_writer import Journal, read_file
 from .replica_run import EVENT_CLASS, Replica
-from .transport import attempt
 
 log = logging.getLogger("webhook_retry_policy.replica")
 
@@ -92,11 +89,12 @@ class JournaledReplica(Replica):
 
         async def resumed_one(rec: dict[str, Any]) -> None:
             reason = await self._resume(rec)
-            self.tally.stop_reasons[reason.value] += 1
+            if reason is not None:  # None: a drain left it pending (its record says so)
+                self._stopped(reason)
 
         await asyncio.gather(super().run(), *(resumed_one(r) for r in self.resumed))
 
-    async def deliver(self, event_id: str) -> StopReason:
+    async def deliver(self, event_id: str) -> StopReason | None:
         now = self.policy.clock.now_ms()
         adm = self.policy.admit(self.document, EVENT_CLASS, now)
         rec: dict[str, Any] = {
@@ -111,11 +109,11 @@ class JournaledReplica(Replica):
         self._persist(rec)
         return await self._attempts(rec, self.storm)
 
-    async def _resume(self, rec: dict[str, Any]) -> StopReason:
+    async def _resume(self, rec: dict[str, Any]) -> StopReason | None:
         policy = to_policy(rec["policy"])  # the admitted policy, checked against policy_hash when read
         wait_ms = rec["next_attempt_at_ms"] - self.policy.clock.now_ms()
-        if wait_ms > 0:
-            await asyncio.sleep(wait_ms / 1000)
+        if wait_ms > 0 and not await self._wait(wait_ms):
+            return None
         judged = self.policy.resume(policy, self._state(rec, rec["attempts"]))
         if isinstance(judged, Stop):
             return self._finish(rec, judged)
@@ -139,37 +137,32 @@ class JournaledReplica(Replica):
         self._persist(dict(rec))
         return stop.reason
 
-    async def _attempts(self, rec: dict[str, Any], policy: Policy) -> StopReason:
-        """Attempt after attempt under ``policy`` until it stops the event."""
+    async def _attempts(self, rec: dict[str, Any], policy: Policy) -> StopReason | None:
+        """Attempt after attempt under ``policy`` until it stops the event, or
+        a drain leaves it pending (None; every attempt goes through
+        ``Replica.send``: the drain, the window's edge, counts and metrics)."""
         event_id = rec["event_id"]
+        window_end_ms = rec["first_attempted_at_ms"] + policy.window_ms
         while True:
             n = rec["attempts"] + 1
-            if n == 1:
-                self.tally.first_attempts += 1
-            else:
-                self.tally.retries += 1
             body = (base64.b64decode(rec["body_b64"]) if "body_b64" in rec else
                     json.dumps({"event_id": event_id, "class": rec["class"], "attempt": n}).encode())
-            outcome = await attempt(
-                self.client, rec["target"], content=body, policy=self.policy, now_ms=self.policy.clock.now_ms(),
-                headers={"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
-                         "X-First-Attempted-At-Ms": str(rec["first_attempted_at_ms"])},
-                deadline_ms=self.args.attempt_deadline_ms,
-            )
-            if isinstance(outcome, TransportError) and outcome.kind == TransportKind.DESTINATION_REFUSED:
-                self.tally.destinations_refused += 1
+            sent = await self.send(event_id, n, rec["target"], body, rec["first_attempted_at_ms"], window_end_ms)
+            if sent is None:
+                return None
+            if isinstance(sent, StopReason):  # the window closed before the request was written: a dead letter
+                elapsed_ms = max(0, self.policy.clock.now_ms() - rec["first_attempted_at_ms"])
+                return self._finish(rec, Stop(sent, dead_letter=DeadLetter(event_id, rec["endpoint_id"], n - 1,
+                                                                             elapsed_ms, sent)))
+            outcome = sent
             rec["attempts"] = n
             rec["last_outcome"] = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind
-            try:
-                decision = await self.policy.step(policy, self._state(rec, n), outcome)
-            except Exception as e:
-                # Never lose an event: a decision that cannot be made fails closed.
-                log.error("%s: no decision (%s); stopping it budget_unavailable", event_id, redact(repr(e)))
-                decision = Stop(StopReason.BUDGET_UNAVAILABLE)
+            decision = await self.decide(policy, self._state(rec, n), outcome)
             if isinstance(decision, Stop):
                 return self._finish(rec, decision)
             assert isinstance(decision, Retry)
             rec["credentials_refreshed"] = rec["credentials_refreshed"] or decision.refresh_credentials
             rec["next_attempt_at_ms"] = self.policy.clock.now_ms() + decision.delay_ms
             self._persist(dict(rec))
-            await asyncio.sleep(decision.delay_ms / 1000)
+            if not await self._wait(decision.delay_ms):
+                return None
