@@ -83,3 +83,25 @@ async def test_the_replica_stops_a_late_attempt_retry_window_elapsed_without_cou
             assert metrics.delivery_duration._sum.get() == 0
             inside = await replica.send("evt-inside", 1, ep.url, b"{}", now, now + policy.window_ms)
             assert inside == HttpResponse(204, None) and ep.requests == 1 and replica.tally.first_attempts == 1
+
+
+async def test_the_example_dispatcher_dead_letters_an_event_past_its_window_without_sending_it():
+    from webhook_retry_policy import ManualClock
+    from webhook_retry_policy.dispatcher import DEAD, Dispatcher
+    from webhook_retry_policy.dispatcher.demo import example_document_toml
+
+    clock = ManualClock()
+    policy = AsyncRetryPolicy(clock=clock)
+    document = policy.load_document_toml(example_document_toml())
+    with LocalEndpoint(204) as ep:
+        async with make_client(allow_private_targets=True) as client:
+            d = Dispatcher(document, {"ep": ep.url}, policy, client=client, sleep=clock.sleep)
+            await d.submit("evt-late", "ep", "notification", {})
+            clock.advance(900_000)  # the notification class's whole window passes before its first attempt
+            await d.run_until_idle()
+            record = await d.store.get("evt-late")
+            assert record.status == DEAD and record.dead_letter is not None
+            assert record.dead_letter.stop_reason is StopReason.RETRY_WINDOW_ELAPSED and record.dead_letter.attempts == 0
+            assert ep.requests == 0
+            assert d.metrics.deadletter.labels("retry_window_elapsed")._value.get() == 1
+            assert d.metrics.attempts.labels("first")._value.get() == 0

@@ -35,10 +35,11 @@ from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
-from ..types import DeliveryState, PolicyDocument, Retry, Stop, StopReason
+from ..types import DeadLetter, DeliveryState, PolicyDocument, Retry, Stop, StopReason
 from .credentials import EndpointSecrets
 from .metered import metered_attempt
 from .metrics import DispatcherMetrics
+from .send_window import WindowElapsed, send_before
 from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
@@ -169,15 +170,25 @@ class Dispatcher:
                 await self.store.update(record)
                 return
         n = record.attempt + 1
-        self.metrics.attempt_started(n)
         body = json.dumps({"id": record.event_id, "type": record.event_class, "data": record.payload}).encode()
         headers = {"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)}
         if self.secrets is not None:
             headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body, self.clock.now_ms() // 1000)
-        outcome = await metered_attempt(
-            self.metrics, self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
-            now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
-        )
+        first_at_ms = record.admission.first_attempted_at_ms
+        try:  # the window's edge, re-checked right before the request's first byte (send_window)
+            with send_before(self.clock.now_ms, first_at_ms + policy.window_ms):
+                outcome = await metered_attempt(
+                    self.metrics, self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
+                    now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
+                )
+        except WindowElapsed:  # nothing sent, not an attempt
+            elapsed_ms = max(0, self.clock.now_ms() - first_at_ms)
+            reason = StopReason.RETRY_WINDOW_ELAPSED
+            await self._stop(record, Stop(reason, dead_letter=DeadLetter(record.event_id, record.endpoint_id,
+                                                                         record.attempt, elapsed_ms, reason)))
+            await self.store.update(record)
+            return
+        self.metrics.attempt_started(n)
         before = self.policy.budget_disagreements
         decision = await self.policy.step(policy, self._state(record, n), outcome)
         if self.policy.budget_disagreements != before:
