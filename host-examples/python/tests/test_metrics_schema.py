@@ -148,3 +148,29 @@ def test_the_replica_serves_the_schema_and_counts_its_run(tmp_path):
             proc.terminate()
             proc.communicate(timeout=30)
     assert proc.returncode == 0
+
+
+async def test_the_example_dispatcher_meters_its_budget_store_calls_and_failures():
+    from webhook_retry_policy import AsyncRetryPolicy, ManualClock
+    from webhook_retry_policy.dispatcher import Dispatcher, make_client
+    from webhook_retry_policy.dispatcher.demo import example_document_toml
+
+    class DownStore:
+        async def call(self, request, budget, now_ms):
+            raise ConnectionError("budget store down")
+
+    clock = ManualClock()
+    policy = AsyncRetryPolicy(DownStore(), clock)
+    document = policy.load_document_toml(example_document_toml())
+    with LocalEndpoint(503) as ep:
+        async with make_client(allow_private_targets=True) as client:
+            d = Dispatcher(document, {"ep": ep.url}, policy, client=client, sleep=clock.sleep)
+            await d.submit("evt-store-down", "ep", "notification", {})
+            await d.run_until_idle()
+    m = d.metrics
+    assert (await d.store.get("evt-store-down")).dead_letter.stop_reason is StopReason.BUDGET_UNAVAILABLE
+    assert m.budget_store_errors._value.get() >= 1
+    assert sum(b.get() for b in m.budget_store_duration._buckets) == m.budget_store_errors._value.get()
+    assert sum(b.get() for b in m.delivery_duration._buckets) == 1 and m.in_flight._value.get() == 0
+    Dispatcher(document, {"ep": ep.url}, policy, client=client, sleep=clock.sleep)
+    assert type(policy.store.inner) is DownStore  # wrapped once, not twice

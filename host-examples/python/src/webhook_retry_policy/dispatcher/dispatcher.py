@@ -37,7 +37,7 @@ from ..clock import Clock
 from ..reload import DocumentHolder
 from ..types import DeadLetter, DeliveryState, PolicyDocument, Retry, Stop, StopReason
 from .credentials import EndpointSecrets
-from .metered import metered_attempt
+from .metered import MeteredStore, metered_attempt
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
 from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
@@ -77,7 +77,8 @@ class Dispatcher:
         destination check, no redirects, head cap); a client passed in is
         used as it is. ``secrets``: sign every delivery (Standard Webhooks)
         with the endpoint's secrets, reloaded before a retry the policy
-        marks ``refresh_credentials``."""
+        marks ``refresh_credentials``. The policy's budget store is wrapped
+        in :class:`MeteredStore` (once) so its calls show in the metrics."""
         # a holder reloads documents without a restart; a plain document is held too
         self.documents = document if isinstance(document, DocumentHolder) else DocumentHolder(policy, document)
         self.endpoints = endpoints
@@ -89,6 +90,8 @@ class Dispatcher:
             allow_private_targets=self.config.allow_private_targets)
         self.store = store if store is not None else InMemoryEventStore()
         self.metrics = metrics or DispatcherMetrics()
+        if not isinstance(policy.store, MeteredStore):  # store latency, errors and refusals (docs/metrics.md)
+            policy.store = MeteredStore(policy.store, self.metrics)
         self.sleep: Sleep = sleep or asyncio.sleep
         self.concurrency = concurrency if concurrency is not None else self.config.concurrency
         self.refresh_credentials = refresh_credentials
