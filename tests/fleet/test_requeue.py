@@ -1,7 +1,7 @@
 """An event re-loaded by another worker keeps its first-attempt instant and
 never outlives its window.
 
-Replica A journals its events (JSON lines) and is killed (SIGKILL) while
+Replica A journals its events (journal format 1, docs/journal.md) and is killed (SIGKILL) while
 many are waiting for a retry. Replica B resumes A's journal: each event
 keeps the instant and schedule it was admitted under, and no attempt of
 any event starts after ``first_attempted_at_ms + window_ms``. Replica C
@@ -15,6 +15,7 @@ import json
 import shutil
 import signal
 import time
+import zlib
 
 from fleetlib import Endpoints, assert_nothing_lost, start_replica, write_policy
 
@@ -22,18 +23,27 @@ WINDOW_MS = 1500
 
 
 def journal(path) -> dict[str, dict]:
-    """The latest record per event. A SIGKILL may leave the last line torn
-    (the dispatcher cuts it off when it reopens the journal): skip it."""
+    """The newest record per event of a journal in format 1 (docs/journal.md:
+    ``<crc> <json>`` lines under a header). A SIGKILL may leave the last line
+    torn (the dispatcher cuts it off when it reopens the journal): skip it."""
     latest: dict[str, dict] = {}
-    lines = [l for l in path.read_text().splitlines() if l.strip()]
-    for i, line in enumerate(lines):
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    complete, tail = lines[:-1], lines[-1]  # `tail`: after the last LF (torn when not empty)
+    for i, line in enumerate(complete):
+        crc, _, payload = line.partition(b" ")
         try:
-            rec = json.loads(line)
+            if len(crc) != 8 or int(crc, 16) != zlib.crc32(payload):
+                raise ValueError("bad CRC")
+            rec = json.loads(payload)
         except ValueError:
-            if i == len(lines) - 1:
+            if i == len(complete) - 1 and not tail:
                 break
             raise
-        latest[rec["event_id"]] = rec
+        if i == 0:
+            assert rec["type"] == "header" and rec["v"] == 1, rec
+        elif rec["type"] == "event":
+            latest[rec["event_id"]] = rec
     return latest
 
 

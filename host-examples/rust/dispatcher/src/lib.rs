@@ -32,6 +32,10 @@ pub mod endpoints;
 pub mod http_client;
 pub mod http_server;
 pub mod journal;
+pub mod journal_error;
+pub mod journal_lock;
+pub mod journal_read;
+pub mod journal_record;
 pub mod local_store;
 pub mod metrics;
 pub mod policy_reload;
@@ -58,6 +62,8 @@ mod tests_artifact;
 mod tests_crash;
 #[cfg(test)]
 mod tests_hostile;
+#[cfg(test)]
+mod tests_journal;
 #[cfg(test)]
 mod tests_reload;
 #[cfg(test)]

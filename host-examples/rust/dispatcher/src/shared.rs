@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use retry_policy_core::{Clock, InMemoryStore, Policy, SystemClock};
-use retry_policy_host::{document_classes, HostError, LiveArtifact, Policies, PolicyEngine, PolicyInstance};
+use retry_policy_host::{HostError, LiveArtifact, Policies, PolicyEngine, PolicyInstance};
 
 use crate::budget_store::BudgetStore;
 use crate::http_client::{ClientConfig, HttpClient};
@@ -128,14 +128,12 @@ impl Shared {
         skewed_now(self.config.clock_offset_ms)
     }
 
-    /// The policy `rec` was admitted under (by its hash); for an event
-    /// admitted by another process under a document never loaded here, its
-    /// class in the current document (its schedule is persisted with it).
+    /// The policy `rec` was admitted under: the record's own (journal
+    /// format 1 carries it, checked against its hash when it was read), so
+    /// an event resumed from another process or language keeps its policy
+    /// whatever document is current here.
     pub(crate) fn policy_of(&self, rec: &EventRecord) -> Option<Policy> {
-        self.policies.by_hash(&rec.policy_hash).or_else(|| {
-            let current = self.policies.current();
-            document_classes(&current.document).into_iter().find(|(c, _)| *c == rec.class).map(|(_, p)| p)
-        })
+        Some(rec.policy)
     }
 
     /// Queue an attempt of `event_id` at `due_ms` (`reloaded`: from a journal).

@@ -217,7 +217,7 @@ fn the_journal_gives_back_the_newest_record_of_each_event_and_skips_a_torn_last_
     let (recs, _) = dispatch(BudgetStore::local(), &doc(50), events(3, "j", &ok.url()));
     let dir = std::env::temp_dir().join(format!("dispatcher-journal-{}", std::process::id()));
     let _ = std::fs::remove_file(&dir);
-    let store = EventStore::with_journal(&dir).unwrap();
+    let store = EventStore::with_journal(&dir, &mut crate::tests_journal::hasher()).unwrap();
     let mut pending = recs[0].clone();
     pending.status = Status::Pending;
     pending.stop_reason = None;
@@ -225,8 +225,9 @@ fn the_journal_gives_back_the_newest_record_of_each_event_and_skips_a_torn_last_
     for r in &recs {
         store.put(r).unwrap();
     }
-    std::fs::write(&dir, std::fs::read_to_string(&dir).unwrap() + "{\"event_id\": \"torn").unwrap();
-    let back = EventStore::read_journal(&dir).unwrap();
+    std::fs::write(&dir, std::fs::read_to_string(&dir).unwrap() + "0badc0de {\"event_id\": \"torn").unwrap();
+    drop(store);
+    let back = EventStore::read_journal(&dir, &mut crate::tests_journal::hasher()).unwrap();
     let _ = std::fs::remove_file(&dir);
     assert_eq!(back.len(), 3);
     for r in &recs {

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::endpoints::Endpoint;
-use crate::journal::COMPACT_MIN_LINES;
+use crate::journal::COMPACT_MIN_RECORDS;
 use crate::store::{EventStore, Status};
 use crate::tests::{doc, engine, local_config};
+use crate::tests_journal::hasher;
 use crate::{BudgetStore, Dispatcher, Metrics, NewEvent};
 
 fn temp(name: &str) -> PathBuf {
@@ -22,20 +23,25 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
+/// Every record of a journal (format 1: `<crc> <json>` lines), the header included.
 fn lines(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap();
-    text.lines().map(|l| serde_json::from_str(l).expect("every line of the journal is JSON")).collect()
+    text.lines()
+        .map(|l| serde_json::from_str(l.split_once(' ').expect("`<crc> <json>`").1).expect("every record is JSON"))
+        .collect()
 }
 
 #[test]
 fn a_second_writer_on_the_same_journal_is_refused() {
     let dir = temp("lock");
     let j = dir.join("events.jsonl");
-    let first = EventStore::with_journal(&j).unwrap();
-    let e = EventStore::with_journal(&j).err().unwrap();
-    assert!(e.contains("in use by another process"), "{e}");
+    let first = EventStore::with_journal(&j, &mut hasher()).unwrap();
+    let e = EventStore::with_journal(&j, &mut hasher()).err().unwrap();
+    assert_eq!(e.code(), "journal_locked", "{e}");
+    assert!(e.to_string().contains(&format!("pid {}", std::process::id())), "{e}");
     drop(first);
-    assert!(EventStore::with_journal(&j).is_ok(), "the lock goes with its holder");
+    assert!(!crate::journal_lock::lock_path(&j).exists(), "a clean close removes the lock");
+    assert!(EventStore::with_journal(&j, &mut hasher()).is_ok(), "the lock goes with its holder");
 }
 
 #[test]
@@ -44,16 +50,21 @@ fn a_torn_last_record_is_cut_so_the_next_append_starts_a_clean_line() {
     let j = dir.join("events.jsonl");
     let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
     let (recs, _) = crate::tests::dispatch(BudgetStore::local(), &doc(50), crate::tests::events(2, "t", &ok.url()));
-    let store = EventStore::with_journal(&j).unwrap();
+    let store = EventStore::with_journal(&j, &mut hasher()).unwrap();
     store.put(&recs[0]).unwrap();
     drop(store);
-    std::fs::OpenOptions::new().append(true).open(&j).unwrap().write_all(b"{\"event_id\":\"t-1\",\"sta").unwrap();
-    let (store, back) = EventStore::open_journal(&j).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&j)
+        .unwrap()
+        .write_all(b"0123abcd {\"event_id\":\"t-1\",\"sta")
+        .unwrap();
+    let (store, back) = EventStore::open_journal(&j, &mut hasher()).unwrap();
     assert_eq!(back, vec![recs[0].clone()]);
     store.put(&recs[1]).unwrap();
     drop(store);
-    assert_eq!(lines(&j).len(), 2, "no line glued to the torn one");
-    assert_eq!(EventStore::open_journal(&j).unwrap().1.len(), 2);
+    assert_eq!(lines(&j).len(), 3, "the header and two records, no line glued to the torn one");
+    assert_eq!(EventStore::open_journal(&j, &mut hasher()).unwrap().1.len(), 2);
 }
 
 #[test]
@@ -62,18 +73,21 @@ fn the_journal_is_compacted_to_the_newest_record_of_each_event() {
     let j = dir.join("events.jsonl");
     let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
     let (recs, _) = crate::tests::dispatch(BudgetStore::local(), &doc(50), crate::tests::events(4, "c", &ok.url()));
-    let store = EventStore::with_journal(&j).unwrap();
-    for i in 0..COMPACT_MIN_LINES + 10 {
+    let store = EventStore::with_journal(&j, &mut hasher()).unwrap();
+    for i in 0..COMPACT_MIN_RECORDS + 10 {
         let mut r = recs[(i % 4) as usize].clone();
         r.attempts = i as u32;
+        // Pending (live) records; a delivered one is dropped by compaction.
+        (r.status, r.stop_reason) = (Status::Pending, None);
         store.put(&r).unwrap();
     }
-    let n = lines(&j).len() as u64;
-    assert!(n < 4 + 20, "{n} lines after compaction");
+    let all = lines(&j);
+    assert!(all.len() < 1 + 4 + 20, "{} lines after compaction", all.len());
+    assert_eq!(all[0]["type"], "header", "a compacted journal starts with its header");
     drop(store);
-    let back = EventStore::open_journal(&j).unwrap().1;
+    let back = EventStore::open_journal(&j, &mut hasher()).unwrap().1;
     assert_eq!(back.len(), 4);
-    assert_eq!(back.iter().map(|r| r.attempts).max(), Some((COMPACT_MIN_LINES + 9) as u32));
+    assert_eq!(back.iter().map(|r| r.attempts).max(), Some((COMPACT_MIN_RECORDS + 9) as u32));
 }
 
 const EVENTS: u64 = 400;
@@ -87,7 +101,7 @@ fn crash_child() {
     let (Ok(path), Ok(url)) = (std::env::var("RPD_CRASH_JOURNAL"), std::env::var("RPD_CRASH_TARGET")) else {
         return;
     };
-    let (store, recs) = EventStore::open_journal(Path::new(&path)).unwrap();
+    let (store, recs) = EventStore::open_journal(Path::new(&path), &mut hasher()).unwrap();
     let known: HashSet<String> = recs.iter().map(|r| r.event_id.clone()).collect();
     let resumed: Vec<_> = recs.into_iter().filter(|r| r.status == Status::Pending).collect();
     let source = (0..EVENTS).map(|i| format!("c-{i}")).filter(move |id| !known.contains(id)).map(move |id| NewEvent {
@@ -157,11 +171,11 @@ fn a_dispatcher_sigkilled_twice_mid_write_loses_no_event_and_records_none_twice(
     assert!(status.success(), "the third run completes");
 
     let all = lines(&j);
-    let back = EventStore::read_journal(&j).unwrap();
+    let back = EventStore::read_journal(&j, &mut hasher()).unwrap();
     let ids: HashSet<&str> = back.iter().map(|r| r.event_id.as_str()).collect();
     let expected: HashSet<String> = (0..EVENTS).map(|i| format!("c-{i}")).collect();
     let mut final_lines: HashMap<&str, u32> = HashMap::new();
-    for v in &all {
+    for v in all.iter().filter(|v| v["type"] == "event") {
         if v["status"] != "pending" {
             *final_lines.entry(v["event_id"].as_str().unwrap()).or_default() += 1;
         }

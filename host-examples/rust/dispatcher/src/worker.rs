@@ -49,6 +49,11 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
             return;
         }
     };
+    // The class policy behind the admission's hash: it travels with the event.
+    let Some(admitted) = s.policies.by_hash(&admission.policy_hash) else {
+        log(&format!("event {}: its admitted policy is not known; it is not started", ev.event_id));
+        return;
+    };
     let rec = EventRecord {
         event_id: ev.event_id,
         endpoint_id: ev.endpoint_id,
@@ -56,12 +61,11 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
         class: ev.class,
         policy_version: admission.policy_version,
         policy_hash: admission.policy_hash,
+        policy: admitted,
         first_attempted_at_ms: admission.first_attempted_at_ms,
         deadline_ms: admission.deadline_ms,
         max_attempts: admission.schedule.max_attempts,
         offsets_ms: admission.schedule.offsets_ms,
-        expected_span_ms: admission.schedule.expected_span_ms,
-        worst_case_span_ms: admission.schedule.worst_case_span_ms,
         attempts: 0,
         credentials_refreshed: false,
         next_attempt_at_ms: now,
@@ -71,6 +75,7 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
         dead_letter: None,
         disable_endpoint: false,
         finished_at_ms: 0,
+        body_b64: None,
     };
     persist(s, &rec);
     attempt(s, policy, rec);

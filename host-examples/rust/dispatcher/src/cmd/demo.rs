@@ -118,11 +118,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let (mut config, budget) = super::replica::common(&f)?;
     config.rate_per_s = None; // every event has its own start instant
+    let engine = super::replica::load_artifact(&f)?;
     let store = match f.str("store") {
-        Some(p) => EventStore::with_journal(Path::new(p))?,
+        Some(p) => {
+            let mut hasher = retry_policy_dispatcher::journal_read::ComponentHasher::new(&engine)?;
+            EventStore::with_journal(Path::new(p), &mut hasher)?
+        }
         None => EventStore::in_memory(),
     };
-    let engine = super::replica::load_artifact(&f)?;
 
     let statuses = [200, 503, 410];
     let mut eps = Vec::new();

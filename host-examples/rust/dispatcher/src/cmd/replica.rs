@@ -11,6 +11,7 @@ use std::time::Duration;
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
 use retry_policy_dispatcher::http_client::ClientConfig;
+use retry_policy_dispatcher::journal_read::ComponentHasher;
 use retry_policy_dispatcher::report::replica_json;
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
@@ -169,13 +170,15 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let offset = config.clock_offset_ms;
     // `--store J` locks J, cuts a torn last record and continues J's own
     // pending events (a restart after a crash); `--resume OTHER` also takes
-    // another replica's pending events.
+    // another replica's pending events (journal format 1, any language's);
+    // each keeps the policy it was admitted under, checked against its hash.
+    let mut hasher = ComponentHasher::new(&engine)?;
     let (store, mut resumed) = match f.str("store") {
-        Some(p) => EventStore::open_journal(Path::new(p))?,
+        Some(p) => EventStore::open_journal(Path::new(p), &mut hasher).map_err(|e| format!("--store {p}: {e}"))?,
         None => (EventStore::in_memory(), Vec::new()),
     };
     if let Some(p) = f.str("resume").filter(|p| Some(*p) != f.str("store")) {
-        resumed.extend(EventStore::read_journal(Path::new(p))?);
+        resumed.extend(EventStore::read_journal(Path::new(p), &mut hasher).map_err(|e| format!("--resume {p}: {e}"))?);
     }
     resumed.retain(|r| r.status == Status::Pending);
 
