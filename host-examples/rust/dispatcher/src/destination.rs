@@ -131,6 +131,8 @@ impl GuardedResolver {
 impl Resolver for GuardedResolver {
     fn resolve(&self, uri: &Uri, config: &Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
         let addrs = self.inner.resolve(uri, config, timeout)?;
+        // After the DNS lookup: the event's window may have ended meanwhile.
+        crate::http_client::check_edge()?;
         if !self.allow_private {
             if let Some(why) = addrs.iter().find_map(|a| refusal(a.ip())) {
                 return Err(ureq::Error::Io(io::Error::new(io::ErrorKind::PermissionDenied, Refused { why })));

@@ -14,6 +14,7 @@ use std::time::Duration;
 use retry_policy_host::{ArtifactError, ArtifactInfo, ArtifactRef, LiveArtifact, LiveInstance, Policies, PolicyEngine};
 
 use crate::budget_store::BudgetStore;
+use crate::drain::{Drain, Signals};
 use crate::http_client::{ClientConfig, HttpClient};
 use crate::metrics::Metrics;
 use crate::shared::{instance, Job, Queue, Shared};
@@ -63,7 +64,7 @@ impl Dispatcher {
         ));
         metrics.set_policy_info(&artifact.info(), &policies.current().version);
         let start_ms = skewed_now(config.clock_offset_ms);
-        let http = HttpClient::new(ClientConfig { idle_per_host: config.concurrency, ..config.client });
+        let http = HttpClient::new(ClientConfig { idle_per_host: config.concurrency, ..config.client.clone() });
         let shared = Arc::new(Shared {
             artifact,
             policies,
@@ -84,6 +85,7 @@ impl Dispatcher {
                 in_flight: 0,
             }),
             wake: Condvar::new(),
+            drain: Drain::default(),
         });
         for rec in resumed {
             shared.store.put(&rec)?;
@@ -189,6 +191,67 @@ impl Dispatcher {
     /// Milliseconds since the Unix epoch when the dispatcher started.
     pub fn start_ms(&self) -> u64 {
         self.shared.start_ms
+    }
+
+    /// Wait until every event has stopped, or until `signals` reports a
+    /// SIGTERM/SIGINT: then drain for up to `drain` (docs/replica.md) and
+    /// return `true` (drained).
+    pub fn wait_or_drain(mut self, signals: &Signals, drain: Duration) -> (Self, bool) {
+        loop {
+            if self.workers.iter().all(|h| h.is_finished()) {
+                return (self.wait(), false);
+            }
+            if signals.received() {
+                self.drain(drain);
+                return (self, true);
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Drain now: admit nothing more and start no attempt; attempts being
+    /// sent may finish (and are settled) for up to `drain`; those still
+    /// running then are abandoned: counted as made, their attempt number
+    /// written to the event's record, the event pending. Returns how many
+    /// were abandoned.
+    pub fn drain(&mut self, drain: Duration) -> usize {
+        let s = &self.shared;
+        if !s.drain.begin() {
+            return 0;
+        }
+        s.wake.notify_all();
+        let deadline = std::time::Instant::now() + drain;
+        while std::time::Instant::now() < deadline && !self.workers.iter().all(|h| h.is_finished()) {
+            thread::sleep(Duration::from_millis(2));
+        }
+        if self.workers.iter().all(|h| h.is_finished()) {
+            for h in self.workers.drain(..) {
+                let _ = h.join();
+            }
+            return 0;
+        }
+        let abandoned = s.drain.abandon();
+        for (event_id, attempt) in &abandoned {
+            if let Some(mut rec) = s.store.get(event_id).filter(|r| r.status == Status::Pending) {
+                rec.attempts = rec.attempts.max(*attempt);
+                rec.next_attempt_at_ms = s.now();
+                if let Err(e) = s.store.put(&rec) {
+                    worker::log(&format!("event {event_id}: {e}"));
+                }
+            }
+            s.metrics.attempted(*attempt <= 1);
+        }
+        // Workers that got their answer before the deadline settle it (one
+        // store call, bounded by its timeout); the abandoned ones are left.
+        let settle_by = std::time::Instant::now() + Duration::from_secs(2);
+        loop {
+            let in_flight = s.queue.lock().unwrap_or_else(|p| p.into_inner()).in_flight;
+            if in_flight <= abandoned.len() || std::time::Instant::now() >= settle_by {
+                break;
+            }
+            thread::sleep(Duration::from_millis(2));
+        }
+        abandoned.len()
     }
 
     /// Wait until every event has stopped (then read the store and metrics).

@@ -1,4 +1,5 @@
-//! Delivery over HTTP/1.1 with `ureq` (no TLS, no decompression, no proxy):
+//! Delivery over HTTP/1.1 with `ureq` (HTTPS with rustls, verified against
+//! [`crate::tls::TrustRoots`]; no decompression, no proxy):
 //! POST a body, get the status and the raw `Retry-After` value, or the
 //! transport error kind the policy classifies. Hostile endpoints cannot
 //! hold a worker or its memory:
@@ -23,15 +24,19 @@
 //! | sending stalled | `write_timeout` |
 //! | waiting for or reading the response stalled, or the attempt deadline passed | `read_timeout` |
 //! | a loopback/private/... destination (unless allowed) | `destination_refused` (terminal) |
-//! | `https://` and other schemes | `unsupported_protocol`; a malformed URL `invalid_url` |
+//! | the server's certificate fails verification (issuer, name, validity) | `tls_certificate` (terminal) |
+//! | any other TLS handshake failure | `connect_error` (`connect_timeout` when it stalled) |
+//! | schemes other than `http`/`https` | `unsupported_protocol`; a malformed URL `invalid_url` |
 
 use std::io::{self, Read};
 use std::time::Duration;
 
-use ureq::unversioned::transport::DefaultConnector;
+use ureq::unversioned::transport::{ConnectionDetails, Connector, RustlsConnector, TcpConnector, Transport};
 use ureq::{Agent, Timeout};
 
 use crate::destination::{is_refused, GuardedResolver};
+use crate::tls::{is_certificate_error, TrustRoots};
+use crate::transport_kind as kind;
 
 /// Largest response head accepted.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
@@ -39,7 +44,7 @@ pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 pub const MAX_BODY_BYTES: u64 = 64 * 1024;
 
 /// How the client behaves.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ClientConfig {
     pub connect_ms: u64,
     /// The total time one attempt may take, body included.
@@ -48,17 +53,29 @@ pub struct ClientConfig {
     pub allow_private_targets: bool,
     /// Idle connections kept per host (keep-alive).
     pub idle_per_host: usize,
+    /// Certificates `https://` targets are verified against (the platform's
+    /// store by default; `--ca-file` adds to it).
+    pub trust: TrustRoots,
 }
 
 impl Default for ClientConfig {
     fn default() -> Self {
-        ClientConfig { connect_ms: 2_000, attempt_deadline_ms: 30_000, allow_private_targets: false, idle_per_host: 8 }
+        ClientConfig {
+            connect_ms: 2_000,
+            attempt_deadline_ms: 30_000,
+            allow_private_targets: false,
+            idle_per_host: 8,
+            trust: TrustRoots::default(),
+        }
     }
 }
 
 /// What one POST came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Delivery {
+    /// Not sent: the send edge (the event's window) passed before the
+    /// request was written (after the DNS lookup and the connection).
+    NotSent,
     /// A response with a status in 100..=599 and its raw `Retry-After`.
     Response { status: u16, retry_after: Option<String> },
     /// A transport error kind of the contract (or `unexpected_status`,
@@ -84,18 +101,33 @@ impl HttpClient {
             .max_idle_connections(c.idle_per_host.max(1) * 4)
             .max_idle_connections_per_host(c.idle_per_host.max(1))
             .user_agent("retry-policy-dispatcher")
+            .tls_config(c.trust.ureq_tls_config())
             .build();
-        let agent =
-            Agent::with_parts(config, DefaultConnector::default(), GuardedResolver::new(c.allow_private_targets));
+        // TCP to the addresses the guarded resolver checked, then TLS for
+        // https:// (its failures sorted by `Handshake`).
+        let connector = ().chain(TcpConnector::default()).chain(Handshake(RustlsConnector::default()));
+        let agent = Agent::with_parts(config, connector, GuardedResolver::new(c.allow_private_targets));
         HttpClient { agent }
     }
 
     /// POST `body` (JSON) to `url` with extra headers. A header whose name
     /// or value is not valid HTTP (CR/LF in an event id) is left out.
     pub fn post(&self, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Delivery {
+        self.post_before(url, headers, body, None)
+    }
+
+    /// [`HttpClient::post`], written only before `edge`: the edge is checked
+    /// again after the DNS lookup and after the connection (TLS included)
+    /// is made, immediately before the request is written; past it the
+    /// request is not written ([`Delivery::NotSent`]).
+    pub fn post_before(&self, url: &str, headers: &[(&str, &str)], body: &[u8], edge: Option<SendEdge>) -> Delivery {
         if let Err(kind) = check_url(url) {
             return Delivery::Failed(kind);
         }
+        if edge.is_some_and(|e| e.passed()) {
+            return Delivery::NotSent;
+        }
+        let _edge = EdgeGuard::set(edge);
         let mut req = self.agent.post(url).header("content-type", "application/json");
         for (k, v) in headers {
             if is_header_value(v) {
@@ -114,21 +146,162 @@ impl HttpClient {
                 if (100..=599).contains(&status) {
                     Delivery::Response { status, retry_after }
                 } else {
-                    Delivery::Failed("unexpected_status")
+                    Delivery::Failed(kind::UNEXPECTED_STATUS)
                 }
             }
+            Err(e) if is_edge_passed(&e) => Delivery::NotSent,
             Err(e) => Delivery::Failed(error_kind(&e)),
         }
     }
 }
 
-/// Only `http://` with a host; the error is the kind the policy classifies.
+/// The instant after which an attempt may not be written: the event's
+/// `first_attempt_ms + window_ms`, by the dispatcher's clock (the wall
+/// clock plus `clock_offset_ms`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendEdge {
+    pub deadline_ms: u64,
+    pub clock_offset_ms: i64,
+}
+
+impl SendEdge {
+    pub fn passed(self) -> bool {
+        crate::shared::skewed_now(self.clock_offset_ms) >= self.deadline_ms
+    }
+}
+
+thread_local! {
+    /// The edge of the request this thread is sending (the client resolves
+    /// and connects on the calling thread).
+    static EDGE: std::cell::Cell<Option<SendEdge>> = const { std::cell::Cell::new(None) };
+}
+
+struct EdgeGuard;
+
+impl EdgeGuard {
+    fn set(edge: Option<SendEdge>) -> EdgeGuard {
+        EDGE.with(|e| e.set(edge));
+        EdgeGuard
+    }
+}
+
+impl Drop for EdgeGuard {
+    fn drop(&mut self) {
+        EDGE.with(|e| e.set(None));
+    }
+}
+
+/// The error that stops a request whose edge passed before it was written.
+#[derive(Debug)]
+pub struct EdgePassed;
+
+impl std::fmt::Display for EdgePassed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the event's window ended before the request was written")
+    }
+}
+
+impl std::error::Error for EdgePassed {}
+
+/// `Err` when the current request's edge has passed (called after the DNS
+/// lookup and after the connection is made).
+pub(crate) fn check_edge() -> Result<(), ureq::Error> {
+    if EDGE.with(|e| e.get()).is_some_and(SendEdge::passed) {
+        return Err(ureq::Error::Io(io::Error::new(io::ErrorKind::Other, EdgePassed)));
+    }
+    Ok(())
+}
+
+fn is_edge_passed(e: &ureq::Error) -> bool {
+    matches!(e, ureq::Error::Io(io) if io.get_ref().is_some_and(|i| i.is::<EdgePassed>()))
+}
+
+/// The TLS step of the connector chain: a handshake that fails is reported
+/// as a [`HandshakeFailed`] carrying its transport kind, so a reset or a
+/// stall during the handshake is not mistaken for a broken response.
+#[derive(Debug)]
+struct Handshake(RustlsConnector);
+
+impl<In: Transport> Connector<In> for Handshake {
+    type Out = <RustlsConnector as Connector<In>>::Out;
+
+    fn connect(&self, details: &ConnectionDetails, chained: Option<In>) -> Result<Option<Self::Out>, ureq::Error> {
+        let out = self.0.connect(details, chained).map_err(|e| {
+            let kind = handshake_kind(&e);
+            ureq::Error::Io(io::Error::new(io::ErrorKind::Other, HandshakeFailed { kind, detail: e.to_string() }))
+        })?;
+        // Connected (and TLS done): the last check before the request is written.
+        check_edge()?;
+        Ok(out)
+    }
+}
+
+/// A failed TLS handshake, as it travels through the client.
+#[derive(Debug)]
+pub struct HandshakeFailed {
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+impl std::fmt::Display for HandshakeFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TLS handshake failed ({}): {}", self.kind, self.detail)
+    }
+}
+
+impl std::error::Error for HandshakeFailed {}
+
+/// The kind of a TLS handshake failure: the certificate failing
+/// verification is `tls_certificate`; a stall `connect_timeout`; anything
+/// else `connect_error`.
+fn handshake_kind(e: &ureq::Error) -> &'static str {
+    if rustls_error(e).is_some_and(is_certificate_error) {
+        return kind::TLS_CERTIFICATE;
+    }
+    match e {
+        ureq::Error::Timeout(_) => kind::CONNECT_TIMEOUT,
+        ureq::Error::Io(io) if matches!(io.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) => {
+            kind::CONNECT_TIMEOUT
+        }
+        _ => kind::CONNECT_ERROR,
+    }
+}
+
+/// The rustls error inside a client error, if any (directly, or wrapped in
+/// an `io::Error` by the TLS stream).
+fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
+    match e {
+        ureq::Error::Rustls(r) => return Some(r),
+        ureq::Error::Io(io) => {
+            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                return Some(r);
+            }
+        }
+        _ => {}
+    }
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(r) = err.downcast_ref::<rustls::Error>() {
+            return Some(r);
+        }
+        if let Some(io) = err.downcast_ref::<io::Error>() {
+            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                return Some(r);
+            }
+        }
+        cur = err.source();
+    }
+    None
+}
+
+/// Only `http://` and `https://` with a host; the error is the kind the
+/// policy classifies.
 pub fn check_url(url: &str) -> Result<(), &'static str> {
     match url.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {
             let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
             if authority.is_empty() || authority.contains(['@', ' ']) || url.chars().any(char::is_control) {
-                Err("invalid_url")
+                Err(kind::INVALID_URL)
             } else {
                 Ok(())
             }
@@ -136,9 +309,9 @@ pub fn check_url(url: &str) -> Result<(), &'static str> {
         Some((scheme, _))
             if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
         {
-            Err("unsupported_protocol")
+            Err(kind::UNSUPPORTED_PROTOCOL)
         }
-        _ => Err("invalid_url"),
+        _ => Err(kind::INVALID_URL),
     }
 }
 
@@ -150,33 +323,38 @@ fn is_header_value(v: &str) -> bool {
 pub fn error_kind(e: &ureq::Error) -> &'static str {
     match e {
         ureq::Error::Timeout(t) => match t {
-            Timeout::Connect => "connect_timeout",
-            Timeout::Resolve => "connect_error",
-            Timeout::SendRequest | Timeout::SendBody | Timeout::PerWrite => "write_timeout",
-            _ => "read_timeout",
+            Timeout::Connect => kind::CONNECT_TIMEOUT,
+            Timeout::Resolve => kind::CONNECT_ERROR,
+            Timeout::SendRequest | Timeout::SendBody | Timeout::PerWrite => kind::WRITE_TIMEOUT,
+            _ => kind::READ_TIMEOUT,
         },
-        ureq::Error::BodyStalled => "read_timeout",
-        ureq::Error::Io(io) if is_refused(io) => "destination_refused",
+        ureq::Error::BodyStalled => kind::READ_TIMEOUT,
+        ureq::Error::Io(io) if is_refused(io) => kind::DESTINATION_REFUSED,
+        ureq::Error::Io(io) if io.get_ref().is_some_and(|i| i.is::<HandshakeFailed>()) => {
+            io.get_ref().and_then(|i| i.downcast_ref::<HandshakeFailed>()).map_or(kind::CONNECT_ERROR, |h| h.kind)
+        }
+        _ if rustls_error(e).is_some_and(is_certificate_error) => kind::TLS_CERTIFICATE,
         ureq::Error::Io(io) => io_kind(io),
-        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => "connect_error",
-        ureq::Error::Protocol(p) if p.to_string().contains("invalid status code") => "unexpected_status",
-        ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => "remote_protocol_error",
-        ureq::Error::BadUri(_) | ureq::Error::Http(_) => "invalid_url",
-        ureq::Error::TooManyRedirects | ureq::Error::RedirectFailed => "too_many_redirects",
-        ureq::Error::RequireHttpsOnly(_) | ureq::Error::TlsRequired | ureq::Error::Tls(_) => "unsupported_protocol",
-        _ => "remote_protocol_error",
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => kind::CONNECT_ERROR,
+        ureq::Error::Protocol(p) if p.to_string().contains("invalid status code") => kind::UNEXPECTED_STATUS,
+        ureq::Error::Protocol(_) | ureq::Error::LargeResponseHeader(..) => kind::REMOTE_PROTOCOL_ERROR,
+        ureq::Error::BadUri(_) | ureq::Error::Http(_) => kind::INVALID_URL,
+        ureq::Error::TooManyRedirects | ureq::Error::RedirectFailed => kind::TOO_MANY_REDIRECTS,
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) => kind::CONNECT_ERROR,
+        ureq::Error::RequireHttpsOnly(_) | ureq::Error::TlsRequired => kind::UNSUPPORTED_PROTOCOL,
+        _ => kind::REMOTE_PROTOCOL_ERROR,
     }
 }
 
 fn io_kind(e: &io::Error) -> &'static str {
     use io::ErrorKind as K;
     match e.kind() {
-        K::TimedOut | K::WouldBlock => "read_timeout",
+        K::TimedOut | K::WouldBlock => kind::READ_TIMEOUT,
         K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable | K::NetworkDown => {
-            "connect_error"
+            kind::CONNECT_ERROR
         }
         // A reset, an abort or an EOF mid-response: the peer broke the exchange.
-        _ => "remote_protocol_error",
+        _ => kind::REMOTE_PROTOCOL_ERROR,
     }
 }
 
@@ -185,10 +363,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_plain_http_urls_with_a_host_are_sent() {
+    fn only_http_and_https_urls_with_a_host_are_sent() {
         assert_eq!(check_url("http://127.0.0.1:8080/a?b=1"), Ok(()));
         assert_eq!(check_url("HTTP://example.test"), Ok(()));
-        assert_eq!(check_url("https://example.test/"), Err("unsupported_protocol"));
+        assert_eq!(check_url("https://example.test/"), Ok(()));
+        assert_eq!(check_url("https:///path"), Err("invalid_url"));
         assert_eq!(check_url("ftp://example.test/"), Err("unsupported_protocol"));
         assert_eq!(check_url("not a url"), Err("invalid_url"));
         assert_eq!(check_url("http:///path"), Err("invalid_url"));

@@ -28,6 +28,7 @@ mod artifact_reload;
 pub mod budget_store;
 pub mod destination;
 pub mod dispatcher;
+pub mod drain;
 pub mod endpoints;
 pub mod http_client;
 pub mod http_server;
@@ -47,6 +48,8 @@ pub mod resp;
 mod shared;
 pub mod signing;
 pub mod store;
+pub mod tls;
+pub mod transport_kind;
 mod worker;
 
 pub use budget_store::BudgetStore;
@@ -68,3 +71,9 @@ mod tests_journal;
 mod tests_reload;
 #[cfg(test)]
 mod tests_safety;
+#[cfg(test)]
+mod tests_drain;
+#[cfg(test)]
+mod tests_tls;
+#[cfg(test)]
+mod tests_window;

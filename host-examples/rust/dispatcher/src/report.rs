@@ -25,8 +25,29 @@ pub fn stop_reason_counts<'a>(
     (counts, pending)
 }
 
-/// The REPLICA line: `{"host","events","attempts","first_attempts","retries",
-/// "stop_reasons",...,"redis_round_trips","elapsed_ms"}`.
+/// The REPLICA summary (docs/replica.md, "The summary"): the counts of
+/// [`replica_json`] plus `drained`, `transport_errors` (every kind of
+/// fleet/transport-kinds.json, zeros included), `store_errors` and
+/// `budget_disagreements`, from the run's metrics.
+pub fn replica_summary(
+    records: &[EventRecord],
+    metrics: &crate::Metrics,
+    round_trips: u64,
+    elapsed_ms: u64,
+    drained: bool,
+) -> Value {
+    let mut line = replica_json(records, metrics.first_attempts(), metrics.retries(), round_trips, elapsed_ms);
+    let kinds: Map<String, Value> =
+        crate::transport_kind::names().map(|k| (k.to_string(), json!(metrics.transport_errors(k)))).collect();
+    line["drained"] = drained.into();
+    line["transport_errors"] = kinds.into();
+    line["store_errors"] = metrics.budget_store_errors().into();
+    line["budget_disagreements"] = metrics.budget_disagreements().into();
+    line
+}
+
+/// The REPLICA line's counts: `{"host","events","attempts","first_attempts","retries",
+/// "stop_reasons","pending","redis_round_trips","elapsed_ms"}`.
 pub fn replica_json(
     records: &[EventRecord],
     first_attempts: u64,

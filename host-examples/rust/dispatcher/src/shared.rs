@@ -100,6 +100,8 @@ pub(crate) struct Shared {
     pub start_ms: u64,
     pub(crate) queue: Mutex<Queue>,
     pub(crate) wake: Condvar,
+    /// SIGTERM/SIGINT drain: once begun, no job is handed out ([`crate::drain`]).
+    pub(crate) drain: crate::drain::Drain,
 }
 
 /// This machine's wall clock, in Unix milliseconds.
@@ -150,6 +152,14 @@ impl Shared {
     pub(crate) fn next_job(&self) -> Option<Job> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         loop {
+            if self.drain.is_draining() {
+                // Admit nothing more, start no attempt: pending events stay pending.
+                q.source = None;
+                q.peeked = None;
+                drop(q);
+                self.wake.notify_all();
+                return None;
+            }
             let now = self.now();
             let mut wait_ms = 50;
             if let Some(Reverse((due, seq))) = q.heap.peek().copied() {

@@ -19,7 +19,8 @@ use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, Policy, Resumpt
 use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
-use crate::http_client::Delivery;
+use crate::http_client::{Delivery, SendEdge};
+use crate::transport_kind as kind;
 use crate::shared::{NewEvent, Shared};
 use crate::store::{EventRecord, Status};
 
@@ -137,21 +138,42 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
         ("X-Attempt", attempt_no.as_str()),
         ("X-First-Attempted-At-Ms", first_at.as_str()),
     ];
+    // The window's edge (docs/replica.md): after the wait, re-checked by the
+    // client after the DNS lookup and the connection, before the write.
+    let edge = SendEdge { deadline_ms: rec.deadline_ms, clock_offset_ms: s.config.clock_offset_ms };
+    if edge.passed() {
+        return window_ended(s, policy, &p, rec);
+    }
+    // Draining: no new attempt starts; the event stays pending.
+    if !s.drain.sending(&rec.event_id, rec.attempts) {
+        return keep_pending(s, rec);
+    }
+    let send = |headers: &[(&str, &str)]| {
+        s.metrics.delivery(|| s.http.post_before(&rec.target, headers, body.as_bytes(), Some(edge)))
+    };
     // Standard Webhooks headers; without a secret the attempt is not sent
     // unsigned: it ends as the (terminal) kind `credentials_unavailable`.
     let signed = s.config.signer.as_ref().map(|g| g.headers(&rec.endpoint_id, &rec.event_id, s.now(), body.as_bytes()));
     let delivery = match &signed {
         Some(Err(e)) => {
             log(&format!("event {}: not sent: {e}", rec.event_id));
-            Delivery::Failed("credentials_unavailable")
+            Delivery::Failed(kind::CREDENTIALS_UNAVAILABLE)
         }
         Some(Ok([id, ts, sig])) => {
             headers.extend([("webhook-id", id.as_str()), ("webhook-timestamp", ts.as_str())]);
             headers.push(("webhook-signature", sig.as_str()));
-            s.http.post(&rec.target, &headers, body.as_bytes())
+            send(&headers)
         }
-        None => s.http.post(&rec.target, &headers, body.as_bytes()),
+        None => send(&headers),
     };
+    if !s.drain.sent(&rec.event_id) {
+        // Abandoned at the drain deadline: already recorded pending with
+        // this attempt counted (`Dispatcher::drain`).
+        return;
+    }
+    if delivery == Delivery::NotSent {
+        return window_ended(s, policy, &p, rec);
+    }
     s.metrics.attempted(first);
     let now = s.now();
     let outcome = match delivery {
@@ -162,6 +184,7 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
                 retry_after.and_then(|h| retry_trap(policy, |pi| pi.parse_retry_after(&h, now)).ok().flatten());
             AttemptOutcome::Response { status, retry_after_ms }
         }
+        Delivery::NotSent => unreachable!("handled above"),
         Delivery::Failed(kind) => {
             rec.last_outcome = kind.to_string();
             s.metrics.transport_failure(kind);
@@ -191,6 +214,38 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     }
 }
 
+/// The attempt `rec.attempts` was not sent: the event's window ended. The
+/// component's `resume` names the stop (`retry_window_elapsed`) and builds
+/// the dead letter from the attempts actually made.
+fn window_ended(s: &Shared, policy: &mut PolicyInstance, p: &Policy, mut rec: EventRecord) {
+    rec.attempts = rec.attempts.saturating_sub(1);
+    let now = s.now();
+    match retry_trap(policy, |pi| pi.resume(p, &state_of(&rec, rec.attempts), now)) {
+        Ok(Resumption::Stop(st)) => finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
+        other => {
+            // Not reachable by the policy's own rule (elapsed >= window);
+            // the edge was passed by this clock, so the event stops anyway.
+            log(&format!("event {}: past its window, resume answered {other:?}", rec.event_id));
+            let dl = retry_policy_core::DeadLetter {
+                event_id: rec.event_id.clone(),
+                endpoint_id: rec.endpoint_id.clone(),
+                attempts: rec.attempts,
+                elapsed_ms: now.saturating_sub(rec.first_attempted_at_ms),
+                stop_reason: StopReason::RetryWindowElapsed,
+            };
+            finish(s, rec, StopReason::RetryWindowElapsed, false, Some(dl), now)
+        }
+    }
+}
+
+/// The attempt `rec.attempts` was not started (draining): the event stays
+/// pending, due now, for whoever resumes its journal.
+fn keep_pending(s: &Shared, mut rec: EventRecord) {
+    rec.attempts = rec.attempts.saturating_sub(1);
+    rec.next_attempt_at_ms = s.now();
+    persist(s, &rec);
+}
+
 /// The step (the host library's `step_via`): `evaluate`, at most ONE call
 /// of this dispatcher's budget store, `settle` when still open.
 fn step(
@@ -201,7 +256,9 @@ fn step(
     outcome: &AttemptOutcome,
     now: u64,
 ) -> Result<Decision, HostError> {
-    let done = policy.step_via(p, state, outcome, now, |pi, request| s.budget.call(pi, request, &p.budget, now))?;
+    let done = policy.step_via(p, state, outcome, now, |pi, request| {
+        s.metrics.budget_store_call(request, || s.budget.call(pi, request, &p.budget, now))
+    })?;
     if let Some(e) = &done.store_error {
         store_failed(s, e);
     }

@@ -12,8 +12,10 @@ use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::journal_read::ComponentHasher;
-use retry_policy_dispatcher::report::replica_json;
+use retry_policy_dispatcher::drain::Signals;
+use retry_policy_dispatcher::report::replica_summary;
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
+use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
 use retry_policy_host::{ArtifactRef, PolicyEngine};
 
@@ -27,7 +29,8 @@ pub const USAGE: &str =
                                        [--allow-private-targets] [--clock-offset-ms N]
                                        [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
                                        [--connect-timeout-ms 2000] [--no-skew-check]
-                                       [--signing-secrets FILE.json] [--watch-policy]
+                                       [--signing-secrets FILE.json] [--watch-policy] [--ca-file PEM]
+                                       [--drain-ms 5000]
   --policy                 the policy document (JSON); default: the one embedded in the artifact
   --artifact               the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy built
                            in; --component is the old name); $RETRY_POLICY_ARTIFACT_SHA256 pins it
@@ -49,6 +52,10 @@ pub const USAGE: &str =
                            FILE (JSON: endpoint id -> space-separated whsec_ secrets), reloaded after 401/403
   --watch-policy           reload --policy FILE when it changes (validated first; a bad edit keeps
                            the old document); events keep the policy they were admitted under
+  --ca-file                PEM CA certificates trusted in addition to the platform's store, for
+                           https:// targets (and rediss:// stores); unreadable or empty: exit 2
+  --drain-ms               on SIGTERM/SIGINT: admit nothing more, start no attempt, let attempts
+                           in progress finish for up to N ms, print the summary ("drained": true), exit 0
   --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
@@ -73,6 +80,8 @@ const VALUES: &[&str] = &[
     "attempt-deadline-ms",
     "connect-timeout-ms",
     "signing-secrets",
+    "ca-file",
+    "drain-ms",
 ];
 const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy"];
 
@@ -109,10 +118,15 @@ pub fn artifact_watch(f: &Flags) -> Result<Option<(std::path::PathBuf, Duration)
 pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
     let ms = "a whole number of milliseconds";
     let defaults = ClientConfig::default();
+    // `--ca-file`: checked before anything is sent; the same roots serve
+    // https:// targets and a rediss:// store (`trust.rustls_client_config()`).
+    let trust_config = TrustConfig { ca_file: f.str("ca-file").map(Into::into) };
+    let trust = TrustRoots::load(&trust_config).map_err(|e| e.to_string())?;
     let client = ClientConfig {
         connect_ms: f.get("connect-timeout-ms", ms)?.unwrap_or(defaults.connect_ms),
         attempt_deadline_ms: f.get("attempt-deadline-ms", ms)?.unwrap_or(defaults.attempt_deadline_ms),
         allow_private_targets: f.has("allow-private-targets"),
+        trust,
         ..defaults
     };
     if client.connect_ms == 0 || client.attempt_deadline_ms == 0 {
@@ -156,6 +170,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
         return Err("--endpoint-id must not be empty".into());
     }
     let events: u64 = f.get("events", "a whole number")?.ok_or("--events is required")?;
+    let drain_ms: u64 = f.get("drain-ms", "a whole number of milliseconds (0 or more)")?.unwrap_or(5_000);
+    // SIGTERM/SIGINT from here on drain the run instead of killing it.
+    let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
     let class = f.str("class").unwrap_or("storm").to_string();
     let engine = load_artifact(&f)?;
     let (document, from_artifact) = match f.str("policy") {
@@ -208,12 +225,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
     if let Some((path, every)) = watch {
         d.watch_artifact(&path, every).map_err(|e| format!("--watch-artifact-ms: {e}"))?;
     }
-    let d = d.wait();
+    let (d, drained) = d.wait_or_drain(&signals, Duration::from_millis(drain_ms));
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
     let records = d.store().all();
     let m = d.metrics();
-    let mut line = replica_json(&records, m.first_attempts(), m.retries(), d.budget().round_trips(), elapsed_ms);
-    line["budget_disagreements"] = m.budget_disagreements().into();
+    let mut line = replica_summary(&records, m, d.budget().round_trips(), elapsed_ms, drained);
     line["budget_store_errors"] = m.budget_store_errors().into();
     line["destinations_refused"] = m.destinations_refused().into();
     Ok(line.to_string())

@@ -1,0 +1,210 @@
+//! What this dispatcher trusts for TLS (docs/replica.md, "HTTPS"): the
+//! platform's trust store (`rustls-native-certs`: on Linux the system's CA
+//! bundle, `SSL_CERT_FILE`/`SSL_CERT_DIR` honoured) **plus** the PEM CA
+//! certificates of `--ca-file`. Verification is never skipped; there is no
+//! switch to.
+//!
+//! One [`TrustRoots`] serves both uses of TLS in the dispatcher:
+//!
+//! * `https://` targets: [`TrustRoots::ureq_tls_config`] (the HTTP client);
+//! * `rediss://` budget stores: [`TrustRoots::rustls_client_config`], a
+//!   rustls `ClientConfig` with the same roots and the same provider (`ring`).
+//!
+//! A `--ca-file` that cannot be read, is not PEM or holds no certificate is
+//! a [`TrustError`] naming the file (the replica exits 2 on it).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
+use rustls::RootCertStore;
+
+/// Where the extra trust comes from (the replica's `--ca-file`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustConfig {
+    /// PEM CA certificates trusted in addition to the platform's store.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Why the trust could not be set up.
+#[derive(Debug)]
+pub enum TrustError {
+    /// The CA file cannot be read.
+    Unreadable { path: PathBuf, error: std::io::Error },
+    /// The CA file is not PEM, or a certificate in it is not a certificate.
+    NotPem { path: PathBuf, detail: String },
+    /// The CA file holds no certificate.
+    NoCertificate { path: PathBuf },
+}
+
+impl fmt::Display for TrustError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrustError::Unreadable { path, error } => write!(f, "--ca-file {}: {error}", path.display()),
+            TrustError::NotPem { path, detail } => {
+                write!(f, "--ca-file {}: not a PEM file of CA certificates ({detail})", path.display())
+            }
+            TrustError::NoCertificate { path } => {
+                write!(f, "--ca-file {}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TrustError {}
+
+/// The certificates trusted: the platform's, then the CA file's.
+#[derive(Clone, Debug)]
+pub struct TrustRoots {
+    roots: Arc<Vec<CertificateDer<'static>>>,
+    /// How many came from the CA file (the last ones).
+    extra: usize,
+}
+
+impl Default for TrustRoots {
+    /// The platform's store alone.
+    fn default() -> Self {
+        TrustRoots { roots: platform_roots().clone(), extra: 0 }
+    }
+}
+
+/// The platform's store, loaded once per process. Certificates it cannot
+/// parse are skipped (a missing store trusts nothing from it: `--ca-file`
+/// can still add roots).
+fn platform_roots() -> &'static Arc<Vec<CertificateDer<'static>>> {
+    static ROOTS: OnceLock<Arc<Vec<CertificateDer<'static>>>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let found = rustls_native_certs::load_native_certs();
+        if found.certs.is_empty() && !found.errors.is_empty() {
+            eprintln!("dispatcher: the platform's trust store could not be read: {}", found.errors[0]);
+        }
+        Arc::new(found.certs)
+    })
+}
+
+/// The CA certificates of a PEM file (other PEM sections, e.g. keys, are
+/// skipped); at least one, each parsable as a trust anchor.
+pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, TrustError> {
+    let bytes = std::fs::read(path).map_err(|error| TrustError::Unreadable { path: path.into(), error })?;
+    let mut certs = Vec::new();
+    for item in CertificateDer::pem_slice_iter(&bytes) {
+        certs.push(item.map_err(|e| TrustError::NotPem { path: path.into(), detail: e.to_string() })?);
+    }
+    if certs.is_empty() {
+        return Err(TrustError::NoCertificate { path: path.into() });
+    }
+    let mut store = RootCertStore::empty();
+    for c in &certs {
+        store.add(c.clone()).map_err(|e| TrustError::NotPem { path: path.into(), detail: e.to_string() })?;
+    }
+    Ok(certs)
+}
+
+impl TrustRoots {
+    /// The platform's store plus `config.ca_file`'s certificates.
+    pub fn load(config: &TrustConfig) -> Result<TrustRoots, TrustError> {
+        let Some(path) = &config.ca_file else { return Ok(TrustRoots::default()) };
+        let extra = read_ca_file(path)?;
+        let mut roots: Vec<CertificateDer<'static>> = platform_roots().as_ref().clone();
+        let n = extra.len();
+        roots.extend(extra);
+        Ok(TrustRoots { roots: Arc::new(roots), extra: n })
+    }
+
+    /// Only `certs` (tests: a private CA without the platform's store).
+    pub fn only(certs: Vec<CertificateDer<'static>>) -> TrustRoots {
+        let extra = certs.len();
+        TrustRoots { roots: Arc::new(certs), extra }
+    }
+
+    /// Every trusted certificate (DER).
+    pub fn certificates(&self) -> &[CertificateDer<'static>] {
+        &self.roots
+    }
+
+    /// How many were added by the CA file.
+    pub fn extra(&self) -> usize {
+        self.extra
+    }
+
+    /// The crypto provider of every TLS connection made here.
+    pub fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+        Arc::new(rustls::crypto::ring::default_provider())
+    }
+
+    /// A rustls root store of these certificates (unparsable ones skipped).
+    pub fn root_store(&self) -> RootCertStore {
+        let mut store = RootCertStore::empty();
+        store.add_parsable_certificates(self.roots.iter().cloned());
+        store
+    }
+
+    /// A rustls client configuration verifying servers against these roots
+    /// (for `rediss://`: wrap a `TcpStream` in `rustls::StreamOwned`).
+    pub fn rustls_client_config(&self) -> Arc<rustls::ClientConfig> {
+        let config = rustls::ClientConfig::builder_with_provider(Self::provider())
+            .with_safe_default_protocol_versions()
+            .expect("ring supports the default TLS versions")
+            .with_root_certificates(self.root_store())
+            .with_no_client_auth();
+        Arc::new(config)
+    }
+
+    /// The HTTP client's TLS configuration (rustls, these roots).
+    pub fn ureq_tls_config(&self) -> ureq::tls::TlsConfig {
+        let certs: Vec<ureq::tls::Certificate<'static>> =
+            self.roots.iter().map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned()).collect();
+        ureq::tls::TlsConfig::builder()
+            .provider(ureq::tls::TlsProvider::Rustls)
+            .root_certs(ureq::tls::RootCerts::Specific(Arc::new(certs)))
+            .unversioned_rustls_crypto_provider(Self::provider())
+            .build()
+    }
+}
+
+/// Whether a rustls error is the server's certificate failing verification
+/// (untrusted issuer, name mismatch, expired, not yet valid, ...).
+pub fn is_certificate_error(e: &rustls::Error) -> bool {
+    matches!(e, rustls::Error::InvalidCertificate(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str, text: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("rpd-tls-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).expect("write a temp file");
+        p
+    }
+
+    #[test]
+    fn a_missing_empty_or_non_pem_ca_file_is_an_error_naming_the_file() {
+        let missing = std::env::temp_dir().join("rpd-tls-does-not-exist.pem");
+        let e = TrustRoots::load(&TrustConfig { ca_file: Some(missing.clone()) }).unwrap_err();
+        assert!(matches!(e, TrustError::Unreadable { .. }));
+        assert!(e.to_string().contains(&missing.display().to_string()), "{e}");
+
+        let empty = temp("empty.pem", "");
+        let e = TrustRoots::load(&TrustConfig { ca_file: Some(empty.clone()) }).unwrap_err();
+        assert!(matches!(e, TrustError::NoCertificate { .. }), "{e}");
+        assert!(e.to_string().contains(&empty.display().to_string()), "{e}");
+
+        let words = temp("words.pem", "just some words, no PEM here\n");
+        let e = TrustRoots::load(&TrustConfig { ca_file: Some(words) }).unwrap_err();
+        assert!(matches!(e, TrustError::NoCertificate { .. }), "{e}");
+
+        let garbage = temp("garbage.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+        let e = TrustRoots::load(&TrustConfig { ca_file: Some(garbage) }).unwrap_err();
+        assert!(matches!(e, TrustError::NotPem { .. }), "{e}");
+    }
+
+    #[test]
+    fn no_ca_file_is_the_platform_store_alone() {
+        let roots = TrustRoots::load(&TrustConfig::default()).expect("the platform store loads");
+        assert_eq!(roots.extra(), 0);
+        assert_eq!(roots.certificates().len(), platform_roots().len());
+    }
+}
