@@ -13,6 +13,7 @@ use retry_policy_host::PolicyInstance;
 
 use crate::local_store::LocalStore;
 use crate::redis_store::RedisStore;
+use crate::tls::TrustRoots;
 
 /// Default deadline of one store call.
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(250);
@@ -31,20 +32,28 @@ impl BudgetStore {
         BudgetStore::Local(LocalStore::new())
     }
 
-    /// Redis at `url` with the default timeout and the skew check on.
+    /// Redis at `url` with the default timeout, the skew check on and the
+    /// platform's trust store (for `rediss://`).
     pub fn redis(url: &str) -> Result<Self, String> {
-        Self::redis_with(url, DEFAULT_STORE_TIMEOUT, true)
+        Self::redis_with(url, DEFAULT_STORE_TIMEOUT, true, &TrustRoots::default())
     }
 
-    /// Redis at `url` (`redis://[:password@]host:port/db`); every call ends
-    /// within `timeout`. A bad URL is an error that does not echo it.
-    pub fn redis_with(url: &str, timeout: Duration, skew_check: bool) -> Result<Self, String> {
-        Ok(BudgetStore::Redis(RedisStore::new(url, timeout, skew_check)?))
+    /// Redis at `url` (`redis://[user[:password]@]host[:port][/db]`, or
+    /// `rediss://...` verified against `trust`: the platform's store plus
+    /// `--ca-file`); every call ends within `timeout`. A bad URL is an
+    /// error that does not echo it.
+    pub fn redis_with(url: &str, timeout: Duration, skew_check: bool, trust: &TrustRoots) -> Result<Self, String> {
+        Ok(BudgetStore::Redis(RedisStore::new(url, timeout, skew_check, trust).map_err(|e| e.to_string())?))
     }
 
-    /// A Redis Cluster through the seed node `url` (same URL form).
-    pub fn redis_cluster_with(url: &str, timeout: Duration, skew_check: bool) -> Result<Self, String> {
-        Ok(BudgetStore::Redis(RedisStore::cluster(url, timeout, skew_check)?))
+    /// A Redis Cluster through the seed node `url` (same URL forms).
+    pub fn redis_cluster_with(
+        url: &str,
+        timeout: Duration,
+        skew_check: bool,
+        trust: &TrustRoots,
+    ) -> Result<Self, String> {
+        Ok(BudgetStore::Redis(RedisStore::cluster(url, timeout, skew_check, trust).map_err(|e| e.to_string())?))
     }
 
     /// Redis only: a warning when its eviction policy can drop budget keys.
@@ -83,7 +92,7 @@ impl BudgetStore {
             BudgetStore::Local(l) => l.call(policy, request, budget, now_ms).map_err(|e| e.to_string()),
             BudgetStore::Redis(r) => {
                 let key = policy.store_key(request).map_err(|e| e.to_string())?;
-                r.call(&key, request, budget, now_ms)
+                r.call(&key, request, budget, now_ms).map_err(|e| e.to_string())
             }
         }
     }

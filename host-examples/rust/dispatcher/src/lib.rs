@@ -15,8 +15,9 @@
 //!   without restarting its window.
 //! * [`budget_store::BudgetStore`]: the retry budget, in-process by default
 //!   ([`local_store`], the component's `store-apply`) or fleet-wide in Redis
-//!   ([`redis_store`]: `fleet/budget.lua`, one `EVALSHA` per store call,
-//!   a timeout on every call, fails closed).
+//!   ([`redis_store`] on the `redis` crate: `fleet/budget.lua`, one `EVALSHA`
+//!   per store call, a timeout on every call, fails closed; standalone or
+//!   Cluster, `rediss://`, ACL users).
 //! * [`metrics::Metrics`]: `webhook_deadletter_total{stop_reason}` and
 //!   friends on `/metrics` (Prometheus text).
 //! * The binary `retry-policy-dispatcher` with commands `replica` (the
@@ -41,10 +42,12 @@ pub mod local_store;
 pub mod metrics;
 pub mod policy_reload;
 pub mod redact;
-pub mod redis_cluster;
+pub mod redis_error;
+mod redis_node;
+pub mod redis_pool;
+pub mod redis_reply;
 pub mod redis_store;
 pub mod report;
-pub mod resp;
 mod shared;
 pub mod signing;
 pub mod store;
@@ -67,6 +70,10 @@ mod tests_crash;
 mod tests_hostile;
 #[cfg(test)]
 mod tests_journal;
+#[cfg(test)]
+mod tests_redis;
+#[cfg(test)]
+mod tests_redis_server;
 #[cfg(test)]
 mod tests_reload;
 #[cfg(test)]

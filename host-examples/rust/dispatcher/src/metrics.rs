@@ -1,159 +1,305 @@
-//! Counters in the Prometheus text format, served on `/metrics`.
-//! `webhook_deadletter_total{stop_reason}` is the one the design note asks
-//! for: the ratio of `retry_budget_exhausted` to `max_attempts_exhausted`
-//! tells "one endpoint is down" from "delivery is degraded everywhere".
+//! The dispatcher's metrics, exactly the families of docs/metrics.md, on
+//! `prometheus-client` (the Prometheus project's Rust client; OpenMetrics
+//! text), served on `GET /metrics`. Every family exists from the start and
+//! every closed label set is there with 0. `webhook_deadletter_total{stop_reason}`
+//! is the one the design note asks for: the ratio of `retry_budget_exhausted`
+//! to `max_attempts_exhausted` tells "one endpoint is down" from "delivery is
+//! degraded everywhere".
 
-use std::fmt::Write as _;
+use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
-use retry_policy_core::StopReason;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
+use retry_policy_core::{Reservation, StopReason, StoreOp, StoreRequest};
 use retry_policy_host::ArtifactInfo;
 
+use crate::http_client::Delivery;
 use crate::http_server::{Response, Server};
 
-/// The dispatcher's counters.
-#[derive(Debug, Default)]
+/// `webhook_budget_store_duration_seconds` buckets (docs/metrics.md).
+pub const STORE_BUCKETS_S: [f64; 11] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+/// `webhook_delivery_duration_seconds` buckets (docs/metrics.md).
+pub const DELIVERY_BUCKETS_S: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+/// What `GET /metrics` answers.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The transport kinds of fleet/transport-kinds.json (the closed label set
+/// of `webhook_transport_errors_total`).
+pub fn transport_kinds() -> &'static [String] {
+    static KINDS: OnceLock<Vec<String>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let table: serde_json::Value =
+            serde_json::from_str(include_str!("../../../../fleet/transport-kinds.json")).unwrap_or_default();
+        let kinds = table["kinds"].as_array().map(Vec::as_slice).unwrap_or_default();
+        kinds.iter().filter_map(|k| k["kind"].as_str().map(str::to_string)).collect()
+    })
+}
+
+/// One label, its value from a closed set or a table.
+type Label = [(&'static str, String); 1];
+
+fn label(name: &'static str, value: &str) -> Label {
+    [(name, value.to_string())]
+}
+
+/// The dispatcher's metrics and the registry that writes them.
+#[derive(Debug)]
 pub struct Metrics {
-    stops: [AtomicU64; 6],
-    first_attempts: AtomicU64,
-    retries: AtomicU64,
-    budget_store_errors: AtomicU64,
-    budget_disagreements: AtomicU64,
-    destinations_refused: AtomicU64,
-    unexpected_statuses: AtomicU64,
-    endpoints_disabled: AtomicU64,
-    /// Policy reloads applied and refused (the old document kept).
-    policy_reloads: [AtomicU64; 2],
-    /// `webhook_policy_info`'s labels: artifact sha256, abi, document version.
-    policy_info: Mutex<Option<[String; 3]>>,
+    registry: Registry,
+    attempts: Family<Label, Counter>,
+    delivered: Counter,
+    deadletters: Family<Label, Counter>,
+    transport_errors: Family<Label, Counter>,
+    endpoint_disable_signals: Counter,
+    budget_refusals: Counter,
+    budget_disagreements: Counter,
+    budget_store_errors: Counter,
+    budget_store_duration: Histogram,
+    delivery_duration: Histogram,
+    in_flight: Gauge,
+    policy_reloads: Family<Label, Counter>,
+    policy_info: Arc<PolicyInfo>,
 }
 
-/// A label value in the Prometheus text format.
-fn label(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-}
-
-fn index(r: StopReason) -> usize {
-    StopReason::ALL.iter().position(|x| *x == r).unwrap_or(0)
+impl Default for Metrics {
+    fn default() -> Self {
+        let m = Metrics {
+            registry: Registry::default(),
+            attempts: Family::default(),
+            delivered: Counter::default(),
+            deadletters: Family::default(),
+            transport_errors: Family::default(),
+            endpoint_disable_signals: Counter::default(),
+            budget_refusals: Counter::default(),
+            budget_disagreements: Counter::default(),
+            budget_store_errors: Counter::default(),
+            budget_store_duration: Histogram::new(STORE_BUCKETS_S),
+            delivery_duration: Histogram::new(DELIVERY_BUCKETS_S),
+            in_flight: Gauge::default(),
+            policy_reloads: Family::default(),
+            policy_info: Arc::default(),
+        };
+        // Every closed label set from the first scrape, at 0.
+        for kind in ["first", "retry"] {
+            let _ = m.attempts.get_or_create(&label("kind", kind));
+        }
+        for r in StopReason::ALL.into_iter().filter(|r| *r != StopReason::Delivered) {
+            let _ = m.deadletters.get_or_create(&label("stop_reason", r.as_str()));
+        }
+        for kind in transport_kinds() {
+            let _ = m.transport_errors.get_or_create(&label("kind", kind));
+        }
+        for result in ["applied", "refused"] {
+            let _ = m.policy_reloads.get_or_create(&label("result", result));
+        }
+        m.register()
+    }
 }
 
 impl Metrics {
+    fn register(mut self) -> Self {
+        let r = &mut self.registry;
+        // Counters are named without `_total`: the encoder appends it.
+        r.register(
+            "webhook_attempts",
+            "Delivery attempts the policy allowed and the dispatcher started (destination_refused ones included).",
+            self.attempts.clone(),
+        );
+        r.register("webhook_delivered", "Events delivered (a 2xx).", self.delivered.clone());
+        r.register(
+            "webhook_deadletter",
+            "Events dead-lettered, by the reason their retries stopped.",
+            self.deadletters.clone(),
+        );
+        r.register(
+            "webhook_transport_errors",
+            "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).",
+            self.transport_errors.clone(),
+        );
+        r.register(
+            "webhook_endpoint_disable_signals",
+            "410 Gone responses: the receiver asks to be disabled.",
+            self.endpoint_disable_signals.clone(),
+        );
+        r.register(
+            "webhook_budget_refusals",
+            "Retries the fleet budget refused (the store's verdict reserved = false).",
+            self.budget_refusals.clone(),
+        );
+        r.register(
+            "webhook_budget_disagreements",
+            "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).",
+            self.budget_disagreements.clone(),
+        );
+        r.register(
+            "webhook_budget_store_errors",
+            "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).",
+            self.budget_store_errors.clone(),
+        );
+        r.register_with_unit(
+            "webhook_budget_store_duration",
+            "One budget store call, from the request to the reply or the error.",
+            Unit::Seconds,
+            self.budget_store_duration.clone(),
+        );
+        r.register_with_unit(
+            "webhook_delivery_duration",
+            "One HTTP attempt, from the connection to the end of the response body, or to the transport error.",
+            Unit::Seconds,
+            self.delivery_duration.clone(),
+        );
+        r.register("webhook_in_flight", "HTTP attempts in progress now.", self.in_flight.clone());
+        r.register(
+            "webhook_policy_reloads",
+            "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
+            self.policy_reloads.clone(),
+        );
+        r.register_collector(Box::new(self.policy_info.clone()));
+        self
+    }
+
     pub fn stopped(&self, reason: StopReason, disable_endpoint: bool) {
-        self.stops[index(reason)].fetch_add(1, Ordering::Relaxed);
+        if reason == StopReason::Delivered {
+            self.delivered.inc();
+        } else {
+            self.deadletters.get_or_create(&label("stop_reason", reason.as_str())).inc();
+        }
         if disable_endpoint {
-            self.endpoints_disabled.fetch_add(1, Ordering::Relaxed);
+            self.endpoint_disable_signals.inc();
         }
     }
 
     pub fn attempted(&self, first: bool) {
-        let c = if first { &self.first_attempts } else { &self.retries };
-        c.fetch_add(1, Ordering::Relaxed);
+        self.attempts.get_or_create(&label("kind", if first { "first" } else { "retry" })).inc();
     }
 
     /// Count a failed budget store call; returns how many there were.
     pub fn budget_store_error(&self) -> u64 {
-        self.budget_store_errors.fetch_add(1, Ordering::Relaxed) + 1
+        self.budget_store_errors.inc() + 1
     }
 
     /// Count a `budget_disagreement` from `settle`; returns how many there were.
     pub fn budget_disagreement(&self) -> u64 {
-        self.budget_disagreements.fetch_add(1, Ordering::Relaxed) + 1
+        self.budget_disagreements.inc() + 1
     }
 
-    /// Count the transport failures that have their own metric.
+    /// Count an attempt that ended without a response, by its transport
+    /// kind; a kind outside fleet/transport-kinds.json (the dispatcher's
+    /// own `credentials_unavailable`: nothing was sent) has no series.
     pub fn transport_failure(&self, kind: &str) {
-        match kind {
-            "destination_refused" => self.destinations_refused.fetch_add(1, Ordering::Relaxed),
-            "unexpected_status" => self.unexpected_statuses.fetch_add(1, Ordering::Relaxed),
-            _ => 0,
-        };
+        if transport_kinds().iter().any(|k| k == kind) {
+            self.transport_errors.get_or_create(&label("kind", kind)).inc();
+        }
+    }
+
+    /// One HTTP attempt: `webhook_in_flight` while `send` runs, then its
+    /// duration in `webhook_delivery_duration_seconds` (not for a
+    /// `destination_refused` one: nothing was sent).
+    pub fn delivery(&self, send: impl FnOnce() -> Delivery) -> Delivery {
+        self.in_flight.inc();
+        let started = Instant::now();
+        let delivery = send();
+        self.in_flight.dec();
+        if !matches!(delivery, Delivery::Failed("destination_refused")) {
+            self.delivery_duration.observe(started.elapsed().as_secs_f64());
+        }
+        delivery
+    }
+
+    /// One budget store call: its duration in
+    /// `webhook_budget_store_duration_seconds`, and a refused reservation
+    /// (`reserve`, `record_reserve`) in `webhook_budget_refusals_total`.
+    pub fn budget_store_call(
+        &self,
+        request: &StoreRequest,
+        call: impl FnOnce() -> Result<Reservation, String>,
+    ) -> Result<Reservation, String> {
+        let started = Instant::now();
+        let reply = call();
+        self.budget_store_duration.observe(started.elapsed().as_secs_f64());
+        if matches!(&reply, Ok(r) if !r.reserved) && request.op != StoreOp::Record {
+            self.budget_refusals.inc();
+        }
+        reply
     }
 
     /// Count a policy reload (`applied`, or refused with the old document kept).
     pub fn policy_reload(&self, applied: bool) {
-        self.policy_reloads[usize::from(!applied)].fetch_add(1, Ordering::Relaxed);
+        self.policy_reloads.get_or_create(&label("result", if applied { "applied" } else { "refused" })).inc();
     }
 
     /// What `webhook_policy_info` shows: the running artifact and the
     /// current document's version (the old series disappears).
     pub fn set_policy_info(&self, artifact: &ArtifactInfo, document_version: &str) {
         let info = [artifact.sha256.clone(), artifact.abi.clone(), document_version.to_string()];
-        *self.policy_info.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
+        *self.policy_info.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
+    }
+
+    fn count(family: &Family<Label, Counter>, name: &'static str, value: &str) -> u64 {
+        family.get(&label(name, value)).map(|c| c.get()).unwrap_or(0)
     }
 
     /// Policy reloads (applied, refused).
     pub fn policy_reloads(&self) -> (u64, u64) {
-        (self.policy_reloads[0].load(Ordering::Relaxed), self.policy_reloads[1].load(Ordering::Relaxed))
+        (Self::count(&self.policy_reloads, "result", "applied"), Self::count(&self.policy_reloads, "result", "refused"))
     }
 
     pub fn budget_store_errors(&self) -> u64 {
-        self.budget_store_errors.load(Ordering::Relaxed)
+        self.budget_store_errors.get()
     }
 
     pub fn budget_disagreements(&self) -> u64 {
-        self.budget_disagreements.load(Ordering::Relaxed)
+        self.budget_disagreements.get()
+    }
+
+    pub fn budget_refusals(&self) -> u64 {
+        self.budget_refusals.get()
+    }
+
+    /// Attempts that ended with the transport kind `kind`.
+    pub fn transport_errors(&self, kind: &str) -> u64 {
+        Self::count(&self.transport_errors, "kind", kind)
     }
 
     pub fn destinations_refused(&self) -> u64 {
-        self.destinations_refused.load(Ordering::Relaxed)
+        self.transport_errors("destination_refused")
     }
 
     /// Events stopped with `reason`.
     pub fn stops(&self, reason: StopReason) -> u64 {
-        self.stops[index(reason)].load(Ordering::Relaxed)
+        match reason {
+            StopReason::Delivered => self.delivered.get(),
+            r => Self::count(&self.deadletters, "stop_reason", r.as_str()),
+        }
     }
 
     pub fn first_attempts(&self) -> u64 {
-        self.first_attempts.load(Ordering::Relaxed)
+        Self::count(&self.attempts, "kind", "first")
     }
 
     pub fn retries(&self) -> u64 {
-        self.retries.load(Ordering::Relaxed)
+        Self::count(&self.attempts, "kind", "retry")
     }
 
-    /// The Prometheus text exposition.
+    /// HTTP attempts in progress now.
+    pub fn in_flight(&self) -> i64 {
+        self.in_flight.get()
+    }
+
+    /// The OpenMetrics text exposition (ends with `# EOF`).
     pub fn render(&self) -> String {
         let mut out = String::new();
-        out.push_str("# HELP webhook_deadletter_total Events dead-lettered, by the reason their retries stopped.\n");
-        out.push_str("# TYPE webhook_deadletter_total counter\n");
-        for r in StopReason::ALL.into_iter().filter(|r| *r != StopReason::Delivered) {
-            let _ = writeln!(out, "webhook_deadletter_total{{stop_reason=\"{}\"}} {}", r.as_str(), self.stops(r));
-        }
-        let simple = [
-            ("webhook_delivered_total", "Events delivered (2xx).", self.stops(StopReason::Delivered)),
-            ("webhook_endpoint_disable_signals_total", "410 Gone responses (the endpoint should be disabled).", self.endpoints_disabled.load(Ordering::Relaxed)),
-            ("webhook_budget_store_errors_total", "Budget store calls that failed or timed out (retries then fail closed).", self.budget_store_errors.load(Ordering::Relaxed)),
-            ("webhook_budget_disagreements_total", "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).", self.budget_disagreements()),
-            ("webhook_destination_refused_total", "Attempts not sent: the target resolves to a loopback, private, link-local or other internal address.", self.destinations_refused()),
-            ("webhook_unexpected_status_total", "Responses with a status outside 100-599 (transport kind unexpected_status, terminal).", self.unexpected_statuses.load(Ordering::Relaxed)),
-        ];
-        for (name, help, v) in simple {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}");
-        }
-        let (applied, refused) = self.policy_reloads();
-        out.push_str("# HELP webhook_policy_reloads_total Policy documents loaded without a restart (refused: invalid, the old one kept).\n");
-        out.push_str("# TYPE webhook_policy_reloads_total counter\n");
-        let _ = writeln!(out, "webhook_policy_reloads_total{{result=\"applied\"}} {applied}");
-        let _ = writeln!(out, "webhook_policy_reloads_total{{result=\"refused\"}} {refused}");
-        out.push_str("# HELP webhook_attempts_total Delivery attempts, first ones and retries.\n");
-        out.push_str("# TYPE webhook_attempts_total counter\n");
-        let _ = writeln!(out, "webhook_attempts_total{{kind=\"first\"}} {}", self.first_attempts());
-        let _ = writeln!(out, "webhook_attempts_total{{kind=\"retry\"}} {}", self.retries());
-        if let Some([sha, abi, version]) = self.policy_info.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-            out.push_str(
-                "# HELP webhook_policy_info The policy artifact this replica runs and its current document.\n",
-            );
-            out.push_str("# TYPE webhook_policy_info gauge\n");
-            let _ = writeln!(
-                out,
-                "webhook_policy_info{{artifact_sha256=\"{}\",abi=\"{}\",document_version=\"{}\"}} 1",
-                label(&sha),
-                label(&abi),
-                label(&version)
-            );
-        }
+        // Writing to a String cannot fail; a collector's error would end the text early.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         out
     }
 
@@ -161,29 +307,35 @@ impl Metrics {
     pub fn serve(self: &Arc<Self>, bind: &str) -> io::Result<Server> {
         let m = self.clone();
         Server::start(bind, move |req| match (req.method.as_str(), req.path.as_str()) {
-            ("GET", "/metrics") => Response::new(200, "text/plain; version=0.0.4; charset=utf-8", m.render()),
+            ("GET", "/metrics") => Response::new(200, CONTENT_TYPE, m.render()),
             _ => Response::text(404, "try GET /metrics\n"),
         })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `webhook_policy_info`: one series at 1 whose labels are swapped in one
+/// step (a scrape never sees both, nor none once set).
+#[derive(Debug, Default)]
+struct PolicyInfo(Mutex<Option<[String; 3]>>);
 
-    #[test]
-    fn every_dead_letter_reason_is_exported_with_its_label_even_at_zero() {
-        let m = Metrics::default();
-        m.stopped(StopReason::RetryBudgetExhausted, false);
-        m.stopped(StopReason::RetryBudgetExhausted, false);
-        m.stopped(StopReason::Delivered, false);
-        let text = m.render();
-        assert!(text.contains("webhook_deadletter_total{stop_reason=\"retry_budget_exhausted\"} 2\n"), "{text}");
-        assert!(text.contains("webhook_deadletter_total{stop_reason=\"budget_unavailable\"} 0\n"), "{text}");
-        assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
-        assert!(text.contains("webhook_delivered_total 1\n"), "{text}");
-        assert!(text.contains("webhook_budget_disagreements_total 0\n"), "{text}");
-        m.transport_failure("destination_refused");
-        assert!(m.render().contains("webhook_destination_refused_total 1\n"));
+impl Collector for PolicyInfo {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        let info = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let one = ConstGauge::new(1i64);
+        let mut metric = encoder.encode_descriptor(
+            "webhook_policy_info",
+            "Always 1: the policy artifact this replica runs and its current document's version.",
+            None,
+            MetricType::Gauge,
+        )?;
+        if let Some([sha, abi, version]) = &info {
+            let labels = [("artifact_sha256", sha.as_str()), ("abi", abi.as_str()), ("document_version", version.as_str())];
+            one.encode(metric.encode_family(&labels)?)?;
+        }
+        Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "tests_metrics.rs"]
+mod tests;

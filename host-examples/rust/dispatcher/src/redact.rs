@@ -1,7 +1,7 @@
 //! Secrets stay out of what is logged, dead-lettered or exported: a target
 //! URL is shown without its userinfo, query string and fragment (where
-//! tokens live: `?token=...`, `user:password@`). Redis URLs are redacted by
-//! [`crate::resp::RedisUrl`]'s `Debug`, and signing secrets by
+//! tokens live: `?token=...`, `user:password@`). Redis URLs are never
+//! echoed ([`crate::redis_pool`] has no `Debug`), and signing secrets by
 //! [`crate::signing::Secret`]'s.
 
 /// `scheme://host[:port]/path` of `url`, without userinfo, query or

@@ -247,7 +247,7 @@ fn a_loopback_target_is_refused_by_default_as_a_terminal_stop_without_a_request(
             ("destination_refused", Some(StopReason::TerminalResponse), 1)
         );
     }
-    assert!(m.render().contains("webhook_destination_refused_total 3\n"));
+    assert!(m.render().contains("webhook_transport_errors_total{kind=\"destination_refused\"} 3\n"));
 }
 
 #[test]

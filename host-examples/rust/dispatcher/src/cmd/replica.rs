@@ -148,10 +148,12 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
     let (timeout, skew) = (Duration::from_millis(timeout), !f.has("no-skew-check"));
     let budget = match (f.str("redis"), f.str("redis-cluster")) {
         (Some(_), Some(_)) => return Err("give --redis or --redis-cluster, not both".into()),
-        (Some(url), None) => BudgetStore::redis_with(url, timeout, skew).map_err(|e| format!("--redis: {e}"))?,
-        (None, Some(url)) => {
-            BudgetStore::redis_cluster_with(url, timeout, skew).map_err(|e| format!("--redis-cluster: {e}"))?
+        // A rediss:// store trusts what https:// targets do (`--ca-file`).
+        (Some(url), None) => {
+            BudgetStore::redis_with(url, timeout, skew, &config.client.trust).map_err(|e| format!("--redis: {e}"))?
         }
+        (None, Some(url)) => BudgetStore::redis_cluster_with(url, timeout, skew, &config.client.trust)
+            .map_err(|e| format!("--redis-cluster: {e}"))?,
         (None, None) => BudgetStore::local(),
     };
     if let Some(w) = budget.eviction_warning() {

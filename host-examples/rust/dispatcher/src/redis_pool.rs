@@ -1,0 +1,228 @@
+//! Connections of the budget store, on the `redis` crate (sync API): one
+//! standalone Redis or a Redis Cluster reached through a seed, over plain
+//! TCP (`redis://`) or TLS (`rediss://`), with an ACL user when the URL
+//! names one (`AUTH user password`). Each [`RedisPool::query`] runs one
+//! command within a deadline that bounds connect, TLS handshake, write and
+//! read; a connection that saw an I/O error, a timeout or an unreadable
+//! reply is dropped, never reused (a late reply must never answer the next
+//! command), so the store recovers by itself when Redis comes back.
+//!
+//! TLS: rustls (the `ring` provider), verifying Redis against the platform's
+//! store plus the replica's `--ca-file` ([`TrustRoots`]). The crate takes
+//! its roots as one PEM blob that replaces the platform's store, so that
+//! blob is both, in PEM. Verification is never skipped: a URL fragment
+//! (`#insecure`) is refused.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use redis::cluster::{ClusterClient, ClusterClientBuilder, ClusterConnection};
+use redis::{Client, Connection, ConnectionInfo, IntoConnectionInfo, TlsCertificates, Value};
+
+use crate::redis_error::RedisError;
+use crate::redis_node::NodeConnection;
+use crate::tls::TrustRoots;
+
+/// Idle connections kept (enough for every worker thread).
+const MAX_IDLE: usize = 64;
+/// After a cluster connection could not be set up (seed down, no slot map),
+/// calls fail at once until this much time has passed: one attempt a second,
+/// not one per store call.
+const CLUSTER_RETRY: Duration = Duration::from_secs(1);
+
+const URL_FORM: &str = "the Redis URL must be redis://[user[:password]@]host[:port][/db] or rediss://... (TLS)";
+
+/// What the store talks to.
+enum Topology {
+    Standalone,
+    Cluster { client: ClusterClient, idle: Mutex<Vec<ClusterConnection<NodeConnection>>>, failed_at: Mutex<Option<Instant>> },
+}
+
+/// Connections to Redis. Share it between threads. (No `Debug`: the
+/// crate's connection info would print the password.)
+pub struct RedisPool {
+    /// The URL's node (standalone: the Redis; cluster: the seed).
+    seed: Client,
+    idle: Mutex<Vec<Connection>>,
+    topology: Topology,
+    timeout: Duration,
+}
+
+/// Time left before `deadline`, or a timeout.
+fn left(deadline: Instant) -> Result<Duration, RedisError> {
+    let d = deadline.saturating_duration_since(Instant::now());
+    if d.is_zero() {
+        Err(RedisError::Timeout)
+    } else {
+        Ok(d)
+    }
+}
+
+/// `certs` as PEM, the form the crate takes its roots in.
+fn pem(certs: &[rustls::pki_types::CertificateDer<'static>]) -> Vec<u8> {
+    let mut out = String::new();
+    for c in certs {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(c.as_ref());
+        out.push_str("-----BEGIN CERTIFICATE-----\n");
+        for line in b64.as_bytes().chunks(64) {
+            out.push_str(std::str::from_utf8(line).unwrap_or_default());
+            out.push('\n');
+        }
+        out.push_str("-----END CERTIFICATE-----\n");
+    }
+    out.into_bytes()
+}
+
+/// Parse and check `url` (messages never echo it).
+fn connection_info(url: &str) -> Result<(ConnectionInfo, bool), RedisError> {
+    let tls = if url.starts_with("rediss://") {
+        true
+    } else if url.starts_with("redis://") {
+        false
+    } else {
+        return Err(RedisError::Config(URL_FORM.into()));
+    };
+    if url.contains('#') {
+        return Err(RedisError::Config("the Redis URL must not have a #fragment (TLS is always verified)".into()));
+    }
+    let info = url.into_connection_info().map_err(|_| RedisError::Config(URL_FORM.into()))?;
+    Ok((info, tls))
+}
+
+impl RedisPool {
+    /// A pool for `url` (`cluster`: a seed of a Redis Cluster). Nothing is
+    /// connected yet: an unreachable Redis makes calls fail, it does not
+    /// stop the dispatcher.
+    pub fn new(url: &str, cluster: bool, timeout: Duration, trust: &TrustRoots) -> Result<RedisPool, RedisError> {
+        let (info, tls) = connection_info(url)?;
+        let certs = tls.then(|| {
+            // The crate builds rustls configurations with the process's
+            // default provider: make it `ring`, as for https:// targets.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            TlsCertificates { client_tls: None, root_cert: Some(pem(trust.certificates())) }
+        });
+        let config = |e: redis::RedisError| RedisError::Config(format!("{URL_FORM} ({:?})", e.kind()));
+        let seed = match &certs {
+            Some(c) => Client::build_with_tls(info.clone(), c.clone()).map_err(config)?,
+            None => Client::open(info.clone()).map_err(config)?,
+        };
+        let topology = if cluster {
+            let mut builder = ClusterClientBuilder::new(vec![info])
+                .connection_timeout(timeout)
+                .response_timeout(timeout)
+                // Redirects only (MOVED, ASK); I/O failures are final
+                // (`redis_node`).
+                .retries(3);
+            if let Some(c) = certs {
+                builder = builder.certs(c);
+            }
+            let client = builder.build().map_err(config)?;
+            Topology::Cluster { client, idle: Mutex::new(Vec::new()), failed_at: Mutex::new(None) }
+        } else {
+            Topology::Standalone
+        };
+        Ok(RedisPool { seed, idle: Mutex::new(Vec::new()), topology, timeout })
+    }
+
+    /// The deadline of a call starting now.
+    pub fn deadline(&self) -> Instant {
+        Instant::now() + self.timeout
+    }
+
+    /// One command where its key lives (the cluster client routes it by its
+    /// first key), answered before `deadline`.
+    pub fn query(&self, cmd: &redis::Cmd, deadline: Instant) -> Result<Value, RedisError> {
+        match &self.topology {
+            Topology::Standalone => self.on_seed(cmd, deadline),
+            Topology::Cluster { client, idle, failed_at } => {
+                let pooled = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                let conn = match pooled {
+                    Some(c) => c,
+                    None => {
+                        let mut at = failed_at.lock().unwrap_or_else(|p| p.into_inner());
+                        if at.is_some_and(|t| t.elapsed() < CLUSTER_RETRY) {
+                            return Err(RedisError::Io("the cluster could not be reached (retried once a second)".into()));
+                        }
+                        match client.get_generic_connection::<NodeConnection>() {
+                            Ok(c) => c,
+                            Err(e) => {
+                                *at = Some(Instant::now());
+                                return Err(e.into());
+                            }
+                        }
+                    }
+                };
+                let mut conn = conn;
+                let t = left(deadline)?;
+                conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
+                let result = cmd.query::<Value>(&mut conn).map_err(RedisError::from);
+                keep(idle, conn, &result);
+                result
+            }
+        }
+    }
+
+    /// One command on the URL's own node (standalone store, or questions
+    /// to the seed), answered before `deadline`.
+    pub fn on_seed(&self, cmd: &redis::Cmd, deadline: Instant) -> Result<Value, RedisError> {
+        let pooled = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut conn = match pooled {
+            Some(c) => c,
+            None => self.seed.get_connection_with_timeout(left(deadline)?)?,
+        };
+        let t = left(deadline)?;
+        conn.set_read_timeout(Some(t))?;
+        conn.set_write_timeout(Some(t))?;
+        let result = cmd.query::<Value>(&mut conn).map_err(RedisError::from);
+        keep(&self.idle, conn, &result);
+        result
+    }
+}
+
+/// Back to the idle list, unless the result says the connection is broken.
+fn keep<C>(idle: &Mutex<Vec<C>>, conn: C, result: &Result<Value, RedisError>) {
+    if result.as_ref().err().is_some_and(RedisError::breaks_connection) {
+        return;
+    }
+    let mut idle = idle.lock().unwrap_or_else(|p| p.into_inner());
+    if idle.len() < MAX_IDLE {
+        idle.push(conn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_that_are_not_redis_urls_are_refused_without_echoing_them() {
+        for bad in ["http://:pw@x", "localhost:6379", "redis://:pw@h:port", "redis://:pw@h:1/x", "rediss://:pw@h#insecure"] {
+            let e = RedisPool::new(bad, false, Duration::from_millis(10), &TrustRoots::only(vec![])).err();
+            let text = e.map(|e| e.to_string()).unwrap_or_default();
+            assert!(text.contains("Redis URL") && !text.contains("pw"), "{bad}: {text}");
+        }
+    }
+
+    #[test]
+    fn user_password_host_port_db_and_tls_come_from_the_url() {
+        let (info, tls) = connection_info("rediss://fleet:s3cret@10.0.0.5:6380/2").unwrap();
+        assert!(tls);
+        assert_eq!(info.redis.username.as_deref(), Some("fleet"));
+        assert_eq!(info.redis.password.as_deref(), Some("s3cret"));
+        assert_eq!(info.redis.db, 2);
+        assert_eq!(info.addr.to_string(), "10.0.0.5:6380");
+        let (info, tls) = connection_info("redis://:pw@localhost").unwrap();
+        assert!(!tls);
+        assert_eq!((info.redis.username, info.redis.password.as_deref()), (None, Some("pw")));
+        assert_eq!(info.addr.to_string(), "localhost:6379");
+    }
+
+    #[test]
+    fn the_roots_reach_the_crate_as_pem_it_parses_back() {
+        use rustls::pki_types::pem::PemObject;
+        let certs = vec![rustls::pki_types::CertificateDer::from([0x30u8, 0x03, 0x02, 0x01, 0x01].repeat(40))];
+        let back: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(&pem(&certs)).collect::<Result<_, _>>().unwrap();
+        assert_eq!(back, certs);
+    }
+}

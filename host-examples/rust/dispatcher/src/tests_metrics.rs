@@ -1,0 +1,257 @@
+//! The exposition against docs/metrics.md (the page's tables are read
+//! here, the same comparison the cross-host test makes): every family,
+//! type, label name, closed label set (at 0 from the start) and bucket,
+//! and nothing else under `webhook_*`. Then the counters move as the
+//! worker's calls say.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use retry_policy_core::{BudgetCounts, Reservation, StopReason, StoreOp, StoreRequest};
+use retry_policy_host::ArtifactInfo;
+
+use super::*;
+
+/// One family as the doc or the exposition describes it.
+#[derive(Debug, Default, PartialEq)]
+struct Family {
+    kind: String,
+    /// Label name -> its closed set of values (empty: open).
+    labels: BTreeMap<String, BTreeSet<String>>,
+    buckets: Vec<f64>,
+}
+
+const DOC: &str = include_str!("../../../../docs/metrics.md");
+
+/// The families table and the bucket list of docs/metrics.md, by sample
+/// name (`webhook_attempts_total`).
+fn doc_families() -> BTreeMap<String, Family> {
+    let mut out = BTreeMap::new();
+    for row in DOC.lines().filter(|l| l.starts_with("| `webhook_")) {
+        let row = row.replace("\\|", "\u{1}");
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let name = cells[1].trim_matches('`').to_string();
+        let ticked = |s: &str| s.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>();
+        let mut labels = BTreeMap::new();
+        match cells[3].split_once(" = ") {
+            Some((label_name, values)) => {
+                let values: BTreeSet<String> = if values.contains("every kind in `fleet/transport-kinds.json`") {
+                    transport_kinds().iter().cloned().collect()
+                } else {
+                    ticked(values).into_iter().collect()
+                };
+                labels.insert(ticked(label_name).remove(0), values);
+            }
+            None => labels.extend(ticked(cells[3]).into_iter().map(|l| (l, BTreeSet::new()))),
+        }
+        out.insert(name, Family { kind: cells[2].to_string(), labels, buckets: Vec::new() });
+    }
+    let buckets = DOC.split("### Buckets").nth(1).unwrap_or_default();
+    for bullet in buckets.split("\n* `").skip(1) {
+        let bullet = bullet.split("\n\n").next().unwrap_or_default();
+        let (name, bounds) = bullet.split_once("`:").unwrap_or_default();
+        let bounds = bounds.split(',').map(|b| b.trim().parse::<f64>().expect("a bucket bound in the doc")).collect();
+        out.get_mut(name).expect("a bucket list of a family in the table").buckets = bounds;
+    }
+    out
+}
+
+/// `name{a="x",b="y"} value` -> (name, labels).
+fn parse_sample(line: &str) -> (String, Vec<(String, String)>) {
+    let Some((name, rest)) = line.split_once('{') else {
+        return (line.split(' ').next().unwrap_or_default().to_string(), Vec::new());
+    };
+    let mut labels = Vec::new();
+    let mut rest = rest;
+    while let Some((key, after)) = rest.split_once("=\"") {
+        let mut value = String::new();
+        let mut chars = after.char_indices();
+        let mut end = after.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => value.extend(chars.next().map(|(_, c)| c)),
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                c => value.push(c),
+            }
+        }
+        labels.push((key.trim_start_matches(',').to_string(), value));
+        rest = &after[end..];
+        if rest.starts_with('}') {
+            break;
+        }
+    }
+    (name.to_string(), labels)
+}
+
+/// The exposition's families, by sample name, from its TYPE lines and samples.
+fn exposed_families(text: &str) -> BTreeMap<String, Family> {
+    let mut out = BTreeMap::new();
+    let mut types = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(t) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = t.split_once(' ').expect("# TYPE name type");
+            let sample_name = if kind == "counter" { format!("{name}_total") } else { name.to_string() };
+            types.insert(name.to_string(), sample_name.clone());
+            out.insert(sample_name, Family { kind: kind.to_string(), ..Family::default() });
+        } else if !line.starts_with('#') && !line.is_empty() {
+            let (sample, labels) = parse_sample(line);
+            let base = ["_total", "_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|s| sample.strip_suffix(s).filter(|b| types.contains_key(*b)))
+                .unwrap_or(&sample);
+            let family = out.get_mut(&types[base]).unwrap_or_else(|| panic!("a sample with no TYPE: {line}"));
+            for (k, v) in labels {
+                if k == "le" {
+                    if v != "+Inf" {
+                        family.buckets.push(v.parse().expect("a bucket bound"));
+                    }
+                } else {
+                    family.labels.entry(k).or_default().insert(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn artifact(sha256: &str) -> ArtifactInfo {
+    ArtifactInfo {
+        sha256: sha256.into(),
+        abi: "webhook:retry-policy@0.2.0".into(),
+        abi_version: 2,
+        size_bytes: 0,
+        source: retry_policy_host::ArtifactSource::Bytes,
+        document_version: None,
+        document_json: None,
+        build: None,
+    }
+}
+
+#[test]
+fn a_fresh_exposition_has_exactly_the_families_types_labels_and_buckets_of_docs_metrics_md() {
+    let m = Metrics::default();
+    m.set_policy_info(&artifact("ab12"), "v7");
+    let text = m.render();
+    assert!(text.ends_with("# EOF\n"), "OpenMetrics text ends with # EOF:\n{text}");
+    let mut exposed = exposed_families(&text);
+    exposed.retain(|name, _| name.starts_with("webhook_"));
+    let mut doc = doc_families();
+    assert_eq!(doc.len(), 13, "the doc's table was read: {doc:?}");
+    // Open label sets (policy_info's) are compared by name; closed ones by every value.
+    for (name, family) in doc.iter_mut() {
+        for (label, values) in family.labels.iter_mut() {
+            if values.is_empty() {
+                *values = exposed[name].labels[label].clone();
+            }
+        }
+    }
+    assert_eq!(exposed.keys().collect::<Vec<_>>(), doc.keys().collect::<Vec<_>>(), "{text}");
+    for (name, want) in &doc {
+        assert_eq!(&exposed[name], want, "{name}\n{text}");
+    }
+    for line in text.lines().filter(|l| l.starts_with("webhook_") && !l.starts_with("webhook_policy_info")) {
+        assert!(line.ends_with(" 0") || line.ends_with(" 0.0"), "everything starts at 0: {line}");
+    }
+}
+
+#[test]
+fn the_transport_kinds_are_the_thirteen_of_fleet_transport_kinds_json() {
+    let kinds = transport_kinds();
+    assert_eq!(kinds.len(), 13, "{kinds:?}");
+    assert!(kinds.iter().any(|k| k == "destination_refused") && kinds.iter().any(|k| k == "tls_certificate"));
+}
+
+#[test]
+fn stops_attempts_and_transport_errors_count_under_their_labels() {
+    let m = Metrics::default();
+    m.stopped(StopReason::RetryBudgetExhausted, false);
+    m.stopped(StopReason::RetryBudgetExhausted, false);
+    m.stopped(StopReason::Delivered, false);
+    m.stopped(StopReason::TerminalResponse, true);
+    m.attempted(true);
+    m.attempted(false);
+    m.attempted(false);
+    m.transport_failure("destination_refused");
+    m.transport_failure("read_timeout");
+    m.transport_failure("credentials_unavailable");
+    let text = m.render();
+    for want in [
+        "webhook_deadletter_total{stop_reason=\"retry_budget_exhausted\"} 2\n",
+        "webhook_deadletter_total{stop_reason=\"budget_unavailable\"} 0\n",
+        "webhook_delivered_total 1\n",
+        "webhook_endpoint_disable_signals_total 1\n",
+        "webhook_attempts_total{kind=\"first\"} 1\n",
+        "webhook_attempts_total{kind=\"retry\"} 2\n",
+        "webhook_transport_errors_total{kind=\"destination_refused\"} 1\n",
+        "webhook_transport_errors_total{kind=\"read_timeout\"} 1\n",
+    ] {
+        assert!(text.contains(want), "{want}{text}");
+    }
+    assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
+    assert!(!text.contains("credentials_unavailable"), "not a transport kind: no series");
+    assert_eq!((m.first_attempts(), m.retries(), m.destinations_refused()), (1, 2, 1));
+}
+
+#[test]
+fn a_delivery_is_in_flight_while_it_runs_and_timed_unless_refused() {
+    let m = Metrics::default();
+    let d = m.delivery(|| {
+        assert_eq!(m.in_flight(), 1);
+        Delivery::Response { status: 200, retry_after: None }
+    });
+    assert_eq!(d, Delivery::Response { status: 200, retry_after: None });
+    m.delivery(|| Delivery::Failed("read_timeout"));
+    m.delivery(|| Delivery::Failed("destination_refused"));
+    assert_eq!(m.in_flight(), 0);
+    let text = m.render();
+    assert!(text.contains("webhook_delivery_duration_seconds_count 2\n"), "{text}");
+    assert!(text.contains("webhook_in_flight 0\n"), "{text}");
+}
+
+#[test]
+fn every_store_call_is_timed_and_a_refused_reservation_is_a_budget_refusal() {
+    let m = Metrics::default();
+    let request = |op| StoreRequest { op, endpoint_id: "ep".into(), window_ms: 1000, bucket: 1 };
+    let answer = |reserved| move || Ok(Reservation { reserved, counts: BudgetCounts::default() });
+    m.budget_store_call(&request(StoreOp::Reserve), answer(false)).unwrap();
+    m.budget_store_call(&request(StoreOp::RecordReserve), answer(false)).unwrap();
+    m.budget_store_call(&request(StoreOp::Reserve), answer(true)).unwrap();
+    m.budget_store_call(&request(StoreOp::Record), answer(false)).unwrap();
+    m.budget_store_call(&request(StoreOp::Reserve), || Err("timeout".into())).unwrap_err();
+    assert_eq!(m.budget_refusals(), 2, "record is never a refusal; an error is not a verdict");
+    let text = m.render();
+    assert!(text.contains("webhook_budget_store_duration_seconds_count 5\n"), "{text}");
+    assert!(text.contains("webhook_budget_refusals_total 2\n"), "{text}");
+}
+
+#[test]
+fn the_policy_info_series_is_replaced_on_a_swap_never_duplicated() {
+    let m = Metrics::default();
+    assert!(!m.render().contains("webhook_policy_info{"), "no series before the dispatcher sets it");
+    m.set_policy_info(&artifact("old"), "1");
+    m.set_policy_info(&artifact("new"), "");
+    let text = m.render();
+    let series: Vec<_> = text.lines().filter(|l| l.starts_with("webhook_policy_info{")).collect();
+    assert_eq!(
+        series,
+        ["webhook_policy_info{artifact_sha256=\"new\",abi=\"webhook:retry-policy@0.2.0\",document_version=\"\"} 1"]
+    );
+    m.policy_reload(false);
+    assert_eq!(m.policy_reloads(), (0, 1));
+}
+
+#[test]
+fn metrics_are_served_over_http_as_openmetrics() {
+    let m = Arc::new(Metrics::default());
+    let server = m.serve("127.0.0.1:0").unwrap();
+    let mut conn = std::net::TcpStream::connect(server.addr()).unwrap();
+    use std::io::{Read, Write};
+    write!(conn, "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    conn.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.to_ascii_lowercase().contains("content-type: application/openmetrics-text"), "{reply}");
+    assert!(reply.contains("webhook_in_flight 0\n") && reply.ends_with("# EOF\n"), "{reply}");
+}
