@@ -329,7 +329,8 @@ impl Collector for PolicyInfo {
             MetricType::Gauge,
         )?;
         if let Some([sha, abi, version]) = &info {
-            let labels = [("artifact_sha256", sha.as_str()), ("abi", abi.as_str()), ("document_version", version.as_str())];
+            let labels =
+                [("artifact_sha256", sha.as_str()), ("abi", abi.as_str()), ("document_version", version.as_str())];
             one.encode(metric.encode_family(&labels)?)?;
         }
         Ok(())

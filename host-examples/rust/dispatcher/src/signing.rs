@@ -73,7 +73,8 @@ impl Secret {
 /// HMAC-SHA256 (RFC 2104, the `hmac` crate) over the concatenated `parts`.
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> HmacSha256 {
     // HMAC takes a key of any length (a long one is hashed first): this never fails.
-    let mut mac = <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
+    let mut mac =
+        <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
     for p in parts {
         mac.update(p);
     }
