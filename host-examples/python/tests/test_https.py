@@ -111,3 +111,25 @@ def test_the_replica_delivers_with_the_ca_file_and_stops_terminal_without_it(cer
         assert ok["stop_reasons"]["delivered"] == 3 and ep.requests == 3
         bad = summary_of(run_replica("--target", ep.url, "--endpoint-id", "ep-tls", "--events", "3", "--policy", policy))
         assert bad["stop_reasons"]["terminal_response"] == 3 and bad["attempts"] == 3 and ep.requests == 3
+
+
+async def _post_guarded(url: str, ca_pem: str | None, *, allow_private: bool) -> object:
+    async with make_client(allow_private_targets=allow_private, ca_pem=ca_pem, attempt_deadline_ms=5000) as client:
+        return await attempt(client, url, content=b"{}", headers={}, policy=RetryPolicy(), now_ms=0, deadline_ms=5000)
+
+
+async def test_https_goes_through_the_destination_guard_like_http(certs):
+    with LocalEndpoint(204, tls=certs.server_context()) as ep:
+        assert await _post_guarded(ep.url, certs.ca.read_text(), allow_private=False) == TransportError("destination_refused")
+        assert ep.requests == 0
+
+
+async def test_the_certificate_is_checked_against_the_urls_host_name_not_the_connected_address(certs):
+    # the guard connects to the checked 127.0.0.1; the name checked (and sent as SNI) is the URL's "localhost"
+    with LocalEndpoint(204, tls=certs.server_context(localhost=True)) as ep:
+        by_name = ep.url.replace("127.0.0.1", "localhost")
+        assert await _post_guarded(by_name, certs.ca.read_text(), allow_private=True) == HttpResponse(204, None)
+        assert await _post_guarded(ep.url, certs.ca.read_text(), allow_private=True) == TransportError("tls_certificate")
+    with LocalEndpoint(204, tls=certs.server_context()) as ep:  # IP SAN 127.0.0.1 only: the name localhost does not match
+        by_name = ep.url.replace("127.0.0.1", "localhost")
+        assert await _post_guarded(by_name, certs.ca.read_text(), allow_private=True) == TransportError("tls_certificate")

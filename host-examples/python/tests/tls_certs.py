@@ -1,6 +1,6 @@
-"""Certificates made at test time with the `openssl` CLI: a CA, a server
-certificate for 127.0.0.1 (IP SAN) and one for another name, both signed by
-that CA; and a second CA that signed neither."""
+"""Certificates made at test time with the `openssl` CLI: a CA, server
+certificates for 127.0.0.1 (IP SAN), for another name and for the name
+localhost, all signed by that CA; and a second CA that signed none."""
 
 from __future__ import annotations
 
@@ -18,10 +18,14 @@ class Certs:
     loopback_key: Path
     wrong_name_cert: Path  # SAN DNS:not-this-host.example only
     wrong_name_key: Path
+    localhost_cert: Path  # SAN DNS:localhost only (no IP)
+    localhost_key: Path
 
-    def server_context(self, *, wrong_name: bool = False) -> ssl.SSLContext:
+    def server_context(self, *, wrong_name: bool = False, localhost: bool = False) -> ssl.SSLContext:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        if wrong_name:
+        if localhost:
+            ctx.load_cert_chain(self.localhost_cert, self.localhost_key)
+        elif wrong_name:
             ctx.load_cert_chain(self.wrong_name_cert, self.wrong_name_key)
         else:
             ctx.load_cert_chain(self.loopback_cert, self.loopback_key)
@@ -53,5 +57,6 @@ def make_certs(d: Path) -> Certs:
     _ca(d, "other-ca")
     _leaf(d, "loopback", "IP:127.0.0.1")
     _leaf(d, "wrong-name", "DNS:not-this-host.example")
+    _leaf(d, "localhost", "DNS:localhost")
     return Certs(d / "ca.pem", d / "other-ca.pem", d / "loopback.pem", d / "loopback.key",
-                 d / "wrong-name.pem", d / "wrong-name.key")
+                 d / "wrong-name.pem", d / "wrong-name.key", d / "localhost.pem", d / "localhost.key")
