@@ -55,7 +55,7 @@ pub const USAGE: &str =
   --ca-file                PEM CA certificates trusted in addition to the platform's store, for
                            https:// targets (and rediss:// stores); unreadable or empty: exit 2
   --drain-ms               on SIGTERM/SIGINT: admit nothing more, start no attempt, let attempts
-                           in progress finish for up to N ms, print the summary ("drained": true), exit 0
+                           in progress finish for up to N ms, print the summary (drained: true), exit 0
   --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
 
 const VALUES: &[&str] = &[
