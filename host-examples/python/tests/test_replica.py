@@ -114,6 +114,7 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
     assert proc.stdout == ""
     assert "replica:" in proc.stderr
     assert bad[0] in proc.stderr.splitlines()[0]
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr  # one line naming the flag (docs/replica.md)
 
 
 def test_a_flag_given_twice_is_a_usage_error_naming_it():
@@ -127,6 +128,15 @@ def test_a_flag_given_twice_is_a_usage_error_naming_it():
         parse_args([*base, "--allow-private-targets", "--allow-private-targets"])
     assert parse_args([*base, "--drain-ms", "0"]).drain_ms == 0
     assert parse_args(base).drain_ms == 5000
+
+
+def test_help_and_version_print_to_stdout_and_exit_0_without_loading_the_artifact(tmp_path):
+    import os
+
+    env = dict(os.environ, RETRY_POLICY_ARTIFACT=str(tmp_path / "no-such-artifact.wasm"))
+    for flag, expected in (("--help", "--drain-ms"), ("--version", "replica (python) ")):
+        proc = subprocess.run([str(REPLICA), flag], capture_output=True, text=True, timeout=60, env=env)
+        assert proc.returncode == 0 and expected in proc.stdout and proc.stderr == "", proc.stderr
 
 
 def test_the_old_flag_names_are_usage_errors(tmp_path, unavailable):

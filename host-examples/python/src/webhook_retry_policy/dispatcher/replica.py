@@ -88,6 +88,24 @@ def _metrics_addr(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _package_version() -> str:
+    """The installed distribution's version, else the source tree's pyproject.toml's, else "unknown"."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("webhook-retry-policy")
+    except metadata.PackageNotFoundError:
+        pass
+    import tomllib
+    from pathlib import Path
+
+    try:
+        pyproject = Path(__file__).resolve().parents[3] / "pyproject.toml"
+        return str(tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"])
+    except (OSError, KeyError, ValueError):
+        return "unknown"
+
+
 def _refuse_repeats(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     """A flag given twice is a usage error (docs/replica.md), not "the last one wins"."""
     takes_value = {o: a.nargs != 0 for a in parser._actions for o in a.option_strings}
@@ -145,6 +163,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--resume", metavar="FILE",
                    help="first continue the pending events of another replica's journal (any language), each "
                         "under the policy it was admitted with")
+    p.add_argument("--version", action="version", version=f"replica (python) {_package_version()}",
+                   help="print the replica's version and exit (the artifact is not loaded)")
     _refuse_repeats(p, argv)
     a = p.parse_args(list(argv))
     if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
@@ -278,11 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         summary = asyncio.run(_main(args))
     except UsageError as e:
-        print(f"replica: {redact(str(e))}\nusage: replica --target URL --endpoint-id ID --events N [--policy FILE] "
-              "[--concurrency C] [--redis redis://host:port/db | --redis-cluster redis://host:port] [--deadline-ms N] "
-              "[--clock-offset-ms N] [--store-timeout-ms N] [--attempt-deadline-ms N] [--allow-private-targets] "
-              "[--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT] [--ca-file PATH] [--drain-ms N] "
-              "[--store FILE] [--resume FILE]", file=sys.stderr)
+        # one line naming the flag (docs/replica.md); the flags are in `replica --help`
+        print(f"replica: {redact(str(e))} (replica --help lists the flags)", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
     sys.stdout.flush()
