@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::io;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use prometheus_client::collector::Collector;
@@ -24,6 +24,7 @@ use retry_policy_host::ArtifactInfo;
 
 use crate::http_client::Delivery;
 use crate::http_server::{Response, Server};
+use crate::transport_kind;
 
 /// `webhook_budget_store_duration_seconds` buckets (docs/metrics.md).
 pub const STORE_BUCKETS_S: [f64; 11] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
@@ -32,16 +33,11 @@ pub const DELIVERY_BUCKETS_S: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 /// What `GET /metrics` answers.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// The transport kinds of fleet/transport-kinds.json (the closed label set
-/// of `webhook_transport_errors_total`).
-pub fn transport_kinds() -> &'static [String] {
-    static KINDS: OnceLock<Vec<String>> = OnceLock::new();
-    KINDS.get_or_init(|| {
-        let table: serde_json::Value =
-            serde_json::from_str(include_str!("../../../../fleet/transport-kinds.json")).unwrap_or_default();
-        let kinds = table["kinds"].as_array().map(Vec::as_slice).unwrap_or_default();
-        kinds.iter().filter_map(|k| k["kind"].as_str().map(str::to_string)).collect()
-    })
+/// The transport kinds (the closed label set of
+/// `webhook_transport_errors_total`): fleet/transport-kinds.json, as the
+/// constants of [`crate::transport_kind`].
+fn transport_kinds() -> impl Iterator<Item = &'static str> {
+    transport_kind::ALL.iter().map(|(kind, _)| *kind)
 }
 
 /// One label, its value from a closed set or a table.
@@ -196,7 +192,7 @@ impl Metrics {
     /// kind; a kind outside fleet/transport-kinds.json (the dispatcher's
     /// own `credentials_unavailable`: nothing was sent) has no series.
     pub fn transport_failure(&self, kind: &str) {
-        if transport_kinds().iter().any(|k| k == kind) {
+        if transport_kinds().any(|k| k == kind) {
             self.transport_errors.get_or_create(&label("kind", kind)).inc();
         }
     }
