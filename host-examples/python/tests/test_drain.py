@@ -103,3 +103,25 @@ def test_a_journaled_run_drains_the_same_way_and_its_journal_keeps_the_pending_e
     assert len(receiver.seen) == len(set(receiver.seen)) == s["attempts"]
     records = read_file(str(journal), component_hasher(RetryPolicy()))
     assert sum(1 for r in records if r["status"] == "pending") == s["pending"]
+
+
+async def test_a_signal_during_the_setup_drains_at_once_and_the_callers_handlers_come_back(tmp_path):
+    import argparse
+
+    from webhook_retry_policy import AsyncRetryPolicy
+    from webhook_retry_policy.dispatcher import make_client
+    from webhook_retry_policy.dispatcher.replica_run import EARLY_SIGNALS, Replica, run_draining, signals_caught
+
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    args = argparse.Namespace(events=5, deadline_ms=None, concurrency=2, endpoint_id="ep-early", target="http://127.0.0.1:9/",
+                              attempt_deadline_ms=1000)
+    with signals_caught():
+        signal.raise_signal(signal.SIGTERM)  # remembered, not fatal
+        assert EARLY_SIGNALS == ["SIGTERM"]
+        policy = AsyncRetryPolicy()
+        async with make_client(allow_private_targets=True) as client:
+            storm = policy.class_policy(policy.load_document(storm_policy(tmp_path).read_text()), "storm")
+            replica = Replica(args, policy, storm, 13, client)
+            await run_draining(replica, 1000)
+    assert replica.tally.drained is True and replica.tally.events == 0
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before and EARLY_SIGNALS == []

@@ -51,7 +51,7 @@ from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
 from .metered import MeteredStore
 from .metrics import DispatcherMetrics, parse_metrics_addr
-from .replica_run import EVENT_CLASS, Replica, run_draining
+from .replica_run import EVENT_CLASS, Replica, run_draining, signals_caught
 from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
@@ -294,6 +294,11 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="replica: %(message)s")
     artifact_log.setLevel(logging.INFO)  # every load and swap is logged (docs/artifact.md)
+    with signals_caught():
+        return _run_main(argv)
+
+
+def _run_main(argv: Sequence[str] | None) -> int:
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         summary = asyncio.run(_main(args))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import signal
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,6 +195,32 @@ class Replica:
             n += 1
 
 
+EARLY_SIGNALS: list[str] = []  # SIGTERM/SIGINT received before the run started (main installs the catcher)
+
+
+@contextlib.contextmanager
+def signals_caught() -> Iterator[None]:
+    """From the start of ``main`` until :func:`run_draining` takes over, a
+    SIGTERM or SIGINT is remembered (the run then drains at once) instead of
+    killing the process mid-setup; the previous handlers are back afterwards
+    (``main`` may run inside another program, such as a test)."""
+    def remember(signum: int, _frame: object) -> None:
+        EARLY_SIGNALS.append(signal.Signals(signum).name)
+
+    previous: dict[signal.Signals, Any] = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, remember)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        EARLY_SIGNALS.clear()
+
+
 async def run_draining(replica: Replica, drain_ms: int) -> None:
     """Run ``replica`` to its end, or, from the first SIGTERM/SIGINT, drain
     (docs/replica.md): no new event or attempt, attempts in progress get
@@ -205,6 +233,8 @@ async def run_draining(replica: Replica, drain_ms: int) -> None:
             log.warning("%s: draining (in-progress attempts get up to %d ms; no new attempt starts)", signame, drain_ms)
             replica.draining.set()
 
+    if EARLY_SIGNALS:  # a signal during the setup: drain at once (nothing admitted)
+        on_signal(EARLY_SIGNALS[0])
     installed = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
