@@ -125,3 +125,22 @@ async def test_a_signal_during_the_setup_drains_at_once_and_the_callers_handlers
             await run_draining(replica, 1000)
     assert replica.tally.drained is True and replica.tally.events == 0
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before and EARLY_SIGNALS == []
+
+
+def test_an_attempt_abandoned_at_the_drain_deadline_is_journaled_as_made_so_a_resume_never_reuses_its_number(tmp_path):
+    from webhook_retry_policy import RetryPolicy
+    from webhook_retry_policy.dispatcher.journal_writer import read_file
+    from webhook_retry_policy.dispatcher.replica_journal import component_hasher
+
+    journal = tmp_path / "abandoned.journal"
+    s, _took_s, receiver = _signal_mid_run(tmp_path, signal.SIGTERM, drain_ms=50, extra=("--store", str(journal)))
+    assert s["drained"] is True and s["pending"] > 0
+    newest = {r["event_id"]: r for r in read_file(str(journal), component_hasher(RetryPolicy()))}
+    sent: dict[str, int] = {}
+    for event_id, attempt_no in receiver.seen:
+        sent[event_id] = max(sent.get(event_id, 0), int(attempt_no))
+    pending = [r for r in newest.values() if r["status"] == "pending"]
+    assert len(pending) == s["pending"]
+    for r in pending:  # the next attempt a resume makes (attempts + 1) was never sent
+        assert sent.get(r["event_id"], 0) <= r["attempts"], (r["event_id"], sent.get(r["event_id"]), r["attempts"])
+    assert sum(r["attempts"] for r in newest.values()) == s["attempts"]

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..ops import PolicyOps
+from ..transport_kinds import TransportKind
 from ..types import DeadLetter, DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason
 from .journal_record import Hasher, policy_json, to_policy
 from .journal_writer import Journal, read_file
@@ -147,7 +148,14 @@ class JournaledReplica(Replica):
             n = rec["attempts"] + 1
             body = (base64.b64decode(rec["body_b64"]) if "body_b64" in rec else
                     json.dumps({"event_id": event_id, "class": rec["class"], "attempt": n}).encode())
-            sent = await self.send(event_id, n, rec["target"], body, rec["first_attempted_at_ms"], window_end_ms)
+            try:
+                sent = await self.send(event_id, n, rec["target"], body, rec["first_attempted_at_ms"], window_end_ms)
+            except asyncio.CancelledError:
+                # abandoned at the drain's deadline: made (counted), never reused by a resume; no response in time
+                rec.update({"attempts": n, "last_outcome": TransportKind.READ_TIMEOUT.value,
+                            "next_attempt_at_ms": self.policy.clock.now_ms()})
+                self._persist(dict(rec))
+                raise
             if sent is None:
                 return None
             if isinstance(sent, StopReason):  # the window closed before the request was written: a dead letter
