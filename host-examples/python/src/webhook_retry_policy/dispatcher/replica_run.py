@@ -246,7 +246,7 @@ async def run_draining(replica: Replica, drain_ms: int) -> None:
     signalled = asyncio.ensure_future(replica.draining.wait())
     try:
         await asyncio.wait([run, signalled], return_when=asyncio.FIRST_COMPLETED)
-        if not run.done():
+        if replica.draining.is_set():  # signalled before the run ended (both may be done by now)
             replica.tally.drained = True
             done, _ = await asyncio.wait([run], timeout=drain_ms / 1000)
             if not done:
