@@ -9,10 +9,11 @@
 //!   ([`http_client`], `ureq`, with [`destination`] checks) to real
 //!   endpoints, retrying on the policy's delays: after each attempt
 //!   `evaluate`, at most one store call, `settle` (`worker`).
-//! * [`store::EventStore`]: every event with the schedule it was admitted
-//!   under (`admit`) and its first-attempt instant; in memory plus an
-//!   optional JSON-lines journal, so another worker can resume an event
-//!   without restarting its window.
+//! * [`store::EventStore`]: every event with the policy and schedule it was
+//!   admitted under (`admit`) and its first-attempt instant; in memory plus
+//!   an optional journal in format 1 (docs/journal.md, [`journal`]), so
+//!   another worker, in any language, resumes an event under its admitted
+//!   policy without restarting its window.
 //! * [`budget_store::BudgetStore`]: the retry budget, in-process by default
 //!   ([`local_store`], the component's `store-apply`) or fleet-wide in Redis
 //!   ([`redis_store`] on the `redis` crate: `fleet/budget.lua`, one `EVALSHA`
