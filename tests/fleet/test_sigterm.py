@@ -16,7 +16,8 @@ flight outlast the drain: the replica waits for them until the drain
 deadline (not less), abandons them (their events pending) and ignores a
 second SIGTERM sent during the drain. A run that ends by itself says
 ``"drained": false``, pending 0, with every stop reason and transport kind
-in its summary. ``drain_replica.py`` (a stand-in)
+in its summary; a drain leaves at most ``--concurrency`` events pending (that
+many are in progress at once, waiting for a retry included). ``drain_replica.py`` (a stand-in)
 checks the check: one that drains passes, one that keeps sending or dies
 on the signal is caught.
 """
@@ -139,6 +140,18 @@ def test_an_attempt_outlasting_the_drain_is_abandoned_at_its_deadline_and_a_seco
         f"{lang}: exited {exit_s:.2f} s after SIGTERM though attempts were in flight: they may run for up to "
         f"--drain-ms {DRAIN_MS} before being abandoned")
     assert s["pending"] >= 8, f"{lang}: the 8 abandoned attempts' events should be pending: {s}"
+
+
+@pytest.mark.parametrize("lang", fleetlib.LANGS)
+def test_at_most_concurrency_events_are_in_progress_so_at_most_that_many_are_left_pending(lang, tmp_path):
+    # docs/replica.md: "--concurrency C events are in progress at once" -- an
+    # event is in progress from its admission to its stop, its waits for a
+    # retry included; a drain leaves exactly the events in progress pending.
+    require_replica(lang)
+    s, _ = drained_run(lang, signal.SIGTERM, tmp_path)
+    assert s["pending"] <= 8, (
+        f"{lang}: {s['pending']} events pending after a drain with --concurrency 8 ({s['events']} admitted): "
+        f"more than C events were in progress at once (waiting for a retry counts as in progress)")
 
 
 @pytest.mark.parametrize("lang", fleetlib.LANGS)
