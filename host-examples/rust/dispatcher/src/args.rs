@@ -1,4 +1,5 @@
-//! `--flag value` command lines for the binaries, with clear errors.
+//! The flags of a command line (parsed by clap in [`crate::cli`]), read
+//! as typed values with errors naming the flag.
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -11,32 +12,10 @@ pub struct Flags {
 }
 
 impl Flags {
-    /// `known` lists value flags, `switches` flags without a value; anything
-    /// else is an error naming it.
-    pub fn parse(args: &[String], known: &[&str], switches: &[&str]) -> Result<Flags, String> {
-        let mut f = Flags::default();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let name = a.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{a}`"))?;
-            let (name, inline) = match name.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (name, None),
-            };
-            if switches.contains(&name) && inline.is_none() {
-                f.switches.push(name.to_string());
-            } else if known.contains(&name) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => it.next().cloned().ok_or_else(|| format!("--{name} needs a value"))?,
-                };
-                if f.values.insert(name.to_string(), v).is_some() {
-                    return Err(format!("--{name} given twice"));
-                }
-            } else {
-                return Err(format!("unknown flag --{name}"));
-            }
-        }
-        Ok(f)
+    /// The flags given: (long name, value) pairs and switches (parsed by
+    /// clap, [`crate::cli`]).
+    pub fn from_parts(values: Vec<(String, String)>, switches: Vec<String>) -> Flags {
+        Flags { values: values.into_iter().collect(), switches }
     }
 
     pub fn has(&self, switch: &str) -> bool {
@@ -90,30 +69,27 @@ impl Flags {
 mod tests {
     use super::*;
 
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
+    fn one(name: &str, value: &str) -> Flags {
+        Flags::from_parts(vec![(name.to_string(), value.to_string())], vec![])
     }
 
     #[test]
-    fn values_switches_and_inline_values_are_parsed() {
-        let f =
-            Flags::parse(&args("--events 10 --quiet --target=http://x/"), &["events", "target"], &["quiet"]).unwrap();
+    fn values_and_switches_are_read_back() {
+        let f = Flags::from_parts(vec![("events".into(), "10".into())], vec!["quiet".into()]);
         assert_eq!(f.get::<u64>("events", "a number").unwrap(), Some(10));
-        assert_eq!(f.str("target"), Some("http://x/"));
         assert!(f.has("quiet"));
+        assert_eq!(f.required("target").unwrap_err(), "--target is required");
     }
 
     #[test]
-    fn unknown_flags_missing_values_and_bad_numbers_are_named() {
-        assert_eq!(Flags::parse(&args("--nope 1"), &["events"], &[]).unwrap_err(), "unknown flag --nope");
-        assert_eq!(Flags::parse(&args("--events"), &["events"], &[]).unwrap_err(), "--events needs a value");
-        let f = Flags::parse(&args("--events ten"), &["events"], &[]).unwrap();
+    fn bad_numbers_are_named() {
+        let f = one("events", "ten");
         assert_eq!(f.get::<u64>("events", "a whole number").unwrap_err(), "--events must be a whole number, not `ten`");
     }
 
     #[test]
     fn positive_ms_refuses_zero_negatives_and_words() {
-        let ms = |v: &str| Flags::parse(&args(&format!("--every {v}")), &["every"], &[]).unwrap().positive_ms("every");
+        let ms = |v: &str| one("every", v).positive_ms("every");
         assert_eq!(ms("50").unwrap(), Some(50));
         assert_eq!(ms("0").unwrap_err(), "--every must be at least 1, not `0`");
         for bad in ["-5", "soon", "1.5"] {
@@ -125,7 +101,7 @@ mod tests {
 
     #[test]
     fn host_port_is_host_colon_port_with_loopback_for_an_empty_host() {
-        let hp = |v: &str| Flags::parse(&[format!("--addr={v}")], &["addr"], &[]).unwrap().host_port("addr");
+        let hp = |v: &str| one("addr", v).host_port("addr");
         assert_eq!(hp("127.0.0.1:0").unwrap().as_deref(), Some("127.0.0.1:0"));
         assert_eq!(hp(":9100").unwrap().as_deref(), Some("127.0.0.1:9100"));
         assert_eq!(hp("[::1]:65535").unwrap().as_deref(), Some("[::1]:65535"));
@@ -135,13 +111,5 @@ mod tests {
             assert!(e.starts_with("--addr must be HOST:PORT"), "{bad}: {e}");
         }
         assert_eq!(Flags::default().host_port("addr").unwrap(), None);
-    }
-
-    #[test]
-    fn the_replaced_replica_flags_are_unknown() {
-        // replica: --watch-artifact became --watch-artifact-ms N; python's --metrics-port is --metrics-addr
-        let known = &["watch-artifact-ms", "metrics-addr"];
-        assert_eq!(Flags::parse(&args("--watch-artifact"), known, &[]).unwrap_err(), "unknown flag --watch-artifact");
-        assert_eq!(Flags::parse(&args("--metrics-port 0"), known, &[]).unwrap_err(), "unknown flag --metrics-port");
     }
 }

@@ -28,6 +28,7 @@
 pub mod args;
 mod artifact_reload;
 pub mod budget_store;
+pub mod cli;
 pub mod destination;
 pub mod dispatcher;
 pub mod drain;

@@ -5,7 +5,9 @@
 //!   retry-policy-dispatcher endpoints ...   local endpoints with fixed statuses (tests, demos)
 //!   retry-policy-dispatcher bench ...       throughput with and without a storm; Redis round trips
 //!
-//! Bad arguments exit 2 with a message naming the problem.
+//! The command line is clap's ([`retry_policy_dispatcher::cli`]): a bad
+//! flag exits 2 naming it, `--help` and `--version` exit 0 without loading
+//! anything. A bad value or setup (artifact, policy, CA file) exits 2 too.
 
 mod cmd {
     pub mod bench;
@@ -16,42 +18,26 @@ mod cmd {
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: retry-policy-dispatcher <replica|demo|endpoints|bench> [--help] ...";
-
-fn fail(cmd: &str, e: &str, usage: &str) -> ExitCode {
-    eprintln!("retry-policy-dispatcher {cmd}: {e}\n{usage}");
+fn fail(cmd: &str, e: &str) -> ExitCode {
+    eprintln!("retry-policy-dispatcher {cmd}: {e}\n(see retry-policy-dispatcher {cmd} --help)");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((name, rest)) = args.split_first() else {
-        return fail("", "which command?", USAGE);
-    };
-    if rest.iter().any(|a| a == "--help" || a == "-h") {
-        let usage = match name.as_str() {
-            "replica" => cmd::replica::USAGE,
-            "demo" => cmd::demo::USAGE,
-            "endpoints" => cmd::endpoints::USAGE,
-            "bench" => cmd::bench::USAGE,
-            _ => USAGE,
-        };
-        println!("{usage}");
-        return ExitCode::SUCCESS;
-    }
-    match name.as_str() {
-        "replica" => match cmd::replica::run(rest) {
-            Ok(line) => {
-                println!("{line}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(name, &e, cmd::replica::USAGE),
-        },
-        "demo" => cmd::demo::run(rest).map_or_else(|e| fail(name, &e, cmd::demo::USAGE), |()| ExitCode::SUCCESS),
-        "endpoints" => {
-            cmd::endpoints::run(rest).map_or_else(|e| fail(name, &e, cmd::endpoints::USAGE), |()| ExitCode::SUCCESS)
+    let (name, flags, positional) = match retry_policy_dispatcher::cli::parse(std::env::args()) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // --help/--version on stdout (exit 0); a usage error on stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
-        "bench" => cmd::bench::run(rest).map_or_else(|e| fail(name, &e, cmd::bench::USAGE), |()| ExitCode::SUCCESS),
-        other => fail(other, "unknown command", USAGE),
-    }
+    };
+    let done = match name.as_str() {
+        "replica" => cmd::replica::run(&flags).map(|line| println!("{line}")),
+        "demo" => cmd::demo::run(&flags),
+        "endpoints" => cmd::endpoints::run(&flags, &positional),
+        "bench" => cmd::bench::run(&flags),
+        other => Err(format!("unknown command {other}")),
+    };
+    done.map_or_else(|e| fail(&name, &e), |()| ExitCode::SUCCESS)
 }

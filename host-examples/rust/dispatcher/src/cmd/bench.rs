@@ -19,9 +19,6 @@ use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
 use retry_policy_host::PolicyEngine;
 
-pub const USAGE: &str =
-    "usage: retry-policy-dispatcher bench [--redis redis://127.0.0.1:PORT/0] [--healthy 4000] [--storm-share 10]
-                                     [--concurrency 8] [--rounds 5] [--artifact PATH]";
 
 fn policy(ratio: f64) -> String {
     format!(
@@ -116,12 +113,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let f = Flags::parse(
-        args,
-        &["redis", "healthy", "storm-share", "concurrency", "rounds", "component", "artifact"],
-        &[],
-    )?;
+pub fn run(f: &Flags) -> Result<(), String> {
     let healthy: u64 = f.get("healthy", "a whole number")?.unwrap_or(4000);
     let rounds: usize = f.get("rounds", "a whole number")?.unwrap_or(5).max(1);
     let share: u64 = f.get("storm-share", "a percentage 1..=50")?.unwrap_or(10);
@@ -129,7 +121,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err("--storm-share must be 1..=50".into());
     }
     let storm_every = 100 / share;
-    let engine = super::replica::load_artifact(&f)?;
+    let engine = super::replica::load_artifact(f)?;
     let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;
     let bad = Endpoint::start("127.0.0.1:0", 503, false).map_err(|e| e.to_string())?;
     let s = Setup {

@@ -18,15 +18,6 @@ use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
 use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewEvent};
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
-pub const USAGE: &str =
-    "usage: retry-policy-dispatcher demo [--events 3000] [--rate 300] [--quiet-s 3] [--quiet-rate 10]
-                                    [--concurrency 8] [--policy FILE]
-                                    [--redis redis://...] [--store FILE.jsonl] [--metrics-addr 127.0.0.1:0]
-                                    [--hold-s 0] [--artifact PATH] [--store-timeout-ms 250]
-                                    --allow-private-targets
-  The demo delivers to its own endpoints on loopback, which the dispatcher
-  refuses by default (`destination_refused`): --allow-private-targets is
-  required (scripts/demo passes it).";
 const ENDPOINTS: [&str; 3] = ["healthy", "broken", "gone"];
 
 /// splitmix64: a deterministic event mix.
@@ -69,26 +60,7 @@ fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
     line
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let f = Flags::parse(
-        args,
-        &[
-            "events",
-            "rate",
-            "quiet-s",
-            "quiet-rate",
-            "concurrency",
-            "policy",
-            "redis",
-            "store",
-            "metrics-addr",
-            "hold-s",
-            "component",
-            "artifact",
-            "store-timeout-ms",
-        ],
-        &["allow-private-targets"],
-    )?;
+pub fn run(f: &Flags) -> Result<(), String> {
     if !f.has("allow-private-targets") {
         return Err(
             "the demo's endpoints are on loopback, which is refused by default: pass --allow-private-targets".into()
@@ -116,9 +88,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => DEMO_POLICY.to_string(),
     };
-    let (mut config, budget) = super::replica::common(&f)?;
+    let (mut config, budget) = super::replica::common(f)?;
     config.rate_per_s = None; // every event has its own start instant
-    let engine = super::replica::load_artifact(&f)?;
+    let engine = super::replica::load_artifact(f)?;
     let store = match f.str("store") {
         Some(p) => {
             let mut hasher = retry_policy_dispatcher::journal_read::ComponentHasher::new(&engine)?;

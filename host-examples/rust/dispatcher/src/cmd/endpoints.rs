@@ -12,28 +12,21 @@ use std::io::Read;
 
 use retry_policy_dispatcher::endpoints::Endpoint;
 
-pub const USAGE: &str = "usage: retry-policy-dispatcher endpoints NAME=STATUS... [--log] [--host 127.0.0.1]";
+use retry_policy_dispatcher::args::Flags;
 use serde_json::{Map, Value};
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut log = false;
-    let mut host = "127.0.0.1".to_string();
+pub fn run(f: &Flags, args: &[String]) -> Result<(), String> {
+    let log = f.has("log");
+    let host = f.str("host").unwrap_or("127.0.0.1").to_string();
     let mut specs = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--log" => log = true,
-            "--host" => host = it.next().ok_or("--host needs a value")?.clone(),
-            s => {
-                let (name, status) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=STATUS"))?;
-                let status: u16 = status
-                    .parse()
-                    .ok()
-                    .filter(|s| (100..=599).contains(s))
-                    .ok_or_else(|| format!("`{s}`: status must be 100..=599"))?;
-                specs.push((name.to_string(), status));
-            }
-        }
+    for s in args {
+        let (name, status) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=STATUS"))?;
+        let status: u16 = status
+            .parse()
+            .ok()
+            .filter(|s| (100..=599).contains(s))
+            .ok_or_else(|| format!("`{s}`: status must be 100..=599"))?;
+        specs.push((name.to_string(), status));
     }
     if specs.is_empty() {
         return Err("name at least one endpoint, e.g. healthy=200 broken=503".into());

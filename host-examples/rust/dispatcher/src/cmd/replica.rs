@@ -19,71 +19,6 @@ use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
 use retry_policy_host::{ArtifactRef, PolicyEngine};
 
-pub const USAGE: &str =
-    "usage: retry-policy-dispatcher replica --target URL --endpoint-id ID --events N [--policy FILE]
-                                       [--concurrency C (8)] [--redis redis://host:port/db] [--deadline-ms N]
-                                       [--redis-cluster redis://seed-host:port]
-                                       [--class NAME (storm)] [--rate EVENTS_PER_S] [--store FILE.jsonl]
-                                       [--resume FILE.jsonl] [--artifact PATH] [--watch-artifact-ms N]
-                                       [--metrics-addr HOST:PORT]
-                                       [--allow-private-targets] [--clock-offset-ms N]
-                                       [--store-timeout-ms 250] [--attempt-deadline-ms 30000]
-                                       [--connect-timeout-ms 2000] [--no-skew-check]
-                                       [--signing-secrets FILE.json] [--watch-policy] [--ca-file PEM]
-                                       [--drain-ms 5000]
-  --policy                 the policy document (JSON); default: the one embedded in the artifact
-  --artifact               the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy built
-                           in; --component is the old name); $RETRY_POLICY_ARTIFACT_SHA256 pins it
-  --watch-artifact-ms      poll the artifact file every N ms (N >= 1) and swap when its sha256
-                           changes (every check first; a refused file keeps the old one); needs
-                           --artifact or $RETRY_POLICY_ARTIFACT
-  --metrics-addr           serve GET /metrics on HOST:PORT ([IPv6]:PORT; an empty HOST is 127.0.0.1,
-                           port 0 any free port; the URL is logged) while the replica runs
-  --store                  also journal every event (JSON lines, fsynced, one writer) to FILE;
-                           its pending events are continued (a restart after a crash)
-  --resume                 first continue the pending events of another replica's journal
-                           (they keep their first-attempt instant and schedule; `resume` judges them)
-  --allow-private-targets  deliver to loopback/private/link-local targets too (local
-                           development, tests); refused by default (`destination_refused`)
-  --clock-offset-ms        add N ms (may be negative) to this replica's clock
-  --store-timeout-ms       deadline of every budget store call (a timeout fails closed)
-  --attempt-deadline-ms    total time one delivery attempt may take, body included
-  --signing-secrets        sign every attempt (Standard Webhooks) with the endpoint's secrets from
-                           FILE (JSON: endpoint id -> space-separated whsec_ secrets), reloaded after 401/403
-  --watch-policy           reload --policy FILE when it changes (validated first; a bad edit keeps
-                           the old document); events keep the policy they were admitted under
-  --ca-file                PEM CA certificates trusted in addition to the platform's store, for
-                           https:// targets (and rediss:// stores); unreadable or empty: exit 2
-  --drain-ms               on SIGTERM/SIGINT: admit nothing more, start no attempt, let attempts
-                           in progress finish for up to N ms, print the summary (drained: true), exit 0
-  --no-skew-check          do not ask the Redis script to compare now_ms with Redis TIME";
-
-const VALUES: &[&str] = &[
-    "target",
-    "endpoint-id",
-    "events",
-    "concurrency",
-    "policy",
-    "redis",
-    "redis-cluster",
-    "deadline-ms",
-    "class",
-    "rate",
-    "store",
-    "resume",
-    "component",
-    "artifact",
-    "metrics-addr",
-    "watch-artifact-ms",
-    "clock-offset-ms",
-    "store-timeout-ms",
-    "attempt-deadline-ms",
-    "connect-timeout-ms",
-    "signing-secrets",
-    "ca-file",
-    "drain-ms",
-];
-const SWITCHES: &[&str] = &["allow-private-targets", "no-skew-check", "watch-policy"];
 
 /// The artifact of `--artifact` (or its old name `--component`), else
 /// `RETRY_POLICY_ARTIFACT`, else the copy built in; logged as loaded.
@@ -162,9 +97,8 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
     Ok((config, budget))
 }
 
-pub fn run(args: &[String]) -> Result<String, String> {
-    let f = Flags::parse(args, VALUES, SWITCHES)?;
-    let watch = artifact_watch(&f)?;
+pub fn run(f: &Flags) -> Result<String, String> {
+    let watch = artifact_watch(f)?;
     let metrics_bind = f.host_port("metrics-addr")?;
     let target = f.required("target")?.to_string();
     let endpoint_id = f.required("endpoint-id")?.to_string();
@@ -176,7 +110,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
     // SIGTERM/SIGINT from here on drain the run instead of killing it.
     let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
     let class = f.str("class").unwrap_or("storm").to_string();
-    let engine = load_artifact(&f)?;
+    let engine = load_artifact(f)?;
     let (document, from_artifact) = match f.str("policy") {
         Some(p) => (std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?, false),
         None => match &engine.info().document_json {
@@ -184,7 +118,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
             None => return Err("--policy is required (the artifact embeds no document)".into()),
         },
     };
-    let (mut config, budget) = common(&f)?;
+    let (mut config, budget) = common(f)?;
     config.document_from_artifact = from_artifact;
     let offset = config.clock_offset_ms;
     // `--store J` locks J, cuts a torn last record and continues J's own
