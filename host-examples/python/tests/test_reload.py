@@ -219,3 +219,19 @@ def test_an_event_admitted_before_the_swap_keeps_its_policy_hash_and_the_policy_
     assert holder.policy_for(old).window_ms == 3600000  # the policy of ITS hash, not the current one
     assert holder.policy_for(new).window_ms == 60000
     assert old.schedule != new.schedule
+
+
+def test_the_dispatcher_counts_applied_and_refused_reloads_in_its_metrics():
+    rp = AsyncRetryPolicy()
+    holder = DocumentHolder(rp, rp.load_document_toml(V1))
+    d = Dispatcher(holder, {}, rp, config=DispatcherConfig(allow_private_targets=True))
+    reloads = d.metrics.policy_reloads
+    assert reloads.labels("applied")._value.get() == 0 and reloads.labels("refused")._value.get() == 0
+    assert holder.reload_text(V2, toml=True).ok
+    assert not holder.reload_text("{not json").ok
+    assert not holder.reload_text("version = [", toml=True).ok
+    d.policy_info()  # each round of the dispatcher does this
+    assert reloads.labels("applied")._value.get() == 1 and reloads.labels("refused")._value.get() == 2
+    d.policy_info()  # counted once
+    assert reloads.labels("applied")._value.get() == 1 and reloads.labels("refused")._value.get() == 2
+    asyncio.run(d.client.aclose())

@@ -97,6 +97,7 @@ class Dispatcher:
         self.refresh_credentials = refresh_credentials
         self.secrets = secrets
         self._artifact_sha256 = ""
+        self._reloads_seen, self._refusals_seen = self.documents.reloads, self.documents.refusals
         self.policy_info()
 
     def policy_info(self) -> None:
@@ -112,6 +113,13 @@ class Dispatcher:
                 log.info("policy artifact loaded %s", describe(info))
             self._artifact_sha256 = info.sha256
         self.metrics.set_policy_info(info.sha256, info.abi, self.documents.current.version)
+        # documents reloaded or refused since the last round: webhook_policy_reloads_total{result}
+        reloads, refusals = self.documents.reloads, self.documents.refusals
+        if reloads > self._reloads_seen:
+            self.metrics.policy_reloads.labels("applied").inc(reloads - self._reloads_seen)
+        if refusals > self._refusals_seen:
+            self.metrics.policy_reloads.labels("refused").inc(refusals - self._refusals_seen)
+        self._reloads_seen, self._refusals_seen = reloads, refusals
 
     @property
     def document(self) -> PolicyDocument:
