@@ -288,6 +288,8 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
         time.sleep(0.05)
     assert proc.poll() is None, "the replica finished before the swap: nothing was swapped mid-run"
     assert old_sha not in text  # the old series is gone
+    assert 'webhook_policy_reloads_total{result="applied"} 1.0' in text
+    assert 'webhook_policy_reloads_total{result="refused"} 0.0' in text
     out, _ = proc.communicate(timeout=120)
     reader.join(5)
     assert proc.returncode == 0, "".join(err_lines)
