@@ -75,6 +75,8 @@ mod tests_journal;
 #[cfg(test)]
 mod tests_redis;
 #[cfg(test)]
+mod tests_redis_cluster;
+#[cfg(test)]
 mod tests_redis_server;
 #[cfg(test)]
 mod tests_reload;

@@ -37,7 +37,7 @@ fn counted(admin: &mut redis::Connection) -> u64 {
 
 /// EVAL and EVALSHA commands Redis received (`INFO commandstats`: calls
 /// plus rejected calls).
-fn script_commands(admin: &mut redis::Connection) -> (u64, u64) {
+pub(crate) fn script_commands(admin: &mut redis::Connection) -> (u64, u64) {
     let info: String = redis::cmd("INFO").arg("commandstats").query(admin).expect("INFO");
     let stat = |name: &str| -> u64 {
         let prefix = format!("cmdstat_{name}:");
