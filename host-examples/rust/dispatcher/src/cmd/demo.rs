@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::endpoints::Endpoint;
 use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
 use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewEvent};
@@ -148,7 +149,9 @@ pub fn run(f: &Flags) -> Result<(), String> {
     });
     let started = Instant::now();
     let classes = ["notification", "presence", "provisioning", "ledger"];
-    let d = Dispatcher::start(
+    // Ctrl-C (SIGINT) or SIGTERM: drain for up to 2 s, then the tables of what ran.
+    let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
+    let mut d = Dispatcher::start(
         engine,
         &document,
         &classes,
@@ -169,6 +172,11 @@ pub fn run(f: &Flags) -> Result<(), String> {
         }
         if d.is_idle() {
             break d.wait();
+        }
+        if signals.received() {
+            let abandoned = d.drain(Duration::from_secs(2));
+            println!("\n(drained on a signal: {abandoned} attempt(s) abandoned; unfinished events are pending)");
+            break d;
         }
     };
     let elapsed = started.elapsed();
