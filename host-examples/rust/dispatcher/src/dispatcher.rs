@@ -52,7 +52,9 @@ impl Dispatcher {
             return Err("rate must be a positive number of events per second".into());
         }
         let mut inst = instance(&engine).map_err(|e| e.to_string())?;
-        let needed = || needed_classes.iter().copied().chain(resumed.iter().map(|r| r.class.as_str()));
+        // Resumed records carry their own policy (journal format 1): their
+        // classes need not be in the current document.
+        let needed = || needed_classes.iter().copied();
         let policies =
             Policies::new_checked(&mut inst, document_json, |doc| crate::policy_reload::has_classes(doc, needed()))
                 .map_err(|e| format!("policy document: {e}"))?;

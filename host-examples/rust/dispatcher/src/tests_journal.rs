@@ -185,3 +185,38 @@ fn a_leftover_compact_file_is_deleted_at_open() {
     drop(EventStore::with_journal(&j, &mut hasher()).unwrap());
     assert!(!compact.exists());
 }
+
+#[test]
+fn a_resumed_event_of_a_class_the_current_document_lacks_is_delivered_under_its_own_policy() {
+    let broken = crate::endpoints::Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+    let ok = crate::endpoints::Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let (recs, _) = crate::tests::dispatch(
+        crate::BudgetStore::local(),
+        &crate::tests::doc(50),
+        crate::tests::events(1, "b", &broken.url()),
+    );
+    // Admitted elsewhere as class `billing` (the fingerprint has no class
+    // name), one attempt made, due now; this dispatcher's document has only `storm`.
+    let now = crate::shared::now_ms();
+    let mut rec = recs[0].clone();
+    rec.class = "billing".into();
+    rec.target = ok.url();
+    (rec.status, rec.stop_reason, rec.dead_letter, rec.finished_at_ms) = (Status::Pending, None, None, 0);
+    (rec.attempts, rec.first_attempted_at_ms, rec.deadline_ms, rec.next_attempt_at_ms) = (1, now, now + 2000, now);
+    let d = crate::Dispatcher::start(
+        engine(),
+        &crate::tests::doc(50),
+        &[],
+        crate::BudgetStore::local(),
+        EventStore::in_memory(),
+        std::sync::Arc::new(crate::Metrics::default()),
+        crate::tests::local_config(),
+        vec![rec],
+        Box::new(std::iter::empty()),
+    )
+    .expect("a resumed record's class need not be in the current document")
+    .wait();
+    let back = d.store().all();
+    assert_eq!(back.len(), 1);
+    assert_eq!((back[0].status, back[0].attempts, back[0].class.as_str()), (Status::Delivered, 2, "billing"));
+}
