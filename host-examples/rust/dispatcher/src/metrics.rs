@@ -198,14 +198,14 @@ impl Metrics {
     }
 
     /// One HTTP attempt: `webhook_in_flight` while `send` runs, then its
-    /// duration in `webhook_delivery_duration_seconds` (not for a
-    /// `destination_refused` one: nothing was sent).
+    /// duration in `webhook_delivery_duration_seconds` (not when nothing
+    /// was sent: `destination_refused`, or the window's edge passed first).
     pub fn delivery(&self, send: impl FnOnce() -> Delivery) -> Delivery {
         self.in_flight.inc();
         let started = Instant::now();
         let delivery = send();
         self.in_flight.dec();
-        if !matches!(delivery, Delivery::Failed("destination_refused")) {
+        if !matches!(delivery, Delivery::Failed(transport_kind::DESTINATION_REFUSED) | Delivery::NotSent) {
             self.delivery_duration.observe(started.elapsed().as_secs_f64());
         }
         delivery

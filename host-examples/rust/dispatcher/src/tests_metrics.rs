@@ -210,7 +210,7 @@ fn stops_attempts_and_transport_errors_count_under_their_labels() {
 }
 
 #[test]
-fn a_delivery_is_in_flight_while_it_runs_and_timed_unless_refused() {
+fn a_delivery_is_in_flight_while_it_runs_and_timed_unless_nothing_was_sent() {
     let m = Metrics::default();
     let d = m.delivery(|| {
         assert_eq!(m.in_flight(), 1);
@@ -219,6 +219,7 @@ fn a_delivery_is_in_flight_while_it_runs_and_timed_unless_refused() {
     assert_eq!(d, Delivery::Response { status: 200, retry_after: None });
     m.delivery(|| Delivery::Failed("read_timeout"));
     m.delivery(|| Delivery::Failed("destination_refused"));
+    m.delivery(|| Delivery::NotSent);
     assert_eq!(m.in_flight(), 0);
     let text = m.render();
     assert!(text.contains("webhook_delivery_duration_seconds_count 2\n"), "{text}");
