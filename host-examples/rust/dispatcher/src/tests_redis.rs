@@ -149,3 +149,15 @@ fn a_hung_redis_fails_the_call_within_the_timeout_and_the_command_is_never_sent_
     // second call never got a connection, so it sent nothing.
     assert_eq!(counted(&mut admin), 3, "first + the one sent while hung + after");
 }
+
+#[test]
+fn the_eviction_policy_is_read_from_redis_and_only_noeviction_is_quiet() {
+    let Some(server) = RedisServer::start("eviction", &[], None) else { return };
+    let mut admin = server.admin();
+    let url = format!("redis://127.0.0.1:{}/0", server.port);
+    let _: () = redis::cmd("CONFIG").arg(&["SET", "maxmemory-policy", "noeviction"]).query(&mut admin).unwrap();
+    assert_eq!(store(&url, &TrustRoots::only(vec![])).eviction_warning(), None);
+    let _: () = redis::cmd("CONFIG").arg(&["SET", "maxmemory-policy", "allkeys-lru"]).query(&mut admin).unwrap();
+    let w = store(&url, &TrustRoots::only(vec![])).eviction_warning().expect("allkeys-lru is warned about");
+    assert!(w.contains("allkeys-lru"), "{w}");
+}
