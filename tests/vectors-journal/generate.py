@@ -66,7 +66,8 @@ def event(eid: str, *, policy: dict[str, Any] = POLICY, cls: str = "notification
         "first_attempted_at_ms": a.first_attempted_at_ms, "deadline_ms": a.deadline_ms,
         "max_attempts": a.schedule.max_attempts, "offsets_ms": list(a.schedule.offsets_ms),
         "attempts": attempts, "credentials_refreshed": False,
-        "next_attempt_at_ms": at_ms + (a.schedule.offsets_ms[attempts] if 0 < attempts < a.schedule.max_attempts else 0),
+        "next_attempt_at_ms": at_ms + (a.schedule.offsets_ms[attempts]
+                                       if 0 < attempts < a.schedule.max_attempts else 0),
         "status": status, "last_outcome": "503" if attempts else "", "stop_reason": None, "dead_letter": None,
         "disable_endpoint": False, "finished_at_ms": 0,
     }
@@ -176,6 +177,8 @@ def cases() -> list[dict[str, Any]]:
     missing = {k: v for k, v in e1.items() if k != "deadline_ms"}
     out.append(bad("a missing field is an error", [header(), crc_line(missing), crc_line(e2)], now,
                    "journal_record_invalid", 2))
+    out.append(bad("a body that is not base64 is an error", [header(), crc_line({**e1, "body_b64": "not base64!"})],
+                   now, "journal_record_invalid", 2))
     out.append(bad("a status outside the table is an error", [header(), crc_line({**e1, "status": "held"})], now,
                    "journal_record_invalid", 2))
     out.append(bad("an attempts count that is not an integer is an error",

@@ -225,8 +225,8 @@ pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> 
     .ok_or_else(|| f.err("offsets_ms", "must be an array of non-negative integers"))?;
     let body_b64 = match f.obj.remove("body_b64") {
         None => None,
-        Some(Value::String(s)) => Some(s),
-        Some(_) => return Err(f.err("body_b64", "must be a string")),
+        Some(Value::String(s)) if decode_body(&s).is_some() => Some(s),
+        Some(_) => return Err(f.err("body_b64", "must be standard base64 with padding")),
     };
     let rec = EventRecord {
         event_id: f.str("event_id")?,
@@ -253,6 +253,12 @@ pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> 
     };
     f.done()?;
     Ok(rec)
+}
+
+/// The payload of `body_b64` (standard base64 with padding), `None` when it is not that.
+pub fn decode_body(b64: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(b64).ok()
 }
 
 /// The one-class document whose `admit` gives the hash `policy` must have:

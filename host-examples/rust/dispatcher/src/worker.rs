@@ -130,7 +130,11 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     };
     let first = rec.attempts == 0;
     rec.attempts = rec.attempts.saturating_add(1);
-    let body = json!({"event_id": rec.event_id, "class": rec.class, "attempt": rec.attempts}).to_string();
+    // A journaled payload (`body_b64`, journal format 1) is sent as recorded; else it is derived.
+    let body = match rec.body_b64.as_deref().and_then(crate::journal_record::decode_body) {
+        Some(b) => b,
+        None => json!({"event_id": rec.event_id, "class": rec.class, "attempt": rec.attempts}).to_string().into_bytes(),
+    };
     let attempt_no = rec.attempts.to_string();
     let first_at = rec.first_attempted_at_ms.to_string();
     let mut headers = vec![
@@ -149,11 +153,11 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
         return keep_pending(s, rec);
     }
     let send = |headers: &[(&str, &str)]| {
-        s.metrics.delivery(|| s.http.post_before(&rec.target, headers, body.as_bytes(), Some(edge)))
+        s.metrics.delivery(|| s.http.post_before(&rec.target, headers, &body[..], Some(edge)))
     };
     // Standard Webhooks headers; without a secret the attempt is not sent
     // unsigned: it ends as the (terminal) kind `credentials_unavailable`.
-    let signed = s.config.signer.as_ref().map(|g| g.headers(&rec.endpoint_id, &rec.event_id, s.now(), body.as_bytes()));
+    let signed = s.config.signer.as_ref().map(|g| g.headers(&rec.endpoint_id, &rec.event_id, s.now(), &body[..]));
     let delivery = match &signed {
         Some(Err(e)) => {
             log(&format!("event {}: not sent: {e}", rec.event_id));

@@ -11,6 +11,7 @@ dropped it would write the event back without it).
 
 from __future__ import annotations
 
+import base64
 import json
 import zlib
 from collections.abc import Callable
@@ -205,6 +206,10 @@ def parse_event(v: dict[str, Any], line: int) -> dict[str, Any]:
     rec["finished_at_ms"] = f.uint("finished_at_ms")
     if "body_b64" in f.obj:
         rec["body_b64"] = f.text("body_b64")
+        try:
+            base64.b64decode(rec["body_b64"], validate=True)
+        except ValueError:
+            raise f.err("body_b64", "must be standard base64 with padding") from None
     f.done()
     return rec
 
