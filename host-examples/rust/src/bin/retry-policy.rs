@@ -18,41 +18,15 @@ use std::process::ExitCode;
 
 use policy_tools::commands::{self, Args};
 use retry_policy_core::{Backoff, Jitter};
+use retry_policy_host::cli::args::{tool_args, Command};
 use retry_policy_host::cli::artifact::{bundle, document_json, inspect, inspect_text};
+use retry_policy_host::cli::{self as cli};
 use retry_policy_host::cli::{parse_duration_ms, schedule_table, ComponentSource};
 use retry_policy_host::{
     document_classes, ArtifactRef, InMemoryStore, PolicyDocument, PolicyEngine, PolicyInstance, SystemClock,
     ABI_VERSION, WIT_PACKAGE,
 };
 
-const USAGE: &str = "usage:
-  retry-policy plan --window 15m --base 2s --factor 2 --cap 5m --jitter full [--hard-cap 16]
-  retry-policy plan [--policy FILE.{json,toml}]           (default: the artifact's embedded document)
-  retry-policy admit [--policy FILE] --class NAME [--now-ms N]
-  retry-policy lint FILE [--format json] [--rate ENDPOINT_OR_CLASS=N/s]...   (exit 0 clean, 1 errors, 2 unreadable)
-  retry-policy simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]
-  retry-policy diff OLD NEW [--format json]                                   (exit 0 same, 1 some class changes)
-  retry-policy bundle --policy FILE [--component C] -o OUT.wasm [--allow-lint-errors yes]   (embed a validated document)
-  retry-policy inspect FILE [--format json]                                   (what an artifact is)
-  retry-policy --help | --version
-options: --component PATH (default $RETRY_POLICY_ARTIFACT, else the artifact built into this binary;
-         $RETRY_POLICY_ARTIFACT_SHA256 pins its sha256)";
-
-fn flags(args: &[String]) -> Result<HashMap<String, String>, String> {
-    let mut map = HashMap::new();
-    let mut it = args.iter();
-    while let Some(k) = it.next() {
-        let key = match k.as_str() {
-            "-o" => "out",
-            _ => k.strip_prefix("--").ok_or_else(|| format!("unexpected argument `{k}`"))?,
-        };
-        let v = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
-        if map.insert(key.to_string(), v.clone()).is_some() {
-            return Err(format!("--{key} given twice"));
-        }
-    }
-    Ok(map)
-}
 
 fn load(component: Option<&String>) -> Result<PolicyEngine, String> {
     let artifact = component.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
@@ -83,7 +57,7 @@ fn plan_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<Stri
         }
         return Ok(());
     }
-    let get = |k: &str| f.get(k).ok_or_else(|| format!("missing --{k}\n{USAGE}"));
+    let get = |k: &str| f.get(k).ok_or_else(|| format!("missing --{k} (or --policy FILE; see retry-policy plan --help)"));
     let backoff = Backoff {
         base_ms: parse_duration_ms(get("base")?)?,
         factor: get("factor")?.parse().map_err(|_| "--factor must be a number".to_string())?,
@@ -143,15 +117,11 @@ fn bundle_cmd(f: &HashMap<String, String>) -> Result<(), String> {
     Ok(())
 }
 
-fn inspect_cmd(args: &[String]) -> Result<(), String> {
-    let (file, json) = match args {
-        [file] => (file, false),
-        [file, flag, format] | [flag, format, file] if flag == "--format" => match format.as_str() {
-            "json" => (file, true),
-            "text" => (file, false),
-            other => return Err(format!("--format {other}: json or text")),
-        },
-        _ => return Err(format!("inspect takes one FILE and an optional --format json\n{USAGE}")),
+fn inspect_cmd(file: &str, format: Option<&str>) -> Result<(), String> {
+    let json = match format {
+        None | Some("text") => false,
+        Some("json") => true,
+        Some(other) => return Err(format!("--format {other}: json or text")),
     };
     let v = inspect(file)?;
     if json {
@@ -164,17 +134,9 @@ fn inspect_cmd(args: &[String]) -> Result<(), String> {
 
 type ToolCommand = fn(&mut dyn policy_tools::DecisionSource, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
 
-/// `lint`, `simulate`, `diff`: the policy tools on the component. Usage
-/// errors exit 2.
-fn tool(run: ToolCommand, args: &[String]) -> ExitCode {
-    let mut a = match Args::parse(args) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let component = a.flags.iter().position(|(k, _)| k == "component").map(|i| a.flags.remove(i).1);
+/// `lint`, `simulate`, `diff`: the policy tools on the component. Errors
+/// exit 2.
+fn tool(run: ToolCommand, a: Args, component: Option<String>) -> ExitCode {
     let mut source = match load(component.as_ref())
         .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string()))
     {
@@ -194,33 +156,64 @@ fn tool(run: ToolCommand, args: &[String]) -> ExitCode {
     }
 }
 
+/// The flags given, by their long names (what `plan`, `admit` and `bundle` read).
+fn map(pairs: Vec<(&str, Option<String>)>) -> HashMap<String, String> {
+    pairs.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect()
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first().cloned() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    // --help and --version need no artifact: clap answers them before anything loads.
+    let version: &'static str =
+        Box::leak(format!("{} ({WIT_PACKAGE}, abi {ABI_VERSION})", env!("CARGO_PKG_VERSION")).into_boxed_str());
+    let cli = match cli::args::parse(std::env::args(), version) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
     };
-    if args.iter().any(|a| a == "--help" || a == "-h") || cmd == "help" {
-        println!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
-    if cmd == "--version" || cmd == "-V" {
-        println!("retry-policy {} ({WIT_PACKAGE}, abi {ABI_VERSION})", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
-    }
-    let result = match cmd.as_str() {
-        "lint" => return tool(commands::lint, &args[1..]),
-        "simulate" => return tool(commands::simulate, &args[1..]),
-        "diff" => return tool(commands::diff, &args[1..]),
-        "inspect" => inspect_cmd(&args[1..]),
-        "bundle" | "plan" | "admit" => match flags(&args[1..]) {
-            Ok(f) => run(&cmd, &f),
-            Err(e) => {
-                eprintln!("error: {e}\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        },
-        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+    let result = match cli.command {
+        Command::Lint(l) => {
+            let flags = l.rate.into_iter().map(|r| ("rate", Some(r))).chain([("format", l.format)]).collect();
+            return tool(commands::lint, tool_args(l.file, flags), l.component.component);
+        }
+        Command::Simulate(x) => {
+            let flags = vec![
+                ("policy", x.policy),
+                ("scenario", x.scenario),
+                ("seed", x.seed),
+                ("out", x.out),
+                ("format", x.format),
+            ];
+            return tool(commands::simulate, tool_args(Vec::new(), flags), x.component.component);
+        }
+        Command::Diff(d) => {
+            return tool(commands::diff, tool_args(d.files, vec![("format", d.format)]), d.component.component)
+        }
+        Command::Inspect(i) => inspect_cmd(&i.file, i.format.as_deref()),
+        Command::Bundle(b) => bundle_cmd(&map(vec![
+            ("policy", b.policy),
+            ("out", b.out),
+            ("allow-lint-errors", b.allow_lint_errors),
+            ("component", b.component.component),
+        ])),
+        Command::Plan(p) => run(
+            "plan",
+            &map(vec![
+                ("policy", p.policy),
+                ("window", p.window),
+                ("base", p.base),
+                ("factor", p.factor),
+                ("cap", p.cap),
+                ("jitter", p.jitter),
+                ("hard-cap", p.hard_cap),
+                ("component", p.component.component),
+            ]),
+        ),
+        Command::Admit(a) => run(
+            "admit",
+            &map(vec![("policy", a.policy), ("class", a.class), ("now-ms", a.now_ms), ("component", a.component.component)]),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

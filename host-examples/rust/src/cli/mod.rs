@@ -2,6 +2,7 @@
 //! component as the decision source of `lint`, `simulate` and `diff`
 //! (policy-tools), and `bundle` / `inspect` ([`artifact`]).
 
+pub mod args;
 pub mod artifact;
 
 use std::fmt::Write as _;
