@@ -50,3 +50,18 @@ def test_a_run_with_store_leaves_a_readable_journal_and_no_lock(tmp_path: Path,
     assert len(recs) == summary["events"] == 2
     assert all(r["status"] == "dead_lettered" and r["policy"]["window_ms"] == 200 for r in recs)
     assert not os.path.exists(lock_path(str(store)))
+
+
+def test_a_journal_write_that_fails_is_logged_and_the_run_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from webhook_retry_policy.dispatcher.journal_record import JournalError
+    from webhook_retry_policy.dispatcher.journal_writer import Journal
+
+    def disk_full(self: Journal, rec: dict[str, object]) -> None:
+        raise JournalError("journal_io", f"{self.path}: No space left on device")
+
+    monkeypatch.setattr(Journal, "append", disk_full)
+    assert main([*ARGS, "--events", "2", "--policy", _policy(tmp_path), "--store", str(tmp_path / "j")]) == 0
+    assert json.loads(capsys.readouterr().out)["events"] == 2
+    assert "journal_io" in caplog.text and "No space left on device" in caplog.text

@@ -24,9 +24,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..ops import PolicyOps
+from ..redact import redact
 from ..transport_kinds import TransportKind
 from ..types import DeadLetter, DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason
-from .journal_record import Hasher, policy_json, to_policy
+from .journal_record import Hasher, JournalError, policy_json, to_policy
 from .journal_writer import Journal, read_file
 from .replica_run import EVENT_CLASS, Replica
 
@@ -80,8 +81,13 @@ class JournaledReplica(Replica):
             self.journal.close()
 
     def _persist(self, rec: dict[str, Any]) -> None:
+        """Journal ``rec``; a failed write (disk full) is logged and the run goes
+        on, as the Rust dispatcher does (the line was cut back: the journal stays whole)."""
         if self.journal is not None:
-            self.journal.append(rec)
+            try:
+                self.journal.append(rec)
+            except JournalError as e:
+                log.error("event %s: %s", rec["event_id"], redact(str(e)))
 
     async def run(self) -> None:
         self.tally.events += len(self.resumed)
