@@ -29,7 +29,8 @@ from test_requeue import journal
 WINDOW_MS = 4000  # admitted by the killed replica
 SHORT_WINDOW_MS = 300  # the resuming replica's --policy
 SEND_SLACK_MS = 50  # loopback send time between the decision and the endpoint's stamp (see test_requeue)
-KILLED = {"rust": ("rust", 40, 4), "python": ("python", 32, 16)}  # lang, events, concurrency
+# lang, events, --concurrency (events in progress at once, docs/replica.md)
+KILLED = {"rust": ("rust", 32, 16), "python": ("python", 32, 16)}
 
 
 @pytest.mark.parametrize("killed,resumer", [("rust", "python"), ("python", "rust")])

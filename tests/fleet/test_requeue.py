@@ -54,8 +54,10 @@ def test_a_requeued_event_keeps_its_first_attempt_instant_and_its_window(tmp_pat
                           base_ms=100, cap_ms=400)
     a_journal, b_journal, c_journal = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
     with Endpoints(log=True, broken=503) as eps:
+        # --concurrency is the events in progress at once (docs/replica.md):
+        # 40, so every event is in progress (most waiting for a retry) when A dies.
         a = start_replica("rust", target=eps.urls["broken"], endpoint_id="ep-requeue", events=40, policy=policy,
-                          concurrency=4, extra=("--store", str(a_journal)))
+                          concurrency=40, extra=("--store", str(a_journal)))
         # Kill A once it has made its first attempts (startup time varies).
         deadline = time.time() + 30
         while eps.stats("broken")["requests"] < 40 and time.time() < deadline:
