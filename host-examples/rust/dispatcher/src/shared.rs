@@ -54,6 +54,11 @@ pub struct DispatcherConfig {
     /// file the caller pinned: a swapped artifact's embedded document then
     /// becomes current too (through the document reload rules).
     pub document_from_artifact: bool,
+    /// At most `concurrency` events in progress (admitted, not stopped,
+    /// waits for a retry included): a new event is admitted only below it
+    /// (docs/replica.md: the REPLICA's `--concurrency`). Off: events waiting
+    /// for a retry hold no slot (the demo, the bench).
+    pub cap_events_in_progress: bool,
 }
 
 impl Default for DispatcherConfig {
@@ -66,6 +71,7 @@ impl Default for DispatcherConfig {
             rate_per_s: None,
             signer: None,
             document_from_artifact: false,
+            cap_events_in_progress: false,
         }
     }
 }
@@ -187,14 +193,18 @@ impl Shared {
                     (None, Some(r)) if r > 0.0 => self.start_ms + (q.started_new as f64 * 1000.0 / r) as u64,
                     _ => now,
                 };
-                if next_at <= now {
+                // Events in progress: each has one job, running or scheduled.
+                let room = !self.config.cap_events_in_progress || q.in_flight + q.heap.len() < self.config.concurrency;
+                if next_at <= now && room {
                     if let Some(ev) = q.peeked.take() {
                         q.started_new += 1;
                         q.in_flight += 1;
                         return Some(Job::New(ev));
                     }
                 }
-                wait_ms = wait_ms.min(next_at.saturating_sub(now));
+                if room {
+                    wait_ms = wait_ms.min(next_at.saturating_sub(now));
+                } // else: woken when an event's job ends (job_done) or a retry is due
             }
             if q.source.is_none() && q.peeked.is_none() && q.heap.is_empty() && q.in_flight == 0 {
                 drop(q);

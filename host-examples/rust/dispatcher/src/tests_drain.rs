@@ -78,7 +78,7 @@ fn drain_child() {
         BudgetStore::local(),
         store,
         metrics,
-        local_config(),
+        crate::DispatcherConfig { cap_events_in_progress: true, ..local_config() },
         vec![],
         events(30, "drain", &url),
     )
@@ -154,4 +154,23 @@ fn an_attempt_outlasting_the_drain_is_abandoned_counted_and_its_event_left_pendi
     assert!(ok, "the drained child exits 0");
     check_summary(&line, &received);
     assert_eq!(line["stop_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 0);
+}
+
+#[test]
+fn with_the_replicas_cap_at_most_concurrency_events_are_in_progress_waits_for_a_retry_included() {
+    let ep = crate::endpoints::Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+    let config = crate::DispatcherConfig { concurrency: 2, cap_events_in_progress: true, ..local_config() };
+    let (records, _) =
+        crate::tests::dispatch_with(config, BudgetStore::local(), &doc(1_000_000), vec![], events(6, "cap", &ep.url()));
+    assert_eq!(records.len(), 6);
+    for r in &records {
+        // Events admitted before r and not stopped when r was admitted.
+        let open = records
+            .iter()
+            .filter(|o| o.event_id != r.event_id)
+            .filter(|o| o.first_attempted_at_ms <= r.first_attempted_at_ms && o.finished_at_ms > r.first_attempted_at_ms)
+            .count();
+        assert!(open < 2, "{} admitted while {open} others were in progress", r.event_id);
+        assert!(r.attempts > 1, "the 503s were retried: {r:?}");
+    }
 }

@@ -91,6 +91,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
     };
     let (mut config, budget) = super::replica::common(f)?;
     config.rate_per_s = None; // every event has its own start instant
+    config.cap_events_in_progress = false; // events waiting for a retry hold no worker
     let engine = super::replica::load_artifact(f)?;
     let store = match f.str("store") {
         Some(p) => {

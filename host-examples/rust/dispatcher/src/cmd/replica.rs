@@ -75,6 +75,7 @@ pub fn common(f: &Flags) -> Result<(DispatcherConfig, BudgetStore), String> {
         client,
         signer: f.str("signing-secrets").map(|p| Arc::new(Signer::new(Box::new(FileSecrets(p.into()))))),
         document_from_artifact: false,
+        cap_events_in_progress: true,
     };
     let timeout: u64 = f.get("store-timeout-ms", ms)?.unwrap_or(DEFAULT_STORE_TIMEOUT.as_millis() as u64);
     if timeout == 0 {
