@@ -186,3 +186,12 @@ fn an_event_to_an_untrusted_https_target_is_dead_lettered_terminal_after_one_att
     assert_eq!(metrics.retries(), 0);
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+fn the_destination_guard_refuses_a_loopback_https_target_before_any_handshake() {
+    let p = pki();
+    let (url, received) = https_server(p.loopback);
+    let guarded = HttpClient::new(ClientConfig { trust: TrustRoots::only(vec![p.ca_der]), ..ClientConfig::default() });
+    assert_eq!(guarded.post(&url, &[], b"{}"), Delivery::Failed("destination_refused"));
+    assert_eq!(received.load(Ordering::SeqCst), 0);
+}
