@@ -27,7 +27,10 @@ fn help_and_version_work_without_any_artifact() {
     let nowhere = [("RETRY_POLICY_ARTIFACT", "/nonexistent/retry_policy.wasm")];
     let (code, out, _) = run(&["--help"], &nowhere);
     assert_eq!(code, 0);
-    assert!(out.contains("Usage: retry-policy <COMMAND>") && out.contains("bundle") && out.contains("inspect"), "{out}");
+    assert!(
+        out.contains("Usage: retry-policy <COMMAND>") && out.contains("bundle") && out.contains("inspect"),
+        "{out}"
+    );
     let (code, out, _) = run(&["plan", "--help"], &nowhere);
     assert_eq!((code, out.contains("Usage: retry-policy plan")), (0, true), "{out}");
     let (code, out, _) = run(&["--version"], &nowhere);

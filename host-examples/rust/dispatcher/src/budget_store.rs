@@ -19,6 +19,9 @@ use crate::tls::TrustRoots;
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// The budget store.
+// One per process, never moved in a hot loop: boxing the larger variant
+// would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum BudgetStore {
     /// Process-local counts (one budget per replica).
     Local(LocalStore),

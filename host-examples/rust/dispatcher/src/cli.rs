@@ -5,8 +5,8 @@
 //! read through [`Flags`] (typed, with errors naming the flag), as every
 //! command did before.
 
-use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::args::Flags;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -21,6 +21,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the largest command is irrelevant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// One fleet replica (docs/replica.md); prints one JSON line.

@@ -207,7 +207,7 @@ impl std::error::Error for EdgePassed {}
 /// lookup and after the connection is made).
 pub(crate) fn check_edge() -> Result<(), ureq::Error> {
     if EDGE.with(|e| e.get()).is_some_and(SendEdge::passed) {
-        return Err(ureq::Error::Io(io::Error::new(io::ErrorKind::Other, EdgePassed)));
+        return Err(ureq::Error::Io(io::Error::other(EdgePassed)));
     }
     Ok(())
 }
@@ -228,7 +228,7 @@ impl<In: Transport> Connector<In> for Handshake {
     fn connect(&self, details: &ConnectionDetails, chained: Option<In>) -> Result<Option<Self::Out>, ureq::Error> {
         let out = self.0.connect(details, chained).map_err(|e| {
             let kind = handshake_kind(&e);
-            ureq::Error::Io(io::Error::new(io::ErrorKind::Other, HandshakeFailed { kind, detail: e.to_string() }))
+            ureq::Error::Io(io::Error::other(HandshakeFailed { kind, detail: e.to_string() }))
         })?;
         // Connected (and TLS done): the last check before the request is written.
         check_edge()?;

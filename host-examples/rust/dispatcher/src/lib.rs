@@ -69,6 +69,8 @@ mod tests_artifact;
 #[cfg(test)]
 mod tests_crash;
 #[cfg(test)]
+mod tests_drain;
+#[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]
 mod tests_journal;
@@ -82,8 +84,6 @@ mod tests_redis_server;
 mod tests_reload;
 #[cfg(test)]
 mod tests_safety;
-#[cfg(test)]
-mod tests_drain;
 #[cfg(test)]
 mod tests_tls;
 #[cfg(test)]

@@ -102,7 +102,8 @@ mod tests {
         let timeout = RedisError::from(redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut)));
         assert_eq!(timeout, RedisError::Timeout);
         assert!(timeout.breaks_connection());
-        let reset = RedisError::from(redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset)));
+        let reset =
+            RedisError::from(redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset)));
         assert!(matches!(reset, RedisError::Io(_)) && reset.breaks_connection(), "{reset:?}");
         let skew = RedisError::from(redis::RedisError::from((
             redis::ErrorKind::ResponseError,

@@ -104,8 +104,11 @@ mod tests {
             "3999 127.0.0.1:6381".to_string(),
         ));
         assert!(matches!(final_error(moved).retry_method(), redis::RetryMethod::MovedRedirect));
-        let ask =
-            redis::RedisError::from((ErrorKind::Ask, "An error was signalled by the server", "3999 127.0.0.1:6381".into()));
+        let ask = redis::RedisError::from((
+            ErrorKind::Ask,
+            "An error was signalled by the server",
+            "3999 127.0.0.1:6381".into(),
+        ));
         assert!(matches!(final_error(ask).retry_method(), redis::RetryMethod::AskRedirect));
     }
 }

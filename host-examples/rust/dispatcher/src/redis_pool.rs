@@ -34,9 +34,15 @@ const CLUSTER_RETRY: Duration = Duration::from_secs(1);
 const URL_FORM: &str = "the Redis URL must be redis://[user[:password]@]host[:port][/db] or rediss://... (TLS)";
 
 /// What the store talks to.
+// One per pool, made once: boxing the cluster fields would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Topology {
     Standalone,
-    Cluster { client: ClusterClient, idle: Mutex<Vec<ClusterConnection<NodeConnection>>>, failed_at: Mutex<Option<Instant>> },
+    Cluster {
+        client: ClusterClient,
+        idle: Mutex<Vec<ClusterConnection<NodeConnection>>>,
+        failed_at: Mutex<Option<Instant>>,
+    },
 }
 
 /// Connections to Redis. Share it between threads. (No `Debug`: the
@@ -142,7 +148,9 @@ impl RedisPool {
                     None => {
                         let mut at = failed_at.lock().unwrap_or_else(|p| p.into_inner());
                         if at.is_some_and(|t| t.elapsed() < CLUSTER_RETRY) {
-                            return Err(RedisError::Io("the cluster could not be reached (retried once a second)".into()));
+                            return Err(RedisError::Io(
+                                "the cluster could not be reached (retried once a second)".into(),
+                            ));
                         }
                         match client.get_generic_connection::<NodeConnection>() {
                             Ok(c) => c,
@@ -197,7 +205,9 @@ mod tests {
 
     #[test]
     fn urls_that_are_not_redis_urls_are_refused_without_echoing_them() {
-        for bad in ["http://:pw@x", "localhost:6379", "redis://:pw@h:port", "redis://:pw@h:1/x", "rediss://:pw@h#insecure"] {
+        for bad in
+            ["http://:pw@x", "localhost:6379", "redis://:pw@h:port", "redis://:pw@h:1/x", "rediss://:pw@h#insecure"]
+        {
             let e = RedisPool::new(bad, false, Duration::from_millis(10), &TrustRoots::only(vec![])).err();
             let text = e.map(|e| e.to_string()).unwrap_or_default();
             assert!(text.contains("Redis URL") && !text.contains("pw"), "{bad}: {text}");
@@ -222,7 +232,8 @@ mod tests {
     fn the_roots_reach_the_crate_as_pem_it_parses_back() {
         use rustls::pki_types::pem::PemObject;
         let certs = vec![rustls::pki_types::CertificateDer::from([0x30u8, 0x03, 0x02, 0x01, 0x01].repeat(40))];
-        let back: Vec<_> = rustls::pki_types::CertificateDer::pem_slice_iter(&pem(&certs)).collect::<Result<_, _>>().unwrap();
+        let back: Vec<_> =
+            rustls::pki_types::CertificateDer::pem_slice_iter(&pem(&certs)).collect::<Result<_, _>>().unwrap();
         assert_eq!(back, certs);
     }
 }

@@ -64,8 +64,12 @@ mod tests {
 
     #[test]
     fn the_script_gets_the_ratio_as_its_shortest_exact_text_and_the_skew_flag_last() {
-        let request =
-            StoreRequest { op: StoreOp::RecordReserve, endpoint_id: "ep_42".into(), window_ms: 60_000, bucket: 28_333_333 };
+        let request = StoreRequest {
+            op: StoreOp::RecordReserve,
+            endpoint_id: "ep_42".into(),
+            window_ms: 60_000,
+            bucket: 28_333_333,
+        };
         let b = Budget { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true };
         let a = argv(&request, &b, 1_700_000_000_123, true);
         assert_eq!(

@@ -57,11 +57,22 @@ impl RedisStore {
 
     /// A Redis Cluster reached through the seed node `url` (the other
     /// masters are discovered by the crate's cluster client).
-    pub fn cluster(url: &str, timeout: Duration, skew_check: bool, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
+    pub fn cluster(
+        url: &str,
+        timeout: Duration,
+        skew_check: bool,
+        trust: &TrustRoots,
+    ) -> Result<RedisStore, RedisError> {
         Self::open(url, true, timeout, skew_check, trust)
     }
 
-    fn open(url: &str, cluster: bool, timeout: Duration, skew: bool, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
+    fn open(
+        url: &str,
+        cluster: bool,
+        timeout: Duration,
+        skew: bool,
+        trust: &TrustRoots,
+    ) -> Result<RedisStore, RedisError> {
         let timeout = timeout.max(Duration::from_millis(1));
         Ok(RedisStore {
             pool: RedisPool::new(url, cluster, timeout, trust)?,
@@ -114,11 +125,8 @@ impl RedisStore {
             cmd.arg(body).arg(1).arg(key).arg(&argv[..]);
             self.pool.query(&cmd, deadline)
         };
-        let first = if self.loaded.load(Ordering::Relaxed) {
-            script("EVALSHA", &self.sha)
-        } else {
-            script("EVAL", BUDGET_LUA)
-        };
+        let first =
+            if self.loaded.load(Ordering::Relaxed) { script("EVALSHA", &self.sha) } else { script("EVAL", BUDGET_LUA) };
         let reply = match first {
             // Nothing ran: the same command again, carrying the script.
             Err(e) if e.is_noscript() => script("EVAL", BUDGET_LUA),
@@ -170,7 +178,8 @@ mod tests {
             let w = eviction_warning(p).unwrap();
             assert!(w.contains(p) && w.contains("noeviction"), "{w}");
         }
-        let unreachable = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), true, &no_roots()).unwrap();
+        let unreachable =
+            RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), true, &no_roots()).unwrap();
         assert_eq!(unreachable.eviction_warning(), None, "an unreachable Redis says nothing, quickly");
     }
 

@@ -97,7 +97,12 @@ fn temp(name: &str) -> PathBuf {
 /// Run the child against a slow endpoint, SIGTERM it once `after`
 /// requests arrived; returns its exit status, summary and what the
 /// endpoint received.
-fn sigterm_run(latency: Duration, drain_ms: u64, after: usize, tag: &str) -> (bool, serde_json::Value, Vec<(String, u32)>) {
+fn sigterm_run(
+    latency: Duration,
+    drain_ms: u64,
+    after: usize,
+    tag: &str,
+) -> (bool, serde_json::Value, Vec<(String, u32)>) {
     let (url, got) = slow_503(latency);
     let (journal, summary) = (temp(&format!("{tag}.jsonl")), temp(&format!("{tag}.json")));
     let mut child = Command::new(std::env::current_exe().unwrap())
@@ -168,7 +173,9 @@ fn with_the_replicas_cap_at_most_concurrency_events_are_in_progress_waits_for_a_
         let open = records
             .iter()
             .filter(|o| o.event_id != r.event_id)
-            .filter(|o| o.first_attempted_at_ms <= r.first_attempted_at_ms && o.finished_at_ms > r.first_attempted_at_ms)
+            .filter(|o| {
+                o.first_attempted_at_ms <= r.first_attempted_at_ms && o.finished_at_ms > r.first_attempted_at_ms
+            })
             .count();
         assert!(open < 2, "{} admitted while {open} others were in progress", r.event_id);
         assert!(r.attempts > 1, "the 503s were retried: {r:?}");

@@ -11,7 +11,7 @@ use retry_policy_core::{Budget, StoreOp, StoreRequest};
 
 use crate::redis_error::RedisError;
 use crate::redis_store::RedisStore;
-use crate::tests_redis_server::{make_certs, free_port, temp_dir, RedisServer};
+use crate::tests_redis_server::{free_port, make_certs, temp_dir, RedisServer};
 use crate::tls::{TrustConfig, TrustRoots};
 
 const KEY: &str = "rb:{e6570}:10000";

@@ -84,10 +84,16 @@ fn a_cluster_call_follows_ask_and_moved_and_runs_the_script_once_where_the_slot_
     let key = "rb:{e6571}:10000";
     let slot: i64 = q(&mut ca, &["CLUSTER", "KEYSLOT", key]);
     let slot = slot.to_string();
-    let store = RedisStore::cluster(&format!("redis://127.0.0.1:{}/0", a.port), Duration::from_secs(2), true, &TrustRoots::only(vec![]))
-        .unwrap();
+    let store = RedisStore::cluster(
+        &format!("redis://127.0.0.1:{}/0", a.port),
+        Duration::from_secs(2),
+        true,
+        &TrustRoots::only(vec![]),
+    )
+    .unwrap();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
-    let request = StoreRequest { op: StoreOp::Record, endpoint_id: "ep".into(), window_ms: 10_000, bucket: now / 10_000 };
+    let request =
+        StoreRequest { op: StoreOp::Record, endpoint_id: "ep".into(), window_ms: 10_000, bucket: now / 10_000 };
     // Load the script and open the pooled cluster connection (map: all on A).
     store.call("rb:{e6570}:10000", &request, &BUDGET, now).expect("a healthy cluster answers");
 

@@ -101,11 +101,25 @@ pub fn make_certs(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
     };
     let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
     // The CA (openssl's v3_ca: basicConstraints CA:TRUE), then the server's.
-    run(&[&["req", "-x509", "-days", "2", "-subj", "/CN=rpd test CA", "-keyout", "ca.key", "-out", "ca.pem"][..], &ec].concat());
+    run(&[&["req", "-x509", "-days", "2", "-subj", "/CN=rpd test CA", "-keyout", "ca.key", "-out", "ca.pem"][..], &ec]
+        .concat());
     run(&[&["req", "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"][..], &ec].concat());
     run(&[
-        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-        "-extfile", "san.ext", "-out", "server.pem",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+        "-out",
+        "server.pem",
     ]);
     Some((p("ca.pem"), p("server.pem"), p("server.key")))
 }

@@ -126,7 +126,12 @@ fn ca_file(pem: &str) -> PathBuf {
 }
 
 fn client(trust: TrustRoots) -> HttpClient {
-    HttpClient::new(ClientConfig { allow_private_targets: true, attempt_deadline_ms: 5_000, trust, ..Default::default() })
+    HttpClient::new(ClientConfig {
+        allow_private_targets: true,
+        attempt_deadline_ms: 5_000,
+        trust,
+        ..Default::default()
+    })
 }
 
 #[test]
@@ -176,7 +181,8 @@ fn a_handshake_cut_by_the_server_is_a_retryable_connect_error() {
 fn an_event_to_an_untrusted_https_target_is_dead_lettered_terminal_after_one_attempt() {
     let p = pki();
     let (url, received) = https_server(p.loopback);
-    let (records, metrics) = dispatch_with(local_config(), BudgetStore::local(), &doc(1000), vec![], events(2, "tls", &url));
+    let (records, metrics) =
+        dispatch_with(local_config(), BudgetStore::local(), &doc(1000), vec![], events(2, "tls", &url));
     assert_eq!(records.len(), 2);
     for r in &records {
         assert_eq!(r.stop_reason, Some(StopReason::TerminalResponse), "{r:?}");

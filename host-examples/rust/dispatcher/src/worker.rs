@@ -20,9 +20,9 @@ use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
 use crate::http_client::{Delivery, SendEdge};
-use crate::transport_kind as kind;
 use crate::shared::{NewEvent, Shared};
 use crate::store::{EventRecord, Status};
+use crate::transport_kind as kind;
 
 pub(crate) fn log(msg: &str) {
     eprintln!("dispatcher: {}", crate::redact::log_line(msg));

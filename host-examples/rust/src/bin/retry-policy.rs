@@ -27,7 +27,6 @@ use retry_policy_host::{
     ABI_VERSION, WIT_PACKAGE,
 };
 
-
 fn load(component: Option<&String>) -> Result<PolicyEngine, String> {
     let artifact = component.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
     PolicyEngine::load(artifact, None).map_err(|e| e.to_string())
@@ -57,7 +56,8 @@ fn plan_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<Stri
         }
         return Ok(());
     }
-    let get = |k: &str| f.get(k).ok_or_else(|| format!("missing --{k} (or --policy FILE; see retry-policy plan --help)"));
+    let get =
+        |k: &str| f.get(k).ok_or_else(|| format!("missing --{k} (or --policy FILE; see retry-policy plan --help)"));
     let backoff = Backoff {
         base_ms: parse_duration_ms(get("base")?)?,
         factor: get("factor")?.parse().map_err(|_| "--factor must be a number".to_string())?,
@@ -212,7 +212,12 @@ fn main() -> ExitCode {
         ),
         Command::Admit(a) => run(
             "admit",
-            &map(vec![("policy", a.policy), ("class", a.class), ("now-ms", a.now_ms), ("component", a.component.component)]),
+            &map(vec![
+                ("policy", a.policy),
+                ("class", a.class),
+                ("now-ms", a.now_ms),
+                ("component", a.component.component),
+            ]),
         ),
     };
     match result {

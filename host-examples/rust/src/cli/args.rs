@@ -202,7 +202,9 @@ mod tests {
     #[test]
     fn bundle_takes_dash_o_and_lint_repeats_rate() {
         match run("bundle --policy p.json -o out.wasm").unwrap().command {
-            Command::Bundle(b) => assert_eq!((b.policy.as_deref(), b.out.as_deref()), (Some("p.json"), Some("out.wasm"))),
+            Command::Bundle(b) => {
+                assert_eq!((b.policy.as_deref(), b.out.as_deref()), (Some("p.json"), Some("out.wasm")))
+            }
             other => panic!("{other:?}"),
         }
         match run("lint doc.json --rate a=1/s --rate b=2/s").unwrap().command {

@@ -19,7 +19,6 @@ use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
 use retry_policy_host::PolicyEngine;
 
-
 fn policy(ratio: f64) -> String {
     format!(
         r#"{{"version":"bench","classes":{{"storm":{{"window_ms":3000,"hard_cap":16,

@@ -10,15 +10,14 @@ use std::time::Duration;
 
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
+use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::journal_read::ComponentHasher;
-use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::report::replica_summary;
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
 use retry_policy_host::{ArtifactRef, PolicyEngine};
-
 
 /// The artifact of `--artifact` (or its old name `--component`), else
 /// `RETRY_POLICY_ARTIFACT`, else the copy built in; logged as loaded.
