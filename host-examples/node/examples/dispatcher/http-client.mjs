@@ -79,7 +79,7 @@ export function errorKind(err, { gotResponse = false, phase = null } = {}) {
     case 'ERR_INVALID_URL':
       return K.INVALID_URL;
     case 'ENOSECRET':
-      return K.LOCAL_PROTOCOL_ERROR; // no signing secret: never sent unsigned
+      return K.CREDENTIALS_UNAVAILABLE; // no signing secret: never sent unsigned
     case 'ERR_INVALID_CHAR':
     case 'ERR_INVALID_HTTP_TOKEN':
       return K.LOCAL_PROTOCOL_ERROR; // the request as built cannot be sent

@@ -1,186 +1,239 @@
-// A crash-safe event store for the dispatcher: an append-only journal of
-// JSON lines, each `<crc32 hex8> <json>\n`, fsynced before the call returns
-// (an event is acknowledged to its producer only after its `accept` record
-// is on disk; it is finished only after its `done` record is).
+// The dispatcher's event journal, format 1 (docs/journal.md), crash-safe:
 //
-//   accept  {t:'accept', seq, event, state}   a new event and the state it was admitted under
-//   attempt {t:'attempt', id, attempt, credentials_refreshed}   before each attempt is sent
-//   done    {t:'done', id, stop_reason}        the final decision
-//   next    {t:'next', seq}                   (compaction) the next sequence number
-//
-// Recovery reads every record; the first one that is incomplete or fails its
-// checksum ends the journal: the file is truncated there (a torn last write
-// from a crash), so later appends start on a clean line. One writer: a lock
-// file `<path>.lock` holding the writer's pid (a dead writer's lock is taken
-// over). Compaction rewrites the pending events to `<path>.tmp`, fsyncs it,
-// renames it over the journal and fsyncs the directory.
+// * one writer: `<journal>.lock` (journal-lock.mjs; a killed writer's lock is stale);
+// * a header first: a new (or empty) journal gets its header, fsynced,
+//   before any event record;
+// * durable before acknowledged: `append(rec)` writes one `<crc> <json>\n`
+//   line with one write and resolves once it is on disk (fdatasync), with
+//   group commit: one fdatasync covers every line written before it;
+// * a torn tail (the last line without its LF, with a bad CRC or not JSON)
+//   is cut off at open (ftruncate + fsync) before anything is appended; any
+//   other bad line refuses the open (journal-read.mjs);
+// * a failed write (disk full) is cut back to the last complete record;
+// * compaction: at 1024 records and more than twice as many as live events
+//   (pending plus dead letters), the journal is rewritten (header, then the
+//   newest record of each pending or dead-lettered event) into
+//   `<journal>.compact`, fsynced, renamed over it, the directory fsynced; a
+//   leftover `.compact` is deleted at open.
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { RetryPolicy } from '@webhook/retry-policy';
+import { JournalError, recordLine, header } from './journal-record.mjs';
+import { readJournal } from './journal-read.mjs';
+import { acquireLock } from './journal-lock.mjs';
 
-const crc = (text) => zlib.crc32(text).toString(16).padStart(8, '0');
+export { JournalError, JOURNAL_ERROR_CODES } from './journal-record.mjs';
 
-export class JournalLocked extends Error {}
+export const COMPACT_MIN_RECORDS = 1024;
+const fdatasync = promisify(fs.fdatasync);
+const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
 
-function alive(pid) {
+/** The policy hash `admit` gives a one-class document, through the component (a PolicyError when it refuses it). */
+export const componentHasher = (documentJson, eventClass) => new RetryPolicy(documentJson).admit(eventClass, 0).policy_hash;
+
+function fsyncDir(file) {
+  const dir = path.dirname(path.resolve(file));
+  const fd = fs.openSync(dir, 'r');
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === 'EPERM';
-  }
-}
-
-const held = new Set(); // lock files this process holds
-
-function lock(file) {
-  if (held.has(file)) throw new JournalLocked('the journal is already open in this process');
-  // The pid is written to a private file first, then linked into place:
-  // the lock never exists without its owner's pid in it.
-  const mine = `${file}.${process.pid}`;
-  fs.writeFileSync(mine, String(process.pid));
-  try {
-    for (let i = 0; i < 2; i++) {
-      try {
-        fs.linkSync(mine, file);
-        held.add(file);
-        return;
-      } catch (e) {
-        if (e.code !== 'EEXIST') throw e;
-        const pid = Number(fs.readFileSync(file, 'utf8'));
-        if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new JournalLocked(`the journal is locked by a live writer (pid ${pid})`);
-        fs.rmSync(file, { force: true }); // a dead writer's lock: take it over
-      }
-    }
-    throw new JournalLocked('could not take the journal lock');
+    fs.fsyncSync(fd);
   } finally {
-    fs.rmSync(mine, { force: true });
+    fs.closeSync(fd);
   }
 }
 
-/** Parse a journal's text: its good records and the byte length they span. */
-export function readRecords(buf) {
-  const records = [];
-  let good = 0;
-  while (good < buf.length) {
-    const nl = buf.indexOf(10, good);
-    if (nl < 0) break; // torn: no newline
-    const line = buf.subarray(good, nl).toString('utf8');
-    const sum = line.slice(0, 8);
-    const json = line.slice(9);
-    if (line[8] !== ' ' || crc(json) !== sum) break;
-    try {
-      records.push(JSON.parse(json));
-    } catch {
-      break;
-    }
-    good = nl + 1;
+/**
+ * Another process's journal: no lock taken, nothing written (a torn tail is
+ * skipped, not cut). The newest record of each event, first-seen order.
+ */
+export function readJournalFile(file, hasher = componentHasher) {
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    throw io(file, e);
   }
-  return { records, goodBytes: good, tornBytes: buf.length - good };
+  return readJournal(bytes, hasher).events.map(({ rec }) => rec);
 }
 
 export class Journal {
   #path;
   #fd;
-  #lockPath;
-  #pending = new Map(); // id -> {event, state}
-  #nextSeq = 0;
-  #doneSinceCompaction = 0;
-  #compactEvery;
-  /** What recovery found: {records, tornBytes, pending}. */
-  recovered;
+  #release;
+  #records; // complete records in the file, the header included
+  #len; // bytes of complete records
+  #events = new Map(); // event_id -> newest record
+  #live = 0; // events not delivered (pending + dead letters)
+  #written = 0; // lines written (a sequence number per append)
+  #synced = 0; // lines known to be on disk
+  #syncing = null; // the fdatasync in flight
+  #closed = false;
+  /** Bytes cut off a torn tail at open (0: the file was clean). */
+  tornBytes;
+  /** Compactions done since open. */
+  compactions = 0;
+  /** The last compaction that failed (JournalError), or null. */
+  compactionError = null;
 
-  /** Open (and recover) the journal at `file`; `compactEvery`: compact at open and after this many finished events (0: never). */
-  constructor(file, { compactEvery = 1000 } = {}) {
+  /**
+   * Lock, read, cut a torn tail, write the header of a new journal.
+   * @param {string} file
+   * @param {{hasher?: import('./journal-read.mjs').Hasher, nowMs?: number, log?: (line: string) => void}} options
+   */
+  constructor(file, { hasher = componentHasher, nowMs = Date.now(), log = () => {} } = {}) {
     this.#path = file;
-    this.#lockPath = `${file}.lock`;
-    this.#compactEvery = compactEvery;
-    lock(this.#lockPath);
-    fs.rmSync(`${file}.tmp`, { force: true }); // a compaction the crash interrupted; the journal is intact
-    const buf = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
-    const { records, goodBytes, tornBytes } = readRecords(buf);
-    for (const r of records) this.#apply(r);
-    this.#fd = fs.openSync(file, fs.existsSync(file) ? 'r+' : 'w+');
-    if (tornBytes > 0) {
-      fs.ftruncateSync(this.#fd, goodBytes);
-      fs.fsyncSync(this.#fd);
-    }
-    fs.closeSync(this.#fd);
-    this.#fd = fs.openSync(file, 'a');
-    this.recovered = { records: records.length, tornBytes, pending: this.#pending.size };
-    if (records.length > 0 && compactEvery > 0) this.compact();
-  }
-
-  #apply(r) {
-    if (r.t === 'accept') {
-      this.#pending.set(r.event.id, { event: r.event, state: r.state });
-      this.#nextSeq = Math.max(this.#nextSeq, r.seq + 1);
-    } else if (r.t === 'attempt') {
-      const p = this.#pending.get(r.id);
-      if (p) p.state = { ...p.state, attempt: r.attempt, credentials_refreshed: r.credentials_refreshed };
-    } else if (r.t === 'done') {
-      this.#pending.delete(r.id);
-    } else if (r.t === 'next') {
-      this.#nextSeq = Math.max(this.#nextSeq, r.seq);
+    this.#release = acquireLock(file, nowMs, log);
+    try {
+      fs.rmSync(`${file}.compact`, { force: true }); // a compaction a crash interrupted; the journal is whole
+      this.#fd = fs.openSync(file, 'a+', 0o600); // 0600: pending records hold full target URLs
+      const found = readJournal(fs.readFileSync(this.#fd), hasher);
+      if (found.tornBytes > 0) {
+        fs.ftruncateSync(this.#fd, found.goodBytes);
+        fs.fsyncSync(this.#fd);
+      }
+      this.tornBytes = found.tornBytes;
+      this.#records = found.records;
+      this.#len = found.goodBytes;
+      if (this.#records === 0) {
+        const line = recordLine(header(nowMs));
+        this.#writeAll(line);
+        fs.fsyncSync(this.#fd);
+        this.#records = 1;
+        this.#len = line.length;
+      }
+      fsyncDir(file);
+      for (const { rec } of found.events) this.#remember(rec);
+    } catch (e) {
+      if (this.#fd !== undefined) fs.closeSync(this.#fd);
+      this.#release();
+      if (e instanceof JournalError) throw e;
+      if (typeof e?.code === 'string' && e.syscall !== undefined) throw io(file, e);
+      throw e;
     }
   }
 
-  #append(record) {
-    const json = JSON.stringify(record);
-    fs.writeSync(this.#fd, `${crc(json)} ${json}\n`);
-    fs.fsyncSync(this.#fd); // on disk before the caller acknowledges anything
-    this.#apply(record);
+  get path() {
+    return this.#path;
   }
 
-  /** The next sequence number a producer should hand out (survives restarts and compaction). */
-  get nextSeq() {
-    return this.#nextSeq;
+  /** The newest record of each event, first-seen order (copies). */
+  events() {
+    return [...this.#events.values()].map((r) => structuredClone(r));
   }
 
-  /** Events accepted and not finished: [{event, state}] (state.attempt = attempts already made). */
-  pending() {
-    return [...this.#pending.values()];
+  /** Records in the file, the header included. */
+  get records() {
+    return this.#records;
   }
 
-  /** Persist a new event and its admitted state; returns once it is on disk. */
-  accept(event, state) {
-    this.#append({ t: 'accept', seq: this.#nextSeq, event, state });
+  #writeAll(buf) {
+    const n = fs.writeSync(this.#fd, buf);
+    if (n !== buf.length) throw Object.assign(new Error(`short write (${n} of ${buf.length} bytes)`), { code: 'EIO', syscall: 'write' });
   }
 
-  /** Persist that attempt `attempt` is about to be sent (a crash then resumes after it). */
-  attempt(id, attempt, credentialsRefreshed) {
-    this.#append({ t: 'attempt', id, attempt, credentials_refreshed: credentialsRefreshed });
+  #remember(rec) {
+    const old = this.#events.get(rec.event_id);
+    this.#live += (rec.status !== 'delivered' ? 1 : 0) - (old !== undefined && old.status !== 'delivered' ? 1 : 0);
+    this.#events.set(rec.event_id, rec);
   }
 
-  /** Persist the final decision. */
-  done(id, stopReason) {
-    this.#append({ t: 'done', id, stop_reason: stopReason });
-    if (this.#compactEvery > 0 && ++this.#doneSinceCompaction >= this.#compactEvery) this.compact();
-  }
-
-  /** Rewrite the journal as `next` + the pending events (atomic rename, directory fsynced). */
-  compact() {
-    const tmp = `${this.#path}.tmp`;
-    const lines = [{ t: 'next', seq: this.#nextSeq }, ...this.pending().map(({ event, state }) => ({ t: 'accept', seq: this.#nextSeq - 1, event, state }))];
-    const fd = fs.openSync(tmp, 'w');
-    for (const r of lines) {
-      const json = JSON.stringify(r);
-      fs.writeSync(fd, `${crc(json)} ${json}\n`);
+  /**
+   * Append one event record; resolves once it is on disk (group commit).
+   * Rejects with JournalError journal_io (the file is cut back to the last
+   * complete record: the journal stays whole).
+   */
+  async append(rec) {
+    if (this.#closed) throw new JournalError('journal_io', `${this.#path}: the journal is closed`);
+    const line = recordLine(rec);
+    try {
+      this.#writeAll(line);
+    } catch (e) {
+      try {
+        fs.ftruncateSync(this.#fd, this.#len); // never glue the next record to a partial line
+      } catch {
+        // the write's error is the one reported
+      }
+      throw io(this.#path, e);
     }
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fs.renameSync(tmp, this.#path);
-    const dir = fs.openSync(path.dirname(this.#path), 'r');
-    fs.fsyncSync(dir);
-    fs.closeSync(dir);
-    fs.closeSync(this.#fd);
-    this.#fd = fs.openSync(this.#path, 'a');
-    this.#doneSinceCompaction = 0;
+    this.#len += line.length;
+    this.#records += 1;
+    const seq = ++this.#written;
+    this.#remember(structuredClone(rec));
+    if (this.#records >= COMPACT_MIN_RECORDS && this.#records > 2 * this.#live) {
+      try {
+        this.#compact();
+      } catch (e) {
+        this.compactionError = e; // the record is written; the journal stays whole and is compacted later
+      }
+    }
+    await this.#syncTo(seq);
   }
 
-  close() {
-    fs.closeSync(this.#fd);
-    fs.rmSync(this.#lockPath, { force: true });
-    held.delete(this.#lockPath);
+  /** Resolves once every line written so far is on disk. */
+  flush() {
+    return this.#syncTo(this.#written);
+  }
+
+  async #syncTo(seq) {
+    while (this.#synced < seq) {
+      if (this.#syncing === null) {
+        const upto = this.#written;
+        this.#syncing = fdatasync(this.#fd).then(
+          () => {
+            this.#synced = Math.max(this.#synced, upto);
+          },
+          (e) => {
+            throw io(this.#path, e);
+          },
+        ).finally(() => {
+          this.#syncing = null;
+        });
+      }
+      await this.#syncing;
+    }
+  }
+
+  /** Rewrite as header + the newest record of each pending or dead-lettered event (temp file, fsync, rename, fsync dir). */
+  #compact() {
+    const tmp = `${this.#path}.compact`;
+    const lines = [recordLine(header(Date.now()))];
+    for (const r of this.#events.values()) if (r.status !== 'delivered') lines.push(recordLine(r));
+    const data = Buffer.concat(lines);
+    let fd;
+    try {
+      fd = fs.openSync(tmp, 'w', 0o600);
+      fs.writeFileSync(fd, data);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      fs.renameSync(tmp, this.#path);
+      fsyncDir(this.#path);
+    } catch (e) {
+      if (fd !== undefined) fs.closeSync(fd);
+      fs.rmSync(tmp, { force: true });
+      throw io(tmp, e); // the journal itself is untouched
+    }
+    const old = this.#fd;
+    this.#fd = fs.openSync(this.#path, 'a', 0o600);
+    const closeOld = () => fs.close(old, () => {});
+    if (this.#syncing === null) closeOld();
+    else this.#syncing.then(closeOld, closeOld); // an fdatasync of the old file is in flight
+    for (const [id, r] of this.#events) if (r.status === 'delivered') this.#events.delete(id);
+    this.#records = lines.length;
+    this.#len = data.length;
+    this.#synced = this.#written; // everything written so far is in the compacted, fsynced file
+    this.compactions += 1;
+  }
+
+  /** Flush, close the file and remove the lock (a clean exit, or after a drain). */
+  async close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#syncTo(this.#written);
+    } finally {
+      fs.closeSync(this.#fd);
+      this.#release();
+    }
   }
 }
