@@ -8,7 +8,7 @@
 // Types: index.d.cts (API) and types.d.cts (generated from wit/).
 // Semantics: the conformance contract (formats 1 and 2).
 const constants = require('./constants.cjs');
-const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES } = require('./transport-kinds.cjs');
+const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
 const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
@@ -64,5 +64,6 @@ module.exports = {
   WebhookVerificationError: signing.WebhookVerificationError,
   TRANSPORT_KINDS,
   TRANSPORT_KIND_NAMES,
+  TRANSPORT_KIND_CLASS,
   ...constants,
 };

@@ -55,7 +55,7 @@ test('dead letters, metrics and outcomes of a dispatcher carry no query string, 
     clean('decisions', JSON.stringify([...decisions, e]));
     clean('metrics', await metrics.render());
     assert.equal(d.deadLetters[0].target, `http://127.0.0.1:${server.address().port}/busy`);
-    assert.equal(d.deadLetters.at(-1).error_kind, 'local_protocol_error'); // no signing secret: never sent unsigned
+    assert.equal(d.deadLetters.at(-1).error_kind, 'credentials_unavailable'); // no signing secret: never sent unsigned
     d.close();
     refusing.close();
   } finally {

@@ -1,10 +1,11 @@
+# GENERATED - DO NOT EDIT. From fleet/transport-kinds.json by fleet/gen-transport-kinds (run it to regenerate).
 """Every transport error kind a dispatcher of this project reports, as
 constants (fleet/transport-kinds.json, docs/contract.md "Transport error
 kinds"). Code that names a kind uses :class:`TransportKind`, so a misspelt
 kind is a mypy error instead of an unknown kind the policy would silently
-treat as terminal; ``tests/test_transport_kinds.py`` fails when this file
-and the fleet table differ, or when the component's ``classify_error``
-gives a kind another class than :data:`KIND_CLASS`."""
+treat as terminal; ``tests/test_transport_kinds.py`` fails when the
+component's ``classify_error`` gives a kind another class than
+:data:`KIND_CLASS`."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class TransportKind(StrEnum):
     UNEXPECTED_STATUS = "unexpected_status"
     LOCAL_PROTOCOL_ERROR = "local_protocol_error"
     TLS_CERTIFICATE = "tls_certificate"
+    CREDENTIALS_UNAVAILABLE = "credentials_unavailable"
 
 
 KindClass = Literal["retryable", "terminal"]
@@ -47,6 +49,7 @@ KIND_CLASS: Final[dict[TransportKind, KindClass]] = {
     TransportKind.UNEXPECTED_STATUS: "terminal",
     TransportKind.LOCAL_PROTOCOL_ERROR: "terminal",
     TransportKind.TLS_CERTIFICATE: "terminal",
+    TransportKind.CREDENTIALS_UNAVAILABLE: "terminal",
 }
 
 ALL_KINDS: Final[tuple[TransportKind, ...]] = tuple(TransportKind)

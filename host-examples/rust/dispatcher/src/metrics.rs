@@ -189,8 +189,8 @@ impl Metrics {
     }
 
     /// Count an attempt that ended without a response, by its transport
-    /// kind; a kind outside fleet/transport-kinds.json (the dispatcher's
-    /// own `credentials_unavailable`: nothing was sent) has no series.
+    /// kind; a kind outside fleet/transport-kinds.json has no series
+    /// (every kind this dispatcher produces is in the table).
     pub fn transport_failure(&self, kind: &str) {
         if transport_kinds().any(|k| k == kind) {
             self.transport_errors.get_or_create(&label("kind", kind)).inc();
@@ -267,7 +267,7 @@ impl Metrics {
     }
 
     pub fn destinations_refused(&self) -> u64 {
-        self.transport_errors("destination_refused")
+        self.transport_errors(crate::transport_kind::DESTINATION_REFUSED)
     }
 
     /// Events stopped with `reason`.

@@ -191,6 +191,7 @@ fn stops_attempts_and_transport_errors_count_under_their_labels() {
     m.transport_failure("destination_refused");
     m.transport_failure("read_timeout");
     m.transport_failure("credentials_unavailable");
+    m.transport_failure("not_a_kind");
     let text = m.render();
     for want in [
         "webhook_deadletter_total{stop_reason=\"retry_budget_exhausted\"} 2\n",
@@ -201,11 +202,12 @@ fn stops_attempts_and_transport_errors_count_under_their_labels() {
         "webhook_attempts_total{kind=\"retry\"} 2\n",
         "webhook_transport_errors_total{kind=\"destination_refused\"} 1\n",
         "webhook_transport_errors_total{kind=\"read_timeout\"} 1\n",
+        "webhook_transport_errors_total{kind=\"credentials_unavailable\"} 1\n",
     ] {
         assert!(text.contains(want), "{want}{text}");
     }
     assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
-    assert!(!text.contains("credentials_unavailable"), "not a transport kind: no series");
+    assert!(!text.contains("not_a_kind"), "not a transport kind: no series");
     assert_eq!((m.first_attempts(), m.retries(), m.destinations_refused()), (1, 2, 1));
 }
 

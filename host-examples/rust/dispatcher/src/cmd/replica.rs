@@ -165,8 +165,8 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
     let records = d.store().all();
     let m = d.metrics();
-    let mut line = replica_summary(&records, m, d.budget().round_trips(), elapsed_ms, drained);
-    line["budget_store_errors"] = m.budget_store_errors().into();
-    line["destinations_refused"] = m.destinations_refused().into();
+    // The REPLICA summary's fixed key set (docs/replica.md): store errors
+    // are `store_errors`, refused destinations `transport_errors.destination_refused`.
+    let line = replica_summary(&records, m, d.budget().round_trips(), elapsed_ms, drained);
     Ok(line.to_string())
 }
