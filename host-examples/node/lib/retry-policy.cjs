@@ -207,8 +207,11 @@ class RetryPolicy {
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
     const nowMs = this.#clock.nowMs();
     const step = entry.policy._evaluate(state, outcome, nowMs, true, on);
-    if (step.store === null) return step.decision;
-    const reply = await this.#call(step.store, entry.budget, nowMs);
+    if (step.store === null && step.decision !== null) return step.decision;
+    // Neither a decision nor a request never comes from a conforming
+    // artifact; like every host, settle it as a failed store call (the
+    // component decides, failing closed: docs/contract.md, "Fail open or fail closed").
+    const reply = step.store === null ? UNAVAILABLE : await this.#call(step.store, entry.budget, nowMs);
     if (step.decision !== null) return step.decision;
     let settled;
     try {

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 
 from .clock import Clock
-from .errors import PolicyTrap
 from .ops import PolicyOps, logger
 from .policy import UNAVAILABLE
 from .redact import redact
@@ -39,9 +38,12 @@ class AsyncRetryPolicy(PolicyOps):
         step = self.evaluate(policy, state, outcome, now)
         request = step.store
         if request is None:
-            if step.decision is None:
-                raise PolicyTrap("evaluate returned neither a decision nor a store request")
-            return step.decision
+            if step.decision is not None:
+                return step.decision
+            # Neither a decision nor a request never comes from a conforming
+            # artifact; like every host, settle it as a failed store call (the
+            # component decides, failing closed: docs/contract.md).
+            return self._settled(self.settle(policy, state, outcome, now, UNAVAILABLE), state)
         try:
             call = self.store.call(request, policy.budget, now)
             answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from . import instance
 from .clock import Clock
-from .errors import PolicyTrap
 from .ops import PolicyOps, logger
 from .stores import BudgetStore, InMemoryBudgetStore
 from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply, Unavailable
@@ -49,9 +48,12 @@ class RetryPolicy(PolicyOps):
         step = self.evaluate(policy, state, outcome, now)
         request = step.store
         if request is None:
-            if step.decision is None:
-                raise PolicyTrap("evaluate returned neither a decision nor a store request")
-            return step.decision
+            if step.decision is not None:
+                return step.decision
+            # Neither a decision nor a request never comes from a conforming
+            # artifact; like every host, settle it as a failed store call (the
+            # component decides, failing closed: docs/contract.md).
+            return self._settled(self.settle(policy, state, outcome, now, UNAVAILABLE), state)
         try:
             answer = self.store.call(request, policy.budget, now)
             reply: StoreReply = answer if isinstance(answer, Reservation) else UNAVAILABLE
