@@ -6,9 +6,13 @@
 // dead-letter with its stop reason. An event reloaded from storage goes
 // through `resume` first. The only policy here is the package's; this file
 // is I/O and bookkeeping.
+import { setMaxListeners } from 'node:events';
 import { responseOutcome, errorOutcome } from './outcome.mjs';
 import { post, createAgent, NotSentError, DEFAULT_ATTEMPT_DEADLINE_MS } from './http-client.mjs';
 import { safeTarget } from './redact.mjs';
+import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
+import { JournalError } from './journal.mjs';
+import { admittedRecord, recordBody, stoppedRecord } from './journal-record.mjs';
 
 /**
  * Real sleeping; tests use a virtual scheduler that moves a ManualClock
@@ -42,6 +46,9 @@ export class Dispatcher {
   #agents;
   #signer;
   #journal;
+  #admittedPolicy;
+  #onJournalError;
+  #policies = new Set(); // every RetryPolicy deciding here: the current one and those resumed events were admitted under
   #drain = new AbortController();
   /** Dead-letter records, each {...dead_letter, class, target, disable_endpoint, error_kind?} (target: no query, no userinfo). */
   deadLetters = [];
@@ -55,11 +62,18 @@ export class Dispatcher {
    *   attemptDeadlineMs: the total deadline of one attempt (default 30 s);
    *   allowPrivateTargets: deliver to loopback/private/link-local targets too (local development only);
    *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials;
-   *   journal: a Journal (journal.mjs): events accepted, attempts and final decisions fsynced;
+   *   journal: a Journal (journal.mjs, format 1): each event's record is on disk when it is admitted
+   *     (before its first attempt), after each retry decision (before the wait) and when it stops
+   *     (before the dead letter is reported); a failed write goes to onJournalError and the run goes on;
+   *   admittedPolicy: (record) -> the RetryPolicy of a journaled record's own `policy` (resumeRecord);
    *   ca: PEM CAs trusted for https:// targets in addition to the platform's roots (trust.mjs).
    */
-  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null, journal = null, ca = [] }) {
+  constructor(policy, { metrics, scheduler = realScheduler, attemptDeadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivateTargets = false, signer = null, journal = null, admittedPolicy = null, onJournalError = null, ca = [] }) {
     this.#journal = journal;
+    this.#admittedPolicy = admittedPolicy;
+    this.#onJournalError = onJournalError ?? ((e) => process.stderr.write(`dispatcher: ${e.message}\n`));
+    this.#policies.add(policy);
+    setMaxListeners(0, this.#drain.signal); // every event waiting for a retry listens for the drain
     this.#policy = policy;
     this.#metrics = metrics;
     this.#scheduler = scheduler;
@@ -68,7 +82,7 @@ export class Dispatcher {
     this.#agents = { http: createAgent({ allowPrivate: this.#allowPrivate }), https: createAgent({ allowPrivate: this.#allowPrivate, https: true, ca }) };
     this.#signer = signer;
     // The library counts store verdicts that differ from the policy's rule.
-    metrics.observe('webhook_budget_disagreements_total', () => policy.budgetDisagreements);
+    metrics.observe('webhook_budget_disagreements_total', () => this.budgetDisagreements);
   }
 
   /**
@@ -76,7 +90,8 @@ export class Dispatcher {
    * Resolves to the final decision.
    */
   async deliver(event) {
-    const admission = this.#policy.admit(event.class);
+    const policy = this.#policy;
+    const admission = policy.admit(event.class);
     // What a real dispatcher persists with the event (and reloads after a restart).
     const state = {
       class: event.class,
@@ -88,8 +103,61 @@ export class Dispatcher {
       credentials_refreshed: false,
       policy_hash: admission.policy_hash, // keeps this policy across a reload
     };
-    this.#journal?.accept(event, state); // on disk before the first attempt
-    return this.#run(event, state);
+    let rec = null;
+    if (this.#journal !== null) {
+      rec = admittedRecord(event, admission, policy.policy(event.class).toJSON(), admission.first_attempted_at_ms, bodyOf(event));
+      await this.#persist(rec); // on disk before the first attempt
+    }
+    return this.#run(event, state, policy, rec);
+  }
+
+  /**
+   * Continue a journaled event (journal format 1), admitted here or by any
+   * other dispatcher: decided under its own recorded `policy` (admittedPolicy),
+   * never the current document; waits for its next_attempt_at_ms (a drain
+   * ends the wait: pendingResult), then `resume` says whether it may be
+   * attempted again. Its payload is `body_b64` when recorded.
+   */
+  async resumeRecord(record) {
+    if (this.#admittedPolicy === null) throw new TypeError('Dispatcher: resumeRecord needs the admittedPolicy option');
+    const rec = structuredClone(record);
+    const policy = this.#admittedPolicy(rec);
+    this.#policies.add(policy);
+    const event = { id: rec.event_id, class: rec.class, endpoint_id: rec.endpoint_id, url: rec.target, payload: recordBody(rec), body: { event_id: rec.event_id, class: rec.class } };
+    const state = {
+      class: rec.class,
+      event_id: rec.event_id,
+      endpoint_id: rec.endpoint_id,
+      attempt: rec.attempts,
+      max_attempts: rec.max_attempts,
+      first_attempted_at_ms: rec.first_attempted_at_ms,
+      credentials_refreshed: rec.credentials_refreshed,
+      policy_hash: rec.policy_hash,
+    };
+    const waitMs = rec.next_attempt_at_ms - policy.clock.nowMs();
+    if (waitMs > 0 && !this.draining) await this.#scheduler.sleep(waitMs, this.#drain.signal);
+    if (this.draining) return pendingResult(state.attempt);
+    const r = policy.resume(state);
+    if (r.due !== true) return this.#finish(event, r, null, rec);
+    return this.#run(event, state, policy, rec);
+  }
+
+  /** Budget-store verdicts that differed from the rule, over every policy deciding here. */
+  get budgetDisagreements() {
+    let n = 0;
+    for (const p of this.#policies) n += p.budgetDisagreements;
+    return n;
+  }
+
+  /** Journal `rec` (resolves once on disk); a failed write is reported and the run goes on (the journal stays whole). */
+  async #persist(rec) {
+    if (this.#journal === null) return; // --resume without --store: nothing journaled here
+    try {
+      await this.#journal.append(rec);
+    } catch (e) {
+      if (!(e instanceof JournalError)) throw e;
+      this.#onJournalError(e, rec);
+    }
   }
 
   /**
@@ -100,7 +168,7 @@ export class Dispatcher {
   async resume(event, state) {
     const r = this.#policy.resume(state);
     if (r.due !== true) return this.#finish(event, r);
-    return this.#run(event, { ...state });
+    return this.#run(event, { ...state }, this.#policy, null);
   }
 
   /**
@@ -122,17 +190,24 @@ export class Dispatcher {
     this.#agents.https.destroy();
   }
 
-  async #run(event, state) {
+  async #run(event, state, policy, rec) {
     for (;;) {
       if (this.draining) return pendingResult(state.attempt); // no new attempt during a drain
-      const closed = this.#closed(state, state.attempt); // the window's edge, before connecting
-      if (closed !== null) return this.#finish(event, closed);
+      const closed = this.#closed(policy, state, state.attempt); // the window's edge, before connecting
+      if (closed !== null) return this.#finish(event, closed, null, rec);
       state.attempt += 1;
-      this.#journal?.attempt(event.id, state.attempt, state.credentials_refreshed);
-      const outcome = await this.#attempt(event, state);
-      if (outcome.notSent) return this.#finish(event, outcome.decision); // the window closed before the request was written
-      const decision = await this.#policy.step(state, outcome);
-      if (decision.stop_reason !== null) return this.#finish(event, decision, outcome);
+      const outcome = await this.#attempt(event, state, policy, rec);
+      if (outcome.notSent) return this.#finish(event, outcome.decision, null, rec); // the window closed before the request was written
+      const decision = await policy.step(state, outcome);
+      if (decision.stop_reason !== null) return this.#finish(event, decision, outcome, rec);
+      if (rec !== null) {
+        // the retry is scheduled once its record is on disk
+        rec.attempts = state.attempt;
+        rec.last_outcome = outcomeText(outcome);
+        rec.credentials_refreshed ||= decision.retry.refresh_credentials;
+        rec.next_attempt_at_ms = policy.clock.nowMs() + decision.retry.delay_ms;
+        await this.#persist(rec);
+      }
       if (this.draining) return pendingResult(state.attempt);
       await this.#scheduler.sleep(decision.retry.delay_ms, this.#drain.signal);
       if (this.draining) return pendingResult(state.attempt);
@@ -146,13 +221,17 @@ export class Dispatcher {
    * event now if it may not be attempted any more (its window is over),
    * else null. `made`: attempts already made.
    */
-  #closed(state, made) {
-    const r = this.#policy.resume({ ...state, attempt: made });
+  #closed(policy, state, made) {
+    const r = policy.resume({ ...state, attempt: made });
     return r.due === true ? null : r;
   }
 
-  #finish(event, decision, outcome = null) {
-    this.#journal?.done(event.id, decision.stop_reason);
+  async #finish(event, decision, outcome = null, rec = null) {
+    if (rec !== null) {
+      const attempts = rec.attempts + (outcome === null ? 0 : 1); // an outcome: the attempt that stopped it
+      Object.assign(rec, stoppedRecord(decision, attempts, outcome === null ? rec.last_outcome : outcomeText(outcome), Date.now(), safeTarget(rec.target)));
+      await this.#persist(rec); // on disk before the dead letter is reported
+    }
     if (decision.stop_reason === 'delivered') {
       this.#metrics.inc('webhook_delivered_total');
     } else {
@@ -166,35 +245,41 @@ export class Dispatcher {
   }
 
   /**
-   * Attempts in progress, each as its `count()` (the count is taken when
-   * the request is written or the attempt ends, whichever is first).
+   * Attempts in progress: `count()` -> {rec, attempt, policy} (the count is
+   * taken when the request is written or the attempt ends, whichever is first).
    */
-  #open = new Set();
+  #open = new Map();
 
   /**
    * The drain's deadline passed: every attempt still in progress is
-   * abandoned and counted as made. Returns how many there were.
+   * abandoned and counted as made; a journaled event's record says so
+   * (attempts made, no response in time: read_timeout, due now; its line is
+   * written before this returns: Journal.close() syncs it). Returns how many there were.
    */
   abandon() {
     const n = this.#open.size;
-    for (const count of this.#open) count();
+    for (const [count, { rec, attempt, policy }] of this.#open) {
+      count();
+      if (rec !== null) this.#persist({ ...rec, attempts: attempt, last_outcome: K.READ_TIMEOUT, next_attempt_at_ms: policy.clock.nowMs() });
+    }
+    this.#open.clear();
     return n;
   }
 
-  async #attempt(event, state) {
+  async #attempt(event, state, policy, rec) {
     const attempt = state.attempt;
-    const body = JSON.stringify(event.body ?? {});
+    const body = bodyOf(event);
     let counted = false;
     const count = () => {
       if (!counted) this.#metrics.inc('webhook_attempts_total', { kind: attempt === 1 ? 'first' : 'retry' });
       counted = true;
     };
-    this.#open.add(count);
+    this.#open.set(count, { rec, attempt, policy });
     // The window's edge: checked again immediately before the request is
     // written (after the wait, the store call, DNS, connect and handshake).
     let closed = null;
     const mayWrite = () => {
-      closed = this.#closed(state, attempt - 1);
+      closed = this.#closed(policy, state, attempt - 1);
       if (closed === null) count();
       return closed === null;
     };
@@ -222,7 +307,7 @@ export class Dispatcher {
       } finally {
         this.#metrics.inFlight(-1);
       }
-      outcome = responseOutcome(res, (header) => this.#policy.retryAfter(header));
+      outcome = responseOutcome(res, (header) => policy.retryAfter(header));
       if (outcome.status === 410) this.#metrics.inc('webhook_endpoint_disable_signals_total');
     } catch (err) {
       if (err instanceof NotSentError) {
@@ -237,6 +322,12 @@ export class Dispatcher {
     return outcome;
   }
 }
+
+/** The payload of an event: its journaled bytes, else its `body` as JSON. */
+const bodyOf = (event) => event.payload ?? JSON.stringify(event.body ?? {});
+
+/** A journal record's `last_outcome`: the status code ("503") or the transport kind. */
+const outcomeText = (outcome) => (outcome.error_kind !== undefined ? outcome.error_kind : String(outcome.status));
 
 /** Sleeps by advancing a ManualClock: a whole retry window passes in milliseconds. */
 export function virtualScheduler(clock) {

@@ -189,6 +189,24 @@ export function parseEvent(v, line) {
 export const recordBody = (rec) => (rec.body_b64 === undefined ? null : Buffer.from(rec.body_b64, 'base64'));
 
 /**
+ * The fields that change when an event stops (`decision`: the policy's stop,
+ * with `dead_letter` and `disable_endpoint`). `target`: the URL without
+ * userinfo or query (a stopped event is never sent again).
+ */
+export function stoppedRecord(decision, attempts, lastOutcome, nowMs, target) {
+  return {
+    status: decision.stop_reason === 'delivered' ? 'delivered' : 'dead_lettered',
+    attempts,
+    last_outcome: lastOutcome,
+    stop_reason: decision.stop_reason,
+    dead_letter: decision.dead_letter ?? null,
+    disable_endpoint: decision.disable_endpoint === true,
+    finished_at_ms: nowMs,
+    target,
+  };
+}
+
+/**
  * A new event's first record: pending, no attempt yet, due now.
  * `admission`: RetryPolicy.admit's; `policy`: the class policy fully expanded (CompiledPolicy.toJSON()).
  */

@@ -10,7 +10,7 @@ export const USAGE = `usage: replica --help | --version
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
-               [--ca-file PEM] [--drain-ms N]
+               [--ca-file PEM] [--drain-ms N] [--store FILE] [--resume FILE]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE; without --policy, of the document
@@ -38,6 +38,13 @@ for https:// targets and rediss:// stores (verification is never skipped).
 --drain-ms N: on SIGTERM/SIGINT, admit nothing more, start no attempt, let
 attempts in progress finish for up to N ms (default 5000), print the summary
 ("drained": true; unfinished events are "pending") and exit 0.
+--store FILE: journal every event to FILE (journal format 1, docs/journal.md:
+fsynced before each event is acknowledged, one writer by its lock file); its
+own pending events are continued first (a restart after a crash). --resume
+FILE: first continue the pending events of another replica's journal (any
+language), each under the policy it was admitted with (never --policy's);
+they are written to --store's journal when given. --events 0 --resume FILE
+only resumes. A drained run leaves its unfinished events pending in the journal.
 Prints one JSON summary line on stdout; diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
@@ -63,6 +70,8 @@ const FLAGS = new Set([
   '--metrics-addr',
   '--ca-file',
   '--drain-ms',
+  '--store',
+  '--resume',
 ]);
 const SWITCHES = new Set(['--allow-private-targets']);
 
@@ -87,6 +96,11 @@ function signed(flag, text) {
   const n = Number(text);
   if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: out of range: ${text}`);
   return n;
+}
+
+function filePath(flag, text) {
+  if (text === '') throw new UsageError(`${flag}: expected a file path, got ""`);
+  return text;
 }
 
 function url(flag, text, protocols) {
@@ -116,7 +130,8 @@ function redisUrl(flag, text) {
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
- *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs}.
+ *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs,
+ *  store, resume (journal paths, null when not given)}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -187,5 +202,7 @@ export function parseArgs(argv) {
     caFile: seen.has('--ca-file') ? seen.get('--ca-file') : null,
     caCerts,
     drainMs: seen.has('--drain-ms') ? integer('--drain-ms', seen.get('--drain-ms'), 0) : 5000,
+    store: seen.has('--store') ? filePath('--store', seen.get('--store')) : null,
+    resume: seen.has('--resume') ? filePath('--resume', seen.get('--resume')) : null,
   };
 }

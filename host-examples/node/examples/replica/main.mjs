@@ -15,7 +15,10 @@
 // argument error (exit 2). SIGTERM/SIGINT drain (docs/replica.md): admit
 // nothing more, start no attempt, give attempts in progress --drain-ms,
 // print the summary with "drained": true and the unfinished events as
-// "pending", exit 0.
+// "pending", exit 0. --store FILE journals the run (journal format 1) and
+// --resume FILE continues another replica's pending events, each under its
+// admitted policy (stored-events.mjs); a drain leaves the unfinished ones
+// pending in the journal, resumable.
 //
 // Run: host-examples/node/replica --help
 import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
@@ -27,6 +30,7 @@ import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
+import { openStoredEvents, admittedPolicies } from './stored-events.mjs';
 import fs from 'node:fs';
 
 export const STOP_REASONS = [
@@ -54,11 +58,24 @@ function rateLimited(what) {
   };
 }
 
-function loadPolicy(opts, store, metrics) {
+/** The options of every RetryPolicy of the run (the document's, and those journaled events were admitted under): one metered store, one clock. */
+function policyOptions(opts, store, metrics) {
   const storeError = rateLimited('budget store call failed');
   const disagreement = rateLimited('budget store disagreed with the policy (its verdict stands)');
   const offset = opts.clockOffsetMs;
-  const clock = { nowMs: () => Date.now() + offset };
+  return {
+    store: meteredStore(store, metrics, { timeoutMs: opts.storeTimeoutMs }),
+    clock: { nowMs: () => Date.now() + offset },
+    storeTimeoutMs: opts.storeTimeoutMs,
+    onStoreError: (e, { operation, timedOut }) => {
+      metrics.inc('webhook_budget_store_errors_total');
+      storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`);
+    },
+    onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
+  };
+}
+
+function loadPolicy(opts, options) {
   const where = opts.policyPath === null ? "the artifact's embedded document" : `--policy ${opts.policyPath}`;
   if (opts.policyPath === null && artifactInfo().document_version === null) {
     const { sha256, source } = artifactInfo();
@@ -66,16 +83,7 @@ function loadPolicy(opts, store, metrics) {
       + '(custom section webhook-retry-policy:document): pass --policy FILE, or an artifact made by retry-policy bundle');
   }
   try {
-    const policy = new RetryPolicy(opts.policyText, {
-      store: meteredStore(store, metrics, { timeoutMs: opts.storeTimeoutMs }),
-      clock,
-      storeTimeoutMs: opts.storeTimeoutMs,
-      onStoreError: (e, { operation, timedOut }) => {
-        metrics.inc('webhook_budget_store_errors_total');
-        storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`);
-      },
-      onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
-    });
+    const policy = new RetryPolicy(opts.policyText, options);
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
     return policy;
   } catch (e) {
@@ -128,7 +136,8 @@ async function run(opts) {
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = new InMemoryBudgetStore();
-  const policyCheck = loadPolicy(opts, store, metrics); // refuse a bad document before connecting anywhere
+  let options = policyOptions(opts, store, metrics);
+  const policyCheck = loadPolicy(opts, options); // refuse a bad document before connecting anywhere
   if (opts.redis !== null || opts.redisCluster !== null) {
     redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null, ca: opts.caCerts });
     const eviction = await checkEviction(redis);
@@ -137,7 +146,10 @@ async function run(opts) {
     counter = counting.counter;
     store = new RedisBudgetStore(counting.client);
   }
-  policy = redis === null ? policyCheck : loadPolicy(opts, store, metrics);
+  if (redis !== null) options = policyOptions(opts, store, metrics);
+  policy = redis === null ? policyCheck : loadPolicy(opts, options);
+  const { journal, resumed } = openStoredEvents(opts, log);
+  const journalError = rateLimited('journal write failed (the run goes on; the journal stays whole)');
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
   dispatcher = new Dispatcher(policy, {
@@ -146,20 +158,39 @@ async function run(opts) {
     allowPrivateTargets: opts.allowPrivateTargets,
     signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
     ca: opts.caCerts,
+    journal,
+    admittedPolicy: admittedPolicies(options),
+    onJournalError: (e) => journalError(redact(e.message)),
   });
   if (signalled !== null) dispatcher.drain();
+  // This journal knows every event it continues (--resume's written to --store's).
+  if (journal !== null) await Promise.all(resumed.map((r) => journal.append(r).catch((e) => journalError(redact(e.message)))));
   const stopReasons = Object.fromEntries(STOP_REASONS.map((r) => [r, 0]));
   let started = 0;
   let pending = 0;
   let crashed = 0;
   const deadlineAt = opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs;
 
+  // Resumed events first, then new ones: at most --concurrency in progress at once.
+  let resumedTaken = 0;
   async function worker() {
-    while (signalled === null && started < opts.events && performance.now() < deadlineAt) {
-      const i = started++;
-      const id = `node-${process.pid}-${i}`;
+    for (;;) {
+      if (signalled !== null) return;
+      let id;
+      let run;
+      if (resumedTaken < resumed.length) {
+        const rec = resumed[resumedTaken++];
+        id = rec.event_id;
+        run = () => dispatcher.resumeRecord(rec);
+      } else if (started < opts.events && performance.now() < deadlineAt) {
+        const i = started++;
+        id = `node-${process.pid}-${i}`;
+        run = () => dispatcher.deliver({ id, class: EVENT_CLASS, endpoint_id: opts.endpointId, url: opts.target, body: { id, i } });
+      } else {
+        return;
+      }
       try {
-        const decision = await dispatcher.deliver({ id, class: EVENT_CLASS, endpoint_id: opts.endpointId, url: opts.target, body: { id, i } });
+        const decision = await run();
         if (decision.pending === true) pending += 1;
         else stopReasons[decision.stop_reason] += 1;
       } catch (e) {
@@ -179,12 +210,13 @@ async function run(opts) {
     const abandoned = dispatcher.abandon(); // counted as made
     const settled = Object.values(stopReasons).reduce((a, b) => a + b, 0) + pending + crashed;
     if (abandoned > 0) log(`drain: ${abandoned} attempt(s) still running at ${opts.drainMs} ms abandoned; their events are pending`);
-    pending += started - settled; // every event not settled yet is pending
+    pending += started + resumedTaken - settled; // every event not settled yet is pending
   }
+  pending += resumed.length - resumedTaken; // resumed events a drain left untouched: still pending in their journal
 
   const summary = {
     host: 'node',
-    events: started,
+    events: started + resumed.length,
     attempts: metrics.total('webhook_attempts_total'),
     first_attempts: metrics.get('webhook_attempts_total', { kind: 'first' }),
     retries: metrics.get('webhook_attempts_total', { kind: 'retry' }),
@@ -194,10 +226,13 @@ async function run(opts) {
     transport_errors: Object.fromEntries(TRANSPORT_KIND_NAMES.map((k) => [k, metrics.get('webhook_transport_errors_total', { kind: k })])),
     redis_round_trips: counter.roundTrips,
     store_errors: metrics.get('webhook_budget_store_errors_total'),
-    budget_disagreements: policy.budgetDisagreements,
+    budget_disagreements: dispatcher.budgetDisagreements,
     elapsed_ms: Math.round(performance.now() - startMs),
   };
   if (crashed > 0) summary.crashed = crashed;
+  // The journal is synced and unlocked before the summary: a reader of the
+  // summary finds it whole (a drain's pending events resumable).
+  await journal?.close().catch((e) => log(`--store ${opts.store}: ${redact(e.message)}`));
   // The summary is written before anything is torn down: an abandoned
   // attempt cut by close() cannot change a count that was printed.
   process.stdout.write(`${JSON.stringify(summary)}\n`);
