@@ -17,8 +17,9 @@ async def main(path: str, url: str, n: int, policy_path: str) -> None:
     policy = AsyncRetryPolicy()
     with open(policy_path, encoding="utf-8") as f:
         document = policy.load_document(f.read())
-    store = JournalEventStore(path, compact_min=300)
-    print(f"opened events={len(store.events)} torn={store.torn_records}", file=sys.stderr, flush=True)
+    # no compaction: it would drop delivered events, and this driver submits the ids the journal lacks
+    store = JournalEventStore(path, policy, compact_min_records=1_000_000)
+    print(f"opened events={len(store.events)} torn_bytes={store.torn_bytes}", file=sys.stderr, flush=True)
     d = Dispatcher(document, {"ep": url}, policy, store=store, concurrency=16,
                    config=DispatcherConfig(allow_private_targets=True, attempt_deadline_ms=5000))
     done = asyncio.Event()

@@ -17,7 +17,7 @@ from webhook_retry_policy.dispatcher import (
     HELD,
     Dispatcher,
     DispatcherMetrics,
-    JsonFileEventStore,
+    JournalEventStore,
     LocalEndpoint,
     LocalEndpoints,
 )
@@ -125,14 +125,14 @@ async def test_the_admission_persists_and_a_restarted_dispatcher_keeps_the_first
     path = str(tmp_path / "events.json")
     with LocalEndpoint(503) as down:
         p1 = AsyncRetryPolicy(clock=clock)
-        d1 = make(document, {"ep_down": down.url}, p1, client, clock, store=JsonFileEventStore(path))
+        d1 = make(document, {"ep_down": down.url}, p1, client, clock, store=JournalEventStore(path))
         admitted = await d1.submit("p1", "ep_down", "notification", {"k": 1})
         await d1.run_until(clock.now_ms() + 60_000)
         assert (await d1.store.get("p1")).attempt >= 2
 
         d1.store.close()  # the process ends: its lock on the journal goes with it
         p2 = AsyncRetryPolicy(clock=clock)  # a new process: new policy, store re-read from disk
-        d2 = make(document, {"ep_down": down.url}, p2, client, clock, store=JsonFileEventStore(path))
+        d2 = make(document, {"ep_down": down.url}, p2, client, clock, store=JournalEventStore(path))
         reloaded = await d2.store.get("p1")
         assert reloaded.admission == admitted.admission and reloaded.attempt >= 2
         await d2.run_until_idle()
@@ -155,14 +155,14 @@ async def test_an_event_reloaded_after_its_window_is_resumed_into_a_dead_letter_
     path = str(tmp_path / "events.json")
     with LocalEndpoint(503) as down:
         d1 = make(document, {"ep_down": down.url}, AsyncRetryPolicy(clock=clock), client, clock,
-                  store=JsonFileEventStore(path))
+                  store=JournalEventStore(path))
         await d1.submit("late", "ep_down", "notification", {})
         await d1.run_until(clock.now_ms() + 10_000)
         sent = down.requests
         d1.store.close()
         clock.advance(3_600_000)  # the dispatcher was down for an hour: the 15-minute window elapsed
         d2 = make(document, {"ep_down": down.url}, AsyncRetryPolicy(clock=clock), client, clock,
-                  store=JsonFileEventStore(path))
+                  store=JournalEventStore(path))
         await d2.run_until_idle()
         r = await d2.store.get("late")
         assert r.status == DEAD and r.dead_letter.stop_reason is StopReason.RETRY_WINDOW_ELAPSED

@@ -21,6 +21,8 @@ from webhook_retry_policy.dispatcher import (
     LocalEndpoint,
 )
 from webhook_retry_policy.dispatcher.demo import example_document_toml
+from webhook_retry_policy.dispatcher.journal_event import component_hasher
+from webhook_retry_policy.dispatcher.journal_writer import read_file
 from webhook_retry_policy.redact import redact, redact_url
 
 REPLICA = Path(__file__).resolve().parents[1] / "replica"
@@ -84,9 +86,15 @@ async def test_dead_letters_logs_and_metrics_carry_no_token_signing_secret_or_ur
     store.close()
     record = store.events["evt_1"]
     assert record.status == DEAD
-    stored = [json.dumps(record.to_json()), (tmp_path / "journal").read_text(), metrics.text(), repr(d.secrets)]
-    for text in stored:  # no URL at all in what is stored or exported
-        assert TOKEN not in text and SIGNING not in text and "127.0.0.1" not in text
+    journal = tmp_path / "journal"
+    # journal format 1: a pending record holds the full target (so the file is 0600); the finished one keeps
+    # no query, and no signing secret is ever journaled
+    assert journal.stat().st_mode & 0o777 == 0o600 and SIGNING not in journal.read_text()
+    newest = read_file(str(journal), component_hasher(policy))
+    for text in (json.dumps(newest), metrics.text(), repr(d.secrets)):
+        assert TOKEN not in text and SIGNING not in text
+    for text in (metrics.text(), repr(d.secrets)):  # no URL at all in what is exported
+        assert "127.0.0.1" not in text
     assert "POST http://127.0.0.1" in caplog.text  # httpx's request log is there, redacted
     assert TOKEN not in caplog.text and SIGNING not in caplog.text
 

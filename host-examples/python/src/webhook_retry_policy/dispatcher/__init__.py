@@ -4,16 +4,16 @@
 
 from .credentials import EndpointSecrets
 from .destination import DestinationRefused, GuardedBackend, refusal
-from .dispatcher import Dispatcher, DispatcherConfig
+from .dispatcher import Dispatcher, DispatcherConfig, Draining
 from .endpoints import LocalEndpoint, LocalEndpoints
-from .journal import JournalCorrupt, JournalEventStore, JsonFileEventStore, StoreLocked
+from .journal import JournalError, JournalEventStore
 from .metrics import DispatcherMetrics
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
 from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response
 
 __all__ = [
-    "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "EndpointSecrets",
-    "EventRecord", "GuardedBackend", "HELD", "InMemoryEventStore", "JournalCorrupt", "JournalEventStore",
-    "JsonFileEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "StoreLocked", "attempt", "error_kind",
+    "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "Draining",
+    "EndpointSecrets", "EventRecord", "GuardedBackend", "HELD", "InMemoryEventStore", "JournalError",
+    "JournalEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "attempt", "error_kind",
     "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
 ]

@@ -12,8 +12,16 @@
   ``webhook_budget_disagreements_total``; ``webhook_policy_info`` names the
   artifact and document every round runs on (a swap shows on the next round). Endpoints that were disabled get
   no more requests: their pending events are held for an operator.
-* Events reloaded from a file store go through the component's ``resume``
-  before their next attempt (a stop is dead-lettered without sending).
+* Every event carries the class policy it was admitted under, its target
+  and its body (journal format 1 records them): each attempt is decided
+  under that policy, never under a document loaded since. Events reloaded
+  from a file store (its own, or a replica's journal) go through the
+  component's ``resume`` before their next attempt (a stop is
+  dead-lettered without sending).
+* ``drain()`` (SIGTERM/SIGINT in the demo): no event is taken and no
+  attempt starts after it; attempts in progress finish and are journaled.
+  One cancelled at the drain's deadline is journaled as made
+  (``read_timeout``): a resume never sends that attempt number again.
 
 Time is injectable (``clock`` and ``sleep``): with a :class:`ManualClock`
 and its ``sleep`` a 24-hour window passes in milliseconds, while the HTTP
@@ -23,7 +31,7 @@ requests stay real.
 from __future__ import annotations
 
 import asyncio
-import json
+import base64
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -35,8 +43,10 @@ from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
-from ..types import DeadLetter, DeliveryState, PolicyDocument, Retry, Stop, StopReason
+from ..transport_kinds import TransportKind
+from ..types import DeadLetter, DeliveryState, HttpResponse, PolicyDocument, Retry, Stop, StopReason
 from .credentials import EndpointSecrets
+from .journal_event import event_body
 from .metered import MeteredStore, metered_attempt
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
@@ -44,6 +54,10 @@ from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+class Draining(RuntimeError):
+    """``submit`` after ``drain()``: the dispatcher takes no more events."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +112,13 @@ class Dispatcher:
         self.secrets = secrets
         self._artifact_sha256 = ""
         self._reloads_seen, self._refusals_seen = self.documents.reloads, self.documents.refusals
+        self.draining = asyncio.Event()  # set by drain(): no new event, no new attempt
         self.policy_info()
+
+    def drain(self) -> None:
+        """Take no more events and start no more attempts; ``run_until``
+        returns once the attempts in progress are settled and journaled."""
+        self.draining.set()
 
     def policy_info(self) -> None:
         """Point ``webhook_policy_info`` at the artifact and document running
@@ -127,10 +147,14 @@ class Dispatcher:
         return self.documents.current
 
     async def submit(self, event_id: str, endpoint_id: str, event_class: str, payload: dict[str, Any]) -> EventRecord:
-        """Admit and persist a new event; its first attempt is due now."""
+        """Admit and persist a new event with its target, body and class
+        policy; its first attempt is due now. :class:`Draining` after ``drain()``."""
+        if self.draining.is_set():
+            raise Draining(f"event {event_id} refused: the dispatcher is draining")
         if endpoint_id not in self.endpoints:
             raise KeyError(f"unknown endpoint {endpoint_id}")
         admission = self.documents.admit(event_class)
+        body = event_body(event_id, event_class, payload)
         record = EventRecord(
             event_id=event_id,
             endpoint_id=endpoint_id,
@@ -138,6 +162,9 @@ class Dispatcher:
             payload=payload,
             admission=admission,
             next_attempt_at_ms=admission.first_attempted_at_ms,
+            target=self.endpoints[endpoint_id],
+            policy=self.documents.policy_for(admission),
+            body_b64=base64.b64encode(body).decode("ascii"),
         )
         await self.store.add(record)
         return record
@@ -149,8 +176,11 @@ class Dispatcher:
 
     async def run_until(self, deadline_ms: int | None, max_rounds: int = 1_000_000) -> None:
         """As ``run_until_idle``, but stop once the clock reaches
-        ``deadline_ms`` (None: only when idle)."""
+        ``deadline_ms`` (None: only when idle), or at once when draining
+        (the attempts of the round in progress are settled first)."""
         for _ in range(max_rounds):
+            if self.draining.is_set():
+                return
             self.policy_info()
             now = self.clock.now_ms()
             due = await self.store.due(now, self.concurrency)
@@ -160,19 +190,32 @@ class Dispatcher:
             next_at = await self.store.next_due_at_ms()
             if deadline_ms is not None and (next_at is None or next_at > deadline_ms):
                 if deadline_ms > now:
-                    await self.sleep((deadline_ms - now) / 1000)
+                    await self._pause((deadline_ms - now) / 1000)
                 return
             if next_at is None:
                 return
-            await self.sleep(max(0, next_at - now) / 1000)
+            await self._pause(max(0, next_at - now) / 1000)
         raise RuntimeError("dispatcher did not become idle")
+
+    async def _pause(self, seconds: float) -> None:
+        """``sleep``, cut short by ``drain()``."""
+        if self.draining.is_set():
+            return
+        sleeping = asyncio.ensure_future(self.sleep(seconds))
+        drained = asyncio.ensure_future(self.draining.wait())
+        try:
+            await asyncio.wait([sleeping, drained], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (sleeping, drained):
+                task.cancel()
 
     async def _attempt(self, record: EventRecord) -> None:
         if record.endpoint_id in self.store.disabled_endpoints:
             record.status = HELD
             await self.store.update(record)
             return
-        policy = self.documents.policy_for(record.admission)  # the policy it was admitted under
+        # the policy it was admitted under (journaled with it; an older record: the holder's memory)
+        policy = record.policy if record.policy is not None else self.documents.policy_for(record.admission)
         if record.event_id in self.store.reloaded:
             self.store.reloaded.discard(record.event_id)
             resumed = self.policy.resume(policy, self._state(record, record.attempt))
@@ -181,7 +224,9 @@ class Dispatcher:
                 await self.store.update(record)
                 return
         n = record.attempt + 1
-        body = json.dumps({"id": record.event_id, "type": record.event_class, "data": record.payload}).encode()
+        body = (base64.b64decode(record.body_b64) if record.body_b64 is not None
+                else event_body(record.event_id, record.event_class, record.payload))
+        target = record.target or self.endpoints[record.endpoint_id]  # as admitted
         headers = {"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)}
         if self.secrets is not None:
             headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body, self.clock.now_ms() // 1000)
@@ -189,7 +234,7 @@ class Dispatcher:
         try:  # the window's edge, re-checked right before the request's first byte (send_window)
             with send_before(self.clock.now_ms, first_at_ms + policy.window_ms):
                 outcome = await metered_attempt(
-                    self.metrics, self.client, self.endpoints[record.endpoint_id], content=body, policy=self.policy,
+                    self.metrics, self.client, target, content=body, policy=self.policy,
                     now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
                 )
         except WindowElapsed:  # nothing sent, not an attempt
@@ -199,13 +244,19 @@ class Dispatcher:
                                                                          record.attempt, elapsed_ms, reason)))
             await self.store.update(record)
             return
+        except asyncio.CancelledError:  # abandoned at a drain's deadline: it may have reached the endpoint
+            self.metrics.attempt_started(n)
+            record.attempt, record.last_outcome = n, TransportKind.READ_TIMEOUT.value
+            record.next_attempt_at_ms = self.clock.now_ms()
+            await self.store.update(record)  # made: a resume sends attempt n + 1, never n again
+            raise
         self.metrics.attempt_started(n)
         before = self.policy.budget_disagreements
         decision = await self.policy.step(policy, self._state(record, n), outcome)
         if self.policy.budget_disagreements != before:
             self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
         record.attempt = n
-        record.last_outcome = repr(outcome)
+        record.last_outcome = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind
         record.history.append({"attempt": n, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
                                "decision": repr(decision)})
         if isinstance(decision, Retry):
@@ -225,6 +276,7 @@ class Dispatcher:
                              record.admission.first_attempted_at_ms, record.credentials_refreshed)
 
     async def _stop(self, record: EventRecord, stop: Stop) -> None:
+        record.stop_reason, record.finished_at_ms = stop.reason, self.clock.now_ms()
         if stop.reason is StopReason.DELIVERED:
             record.status = DELIVERED
             self.metrics.stopped(stop.reason)
@@ -233,4 +285,5 @@ class Dispatcher:
         record.dead_letter = stop.dead_letter
         self.metrics.stopped(stop.reason)
         if stop.disable_endpoint:
+            record.disable_endpoint = True  # journaled with the dead letter (the caller updates the record)
             await self.store.disable_endpoint(record.endpoint_id)

@@ -17,6 +17,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import PolicyError
 from ..types import Backoff, Budget, Jitter, Policy, StopReason
@@ -59,6 +60,16 @@ def policy_json(p: Policy) -> dict[str, Any]:
                         "jitter": p.backoff.jitter.value},
             "budget": {"ratio": float(p.budget.ratio), "window_ms": p.budget.window_ms,
                        "min_sample": p.budget.min_sample, "sliding": p.budget.sliding}}
+
+
+def finished_target(url: str) -> str:
+    """A stopped event is never sent again: its record keeps no userinfo, query or fragment."""
+    try:
+        p = urlsplit(url)
+        netloc = p.netloc.rsplit("@", 1)[-1]
+    except ValueError:
+        return ""
+    return urlunsplit((p.scheme, netloc, p.path, "", ""))
 
 
 def hash_document(rec: dict[str, Any]) -> str:
@@ -254,6 +265,9 @@ def read(data: bytes, hasher: Hasher) -> Recovered:
             if line == 1:
                 raise JournalError("journal_unsupported", f"the first line is not a header: {e}", line=1) from None
             raise JournalError("journal_corrupt", str(e), line=line) from None
+        if line == 1 and (not isinstance(v, dict) or "v" not in v or "type" not in v):
+            # e.g. the example dispatcher's older `<crc> {"op": ...}` journal: refused, never read as events
+            raise JournalError("journal_unsupported", "the first record is not a journal format 1 header", line=1)
         t = kind(v, line)
         if line == 1:
             if t != "header":

@@ -21,35 +21,16 @@ import base64
 import json
 import logging
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..ops import PolicyOps
 from ..redact import redact
 from ..transport_kinds import TransportKind
 from ..types import DeadLetter, DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason
-from .journal_record import Hasher, JournalError, policy_json, to_policy
+from .journal_event import component_hasher
+from .journal_record import JournalError, finished_target, policy_json, to_policy
 from .journal_writer import Journal, read_file
 from .replica_run import EVENT_CLASS, Replica
 
 log = logging.getLogger("webhook_retry_policy.replica")
-
-
-def component_hasher(ops: PolicyOps) -> Hasher:
-    """The policy hash ``admit`` gives a one-class document (PolicyError when refused)."""
-    def policy_hash(document_json: str, event_class: str) -> str:
-        return ops.admit(ops.load_document(document_json), event_class, 0).policy_hash
-
-    return policy_hash
-
-
-def _finished_target(url: str) -> str:
-    """A stopped event is never sent again: its record keeps no userinfo, query or fragment."""
-    try:
-        p = urlsplit(url)
-        netloc = p.netloc.rsplit("@", 1)[-1]
-    except ValueError:
-        return ""
-    return urlunsplit((p.scheme, netloc, p.path, "", ""))
 
 
 class JournaledReplica(Replica):
@@ -139,7 +120,7 @@ class JournaledReplica(Replica):
             "dead_letter": None if dl is None else {
                 "event_id": dl.event_id, "endpoint_id": dl.endpoint_id, "attempts": dl.attempts,
                 "elapsed_ms": dl.elapsed_ms, "stop_reason": dl.stop_reason.value},
-            "finished_at_ms": self.policy.clock.now_ms(), "target": _finished_target(rec["target"]),
+            "finished_at_ms": self.policy.clock.now_ms(), "target": finished_target(rec["target"]),
         })
         self._persist(dict(rec))
         return stop.reason

@@ -1,14 +1,15 @@
 """Event store of the example dispatcher: every event is persisted with the
-schedule it was admitted under and its first-attempt instant (the window
-is measured from it across restarts), and dead-lettered events with their
-record and reason. In memory here; crash-safe on disk in ``journal.py``."""
+schedule and class policy it was admitted under and its first-attempt
+instant (the window is measured from it across restarts), and
+dead-lettered events with their record and reason. In memory here; on disk
+in journal format 1 in ``journal.py``."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import Admission, DeadLetter, LimitedBy, Schedule, StopReason
+from ..types import Admission, DeadLetter, Policy, StopReason
 
 PENDING, DELIVERED, DEAD, HELD = "pending", "delivered", "dead", "held"
 
@@ -25,28 +26,14 @@ class EventRecord:
     credentials_refreshed: bool = False
     status: str = PENDING
     dead_letter: DeadLetter | None = None
-    last_outcome: str = ""
-    history: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["admission"]["schedule"]["offsets_ms"] = list(self.admission.schedule.offsets_ms)
-        d["admission"]["schedule"]["limited_by"] = self.admission.schedule.limited_by.value
-        if self.dead_letter is not None:
-            d["dead_letter"]["stop_reason"] = self.dead_letter.stop_reason.value
-        return d
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> EventRecord:
-        a = dict(d["admission"])
-        s = dict(a.pop("schedule"))
-        s["offsets_ms"] = tuple(s["offsets_ms"])
-        s["limited_by"] = LimitedBy(s["limited_by"])
-        admission = Admission(**a, schedule=Schedule(**s))
-        dl = d.get("dead_letter")
-        dead_letter = None if dl is None else DeadLetter(**{**dl, "stop_reason": StopReason(dl["stop_reason"])})
-        rest = {k: v for k, v in d.items() if k not in ("admission", "dead_letter")}
-        return cls(**rest, admission=admission, dead_letter=dead_letter)
+    last_outcome: str = ""  # the last attempt's status code ("503") or transport kind, as journaled
+    history: list[dict[str, Any]] = field(default_factory=list)  # this process's attempts (not journaled)
+    target: str = ""  # the URL as admitted; a resumed event is sent there
+    policy: Policy | None = None  # the class policy it was admitted under (decides every attempt)
+    body_b64: str | None = None  # the request body as admitted (None: derived from the payload)
+    stop_reason: StopReason | None = None  # once finished
+    disable_endpoint: bool = False  # the 410 signal that disabled its endpoint
+    finished_at_ms: int = 0  # when it stopped (0 while pending)
 
 
 class InMemoryEventStore:
