@@ -24,7 +24,8 @@ const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
-               [--ca-file PATH] [--drain-ms N (5000)] [--help] [--version]
+               [--ca-file PATH] [--drain-ms N (5000)] [--store FILE] [--resume FILE]
+               [--help] [--version]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
 the document the artifact embeds) until each stops, then prints one JSON
 line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
@@ -42,6 +43,14 @@ line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
                     (verification is never skipped; a failure is tls_certificate)
   --drain-ms N      on SIGTERM/SIGINT, how long attempts in progress may take
                     to finish (N >= 0); the summary then says "drained": true
+  --store FILE      journal every event to FILE (docs/journal.md, format 1:
+                    fdatasynced before it is acknowledged, one writer, a
+                    stale lock of a killed writer removed); its pending
+                    events are continued first (a restart after a crash), and
+                    a drain leaves the rest pending in it
+  --resume FILE     first continue the pending events of another replica's
+                    journal (any language), each under the policy it was
+                    admitted with; --events 0 only resumes
 Targets that resolve to loopback, private, link-local, shared, multicast or
 broadcast addresses are refused (a terminal destination_refused) unless
 --allow-private-targets is given.`
@@ -78,6 +87,10 @@ type Config struct {
 	// DrainMs bounds how long attempts in progress may finish after
 	// SIGTERM/SIGINT (--drain-ms).
 	DrainMs uint64
+	// StorePath is --store: this run's journal ("" = none).
+	StorePath string
+	// ResumePath is --resume: another run's journal to continue ("" = none).
+	ResumePath string
 }
 
 // errUsage marks an argument error (exit 2).
@@ -110,6 +123,8 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "")
 	fs.StringVar(&cfg.CAFile, "ca-file", "", "")
 	fs.StringVar(&drainMs, "drain-ms", "5000", "")
+	fs.StringVar(&cfg.StorePath, "store", "", "")
+	fs.StringVar(&cfg.ResumePath, "resume", "", "")
 	version := fs.Bool("version", false, "")
 	seen := map[string]int{}
 	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
@@ -156,6 +171,11 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	cfg.Concurrency = int(c)
 	if set["policy"] && cfg.PolicyPath == "" {
 		return cfg, usageErrorf("--policy must name a file")
+	}
+	for name, v := range map[string]string{"store": cfg.StorePath, "resume": cfg.ResumePath} {
+		if set[name] && v == "" {
+			return cfg, usageErrorf("--%s must name a file", name)
+		}
 	}
 	if set["artifact"] && cfg.ArtifactPath == "" {
 		return cfg, usageErrorf("--artifact must name a file")

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -23,9 +25,8 @@ func mayStartBy(edgeMs uint64, nowMs func() uint64) func() bool {
 	return func() bool { return nowMs() < edgeMs }
 }
 
-// deliver makes the attempts of one admitted event until the policy stops
-// it or the drain leaves it pending: after each attempt one step
-// (evaluate, at most one store call, settle).
+// deliver admits a new event under the current document and makes its
+// attempts (journaled with --store: the admission before the first attempt).
 func (r *replica) deliver(ctx context.Context, eventID string) {
 	r.events.Add(1)
 	// the event keeps the document (and class policy) it was admitted
@@ -38,41 +39,93 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 		r.stop(rp.StopReasonBudgetUnavailable)
 		return
 	}
-	state := rp.DeliveryState{EventID: eventID, EndpointID: r.cfg.EndpointID,
-		MaxAttempts: admission.Schedule.MaxAttempts, FirstAttemptedAtMs: admission.FirstAttemptedAtMs}
-	edge := mayStartBy(windowEdge(state, policy), r.nowMs)
+	rec := journal.Admission(eventID, r.cfg.EndpointID, r.cfg.Target, policy, admission)
+	r.persist(&rec)
+	r.attempts(ctx, &rec)
+}
+
+// resume continues a journaled pending event under the policy it was
+// admitted with: it waits for its next_attempt_at_ms (a drain leaves it
+// pending), the component's resume judges it (a stop is dead-lettered
+// without a request), then its attempts go on.
+func (r *replica) resume(ctx context.Context, rec journal.Record) {
+	r.events.Add(1)
+	if now := r.nowMs(); rec.NextAttemptAtMs > now {
+		select {
+		case <-time.After(time.Duration(rec.NextAttemptAtMs-now) * time.Millisecond):
+		case <-r.drain.stopping:
+		case <-ctx.Done():
+		}
+	}
+	if r.drain.stopped() || ctx.Err() != nil {
+		r.pending.Add(1)
+		return
+	}
+	res, err := r.engine.Resume(ctx, rec.Policy, rec.State(rec.Attempts), r.nowMs())
+	if err != nil { // not a policy answer (a trap): stop, closed
+		r.stepErrors.Add(1)
+		r.logf("resume %s: %v", rec.EventID, err)
+		r.finish(&rec, rp.Stop{Reason: rp.StopReasonBudgetUnavailable})
+		return
+	}
+	if res.Stop != nil {
+		r.finish(&rec, *res.Stop)
+		return
+	}
+	r.attempts(ctx, &rec)
+}
+
+// body is the payload of the record's attempt n: its body_b64 when it has
+// one, else derived from the event.
+func body(rec *journal.Record, n uint32) []byte {
+	if b, ok, _ := rec.Body(); ok { // checked when read
+		return b
+	}
+	return fmt.Appendf(nil, `{"event_id":%q,"attempt":%d}`, rec.EventID, n)
+}
+
+// attempts makes the attempts of an admitted event under its own policy
+// until the policy stops it or the drain leaves it pending: after each
+// attempt one step (evaluate, at most one store call, settle), the
+// decision journaled before the wait.
+func (r *replica) attempts(ctx context.Context, rec *journal.Record) {
+	edge := mayStartBy(windowEdge(rec.State(0), rec.Policy), r.nowMs)
 	for {
-		if r.drain.stopped() { // no new attempt once the drain began
+		if r.drain.stopped() { // no new attempt once the drain began: pending (its record says so)
 			r.pending.Add(1)
 			return
 		}
 		if !edge() {
-			r.stop(rp.StopReasonRetryWindowElapsed)
+			r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
 			return
 		}
+		n := rec.Attempts + 1
 		inFlight := r.metrics.InFlight()
-		outcome, err := post(safehttp.WithSendGate(r.drain.attempts, edge), r.engine, r.client, r.cfg.Target,
-			eventID, state.Attempt+1, r.nowMs)
+		outcome, err := post(safehttp.WithSendGate(r.drain.attempts, edge), r.engine, r.client, rec.Target,
+			rec.EventID, n, body(rec, n), r.nowMs)
 		inFlight()
 		if errors.Is(err, safehttp.ErrNotSent) { // past the window's edge when it was to be written
-			r.stop(rp.StopReasonRetryWindowElapsed)
+			r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
 			return
 		}
-		state.Attempt++
-		if state.Attempt == 1 {
+		rec.Attempts = n
+		if n == 1 {
 			r.firstAttempts.Add(1)
 		} else {
 			r.retries.Add(1)
 		}
-		r.metrics.AttemptStarted(state.Attempt)
-		if r.drain.abandoned() { // still running at the drain deadline: made, not settled
+		r.metrics.AttemptStarted(n)
+		if r.drain.abandoned() { // still running at the drain deadline: made, not settled, no response in time
+			rec.LastOutcome, rec.NextAttemptAtMs = string(httpoutcome.ReadTimeout), r.nowMs()
+			r.persist(rec)
 			r.pending.Add(1)
 			return
 		}
 		if err != nil { // a trap reading the Retry-After: the outcome without it
-			r.logf("retry-after %s: %v", eventID, err)
+			r.logf("retry-after %s: %v", rec.EventID, err)
 			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
 		}
+		rec.LastOutcome = lastOutcome(outcome)
 		r.metrics.AttemptEnded(outcome)
 		if k, ok := httpoutcome.KindOf(outcome); ok {
 			r.transport.add(k)
@@ -80,27 +133,29 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 				r.refused.Add(1)
 			}
 		}
-		res, err := r.engine.Step(ctx, r.budget.store, policy, state, outcome, r.nowMs())
+		res, err := r.engine.Step(ctx, r.budget.store, rec.Policy, rec.State(n), outcome, r.nowMs())
 		if err != nil { // not a policy answer (a trap, a cancelled context): stop, closed
 			r.stepErrors.Add(1)
-			r.logf("step %s: %v", eventID, err)
-			r.stop(rp.StopReasonBudgetUnavailable)
+			r.logf("step %s: %v", rec.EventID, err)
+			r.finish(rec, rp.Stop{Reason: rp.StopReasonBudgetUnavailable})
 			return
 		}
 		r.metrics.Stepped(res)
 		if res.StoreErr != nil {
 			r.storeErrors.Add(1)
-			r.logf("budget store %s for %s: %v", res.Store.Op, eventID, res.StoreErr)
+			r.logf("budget store %s for %s: %v", res.Store.Op, rec.EventID, res.StoreErr)
 		}
 		if res.BudgetDisagreement {
 			r.disagreements.Add(1)
 		}
 		d := res.Decision
 		if d.Retry == nil {
-			r.stop(d.Stop.Reason)
+			r.finish(rec, *d.Stop)
 			return
 		}
-		state.CredentialsRefreshed = state.CredentialsRefreshed || d.Retry.RefreshCredentials
+		rec.CredentialsRefreshed = rec.CredentialsRefreshed || d.Retry.RefreshCredentials
+		rec.NextAttemptAtMs = r.nowMs() + d.Retry.DelayMs
+		r.persist(rec)
 		select {
 		case <-time.After(d.Retry.Delay()):
 		case <-r.drain.stopping: // the loop's check leaves it pending

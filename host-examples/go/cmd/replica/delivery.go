@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -18,9 +17,8 @@ import (
 // kind of a transport error. The component classifies both; nothing here
 // decides. Header values are set through net/http, which refuses CR/LF
 // (the request then fails as invalid_url instead of injecting a header).
-func post(ctx context.Context, e *rp.Engine, client *safehttp.Client, target, eventID string, attempt uint32, nowMs func() uint64) (rp.AttemptOutcome, error) {
-	body := fmt.Sprintf(`{"event_id":%q,"attempt":%d}`, eventID, attempt)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader([]byte(body)))
+func post(ctx context.Context, e *rp.Engine, client *safehttp.Client, target, eventID string, attempt uint32, body []byte, nowMs func() uint64) (rp.AttemptOutcome, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return httpoutcome.Failed(httpoutcome.InvalidURL), nil
 	}

@@ -57,6 +57,11 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer r.budget.close()
 	r.drain = drain
+	if err := r.openJournals(ctx); err != nil { // --store, --resume
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 2
+	}
+	defer r.closeJournal() // the lock goes on a clean exit, a drain included
 	stop, err := showPolicy(ctx, cfg, engine, r.docs, r.metrics, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
@@ -64,6 +69,7 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	summary := r.run(ctx)
 	stop()
+	r.closeJournal()
 	line, err := json.Marshal(summary)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)

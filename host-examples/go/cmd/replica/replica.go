@@ -4,6 +4,7 @@ import (
 	"context"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +58,10 @@ type replica struct {
 	drain         *drain
 	metrics       *webhookmetrics.Metrics // docs/metrics.md, served on --metrics-addr
 	clock         func() uint64           // nil: the wall clock plus --clock-offset-ms
+	journal       *journal.Journal        // --store (nil: none)
+	resumed       []journal.Record        // pending events to continue first (--store's own, --resume's)
+	nextResumed   atomic.Uint64           // next index of resumed
+	journalErrors atomic.Uint64           // journal writes that failed (logged; the run went on)
 	logOnce       sync.Once
 }
 
@@ -115,9 +120,11 @@ func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
 	return rp.Policy{}, false
 }
 
-// run starts events on cfg.Concurrency workers until cfg.Events were
-// started, the deadline passed or a drain began, lets every started event
-// run to its stop (or, draining, to pending), and summarises.
+// run starts events on cfg.Concurrency workers (each worker one event in
+// progress at a time): first the journaled pending events (--store's own,
+// --resume's), then new ones until cfg.Events were started, the deadline
+// passed or a drain began; it lets every started event run to its stop
+// (or, draining, to pending), and summarises.
 func (r *replica) run(ctx context.Context) Summary {
 	r.startedAt = time.Now()
 	defer r.drain.close()
@@ -126,7 +133,14 @@ func (r *replica) run(ctx context.Context) Summary {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil && !r.pastDeadline() && !r.drain.stopped() {
+			for ctx.Err() == nil && !r.drain.stopped() {
+				if i := r.nextResumed.Add(1) - 1; i < uint64(len(r.resumed)) {
+					r.resume(ctx, r.resumed[i])
+					continue
+				}
+				if r.pastDeadline() {
+					return
+				}
 				i := r.next.Add(1) - 1
 				if i >= r.cfg.Events {
 					return
@@ -136,6 +150,12 @@ func (r *replica) run(ctx context.Context) Summary {
 		}()
 	}
 	wg.Wait()
+	// journaled events a drain (or the context) kept from starting: still
+	// pending, in the journal as they were
+	if left := uint64(len(r.resumed)) - min(r.nextResumed.Load(), uint64(len(r.resumed))); left > 0 {
+		r.events.Add(left)
+		r.pending.Add(left)
+	}
 	if n := r.storeErrors.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d budget store calls failed (pending retries failed closed; first attempts were delivered)\n", n)
 	}
@@ -144,6 +164,9 @@ func (r *replica) run(ctx context.Context) Summary {
 	}
 	if n := r.refused.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d attempts refused (destination_refused): the target resolves to a loopback, private or other non-public address (--allow-private-targets allows it)\n", n)
+	}
+	if n := r.journalErrors.Load(); n > 0 {
+		fmt.Fprintf(r.stderr, "replica: %d journal writes failed (--store; logged, the run went on)\n", n)
 	}
 	if n := r.disagreements.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d budget disagreements between the store and the policy (the store's verdict stood)\n", n)
