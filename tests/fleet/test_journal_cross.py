@@ -30,10 +30,11 @@ WINDOW_MS = 4000  # admitted by the killed replica
 SHORT_WINDOW_MS = 300  # the resuming replica's --policy
 SEND_SLACK_MS = 50  # loopback send time between the decision and the endpoint's stamp (see test_requeue)
 # lang, events, --concurrency (events in progress at once, docs/replica.md)
-KILLED = {"rust": ("rust", 32, 16), "python": ("python", 32, 16), "go": ("go", 32, 16)}
+KILLED = {"rust": ("rust", 32, 16), "python": ("python", 32, 16), "go": ("go", 32, 16), "node": ("node", 32, 16)}
 
 
-@pytest.mark.parametrize("killed,resumer", [("rust", "python"), ("python", "rust"), ("go", "rust"), ("python", "go")])
+@pytest.mark.parametrize("killed,resumer", [("rust", "python"), ("python", "rust"), ("go", "rust"), ("python", "go"),
+                                             ("rust", "node"), ("node", "python")])
 def test_a_journal_killed_in_one_language_is_resumed_in_the_other_under_its_admitted_policy(tmp_path, killed,
                                                                                             resumer):
     require_replica(killed)
