@@ -152,7 +152,7 @@ func TestALockLeftByAKilledWriterIsRemovedAndALiveForeignOrUnreadableOneIsRefuse
 	_ = j.Close()
 	for _, text := range []string{
 		fmt.Sprintf(`{"pid": %d, "host": "another-host.example", "started_at_ms": 1}`, dead.Process.Pid), // another host's
-		fmt.Sprintf(`{"pid": 1, "host": %q, "started_at_ms": 1}`, host),                                // alive
+		fmt.Sprintf(`{"pid": 1, "host": %q, "started_at_ms": 1}`, host),                                  // alive
 		`not json`, // never guessed stale
 	} {
 		lock(text)
