@@ -5,9 +5,11 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -58,7 +60,8 @@ type Config struct {
 // Dispatcher delivers events, asks the policy what to do after every
 // failed attempt, and dead-letters what will not be delivered.
 type Dispatcher struct {
-	cfg Config
+	cfg   Config
+	drain *drain // SIGTERM/SIGINT: Drain
 }
 
 // NewDispatcher checks the configuration.
@@ -75,7 +78,7 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	if cfg.Workers < 1 {
 		cfg.Workers = 4
 	}
-	return &Dispatcher{cfg: cfg}, nil
+	return &Dispatcher{cfg: cfg, drain: newDrain()}, nil
 }
 
 func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
@@ -91,6 +94,9 @@ func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
 // persists it with its admission: schedule, policy hash and the
 // first-attempt instant the window is measured from.
 func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
+	if d.Draining() {
+		return nil, ErrDraining
+	}
 	disabled, err := d.cfg.Store.DisabledEndpoints()
 	if err != nil {
 		return nil, err
@@ -116,9 +122,11 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 }
 
 // RunUntilIdle delivers until no event is pending, sleeping (on the
-// Sleeper) until the next one is due.
+// Sleeper) until the next one is due; after a Drain, it returns nil once
+// the attempts in progress finished or were abandoned (the events not
+// finished stay pending in the store).
 func (d *Dispatcher) RunUntilIdle(ctx context.Context) error {
-	for {
+	for !d.Draining() {
 		next, pending, err := d.Step(ctx)
 		if err != nil {
 			return err
@@ -126,10 +134,14 @@ func (d *Dispatcher) RunUntilIdle(ctx context.Context) error {
 		if !pending {
 			return nil
 		}
-		if err := d.cfg.Sleeper.SleepUntil(ctx, next); err != nil {
+		sctx, stop := d.untilDrain(ctx)
+		err = d.cfg.Sleeper.SleepUntil(sctx, next)
+		stop()
+		if err != nil && !d.Draining() {
 			return err
 		}
 	}
+	return nil
 }
 
 // Step makes every attempt that is due now. It returns when the next
@@ -151,6 +163,9 @@ func (d *Dispatcher) Step(ctx context.Context) (nextMs uint64, pending bool, err
 	var mu sync.Mutex
 	var errs []error
 	for _, r := range due {
+		if d.Draining() { // no attempt starts once a drain began
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -203,12 +218,20 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	// the window's edge, re-checked immediately before the request is
 	// written (after the secrets, DNS, connect and TLS; docs/replica.md)
 	edgeMs := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
-	gated := safehttp.WithSendGate(ctx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
+	actx, release := d.attemptContext(ctx) // cancelled at a drain's deadline
+	defer release()
+	gated := safehttp.WithSendGate(actx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
 	inFlight := d.cfg.Metrics.InFlight()
 	outcome, err := deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
 	inFlight()
 	if errors.Is(err, safehttp.ErrNotSent) { // past the edge: not sent, and no attempt left
 		return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+	}
+	if d.abandoned() && (err != nil || outcome.Response == nil) { // still running at the drain's deadline: made, no response in time, the event pending
+		r.Attempts++
+		d.cfg.Metrics.AttemptStarted(r.Attempts)
+		r.LastOutcome, r.NextAttemptAtMs = string(httpoutcome.ReadTimeout), d.cfg.Clock.NowMs()
+		return d.cfg.Store.Save(r)
 	}
 	if err != nil {
 		return err
@@ -216,7 +239,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	r.Attempts++
 	d.cfg.Metrics.AttemptStarted(r.Attempts)
 	d.cfg.Metrics.AttemptEnded(outcome)
-	r.LastOutcome = describe(outcome)
+	r.LastOutcome = lastOutcome(outcome)
 	state.Attempt = r.Attempts
 	res, err := d.cfg.Engine.Step(ctx, d.cfg.Budget, r.Policy, state, outcome, d.cfg.Clock.NowMs())
 	if err != nil {
@@ -238,7 +261,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	}
 	stop := decision.Stop
 	if stop.Reason == rp.StopReasonDelivered {
-		r.State = StateDelivered
+		r.State, r.FinishedAtMs = StateDelivered, d.cfg.Clock.NowMs()
 		d.cfg.Metrics.Stopped(stop.Reason)
 		return d.cfg.Store.Save(r)
 	}
@@ -272,13 +295,13 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	return nil
 }
 
-func describe(o rp.AttemptOutcome) string {
-	if o.Response == nil {
-		return "transport error " + *o.TransportError
+// lastOutcome is the journal's last_outcome: the status code ("503") or the transport kind.
+func lastOutcome(o rp.AttemptOutcome) string {
+	if o.Response != nil {
+		return strconv.Itoa(int(o.Response.Status))
 	}
-	s := fmt.Sprintf("HTTP %d", o.Response.Status)
-	if o.Response.RetryAfterMs != nil {
-		s += fmt.Sprintf(" (Retry-After %d ms)", *o.Response.RetryAfterMs)
+	if k, ok := httpoutcome.KindOf(o); ok {
+		return string(k)
 	}
-	return s
+	return ""
 }

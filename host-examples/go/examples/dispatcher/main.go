@@ -9,12 +9,19 @@
 // when every event is delivered or dead-lettered (a few seconds with the
 // "demo" class), then prints the dead letters and the metrics.
 //
+// The store is a directory holding one journal of format 1
+// (docs/journal.md, package journal): any dispatcher or replica, in any
+// language, can resume its pending events. SIGTERM or SIGINT drains: no
+// new event is taken and no attempt started, attempts in progress get
+// -drain-ms to finish, every event not finished stays pending in the
+// journal, the tables are printed and the exit is 0.
+//
 // The demo's receivers are on loopback, which a dispatcher refuses by
 // default (destination_refused): run it with -allow-private-targets.
 //
 //	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
 //	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
-//	    [-artifact PATH] [-watch-artifact-ms N] [-ca-file PATH]
+//	    [-artifact PATH] [-watch-artifact-ms N] [-ca-file PATH] [-drain-ms 2000]
 package main
 
 import (
@@ -29,11 +36,14 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -52,9 +62,11 @@ func main() {
 	artifact := flag.String("artifact", "", "the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy embedded in the package)")
 	caFile := flag.String("ca-file", "", "PEM CA certificates trusted for https:// receivers in addition to the platform's trust store")
 	watchMs := flag.Int64("watch-artifact-ms", 0, "poll the artifact file (-artifact or $RETRY_POLICY_ARTIFACT) every N ms (N >= 1) and swap when its sha256 changes")
+	drainMs := flag.Uint("drain-ms", 2000, "on SIGTERM/SIGINT, how long attempts in progress may take to finish")
 	flag.Parse()
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
-		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, log: os.Stderr}
+		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, log: os.Stderr,
+		drainFor: time.Duration(*drainMs) * time.Millisecond, signals: true}
 	if _, port, err := net.SplitHostPort(*metricsAddr); err != nil || port == "" || strings.TrimLeft(port, "0123456789") != "" {
 		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
 	} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
@@ -103,6 +115,9 @@ type options struct {
 	allowPrivate, metricsPublic               bool
 	log                                       io.Writer // load/swap lines (nil: discarded)
 	roots                                     *x509.CertPool
+	drainFor                                  time.Duration   // -drain-ms
+	signals                                   bool            // SIGTERM/SIGINT drain (main's; tests call run without)
+	drainNow                                  <-chan struct{} // closed: drain (a test's stand-in for a signal; nil: none)
 }
 
 func run(o options, out io.Writer) error {
@@ -116,11 +131,6 @@ func run(o options, out io.Writer) error {
 		}
 		storeDir = dir
 	}
-	store, err := OpenFileStore(storeDir)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	clock := rp.SystemClock{}
 	engineOpts := []rp.Option{rp.WithClock(clock)}
 	if o.artifactPath != "" {
@@ -131,6 +141,11 @@ func run(o options, out io.Writer) error {
 		return fmt.Errorf("policy artifact: %w", err)
 	}
 	defer engine.Close(ctx)
+	store, err := OpenFileStore(storeDir, journal.ComponentHasher(ctx, engine))
+	if err != nil {
+		return err
+	}
+	defer store.Close() // the lock goes on a clean exit, a drain included
 	doc, err := engine.LoadDocument(ctx, policyJSON)
 	if err != nil {
 		return err
@@ -168,12 +183,14 @@ func run(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stopSignals := drainOn(d, o, out)
+	defer stopSignals()
 	targets := map[string]string{
 		"ep_healthy": endpoints.Healthy.URL + "/hook", "ep_503": endpoints.Unavailable.URL + "/hook",
 		"ep_gone": endpoints.Gone.URL + "/hook", "ep_closed": endpoints.Unreachable,
 	}
 	for _, ep := range []string{"ep_healthy", "ep_503", "ep_gone", "ep_closed"} {
-		for i := 0; i < perEndpoint; i++ {
+		for i := 0; i < perEndpoint && !d.Draining(); i++ {
 			ev := Event{ID: fmt.Sprintf("evt_%s_%d", ep, i), EndpointID: ep, URL: targets[ep], Class: class,
 				Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
 			if _, err := d.Enqueue(ctx, ev); err != nil {
@@ -186,8 +203,13 @@ func run(o options, out io.Writer) error {
 	if err := d.RunUntilIdle(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "idle after %.1f s: 503 receiver hit %d times, 410 receiver %d, healthy %d\n\n",
+	fmt.Fprintf(out, "idle after %.1f s: 503 receiver hit %d times, 410 receiver %d, healthy %d\n",
 		time.Since(start).Seconds(), endpoints.UnavailableHits.Load(), endpoints.GoneHits.Load(), endpoints.HealthyHits.Load())
+	if d.Draining() {
+		pending, _ := store.Pending()
+		fmt.Fprintf(out, "drained: %d events pending in %s (journal format 1: resumable)\n", len(pending), store.Path())
+	}
+	fmt.Fprintln(out)
 	dls, err := store.DeadLetters()
 	if err != nil {
 		return err
@@ -209,6 +231,34 @@ func run(o options, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// drainOn drains d on the first SIGTERM or SIGINT (when o.signals; a
+// later one is ignored) or when o.drainNow is closed; stop releases them.
+func drainOn(d *Dispatcher, o options, out io.Writer) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	if o.signals {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(out, "%v: draining (attempts in progress get %v; no new event or attempt)\n", s, o.drainFor)
+		case <-o.drainNow:
+			fmt.Fprintf(out, "draining (attempts in progress get %v; no new event or attempt)\n", o.drainFor)
+		case <-done:
+			return
+		}
+		d.Drain(o.drainFor)
+	}()
+	return func() {
+		close(done)
+		if o.signals {
+			signal.Reset(syscall.SIGTERM, syscall.SIGINT)
+			signal.Ignore(syscall.SIGTERM, syscall.SIGINT) // a late signal must not kill the exit
+		}
+	}
 }
 
 // serveMetrics serves h on addr and returns its /metrics URL. addr must

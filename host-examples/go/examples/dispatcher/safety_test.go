@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/signing"
 )
 
@@ -91,7 +92,7 @@ func TestALoopbackTargetIsRefusedByDefaultCountedAndDeadLetteredAsTerminal(t *te
 	h.enqueue("evt_internal", "ep_internal", h.endpoints.Healthy.URL+"/hook", "notification")
 	h.run()
 	dl, ok := h.deadLetters()["evt_internal"]
-	if !ok || dl.StopReason.String() != "terminal_response" || dl.LastOutcome != "transport error destination_refused" {
+	if !ok || dl.StopReason.String() != "terminal_response" || dl.LastOutcome != string(httpoutcome.DestinationRefused) {
 		t.Fatalf("dead letter %+v, want terminal_response after destination_refused", dl)
 	}
 	if h.endpoints.HealthyHits.Load() != 0 {
@@ -114,8 +115,8 @@ func TestQueryStringsUserInfoAndSecretsStayOutOfDeadLettersMetricsAndErrors(t *t
 	if dl.URL != h.endpoints.Gone.URL+"/hook" {
 		t.Fatalf("dead-letter URL %q, want it without user info, query and fragment", dl.URL)
 	}
-	// The journal keeps the event's URL (it is where the event goes, in a
-	// 0600 file); what operators read, the dead letters, does not.
+	// The journal keeps a pending event's URL (it is where the event goes,
+	// in a 0600 file); what operators read, the dead letters, does not.
 	dls, _ := h.store.DeadLetters()
 	raw, err := json.Marshal(dls)
 	if err != nil {

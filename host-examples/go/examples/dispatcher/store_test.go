@@ -15,30 +15,65 @@ import (
 	"testing"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-func testRecord(id, state string) *Record {
-	return &Record{Event: Event{ID: id, EndpointID: "ep", URL: "http://x/", Class: "c", Payload: []byte(`{}`)}, State: state}
+var (
+	storeEngineOnce sync.Once
+	storeEngine     *rp.Engine
+	storeEngineErr  error
+)
+
+// storeHasher checks journaled policies through the embedded artifact.
+func storeHasher(t *testing.T) journal.Hasher {
+	t.Helper()
+	storeEngineOnce.Do(func() { storeEngine, storeEngineErr = rp.New(context.Background()) })
+	if storeEngineErr != nil {
+		t.Fatal(storeEngineErr)
+	}
+	return journal.ComponentHasher(context.Background(), storeEngine)
+}
+
+func openStore(t *testing.T, dir string) *FileStore {
+	t.Helper()
+	s, err := OpenFileStore(dir, storeHasher(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testRecord is an event admitted as class notification of testDocument, in state.
+func testRecord(t *testing.T, id, state string) *Record {
+	t.Helper()
+	storeHasher(t)
+	ctx := context.Background()
+	doc, err := storeEngine.LoadDocument(ctx, []byte(testDocument))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := storeEngine.Admit(ctx, doc, "notification", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, _ := classPolicy(doc, "notification")
+	return &Record{Event: Event{ID: id, EndpointID: "ep", URL: "http://x/", Class: "notification", Payload: []byte(`{}`)},
+		Admission: adm, Policy: policy, NextAttemptAtMs: t0, State: state}
 }
 
 func TestATornLastRecordIsCutAndLaterAppendsReadBack(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenFileStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Save(testRecord("a", StatePending))
+	s := openStore(t, dir)
+	_ = s.Save(testRecord(t, "a", StatePending))
 	_ = s.Close()
-	f, _ := os.OpenFile(filepath.Join(dir, "journal.jsonl"), os.O_APPEND|os.O_WRONLY, 0o600)
-	_, _ = f.WriteString(`{"record":{"event":{"id":"b","endp`) // a crash mid-write
+	f, _ := os.OpenFile(filepath.Join(dir, JournalFile), os.O_APPEND|os.O_WRONLY, 0o600)
+	_, _ = f.WriteString(`0a1b2c3d {"v":1,"type":"event","event_id":"b","endp`) // a crash mid-write
 	f.Close()
 	for round := 0; round < 2; round++ {
-		if s, err = OpenFileStore(dir); err != nil {
-			t.Fatal(err)
-		}
+		s = openStore(t, dir)
 		if round == 0 {
-			_ = s.Save(testRecord("c", StateDelivered))
+			_ = s.Save(testRecord(t, "c", StateDelivered))
 		}
 		if _, err := s.Load("b"); err == nil {
 			t.Fatal("the torn record was kept")
@@ -46,8 +81,8 @@ func TestATornLastRecordIsCutAndLaterAppendsReadBack(t *testing.T) {
 		if r, err := s.Load("c"); err != nil || r.State != StateDelivered {
 			t.Fatalf("the append after the torn line: %+v %v", r, err)
 		}
-		if _, err := s.Load("a"); err != nil {
-			t.Fatal(err)
+		if r, err := s.Load("a"); err != nil || string(r.Event.Payload) != `{}` || r.Admission.Schedule.MaxAttempts != 13 {
+			t.Fatalf("a read back: %+v %v", r, err)
 		}
 		_ = s.Close()
 	}
@@ -55,54 +90,59 @@ func TestATornLastRecordIsCutAndLaterAppendsReadBack(t *testing.T) {
 
 func TestACorruptLineBeforeTheLastRefusesToOpen(t *testing.T) {
 	dir := t.TempDir()
-	_ = os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte("garbage\n{\"record\":{\"event\":{\"id\":\"a\"}}}\n"), 0o600)
-	if _, err := OpenFileStore(dir); err == nil || !strings.Contains(err.Error(), "corrupt") {
-		t.Fatalf("want a corruption error, got %v", err)
+	data := append(journal.HeaderLine(t0), "garbage\n00000000 {}\n"...)
+	_ = os.WriteFile(filepath.Join(dir, JournalFile), data, 0o600)
+	var je *journal.Error
+	if _, err := OpenFileStore(dir, storeHasher(t)); !errors.As(err, &je) || je.Code != journal.CodeCorrupt || je.Line != 2 {
+		t.Fatalf("want journal_corrupt at line 2, got %v", err)
+	}
+	if _, err := os.Stat(journal.LockPath(filepath.Join(dir, JournalFile))); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("a refused open left its lock")
 	}
 }
 
 func TestASecondWriterIsRefusedWhileTheFirstHoldsTheLock(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenFileStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := OpenFileStore(dir); !errors.Is(err, ErrStoreLocked) {
+	s := openStore(t, dir)
+	if _, err := OpenFileStore(dir, storeHasher(t)); !errors.Is(err, ErrStoreLocked) {
 		t.Fatalf("second open: %v, want ErrStoreLocked", err)
 	}
 	_ = s.Close()
-	s2, err := OpenFileStore(dir)
+	s2, err := OpenFileStore(dir, storeHasher(t))
 	if err != nil {
 		t.Fatalf("after close: %v", err)
 	}
 	_ = s2.Close()
 }
 
-func TestCompactionKeepsOneLinePerEventAndEveryState(t *testing.T) {
+func TestCompactionKeepsTheHeaderAndEveryLiveEventAndDropsDeliveredOnes(t *testing.T) {
 	dir := t.TempDir()
-	s, _ := OpenFileStore(dir)
+	s := openStore(t, dir)
 	for i := 0; i < 50; i++ {
 		for _, st := range []string{StatePending, StatePending, StateDelivered} {
-			_ = s.Save(testRecord(fmt.Sprintf("e%d", i), st))
+			_ = s.Save(testRecord(t, fmt.Sprintf("e%d", i), st))
 		}
 	}
-	dl := DeadLetterRecord{DisableEndpoint: true}
-	dl.EventID = "gone"
-	_ = s.Finish(testRecord("gone", StateDeadLettered), dl)
+	_ = s.Save(testRecord(t, "waiting", StatePending))
+	gone := testRecord(t, "gone", StatePending)
+	dl := DeadLetterRecord{DisableEndpoint: true, DeadLetteredAtMs: t0 + 5}
+	dl.EventID, dl.EndpointID, dl.StopReason, dl.Attempts = "gone", "ep", rp.StopReasonTerminalResponse, 1
+	_ = s.Finish(gone, dl)
 	if err := s.Compact(); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.Close()
-	raw, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
-	if n := strings.Count(string(raw), "\n"); n != 51 {
-		t.Fatalf("%d lines after compaction, want 51", n)
+	raw, _ := os.ReadFile(filepath.Join(dir, JournalFile))
+	if n := strings.Count(string(raw), "\n"); n != 3 {
+		t.Fatalf("%d lines after compaction, want the header, the pending event and the dead letter:\n%s", n, raw)
 	}
-	s, _ = OpenFileStore(dir)
+	s = openStore(t, dir)
 	defer s.Close()
 	dls, _ := s.DeadLetters()
 	disabled, _ := s.DisabledEndpoints()
-	if c := s.Counts(); c[StateDelivered] != 50 || c[StateDeadLettered] != 1 || len(dls) != 1 || !disabled["ep"] {
-		t.Fatalf("after compaction: %v, dead letters %d, disabled %v", c, len(dls), disabled)
+	if c := s.Counts(); c[StateDelivered] != 0 || c[StatePending] != 1 || c[StateDeadLettered] != 1 || len(dls) != 1 ||
+		!disabled["ep"] || dls[0].StopReason != rp.StopReasonTerminalResponse || dls[0].DeadLetteredAtMs != t0+5 {
+		t.Fatalf("after compaction: %v, dead letters %+v, disabled %v", c, dls, disabled)
 	}
 }
 
@@ -116,12 +156,12 @@ func TestCrashChildDeliversUntilIdle(t *testing.T) {
 		t.Skip("run by TestADispatcherKilledMidWriteTwiceLosesAndDuplicatesNoEvent")
 	}
 	ctx := context.Background()
-	store, err := OpenFileStore(dir)
+	clock := rp.SystemClock{}
+	engine, _ := rp.New(ctx, rp.WithClock(clock))
+	store, err := OpenFileStore(dir, journal.ComponentHasher(ctx, engine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := rp.SystemClock{}
-	engine, _ := rp.New(ctx, rp.WithClock(clock))
 	doc, _ := engine.LoadDocument(ctx, policyJSON)
 	d, err := NewDispatcher(Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: NewMetrics(),
 		AllowPrivateTargets: true, AttemptDeadline: 2 * time.Second, Clock: clock, Sleeper: realSleeper{clock}})
@@ -188,10 +228,7 @@ func TestADispatcherKilledMidWriteTwiceLosesAndDuplicatesNoEvent(t *testing.T) {
 		_ = cmd.Wait()
 		t.Logf("run %d killed after %d requests", run+1, requests()-start)
 	}
-	s, err := OpenFileStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t, dir)
 	defer s.Close()
 	counts := s.Counts()
 	dls, _ := s.DeadLetters()

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testpki"
 )
@@ -40,7 +41,7 @@ func TestAnHTTPSReceiverIsDeliveredWithTheCAFileAndDeadLetteredAsTLSCertificateW
 	h.enqueue("evt_untrusted", "ep_tls", srv.URL+"/hook", "notification")
 	h.run()
 	dl, ok := h.deadLetters()["evt_untrusted"]
-	if !ok || dl.StopReason.String() != "terminal_response" || dl.LastOutcome != "transport error tls_certificate" || dl.Attempts != 1 {
+	if !ok || dl.StopReason.String() != "terminal_response" || dl.LastOutcome != string(httpoutcome.TLSCertificate) || dl.Attempts != 1 {
 		t.Fatalf("without the CA: dead letter %+v, want terminal_response after one tls_certificate", dl)
 	}
 	if hits.Load() != 1 {
