@@ -143,4 +143,8 @@ test('a journal held by a live writer, or one the reader refuses, exits 2 naming
   const b = await replica(['--target', target, '--endpoint-id', 'e', '--events', '1', '--policy', policy, '--resume', old]);
   assert.equal(b.code, 2);
   assert.match(b.stderr, /--resume .*journal_unsupported: line 1/);
+  const mine = path.join(dir, 'mine.journal');
+  const c = await replica(['--target', target, '--endpoint-id', 'e', '--events', '1', '--policy', policy, '--store', mine, '--resume', old]);
+  assert.equal(c.code, 2);
+  assert.ok(!fs.existsSync(`${mine}.lock`), '--store\'s lock is removed when --resume is refused');
 });

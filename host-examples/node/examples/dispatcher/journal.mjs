@@ -225,6 +225,21 @@ export class Journal {
     this.compactions += 1;
   }
 
+  /**
+   * Close at once (a setup that fails after the open, before any append is
+   * in flight): sync what was written, close the file, remove the lock.
+   */
+  closeSync() {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      if (this.#written > this.#synced) fs.fdatasyncSync(this.#fd);
+    } finally {
+      fs.closeSync(this.#fd);
+      this.#release();
+    }
+  }
+
   /** Flush, close the file and remove the lock (a clean exit, or after a drain). */
   async close() {
     if (this.#closed) return;

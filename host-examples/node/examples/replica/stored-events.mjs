@@ -34,7 +34,7 @@ export function openStoredEvents(opts, log) {
     try {
       for (const rec of readJournalFile(opts.resume, componentHasher)) byId.set(rec.event_id, rec);
     } catch (e) {
-      journal?.close();
+      journal?.closeSync(); // before the usage error exits: the lock is removed
       if (e instanceof JournalError) throw new UsageError(`--resume ${opts.resume}: ${e.message}`);
       throw e;
     }
