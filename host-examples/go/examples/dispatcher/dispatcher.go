@@ -163,11 +163,12 @@ func (d *Dispatcher) Step(ctx context.Context) (nextMs uint64, pending bool, err
 	var mu sync.Mutex
 	var errs []error
 	for _, r := range due {
-		if d.Draining() { // no attempt starts once a drain began
+		sem <- struct{}{}
+		if d.Draining() { // no attempt starts once a drain began (checked with a worker in hand)
+			<-sem
 			break
 		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			if err := d.attempt(ctx, r); err != nil {
