@@ -72,6 +72,8 @@ export class Journal {
   tornBytes;
   /** Compactions done since open. */
   compactions = 0;
+  /** fdatasync calls made by appends (group commit: fewer than the appends waiting on them). */
+  syncs = 0;
   /** The last compaction that failed (JournalError), or null. */
   compactionError = null;
 
@@ -178,6 +180,7 @@ export class Journal {
     while (this.#synced < seq) {
       if (this.#syncing === null) {
         const upto = this.#written;
+        this.syncs += 1;
         this.#syncing = fdatasync(this.#fd).then(
           () => {
             this.#synced = Math.max(this.#synced, upto);
