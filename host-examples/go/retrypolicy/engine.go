@@ -53,6 +53,7 @@ type config struct {
 	maxIdle  int
 	rtCfg    wazero.RuntimeConfig
 	cache    wazero.CompilationCache
+	noCache  bool // WithCompilationCache(nil): compile in memory only
 	artifact artifactChoice
 }
 
@@ -88,9 +89,9 @@ func WithInterpreter() Option {
 
 // WithCompilationCache reuses compiled code across engines and processes
 // (wazero.NewCompilationCacheWithDir): a fresh process then skips most of
-// the compile.
+// the compile. Without this option New uses DefaultCompilationCache.
 func WithCompilationCache(c wazero.CompilationCache) Option {
-	return func(cfg *config) { cfg.cache = c }
+	return func(cfg *config) { cfg.cache, cfg.noCache = c, c == nil }
 }
 
 // New finds the artifact (the options, else RETRY_POLICY_ARTIFACT, else
@@ -113,6 +114,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	rtCfg := cfg.rtCfg.WithMemoryLimitPages(memoryLimitPages)
+	if cfg.cache == nil && !cfg.noCache {
+		cfg.cache = DefaultCompilationCache()
+	}
 	if cfg.cache != nil {
 		rtCfg = rtCfg.WithCompilationCache(cfg.cache)
 	}

@@ -111,6 +111,7 @@ impl PolicyEngine {
     pub(crate) fn wasmtime_engine() -> Result<Engine, HostError> {
         let mut config = Config::new();
         config.wasm_component_model(true);
+        config.cache(crate::cache::compile_cache());
         Engine::new(&config).map_err(|e| HostError::Load(e.to_string()))
     }
 

@@ -42,6 +42,7 @@
 
 pub mod artifact;
 mod bindings;
+mod cache;
 pub mod cli;
 pub mod conformance;
 mod convert;
@@ -54,6 +55,7 @@ pub use artifact::{
     WatchEvent, ABI_VERSION, ARTIFACT_ENV, ARTIFACT_SHA256_ENV, WIT_PACKAGE,
 };
 pub use bindings::wit::{Admission, PolicyDocument};
+pub use cache::CACHE_ENV;
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
 pub use reload::{poll_file, watch, Policies};
 pub use step::StepOutcome;

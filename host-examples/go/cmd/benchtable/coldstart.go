@@ -33,6 +33,8 @@ func coldStartChild(cacheDir string) {
 			os.Exit(1)
 		}
 		opts = append(opts, rp.WithCompilationCache(cache))
+	} else {
+		opts = append(opts, rp.WithCompilationCache(nil)) // the row without a cache (New's default has one)
 	}
 	e, err := rp.New(ctx, opts...)
 	if err == nil {
