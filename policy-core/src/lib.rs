@@ -55,6 +55,15 @@
 //! reads the header. Work is bounded whatever the inputs: `max_attempts <=
 //! 100`, `retry_index <= 99`, documents `<= 1 MiB`, parsing linear.
 //!
+//! ## Endpoint health (format 3, not yet in the component)
+//!
+//! [`health`] implements docs/health.md ("hold, don't drop") as pure
+//! functions: the `health` section, the store's health rule with its
+//! `report` and `probe` ops, the gate before each send, the release pacer
+//! and holds instead of budget refusals. Nothing in the format-2 paths
+//! (documents, [`step`], [`store`], the component) calls it yet: the ABI
+//! moves once, with issue 20.
+//!
 //! ## Injected ports
 //!
 //! [`Clock`] and [`BudgetStore`] are tiny traits; [`FakeClock`] and
@@ -80,6 +89,7 @@ pub mod budget;
 pub mod classify;
 pub mod decide;
 pub mod error;
+pub mod health;
 pub mod plan;
 pub mod ports;
 pub mod retry_after;

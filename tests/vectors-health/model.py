@@ -1,0 +1,457 @@
+"""An independent model of docs/health.md (format 3), written from the text
+for tests/vectors-health/generate.py. It shares no code with policy-core's
+`health` module: the Rust runner (policy-core/tests/health_vectors.rs)
+checks the crate against what this model computes, and generate.py checks
+the key cases against hand-computed values first.
+
+Doubles are Python floats (IEEE 754 binary64), used in the spec's order.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import struct
+from typing import Any
+
+U64 = 2**64 - 1
+DAY_MS = 86_400_000
+
+
+def sat_add(a: int, b: int) -> int:
+    return min(a + b, U64)
+
+
+class Refused(Exception):
+    def __init__(self, code: str, field: str) -> None:
+        super().__init__(f"{code} at {field}")
+        self.code, self.field = code, field
+
+    def within(self, outer: str) -> "Refused":
+        self.field = outer if not self.field else f"{outer}.{self.field}"
+        return self
+
+
+# ---- section 1: the health section ---------------------------------------------------------------
+
+def _obj(v: Any, allowed: list[str], nulls_ok: tuple[str, ...] = ()) -> dict[str, Any]:
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if x is None and k not in nulls_ok:
+                raise Refused("invalid_document", k)
+    if not isinstance(v, dict):
+        raise Refused("invalid_document", "")
+    for k in v:
+        if k not in allowed:
+            raise Refused("invalid_document", k)
+    return v
+
+
+def _u64(v: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    if key not in v:
+        return default
+    x = v[key]
+    ok = (isinstance(x, int) and not isinstance(x, bool) and x >= 0) or (
+        isinstance(x, float) and x.is_integer() and 0 <= x < 2**53)
+    if not ok:
+        raise Refused("invalid_document", key)
+    n = int(x)
+    if not lo <= n <= hi:
+        raise Refused("invalid_document", key)
+    return n
+
+
+def _f64(v: dict[str, Any], key: str, default: float, hi: float) -> float:
+    if key not in v:
+        return default
+    x = v[key]
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise Refused("invalid_document", key)
+    x = float(x)
+    if not (x > 0.0 and x <= hi):
+        raise Refused("invalid_document", key)
+    return x
+
+
+def parse_section(v: Any) -> dict[str, Any]:
+    """The section with every default filled in (the codec's output shape)."""
+    s = _obj(v, ["hold_budget_refusals", "pause", "circuit", "release", "cache_ms"], ("circuit",))
+    hold = s.get("hold_budget_refusals", True)
+    if not isinstance(hold, bool):
+        raise Refused("invalid_document", "hold_budget_refusals")
+    pause = {"max_ms": 600000}
+    if "pause" in s:
+        try:
+            p = _obj(s["pause"], ["max_ms"])
+            pause = {"max_ms": _u64(p, "max_ms", 600000, 0, DAY_MS)}
+        except Refused as e:
+            raise e.within("pause")
+    circuit: Any = {"failure_ratio": 0.5, "min_sample": 20, "cooldown_ms": 5000, "cooldown_max_ms": 120000,
+                    "probes": 1, "probe_interval_ms": 1000}
+    if "circuit" in s:
+        if s["circuit"] is None:
+            circuit = None
+        else:
+            try:
+                c = _obj(s["circuit"], list(circuit))
+                ratio = _f64(c, "failure_ratio", 0.5, 1.0)
+                min_sample = _u64(c, "min_sample", 20, 1, U64)
+                cooldown = _u64(c, "cooldown_ms", 5000, 1, DAY_MS)
+                circuit = {"failure_ratio": ratio, "min_sample": min_sample, "cooldown_ms": cooldown,
+                           "cooldown_max_ms": _u64(c, "cooldown_max_ms", 120000, cooldown, DAY_MS),
+                           "probes": _u64(c, "probes", 1, 1, 100),
+                           "probe_interval_ms": _u64(c, "probe_interval_ms", 1000, 1, 3_600_000)}
+            except Refused as e:
+                raise e.within("circuit")
+    release = {"multiple": 1.0, "floor_per_s": 1.0}
+    if "release" in s:
+        try:
+            r = _obj(s["release"], ["multiple", "floor_per_s"])
+            release = {"multiple": _f64(r, "multiple", 1.0, 100.0), "floor_per_s": _f64(r, "floor_per_s", 1.0, 10000.0)}
+        except Refused as e:
+            raise e.within("release")
+    cache = _u64(s, "cache_ms", 1000, 1, 60000)
+    return {"hold_budget_refusals": hold, "pause": pause, "circuit": circuit, "release": release, "cache_ms": cache}
+
+
+def bits(x: float) -> int:
+    return int(struct.unpack("<Q", struct.pack("<d", x))[0])
+
+
+def hash_words(h: dict[str, Any]) -> list[int]:
+    w = [1, int(h["hold_budget_refusals"]), h["pause"]["max_ms"]]
+    c = h["circuit"]
+    if c is None:
+        w.append(0)
+    else:
+        w += [1, bits(c["failure_ratio"]), c["min_sample"], c["cooldown_ms"], c["cooldown_max_ms"], c["probes"],
+              c["probe_interval_ms"]]
+    return w + [bits(h["release"]["multiple"]), bits(h["release"]["floor_per_s"]), h["cache_ms"]]
+
+
+def fnv(h: int, words: list[int]) -> int:
+    for word in words:
+        for b in struct.pack("<Q", word):
+            h = ((h ^ b) * 0x100000001B3) & U64
+    return h
+
+
+JITTER = {"none": 0, "full": 1, "equal": 2}
+
+
+def policy_of_class(c: dict[str, Any]) -> dict[str, Any]:
+    """A format-2 class with the document's defaults (valid input assumed)."""
+    b = {"ratio": 0.1, "window_ms": 60000, "min_sample": 50, "sliding": True, **c.get("budget", {})}
+    bo = {"jitter": "full", **c["backoff"]}
+    return {"window_ms": c["window_ms"], "hard_cap": c.get("hard_cap", 16), "backoff": bo, "budget": b}
+
+
+def policy_hash(p: dict[str, Any], health: dict[str, Any] | None) -> str:
+    bo, b = p["backoff"], p["budget"]
+    words = [bo["base_ms"], bits(float(bo["factor"])), bo["cap_ms"], JITTER[bo["jitter"]], p["window_ms"],
+             p["hard_cap"], bits(float(b["ratio"])), b["window_ms"], b["min_sample"], int(b["sliding"])]
+    h = fnv(0xCBF29CE484222325, words)
+    if health is not None:
+        h = fnv(h, hash_words(health))
+    return f"{h:016x}"
+
+
+def parse_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """Format-2 parts assumed valid (generate.py hand-writes those errors)."""
+    default = None
+    if doc.get("health") is not None:
+        try:
+            default = parse_section(doc["health"])
+        except Refused as e:
+            raise e.within("health")
+    out = []
+    for name, c in doc["classes"].items():
+        if "health" not in c:
+            h = default
+        elif c["health"] is None:
+            h = None
+        else:
+            try:
+                h = parse_section(c["health"])
+            except Refused as e:
+                raise e.within(f"classes.{name}.health")
+        p = policy_of_class({k: v for k, v in c.items() if k != "health"})
+        out.append({"name": name, "health": h, "hash_words": None if h is None else [f"{w:016x}" for w in hash_words(h)],
+                    "policy_hash": policy_hash(p, h)})
+    return {"classes": out}
+
+
+# ---- sections 2-3: the store ------------------------------------------------------------------------
+
+def weight(budget: dict[str, Any], now: int) -> float:
+    wm = budget["window_ms"]
+    return (wm - now % wm) / wm if budget["sliding"] else 0.0
+
+
+def _get(held: dict[str, Any], b: int, zero: Any) -> Any:
+    if b == held["bucket"]:
+        return copy.deepcopy(held["current"])
+    if held["bucket"] >= 1 and b == held["bucket"] - 1:
+        return copy.deepcopy(held["previous"])
+    return copy.deepcopy(zero)
+
+
+def _view(held: dict[str, Any], bucket: int, zero: Any) -> tuple[Any, Any]:
+    return _get(held, bucket, zero), (_get(held, bucket - 1, zero) if bucket >= 1 else copy.deepcopy(zero))
+
+
+ZERO = {"total": 0, "retries": 0}
+
+
+def allows_retry(budget: dict[str, Any], now: int, cur: dict[str, int], prev: dict[str, int]) -> bool:
+    w = weight(budget, now)
+    est_total = cur["total"] + prev["total"] * w
+    est_retries = cur["retries"] + prev["retries"] * w
+    if est_total < budget["min_sample"]:
+        return True
+    return est_retries + 1.0 <= budget["ratio"] * (est_total + 1.0)
+
+
+def _count(held: dict[str, Any], bucket: int, retry: bool) -> None:
+    if bucket == held["bucket"]:
+        slot = held["current"]
+    elif held["bucket"] >= 1 and bucket == held["bucket"] - 1:
+        slot = held["previous"]
+    else:
+        return
+    slot["total"] += 1
+    slot["retries"] += int(retry)
+
+
+def budget_op(op: str, bucket: int, budget: dict[str, Any], now: int, b: dict[str, Any]) -> tuple[Any, Any]:
+    if bucket > b["bucket"]:
+        cur, prev = _view(b, bucket, ZERO)
+        b = {"bucket": bucket, "current": cur, "previous": prev}
+    b = copy.deepcopy(b)
+    if op in ("record", "record_reserve"):
+        _count(b, bucket, False)
+    cur, prev = _view(b, bucket, ZERO)
+    counts = {"current": cur, "previous": prev}
+    if op == "record":
+        return {"reserved": False, "counts": counts}, b
+    reserved = allows_retry(budget, now, cur, prev)
+    if reserved:
+        _count(b, bucket, True)
+    return {"reserved": reserved, "counts": counts}, b
+
+
+def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, Any], now: int,
+                held: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    held = copy.deepcopy(held)
+    h = held["health"]
+    c = section["circuit"]
+    granted = None
+    reservation = None
+    if req["op"] == "probe":
+        granted = False
+        if c is not None and h["opened_at_ms"] != 0 and now >= h["opened_at_ms"] + h["cooldown_ms"]:
+            window = now // c["probe_interval_ms"]
+            if window > h["probe_window"]:
+                h["probe_window"], h["probes_granted"] = window, 0
+            if h["probes_granted"] < c["probes"]:
+                h["probes_granted"] += 1
+                granted = True
+    else:
+        if req["op"] != "report":
+            reservation, held["buckets"] = budget_op(req["op"], req["bucket"], budget, now, held["buckets"])
+        h["paused_until_ms"] = max(h["paused_until_ms"], req["pause_until_ms"])
+        if c is not None:
+            was_open = h["opened_at_ms"] != 0
+            f = h["failures"]
+            if req["outcome"] == "failure":
+                if req["bucket"] > f["bucket"]:
+                    cur, prev = _view(f, req["bucket"], 0)
+                    f.update(bucket=req["bucket"], current=cur, previous=prev)
+                if req["bucket"] == f["bucket"]:
+                    f["current"] += 1
+                elif f["bucket"] >= 1 and req["bucket"] == f["bucket"] - 1:
+                    f["previous"] += 1
+            if not was_open:
+                cur, prev = _view(held["buckets"], req["bucket"], ZERO)
+                fc, fp = _view(f, req["bucket"], 0)
+                w = weight(budget, now)
+                est_total = cur["total"] + prev["total"] * w
+                est_failures = fc + fp * w
+                if est_total >= c["min_sample"] and est_failures / est_total >= c["failure_ratio"]:
+                    h["opened_at_ms"], h["cooldown_ms"] = max(now, 1), c["cooldown_ms"]
+            elif req["probe"] and req["outcome"] == "success":
+                h.update(opened_at_ms=0, closed_at_ms=now, cooldown_ms=0,
+                         failures={"bucket": 0, "current": 0, "previous": 0})
+            elif req["probe"] and req["outcome"] == "failure":
+                h["opened_at_ms"] = max(now, 1)
+                h["cooldown_ms"] = min(2 * h["cooldown_ms"], c["cooldown_max_ms"])
+    view = {k: h[k] for k in ("paused_until_ms", "opened_at_ms", "cooldown_ms", "closed_at_ms")}
+    view["as_of_ms"] = now
+    return {"reservation": reservation, "granted": granted, "view": view}, held
+
+
+# ---- section 4: the pacer and the gate ------------------------------------------------------------
+
+def pace(pacer: dict[str, Any], release: dict[str, Any], now: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    rate = max(release["floor_per_s"], release["multiple"] * pacer["normal_per_s"])
+    capacity = max(rate, 1.0)
+    elapsed = float(max(now - pacer["updated_ms"], 0))
+    tokens = min(capacity, pacer["tokens"] + rate * elapsed / 1000.0)
+    nxt = {"tokens": tokens, "updated_ms": now, "normal_per_s": pacer["normal_per_s"]}
+    if tokens >= 1.0:
+        nxt["tokens"] = tokens - 1.0
+        return {"action": "send"}, nxt
+    wait = max(math.ceil((1.0 - tokens) * 1000.0 / rate), 1)
+    return {"action": "wait", "until_ms": sat_add(now, wait)}, nxt
+
+
+def normal_per_s(budget: dict[str, Any], now: int, current: int, previous: int) -> float:
+    return min((current + previous * weight(budget, now)) * 1000.0 / budget["window_ms"], 1e9)
+
+
+def gate(policy: dict[str, Any], health: dict[str, Any] | None, ev: dict[str, Any], view: dict[str, Any] | None,
+         pacer: dict[str, Any], now: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    elapsed = max(now - ev["first_attempted_at_ms"], 0)
+    if elapsed >= policy["window_ms"]:
+        dl = {"event_id": ev["event_id"], "endpoint_id": ev["endpoint_id"], "attempts": ev["attempts"],
+              "elapsed_ms": elapsed, "stop_reason": "retry_window_elapsed"}
+        return {"action": "stop", "stop_reason": "retry_window_elapsed", "dead_letter": dl,
+                "held_ms": ev["held_ms"]}, pacer
+    if health is None:
+        return {"action": "send", "probe": False}, pacer
+    deadline = sat_add(ev["first_attempted_at_ms"], policy["window_ms"])
+
+    def hold(until: int, reason: str) -> dict[str, Any]:
+        return {"action": "hold", "until_ms": min(until, deadline), "reason": reason}
+
+    if view is not None and max(now - view["as_of_ms"], 0) <= health["cache_ms"]:
+        if now < view["paused_until_ms"]:
+            return hold(view["paused_until_ms"], "paused"), pacer
+        if health["circuit"] is not None and view["opened_at_ms"] != 0:
+            end = sat_add(view["opened_at_ms"], view["cooldown_ms"])
+            if now < end:
+                return hold(end, "circuit_open"), pacer
+            return {"action": "probe"}, pacer
+    if ev["held"]:
+        verdict, nxt = pace(pacer, health["release"], now)
+        if verdict["action"] == "send":
+            return {"action": "send", "probe": False}, nxt
+        return hold(verdict["until_ms"], "release_pacing"), nxt
+    return {"action": "send", "probe": False}, pacer
+
+
+def after_probe(policy: dict[str, Any], health: dict[str, Any], ev: dict[str, Any], granted: bool,
+                view: dict[str, Any], pacer: dict[str, Any], now: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    d, nxt = gate(policy, health, ev, view, pacer, now)
+    if d["action"] == "probe":
+        if granted:
+            return {"action": "send", "probe": True}, nxt
+        interval = health["circuit"]["probe_interval_ms"]
+        deadline = sat_add(ev["first_attempted_at_ms"], policy["window_ms"])
+        return {"action": "hold", "until_ms": min((now // interval + 1) * interval, deadline),
+                "reason": "probe_refused"}, nxt
+    return d, nxt
+
+
+# ---- section 5: settle (backoff without jitter: the ceiling, as in the contract) --------------------
+
+RETRYABLE = {408, 425, 429, 500, 502, 503, 504, 507, 509}
+TERMINAL = {400, 403, 404, 405, 406, 409, 410, 411, 413, 414, 415, 422, 451}
+RETRYABLE_KINDS = {"connect_timeout", "read_timeout", "write_timeout", "pool_timeout", "connect_error",
+                   "remote_protocol_error"}
+
+
+def classify(outcome: dict[str, Any]) -> str:
+    if "error_kind" in outcome:
+        return "retryable" if outcome["error_kind"] in RETRYABLE_KINDS else "terminal"
+    s = outcome["status"]
+    if 200 <= s <= 299:
+        return "success"
+    if s in RETRYABLE:
+        return "retryable"
+    if s in TERMINAL:
+        return "terminal"
+    return "retryable" if 500 <= s <= 599 else "terminal"
+
+
+def health_outcome(outcome: dict[str, Any]) -> str:
+    return {"success": "success", "retryable": "failure", "terminal": "none"}[classify(outcome)]
+
+
+def pause_until(health: dict[str, Any], outcome: dict[str, Any], now: int) -> int:
+    ra = outcome.get("retry_after_ms")
+    if outcome.get("status") in (429, 503) and ra is not None and health["pause"]["max_ms"] > 0:
+        return sat_add(now, min(ra, health["pause"]["max_ms"]))
+    return 0
+
+
+def ceiling(bo: dict[str, Any], index: int) -> int:
+    assert bo["jitter"] == "none", "the model knows the no-jitter curve only"
+    cap, base, p = float(bo["cap_ms"]), float(bo["base_ms"]), 1.0
+    for _ in range(index):
+        nxt = p * bo["factor"]
+        if nxt == p:
+            break
+        p = nxt
+        if base * p >= cap:
+            return bo["cap_ms"]
+    raw = base * p
+    return bo["cap_ms"] if (math.isinf(raw) or raw >= cap) else int(raw)
+
+
+def settle(policy: dict[str, Any], health: dict[str, Any] | None, st: dict[str, Any], outcome: dict[str, Any],
+           now: int, reply: dict[str, Any]) -> dict[str, Any]:
+    cls = classify(outcome)
+    auth = outcome.get("status") in (401, 403)
+    refresh = False
+    if auth:
+        cls, refresh = ("terminal", False) if st["credentials_refreshed"] else ("retryable", True)
+    elapsed = max(now - st["first_attempted_at_ms"], 0)
+
+    def stop(reason: str, disable: bool = False) -> dict[str, Any]:
+        dl = {"event_id": st["event_id"], "endpoint_id": st["endpoint_id"], "attempts": st["attempt"],
+              "elapsed_ms": elapsed, "stop_reason": reason}
+        return {"decision": {"stop_reason": reason, "disable_endpoint": disable, "dead_letter": dl},
+                "budget_disagreement": False}
+
+    if cls == "success":
+        return {"decision": {"stop_reason": "delivered", "disable_endpoint": False}, "budget_disagreement": False}
+    if cls == "terminal":
+        return stop("terminal_response", outcome.get("status") == 410)
+    if st["attempt"] >= st["max_attempts"]:
+        return stop("max_attempts_exhausted")
+    if elapsed >= policy["window_ms"]:
+        return stop("retry_window_elapsed")
+    delay = ceiling(policy["backoff"], st["attempt"] - 1)
+    if outcome.get("retry_after_ms") is not None:
+        delay = max(delay, outcome["retry_after_ms"])
+    if elapsed + delay > policy["window_ms"]:
+        return stop("retry_window_elapsed")
+    if reply.get("unavailable"):
+        return stop("budget_unavailable")
+    counts = reply["counts"]
+    disagree = allows_retry(policy["budget"], now, counts["current"], counts["previous"]) != reply["reserved"]
+    if reply["reserved"]:
+        out = {"decision": {"stop_reason": None, "disable_endpoint": False,
+                            "retry": {"delay_ms": delay, "refresh_credentials": refresh}}}
+    elif health is not None and health["hold_budget_refusals"]:
+        deadline = sat_add(st["first_attempted_at_ms"], policy["window_ms"])
+        out = {"decision": {"hold": {"until_ms": min(sat_add(now, delay), deadline), "refresh_credentials": refresh}}}
+    else:
+        out = stop("retry_budget_exhausted")
+    out["budget_disagreement"] = disagree
+    return out
+
+
+def settle_wake(policy: dict[str, Any], wake: dict[str, Any], reply: dict[str, Any], now: int) -> dict[str, Any]:
+    if reply.get("unavailable"):
+        dl = {"event_id": wake["event_id"], "endpoint_id": wake["endpoint_id"], "attempts": wake["attempts"],
+              "elapsed_ms": max(now - wake["first_attempted_at_ms"], 0), "stop_reason": "budget_unavailable"}
+        return {"action": "stop", "stop_reason": "budget_unavailable", "dead_letter": dl}
+    if reply["reserved"]:
+        return {"action": "send"}
+    refusals = wake["refusals"] + 1
+    index = min(wake["attempts"] - 1 + refusals, 99)
+    deadline = sat_add(wake["first_attempted_at_ms"], policy["window_ms"])
+    return {"action": "hold", "until_ms": min(sat_add(now, ceiling(policy["backoff"], index)), deadline),
+            "refusals": refusals}
