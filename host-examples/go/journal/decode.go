@@ -32,10 +32,10 @@ type wireBudget struct {
 }
 
 type wirePolicy struct {
-	WindowMs *uint64      `json:"window_ms"`
-	HardCap  *uint32      `json:"hard_cap"`
-	Backoff  *wireBackoff `json:"backoff"`
-	Budget   *wireBudget  `json:"budget"`
+	WindowMs *uint64         `json:"window_ms"`
+	HardCap  *uint32         `json:"hard_cap"`
+	Backoff  json.RawMessage `json:"backoff"` // read with its own prefix: errors name policy.backoff.x
+	Budget   json.RawMessage `json:"budget"`
 }
 
 type wireDeadLetter struct {
@@ -55,7 +55,7 @@ type wireEvent struct {
 	Class                *string         `json:"class"`
 	PolicyVersion        *string         `json:"policy_version"`
 	PolicyHash           *string         `json:"policy_hash"`
-	Policy               *wirePolicy     `json:"policy"`
+	Policy               json.RawMessage `json:"policy"` // read with its own prefix: errors name policy.x
 	FirstAttemptedAtMs   *uint64         `json:"first_attempted_at_ms"`
 	DeadlineMs           *uint64         `json:"deadline_ms"`
 	MaxAttempts          *uint32         `json:"max_attempts"`
@@ -90,7 +90,7 @@ func strict(payload []byte, v any, line int, prefix string) *Error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return invalid(line, prefix+te.Field, "must be "+wantOf(te.Type.String()))
+		return invalid(line, strings.TrimSuffix(prefix+te.Field, "."), "must be "+wantOf(te.Type.String()))
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if n, uerr := strconv.Unquote(name); uerr == nil {
@@ -181,12 +181,26 @@ func stopReason(raw json.RawMessage, line int, name string) (*rp.StopReason, *Er
 	return &r, nil
 }
 
-func parsePolicy(w *wirePolicy, line int) (rp.Policy, *Error) {
-	if err := firstMissing(line, "policy.", field{"window_ms", w.WindowMs != nil}, field{"hard_cap", w.HardCap != nil},
-		field{"backoff", w.Backoff != nil}, field{"budget", w.Budget != nil}); err != nil {
+// given reports whether a required raw field is there and not null.
+func given(raw json.RawMessage) bool { return len(raw) > 0 && !isNull(raw) }
+
+func parsePolicy(raw json.RawMessage, line int) (rp.Policy, *Error) {
+	var w wirePolicy
+	if err := strict(raw, &w, line, "policy."); err != nil {
 		return rp.Policy{}, err
 	}
-	b, g := w.Backoff, w.Budget
+	if err := firstMissing(line, "policy.", field{"window_ms", w.WindowMs != nil}, field{"hard_cap", w.HardCap != nil},
+		field{"backoff", given(w.Backoff)}, field{"budget", given(w.Budget)}); err != nil {
+		return rp.Policy{}, err
+	}
+	var b wireBackoff
+	if err := strict(w.Backoff, &b, line, "policy.backoff."); err != nil {
+		return rp.Policy{}, err
+	}
+	var g wireBudget
+	if err := strict(w.Budget, &g, line, "policy.budget."); err != nil {
+		return rp.Policy{}, err
+	}
 	if err := firstMissing(line, "policy.backoff.", field{"base_ms", b.BaseMs != nil}, field{"factor", b.Factor != nil},
 		field{"cap_ms", b.CapMs != nil}, field{"jitter", b.Jitter != nil}); err != nil {
 		return rp.Policy{}, err
@@ -256,7 +270,7 @@ func parseEvent(payload []byte, line int) (Record, *Error) {
 	if err := firstMissing(line, "",
 		field{"event_id", w.EventID != nil}, field{"endpoint_id", w.EndpointID != nil}, field{"target", w.Target != nil},
 		field{"class", w.Class != nil}, field{"policy_version", w.PolicyVersion != nil},
-		field{"policy_hash", w.PolicyHash != nil}, field{"policy", w.Policy != nil},
+		field{"policy_hash", w.PolicyHash != nil}, field{"policy", given(w.Policy)},
 		field{"first_attempted_at_ms", w.FirstAttemptedAtMs != nil}, field{"deadline_ms", w.DeadlineMs != nil},
 		field{"max_attempts", w.MaxAttempts != nil}, field{"offsets_ms", w.OffsetsMs != nil},
 		field{"attempts", w.Attempts != nil}, field{"credentials_refreshed", w.CredentialsRefreshed != nil},

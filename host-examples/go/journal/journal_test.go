@@ -246,3 +246,51 @@ func TestAWriteToAClosedJournalIsAJournalIOErrorNotAPanic(t *testing.T) {
 		t.Fatalf("append after close: %v", err)
 	}
 }
+
+func TestARecordThatBreaksTheTableIsRefusedNamingTheFieldWithItsPath(t *testing.T) {
+	r := vectorRecord(t, "a")
+	line, err := EventLine(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base map[string]any
+	if err := json.Unmarshal(bytes.SplitN(bytes.TrimSuffix(line, []byte("\n")), []byte(" "), 2)[1], &base); err != nil {
+		t.Fatal(err)
+	}
+	policy := func(edit func(p map[string]any)) func(map[string]any) {
+		return func(rec map[string]any) { edit(rec["policy"].(map[string]any)) }
+	}
+	for field, edit := range map[string]func(map[string]any){
+		"priority":              func(rec map[string]any) { rec["priority"] = 1 },
+		"event_id":              func(rec map[string]any) { rec["event_id"] = nil },
+		"deadline_ms":           func(rec map[string]any) { delete(rec, "deadline_ms") },
+		"attempts":              func(rec map[string]any) { rec["attempts"] = 1.5 },
+		"offsets_ms":            func(rec map[string]any) { rec["offsets_ms"] = []any{0, nil} },
+		"stop_reason":           func(rec map[string]any) { rec["stop_reason"] = "gave_up" },
+		"dead_letter":           func(rec map[string]any) { rec["dead_letter"] = 3 },
+		"body_b64":              func(rec map[string]any) { rec["body_b64"] = nil },
+		"policy":                func(rec map[string]any) { rec["policy"] = 5 },
+		"policy.max_ms":         policy(func(p map[string]any) { p["max_ms"] = 1 }),
+		"policy.hard_cap":       policy(func(p map[string]any) { p["hard_cap"] = 1 << 33 }),
+		"policy.backoff.cap":    policy(func(p map[string]any) { p["backoff"].(map[string]any)["cap"] = 1 }),
+		"policy.backoff.jitter": policy(func(p map[string]any) { p["backoff"].(map[string]any)["jitter"] = "some" }),
+		"policy.budget.ratio":   policy(func(p map[string]any) { p["budget"].(map[string]any)["ratio"] = "a" }),
+		"policy.budget.sliding": policy(func(p map[string]any) { delete(p["budget"].(map[string]any), "sliding") }),
+		"dead_letter.stop_reason": func(rec map[string]any) {
+			rec["dead_letter"] = map[string]any{"event_id": "a", "endpoint_id": "e", "attempts": 1, "elapsed_ms": 1, "stop_reason": "x"}
+		},
+	} {
+		var rec map[string]any
+		raw, _ := json.Marshal(base)
+		_ = json.Unmarshal(raw, &rec)
+		edit(rec)
+		payload, _ := json.Marshal(rec)
+		_, perr := parseEvent(payload, 7)
+		if perr == nil || perr.Code != CodeRecordInvalid || perr.Field != field || perr.Line != 7 {
+			t.Errorf("%s: got %v, want journal_record_invalid naming %s at line 7", field, perr, field)
+		}
+	}
+	if _, perr := parseEvent(bytes.SplitN(bytes.TrimSuffix(line, []byte("\n")), []byte(" "), 2)[1], 7); perr != nil {
+		t.Fatalf("the unedited record: %v", perr)
+	}
+}
