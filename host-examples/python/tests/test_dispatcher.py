@@ -221,3 +221,17 @@ async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(
             assert any(m.startswith(f"policy artifact swapped sha256={before.info.sha256} -> {new.sha256} ") for m in logged)
         finally:
             instance.activate(before)
+
+
+async def test_a_drained_dispatcher_takes_no_event_and_starts_no_attempt_leaving_its_events_pending(document, policy, client, clock):
+    from webhook_retry_policy.dispatcher import PENDING, Draining
+
+    with LocalEndpoint(204) as ok:
+        d = make(document, {"ep": ok.url}, policy, client, clock)
+        await d.submit("before", "ep", "notification", {})
+        d.drain()
+        with pytest.raises(Draining):
+            await d.submit("after", "ep", "notification", {})
+        await d.run_until_idle()
+        assert ok.requests == 0 and (await d.store.get("before")).status == PENDING
+        assert "after" not in d.store.events
