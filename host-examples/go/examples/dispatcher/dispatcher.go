@@ -208,23 +208,37 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	if resumed.Stop != nil {
 		return d.deadLetter(r, resumed.Stop)
 	}
-	var secrets []signing.Secret
-	if d.cfg.Secrets != nil {
-		// A reload before the retry the policy asked to refresh credentials for.
-		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
-			return err // the event stays pending
-		}
-		r.ReloadSecrets = false
-	}
 	// the window's edge, re-checked immediately before the request is
 	// written (after the secrets, DNS, connect and TLS; docs/replica.md)
 	edgeMs := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
+	var secrets []signing.Secret
+	var outcome rp.AttemptOutcome
+	unsigned := false
+	if d.cfg.Secrets != nil {
+		// A reload before the retry the policy asked to refresh credentials for.
+		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
+			if ctx.Err() != nil {
+				return err // stopping: the event stays pending
+			}
+			if d.cfg.Clock.NowMs() >= edgeMs {
+				return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+			}
+			// No usable secret: never sent unsigned; the attempt ends as the
+			// terminal kind credentials_unavailable, as in every dispatcher.
+			d.cfg.Metrics.log.Printf("event %s: not sent: %v", r.Event.ID, err)
+			outcome, unsigned, err = httpoutcome.Failed(httpoutcome.CredentialsUnavailable), true, nil
+		} else {
+			r.ReloadSecrets = false
+		}
+	}
 	actx, release := d.attemptContext(ctx) // cancelled at a drain's deadline
 	defer release()
-	gated := safehttp.WithSendGate(actx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
-	inFlight := d.cfg.Metrics.InFlight()
-	outcome, err := deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
-	inFlight()
+	if !unsigned {
+		gated := safehttp.WithSendGate(actx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
+		inFlight := d.cfg.Metrics.InFlight()
+		outcome, err = deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
+		inFlight()
+	}
 	if errors.Is(err, safehttp.ErrNotSent) { // past the edge: not sent, and no attempt left
 		return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
 	}

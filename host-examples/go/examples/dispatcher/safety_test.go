@@ -182,3 +182,25 @@ func TestAnAttemptPastTheWindowsEdgeWhenItIsToBeWrittenIsNotSentAndDeadLettered(
 		t.Fatalf("webhook_deadletter_total{stop_reason=\"retry_window_elapsed\"} = %v, want 1", got)
 	}
 }
+
+// failingSecrets cannot read any secret (an unreadable or invalid file).
+type failingSecrets struct{}
+
+func (failingSecrets) Secrets(context.Context, string, bool) ([]signing.Secret, error) {
+	return nil, errors.New("signing secrets: unreadable")
+}
+
+func TestAnEventWhoseSecretsCannotBeReadIsNeverSentUnsignedAndEndsAsCredentialsUnavailable(t *testing.T) {
+	h := newHarness(t, "")
+	h.configure = func(c *Config) { c.Secrets = failingSecrets{} }
+	h.start()
+	h.enqueue("evt_nosecret", "ep_healthy", h.endpoints.Healthy.URL+"/hook", "notification")
+	h.run()
+	dl, ok := h.deadLetters()["evt_nosecret"]
+	if !ok || dl.StopReason.String() != "terminal_response" || dl.Attempts != 1 {
+		t.Fatalf("dead letter %+v (found %v), want terminal_response after 1 attempt", dl, ok)
+	}
+	if n := h.endpoints.HealthyHits.Load(); n != 0 {
+		t.Fatalf("the endpoint saw %d requests, want none (never sent unsigned)", n)
+	}
+}
