@@ -34,7 +34,7 @@ fn obj(pairs: Vec<(&str, Value)>) -> Value {
 }
 
 fn parse_document(f: &Fields) -> Result<Value, PolicyError> {
-    let doc = health::parse_document(f.req("document")?)?;
+    let doc = health::parse_document(f.req("document")?.clone())?;
     let mut classes = Vec::new();
     for (name, h) in &doc.health {
         let policy = doc.document.class(name)?;

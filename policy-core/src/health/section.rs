@@ -120,7 +120,7 @@ fn doc(e: PolicyError) -> PolicyError {
 /// Refuse a `null` member unless `key` gives null a meaning.
 fn no_nulls(v: &Value, allowed_null: &[&str]) -> Result<(), PolicyError> {
     if let Value::Object(m) = v {
-        if let Some((k, _)) = m.iter().find(|(k, x)| *x == Value::Null && !allowed_null.contains(&k.as_str())) {
+        if let Some((k, _)) = m.iter().find(|(k, x)| matches!(x, Value::Null) && !allowed_null.contains(&k.as_str())) {
             return Err(bad(k, "null is not a value here; omit the field for its default"));
         }
     }
@@ -265,8 +265,9 @@ impl Health {
     }
 }
 
-/// `policy_hash` of a format-3 policy: format 2's hash of `policy`,
-/// continued over the section's words (unchanged without a section).
+/// `policy_hash` of a format-3 policy: format 2's hash of `policy`
+/// ([`crate::document::policy_hash`]), continued over the section's words
+/// (unchanged without a section).
 pub fn policy_hash(policy: &Policy, health: Option<&Health>) -> u64 {
     let mut h = crate::document::policy_hash(policy);
     for word in health.map(Health::hash_words).unwrap_or_default() {
@@ -285,15 +286,15 @@ pub struct HealthDocument {
     pub health: Vec<(String, Option<Health>)>,
 }
 
-/// Parse a document that may carry `health` sections. The document without
+/// Parse a document that may carry `health` sections (taken by value: the
+/// sections are moved out, nothing is copied). The document without
 /// them is validated first (as format 2), then the top-level section, then
 /// each class's in document order; paths are `health.cache_ms` and
 /// `classes.<name>.health.circuit.failure_ratio`.
-pub fn parse_document(v: &Value) -> Result<HealthDocument, PolicyError> {
-    if crate::json::too_deep(v) {
+pub fn parse_document(mut stripped: Value) -> Result<HealthDocument, PolicyError> {
+    if crate::json::too_deep(&stripped) {
         return Err(bad("", "nested too deeply (more than 32 levels)"));
     }
-    let mut stripped = v.clone();
     let top = take(&mut stripped);
     let mut per_class: Vec<(String, Option<Value>)> = Vec::new();
     if let Some(Value::Object(classes)) = member_mut(&mut stripped, "classes") {

@@ -205,7 +205,7 @@ pub(crate) fn sliding_weight(budget: &Budget, now_ms: u64) -> f64 {
 
 /// Whether the estimates open the circuit (module docs).
 pub fn should_open(
-    circuit: &super::Circuit,
+    circuit: &super::section::Circuit,
     budget: &Budget,
     now_ms: u64,
     counts: &BudgetCounts,
