@@ -14,6 +14,7 @@ import pytest
 
 from webhook_retry_policy import RetryPolicy, StoreOp, StoreRequest
 from webhook_retry_policy.dispatcher import LocalEndpoint
+from webhook_retry_policy.transport_kinds import ALL_KINDS
 
 REPLICA = Path(__file__).resolve().parents[1] / "replica"
 STOP_REASONS = {"delivered", "max_attempts_exhausted", "retry_budget_exhausted", "budget_unavailable",
@@ -62,7 +63,7 @@ def test_a_storm_without_redis_prints_one_json_line_and_loses_no_event(tmp_path,
     assert list(s) == ["host", "events", "attempts", "first_attempts", "retries", "stop_reasons", "pending", "drained",
                        "transport_errors", "redis_round_trips", "store_errors", "budget_disagreements", "elapsed_ms"]
     assert s["pending"] == 0 and s["drained"] is False and s["store_errors"] == 0
-    assert set(s["transport_errors"].values()) == {0} and len(s["transport_errors"]) == 13
+    assert set(s["transport_errors"].values()) == {0} and len(s["transport_errors"]) == len(ALL_KINDS)
     assert set(s["stop_reasons"]) == STOP_REASONS
     assert s["events"] == 60 and s["first_attempts"] == 60
     assert sum(s["stop_reasons"].values()) == s["events"]

@@ -106,3 +106,23 @@ def test_the_metrics_endpoint_binds_to_loopback_unless_told_otherwise():
         assert metrics._server.server_address[0] == "127.0.0.1"
     finally:
         metrics.close()
+
+
+async def test_an_event_without_a_usable_signing_secret_is_never_sent_and_ends_as_credentials_unavailable():
+    clock = ManualClock()
+    policy = AsyncRetryPolicy(clock=clock)
+    document = policy.load_document_toml(example_document_toml())
+
+    async def load(endpoint_id: str) -> list[str]:
+        raise OSError("the secrets file is unreadable")
+
+    with LocalEndpoint(200) as ok:
+        d = Dispatcher(document, {"ep": ok.url}, policy, sleep=clock.sleep, secrets=EndpointSecrets(load),
+                       config=DispatcherConfig(allow_private_targets=True))
+        await d.submit("evt_1", "ep", "notification", {"n": 1})
+        await d.run_until_idle()
+        await d.client.aclose()
+        assert ok.requests == 0  # never sent unsigned
+    record = d.store.events["evt_1"]
+    assert record.status == DEAD and record.last_outcome == "credentials_unavailable"
+    assert record.dead_letter is not None and record.dead_letter.stop_reason.value == "terminal_response"

@@ -43,8 +43,19 @@ from ..artifact import current_artifact, describe
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
+from ..signing import SignatureError
 from ..transport_kinds import TransportKind
-from ..types import DeadLetter, DeliveryState, HttpResponse, PolicyDocument, Retry, Stop, StopReason
+from ..types import (
+    AttemptOutcome,
+    DeadLetter,
+    DeliveryState,
+    HttpResponse,
+    PolicyDocument,
+    Retry,
+    Stop,
+    StopReason,
+    TransportError,
+)
 from .credentials import EndpointSecrets
 from .journal_event import event_body
 from .metered import MeteredStore, metered_attempt
@@ -228,12 +239,18 @@ class Dispatcher:
                 else event_body(record.event_id, record.event_class, record.payload))
         target = record.target or self.endpoints[record.endpoint_id]  # as admitted
         headers = {"content-type": "application/json", "webhook-id": record.event_id, "webhook-attempt": str(n)}
+        unsigned: AttemptOutcome | None = None
         if self.secrets is not None:
-            headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body, self.clock.now_ms() // 1000)
+            try:
+                headers |= await self.secrets.headers(record.endpoint_id, record.event_id, body,
+                                                      self.clock.now_ms() // 1000)
+            except SignatureError as e:  # never sent unsigned: the terminal kind, as in every dispatcher
+                logging.getLogger(__name__).warning("event %s: not sent: %s", record.event_id, e)
+                unsigned = TransportError(TransportKind.CREDENTIALS_UNAVAILABLE.value)
         first_at_ms = record.admission.first_attempted_at_ms
         try:  # the window's edge, re-checked right before the request's first byte (send_window)
             with send_before(self.clock.now_ms, first_at_ms + policy.window_ms):
-                outcome = await metered_attempt(
+                outcome = unsigned if unsigned is not None else await metered_attempt(
                     self.metrics, self.client, target, content=body, policy=self.policy,
                     now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
                 )
