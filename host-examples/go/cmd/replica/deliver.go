@@ -125,7 +125,7 @@ func (r *replica) attempts(ctx context.Context, rec *journal.Record) {
 			r.logf("retry-after %s: %v", rec.EventID, err)
 			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
 		}
-		rec.LastOutcome = lastOutcome(outcome)
+		rec.LastOutcome = journal.LastOutcome(outcome)
 		r.metrics.AttemptEnded(outcome)
 		if k, ok := httpoutcome.KindOf(outcome); ok {
 			r.transport.add(k)

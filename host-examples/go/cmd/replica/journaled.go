@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -98,17 +96,6 @@ func (r *replica) persist(rec *journal.Record) {
 		r.journalErrors.Add(1)
 		r.logf("event %s: journal: %v", rec.EventID, err)
 	}
-}
-
-// lastOutcome is the record's last_outcome: a status code ("503") or a transport kind.
-func lastOutcome(o rp.AttemptOutcome) string {
-	if o.Response != nil {
-		return strconv.Itoa(int(o.Response.Status))
-	}
-	if k, ok := httpoutcome.KindOf(o); ok {
-		return string(k)
-	}
-	return ""
 }
 
 // finish records an event's stop (journaled: status, stop reason, dead

@@ -5,12 +5,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 	"example.invalid/webhook-retry-policy/host-examples/go/signing"
@@ -254,7 +254,7 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	r.Attempts++
 	d.cfg.Metrics.AttemptStarted(r.Attempts)
 	d.cfg.Metrics.AttemptEnded(outcome)
-	r.LastOutcome = lastOutcome(outcome)
+	r.LastOutcome = journal.LastOutcome(outcome)
 	state.Attempt = r.Attempts
 	res, err := d.cfg.Engine.Step(ctx, d.cfg.Budget, r.Policy, state, outcome, d.cfg.Clock.NowMs())
 	if err != nil {
@@ -308,15 +308,4 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	}
 	d.cfg.Metrics.Stopped(stop.Reason)
 	return nil
-}
-
-// lastOutcome is the journal's last_outcome: the status code ("503") or the transport kind.
-func lastOutcome(o rp.AttemptOutcome) string {
-	if o.Response != nil {
-		return strconv.Itoa(int(o.Response.Status))
-	}
-	if k, ok := httpoutcome.KindOf(o); ok {
-		return string(k)
-	}
-	return ""
 }
