@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use retry_policy_core::health::*;
 use retry_policy_core::json::{self, Value};
 use retry_policy_core::store::{HeldBuckets, StoreOp};
-use retry_policy_core::{document, store, AttemptOutcome, Budget, BudgetCounts, ErrorCode};
+use retry_policy_core::{document, store, AttemptOutcome, Budget, BudgetCounts, ErrorCode, Policy};
 
 const T0: u64 = 1_796_180_820_000;
 
@@ -225,4 +225,62 @@ fn a_budget_refusal_is_held_and_the_wakes_reserve_counts_no_failure() {
     let (reply, next) = apply(&r, &Health::default(), &policy.budget, T0, &held);
     assert_eq!(reply.reservation.map(|x| x.reserved), Some(true));
     assert_eq!(next.health.failures, FailureBuckets::default(), "a wake is no failure");
+}
+
+#[test]
+fn an_outage_opens_the_circuit_holds_new_sends_probes_after_the_cooldown_closes_and_releases_at_the_floor_rate() {
+    let policy = Policy { budget: Budget { sliding: false, ..Budget::default() }, ..common::note_policy() };
+    let circuit = Circuit { min_sample: 10, ..Circuit::default() };
+    let section = Health { circuit: Some(circuit), ..Health::default() };
+    let mut held = HeldHealth::default();
+    let mut view = None;
+    // Ten first attempts fail: the tenth opens the circuit (10 / 10 >= 0.5 at min_sample 10).
+    for i in 0..10 {
+        let now = T0 + i;
+        let r = request(HealthOp::Budget(StoreOp::Record), HealthOutcome::Failure, 0, false, now);
+        let (reply, next) = apply(&r, &section, &policy.budget, now, &held);
+        (held, view) = (next, Some(reply.view));
+    }
+    let opened = T0 + 9;
+    assert_eq!(view.unwrap().opened_at_ms, opened);
+    let event = |held: bool| GateEvent {
+        event_id: "e".into(),
+        endpoint_id: "p".into(),
+        attempts: 0,
+        first_attempted_at_ms: T0 + 100,
+        held,
+        held_ms: 0,
+    };
+    let pacer = Pacer::default();
+    // A new event during the cooldown waits for its end instead of being sent.
+    let now = T0 + 100;
+    let (d, _) = gate(&policy, Some(&section), &event(false), view.as_ref(), &pacer, now).unwrap();
+    assert_eq!(d, GateDecision::Hold { until_ms: opened + 5_000, reason: HoldReason::CircuitOpen });
+    // At the cooldown's end it asks for a probe, is granted, and goes as a probe.
+    let now = opened + 5_000;
+    let (d, _) =
+        gate(&policy, Some(&section), &event(true), Some(&HealthView { as_of_ms: now, ..view.unwrap() }), &pacer, now)
+            .unwrap();
+    assert_eq!(d, GateDecision::Probe);
+    let (reply, next) =
+        apply(&request(HealthOp::Probe, HealthOutcome::None, 0, false, now), &section, &policy.budget, now, &held);
+    held = next;
+    let (d, _) =
+        after_probe(&policy, &section, &event(true), reply.granted == Some(true), &reply.view, &pacer, now).unwrap();
+    assert_eq!(d, GateDecision::Send { probe: true });
+    // The probe is delivered: its report closes the circuit.
+    let now = now + 50;
+    let r = request(HealthOp::Budget(StoreOp::Record), HealthOutcome::Success, 0, true, now);
+    let (reply, _) = apply(&r, &section, &policy.budget, now, &held);
+    assert_eq!((reply.view.opened_at_ms, reply.view.closed_at_ms), (0, now));
+    // Held events now leave one per second (floor_per_s 1, no normal traffic): the first at once.
+    let mut pacer = Pacer::default();
+    let mut decisions = Vec::new();
+    for _ in 0..3 {
+        let (d, next) = gate(&policy, Some(&section), &event(true), Some(&reply.view), &pacer, now).unwrap();
+        decisions.push(d);
+        pacer = next;
+    }
+    let paced = GateDecision::Hold { until_ms: now + 1_000, reason: HoldReason::ReleasePacing };
+    assert_eq!(decisions, vec![GateDecision::Send { probe: false }, paced.clone(), paced]);
 }
