@@ -95,7 +95,7 @@ pub struct HeldBuckets {
 }
 
 /// The counts of `bucket` and `bucket - 1` as `held` knows them.
-fn view(held: &HeldBuckets, bucket: u64) -> BudgetCounts {
+pub(crate) fn view(held: &HeldBuckets, bucket: u64) -> BudgetCounts {
     let get = |b: u64| {
         if b == held.bucket {
             held.current

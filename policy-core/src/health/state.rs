@@ -24,7 +24,7 @@
 //! window `floor(now_ms / probe_interval_ms)` once the cooldown is over.
 //! `opened_at_ms` 0 means closed, so an opening at `now_ms` 0 records 1.
 
-use crate::budget::{BucketCounts, Budget, BudgetCounts};
+use crate::budget::{Budget, BudgetCounts};
 use crate::store::{self, HeldBuckets, Reservation, StoreOp, StoreRequest};
 
 use super::section::Health;
@@ -152,21 +152,6 @@ pub struct HealthReply {
     pub view: HealthView,
 }
 
-/// The counts of `bucket` and `bucket - 1` as `held` knows them (the same
-/// reading as the format-2 store's).
-fn counts_at(held: &HeldBuckets, bucket: u64) -> BudgetCounts {
-    let get = |b: u64| {
-        if b == held.bucket {
-            held.current
-        } else if Some(b) == held.bucket.checked_sub(1) {
-            held.previous
-        } else {
-            BucketCounts::default()
-        }
-    };
-    BudgetCounts { current: get(bucket), previous: bucket.checked_sub(1).map_or(BucketCounts::default(), get) }
-}
-
 /// Failures of `bucket` and `bucket - 1`.
 fn failures_at(f: &FailureBuckets, bucket: u64) -> (u64, u64) {
     let get = |b: u64| {
@@ -287,7 +272,7 @@ pub fn apply(
         }
         if !was_open {
             // 3. Open.
-            let counts = counts_at(&next.buckets, request.bucket);
+            let counts = crate::store::view(&next.buckets, request.bucket);
             if should_open(c, budget, now_ms, &counts, failures_at(&h.failures, request.bucket)) {
                 h.opened_at_ms = now_ms.max(1);
                 h.cooldown_ms = c.cooldown_ms;
