@@ -218,3 +218,175 @@ def test_the_runner_rejects_a_vector_with_a_field_it_does_not_know():
     case["expect"]["held"]["health"]["probe_epoch"] = 0
     with pytest.raises(AssertionError, match="unknown field.*probe_epoch"):
         check_shape(case, CASE)
+
+
+# ---------------------------------------------------------------- random sequences against the model
+
+
+def _model():
+    spec = importlib.util.spec_from_file_location("health_model", ROOT / "tests" / "vectors-health" / "model.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+MODEL = _model()
+
+
+def random_sequences_disagreements(node, sha: str, seqs: int = 40, steps: int = 30, seen: dict | None = None) -> list[str]:
+    """Random calls (every op, outcome, probe flag, pauses; buckets forward,
+    back and far back; circuits small enough to open, close and reopen) made
+    on Redis and on the model: every reply and the state after each call.
+    `seen` counts the transitions the sequences went through."""
+    rnd = random.Random(19)
+    seen = {} if seen is None else seen
+    problems = []
+    for seq in range(seqs):
+        window = rnd.choice([1000, 7001, 60_000])
+        budget = {"ratio": rnd.choice([0.1, 0.5, 1.0]), "window_ms": window, "min_sample": rnd.choice([0, 3, 10]),
+                  "sliding": rnd.random() < 0.6}
+        circuit = None if rnd.random() < 0.15 else {
+            "failure_ratio": rnd.choice([0.5, 1.0, 0.3333333333333333]), "min_sample": rnd.choice([1, 3, 6]),
+            "cooldown_ms": rnd.choice([1, 400, 3000]), "cooldown_max_ms": 9000, "probes": rnd.choice([1, 2]),
+            "probe_interval_ms": rnd.choice([1, 250, 1000])}
+        section = MODEL.parse_section({"circuit": circuit})
+        held = {"buckets": {"bucket": 0, "current": {"total": 0, "retries": 0}, "previous": {"total": 0, "retries": 0}},
+                "health": {"failures": {"bucket": 0, "current": 0, "previous": 0}, **dict.fromkeys(HEALTH_FIELDS, 0)}}
+        key = store_key(f"health-seq-{seq}", window)
+        node.delete(key)
+        now = rnd.randint(0, 5) * window + rnd.randrange(window)
+        for step in range(steps):
+            now = max(0, now + rnd.choice([0, 1, 200, 900, window // 2, window, 2 * window, -window, -3 * window]))
+            op = rnd.choice(["record", "reserve", "record_reserve", "report", "report", "probe", "probe"])
+            req = {"op": op, "bucket": now // window, "outcome": "none", "pause_until_ms": 0, "probe": False}
+            if op != "probe":
+                req["outcome"] = rnd.choice(["failure", "failure", "success", "none"])
+                req["probe"] = rnd.random() < 0.3
+                if rnd.random() < 0.15:
+                    req["pause_until_ms"] = now + rnd.choice([1, 500, 5000])
+            before = held["health"]
+            want, held = MODEL.store_apply(req, section, budget, now, held)
+            after = held["health"]
+            for what, happened in [
+                ("opened", not before["opened_at_ms"] and after["opened_at_ms"]),
+                ("closed", after["closed_at_ms"] != before["closed_at_ms"]),
+                ("reopened", before["opened_at_ms"] and after["cooldown_ms"] > before["cooldown_ms"]),
+                ("granted", want["granted"]), ("refused", want["granted"] is False and before["opened_at_ms"]),
+                ("paused", after["paused_until_ms"] > before["paused_until_ms"]),
+                ("failure rolled", after["failures"]["bucket"] > before["failures"]["bucket"] > 0),
+            ]:
+                seen[what] = seen.get(what, 0) + bool(happened)
+            try:
+                got = read_reply(node.evalsha(sha, 1, key, *argv(req, section, budget, now)))
+                got_held = read_held(node, key)
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"seq {seq} step {step} {req}: {e}")
+                break
+            if got != want or got_held != held:
+                problems.append(f"seq {seq} step {step} {req} now {now}: reply {got} vs model {want}; "
+                                f"held {got_held} vs model {held}")
+                break
+        node.delete(key)
+    return problems
+
+
+def test_random_call_sequences_agree_with_the_independent_model(node, sha):
+    seen: dict[str, int] = {}
+    problems = random_sequences_disagreements(node, sha, seen=seen)
+    print(f"lua health: random sequences went through {seen}")
+    assert not problems, problems[:3]
+    assert all(n >= 3 for n in seen.values()) and len(seen) == 7, f"the sequences missed a transition: {seen}"
+
+
+# ---------------------------------------------------------------- format 2 untouched, bad arguments
+
+CIRCUIT_ARGS = ["1", "0.5", "20", "5000", "120000", "1", "1000"]
+BUDGET = {"ratio": 0.1, "window_ms": 60_000, "min_sample": 50, "sliding": True}
+
+
+def test_a_format2_call_replies_five_integers_and_leaves_the_health_fields_alone(node, sha):
+    key = store_key("health-format2", 60_000)
+    node.delete(key)
+    health = {"f:7": 3, "f:6": 1, "paused_until_ms": 999_000, "opened_at_ms": 420_100, "cooldown_ms": 5000,
+              "probe_window": 420, "probes_granted": 1, "closed_at_ms": 7}
+    node.hset(key, mapping={"t:7": 10, "r:7": 1, **health})
+    reply = node.evalsha(sha, 1, key, *script_argv("record_reserve", 7, BUDGET, 7 * 60_000 + 5))
+    assert [int(x) for x in reply] == [1, 11, 1, 0, 0]
+    h = {k.decode(): int(v) for k, v in node.hgetall(key).items()}
+    assert h == {"t:7": 12, "r:7": 2, **health}
+    assert 0 < node.pttl(key) <= 3 * 60_000
+    node.delete(key)
+
+
+BAD = [
+    (8, "bogus", "outcome"), (9, "-1", "pause_until_ms"), (9, "1.5", "pause_until_ms"), (9, str(2**53), "pause_until_ms"),
+    (10, "yes", "probe"), (11, "2", "circuit"), (12, "0", "failure_ratio"), (12, "1.5", "failure_ratio"),
+    (12, "nan", "failure_ratio"), (12, "inf", "failure_ratio"), (13, "0", "min_sample"), (14, "0", "cooldown_ms"),
+    (14, "86400001", "cooldown_ms"), (15, "4999", "cooldown_max_ms"), (16, "101", "probes"),
+    (17, "0", "probe_interval_ms"), (17, "x", "probe_interval_ms"),
+]
+
+
+@pytest.mark.parametrize("index,value,needle", BAD, ids=[f"ARGV[{i + 1}]={v}" for i, v, _ in BAD])
+def test_a_bad_health_argument_is_an_error_reply_naming_it_that_writes_nothing(node, sha, index, value, needle):
+    import redis
+
+    key = store_key("health-bad", 60_000)
+    node.delete(key)
+    args = script_argv("record", 7, BUDGET, 7 * 60_000) + ["failure", "0", "0"] + CIRCUIT_ARGS
+    assert int(node.evalsha(sha, 1, key, *args)[1]) == 1  # the good call counts
+    node.delete(key)
+    args[index] = value
+    with pytest.raises(redis.exceptions.ResponseError, match=needle):
+        node.evalsha(sha, 1, key, *args)
+    assert node.exists(key) == 0
+
+
+def test_wrong_arity_new_ops_without_health_and_a_probe_with_an_outcome_are_error_replies(node, sha):
+    import redis
+
+    key = store_key("health-bad-shape", 60_000)
+    node.delete(key)
+    base = script_argv("record", 7, BUDGET, 7 * 60_000)
+    cases = [
+        (base + ["failure"], "18 arguments"),
+        (base + ["failure", "0", "0"] + CIRCUIT_ARGS + ["extra"], "18 arguments"),
+        (["report"] + base[1:], "unknown op"),  # report and probe exist only in health calls
+        (["probe"] + base[1:], "unknown op"),
+        (["probe"] + base[1:] + ["failure", "0", "0"] + CIRCUIT_ARGS, "probe call follows no attempt"),
+        (["probe"] + base[1:] + ["none", "5", "0"] + CIRCUIT_ARGS, "probe call follows no attempt"),
+        (["probe"] + base[1:] + ["none", "0", "1"] + CIRCUIT_ARGS, "probe call follows no attempt"),
+        (["drop"] + base[1:] + ["none", "0", "0"] + CIRCUIT_ARGS, "unknown op"),
+    ]
+    for args, needle in cases:
+        with pytest.raises(redis.exceptions.ResponseError, match=needle):
+            node.evalsha(sha, 1, key, *args)
+    assert node.exists(key) == 0
+
+
+# ---------------------------------------------------------------- broken copies
+
+MUTANTS = {
+    "opens above the ratio only": ("est_failures / est_total >= c.failure_ratio", "est_failures / est_total > c.failure_ratio"),
+    "cooldown not doubled": ("math.min(2 * h.cooldown_ms, c.cooldown_max)", "math.min(h.cooldown_ms, c.cooldown_max)"),
+    "no cooldown cap": ("math.min(2 * h.cooldown_ms, c.cooldown_max)", "2 * h.cooldown_ms"),
+    "probe window never resets": ("if pw > h.probe_window then", "if false then"),
+    "a pause can shrink": ("if hp.pause_until > h.paused_until_ms then", "if hp.pause_until ~= 0 then"),
+    "previous failures unweighted": ("+ fail_prev * w", "+ fail_prev"),
+    "failures kept on close": ("if redis.call('HDEL', key, f) == 1 then wrote = true end", "wrote = true"),
+    "stale failure buckets kept": ("if not b or b < newest_f - 1 then", "if not b then"),
+    "probe granted during the cooldown": ("now >= h.opened_at_ms + h.cooldown_ms", "now >= h.opened_at_ms"),
+    "open judged on the counts before the op": ("local est_total = get('t:' .. dec(bucket))",
+                                                "local est_total = reply[2]"),
+}
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_a_deliberately_broken_copy_of_the_script_fails_the_vectors_or_the_model(node, mutant):
+    old, new = MUTANTS[mutant]
+    assert SCRIPT.count(old) == 1, f"mutant {mutant!r}: {old!r} is not in fleet/budget.lua once"
+    sha = node.script_load(SCRIPT.replace(old, new))
+    failing = [c["name"] for i, c in enumerate(CASES) if run_case(node, sha, c, i)]
+    seqs = random_sequences_disagreements(node, sha) if not failing else []
+    print(f"mutant {mutant!r}: {len(failing)} of {len(CASES)} vector cases fail, {len(seqs)} random sequences")
+    assert failing or seqs, f"a broken copy of budget.lua ({mutant}) passed every check: the test cannot tell"
