@@ -318,6 +318,23 @@ def test_a_format2_call_replies_five_integers_and_leaves_the_health_fields_alone
     node.delete(key)
 
 
+def test_a_live_pause_or_open_circuit_keeps_the_key_past_three_windows(node, sha):
+    window, now = 1000, 7 * 1000 + 5
+    key = store_key("health-ttl", window)
+    node.delete(key)
+    base = script_argv("record", 7, dict(BUDGET, window_ms=window), now)
+    node.evalsha(sha, 1, key, *base + ["success", "0", "0"] + CIRCUIT_ARGS)
+    assert 0 < node.pttl(key) <= 3 * window  # nothing live: three windows, as in format 2
+    node.evalsha(sha, 1, key, *base + ["failure", str(now + 600_000), "0"] + CIRCUIT_ARGS)
+    assert 600_000 < node.pttl(key) <= 600_000 + 3 * window, "the key would expire before its pause ends"
+    node.delete(key)
+    node.hset(key, mapping={"t:7": 1, "opened_at_ms": now, "cooldown_ms": 120_000})
+    node.evalsha(sha, 1, key, *base + ["failure", "0", "1"] + CIRCUIT_ARGS)  # a failed probe: cooldown 240 s -> cap
+    assert int(node.hget(key, "cooldown_ms")) == 120_000
+    assert 120_000 < node.pttl(key) <= 120_000 + 3 * window, "the key would expire before the cooldown ends"
+    node.delete(key)
+
+
 BAD = [
     (8, "bogus", "outcome"), (9, "-1", "pause_until_ms"), (9, "1.5", "pause_until_ms"), (9, str(2**53), "pause_until_ms"),
     (10, "yes", "probe"), (11, "2", "circuit"), (12, "0", "failure_ratio"), (12, "1.5", "failure_ratio"),
