@@ -115,9 +115,18 @@ fn write(dir: &Path, name: &str, text: &str, written: &mut Vec<String>) -> Resul
     Ok(())
 }
 
-/// `simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]`.
+/// `simulate --policy FILE --scenario FILE [--seed N] [--out DIR] [--format json]`;
+/// with `--compare-health yes`, format 2 vs health side by side ([`sim::compare`]).
 pub fn simulate(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
-    args.only(&["policy", "scenario", "seed", "out", "format"])?;
+    args.only(&["policy", "scenario", "seed", "out", "format", "compare-health"])?;
+    if args.get("compare-health").is_some() {
+        #[cfg(not(target_family = "wasm"))]
+        return sim::compare::command(engine, args, out);
+        #[cfg(target_family = "wasm")]
+        return Err(
+            "--compare-health is not available here (policy-core's health is native only until issue 20)".into()
+        );
+    }
     let policy = args.get("policy").ok_or("simulate needs --policy FILE")?;
     let scenario = Scenario::read(args.get("scenario").ok_or("simulate needs --scenario FILE")?)?;
     let seed =

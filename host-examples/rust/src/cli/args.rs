@@ -117,6 +117,10 @@ pub struct Simulate {
     /// text or json
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
+    /// run the scenario twice, format 2 vs the same policy with `health` (its own sections, else a
+    /// default one), and print one table of issue 19's figures and goals (--out DIR: the SVG chart)
+    #[arg(long)]
+    pub compare_health: bool,
     #[command(flatten)]
     pub component: Component,
 }

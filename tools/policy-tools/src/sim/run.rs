@@ -11,7 +11,7 @@ use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, HeldBuckets, Po
 use super::rng::Rng;
 use super::scenario::{Scenario, Scope, Variant};
 use super::series::{dead_index, Series};
-use super::world::answer;
+use super::world::{answer_counted, Load};
 use crate::engine::{DecisionSource, EngineError};
 
 /// What happened to one endpoint over the run.
@@ -121,6 +121,7 @@ pub fn run(
     let mut events: Vec<Event> = Vec::new();
     let mut held: HashMap<(u32, usize, u64), HeldBuckets> = HashMap::new();
     let mut series = Series::default();
+    let mut loads = vec![Load::default(); scenario.endpoints.len()];
     let mut totals: Vec<EndpointTotals> = scenario
         .endpoints
         .iter()
@@ -178,7 +179,7 @@ pub fn run(
                 let tot = &mut totals[ev.endpoint];
                 tot.attempts += 1;
                 tot.retries += u64::from(retry);
-                let a = answer(&ep.failure, t);
+                let a = answer_counted(&ep.failure, t, &mut loads[ev.endpoint]);
                 let retry_after_ms = match &a.retry_after {
                     Some(h) => {
                         calls += 1;

@@ -45,6 +45,18 @@ pub enum Failure {
         #[serde(default = "default_outage_status")]
         status: u16,
     },
+    /// A receiver with a capacity: the first `per_s` requests of each
+    /// second (virtual, from the start) get 200, the rest 429 with
+    /// `Retry-After: <retry_after_s>` (default 1).
+    Capacity {
+        per_s: u64,
+        #[serde(default = "default_capacity_retry_after")]
+        retry_after_s: u64,
+    },
+}
+
+fn default_capacity_retry_after() -> u64 {
+    1
 }
 
 fn default_outage_status() -> u16 {

@@ -15,10 +15,49 @@ impl Answer {
     }
 }
 
-/// The answer of an endpoint with `failure` at `t_ms` since the start.
+/// What a receiver with state (a capacity) remembers: requests in the
+/// current second. One per endpoint and run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    pub second: u64,
+    pub requests: u64,
+}
+
+/// The answer of an endpoint with `failure` to a request at `t_ms` since
+/// the start, counting it in `load` (only a capacity reads it).
+pub fn answer_counted(failure: &Failure, t_ms: u64, load: &mut Load) -> Answer {
+    let s = t_ms / 1000;
+    if let Failure::Capacity { per_s, retry_after_s } = failure {
+        if load.second != s {
+            *load = Load { second: s, requests: 0 };
+        }
+        load.requests += 1;
+        return if load.requests <= *per_s {
+            Answer::status(200)
+        } else {
+            Answer { status: 429, retry_after: Some(retry_after_s.to_string()) }
+        };
+    }
+    answer(failure, t_ms)
+}
+
+/// Whether the endpoint is down at `t_ms` by its pattern: an outage, a
+/// flapping endpoint's down phase, always 503, always 429. A capacity is
+/// never down (it answers 429 only beyond its rate).
+pub fn is_down(failure: &Failure, t_ms: u64) -> bool {
+    match failure {
+        Failure::Healthy | Failure::Capacity { .. } => false,
+        Failure::Always503 | Failure::RateLimited { .. } => true,
+        _ => answer(failure, t_ms).status != 200,
+    }
+}
+
+/// The answer of a stateless endpoint with `failure` at `t_ms` since the
+/// start (a capacity, without its load, answers as if idle: 200).
 pub fn answer(failure: &Failure, t_ms: u64) -> Answer {
     let s = t_ms / 1000;
     match failure {
+        Failure::Capacity { .. } => Answer::status(200),
         Failure::Healthy => Answer::status(200),
         Failure::Always503 => Answer::status(503),
         Failure::Flapping { up_s, down_s } => {
@@ -41,6 +80,20 @@ mod tests {
         let f = Failure::Flapping { up_s: 10, down_s: 5 };
         let statuses: Vec<u16> = [0, 9_999, 10_000, 14_999, 15_000].iter().map(|t| answer(&f, *t).status).collect();
         assert_eq!(statuses, vec![200, 200, 503, 503, 200]);
+    }
+
+    #[test]
+    fn a_capacity_answers_429_with_retry_after_beyond_its_rate_and_starts_again_each_second() {
+        let f = Failure::Capacity { per_s: 2, retry_after_s: 1 };
+        let mut load = Load::default();
+        let statuses: Vec<u16> =
+            [0, 10, 20, 999, 1_000].iter().map(|t| answer_counted(&f, *t, &mut load).status).collect();
+        assert_eq!(statuses, vec![200, 200, 429, 429, 200]);
+        let mut load = Load::default();
+        for _ in 0..2 {
+            answer_counted(&f, 5, &mut load);
+        }
+        assert_eq!(answer_counted(&f, 6, &mut load).retry_after.as_deref(), Some("1"));
     }
 
     #[test]
