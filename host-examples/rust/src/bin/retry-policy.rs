@@ -184,6 +184,7 @@ fn main() -> ExitCode {
                 ("seed", x.seed),
                 ("out", x.out),
                 ("format", x.format),
+                ("compare-health", x.compare_health.then(|| "yes".to_string())),
             ];
             return tool(commands::simulate, tool_args(Vec::new(), flags), x.component.component);
         }
