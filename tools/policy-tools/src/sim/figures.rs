@@ -41,8 +41,10 @@ pub struct Figures {
     pub outage_arrivals_delivered: u64,
     /// Requests sent before a `Retry-After` instant some reply had already announced.
     pub before_retry_after: u64,
-    /// ... of those, sent by a replica with no usable view (gate 2's fail-open slack).
-    pub before_retry_after_stale: u64,
+    /// ... of those, sent by a replica whose usable view showed the pause
+    /// (beyond gate 2's slack: the rest went out on a stale or missing view,
+    /// or one older than the pause).
+    pub before_retry_after_aware: u64,
     /// Events that were held at least once, and the held time of the dead-lettered ones.
     pub held_events: u64,
     pub dead_held_ms: u64,

@@ -72,7 +72,7 @@ struct Ev {
     made: u32,
     outcome: Option<AttemptOutcome>,
     probe: bool,
-    stale_send: bool,
+    aware_send: bool,
     held: bool,
     held_since: Option<u64>,
     held_ms: u64,
@@ -155,7 +155,7 @@ impl World<'_> {
             made: 0,
             outcome: None,
             probe: false,
-            stale_send: false,
+            aware_send: false,
             held: false,
             held_since: None,
             held_ms: 0,
@@ -222,7 +222,6 @@ impl World<'_> {
         let now = self.start + t;
         let key = (self.events[e].replica, self.events[e].endpoint);
         let view = self.views.get(&key).copied();
-        let stale = view.is_none_or(|v| now.saturating_sub(v.as_of_ms) > h.cache_ms);
         let mut pacer = self.pacers.get(&key).copied().unwrap_or_default();
         pacer.normal_per_s = self.normal_per_s(e, now);
         let policy = self.pols[self.events[e].class].1;
@@ -244,9 +243,9 @@ impl World<'_> {
             d
         };
         match d {
-            GateDecision::Send { probe } if self.events[e].wake.is_some() => self.wake(e, t, probe, stale),
+            GateDecision::Send { probe } if self.events[e].wake.is_some() => self.wake(e, t, probe),
             GateDecision::Send { probe } => {
-                self.send(e, t, probe, stale);
+                self.send(e, t, probe);
                 Ok(())
             }
             GateDecision::Hold { until_ms, reason } => {
@@ -270,7 +269,7 @@ impl World<'_> {
     }
 
     /// A budget-held event passed the gate: its one `reserve` call.
-    fn wake(&mut self, e: usize, t: u64, probe: bool, stale: bool) -> Result<(), String> {
+    fn wake(&mut self, e: usize, t: u64, probe: bool) -> Result<(), String> {
         let now = self.start + t;
         let h = self.section(e).unwrap_or_default();
         let policy = self.pols[self.events[e].class].1;
@@ -292,7 +291,7 @@ impl World<'_> {
         match health::settle_wake(&policy, &wake, &store, now).map_err(e2s)? {
             WakeDecision::Send => {
                 self.events[e].wake = None;
-                self.send(e, t, probe, stale);
+                self.send(e, t, probe);
             }
             WakeDecision::Hold { until_ms, refusals } => {
                 self.events[e].wake = Some(refusals);
@@ -377,12 +376,23 @@ impl World<'_> {
         self.gate(e, t)
     }
 
-    fn send(&mut self, e: usize, t: u64, probe: bool, stale: bool) {
+    /// Whether the replica's usable view shows a pause at `now` (after the
+    /// gate and a wake's reserve: the latest the replica knows).
+    fn sees_pause(&self, e: usize, now: u64) -> bool {
+        let ev = &self.events[e];
+        let Some(h) = self.section(e) else { return false };
+        self.views
+            .get(&(ev.replica, ev.endpoint))
+            .is_some_and(|v| now.saturating_sub(v.as_of_ms) <= h.cache_ms && now < v.paused_until_ms)
+    }
+
+    fn send(&mut self, e: usize, t: u64, probe: bool) {
         self.leave_hold(e, t);
+        let aware = self.sees_pause(e, self.start + t);
         let ev = &mut self.events[e];
         ev.held = false;
         ev.probe = probe;
-        ev.stale_send = stale;
+        ev.aware_send = aware;
         self.push(t, Item::Attempt(e));
     }
 
@@ -390,7 +400,7 @@ impl World<'_> {
         let now = self.start + t;
         let ev = &mut self.events[e];
         ev.made += 1;
-        let (ep_i, retry, probe, stale) = (ev.endpoint, ev.made > 1, ev.probe, ev.stale_send);
+        let (ep_i, retry, probe, aware) = (ev.endpoint, ev.made > 1, ev.probe, ev.aware_send);
         let ep = &self.scenario.endpoints[ep_i];
         let f = &mut self.figs[ep_i];
         f.requests += 1;
@@ -399,7 +409,7 @@ impl World<'_> {
         f.requests_in_outage += u64::from(is_down(&ep.failure, t));
         if now < self.known_pause_ms[ep_i] {
             f.before_retry_after += 1;
-            f.before_retry_after_stale += u64::from(stale);
+            f.before_retry_after_aware += u64::from(aware);
         }
         let s = f.at(t);
         s.requests += 1;

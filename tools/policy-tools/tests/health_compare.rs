@@ -1,0 +1,109 @@
+//! `simulate --compare-health` on the native engine: format 2 vs the same
+//! policy with `health` (docs/health.md), one run each under one seed.
+
+mod common;
+
+use common::root;
+use policy_tools::native::NativeEngine;
+use policy_tools::sim::compare::{self, Comparison};
+use policy_tools::sim::{self, Scenario};
+
+fn compare_on(policy: &str, scenario: &str) -> Comparison {
+    let r = root();
+    let p = compare::load(&mut NativeEngine, &format!("{r}/scenarios/{policy}.toml")).unwrap();
+    let sc = Scenario::read(&format!("{r}/scenarios/{scenario}.toml")).unwrap();
+    compare::compare(&mut NativeEngine, &p, &sc, None).unwrap()
+}
+
+fn endpoint<'a>(c: &'a Comparison, run: &'a sim::health::FleetRun, id: &str) -> &'a sim::figures::Figures {
+    let i = c.scenario.endpoints.iter().position(|e| e.id == id).unwrap();
+    &run.endpoints[i]
+}
+
+#[test]
+fn the_format_2_side_is_the_plain_simulation_event_for_event() {
+    let c = compare_on("design-note", "health-endpoints");
+    let doc = policy_tools::source::load(&mut NativeEngine, &format!("{}/scenarios/design-note.toml", root())).unwrap();
+    let plain = sim::simulate(&mut NativeEngine, &doc, &c.scenario, None).unwrap();
+    for (a, b) in plain.runs[0].endpoints.iter().zip(&c.format2.endpoints) {
+        assert_eq!(
+            (a.events, a.attempts, a.retries, a.delivered, a.dead),
+            (b.events, b.requests, b.retries, b.delivered, b.dead),
+            "{}",
+            a.id
+        );
+    }
+}
+
+#[test]
+fn with_health_the_outage_delivers_what_arrived_during_it_and_format_2_delivers_none_of_it() {
+    let c = compare_on("design-note", "health-endpoints");
+    let (a, b) = (endpoint(&c, &c.format2, "ep_outage"), endpoint(&c, &c.health, "ep_outage"));
+    assert!(b.delivered > a.delivered, "health {} vs format 2 {}", b.delivered, a.delivered);
+    assert_eq!(a.outage_arrivals_delivered, 0);
+    assert!(b.outage_delivered_share().unwrap() >= 0.99, "{:?}", b.outage_delivered_share());
+    assert!(b.held_events > 0 && b.dead_total() == 0, "held {} dead {:?}", b.held_events, b.dead);
+}
+
+#[test]
+fn a_paused_endpoint_gets_no_request_from_a_replica_that_knows_the_pause_and_few_at_all_with_a_60_s_cache() {
+    let c = compare_on("design-note-health", "health-endpoints");
+    let (a, b) = (endpoint(&c, &c.format2, "ep_429"), endpoint(&c, &c.health, "ep_429"));
+    assert_eq!(b.before_retry_after_aware, 0);
+    assert!(
+        b.before_retry_after * 20 < a.before_retry_after,
+        "health {} vs format 2 {}",
+        b.before_retry_after,
+        a.before_retry_after
+    );
+    assert!(b.requests_in_outage * 20 < a.requests_in_outage);
+}
+
+#[test]
+fn held_dead_letters_carry_their_held_time_and_stop_on_the_window() {
+    let c = compare_on("design-note", "health-endpoints");
+    let b = endpoint(&c, &c.health, "ep_429");
+    assert_eq!(b.dead[2], b.events, "every event of an endpoint that never recovers stops on the window: {:?}", b.dead);
+    assert!(b.dead_held_ms > 0);
+}
+
+#[test]
+fn release_after_recovery_stays_within_the_stated_multiple_and_held_events_drain() {
+    let c = compare_on("design-note-health", "health-fleet-outage");
+    let b = endpoint(&c, &c.health, "ep_down_10min");
+    let failure = &c.scenario.endpoints[0].failure;
+    let m = b.post_recovery_multiple(failure).unwrap();
+    let bound = 1.0 + c.section.release.multiple + c.section.release.floor_per_s * 12.0 / b.normal_per_s;
+    assert!(m <= bound, "{m} > {bound}");
+    assert_eq!(b.series.iter().map(|s| s.held_delta).sum::<i64>(), 0, "every hold ended");
+    assert_eq!(c.health.unfinished, 0);
+}
+
+#[test]
+fn a_document_without_health_is_compared_with_the_default_section() {
+    let r = root();
+    let p = compare::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap();
+    assert!(p.health.iter().all(|h| *h == Some(retry_policy_core::health::Health::default())));
+    let q = compare::load(&mut NativeEngine, &format!("{r}/scenarios/design-note-health.toml")).unwrap();
+    assert_eq!(q.health[0].unwrap().cache_ms, 60_000);
+    assert_eq!(q.document.classes.len(), 3);
+}
+
+#[test]
+fn the_capacity_receiver_gets_fewer_429s_with_health() {
+    let c = compare_on("design-note", "health-capacity");
+    let (a, b) = (endpoint(&c, &c.format2, "ep_capacity"), endpoint(&c, &c.health, "ep_capacity"));
+    assert!(b.answers_429 * 2 < a.answers_429, "health {} vs format 2 {}", b.answers_429, a.answers_429);
+    assert!(b.delivered > a.delivered);
+}
+
+#[test]
+fn the_chart_has_both_runs_for_every_endpoint() {
+    let c = compare_on("design-note", "health-endpoints");
+    let svg = policy_tools::charts::health_svg(&c).unwrap();
+    assert!(svg.starts_with("<svg"));
+    for id in ["ep_outage", "ep_flapping", "ep_429"] {
+        assert!(svg.contains(&format!("{id}: events held")), "{id}");
+    }
+    assert!(svg.contains("format 2") && svg.contains("health"));
+}
