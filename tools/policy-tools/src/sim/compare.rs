@@ -208,6 +208,8 @@ pub fn rows(c: &Comparison, i: usize) -> Vec<[String; 4]> {
             _ => String::new(),
         },
     ]);
+    out.push(n("retries sent > 60 s after their reservation", a.late_retries, b.late_retries));
+    out.push(n("retries reserved under min_sample (unjudged)", a.floor_retries, b.floor_retries));
     out.push(n("429 answers", a.answers_429, b.answers_429));
     out.push([
         "events held / held_ms of held dead letters".into(),

@@ -55,6 +55,9 @@ pub struct FleetRun {
 
 type Key = (u32, usize);
 
+/// A retry sent this long after its reservation is counted as late (the budget's window, in the design note).
+pub const LATE_MS: u64 = 60_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Item {
     Arrive(usize),
@@ -81,6 +84,10 @@ struct Ev {
     queued: bool,
     gen: u64,
     in_outage: bool,
+    /// When the retry about to be sent was reserved.
+    reserved_at: u64,
+    /// ... on counts under the budget's sample floor (no judgement).
+    under_floor: bool,
 }
 
 struct World<'a> {
@@ -164,6 +171,8 @@ impl World<'_> {
             queued: false,
             gen: 0,
             in_outage,
+            reserved_at: 0,
+            under_floor: false,
         });
         let f = &mut self.figs[endpoint];
         f.events += 1;
@@ -290,6 +299,9 @@ impl World<'_> {
         };
         match health::settle_wake(&policy, &wake, &store, now).map_err(e2s)? {
             WakeDecision::Send => {
+                if let Some(r) = reply.reservation {
+                    self.reserved(e, now, &r.counts);
+                }
                 self.events[e].wake = None;
                 self.send(e, t, probe);
             }
@@ -300,6 +312,18 @@ impl World<'_> {
             WakeDecision::Stop { .. } => self.finish(e, t, StopReason::BudgetUnavailable),
         }
         Ok(())
+    }
+
+    /// Note a granted reservation: when, and whether its counts were under `min_sample`.
+    fn reserved(&mut self, e: usize, now: u64, counts: &retry_policy_core::BudgetCounts) {
+        let b = self.pols[self.events[e].class].1.budget;
+        let w = match now.checked_rem(b.window_ms) {
+            Some(rem) if b.sliding => (b.window_ms - rem) as f64 / b.window_ms as f64,
+            _ => 0.0,
+        };
+        let est_total = counts.current.total as f64 + counts.previous.total as f64 * w;
+        self.events[e].reserved_at = now;
+        self.events[e].under_floor = est_total < b.min_sample as f64;
     }
 
     fn leave_hold(&mut self, e: usize, t: u64) {
@@ -402,10 +426,14 @@ impl World<'_> {
         ev.made += 1;
         let (ep_i, retry, probe, aware) = (ev.endpoint, ev.made > 1, ev.probe, ev.aware_send);
         let ep = &self.scenario.endpoints[ep_i];
+        let late = retry && now.saturating_sub(self.events[e].reserved_at) > LATE_MS;
+        let floor = retry && self.events[e].under_floor;
         let f = &mut self.figs[ep_i];
         f.requests += 1;
         f.retries += u64::from(retry);
         f.probes += u64::from(probe);
+        f.late_retries += u64::from(late);
+        f.floor_retries += u64::from(floor);
         f.requests_in_outage += u64::from(is_down(&ep.failure, t));
         if now < self.known_pause_ms[ep_i] {
             f.before_retry_after += 1;
@@ -451,6 +479,9 @@ impl World<'_> {
                     self.run.attempt_calls += 1;
                     let (r, h2) = self.engine.store_apply(req, &policy.budget, now, &h).map_err(e2s)?;
                     self.store2.insert(k, h2);
+                    if r.reserved {
+                        self.reserved(e, now, &r.counts);
+                    }
                     Some(StoreReply::Answered(r))
                 }
                 None => None,
@@ -473,6 +504,9 @@ impl World<'_> {
                         self.store3.insert(k, held);
                         self.run.attempt_calls += 1;
                         self.views.insert((self.events[e].replica, self.events[e].endpoint), r.view);
+                        if let Some(x) = r.reservation.filter(|x| x.reserved) {
+                            self.reserved(e, now, &x.counts);
+                        }
                         r.reservation.map(StoreReply::Answered)
                     }
                     None => None,
