@@ -211,10 +211,12 @@ pub fn rows(c: &Comparison, i: usize) -> Vec<[String; 4]> {
     out.push(n("retries sent > 60 s after their reservation", a.late_retries, b.late_retries));
     out.push(n("retries reserved under min_sample (unjudged)", a.floor_retries, b.floor_retries));
     out.push(n("429 answers", a.answers_429, b.answers_429));
+    let mean_held =
+        |f: &Figures| if f.dead_held == 0 { "-".to_string() } else { crate::human::ms(f.dead_held_ms / f.dead_held) };
     out.push([
-        "events held / held_ms of held dead letters".into(),
+        "events held; mean held time of held dead letters".into(),
         "-".into(),
-        format!("{} / {}", b.held_events, b.dead_held_ms),
+        format!("{}; {}", b.held_events, mean_held(b)),
         String::new(),
     ]);
     out

@@ -54,6 +54,8 @@ pub struct Figures {
     /// Events that were held at least once, and the held time of the dead-lettered ones.
     pub held_events: u64,
     pub dead_held_ms: u64,
+    /// Dead letters of events that were held at least once.
+    pub dead_held: u64,
     pub series: Vec<EndpointSecond>,
 }
 

@@ -565,6 +565,7 @@ impl World<'_> {
             Some(i) => {
                 f.dead[i] += 1;
                 if ev.ever_held {
+                    f.dead_held += 1;
                     f.dead_held_ms += ev.held_ms;
                 }
             }
