@@ -211,8 +211,7 @@ pub fn rows(c: &Comparison, i: usize) -> Vec<[String; 4]> {
     out.push(n("retries sent > 60 s after their reservation", a.late_retries, b.late_retries));
     out.push(n("retries reserved under min_sample (unjudged)", a.floor_retries, b.floor_retries));
     out.push(n("429 answers", a.answers_429, b.answers_429));
-    let mean_held =
-        |f: &Figures| if f.dead_held == 0 { "-".to_string() } else { crate::human::ms(f.dead_held_ms / f.dead_held) };
+    let mean_held = |f: &Figures| f.dead_held_ms.checked_div(f.dead_held).map_or("-".to_string(), crate::human::ms);
     out.push([
         "events held; mean held time of held dead letters".into(),
         "-".into(),
