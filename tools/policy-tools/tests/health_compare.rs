@@ -107,3 +107,38 @@ fn the_chart_has_both_runs_for_every_endpoint() {
     }
     assert!(svg.contains("format 2") && svg.contains("health"));
 }
+
+#[test]
+fn simulate_compare_health_prints_one_table_and_the_goals_and_writes_the_chart() {
+    let r = root();
+    let dir = std::env::temp_dir().join(format!("policy-tools-cmp-{}", std::process::id()));
+    let (policy, scenario) =
+        (format!("{r}/scenarios/design-note.toml"), format!("{r}/scenarios/health-endpoints.toml"));
+    let d = dir.display().to_string();
+    let args = ["--policy", &policy, "--scenario", &scenario, "--compare-health", "yes", "--out", &d];
+    let (code, text) = common::run(policy_tools::commands::simulate, &args);
+    assert_eq!(code, 0);
+    assert_eq!(text.matches("| endpoint | figure | format 2 | health | health / format 2 |").count(), 1);
+    assert!(text.contains("the document plus a default health section"), "{text}");
+    assert!(text.contains("[met] ep_outage: outage arrivals delivered 100.0%"), "{text}");
+    assert!(std::fs::read_to_string(dir.join("health-endpoints-health.svg")).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn simulate_compare_health_refuses_a_value_other_than_yes_and_json_output() {
+    let args = policy_tools::commands::Args {
+        positional: Vec::new(),
+        flags: vec![
+            ("policy".into(), "p".into()),
+            ("scenario".into(), "s".into()),
+            ("compare-health".into(), "maybe".into()),
+        ],
+    };
+    let e = policy_tools::commands::simulate(&mut NativeEngine, &args, &mut Vec::new()).unwrap_err();
+    assert!(e.contains("--compare-health maybe"), "{e}");
+    let mut args = args;
+    args.flags[2].1 = "yes".into();
+    args.flags.push(("format".into(), "json".into()));
+    let e = policy_tools::commands::simulate(&mut NativeEngine, &args, &mut Vec::new()).unwrap_err();
+    assert!(e.contains("text only"), "{e}");
+}
