@@ -47,7 +47,7 @@ fn with_health_the_outage_delivers_what_arrived_during_it_and_format_2_delivers_
 
 #[test]
 fn a_paused_endpoint_gets_no_request_from_a_replica_that_knows_the_pause_and_few_at_all_with_a_60_s_cache() {
-    let c = compare_on("design-note-health", "health-endpoints");
+    let c = compare_on("policies/design-note-health", "health-endpoints");
     let (a, b) = (endpoint(&c, &c.format2, "ep_429"), endpoint(&c, &c.health, "ep_429"));
     assert_eq!(b.before_retry_after_aware, 0);
     assert!(
@@ -69,7 +69,7 @@ fn held_dead_letters_carry_their_held_time_and_stop_on_the_window() {
 
 #[test]
 fn release_after_recovery_stays_within_the_stated_multiple_and_held_events_drain() {
-    let c = compare_on("design-note-health", "health-fleet-outage");
+    let c = compare_on("policies/design-note-health", "health-fleet-outage");
     let b = endpoint(&c, &c.health, "ep_down_10min");
     let failure = &c.scenario.endpoints[0].failure;
     let m = b.post_recovery_multiple(failure).unwrap();
@@ -84,7 +84,7 @@ fn a_document_without_health_is_compared_with_the_default_section() {
     let r = root();
     let p = compare::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap();
     assert!(p.health.iter().all(|h| *h == Some(retry_policy_core::health::Health::default())));
-    let q = compare::load(&mut NativeEngine, &format!("{r}/scenarios/design-note-health.toml")).unwrap();
+    let q = compare::load(&mut NativeEngine, &format!("{r}/scenarios/policies/design-note-health.toml")).unwrap();
     assert_eq!(q.health[0].unwrap().cache_ms, 60_000);
     assert_eq!(q.document.classes.len(), 3);
 }
