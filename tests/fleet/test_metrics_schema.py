@@ -80,7 +80,9 @@ def test_the_metrics_page_is_read_as_thirteen_families_with_their_labels_and_buc
     families, buckets = documented_schema()
     assert len(families) == 13, sorted(families)
     assert families["webhook_attempts_total"] == {"type": "counter", "labels": {"kind": ["first", "retry"]}}
-    assert families["webhook_transport_errors_total"]["labels"]["kind"][-1] == "tls_certificate"
+    table = [k["kind"] for k in json.loads((ROOT / "fleet" / "transport-kinds.json").read_text())["kinds"]]
+    assert families["webhook_transport_errors_total"]["labels"]["kind"] == table
+    assert {"tls_certificate", "credentials_unavailable"} <= set(table)
     assert families["webhook_policy_info"]["labels"] == {"artifact_sha256": None, "abi": None, "document_version": None}
     assert buckets["webhook_budget_store_duration_seconds"][:2] == [0.0005, 0.001]
     assert buckets["webhook_delivery_duration_seconds"][-1] == 10.0
