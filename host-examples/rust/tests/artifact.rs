@@ -180,7 +180,11 @@ fn a_watched_file_is_swapped_on_a_new_sha256_and_a_refused_one_is_reported_once(
     until("the swap", || live.info().sha256 == sha256_hex(&bundle));
     assert_eq!(live.info().source, ArtifactSource::Path(path.clone()));
 
-    std::fs::write(&path, b"\0asm broken").unwrap();
+    // Renamed over, like the deploy above: `fs::write` truncates first, and a
+    // poll between the truncation and the write sees (and reports) an empty
+    // file, a second refusal this test would count (seen once in CI).
+    std::fs::write(&tmp, b"\0asm broken").unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
     until("the refusal", || events.lock().unwrap().len() == 2);
     std::thread::sleep(Duration::from_millis(100)); // ten more polls of the same bad file
     let events = events.lock().unwrap();

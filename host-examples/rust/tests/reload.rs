@@ -68,10 +68,17 @@ fn the_watch_helper_reloads_a_changed_file_and_reports_a_refused_one() {
         }),
     )
     .unwrap();
-    std::fs::write(&path, doc("v2-longer", 1_800_000)).unwrap();
+    // Each edit lands whole (written beside, renamed over): `fs::write`
+    // truncates first, and a poll in between would report an empty file.
+    let replace = |text: &str| {
+        let tmp = dir.join("policy.json.tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+    };
+    replace(&doc("v2-longer", 1_800_000));
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), Ok("v2-longer".to_string()));
     assert_eq!(policies.current().version, "v2-longer");
-    std::fs::write(&path, "{\"classes\": {}} ").unwrap();
+    replace("{\"classes\": {}} ");
     assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap().is_err(), "a refused document is reported");
     assert_eq!(policies.current().version, "v2-longer", "and the old one kept");
     drop(policies);
