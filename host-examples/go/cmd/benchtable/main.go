@@ -2,12 +2,14 @@
 // prints one table with ratios: one delivery step (evaluate + settle) and
 // one decide through the typed API, against the BASELINE plain Go port of
 // the design note's path (internal/baseline) and one loopback POST with
-// net/http; then cold start in fresh processes (with and without wazero's
+// net/http; the dispatcher row (one worker delivering to a loopback
+// endpoint as fast as it can: the policy's share of the process's CPU
+// time); then cold start in fresh processes (with and without wazero's
 // compilation cache) and the hand-kept glue, before and after generation.
 // Rounds are interleaved and the best of each is kept, so load from other
 // work on the machine skews the ratios less.
 //
-//	go run ./cmd/benchtable [-rounds 10] [-per 200ms]     (or host-examples/go/bench)
+//	go run ./cmd/benchtable [-rounds 10] [-per 200ms] [-deliveries 20000]     (or host-examples/go/bench)
 package main
 
 import (
@@ -43,6 +45,7 @@ func human(v float64) string {
 func main() {
 	rounds := flag.Int("rounds", 10, "interleaved rounds; the best of each benchmark is kept")
 	per := flag.Duration("per", 200*time.Millisecond, "time per benchmark per round")
+	deliveries := flag.Int("deliveries", 20000, "attempts of the dispatcher row (0: skip it)")
 	child := flag.Bool("cold-start-child", false, "(internal) be the measured fresh process")
 	cache := flag.String("cache", "", "(internal) compilation cache directory of the child")
 	testing.Init()
@@ -78,6 +81,15 @@ func main() {
 			}
 		}
 	}
+	var dispatched bench.Dispatched
+	if *deliveries > 0 {
+		d, err := dispatchRow(*deliveries)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable: dispatcher row:", err)
+			os.Exit(1)
+		}
+		dispatched = d
+	}
 	compile, newEngine := testing.Benchmark(bench.Compile), testing.Benchmark(bench.NewEngine)
 	instantiate := testing.Benchmark(bench.Instantiate)
 	dir, err := os.MkdirTemp("", "retrypolicy-wazero-cache-")
@@ -102,6 +114,10 @@ func main() {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1fx\t%.2f%%\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/base, 100*ns(r.best)/post)
 	}
 	fmt.Fprintln(w, "\t\t\t\t\t")
+	if *deliveries > 0 {
+		printDispatch(w, dispatched, ns(rows[1].best))
+		fmt.Fprintln(w, "\t\t\t\t\t")
+	}
 	fmt.Fprintln(w, "startup\ttime\t\t\t\t")
 	fmt.Fprintf(w, "compile the core module (no cache)\t%s\t\t\t\t\n", human(ns(compile)))
 	fmt.Fprintf(w, "instantiate one more instance\t%s\t\t\t\t\n", human(ns(instantiate)))
@@ -122,4 +138,7 @@ func main() {
 	fmt.Fprintf(w, "canonical-ABI glue (layouts, lift, lower, enums, types) + component reader\t%d\t%d\t\t\t\n", glueLinesBefore, reader)
 	fmt.Fprintf(w, "whole hand-written package (+ reader, embedcore; now + loader, swap)\t%d\t%d\t\t\t\n", packageLinesBefore, after)
 	w.Flush()
+	if *deliveries > 0 {
+		fmt.Println(goalLine(dispatched))
+	}
 }
