@@ -42,7 +42,7 @@ use crate::plan::{plan, Plan};
 /// memory in every host before any parsing starts.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
-fn check_size(text: &str) -> Result<(), PolicyError> {
+pub(crate) fn check_size(text: &str) -> Result<(), PolicyError> {
     if text.len() > MAX_DOCUMENT_BYTES {
         return Err(PolicyError::new(
             ErrorCode::DocumentTooLarge,

@@ -88,13 +88,9 @@ extern crate std;
 pub mod backoff;
 pub mod budget;
 pub mod classify;
+pub mod compiled;
 pub mod decide;
 pub mod error;
-// Not compiled for wasm until issue 20 wires it into the ABI: unused, it
-// still changes LLVM's inlining of the format-2 helpers it calls (measured:
-// the component's code section grew 76 bytes), and the artifact's code must
-// stay byte-identical until the ABI moves.
-#[cfg(not(target_family = "wasm"))]
 pub mod health;
 pub mod plan;
 pub mod ports;

@@ -32,27 +32,57 @@ const (
 	fnStoreApply
 	fnDecide
 	fnDecideWith
+	fnCompile
+	fnDiscard
+	fnAdmitCompiled
+	fnAdvance
+	fnFinish
+	fnGate
+	fnAfterProbe
+	fnSettleWake
+	fnCallFor
+	fnApplyCall
+	fnLoadHealthDocument
+	fnPace
+	fnNormalPerS
+	fnHealthOutcomeOf
+	fnPauseUntil
 	fnCount
 )
 
 // exportNames are the core export of each function.
 var exportNames = [fnCount]string{
-	"webhook:retry-policy/policy@0.2.0#abi-version",
-	"webhook:retry-policy/policy@0.2.0#plan",
-	"webhook:retry-policy/policy@0.2.0#delay",
-	"webhook:retry-policy/policy@0.2.0#classify-status",
-	"webhook:retry-policy/policy@0.2.0#classify-error",
-	"webhook:retry-policy/policy@0.2.0#budget-allows",
-	"webhook:retry-policy/policy@0.2.0#load-document",
-	"webhook:retry-policy/policy@0.2.0#admit",
-	"webhook:retry-policy/policy@0.2.0#evaluate",
-	"webhook:retry-policy/policy@0.2.0#settle",
-	"webhook:retry-policy/policy@0.2.0#resume",
-	"webhook:retry-policy/policy@0.2.0#parse-retry-after",
-	"webhook:retry-policy/policy@0.2.0#store-key",
-	"webhook:retry-policy/policy@0.2.0#store-apply",
-	"webhook:retry-policy/policy@0.2.0#decide",
-	"webhook:retry-policy/policy@0.2.0#decide-with",
+	"webhook:retry-policy/policy@0.3.0#abi-version",
+	"webhook:retry-policy/policy@0.3.0#plan",
+	"webhook:retry-policy/policy@0.3.0#delay",
+	"webhook:retry-policy/policy@0.3.0#classify-status",
+	"webhook:retry-policy/policy@0.3.0#classify-error",
+	"webhook:retry-policy/policy@0.3.0#budget-allows",
+	"webhook:retry-policy/policy@0.3.0#load-document",
+	"webhook:retry-policy/policy@0.3.0#admit",
+	"webhook:retry-policy/policy@0.3.0#evaluate",
+	"webhook:retry-policy/policy@0.3.0#settle",
+	"webhook:retry-policy/policy@0.3.0#resume",
+	"webhook:retry-policy/policy@0.3.0#parse-retry-after",
+	"webhook:retry-policy/policy@0.3.0#store-key",
+	"webhook:retry-policy/policy@0.3.0#store-apply",
+	"webhook:retry-policy/policy@0.3.0#decide",
+	"webhook:retry-policy/policy@0.3.0#decide-with",
+	"webhook:retry-policy/policy@0.3.0#compile",
+	"webhook:retry-policy/policy@0.3.0#discard",
+	"webhook:retry-policy/policy@0.3.0#admit-compiled",
+	"webhook:retry-policy/policy@0.3.0#advance",
+	"webhook:retry-policy/policy@0.3.0#finish",
+	"webhook:retry-policy/policy@0.3.0#gate",
+	"webhook:retry-policy/policy@0.3.0#after-probe",
+	"webhook:retry-policy/policy@0.3.0#settle-wake",
+	"webhook:retry-policy/policy@0.3.0#call-for",
+	"webhook:retry-policy/policy@0.3.0#apply-call",
+	"webhook:retry-policy/policy@0.3.0#load-health-document",
+	"webhook:retry-policy/policy@0.3.0#pace",
+	"webhook:retry-policy/policy@0.3.0#normal-per-s",
+	"webhook:retry-policy/policy@0.3.0#health-outcome-of",
+	"webhook:retry-policy/policy@0.3.0#pause-until",
 }
 
 // exportNeedsPost marks the functions whose results own guest memory (a `cabi_post_*` export frees it).
@@ -71,6 +101,21 @@ var exportNeedsPost = [fnCount]bool{
 	false,
 	true,
 	false,
+	true,
+	true,
+	true,
+	false,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
+	true,
 	true,
 	true,
 }
@@ -731,6 +776,695 @@ func (in *instance) callDecideWith(ctx context.Context, policy *Policy, state *D
 	return zero, callErr
 }
 
+// callCompile calls the export `compile`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callCompile(ctx context.Context, policy *Policy, health *Health) (uint32, error) {
+	var zero uint32
+	b := in.scratchArea(184)
+	if err := in.storePolicy(ctx, b[0:], policy); err != nil {
+		return zero, withField("policy", err)
+	}
+	if health == nil {
+		b[80] = 0
+	} else {
+		b[80] = 1
+		if err := in.storeHealth(ctx, b[88:], health); err != nil {
+			return zero, withField("health", err)
+		}
+	}
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnCompile, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 24, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		zero = le.Uint32(r[4:])
+	case 1:
+		var e PolicyError
+		if v36, err := in.liftPolicyError(r[4:]); err != nil {
+			return zero, err
+		} else {
+			e = v36
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnCompile, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callDiscard calls the export `discard`: flat params, no result.
+func (in *instance) callDiscard(ctx context.Context, handle uint32) error {
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	return in.invoke(ctx, fnDiscard, s)
+}
+
+// callAdmitCompiled calls the export `admit-compiled`: flat params, the result through the return area.
+func (in *instance) callAdmitCompiled(ctx context.Context, handle uint32, class string, policyVersion string, nowMs uint64) (Admission, error) {
+	var zero Admission
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	if p37, n37, err := in.lowerString(ctx, class); err != nil {
+		return zero, withField("class", err)
+	} else {
+		s = append(s, uint64(p37), uint64(n37))
+	}
+	if p38, n38, err := in.lowerString(ctx, policyVersion); err != nil {
+		return zero, withField("policy_version", err)
+	} else {
+		s = append(s, uint64(p38), uint64(n38))
+	}
+	s = append(s, uint64(nowMs))
+	if err := in.invoke(ctx, fnAdmitCompiled, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 88, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v39, err := in.liftAdmission(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v39
+		}
+	case 1:
+		var e PolicyError
+		if v40, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v40
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnAdmitCompiled, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callAdvance calls the export `advance`: flat params, the result through the return area.
+func (in *instance) callAdvance(ctx context.Context, handle uint32, state *DeliveryState, outcome *AttemptOutcome, probe bool, nowMs uint64) (AdvanceResult, error) {
+	var zero AdvanceResult
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	if s41, err := in.flatDeliveryState(ctx, s, state); err != nil {
+		return zero, withField("state", err)
+	} else {
+		s = s41
+	}
+	if s42, err := in.flatAttemptOutcome(ctx, s, outcome); err != nil {
+		return zero, withField("outcome", err)
+	} else {
+		s = s42
+	}
+	s = append(s, b2u(probe))
+	s = append(s, uint64(nowMs))
+	if err := in.invoke(ctx, fnAdvance, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 240, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v43, err := in.liftAdvanceResult(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v43
+		}
+	case 1:
+		var e PolicyError
+		if v44, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v44
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnAdvance, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callFinish calls the export `finish`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callFinish(ctx context.Context, handle uint32, state *DeliveryState, outcome *AttemptOutcome, nowMs uint64, reply *StoreReply) (Finished, error) {
+	var zero Finished
+	b := in.scratchArea(136)
+	le.PutUint32(b[0:], uint32(handle))
+	if err := in.storeDeliveryState(ctx, b[8:], state); err != nil {
+		return zero, withField("state", err)
+	}
+	if err := in.storeAttemptOutcome(ctx, b[48:], outcome); err != nil {
+		return zero, withField("outcome", err)
+	}
+	le.PutUint64(b[80:], uint64(nowMs))
+	if err := in.storeStoreReply(ctx, b[88:], reply); err != nil {
+		return zero, withField("reply", err)
+	}
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnFinish, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 80, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v45, err := in.liftFinished(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v45
+		}
+	case 1:
+		var e PolicyError
+		if v46, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v46
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnFinish, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callGate calls the export `gate`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callGate(ctx context.Context, handle uint32, event *GateEvent, view *HealthView, pacer *Pacer, nowMs uint64) (GateAnswer, error) {
+	var zero GateAnswer
+	b := in.scratchArea(136)
+	le.PutUint32(b[0:], uint32(handle))
+	if err := in.storeGateEvent(ctx, b[8:], event); err != nil {
+		return zero, withField("event", err)
+	}
+	if view == nil {
+		b[56] = 0
+	} else {
+		b[56] = 1
+		if err := in.storeHealthView(ctx, b[64:], view); err != nil {
+			return zero, withField("view", err)
+		}
+	}
+	if err := in.storePacer(ctx, b[104:], pacer); err != nil {
+		return zero, withField("pacer", err)
+	}
+	le.PutUint64(b[128:], uint64(nowMs))
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnGate, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 88, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v47, err := in.liftGateAnswer(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v47
+		}
+	case 1:
+		var e PolicyError
+		if v48, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v48
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnGate, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callAfterProbe calls the export `after-probe`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callAfterProbe(ctx context.Context, handle uint32, event *GateEvent, granted bool, view *HealthView, pacer *Pacer, nowMs uint64) (GateAnswer, error) {
+	var zero GateAnswer
+	b := in.scratchArea(136)
+	le.PutUint32(b[0:], uint32(handle))
+	if err := in.storeGateEvent(ctx, b[8:], event); err != nil {
+		return zero, withField("event", err)
+	}
+	b[56] = uint8(b2u(granted))
+	if err := in.storeHealthView(ctx, b[64:], view); err != nil {
+		return zero, withField("view", err)
+	}
+	if err := in.storePacer(ctx, b[104:], pacer); err != nil {
+		return zero, withField("pacer", err)
+	}
+	le.PutUint64(b[128:], uint64(nowMs))
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnAfterProbe, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 88, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v49, err := in.liftGateAnswer(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v49
+		}
+	case 1:
+		var e PolicyError
+		if v50, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v50
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnAfterProbe, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callSettleWake calls the export `settle-wake`: flat params, the result through the return area.
+func (in *instance) callSettleWake(ctx context.Context, handle uint32, wake *Wake, reply *StoreReply, nowMs uint64) (WakeVerdict, error) {
+	var zero WakeVerdict
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	if s51, err := in.flatWake(ctx, s, wake); err != nil {
+		return zero, withField("wake", err)
+	} else {
+		s = s51
+	}
+	if s52, err := in.flatStoreReply(ctx, s, reply); err != nil {
+		return zero, withField("reply", err)
+	} else {
+		s = s52
+	}
+	s = append(s, uint64(nowMs))
+	if err := in.invoke(ctx, fnSettleWake, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 56, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v53, err := in.liftWakeVerdict(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v53
+		}
+	case 1:
+		var e PolicyError
+		if v54, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v54
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnSettleWake, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callCallFor calls the export `call-for`: flat params, the result through the return area.
+func (in *instance) callCallFor(ctx context.Context, handle uint32, op CallOp, endpointID string, nowMs uint64) (StoreCall, error) {
+	var zero StoreCall
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	if uint64(op) >= 5 {
+		return zero, withField("op", enumError("CallOp", uint64(op)))
+	}
+	s = append(s, uint64(op))
+	if p55, n55, err := in.lowerString(ctx, endpointID); err != nil {
+		return zero, withField("endpoint_id", err)
+	} else {
+		s = append(s, uint64(p55), uint64(n55))
+	}
+	s = append(s, uint64(nowMs))
+	if err := in.invoke(ctx, fnCallFor, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 160, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v56, err := in.liftStoreCall(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v56
+		}
+	case 1:
+		var e PolicyError
+		if v57, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v57
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnCallFor, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callApplyCall calls the export `apply-call`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callApplyCall(ctx context.Context, call *StoreCall, nowMs uint64, held *HeldHealth) (CallApplied, error) {
+	var zero CallApplied
+	b := in.scratchArea(272)
+	if err := in.storeStoreCall(ctx, b[0:], call); err != nil {
+		return zero, withField("call", err)
+	}
+	le.PutUint64(b[152:], uint64(nowMs))
+	if err := in.storeHeldHealth(ctx, b[160:], held); err != nil {
+		return zero, withField("held", err)
+	}
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnApplyCall, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 224, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v58, err := in.liftCallApplied(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v58
+		}
+	case 1:
+		var e PolicyError
+		if v59, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v59
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnApplyCall, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callLoadHealthDocument calls the export `load-health-document`: flat params, the result through the return area.
+func (in *instance) callLoadHealthDocument(ctx context.Context, json string) (HealthDocument, error) {
+	var zero HealthDocument
+	s := in.stack[:0]
+	if p60, n60, err := in.lowerString(ctx, json); err != nil {
+		return zero, withField("json", err)
+	} else {
+		s = append(s, uint64(p60), uint64(n60))
+	}
+	if err := in.invoke(ctx, fnLoadHealthDocument, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 24, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v61, err := in.liftHealthDocument(r[4:]); err != nil {
+			return zero, err
+		} else {
+			zero = v61
+		}
+	case 1:
+		var e PolicyError
+		if v62, err := in.liftPolicyError(r[4:]); err != nil {
+			return zero, err
+		} else {
+			e = v62
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnLoadHealthDocument, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callPace calls the export `pace`: flat params, the result through the return area.
+func (in *instance) callPace(ctx context.Context, release *Release, pacer *Pacer, nowMs uint64) (Paced, error) {
+	var zero Paced
+	s := in.stack[:0]
+	if s63, err := in.flatRelease(ctx, s, release); err != nil {
+		return zero, withField("release", err)
+	} else {
+		s = s63
+	}
+	if s64, err := in.flatPacer(ctx, s, pacer); err != nil {
+		return zero, withField("pacer", err)
+	} else {
+		s = s64
+	}
+	s = append(s, uint64(nowMs))
+	if err := in.invoke(ctx, fnPace, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 48, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v65, err := in.liftPaced(r[8:]); err != nil {
+			return zero, err
+		} else {
+			zero = v65
+		}
+	case 1:
+		var e PolicyError
+		if v66, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v66
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnPace, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callNormalPerS calls the export `normal-per-s`: flat params, the result through the return area.
+func (in *instance) callNormalPerS(ctx context.Context, budget *Budget, nowMs uint64, current uint64, previous uint64) (float64, error) {
+	var zero float64
+	s := in.stack[:0]
+	if s67, err := in.flatBudget(ctx, s, budget); err != nil {
+		return zero, withField("budget", err)
+	} else {
+		s = s67
+	}
+	s = append(s, uint64(nowMs))
+	s = append(s, uint64(current))
+	s = append(s, uint64(previous))
+	if err := in.invoke(ctx, fnNormalPerS, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 32, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		zero = math.Float64frombits(le.Uint64(r[8:]))
+	case 1:
+		var e PolicyError
+		if v68, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v68
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnNormalPerS, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callHealthOutcomeOf calls the export `health-outcome-of`: flat params, the result through the return area.
+func (in *instance) callHealthOutcomeOf(ctx context.Context, outcome *AttemptOutcome) (HealthOutcome, error) {
+	var zero HealthOutcome
+	s := in.stack[:0]
+	if s69, err := in.flatAttemptOutcome(ctx, s, outcome); err != nil {
+		return zero, withField("outcome", err)
+	} else {
+		s = s69
+	}
+	if err := in.invoke(ctx, fnHealthOutcomeOf, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 24, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if uint64(r[4]) >= 3 {
+			return zero, abiErrorf("HealthOutcome discriminant %d", uint64(r[4]))
+		}
+		zero = HealthOutcome(uint64(r[4]))
+	case 1:
+		var e PolicyError
+		if v70, err := in.liftPolicyError(r[4:]); err != nil {
+			return zero, err
+		} else {
+			e = v70
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnHealthOutcomeOf, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callPauseUntil calls the export `pause-until`: the params tuple in memory (more than 16 flat values), the result through the return area.
+func (in *instance) callPauseUntil(ctx context.Context, health *Health, outcome *AttemptOutcome, nowMs uint64) (uint64, error) {
+	var zero uint64
+	b := in.scratchArea(136)
+	if err := in.storeHealth(ctx, b[0:], health); err != nil {
+		return zero, withField("health", err)
+	}
+	if err := in.storeAttemptOutcome(ctx, b[96:], outcome); err != nil {
+		return zero, withField("outcome", err)
+	}
+	le.PutUint64(b[128:], uint64(nowMs))
+	ptr, err := in.writeArea(ctx, 8, b)
+	if err != nil {
+		return zero, err
+	}
+	s := in.stack[:1]
+	s[0] = uint64(ptr)
+	if err := in.invoke(ctx, fnPauseUntil, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 32, 8)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		zero = le.Uint64(r[8:])
+	case 1:
+		var e PolicyError
+		if v71, err := in.liftPolicyError(r[8:]); err != nil {
+			return zero, err
+		} else {
+			e = v71
+		}
+		callErr = &e
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnPauseUntil, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
 // worldImports is the host side of the world's imports; the package implements it.
 type worldImports interface {
 	// Wall-clock now, milliseconds since the Unix epoch.
@@ -746,17 +1480,17 @@ type worldImports interface {
 // instantiateImports registers the world's imports as wazero host modules calling h.
 func instantiateImports(ctx context.Context, rt wazero.Runtime, h worldImports) error {
 	{
-		b := rt.NewHostModuleBuilder("webhook:retry-policy/clock@0.2.0")
+		b := rt.NewHostModuleBuilder("webhook:retry-policy/clock@0.3.0")
 		b.NewFunctionBuilder().WithGoModuleFunction(importClockNowMs(h), []api.ValueType{}, []api.ValueType{api.ValueTypeI64}).Export("now-ms")
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/clock@0.2.0", err)
+			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/clock@0.3.0", err)
 		}
 	}
 	{
-		b := rt.NewHostModuleBuilder("webhook:retry-policy/budget-store@0.2.0")
+		b := rt.NewHostModuleBuilder("webhook:retry-policy/budget-store@0.3.0")
 		b.NewFunctionBuilder().WithGoModuleFunction(importBudgetStoreCall(h), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI64, api.ValueTypeF64, api.ValueTypeI64, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32}, []api.ValueType{}).Export("call")
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/budget-store@0.2.0", err)
+			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/budget-store@0.3.0", err)
 		}
 	}
 	return nil
@@ -775,16 +1509,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v36, rest36, err := a.liftFlatStoreRequest(s); err != nil {
+		if v72, rest72, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v36, rest36
+			request, s = v72, rest72
 		}
 		var budget Budget
-		if v37, rest37, err := a.liftFlatBudget(s); err != nil {
+		if v73, rest73, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v37, rest37
+			budget, s = v73, rest73
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -830,14 +1564,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a38, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a74, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l38 := make([]uint64, len(a38)/8)
-		for i38 := range l38 {
-			l38[i38] = le.Uint64(a38[i38*8:])
+		l74 := make([]uint64, len(a74)/8)
+		for i74 := range l74 {
+			l74[i74] = le.Uint64(a74[i74*8:])
 		}
-		v.OffsetsMs = l38
+		v.OffsetsMs = l74
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -854,15 +1588,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s39, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s75, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s39
+		v.Field = s75
 	}
-	if s40, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s76, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s40
+		v.Message = s76
 	}
 	return v, nil
 }
@@ -878,15 +1612,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 
 // flatBudgetCounts appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts) ([]uint64, error) {
-	if s41, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s77, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s41
+		s = s77
 	}
-	if s42, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s78, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s42
+		s = s78
 	}
 	return s, nil
 }
@@ -894,47 +1628,47 @@ func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts)
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s43, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s79, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s43
+		v.Version = s79
 	}
-	if a44, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a80, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l44 := make([]EventClass, len(a44)/88)
-		for i44 := range l44 {
-			if v45, err := a.liftEventClass(a44[i44*88:]); err != nil {
+		l80 := make([]EventClass, len(a80)/88)
+		for i80 := range l80 {
+			if v81, err := a.liftEventClass(a80[i80*88:]); err != nil {
 				return v, err
 			} else {
-				l44[i44] = v45
+				l80[i80] = v81
 			}
 		}
-		v.Classes = l44
+		v.Classes = l80
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p46, n46, err := a.lowerString(ctx, v.Version); err != nil {
+	if p82, n82, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p46), uint64(n46))
+		s = append(s, uint64(p82), uint64(n82))
 	}
-	if l47, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l83, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i47 := range v.Classes {
-			if err := a.storeEventClass(ctx, l47[i47*88:], &v.Classes[i47]); err != nil {
+		for i83 := range v.Classes {
+			if err := a.storeEventClass(ctx, l83[i83*88:], &v.Classes[i83]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p47, err := a.writeArea(ctx, 8, l47)
+		p83, err := a.writeArea(ctx, 8, l83)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p47), uint64(len(v.Classes)))
+		s = append(s, uint64(p83), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -942,27 +1676,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s48, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s84, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s48
+		v.Class = s84
 	}
-	if s49, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s85, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s49
+		v.PolicyVersion = s85
 	}
-	if s50, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s86, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s50
+		v.PolicyHash = s86
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v51, err := a.liftSchedule(b[40:]); err != nil {
+	if v87, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v51
+		v.Schedule = v87
 	}
 	return v, nil
 }
@@ -982,17 +1716,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p52, n52, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p88, n88, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p52)
-		le.PutUint32(b[4:], n52)
+		le.PutUint32(b[0:], p88)
+		le.PutUint32(b[4:], n88)
 	}
-	if p53, n53, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p89, n89, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p53)
-		le.PutUint32(b[12:], n53)
+		le.PutUint32(b[8:], p89)
+		le.PutUint32(b[12:], n89)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1021,11 +1755,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p54, n54, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p90, n90, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p54)
-			le.PutUint32(b[12:], n54)
+			le.PutUint32(b[8:], p90)
+			le.PutUint32(b[12:], n90)
 		}
 	}
 	return nil
@@ -1038,13 +1772,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o55 Decision
-		if v56, err := a.liftDecision(b[8:]); err != nil {
+		var o91 Decision
+		if v92, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o55 = v56
+			o91 = v92
 		}
-		v.Decision = &o55
+		v.Decision = &o91
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1052,13 +1786,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o57 StoreRequest
-		if v58, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o93 StoreRequest
+		if v94, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o57 = v58
+			o93 = v94
 		}
-		v.Store = &o57
+		v.Store = &o93
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1092,10 +1826,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v59, err := a.liftDecision(b[0:]); err != nil {
+	if v95, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v59
+		v.Decision = v95
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1112,10 +1846,10 @@ func (a *abi) liftResumption(b []byte) (Resumption, error) {
 		v.Due = true
 	case 1:
 		var p Stop
-		if v60, err := a.liftStop(b[8:]); err != nil {
+		if v96, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v60
+			p = v96
 		}
 		v.Stop = &p
 	default:
@@ -1130,10 +1864,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p61, n61, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p97, n97, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p61), uint64(n61))
+		s = append(s, uint64(p97), uint64(n97))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1143,15 +1877,15 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s62, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s98, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s62
+		s = s98
 	}
-	if s63, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s99, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s63
+		s = s99
 	}
 	return s, nil
 }
@@ -1159,15 +1893,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v64, err := a.liftReservation(b[0:]); err != nil {
+	if v100, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v64
+		v.Reply = v100
 	}
-	if v65, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v101, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v65
+		v.Held = v101
 	}
 	return v, nil
 }
@@ -1178,18 +1912,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v66, err := a.liftRetry(b[8:]); err != nil {
+		if v102, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v66
+			p = v102
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v67, err := a.liftStop(b[8:]); err != nil {
+		if v103, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v67
+			p = v103
 		}
 		v.Stop = &p
 	default:
@@ -1209,6 +1943,400 @@ func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) 
 	return nil
 }
 
+// storeHealth writes *v at b[0:96] (canonical ABI).
+func (a *abi) storeHealth(ctx context.Context, b []byte, v *Health) error {
+	b[0] = uint8(b2u(v.HoldBudgetRefusals))
+	le.PutUint64(b[8:], uint64(v.PauseMaxMs))
+	if v.Circuit == nil {
+		b[16] = 0
+	} else {
+		b[16] = 1
+		if err := a.storeCircuit(ctx, b[24:], v.Circuit); err != nil {
+			return withField("circuit", err)
+		}
+	}
+	if err := a.storeRelease(ctx, b[72:], &v.Release); err != nil {
+		return withField("release", err)
+	}
+	le.PutUint64(b[88:], uint64(v.CacheMs))
+	return nil
+}
+
+// flatDeliveryState appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatDeliveryState(ctx context.Context, s []uint64, v *DeliveryState) ([]uint64, error) {
+	if p104, n104, err := a.lowerString(ctx, v.EventID); err != nil {
+		return s, withField("event_id", err)
+	} else {
+		s = append(s, uint64(p104), uint64(n104))
+	}
+	if p105, n105, err := a.lowerString(ctx, v.EndpointID); err != nil {
+		return s, withField("endpoint_id", err)
+	} else {
+		s = append(s, uint64(p105), uint64(n105))
+	}
+	s = append(s, uint64(v.Attempt))
+	s = append(s, uint64(v.MaxAttempts))
+	s = append(s, uint64(v.FirstAttemptedAtMs))
+	s = append(s, b2u(v.CredentialsRefreshed))
+	return s, nil
+}
+
+// flatAttemptOutcome appends the flat values of *v to s (canonical ABI); exactly one case must be set.
+func (a *abi) flatAttemptOutcome(ctx context.Context, s []uint64, v *AttemptOutcome) ([]uint64, error) {
+	n := 0
+	if v.Response != nil {
+		n++
+	}
+	if v.TransportError != nil {
+		n++
+	}
+	if n != 1 {
+		return s, lowerErrorf("AttemptOutcome", "set exactly one of Response, TransportError (%d set)", n)
+	}
+	switch {
+	case v.Response != nil:
+		s = append(s, 0)
+		if s106, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
+			return s, withField("response", err)
+		} else {
+			s = s106
+		}
+	case v.TransportError != nil:
+		s = append(s, 1)
+		if p107, n107, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+			return s, withField("transport_error", err)
+		} else {
+			s = append(s, uint64(p107), uint64(n107))
+		}
+		s = append(s, 0)
+	}
+	return s, nil
+}
+
+// liftAdvanceResult reads the AdvanceResult at b[0:232] (canonical ABI).
+func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
+	var v AdvanceResult
+	switch uint64(b[0]) {
+	case 0:
+		var p Decided
+		if v108, err := a.liftDecided(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v108
+		}
+		v.Decided = &p
+	case 1:
+		var p StoreCall
+		if v109, err := a.liftStoreCall(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v109
+		}
+		v.NeedsStore = &p
+	default:
+		return v, abiErrorf("AdvanceResult discriminant %d", uint64(b[0]))
+	}
+	return v, nil
+}
+
+// liftFinished reads the Finished at b[0:72] (canonical ABI).
+func (a *abi) liftFinished(b []byte) (Finished, error) {
+	var v Finished
+	if v110, err := a.liftVerdict(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Verdict = v110
+	}
+	if b[64] > 1 {
+		return v, abiErrorf("bool byte %d", b[64])
+	}
+	v.BudgetDisagreement = b[64] == 1
+	return v, nil
+}
+
+// storeGateEvent writes *v at b[0:48] (canonical ABI).
+func (a *abi) storeGateEvent(ctx context.Context, b []byte, v *GateEvent) error {
+	if p111, n111, err := a.lowerString(ctx, v.EventID); err != nil {
+		return withField("event_id", err)
+	} else {
+		le.PutUint32(b[0:], p111)
+		le.PutUint32(b[4:], n111)
+	}
+	if p112, n112, err := a.lowerString(ctx, v.EndpointID); err != nil {
+		return withField("endpoint_id", err)
+	} else {
+		le.PutUint32(b[8:], p112)
+		le.PutUint32(b[12:], n112)
+	}
+	le.PutUint32(b[16:], uint32(v.Attempts))
+	le.PutUint64(b[24:], uint64(v.FirstAttemptedAtMs))
+	b[32] = uint8(b2u(v.Held))
+	le.PutUint64(b[40:], uint64(v.HeldMs))
+	return nil
+}
+
+// storeHealthView writes *v at b[0:40] (canonical ABI).
+func (a *abi) storeHealthView(ctx context.Context, b []byte, v *HealthView) error {
+	le.PutUint64(b[0:], uint64(v.PausedUntilMs))
+	le.PutUint64(b[8:], uint64(v.OpenedAtMs))
+	le.PutUint64(b[16:], uint64(v.CooldownMs))
+	le.PutUint64(b[24:], uint64(v.ClosedAtMs))
+	le.PutUint64(b[32:], uint64(v.AsOfMs))
+	return nil
+}
+
+// storePacer writes *v at b[0:24] (canonical ABI).
+func (a *abi) storePacer(ctx context.Context, b []byte, v *Pacer) error {
+	le.PutUint64(b[0:], math.Float64bits(v.Tokens))
+	le.PutUint64(b[8:], uint64(v.UpdatedMs))
+	le.PutUint64(b[16:], math.Float64bits(v.NormalPerS))
+	return nil
+}
+
+// liftGateAnswer reads the GateAnswer at b[0:80] (canonical ABI).
+func (a *abi) liftGateAnswer(b []byte) (GateAnswer, error) {
+	var v GateAnswer
+	if v113, err := a.liftGateVerdict(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Verdict = v113
+	}
+	if v114, err := a.liftPacer(b[56:]); err != nil {
+		return v, err
+	} else {
+		v.Pacer = v114
+	}
+	return v, nil
+}
+
+// flatWake appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatWake(ctx context.Context, s []uint64, v *Wake) ([]uint64, error) {
+	if p115, n115, err := a.lowerString(ctx, v.EventID); err != nil {
+		return s, withField("event_id", err)
+	} else {
+		s = append(s, uint64(p115), uint64(n115))
+	}
+	if p116, n116, err := a.lowerString(ctx, v.EndpointID); err != nil {
+		return s, withField("endpoint_id", err)
+	} else {
+		s = append(s, uint64(p116), uint64(n116))
+	}
+	s = append(s, uint64(v.Attempts))
+	s = append(s, uint64(v.FirstAttemptedAtMs))
+	s = append(s, uint64(v.Refusals))
+	return s, nil
+}
+
+// flatStoreReply appends the flat values of *v to s (canonical ABI); exactly one case must be set.
+func (a *abi) flatStoreReply(ctx context.Context, s []uint64, v *StoreReply) ([]uint64, error) {
+	n := 0
+	if v.Unavailable {
+		n++
+	}
+	if v.Answered != nil {
+		n++
+	}
+	if n != 1 {
+		return s, lowerErrorf("StoreReply", "set exactly one of Unavailable, Answered (%d set)", n)
+	}
+	switch {
+	case v.Unavailable:
+		s = append(s, 0)
+		s = append(s, 0, 0, 0, 0, 0)
+	case v.Answered != nil:
+		s = append(s, 1)
+		if s117, err := a.flatReservation(ctx, s, v.Answered); err != nil {
+			return s, withField("answered", err)
+		} else {
+			s = s117
+		}
+	}
+	return s, nil
+}
+
+// liftWakeVerdict reads the WakeVerdict at b[0:48] (canonical ABI).
+func (a *abi) liftWakeVerdict(b []byte) (WakeVerdict, error) {
+	var v WakeVerdict
+	switch uint64(b[0]) {
+	case 0:
+		v.Send = true
+	case 1:
+		var p WakeHold
+		if v118, err := a.liftWakeHold(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v118
+		}
+		v.Hold = &p
+	case 2:
+		var p DeadLetter
+		if v119, err := a.liftDeadLetter(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v119
+		}
+		v.Stop = &p
+	default:
+		return v, abiErrorf("WakeVerdict discriminant %d", uint64(b[0]))
+	}
+	return v, nil
+}
+
+// liftStoreCall reads the StoreCall at b[0:152] (canonical ABI).
+func (a *abi) liftStoreCall(b []byte) (StoreCall, error) {
+	var v StoreCall
+	if uint64(b[0]) >= 5 {
+		return v, abiErrorf("CallOp discriminant %d", uint64(b[0]))
+	}
+	v.Op = CallOp(uint64(b[0]))
+	if s120, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+		return v, err
+	} else {
+		v.Key = s120
+	}
+	if s121, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+		return v, err
+	} else {
+		v.EndpointID = s121
+	}
+	v.Bucket = le.Uint64(b[24:])
+	if v122, err := a.liftBudget(b[32:]); err != nil {
+		return v, err
+	} else {
+		v.Budget = v122
+	}
+	switch b[64] {
+	case 0:
+		v.Health = nil
+	case 1:
+		var o123 HealthCall
+		if v124, err := a.liftHealthCall(b[72:]); err != nil {
+			return v, err
+		} else {
+			o123 = v124
+		}
+		v.Health = &o123
+	default:
+		return v, abiErrorf("option discriminant %d", b[64])
+	}
+	return v, nil
+}
+
+// storeStoreCall writes *v at b[0:152] (canonical ABI).
+func (a *abi) storeStoreCall(ctx context.Context, b []byte, v *StoreCall) error {
+	if uint64(v.Op) >= 5 {
+		return withField("op", enumError("CallOp", uint64(v.Op)))
+	}
+	b[0] = uint8(v.Op)
+	if p125, n125, err := a.lowerString(ctx, v.Key); err != nil {
+		return withField("key", err)
+	} else {
+		le.PutUint32(b[4:], p125)
+		le.PutUint32(b[8:], n125)
+	}
+	if p126, n126, err := a.lowerString(ctx, v.EndpointID); err != nil {
+		return withField("endpoint_id", err)
+	} else {
+		le.PutUint32(b[12:], p126)
+		le.PutUint32(b[16:], n126)
+	}
+	le.PutUint64(b[24:], uint64(v.Bucket))
+	if err := a.storeBudget(ctx, b[32:], &v.Budget); err != nil {
+		return withField("budget", err)
+	}
+	if v.Health == nil {
+		b[64] = 0
+	} else {
+		b[64] = 1
+		if err := a.storeHealthCall(ctx, b[72:], v.Health); err != nil {
+			return withField("health", err)
+		}
+	}
+	return nil
+}
+
+// storeHeldHealth writes *v at b[0:112] (canonical ABI).
+func (a *abi) storeHeldHealth(ctx context.Context, b []byte, v *HeldHealth) error {
+	if err := a.storeHeldBuckets(ctx, b[0:], &v.Buckets); err != nil {
+		return withField("buckets", err)
+	}
+	if err := a.storeHealthState(ctx, b[40:], &v.Health); err != nil {
+		return withField("health", err)
+	}
+	return nil
+}
+
+// liftCallApplied reads the CallApplied at b[0:216] (canonical ABI).
+func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
+	var v CallApplied
+	if v127, err := a.liftCallReply(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Reply = v127
+	}
+	if v128, err := a.liftHeldHealth(b[104:]); err != nil {
+		return v, err
+	} else {
+		v.Held = v128
+	}
+	return v, nil
+}
+
+// liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
+func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
+	var v HealthDocument
+	if s129, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Version = s129
+	}
+	if a130, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+		return v, err
+	} else {
+		l130 := make([]HealthClass, len(a130)/208)
+		for i130 := range l130 {
+			if v131, err := a.liftHealthClass(a130[i130*208:]); err != nil {
+				return v, err
+			} else {
+				l130[i130] = v131
+			}
+		}
+		v.Classes = l130
+	}
+	return v, nil
+}
+
+// flatRelease appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatRelease(ctx context.Context, s []uint64, v *Release) ([]uint64, error) {
+	s = append(s, math.Float64bits(v.Multiple))
+	s = append(s, math.Float64bits(v.FloorPerS))
+	return s, nil
+}
+
+// flatPacer appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatPacer(ctx context.Context, s []uint64, v *Pacer) ([]uint64, error) {
+	s = append(s, math.Float64bits(v.Tokens))
+	s = append(s, uint64(v.UpdatedMs))
+	s = append(s, math.Float64bits(v.NormalPerS))
+	return s, nil
+}
+
+// liftPaced reads the Paced at b[0:40] (canonical ABI).
+func (a *abi) liftPaced(b []byte) (Paced, error) {
+	var v Paced
+	if v132, err := a.liftPaceVerdict(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Verdict = v132
+	}
+	if v133, err := a.liftPacer(b[16:]); err != nil {
+		return v, err
+	} else {
+		v.Pacer = v133
+	}
+	return v, nil
+}
+
 // liftFlatStoreRequest reads a {name} from the flat values s and returns the rest (canonical ABI).
 func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	var v StoreRequest
@@ -1217,10 +2345,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s68, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s134, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s68
+		v.EndpointID = s134
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -1266,26 +2394,26 @@ func (a *abi) flatBucketCounts(ctx context.Context, s []uint64, v *BucketCounts)
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s69, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s135, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s69
+		v.Name = s135
 	}
-	if v70, err := a.liftPolicy(b[8:]); err != nil {
+	if v136, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v70
+		v.Policy = v136
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p71, n71, err := a.lowerString(ctx, v.Name); err != nil {
+	if p137, n137, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p71)
-		le.PutUint32(b[4:], n71)
+		le.PutUint32(b[0:], p137)
+		le.PutUint32(b[4:], n137)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -1333,10 +2461,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s72, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s138, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s72
+		v.EndpointID = s138
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -1358,13 +2486,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o73 DeadLetter
-		if v74, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o139 DeadLetter
+		if v140, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o73 = v74
+			o139 = v140
 		}
-		v.DeadLetter = &o73
+		v.DeadLetter = &o139
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -1378,10 +2506,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v75, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v141, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v75
+		v.Counts = v141
 	}
 	return v, nil
 }
@@ -1390,15 +2518,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v76, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v142, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v76
+		v.Current = v142
 	}
-	if v77, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v143, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v77
+		v.Previous = v143
 	}
 	return v, nil
 }
@@ -1421,36 +2549,167 @@ func (a *abi) storeBucketCounts(ctx context.Context, b []byte, v *BucketCounts) 
 	return nil
 }
 
-// liftPolicy reads the Policy at b[0:80] (canonical ABI).
-func (a *abi) liftPolicy(b []byte) (Policy, error) {
-	var v Policy
-	if v78, err := a.liftBackoff(b[0:]); err != nil {
+// storeCircuit writes *v at b[0:48] (canonical ABI).
+func (a *abi) storeCircuit(ctx context.Context, b []byte, v *Circuit) error {
+	le.PutUint64(b[0:], math.Float64bits(v.FailureRatio))
+	le.PutUint64(b[8:], uint64(v.MinSample))
+	le.PutUint64(b[16:], uint64(v.CooldownMs))
+	le.PutUint64(b[24:], uint64(v.CooldownMaxMs))
+	le.PutUint32(b[32:], uint32(v.Probes))
+	le.PutUint64(b[40:], uint64(v.ProbeIntervalMs))
+	return nil
+}
+
+// storeRelease writes *v at b[0:16] (canonical ABI).
+func (a *abi) storeRelease(ctx context.Context, b []byte, v *Release) error {
+	le.PutUint64(b[0:], math.Float64bits(v.Multiple))
+	le.PutUint64(b[8:], math.Float64bits(v.FloorPerS))
+	return nil
+}
+
+// flatHTTPResponse appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatHTTPResponse(ctx context.Context, s []uint64, v *HTTPResponse) ([]uint64, error) {
+	s = append(s, uint64(v.Status))
+	if v.RetryAfterMs == nil {
+		s = append(s, 0, 0)
+	} else {
+		s = append(s, 1)
+		s = append(s, uint64((*v.RetryAfterMs)))
+	}
+	return s, nil
+}
+
+// liftDecided reads the Decided at b[0:224] (canonical ABI).
+func (a *abi) liftDecided(b []byte) (Decided, error) {
+	var v Decided
+	if v144, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v78
+		v.Decision = v144
 	}
-	v.WindowMs = le.Uint64(b[32:])
-	v.HardCap = le.Uint32(b[40:])
-	if v79, err := a.liftBudget(b[48:]); err != nil {
-		return v, err
+	switch b[64] {
+	case 0:
+		v.Call = nil
+	case 1:
+		var o145 StoreCall
+		if v146, err := a.liftStoreCall(b[72:]); err != nil {
+			return v, err
+		} else {
+			o145 = v146
+		}
+		v.Call = &o145
+	default:
+		return v, abiErrorf("option discriminant %d", b[64])
+	}
+	return v, nil
+}
+
+// liftVerdict reads the Verdict at b[0:64] (canonical ABI).
+func (a *abi) liftVerdict(b []byte) (Verdict, error) {
+	var v Verdict
+	switch uint64(b[0]) {
+	case 0:
+		var p Retry
+		if v147, err := a.liftRetry(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v147
+		}
+		v.Retry = &p
+	case 1:
+		var p BudgetHold
+		if v148, err := a.liftBudgetHold(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v148
+		}
+		v.Hold = &p
+	case 2:
+		var p Stop
+		if v149, err := a.liftStop(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v149
+		}
+		v.Stop = &p
+	default:
+		return v, abiErrorf("Verdict discriminant %d", uint64(b[0]))
+	}
+	return v, nil
+}
+
+// liftGateVerdict reads the GateVerdict at b[0:56] (canonical ABI).
+func (a *abi) liftGateVerdict(b []byte) (GateVerdict, error) {
+	var v GateVerdict
+	switch uint64(b[0]) {
+	case 0:
+		v.Send = true
+	case 1:
+		v.SendProbe = true
+	case 2:
+		v.Probe = true
+	case 3:
+		var p Hold
+		if v150, err := a.liftHold(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v150
+		}
+		v.Hold = &p
+	case 4:
+		var p HeldStop
+		if v151, err := a.liftHeldStop(b[8:]); err != nil {
+			return v, err
+		} else {
+			p = v151
+		}
+		v.Stop = &p
+	default:
+		return v, abiErrorf("GateVerdict discriminant %d", uint64(b[0]))
+	}
+	return v, nil
+}
+
+// liftPacer reads the Pacer at b[0:24] (canonical ABI).
+func (a *abi) liftPacer(b []byte) (Pacer, error) {
+	var v Pacer
+	v.Tokens = math.Float64frombits(le.Uint64(b[0:]))
+	v.UpdatedMs = le.Uint64(b[8:])
+	v.NormalPerS = math.Float64frombits(le.Uint64(b[16:]))
+	return v, nil
+}
+
+// flatReservation appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatReservation(ctx context.Context, s []uint64, v *Reservation) ([]uint64, error) {
+	s = append(s, b2u(v.Reserved))
+	if s152, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
+		return s, withField("counts", err)
 	} else {
-		v.Budget = v79
+		s = s152
 	}
+	return s, nil
+}
+
+// liftWakeHold reads the WakeHold at b[0:16] (canonical ABI).
+func (a *abi) liftWakeHold(b []byte) (WakeHold, error) {
+	var v WakeHold
+	v.UntilMs = le.Uint64(b[0:])
+	v.Refusals = le.Uint32(b[8:])
 	return v, nil
 }
 
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s80, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s153, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s80
+		v.EventID = s153
 	}
-	if s81, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s154, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s81
+		v.EndpointID = s154
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -1461,18 +2720,246 @@ func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	return v, nil
 }
 
+// liftBudget reads the Budget at b[0:32] (canonical ABI).
+func (a *abi) liftBudget(b []byte) (Budget, error) {
+	var v Budget
+	v.Ratio = math.Float64frombits(le.Uint64(b[0:]))
+	v.WindowMs = le.Uint64(b[8:])
+	v.MinSample = le.Uint64(b[16:])
+	if b[24] > 1 {
+		return v, abiErrorf("bool byte %d", b[24])
+	}
+	v.Sliding = b[24] == 1
+	return v, nil
+}
+
+// liftHealthCall reads the HealthCall at b[0:80] (canonical ABI).
+func (a *abi) liftHealthCall(b []byte) (HealthCall, error) {
+	var v HealthCall
+	if uint64(b[0]) >= 3 {
+		return v, abiErrorf("HealthOutcome discriminant %d", uint64(b[0]))
+	}
+	v.Outcome = HealthOutcome(uint64(b[0]))
+	v.PauseUntilMs = le.Uint64(b[8:])
+	if b[16] > 1 {
+		return v, abiErrorf("bool byte %d", b[16])
+	}
+	v.Probe = b[16] == 1
+	switch b[24] {
+	case 0:
+		v.Circuit = nil
+	case 1:
+		var o155 Circuit
+		if v156, err := a.liftCircuit(b[32:]); err != nil {
+			return v, err
+		} else {
+			o155 = v156
+		}
+		v.Circuit = &o155
+	default:
+		return v, abiErrorf("option discriminant %d", b[24])
+	}
+	return v, nil
+}
+
+// storeHealthCall writes *v at b[0:80] (canonical ABI).
+func (a *abi) storeHealthCall(ctx context.Context, b []byte, v *HealthCall) error {
+	if uint64(v.Outcome) >= 3 {
+		return withField("outcome", enumError("HealthOutcome", uint64(v.Outcome)))
+	}
+	b[0] = uint8(v.Outcome)
+	le.PutUint64(b[8:], uint64(v.PauseUntilMs))
+	b[16] = uint8(b2u(v.Probe))
+	if v.Circuit == nil {
+		b[24] = 0
+	} else {
+		b[24] = 1
+		if err := a.storeCircuit(ctx, b[32:], v.Circuit); err != nil {
+			return withField("circuit", err)
+		}
+	}
+	return nil
+}
+
+// storeHeldBuckets writes *v at b[0:40] (canonical ABI).
+func (a *abi) storeHeldBuckets(ctx context.Context, b []byte, v *HeldBuckets) error {
+	le.PutUint64(b[0:], uint64(v.Bucket))
+	if err := a.storeBucketCounts(ctx, b[8:], &v.Current); err != nil {
+		return withField("current", err)
+	}
+	if err := a.storeBucketCounts(ctx, b[24:], &v.Previous); err != nil {
+		return withField("previous", err)
+	}
+	return nil
+}
+
+// storeHealthState writes *v at b[0:72] (canonical ABI).
+func (a *abi) storeHealthState(ctx context.Context, b []byte, v *HealthState) error {
+	if err := a.storeFailureBuckets(ctx, b[0:], &v.Failures); err != nil {
+		return withField("failures", err)
+	}
+	le.PutUint64(b[24:], uint64(v.PausedUntilMs))
+	le.PutUint64(b[32:], uint64(v.OpenedAtMs))
+	le.PutUint64(b[40:], uint64(v.CooldownMs))
+	le.PutUint64(b[48:], uint64(v.ProbeWindow))
+	le.PutUint32(b[56:], uint32(v.ProbesGranted))
+	le.PutUint64(b[64:], uint64(v.ClosedAtMs))
+	return nil
+}
+
+// liftCallReply reads the CallReply at b[0:104] (canonical ABI).
+func (a *abi) liftCallReply(b []byte) (CallReply, error) {
+	var v CallReply
+	switch b[0] {
+	case 0:
+		v.Reservation = nil
+	case 1:
+		var o157 Reservation
+		if v158, err := a.liftReservation(b[8:]); err != nil {
+			return v, err
+		} else {
+			o157 = v158
+		}
+		v.Reservation = &o157
+	default:
+		return v, abiErrorf("option discriminant %d", b[0])
+	}
+	switch b[48] {
+	case 0:
+		v.Granted = nil
+	case 1:
+		var o159 bool
+		if b[49] > 1 {
+			return v, abiErrorf("bool byte %d", b[49])
+		}
+		o159 = b[49] == 1
+		v.Granted = &o159
+	default:
+		return v, abiErrorf("option discriminant %d", b[48])
+	}
+	switch b[56] {
+	case 0:
+		v.View = nil
+	case 1:
+		var o160 HealthView
+		if v161, err := a.liftHealthView(b[64:]); err != nil {
+			return v, err
+		} else {
+			o160 = v161
+		}
+		v.View = &o160
+	default:
+		return v, abiErrorf("option discriminant %d", b[56])
+	}
+	return v, nil
+}
+
+// liftHeldHealth reads the HeldHealth at b[0:112] (canonical ABI).
+func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
+	var v HeldHealth
+	if v162, err := a.liftHeldBuckets(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Buckets = v162
+	}
+	if v163, err := a.liftHealthState(b[40:]); err != nil {
+		return v, err
+	} else {
+		v.Health = v163
+	}
+	return v, nil
+}
+
+// liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
+func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
+	var v HealthClass
+	if s164, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Name = s164
+	}
+	if v165, err := a.liftPolicy(b[8:]); err != nil {
+		return v, err
+	} else {
+		v.Policy = v165
+	}
+	switch b[88] {
+	case 0:
+		v.Health = nil
+	case 1:
+		var o166 Health
+		if v167, err := a.liftHealth(b[96:]); err != nil {
+			return v, err
+		} else {
+			o166 = v167
+		}
+		v.Health = &o166
+	default:
+		return v, abiErrorf("option discriminant %d", b[88])
+	}
+	if s168, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+		return v, err
+	} else {
+		v.PolicyHash = s168
+	}
+	if a169, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+		return v, err
+	} else {
+		l169 := make([]uint64, len(a169)/8)
+		for i169 := range l169 {
+			l169[i169] = le.Uint64(a169[i169*8:])
+		}
+		v.HashWords = l169
+	}
+	return v, nil
+}
+
+// liftPaceVerdict reads the PaceVerdict at b[0:16] (canonical ABI).
+func (a *abi) liftPaceVerdict(b []byte) (PaceVerdict, error) {
+	var v PaceVerdict
+	switch uint64(b[0]) {
+	case 0:
+		v.Send = true
+	case 1:
+		var p uint64
+		p = le.Uint64(b[8:])
+		v.Wait = &p
+	default:
+		return v, abiErrorf("PaceVerdict discriminant %d", uint64(b[0]))
+	}
+	return v, nil
+}
+
+// liftPolicy reads the Policy at b[0:80] (canonical ABI).
+func (a *abi) liftPolicy(b []byte) (Policy, error) {
+	var v Policy
+	if v170, err := a.liftBackoff(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Backoff = v170
+	}
+	v.WindowMs = le.Uint64(b[32:])
+	v.HardCap = le.Uint32(b[40:])
+	if v171, err := a.liftBudget(b[48:]); err != nil {
+		return v, err
+	} else {
+		v.Budget = v171
+	}
+	return v, nil
+}
+
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v82, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v172, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v82
+		v.Current = v172
 	}
-	if v83, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v173, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v83
+		v.Previous = v173
 	}
 	return v, nil
 }
@@ -1482,6 +2969,119 @@ func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
 	var v BucketCounts
 	v.Total = le.Uint64(b[0:])
 	v.Retries = le.Uint64(b[8:])
+	return v, nil
+}
+
+// liftBudgetHold reads the BudgetHold at b[0:16] (canonical ABI).
+func (a *abi) liftBudgetHold(b []byte) (BudgetHold, error) {
+	var v BudgetHold
+	v.UntilMs = le.Uint64(b[0:])
+	if b[8] > 1 {
+		return v, abiErrorf("bool byte %d", b[8])
+	}
+	v.RefreshCredentials = b[8] == 1
+	return v, nil
+}
+
+// liftHold reads the Hold at b[0:16] (canonical ABI).
+func (a *abi) liftHold(b []byte) (Hold, error) {
+	var v Hold
+	v.UntilMs = le.Uint64(b[0:])
+	if uint64(b[8]) >= 5 {
+		return v, abiErrorf("HoldReason discriminant %d", uint64(b[8]))
+	}
+	v.Reason = HoldReason(uint64(b[8]))
+	return v, nil
+}
+
+// liftHeldStop reads the HeldStop at b[0:48] (canonical ABI).
+func (a *abi) liftHeldStop(b []byte) (HeldStop, error) {
+	var v HeldStop
+	if v174, err := a.liftDeadLetter(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.DeadLetter = v174
+	}
+	v.HeldMs = le.Uint64(b[40:])
+	return v, nil
+}
+
+// liftCircuit reads the Circuit at b[0:48] (canonical ABI).
+func (a *abi) liftCircuit(b []byte) (Circuit, error) {
+	var v Circuit
+	v.FailureRatio = math.Float64frombits(le.Uint64(b[0:]))
+	v.MinSample = le.Uint64(b[8:])
+	v.CooldownMs = le.Uint64(b[16:])
+	v.CooldownMaxMs = le.Uint64(b[24:])
+	v.Probes = le.Uint32(b[32:])
+	v.ProbeIntervalMs = le.Uint64(b[40:])
+	return v, nil
+}
+
+// storeFailureBuckets writes *v at b[0:24] (canonical ABI).
+func (a *abi) storeFailureBuckets(ctx context.Context, b []byte, v *FailureBuckets) error {
+	le.PutUint64(b[0:], uint64(v.Bucket))
+	le.PutUint64(b[8:], uint64(v.Current))
+	le.PutUint64(b[16:], uint64(v.Previous))
+	return nil
+}
+
+// liftHealthView reads the HealthView at b[0:40] (canonical ABI).
+func (a *abi) liftHealthView(b []byte) (HealthView, error) {
+	var v HealthView
+	v.PausedUntilMs = le.Uint64(b[0:])
+	v.OpenedAtMs = le.Uint64(b[8:])
+	v.CooldownMs = le.Uint64(b[16:])
+	v.ClosedAtMs = le.Uint64(b[24:])
+	v.AsOfMs = le.Uint64(b[32:])
+	return v, nil
+}
+
+// liftHealthState reads the HealthState at b[0:72] (canonical ABI).
+func (a *abi) liftHealthState(b []byte) (HealthState, error) {
+	var v HealthState
+	if v175, err := a.liftFailureBuckets(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Failures = v175
+	}
+	v.PausedUntilMs = le.Uint64(b[24:])
+	v.OpenedAtMs = le.Uint64(b[32:])
+	v.CooldownMs = le.Uint64(b[40:])
+	v.ProbeWindow = le.Uint64(b[48:])
+	v.ProbesGranted = le.Uint32(b[56:])
+	v.ClosedAtMs = le.Uint64(b[64:])
+	return v, nil
+}
+
+// liftHealth reads the Health at b[0:96] (canonical ABI).
+func (a *abi) liftHealth(b []byte) (Health, error) {
+	var v Health
+	if b[0] > 1 {
+		return v, abiErrorf("bool byte %d", b[0])
+	}
+	v.HoldBudgetRefusals = b[0] == 1
+	v.PauseMaxMs = le.Uint64(b[8:])
+	switch b[16] {
+	case 0:
+		v.Circuit = nil
+	case 1:
+		var o176 Circuit
+		if v177, err := a.liftCircuit(b[24:]); err != nil {
+			return v, err
+		} else {
+			o176 = v177
+		}
+		v.Circuit = &o176
+	default:
+		return v, abiErrorf("option discriminant %d", b[16])
+	}
+	if v178, err := a.liftRelease(b[72:]); err != nil {
+		return v, err
+	} else {
+		v.Release = v178
+	}
+	v.CacheMs = le.Uint64(b[88:])
 	return v, nil
 }
 
@@ -1498,15 +3098,19 @@ func (a *abi) liftBackoff(b []byte) (Backoff, error) {
 	return v, nil
 }
 
-// liftBudget reads the Budget at b[0:32] (canonical ABI).
-func (a *abi) liftBudget(b []byte) (Budget, error) {
-	var v Budget
-	v.Ratio = math.Float64frombits(le.Uint64(b[0:]))
-	v.WindowMs = le.Uint64(b[8:])
-	v.MinSample = le.Uint64(b[16:])
-	if b[24] > 1 {
-		return v, abiErrorf("bool byte %d", b[24])
-	}
-	v.Sliding = b[24] == 1
+// liftFailureBuckets reads the FailureBuckets at b[0:24] (canonical ABI).
+func (a *abi) liftFailureBuckets(b []byte) (FailureBuckets, error) {
+	var v FailureBuckets
+	v.Bucket = le.Uint64(b[0:])
+	v.Current = le.Uint64(b[8:])
+	v.Previous = le.Uint64(b[16:])
+	return v, nil
+}
+
+// liftRelease reads the Release at b[0:16] (canonical ABI).
+func (a *abi) liftRelease(b []byte) (Release, error) {
+	var v Release
+	v.Multiple = math.Float64frombits(le.Uint64(b[0:]))
+	v.FloorPerS = math.Float64frombits(le.Uint64(b[8:]))
 	return v, nil
 }

@@ -696,3 +696,578 @@ type Applied struct {
 	// what the store holds afterwards (write it back)
 	Held HeldBuckets `json:"held"`
 }
+
+// ---- 0.3: endpoint health (contract format 3, docs/health.md) ----
+// The circuit of a `health` section (docs/health.md section 1).
+type Circuit struct {
+	// open at or above this share of failed attempts, `(0, 1]`
+	FailureRatio float64 `json:"failure_ratio"`
+
+	// ... once the estimated attempts reach this, `>= 1`
+	MinSample uint64 `json:"min_sample"`
+
+	// first wait before probing, `1..=86400000`
+	CooldownMs uint64 `json:"cooldown_ms"`
+
+	// cap of the doubling cooldown, `cooldown-ms..=86400000`
+	CooldownMaxMs uint64 `json:"cooldown_max_ms"`
+
+	// probes granted fleet-wide per probe interval, `1..=100`
+	Probes uint32 `json:"probes"`
+
+	// the probe interval, `1..=3600000`
+	ProbeIntervalMs uint64 `json:"probe_interval_ms"`
+}
+
+// How held events leave their holds after a recovery.
+type Release struct {
+	// released at this multiple of the normal rate, `(0, 100]`
+	Multiple float64 `json:"multiple"`
+
+	// ... and at least this many per second per replica, `(0, 10000]`
+	FloorPerS float64 `json:"floor_per_s"`
+}
+
+// A class's `health` section.
+type Health struct {
+	// a retry the budget refuses is held, not dead-lettered
+	HoldBudgetRefusals bool `json:"hold_budget_refusals"`
+
+	// cap on a `Retry-After` pause, `0..=86400000`; 0 turns pauses off
+	PauseMaxMs uint64 `json:"pause_max_ms"`
+
+	// none: no circuit
+	Circuit *Circuit `json:"circuit,omitempty"`
+
+	// release pacing
+	Release Release `json:"release"`
+
+	// how long a host may use a health view, `1..=60000`
+	CacheMs uint64 `json:"cache_ms"`
+}
+
+// The health class of an attempt: 2xx, retryable, anything else.
+type HealthOutcome uint8
+
+const (
+	// a 2xx
+	HealthOutcomeSuccess HealthOutcome = iota
+
+	// a retryable outcome (5xx, 408, 425, 429, timeouts, connection errors)
+	HealthOutcomeFailure
+
+	// a terminal answer, or no attempt preceded the call
+	HealthOutcomeNone
+)
+
+// healthOutcomeNames are the contract's (snake_case) names of HealthOutcome, in case order.
+var healthOutcomeNames = [...]string{"success", "failure", "none"}
+
+// HealthOutcomeValues returns every HealthOutcome, in case order.
+func HealthOutcomeValues() []HealthOutcome {
+	return []HealthOutcome{HealthOutcomeSuccess, HealthOutcomeFailure, HealthOutcomeNone}
+}
+
+// String is the contract's name of v.
+func (v HealthOutcome) String() string {
+	if int(v) < len(healthOutcomeNames) {
+		return healthOutcomeNames[v]
+	}
+	return "HealthOutcome(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText encodes v as its contract name.
+func (v HealthOutcome) MarshalText() ([]byte, error) {
+	if int(v) >= len(healthOutcomeNames) {
+		return nil, fmt.Errorf("no HealthOutcome %d", uint8(v))
+	}
+	return []byte(healthOutcomeNames[v]), nil
+}
+
+// UnmarshalText decodes a contract name.
+func (v *HealthOutcome) UnmarshalText(b []byte) error {
+	p, ok := ParseHealthOutcome(string(b))
+	if !ok {
+		return fmt.Errorf("unknown HealthOutcome %q", b)
+	}
+	*v = p
+	return nil
+}
+
+// ParseHealthOutcome returns the HealthOutcome named s (snake_case), and whether there is one.
+func ParseHealthOutcome(s string) (HealthOutcome, bool) {
+	for i, n := range healthOutcomeNames {
+		if n == s {
+			return HealthOutcome(i), true
+		}
+	}
+	return 0, false
+}
+
+// An endpoint's health as a store reply showed it.
+type HealthView struct {
+	// 0, or when a `Retry-After` pause ends
+	PausedUntilMs uint64 `json:"paused_until_ms"`
+
+	// 0 while the circuit is closed, else when it (re)opened
+	OpenedAtMs uint64 `json:"opened_at_ms"`
+
+	// the current cooldown (0 while closed)
+	CooldownMs uint64 `json:"cooldown_ms"`
+
+	// when the circuit last closed (0: never)
+	ClosedAtMs uint64 `json:"closed_at_ms"`
+
+	// the store's `now-ms` when it answered
+	AsOfMs uint64 `json:"as_of_ms"`
+}
+
+// A replica's release token bucket for one endpoint (pass in, keep what comes back).
+type Pacer struct {
+	// tokens left, finite and `>= 0`
+	Tokens float64 `json:"tokens"`
+
+	// when they were counted (0: a new pacer, full at first use)
+	UpdatedMs uint64 `json:"updated_ms"`
+
+	// the replica's admission rate to the endpoint (`normal-per-s`), `0..=1e9`
+	NormalPerS float64 `json:"normal_per_s"`
+}
+
+// Why an event is held.
+type HoldReason uint8
+
+const (
+	// the endpoint asked us to come back later (`Retry-After`)
+	HoldReasonPaused HoldReason = iota
+
+	// the circuit is open and cooling down
+	HoldReasonCircuitOpen
+
+	// the circuit wants a probe and another replica has this window's
+	HoldReasonProbeRefused
+
+	// the release pacer has no token yet
+	HoldReasonReleasePacing
+
+	// the budget refused the retry
+	HoldReasonBudgetRefused
+)
+
+// holdReasonNames are the contract's (snake_case) names of HoldReason, in case order.
+var holdReasonNames = [...]string{"paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"}
+
+// HoldReasonValues returns every HoldReason, in case order.
+func HoldReasonValues() []HoldReason {
+	return []HoldReason{HoldReasonPaused, HoldReasonCircuitOpen, HoldReasonProbeRefused, HoldReasonReleasePacing, HoldReasonBudgetRefused}
+}
+
+// String is the contract's name of v.
+func (v HoldReason) String() string {
+	if int(v) < len(holdReasonNames) {
+		return holdReasonNames[v]
+	}
+	return "HoldReason(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText encodes v as its contract name.
+func (v HoldReason) MarshalText() ([]byte, error) {
+	if int(v) >= len(holdReasonNames) {
+		return nil, fmt.Errorf("no HoldReason %d", uint8(v))
+	}
+	return []byte(holdReasonNames[v]), nil
+}
+
+// UnmarshalText decodes a contract name.
+func (v *HoldReason) UnmarshalText(b []byte) error {
+	p, ok := ParseHoldReason(string(b))
+	if !ok {
+		return fmt.Errorf("unknown HoldReason %q", b)
+	}
+	*v = p
+	return nil
+}
+
+// ParseHoldReason returns the HoldReason named s (snake_case), and whether there is one.
+func ParseHoldReason(s string) (HoldReason, bool) {
+	for i, n := range holdReasonNames {
+		if n == s {
+			return HoldReason(i), true
+		}
+	}
+	return 0, false
+}
+
+// Wait, spending no attempt; the window keeps running.
+type Hold struct {
+	// gate again at this instant (never after the deadline)
+	UntilMs uint64 `json:"until_ms"`
+
+	// why
+	Reason HoldReason `json:"reason"`
+}
+
+// An event about to be sent, as the gate sees it.
+type GateEvent struct {
+	// the event
+	EventID string `json:"event_id"`
+
+	// its endpoint
+	EndpointID string `json:"endpoint_id"`
+
+	// attempts made so far (0 before the first)
+	Attempts uint32 `json:"attempts"`
+
+	// when the event was first accepted
+	FirstAttemptedAtMs uint64 `json:"first_attempted_at_ms"`
+
+	// it is leaving a hold, or is a replay (spends a pacer token)
+	Held bool `json:"held"`
+
+	// total time held so far (for its dead letter)
+	HeldMs uint64 `json:"held_ms"`
+}
+
+// The window ended (gate 1): the dead letter, and how long it was held.
+type HeldStop struct {
+	// stop reason `retry-window-elapsed`
+	DeadLetter DeadLetter `json:"dead_letter"`
+
+	// total time the event spent held
+	HeldMs uint64 `json:"held_ms"`
+}
+
+// What the gate says about a send.
+//
+// Exactly one of Send, SendProbe, Probe, Hold, Stop is set (WIT variant `gate-verdict`).
+type GateVerdict struct {
+	// send it
+	Send bool `json:"send,omitempty"`
+
+	// send it as the granted probe (report its outcome with `probe: true`)
+	SendProbe bool `json:"send_probe,omitempty"`
+
+	// ask the store for a probe permit (`call-for(probe)`), then `after-probe`
+	Probe bool `json:"probe,omitempty"`
+
+	// do not send yet
+	Hold *Hold `json:"hold,omitempty"`
+
+	// the window is over
+	Stop *HeldStop `json:"stop,omitempty"`
+}
+
+// The gate's verdict and the pacer to keep.
+type GateAnswer struct {
+	// the verdict
+	Verdict GateVerdict `json:"verdict"`
+
+	// keep this pacer for the endpoint
+	Pacer Pacer `json:"pacer"`
+}
+
+// A retry the budget refused, held instead of dead-lettered.
+type BudgetHold struct {
+	// wake (gate, then a `reserve` call) at this instant
+	UntilMs uint64 `json:"until_ms"`
+
+	// refresh signing material before the retry finally goes
+	RefreshCredentials bool `json:"refresh_credentials"`
+}
+
+// What to do with an event after a store-backed step.
+//
+// Exactly one of Retry, Hold, Stop is set (WIT variant `verdict`).
+type Verdict struct {
+	// try again after the delay
+	Retry *Retry `json:"retry,omitempty"`
+
+	// hold (format 3 with `hold-budget-refusals`)
+	Hold *BudgetHold `json:"hold,omitempty"`
+
+	// stop
+	Stop *Stop `json:"stop,omitempty"`
+}
+
+// `finish`'s answer.
+type Finished struct {
+	// what to do
+	Verdict Verdict `json:"verdict"`
+
+	// the store's verdict differs from the rule on its own counts (count it in a metric)
+	BudgetDisagreement bool `json:"budget_disagreement"`
+}
+
+// What a store call does.
+type CallOp uint8
+
+const (
+	// count one first attempt
+	CallOpRecord CallOp = iota
+
+	// judge a retry; count it if allowed
+	CallOpReserve
+
+	// `record`, then `reserve`, atomically
+	CallOpRecordReserve
+
+	// format 3: count only the attempt's health
+	CallOpReport
+
+	// format 3: ask for a probe permit
+	CallOpProbe
+)
+
+// callOpNames are the contract's (snake_case) names of CallOp, in case order.
+var callOpNames = [...]string{"record", "reserve", "record_reserve", "report", "probe"}
+
+// CallOpValues returns every CallOp, in case order.
+func CallOpValues() []CallOp {
+	return []CallOp{CallOpRecord, CallOpReserve, CallOpRecordReserve, CallOpReport, CallOpProbe}
+}
+
+// String is the contract's name of v.
+func (v CallOp) String() string {
+	if int(v) < len(callOpNames) {
+		return callOpNames[v]
+	}
+	return "CallOp(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText encodes v as its contract name.
+func (v CallOp) MarshalText() ([]byte, error) {
+	if int(v) >= len(callOpNames) {
+		return nil, fmt.Errorf("no CallOp %d", uint8(v))
+	}
+	return []byte(callOpNames[v]), nil
+}
+
+// UnmarshalText decodes a contract name.
+func (v *CallOp) UnmarshalText(b []byte) error {
+	p, ok := ParseCallOp(string(b))
+	if !ok {
+		return fmt.Errorf("unknown CallOp %q", b)
+	}
+	*v = p
+	return nil
+}
+
+// ParseCallOp returns the CallOp named s (snake_case), and whether there is one.
+func ParseCallOp(s string) (CallOp, bool) {
+	for i, n := range callOpNames {
+		if n == s {
+			return CallOp(i), true
+		}
+	}
+	return 0, false
+}
+
+// The format-3 fields of a call (present exactly when the policy has `health`).
+type HealthCall struct {
+	// the health class of the attempt the call follows
+	Outcome HealthOutcome `json:"outcome"`
+
+	// 0, or when the attempt's `Retry-After` pause ends
+	PauseUntilMs uint64 `json:"pause_until_ms"`
+
+	// the attempt was a granted probe
+	Probe bool `json:"probe"`
+
+	// the circuit the store judges with (none: no circuit)
+	Circuit *Circuit `json:"circuit,omitempty"`
+}
+
+// One store call, complete: the store needs nothing else to answer it.
+type StoreCall struct {
+	// what to do
+	Op CallOp `json:"op"`
+
+	// the store key (`rb:{e<hex endpoint>}:<window-ms>`)
+	Key string `json:"key"`
+
+	// the endpoint
+	EndpointID string `json:"endpoint_id"`
+
+	// `now-ms / budget.window-ms`
+	Bucket uint64 `json:"bucket"`
+
+	// what `reserve` judges with (its `window-ms` is the bucket width)
+	Budget Budget `json:"budget"`
+
+	// format 3 only
+	Health *HealthCall `json:"health,omitempty"`
+}
+
+// A store's answer to a `store-call`.
+type CallReply struct {
+	// for `record`, `reserve`, `record-reserve`
+	Reservation *Reservation `json:"reservation,omitempty"`
+
+	// for `probe`
+	Granted *bool `json:"granted,omitempty"`
+
+	// format 3: the endpoint's health after the call (keep it for `cache-ms`)
+	View *HealthView `json:"view,omitempty"`
+}
+
+// Failed attempts in the newest bucket and the one before it.
+type FailureBuckets struct {
+	// index of the newest
+	Bucket uint64 `json:"bucket"`
+
+	// its failures
+	Current uint64 `json:"current"`
+
+	// the bucket before it
+	Previous uint64 `json:"previous"`
+}
+
+// An endpoint's health state in a store (all zero when new).
+type HealthState struct {
+	// failure counts
+	Failures FailureBuckets `json:"failures"`
+
+	// 0, or when the pause ends
+	PausedUntilMs uint64 `json:"paused_until_ms"`
+
+	// 0 while closed
+	OpenedAtMs uint64 `json:"opened_at_ms"`
+
+	// current cooldown
+	CooldownMs uint64 `json:"cooldown_ms"`
+
+	// the probe interval index of `probes-granted`
+	ProbeWindow uint64 `json:"probe_window"`
+
+	// probes granted in it
+	ProbesGranted uint32 `json:"probes_granted"`
+
+	// when the circuit last closed
+	ClosedAtMs uint64 `json:"closed_at_ms"`
+}
+
+// What an in-memory store holds for one key.
+type HeldHealth struct {
+	// the budget counts
+	Buckets HeldBuckets `json:"buckets"`
+
+	// the health state (all zero for a format-2 key)
+	Health HealthState `json:"health"`
+}
+
+// An in-memory store's call applied to what it holds.
+type CallApplied struct {
+	// the answer
+	Reply CallReply `json:"reply"`
+
+	// what the store holds afterwards (write it back)
+	Held HeldHealth `json:"held"`
+}
+
+// The decision is known without waiting on the store.
+type Decided struct {
+	// the decision
+	Decision Decision `json:"decision"`
+
+	// a call to make anyway (`record` of a first attempt, `report`), not waited on
+	Call *StoreCall `json:"call,omitempty"`
+}
+
+// What `advance` hands back.
+//
+// Exactly one of Decided, NeedsStore is set (WIT variant `advance-result`).
+type AdvanceResult struct {
+	// one call in all
+	Decided *Decided `json:"decided,omitempty"`
+
+	// make this call, then `finish` with its reply
+	NeedsStore *StoreCall `json:"needs_store,omitempty"`
+}
+
+// A budget-held retry at its wake.
+type Wake struct {
+	// the event
+	EventID string `json:"event_id"`
+
+	// its endpoint
+	EndpointID string `json:"endpoint_id"`
+
+	// attempts made, `>= 1`
+	Attempts uint32 `json:"attempts"`
+
+	// when the event was first accepted
+	FirstAttemptedAtMs uint64 `json:"first_attempted_at_ms"`
+
+	// wakes the budget already refused in this hold
+	Refusals uint32 `json:"refusals"`
+}
+
+// Hold again after a refused wake.
+type WakeHold struct {
+	// next wake
+	UntilMs uint64 `json:"until_ms"`
+
+	// keep this count
+	Refusals uint32 `json:"refusals"`
+}
+
+// What a wake's `reserve` reply means.
+//
+// Exactly one of Send, Hold, Stop is set (WIT variant `wake-verdict`).
+type WakeVerdict struct {
+	// reserved: send now
+	Send bool `json:"send,omitempty"`
+
+	// refused: hold again
+	Hold *WakeHold `json:"hold,omitempty"`
+
+	// the store could not answer: `budget-unavailable`
+	Stop *DeadLetter `json:"stop,omitempty"`
+}
+
+// Release pacing's answer.
+//
+// Exactly one of Send, Wait is set (WIT variant `pace-verdict`).
+type PaceVerdict struct {
+	// a token was spent: send
+	Send bool `json:"send,omitempty"`
+
+	// no token before this instant
+	Wait *uint64 `json:"wait,omitempty"`
+}
+
+// `pace`'s answer and the pacer to keep.
+type Paced struct {
+	// the verdict
+	Verdict PaceVerdict `json:"verdict"`
+
+	// keep this pacer
+	Pacer Pacer `json:"pacer"`
+}
+
+// A class of a format-3 document.
+type HealthClass struct {
+	// class name
+	Name string `json:"name"`
+
+	// its policy
+	Policy Policy `json:"policy"`
+
+	// its effective section (its own, else the document's; none: format 2)
+	Health *Health `json:"health,omitempty"`
+
+	// FNV-1a 64 over the policy's and the section's words, 16 hex digits
+	PolicyHash string `json:"policy_hash"`
+
+	// the words the section adds to the hash (empty without one)
+	HashWords []uint64 `json:"hash_words"`
+}
+
+// A validated format-3 document.
+type HealthDocument struct {
+	// the document's version label
+	Version string `json:"version"`
+
+	// its classes, in document order
+	Classes []HealthClass `json:"classes"`
+}

@@ -286,6 +286,15 @@ pub struct HealthDocument {
     pub health: Vec<(String, Option<Health>)>,
 }
 
+impl HealthDocument {
+    /// Parse JSON text of at most 1 MiB that may carry `health` sections
+    /// ([`parse_document`]'s rules).
+    pub fn from_json(text: &str) -> Result<HealthDocument, PolicyError> {
+        crate::document::check_size(text)?;
+        parse_document(crate::json::parse(text)?)
+    }
+}
+
 /// Parse a document that may carry `health` sections (taken by value: the
 /// sections are moved out, nothing is copied). The document without
 /// them is validated first (as format 2), then the top-level section, then

@@ -316,6 +316,30 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// A variant without a contract encoding of its own (0.3's): a union
+    /// tagged by `action` (the snake_case case name), a record payload's
+    /// fields beside it, any other payload as `value`.
+    fn tagged(&mut self, id: TypeId, cases: &[wit_parser::Case]) -> Result<()> {
+        let mut docs = self.wit.resolve.types[id].docs.contents.clone().unwrap_or_default().trim().to_string();
+        let mut arms = Vec::new();
+        for c in cases {
+            if let Some(d) = c.docs.contents.as_deref() {
+                let _ = write!(docs, "\n* `{}`: {}", snake(&c.name), d.trim().replace('\n', " "));
+            }
+            let tag = format!("{{ action: '{}' }}", snake(&c.name));
+            arms.push(match &c.ty {
+                None => tag,
+                Some(Type::Id(p)) if matches!(self.kind(*p), TypeDefKind::Record(_)) => {
+                    format!("({tag} & {})", self.ts(&Type::Id(*p), false)?)
+                }
+                Some(t) => format!("{{ action: '{}'; value: {} }}", snake(&c.name), self.ts(t, false)?),
+            });
+        }
+        jsdoc(&mut self.out, &Docs { contents: Some(docs) }, "");
+        let _ = writeln!(self.out, "export type {} =\n  | {};\n", pascal(self.name(id)), arms.join("\n  | "));
+        Ok(())
+    }
+
     fn emit(&mut self) -> Result<()> {
         for (name, &id) in &self.types.types {
             if SKIPPED.contains(&name.as_str()) {
@@ -328,6 +352,7 @@ impl<'a> Emitter<'a> {
             match self.kind(id) {
                 TypeDefKind::Enum(e) => self.enumeration(id, &e.cases),
                 TypeDefKind::Record(r) => self.record(id, &r.fields, None, &[])?,
+                TypeDefKind::Variant(v) => self.tagged(id, &v.cases)?,
                 other => bail!("wit: `{name}` ({}) has no TypeScript encoding in ts.rs", other.as_str()),
             }
         }

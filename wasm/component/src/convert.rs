@@ -147,7 +147,7 @@ pub mod to_wit {
         }
     }
 
-    fn reason(r: c::StopReason) -> wit::StopReason {
+    pub fn reason(r: c::StopReason) -> wit::StopReason {
         match r {
             c::StopReason::Delivered => wit::StopReason::Delivered,
             c::StopReason::TerminalResponse => wit::StopReason::TerminalResponse,
@@ -158,7 +158,7 @@ pub mod to_wit {
         }
     }
 
-    fn stop(s: c::Stop) -> wit::Stop {
+    pub fn stop(s: c::Stop) -> wit::Stop {
         wit::Stop {
             reason: reason(s.reason),
             disable_endpoint: s.disable_endpoint,
@@ -209,7 +209,7 @@ pub mod to_wit {
         }
     }
 
-    fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
+    pub fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
         wit::BucketCounts { total: b.total, retries: b.retries }
     }
 
@@ -224,7 +224,7 @@ pub mod to_wit {
         }
     }
 
-    fn policy(p: c::Policy) -> wit::Policy {
+    pub fn policy(p: c::Policy) -> wit::Policy {
         wit::Policy {
             backoff: wit::Backoff {
                 base_ms: p.backoff.base_ms,

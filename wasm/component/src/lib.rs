@@ -1,5 +1,5 @@
 //! The retry policy as a component: `policy-core` behind the WIT world
-//! `webhook:retry-policy/retry-policy@0.2.0` (see `wit/`). No WASI imports:
+//! `webhook:retry-policy/retry-policy@0.3.0` (see `wit/`). No WASI imports:
 //! the only imports are the host's clock and budget store.
 //!
 //! Build: `scripts/build-component` (cargo build --target wasm32-wasip2).
@@ -8,6 +8,8 @@
 extern crate alloc;
 
 mod convert;
+mod convert_health;
+mod handles;
 #[cfg(target_arch = "wasm32")]
 mod libc_shim;
 
@@ -39,9 +41,13 @@ use retry_policy_core as core_;
 use webhook::retry_policy::types as wit;
 
 use convert::{from_wit, to_wit};
+use convert_health::{from_wit as from_wit3, to_wit as to_wit3};
+use handles::TABLE;
+use retry_policy_core::compiled::{self as compiled, CompiledPolicy};
+use retry_policy_core::health;
 
 /// Bumped on any breaking change of the WIT `policy` interface.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 struct Component;
 
@@ -186,6 +192,131 @@ impl Guest for Component {
         core_::decide_with(&policy, &state, &outcome, now_ms, counts.as_ref())
             .map(to_wit::decision)
             .map_err(to_wit::error)
+    }
+    fn compile(policy: wit::Policy, health: Option<wit::Health>) -> Result<u32, wit::PolicyError> {
+        CompiledPolicy::new(from_wit::policy(policy), health.map(from_wit3::health))
+            .and_then(|p| TABLE.insert(p))
+            .map_err(to_wit::error)
+    }
+
+    fn discard(handle: u32) {
+        TABLE.remove(handle)
+    }
+
+    fn admit_compiled(
+        handle: u32,
+        class: String,
+        policy_version: String,
+        now_ms: u64,
+    ) -> Result<wit::Admission, wit::PolicyError> {
+        TABLE.with(handle, |p| p.admit(&class, &policy_version, now_ms)).map(to_wit::admission).map_err(to_wit::error)
+    }
+
+    fn advance(
+        handle: u32,
+        state: wit::DeliveryState,
+        outcome: wit::AttemptOutcome,
+        probe: bool,
+        now_ms: u64,
+    ) -> Result<wit::AdvanceResult, wit::PolicyError> {
+        let (state, outcome) = (from_wit::state(state), from_wit::outcome(outcome));
+        TABLE.with(handle, |p| p.step(&state, &outcome, probe, now_ms)).map(to_wit3::step).map_err(to_wit::error)
+    }
+
+    fn finish(
+        handle: u32,
+        state: wit::DeliveryState,
+        outcome: wit::AttemptOutcome,
+        now_ms: u64,
+        reply: wit::StoreReply,
+    ) -> Result<wit::Finished, wit::PolicyError> {
+        let (state, outcome, reply) = (from_wit::state(state), from_wit::outcome(outcome), from_wit::reply(reply));
+        TABLE.with(handle, |p| p.finish(&state, &outcome, now_ms, &reply)).map(to_wit3::finished).map_err(to_wit::error)
+    }
+
+    fn gate(
+        handle: u32,
+        event: wit::GateEvent,
+        view: Option<wit::HealthView>,
+        pacer: wit::Pacer,
+        now_ms: u64,
+    ) -> Result<wit::GateAnswer, wit::PolicyError> {
+        let (event, view, pacer) = (from_wit3::event(event), view.map(from_wit3::view), from_wit3::pacer(pacer));
+        TABLE.with(handle, |p| p.gate(&event, view.as_ref(), &pacer, now_ms)).map(to_wit3::gate).map_err(to_wit::error)
+    }
+
+    fn after_probe(
+        handle: u32,
+        event: wit::GateEvent,
+        granted: bool,
+        view: wit::HealthView,
+        pacer: wit::Pacer,
+        now_ms: u64,
+    ) -> Result<wit::GateAnswer, wit::PolicyError> {
+        let (event, view, pacer) = (from_wit3::event(event), from_wit3::view(view), from_wit3::pacer(pacer));
+        TABLE
+            .with(handle, |p| p.after_probe(&event, granted, &view, &pacer, now_ms))
+            .map(to_wit3::gate)
+            .map_err(to_wit::error)
+    }
+
+    fn settle_wake(
+        handle: u32,
+        wake: wit::Wake,
+        reply: wit::StoreReply,
+        now_ms: u64,
+    ) -> Result<wit::WakeVerdict, wit::PolicyError> {
+        let (wake, reply) = (from_wit3::wake(wake), from_wit::reply(reply));
+        TABLE.with(handle, |p| p.wake(&wake, &reply, now_ms)).map(to_wit3::wake).map_err(to_wit::error)
+    }
+
+    fn call_for(
+        handle: u32,
+        op: wit::CallOp,
+        endpoint_id: String,
+        now_ms: u64,
+    ) -> Result<wit::StoreCall, wit::PolicyError> {
+        let op = from_wit3::op(op);
+        TABLE.with(handle, |p| p.call_for(op, &endpoint_id, now_ms)).map(to_wit3::call).map_err(to_wit::error)
+    }
+
+    fn apply_call(
+        call: wit::StoreCall,
+        now_ms: u64,
+        held: wit::HeldHealth,
+    ) -> Result<wit::CallApplied, wit::PolicyError> {
+        compiled::apply_call(&from_wit3::call(call), now_ms, &from_wit3::held(held))
+            .map(to_wit3::applied)
+            .map_err(to_wit::error)
+    }
+
+    fn load_health_document(json: String) -> Result<wit::HealthDocument, wit::PolicyError> {
+        health::HealthDocument::from_json(&json).map(to_wit3::document).map_err(to_wit::error)
+    }
+
+    fn pace(release: wit::Release, pacer: wit::Pacer, now_ms: u64) -> Result<wit::Paced, wit::PolicyError> {
+        let pacer = from_wit3::pacer(pacer);
+        pacer.validate().map_err(to_wit::error)?;
+        let release = from_wit3::release(release);
+        let section = health::Health { release, ..health::Health::default() };
+        section.validate().map_err(|e| to_wit::error(e.within("health")))?;
+        Ok(to_wit3::paced(health::pace(&pacer, &release, now_ms)))
+    }
+
+    fn normal_per_s(budget: wit::Budget, now_ms: u64, current: u64, previous: u64) -> Result<f64, wit::PolicyError> {
+        let budget = from_wit::budget(budget);
+        budget.validate().map_err(|e| to_wit::error(e.within("budget")))?;
+        Ok(health::normal_per_s(&budget, now_ms, current, previous))
+    }
+
+    fn health_outcome_of(outcome: wit::AttemptOutcome) -> Result<wit::HealthOutcome, wit::PolicyError> {
+        health::health_outcome(&from_wit::outcome(outcome)).map(to_wit3::outcome).map_err(to_wit::error)
+    }
+
+    fn pause_until(health: wit::Health, outcome: wit::AttemptOutcome, now_ms: u64) -> Result<u64, wit::PolicyError> {
+        let health = from_wit3::health(health);
+        health.validate().map_err(|e| to_wit::error(e.within("health")))?;
+        Ok(health::pause_until_ms(&health, &from_wit::outcome(outcome), now_ms))
     }
 }
 

@@ -225,6 +225,21 @@ impl Gen<'_> {
                     }
                 }
                 TypeDefKind::Type(t) => self.lower_flat(&t, v, slot, lv, n, structs)?,
+                TypeDefKind::Option(inner) => {
+                    let cases = vec![(None, "None".to_string(), None), (Some(inner), String::new(), None)];
+                    self.lower_flat_cases(t, v, &cases, slot, lv, n, structs)?;
+                }
+                TypeDefKind::Variant(var) => {
+                    let mut cases = Vec::new();
+                    for case in &var.cases {
+                        let cls = self.case_class(*id, case);
+                        let own =
+                            !matches!(case.ty, Some(Type::Id(x)) if matches!(self.kind(x), TypeDefKind::Record(_)));
+                        let field = (case.ty.is_some() && own).then(|| self.case_field(*id, &case.name).to_string());
+                        cases.push((case.ty, cls, field));
+                    }
+                    self.lower_flat_cases(t, v, &cases, slot, lv, n, structs)?;
+                }
                 k => bail!("flat params of kind {} are not supported (pass them by pointer)", k.as_str()),
             },
             Type::F32 => {
@@ -245,6 +260,68 @@ impl Gen<'_> {
                 *slot += 1;
             }
         }
+        Ok(())
+    }
+
+    /// Flat lowering of a variant or option param (canonical ABI: the case
+    /// index in one slot, then the joined payload slots). The case is known
+    /// only at run time, so each case's branch zeroes the width and writes
+    /// its own payload in its own natural format: a narrower integer in a
+    /// wider joined slot is zero-extended, a float's bits are its own (what
+    /// the joined slot's reinterpretation reads). `cases`: (payload type,
+    /// Python class to test with isinstance (empty: any non-None value; the
+    /// class "None": the value is None), attribute holding the payload (None:
+    /// the value itself)).
+    #[allow(clippy::too_many_arguments)]
+    fn lower_flat_cases(
+        &self,
+        t: &Type,
+        v: &str,
+        cases: &[(Option<Type>, String, Option<String>)],
+        slot: &mut usize,
+        lv: &mut Level,
+        n: &mut usize,
+        structs: &mut Vec<String>,
+    ) -> Result<()> {
+        let width = {
+            let mut storage = [WasmType::I32; 64];
+            let mut f = wit_parser::abi::FlatTypes::new(&mut storage);
+            if !self.w.resolve.push_flat(t, &mut f) {
+                bail!("flat shape of more than 64 values");
+            }
+            f.to_vec().len()
+        };
+        let k = Self::uid(n);
+        let first = *slot;
+        lv.post.push(format!("_w{k} = {v}"));
+        for (i, (ty, cls, field)) in cases.iter().enumerate() {
+            let test = match cls.as_str() {
+                "None" => format!("_w{k} is None"),
+                "" => format!("_w{k} is not None"),
+                c => format!("isinstance(_w{k}, {c})"),
+            };
+            lv.post.push(format!("{} {test}:", if i == 0 { "if" } else { "elif" }));
+            let mut sub = Level::default();
+            let mut at = first;
+            sub.leaves.push((FLAT + 8 * at, "Q".into(), i.to_string()));
+            at += 1;
+            if let Some(ty) = ty {
+                let val = match field {
+                    Some(f) => format!("_w{k}.{f}"),
+                    None => format!("_w{k}"),
+                };
+                self.lower_flat(ty, &val, &mut at, &mut sub, n, structs)?;
+            }
+            for j in at..first + width {
+                sub.leaves.push((FLAT + 8 * j, "Q".into(), "0".into()));
+            }
+            lv.post.extend(indent(self.emit_level(sub, "s", structs), 4));
+        }
+        if let (false, Type::Id(id)) = (cases.iter().any(|c| c.1.is_empty()), t) {
+            let name = self.name(*id);
+            lv.post.push(format!("else:\n    raise c.wrong_type({:?}, _w{k}, {:?})", snake(&name), pascal(&name)));
+        }
+        *slot = first + width;
         Ok(())
     }
 }

@@ -15,39 +15,75 @@ from .. import _checks as c
 from .types import *  # noqa: F403
 from .types import (
     Admission,
+    AdvanceResult,
     Applied,
     AttemptOutcome,
     Backoff,
     BucketCounts,
     Budget,
     BudgetCounts,
+    BudgetHold,
+    CallApplied,
+    CallOp,
+    CallReply,
+    Circuit,
     DeadLetter,
+    Decided,
     Decision,
     DeliveryState,
     Due,
     ErrorCode,
     EventClass,
+    FailureBuckets,
+    Finished,
+    GateAnswer,
+    GateEvent,
+    GateVerdict,
+    Health,
+    HealthCall,
+    HealthClass,
+    HealthDocument,
+    HealthOutcome,
+    HealthState,
+    HealthView,
     HeldBuckets,
+    HeldHealth,
+    HeldStop,
+    Hold,
+    HoldReason,
     HttpResponse,
     Jitter,
     LimitedBy,
     OutcomeClass,
+    PaceVerdict,
+    Paced,
+    Pacer,
     Policy,
     PolicyDocument,
     PolicyError,
+    Probe,
+    Release,
     Reservation,
     Resumption,
     Retry,
     Schedule,
+    Send,
+    SendProbe,
     Settlement,
     Step,
     Stop,
     StopReason,
+    StoreCall,
     StoreOp,
     StoreReply,
     StoreRequest,
     TransportError,
     Unavailable,
+    Verdict,
+    Wait,
+    Wake,
+    WakeHold,
+    WakeVerdict,
 )
 
 FLAT, RESULT, DATA = 8, 136, 144
@@ -131,6 +167,44 @@ _S33 = struct.Struct("<B7xH")
 _S34 = struct.Struct("<B7xII")
 _S35 = struct.Struct("<B7xQQQQ")
 _S36 = struct.Struct("<IIIIIIQ?39xQ")
+_S37 = struct.Struct("<B7xdQQQI4xQ")
+_S38 = struct.Struct("<B7x?7xQ56xddQ")
+_S39 = struct.Struct("<I4x")
+_S40 = struct.Struct("<I4xI4xI4xI4xI4xQ")
+_S41 = struct.Struct("<QQ")
+_S42 = struct.Struct("<QQ")
+_S43 = struct.Struct("<QI4x")
+_S44 = struct.Struct("<QI4xI4xQ")
+_S45 = struct.Struct("<I4xI4xI4xI4xI4xI4xI4xQI4x32xI4xQ")
+_S46 = struct.Struct("<B7xQ")
+_S47 = struct.Struct("<B7xH")
+_S48 = struct.Struct("<B7xII")
+_S49 = struct.Struct("<B")
+_S50 = struct.Struct("<B7x?7xQQQQ")
+_S51 = struct.Struct("<I4xIIIIIIQ?39xQ")
+_S52 = struct.Struct("<B7xQQQQQ")
+_S53 = struct.Struct("<I4xIIIII4xQ?7xQ72xQ")
+_S54 = struct.Struct("<I4xIIIII4xQ?7xQ?71xQ")
+_S55 = struct.Struct("<QQQQQQ")
+_S56 = struct.Struct("<QI4xQQQQ")
+_S57 = struct.Struct("<I4xI4xI4xI4xI4xI4xQI4x48xQ")
+_S58 = struct.Struct("<I4xI4xI4xI4xQ")
+_S59 = struct.Struct("<B7xdQQQI4xQ")
+_S60 = struct.Struct("<B7xB7xQ?")
+_S61 = struct.Struct("<B3xIIII4xQdQQ?95xQ")
+_S62 = struct.Struct("<I4xI4x")
+_S63 = struct.Struct("<dddQdQ")
+_S64 = struct.Struct("<dQQI4xQQQ")
+_F_d = struct.Struct("<d")
+_S66 = struct.Struct("<QQ")
+_S67 = struct.Struct("<QQ")
+_S68 = struct.Struct("<QI4x")
+_S69 = struct.Struct("<QI4xI4xQ")
+_S70 = struct.Struct("<B7xdQQQI4xQ")
+_S71 = struct.Struct("<B7xQ")
+_S72 = struct.Struct("<B7xH")
+_S73 = struct.Struct("<B7xII")
+_S74 = struct.Struct("<?7xQ56xddQ32xQ")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -138,9 +212,24 @@ _R_settlement = struct.Struct("<?")
 _R_stop = struct.Struct("<B?")
 _R_applied = struct.Struct("<?7xQQQQQQQQQ")
 _R_retry = struct.Struct("<Q?")
+_R_store_call = struct.Struct("<B23xQdQQ?")
+_R_finished = struct.Struct("<?")
+_R_gate_answer = struct.Struct("<dQd")
+_R_wake_hold = struct.Struct("<QI")
+_R_dead_letter = struct.Struct("<I4xQB")
+_R_call_applied = struct.Struct("<QQQQQQQQQQQQI4xQ")
+_R_paced = struct.Struct("<dQd")
 _R_event_class = struct.Struct("<QdQB7xQI4xdQQ?")
 _R_store_request = struct.Struct("<B15xQQ")
-_R_dead_letter = struct.Struct("<I4xQB")
+_R_health_call = struct.Struct("<B7xQ?")
+_R_budget_hold = struct.Struct("<Q?")
+_R_hold = struct.Struct("<QB")
+_R_held_stop = struct.Struct("<Q")
+_R_health_class = struct.Struct("<QdQB7xQI4xdQQ?")
+_R_circuit = struct.Struct("<dQQQI4xQ")
+_R_reservation = struct.Struct("<?7xQQQQ")
+_R_health_view = struct.Struct("<QQQQQ")
+_R_health = struct.Struct("<?7xQ56xddQ")
 _CASES_JITTER = (Jitter.NONE, Jitter.FULL, Jitter.EQUAL,)
 _IDX_JITTER = {v: i for i, v in enumerate(_CASES_JITTER)}
 _SET_BACKOFF = tuple(Backoff.__dict__[f].__set__ for f in ["base_ms", "factor", "cap_ms", "jitter"])
@@ -397,6 +486,310 @@ def _mk_applied(a0: Any, a1: Any) -> Applied:
     return o
 
 
+_SET_CIRCUIT = tuple(Circuit.__dict__[f].__set__ for f in ["failure_ratio", "min_sample", "cooldown_ms", "cooldown_max_ms", "probes", "probe_interval_ms"])
+
+
+def _mk_circuit(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> Circuit:
+    """A Circuit from the component's values (checked by the ABI, not again)."""
+    o = _new(Circuit)
+    _SET_CIRCUIT[0](o, a0)
+    _SET_CIRCUIT[1](o, a1)
+    _SET_CIRCUIT[2](o, a2)
+    _SET_CIRCUIT[3](o, a3)
+    _SET_CIRCUIT[4](o, a4)
+    _SET_CIRCUIT[5](o, a5)
+    return o
+
+
+_SET_RELEASE = tuple(Release.__dict__[f].__set__ for f in ["multiple", "floor_per_s"])
+
+
+def _mk_release(a0: Any, a1: Any) -> Release:
+    """A Release from the component's values (checked by the ABI, not again)."""
+    o = _new(Release)
+    _SET_RELEASE[0](o, a0)
+    _SET_RELEASE[1](o, a1)
+    return o
+
+
+_SET_HEALTH = tuple(Health.__dict__[f].__set__ for f in ["hold_budget_refusals", "pause_max_ms", "circuit", "release", "cache_ms"])
+
+
+def _mk_health(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Health:
+    """A Health from the component's values (checked by the ABI, not again)."""
+    o = _new(Health)
+    _SET_HEALTH[0](o, a0)
+    _SET_HEALTH[1](o, a1)
+    _SET_HEALTH[2](o, a2)
+    _SET_HEALTH[3](o, a3)
+    _SET_HEALTH[4](o, a4)
+    return o
+
+
+_CASES_HEALTH_OUTCOME = (HealthOutcome.SUCCESS, HealthOutcome.FAILURE, HealthOutcome.NONE,)
+_IDX_HEALTH_OUTCOME = {v: i for i, v in enumerate(_CASES_HEALTH_OUTCOME)}
+_SET_HEALTH_VIEW = tuple(HealthView.__dict__[f].__set__ for f in ["paused_until_ms", "opened_at_ms", "cooldown_ms", "closed_at_ms", "as_of_ms"])
+
+
+def _mk_health_view(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> HealthView:
+    """A HealthView from the component's values (checked by the ABI, not again)."""
+    o = _new(HealthView)
+    _SET_HEALTH_VIEW[0](o, a0)
+    _SET_HEALTH_VIEW[1](o, a1)
+    _SET_HEALTH_VIEW[2](o, a2)
+    _SET_HEALTH_VIEW[3](o, a3)
+    _SET_HEALTH_VIEW[4](o, a4)
+    return o
+
+
+_SET_PACER = tuple(Pacer.__dict__[f].__set__ for f in ["tokens", "updated_ms", "normal_per_s"])
+
+
+def _mk_pacer(a0: Any, a1: Any, a2: Any) -> Pacer:
+    """A Pacer from the component's values (checked by the ABI, not again)."""
+    o = _new(Pacer)
+    _SET_PACER[0](o, a0)
+    _SET_PACER[1](o, a1)
+    _SET_PACER[2](o, a2)
+    return o
+
+
+_CASES_HOLD_REASON = (HoldReason.PAUSED, HoldReason.CIRCUIT_OPEN, HoldReason.PROBE_REFUSED, HoldReason.RELEASE_PACING, HoldReason.BUDGET_REFUSED,)
+_IDX_HOLD_REASON = {v: i for i, v in enumerate(_CASES_HOLD_REASON)}
+_SET_HOLD = tuple(Hold.__dict__[f].__set__ for f in ["until_ms", "reason"])
+
+
+def _mk_hold(a0: Any, a1: Any) -> Hold:
+    """A Hold from the component's values (checked by the ABI, not again)."""
+    o = _new(Hold)
+    _SET_HOLD[0](o, a0)
+    _SET_HOLD[1](o, a1)
+    return o
+
+
+_SET_GATE_EVENT = tuple(GateEvent.__dict__[f].__set__ for f in ["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "held", "held_ms"])
+
+
+def _mk_gate_event(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> GateEvent:
+    """A GateEvent from the component's values (checked by the ABI, not again)."""
+    o = _new(GateEvent)
+    _SET_GATE_EVENT[0](o, a0)
+    _SET_GATE_EVENT[1](o, a1)
+    _SET_GATE_EVENT[2](o, a2)
+    _SET_GATE_EVENT[3](o, a3)
+    _SET_GATE_EVENT[4](o, a4)
+    _SET_GATE_EVENT[5](o, a5)
+    return o
+
+
+_SET_HELD_STOP = tuple(HeldStop.__dict__[f].__set__ for f in ["dead_letter", "held_ms"])
+
+
+def _mk_held_stop(a0: Any, a1: Any) -> HeldStop:
+    """A HeldStop from the component's values (checked by the ABI, not again)."""
+    o = _new(HeldStop)
+    _SET_HELD_STOP[0](o, a0)
+    _SET_HELD_STOP[1](o, a1)
+    return o
+
+
+_SET_GATE_ANSWER = tuple(GateAnswer.__dict__[f].__set__ for f in ["verdict", "pacer"])
+
+
+def _mk_gate_answer(a0: Any, a1: Any) -> GateAnswer:
+    """A GateAnswer from the component's values (checked by the ABI, not again)."""
+    o = _new(GateAnswer)
+    _SET_GATE_ANSWER[0](o, a0)
+    _SET_GATE_ANSWER[1](o, a1)
+    return o
+
+
+_SET_BUDGET_HOLD = tuple(BudgetHold.__dict__[f].__set__ for f in ["until_ms", "refresh_credentials"])
+
+
+def _mk_budget_hold(a0: Any, a1: Any) -> BudgetHold:
+    """A BudgetHold from the component's values (checked by the ABI, not again)."""
+    o = _new(BudgetHold)
+    _SET_BUDGET_HOLD[0](o, a0)
+    _SET_BUDGET_HOLD[1](o, a1)
+    return o
+
+
+_SET_FINISHED = tuple(Finished.__dict__[f].__set__ for f in ["verdict", "budget_disagreement"])
+
+
+def _mk_finished(a0: Any, a1: Any) -> Finished:
+    """A Finished from the component's values (checked by the ABI, not again)."""
+    o = _new(Finished)
+    _SET_FINISHED[0](o, a0)
+    _SET_FINISHED[1](o, a1)
+    return o
+
+
+_CASES_CALL_OP = (CallOp.RECORD, CallOp.RESERVE, CallOp.RECORD_RESERVE, CallOp.REPORT, CallOp.PROBE,)
+_IDX_CALL_OP = {v: i for i, v in enumerate(_CASES_CALL_OP)}
+_SET_HEALTH_CALL = tuple(HealthCall.__dict__[f].__set__ for f in ["outcome", "pause_until_ms", "probe", "circuit"])
+
+
+def _mk_health_call(a0: Any, a1: Any, a2: Any, a3: Any) -> HealthCall:
+    """A HealthCall from the component's values (checked by the ABI, not again)."""
+    o = _new(HealthCall)
+    _SET_HEALTH_CALL[0](o, a0)
+    _SET_HEALTH_CALL[1](o, a1)
+    _SET_HEALTH_CALL[2](o, a2)
+    _SET_HEALTH_CALL[3](o, a3)
+    return o
+
+
+_SET_STORE_CALL = tuple(StoreCall.__dict__[f].__set__ for f in ["op", "key", "endpoint_id", "bucket", "budget", "health"])
+
+
+def _mk_store_call(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> StoreCall:
+    """A StoreCall from the component's values (checked by the ABI, not again)."""
+    o = _new(StoreCall)
+    _SET_STORE_CALL[0](o, a0)
+    _SET_STORE_CALL[1](o, a1)
+    _SET_STORE_CALL[2](o, a2)
+    _SET_STORE_CALL[3](o, a3)
+    _SET_STORE_CALL[4](o, a4)
+    _SET_STORE_CALL[5](o, a5)
+    return o
+
+
+_SET_CALL_REPLY = tuple(CallReply.__dict__[f].__set__ for f in ["reservation", "granted", "view"])
+
+
+def _mk_call_reply(a0: Any, a1: Any, a2: Any) -> CallReply:
+    """A CallReply from the component's values (checked by the ABI, not again)."""
+    o = _new(CallReply)
+    _SET_CALL_REPLY[0](o, a0)
+    _SET_CALL_REPLY[1](o, a1)
+    _SET_CALL_REPLY[2](o, a2)
+    return o
+
+
+_SET_FAILURE_BUCKETS = tuple(FailureBuckets.__dict__[f].__set__ for f in ["bucket", "current", "previous"])
+
+
+def _mk_failure_buckets(a0: Any, a1: Any, a2: Any) -> FailureBuckets:
+    """A FailureBuckets from the component's values (checked by the ABI, not again)."""
+    o = _new(FailureBuckets)
+    _SET_FAILURE_BUCKETS[0](o, a0)
+    _SET_FAILURE_BUCKETS[1](o, a1)
+    _SET_FAILURE_BUCKETS[2](o, a2)
+    return o
+
+
+_SET_HEALTH_STATE = tuple(HealthState.__dict__[f].__set__ for f in ["failures", "paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms"])
+
+
+def _mk_health_state(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any, a6: Any) -> HealthState:
+    """A HealthState from the component's values (checked by the ABI, not again)."""
+    o = _new(HealthState)
+    _SET_HEALTH_STATE[0](o, a0)
+    _SET_HEALTH_STATE[1](o, a1)
+    _SET_HEALTH_STATE[2](o, a2)
+    _SET_HEALTH_STATE[3](o, a3)
+    _SET_HEALTH_STATE[4](o, a4)
+    _SET_HEALTH_STATE[5](o, a5)
+    _SET_HEALTH_STATE[6](o, a6)
+    return o
+
+
+_SET_HELD_HEALTH = tuple(HeldHealth.__dict__[f].__set__ for f in ["buckets", "health"])
+
+
+def _mk_held_health(a0: Any, a1: Any) -> HeldHealth:
+    """A HeldHealth from the component's values (checked by the ABI, not again)."""
+    o = _new(HeldHealth)
+    _SET_HELD_HEALTH[0](o, a0)
+    _SET_HELD_HEALTH[1](o, a1)
+    return o
+
+
+_SET_CALL_APPLIED = tuple(CallApplied.__dict__[f].__set__ for f in ["reply", "held"])
+
+
+def _mk_call_applied(a0: Any, a1: Any) -> CallApplied:
+    """A CallApplied from the component's values (checked by the ABI, not again)."""
+    o = _new(CallApplied)
+    _SET_CALL_APPLIED[0](o, a0)
+    _SET_CALL_APPLIED[1](o, a1)
+    return o
+
+
+_SET_DECIDED = tuple(Decided.__dict__[f].__set__ for f in ["decision", "call"])
+
+
+def _mk_decided(a0: Any, a1: Any) -> Decided:
+    """A Decided from the component's values (checked by the ABI, not again)."""
+    o = _new(Decided)
+    _SET_DECIDED[0](o, a0)
+    _SET_DECIDED[1](o, a1)
+    return o
+
+
+_SET_WAKE = tuple(Wake.__dict__[f].__set__ for f in ["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "refusals"])
+
+
+def _mk_wake(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Wake:
+    """A Wake from the component's values (checked by the ABI, not again)."""
+    o = _new(Wake)
+    _SET_WAKE[0](o, a0)
+    _SET_WAKE[1](o, a1)
+    _SET_WAKE[2](o, a2)
+    _SET_WAKE[3](o, a3)
+    _SET_WAKE[4](o, a4)
+    return o
+
+
+_SET_WAKE_HOLD = tuple(WakeHold.__dict__[f].__set__ for f in ["until_ms", "refusals"])
+
+
+def _mk_wake_hold(a0: Any, a1: Any) -> WakeHold:
+    """A WakeHold from the component's values (checked by the ABI, not again)."""
+    o = _new(WakeHold)
+    _SET_WAKE_HOLD[0](o, a0)
+    _SET_WAKE_HOLD[1](o, a1)
+    return o
+
+
+_SET_PACED = tuple(Paced.__dict__[f].__set__ for f in ["verdict", "pacer"])
+
+
+def _mk_paced(a0: Any, a1: Any) -> Paced:
+    """A Paced from the component's values (checked by the ABI, not again)."""
+    o = _new(Paced)
+    _SET_PACED[0](o, a0)
+    _SET_PACED[1](o, a1)
+    return o
+
+
+_SET_HEALTH_CLASS = tuple(HealthClass.__dict__[f].__set__ for f in ["name", "policy", "health", "policy_hash", "hash_words"])
+
+
+def _mk_health_class(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> HealthClass:
+    """A HealthClass from the component's values (checked by the ABI, not again)."""
+    o = _new(HealthClass)
+    _SET_HEALTH_CLASS[0](o, a0)
+    _SET_HEALTH_CLASS[1](o, a1)
+    _SET_HEALTH_CLASS[2](o, a2)
+    _SET_HEALTH_CLASS[3](o, a3)
+    _SET_HEALTH_CLASS[4](o, a4)
+    return o
+
+
+_SET_HEALTH_DOCUMENT = tuple(HealthDocument.__dict__[f].__set__ for f in ["version", "classes"])
+
+
+def _mk_health_document(a0: Any, a1: Any) -> HealthDocument:
+    """A HealthDocument from the component's values (checked by the ABI, not again)."""
+    o = _new(HealthDocument)
+    _SET_HEALTH_DOCUMENT[0](o, a0)
+    _SET_HEALTH_DOCUMENT[1](o, a1)
+    return o
+
+
 
 
 _IMG_POLICY: dict[int, tuple[Policy, bytes]] = {}
@@ -411,115 +804,350 @@ def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
     return img
 
 
+_IMG_PACER: dict[int, tuple[Pacer, bytes]] = {}
+_IMG_PACER_S = struct.Struct("<dQd")
+
+
+def _image_PACER(v: Pacer) -> tuple[Pacer, bytes]:
+    """The canonical-ABI image of a (frozen) Pacer, cached per object."""
+    if len(_IMG_PACER) >= 1024:
+        _IMG_PACER.clear()
+    img = _IMG_PACER[id(v)] = (v, _IMG_PACER_S.pack(v.tokens, v.updated_ms, v.normal_per_s))
+    return img
+
+
+_IMG_HEALTH_VIEW: dict[int, tuple[HealthView, bytes]] = {}
+_IMG_HEALTH_VIEW_S = struct.Struct("<QQQQQ")
+
+
+def _image_HEALTH_VIEW(v: HealthView) -> tuple[HealthView, bytes]:
+    """The canonical-ABI image of a (frozen) HealthView, cached per object."""
+    if len(_IMG_HEALTH_VIEW) >= 1024:
+        _IMG_HEALTH_VIEW.clear()
+    img = _IMG_HEALTH_VIEW[id(v)] = (v, _IMG_HEALTH_VIEW_S.pack(v.paused_until_ms, v.opened_at_ms, v.cooldown_ms, v.closed_at_ms, v.as_of_ms))
+    return img
+
+
+_IMG_HELD_HEALTH: dict[int, tuple[HeldHealth, bytes]] = {}
+_IMG_HELD_HEALTH_S = struct.Struct("<QQQQQQQQQQQQI4xQ")
+
+
+def _image_HELD_HEALTH(v: HeldHealth) -> tuple[HeldHealth, bytes]:
+    """The canonical-ABI image of a (frozen) HeldHealth, cached per object."""
+    if len(_IMG_HELD_HEALTH) >= 1024:
+        _IMG_HELD_HEALTH.clear()
+    img = _IMG_HELD_HEALTH[id(v)] = (v, _IMG_HELD_HEALTH_S.pack(v.buckets.bucket, v.buckets.current.total, v.buckets.current.retries, v.buckets.previous.total, v.buckets.previous.retries, v.health.failures.bucket, v.health.failures.current, v.health.failures.previous, v.health.paused_until_ms, v.health.opened_at_ms, v.health.cooldown_ms, v.health.probe_window, v.health.probes_granted, v.health.closed_at_ms))
+    return img
+
+
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f116, _f117, _f120, _f121 = _R_schedule.unpack_from(m, p + 0)
-    _p119, _n119 = _F_II.unpack_from(m, p + 16)
-    _f119 = struct.unpack_from("<%dQ" % _n119, m, _p119)
-    return _mk_schedule(_f116, _f117, _f119, _f120, _CASES_LIMITED_BY[_f121])
+    _f218, _f219, _f222, _f223 = _R_schedule.unpack_from(m, p + 0)
+    _p221, _n221 = _F_II.unpack_from(m, p + 16)
+    _f221 = struct.unpack_from("<%dQ" % _n221, m, _p221)
+    return _mk_schedule(_f218, _f219, _f221, _f222, _CASES_LIMITED_BY[_f223])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f122, = _R_policy_error.unpack_from(m, p + 0)
-    _p124, _n124 = _F_II.unpack_from(m, p + 4)
-    _p126, _n126 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f122], _str(m, _p124, _n124), _str(m, _p126, _n126))
+    _f224, = _R_policy_error.unpack_from(m, p + 0)
+    _p226, _n226 = _F_II.unpack_from(m, p + 4)
+    _p228, _n228 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f224], _str(m, _p226, _n226), _str(m, _p228, _n228))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p128, _n128 = _F_II.unpack_from(m, p + 0)
-    _p130, _n130 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p128, _n128), tuple(_lift_event_class(m, _p130 + _i130 * 88 + 0) for _i130 in range(_n130)))
+    _p230, _n230 = _F_II.unpack_from(m, p + 0)
+    _p232, _n232 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p230, _n230), tuple(_lift_event_class(m, _p232 + _i232 * 88 + 0) for _i232 in range(_n232)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f137, _f138 = _R_admission.unpack_from(m, p + 24)
-    _p132, _n132 = _F_II.unpack_from(m, p + 0)
-    _p134, _n134 = _F_II.unpack_from(m, p + 8)
-    _p136, _n136 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p132, _n132), _str(m, _p134, _n134), _str(m, _p136, _n136), _f137, _f138, _lift_schedule(m, p + 40))
+    _f239, _f240 = _R_admission.unpack_from(m, p + 24)
+    _p234, _n234 = _F_II.unpack_from(m, p + 0)
+    _p236, _n236 = _F_II.unpack_from(m, p + 8)
+    _p238, _n238 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p234, _n234), _str(m, _p236, _n236), _str(m, _p238, _n238), _f239, _f240, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v144: Any
-    _d144 = m[p + 0]
-    if _d144 == 0:
-        _v144 = None
-    elif _d144 == 1:
-        _v145: Any
-        _d145 = m[p + 8]
-        if _d145 == 0:
-            _v145 = _lift_retry(m, p + 16)
-        elif _d145 == 1:
-            _v145 = _lift_stop(m, p + 16)
+    _v246: Any
+    _d246 = m[p + 0]
+    if _d246 == 0:
+        _v246 = None
+    elif _d246 == 1:
+        _v247: Any
+        _d247 = m[p + 8]
+        if _d247 == 0:
+            _v247 = _lift_retry(m, p + 16)
+        elif _d247 == 1:
+            _v247 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d145, p + 8))
-        _v144 = _v145
+            raise Malformed("discriminant %d at %d" % (_d247, p + 8))
+        _v246 = _v247
     else:
-        raise Malformed("discriminant %d at %d" % (_d144, p + 0))
-    _v147: Any
-    _d147 = m[p + 72]
-    if _d147 == 0:
-        _v147 = None
-    elif _d147 == 1:
-        _v147 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d246, p + 0))
+    _v249: Any
+    _d249 = m[p + 72]
+    if _d249 == 0:
+        _v249 = None
+    elif _d249 == 1:
+        _v249 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d147, p + 72))
-    return _mk_step(_v144, _v147)
+        raise Malformed("discriminant %d at %d" % (_d249, p + 72))
+    return _mk_step(_v246, _v249)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f150, = _R_settlement.unpack_from(m, p + 64)
-    _v149: Any
-    _d149 = m[p + 0]
-    if _d149 == 0:
-        _v149 = _lift_retry(m, p + 8)
-    elif _d149 == 1:
-        _v149 = _lift_stop(m, p + 8)
+    _f252, = _R_settlement.unpack_from(m, p + 64)
+    _v251: Any
+    _d251 = m[p + 0]
+    if _d251 == 0:
+        _v251 = _lift_retry(m, p + 8)
+    elif _d251 == 1:
+        _v251 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d149, p + 0))
-    return _mk_settlement(_v149, _f150)
+        raise Malformed("discriminant %d at %d" % (_d251, p + 0))
+    return _mk_settlement(_v251, _f252)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f151, _f152 = _R_stop.unpack_from(m, p + 0)
-    _v154: Any
-    _d154 = m[p + 8]
-    if _d154 == 0:
-        _v154 = None
-    elif _d154 == 1:
-        _v154 = _lift_dead_letter(m, p + 16)
+    _f253, _f254 = _R_stop.unpack_from(m, p + 0)
+    _v256: Any
+    _d256 = m[p + 8]
+    if _d256 == 0:
+        _v256 = None
+    elif _d256 == 1:
+        _v256 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d154, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f151], _f152, _v154)
+        raise Malformed("discriminant %d at %d" % (_d256, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f253], _f254, _v256)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f156, _f159, _f160, _f162, _f163, _f165, _f167, _f168, _f170, _f171 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f156, _mk_budget_counts(_mk_bucket_counts(_f159, _f160), _mk_bucket_counts(_f162, _f163))), _mk_held_buckets(_f165, _mk_bucket_counts(_f167, _f168), _mk_bucket_counts(_f170, _f171)))
+    _f258, _f261, _f262, _f264, _f265, _f267, _f269, _f270, _f272, _f273 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f258, _mk_budget_counts(_mk_bucket_counts(_f261, _f262), _mk_bucket_counts(_f264, _f265))), _mk_held_buckets(_f267, _mk_bucket_counts(_f269, _f270), _mk_bucket_counts(_f272, _f273)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f172, _f173 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f172, _f173)
+    _f274, _f275 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f274, _f275)
 
 
-def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f178, _f179, _f180, _f181, _f182, _f183, _f185, _f186, _f187, _f188 = _R_event_class.unpack_from(m, p + 8)
-    _p175, _n175 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p175, _n175), _mk_policy(_mk_backoff(_f178, _f179, _f180, _CASES_JITTER[_f181]), _f182, _f183, _mk_budget(_f185, _f186, _f187, _f188)))
+def _lift_decided(m: memoryview, p: int) -> Decided:
+    _v277: Any
+    _d277 = m[p + 0]
+    if _d277 == 0:
+        _v277 = _lift_retry(m, p + 8)
+    elif _d277 == 1:
+        _v277 = _lift_stop(m, p + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d277, p + 0))
+    _v279: Any
+    _d279 = m[p + 64]
+    if _d279 == 0:
+        _v279 = None
+    elif _d279 == 1:
+        _v279 = _lift_store_call(m, p + 72)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d279, p + 64))
+    return _mk_decided(_v277, _v279)
 
 
-def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f189, _f192, _f193 = _R_store_request.unpack_from(m, p + 0)
-    _p191, _n191 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f189], _str(m, _p191, _n191), _f192, _f193)
+def _lift_store_call(m: memoryview, p: int) -> StoreCall:
+    _f280, _f285, _f287, _f288, _f289, _f290 = _R_store_call.unpack_from(m, p + 0)
+    _p282, _n282 = _F_II.unpack_from(m, p + 4)
+    _p284, _n284 = _F_II.unpack_from(m, p + 12)
+    _v292: Any
+    _d292 = m[p + 64]
+    if _d292 == 0:
+        _v292 = None
+    elif _d292 == 1:
+        _v292 = _lift_health_call(m, p + 72)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d292, p + 64))
+    return _mk_store_call(_CASES_CALL_OP[_f280], _str(m, _p282, _n282), _str(m, _p284, _n284), _f285, _mk_budget(_f287, _f288, _f289, _f290), _v292)
+
+
+def _lift_finished(m: memoryview, p: int) -> Finished:
+    _f295, = _R_finished.unpack_from(m, p + 64)
+    _v294: Any
+    _d294 = m[p + 0]
+    if _d294 == 0:
+        _v294 = _lift_retry(m, p + 8)
+    elif _d294 == 1:
+        _v294 = _lift_budget_hold(m, p + 8)
+    elif _d294 == 2:
+        _v294 = _lift_stop(m, p + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d294, p + 0))
+    return _mk_finished(_v294, _f295)
+
+
+def _lift_gate_answer(m: memoryview, p: int) -> GateAnswer:
+    _f299, _f300, _f301 = _R_gate_answer.unpack_from(m, p + 56)
+    _v297: Any
+    _d297 = m[p + 0]
+    if _d297 == 0:
+        _v297 = Send()
+    elif _d297 == 1:
+        _v297 = SendProbe()
+    elif _d297 == 2:
+        _v297 = Probe()
+    elif _d297 == 3:
+        _v297 = _lift_hold(m, p + 8)
+    elif _d297 == 4:
+        _v297 = _lift_held_stop(m, p + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d297, p + 0))
+    return _mk_gate_answer(_v297, _mk_pacer(_f299, _f300, _f301))
+
+
+def _lift_wake_hold(m: memoryview, p: int) -> WakeHold:
+    _f302, _f303 = _R_wake_hold.unpack_from(m, p + 0)
+    return _mk_wake_hold(_f302, _f303)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f198, _f199, _f200 = _R_dead_letter.unpack_from(m, p + 16)
-    _p195, _n195 = _F_II.unpack_from(m, p + 0)
-    _p197, _n197 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p195, _n195), _str(m, _p197, _n197), _f198, _f199, _CASES_STOP_REASON[_f200])
+    _f308, _f309, _f310 = _R_dead_letter.unpack_from(m, p + 16)
+    _p305, _n305 = _F_II.unpack_from(m, p + 0)
+    _p307, _n307 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p305, _n305), _str(m, _p307, _n307), _f308, _f309, _CASES_STOP_REASON[_f310])
+
+
+def _lift_call_applied(m: memoryview, p: int) -> CallApplied:
+    _f315, _f317, _f318, _f320, _f321, _f324, _f325, _f326, _f327, _f328, _f329, _f330, _f331, _f332 = _R_call_applied.unpack_from(m, p + 104)
+    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f315, _mk_bucket_counts(_f317, _f318), _mk_bucket_counts(_f320, _f321)), _mk_health_state(_mk_failure_buckets(_f324, _f325, _f326), _f327, _f328, _f329, _f330, _f331, _f332)))
+
+
+def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
+    _p334, _n334 = _F_II.unpack_from(m, p + 0)
+    _p336, _n336 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p334, _n334), tuple(_lift_health_class(m, _p336 + _i336 * 208 + 0) for _i336 in range(_n336)))
+
+
+def _lift_paced(m: memoryview, p: int) -> Paced:
+    _f340, _f341, _f342 = _R_paced.unpack_from(m, p + 16)
+    _v338: Any
+    _d338 = m[p + 0]
+    if _d338 == 0:
+        _v338 = Send()
+    elif _d338 == 1:
+        _v338 = Wait(_F_Q.unpack_from(m, p + 8)[0])
+    else:
+        raise Malformed("discriminant %d at %d" % (_d338, p + 0))
+    return _mk_paced(_v338, _mk_pacer(_f340, _f341, _f342))
+
+
+def _lift_event_class(m: memoryview, p: int) -> EventClass:
+    _f347, _f348, _f349, _f350, _f351, _f352, _f354, _f355, _f356, _f357 = _R_event_class.unpack_from(m, p + 8)
+    _p344, _n344 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p344, _n344), _mk_policy(_mk_backoff(_f347, _f348, _f349, _CASES_JITTER[_f350]), _f351, _f352, _mk_budget(_f354, _f355, _f356, _f357)))
+
+
+def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
+    _f358, _f361, _f362 = _R_store_request.unpack_from(m, p + 0)
+    _p360, _n360 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f358], _str(m, _p360, _n360), _f361, _f362)
+
+
+def _lift_health_call(m: memoryview, p: int) -> HealthCall:
+    _f363, _f364, _f365 = _R_health_call.unpack_from(m, p + 0)
+    _v367: Any
+    _d367 = m[p + 24]
+    if _d367 == 0:
+        _v367 = None
+    elif _d367 == 1:
+        _v367 = _lift_circuit(m, p + 32)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d367, p + 24))
+    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f363], _f364, _f365, _v367)
+
+
+def _lift_budget_hold(m: memoryview, p: int) -> BudgetHold:
+    _f368, _f369 = _R_budget_hold.unpack_from(m, p + 0)
+    return _mk_budget_hold(_f368, _f369)
+
+
+def _lift_hold(m: memoryview, p: int) -> Hold:
+    _f370, _f371 = _R_hold.unpack_from(m, p + 0)
+    return _mk_hold(_f370, _CASES_HOLD_REASON[_f371])
+
+
+def _lift_held_stop(m: memoryview, p: int) -> HeldStop:
+    _f374, = _R_held_stop.unpack_from(m, p + 40)
+    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f374)
+
+
+def _lift_call_reply(m: memoryview, p: int) -> CallReply:
+    _v376: Any
+    _d376 = m[p + 0]
+    if _d376 == 0:
+        _v376 = None
+    elif _d376 == 1:
+        _v376 = _lift_reservation(m, p + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d376, p + 0))
+    _v378: Any
+    _d378 = m[p + 48]
+    if _d378 == 0:
+        _v378 = None
+    elif _d378 == 1:
+        _v378 = _F_bool.unpack_from(m, p + 49)[0]
+    else:
+        raise Malformed("discriminant %d at %d" % (_d378, p + 48))
+    _v380: Any
+    _d380 = m[p + 56]
+    if _d380 == 0:
+        _v380 = None
+    elif _d380 == 1:
+        _v380 = _lift_health_view(m, p + 64)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d380, p + 56))
+    return _mk_call_reply(_v376, _v378, _v380)
+
+
+def _lift_health_class(m: memoryview, p: int) -> HealthClass:
+    _f385, _f386, _f387, _f388, _f389, _f390, _f392, _f393, _f394, _f395 = _R_health_class.unpack_from(m, p + 8)
+    _p382, _n382 = _F_II.unpack_from(m, p + 0)
+    _v397: Any
+    _d397 = m[p + 88]
+    if _d397 == 0:
+        _v397 = None
+    elif _d397 == 1:
+        _v397 = _lift_health(m, p + 96)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d397, p + 88))
+    _p399, _n399 = _F_II.unpack_from(m, p + 192)
+    _p401, _n401 = _F_II.unpack_from(m, p + 200)
+    _f401 = struct.unpack_from("<%dQ" % _n401, m, _p401)
+    return _mk_health_class(_str(m, _p382, _n382), _mk_policy(_mk_backoff(_f385, _f386, _f387, _CASES_JITTER[_f388]), _f389, _f390, _mk_budget(_f392, _f393, _f394, _f395)), _v397, _str(m, _p399, _n399), _f401)
+
+
+def _lift_circuit(m: memoryview, p: int) -> Circuit:
+    _f402, _f403, _f404, _f405, _f406, _f407 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f402, _f403, _f404, _f405, _f406, _f407)
+
+
+def _lift_reservation(m: memoryview, p: int) -> Reservation:
+    _f408, _f411, _f412, _f414, _f415 = _R_reservation.unpack_from(m, p + 0)
+    return _mk_reservation(_f408, _mk_budget_counts(_mk_bucket_counts(_f411, _f412), _mk_bucket_counts(_f414, _f415)))
+
+
+def _lift_health_view(m: memoryview, p: int) -> HealthView:
+    _f416, _f417, _f418, _f419, _f420 = _R_health_view.unpack_from(m, p + 0)
+    return _mk_health_view(_f416, _f417, _f418, _f419, _f420)
+
+
+def _lift_health(m: memoryview, p: int) -> Health:
+    _f421, _f422, _f426, _f427, _f428 = _R_health.unpack_from(m, p + 0)
+    _v424: Any
+    _d424 = m[p + 16]
+    if _d424 == 0:
+        _v424 = None
+    elif _d424 == 1:
+        _v424 = _lift_circuit(m, p + 24)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d424, p + 16))
+    return _mk_health(_f421, _f422, _v424, _mk_release(_f426, _f427), _f428)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1243,6 +1871,735 @@ def lift_decide_with(m: memoryview, r: int) -> Decision:
     return _v114
 
 
+def lower_compile(x: Scratch, policy: Policy, health: Optional[Health]) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if not isinstance(policy, Policy):
+        raise c.wrong_type("policy", policy, "Policy")
+    a = (d + 7) & -8
+    d = a + 184
+    if d > lim:
+        raise Grow(d)
+    _c = _IMG_POLICY.get(id(policy))
+    if _c is None or _c[0] is not policy:
+        _c = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c[1]
+    _o128 = health
+    if _o128 is None:
+        m[a + 80] = 0
+    else:
+        _S38.pack_into(m, a + 80, 1, _o128.hold_budget_refusals, _o128.pause_max_ms, _o128.release.multiple, _o128.release.floor_per_s, _o128.cache_ms)
+        _o129 = _o128.circuit
+        if _o129 is None:
+            m[a + 104] = 0
+        else:
+            _S37.pack_into(m, a + 104, 1, _o129.failure_ratio, _o129.min_sample, _o129.cooldown_ms, _o129.cooldown_max_ms, _o129.probes, _o129.probe_interval_ms)
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 184)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_compile(m: memoryview, r: int) -> int:
+    _v130: Any
+    _d130 = m[r + 0]
+    if _d130 == 0:
+        _v130 = _F_I.unpack_from(m, r + 4)[0]
+    elif _d130 == 1:
+        raise _lift_policy_error(m, r + 4)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d130, r + 0))
+    return _v130
+
+
+def lower_discard(x: Scratch, handle: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    _S39.pack_into(m, s + FLAT + 0, handle)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_discard(m: memoryview, r: int) -> None:
+    return None
+
+
+def lower_admit_compiled(x: Scratch, handle: int, class_: str, policy_version: str, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if class_.__class__ is not str:
+        c.text("class_", class_)
+    if policy_version.__class__ is not str:
+        c.text("policy_version", policy_version)
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _t131 = class_.encode()
+    _n131 = len(_t131)
+    if d + _n131 > lim:
+        raise Grow(d + _n131)
+    m[d:d + _n131] = _t131
+    _p131 = d
+    d += _n131
+    fx += (s + 16, 1, _n131)
+    _t132 = policy_version.encode()
+    _n132 = len(_t132)
+    if d + _n132 > lim:
+        raise Grow(d + _n132)
+    m[d:d + _n132] = _t132
+    _p132 = d
+    d += _n132
+    fx += (s + 32, 1, _n132)
+    _S40.pack_into(m, s + FLAT + 0, handle, _p131, _n131, _p132, _n132, now_ms)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_admit_compiled(m: memoryview, r: int) -> Admission:
+    _v133: Any
+    _d133 = m[r + 0]
+    if _d133 == 0:
+        _v133 = _lift_admission(m, r + 8)
+    elif _d133 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d133, r + 0))
+    return _v133
+
+
+def lower_advance(x: Scratch, handle: int, state: DeliveryState, outcome: AttemptOutcome, probe: bool, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if not isinstance(state, DeliveryState):
+        raise c.wrong_type("state", state, "DeliveryState")
+    c.boolean("probe", probe)
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _t134 = state.event_id.encode()
+    _n134 = len(_t134)
+    if d + _n134 > lim:
+        raise Grow(d + _n134)
+    m[d:d + _n134] = _t134
+    _p134 = d
+    d += _n134
+    fx += (s + 16, 1, _n134)
+    _t135 = state.endpoint_id.encode()
+    _n135 = len(_t135)
+    if d + _n135 > lim:
+        raise Grow(d + _n135)
+    m[d:d + _n135] = _t135
+    _p135 = d
+    d += _n135
+    fx += (s + 32, 1, _n135)
+    _S45.pack_into(m, s + FLAT + 0, handle, _p134, _n134, _p135, _n135, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, probe, now_ms)
+    _w136 = outcome
+    if isinstance(_w136, HttpResponse):
+        _S43.pack_into(m, s + 80, 0, _w136.status)
+        _w137 = _w136.retry_after_ms
+        if _w137 is None:
+            _S41.pack_into(m, s + 96, 0, 0)
+        elif _w137 is not None:
+            _S42.pack_into(m, s + 96, 1, _w137)
+    elif isinstance(_w136, TransportError):
+        _t138 = _w136.kind.encode()
+        _n138 = len(_t138)
+        if d + _n138 > lim:
+            raise Grow(d + _n138)
+        m[d:d + _n138] = _t138
+        _p138 = d
+        d += _n138
+        fx += (s + 88, 1, _n138)
+        _S44.pack_into(m, s + 80, 1, _p138, _n138, 0)
+    else:
+        raise c.wrong_type("attempt_outcome", _w136, "AttemptOutcome")
+    _finish(m, s, d, lim, fx)
+
+
+def lift_advance(m: memoryview, r: int) -> AdvanceResult:
+    _v139: Any
+    _d139 = m[r + 0]
+    if _d139 == 0:
+        _v140: Any
+        _d140 = m[r + 8]
+        if _d140 == 0:
+            _v140 = _lift_decided(m, r + 16)
+        elif _d140 == 1:
+            _v140 = _lift_store_call(m, r + 16)
+        else:
+            raise Malformed("discriminant %d at %d" % (_d140, r + 8))
+        _v139 = _v140
+    elif _d139 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d139, r + 0))
+    return _v139
+
+
+def lower_finish(x: Scratch, handle: int, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if not isinstance(state, DeliveryState):
+        raise c.wrong_type("state", state, "DeliveryState")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    a = (d + 7) & -8
+    d = a + 136
+    if d > lim:
+        raise Grow(d)
+    _t142 = state.event_id.encode()
+    _n142 = len(_t142)
+    if d + _n142 > lim:
+        raise Grow(d + _n142)
+    m[d:d + _n142] = _t142
+    _p142 = d
+    d += _n142
+    fx += (a + 8, 1, _n142)
+    _t143 = state.endpoint_id.encode()
+    _n143 = len(_t143)
+    if d + _n143 > lim:
+        raise Grow(d + _n143)
+    m[d:d + _n143] = _t143
+    _p143 = d
+    d += _n143
+    fx += (a + 16, 1, _n143)
+    _S51.pack_into(m, a + 0, handle, _p142, _n142, _p143, _n143, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _v144 = outcome
+    if isinstance(_v144, HttpResponse):
+        _S47.pack_into(m, a + 48, 0, _v144.status)
+        _o145 = _v144.retry_after_ms
+        if _o145 is None:
+            m[a + 64] = 0
+        else:
+            _S46.pack_into(m, a + 64, 1, _o145)
+    elif isinstance(_v144, TransportError):
+        _t146 = _v144.kind.encode()
+        _n146 = len(_t146)
+        if d + _n146 > lim:
+            raise Grow(d + _n146)
+        m[d:d + _n146] = _t146
+        _p146 = d
+        d += _n146
+        fx += (a + 56, 1, _n146)
+        _S48.pack_into(m, a + 48, 1, _p146, _n146)
+    else:
+        raise c.wrong_type("attempt_outcome", _v144, "AttemptOutcome")
+    _v147 = reply
+    if isinstance(_v147, Unavailable):
+        _S49.pack_into(m, a + 88, 0)
+    elif isinstance(_v147, Reservation):
+        _S50.pack_into(m, a + 88, 1, _v147.reserved, _v147.counts.current.total, _v147.counts.current.retries, _v147.counts.previous.total, _v147.counts.previous.retries)
+    else:
+        raise c.wrong_type("store_reply", _v147, "StoreReply")
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 136)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_finish(m: memoryview, r: int) -> Finished:
+    _v148: Any
+    _d148 = m[r + 0]
+    if _d148 == 0:
+        _v148 = _lift_finished(m, r + 8)
+    elif _d148 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d148, r + 0))
+    return _v148
+
+
+def lower_gate(x: Scratch, handle: int, event: GateEvent, view: Optional[HealthView], pacer: Pacer, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if not isinstance(event, GateEvent):
+        raise c.wrong_type("event", event, "GateEvent")
+    if not isinstance(pacer, Pacer):
+        raise c.wrong_type("pacer", pacer, "Pacer")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    a = (d + 7) & -8
+    d = a + 136
+    if d > lim:
+        raise Grow(d)
+    _t150 = event.event_id.encode()
+    _n150 = len(_t150)
+    if d + _n150 > lim:
+        raise Grow(d + _n150)
+    m[d:d + _n150] = _t150
+    _p150 = d
+    d += _n150
+    fx += (a + 8, 1, _n150)
+    _t151 = event.endpoint_id.encode()
+    _n151 = len(_t151)
+    if d + _n151 > lim:
+        raise Grow(d + _n151)
+    m[d:d + _n151] = _t151
+    _p151 = d
+    d += _n151
+    fx += (a + 16, 1, _n151)
+    _S53.pack_into(m, a + 0, handle, _p150, _n150, _p151, _n151, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, now_ms)
+    _c = _IMG_PACER.get(id(pacer))
+    if _c is None or _c[0] is not pacer:
+        _c = _image_PACER(pacer)
+    m[a + 104:a + 128] = _c[1]
+    _o152 = view
+    if _o152 is None:
+        m[a + 56] = 0
+    else:
+        _S52.pack_into(m, a + 56, 1, _o152.paused_until_ms, _o152.opened_at_ms, _o152.cooldown_ms, _o152.closed_at_ms, _o152.as_of_ms)
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 136)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_gate(m: memoryview, r: int) -> GateAnswer:
+    _v156: Any
+    _d156 = m[r + 0]
+    if _d156 == 0:
+        _v156 = _lift_gate_answer(m, r + 8)
+    elif _d156 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d156, r + 0))
+    return _v156
+
+
+def lower_after_probe(x: Scratch, handle: int, event: GateEvent, granted: bool, view: HealthView, pacer: Pacer, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if not isinstance(event, GateEvent):
+        raise c.wrong_type("event", event, "GateEvent")
+    c.boolean("granted", granted)
+    if not isinstance(view, HealthView):
+        raise c.wrong_type("view", view, "HealthView")
+    if not isinstance(pacer, Pacer):
+        raise c.wrong_type("pacer", pacer, "Pacer")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    a = (d + 7) & -8
+    d = a + 136
+    if d > lim:
+        raise Grow(d)
+    _t158 = event.event_id.encode()
+    _n158 = len(_t158)
+    if d + _n158 > lim:
+        raise Grow(d + _n158)
+    m[d:d + _n158] = _t158
+    _p158 = d
+    d += _n158
+    fx += (a + 8, 1, _n158)
+    _t159 = event.endpoint_id.encode()
+    _n159 = len(_t159)
+    if d + _n159 > lim:
+        raise Grow(d + _n159)
+    m[d:d + _n159] = _t159
+    _p159 = d
+    d += _n159
+    fx += (a + 16, 1, _n159)
+    _S54.pack_into(m, a + 0, handle, _p158, _n158, _p159, _n159, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, granted, now_ms)
+    _c = _IMG_HEALTH_VIEW.get(id(view))
+    if _c is None or _c[0] is not view:
+        _c = _image_HEALTH_VIEW(view)
+    m[a + 64:a + 104] = _c[1]
+    _c = _IMG_PACER.get(id(pacer))
+    if _c is None or _c[0] is not pacer:
+        _c = _image_PACER(pacer)
+    m[a + 104:a + 128] = _c[1]
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 136)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_after_probe(m: memoryview, r: int) -> GateAnswer:
+    _v168: Any
+    _d168 = m[r + 0]
+    if _d168 == 0:
+        _v168 = _lift_gate_answer(m, r + 8)
+    elif _d168 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d168, r + 0))
+    return _v168
+
+
+def lower_settle_wake(x: Scratch, handle: int, wake: Wake, reply: StoreReply, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if not isinstance(wake, Wake):
+        raise c.wrong_type("wake", wake, "Wake")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _t169 = wake.event_id.encode()
+    _n169 = len(_t169)
+    if d + _n169 > lim:
+        raise Grow(d + _n169)
+    m[d:d + _n169] = _t169
+    _p169 = d
+    d += _n169
+    fx += (s + 16, 1, _n169)
+    _t170 = wake.endpoint_id.encode()
+    _n170 = len(_t170)
+    if d + _n170 > lim:
+        raise Grow(d + _n170)
+    m[d:d + _n170] = _t170
+    _p170 = d
+    d += _n170
+    fx += (s + 32, 1, _n170)
+    _S57.pack_into(m, s + FLAT + 0, handle, _p169, _n169, _p170, _n170, wake.attempts, wake.first_attempted_at_ms, wake.refusals, now_ms)
+    _w171 = reply
+    if isinstance(_w171, Unavailable):
+        _S55.pack_into(m, s + 72, 0, 0, 0, 0, 0, 0)
+    elif isinstance(_w171, Reservation):
+        _S56.pack_into(m, s + 72, 1, _w171.reserved, _w171.counts.current.total, _w171.counts.current.retries, _w171.counts.previous.total, _w171.counts.previous.retries)
+    else:
+        raise c.wrong_type("store_reply", _w171, "StoreReply")
+    _finish(m, s, d, lim, fx)
+
+
+def lift_settle_wake(m: memoryview, r: int) -> WakeVerdict:
+    _v172: Any
+    _d172 = m[r + 0]
+    if _d172 == 0:
+        _v173: Any
+        _d173 = m[r + 8]
+        if _d173 == 0:
+            _v173 = Send()
+        elif _d173 == 1:
+            _v173 = _lift_wake_hold(m, r + 16)
+        elif _d173 == 2:
+            _v173 = _lift_dead_letter(m, r + 16)
+        else:
+            raise Malformed("discriminant %d at %d" % (_d173, r + 8))
+        _v172 = _v173
+    elif _d172 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d172, r + 0))
+    return _v172
+
+
+def lower_call_for(x: Scratch, handle: int, op: CallOp, endpoint_id: str, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    op = c.enum_member("op", op, CallOp)
+    if endpoint_id.__class__ is not str:
+        c.text("endpoint_id", endpoint_id)
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _t174 = endpoint_id.encode()
+    _n174 = len(_t174)
+    if d + _n174 > lim:
+        raise Grow(d + _n174)
+    m[d:d + _n174] = _t174
+    _p174 = d
+    d += _n174
+    fx += (s + 24, 1, _n174)
+    _S58.pack_into(m, s + FLAT + 0, handle, _IDX_CALL_OP[op], _p174, _n174, now_ms)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_call_for(m: memoryview, r: int) -> StoreCall:
+    _v175: Any
+    _d175 = m[r + 0]
+    if _d175 == 0:
+        _v175 = _lift_store_call(m, r + 8)
+    elif _d175 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d175, r + 0))
+    return _v175
+
+
+def lower_apply_call(x: Scratch, call: StoreCall, now_ms: int, held: HeldHealth) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if not isinstance(call, StoreCall):
+        raise c.wrong_type("call", call, "StoreCall")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    if not isinstance(held, HeldHealth):
+        raise c.wrong_type("held", held, "HeldHealth")
+    a = (d + 7) & -8
+    d = a + 272
+    if d > lim:
+        raise Grow(d)
+    _t178 = call.key.encode()
+    _n178 = len(_t178)
+    if d + _n178 > lim:
+        raise Grow(d + _n178)
+    m[d:d + _n178] = _t178
+    _p178 = d
+    d += _n178
+    fx += (a + 4, 1, _n178)
+    _t179 = call.endpoint_id.encode()
+    _n179 = len(_t179)
+    if d + _n179 > lim:
+        raise Grow(d + _n179)
+    m[d:d + _n179] = _t179
+    _p179 = d
+    d += _n179
+    fx += (a + 12, 1, _n179)
+    _S61.pack_into(m, a + 0, _IDX_CALL_OP[call.op], _p178, _n178, _p179, _n179, call.bucket, call.budget.ratio, call.budget.window_ms, call.budget.min_sample, call.budget.sliding, now_ms)
+    _c = _IMG_HELD_HEALTH.get(id(held))
+    if _c is None or _c[0] is not held:
+        _c = _image_HELD_HEALTH(held)
+    m[a + 160:a + 272] = _c[1]
+    _o180 = call.health
+    if _o180 is None:
+        m[a + 64] = 0
+    else:
+        _S60.pack_into(m, a + 64, 1, _IDX_HEALTH_OUTCOME[_o180.outcome], _o180.pause_until_ms, _o180.probe)
+        _o181 = _o180.circuit
+        if _o181 is None:
+            m[a + 96] = 0
+        else:
+            _S59.pack_into(m, a + 96, 1, _o181.failure_ratio, _o181.min_sample, _o181.cooldown_ms, _o181.cooldown_max_ms, _o181.probes, _o181.probe_interval_ms)
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 272)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_apply_call(m: memoryview, r: int) -> CallApplied:
+    _v201: Any
+    _d201 = m[r + 0]
+    if _d201 == 0:
+        _v201 = _lift_call_applied(m, r + 8)
+    elif _d201 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d201, r + 0))
+    return _v201
+
+
+def lower_load_health_document(x: Scratch, json: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if json.__class__ is not str:
+        c.text("json", json)
+    _t202 = json.encode()
+    _n202 = len(_t202)
+    if d + _n202 > lim:
+        raise Grow(d + _n202)
+    m[d:d + _n202] = _t202
+    _p202 = d
+    d += _n202
+    fx += (s + 8, 1, _n202)
+    _S62.pack_into(m, s + FLAT + 0, _p202, _n202)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_load_health_document(m: memoryview, r: int) -> HealthDocument:
+    _v203: Any
+    _d203 = m[r + 0]
+    if _d203 == 0:
+        _v203 = _lift_health_document(m, r + 4)
+    elif _d203 == 1:
+        raise _lift_policy_error(m, r + 4)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d203, r + 0))
+    return _v203
+
+
+def lower_pace(x: Scratch, release: Release, pacer: Pacer, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if not isinstance(release, Release):
+        raise c.wrong_type("release", release, "Release")
+    if not isinstance(pacer, Pacer):
+        raise c.wrong_type("pacer", pacer, "Pacer")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _S63.pack_into(m, s + FLAT + 0, release.multiple, release.floor_per_s, pacer.tokens, pacer.updated_ms, pacer.normal_per_s, now_ms)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_pace(m: memoryview, r: int) -> Paced:
+    _v204: Any
+    _d204 = m[r + 0]
+    if _d204 == 0:
+        _v204 = _lift_paced(m, r + 8)
+    elif _d204 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d204, r + 0))
+    return _v204
+
+
+def lower_normal_per_s(x: Scratch, budget: Budget, now_ms: int, current: int, previous: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if not isinstance(budget, Budget):
+        raise c.wrong_type("budget", budget, "Budget")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    if current.__class__ is not int or not 0 <= current <= 18446744073709551615:
+        c.uint("current", current, 18446744073709551615)
+    if previous.__class__ is not int or not 0 <= previous <= 18446744073709551615:
+        c.uint("previous", previous, 18446744073709551615)
+    _S64.pack_into(m, s + FLAT + 0, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, current, previous)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_normal_per_s(m: memoryview, r: int) -> float:
+    _v205: Any
+    _d205 = m[r + 0]
+    if _d205 == 0:
+        _v205 = _F_d.unpack_from(m, r + 8)[0]
+    elif _d205 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d205, r + 0))
+    return _v205
+
+
+def lower_health_outcome_of(x: Scratch, outcome: AttemptOutcome) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    _w206 = outcome
+    if isinstance(_w206, HttpResponse):
+        _S68.pack_into(m, s + 8, 0, _w206.status)
+        _w207 = _w206.retry_after_ms
+        if _w207 is None:
+            _S66.pack_into(m, s + 24, 0, 0)
+        elif _w207 is not None:
+            _S67.pack_into(m, s + 24, 1, _w207)
+    elif isinstance(_w206, TransportError):
+        _t208 = _w206.kind.encode()
+        _n208 = len(_t208)
+        if d + _n208 > lim:
+            raise Grow(d + _n208)
+        m[d:d + _n208] = _t208
+        _p208 = d
+        d += _n208
+        fx += (s + 16, 1, _n208)
+        _S69.pack_into(m, s + 8, 1, _p208, _n208, 0)
+    else:
+        raise c.wrong_type("attempt_outcome", _w206, "AttemptOutcome")
+    _finish(m, s, d, lim, fx)
+
+
+def lift_health_outcome_of(m: memoryview, r: int) -> HealthOutcome:
+    _v209: Any
+    _d209 = m[r + 0]
+    if _d209 == 0:
+        _v209 = _CASES_HEALTH_OUTCOME[m[r + 4]]
+    elif _d209 == 1:
+        raise _lift_policy_error(m, r + 4)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d209, r + 0))
+    return _v209
+
+
+def lower_pause_until(x: Scratch, health: Health, outcome: AttemptOutcome, now_ms: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if not isinstance(health, Health):
+        raise c.wrong_type("health", health, "Health")
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    a = (d + 7) & -8
+    d = a + 136
+    if d > lim:
+        raise Grow(d)
+    _S74.pack_into(m, a + 0, health.hold_budget_refusals, health.pause_max_ms, health.release.multiple, health.release.floor_per_s, health.cache_ms, now_ms)
+    _o213 = health.circuit
+    if _o213 is None:
+        m[a + 16] = 0
+    else:
+        _S70.pack_into(m, a + 16, 1, _o213.failure_ratio, _o213.min_sample, _o213.cooldown_ms, _o213.cooldown_max_ms, _o213.probes, _o213.probe_interval_ms)
+    _v214 = outcome
+    if isinstance(_v214, HttpResponse):
+        _S72.pack_into(m, a + 96, 0, _v214.status)
+        _o215 = _v214.retry_after_ms
+        if _o215 is None:
+            m[a + 112] = 0
+        else:
+            _S71.pack_into(m, a + 112, 1, _o215)
+    elif isinstance(_v214, TransportError):
+        _t216 = _v214.kind.encode()
+        _n216 = len(_t216)
+        if d + _n216 > lim:
+            raise Grow(d + _n216)
+        m[d:d + _n216] = _t216
+        _p216 = d
+        d += _n216
+        fx += (a + 104, 1, _n216)
+        _S73.pack_into(m, a + 96, 1, _p216, _n216)
+    else:
+        raise c.wrong_type("attempt_outcome", _v214, "AttemptOutcome")
+    _FLAT_PTR.pack_into(m, s + FLAT, a)
+    fx += (s + FLAT, 8, 136)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_pause_until(m: memoryview, r: int) -> int:
+    _v217: Any
+    _d217 = m[r + 0]
+    if _d217 == 0:
+        _v217 = _F_Q.unpack_from(m, r + 8)[0]
+    elif _d217 == 1:
+        raise _lift_policy_error(m, r + 8)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d217, r + 0))
+    return _v217
+
+
 class Function(NamedTuple):
     """One export: core names, adapter export names, lowering and lifting."""
 
@@ -1255,22 +2612,37 @@ class Function(NamedTuple):
 
 
 FUNCTIONS: dict[str, Function] = {
-    "abi-version": Function("abi-version", "webhook:retry-policy/policy@0.2.0#abi-version", None, lower_abi_version, lift_abi_version, False),
-    "plan": Function("plan", "webhook:retry-policy/policy@0.2.0#plan", "cabi_post_webhook:retry-policy/policy@0.2.0#plan", lower_plan, lift_plan, True),
-    "delay": Function("delay", "webhook:retry-policy/policy@0.2.0#delay", "cabi_post_webhook:retry-policy/policy@0.2.0#delay", lower_delay, lift_delay, True),
-    "classify-status": Function("classify-status", "webhook:retry-policy/policy@0.2.0#classify-status", "cabi_post_webhook:retry-policy/policy@0.2.0#classify-status", lower_classify_status, lift_classify_status, True),
-    "classify-error": Function("classify-error", "webhook:retry-policy/policy@0.2.0#classify-error", None, lower_classify_error, lift_classify_error, False),
-    "budget-allows": Function("budget-allows", "webhook:retry-policy/policy@0.2.0#budget-allows", "cabi_post_webhook:retry-policy/policy@0.2.0#budget-allows", lower_budget_allows, lift_budget_allows, True),
-    "load-document": Function("load-document", "webhook:retry-policy/policy@0.2.0#load-document", "cabi_post_webhook:retry-policy/policy@0.2.0#load-document", lower_load_document, lift_load_document, True),
-    "admit": Function("admit", "webhook:retry-policy/policy@0.2.0#admit", "cabi_post_webhook:retry-policy/policy@0.2.0#admit", lower_admit, lift_admit, True),
-    "evaluate": Function("evaluate", "webhook:retry-policy/policy@0.2.0#evaluate", "cabi_post_webhook:retry-policy/policy@0.2.0#evaluate", lower_evaluate, lift_evaluate, True),
-    "settle": Function("settle", "webhook:retry-policy/policy@0.2.0#settle", "cabi_post_webhook:retry-policy/policy@0.2.0#settle", lower_settle, lift_settle, True),
-    "resume": Function("resume", "webhook:retry-policy/policy@0.2.0#resume", "cabi_post_webhook:retry-policy/policy@0.2.0#resume", lower_resume, lift_resume, True),
-    "parse-retry-after": Function("parse-retry-after", "webhook:retry-policy/policy@0.2.0#parse-retry-after", None, lower_parse_retry_after, lift_parse_retry_after, True),
-    "store-key": Function("store-key", "webhook:retry-policy/policy@0.2.0#store-key", "cabi_post_webhook:retry-policy/policy@0.2.0#store-key", lower_store_key, lift_store_key, True),
-    "store-apply": Function("store-apply", "webhook:retry-policy/policy@0.2.0#store-apply", None, lower_store_apply, lift_store_apply, True),
-    "decide": Function("decide", "webhook:retry-policy/policy@0.2.0#decide", "cabi_post_webhook:retry-policy/policy@0.2.0#decide", lower_decide, lift_decide, True),
-    "decide-with": Function("decide-with", "webhook:retry-policy/policy@0.2.0#decide-with", "cabi_post_webhook:retry-policy/policy@0.2.0#decide-with", lower_decide_with, lift_decide_with, True),
+    "abi-version": Function("abi-version", "webhook:retry-policy/policy@0.3.0#abi-version", None, lower_abi_version, lift_abi_version, False),
+    "plan": Function("plan", "webhook:retry-policy/policy@0.3.0#plan", "cabi_post_webhook:retry-policy/policy@0.3.0#plan", lower_plan, lift_plan, True),
+    "delay": Function("delay", "webhook:retry-policy/policy@0.3.0#delay", "cabi_post_webhook:retry-policy/policy@0.3.0#delay", lower_delay, lift_delay, True),
+    "classify-status": Function("classify-status", "webhook:retry-policy/policy@0.3.0#classify-status", "cabi_post_webhook:retry-policy/policy@0.3.0#classify-status", lower_classify_status, lift_classify_status, True),
+    "classify-error": Function("classify-error", "webhook:retry-policy/policy@0.3.0#classify-error", None, lower_classify_error, lift_classify_error, False),
+    "budget-allows": Function("budget-allows", "webhook:retry-policy/policy@0.3.0#budget-allows", "cabi_post_webhook:retry-policy/policy@0.3.0#budget-allows", lower_budget_allows, lift_budget_allows, True),
+    "load-document": Function("load-document", "webhook:retry-policy/policy@0.3.0#load-document", "cabi_post_webhook:retry-policy/policy@0.3.0#load-document", lower_load_document, lift_load_document, True),
+    "admit": Function("admit", "webhook:retry-policy/policy@0.3.0#admit", "cabi_post_webhook:retry-policy/policy@0.3.0#admit", lower_admit, lift_admit, True),
+    "evaluate": Function("evaluate", "webhook:retry-policy/policy@0.3.0#evaluate", "cabi_post_webhook:retry-policy/policy@0.3.0#evaluate", lower_evaluate, lift_evaluate, True),
+    "settle": Function("settle", "webhook:retry-policy/policy@0.3.0#settle", "cabi_post_webhook:retry-policy/policy@0.3.0#settle", lower_settle, lift_settle, True),
+    "resume": Function("resume", "webhook:retry-policy/policy@0.3.0#resume", "cabi_post_webhook:retry-policy/policy@0.3.0#resume", lower_resume, lift_resume, True),
+    "parse-retry-after": Function("parse-retry-after", "webhook:retry-policy/policy@0.3.0#parse-retry-after", None, lower_parse_retry_after, lift_parse_retry_after, True),
+    "store-key": Function("store-key", "webhook:retry-policy/policy@0.3.0#store-key", "cabi_post_webhook:retry-policy/policy@0.3.0#store-key", lower_store_key, lift_store_key, True),
+    "store-apply": Function("store-apply", "webhook:retry-policy/policy@0.3.0#store-apply", None, lower_store_apply, lift_store_apply, True),
+    "decide": Function("decide", "webhook:retry-policy/policy@0.3.0#decide", "cabi_post_webhook:retry-policy/policy@0.3.0#decide", lower_decide, lift_decide, True),
+    "decide-with": Function("decide-with", "webhook:retry-policy/policy@0.3.0#decide-with", "cabi_post_webhook:retry-policy/policy@0.3.0#decide-with", lower_decide_with, lift_decide_with, True),
+    "compile": Function("compile", "webhook:retry-policy/policy@0.3.0#compile", "cabi_post_webhook:retry-policy/policy@0.3.0#compile", lower_compile, lift_compile, True),
+    "discard": Function("discard", "webhook:retry-policy/policy@0.3.0#discard", None, lower_discard, lift_discard, False),
+    "admit-compiled": Function("admit-compiled", "webhook:retry-policy/policy@0.3.0#admit-compiled", "cabi_post_webhook:retry-policy/policy@0.3.0#admit-compiled", lower_admit_compiled, lift_admit_compiled, True),
+    "advance": Function("advance", "webhook:retry-policy/policy@0.3.0#advance", "cabi_post_webhook:retry-policy/policy@0.3.0#advance", lower_advance, lift_advance, True),
+    "finish": Function("finish", "webhook:retry-policy/policy@0.3.0#finish", "cabi_post_webhook:retry-policy/policy@0.3.0#finish", lower_finish, lift_finish, True),
+    "gate": Function("gate", "webhook:retry-policy/policy@0.3.0#gate", "cabi_post_webhook:retry-policy/policy@0.3.0#gate", lower_gate, lift_gate, True),
+    "after-probe": Function("after-probe", "webhook:retry-policy/policy@0.3.0#after-probe", "cabi_post_webhook:retry-policy/policy@0.3.0#after-probe", lower_after_probe, lift_after_probe, True),
+    "settle-wake": Function("settle-wake", "webhook:retry-policy/policy@0.3.0#settle-wake", "cabi_post_webhook:retry-policy/policy@0.3.0#settle-wake", lower_settle_wake, lift_settle_wake, True),
+    "call-for": Function("call-for", "webhook:retry-policy/policy@0.3.0#call-for", "cabi_post_webhook:retry-policy/policy@0.3.0#call-for", lower_call_for, lift_call_for, True),
+    "apply-call": Function("apply-call", "webhook:retry-policy/policy@0.3.0#apply-call", "cabi_post_webhook:retry-policy/policy@0.3.0#apply-call", lower_apply_call, lift_apply_call, True),
+    "load-health-document": Function("load-health-document", "webhook:retry-policy/policy@0.3.0#load-health-document", "cabi_post_webhook:retry-policy/policy@0.3.0#load-health-document", lower_load_health_document, lift_load_health_document, True),
+    "pace": Function("pace", "webhook:retry-policy/policy@0.3.0#pace", "cabi_post_webhook:retry-policy/policy@0.3.0#pace", lower_pace, lift_pace, True),
+    "normal-per-s": Function("normal-per-s", "webhook:retry-policy/policy@0.3.0#normal-per-s", "cabi_post_webhook:retry-policy/policy@0.3.0#normal-per-s", lower_normal_per_s, lift_normal_per_s, True),
+    "health-outcome-of": Function("health-outcome-of", "webhook:retry-policy/policy@0.3.0#health-outcome-of", "cabi_post_webhook:retry-policy/policy@0.3.0#health-outcome-of", lower_health_outcome_of, lift_health_outcome_of, True),
+    "pause-until": Function("pause-until", "webhook:retry-policy/policy@0.3.0#pause-until", "cabi_post_webhook:retry-policy/policy@0.3.0#pause-until", lower_pause_until, lift_pause_until, True),
 }
 
 
@@ -1301,12 +2673,12 @@ def _reason(e: BaseException) -> str:
 
 
 def import_clock_now_ms(h: Host, x: Guest, *a: Any) -> Any:
-    """`webhook:retry-policy/clock@0.2.0#now-ms`."""
+    """`webhook:retry-policy/clock@0.3.0#now-ms`."""
     return _signed64(c.uint("now-ms", h.clock_now_ms()))
 
 
 def import_budget_store_call(h: Host, x: Guest, *a: Any) -> Any:
-    """`webhook:retry-policy/budget-store@0.2.0#call`."""
+    """`webhook:retry-policy/budget-store@0.3.0#call`."""
     ret = a[10] & 0xFFFFFFFF
     if ret % 8 or ret + 48 > len(x.view()):
         raise Malformed(f"return area {ret:#x} misaligned or out of bounds")
@@ -1353,6 +2725,6 @@ class Import(NamedTuple):
 
 
 IMPORTS: tuple[Import, ...] = (
-    Import("webhook:retry-policy/clock@0.2.0", "now-ms", (), ("i64",), import_clock_now_ms),
-    Import("webhook:retry-policy/budget-store@0.2.0", "call", ("i32", "i32", "i32", "i64", "i64", "f64", "i64", "i64", "i32", "i64", "i32",), (), import_budget_store_call),
+    Import("webhook:retry-policy/clock@0.3.0", "now-ms", (), ("i64",), import_clock_now_ms),
+    Import("webhook:retry-policy/budget-store@0.3.0", "call", ("i32", "i32", "i32", "i64", "i64", "f64", "i64", "i64", "i32", "i64", "i32",), (), import_budget_store_call),
 )

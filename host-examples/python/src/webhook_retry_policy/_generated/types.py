@@ -57,6 +57,34 @@ class StoreOp(str, Enum):
     RECORD_RESERVE = "record_reserve"
 
 
+class HealthOutcome(str, Enum):
+    """The health class of an attempt: 2xx, retryable, anything else."""
+
+    SUCCESS = "success"
+    FAILURE = "failure"
+    NONE = "none"
+
+
+class HoldReason(str, Enum):
+    """Why an event is held."""
+
+    PAUSED = "paused"
+    CIRCUIT_OPEN = "circuit_open"
+    PROBE_REFUSED = "probe_refused"
+    RELEASE_PACING = "release_pacing"
+    BUDGET_REFUSED = "budget_refused"
+
+
+class CallOp(str, Enum):
+    """What a store call does."""
+
+    RECORD = "record"
+    RESERVE = "reserve"
+    RECORD_RESERVE = "record_reserve"
+    REPORT = "report"
+    PROBE = "probe"
+
+
 @dataclass(frozen=True, slots=True)
 class Backoff:
     """The backoff curve: ceiling of retry `i` = `min(cap-ms, base-ms * factor^i)`."""
@@ -443,6 +471,506 @@ class Applied:
         c.instance("applied.held", self.held, HeldBuckets)
 
 
+@dataclass(frozen=True, slots=True)
+class Circuit:
+    """---- 0.3: endpoint health (contract format 3, docs/health.md) ---- The circuit of a `health` section (docs/health.md section 1)."""
+
+    failure_ratio: float
+    """open at or above this share of failed attempts, `(0, 1]`"""
+    min_sample: int
+    """... once the estimated attempts reach this, `>= 1`"""
+    cooldown_ms: int
+    """first wait before probing, `1..=86400000`"""
+    cooldown_max_ms: int
+    """cap of the doubling cooldown, `cooldown-ms..=86400000`"""
+    probes: int
+    """probes granted fleet-wide per probe interval, `1..=100`"""
+    probe_interval_ms: int
+    """the probe interval, `1..=3600000`"""
+
+    def __post_init__(self) -> None:
+        _set(self, "failure_ratio", c.number("circuit.failure_ratio", self.failure_ratio))
+        c.uint("circuit.min_sample", self.min_sample, 18446744073709551615)
+        c.uint("circuit.cooldown_ms", self.cooldown_ms, 18446744073709551615)
+        c.uint("circuit.cooldown_max_ms", self.cooldown_max_ms, 18446744073709551615)
+        c.uint("circuit.probes", self.probes, 4294967295)
+        c.uint("circuit.probe_interval_ms", self.probe_interval_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """How held events leave their holds after a recovery."""
+
+    multiple: float
+    """released at this multiple of the normal rate, `(0, 100]`"""
+    floor_per_s: float
+    """... and at least this many per second per replica, `(0, 10000]`"""
+
+    def __post_init__(self) -> None:
+        _set(self, "multiple", c.number("release.multiple", self.multiple))
+        _set(self, "floor_per_s", c.number("release.floor_per_s", self.floor_per_s))
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """A class's `health` section."""
+
+    hold_budget_refusals: bool
+    """a retry the budget refuses is held, not dead-lettered"""
+    pause_max_ms: int
+    """cap on a `Retry-After` pause, `0..=86400000`; 0 turns pauses off"""
+    circuit: Optional[Circuit]
+    """none: no circuit"""
+    release: Release
+    """release pacing"""
+    cache_ms: int
+    """how long a host may use a health view, `1..=60000`"""
+
+    def __post_init__(self) -> None:
+        c.boolean("health.hold_budget_refusals", self.hold_budget_refusals)
+        c.uint("health.pause_max_ms", self.pause_max_ms, 18446744073709551615)
+        if self.circuit is not None:
+            c.instance("health.circuit", self.circuit, Circuit)
+        c.instance("health.release", self.release, Release)
+        c.uint("health.cache_ms", self.cache_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthView:
+    """An endpoint's health as a store reply showed it."""
+
+    paused_until_ms: int
+    """0, or when a `Retry-After` pause ends"""
+    opened_at_ms: int
+    """0 while the circuit is closed, else when it (re)opened"""
+    cooldown_ms: int
+    """the current cooldown (0 while closed)"""
+    closed_at_ms: int
+    """when the circuit last closed (0: never)"""
+    as_of_ms: int
+    """the store's `now-ms` when it answered"""
+
+    def __post_init__(self) -> None:
+        c.uint("health_view.paused_until_ms", self.paused_until_ms, 18446744073709551615)
+        c.uint("health_view.opened_at_ms", self.opened_at_ms, 18446744073709551615)
+        c.uint("health_view.cooldown_ms", self.cooldown_ms, 18446744073709551615)
+        c.uint("health_view.closed_at_ms", self.closed_at_ms, 18446744073709551615)
+        c.uint("health_view.as_of_ms", self.as_of_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class Pacer:
+    """A replica's release token bucket for one endpoint (pass in, keep what comes back)."""
+
+    tokens: float
+    """tokens left, finite and `>= 0`"""
+    updated_ms: int
+    """when they were counted (0: a new pacer, full at first use)"""
+    normal_per_s: float
+    """the replica's admission rate to the endpoint (`normal-per-s`), `0..=1e9`"""
+
+    def __post_init__(self) -> None:
+        _set(self, "tokens", c.number("pacer.tokens", self.tokens))
+        c.uint("pacer.updated_ms", self.updated_ms, 18446744073709551615)
+        _set(self, "normal_per_s", c.number("pacer.normal_per_s", self.normal_per_s))
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """Wait, spending no attempt; the window keeps running."""
+
+    until_ms: int
+    """gate again at this instant (never after the deadline)"""
+    reason: HoldReason
+    """why"""
+
+    def __post_init__(self) -> None:
+        c.uint("hold.until_ms", self.until_ms, 18446744073709551615)
+        _set(self, "reason", c.enum_member("hold.reason", self.reason, HoldReason))
+
+
+@dataclass(frozen=True, slots=True)
+class GateEvent:
+    """An event about to be sent, as the gate sees it."""
+
+    event_id: str
+    """the event"""
+    endpoint_id: str
+    """its endpoint"""
+    attempts: int
+    """attempts made so far (0 before the first)"""
+    first_attempted_at_ms: int
+    """when the event was first accepted"""
+    held: bool
+    """it is leaving a hold, or is a replay (spends a pacer token)"""
+    held_ms: int
+    """total time held so far (for its dead letter)"""
+
+    def __post_init__(self) -> None:
+        c.text("gate_event.event_id", self.event_id)
+        c.text("gate_event.endpoint_id", self.endpoint_id)
+        c.uint("gate_event.attempts", self.attempts, 4294967295)
+        c.uint("gate_event.first_attempted_at_ms", self.first_attempted_at_ms, 18446744073709551615)
+        c.boolean("gate_event.held", self.held)
+        c.uint("gate_event.held_ms", self.held_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldStop:
+    """The window ended (gate 1): the dead letter, and how long it was held."""
+
+    dead_letter: DeadLetter
+    """stop reason `retry-window-elapsed`"""
+    held_ms: int
+    """total time the event spent held"""
+
+    def __post_init__(self) -> None:
+        c.instance("held_stop.dead_letter", self.dead_letter, DeadLetter)
+        c.uint("held_stop.held_ms", self.held_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """send it (case `send` of `gate-verdict`)"""
+
+    def __post_init__(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class SendProbe:
+    """send it as the granted probe (report its outcome with `probe: true`) (case `send-probe` of `gate-verdict`)"""
+
+    def __post_init__(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """ask the store for a probe permit (`call-for(probe)`), then `after-probe` (case `probe` of `gate-verdict`)"""
+
+    def __post_init__(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class GateAnswer:
+    """The gate's verdict and the pacer to keep."""
+
+    verdict: GateVerdict
+    """the verdict"""
+    pacer: Pacer
+    """keep this pacer for the endpoint"""
+
+    def __post_init__(self) -> None:
+        c.instance("gate_answer.verdict", self.verdict, (Send, SendProbe, Probe, Hold, HeldStop,))
+        c.instance("gate_answer.pacer", self.pacer, Pacer)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetHold:
+    """A retry the budget refused, held instead of dead-lettered."""
+
+    until_ms: int
+    """wake (gate, then a `reserve` call) at this instant"""
+    refresh_credentials: bool = False
+    """refresh signing material before the retry finally goes"""
+
+    def __post_init__(self) -> None:
+        c.uint("budget_hold.until_ms", self.until_ms, 18446744073709551615)
+        c.boolean("budget_hold.refresh_credentials", self.refresh_credentials)
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """`finish`'s answer."""
+
+    verdict: Verdict
+    """what to do"""
+    budget_disagreement: bool = False
+    """the store's verdict differs from the rule on its own counts (count it in a metric)"""
+
+    def __post_init__(self) -> None:
+        c.instance("finished.verdict", self.verdict, (Retry, BudgetHold, Stop,))
+        c.boolean("finished.budget_disagreement", self.budget_disagreement)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthCall:
+    """The format-3 fields of a call (present exactly when the policy has `health`)."""
+
+    outcome: HealthOutcome
+    """the health class of the attempt the call follows"""
+    pause_until_ms: int
+    """0, or when the attempt's `Retry-After` pause ends"""
+    probe: bool = False
+    """the attempt was a granted probe"""
+    circuit: Optional[Circuit] = None
+    """the circuit the store judges with (none: no circuit)"""
+
+    def __post_init__(self) -> None:
+        _set(self, "outcome", c.enum_member("health_call.outcome", self.outcome, HealthOutcome))
+        c.uint("health_call.pause_until_ms", self.pause_until_ms, 18446744073709551615)
+        c.boolean("health_call.probe", self.probe)
+        if self.circuit is not None:
+            c.instance("health_call.circuit", self.circuit, Circuit)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCall:
+    """One store call, complete: the store needs nothing else to answer it."""
+
+    op: CallOp
+    """what to do"""
+    key: str
+    """the store key (`rb:{e<hex endpoint>}:<window-ms>`)"""
+    endpoint_id: str
+    """the endpoint"""
+    bucket: int
+    """`now-ms / budget.window-ms`"""
+    budget: Budget
+    """what `reserve` judges with (its `window-ms` is the bucket width)"""
+    health: Optional[HealthCall] = None
+    """format 3 only"""
+
+    def __post_init__(self) -> None:
+        _set(self, "op", c.enum_member("store_call.op", self.op, CallOp))
+        c.text("store_call.key", self.key)
+        c.text("store_call.endpoint_id", self.endpoint_id)
+        c.uint("store_call.bucket", self.bucket, 18446744073709551615)
+        c.instance("store_call.budget", self.budget, Budget)
+        if self.health is not None:
+            c.instance("store_call.health", self.health, HealthCall)
+
+
+@dataclass(frozen=True, slots=True)
+class CallReply:
+    """A store's answer to a `store-call`."""
+
+    reservation: Optional[Reservation] = None
+    """for `record`, `reserve`, `record-reserve`"""
+    granted: Optional[bool] = None
+    """for `probe`"""
+    view: Optional[HealthView] = None
+    """format 3: the endpoint's health after the call (keep it for `cache-ms`)"""
+
+    def __post_init__(self) -> None:
+        if self.reservation is not None:
+            c.instance("call_reply.reservation", self.reservation, Reservation)
+        if self.granted is not None:
+            c.boolean("call_reply.granted", self.granted)
+        if self.view is not None:
+            c.instance("call_reply.view", self.view, HealthView)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureBuckets:
+    """Failed attempts in the newest bucket and the one before it."""
+
+    bucket: int
+    """index of the newest"""
+    current: int
+    """its failures"""
+    previous: int
+    """the bucket before it"""
+
+    def __post_init__(self) -> None:
+        c.uint("failure_buckets.bucket", self.bucket, 18446744073709551615)
+        c.uint("failure_buckets.current", self.current, 18446744073709551615)
+        c.uint("failure_buckets.previous", self.previous, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthState:
+    """An endpoint's health state in a store (all zero when new)."""
+
+    failures: FailureBuckets
+    """failure counts"""
+    paused_until_ms: int
+    """0, or when the pause ends"""
+    opened_at_ms: int
+    """0 while closed"""
+    cooldown_ms: int
+    """current cooldown"""
+    probe_window: int
+    """the probe interval index of `probes-granted`"""
+    probes_granted: int
+    """probes granted in it"""
+    closed_at_ms: int
+    """when the circuit last closed"""
+
+    def __post_init__(self) -> None:
+        c.instance("health_state.failures", self.failures, FailureBuckets)
+        c.uint("health_state.paused_until_ms", self.paused_until_ms, 18446744073709551615)
+        c.uint("health_state.opened_at_ms", self.opened_at_ms, 18446744073709551615)
+        c.uint("health_state.cooldown_ms", self.cooldown_ms, 18446744073709551615)
+        c.uint("health_state.probe_window", self.probe_window, 18446744073709551615)
+        c.uint("health_state.probes_granted", self.probes_granted, 4294967295)
+        c.uint("health_state.closed_at_ms", self.closed_at_ms, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldHealth:
+    """What an in-memory store holds for one key."""
+
+    buckets: HeldBuckets
+    """the budget counts"""
+    health: HealthState
+    """the health state (all zero for a format-2 key)"""
+
+    def __post_init__(self) -> None:
+        c.instance("held_health.buckets", self.buckets, HeldBuckets)
+        c.instance("held_health.health", self.health, HealthState)
+
+
+@dataclass(frozen=True, slots=True)
+class CallApplied:
+    """An in-memory store's call applied to what it holds."""
+
+    reply: CallReply
+    """the answer"""
+    held: HeldHealth
+    """what the store holds afterwards (write it back)"""
+
+    def __post_init__(self) -> None:
+        c.instance("call_applied.reply", self.reply, CallReply)
+        c.instance("call_applied.held", self.held, HeldHealth)
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """The decision is known without waiting on the store."""
+
+    decision: Decision
+    """the decision"""
+    call: Optional[StoreCall] = None
+    """a call to make anyway (`record` of a first attempt, `report`), not waited on"""
+
+    def __post_init__(self) -> None:
+        c.instance("decided.decision", self.decision, (Retry, Stop,))
+        if self.call is not None:
+            c.instance("decided.call", self.call, StoreCall)
+
+
+@dataclass(frozen=True, slots=True)
+class Wake:
+    """A budget-held retry at its wake."""
+
+    event_id: str
+    """the event"""
+    endpoint_id: str
+    """its endpoint"""
+    attempts: int
+    """attempts made, `>= 1`"""
+    first_attempted_at_ms: int
+    """when the event was first accepted"""
+    refusals: int
+    """wakes the budget already refused in this hold"""
+
+    def __post_init__(self) -> None:
+        c.text("wake.event_id", self.event_id)
+        c.text("wake.endpoint_id", self.endpoint_id)
+        c.uint("wake.attempts", self.attempts, 4294967295)
+        c.uint("wake.first_attempted_at_ms", self.first_attempted_at_ms, 18446744073709551615)
+        c.uint("wake.refusals", self.refusals, 4294967295)
+
+
+@dataclass(frozen=True, slots=True)
+class WakeHold:
+    """Hold again after a refused wake."""
+
+    until_ms: int
+    """next wake"""
+    refusals: int
+    """keep this count"""
+
+    def __post_init__(self) -> None:
+        c.uint("wake_hold.until_ms", self.until_ms, 18446744073709551615)
+        c.uint("wake_hold.refusals", self.refusals, 4294967295)
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """reserved: send now (case `send` of `wake-verdict`)"""
+
+    def __post_init__(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """a token was spent: send (case `send` of `pace-verdict`)"""
+
+    def __post_init__(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """no token before this instant (case `wait` of `pace-verdict`)"""
+
+    value: int
+
+    def __post_init__(self) -> None:
+        c.uint("pace_verdict.value", self.value, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class Paced:
+    """`pace`'s answer and the pacer to keep."""
+
+    verdict: PaceVerdict
+    """the verdict"""
+    pacer: Pacer
+    """keep this pacer"""
+
+    def __post_init__(self) -> None:
+        c.instance("paced.verdict", self.verdict, (Send, Wait,))
+        c.instance("paced.pacer", self.pacer, Pacer)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthClass:
+    """A class of a format-3 document."""
+
+    name: str
+    """class name"""
+    policy: Policy
+    """its policy"""
+    health: Optional[Health]
+    """its effective section (its own, else the document's; none: format 2)"""
+    policy_hash: str
+    """FNV-1a 64 over the policy's and the section's words, 16 hex digits"""
+    hash_words: tuple[int, ...]
+    """the words the section adds to the hash (empty without one)"""
+
+    def __post_init__(self) -> None:
+        c.text("health_class.name", self.name)
+        c.instance("health_class.policy", self.policy, Policy)
+        if self.health is not None:
+            c.instance("health_class.health", self.health, Health)
+        c.text("health_class.policy_hash", self.policy_hash)
+        _set(self, "hash_words", c.sequence("health_class.hash_words", self.hash_words))
+        for item in self.hash_words:
+            c.uint("health_class.hash_words", item, 18446744073709551615)
+
+
+@dataclass(frozen=True, slots=True)
+class HealthDocument:
+    """A validated format-3 document."""
+
+    version: str
+    """the document's version label"""
+    classes: tuple[HealthClass, ...]
+    """its classes, in document order"""
+
+    def __post_init__(self) -> None:
+        c.text("health_document.version", self.version)
+        _set(self, "classes", c.sequence("health_document.classes", self.classes))
+        for item in self.classes:
+            c.instance("health_document.classes", item, HealthClass)
+
+
 AttemptOutcome = Union[HttpResponse, TransportError]
 """How an attempt ended."""
 
@@ -454,3 +982,18 @@ StoreReply = Union[Unavailable, Reservation]
 
 Resumption = Union[Due, Stop]
 """An event reloaded from storage."""
+
+GateVerdict = Union[Send, SendProbe, Probe, Hold, HeldStop]
+"""What the gate says about a send."""
+
+Verdict = Union[Retry, BudgetHold, Stop]
+"""What to do with an event after a store-backed step."""
+
+AdvanceResult = Union[Decided, StoreCall]
+"""What `advance` hands back."""
+
+WakeVerdict = Union[Send, WakeHold, DeadLetter]
+"""What a wake's `reserve` reply means."""
+
+PaceVerdict = Union[Send, Wait]
+"""Release pacing's answer."""
