@@ -1,4 +1,4 @@
-//! Runs tests/vectors-health/format3-*.json (docs/health.md section 7)
+//! Runs tests/vectors/format3-*.json (docs/health.md section 7)
 //! against the `health` module. Unknown fields in a file, a case or an
 //! input are refused; every failing case is printed by name.
 
@@ -12,7 +12,7 @@ use retry_policy_core::PolicyError;
 const SUITES: [&str; 5] = ["format3-documents", "format3-store", "format3-gate", "format3-settle", "format3-pacer"];
 
 fn path(suite: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors-health").join(format!("{suite}.json"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors").join(format!("{suite}.json"))
 }
 
 /// Equal as JSON: numbers by value (the parser reads `0.0` as the integer 0).

@@ -1,7 +1,7 @@
 """fleet/budget.lua answers format-3 health calls (docs/health.md sections
 2-3) exactly as the vectors say, on a real redis-server.
 
-Every case of tests/vectors-health/format3-store.json (made by the
+Every case of tests/vectors/format3-store.json (made by the
 independent model tests/vectors-health/model.py) is run through the script:
 the case's `held` state is written into the store key's hash, its calls are
 made with the 18-argument health layout (the script's header), and each
@@ -25,7 +25,7 @@ import pytest
 from fleetlib import ROOT, script_argv, store_key
 
 SCRIPT = (ROOT / "fleet" / "budget.lua").read_text()
-VECTORS = ROOT / "tests" / "vectors-health" / "format3-store.json"
+VECTORS = ROOT / "tests" / "vectors" / "format3-store.json"
 HEALTH_FIELDS = ("paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms")
 
 # ---------------------------------------------------------------- the vectors' shape (unknown fields: rejected)

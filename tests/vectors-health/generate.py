@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/vectors-health/format3-*.json: the format 3 (endpoint health)
+"""Writes tests/vectors/format3-*.json: the format 3 (endpoint health)
 vectors of docs/health.md section 7.
 
 Regenerate (from the repository root; Python 3.9+, no packages):
@@ -34,7 +34,7 @@ def write(suite: str, cases: list[dict[str, Any]]) -> None:
     assert len(set(names)) == len(names), f"{suite}: case names are unique"
     doc = {"format": "webhook-retry-policy/health-vectors 1", "suite": suite, "spec": "docs/health.md",
            "regenerate": REGEN, "cases": cases}
-    (HERE / f"{suite}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    (HERE.parent / "vectors" / f"{suite}.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     print(f"{suite}.json: {len(cases)} cases")
 
 

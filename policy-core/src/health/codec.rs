@@ -1,5 +1,5 @@
 //! JSON ([`crate::json::Value`]) of format 3's inputs and outputs, in the
-//! shapes of `tests/vectors-health/` (docs/health.md section 7). Decoding
+//! shapes of `tests/vectors/format3-*.json` (docs/health.md section 7). Decoding
 //! is strict like [`crate::codec`]: unknown, missing or mistyped fields are
 //! `invalid_input` naming the field.
 
