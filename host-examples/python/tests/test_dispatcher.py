@@ -205,9 +205,9 @@ async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(
     before = current_artifact()
     with LocalEndpoint(204) as ok:
         d = make(document, {"ep": ok.url}, policy, client, clock)
-        assert any(r.getMessage() == f"policy artifact loaded sha256={before.info.sha256} abi=webhook:retry-policy@0.2.0 "
+        assert any(r.getMessage() == f"policy artifact loaded sha256={before.info.sha256} abi=webhook:retry-policy@0.3.0 "
                    f"document_version={before.info.document_version} source={before.info.source}" for r in caplog.records)
-        line = 'webhook_policy_info{{abi="webhook:retry-policy@0.2.0",artifact_sha256="{}",document_version="{}"}} 1.0'
+        line = 'webhook_policy_info{{abi="webhook:retry-policy@0.3.0",artifact_sha256="{}",document_version="{}"}} 1.0'
         assert line.format(before.info.sha256, d.document.version) in d.metrics.text()
         shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
         try:

@@ -34,8 +34,8 @@ def rp(clock):
     return RetryPolicy(clock)
 
 
-def test_the_abi_version_is_2(rp):
-    assert rp.abi_version() == 2
+def test_the_abi_version_is_3(rp):
+    assert rp.abi_version() == 3
 
 
 def test_plan_derives_13_attempts_over_855_s_from_a_15_minute_window(rp, policy):

@@ -278,7 +278,7 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
         url = next(line.split("metrics on ", 1)[1].strip() for line in err_lines if "metrics on " in line)
         return urllib.request.urlopen(url, timeout=5).read().decode()
 
-    info = 'webhook_policy_info{{abi="webhook:retry-policy@0.2.0",artifact_sha256="{}",document_version="swap-test"}} 1.0'
+    info = 'webhook_policy_info{{abi="webhook:retry-policy@0.3.0",artifact_sha256="{}",document_version="swap-test"}} 1.0'
     assert info.format(old_sha) in metrics()
     staged = tmp_path / "staged.wasm"
     staged.write_bytes(new)
@@ -298,7 +298,7 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
     assert s["events"] == 8 == sum(s["stop_reasons"].values()) == s["first_attempts"]
     assert unavailable.requests - before == s["attempts"] and s["retries"] > 0
     log = "".join(err_lines)
-    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.2.0" in log
+    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.3.0" in log
     assert f"policy artifact swapped sha256={old_sha} -> {new_sha}" in log
 
 

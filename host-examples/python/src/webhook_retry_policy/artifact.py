@@ -40,9 +40,9 @@ from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, Jitter, LimitedBy, OutcomeClass, PolicyDocument
 
-ABI = "webhook:retry-policy@0.2.0"
-ABI_VERSION = 2
-INTERFACE = "webhook:retry-policy/policy@0.2.0"
+ABI = "webhook:retry-policy@0.3.0"
+ABI_VERSION = 3
+INTERFACE = "webhook:retry-policy/policy@0.3.0"
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
 SHA256_ENV = "RETRY_POLICY_ARTIFACT_SHA256"
 RESOURCE = "retry_policy.wasm"
@@ -57,7 +57,7 @@ class ArtifactInfo:
     sha256: str
     """64 lowercase hex digits of the whole file"""
     abi: str
-    """the WIT package it implements, ``webhook:retry-policy@0.2.0``"""
+    """the WIT package it implements, ``webhook:retry-policy@0.3.0``"""
     document_version: str
     """the embedded document's version, ``""`` when it carries none"""
     source: str

@@ -1,4 +1,4 @@
-"""Typed values of the WIT package ``webhook:retry-policy@0.2.0``.
+"""Typed values of the WIT package ``webhook:retry-policy@0.3.0``.
 
 All generated from ``wit/`` (``_generated/types.py``): ``str`` enums with
 the SPEC's snake_case values, frozen slots dataclasses (checked on
