@@ -6,7 +6,7 @@ import "context"
 // `policy`: each lowers its arguments (generated code), calls the guest and
 // lifts the answer. A refused input is a *PolicyError; a trap a *TrapError.
 
-// ABIVersion returns the module's abi-version (2 for this host).
+// ABIVersion returns the module's abi-version (3 for this host).
 func (e *Engine) ABIVersion(ctx context.Context) (v uint32, err error) {
 	in, err := e.acquire(ctx)
 	if err != nil {

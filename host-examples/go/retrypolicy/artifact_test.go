@@ -91,7 +91,7 @@ func TestByDefaultTheEngineRunsTheEmbeddedArtifact(t *testing.T) {
 	t.Setenv(EnvArtifact, "")
 	t.Setenv(EnvArtifactSHA256, "")
 	info := newEngine(t).Info()
-	want := ArtifactInfo{SHA256: digest(embeddedArtifact), ABI: "webhook:retry-policy@0.2.0", Source: "embedded"}
+	want := ArtifactInfo{SHA256: digest(embeddedArtifact), ABI: "webhook:retry-policy@0.3.0", Source: "embedded"}
 	if info != want {
 		t.Fatalf("info %+v, want %+v", info, want)
 	}
@@ -137,18 +137,18 @@ func TestAPinThatDoesNotMatchRefusesTheArtifactNamingBothDigests(t *testing.T) {
 }
 
 func TestAnotherWITPackageVersionIsAnABIMismatchNamingBoth(t *testing.T) {
-	renamed := []byte(strings.ReplaceAll(string(embeddedArtifact), "policy@0.2.0#", "policy@0.3.0#"))
+	renamed := []byte(strings.ReplaceAll(string(embeddedArtifact), "policy@0.3.0#", "policy@0.4.0#"))
 	_, err := New(context.Background(), WithArtifact(renamed))
-	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@0.3.0", "this host speaks webhook:retry-policy@0.2.0 (abi 2)")
+	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@0.4.0", "this host speaks webhook:retry-policy@0.3.0 (abi 3)")
 }
 
 func TestAnotherABIVersionIsAnABIMismatch(t *testing.T) {
-	_, err := New(context.Background(), WithArtifact(tinyComponent(3)))
-	wantCode(t, err, ArtifactABIMismatch, "(abi 3)", "(abi 2)")
+	_, err := New(context.Background(), WithArtifact(tinyComponent(4)))
+	wantCode(t, err, ArtifactABIMismatch, "(abi 4)", "(abi 3)")
 }
 
 func TestAWrongKnownAnswerFailsTheSelfTest(t *testing.T) {
-	_, err := New(context.Background(), WithArtifact(tinyComponent(2)))
+	_, err := New(context.Background(), WithArtifact(tinyComponent(3)))
 	wantCode(t, err, ArtifactSelfTestFailed, "plan(", "expected max_attempts 4")
 }
 

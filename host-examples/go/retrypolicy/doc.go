@@ -15,7 +15,7 @@
 // replace it without a restart.
 //
 // It speaks the component model's canonical ABI to the module for the
-// WIT world webhook:retry-policy/retry-policy@0.2.0 through generated
+// WIT world webhook:retry-policy/retry-policy@0.3.0 through generated
 // glue (zz_generated_*.go, from wit/ by tools/witgen): the exports of
 // interface `policy` are Engine's methods, and the imports `clock` and
 // `budget-store` call the Clock and BudgetStore given to New. The

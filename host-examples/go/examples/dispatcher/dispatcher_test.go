@@ -369,10 +369,10 @@ func TestTheExampleRunsEndToEndAndPrintsDeadLettersAndMetrics(t *testing.T) {
 	}
 	sum := sha256.Sum256(rp.EmbeddedArtifact())
 	digest := hex.EncodeToString(sum[:])
-	if want := "dispatcher: policy artifact loaded sha256=" + digest + " abi=webhook:retry-policy@0.2.0"; !strings.Contains(log.String(), want) {
+	if want := "dispatcher: policy artifact loaded sha256=" + digest + " abi=webhook:retry-policy@0.3.0"; !strings.Contains(log.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, log.String())
 	}
-	info := `webhook_policy_info{abi="webhook:retry-policy@0.2.0",artifact_sha256="` + digest + `",document_version="`
+	info := `webhook_policy_info{abi="webhook:retry-policy@0.3.0",artifact_sha256="` + digest + `",document_version="`
 	for _, want := range []string{"ep_gone", "terminal_response", `webhook_deadletter_total{stop_reason="terminal_response"} 1`, "webhook_delivered_total 1", info} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
