@@ -1,4 +1,5 @@
-"""Run conformance vector files (SPEC "Vector files", formats 1 and 2)
+"""Run conformance vector files (SPEC "Vector files", formats 1 and 2, and
+format 3's ``webhook-retry-policy/health-vectors 1``: ``conformance_health``)
 through this host's public package.
 
 ``python -m webhook_retry_policy.conformance DIR`` (or
@@ -31,6 +32,8 @@ from typing import Any
 
 from . import contract_json as cj
 from .clock import ManualClock
+from .conformance_health import FORMAT as HEALTH_FORMAT
+from .conformance_health import HealthRunner, compare
 from .errors import PolicyError, PolicyTrap
 from .ops import PolicyOps
 from .policy import RetryPolicy
@@ -104,6 +107,7 @@ class Runner:
         self.clock = ManualClock()
         self.store = VectorStore(self.ops)
         self.imports = RetryPolicy(self.clock, self.store)
+        self.health = HealthRunner(self.ops)
         self.through_imports = 0
 
     def _both(self, args: tuple[Policy, DeliveryState, AttemptOutcome, int], counts: BudgetCounts | None) -> Any:
@@ -184,11 +188,23 @@ class Runner:
             return str(e)
         return _compare(c["expect"], actual)
 
+    def run_health_case(self, case: Any) -> str | None:
+        """A format-3 case: None if it passes, else what differed."""
+        try:
+            c = cj.fields(case, "case", ("name", "op", "input", "expect"))
+            actual = self.health.run_case(c["op"], c["input"])
+        except cj.ShapeError as e:
+            return f"broken vector: {e}"
+        except PolicyTrap as e:
+            return f"trapped: {e}"
+        return compare(c["expect"], actual)
+
     def run_file(self, path: Path) -> list[CaseResult]:
         try:
             doc = _integers_by_value(json.loads(path.read_text(encoding="utf-8")))
-            f = cj.fields(doc, "", ("format", "suite", "cases"))
-            if f["format"] not in FORMATS:
+            health = isinstance(doc, dict) and doc.get("format") == HEALTH_FORMAT
+            f = cj.fields(doc, "", ("format", "suite", "cases"), ("spec", "regenerate") if health else ())
+            if not health and f["format"] not in FORMATS:
                 raise cj.ShapeError("format", f"unsupported format {f['format']!r}")
             if not isinstance(f["cases"], list):
                 raise cj.ShapeError("cases", "expected a list")
@@ -197,7 +213,8 @@ class Runner:
         results = []
         for i, case in enumerate(f["cases"]):
             name = case.get("name", f"#{i}") if isinstance(case, dict) else f"#{i}"
-            results.append(CaseResult(path.name, str(name), self.run_case(case)))
+            problem = self.run_health_case(case) if health else self.run_case(case)
+            results.append(CaseResult(path.name, str(name), problem))
         return results
 
 

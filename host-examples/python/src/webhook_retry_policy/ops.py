@@ -24,16 +24,25 @@ from .types import (
     Backoff,
     Budget,
     BudgetCounts,
+    CallApplied,
     Decision,
     DeliveryState,
+    Health,
+    HealthDocument,
+    HealthOutcome,
     HeldBuckets,
+    HeldHealth,
     OutcomeClass,
+    Paced,
+    Pacer,
     Policy,
     PolicyDocument,
+    Release,
     Resumption,
     Schedule,
     Settlement,
     Step,
+    StoreCall,
     StoreReply,
     StoreRequest,
 )
@@ -146,6 +155,32 @@ class PolicyOps:
     ) -> Decision:
         """The format-1 pure decision (counts None = store unreadable). Records nothing."""
         return cast(Decision, current().run("decide-with", policy, state, outcome, now_ms, budget_counts))
+
+    # ---- 0.3: format 3 (docs/health.md); compiled policies are compiled.py ----
+
+    def load_health_document(self, json_text: str) -> HealthDocument:
+        """Parse and validate a format-3 document (format 2 with optional ``health`` sections, <= 1 MiB)."""
+        return cast(HealthDocument, current().run("load-health-document", json_text))
+
+    def apply_call(self, call: StoreCall, now_ms: int, held: HeldHealth) -> CallApplied:
+        """An in-memory store's answer to ``call`` on what it holds for the call's key (the Redis script's rule)."""
+        return cast(CallApplied, current().run("apply-call", call, now_ms, held))
+
+    def pace(self, release: Release, pacer: Pacer, now_ms: int) -> Paced:
+        """Release pacing alone: ``Send()`` or ``Wait(until_ms)``, and the pacer to keep."""
+        return cast(Paced, current().run("pace", release, pacer, now_ms))
+
+    def normal_per_s(self, budget: Budget, now_ms: int, current_count: int, previous_count: int) -> float:
+        """A replica's admission rate to an endpoint from its two newest buckets of admissions."""
+        return cast(float, current().run("normal-per-s", budget, now_ms, current_count, previous_count))
+
+    def health_outcome_of(self, outcome: AttemptOutcome) -> HealthOutcome:
+        """The health class of an outcome (success, failure or none)."""
+        return cast(HealthOutcome, current().run("health-outcome-of", outcome))
+
+    def pause_until(self, health: Health, outcome: AttemptOutcome, now_ms: int) -> int:
+        """When the pause an outcome asks for ends (0: none)."""
+        return cast(int, current().run("pause-until", health, outcome, now_ms))
 
     @staticmethod
     def class_policy(document: PolicyDocument, event_class: str) -> Policy:
