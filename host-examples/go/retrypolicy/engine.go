@@ -44,6 +44,8 @@ type Engine struct {
 
 	inFlight atomic.Int64
 	closed   atomic.Bool
+
+	compiled compiledCache // Step's compiled policies (compiled_cache.go)
 }
 
 type config struct {
@@ -188,7 +190,10 @@ func (e *Engine) acquireOn(ctx context.Context, g *generation, apply bool) (*ins
 	}
 	if in := p.get(); in != nil {
 		in.allocs = 0
-		return in, nil
+		if !in.hasPending.Load() || in.drainDiscards(ctx) {
+			return in, nil
+		}
+		in.close(context.WithoutCancel(ctx)) // a discard trapped: start afresh
 	}
 	in, err := newInstance(ctx, e.rt, g.compiled)
 	if err != nil {
@@ -238,7 +243,7 @@ func (in *instance) judgeError(ctx context.Context, op string, err error) error 
 	var pe *PolicyError
 	var le *lowerError
 	switch {
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.Is(err, ErrCompiledClosed):
 		return err
 	case errors.As(err, &le):
 		// refused before the guest ran; what it allocated so far is leaked, so start afresh
