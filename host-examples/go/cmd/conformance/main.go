@@ -3,7 +3,9 @@
 // the copy embedded in the package) and prints one line per failing case,
 // then "go: N passed, M failed". Every decide case runs twice: decide-with
 // (counts passed in) and the imports-driven Decide (the clock and a
-// synchronous store supplied through the imports), which must agree. It
+// synchronous store supplied through the imports), which must agree. The
+// format-3 files (tests/vectors/format3-*.json) run through the
+// component's 0.3 functions (internal/vectors EvaluateHealth). It
 // exits 1 on any failure (including a broken vector, an unknown op or a
 // refused artifact) and 2 on a usage error.
 //

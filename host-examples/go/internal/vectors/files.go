@@ -20,6 +20,8 @@ type Case struct {
 	Op     string
 	Input  json.RawMessage
 	Expect json.RawMessage
+	// Health: a case of a format-3 file (HealthFormat), run by EvaluateHealth.
+	Health bool
 }
 
 // File is one vector file; Err is set when the file itself is broken.
@@ -60,15 +62,21 @@ func loadFile(path string) File {
 		return f
 	}
 	d := &decoder{}
-	o, err := d.object("", data, []string{"format", "suite", "cases"}, nil)
+	health := string(bytes.TrimSpace(top["format"])) == `"`+HealthFormat+`"`
+	var optional []string
+	if health {
+		optional = []string{"spec", "regenerate"}
+	}
+	o, err := d.object("", data, []string{"format", "suite", "cases"}, optional)
 	if err != nil {
 		f.Err = err
 		return f
 	}
-	if format := o.u64("format"); d.first != nil || (format != 1 && format != 2) {
-		f.Err = broken("format must be 1 or 2")
+	if format := o.u64("format"); !health && (d.first != nil || (format != 1 && format != 2)) {
+		f.Err = broken("format must be 1, 2 or %q", HealthFormat)
 		return f
 	}
+	d.first = nil
 	f.Suite = o.str("suite")
 	var cases []json.RawMessage
 	if err := json.Unmarshal(o.raw("cases"), &cases); err != nil || d.first != nil {
@@ -76,7 +84,9 @@ func loadFile(path string) File {
 		return f
 	}
 	for i, raw := range cases {
-		f.Cases = append(f.Cases, loadCase(i, raw))
+		c := loadCase(i, raw)
+		c.Health = health
+		f.Cases = append(f.Cases, c)
 	}
 	return f
 }
@@ -109,6 +119,9 @@ func Check(ctx context.Context, e *rp.Engine, c Case) string {
 		var why string
 		_ = json.Unmarshal(c.Input, &why)
 		return "broken vector: " + why
+	}
+	if c.Health {
+		return checkHealth(ctx, e, c)
 	}
 	got, err := Evaluate(ctx, e, c.Op, c.Input)
 	if err != nil {

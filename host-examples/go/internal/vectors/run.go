@@ -1,4 +1,4 @@
-// Package vectors runs the SPEC's conformance vectors (formats 1 and 2) through
+// Package vectors runs the SPEC's conformance vectors (formats 1 and 2, and the format-3 files of docs/health.md section 7) through
 // the Go host: strict decoding of case inputs, one call per case, and the
 // result in the contract's JSON shape compared with the case's expect.
 package vectors
