@@ -11,6 +11,9 @@ one raw call per operation:
   one budget-store call -> settle) and ``decide`` (the same in ONE call:
   the component asks the clock and the store through the WIT imports).
 * :class:`AsyncRetryPolicy` — ``step`` with an async store (Redis).
+* :class:`CompiledPolicy` — a policy (and its format-3 ``health`` section)
+  compiled once in the component (ABI 0.3): ``advance``/``finish``, the
+  gate, ``settle_wake``, ``call_for``; the steps above run through it.
 * :func:`load_artifact`, :func:`swap_artifact`, :func:`watch_artifact`,
   :func:`current_artifact` — the artifact (docs/artifact.md).
 """
@@ -20,9 +23,17 @@ from typing import TYPE_CHECKING, Any
 from .artifact import Artifact, ArtifactInfo, current_artifact, load_artifact, swap_artifact
 from .artifact_watch import ArtifactWatch, watch_artifact
 from .clock import Clock, ManualClock, SystemClock
+from .compiled import CompiledPolicy
 from .errors import ArtifactError, ErrorCode, PolicyError, PolicyTrap
 from .policy import RetryPolicy
-from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore, BudgetStore, InMemoryBudgetStore, UnavailableBudgetStore
+from .stores import (
+    AsyncBudgetStore,
+    AsyncInMemoryBudgetStore,
+    BudgetStore,
+    InMemoryBudgetStore,
+    InMemoryCallStore,
+    UnavailableBudgetStore,
+)
 from .types import (
     Admission,
     AttemptOutcome,
@@ -30,7 +41,9 @@ from .types import (
     BucketCounts,
     Budget,
     BudgetCounts,
+    CallOp,
     DeadLetter,
+    Decided,
     Decision,
     DeliveryState,
     Due,
@@ -49,6 +62,7 @@ from .types import (
     Step,
     Stop,
     StopReason,
+    StoreCall,
     StoreOp,
     StoreReply,
     StoreRequest,
@@ -85,4 +99,5 @@ __all__ = [
     "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Resumption", "Retry",
     "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
     "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore", "store_key",
+    "CallOp", "CompiledPolicy", "Decided", "InMemoryCallStore", "StoreCall",
 ]

@@ -1,7 +1,10 @@
 """The delivery step for asyncio dispatchers whose budget store is async.
 
-Same flow as :meth:`RetryPolicy.step`: ``evaluate`` (a few µs, never
-awaits) -> at most ONE awaited ``store.call`` with a timeout -> ``settle``.
+Same flow as :meth:`RetryPolicy.step`, on the policy compiled once:
+``advance`` (a few µs, never awaits) decides, or names the ONE awaited
+``store.call`` (with a timeout) before ``finish``. Each component call
+finds its handle on the instance it runs on, so an artifact swap while the
+store is awaited compiles anew on the new instance.
 A store error, a timeout or a reply that is not a ``Reservation`` settles
 ``Unavailable()`` (fails closed). The pure operations (documents,
 admission, resume, Retry-After ...) are inherited from :class:`PolicyOps`.
@@ -15,8 +18,8 @@ from .clock import Clock
 from .ops import PolicyOps, logger
 from .policy import UNAVAILABLE
 from .redact import redact
-from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore
-from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply
+from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore, request_of
+from .types import AttemptOutcome, Decided, Decision, DeliveryState, Policy, Reservation, StoreCall, StoreReply
 
 
 class AsyncRetryPolicy(PolicyOps):
@@ -34,6 +37,33 @@ class AsyncRetryPolicy(PolicyOps):
     async def step(
         self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
+        """``advance`` -> (decided: done, after its ``record`` call if any) or
+        ONE awaited ``store.call`` -> ``finish``."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        compiled = self.compiled(policy)
+        advanced = compiled.advance(state, outcome, now)
+        if isinstance(advanced, Decided):
+            if advanced.call is not None:
+                await self._call(advanced.call, now)  # a decided first attempt: recorded (or not), decided anyway
+            return advanced.decision
+        reply = await self._call(advanced, now)
+        return self._finished(compiled.finish(state, outcome, now, reply), state)
+
+    async def _call(self, store_call: StoreCall, now_ms: int) -> StoreReply:
+        try:
+            call = self.store.call(request_of(store_call), store_call.budget, now_ms)
+            answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))
+            return answer if isinstance(answer, Reservation) else UNAVAILABLE
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # any store failure or timeout fails closed
+            logger().debug("budget store call failed: %s", redact(repr(e)))
+            return UNAVAILABLE
+
+    async def step_evaluated(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
+    ) -> Decision:
+        """The 0.2 step: ``evaluate`` -> at most ONE awaited ``store.call`` -> ``settle``."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)
         request = step.store

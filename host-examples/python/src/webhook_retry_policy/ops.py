@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from .artifact import ArtifactInfo, current_artifact
 from .clock import Clock, SystemClock
-from .errors import PolicyError
+from .errors import PolicyError, PolicyTrap
 from .instance import current
 from .types import (
     Admission,
@@ -27,6 +27,7 @@ from .types import (
     CallApplied,
     Decision,
     DeliveryState,
+    Finished,
     Health,
     HealthDocument,
     HealthOutcome,
@@ -39,9 +40,11 @@ from .types import (
     PolicyDocument,
     Release,
     Resumption,
+    Retry,
     Schedule,
     Settlement,
     Step,
+    Stop,
     StoreCall,
     StoreReply,
     StoreRequest,
@@ -50,7 +53,11 @@ from .types import (
 if TYPE_CHECKING:
     import logging
 
+    from .compiled import CompiledPolicy
+
 _LOG_EVERY_S = 10.0
+COMPILED_CACHE = 64
+"""policies a step keeps compiled (by value; the oldest is dropped past it)"""
 
 
 def logger() -> logging.Logger:
@@ -67,6 +74,8 @@ class PolicyOps:
         self.clock: Clock = clock or SystemClock()
         self.budget_disagreements = 0
         self._logged_at = 0.0
+        self._compiled: dict[Policy, CompiledPolicy] = {}
+        self._last: CompiledPolicy | None = None
 
     @staticmethod
     def artifact_info() -> ArtifactInfo:
@@ -190,6 +199,32 @@ class PolicyOps:
                 return ec.policy
         names = ", ".join(ec.name for ec in document.classes)
         raise PolicyError("unknown_event_class", "class", f"no event class `{event_class}` (defined: {names})")
+
+    def compiled(self, policy: Policy) -> CompiledPolicy:
+        """The step's compiled form of ``policy``: compiled once per policy
+        value (and per thread's instance, lazily), kept for the last
+        ``COMPILED_CACHE`` policies. A dropped one's handles are discarded
+        once no step holds it (its finalizer); an artifact swap compiles anew
+        on the new instance."""
+        last = self._last
+        if last is not None and last.policy is policy:
+            return last
+        cp = self._compiled.get(policy)
+        if cp is None:
+            from .compiled import CompiledPolicy
+
+            if len(self._compiled) >= COMPILED_CACHE:
+                self._compiled.pop(next(iter(self._compiled)), None)
+            cp = self._compiled[policy] = CompiledPolicy(policy)
+        self._last = cp
+        return cp
+
+    def _finished(self, finished: Finished, state: DeliveryState) -> Decision:
+        """A format-2 step's verdict as its decision (a hold needs a ``health`` section)."""
+        v = finished.verdict
+        if not isinstance(v, Retry | Stop):
+            raise PolicyTrap(f"`finish` held a format-2 step: {v!r}")
+        return self._settled(Settlement(v, finished.budget_disagreement), state)
 
     def _settled(self, settlement: Settlement, state: DeliveryState) -> Decision:
         if settlement.budget_disagreement:

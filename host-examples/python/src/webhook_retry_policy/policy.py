@@ -1,10 +1,14 @@
 """The typed synchronous API: every WIT export (``ops.py``), ``step`` and ``decide``.
 
-* ``step`` is the delivery step on an injected :class:`BudgetStore`:
-  ``evaluate`` -> at most ONE ``store.call(request, budget, now_ms)`` ->
-  ``settle`` (three component calls; the async variant awaits the store).
-  A decided first attempt is only recorded (its decision stands, and a
-  failed ``record`` changes nothing); a decided retry calls no store.
+* ``step`` is the delivery step on an injected :class:`BudgetStore`,
+  through the policy compiled once (ABI 0.3, ``compiled.py``): ``advance``
+  decides in ONE component call, or names the store call; then at most ONE
+  ``store.call(request, budget, now_ms)`` (the call as a store request,
+  ``stores.request_of``) and ``finish``: two component calls. A decided
+  first attempt is only recorded (its decision stands, and a failed
+  ``record`` changes nothing); a decided retry calls no store. The async
+  variant awaits the store. ``step_evaluated`` is the 0.2 path (``evaluate``
+  -> store -> ``settle``), kept for comparison (benchmarks).
 * ``decide`` is the same step as ONE call into the component, which asks
   the host's clock and store once through the WIT imports (``clock.now-ms``,
   ``budget-store.call``): for a store that answers synchronously.
@@ -19,8 +23,8 @@ from __future__ import annotations
 from . import instance
 from .clock import Clock
 from .ops import PolicyOps, logger
-from .stores import BudgetStore, InMemoryBudgetStore
-from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply, Unavailable
+from .stores import BudgetStore, InMemoryBudgetStore, request_of
+from .types import AttemptOutcome, Decided, Decision, DeliveryState, Policy, Reservation, StoreCall, StoreReply, Unavailable
 
 UNAVAILABLE = Unavailable()
 
@@ -43,7 +47,30 @@ class RetryPolicy(PolicyOps):
     def step(
         self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
     ) -> Decision:
-        """``evaluate`` -> at most ONE ``store.call`` -> ``settle``."""
+        """``advance`` -> (decided: done, after its ``record`` call if any) or
+        ONE ``store.call`` -> ``finish``, on ``policy`` compiled once."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        compiled = self.compiled(policy)
+        advanced = compiled.advance(state, outcome, now)
+        if isinstance(advanced, Decided):
+            if advanced.call is not None:
+                self._call(advanced.call, now)  # a decided first attempt: recorded (or not), decided anyway
+            return advanced.decision
+        reply = self._call(advanced, now)
+        return self._finished(compiled.finish(state, outcome, now, reply), state)
+
+    def _call(self, call: StoreCall, now_ms: int) -> StoreReply:
+        try:
+            answer = self.store.call(request_of(call), call.budget, now_ms)
+            return answer if isinstance(answer, Reservation) else UNAVAILABLE
+        except Exception as e:  # any store failure fails closed
+            logger().debug("budget store call failed: %r", e)
+            return UNAVAILABLE
+
+    def step_evaluated(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int | None = None
+    ) -> Decision:
+        """The 0.2 step: ``evaluate`` -> at most ONE ``store.call`` -> ``settle`` (the policy lowered every call)."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)
         request = step.store
