@@ -33,7 +33,7 @@ use crate::health::{
     self, Circuit, GateDecision, GateEvent, Health, HealthOp, HealthOutcome, HealthReply, HealthRequest, HealthView,
     HeldHealth, Pacer, Wake, WakeDecision,
 };
-use crate::plan::plan;
+use crate::plan::{plan, Plan};
 use crate::store::{self, StoreOp, StoreReply, StoreRequest};
 use crate::text::hex16;
 
@@ -116,6 +116,11 @@ pub enum StepResult {
 pub struct CompiledPolicy {
     policy: Policy,
     health: Option<Health>,
+    /// The schedule every admission carries, derived once (admitting an
+    /// event is then a copy, not a derivation: hosts admit every event).
+    plan: Plan,
+    /// `policy_hash` of the policy and section, as admissions spell it.
+    policy_hash: String,
 }
 
 fn invalid_input(field: &str, message: &str) -> PolicyError {
@@ -130,7 +135,9 @@ impl CompiledPolicy {
         if let Some(h) = &health {
             h.validate().map_err(|e| e.within("health"))?;
         }
-        Ok(CompiledPolicy { policy, health })
+        let plan = plan(&policy.backoff, policy.window_ms, policy.hard_cap)?;
+        let policy_hash = policy_hash_hex(&policy, health.as_ref());
+        Ok(CompiledPolicy { policy, health, plan, policy_hash })
     }
 
     pub fn policy(&self) -> &Policy {
@@ -143,14 +150,13 @@ impl CompiledPolicy {
 
     /// The schedule a new event is admitted under; the hash includes the section.
     pub fn admit(&self, class: &str, policy_version: &str, now_ms: u64) -> Result<Admission, PolicyError> {
-        let p = &self.policy;
         Ok(Admission {
             class: String::from(class),
             policy_version: String::from(policy_version),
-            policy_hash: policy_hash_hex(p, self.health.as_ref()),
+            policy_hash: self.policy_hash.clone(),
             first_attempted_at_ms: now_ms,
-            deadline_ms: now_ms.saturating_add(p.window_ms),
-            plan: plan(&p.backoff, p.window_ms, p.hard_cap)?,
+            deadline_ms: now_ms.saturating_add(self.policy.window_ms),
+            plan: self.plan.clone(),
         })
     }
 
