@@ -12,6 +12,10 @@ import (
 
 func BenchmarkEvaluateSettle(b *testing.B)             { bench.EvaluateSettle(b) }
 func BenchmarkStep(b *testing.B)                       { bench.Step(b) }
+func BenchmarkStepEvaluateSettle(b *testing.B)         { bench.StepEvaluateSettle(b) }
+func BenchmarkCompiledStep(b *testing.B)               { bench.CompiledStep(b) }
+func BenchmarkStepDecided(b *testing.B)                { bench.StepDecided(b) }
+func BenchmarkStepDecidedEvaluateSettle(b *testing.B)  { bench.StepDecidedEvaluateSettle(b) }
 func BenchmarkDecide(b *testing.B)                     { bench.Decide(b) }
 func BenchmarkDecideMemoryStore(b *testing.B)          { bench.DecideMemoryStore(b) }
 func BenchmarkDecideWithWazero(b *testing.B)           { bench.DecideWithWazero(b) }

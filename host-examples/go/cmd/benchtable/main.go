@@ -15,6 +15,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"testing"
@@ -60,7 +61,7 @@ func main() {
 	}
 	rows := []*row{
 		{name: "evaluate + settle (typed API, by hand)", fn: bench.EvaluateSettle},
-		{name: "Engine.Step (evaluate, store call, settle)", fn: bench.Step},
+		{name: "Engine.Step (compiled: advance, store call, finish)", fn: bench.Step},
 		{name: "decide (clock + store imports)", fn: bench.Decide},
 		{name: "decide, default MemoryStore (store-apply)", fn: bench.DecideMemoryStore},
 		{name: "decide-with (format 1)", fn: bench.DecideWithWazero},
@@ -68,9 +69,17 @@ func main() {
 		{name: "BASELINE plain Go port (design note's path)", fn: bench.DecideWithBaseline},
 		{name: "one loopback POST, net/http", fn: bench.LoopbackPOST},
 	}
+	// the compiled step beside the 0.2 path, same rounds (printed apart, ratio to the 0.2 path)
+	compiledRows := []*row{
+		{name: "retry (503, reserved): 0.2 path, evaluate + store call + settle", fn: bench.StepEvaluateSettle},
+		{name: "retry: Engine.Step, compiled (advance + store call + finish)", fn: bench.Step},
+		{name: "retry: Compiled.Step on a held Compiled (no cache lookup)", fn: bench.CompiledStep},
+		{name: "gate decides (410): 0.2 path, evaluate", fn: bench.StepDecidedEvaluateSettle},
+		{name: "gate decides (410): Engine.Step, compiled (advance)", fn: bench.StepDecided},
+	}
 	start := time.Now()
 	for i := 0; i < *rounds; i++ {
-		for _, r := range rows {
+		for _, r := range append(rows[:len(rows):len(rows)], compiledRows...) {
 			res := testing.Benchmark(r.fn)
 			if res.N == 0 {
 				fmt.Fprintf(os.Stderr, "benchtable: %s failed\n", r.name)
@@ -114,6 +123,8 @@ func main() {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1fx\t%.2f%%\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/base, 100*ns(r.best)/post)
 	}
 	fmt.Fprintln(w, "\t\t\t\t\t")
+	printCompiled(w, compiledRows)
+	fmt.Fprintln(w, "\t\t\t\t\t")
 	if *deliveries > 0 {
 		printDispatch(w, dispatched, ns(rows[1].best))
 		fmt.Fprintln(w, "\t\t\t\t\t")
@@ -140,5 +151,18 @@ func main() {
 	w.Flush()
 	if *deliveries > 0 {
 		fmt.Println(goalLine(dispatched))
+	}
+}
+
+// printCompiled prints the compiled step's rows with their ratio to the
+// 0.2 path on the same attempt (rows 0 and 3 are the 0.2 paths).
+func printCompiled(w io.Writer, rows []*row) {
+	fmt.Fprintln(w, "the compiled step (ABI 0.3) vs the 0.2 path\ttime\tallocs\tvs 0.2 path\t\t")
+	for i, r := range rows {
+		old := rows[0]
+		if i >= 3 {
+			old = rows[3]
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2fx\t\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/ns(old.best))
 	}
 }
