@@ -3,8 +3,11 @@
     host-examples/python/bench [--vectors DIR] [--repeat R] [--no-cold]
     host-examples/python/bench --before [REV]     (before_after.py: REV's package and this tree side by side)
 
-Rows: evaluate+settle with no store; one ``step`` (evaluate -> in-memory
-store-apply -> settle, three component calls); one ``decide`` (ONE component
+Rows: evaluate+settle with no store, and its compiled counterpart
+advance(+finish) (ABI 0.3: the policy compiled once, not lowered per call);
+one ``step``, the default (compiled: advance, or advance -> in-memory
+store-apply -> finish) beside the 0.2 step it replaced (``step_evaluated``:
+evaluate -> in-memory store-apply -> settle), with their ratio; one ``decide`` (ONE component
 call; the clock and the in-memory store through the WIT imports); one
 ``decide_with`` (format 1); the exact pure-Python BASELINE port and the
 design note's hand-written floor (random jitter, no validation; both
@@ -34,11 +37,16 @@ from typing import Any
 import baseline_decide
 import httpx
 
-from webhook_retry_policy import ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
+from webhook_retry_policy import Decided, ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
 from webhook_retry_policy import contract_json as cj
 from webhook_retry_policy.dispatcher import LocalEndpoint
 
 HERE = Path(__file__).resolve().parent
+EVALUATE = "typed API: evaluate + settle (0.2, no store)"
+ADVANCE = "typed API: compiled advance (+ finish) (0.3, no store)"
+STEP_02 = "typed API: 0.2 step (evaluate, in-memory store-apply, settle)"
+STEP = "typed API: step, the default (compiled: advance [, in-memory store-apply, finish])"
+NOTE = "design-note path in plain Python (random jitter, no checks)"
 COLD = (
     "import time; t0 = time.perf_counter()\n"
     "import wasmtime\n"
@@ -114,6 +122,14 @@ def main() -> None:
             return rp.settle(policy, state, outcome, now_ms, reply).decision
         return s.decision
 
+    def advance(policy: Any, state: Any, outcome: Any, now_ms: int, counts: Any) -> Any:
+        cp = rp.compiled(policy)
+        a = cp.advance(state, outcome, now_ms)
+        if isinstance(a, Decided):
+            return a.decision
+        reply = Unavailable() if counts is None else Reservation(True, counts)
+        return cp.finish(state, outcome, now_ms, reply).verdict
+
     class Fixed:  # the clock the imports-driven decide reads: the vector's now
         t = 0
 
@@ -129,13 +145,14 @@ def main() -> None:
 
     n = 2000
     paths: list[tuple[str, Callable[[], Any], int]] = [
-        ("typed API: evaluate + settle (no store)", over(cases, step, n), n),
-        ("typed API: step (evaluate, in-memory store-apply, settle)",
-         over(cases, lambda p, s, o, t, c: rp.step(p, s, o, t), n), n),
+        (EVALUATE, over(cases, step, n), n),
+        (ADVANCE, over(cases, advance, n), n),
+        (STEP_02, over(cases, lambda p, s, o, t, c: rp.step_evaluated(p, s, o, t), n), n),
+        (STEP, over(cases, lambda p, s, o, t, c: rp.step(p, s, o, t), n), n),
         ("typed API: decide (ONE call; clock + in-memory store through the imports)", over(cases, decide, n), n),
         ("typed API: decide_with (format 1, one call)", over(cases, rp.decide_with, n), n),
         ("BASELINE exact pure-Python port (benchmark only)", over(cases, baseline_decide.decide_with, n), n),
-        ("design-note path in plain Python (random jitter, no checks)",
+        (NOTE,
          over(cases, baseline_decide.design_note_decide, n), n),
     ]
     with LocalEndpoint(204) as ep, httpx.Client() as client:
@@ -147,13 +164,15 @@ def main() -> None:
             for name, fn, calls in paths:
                 best[name] = min(best[name], per_call_us(fn, calls, 1))
     rows = [(name, best[name]) for name, _, _ in paths]
-    post_us, note_us = rows[-1][1], rows[5][1]
+    post_us, note_us = rows[-1][1], best[NOTE]
     print(f"python {platform.python_version()}, wasmtime-py {metadata.version('wasmtime')}, "
           f"{len(cases)} decide vectors cycled, best of {args.repeat} rounds")
     print("| path | µs/op | x design-note path | % of loopback POST |\n|---|---:|---:|---:|")
     for name, us in rows:
         print(f"| {name} | {us:.2f} | {us / note_us:.1f} | {100 * us / post_us:.2f}% |")
-    step_pct = 100 * rows[1][1] / post_us
+    print(f"compiled (ABI 0.3) / 0.2 path, same run: step {best[STEP] / best[STEP_02]:.2f}x, "
+          f"no store {best[ADVANCE] / best[EVALUATE]:.2f}x")
+    step_pct = 100 * best[STEP] / post_us
     print(f"goal: typed API <= 2% of one loopback POST: step {step_pct:.2f}% -> {'met' if step_pct <= 2 else 'MISSED'}")
     if not args.no_cold:
         (warm, wt), (cold, _) = cold_start_ms(True), cold_start_ms(False)
