@@ -35,6 +35,8 @@ const DefaultTimeout = 250 * time.Millisecond
 
 var script = redis.NewScript(budgetLua)
 
+var _ rp.KeyedBudgetStore = (*Store)(nil)
+
 // Store is a retrypolicy.BudgetStore in Redis.
 type Store struct {
 	rdb       redis.Scripter
@@ -97,12 +99,19 @@ func flag(b bool) string {
 }
 
 // Call answers r with one EVALSHA (on NOSCRIPT nothing ran, so the same
-// command is sent once more as EVAL with the script).
+// command is sent once more as EVAL with the script), under the
+// component's store-key of r.
 func (s *Store) Call(ctx context.Context, r rp.StoreRequest, b rp.Budget, nowMs uint64) (rp.Reservation, error) {
 	key, err := s.engine.StoreKey(ctx, r)
 	if err != nil {
 		return rp.Reservation{}, fmt.Errorf("redisbudget: store key: %w", err)
 	}
+	return s.CallKeyed(ctx, key, r, b, nowMs)
+}
+
+// CallKeyed is Call under key, the store-key the compiled step already
+// has (retrypolicy.KeyedBudgetStore): no store-key call.
+func (s *Store) CallKeyed(ctx context.Context, key string, r rp.StoreRequest, b rp.Budget, nowMs uint64) (rp.Reservation, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	keys := []string{key}

@@ -3,6 +3,7 @@ package retrypolicy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // compiledCacheMax bounds the policies Engine.Step keeps compiled. A
@@ -14,18 +15,28 @@ const compiledCacheMax = 256
 // entry is dropped, not closed: a step running on it keeps working, and
 // the cleanup of Compile closes it once no step holds it.
 type compiledCache struct {
-	mu sync.RWMutex
-	m  map[Policy]*Compiled
+	last atomic.Pointer[cachedPolicy] // the last policy stepped: most steps hit it without hashing
+	mu   sync.RWMutex
+	m    map[Policy]*Compiled
+}
+
+type cachedPolicy struct {
+	p Policy
+	c *Compiled
 }
 
 // compiledFor is p compiled, from the cache or compiled now (a refused
 // policy is not cached: it is refused again at its next step).
 func (e *Engine) compiledFor(ctx context.Context, p Policy) (*Compiled, error) {
 	cc := &e.compiled
+	if last := cc.last.Load(); last != nil && last.p == p {
+		return last.c, nil
+	}
 	cc.mu.RLock()
 	c := cc.m[p]
 	cc.mu.RUnlock()
 	if c != nil {
+		cc.last.Store(&cachedPolicy{p, c})
 		return c, nil
 	}
 	c, err := e.Compile(ctx, p, nil)
@@ -48,5 +59,6 @@ func (e *Engine) compiledFor(ctx context.Context, p Policy) (*Compiled, error) {
 		}
 	}
 	cc.m[p] = c
+	cc.last.Store(&cachedPolicy{p, c})
 	return c, nil
 }

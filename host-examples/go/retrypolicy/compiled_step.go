@@ -28,7 +28,8 @@ var ErrHealthStep = errors.New("retrypolicy: Step takes a format-2 policy; a pol
 
 // Step is Engine.Step on c (format 2 only: ErrHealthStep otherwise). The
 // store calls map 1:1 onto the 0.2 store requests (RequestOf), so every
-// BudgetStore answers them unchanged.
+// BudgetStore answers them unchanged; a KeyedBudgetStore also gets the
+// call's key.
 func (c *Compiled) Step(ctx context.Context, store BudgetStore, s DeliveryState, o AttemptOutcome, nowMs uint64) (StepResult, error) {
 	if c.s.health != nil {
 		return StepResult{}, ErrHealthStep
@@ -80,7 +81,7 @@ func (c *Compiled) call(ctx context.Context, store BudgetStore, call StoreCall, 
 		return StoreReply{}, &TrapError{Op: "advance", Err: err}
 	}
 	out.Store = &req
-	res, err := callStore(ctx, store, req, call.Budget, nowMs)
+	res, err := callStoreKeyed(ctx, store, call.Key, req, call.Budget, nowMs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return StoreReply{}, ctx.Err()

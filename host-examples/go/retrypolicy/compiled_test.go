@@ -111,3 +111,33 @@ func TestAFormat3ClassHoldsARefusedRetryThroughAdvanceTheCallStoreAndFinish(t *t
 		t.Fatalf("the gate of a healthy endpoint sends: %+v %v", ans, err)
 	}
 }
+
+// keyedStore is a KeyedBudgetStore that records the keys it is handed.
+type keyedStore struct {
+	fakeStore
+	keys []string
+}
+
+func (k *keyedStore) CallKeyed(ctx context.Context, key string, r rp.StoreRequest, b rp.Budget, nowMs uint64) (rp.Reservation, error) {
+	k.keys = append(k.keys, key)
+	return k.Call(ctx, r, b, nowMs)
+}
+
+func TestAKeyedStoreIsHandedTheComponentsStoreKeyOfEachRequest(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t)
+	store := &keyedStore{fakeStore: fakeStore{reply: rp.Reservation{Reserved: true}}}
+	for _, o := range []rp.AttemptOutcome{rp.ResponseOutcome(503), rp.ResponseOutcome(200)} {
+		if _, err := e.Step(ctx, store, notification, someState, o, firstAt+5000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(store.keys) != 2 || len(store.requests) != 2 {
+		t.Fatalf("two first attempts, two keyed calls: keys %v, requests %v", store.keys, store.requests)
+	}
+	for i, r := range store.requests {
+		if want, err := e.StoreKey(ctx, r); err != nil || store.keys[i] != want {
+			t.Fatalf("request %+v: key %q, store-key %q (%v)", r, store.keys[i], want, err)
+		}
+	}
+}
