@@ -44,14 +44,14 @@ class AsyncRetryPolicy(PolicyOps):
         advanced = compiled.advance(state, outcome, now)
         if isinstance(advanced, Decided):
             if advanced.call is not None:
-                await self._call(advanced.call, now)  # a decided first attempt: recorded (or not), decided anyway
+                await self._call(advanced.call, policy, now)  # a decided first attempt: recorded (or not), decided anyway
             return advanced.decision
-        reply = await self._call(advanced, now)
+        reply = await self._call(advanced, policy, now)
         return self._finished(compiled.finish(state, outcome, now, reply), state)
 
-    async def _call(self, store_call: StoreCall, now_ms: int) -> StoreReply:
-        try:
-            call = self.store.call(request_of(store_call), store_call.budget, now_ms)
+    async def _call(self, store_call: StoreCall, policy: Policy, now_ms: int) -> StoreReply:
+        try:  # policy.budget is the call's budget (format 2), and its image is cached by the glue
+            call = self.store.call(request_of(store_call), policy.budget, now_ms)
             answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))
             return answer if isinstance(answer, Reservation) else UNAVAILABLE
         except asyncio.CancelledError:

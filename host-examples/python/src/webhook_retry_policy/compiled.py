@@ -153,11 +153,19 @@ class CompiledPolicy:
         """After an attempt: ``Decided(decision, call)`` (make ``call``, if
         any, without waiting on it) or the ``StoreCall`` to make before
         :meth:`finish`. ``probe``: the attempt was sent as a granted probe."""
-        return cast(AdvanceResult, self._run("advance", state, outcome, probe, now_ms))
+        inst = current()  # _run inlined: the step's hot path
+        h = inst.handles.get(self._h)
+        if h is None:
+            h = self._h.compile_in(inst)
+        return cast(AdvanceResult, inst.run("advance", h, state, outcome, probe, now_ms))
 
     def finish(self, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply) -> Finished:
         """The verdict once the store answered :meth:`advance`'s call (``Reservation`` or ``Unavailable()``)."""
-        return cast(Finished, self._run("finish", state, outcome, now_ms, reply))
+        inst = current()
+        h = inst.handles.get(self._h)
+        if h is None:
+            h = self._h.compile_in(inst)
+        return cast(Finished, inst.run("finish", h, state, outcome, now_ms, reply))
 
     def gate(self, event: GateEvent, view: HealthView | None, pacer: Pacer, now_ms: int) -> GateAnswer:
         """The gate before every send: send, probe, hold or stop, and the pacer to keep."""

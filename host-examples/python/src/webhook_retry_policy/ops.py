@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from .compiled import CompiledPolicy
 
 _LOG_EVERY_S = 10.0
-COMPILED_CACHE = 64
+COMPILED_CACHE = 1024
 """policies a step keeps compiled (by value; the oldest is dropped past it)"""
 
 

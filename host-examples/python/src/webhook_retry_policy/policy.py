@@ -54,14 +54,14 @@ class RetryPolicy(PolicyOps):
         advanced = compiled.advance(state, outcome, now)
         if isinstance(advanced, Decided):
             if advanced.call is not None:
-                self._call(advanced.call, now)  # a decided first attempt: recorded (or not), decided anyway
+                self._call(advanced.call, policy, now)  # a decided first attempt: recorded (or not), decided anyway
             return advanced.decision
-        reply = self._call(advanced, now)
+        reply = self._call(advanced, policy, now)
         return self._finished(compiled.finish(state, outcome, now, reply), state)
 
-    def _call(self, call: StoreCall, now_ms: int) -> StoreReply:
-        try:
-            answer = self.store.call(request_of(call), call.budget, now_ms)
+    def _call(self, call: StoreCall, policy: Policy, now_ms: int) -> StoreReply:
+        try:  # policy.budget is the call's budget (format 2), and its image is cached by the glue
+            answer = self.store.call(request_of(call), policy.budget, now_ms)
             return answer if isinstance(answer, Reservation) else UNAVAILABLE
         except Exception as e:  # any store failure fails closed
             logger().debug("budget store call failed: %r", e)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
+from ._generated import abi
 from .errors import PolicyError
 from .instance import current
 from .types import (
@@ -48,10 +49,13 @@ _OPS = {CallOp.RECORD: StoreOp.RECORD, CallOp.RESERVE: StoreOp.RESERVE, CallOp.R
 def request_of(call: StoreCall) -> StoreRequest:
     """A format-2 ``StoreCall`` as the store request a :class:`BudgetStore`
     answers (``invalid_input`` for a format-3 call: it needs a call store)."""
+    if call.__class__ is not StoreCall:
+        raise PolicyError("invalid_input", "call", f"expected a StoreCall, got {type(call).__name__}")
     op = _OPS.get(call.op)
     if op is None or call.health is not None:
         raise PolicyError("invalid_input", "call", f"a `{call.op.value}` call with health fields needs a format-3 store")
-    return StoreRequest(op, call.endpoint_id, call.budget.window_ms, call.bucket)
+    # the call's values were checked when built (by the constructor, or by the ABI when lifted): not again
+    return abi._mk_store_request(op, call.endpoint_id, call.budget.window_ms, call.bucket)
 
 
 class BudgetStore(Protocol):
