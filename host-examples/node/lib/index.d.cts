@@ -303,7 +303,7 @@ export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CL
 export interface ArtifactInfo {
   /** sha256 of the whole file, 64 lowercase hex digits. */
   readonly sha256: string;
-  /** The WIT package it implements: "webhook:retry-policy@0.2.0". */
+  /** The WIT package it implements: "webhook:retry-policy@0.3.0". */
   readonly abi: string;
   /** The embedded document's version, or null when it embeds none. */
   readonly document_version: string | null;
@@ -355,7 +355,7 @@ export declare function artifactInfo(): ArtifactInfo;
 export declare function onArtifactChange(listener: (event: ArtifactEvent) => void): () => void;
 /** `component` with one more custom section (a different, still valid artifact). */
 export declare function appendCustomSection(component: Uint8Array, name: string, content: string | Uint8Array): Uint8Array;
-/** "webhook:retry-policy@0.2.0" */
+/** "webhook:retry-policy@0.3.0" */
 export declare const WIT_PACKAGE: string;
 /** 2 */
 export declare const ABI_VERSION: number;

@@ -70,7 +70,7 @@ test('a running replica swaps artifacts through the file watch: a broken file is
   try {
     const url = await until('the metrics line', () => /metrics on (\S+)/.exec(stderr)?.[1]);
     const metrics = async () => (await fetch(url)).text();
-    assert.match(await metrics(), new RegExp(`webhook_policy_info\\{artifact_sha256="${sha(A)}",abi="webhook:retry-policy@0.2.0",document_version="swap-test"\\} 1`));
+    assert.match(await metrics(), new RegExp(`webhook_policy_info\\{artifact_sha256="${sha(A)}",abi="webhook:retry-policy@0.3.0",document_version="swap-test"\\} 1`));
     await until('20 answered requests', () => answered >= 20);
 
     // A broken deploy (truncated) is refused and logged once; A stays.

@@ -10,9 +10,10 @@ const { readComponent, utf8 } = require('./reader.cjs');
 const { Instances } = require('./instance.cjs');
 const lower = require('../lower.cjs');
 
-const WIT_PACKAGE = 'webhook:retry-policy@0.2.0';
-const ABI_VERSION = 2;
-const INTERFACE = 'webhook:retry-policy/policy@0.2.0';
+const WIT_VERSION = '0.3.0';
+const WIT_PACKAGE = `webhook:retry-policy@${WIT_VERSION}`;
+const ABI_VERSION = 3;
+const INTERFACE = `webhook:retry-policy/policy@${WIT_VERSION}`;
 const DOCUMENT_SECTION = 'webhook-retry-policy:document';
 const BUILD_SECTION = 'webhook-retry-policy:build';
 /** The copy shipped inside the package. */
@@ -21,6 +22,8 @@ const EMBEDDED_PATH = path.join(__dirname, '..', 'retry_policy.wasm');
 const FUNCTIONS = [
   'abi-version', 'plan', 'delay', 'classify-status', 'classify-error', 'budget-allows', 'load-document', 'admit',
   'evaluate', 'settle', 'resume', 'parse-retry-after', 'store-key', 'store-apply', 'decide', 'decide-with',
+  'compile', 'discard', 'admit-compiled', 'advance', 'finish', 'gate', 'after-probe', 'settle-wake', 'call-for',
+  'apply-call', 'load-health-document', 'pace', 'normal-per-s', 'health-outcome-of', 'pause-until',
 ];
 
 const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');
@@ -116,7 +119,7 @@ function loadArtifact(source, { expectedSha256 } = {}) {
   }
   const { custom, main, mainExports } = readComponent(bytes);
   const version = exportedVersion(mainExports);
-  if (version !== '0.2.0') throw abiMismatch(version, 'unknown');
+  if (version !== WIT_VERSION) throw abiMismatch(version, 'unknown');
   const missing = FUNCTIONS.filter((f) => !mainExports.includes(`${INTERFACE}#${f}`));
   if (missing.length) {
     throw new ArtifactError('artifact_abi_mismatch', `the main module does not export ${missing.map((f) => `${INTERFACE}#${f}`).join(', ')}; this host speaks ${WIT_PACKAGE} (abi ${ABI_VERSION})`);
