@@ -75,7 +75,7 @@ class PolicyOps:
         self.budget_disagreements = 0
         self._logged_at = 0.0
         self._compiled: dict[Policy, CompiledPolicy] = {}
-        self._last: CompiledPolicy | None = None
+        self._by_id: dict[int, tuple[Policy, CompiledPolicy]] = {}
 
     @staticmethod
     def artifact_info() -> ArtifactInfo:
@@ -206,9 +206,9 @@ class PolicyOps:
         ``COMPILED_CACHE`` policies. A dropped one's handles are discarded
         once no step holds it (its finalizer); an artifact swap compiles anew
         on the new instance."""
-        last = self._last
-        if last is not None and last.policy is policy:
-            return last
+        hit = self._by_id.get(id(policy))  # the same object again: no hashing of the value
+        if hit is not None and hit[0] is policy:
+            return hit[1]
         cp = self._compiled.get(policy)
         if cp is None:
             from .compiled import CompiledPolicy
@@ -216,22 +216,29 @@ class PolicyOps:
             if len(self._compiled) >= COMPILED_CACHE:
                 self._compiled.pop(next(iter(self._compiled)), None)
             cp = self._compiled[policy] = CompiledPolicy(policy)
-        self._last = cp
+        if len(self._by_id) >= COMPILED_CACHE:
+            self._by_id.clear()
+        self._by_id[id(policy)] = (policy, cp)  # holds the policy: its id is not reused meanwhile
         return cp
 
     def _finished(self, finished: Finished, state: DeliveryState) -> Decision:
         """A format-2 step's verdict as its decision (a hold needs a ``health`` section)."""
         v = finished.verdict
-        if not isinstance(v, Retry | Stop):
+        if v.__class__ is not Retry and v.__class__ is not Stop:
             raise PolicyTrap(f"`finish` held a format-2 step: {v!r}")
-        return self._settled(Settlement(v, finished.budget_disagreement), state)
+        if finished.budget_disagreement:
+            self._disagreed(state)
+        return v
 
     def _settled(self, settlement: Settlement, state: DeliveryState) -> Decision:
         if settlement.budget_disagreement:
-            self.budget_disagreements += 1
-            now = time.monotonic()
-            if now - self._logged_at >= _LOG_EVERY_S:
-                self._logged_at = now
-                logger().warning("budget store and policy disagree on endpoint %r (%d so far); the store's verdict stands",
-                            state.endpoint_id, self.budget_disagreements)
+            self._disagreed(state)
         return settlement.decision
+
+    def _disagreed(self, state: DeliveryState) -> None:
+        self.budget_disagreements += 1
+        now = time.monotonic()
+        if now - self._logged_at >= _LOG_EVERY_S:
+            self._logged_at = now
+            logger().warning("budget store and policy disagree on endpoint %r (%d so far); the store's verdict stands",
+                             state.endpoint_id, self.budget_disagreements)
