@@ -7,8 +7,8 @@ checks it (pin, ABI, self-test), and runs its main core module through
 wasmtime's core API with generated canonical-ABI glue (``_generated/``),
 one raw call per operation:
 
-* :class:`RetryPolicy` — every WIT export; ``step`` (evaluate -> at most
-  one budget-store call -> settle) and ``decide`` (the same in ONE call:
+* :class:`RetryPolicy` — every WIT export; ``step`` (on the compiled
+  policy: advance -> at most one budget-store call -> finish) and ``decide`` (the same in ONE call:
   the component asks the clock and the store through the WIT imports).
 * :class:`AsyncRetryPolicy` — ``step`` with an async store (Redis).
 * :class:`CompiledPolicy` — a policy (and its format-3 ``health`` section)

@@ -4,9 +4,9 @@
   ``admit``) and persists it with the admitted schedule and first-attempt
   instant.
 * ``run_until_idle`` sends due events (httpx POST) and asks
-  :class:`AsyncRetryPolicy` for the decision (the step: evaluate -> at most
-  ONE budget-store call, ``record_reserve`` for a first attempt that needs a
-  retry -> settle); it reschedules, delivers, or dead-letters (record +
+  :class:`AsyncRetryPolicy` for the decision (the step on the compiled policy:
+  advance -> at most ONE budget-store call, ``record_reserve`` for a first
+  attempt that needs a retry -> finish); it reschedules, delivers, or dead-letters (record +
   reason persisted, ``webhook_deadletter_total{stop_reason}`` incremented,
   endpoint disabled on 410). Store/policy disagreements are counted in
   ``webhook_budget_disagreements_total``; ``webhook_policy_info`` names the
