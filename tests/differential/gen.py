@@ -3,16 +3,15 @@
 
     gen.py --seed S --cases N [--start K]  > cases.jsonl
 
-Writes one case a line, `{"name", "op", "input"}` (no `expect`: the native
-expectation writer fills it). Every op of the contract (plan, delay,
-classify_status, classify_error, budget, decide, evaluate, settle, resume,
-retry_after), valid and invalid values at every boundary: attempt
-0/1/max-1/max/u32 max, max_attempts 0/1/100/101, statuses 99/100/599/600,
-401/403/410/429 (and 65536), Retry-After strings (digits, huge, Unicode
-digits, IMF dates with leap days and leap seconds, obsolete forms,
+Writes one case a line, `{"format", "name", "op", "input"}` (no `expect`: the native
+expectation writer fills it). Every op of the contract, format 2 here
+(plan, delay, classify_status, classify_error, budget, decide, evaluate,
+settle, resume, retry_after) and format 3 in gen_health.py (a quarter of
+the cases), valid and invalid values at every boundary: attempt
+0/1/max-1/max/u32 max, statuses 99/100/599/600, 401/403/410/429, Retry-After
+strings (digits, huge, Unicode digits, IMF dates with leap days and seconds,
 garbage), counts at the min_sample floor and on the ratio's boundary,
-factors 1 + ulp, `-0`, 16-17 significant digits, exponents, integers
-spelled as `1e3` or `1000.0`.
+factors 1 + ulp, `-0`, 16-17 significant digits, exponents.
 
 Inputs are always well formed (the fields each op names, with the right JSON
 types), since a runner treats a shape error as a broken vector; the values
@@ -28,6 +27,8 @@ import math
 import random
 import struct
 import sys
+
+import gen_health
 
 U53 = (1 << 53) - 1
 U32 = (1 << 32) - 1
@@ -385,13 +386,21 @@ def main():
     ap.add_argument("--spell", action="store_true",
                     help="also spell integers as 1000.0 / 1e3 / -0 and send statuses above 65535 to the step ops "
                          "(hosts disagree on these today: see docs/reliability.md)")
+    ap.add_argument("--health-share", type=float, default=0.25,
+                    help="the share of format-3 cases (gen_health.py; written to health-vector files by `expect`)")
+    ap.add_argument("--loose3", action="store_true", help="format-3 values the runners disagree on today (gen_health.py)")
     a = ap.parse_args()
     out = sys.stdout
     for i in range(a.start, a.start + a.cases):
         g = G(f"{a.seed}/{i}", a.spell)  # one generator a case: any case regenerates alone
-        op = g.r.choices(OPS, WEIGHTS)[0]
-        inp = g.case(op)
-        out.write('{"name": %s, "op": "%s", "input": %s}\n' % (json.dumps(f"{op}/{'s' if a.spell else ''}{a.seed}/{i}"), op, dump(inp, g.r)))
+        fmt = 3 if g.chance(a.health_share) else 2  # `settle` is an op of both formats
+        if fmt == 3:
+            op = g.r.choices(gen_health.OPS, gen_health.WEIGHTS)[0]
+            inp = gen_health.H(g, a.loose3).case(op)
+        else:
+            op = g.r.choices(OPS, WEIGHTS)[0]
+            inp = g.case(op)
+        out.write('{"format": %d, "name": %s, "op": "%s", "input": %s}\n' % (fmt, json.dumps(f"{op}/{'s' if a.spell else ''}{'l' if a.loose3 else ''}{a.seed}/{i}"), op, dump(inp, g.r)))
 
 
 if __name__ == "__main__":

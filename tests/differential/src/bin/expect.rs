@@ -10,8 +10,13 @@
 //!
 //! A case the codec refuses as `invalid_input` is a generator bug (the
 //! runners would call it a broken vector): the writer stops with its name.
+//! Format-3 cases (`"format": 3` in the line) go to their own files,
+//! `PREFIX-format3-NNNNN.json`, under the health-vectors header.
 
 use std::io::{BufRead, Write};
+
+#[path = "../health3.rs"]
+mod health3;
 
 use retry_policy_core::codec::{self, Fields};
 use retry_policy_core::json::Value;
@@ -21,6 +26,9 @@ use serde_json::value::RawValue;
 
 #[derive(Deserialize)]
 struct Line<'a> {
+    /// 2 (absent) or 3: which vector files the case goes to.
+    #[serde(default)]
+    format: Option<u32>,
     name: String,
     op: String,
     #[serde(borrow)]
@@ -147,6 +155,59 @@ fn expect(op: &str, v: &Value) -> Result<Value, String> {
     })
 }
 
+/// Vector files of one format: `{prefix}{tag}-NNNNN.json`, at most `chunk` cases each.
+struct Files {
+    out: std::path::PathBuf,
+    stem: String,
+    header: fn(&str) -> String,
+    chunk: usize,
+    buf: String,
+    file_no: usize,
+    in_file: usize,
+}
+
+fn format2_header(suite: &str) -> String {
+    format!("{{\"format\": 2, \"suite\": \"{suite}\", \"cases\": [\n")
+}
+
+fn format3_header(suite: &str) -> String {
+    format!(
+        "{{\"format\": \"webhook-retry-policy/health-vectors 1\", \"suite\": \"{suite}\", \"spec\": \"docs/health.md\", \
+         \"regenerate\": \"tests/differential/gen.py (see tests/differential/run)\", \"cases\": [\n"
+    )
+}
+
+impl Files {
+    fn suite(&self) -> String {
+        format!("{}-{:05}", self.stem, self.file_no)
+    }
+
+    fn push(&mut self, case: &str) {
+        if self.in_file == 0 {
+            self.buf.push_str(&(self.header)(&self.suite()));
+        } else {
+            self.buf.push_str(",\n");
+        }
+        self.buf.push_str(case);
+        self.in_file += 1;
+        if self.in_file == self.chunk {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.in_file == 0 {
+            return;
+        }
+        self.buf.push_str("\n]}\n");
+        let path = self.out.join(format!("{}.json", self.suite()));
+        std::fs::File::create(&path).and_then(|mut f| f.write_all(self.buf.as_bytes())).expect("write a vector file");
+        self.buf.clear();
+        self.file_no += 1;
+        self.in_file = 0;
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut out, mut chunk, mut prefix) = (None, 2000usize, String::from("diff"));
@@ -166,18 +227,20 @@ fn main() {
         std::process::exit(2)
     }));
     std::fs::create_dir_all(&out).expect("create --out");
-    let stdin = std::io::stdin().lock();
-    let (mut file_no, mut in_file, mut total) = (0usize, 0usize, 0usize);
-    let mut buf = String::new();
-    let flush = |buf: &mut String, file_no: usize| {
-        if buf.is_empty() {
-            return;
-        }
-        buf.push_str("\n]}\n");
-        let path = out.join(format!("{prefix}-{file_no:05}.json"));
-        std::fs::File::create(&path).and_then(|mut f| f.write_all(buf.as_bytes())).expect("write a vector file");
-        buf.clear();
+    let files = |stem: String, header: fn(&str) -> String| Files {
+        out: out.clone(),
+        stem,
+        header,
+        chunk,
+        buf: String::new(),
+        file_no: 0,
+        in_file: 0,
     };
+    let mut f2 = files(prefix.clone(), format2_header);
+    // The reference runner wants `suite` = the file's name; hosts tell the formats apart by `format`.
+    let mut f3 = files(format!("{prefix}-format3"), format3_header);
+    let stdin = std::io::stdin().lock();
+    let mut total = 0usize;
     for (i, line) in stdin.lines().enumerate() {
         let line = line.expect("read stdin");
         if line.trim().is_empty() {
@@ -186,30 +249,27 @@ fn main() {
         let case: Line = serde_json::from_str(&line).unwrap_or_else(|e| panic!("line {}: not a case: {e}", i + 1));
         let input: Value = serde_json::from_str(case.input.get())
             .unwrap_or_else(|e| panic!("{}: input is not JSON for serde_json: {e}", case.name));
-        let expect = expect(&case.op, &input).unwrap_or_else(|e| {
+        let format3 = case.format == Some(3);
+        let expect = if format3 { health3::expect(&case.op, &input) } else { expect(&case.op, &input) };
+        let expect = expect.unwrap_or_else(|e| {
             eprintln!("expect: case `{}`: {e}", case.name);
             std::process::exit(1)
         });
-        if in_file == 0 {
-            buf.push_str(&format!("{{\"format\": 2, \"suite\": \"{prefix}-{file_no:05}\", \"cases\": [\n"));
-        } else {
-            buf.push_str(",\n");
-        }
-        buf.push_str(&format!(
+        let text = format!(
             "{{\"name\": {}, \"op\": {}, \"input\": {}, \"expect\": {}}}",
             serde_json::to_string(&case.name).unwrap(),
             serde_json::to_string(&case.op).unwrap(),
             case.input.get(),
             serde_json::to_string(&expect).unwrap()
-        ));
-        in_file += 1;
-        total += 1;
-        if in_file == chunk {
-            flush(&mut buf, file_no);
-            file_no += 1;
-            in_file = 0;
+        );
+        if format3 {
+            f3.push(&text);
+        } else {
+            f2.push(&text);
         }
+        total += 1;
     }
-    flush(&mut buf, file_no);
-    eprintln!("expect: {total} cases in {} files", file_no + usize::from(in_file > 0));
+    f2.flush();
+    f3.flush();
+    eprintln!("expect: {total} cases in {} files", f2.file_no + f3.file_no);
 }
