@@ -6,12 +6,13 @@
 // names, or one handed to loadArtifact / swapArtifact. Its main core module
 // runs through jco's glue (lib/component/glue.cjs, generated).
 // Types: index.d.cts (API) and types.d.cts (generated from wit/).
-// Semantics: the conformance contract (formats 1 and 2).
+// Semantics: the conformance contract (formats 1 and 2) and docs/health.md (format 3).
 const constants = require('./constants.cjs');
 const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
 const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
+const health = require('./health-ops.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
 const { ManualClock, systemClock } = require('./clock.cjs');
@@ -37,6 +38,14 @@ module.exports = {
   storeKey: ops.storeKey,
   storeApply: ops.storeApply,
   EMPTY_HELD: ops.EMPTY_HELD,
+  applyCall: health.applyCall,
+  EMPTY_HELD_HEALTH: health.EMPTY_HELD_HEALTH,
+  loadHealthDocument: health.loadHealthDocument,
+  compileDocument: health.compileDocument,
+  pace: health.pace,
+  normalPerS: health.normalPerS,
+  healthOutcome: health.healthOutcome,
+  pauseUntil: health.pauseUntil,
   compilePolicy,
   CompiledPolicy,
   RetryPolicy,

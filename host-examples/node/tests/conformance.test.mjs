@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compilePolicy, PolicyError } from '@webhook/retry-policy';
 import { PURE, IMPORTS, runCase, runDir, vectorFiles } from '../tools/conformance-runner.mjs';
+import { HEALTH_FORMAT, runHealthCase } from '../tools/conformance-health.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkg = path.resolve(here, '..');
@@ -23,6 +24,14 @@ const COMPILED = {
 
 for (const file of vectorFiles(vectors)) {
   const suite = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (suite.format === HEALTH_FORMAT) {
+    test(`every format-3 case of ${path.basename(file)} passes through the component (compiled handles, applyCall, loadHealthDocument)`, () => {
+      const failures = suite.cases.map((c) => [c.name, runHealthCase(c)]).filter(([, why]) => why !== null);
+      assert.deepEqual(failures, []);
+      assert.ok(suite.cases.length >= 5);
+    });
+    continue;
+  }
   test(`every case of ${path.basename(file)} passes through the pure functions`, () => {
     const failures = suite.cases.map((c) => [c.name, runCase(c)]).filter(([, why]) => why !== null);
     assert.deepEqual(failures, []);
@@ -111,4 +120,45 @@ test('a file that is not a vector file is a failure, not a crash', () => {
   assert.match(failures[0].why, /not valid JSON/);
   assert.match(failures[1].why, /not a vector file/);
   assert.ok(PolicyError);
+});
+
+const section = {
+  hold_budget_refusals: true,
+  pause: { max_ms: 600000 },
+  circuit: null,
+  release: { multiple: 1.0, floor_per_s: 1.0 },
+  cache_ms: 1000,
+};
+const healthCase = {
+  name: 'pause of a 429',
+  op: 'pause_until',
+  input: { health: section, outcome: { status: 429, retry_after_ms: 1000 }, now_ms: 5000 },
+  expect: { pause_until_ms: 6000 },
+};
+
+test('a broken or wrong format-3 vector fails with its case name, and a good one counts as passed', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vectors-'));
+  const cases = [
+    healthCase,
+    { ...healthCase, name: 'unknown input field', input: { ...healthCase.input, extra: 1 } },
+    { ...healthCase, name: 'unknown section field', input: { ...healthCase.input, health: { ...section, holds: true } } },
+    { ...healthCase, name: 'wrong expectation', expect: { pause_until_ms: 6001 } },
+    { ...healthCase, name: 'unknown op', op: 'pause_forever' },
+  ];
+  fs.writeFileSync(path.join(dir, 'format3-x.json'), JSON.stringify({ format: HEALTH_FORMAT, suite: 'format3-x', spec: '', regenerate: '', cases }));
+  const { passed, failed, failures } = runDir(dir);
+  assert.equal(passed, 1);
+  assert.equal(failed, 4);
+  assert.deepEqual(failures.map((f) => f.name), ['unknown input field', 'unknown section field', 'wrong expectation', 'unknown op']);
+  assert.match(failures[0].why, /broken vector: unknown input field\(s\): extra/);
+  assert.match(failures[1].why, /broken vector: unknown health field\(s\): holds/);
+  assert.match(failures[2].why, /expected \{"pause_until_ms":6001\}, got \{"pause_until_ms":6000\}/);
+});
+
+test('a format-3 file with an unknown header field is one failure', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vectors-'));
+  fs.writeFileSync(path.join(dir, 'f.json'), JSON.stringify({ format: HEALTH_FORMAT, suite: 's', spec: '', regenerate: '', cases: [healthCase], extra: 1 }));
+  const { passed, failed, failures } = runDir(dir);
+  assert.equal(passed + failed, 1);
+  assert.match(failures[0].why, /unknown field\(s\): extra/);
 });

@@ -1,5 +1,5 @@
 // Usage: host-examples/node/conformance DIR
-// Runs every *.json vector file in DIR (formats 1 and 2) through the npm
+// Runs every *.json vector file in DIR (formats 1, 2 and 3) through the npm
 // package's public API (plain, imports-driven decide, compiled) on the
 // artifact RETRY_POLICY_ARTIFACT names (else the package's copy), and prints one
 // line per failing case, then `node: N passed, M failed`. Exit 1 on any

@@ -1,6 +1,7 @@
 // Conformance runner: runs vector files (the contract's "Vector files",
-// formats 1 and 2) through the package's public API and compares every
-// `expect`. Every op goes through an exported function of the package.
+// formats 1 and 2, and format 3's health vectors: conformance-health.mjs)
+// through the package's public API and compares every `expect`. Every op
+// goes through an exported function of the package.
 //
 // A case fails when the result differs, when it throws something other
 // than the expected PolicyError code, or when the vector itself is broken
@@ -10,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as api from '@webhook/retry-policy';
+import { HEALTH_FORMAT, HEALTH_FILE_FIELDS, runHealthCase } from './conformance-health.mjs';
 
 /** Input fields of each op, exactly. */
 export const OP_FIELDS = {
@@ -144,8 +146,21 @@ export function runDir(dir, impls = [PURE]) {
       fail(base, '(file)', `not valid JSON: ${e.message}`);
       continue;
     }
+    if (doc !== null && doc.format === HEALTH_FORMAT && Array.isArray(doc.cases)) {
+      const extra = Object.keys(doc).filter((k) => !HEALTH_FILE_FIELDS.includes(k));
+      if (extra.length) {
+        fail(base, '(file)', `broken vector file: unknown field(s): ${extra.join(', ')}`);
+        continue;
+      }
+      doc.cases.forEach((c, i) => {
+        const why = runHealthCase(c);
+        if (why === null) out.passed++;
+        else fail(base, typeof c?.name === 'string' ? c.name : `case #${i}`, why);
+      });
+      continue;
+    }
     if (doc === null || (doc.format !== 1 && doc.format !== 2) || !Array.isArray(doc.cases)) {
-      fail(base, '(file)', 'not a vector file (expected {"format": 1 or 2, "cases": [...]})');
+      fail(base, '(file)', `not a vector file (expected {"format": 1, 2 or "${HEALTH_FORMAT}", "cases": [...]})`);
       continue;
     }
     const extra = Object.keys(doc).filter((k) => !['format', 'suite', 'cases'].includes(k));

@@ -20,6 +20,12 @@ const jco = () => (glue ??= require('../component/glue.cjs'));
 const lower = require('../lower.cjs');
 const { plain } = require('../snapshot.cjs');
 
+/**
+ * On each instance's `policy` object: the Instances it belongs to (compiled
+ * handles, lib/handles.cjs, live in ONE instance and never cross to another).
+ */
+const OWNER = Symbol('owning instances');
+
 let adapters = null;
 function adapterModules() {
   if (adapters === null) {
@@ -53,6 +59,9 @@ class Instances {
   }
 
   #memories = new Set(); // the main instances' linear memories (memoryBytes)
+  #busy = new Set(); // instances in a call right now
+  #dead = new WeakSet(); // instances dropped after a trap
+  #pending = []; // [api, handle] discards asked for while that instance was busy
 
   #create() {
     const mods = { 'retry_policy.core.wasm': this.#module, ...adapterModules() };
@@ -61,7 +70,7 @@ class Instances {
       if (module === this.#module) this.#memories.add(instance.exports.memory);
       return instance;
     };
-    return jco().instantiate(
+    const api = jco().instantiate(
       (name) => mods[name],
       {
         'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },
@@ -69,6 +78,34 @@ class Instances {
       },
       instantiateCore,
     ).policy;
+    api[OWNER] = this;
+    return api;
+  }
+
+  /**
+   * Discard compiled `handle` on `api` (one of these instances): now, or
+   * once its call returns if it is in one (a close from a store callback);
+   * nothing for an instance dropped after a trap (its table went with it).
+   */
+  discard(api, handle) {
+    if (this.#dead.has(api)) return;
+    if (this.#busy.has(api)) {
+      this.#pending.push([api, handle]);
+      return;
+    }
+    try {
+      api.discard(handle);
+    } catch {
+      // a discard cannot fail on a live instance; nothing to do if it did
+    }
+  }
+
+  #leave(api) {
+    this.#busy.delete(api);
+    if (this.#pending.length === 0) return;
+    const due = this.#pending.filter(([a]) => !this.#busy.has(a));
+    this.#pending = this.#pending.filter(([a]) => this.#busy.has(a));
+    for (const [a, h] of due) this.discard(a, h);
   }
 
   /** Bytes of linear memory held by the instances made so far (plateau tests). */
@@ -108,15 +145,17 @@ class Instances {
   /** Run `f(api)` on a free instance. */
   run(f) {
     if (this.#depth > 0) return this.#runSpare(f);
-    this.#primary ??= this.#create();
+    const api = (this.#primary ??= this.#create());
     this.#depth = 1;
+    this.#busy.add(api);
     try {
-      return f(this.#primary);
+      return f(api);
     } catch (e) {
-      if (e instanceof WebAssembly.RuntimeError) this.#drop(this.#primary);
+      if (e instanceof WebAssembly.RuntimeError) this.#drop(api);
       throw e;
     } finally {
       this.#depth = 0;
+      this.#leave(api);
     }
   }
 
@@ -125,6 +164,7 @@ class Instances {
     const api = this.#spares.pop() ?? this.#create();
     const outer = this.imports;
     this.imports = imports;
+    this.#busy.add(api);
     let ok = false;
     try {
       const out = f(api);
@@ -136,10 +176,13 @@ class Instances {
     } finally {
       this.imports = outer;
       if (ok) this.#spares.push(api);
+      else this.#drop(api);
+      this.#leave(api);
     }
   }
 
   #drop(api) {
+    this.#dead.add(api);
     if (api === this.#primary) this.#primary = null;
     // its memory stays counted until collected; a trapped instance is rare
   }
@@ -156,4 +199,4 @@ class Instances {
   }
 }
 
-module.exports = { Instances, adapterModules };
+module.exports = { Instances, adapterModules, OWNER };
