@@ -72,6 +72,10 @@ class H:
             return self.pick([0, 1, 999, 1000, 60_000, self.r.randrange(0, 10_000_000)])
         return U53 - self.pick([0, 1, 1000, 86_400_000, self.r.randrange(0, 10_000_000)])
 
+    def after(self, now, deltas):
+        """now plus one of `deltas`, within 0..=2^53-1 (the integers every JSON reader keeps exact)."""
+        return max(0, min(U53, now + self.pick(deltas)))
+
     def before(self, now, edges):
         """now minus one of `edges` (never below 0)."""
         return max(0, now - self.pick(edges))
@@ -123,7 +127,7 @@ class H:
         node = s
         for k in path[:-1]:
             if not isinstance(node.get(k), dict):
-                node[k] = {}
+                node[k] = dict(FULL[k])  # a whole sub-record (null circuit: the default one)
             node = node[k]
         node[path[-1]] = value
 
@@ -182,14 +186,14 @@ class H:
     def held(self, bucket, section, now):
         c = (section or {}).get("circuit") or {}
         c = {k: num(c, k, v) for k, v in FULL["circuit"].items()}
-        fb = self.pick([bucket, bucket, max(0, bucket - 1), max(0, bucket - 2), bucket + 1])
+        fb = self.after(bucket, [0, 0, -1, -2, 1])
         opened = self.pick([0, 0, now, max(1, now - c["cooldown_ms"]), max(1, now - c["cooldown_ms"] + 1), 1])
         window = now // c["probe_interval_ms"]
-        return {"buckets": {"bucket": self.pick([bucket, bucket, max(0, bucket - 1), max(0, bucket - 2), bucket + 1]),
+        return {"buckets": {"bucket": self.after(bucket, [0, 0, -1, -2, 1]),
                             "current": self.counts(), "previous": self.counts()},
                 "health": {"failures": {"bucket": fb, "current": self.pick([0, 1, 9, 10, 19, 20, 40]),
                                         "previous": self.pick([0, 1, 10, 39])},
-                           "paused_until_ms": self.pick([0, now, now + 1, max(0, now - 1)]),
+                           "paused_until_ms": self.after(now, [0, 1, -1]) if self.chance(0.75) else 0,
                            "opened_at_ms": opened,
                            "cooldown_ms": 0 if opened == 0 else self.pick([c["cooldown_ms"], c["cooldown_max_ms"]]),
                            "probe_window": self.pick([0, window, max(0, window - 1)]),
@@ -199,11 +203,11 @@ class H:
     def request(self, now, budget):
         op = self.pick(["record", "reserve", "record_reserve", "report", "probe", "probe"])
         bucket = now // budget["window_ms"]
-        bucket = self.pick([bucket, bucket, bucket, max(0, bucket - 1), bucket + 1])
+        bucket = self.after(bucket, [0, 0, 0, -1, 1])
         if op == "probe":
             return {"op": op, "bucket": bucket, "outcome": "none", "pause_until_ms": 0, "probe": False}
         return {"op": op, "bucket": bucket, "outcome": self.pick(["success", "failure", "failure", "none"]),
-                "pause_until_ms": self.pick([0, 0, now, now + 1, now + 600_000, max(0, now - 1)]),
+                "pause_until_ms": 0 if self.chance(0.3) else self.after(now, [0, 1, 600_000, -1]),
                 "probe": self.chance(0.3)}
 
     def apply(self):
@@ -223,16 +227,15 @@ class H:
         c = {k: num(s.get("circuit"), k, v) for k, v in FULL["circuit"].items()}
         cache = num(s, "cache_ms", 1000)
         cd = self.pick([c["cooldown_ms"], c["cooldown_max_ms"], 0, 1])
-        opened = self.pick([0, 0, max(1, now - cd), max(1, now - cd + 1), max(1, now - cd - 1), now, 1])
-        as_of = self.pick([now, now, max(0, now - cache), max(0, now - cache - 1), now + 1, max(0, now - 60_001)])
-        return {"paused_until_ms": self.pick([0, 0, now, now + 1, max(0, now - 1), now + 600_000, U53]),
+        opened = self.pick([0, 0, max(1, self.after(now, [-cd, 1 - cd, -cd - 1, 0])), 1])
+        as_of = self.after(now, [0, 0, -cache, -cache - 1, 1, -60_001])
+        return {"paused_until_ms": 0 if self.chance(0.3) else self.after(now, [0, 1, -1, 600_000, U53]),
                 "opened_at_ms": opened, "cooldown_ms": cd, "closed_at_ms": self.pick([0, max(0, now - 1)]),
                 "as_of_ms": as_of}
 
     def pacer(self, now):
         p = {"tokens": self.pick([0.0, 0.5, 0.999999999, 0.9999999999999999, 1.0, 1, 1.0000000000000002, 2.5, 100.0]),
-             "updated_ms": self.pick([now, max(0, now - 1), max(0, now - 999), max(0, now - 1000), max(0, now - 1001),
-                                      now + 5, 0]),
+             "updated_ms": self.after(now, [0, -1, -999, -1000, -1001, 5, -now]),
              "normal_per_s": self.pick([0.0, 0, 0.001, 1.0, 10.0, 1e9, 123.456])}
         if self.loose and self.chance(0.05):
             p["normal_per_s"] = self.pick([1e9 + 1, 1.0000000000000002e9, 1e300])
