@@ -209,10 +209,13 @@ class PolicyOps:
         hit = self._by_id.get(id(policy))  # the same object again: no hashing of the value
         if hit is not None and hit[0] is policy:
             return hit[1]
-        cp = self._compiled.get(policy)
-        if cp is None:
-            from .compiled import CompiledPolicy
+        from .compiled import CompiledPolicy
 
+        try:
+            cp = self._compiled.get(policy)
+        except TypeError:  # unhashable, so not a WIT value: compiling refuses it (invalid_input)
+            return CompiledPolicy(policy)
+        if cp is None:
             if len(self._compiled) >= COMPILED_CACHE:
                 self._compiled.pop(next(iter(self._compiled)), None)
             cp = self._compiled[policy] = CompiledPolicy(policy)
