@@ -5,22 +5,31 @@
 //
 //   decide(state, outcome): ONE call into the component, which reads the
 //     clock and calls the (synchronous) store through its imports;
-//   step(state, outcome), for async stores (Redis):
-//     1. evaluate at clock.nowMs(): `{decision, store}`;
+//   step(state, outcome), for async stores (Redis), on the class's
+//   compiled handle (ABI 0.3: one component call when `advance` decides,
+//   two when the store answers):
+//     1. advance at clock.nowMs(): `decided {decision, call}` or
+//        `needs-store(call)`;
 //     2. at most ONE store call, `store.call(request, budget, nowMs)` (Redis:
 //        one EVALSHA), bounded by `storeTimeoutMs` (default 250 ms); a
-//        throw, rejection or timeout is the reply `{unavailable: true}`;
-//     3. a decided attempt keeps its decision whatever the store said;
-//        otherwise settle turns the reply into the decision: unavailable
-//        fails closed (`budget_unavailable`), and the store's verdict stands
-//        when it differs from the rule on the counts it reports
+//        throw, rejection or timeout is the reply `{unavailable: true}`.
+//        The store call maps 1:1 onto the store request of 0.2 (op,
+//        endpoint_id, window_ms = budget.window_ms, bucket), so every
+//        BudgetStore keeps working unchanged;
+//     3. a decided attempt keeps its decision whatever the store said (its
+//        `record` is still awaited, as before); otherwise finish turns the
+//        reply into the decision: unavailable fails closed
+//        (`budget_unavailable`), and the store's verdict stands when it
+//        differs from the rule on the counts it reports
 //        (`budget_disagreement`, counted and reported).
-//   The step runs on the artifact it began on, even across a swap.
+//   The step runs on the artifact it began on, even across a swap (a
+//   handle is compiled per instance: lib/handles.cjs).
 //
 // Without a document, the policy follows the artifact's embedded document
 // (`retry-policy bundle`), reloading it when a swap brings another.
 const { PolicyError } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
+const lower = require('./lower.cjs');
 const { CompiledPolicy, fromLowered } = require('./compiled.cjs');
 const { retryAfter } = require('./ops.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
@@ -200,37 +209,41 @@ class RetryPolicy {
     return retryAfter(header, nowMs);
   }
 
-  /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
+  /** The decision after an attempt: advance, at most one store call (sync or async), finish. */
   async step(input, outcome) {
     const state = snapshot(input);
     const entry = isObject(state) ? this.#entryFor(state) : this.#entry(undefined);
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
     const nowMs = this.#clock.nowMs();
-    const step = entry.policy._evaluate(state, outcome, nowMs, true, on);
-    if (step.store === null && step.decision !== null) return step.decision;
-    // Neither a decision nor a request never comes from a conforming
-    // artifact; like every host, settle it as a failed store call (the
-    // component decides, failing closed: docs/contract.md, "Fail open or fail closed").
-    const reply = step.store === null ? UNAVAILABLE : await this.#call(step.store, entry.budget, nowMs);
-    if (step.decision !== null) return step.decision;
-    let settled;
-    try {
-      settled = entry.policy._settle(state, outcome, nowMs, reply, true, on);
-    } catch (e) {
-      // The inputs were good (evaluate took them): the store's answer was not.
-      if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
-      this.#report(e, step.store, false);
-      settled = entry.policy._settle(state, outcome, nowMs, UNAVAILABLE, true, on);
+    const s = lower.state(state, 'state', true);
+    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const r = entry.policy._advance(s, o, now, false, on);
+    if (r.tag === 'decided') {
+      if (r.val.call !== undefined) await this.#call(requestOf(r.val.call), entry.budget, nowMs);
+      return lower.decisionOut(r.val.decision);
     }
-    if (settled.budget_disagreement) {
+    const request = requestOf(r.val);
+    const reply = await this.#call(request, entry.budget, nowMs);
+    let finished;
+    try {
+      finished = entry.policy._finish(s, o, now, lower.reply(plain(reply, 'reply'), 'reply'), on);
+    } catch (e) {
+      // The inputs were good (advance took them): the store's answer was not.
+      if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
+      this.#report(e, request, false);
+      finished = entry.policy._finish(s, o, now, { tag: 'unavailable' }, on);
+    }
+    const decision = decisionOf(finished.verdict);
+    if (finished.budgetDisagreement) {
       this.#disagreements += 1;
       try {
-        this.#onDisagreement({ request: step.store, reply, decision: settled.decision });
+        this.#onDisagreement({ request, reply, decision });
       } catch {
         // A failing hook must not change the decision.
       }
     }
-    return settled.decision;
+    return decision;
   }
 
   /** The store's reply to `request`, or UNAVAILABLE when it throws, rejects or times out. */
@@ -302,6 +315,20 @@ class RetryPolicy {
     if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
     return this.#entryFor(state).policy;
   }
+}
+
+/** A format-2 store call as 0.2's store request (what every BudgetStore answers). */
+function requestOf(c) {
+  if (c.op !== 'record' && c.op !== 'reserve' && c.op !== 'record-reserve') {
+    throw new PolicyError('invalid_input', 'call.op', `a ${c.op} call needs a format-3 store (this policy has no health section)`);
+  }
+  return { op: lower.snake(c.op), endpoint_id: c.endpointId, window_ms: lower.n(c.budget.windowMs), bucket: lower.n(c.bucket) };
+}
+
+/** A format-2 verdict (retry or stop) as the contract's decision. */
+function decisionOf(v) {
+  if (v.tag === 'hold') throw new PolicyError('invalid_input', 'verdict', 'a hold needs a health section (format 3)');
+  return lower.decisionOut(v);
 }
 
 /**

@@ -152,3 +152,28 @@ const kindNames: readonly TransportKind[] = TRANSPORT_KIND_NAMES;
 // @ts-expect-error a transport kind is one of the table's names
 const misspelt: TransportKind = 'tls_error';
 void [tlsKind, kindNames, misspelt];
+
+// ABI 0.3: the compiled policy and format 3.
+import { applyCall, compileDocument, EMPTY_HELD_HEALTH, pace, type AdvanceResult, type Finished, type Health } from '@webhook/retry-policy';
+const health: Health = { hold_budget_refusals: true, pause_max_ms: 600_000, circuit: null, release: { multiple: 1, floor_per_s: 1 }, cache_ms: 1000 };
+{
+  const compiled = compilePolicy(policy, { health });
+  const advanced: AdvanceResult = compiled.advance(state, { status: 503 }, 100, { probe: false });
+  if (advanced.action === 'needs_store') {
+    const { action, ...call } = advanced;
+    void action;
+    const applied = applyCall(call, 100, EMPTY_HELD_HEALTH);
+    const fin: Finished = compiled.finish(state, { status: 503 }, 100, applied.reply.reservation ?? { unavailable: true });
+    if (fin.verdict.action === 'hold') void fin.verdict.until_ms;
+  } else {
+    describe(advanced.decision);
+  }
+  const gated = compiled.gate({ event_id: 'e', endpoint_id: 'p', attempts: 0, first_attempted_at_ms: 0, held: false, held_ms: 0 }, null, { tokens: 0, updated_ms: 0, normal_per_s: 0 }, 100);
+  void [gated.verdict.action, gated.pacer.tokens, compiled.callFor('probe', 'p', 100).key, compiled.health?.cache_ms];
+  // @ts-expect-error advance's probe is an option, not a positional flag
+  compiled.advance(state, { status: 503 }, 100, true);
+  compiled[Symbol.dispose]();
+}
+const doc = compileDocument('{"classes":{}}');
+void [doc.classes.get('n')?.admit('n', doc.version, 0), pace(health.release, { tokens: 0, updated_ms: 0, normal_per_s: 0 }, 0).verdict.action];
+doc.close();
