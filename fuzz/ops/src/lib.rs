@@ -11,9 +11,17 @@
 //! * [`Answers`] is every operation's answer on one case, comparable
 //!   between hosts: the differential runner computes it natively and through
 //!   the component and requires equality (same value, or same code + field).
+//! * [`health`] and [`health_check`]: the same for ABI 0.3 (the compiled
+//!   policy's lifecycle, format 3's functions and the in-memory store's
+//!   `apply_call`) on a [`HealthCase`], which starts with a [`Case`].
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use retry_policy_core as core_;
+
+pub mod health;
+pub mod health_check;
+pub use health::{native_health, HealthAnswers, HealthCase};
+pub use health_check::check_health;
 use retry_policy_core::{
     AttemptOutcome, Backoff, BucketCounts, Budget, BudgetCounts, Decision, DeliveryState, HeldBuckets, Jitter,
     Policy, Reservation, StopReason, StoreOp, StoreReply, StoreRequest,
