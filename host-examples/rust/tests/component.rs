@@ -27,14 +27,14 @@ fn the_component_imports_only_the_clock_and_the_budget_store() {
     assert_eq!(
         imports,
         [
-            "webhook:retry-policy/budget-store@0.2.0",
-            "webhook:retry-policy/clock@0.2.0",
-            "webhook:retry-policy/types@0.2.0",
+            "webhook:retry-policy/budget-store@0.3.0",
+            "webhook:retry-policy/clock@0.3.0",
+            "webhook:retry-policy/types@0.3.0",
         ]
     );
     assert!(imports.iter().all(|i| !i.starts_with("wasi:")), "no WASI imports");
     let exports: Vec<String> = ty.exports(&engine).map(|(n, _)| n.to_string()).collect();
-    assert_eq!(exports, ["webhook:retry-policy/policy@0.2.0"]);
+    assert_eq!(exports, ["webhook:retry-policy/policy@0.3.0"]);
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
         other => panic!("{other:?}"),
     }
     assert_eq!(inst.classify_status(503).unwrap(), OutcomeClass::Retryable);
-    assert_eq!(inst.abi_version().unwrap(), 2);
+    assert_eq!(inst.abi_version().unwrap(), 3);
 }
 
 #[test]

@@ -85,7 +85,7 @@ fn a_running_dispatcher_swaps_artifacts_through_the_file_watch_and_metrics_show_
     let server = m.serve("127.0.0.1:0").unwrap();
     let old = sha256_hex(EMBEDDED);
     assert!(get_metrics(server.addr()).contains(&format!(
-        "webhook_policy_info{{artifact_sha256=\"{old}\",abi=\"webhook:retry-policy@0.2.0\",document_version=\"t1\"}} 1\n"
+        "webhook_policy_info{{artifact_sha256=\"{old}\",abi=\"webhook:retry-policy@0.3.0\",document_version=\"t1\"}} 1\n"
     )));
     d.watch_artifact(&path, Duration::from_millis(10)).unwrap();
     until("some first attempts", || ok.stats.requests() >= 5);
@@ -103,7 +103,7 @@ fn a_running_dispatcher_swaps_artifacts_through_the_file_watch_and_metrics_show_
     // The document was the caller's (not the artifact's): it stays `t1`.
     assert!(
         text.contains(&format!(
-            "artifact_sha256=\"{new}\",abi=\"webhook:retry-policy@0.2.0\",document_version=\"t1\"}} 1\n"
+            "artifact_sha256=\"{new}\",abi=\"webhook:retry-policy@0.3.0\",document_version=\"t1\"}} 1\n"
         )),
         "{text}"
     );
@@ -152,7 +152,7 @@ fn a_bundles_document_follows_the_artifact_when_the_dispatcher_took_it_from_the_
     assert_eq!(info.document_version.as_deref(), Some("bundle-2"));
     assert_eq!(d.policy_version(), "bundle-2");
     assert!(m.render().contains(&format!(
-        "webhook_policy_info{{artifact_sha256=\"{}\",abi=\"webhook:retry-policy@0.2.0\",document_version=\"bundle-2\"}} 1",
+        "webhook_policy_info{{artifact_sha256=\"{}\",abi=\"webhook:retry-policy@0.3.0\",document_version=\"bundle-2\"}} 1",
         sha256_hex(&second)
     )));
     d.wait();

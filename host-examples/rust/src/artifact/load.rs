@@ -80,7 +80,7 @@ impl PolicyEngine {
         let mut inst = this
             .instantiate(FakeClock::new(0), InMemoryStore::new())
             .map_err(|e| ArtifactError::invalid(format!("cannot instantiate it: {e}"), None))?;
-        let abi = inst.abi_version().map_err(|e| trapped("abi-version()", "2", e))?;
+        let abi = inst.abi_version().map_err(|e| trapped("abi-version()", &ABI_VERSION.to_string(), e))?;
         if abi != ABI_VERSION {
             return Err(ArtifactError::AbiMismatch { found_package: WIT_PACKAGE.into(), found_abi: Some(abi) });
         }
