@@ -51,7 +51,9 @@ class AsyncRetryPolicy(PolicyOps):
 
     async def _call(self, store_call: StoreCall, policy: Policy, now_ms: int) -> StoreReply:
         try:  # policy.budget is the call's budget (format 2), and its image is cached by the glue
-            call = self.store.call(request_of(store_call), policy.budget, now_ms)
+            keyed = getattr(self.store, "call_keyed", None)  # a store that takes the call's key (Redis)
+            call = (keyed(store_call.key, request_of(store_call), policy.budget, now_ms) if keyed is not None
+                    else self.store.call(request_of(store_call), policy.budget, now_ms))
             answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))
             return answer if isinstance(answer, Reservation) else UNAVAILABLE
         except asyncio.CancelledError:

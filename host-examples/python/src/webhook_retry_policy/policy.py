@@ -61,7 +61,9 @@ class RetryPolicy(PolicyOps):
 
     def _call(self, call: StoreCall, policy: Policy, now_ms: int) -> StoreReply:
         try:  # policy.budget is the call's budget (format 2), and its image is cached by the glue
-            answer = self.store.call(request_of(call), policy.budget, now_ms)
+            keyed = getattr(self.store, "call_keyed", None)  # a store that takes the call's key (Redis)
+            answer = (keyed(call.key, request_of(call), policy.budget, now_ms) if keyed is not None
+                      else self.store.call(request_of(call), policy.budget, now_ms))
             return answer if isinstance(answer, Reservation) else UNAVAILABLE
         except Exception as e:  # any store failure fails closed
             logger().debug("budget store call failed: %r", e)

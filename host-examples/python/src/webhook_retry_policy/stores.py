@@ -64,6 +64,11 @@ class BudgetStore(Protocol):
         ...
 
 
+# A store may also offer ``call_keyed(key, request, budget, now_ms)``: the
+# compiled step then hands it the key its store call names (the Redis stores:
+# no ``store-key`` component call per request). ``key`` None: compute it.
+
+
 class AsyncBudgetStore(Protocol):
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation: ...
 

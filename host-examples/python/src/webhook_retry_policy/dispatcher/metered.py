@@ -52,9 +52,15 @@ class MeteredStore:
         self.errors = 0
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        return await self.call_keyed(None, request, budget, now_ms)
+
+    async def call_keyed(self, key: str | None, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
+        """``call``, handing the compiled step's key on to an inner store that takes it."""
+        keyed = getattr(self.inner, "call_keyed", None) if key is not None else None
         started = time.perf_counter()
         try:
-            reply = await self.inner.call(request, budget, now_ms)
+            reply = await (keyed(key, request, budget, now_ms) if keyed is not None
+                           else self.inner.call(request, budget, now_ms))
         except Exception:  # the inner store bounds its call: a timeout is an exception here
             self.metrics.budget_store_duration.observe(time.perf_counter() - started)
             self._failed()
