@@ -43,8 +43,9 @@ class CompiledPolicy {
   /**
    * Check `policy` ({backoff, window_ms, hard_cap, budget}) and, if given,
    * `options.health` (a section with every field: {hold_budget_refusals,
-   * pause_max_ms, circuit, release, cache_ms}), convert them once and
-   * compile them on the current artifact (a refusal is thrown here).
+   * pause_max_ms, circuit, release, cache_ms}) and convert them once. The
+   * component handle is compiled on the first compiled call (advance,
+   * gate, ...), or here when a section is given (a refused one throws).
    */
   constructor(policy, options = NO_OPTIONS) {
     if (isLowered(policy)) {
@@ -59,8 +60,10 @@ class CompiledPolicy {
     this.#json = lower.policyOut(this.#p);
     this.#handles = new Handles(this.#p, this.#h);
     finalizer.register(this, this.#handles, this.#handles);
+    // Compiled on the first compiled call (the 0.2 methods never hold a
+    // handle); a section is compiled now, so a refused one throws here.
     const handles = this.#handles;
-    call((api) => handles.on(api), artifact(), STEP_PATHS);
+    if (this.#h !== undefined && !isLowered(policy)) call((api) => handles.on(api), artifact(), STEP_PATHS);
   }
 
   /** The policy in the contract's shape. */
