@@ -196,3 +196,23 @@ def test_the_in_memory_call_store_answers_a_format2_call_as_the_budget_store_doe
             reply = calls.call(call, NOW_MS)
             assert reply.reservation == budget.call(request_of(call), call.budget, NOW_MS)
         assert calls.held(call.key).buckets == budget.held(state.endpoint_id, policy.budget.window_ms)
+
+
+def test_an_async_step_whose_awaited_store_straddles_a_swap_finishes_on_the_new_instance(clock, policy, state, runs):
+    import asyncio
+
+    from webhook_retry_policy import AsyncRetryPolicy
+
+    new = append_custom_section(SHIPPED.read_bytes(), "extra", b"compiled-async-swap")
+
+    class Swapping:
+        async def call(self, request, budget, now_ms):
+            await asyncio.sleep(0)
+            swap_artifact(new)
+            return Reservation(True, COUNTS)
+
+    ap = AsyncRetryPolicy(Swapping(), clock)
+    before = instance.current()
+    assert isinstance(asyncio.run(ap.step(policy, retry_state(state), HttpResponse(503), NOW_MS)), Retry)
+    steps = [n for n in runs if n in ("compile", "advance", "finish", "discard")]
+    assert instance.current() is not before and steps == ["compile", "advance", "compile", "finish"]
