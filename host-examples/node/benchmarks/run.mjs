@@ -4,7 +4,8 @@
 //   * the package's calls through the ONE artifact (the component's main
 //     module through jco's glue): every plain function beside its compiled
 //     counterpart (goal: none above 2x), the typed step (evaluate + settle,
-//     goal <= 2 us), the imports-driven decide (one call), RetryPolicy's
+//     goal <= 2 us) and beside it the compiled step of ABI 0.3 (advance,
+//     + finish when the store answers), the imports-driven decide (one call), RetryPolicy's
 //     decide and step, retryAfter (goal <= 1 us); jco's glue alone (the
 //     same call with arguments already in jco's shape) shows what the
 //     package's own conversion costs; against the design note's path in
@@ -54,6 +55,20 @@ const plainStep = (c) => {
   const s = evaluate(POLICY, c.state, c.outcome, c.nowMs);
   return s.decision ?? settle(POLICY, c.state, c.outcome, c.nowMs, c.reply).decision;
 };
+// ABI 0.3: the compiled handle (one call when advance decides, two when the store answers).
+const compiledStep = (c) => {
+  const r = compiled.advance(c.state, c.outcome, c.nowMs);
+  return r.action === 'decided' ? r.decision : compiled.finish(c.state, c.outcome, c.nowMs, c.reply).verdict;
+};
+// RetryPolicy's step before 0.3 (evaluate, the store, settle), beside the step it runs now.
+const rpBudget = rp.policy('bench').toJSON().budget;
+const rpOldStep = async (c) => {
+  const nowMs = clock.nowMs();
+  const s = rp.evaluate(c.state, c.outcome, nowMs);
+  if (s.store === null) return s.decision;
+  const reply = store.call(s.store, rpBudget, nowMs);
+  return s.decision ?? rp.settle(c.state, c.outcome, nowMs, reply).decision;
+};
 const rpStep = (c) => {
   const s = rp.evaluate(c.state, c.outcome, c.nowMs);
   return s.decision ?? rp.settle(c.state, c.outcome, c.nowMs, c.reply).decision;
@@ -66,14 +81,18 @@ const jcoCases = cases.map((c) => ({
   now: BigInt(c.nowMs),
 }));
 const jcoApi = artifact().run((api) => api); // the primary instance's interface, for this measurement only
+const jcoHandle = jcoApi.compile(lower.policy(POLICY, 'policy'), undefined);
 
 const rows = [];
 const add = (what, ns, goal = '') => rows.push([what, ns, goal]);
 add('design note in plain JS (random jitter, no validation)', nsPerCall((c) => designNote.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
 add('plain-JS port, validated (benchmarks/baseline-decide.cjs)', nsPerCall((c) => ported.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
 add("jco's glue alone: evaluate, arguments pre-converted", nsPerCall((c) => jcoApi.evaluate(c.p, c.s, c.o, c.now), jcoCases));
+add("jco's glue alone: advance on a handle, arguments pre-converted", nsPerCall((c) => jcoApi.advance(jcoHandle, c.s, c.o, false, c.now), jcoCases));
 add('typed step: CompiledPolicy evaluate + settle', nsPerCall(typedStep, cases), '<= 2 us');
 add('  plain: evaluate(policy, ...) + settle(policy, ...)', nsPerCall(plainStep, cases), '<= 2x typed step');
+add('compiled step (0.3 handle): CompiledPolicy advance (+ finish)', nsPerCall(compiledStep, cases), '<= 2 us');
+add('  0.2 typed step: CompiledPolicy evaluate + settle (same run)', nsPerCall(typedStep, cases));
 add('CompiledPolicy decideWith', nsPerCall((c) => compiled.decideWith(c.state, c.outcome, c.nowMs, c.counts), cases));
 add('  plain: decideWith(policy, ...)', nsPerCall((c) => decideWith(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases), '<= 2x');
 add('CompiledPolicy resume', nsPerCall((c) => compiled.resume(c.state, c.nowMs), cases));
@@ -82,7 +101,8 @@ add('CompiledPolicy decide (one call; clock + in-memory store imports)', nsPerCa
 add('  plain: decide(policy, ..., {store, clock})', nsPerCall((c) => decide(POLICY, c.state, c.outcome, imports), cases), '<= 2x');
 add('RetryPolicy evaluate + settle (classed state)', nsPerCall(rpStep, classed));
 add('RetryPolicy decide (one call, in-memory store)', nsPerCall((c) => rp.decide(c.state, c.outcome), classed));
-add('RetryPolicy step, in-memory store (whole step, async)', await nsPerAsyncCall((c) => rp.step(c.state, c.outcome), classed));
+add('RetryPolicy step, in-memory store (whole step, async; 0.3: advance, store, finish)', await nsPerAsyncCall((c) => rp.step(c.state, c.outcome), classed));
+add('  0.2 path: RetryPolicy evaluate, store, settle (async, same store)', await nsPerAsyncCall(rpOldStep, classed));
 add("retryAfter('120', now)", nsPerCall((c) => retryAfter('120', c.nowMs), cases), '<= 1 us');
 add("RetryPolicy.retryAfter('120')", nsPerCall(() => rp.retryAfter('120'), cases), '<= 1 us');
 const post = await loopbackPostNs();

@@ -290,6 +290,7 @@ export declare class RetryPolicy {
   reload(document: PolicyDocument | string): ReloadResult;
   /** The schedule a new event of `eventClass` is admitted under (default: now). */
   admit(eventClass: string, nowMs?: Int): Admission;
+  /** The class's compiled policy, owned by this RetryPolicy (its step runs on it): do not close() it. */
   policy(eventClass: string): CompiledPolicy;
   /** The decision after an attempt, at `clock.nowMs()`: counts the attempt, reserves the retry it schedules (any store). */
   step(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Promise<Decision>;
