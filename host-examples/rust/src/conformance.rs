@@ -1,6 +1,8 @@
 //! The conformance runner: every case of every vector file, through a host
 //! (`native` = policy-core directly, `wasmtime` = the component).
 //!
+//! Formats 1 and 2 here; format 3 (`format3-*.json`, "health-vectors 1")
+//! in [`health`], compared as the Rust reference does ([`health::same`]).
 //! Vectors need only a JSON parser. A case with an unknown `op`, or an input
 //! with an unknown or missing field, is a broken vector: it fails, by name.
 
@@ -12,8 +14,12 @@ use retry_policy_core::{self as core_, PolicyError};
 
 use crate::{HostError, PolicyInstance};
 
-/// What a host must answer; errors are the policy's refusals.
-pub trait Host {
+#[path = "conformance_health.rs"]
+pub mod health;
+
+/// What a host must answer (format 3's ops: [`health::HealthHost`]);
+/// errors are the policy's refusals.
+pub trait Host: health::HealthHost {
     fn name(&self) -> &'static str;
     fn plan(&mut self, b: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Answer<core_::Plan>;
     fn delay(&mut self, b: &core_::Backoff, event_id: &str, retry_index: u32) -> Answer<u64>;
@@ -316,6 +322,27 @@ pub fn vector_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// A file's cases: format 1 or 2 (`{format, suite, cases}`), or format 3
+/// (`{format: "webhook-retry-policy/health-vectors 1", suite, spec, regenerate, cases}`).
+fn file_cases(doc: &Value) -> Result<Vec<Value>, PolicyError> {
+    let format3 = doc.get("format").and_then(Value::as_str) == Some(health::FORMAT);
+    let keys: &[&str] =
+        if format3 { &["format", "suite", "spec", "regenerate", "cases"] } else { &["format", "suite", "cases"] };
+    let f = Fields::new(doc, keys)?;
+    if !format3 && !matches!(f.u64("format")?, 1 | 2) {
+        return Err(PolicyError::new(
+            core_::ErrorCode::InvalidInput,
+            "format",
+            "only formats 1, 2 and health-vectors 1 are known",
+        ));
+    }
+    f.str("suite")?;
+    match f.req("cases")? {
+        Value::Array(items) => Ok(items.clone()),
+        _ => Err(PolicyError::new(core_::ErrorCode::InvalidInput, "cases", "expected an array")),
+    }
+}
+
 /// Run every case of every file through `host`.
 pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
     let mut report = Report::default();
@@ -335,26 +362,14 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
                 continue;
             }
         };
-        let cases = match Fields::new(&doc, &["format", "suite", "cases"]).and_then(|f| {
-            if !matches!(f.u64("format")?, 1 | 2) {
-                return Err(PolicyError::new(
-                    core_::ErrorCode::InvalidInput,
-                    "format",
-                    "only formats 1 and 2 are known",
-                ));
-            }
-            f.str("suite")?;
-            match f.req("cases")? {
-                Value::Array(items) => Ok(items.clone()),
-                _ => Err(PolicyError::new(core_::ErrorCode::InvalidInput, "cases", "expected an array")),
-            }
-        }) {
+        let cases = match file_cases(&doc) {
             Ok(c) => c,
             Err(e) => {
                 fail(&mut report, "<file>", format!("broken vector file: {e}"));
                 continue;
             }
         };
+        let format3 = doc.get("format").and_then(Value::as_str) == Some(health::FORMAT);
         for (i, case) in cases.iter().enumerate() {
             let name = case.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("#{i}"));
             let parts = Fields::new(case, &["name", "op", "input", "expect"])
@@ -366,8 +381,10 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
                     continue;
                 }
             };
-            match run_case(host, op, inp) {
-                Ok(actual) if actual == *expect => report.passed += 1,
+            let result = if format3 { health::run_case(host, op, inp) } else { run_case(host, op, inp) };
+            let same = |actual: &Value| if format3 { health::same(actual, expect) } else { actual == expect };
+            match result {
+                Ok(actual) if same(&actual) => report.passed += 1,
                 Ok(actual) => fail(
                     &mut report,
                     &name,

@@ -168,18 +168,18 @@ pub mod from_wit {
         }
     }
 
-    fn stop(s: wit::Stop) -> c::Stop {
-        c::Stop {
-            reason: reason(s.reason),
-            disable_endpoint: s.disable_endpoint,
-            dead_letter: s.dead_letter.map(|d| c::DeadLetter {
-                event_id: d.event_id,
-                endpoint_id: d.endpoint_id,
-                attempts: d.attempts,
-                elapsed_ms: d.elapsed_ms,
-                stop_reason: reason(d.stop_reason),
-            }),
+    pub fn dead_letter(d: wit::DeadLetter) -> c::DeadLetter {
+        c::DeadLetter {
+            event_id: d.event_id,
+            endpoint_id: d.endpoint_id,
+            attempts: d.attempts,
+            elapsed_ms: d.elapsed_ms,
+            stop_reason: reason(d.stop_reason),
         }
+    }
+
+    pub fn stop(s: wit::Stop) -> c::Stop {
+        c::Stop { reason: reason(s.reason), disable_endpoint: s.disable_endpoint, dead_letter: s.dead_letter.map(dead_letter) }
     }
 
     pub fn decision(d: wit::Decision) -> c::Decision {

@@ -11,6 +11,8 @@ use wasmtime::{Config, Engine, Store};
 
 use crate::artifact::{ArtifactError, ArtifactInfo, ArtifactSource};
 use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
+use crate::compiled::HandleTable;
+use crate::step_cache::StepCache;
 use crate::convert::{from_wit, to_wit};
 
 /// Why a call did not produce a result.
@@ -184,17 +186,29 @@ impl PolicyEngine {
         B::Error: fmt::Display,
     {
         let state = HostState { clock: Box::new(clock), store: Box::new(Adapt(store)) };
-        let mut inst = PolicyInstance { engine: self.clone(), store: Store::new(&self.engine, state), bindings: None };
+        let mut inst = PolicyInstance {
+            engine: self.clone(),
+            store: Store::new(&self.engine, state),
+            bindings: None,
+            handles: Arc::default(),
+            step_cache: StepCache::default(),
+        };
         inst.ensure()?;
         Ok(inst)
     }
 }
 
 /// One instance of the component. Not `Sync`: one per thread, or a mutex.
+/// Its compiled policies ([`crate::CompiledPolicy`]) live in it and end with
+/// it (or with a trap, which replaces it).
 pub struct PolicyInstance {
     engine: PolicyEngine,
     store: Store<HostState>,
     bindings: Option<RetryPolicy>,
+    /// The handle table of the current component instance.
+    pub(crate) handles: Arc<HandleTable>,
+    /// The default step's compiled policies, by policy value.
+    pub(crate) step_cache: StepCache,
 }
 
 impl PolicyInstance {
@@ -218,6 +232,9 @@ impl PolicyInstance {
             Ok(v) => Ok(v),
             Err(trap) => {
                 self.bindings = None;
+                // The handles died with the instance: new table, empty cache.
+                self.handles = Arc::default();
+                self.step_cache.clear();
                 let data = std::mem::replace(self.store.data_mut(), HostState::placeholder());
                 self.store = Store::new(&self.engine.engine, data);
                 Err(HostError::Trap(format!("{trap:#}")))
