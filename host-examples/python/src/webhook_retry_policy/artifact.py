@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import threading
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ import wasmtime
 
 from . import instance, loader
 from ._generated import abi
+from ._generated.types import _Frozen, _set
 from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, Jitter, LimitedBy, OutcomeClass, PolicyDocument
@@ -50,9 +50,13 @@ BUILD_SECTION = "webhook-retry-policy:build"
 DOCUMENT_SECTION = "webhook-retry-policy:document"
 
 
-@dataclass(frozen=True)
-class ArtifactInfo:
-    """What a replica reports about the artifact it runs."""
+class ArtifactInfo(_Frozen):
+    """What a replica reports about the artifact it runs (frozen, compared by
+    its fields; a slotted class like the generated types: no ``dataclasses``
+    import at start)."""
+
+    __slots__ = ("sha256", "abi", "document_version", "source", "size", "build")
+    __match_args__ = ("sha256", "abi", "document_version", "source", "size", "build")
 
     sha256: str
     """64 lowercase hex digits of the whole file"""
@@ -64,8 +68,17 @@ class ArtifactInfo:
     """the path it was read from, ``embedded`` (the package's copy) or ``bytes``"""
     size: int
     """bytes"""
-    build: dict[str, Any] | None = None
+    build: dict[str, Any] | None
     """the ``webhook-retry-policy:build`` section (JSON), when present"""
+
+    def __init__(self, sha256: str, abi: str, document_version: str, source: str, size: int,
+                 build: dict[str, Any] | None = None) -> None:
+        _set(self, "sha256", sha256)
+        _set(self, "abi", abi)
+        _set(self, "document_version", document_version)
+        _set(self, "source", source)
+        _set(self, "size", size)
+        _set(self, "build", build)
 
 
 class Artifact:

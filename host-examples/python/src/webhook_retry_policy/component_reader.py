@@ -14,8 +14,7 @@ same code).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ._generated.types import _Frozen, _set
 from .errors import ArtifactError
 
 COMPONENT_HEADER = b"\0asm\x0d\x00\x01\x00"
@@ -24,16 +23,25 @@ CUSTOM, CORE_MODULE = 0, 1
 _EXPORT = 7  # a core module's export section
 
 
-@dataclass(frozen=True)
-class Component:
-    """What the host needs from a component file."""
+class Component(_Frozen):
+    """What the host needs from a component file (frozen, compared by its
+    fields; a slotted class like the generated types: no ``dataclasses``
+    import at start)."""
+
+    __slots__ = ("main_module", "main_exports", "custom")
+    __match_args__ = ("main_module", "main_exports", "custom")
 
     main_module: bytes
     """the core module that exports ``cabi_realloc``"""
     main_exports: tuple[str, ...]
     """the main module's export names"""
-    custom: dict[str, bytes] = field(default_factory=dict)
+    custom: dict[str, bytes]
     """top-level custom sections: name -> content"""
+
+    def __init__(self, main_module: bytes, main_exports: tuple[str, ...], custom: dict[str, bytes] | None = None) -> None:
+        _set(self, "main_module", main_module)
+        _set(self, "main_exports", main_exports)
+        _set(self, "custom", {} if custom is None else custom)
 
 
 def _invalid(message: str, offset: int) -> ArtifactError:

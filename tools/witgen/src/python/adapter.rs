@@ -117,8 +117,9 @@ impl Gen<'_> {
                     let v = snake(&p.name);
                     match self.image_of(&p.ty, &mut caches, &mut n, &mut structs)? {
                         // an immutable record of scalars: its bytes are packed once per object
+                        // (`_c_<param>`: one variable per parameter, each of its own type)
                         Some((cache, size)) => images.push(format!(
-                            "_c = _IMG_{cache}.get(id({v}))\nif _c is None or _c[0] is not {v}:\n    _c = _image_{cache}({v})\nm[a + {o}:a + {}] = _c[1]", o + size)),
+                            "_c_{v} = _IMG_{cache}.get(id({v}))\nif _c_{v} is None or _c_{v}[0] is not {v}:\n    _c_{v} = _image_{cache}({v})\nm[a + {o}:a + {}] = _c_{v}[1]", o + size)),
                         None => self.lower(&p.ty, &v, "a", o, &mut lv, &mut n, &mut structs)?,
                     }
                 }

@@ -1,6 +1,71 @@
-//! `types.py`: enums, records, variant cases and aliases, with their `__post_init__` checks.
+//! `types.py`: enums, records, variant cases and aliases, with their checks.
+//!
+//! A record (or a variant case with a payload that is not a record) is a
+//! plain class with `__slots__`, not a dataclass: importing `dataclasses`
+//! (which imports `inspect`) and building ~60 dataclasses cost about half of
+//! the package's own start-up. The class keeps a frozen dataclass's
+//! behaviour: keyword or positional `__init__` (checked), `__match_args__`,
+//! `__eq__`/`__hash__` over the fields, a dataclass-like `__repr__`,
+//! `FrozenInstanceError` on assignment, pickling and copying (`_Frozen`).
 
 use super::*;
+
+/// One field of a generated class.
+struct Field {
+    name: String,
+    ty: Type,
+    /// its docstring (`None` for a variant case's payload)
+    doc: Option<String>,
+    /// `""`, `" = None"` or `" = False"`
+    default: &'static str,
+}
+
+/// (class, variant, case, doc) of a variant case with a class of its own.
+type CaseUse = (String, String, String, String);
+
+/// The base of every generated class: immutability, `repr`, pickling.
+const FROZEN: &str = r#"_set = object.__setattr__
+
+
+def _frozen(message: str) -> Exception:
+    from dataclasses import FrozenInstanceError  # imported on a misuse only: no cost at start
+
+    return FrozenInstanceError(message)
+
+
+class _Frozen:
+    """Immutable, set once by a checked `__init__`; compared, hashed, shown
+    and pickled by its fields (its `__slots__`, in order). The generated
+    classes override `__eq__` and `__hash__` with field-by-field versions
+    (faster); the package's own frozen classes use these."""
+
+    __slots__ = ()
+
+    def _values(self) -> tuple[object, ...]:
+        names: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, n) for n in names)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        names: tuple[str, ...] = self.__slots__
+        return f"{self.__class__.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (self.__class__, self._values())
+"#;
 
 impl Gen<'_> {
     /// Lines checking `v` (a field value) in `__post_init__`.
@@ -48,10 +113,12 @@ impl Gen<'_> {
 
     pub(super) fn types(&self) -> Result<(String, String)> {
         let mut o = header("#", "python", OUT);
-        o += "\"\"\"Typed mirrors of the WIT types (webhook:retry-policy): str enums,\nfrozen slots dataclasses checked on construction, variants as unions.\"\"\"\n\n";
-        o += "from __future__ import annotations\n\nfrom dataclasses import dataclass\nfrom enum import Enum\nfrom typing import Optional, Union\n\nfrom .. import _checks as c\n";
+        o += "\"\"\"Typed mirrors of the WIT types (webhook:retry-policy): str enums,\nfrozen slotted classes checked on construction, variants as unions.\"\"\"\n\n";
+        o += "from __future__ import annotations\n\nfrom enum import Enum\nfrom typing import Optional, Union\n\nfrom .. import _checks as c\n";
         let (mut all_enums, mut all_classes, mut aliases) = (String::new(), String::new(), String::new());
         let mut errs = String::new();
+        let shared = self.case_classes()?;
+        let mut emitted: Vec<String> = Vec::new();
         let err_names = self.error_types();
         for &id in &self.types {
             let td = &self.w.resolve.types[id];
@@ -124,11 +191,6 @@ impl Gen<'_> {
                     writeln!(classes, "    def __reduce__(self) -> tuple[type[{cls}], tuple[object, ...]]:\n        return ({cls}, ({},))", fields.iter().map(|f| format!("self.{f}")).collect::<Vec<_>>().join(", "))?;
                 }
                 TypeDefKind::Record(r) => {
-                    writeln!(
-                        classes,
-                        "\n\n@dataclass(frozen=True, slots=True)\nclass {cls}:\n    \"\"\"{}\"\"\"\n",
-                        if d.is_empty() { name.clone() } else { d }
-                    )?;
                     let n = r.fields.len();
                     let mut defaults = vec![false; n];
                     for i in (0..n).rev() {
@@ -140,29 +202,23 @@ impl Gen<'_> {
                             break;
                         }
                     }
-                    let mut checks = Vec::new();
-                    for (i, f) in r.fields.iter().enumerate() {
-                        let fd = doc(&f.docs);
-                        let dv = if !defaults[i] {
-                            String::new()
-                        } else if f.ty == Type::Bool {
-                            " = False".into()
-                        } else {
-                            " = None".into()
-                        };
-                        writeln!(classes, "    {}: {}{dv}\n    \"\"\"{fd}\"\"\"", snake(&f.name), self.py_type(&f.ty))?;
-                        self.check(
-                            &f.ty,
-                            &format!("self.{}", snake(&f.name)),
-                            &format!("{}.{}", snake(&name), snake(&f.name)),
-                            &snake(&f.name),
-                            &mut checks,
-                        )?;
-                    }
-                    writeln!(classes, "\n    def __post_init__(self) -> None:")?;
-                    for l in &checks {
-                        writeln!(classes, "        {l}")?;
-                    }
+                    let fields: Vec<Field> = r
+                        .fields
+                        .iter()
+                        .zip(defaults)
+                        .map(|(f, dflt)| Field {
+                            name: snake(&f.name),
+                            ty: f.ty,
+                            doc: Some(doc(&f.docs)),
+                            default: match (dflt, f.ty == Type::Bool) {
+                                (false, _) => "",
+                                (true, true) => " = False",
+                                (true, false) => " = None",
+                            },
+                        })
+                        .collect();
+                    let d = if d.is_empty() { name.clone() } else { d };
+                    self.frozen_class(&cls, &d, &snake(&name), &fields, classes)?;
                 }
                 TypeDefKind::Variant(v) => {
                     let mut members = Vec::new();
@@ -170,30 +226,25 @@ impl Gen<'_> {
                         let cc = self.case_class(id, case);
                         let own =
                             !matches!(case.ty, Some(Type::Id(t)) if matches!(self.kind(t), TypeDefKind::Record(_)));
-                        if own {
-                            writeln!(classes, "\n\n@dataclass(frozen=True, slots=True)\nclass {cc}:\n    \"\"\"{} (case `{}` of `{name}`)\"\"\"\n", doc(&case.docs), case.name)?;
-                            match &case.ty {
-                                None => writeln!(classes, "    def __post_init__(self) -> None:\n        pass")?,
-                                Some(t) => {
-                                    let fname = self.case_field(id, &case.name);
-                                    writeln!(
-                                        classes,
-                                        "    {fname}: {}\n\n    def __post_init__(self) -> None:",
-                                        self.py_type(t)
-                                    )?;
-                                    let mut checks = Vec::new();
-                                    self.check(
-                                        t,
-                                        &format!("self.{fname}"),
-                                        &format!("{}.{fname}", snake(&name)),
-                                        fname,
-                                        &mut checks,
-                                    )?;
-                                    for l in &checks {
-                                        writeln!(classes, "        {l}")?;
-                                    }
-                                }
-                            }
+                        if own && !emitted.contains(&cc) {
+                            let users: Vec<String> = shared
+                                .iter()
+                                .filter(|(c, ..)| *c == cc)
+                                .map(|(_, v, case, d)| format!("{d} (case `{case}` of `{v}`)"))
+                                .collect();
+                            let d = users.join("; ");
+                            let fields: Vec<Field> = case
+                                .ty
+                                .iter()
+                                .map(|t| Field {
+                                    name: self.case_field(id, &case.name).into(),
+                                    ty: *t,
+                                    doc: None,
+                                    default: "",
+                                })
+                                .collect();
+                            self.frozen_class(&cc, &d, &snake(&name), &fields, classes)?;
+                            emitted.push(cc.clone());
                         }
                         members.push(cc);
                     }
@@ -211,10 +262,80 @@ impl Gen<'_> {
         }
         let names: Vec<String> = err_names.iter().map(|id| pascal(&self.name(*id))).collect();
         let reexport: Vec<String> = names.iter().map(|n| format!("{n} as {n}")).collect();
-        o += &format!("from .errors import {}\n\n_set = object.__setattr__\n", reexport.join(", "));
+        o += &format!("from .errors import {}\n\n{FROZEN}", reexport.join(", "));
         let mut e = header("#", "python", OUT);
         e += "\"\"\"The WIT record used as an error (an exception class) and its enums. Imports\nnothing from the package, so `_checks` can raise it without an import cycle.\"\"\"\n\nfrom __future__ import annotations\n\nfrom enum import Enum\n";
         Ok((o + &all_enums + &all_classes + "\n" + &aliases, e + &errs))
+    }
+
+    /// A frozen class (`_Frozen`) with `fields`: slots, match args, the checked
+    /// `__init__` (`owner` names the checked paths: `owner.field`), eq and hash.
+    fn frozen_class(&self, cls: &str, d: &str, owner: &str, fields: &[Field], out: &mut String) -> Result<()> {
+        let tup = |items: Vec<String>| match items.len() {
+            1 => format!("({},)", items[0]),
+            _ => format!("({})", items.join(", ")),
+        };
+        let each = |f: &dyn Fn(&str) -> String| tup(fields.iter().map(|x| f(&x.name)).collect());
+        let names = each(&|n| format!("{n:?}"));
+        writeln!(
+            out,
+            "\n\nclass {cls}(_Frozen):\n    \"\"\"{d}\"\"\"\n\n    __slots__ = {names}\n    __match_args__ = {names}"
+        )?;
+        if !fields.is_empty() {
+            writeln!(out)?;
+        }
+        let (mut params, mut body) = (String::new(), Vec::new());
+        for f in fields {
+            let t = self.py_type(&f.ty);
+            writeln!(out, "    {}: {t}", f.name)?;
+            if let Some(fd) = &f.doc {
+                writeln!(out, "    \"\"\"{fd}\"\"\"")?;
+            }
+            write!(params, ", {}: {t}{}", f.name, f.default)?;
+            let mut checks = Vec::new();
+            self.check(&f.ty, &f.name, &format!("{owner}.{}", f.name), &f.name, &mut checks)?;
+            if !checks.iter().any(|l| l.starts_with(&format!("_set(self, {:?}", f.name))) {
+                body.push(format!("_set(self, {:?}, {})", f.name, f.name))
+            }
+            body.extend(checks);
+        }
+        if body.is_empty() {
+            body.push("pass".into())
+        }
+        writeln!(out, "\n    def __init__(self{params}) -> None:")?;
+        for l in &body {
+            writeln!(out, "        {l}")?;
+        }
+        let (mine, theirs) = (each(&|n| format!("self.{n}")), each(&|n| format!("other.{n}")));
+        let same = if fields.is_empty() { "True".to_string() } else { format!("{mine} == {theirs}") };
+        writeln!(out, "\n    def __eq__(self, other: object) -> bool:\n        if other.__class__ is self.__class__:\n            return {same}\n        return NotImplemented\n\n    def __hash__(self) -> int:\n        return hash({mine})")?;
+        Ok(())
+    }
+
+    /// (class, variant, case, doc) of every variant case with a class of its own
+    /// (its payload is not a record). A payload-less case several variants
+    /// share (`send`) is one class; any other shared name is an error.
+    fn case_classes(&self) -> Result<Vec<CaseUse>> {
+        let (mut shared, mut with_payload): (Vec<CaseUse>, Vec<String>) = (vec![], vec![]);
+        for &id in &self.types {
+            let TypeDefKind::Variant(v) = &self.w.resolve.types[id].kind else { continue };
+            for case in &v.cases {
+                if matches!(case.ty, Some(Type::Id(t)) if matches!(self.kind(t), TypeDefKind::Record(_))) {
+                    continue;
+                }
+                let cc = self.case_class(id, case);
+                if let Some((_, other, _, _)) = shared.iter().find(|(c, ..)| *c == cc) {
+                    if case.ty.is_some() || with_payload.contains(&cc) {
+                        bail!("case class {cc} of {} is also a case of {other}, with a payload", self.name(id))
+                    }
+                }
+                if case.ty.is_some() {
+                    with_payload.push(cc.clone())
+                }
+                shared.push((cc, self.name(id), case.name.clone(), doc(&case.docs)))
+            }
+        }
+        Ok(shared)
     }
 
     /// The error records and the enums their fields use, in type order.

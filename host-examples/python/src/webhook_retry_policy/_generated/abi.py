@@ -1431,10 +1431,10 @@ def lower_evaluate(x: Scratch, policy: Policy, state: DeliveryState, outcome: At
     d += _n28
     fx += (a + 88, 1, _n28)
     _S17.pack_into(m, a + 80, _p27, _n27, _p28, _n28, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _v29 = outcome
     if isinstance(_v29, HttpResponse):
         _S15.pack_into(m, a + 120, 0, _v29.status)
@@ -1505,10 +1505,10 @@ def lower_settle(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d += _n47
     fx += (a + 88, 1, _n47)
     _S23.pack_into(m, a + 80, _p46, _n46, _p47, _n47, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _v48 = outcome
     if isinstance(_v48, HttpResponse):
         _S19.pack_into(m, a + 120, 0, _v48.status)
@@ -1586,10 +1586,10 @@ def lower_resume(x: Scratch, policy: Policy, state: DeliveryState, now_ms: int) 
     d += _n67
     fx += (a + 88, 1, _n67)
     _S24.pack_into(m, a + 80, _p66, _n66, _p67, _n67, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 128)
     _finish(m, s, d, lim, fx)
@@ -1735,10 +1735,10 @@ def lower_decide(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d += _n89
     fx += (a + 88, 1, _n89)
     _S31.pack_into(m, a + 80, _p88, _n88, _p89, _n89, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _v90 = outcome
     if isinstance(_v90, HttpResponse):
         _S29.pack_into(m, a + 120, 0, _v90.status)
@@ -1817,10 +1817,10 @@ def lower_decide_with(x: Scratch, policy: Policy, state: DeliveryState, outcome:
     d += _n109
     fx += (a + 88, 1, _n109)
     _S36.pack_into(m, a + 80, _p108, _n108, _p109, _n109, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _v110 = outcome
     if isinstance(_v110, HttpResponse):
         _S33.pack_into(m, a + 120, 0, _v110.status)
@@ -1883,10 +1883,10 @@ def lower_compile(x: Scratch, policy: Policy, health: Optional[Health]) -> None:
     d = a + 184
     if d > lim:
         raise Grow(d)
-    _c = _IMG_POLICY.get(id(policy))
-    if _c is None or _c[0] is not policy:
-        _c = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c[1]
+    _c_policy = _IMG_POLICY.get(id(policy))
+    if _c_policy is None or _c_policy[0] is not policy:
+        _c_policy = _image_POLICY(policy)
+    m[a + 0:a + 80] = _c_policy[1]
     _o128 = health
     if _o128 is None:
         m[a + 80] = 0
@@ -2161,10 +2161,10 @@ def lower_gate(x: Scratch, handle: int, event: GateEvent, view: Optional[HealthV
     d += _n151
     fx += (a + 16, 1, _n151)
     _S53.pack_into(m, a + 0, handle, _p150, _n150, _p151, _n151, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, now_ms)
-    _c = _IMG_PACER.get(id(pacer))
-    if _c is None or _c[0] is not pacer:
-        _c = _image_PACER(pacer)
-    m[a + 104:a + 128] = _c[1]
+    _c_pacer = _IMG_PACER.get(id(pacer))
+    if _c_pacer is None or _c_pacer[0] is not pacer:
+        _c_pacer = _image_PACER(pacer)
+    m[a + 104:a + 128] = _c_pacer[1]
     _o152 = view
     if _o152 is None:
         m[a + 56] = 0
@@ -2225,14 +2225,14 @@ def lower_after_probe(x: Scratch, handle: int, event: GateEvent, granted: bool, 
     d += _n159
     fx += (a + 16, 1, _n159)
     _S54.pack_into(m, a + 0, handle, _p158, _n158, _p159, _n159, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, granted, now_ms)
-    _c = _IMG_HEALTH_VIEW.get(id(view))
-    if _c is None or _c[0] is not view:
-        _c = _image_HEALTH_VIEW(view)
-    m[a + 64:a + 104] = _c[1]
-    _c = _IMG_PACER.get(id(pacer))
-    if _c is None or _c[0] is not pacer:
-        _c = _image_PACER(pacer)
-    m[a + 104:a + 128] = _c[1]
+    _c_view = _IMG_HEALTH_VIEW.get(id(view))
+    if _c_view is None or _c_view[0] is not view:
+        _c_view = _image_HEALTH_VIEW(view)
+    m[a + 64:a + 104] = _c_view[1]
+    _c_pacer = _IMG_PACER.get(id(pacer))
+    if _c_pacer is None or _c_pacer[0] is not pacer:
+        _c_pacer = _image_PACER(pacer)
+    m[a + 104:a + 128] = _c_pacer[1]
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 136)
     _finish(m, s, d, lim, fx)
@@ -2381,10 +2381,10 @@ def lower_apply_call(x: Scratch, call: StoreCall, now_ms: int, held: HeldHealth)
     d += _n179
     fx += (a + 12, 1, _n179)
     _S61.pack_into(m, a + 0, _IDX_CALL_OP[call.op], _p178, _n178, _p179, _n179, call.bucket, call.budget.ratio, call.budget.window_ms, call.budget.min_sample, call.budget.sliding, now_ms)
-    _c = _IMG_HELD_HEALTH.get(id(held))
-    if _c is None or _c[0] is not held:
-        _c = _image_HELD_HEALTH(held)
-    m[a + 160:a + 272] = _c[1]
+    _c_held = _IMG_HELD_HEALTH.get(id(held))
+    if _c_held is None or _c_held[0] is not held:
+        _c_held = _image_HELD_HEALTH(held)
+    m[a + 160:a + 272] = _c_held[1]
     _o180 = call.health
     if _o180 is None:
         m[a + 64] = 0

@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from ..ops import PolicyOps
@@ -105,7 +104,10 @@ def from_record(rec: dict[str, Any], plan: Planner) -> EventRecord:
     """A record the reader validated (``journal_record.parse_event``) as an :class:`EventRecord`."""
     policy = to_policy(rec["policy"])
     # max_attempts and offsets_ms are the admitted ones; the rest of the schedule follows from the policy
-    schedule = replace(plan(policy), max_attempts=rec["max_attempts"], offsets_ms=tuple(rec["offsets_ms"]))
+    planned = plan(policy)
+    schedule = Schedule(max_attempts=rec["max_attempts"], expected_span_ms=planned.expected_span_ms,
+                        offsets_ms=tuple(rec["offsets_ms"]), worst_case_span_ms=planned.worst_case_span_ms,
+                        limited_by=planned.limited_by)
     admission = Admission(rec["class"], rec["policy_version"], rec["policy_hash"], rec["first_attempted_at_ms"],
                           rec["deadline_ms"], schedule)
     dl = rec["dead_letter"]
