@@ -3,10 +3,10 @@
 //! Writes three files into `OUT_DIR` (the package's `_generated/`):
 //!
 //! * `types.py` — a `str` enum per WIT enum (values snake_case, the SPEC
-//!   spelling), a frozen slots dataclass per WIT record (checked in
-//!   `__post_init__` through the package's `_checks`), a dataclass per
-//!   variant case whose payload is not a record of its own, and a `Union`
-//!   alias per variant. A record used as a `result` error becomes an
+//!   spelling), a frozen slotted class per WIT record (not a dataclass:
+//!   checked in `__init__` through the package's `_checks`; see `types`), a
+//!   class per variant case whose payload is not a record of its own, and a
+//!   `Union` alias per variant. A record used as a `result` error becomes an
 //!   exception class.
 //! * `abi.py` — per exported function of the `policy` interface: `lower_F`
 //!   writes the canonical-ABI image of the arguments into the instance's
