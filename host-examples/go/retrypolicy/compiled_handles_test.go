@@ -160,3 +160,50 @@ func TestACompiledPolicyNobodyHoldsIsClosedByItsCleanup(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestConcurrentStepsCloseAndSwapsNeverUseADiscardedOrForeignHandle(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t, WithArtifact(embeddedArtifact), WithMaxIdle(2))
+	store := NewMemoryStore(e)
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	for g := range 4 {
+		go func() {
+			p := swapPolicy
+			p.HardCap = uint32(10 + g%2) // two policy values
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := e.Step(ctx, store, p, swapState(), ResponseOutcome(503), uint64(1000+i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		c, err := e.Compile(ctx, swapPolicy, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Advance(ctx, swapState(), ResponseOutcome(200), false, 1000); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.Close()
+		if i%5 == 4 {
+			if _, err := e.SwapArtifact(ctx, another("racing"+string(rune('a'+i))), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a step while compiling, closing and swapping: %v", err)
+		}
+	}
+}
