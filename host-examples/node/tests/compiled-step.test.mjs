@@ -94,6 +94,27 @@ test('a class is compiled once per document, and a reload compiles anew', () => 
   assert.notEqual(rp.policy('n'), first);
 });
 
+test('a policy without a section takes no handle until its first compiled call', () => {
+  const require = createRequire(import.meta.url);
+  const { Handles } = require('../lib/handles.cjs');
+  const original = Handles.prototype.on;
+  let compiled = 0;
+  Handles.prototype.on = function on(api) {
+    compiled += 1;
+    return original.call(this, api);
+  };
+  try {
+    const p = compilePolicy(POLICY);
+    p.evaluate(STATE, { status: 503 }, T0 + 1000);
+    assert.equal(compiled, 0);
+    p.advance(STATE, { status: 503 }, T0 + 1000);
+    assert.equal(compiled, 1);
+    p.close();
+  } finally {
+    Handles.prototype.on = original;
+  }
+});
+
 test('close() discards the handle: later compiled calls are refused, the 0.2 steps still run', () => {
   const p = compilePolicy(POLICY);
   assert.equal(p.advance(STATE, { status: 503 }, T0 + 1000).action, 'needs_store');
@@ -114,7 +135,8 @@ test('Symbol.dispose and free() close the policy too', () => {
 });
 
 test('closed policies free their component handles: 70000 compile/close cycles stay under the 65535-handle table', () => {
-  for (let i = 0; i < 70_000; i++) compilePolicy(POLICY).close();
+  // a health section compiles at construction: each cycle takes a handle and gives it back
+  for (let i = 0; i < 70_000; i++) compilePolicy(POLICY, { health: HEALTH }).close();
   assert.equal(compilePolicy(POLICY).advance(STATE, { status: 200 }, T0).action, 'decided');
 });
 
