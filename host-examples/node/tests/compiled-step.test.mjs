@@ -5,8 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { compilePolicy, RetryPolicy, ManualClock, PolicyError, swapArtifact, applyCall, EMPTY_HELD_HEALTH } from '@webhook/retry-policy';
+import { compilePolicy, compileDocument, loadHealthDocument, RetryPolicy, ManualClock, PolicyError, swapArtifact, applyCall, EMPTY_HELD_HEALTH } from '@webhook/retry-policy';
 
 const require = createRequire(import.meta.url);
 const { Artifact, EMBEDDED_PATH } = require('../lib/artifact/load.cjs');
@@ -170,4 +171,41 @@ test('a format-3 call from advance is answered by applyCall (the in-memory rule)
   assert.equal(reply.view.as_of_ms, T0 + 1000);
   assert.equal(held.buckets.current.retries, 1);
   p.close();
+});
+
+test('a compiled policy dropped without close() has its handle discarded by the finalizer (70000 dropped, gc between)', () => {
+  const script = `
+    const { compilePolicy } = require(${JSON.stringify(require.resolve('../lib/index.cjs'))});
+    const P = ${JSON.stringify(POLICY)};
+    const H = ${JSON.stringify(HEALTH)};
+    (async () => {
+      for (let i = 0; i < 70000; i++) {
+        compilePolicy(P, { health: H }); // dropped at once
+        if (i % 5000 === 4999) { globalThis.gc(); await new Promise((r) => setTimeout(r, 10)); }
+      }
+      console.log('ok');
+    })().catch((e) => { console.log(e.code, e.field); process.exit(1); });`;
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.stdout.trim(), 'ok', r.stderr);
+});
+
+test('compileDocument compiles each class of a format-3 document once, with the hash load-health-document gives', () => {
+  const doc = {
+    version: 'h1',
+    health: { cache_ms: 2000 },
+    classes: { a: { window_ms: 900_000, backoff: { base_ms: 1000, factor: 2.0, cap_ms: 60_000 } }, b: { window_ms: 60_000, backoff: { base_ms: 500, factor: 2.0, cap_ms: 5000 }, health: { circuit: null } } },
+  };
+  const loaded = loadHealthDocument(doc);
+  const compiledDoc = compileDocument(doc);
+  assert.deepEqual([...compiledDoc.classes.keys()], ['a', 'b']);
+  for (const c of loaded.classes) {
+    const p = compiledDoc.classes.get(c.name);
+    assert.deepEqual(p.health, c.health);
+    assert.equal(compiledDoc.hashes.get(c.name), c.policy_hash);
+    assert.equal(p.admit(c.name, 'h1', T0).policy_hash, c.policy_hash);
+  }
+  assert.equal(loaded.classes[0].health.cache_ms, 2000);
+  assert.equal(loaded.classes[1].health.circuit, null);
+  compiledDoc.close();
+  assert.ok([...compiledDoc.classes.values()].every((p) => p.closed));
 });
