@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { isDeepStrictEqual } from 'node:util';
 import { createRequire } from 'node:module';
 import { compilePolicy, compileDocument, loadHealthDocument, RetryPolicy, ManualClock, PolicyError, swapArtifact, applyCall, EMPTY_HELD_HEALTH } from '@webhook/retry-policy';
 
@@ -208,4 +209,27 @@ test('compileDocument compiles each class of a format-3 document once, with the 
   assert.equal(loaded.classes[1].health.circuit, null);
   compiledDoc.close();
   assert.ok([...compiledDoc.classes.values()].every((p) => p.closed));
+});
+
+test('RetryPolicy.step on the handle decides as the 0.2 path (evaluate, store, settle) on 4096 varied steps, store requests included', async () => {
+  const { workload, DOCUMENT } = await import('../benchmarks/workload.mjs');
+  const clock = new ManualClock(T0);
+  let answer = null;
+  const seen = [];
+  const store = { call: (request) => (seen.push(request), answer) };
+  const rp = new RetryPolicy(DOCUMENT, { store, clock });
+  const differ = [];
+  for (const c of workload()) {
+    const state = { class: 'bench', ...c.state };
+    clock.set(c.nowMs);
+    answer = c.reply;
+    seen.length = 0;
+    const got = await rp.step(state, c.outcome);
+    const stepRequests = [...seen];
+    const s = rp.evaluate(state, c.outcome, c.nowMs);
+    const want = s.decision ?? rp.settle(state, c.outcome, c.nowMs, answer).decision;
+    const wantRequests = s.store === null ? [] : [s.store];
+    if (!isDeepStrictEqual([got, stepRequests], [want, wantRequests])) differ.push({ c, got, want, stepRequests, wantRequests });
+  }
+  assert.deepEqual(differ.slice(0, 3), []);
 });
