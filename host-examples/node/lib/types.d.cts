@@ -461,7 +461,7 @@ export interface BudgetHold {
 export type Verdict =
   | ({ action: 'retry' } & Retry)
   | ({ action: 'hold' } & BudgetHold)
-  | ({ action: 'stop' } & Stop);
+  | ({ action: 'stop' } & StopDecision);
 
 /** `finish`'s answer. */
 export interface Finished {

@@ -329,6 +329,8 @@ impl<'a> Emitter<'a> {
             let tag = format!("{{ action: '{}' }}", snake(&c.name));
             arms.push(match &c.ty {
                 None => tag,
+                // `stop` is encoded as the contract's `StopDecision` (see `encoded`).
+                Some(Type::Id(p)) if self.name(*p) == "stop" => format!("({tag} & StopDecision)"),
                 Some(Type::Id(p)) if matches!(self.kind(*p), TypeDefKind::Record(_)) => {
                     format!("({tag} & {})", self.ts(&Type::Id(*p), false)?)
                 }
