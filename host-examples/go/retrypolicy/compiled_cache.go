@@ -62,3 +62,22 @@ func (e *Engine) compiledFor(ctx context.Context, p Policy) (*Compiled, error) {
 	cc.last.Store(&cachedPolicy{p, c})
 	return c, nil
 }
+
+// AdmitClass is Admit on a document this host already validated
+// (LoadDocument, Documents.Current, ArtifactDocument) through the class's
+// compiled policy (admit-compiled, the same admission: schedule, version,
+// hash): the class's policy is lowered once per policy value instead of
+// the whole document per event. Unlike Admit it does not re-validate the
+// document's other classes; a class the document lacks is Admit's error.
+func (e *Engine) AdmitClass(ctx context.Context, d PolicyDocument, class string, nowMs uint64) (Admission, error) {
+	for i := range d.Classes {
+		if d.Classes[i].Name == class {
+			c, err := e.compiledFor(ctx, d.Classes[i].Policy)
+			if err != nil {
+				return Admission{}, err
+			}
+			return c.Admit(ctx, class, d.Version, nowMs)
+		}
+	}
+	return e.Admit(ctx, d, class, nowMs)
+}

@@ -141,3 +141,27 @@ func TestAKeyedStoreIsHandedTheComponentsStoreKeyOfEachRequest(t *testing.T) {
 		}
 	}
 }
+
+func TestAdmitClassGivesAdmitsAdmissionForEveryClassAndAdmitsErrorForAMissingOne(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t)
+	doc, err := e.LoadDocument(ctx, []byte(`{"version": "v9", "classes": {
+	  "a": {"window_ms": 900000, "backoff": {"base_ms": 2000, "factor": 2.0, "cap_ms": 300000, "jitter": "full"}},
+	  "b": {"window_ms": 3600000, "backoff": {"base_ms": 1000, "factor": 3.0, "cap_ms": 600000, "jitter": "equal"}, "hard_cap": 7,
+	        "budget": {"ratio": 0.2, "window_ms": 30000, "min_sample": 5, "sliding": false}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, class := range []string{"a", "b", "a"} {
+		want, err := e.Admit(ctx, doc, class, firstAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.AdmitClass(ctx, doc, class, firstAt)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("class %s: AdmitClass %+v (%v), Admit %+v", class, got, err, want)
+		}
+	}
+	_, err = e.AdmitClass(ctx, doc, "nope", firstAt)
+	wantCode(t, err, rp.ErrorCodeUnknownEventClass, "class")
+}

@@ -33,7 +33,7 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 	// under, whatever a later artifact swap brings
 	doc := r.docs.Current()
 	policy, ok := classPolicy(doc, r.cfg.Class)
-	admission, err := r.engine.Admit(ctx, doc, r.cfg.Class, r.nowMs())
+	admission, err := r.engine.AdmitClass(ctx, doc, r.cfg.Class, r.nowMs())
 	if err != nil || !ok { // the class was admitted at start; a trap, or a swapped-in document without it
 		r.logf("admit %s: class %q: %v", eventID, r.cfg.Class, err)
 		r.stop(rp.StopReasonBudgetUnavailable)

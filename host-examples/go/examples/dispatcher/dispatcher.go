@@ -112,7 +112,7 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 	if d.cfg.Documents != nil {
 		doc = d.cfg.Documents.Current() // one snapshot for the admission and its policy
 	}
-	adm, err := d.cfg.Engine.Admit(ctx, doc, ev.Class, now)
+	adm, err := d.cfg.Engine.AdmitClass(ctx, doc, ev.Class, now)
 	if err != nil {
 		return nil, err
 	}

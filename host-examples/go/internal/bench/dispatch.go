@@ -97,7 +97,7 @@ func Dispatch(ctx context.Context, e *rp.Engine, url string, deliveries int) (Di
 		eventID, endpointID := fmt.Sprintf("evt_%08d", out.Events), fmt.Sprintf("ep_%d", out.Events%7)
 		t := time.Now()
 		doc := docs.Current()
-		admission, err := e.Admit(ctx, doc, DispatchClass, wallMs())
+		admission, err := e.AdmitClass(ctx, doc, DispatchClass, wallMs())
 		policy, ok := classPolicy(doc, DispatchClass)
 		out.Admit += time.Since(t)
 		if err != nil || !ok {
