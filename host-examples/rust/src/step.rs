@@ -17,7 +17,7 @@ use crate::engine::{HostError, PolicyInstance};
 /// A format-2 step's call as 0.2's store request (op, endpoint,
 /// `budget.window_ms`, bucket): what the Redis script and the in-memory
 /// stores take, unchanged.
-pub fn request_of(call: &StoreCall) -> Result<core_::StoreRequest, HostError> {
+pub fn request_of(call: StoreCall) -> Result<core_::StoreRequest, HostError> {
     let op = match call.op {
         CallOp::Record => core_::StoreOp::Record,
         CallOp::Reserve => core_::StoreOp::Reserve,
@@ -26,7 +26,7 @@ pub fn request_of(call: &StoreCall) -> Result<core_::StoreRequest, HostError> {
     };
     Ok(core_::StoreRequest {
         op,
-        endpoint_id: call.endpoint_id.clone(),
+        endpoint_id: call.endpoint_id,
         window_ms: call.budget.window_ms,
         bucket: call.bucket,
     })
@@ -108,7 +108,7 @@ impl PolicyInstance {
             StepResult::Decided { decision, call } => (Some(decision), call),
             StepResult::NeedsStore(c) => (None, Some(c)),
         };
-        let store = call_made.as_ref().map(request_of).transpose()?;
+        let store = call_made.map(request_of).transpose()?;
         let mut store_error = None;
         let reply = match &store {
             Some(request) => match call(self, request) {

@@ -36,11 +36,14 @@ fn key(p: &core_::Policy) -> PolicyKey {
 #[derive(Default, Debug)]
 pub(crate) struct StepCache {
     compiled: HashMap<PolicyKey, CompiledPolicy>,
+    /// The last policy stepped and its handle (most steps repeat it).
+    last: Option<(PolicyKey, u32)>,
 }
 
 impl StepCache {
     pub(crate) fn clear(&mut self) {
         self.compiled.clear();
+        self.last = None;
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -53,7 +56,13 @@ impl PolicyInstance {
     /// compiled on first use.
     pub(crate) fn step_handle(&mut self, policy: &core_::Policy) -> Result<u32, HostError> {
         let k = key(policy);
+        if let Some((last, handle)) = self.step_cache.last {
+            if last == k {
+                return Ok(handle);
+            }
+        }
         if let Some(c) = self.step_cache.compiled.get(&k) {
+            self.step_cache.last = Some((k, c.handle()));
             return Ok(c.handle());
         }
         if self.step_cache.compiled.len() >= STEP_CACHE_MAX {
@@ -62,6 +71,7 @@ impl PolicyInstance {
         let c = self.compile(policy, None)?;
         let handle = c.handle();
         self.step_cache.compiled.insert(k, c);
+        self.step_cache.last = Some((k, handle));
         Ok(handle)
     }
 

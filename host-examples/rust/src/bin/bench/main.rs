@@ -6,6 +6,7 @@
 //!   cargo run --release -p retry-policy-host --features bench --bin bench [-- --iters N]
 
 mod baseline;
+mod compiled;
 mod post;
 
 use std::hint::black_box;
@@ -162,6 +163,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     row("component decide-with (wasmtime)", wasm_decide_with, native_decide);
     row("component decide (imports: clock, one store call)", wasm_decide, native_decide);
     row("one loopback POST (ureq -> tiny_http, keep-alive)", post_ns, native_decide);
+    compiled::rows(&mut inst, &policy, &cases, now, iters, |n, f| time_ns(n, f))?;
     println!();
     println!(
         "cold start: load {compile_ms:.1} ms (compile + the artifact checks: container walk, ABI, self-test) \
