@@ -76,6 +76,8 @@ func main() {
 		{name: "retry: Compiled.Step on a held Compiled (no cache lookup)", fn: bench.CompiledStep},
 		{name: "gate decides (410): 0.2 path, evaluate", fn: bench.StepDecidedEvaluateSettle},
 		{name: "gate decides (410): Engine.Step, compiled (advance)", fn: bench.StepDecided},
+		{name: "admit: Engine.Admit (the whole document lowered)", fn: bench.AdmitDocument},
+		{name: "admit: Engine.AdmitClass (admit-compiled, cached)", fn: bench.AdmitClass},
 	}
 	start := time.Now()
 	for i := 0; i < *rounds; i++ {
@@ -155,12 +157,14 @@ func main() {
 }
 
 // printCompiled prints the compiled step's rows with their ratio to the
-// 0.2 path on the same attempt (rows 0 and 3 are the 0.2 paths).
+// 0.2 path on the same work (rows 0, 3 and 5 are the 0.2 paths).
 func printCompiled(w io.Writer, rows []*row) {
 	fmt.Fprintln(w, "the compiled step (ABI 0.3) vs the 0.2 path\ttime\tallocs\tvs 0.2 path\t\t")
 	for i, r := range rows {
 		old := rows[0]
-		if i >= 3 {
+		if i >= 5 {
+			old = rows[5]
+		} else if i >= 3 {
 			old = rows[3]
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.2fx\t\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/ns(old.best))

@@ -60,3 +60,25 @@ func CompiledStep(b *testing.B) {
 		mustRetry(b, r.Decision, err)
 	}
 }
+
+// AdmitDocument: Engine.Admit, the whole document (the dispatcher row's, one class) lowered per event.
+func AdmitDocument(b *testing.B) { admitWith(b, (*rp.Engine).Admit) }
+
+// AdmitClass: Engine.AdmitClass (admit-compiled on the class's cached compiled policy).
+func AdmitClass(b *testing.B) { admitWith(b, (*rp.Engine).AdmitClass) }
+
+func admitWith(b *testing.B, admit func(*rp.Engine, context.Context, rp.PolicyDocument, string, uint64) (rp.Admission, error)) {
+	e := engine(b)
+	ctx := context.Background()
+	doc, err := e.LoadDocument(ctx, []byte(dispatchDocument))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := admit(e, ctx, doc, DispatchClass, NowMs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
