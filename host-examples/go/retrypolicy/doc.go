@@ -27,6 +27,12 @@
 // contract's code and the field path; a guest trap is a *TrapError, a
 // refused artifact an *ArtifactError; never a panic.
 //
+// ABI 0.3 adds the compiled policy: Engine.Compile validates a policy
+// (and its format-3 health section) once and returns a *Compiled whose
+// calls (Advance, Finish, Gate, ...) lower only the event's state, the
+// outcome and the time. Engine.Step, the default typed step, runs on one
+// compiled per policy value. Handles are per instance: see Compiled.
+//
 // An Engine compiles the module once and pools instances; it is safe for
 // concurrent use by any number of goroutines (see Engine).
 package retrypolicy
