@@ -25,15 +25,25 @@
 //!   `Send` and `Sync`); [`PolicyInstance`] is one instance with its own
 //!   wasmtime store, clock and budget store — use one per thread or guard it
 //!   with a mutex.
-//! * The delivery step: [`PolicyInstance::step`] (evaluate, ONE call of the
-//!   caller's store, settle), or its parts [`PolicyInstance::evaluate`] and
-//!   [`PolicyInstance::settle`]; [`PolicyInstance::resume`] judges a reloaded
+//! * The delivery step: [`PolicyInstance::step`] (on the policy's compiled
+//!   handle, cached per instance by value: `advance`, ONE call of the
+//!   caller's store, `finish`), or 0.2's parts [`PolicyInstance::evaluate`]
+//!   and [`PolicyInstance::settle`]; [`PolicyInstance::resume`] judges a reloaded
 //!   event and [`PolicyInstance::parse_retry_after`] reads the header.
 //!   [`PolicyInstance::decide`] is the WIT `decide`: the whole step inside
 //!   the component, through the instance's clock and store imports
 //!   (`policy-core`'s [`Clock`] and [`BudgetStore`] traits); a store error
 //!   becomes `budget_unavailable` (the budget fails closed), never a trap.
 //!   [`PolicyInstance::decide_with`] is the pure call (explicit now and counts).
+//! * ABI 0.3's compiled policy: [`PolicyInstance::compile`] (or
+//!   [`PolicyInstance::compile_document`] for a format-3
+//!   [`HealthDocument`] from [`PolicyInstance::load_health_document`])
+//!   gives a [`CompiledPolicy`] that owns one handle of that instance
+//!   (dropping it releases the handle; [`CompiledPolicy::close`] discards
+//!   it now); [`PolicyInstance::advance`] / [`PolicyInstance::finish`],
+//!   the format-3 [`PolicyInstance::gate`], [`PolicyInstance::after_probe`],
+//!   [`PolicyInstance::settle_wake`], [`PolicyInstance::call_for`] take it;
+//!   [`PolicyInstance::apply_call`] is the in-memory store's rule.
 //! * A refused artifact is [`HostError::Artifact`] ([`ArtifactError`], one
 //!   variant per code of `docs/artifact.md`). Refused input comes back as
 //!   [`HostError::Policy`] with the contract's code and field. A guest trap
