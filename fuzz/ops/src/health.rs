@@ -23,7 +23,7 @@ use retry_policy_core::health::{
     self, Circuit, FailureBuckets, GateDecision, GateEvent, Health, HealthOutcome, HealthSettlement, HealthState,
     HealthView, HeldHealth, Pace, Pacer, Release, Wake, WakeDecision,
 };
-use retry_policy_core::{self as core_, Budget};
+use retry_policy_core::{self as core_, AttemptOutcome, Budget};
 
 use crate::{edge_u32, edge_u64, refusal, Ans, Case, Refusal};
 
@@ -34,18 +34,28 @@ fn pick<T: Copy>(u: &mut Unstructured, table: &[T]) -> Result<T> {
 fn edge_f64(u: &mut Unstructured, table: &[f64]) -> Result<f64> {
     Ok(if u.ratio(3, 4)? { pick(u, table)? } else { f64::from_bits(u.arbitrary()?) })
 }
+/// Mostly one of `valid`, now and then one of `invalid` (each check's edges).
+fn mostly<T: Copy>(u: &mut Unstructured, valid: &[T], invalid: &[T]) -> Result<T> {
+    if u.ratio(1, 12)? {
+        pick(u, invalid)
+    } else {
+        pick(u, valid)
+    }
+}
 
 fn circuit(u: &mut Unstructured) -> Result<Circuit> {
     if u.ratio(1, 3)? {
         return Ok(Circuit::default());
     }
+    let nan = f64::NAN;
+    let cooldown_ms = mostly(u, &[1, 1000, 5000, 86_400_000], &[0, 86_400_001])?;
     Ok(Circuit {
-        failure_ratio: edge_f64(u, &[0.5, 1.0, 5e-324, 0.0, -0.0, 1.0000000000000002, f64::NAN, 0.1])?,
-        min_sample: pick(u, &[0, 1, 2, 20, 50, u64::MAX])?,
-        cooldown_ms: pick(u, &[0, 1, 1000, 5000, 86_400_000, 86_400_001])?,
-        cooldown_max_ms: pick(u, &[0, 1, 5000, 120_000, 86_400_000, 86_400_001])?,
-        probes: pick(u, &[0, 1, 2, 3, 100, 101])?,
-        probe_interval_ms: pick(u, &[0, 1, 1000, 3_600_000, 3_600_001])?,
+        failure_ratio: mostly(u, &[0.5, 1.0, 5e-324, 0.1, 0.9999999999999999], &[0.0, -0.0, 1.0000000000000002, nan])?,
+        min_sample: mostly(u, &[1, 2, 20, 50, u64::MAX], &[0])?,
+        cooldown_ms,
+        cooldown_max_ms: mostly(u, &[cooldown_ms, 120_000.max(cooldown_ms), 86_400_000], &[0, 86_400_001])?,
+        probes: mostly(u, &[1, 2, 3, 100], &[0, 101])?,
+        probe_interval_ms: mostly(u, &[1, 1000, 3_600_000], &[0, 3_600_001])?,
     })
 }
 
@@ -56,15 +66,16 @@ fn section(u: &mut Unstructured) -> Result<Option<Health>> {
     if u.ratio(1, 3)? {
         return Ok(Some(Health::default()));
     }
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
     Ok(Some(Health {
         hold_budget_refusals: u.arbitrary()?,
-        pause_max_ms: pick(u, &[0, 1, 600_000, 86_400_000, 86_400_001])?,
+        pause_max_ms: mostly(u, &[0, 1, 600_000, 86_400_000], &[86_400_001])?,
         circuit: if u.ratio(1, 5)? { None } else { Some(circuit(u)?) },
         release: Release {
-            multiple: edge_f64(u, &[1.0, 0.5, 100.0, 100.00000000000001, 0.0, 1e-9, f64::INFINITY])?,
-            floor_per_s: edge_f64(u, &[1.0, 0.001, 10_000.0, 10_000.000000000002, 0.0, f64::NAN])?,
+            multiple: mostly(u, &[1.0, 0.5, 100.0, 1e-9, 3.0000000000000004], &[100.00000000000001, 0.0, inf, nan])?,
+            floor_per_s: mostly(u, &[1.0, 0.001, 10_000.0, 5e-324], &[10_000.000000000002, 0.0, -1.0, nan])?,
         },
-        cache_ms: pick(u, &[0, 1, 1000, 60_000, 60_001])?,
+        cache_ms: mostly(u, &[1, 1000, 60_000], &[0, 60_001])?,
     }))
 }
 
@@ -97,6 +108,15 @@ fn valid_step(u: &mut Unstructured, c: &mut Case) -> Result<()> {
         min_sample: pick(u, &[0, 1, 20, 50])?,
         sliding: u.arbitrary()?,
     };
+    if u.ratio(1, 2)? {
+        c.outcome = match u.int_in_range(0..=3u8)? {
+            0 => AttemptOutcome::TransportError { kind: String::from("connect_timeout") },
+            k => AttemptOutcome::Response {
+                status: [503, 429, 500][usize::from(k - 1)],
+                retry_after_ms: if u.arbitrary()? { Some(edge_u64(u)? % 700_000) } else { None },
+            },
+        };
+    }
     let s = &mut c.state;
     s.max_attempts = pick(u, &[1, 2, 3, 16, 100])?;
     s.attempt = pick(u, &[1, 1, 2, s.max_attempts.saturating_sub(1).max(1), s.max_attempts])?;
@@ -184,7 +204,7 @@ impl<'a> Arbitrary<'a> for HealthCase {
             case,
             health,
             probe: u.ratio(1, 4)?,
-            handle: if u.ratio(1, 16)? { Handle::Stale } else { Handle::Live },
+            handle: if u.ratio(15, 16)? { Handle::Live } else { Handle::Stale },
             event,
             view: if u.ratio(1, 6)? { None } else { Some(view) },
             granted: u.arbitrary()?,

@@ -3,6 +3,10 @@
 //! every operation must give the same value, or the same error code and
 //! field, and the component must never trap. Policy documents go through
 //! `load_document` (component) vs `PolicyDocument::from_json` (native).
+//! Each case is a `HealthCase`: its `Case` runs format 2's operations, then
+//! ABI 0.3's compiled-policy lifecycle and format 3's functions
+//! (`wasmdiff_health.rs`), and every 16th case's document also goes through
+//! `load_health_document` with the case's section.
 //!
 //!   wasmdiff [--cases N] [--seed S] [--corpus DIR ...] [--docs DIR ...]
 //!
@@ -20,8 +24,11 @@ use std::time::Instant;
 
 use arbitrary::{Arbitrary, Unstructured};
 use retry_policy_core::document::PolicyDocument;
-use retry_policy_fuzz_ops::{native, refusal, Answers, Case, Refusal};
+use retry_policy_fuzz_ops::{native, refusal, Answers, Case, HealthCase, Refusal};
 use retry_policy_host::{FakeClock, HostError, InMemoryStore, PolicyEngine, PolicyInstance};
+
+#[path = "../wasmdiff_health.rs"]
+mod health;
 
 struct Rng(u64);
 impl Rng {
@@ -40,6 +47,9 @@ impl Rng {
 #[derive(Default)]
 struct Tally {
     cases: u64,
+    health_cases: u64,
+    compiled: u64,
+    applied: u64,
     docs: u64,
     disagreements: u64,
     traps: u64,
@@ -167,13 +177,16 @@ fn main() {
     }
     let engine = PolicyEngine::load_default().expect("load the artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)");
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).expect("instantiate");
+    let mut other = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).expect("instantiate");
     let mut t = Tally::default();
     let start = Instant::now();
     for dir in &corpora {
         for e in std::fs::read_dir(dir).expect("read --corpus").flatten() {
             let data = std::fs::read(e.path()).unwrap_or_default();
-            if let Ok(c) = Case::arbitrary_take_rest(Unstructured::new(&data)) {
-                compare(&mut inst, &c, &mut t, &format!("corpus:{}", e.path().display()));
+            if let Ok(h) = HealthCase::arbitrary_take_rest(Unstructured::new(&data)) {
+                let label = format!("corpus:{}", e.path().display());
+                compare(&mut inst, &h.case, &mut t, &label);
+                health::compare(&mut inst, &mut other, &h, &mut t, &label);
             }
         }
     }
@@ -186,19 +199,21 @@ fn main() {
     }
     let mut rng = Rng(seed);
     for i in 0..cases {
-        let len = 32 + (rng.next() % 224) as usize;
+        let len = 64 + (rng.next() % 960) as usize;
         let data = rng.bytes(len);
-        let Ok(c) = Case::arbitrary(&mut Unstructured::new(&data)) else { continue };
-        compare(&mut inst, &c, &mut t, &format!("seed {seed} case {i}"));
+        let Ok(h) = HealthCase::arbitrary(&mut Unstructured::new(&data)) else { continue };
+        compare(&mut inst, &h.case, &mut t, &format!("seed {seed} case {i}"));
+        health::compare(&mut inst, &mut other, &h, &mut t, &format!("seed {seed} case {i}"));
         if i % 16 == 0 {
-            let text = document(&c, &mut rng);
+            let text = document(&h.case, &mut rng);
             compare_doc(&mut inst, &text, &mut t, &format!("seed {seed} doc {i}"));
+            health::compare_doc(&mut inst, &text, &h, &mut t, &format!("seed {seed} health doc {i}"));
         }
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "wasmdiff: {} cases ({} calls each) and {} documents in {secs:.1} s: {} disagreements, {} traps",
-        t.cases, 12, t.docs, t.disagreements, t.traps
+        "wasmdiff: {} cases ({} calls each; {} with ABI 0.3's 13 more, {} compiled, {} store calls applied) and {} documents in {secs:.1} s: {} disagreements, {} traps",
+        t.cases, 12, t.health_cases, t.compiled, t.applied, t.docs, t.disagreements, t.traps
     );
     if t.disagreements + t.traps > 0 {
         std::process::exit(1);
