@@ -158,7 +158,9 @@ impl PolicyInstance {
         now_ms: u64,
     ) -> Result<wit::Admission, HostError> {
         let h = self.handle_of(c)?;
-        refused(self.call(|b, s| b.webhook_retry_policy_policy().call_admit_compiled(s, h, class, policy_version, now_ms))?)
+        refused(
+            self.call(|b, s| b.webhook_retry_policy_policy().call_admit_compiled(s, h, class, policy_version, now_ms))?,
+        )
     }
 
     /// After an attempt: gates 1-5 and the one store call it needs.

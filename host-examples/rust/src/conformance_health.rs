@@ -400,7 +400,8 @@ fn run_op(host: &mut dyn HealthHost, op: &str, input: &Value) -> Out {
         }
         _ => {
             let budget = f.nested("budget", c2::budget).map_err(Ok)?;
-            let (n, c, p) = (f.u64("now_ms").map_err(Ok)?, f.u64("current").map_err(Ok)?, f.u64("previous").map_err(Ok)?);
+            let (n, c, p) =
+                (f.u64("now_ms").map_err(Ok)?, f.u64("current").map_err(Ok)?, f.u64("previous").map_err(Ok)?);
             Ok(obj(vec![("normal_per_s", Value::Float(host.normal_per_s(&budget, n, c, p)?))]))
         }
     }

@@ -179,7 +179,11 @@ pub mod from_wit {
     }
 
     pub fn stop(s: wit::Stop) -> c::Stop {
-        c::Stop { reason: reason(s.reason), disable_endpoint: s.disable_endpoint, dead_letter: s.dead_letter.map(dead_letter) }
+        c::Stop {
+            reason: reason(s.reason),
+            disable_endpoint: s.disable_endpoint,
+            dead_letter: s.dead_letter.map(dead_letter),
+        }
     }
 
     pub fn decision(d: wit::Decision) -> c::Decision {

@@ -12,8 +12,8 @@ use wasmtime::{Config, Engine, Store};
 use crate::artifact::{ArtifactError, ArtifactInfo, ArtifactSource};
 use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
 use crate::compiled::HandleTable;
-use crate::step_cache::StepCache;
 use crate::convert::{from_wit, to_wit};
+use crate::step_cache::StepCache;
 
 /// Why a call did not produce a result.
 #[non_exhaustive]

@@ -69,17 +69,17 @@ pub use artifact::{
 };
 pub use bindings::wit::{Admission, PolicyDocument};
 pub use cache::CACHE_ENV;
+pub use compiled::{CompiledPolicy, HealthClass, HealthDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
 pub use reload::{poll_file, watch, Policies};
-pub use compiled::{CompiledPolicy, HealthClass, HealthDocument};
-pub use step::{request_of, StepOutcome};
-pub use step_cache::STEP_CACHE_MAX;
 /// ABI 0.3's compiled-policy and format-3 types, as `policy-core` defines them.
 pub use retry_policy_core::compiled::{CallOp, CallReply, HealthCall, StepResult, StoreCall};
 pub use retry_policy_core::health::{
     Circuit, GateDecision, GateEvent, Health, HealthDecision, HealthOutcome, HealthSettlement, HealthView, HeldHealth,
     HoldReason, Pace, Pacer, Release, Wake, WakeDecision,
 };
+pub use step::{request_of, StepOutcome};
+pub use step_cache::STEP_CACHE_MAX;
 
 /// The classes of a loaded document, as `policy-core` policies.
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {

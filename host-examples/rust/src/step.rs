@@ -24,12 +24,7 @@ pub fn request_of(call: StoreCall) -> Result<core_::StoreRequest, HostError> {
         CallOp::RecordReserve => core_::StoreOp::RecordReserve,
         CallOp::Report | CallOp::Probe => return Err(not_format_2("a `report` or `probe` call")),
     };
-    Ok(core_::StoreRequest {
-        op,
-        endpoint_id: call.endpoint_id,
-        window_ms: call.budget.window_ms,
-        bucket: call.bucket,
-    })
+    Ok(core_::StoreRequest { op, endpoint_id: call.endpoint_id, window_ms: call.budget.window_ms, bucket: call.bucket })
 }
 
 fn not_format_2(what: &str) -> HostError {

@@ -5,8 +5,7 @@
 use retry_policy_core::compiled as native;
 use retry_policy_core::*;
 use retry_policy_host::{
-    CallOp, GateDecision, GateEvent, HeldHealth, HostError, Pacer, PolicyEngine, PolicyInstance,
-    StepResult,
+    CallOp, GateDecision, GateEvent, HeldHealth, HostError, Pacer, PolicyEngine, PolicyInstance, StepResult,
 };
 
 fn instance() -> PolicyInstance {
@@ -160,7 +159,10 @@ fn a_format_3_document_through_compiled_handles_matches_policy_core() {
     let class = &doc.classes[0];
     assert_eq!((name.as_str(), class.health.is_some()), ("n", true));
     let reference = native::CompiledPolicy::new(class.policy, class.health).unwrap();
-    assert_eq!(inst.admit_compiled(c, "n", "h1", 5).unwrap().policy_hash, reference.admit("n", "h1", 5).unwrap().policy_hash);
+    assert_eq!(
+        inst.admit_compiled(c, "n", "h1", 5).unwrap().policy_hash,
+        reference.admit("n", "h1", 5).unwrap().policy_hash
+    );
 
     // One endpoint failing: gate, send, advance, the store call, finish.
     let (mut held, mut native_held) = (HeldHealth::default(), HeldHealth::default());
