@@ -3,6 +3,7 @@
 //! strings and print integers, so they do it here.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 /// Concatenate `parts`.
 pub fn cat(parts: &[&str]) -> String {
@@ -26,6 +27,21 @@ pub fn list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// Decimal digits of `n`.
+/// `n` in decimal, appended to `out`.
+pub fn dec_into(out: &mut Vec<u8>, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
 pub fn dec(mut n: u64) -> String {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
