@@ -118,14 +118,19 @@ class _Yield:
 
 
 def instrument(policy: AsyncRetryPolicy, holder: DocumentHolder, meter: Meter) -> None:
-    for name in ("admit", "evaluate", "settle", "resume", "parse_retry_after", "classify_status", "classify_error",
-                 "store_apply", "decide_with", "class_policy"):
+    """Every policy method the dispatcher may call (those this version has), the
+    holder's, and the in-memory budget store's ``call`` (``store-apply``: under
+    ``wait_for`` it runs in its own task, so it is counted apart from ``step``'s stretches)."""
+    names = ("admit", "evaluate", "settle", "resume", "parse_retry_after", "classify_status", "classify_error",
+             "store_apply", "decide_with", "class_policy")
+    for name in (n for n in names if callable(getattr(policy, n, None))):
         setattr(policy, name, meter.wrap(getattr(policy, name)))
     policy.step = meter.wrap_async(policy.step)  # type: ignore[method-assign]
     for name in ("admit", "policy_for"):
         setattr(holder, name, meter.wrap(getattr(holder, name)))
-    inner = policy.store.inner  # type: ignore[attr-defined]  # the in-memory budget store: store-apply, under a lock
-    inner.call = meter.wrap(inner.call)  # its own task under wait_for: counted apart from step's stretches
+    inner = getattr(policy.store, "inner", None)
+    if inner is not None:
+        inner.call = meter.wrap(inner.call)
 
 
 async def deliver(url: str, events: int, concurrency: int) -> dict[str, float]:

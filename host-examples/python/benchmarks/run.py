@@ -11,9 +11,10 @@ design note's hand-written floor (random jitter, no validation; both
 benchmark only, ``baseline_decide.py``); one loopback httpx POST. Inputs:
 every non-error decide vector, cycled. Each row is the best of R rounds,
 the rounds of all rows interleaved (a shared machine: every row sees the
-same load). Then the cold start of a fresh process (import + the artifact
-read and checked + compile or load from the serialized-module cache +
-instantiate + first decide).
+same load). Then the cold start of a fresh process: ``import wasmtime``
+and, beside it, the rest to the first decision (the package's import +
+the artifact read and checked + compile or load from the serialized-module
+cache + instantiate + first decide), against the goal (the rest <= 5 ms).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ COLD = (
     "w.RetryPolicy().decide(p, w.DeliveryState('evt_1', 'ep_42', 1, 13, int(time.time() * 1000)), w.HttpResponse(503))\n"
     "print((time.perf_counter() - t0) * 1000, (t1 - t0) * 1000)\n"
 )
+COLD_GOAL_MS = 5.0  # issue 20: Python's cold start <= the `import wasmtime` time + 5 ms
 
 
 def load_cases(directory: Path) -> list[tuple[Any, ...]]:
@@ -84,8 +86,11 @@ def over(cases: list[tuple[Any, ...]], op: Callable[..., Any], n: int) -> Callab
     return run
 
 
-def cold_start_ms(cache: bool, runs: int = 5) -> tuple[float, float]:
-    """Median (total ms, of which ``import wasmtime`` ms) over ``runs`` fresh processes."""
+def cold_start_ms(cache: bool, runs: int = 9) -> tuple[float, float]:
+    """Medians over ``runs`` fresh processes: (``import wasmtime`` ms, the rest
+    to the first decision ms: the package's import, the artifact read and
+    checked, compile or load from the serialized-module cache, instantiate,
+    the first ``decide``)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from bytecode
     if not cache:
@@ -93,7 +98,7 @@ def cold_start_ms(cache: bool, runs: int = 5) -> tuple[float, float]:
     subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, check=True)  # writes bytecode, warms the cache
     out = [subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True).stdout.split()
            for _ in range(runs)]
-    return statistics.median(float(o[0]) for o in out), statistics.median(float(o[1]) for o in out)
+    return statistics.median(float(o[1]) for o in out), statistics.median(float(o[0]) - float(o[1]) for o in out)
 
 
 def main() -> None:
@@ -156,11 +161,18 @@ def main() -> None:
     step_pct = 100 * rows[1][1] / post_us
     print(f"goal: typed API <= 2% of one loopback POST: step {step_pct:.2f}% -> {'met' if step_pct <= 2 else 'MISSED'}")
     if not args.no_cold:
-        (warm, wt), (cold, _) = cold_start_ms(True), cold_start_ms(False)
-        print(f"cold start, fresh process (import + artifact read/checked + instantiate + first decide), median of 5: "
-              f"{warm:.1f} ms with the serialized-module cache (of which `import wasmtime` {wt:.1f} ms), "
-              f"{cold:.1f} ms compiling")
-
+        runs = 9
+        (wasmtime_ms, cached_ms), (_, compiling_ms) = cold_start_ms(True, runs), cold_start_ms(False, runs)
+        print(f"\ncold start, fresh process to first decision, median of {runs} "
+              f"(goal: the package's part <= {COLD_GOAL_MS:.0f} ms, i.e. the whole <= `import wasmtime` + {COLD_GOAL_MS:.0f} ms)")
+        print("| part | ms | x the 5 ms allowance |\n|---|---:|---:|")
+        print(f"| `import wasmtime` | {wasmtime_ms:.1f} | |")
+        for name, ms in (("package import + artifact checked + instantiate + first decide, serialized-module cache", cached_ms),
+                         ("the same, compiling (cache off)", compiling_ms)):
+            print(f"| {name} | {ms:.1f} | {ms / COLD_GOAL_MS:.1f} |")
+        print(f"goal: fresh process to first decision <= `import wasmtime` + {COLD_GOAL_MS:.0f} ms: "
+              f"{wasmtime_ms + cached_ms:.1f} ms vs {wasmtime_ms + COLD_GOAL_MS:.1f} ms -> "
+              f"{'met' if cached_ms <= COLD_GOAL_MS else 'MISSED'}")
 
 if __name__ == "__main__":
     main()
