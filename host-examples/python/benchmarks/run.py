@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import site
 import statistics
 import subprocess
 import sys
@@ -86,18 +87,23 @@ def over(cases: list[tuple[Any, ...]], op: Callable[..., Any], n: int) -> Callab
     return run
 
 
-def cold_start_ms(cache: bool, runs: int = 9) -> tuple[float, float]:
+def cold_start_ms(cache: bool, runs: int = 9, no_site: bool = False) -> tuple[float, float]:
     """Medians over ``runs`` fresh processes: (``import wasmtime`` ms, the rest
     to the first decision ms: the package's import, the artifact read and
     checked, compile or load from the serialized-module cache, instantiate,
-    the first ``decide``)."""
+    the first ``decide``). ``no_site``: ``python -S`` with the site-packages
+    on ``PYTHONPATH``, so no ``.pth`` hook preloads modules the package would
+    otherwise pay for (as on a machine without such hooks)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from bytecode
     if not cache:
         env["WEBHOOK_RETRY_POLICY_CACHE"] = "off"
-    subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, check=True)  # writes bytecode, warms the cache
-    out = [subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True).stdout.split()
-           for _ in range(runs)]
+    cmd = [sys.executable, "-c", COLD]
+    if no_site:
+        cmd.insert(1, "-S")
+        env["PYTHONPATH"] = os.pathsep.join([*sys.path[1:], *site.getsitepackages()])
+    subprocess.run(cmd, env=env, capture_output=True, check=True)  # writes bytecode, warms the cache
+    out = [subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split() for _ in range(runs)]
     return statistics.median(float(o[1]) for o in out), statistics.median(float(o[0]) - float(o[1]) for o in out)
 
 
@@ -162,17 +168,19 @@ def main() -> None:
     print(f"goal: typed API <= 2% of one loopback POST: step {step_pct:.2f}% -> {'met' if step_pct <= 2 else 'MISSED'}")
     if not args.no_cold:
         runs = 9
-        (wasmtime_ms, cached_ms), (_, compiling_ms) = cold_start_ms(True, runs), cold_start_ms(False, runs)
-        print(f"\ncold start, fresh process to first decision, median of {runs} "
-              f"(goal: the package's part <= {COLD_GOAL_MS:.0f} ms, i.e. the whole <= `import wasmtime` + {COLD_GOAL_MS:.0f} ms)")
-        print("| part | ms | x the 5 ms allowance |\n|---|---:|---:|")
-        print(f"| `import wasmtime` | {wasmtime_ms:.1f} | |")
-        for name, ms in (("package import + artifact checked + instantiate + first decide, serialized-module cache", cached_ms),
-                         ("the same, compiling (cache off)", compiling_ms)):
-            print(f"| {name} | {ms:.1f} | {ms / COLD_GOAL_MS:.1f} |")
+        cold_rows = [("python, serialized-module cache", cold_start_ms(True, runs)),
+                ("python, compiling (cache off)", cold_start_ms(False, runs)),
+                ("python -S (no site hooks), serialized-module cache", cold_start_ms(True, runs, no_site=True))]
+        print(f"\ncold start, fresh process to first decision, median of {runs} (the package's part: its import, "
+              f"the artifact read and checked, instantiate, first decide; goal: <= {COLD_GOAL_MS:.0f} ms)")
+        print("| start | `import wasmtime` ms | the package's part ms | x the 5 ms allowance |\n|---|---:|---:|---:|")
+        for name, (wasmtime_ms, part_ms) in cold_rows:
+            print(f"| {name} | {wasmtime_ms:.1f} | {part_ms:.1f} | {part_ms / COLD_GOAL_MS:.1f} |")
+        wasmtime_ms, part_ms = cold_rows[0][1]
         print(f"goal: fresh process to first decision <= `import wasmtime` + {COLD_GOAL_MS:.0f} ms: "
-              f"{wasmtime_ms + cached_ms:.1f} ms vs {wasmtime_ms + COLD_GOAL_MS:.1f} ms -> "
-              f"{'met' if cached_ms <= COLD_GOAL_MS else 'MISSED'}")
+              f"{wasmtime_ms + part_ms:.1f} ms vs {wasmtime_ms + COLD_GOAL_MS:.1f} ms -> "
+              f"{'met' if part_ms <= COLD_GOAL_MS else 'MISSED'}")
+
 
 if __name__ == "__main__":
     main()
