@@ -12,6 +12,7 @@
 // not counted twice. Prints a table; `--json` prints the figures instead.
 //   node benchmarks/dispatcher-share.mjs [--deliveries N] [--concurrency C] [--json]
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +48,7 @@ const DOCUMENT = {
 };
 
 // The accumulators (bench only): time inside the outermost policy call.
-const spent = { ms: 0, calls: 0, steps: 0 };
+const spent = { ms: 0, calls: 0, steps: 0, by: {} };
 let depth = 0;
 function timed(proto, name) {
   const original = proto[name];
@@ -58,7 +59,11 @@ function timed(proto, name) {
     try {
       return original.apply(this, args);
     } finally {
-      spent.ms += performance.now() - t;
+      const ms = performance.now() - t;
+      const by = (spent.by[name] ??= { ms: 0, calls: 0 });
+      by.ms += ms;
+      by.calls += 1;
+      spent.ms += ms;
       spent.calls += 1;
       depth = 0;
     }
@@ -105,7 +110,7 @@ const endpoint = await startEndpoint();
 const policy = new RetryPolicy(DOCUMENT, { clock: systemClock, store: new InMemoryBudgetStore() });
 const dispatcher = new Dispatcher(policy, { metrics: new Metrics(), scheduler: { sleep: async () => {} }, allowPrivateTargets: true });
 await run(dispatcher, endpoint.url, WARM_UP, 0);
-Object.assign(spent, { ms: 0, calls: 0, steps: 0 });
+Object.assign(spent, { ms: 0, calls: 0, steps: 0, by: {} });
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const stops = await run(dispatcher, endpoint.url, DELIVERIES, WARM_UP);
@@ -129,6 +134,8 @@ const figures = {
   policy_calls: spent.calls,
   timer_pair_ns: pairNs,
   policy_share_pct: (100 * spent.ms) / cpuMs,
+  by_call: spent.by,
+  load_average_1m: os.loadavg()[0],
 };
 if (process.argv.includes('--json')) {
   process.stdout.write(`${JSON.stringify(figures)}\n`);
@@ -141,4 +148,12 @@ if (process.argv.includes('--json')) {
   console.log(`| dispatcher process CPU, µs per attempt (user ${figures.cpu_user_ms.toFixed(0)} ms + system ${figures.cpu_system_ms.toFixed(0)} ms) | ${us(cpuMs, figures.attempts)} |`);
   console.log(`| inside the policy's calls, µs per attempt (${figures.policy_calls} calls; timer pair ${pairNs.toFixed(0)} ns each, included) | ${us(spent.ms, figures.attempts)} |`);
   console.log(`| **policy share of the dispatcher's CPU** (goal <= 2%) | **${figures.policy_share_pct.toFixed(2)}%** |`);
+  console.log(`| (the accumulators are wall time: on a busy machine a call also counts time it was descheduled; 1-min load average ${figures.load_average_1m.toFixed(2)} on ${os.availableParallelism()} CPUs) | |`);
+  const label = { step: 'step up to its store await (evaluate + in-memory store)', _settle: "step's settle after the await" };
+  console.log('');
+  console.log('| policy call (outermost; RetryPolicy unless noted) | calls | µs per call | share of the policy time |');
+  console.log('|---|---:|---:|---:|');
+  for (const [name, { ms, calls }] of Object.entries(spent.by).sort((a, b) => b[1].ms - a[1].ms)) {
+    console.log(`| ${label[name] ?? name} | ${calls} | ${((1000 * ms) / calls).toFixed(1)} | ${((100 * ms) / spent.ms).toFixed(1)}% |`);
+  }
 }
