@@ -251,7 +251,7 @@ pub fn print(d: &Dispatched, step_ns: f64) {
 /// Whether the goal of issue 20 is met: judged on the worker thread's CPU
 /// (the dispatcher's own; the endpoint shares the process here) where known.
 pub fn goal(d: &Dispatched) -> String {
-    let judged = d.worker_share().unwrap_or(d.process_share());
+    let judged = d.worker_share().unwrap_or_else(|| d.process_share());
     format!(
         "goal: policy <= 2% of a dispatcher's CPU at full loopback throughput -> {} of the worker thread \
          ({:.2}% of the process, endpoint included) {}",
