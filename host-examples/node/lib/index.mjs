@@ -1,6 +1,10 @@
 // ESM entry of @webhook/retry-policy: the same module as index.cjs (one
-// current artifact whether a process imports, requires, or both).
-import cjs from './index.cjs';
+// current artifact whether a process imports, requires, or both). Required,
+// not imported: importing CommonJS runs Node's export lexer over it, a few
+// ms of a cold start (issue 20).
+import { createRequire } from 'node:module';
+
+const cjs = createRequire(import.meta.url)('./index.cjs');
 
 export const {
   plan,

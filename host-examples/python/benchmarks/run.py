@@ -14,9 +14,10 @@ design note's hand-written floor (random jitter, no validation; both
 benchmark only, ``baseline_decide.py``); one loopback httpx POST. Inputs:
 every non-error decide vector, cycled. Each row is the best of R rounds,
 the rounds of all rows interleaved (a shared machine: every row sees the
-same load). Then the cold start of a fresh process (import + the artifact
-read and checked + compile or load from the serialized-module cache +
-instantiate + first decide).
+same load). Then the cold start of a fresh process: ``import wasmtime``
+and, beside it, the rest to the first decision (the package's import +
+the artifact read and checked + compile or load from the serialized-module
+cache + instantiate + first decide), against the goal (the rest <= 5 ms).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import site
 import statistics
 import subprocess
 import sys
@@ -56,6 +58,7 @@ COLD = (
     "w.RetryPolicy().decide(p, w.DeliveryState('evt_1', 'ep_42', 1, 13, int(time.time() * 1000)), w.HttpResponse(503))\n"
     "print((time.perf_counter() - t0) * 1000, (t1 - t0) * 1000)\n"
 )
+COLD_GOAL_MS = 5.0  # issue 20: Python's cold start <= the `import wasmtime` time + 5 ms
 
 
 def load_cases(directory: Path) -> list[tuple[Any, ...]]:
@@ -92,16 +95,24 @@ def over(cases: list[tuple[Any, ...]], op: Callable[..., Any], n: int) -> Callab
     return run
 
 
-def cold_start_ms(cache: bool, runs: int = 5) -> tuple[float, float]:
-    """Median (total ms, of which ``import wasmtime`` ms) over ``runs`` fresh processes."""
+def cold_start_ms(cache: bool, runs: int = 9, no_site: bool = False) -> tuple[float, float]:
+    """Medians over ``runs`` fresh processes: (``import wasmtime`` ms, the rest
+    to the first decision ms: the package's import, the artifact read and
+    checked, compile or load from the serialized-module cache, instantiate,
+    the first ``decide``). ``no_site``: ``python -S`` with the site-packages
+    on ``PYTHONPATH``, so no ``.pth`` hook preloads modules the package would
+    otherwise pay for (as on a machine without such hooks)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from bytecode
     if not cache:
         env["WEBHOOK_RETRY_POLICY_CACHE"] = "off"
-    subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, check=True)  # writes bytecode, warms the cache
-    out = [subprocess.run([sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True).stdout.split()
-           for _ in range(runs)]
-    return statistics.median(float(o[0]) for o in out), statistics.median(float(o[1]) for o in out)
+    cmd = [sys.executable, "-c", COLD]
+    if no_site:
+        cmd.insert(1, "-S")
+        env["PYTHONPATH"] = os.pathsep.join([*sys.path[1:], *site.getsitepackages()])
+    subprocess.run(cmd, env=env, capture_output=True, check=True)  # writes bytecode, warms the cache
+    out = [subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split() for _ in range(runs)]
+    return statistics.median(float(o[1]) for o in out), statistics.median(float(o[0]) - float(o[1]) for o in out)
 
 
 def main() -> None:
@@ -175,10 +186,19 @@ def main() -> None:
     step_pct = 100 * best[STEP] / post_us
     print(f"goal: typed API <= 2% of one loopback POST: step {step_pct:.2f}% -> {'met' if step_pct <= 2 else 'MISSED'}")
     if not args.no_cold:
-        (warm, wt), (cold, _) = cold_start_ms(True), cold_start_ms(False)
-        print(f"cold start, fresh process (import + artifact read/checked + instantiate + first decide), median of 5: "
-              f"{warm:.1f} ms with the serialized-module cache (of which `import wasmtime` {wt:.1f} ms), "
-              f"{cold:.1f} ms compiling")
+        runs = 9
+        cold_rows = [("python, serialized-module cache", cold_start_ms(True, runs)),
+                ("python, compiling (cache off)", cold_start_ms(False, runs)),
+                ("python -S (no site hooks), serialized-module cache", cold_start_ms(True, runs, no_site=True))]
+        print(f"\ncold start, fresh process to first decision, median of {runs} (the package's part: its import, "
+              f"the artifact read and checked, instantiate, first decide; goal: <= {COLD_GOAL_MS:.0f} ms)")
+        print("| start | `import wasmtime` ms | the package's part ms | x the 5 ms allowance |\n|---|---:|---:|---:|")
+        for name, (wasmtime_ms, part_ms) in cold_rows:
+            print(f"| {name} | {wasmtime_ms:.1f} | {part_ms:.1f} | {part_ms / COLD_GOAL_MS:.1f} |")
+        wasmtime_ms, part_ms = cold_rows[0][1]
+        print(f"goal: fresh process to first decision <= `import wasmtime` + {COLD_GOAL_MS:.0f} ms: "
+              f"{wasmtime_ms + part_ms:.1f} ms vs {wasmtime_ms + COLD_GOAL_MS:.1f} ms -> "
+              f"{'met' if part_ms <= COLD_GOAL_MS else 'MISSED'}")
 
 
 if __name__ == "__main__":

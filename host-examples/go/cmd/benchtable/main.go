@@ -49,10 +49,15 @@ func main() {
 	deliveries := flag.Int("deliveries", 20000, "attempts of the dispatcher row (0: skip it)")
 	child := flag.Bool("cold-start-child", false, "(internal) be the measured fresh process")
 	cache := flag.String("cache", "", "(internal) compilation cache directory of the child")
+	mixChild := flag.Bool("serve-mix-child", false, "(internal) be the dispatcher row's endpoint")
 	testing.Init()
 	flag.Parse()
 	if *child {
 		coldStartChild(*cache)
+		return
+	}
+	if *mixChild {
+		serveMixChild()
 		return
 	}
 	if err := flag.Set("test.benchtime", per.String()); err != nil {
@@ -92,14 +97,13 @@ func main() {
 			}
 		}
 	}
-	var dispatched bench.Dispatched
+	var dispatched, dispatchedChild bench.Dispatched
 	if *deliveries > 0 {
-		d, err := dispatchRow(*deliveries)
-		if err != nil {
+		var err error
+		if dispatched, dispatchedChild, err = dispatchRows(*deliveries); err != nil {
 			fmt.Fprintln(os.Stderr, "benchtable: dispatcher row:", err)
 			os.Exit(1)
 		}
-		dispatched = d
 	}
 	compile, newEngine := testing.Benchmark(bench.Compile), testing.Benchmark(bench.NewEngine)
 	instantiate := testing.Benchmark(bench.Instantiate)
@@ -128,7 +132,7 @@ func main() {
 	printCompiled(w, compiledRows)
 	fmt.Fprintln(w, "\t\t\t\t\t")
 	if *deliveries > 0 {
-		printDispatch(w, dispatched, ns(rows[1].best))
+		printDispatch(w, dispatched, dispatchedChild, ns(rows[1].best))
 		fmt.Fprintln(w, "\t\t\t\t\t")
 	}
 	fmt.Fprintln(w, "startup\ttime\t\t\t\t")
@@ -152,7 +156,7 @@ func main() {
 	fmt.Fprintf(w, "whole hand-written package (+ reader, embedcore; now + loader, swap)\t%d\t%d\t\t\t\n", packageLinesBefore, after)
 	w.Flush()
 	if *deliveries > 0 {
-		fmt.Println(goalLine(dispatched))
+		fmt.Println(goalLine(dispatched, dispatchedChild))
 	}
 }
 

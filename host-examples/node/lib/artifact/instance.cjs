@@ -14,9 +14,19 @@
 // store that calls back into the package, a hook) runs on a spare instance
 // of the same module. A trap (which Rust's panic=abort makes of any bug)
 // leaves an instance in an unknown state, so that instance is replaced.
-// jco's glue (93 KiB of JavaScript) is parsed when the first artifact loads, not at import.
+// jco's glue (93 KiB of JavaScript) is parsed when the first artifact loads,
+// not at import, through the V8 code cache (code-cache.cjs), written one
+// turn of the event loop after the first load (its first decisions ran).
+const GLUE = require('node:path').join(__dirname, '..', 'component', 'glue.cjs');
 let glue = null;
-const jco = () => (glue ??= require('../component/glue.cjs'));
+function jco() {
+  if (glue === null) {
+    const loaded = require('./code-cache.cjs').requireCached(GLUE);
+    glue = loaded.exports;
+    setImmediate(loaded.save);
+  }
+  return glue;
+}
 const lower = require('../lower.cjs');
 const { plain } = require('../snapshot.cjs');
 

@@ -113,7 +113,9 @@ function selfTest(instances) {
 function loadArtifact(source, { expectedSha256 } = {}) {
   const pin = pinOf(expectedSha256); // before reading: a malformed pin is the caller's error
   const { bytes, source: label } = read(source);
-  const digest = sha256(bytes);
+  // The digest is computed now only for a pin (never weakened); otherwise on
+  // first read of info.sha256: node:crypto alone costs ~2-3 ms of a cold start.
+  const digest = pin === null ? null : sha256(bytes);
   if (pin !== null && pin !== digest) {
     throw new ArtifactError('artifact_sha256_mismatch', `expected sha256 ${pin}, the artifact's is ${digest}`);
   }
@@ -149,7 +151,7 @@ function loadArtifact(source, { expectedSha256 } = {}) {
       throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
     }
   }
-  return new Artifact({ sha256: digest, source: label, size: bytes.length, build, document, instances });
+  return new Artifact({ sha256: digest ?? (() => sha256(bytes)), source: label, size: bytes.length, build, document, instances });
 }
 
 function parseBuild(section) {
@@ -166,12 +168,16 @@ class Artifact {
   #instances;
   #document;
 
+  /** `sha256`: the hex digest, or a function computing it (on first read, once). */
   constructor({ sha256, source, size, build, document, instances }) {
     this.#instances = instances;
     this.#document = document;
+    let digest = typeof sha256 === 'function' ? null : sha256;
     /** What it is (docs/artifact.md "ArtifactInfo"). */
     this.info = Object.freeze({
-      sha256,
+      get sha256() {
+        return (digest ??= sha256());
+      },
       abi: WIT_PACKAGE,
       document_version: document === null ? null : document.value.version,
       source,

@@ -21,7 +21,6 @@ one raw call per operation:
 from typing import TYPE_CHECKING, Any
 
 from .artifact import Artifact, ArtifactInfo, current_artifact, load_artifact, swap_artifact
-from .artifact_watch import ArtifactWatch, watch_artifact
 from .clock import Clock, ManualClock, SystemClock
 from .compiled import CompiledPolicy
 from .errors import ArtifactError, ErrorCode, PolicyError, PolicyTrap
@@ -78,15 +77,21 @@ def store_key(endpoint_id: str, window_ms: int) -> str:
 
 
 if TYPE_CHECKING:
+    from .artifact_watch import ArtifactWatch, watch_artifact
     from .async_policy import AsyncRetryPolicy
 
 
 def __getattr__(name: str) -> Any:
-    """``AsyncRetryPolicy`` is imported on first use (asyncio costs ~20 ms at cold start)."""
+    """Imported on first use, not needed by a first decision: ``AsyncRetryPolicy``
+    (asyncio costs ~20 ms at cold start), ``ArtifactWatch`` and ``watch_artifact``."""
     if name == "AsyncRetryPolicy":
         from .async_policy import AsyncRetryPolicy
 
         return AsyncRetryPolicy
+    if name in ("ArtifactWatch", "watch_artifact"):
+        from . import artifact_watch
+
+        return getattr(artifact_watch, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -32,9 +32,11 @@ from wasmtime import _bindings as ffi
 TESTED_MAJOR = 50
 
 
+@functools.cache
 def wasmtime_version() -> str:
     """The installed wasmtime-py version, from its dist-info beside the package
-    (``importlib.metadata`` costs ~20 ms of imports at cold start)."""
+    (``importlib.metadata`` costs ~20 ms of imports at cold start); looked up
+    once per process (the glob is ~0.2 ms, and every compile's cache key needs it)."""
     site = Path(wasmtime.__file__).resolve().parent.parent
     for info in site.glob("wasmtime-*.dist-info"):
         return info.name[len("wasmtime-"):-len(".dist-info")]

@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +94,8 @@ def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None
         return bytes(source), "bytes"
     path = os.fspath(source) if source is not None else os.environ.get(ARTIFACT_ENV) or None
     if path is None:
-        res = resources.files(__package__).joinpath(RESOURCE)
         try:
-            return res.read_bytes(), "embedded"
+            return loader.package_data(RESOURCE), "embedded"
         except OSError as e:
             raise ArtifactError("artifact_unreadable", f"the package's copy {RESOURCE} cannot be read ({e}): "
                                 f"reinstall the package, or set {ARTIFACT_ENV}") from None

@@ -1,12 +1,16 @@
 //! `bench`: one delivery step and one decision through the component in
 //! wasmtime, against policy-core natively, a plain port of the design
 //! note's path, and one loopback POST — all measured in one run — plus the
-//! cold start (compile or load a precompiled artifact, instantiate, decide).
+//! dispatcher row (one worker delivering to a loopback endpoint as fast as
+//! it can: the policy's share of the process's CPU time) and the cold start
+//! (compile or load a precompiled artifact, instantiate, decide).
 //!
-//!   cargo run --release -p retry-policy-host --features bench --bin bench [-- --iters N]
+//!   target/release/bench [--iters N] [--deliveries N]     (built by scripts/build-rust)
 
 mod baseline;
 mod compiled;
+mod cpu;
+mod dispatch;
 mod post;
 
 use std::hint::black_box;
@@ -59,6 +63,8 @@ fn reply(policy: &Policy, now: u64, c: &BudgetCounts) -> StoreReply {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let iters: u32 = std::env::args().skip_while(|a| a != "--iters").nth(1).map_or(Ok(200_000), |n| n.parse())?;
+    let deliveries: u64 =
+        std::env::args().skip_while(|a| a != "--deliveries").nth(1).map_or(Ok(20_000), |n| n.parse())?;
     let policy = Policy {
         backoff: Backoff { base_ms: 2_000, factor: 2.0, cap_ms: 300_000, jitter: Jitter::Full },
         window_ms: 900_000,
@@ -150,6 +156,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let url = post::serve()?;
     let post_ns = post::time_post_ns(&url, (iters / 20).max(200))?;
+    let mix_url = dispatch::serve_mix()?;
+    dispatch::run(&engine, &mix_url, deliveries / 10 + 1)?; // warm-up: connection, instance, caches
+    let d = dispatch::run(&engine, &mix_url, deliveries)?;
 
     println!("one attempt's policy work, {iters} iterations over {} inputs (release build), one run", cases.len());
     println!("{:<52} {:>10} {:>10} {:>10} {:>10}", "path", "ns", "vs native", "vs port", "vs POST");
@@ -165,6 +174,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     row("one loopback POST (ureq -> tiny_http, keep-alive)", post_ns, native_decide);
     compiled::rows(&mut inst, &policy, &cases, now, iters, |n, f| time_ns(n, f))?;
     println!();
+    dispatch::print(&d, wasm_step);
     println!(
         "cold start: load {compile_ms:.1} ms (compile + the artifact checks: container walk, ABI, self-test) \
          + instantiate and first decision {first_decision_us:.0} us; \
@@ -180,5 +190,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "goal: typed step <= 2% of a loopback POST -> {share:.2}% {}",
         if share <= 2.0 { "met" } else { "missed" }
     );
+    println!("{}", dispatch::goal(&d));
     Ok(())
 }
