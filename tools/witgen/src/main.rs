@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! witgen go      OUT_DIR        Go type mirrors + canonical-ABI lift/lower (wazero host)
-//! witgen python  OUT_DIR        Python dataclasses/enums + fast-path layouts (wasmtime-py host)
+//! witgen python  OUT_DIR        Python frozen slotted classes/enums + fast-path layouts (wasmtime-py host)
 //! witgen ts      OUT_DIR        TypeScript declarations for the npm package
 //! witgen core    COMPONENT OUT  the component's main core module (Go and Python embed it)
 //! witgen check   LANG OUT_DIR   exit 1 when regenerating would change a file (stale)

@@ -1,9 +1,9 @@
 """Typed values of the WIT package ``webhook:retry-policy@0.3.0``.
 
 All generated from ``wit/`` (``_generated/types.py``): ``str`` enums with
-the SPEC's snake_case values, frozen slots dataclasses (checked on
+the SPEC's snake_case values, frozen slotted classes (checked on
 construction: types and WIT widths, ``invalid_input``), and each WIT
-variant as a ``Union`` of dataclasses:
+variant as a ``Union`` of them:
 
 * ``AttemptOutcome = HttpResponse | TransportError``
 * ``Decision = Retry | Stop``
