@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import pickle
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,48 @@ def test_a_refused_value_is_quoted_in_at_most_a_few_hundred_characters(value):
         with pytest.raises(PolicyError) as e:
             build()
         assert len(e.value.message) < 300, e.value.message[:200]
+
+
+def test_records_pickle_copy_hash_and_compare_like_frozen_dataclasses() -> None:
+    import copy
+
+    b = Backoff(1000, 2.0, 60_000, Jitter.FULL)
+    for twin in (pickle.loads(pickle.dumps(b)), copy.copy(b), copy.deepcopy(b), Backoff(1000, 2.0, 60_000, "full")):
+        assert twin == b and hash(twin) == hash(b) and twin is not b
+    assert b != Backoff(1000, 2.0, 60_001, Jitter.FULL)
+    assert (b == (1000, 2.0, 60_000, Jitter.FULL)) is False, "a tuple of the same fields is another value"
+    assert repr(b).startswith("Backoff(base_ms=1000, factor=2.0, cap_ms=60000")
+
+
+def test_records_refuse_assignment_and_deletion_with_frozen_instance_error() -> None:
+    s = DeliveryState("e", "p", 1, 13, 0, False)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.attempt = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del s.attempt  # type: ignore[misc]
+    with pytest.raises((AttributeError, TypeError)):
+        s.extra = 1  # type: ignore[attr-defined]
+
+
+def test_records_match_positionally_in_field_order() -> None:
+    match HttpResponse(503, 1000):
+        case HttpResponse(status, retry_after_ms):
+            assert (status, retry_after_ms) == (503, 1000)
+        case _:
+            pytest.fail("HttpResponse did not match its own pattern")
+    match TransportError("connect_timeout"):
+        case HttpResponse():
+            pytest.fail("a transport error matched HttpResponse")
+        case TransportError(kind):
+            assert kind == "connect_timeout"
+
+
+def test_importing_the_package_does_not_import_dataclasses() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, webhook_retry_policy; print('dataclasses' in sys.modules)"
+    src = str(Path(__file__).parents[1] / "src")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": src})
+    assert out.stdout.strip() == "False", out.stderr
