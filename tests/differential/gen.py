@@ -386,19 +386,16 @@ def main():
     ap.add_argument("--spell", action="store_true",
                     help="also spell integers as 1000.0 / 1e3 / -0 and send statuses above 65535 to the step ops "
                          "(hosts disagree on these today: see docs/reliability.md)")
-    ap.add_argument("--health-share", type=float, default=0.25,
-                    help="the share of format-3 cases (gen_health.py; written to health-vector files by `expect`)")
+    ap.add_argument("--health-share", type=float, default=0.25, help="the share of format-3 cases (gen_health.py)")
     ap.add_argument("--loose3", action="store_true", help="format-3 values the runners disagree on today (gen_health.py)")
     a = ap.parse_args()
     out = sys.stdout
     for i in range(a.start, a.start + a.cases):
         g = G(f"{a.seed}/{i}", a.spell)  # one generator a case: any case regenerates alone
-        fmt = 3 if g.chance(a.health_share) else 2  # `settle` is an op of both formats
-        if fmt == 3:
-            op = g.r.choices(gen_health.OPS, gen_health.WEIGHTS)[0]
-            inp = gen_health.H(g, a.loose3).case(op)
+        if g.chance(a.health_share):  # `settle` is an op of both formats: "format" tells them apart
+            fmt, (op, inp) = 3, gen_health.draw(g, a.loose3)
         else:
-            op = g.r.choices(OPS, WEIGHTS)[0]
+            fmt, op = 2, g.r.choices(OPS, WEIGHTS)[0]
             inp = g.case(op)
         out.write('{"format": %d, "name": %s, "op": "%s", "input": %s}\n' % (fmt, json.dumps(f"{op}/{'s' if a.spell else ''}{'l' if a.loose3 else ''}{a.seed}/{i}"), op, dump(inp, g.r)))
 

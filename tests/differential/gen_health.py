@@ -337,3 +337,9 @@ class H:
         if op == "health_outcome":
             return {"outcome": self.outcome([0, 1000])}
         return getattr(self, op)()
+
+
+def draw(g, loose=False):
+    """One format-3 case: (op, input), drawn with gen.py's generator `g`."""
+    op = g.r.choices(OPS, WEIGHTS)[0]
+    return op, H(g, loose).case(op)
