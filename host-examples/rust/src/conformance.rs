@@ -329,17 +329,14 @@ fn file_cases(doc: &Value) -> Result<Vec<Value>, PolicyError> {
     let keys: &[&str] =
         if format3 { &["format", "suite", "spec", "regenerate", "cases"] } else { &["format", "suite", "cases"] };
     let f = Fields::new(doc, keys)?;
+    let shape = |field, message| PolicyError::new(core_::ErrorCode::InvalidInput, field, message);
     if !format3 && !matches!(f.u64("format")?, 1 | 2) {
-        return Err(PolicyError::new(
-            core_::ErrorCode::InvalidInput,
-            "format",
-            "only formats 1, 2 and health-vectors 1 are known",
-        ));
+        return Err(shape("format", "only formats 1, 2 and health-vectors 1 are known"));
     }
     f.str("suite")?;
     match f.req("cases")? {
         Value::Array(items) => Ok(items.clone()),
-        _ => Err(PolicyError::new(core_::ErrorCode::InvalidInput, "cases", "expected an array")),
+        _ => Err(shape("cases", "expected an array")),
     }
 }
 
