@@ -149,6 +149,12 @@ impl PolicyInstance {
         doc.classes.iter().map(|c| Ok((c.name.clone(), self.compile(&c.policy, c.health.as_ref())?))).collect()
     }
 
+    /// One compiled policy per class of a format-2 document from
+    /// [`PolicyInstance::load_document`] (no `health`), in its order.
+    pub fn compile_classes(&mut self, doc: &wit::PolicyDocument) -> Result<Vec<(String, CompiledPolicy)>, HostError> {
+        doc.classes.iter().map(|c| Ok((c.name.clone(), self.compile(&f2::policy(&c.policy), None)?))).collect()
+    }
+
     /// The schedule a new event is admitted under (the hash covers the section).
     pub fn admit_compiled(
         &mut self,

@@ -205,5 +205,16 @@ fn a_format_3_document_through_compiled_handles_matches_policy_core() {
     let probe = inst.call_for(c, CallOp::Probe, "ep_0", 30_000).unwrap();
     assert_eq!(probe, reference.call_for(CallOp::Probe, "ep_0", 30_000).unwrap());
     let plain = &compiled[1].1;
+    let doc2 = inst
+        .load_document(
+            r#"{"classes": {"n": {"window_ms": 900000, "backoff": {"base_ms": 2000, "factor": 2.0, "cap_ms": 300000}},
+            "plain": {"window_ms": 60000, "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 30000}}}}"#,
+        )
+        .unwrap();
+    let classes = inst.compile_classes(&doc2).unwrap();
+    assert_eq!(
+        classes.iter().map(|(n, c)| (n.as_str(), c.health())).collect::<Vec<_>>(),
+        [("n", None), ("plain", None)]
+    );
     assert!(matches!(inst.call_for(plain, CallOp::Probe, "ep_0", 1), Err(HostError::Policy(_))), "no health, no probe");
 }
