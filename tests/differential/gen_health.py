@@ -9,7 +9,8 @@ valid (the store's rule is only called with validated ones), a probe
 request carries outcome `none`, no pause, probe false. Values sit on the
 boundaries: views stale/fresh at exactly `cache_ms`, pauses and cooldowns
 ending at `now_ms`, probe windows, pacer tokens near 1, instants near 2^53,
-sliding and fixed budgets, every `invalid_document` path of a section.
+sliding and fixed budgets, every `invalid_document` path of a section,
+documents nested 25-41 levels deep.
 
 `loose` (gen.py --loose3) adds values the reference's JSON decoding judges
 before the component does (pacer `normal_per_s` above 1e9, a `release`
@@ -148,6 +149,11 @@ class H:
             self.mutate(s, self.pick([INVALID, INVALID_DOC]))
         elif k == 4:
             return self.pick([5, "on", [], True, None])
+        elif k == 5 and self.chance(0.3):
+            deep = 1
+            for _ in range(self.r.randrange(24, 41)):  # the document nests 32 levels at most
+                deep = {"x": deep}
+            s["circuit"] = deep
         return s
 
     def document(self):
