@@ -13,6 +13,10 @@ a document); nesting 28-40 deep; huge strings; non-ASCII names and versions,
 `\\u` escapes, surrogate pairs and lone surrogates; whitespace, a BOM,
 truncation, trailing text; and now and then a document over the 1 MiB
 limit. The text is always valid Unicode (every host reads it as a string).
+A tenth of the classes and of the documents carry a format-3 `health`
+section (gen_health.py's, spelled the same ways): hosts load every text
+both ways, `load-document` (which refuses sections) and
+`load-health-document`.
 """
 
 import argparse
@@ -21,6 +25,7 @@ import random
 import sys
 
 from gen import int_spellings, ulp_up  # the same spellings as the vector generator
+from gen_health import H  # format 3's sections, valid and invalid
 
 MAX_WINDOW_MS = 366 * 24 * 3600 * 1000
 NAMES = ["notification", "ledger", "invoice.paid", "événement", "注文", "🔔", "a", "x" * 300, "with space",
@@ -94,10 +99,27 @@ class G:
         self.r.shuffle(m)
         return m
 
+    def value_text(self, v):
+        """A JSON value as members (objects) or text, numbers spelled as elsewhere."""
+        if isinstance(v, dict):
+            return [(k, self.value_text(x)) for k, x in v.items()]
+        if isinstance(v, bool) or v is None or isinstance(v, (str, list)):
+            return json.dumps(v)
+        return self.int_text(v) if isinstance(v, int) else self.float_text(v)
+
+    def health(self):
+        """A format-3 `health` section (gen_health.py's: any subset of fields, every invalid path)."""
+        return self.value_text(H(self).doc_section())
+
     def document(self):
         classes = [(self.pick(NAMES) if self.chance(0.3) else f"c{i}", self.klass())
                    for i in range(self.pick([1, 1, 2, 3, 4, 0]))]
+        for _, c in classes:
+            if self.chance(0.1):
+                c.insert(self.r.randrange(len(c) + 1), ("health", self.health() if self.chance(0.9) else "null"))
         m = [("classes", classes)]
+        if self.chance(0.1):
+            m.append(("health", self.health()))
         if self.chance(0.7):
             v = self.pick(VERSIONS) if self.chance(0.9) else "v" * self.pick([1, 100, 100, 5000, 5000, 70_000])
             m.insert(0, ("version", json.dumps(v, ensure_ascii=self.chance(0.5))))

@@ -1,7 +1,8 @@
 """The Python driver of the cross-host document run (tests/differential/docs):
 ``{"name", "text"}`` lines in, one result line per document out, the shape
 src/bin/docs.rs documents: ``PolicyOps.load_document`` on the text, then
-``admit`` of every class at 1000 ms."""
+``admit`` of every class at 1000 ms; under ``"health"`` the text through
+``load_health_document`` (version and each class's name and policy hash)."""
 
 import json
 import os
@@ -35,6 +36,16 @@ def result(ops, text):
     return {"version": doc.version, "classes": classes}
 
 
+def health(ops, text):
+    try:
+        doc = ops.load_health_document(text)
+    except PolicyError as e:
+        return {"error": [getattr(e.code, "value", e.code), e.field]}
+    except PolicyTrap as e:
+        return {"trap": str(e)}
+    return {"version": doc.version, "classes": [[c.name, c.policy_hash] for c in doc.classes]}
+
+
 def main():
     ops = PolicyOps()
     out = sys.stdout
@@ -42,6 +53,7 @@ def main():
         if line.strip():
             case = json.loads(line)
             r = result(ops, case["text"])
+            r["health"] = health(ops, case["text"])
             r["name"] = case["name"]
             out.write(json.dumps(r) + "\n")
 

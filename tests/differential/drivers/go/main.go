@@ -1,7 +1,8 @@
 // Command docs is the Go driver of the cross-host document run
 // (tests/differential/docs): {"name", "text"} lines in, one result line per
 // document out, the shape tests/differential/src/bin/docs.rs documents:
-// Engine.LoadDocument on the text, then Admit of every class at 1000 ms.
+// Engine.LoadDocument on the text, then Admit of every class at 1000 ms; under
+// "health" the text through Engine.LoadHealthDocument.
 package main
 
 import (
@@ -42,6 +43,24 @@ func result(ctx context.Context, e *retrypolicy.Engine, text string) map[string]
 	return map[string]any{"version": doc.Version, "classes": classes}
 }
 
+// health loads text as a format-3 document: its version and each class's
+// name and policy hash (the hash covers the class's effective section).
+func health(ctx context.Context, e *retrypolicy.Engine, text string) map[string]any {
+	d, err := e.LoadHealthDocument(ctx, []byte(text))
+	if err != nil {
+		var pe *retrypolicy.PolicyError
+		if errors.As(err, &pe) {
+			return map[string]any{"error": []string{pe.Code.String(), pe.Field}}
+		}
+		return map[string]any{"trap": err.Error()}
+	}
+	classes := [][]any{}
+	for _, c := range d.Classes {
+		classes = append(classes, []any{c.Name, c.PolicyHash})
+	}
+	return map[string]any{"version": d.Version, "classes": classes}
+}
+
 func main() {
 	ctx := context.Background()
 	engine, err := retrypolicy.New(ctx)
@@ -62,6 +81,7 @@ func main() {
 			os.Exit(2)
 		}
 		r := result(ctx, engine, c.Text)
+		r["health"] = health(ctx, engine, c.Text)
 		r["name"] = c.Name
 		if err := enc.Encode(r); err != nil {
 			fmt.Fprintln(os.Stderr, "docs:", err)

@@ -9,6 +9,9 @@
 //! `{"name", "error": [code, field]}` or
 //! `{"name", "version", "classes": [[name, policy_hash, deadline_ms, max_attempts, expected_span_ms], ...]}`.
 //! A trap (wasmtime) is written as `{"name", "trap": message}`.
+//! Every text is also loaded as a format-3 document (`load-health-document`),
+//! written under `"health"`: `{"version", "classes": [[name, policy_hash], ...]}`
+//! (the hash covers the class's effective section) or `{"error": [code, field]}`.
 
 use std::io::{BufRead, BufWriter, Write};
 
@@ -39,6 +42,23 @@ fn answer<E>(
         }
     }
     json!({"version": version, "classes": classes})
+}
+
+fn native_health(text: &str) -> Value {
+    match retry_policy_core::health::HealthDocument::from_json(text) {
+        Ok(d) => {
+            let classes: Vec<Value> = d
+                .health
+                .iter()
+                .map(|(name, h)| {
+                    let p = d.document.class(name).expect("a parsed class");
+                    json!([name, format!("{:016x}", retry_policy_core::health::policy_hash(p, h.as_ref()))])
+                })
+                .collect();
+            json!({"version": d.document.version, "classes": classes})
+        }
+        Err(e) => json!({"error": [e.code.as_str(), e.field]}),
+    }
 }
 
 fn native(text: &str) -> Value {
@@ -74,6 +94,16 @@ mod wasm {
         match e {
             HostError::Policy(e) => json!({"error": [e.code.as_str(), e.field]}),
             other => json!({"trap": other.to_string()}),
+        }
+    }
+
+    pub fn health(inst: &mut PolicyInstance, text: &str) -> Value {
+        match inst.load_health_document(text) {
+            Ok(d) => {
+                let classes: Vec<Value> = d.classes.iter().map(|c| json!([c.name, c.policy_hash])).collect();
+                json!({"version": d.version, "classes": classes})
+            }
+            Err(e) => refused(e),
         }
     }
 
@@ -120,11 +150,23 @@ fn main() {
         };
         #[cfg(feature = "wasm")]
         let mut r = match inst.as_mut() {
-            Some(inst) => wasm::run(inst, text),
-            None => native(text),
+            Some(inst) => {
+                let mut r = wasm::run(inst, text);
+                r["health"] = wasm::health(inst, text);
+                r
+            }
+            None => {
+                let mut r = native(text);
+                r["health"] = native_health(text);
+                r
+            }
         };
         #[cfg(not(feature = "wasm"))]
         let mut r = native(text);
+        #[cfg(not(feature = "wasm"))]
+        {
+            r["health"] = native_health(text);
+        }
         r["name"] = json!(name);
         serde_json::to_writer(&mut out, &r).expect("write");
         out.write_all(b"\n").expect("write");
