@@ -153,8 +153,7 @@ fn a_probe_flag_without_health_is_invalid_input() {
 
 #[test]
 fn an_invalid_section_is_refused_at_compile_time_with_its_path() {
-    let mut h = Health::default();
-    h.cache_ms = 0;
+    let h = Health { cache_ms: 0, ..Health::default() };
     let e = CompiledPolicy::new(policy(), Some(h)).unwrap_err();
     assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidDocument, "health.cache_ms"));
 }
