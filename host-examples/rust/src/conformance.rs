@@ -379,7 +379,7 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
                 }
             };
             let result = if format3 { health::run_case(host, op, inp) } else { run_case(host, op, inp) };
-            let same = |actual: &Value| if format3 { health::same(actual, expect) } else { actual == expect };
+            let same = |actual: &Value| if format3 { health::answers(actual, expect) } else { actual == expect };
             match result {
                 Ok(actual) if same(&actual) => report.passed += 1,
                 Ok(actual) => fail(

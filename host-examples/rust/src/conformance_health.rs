@@ -40,6 +40,20 @@ pub fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether `actual` answers `expect`: [`same`], except that an expected
+/// error without a `field` pins only the code (docs/health.md section 7; as
+/// the format-2 vectors do for an op's inputs).
+pub fn answers(actual: &Value, expect: &Value) -> bool {
+    if let (Value::Object(a), Value::Object(e)) = (actual, expect) {
+        let has = |m: &Vec<(String, Value)>, k: &str| m.iter().any(|(n, _)| n == k);
+        if has(e, "error") && !has(e, "field") {
+            let code_only: Vec<(String, Value)> = a.iter().filter(|(k, _)| k != "field").cloned().collect();
+            return same(&Value::Object(code_only), expect);
+        }
+    }
+    same(actual, expect)
+}
+
 /// A decode refusal or the policy's: `{error, field}`; a host failure: `Err`.
 type Out = Result<Value, Result<PolicyError, String>>;
 

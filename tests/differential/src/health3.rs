@@ -167,6 +167,11 @@ pub fn expect(op: &str, input: &Value) -> Result<Value, String> {
         Err(e) if e.code == ErrorCode::InvalidInput && !VALUE_CHECKS.iter().any(|k| e.field.ends_with(k)) => {
             Err(format!("generator produced a broken vector: {e}"))
         }
-        Err(e) => Ok(codec::error_to_value(&e)),
+        // A document's refusal pins its path (docs/health.md section 1); any
+        // other op's pins only the code, as the format-2 vectors do: where a
+        // refused input's path starts (`policy.`, `state.`, the decoder's or
+        // the policy's) is each host's reading, not the contract.
+        Err(e) if op == "parse_document" => Ok(codec::error_to_value(&e)),
+        Err(e) => Ok(Value::Object(vec![("error".into(), e.code.as_str().into())])),
     }
 }
