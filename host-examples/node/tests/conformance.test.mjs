@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { compilePolicy, PolicyError } from '@webhook/retry-policy';
-import { PURE, IMPORTS, runCase, runDir, vectorFiles } from '../tools/conformance-runner.mjs';
+import { PURE, IMPORTS, runCase, runDir, vectorFiles, readVectorFile } from '../tools/conformance-runner.mjs';
 import { HEALTH_FORMAT, runHealthCase } from '../tools/conformance-health.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,7 +23,7 @@ const COMPILED = {
 };
 
 for (const file of vectorFiles(vectors)) {
-  const suite = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const suite = readVectorFile(file);
   if (suite.format === HEALTH_FORMAT) {
     test(`every format-3 case of ${path.basename(file)} passes through the component (compiled handles, applyCall, loadHealthDocument)`, () => {
       const failures = suite.cases.map((c) => [c.name, runHealthCase(c)]).filter(([, why]) => why !== null);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as api from '@webhook/retry-policy';
 import { HEALTH_FORMAT, HEALTH_FILE_FIELDS, runHealthCase } from './conformance-health.mjs';
+import { readJson, showJson } from './exact-json.mjs';
 
 /** Input fields of each op, exactly. */
 export const OP_FIELDS = {
@@ -95,7 +96,10 @@ export function brokenInput(op, input) {
   return null;
 }
 
-const show = (v) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+const show = showJson;
+
+/** A vector file's value, integers above 2^53 - 1 exact (BigInt: the package's shape for such a u64). */
+export const readVectorFile = (file) => readJson(fs.readFileSync(file, 'utf8'));
 
 /** Run one case through `impl`; null when it passes, else what differed. */
 export function runCase(c, impl = PURE) {
@@ -141,7 +145,7 @@ export function runDir(dir, impls = [PURE]) {
     const base = path.basename(file);
     let doc;
     try {
-      doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+      doc = readVectorFile(file);
     } catch (e) {
       fail(base, '(file)', `not valid JSON: ${e.message}`);
       continue;
