@@ -3,7 +3,7 @@
 // document object or its JSON text in, the component's validated
 // policy-document value out.
 const { PolicyError } = require('./errors.cjs');
-const { plain } = require('./snapshot.cjs');
+const { plain, plainDocument } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
 const { call } = require('./call.cjs');
 
@@ -18,19 +18,29 @@ function jsonText(value) {
   return marks.length === 0 ? text : text.replace(/"\\u0000(\d+)\\u0000"/g, (_m, i) => marks[Number(i)]);
 }
 
+/**
+ * A document's JSON text: a string as it is, an object copied (plainDocument:
+ * read once, its depth left to the component) and written out. Only what
+ * is not data at all is refused here (`invalid_document` at its path); every
+ * rule of the document itself is the component's.
+ */
+function documentText(document) {
+  if (typeof document === 'string') return document;
+  let text;
+  try {
+    text = jsonText(plainDocument(document));
+  } catch (e) {
+    // A document that is not data at all is a malformed document.
+    if (e instanceof PolicyError && e.code === 'invalid_input') throw new PolicyError('invalid_document', e.field, e.detail);
+    throw e;
+  }
+  if (text === undefined) throw new PolicyError('invalid_document', '', 'expected a document object or its JSON text');
+  return text;
+}
+
 /** A document (object or JSON text), validated by the component: the policy-document value. */
 function loadDocument(document, on) {
-  let text = document;
-  if (typeof document !== 'string') {
-    try {
-      text = jsonText(plain(document));
-    } catch (e) {
-      // A document that is not data at all is a malformed document.
-      if (e instanceof PolicyError && e.code === 'invalid_input') throw new PolicyError('invalid_document', e.field, e.detail);
-      throw e;
-    }
-    if (text === undefined) throw new PolicyError('invalid_document', '', 'expected a document object or its JSON text');
-  }
+  const text = documentText(document);
   return call((api) => api.loadDocument(text), on);
 }
 
@@ -47,4 +57,4 @@ function classPolicy(doc, name) {
   return undefined;
 }
 
-module.exports = { loadDocument, admit, classPolicy, jsonText };
+module.exports = { loadDocument, admit, classPolicy, jsonText, documentText };

@@ -8,8 +8,7 @@ const lower = require('./lower.cjs');
 const shapes = require('./health-shapes.cjs');
 const { call, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
-const { jsonText } = require('./document.cjs');
-const { PolicyError } = require('./errors.cjs');
+const { documentText } = require('./document.cjs');
 const { fromLowered } = require('./compiled.cjs');
 
 const arg = (v, path) => plain(v, path);
@@ -36,19 +35,6 @@ const applyCall = (storeCall, nowMs, held) => {
   const h = shapes.heldHealth(arg(held, 'held'), 'held');
   return shapes.callAppliedOut(call((api) => api.applyCall(c, now, h)));
 };
-
-function documentText(document) {
-  if (typeof document === 'string') return document;
-  let text;
-  try {
-    text = jsonText(plain(document));
-  } catch (e) {
-    if (e instanceof PolicyError && e.code === 'invalid_input') throw new PolicyError('invalid_document', e.field, e.detail);
-    throw e;
-  }
-  if (text === undefined) throw new PolicyError('invalid_document', '', 'expected a document object or its JSON text');
-  return text;
-}
 
 const loadRaw = (document) => {
   const text = documentText(document);

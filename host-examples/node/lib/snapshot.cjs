@@ -11,6 +11,13 @@
 // buffers, non-string Map keys, throwing getters, nesting deeper than
 // MAX_DEPTH, bigints outside 64 bits) is refused here, as `invalid_input`
 // with the field path.
+//
+// A document is different (plainDocument): its depth is the component's
+// rule (load-document and load-health-document refuse a value deeper than
+// 32 levels with the field "", before anything else), so its copy refuses
+// no depth: a container found at depth 33 is copied as `null`, a value at
+// depth 33 all the same, which the component then refuses as too deep.
+// The copy stays bounded (a cycle ends there too).
 const { PolicyError } = require('./errors.cjs');
 
 const MAX_DEPTH = 32;
@@ -23,7 +30,7 @@ function child(path, key) {
   return path ? `${path}.${key}` : key;
 }
 
-function plain(value, path = '', depth = 0) {
+function plain(value, path = '', depth = 0, cut = false) {
   const t = typeof value;
   if (t === 'function' || t === 'symbol') {
     throw refuse(path, `expected JSON-like data, got a ${t}`);
@@ -32,7 +39,10 @@ function plain(value, path = '', depth = 0) {
     throw refuse(path, 'expected an integer below 2^64, got a larger bigint');
   }
   if (t !== 'object' || value === null) return value;
-  if (depth >= MAX_DEPTH) throw refuse(path, `nested deeper than ${MAX_DEPTH} levels`);
+  if (depth >= MAX_DEPTH) {
+    if (!cut) throw refuse(path, `nested deeper than ${MAX_DEPTH} levels`);
+    if (depth > MAX_DEPTH) return null; // still a value at depth 33: the component's refusal
+  }
   // What a value is, asked without running caller code (brand checks, not
   // `instanceof`, which runs a Proxy's getPrototypeOf trap: the fast path
   // never asks for a prototype either); a revoked Proxy throws, as can
@@ -57,7 +67,7 @@ function plain(value, path = '', depth = 0) {
       // recursion, no path string built).
       const t = typeof v;
       if (t === 'string' || t === 'number' || t === 'boolean' || v === null) out[k] = v;
-      else if (v !== undefined) out[k] = plain(v, child(path, k), depth + 1);
+      else if (v !== undefined) out[k] = plain(v, child(path, k), depth + 1, cut);
     }
     return out;
   }
@@ -66,7 +76,7 @@ function plain(value, path = '', depth = 0) {
     // (a Proxy of an array can claim any length)
     if (!Number.isSafeInteger(entries) || entries < 0) throw refuse(path, 'expected an array length');
     const out = new Array(entries);
-    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, `${path}[${i}]`), `${path}[${i}]`, depth + 1);
+    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, `${path}[${i}]`), `${path}[${i}]`, depth + 1, cut);
     return out;
   }
   const out = {};
@@ -74,7 +84,7 @@ function plain(value, path = '', depth = 0) {
     if (typeof k !== 'string') throw refuse(path, 'map keys must be strings');
     // As in JSON.stringify: a property set to undefined is absent.
     if (v === undefined) continue;
-    out[k] = plain(v, child(path, k), depth + 1);
+    out[k] = plain(v, child(path, k), depth + 1, cut);
   }
   return out;
 }
@@ -129,4 +139,7 @@ function read(object, key, at) {
   }
 }
 
-module.exports = { plain, MAX_DEPTH };
+/** A document's copy: plain(), except that its depth is left to the component (see above). */
+const plainDocument = (value) => plain(value, '', 0, true);
+
+module.exports = { plain, plainDocument, MAX_DEPTH };
