@@ -298,9 +298,57 @@ impl PolicyInstance {
     }
 
     /// The schedule a new event of `class` is admitted under at `now_ms`.
+    ///
+    /// Through the compiled handle: the class's policy is compiled once per
+    /// instance (the default step's cache) and `admit-compiled` copies the
+    /// schedule and hash derived then, instead of lowering the document
+    /// each event. The admission is the 0.2 `admit`'s; a document or class
+    /// that call refuses (an unknown class, an invalid policy in any class,
+    /// more classes than half the cache holds) goes to the 0.2 call, so its
+    /// error is exactly the one it always was.
     pub fn admit(&mut self, doc: &wit::PolicyDocument, class: &str, now_ms: u64) -> Result<wit::Admission, HostError> {
+        let Some(handle) = self.admission_handle(doc, class)? else {
+            return self.admit_document(doc, class, now_ms);
+        };
+        let version = doc.version.as_str();
+        let r =
+            self.call(|b, s| b.webhook_retry_policy_policy().call_admit_compiled(s, handle, class, version, now_ms))?;
+        Ok(r.map_err(from_wit::error)?)
+    }
+
+    /// 0.2's `admit`: the whole document lowered and validated, every call.
+    pub fn admit_document(
+        &mut self,
+        doc: &wit::PolicyDocument,
+        class: &str,
+        now_ms: u64,
+    ) -> Result<wit::Admission, HostError> {
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_admit(s, doc, class, now_ms))?;
         Ok(r.map_err(from_wit::error)?)
+    }
+
+    /// The handle of `class`'s policy when 0.2's `admit` would accept the
+    /// document: every class compiles (it validates them all) and `class`
+    /// is one (its first). Looked up last, so no other compile drops it.
+    fn admission_handle(&mut self, doc: &wit::PolicyDocument, class: &str) -> Result<Option<u32>, HostError> {
+        let Some(at) = doc.classes.iter().position(|c| c.name == class) else {
+            return Ok(None);
+        };
+        if doc.classes.len() > crate::step_cache::STEP_CACHE_MAX / 2 {
+            return Ok(None);
+        }
+        for (i, c) in doc.classes.iter().enumerate() {
+            if i != at {
+                match self.step_handle(&from_wit::policy(&c.policy)) {
+                    Err(HostError::Policy(_)) => return Ok(None),
+                    r => drop(r?),
+                }
+            }
+        }
+        match self.step_handle(&from_wit::policy(&doc.classes[at].policy)) {
+            Err(HostError::Policy(_)) => Ok(None),
+            r => r.map(Some),
+        }
     }
 
     /// The whole step with this instance's clock and store: evaluate, ONE
