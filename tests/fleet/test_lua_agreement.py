@@ -53,7 +53,10 @@ def collect_cases() -> list[dict]:
     cases = []
     for path in sorted(glob.glob(str(ROOT / "tests" / "vectors" / "*.json"))):
         fname = Path(path).name
-        for case in json.loads(Path(path).read_text())["cases"]:
+        doc = json.loads(Path(path).read_text())
+        if doc.get("format") == "webhook-retry-policy/health-vectors 1":
+            continue  # format 3's store rule: test_lua_health.py
+        for case in doc["cases"]:
             exp, inp, op = case["expect"], case["input"], case["op"]
             if "error" in exp:
                 continue
