@@ -195,7 +195,11 @@ def _run_driver(args: list[str], kill_after_acks: int | None) -> tuple[list[str]
 
 
 def test_a_dispatcher_killed_twice_mid_write_loses_and_duplicates_no_event(tmp_path):
-    n = 300
+    # Enough events that the second run always has some to submit when it is
+    # killed: the first run keeps acking for the 50 ms before its kill lands
+    # (with 300, a fast first run once left the second fewer than 80: it
+    # finished instead of being killed).
+    n = 600
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"version": "crash", "classes": {"crash": {
         "window_ms": 60000, "hard_cap": 16, "backoff": {"base_ms": 5, "factor": 2.0, "cap_ms": 50, "jitter": "full"},
@@ -214,7 +218,7 @@ def test_a_dispatcher_killed_twice_mid_write_loses_and_duplicates_no_event(tmp_p
     with LocalEndpoint(204, answer=answer) as ep:
         args = [journal, ep.url, str(n), str(policy)]
         acked1, err1 = _run_driver(args, kill_after_acks=80)
-        acked2, err2 = _run_driver(args, kill_after_acks=80)
+        acked2, err2 = _run_driver(args, kill_after_acks=40)
         acked3, err3 = _run_driver(args, kill_after_acks=None)
     store = JournalEventStore(journal)
     acked = acked1 + acked2 + acked3
