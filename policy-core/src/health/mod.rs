@@ -18,6 +18,7 @@
 //!   [`settle()`], [`settle_wake`], and what an attempt's call carries
 //!   ([`health_outcome`], [`pause_until_ms`]).
 //! * [`codec`]: JSON of every input and output (the vectors' shapes).
+//! * [`vectors`]: the reference runner of the format-3 vectors, [`vectors::run_case`].
 
 pub mod codec;
 pub mod gate;
@@ -25,6 +26,11 @@ pub mod pacer;
 pub mod section;
 pub mod settle;
 pub mod state;
+// The vectors' reference runner is for tests and the differential only:
+// compiled into the component, unused, it still changed LLVM's inlining
+// (the artifact grew 111 bytes).
+#[cfg(not(target_family = "wasm"))]
+pub mod vectors;
 
 pub use gate::{after_probe, gate, GateDecision, GateEvent, HoldReason};
 pub use pacer::{normal_per_s, pace, rate_per_s, Pace, Pacer};
