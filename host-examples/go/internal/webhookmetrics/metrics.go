@@ -42,6 +42,7 @@ type Metrics struct {
 	storeDuration    prometheus.Histogram
 	deliveryDuration prometheus.Histogram
 	inFlight         prometheus.Gauge
+	health           healthFamilies // format 3 (health.go)
 }
 
 // New registers every family but the policy's in a new private registry
@@ -77,6 +78,7 @@ func New() *Metrics {
 	}
 	m.registry.MustRegister(m.attempts, m.delivered, m.deadLetters, m.transportErrors, m.disableSignals,
 		m.budgetRefusals, m.disagreements, m.storeErrors, m.storeDuration, m.deliveryDuration, m.inFlight)
+	m.health = newHealthFamilies(m.registry)
 	for _, kind := range []string{"first", "retry"} {
 		m.attempts.WithLabelValues(kind)
 	}
