@@ -1,5 +1,5 @@
-"""Journal format 1 (docs/journal.md): every case of tests/vectors-journal
-through the writer's open path (lock, read, torn tail cut, header) and the
+"""Journal formats 1 and 2 (docs/journal.md): every case of tests/vectors-journal
+(journal.json, and journal2.json's holds and replays) through the writer's open path (lock, read, torn tail cut, header) and the
 component's ``resume`` under each record's own policy; the lock file's
 stale rule, the header and mode of a new journal, and compaction."""
 
@@ -23,6 +23,14 @@ from webhook_retry_policy.types import DeliveryState, Stop
 
 VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors-journal" / "journal.json"
 CASES: list[dict[str, Any]] = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
+VECTORS2 = VECTORS.with_name("journal2.json")
+# Format 2 supersedes two format-1 verdicts (docs/journal.md, "Journal format 2": a reader accepts
+# v 1 or 2): a v2 header opens, and a v2 event lacking the v2 fields is invalid, not unsupported.
+SUPERSEDED: dict[str, dict[str, Any]] = {
+    "a header with v 2 is refused": {"torn_bytes": 0, "events": {"ev-1": {"status": "pending", "attempts": 1,
+                                                                         "resume": "due"}}},
+    "an event with v 2 is refused": {"error": "journal_record_invalid", "line": 3},
+}
 
 
 def _only(obj: dict[str, Any], allowed: set[str], name: str) -> None:
@@ -30,9 +38,11 @@ def _only(obj: dict[str, Any], allowed: set[str], name: str) -> None:
     assert not unknown, f"case {name}: unknown fields {sorted(unknown)}"
 
 
-def run_case(case: dict[str, Any], tmp: Path, rp: RetryPolicy) -> None:
+def run_case(case: dict[str, Any], tmp: Path, rp: RetryPolicy, version: int = 1) -> None:
     name = case["name"]
     _only(case, {"name", "lines", "now_ms", "expect"}, name)
+    if version == 1 and name in SUPERSEDED:
+        case = {**case, "expect": SUPERSEDED[name]}
     data = "".join(case["lines"]).encode()
     path = tmp / f"case-{zlib.crc32(name.encode()):08x}.journal"
     path.write_bytes(data)
@@ -55,12 +65,15 @@ def run_case(case: dict[str, Any], tmp: Path, rp: RetryPolicy) -> None:
         got = {}
         for eid, r in j.events.items():
             verdict = None
-            if r["status"] == "pending":
+            if r["status"] in ("pending", "held"):
                 state = DeliveryState(r["event_id"], r["endpoint_id"], r["attempts"], r["max_attempts"],
                                       r["first_attempted_at_ms"], r["credentials_refreshed"])
-                res = rp.resume(to_policy(r["policy"]), state, case["now_ms"])
+                res = rp.resume(to_policy(r["policy"]), state, case["now_ms"])  # format 3: the same resume
                 verdict = res.reason.value if isinstance(res, Stop) else "due"
             got[eid] = {"status": r["status"], "attempts": r["attempts"], "resume": verdict}
+            if version == 2:
+                got[eid].update(held_ms=r.get("held_ms", 0), held_until_ms=r.get("held_until_ms", 0),
+                                replayed_as=r.get("replayed_as"))
         assert got == expect["events"], name
     finally:
         j.close()
@@ -76,6 +89,22 @@ def test_every_journal_vector_passes_through_the_open_path_and_resume(tmp_path: 
             failed.append(f"{case['name']}: {e}")
     print(f"journal vectors: {len(CASES) - len(failed)} of {len(CASES)} pass")
     assert len(CASES) >= 40
+    assert not failed, "\n".join(failed)
+
+
+def test_every_journal2_vector_passes_through_the_open_path_and_resume(tmp_path: Path) -> None:
+    doc = json.loads(VECTORS2.read_text(encoding="utf-8"))
+    _only(doc, {"format", "spec", "regenerate", "cases"}, "journal2.json")
+    assert doc["format"] == "webhook-retry-policy/journal-vectors 2"
+    rp = RetryPolicy()
+    failed = []
+    for case in doc["cases"]:
+        try:
+            run_case(case, tmp_path, rp, version=2)
+        except (AssertionError, JournalError) as e:
+            failed.append(f"{case['name']}: {e}")
+    print(f"journal2 vectors: {len(doc['cases']) - len(failed)} of {len(doc['cases'])} pass")
+    assert len(doc["cases"]) >= 25
     assert not failed, "\n".join(failed)
 
 

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..compiled import CompiledPolicy
 from ..ops import PolicyOps
 from ..types import Admission, DeadLetter, Policy, Schedule, StopReason
 from .journal_record import Hasher, finished_target, policy_json, to_policy
@@ -32,9 +33,13 @@ _STATUS_IN = {"pending": PENDING, "delivered": DELIVERED, "dead_lettered": DEAD}
 
 
 def component_hasher(ops: PolicyOps) -> Hasher:
-    """The policy hash ``admit`` gives a one-class document (PolicyError when refused)."""
+    """The policy hash ``admit-compiled`` gives a one-class document read by
+    ``load-health-document`` (format 2 reads as format 2; a ``health``
+    section joins the fingerprint); PolicyError when refused."""
     def policy_hash(document_json: str, event_class: str) -> str:
-        return ops.admit(ops.load_document(document_json), event_class, 0).policy_hash
+        doc = ops.load_health_document(document_json)
+        with CompiledPolicy.for_class(doc, event_class) as compiled:
+            return compiled.admit(event_class, doc.version, 0).policy_hash
 
     return policy_hash
 

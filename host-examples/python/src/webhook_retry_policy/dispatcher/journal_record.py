@@ -1,4 +1,4 @@
-"""Journal format 1 (docs/journal.md): the ``<crc> <json>`` line, the header
+"""Journal formats 1 and 2 (docs/journal.md; format 2's fields: journal_v2.py): the ``<crc> <json>`` line, the header
 and the event record with its admitted ``policy``, and the reader
 (recovery): CRC and JSON per line, a torn tail (the last line only), a bad
 line anywhere else refused, the newest record per event, each ``policy``
@@ -21,9 +21,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import PolicyError
 from ..types import Backoff, Budget, Jitter, Policy, StopReason
+from .journal_v2 import derive_replayed_as, parse_health, take_v2
 
 FORMAT = "webhook-retry-policy/journal"
 STATUSES = ("pending", "delivered", "dead_lettered")
+STATUSES_V2 = ("pending", "held", "delivered", "dead_lettered")
+VERSIONS = (1, 2)
 _HEX = frozenset(b"0123456789abcdef")
 
 # (document JSON, class) -> the policy hash `admit` gives it; raises PolicyError when refused
@@ -51,7 +54,8 @@ def crc_line(record: dict[str, Any]) -> bytes:
 
 
 def header(created_at_ms: int) -> dict[str, Any]:
-    return {"v": 1, "type": "header", "format": FORMAT, "created_at_ms": created_at_ms}
+    """A new journal's header: format 2 (a writer appending to a v1 journal keeps its header)."""
+    return {"v": 2, "type": "header", "format": FORMAT, "created_at_ms": created_at_ms}
 
 
 def policy_json(p: Policy) -> dict[str, Any]:
@@ -73,7 +77,8 @@ def finished_target(url: str) -> str:
 
 
 def hash_document(rec: dict[str, Any]) -> str:
-    """The one-class document whose ``admit`` gives the hash ``policy`` must have."""
+    """The one-class document whose ``admit`` gives the hash ``policy`` (with its
+    ``health`` section, if any: read by ``load-health-document``) must have."""
     return json.dumps({"version": rec["policy_version"], "classes": {rec["class"]: rec["policy"]}})
 
 
@@ -84,6 +89,7 @@ class _Fields:
         if not isinstance(v, dict):
             raise _invalid(line, prefix.rstrip(".") or "record", "must be a JSON object")
         self.obj, self.prefix, self.line = dict(v), prefix, line
+        self.version = 1
 
     def err(self, k: str, why: str) -> JournalError:
         return _invalid(self.line, self.prefix + k, why)
@@ -129,7 +135,7 @@ class _Fields:
 
     def done(self) -> None:
         for k in self.obj:
-            raise self.err(k, "is not a field of journal format 1")
+            raise self.err(k, f"is not a field of journal format {self.version}")
 
 
 def kind(v: Any, line: int) -> str:
@@ -138,8 +144,8 @@ def kind(v: Any, line: int) -> str:
         raise _invalid(line, "record", "must be a JSON object")
     if "v" not in v:
         raise _invalid(line, "v", "is missing")
-    if type(v["v"]) is not int or v["v"] != 1:
-        raise JournalError("journal_unsupported", f"record version `v` {v['v']!r}, not 1", line=line)
+    if type(v["v"]) is not int or v["v"] not in VERSIONS:
+        raise JournalError("journal_unsupported", f"record version `v` {v['v']!r}, not 1 or 2", line=line)
     if not isinstance(v.get("type"), str):
         raise _invalid(line, "type", "must be a string")
     return str(v["type"])
@@ -156,8 +162,9 @@ def check_header(v: dict[str, Any], line: int) -> None:
     f.done()
 
 
-def parse_policy(v: Any, line: int) -> dict[str, Any]:
+def parse_policy(v: Any, line: int, version: int = 1) -> dict[str, Any]:
     f = _Fields(v, "policy.", line)
+    f.version = version
     out: dict[str, Any] = {"window_ms": f.uint("window_ms"), "hard_cap": f.uint("hard_cap", 2**32 - 1)}
     b = _Fields(f.take("backoff"), "policy.backoff.", line)
     out["backoff"] = {"base_ms": b.uint("base_ms"), "factor": b.number("factor"), "cap_ms": b.uint("cap_ms")}
@@ -170,6 +177,8 @@ def parse_policy(v: Any, line: int) -> dict[str, Any]:
     out["budget"] = {"ratio": g.number("ratio"), "window_ms": g.uint("window_ms"), "min_sample": g.uint("min_sample"),
                      "sliding": g.flag("sliding")}
     g.done()
+    if version == 2 and "health" in f.obj:
+        out["health"] = parse_health(_Fields, f.take("health"), line)
     f.done()
     return out
 
@@ -184,12 +193,13 @@ def parse_event(v: dict[str, Any], line: int) -> dict[str, Any]:
     """A validated event record (a plain dict in the journal's own shape)."""
     f = _Fields(v, "", line)
     rec: dict[str, Any] = {"v": f.take("v"), "type": f.take("type")}
+    f.version = version = rec["v"]
     for k in ("event_id", "endpoint_id", "target", "class", "policy_version", "policy_hash"):
         rec[k] = f.text(k)
     h = rec["policy_hash"]
     if len(h) != 16 or not set(h.encode()) <= _HEX:
         raise f.err("policy_hash", "must be 16 lowercase hex digits")
-    rec["policy"] = parse_policy(f.take("policy"), line)
+    rec["policy"] = parse_policy(f.take("policy"), line, version)
     for k in ("first_attempted_at_ms", "deadline_ms"):
         rec[k] = f.uint(k)
     rec["max_attempts"] = f.uint("max_attempts", 2**32 - 1)
@@ -201,18 +211,21 @@ def parse_event(v: dict[str, Any], line: int) -> dict[str, Any]:
     rec["credentials_refreshed"] = f.flag("credentials_refreshed")
     rec["next_attempt_at_ms"] = f.uint("next_attempt_at_ms")
     rec["status"] = f.text("status")
-    if rec["status"] not in STATUSES:
-        raise f.err("status", "is not pending, delivered or dead_lettered")
+    if rec["status"] not in (STATUSES_V2 if version == 2 else STATUSES):
+        raise f.err("status", f"is not {' or '.join(STATUSES_V2 if version == 2 else STATUSES)}")
     rec["last_outcome"] = f.text("last_outcome")
     rec["stop_reason"] = f.reason("stop_reason", nullable=True)
-    dl = f.take("dead_letter")
-    if dl is not None:
-        d = _Fields(dl, "dead_letter.", line)
-        dl = {"event_id": d.text("event_id"), "endpoint_id": d.text("endpoint_id"),
-              "attempts": d.uint("attempts", 2**32 - 1), "elapsed_ms": d.uint("elapsed_ms"),
-              "stop_reason": d.reason("stop_reason", nullable=False)}
+
+    def dead_letter(dl: Any, prefix: str) -> dict[str, Any]:
+        d = _Fields(dl, prefix, line)
+        out = {"event_id": d.text("event_id"), "endpoint_id": d.text("endpoint_id"),
+               "attempts": d.uint("attempts", 2**32 - 1), "elapsed_ms": d.uint("elapsed_ms"),
+               "stop_reason": d.reason("stop_reason", nullable=False)}
         d.done()
-    rec["dead_letter"] = dl
+        return out
+
+    dl = f.take("dead_letter")
+    rec["dead_letter"] = None if dl is None else dead_letter(dl, "dead_letter.")
     rec["disable_endpoint"] = f.flag("disable_endpoint")
     rec["finished_at_ms"] = f.uint("finished_at_ms")
     if "body_b64" in f.obj:
@@ -221,6 +234,8 @@ def parse_event(v: dict[str, Any], line: int) -> dict[str, Any]:
             base64.b64decode(rec["body_b64"], validate=True)
         except ValueError:
             raise f.err("body_b64", "must be standard base64 with padding") from None
+    if version == 2:
+        take_v2(f, rec, dead_letter)
     f.done()
     return rec
 
@@ -245,12 +260,14 @@ class Recovered:
     records: int  # complete records kept, the header included
     good_len: int  # bytes of the good prefix
     torn_bytes: int  # bytes of a torn tail (0: none)
+    header_v: int = 0  # the header's v (0: no header yet)
 
 
 def read(data: bytes, hasher: Hasher) -> Recovered:
     """Read a whole journal's bytes (docs/journal.md, "Reading")."""
     newest: dict[str, tuple[int, dict[str, Any]]] = {}
-    good_len = records = start = line = 0
+    replay_of: dict[str, str] = {}  # dead letter -> the first record replaying it
+    good_len = records = start = line = version = 0
     while start < len(data):
         line += 1
         end = data.find(b"\n", start)
@@ -273,9 +290,12 @@ def read(data: bytes, hasher: Hasher) -> Recovered:
             if t != "header":
                 raise JournalError("journal_unsupported", f"the first record is `{t}`, not a header", line=1)
             check_header(v, line)
+            version = v["v"]
         elif t == "event":
             rec = parse_event(v, line)
             newest[rec["event_id"]] = (line, rec)  # an update keeps the first-seen position
+            if rec.get("replay_of") is not None:
+                replay_of.setdefault(rec["replay_of"], rec["event_id"])
         elif t == "header":
             raise _invalid(line, "type", "a header after the first line")
         else:
@@ -295,4 +315,6 @@ def read(data: bytes, hasher: Hasher) -> Recovered:
             raise _invalid(line_no, "policy", f"refused by the component: {got}")
         if got != rec["policy_hash"]:
             raise _invalid(line_no, "policy", f"hashes to {got}, not to policy_hash {rec['policy_hash']}")
-    return Recovered(list(newest.values()), records, good_len, len(data) - good_len)
+    events = list(newest.values())
+    derive_replayed_as(events, replay_of)
+    return Recovered(events, records, good_len, len(data) - good_len, version)

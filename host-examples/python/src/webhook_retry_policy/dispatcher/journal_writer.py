@@ -1,4 +1,4 @@
-"""Writing a journal of format 1 (docs/journal.md): the pid lock file, the
+"""Writing a journal of format 2 (docs/journal.md; a v1 journal keeps its header): the pid lock file, the
 header of a new journal, one ``write`` + ``fdatasync`` per record before it
 is acknowledged, the torn tail cut at open, and compaction.
 
@@ -8,8 +8,8 @@ is acknowledged, the torn tail cut at open, and compaction.
   removed and the create retried once; any other holder is
   ``journal_locked``, named. ``close`` removes it (a clean exit).
 * **Compaction**: at 1024 records and more than twice as many as live
-  events (pending plus dead letters), the journal is rewritten (header,
-  then the newest record of each pending or dead-lettered event) into
+  events (pending and held events plus dead letters not replayed), the
+  journal is rewritten (a v2 header, then the newest record of each live event) into
   ``<journal>.compact``, fsynced, renamed over it, the directory fsynced.
   A leftover ``.compact`` is deleted at open.
 """
@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from .journal_record import Hasher, JournalError, crc_line, header, read
+from .journal_v2 import is_replayed
 
 COMPACT_MIN_RECORDS = 1024
 
@@ -86,6 +87,11 @@ def acquire_lock(path: str, now_ms: int) -> str:
     raise JournalError("journal_locked", f"{lp} was taken again while a stale lock was removed")
 
 
+def _live(rec: dict[str, Any]) -> bool:
+    """Kept by compaction: pending and held events, dead letters not replayed."""
+    return rec["status"] != "delivered" and not is_replayed(rec)
+
+
 def _fsync_dir(path: str) -> None:
     fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
@@ -142,7 +148,7 @@ class Journal:
             self._release()
             raise
         self.events: dict[str, dict[str, Any]] = {rec["event_id"]: rec for _, rec in found.events}
-        self.live = sum(1 for r in self.events.values() if r["status"] != "delivered")  # pending + dead letters
+        self.live = sum(1 for r in self.events.values() if _live(r))
         self.compactions = 0
 
     @property
@@ -166,7 +172,7 @@ class Journal:
         self.len += len(line)
         self.records += 1
         old = self.events.get(rec["event_id"])
-        self.live += (rec["status"] != "delivered") - (old is not None and old["status"] != "delivered")
+        self.live += _live(rec) - (old is not None and _live(old))
         self.events[rec["event_id"]] = rec
         if self.records >= self.compact_min_records and self.records > 2 * self.live:
             self.compact()
@@ -174,7 +180,7 @@ class Journal:
     def compact(self) -> None:
         tmp = self.path + ".compact"
         lines = [crc_line(header(int(time.time() * 1000)))]
-        lines += [crc_line(r) for r in self.events.values() if r["status"] != "delivered"]
+        lines += [crc_line(r) for r in self.events.values() if _live(r)]
         data = b"".join(lines)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
