@@ -27,13 +27,13 @@ function record(i, status = 'pending') {
 
 const lines = (file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l.slice(9)));
 
-test('a new journal starts with its header, has mode 0600, and its records read back', async () => {
+test('a new journal starts with its format-2 header, has mode 0600, and its records read back', async () => {
   const file = tmp();
   const j = new Journal(file, { nowMs: 1234 });
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   await Promise.all([j.append(record(1)), j.append(record(2)), j.append(record(1, 'delivered'))]); // one group commit may cover all three
   await j.close();
-  assert.deepEqual(lines(file)[0], { v: 1, type: 'header', format: FORMAT, created_at_ms: 1234 });
+  assert.deepEqual(lines(file)[0], { v: 2, type: 'header', format: FORMAT, created_at_ms: 1234 });
   const events = readJournalFile(file);
   assert.deepEqual(events.map((r) => [r.event_id, r.status]), [['ev-1', 'delivered'], ['ev-2', 'pending']]);
   assert.ok(!fs.existsSync(`${file}.lock`), 'close removes the lock');

@@ -1,4 +1,5 @@
-// The dispatcher's event journal, format 1 (docs/journal.md), crash-safe:
+// The dispatcher's event journal, formats 1 and 2 (docs/journal.md; reads
+// both, a new journal is format 2), crash-safe:
 //
 // * one writer: `<journal>.lock` (journal-lock.mjs; a killed writer's lock is stale);
 // * a header first: a new (or empty) journal gets its header, fsynced,
@@ -11,14 +12,14 @@
 //   other bad line refuses the open (journal-read.mjs);
 // * a failed write (disk full) is cut back to the last complete record;
 // * compaction: at 1024 records and more than twice as many as live events
-//   (pending plus dead letters), the journal is rewritten (header, then the
-//   newest record of each pending or dead-lettered event) into
+//   (pending and held events plus dead letters not replayed), the journal is
+//   rewritten (header, then the newest record of each live event) into
 //   `<journal>.compact`, fsynced, renamed over it, the directory fsynced; a
 //   leftover `.compact` is deleted at open.
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { RetryPolicy } from '@webhook/retry-policy';
+import { compileDocument } from '@webhook/retry-policy';
 import { JournalError, recordLine, header } from './journal-record.mjs';
 import { readJournal } from './journal-read.mjs';
 import { acquireLock } from './journal-lock.mjs';
@@ -29,8 +30,20 @@ export const COMPACT_MIN_RECORDS = 1024;
 const fdatasync = promisify(fs.fdatasync);
 const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
 
-/** The policy hash `admit` gives a one-class document, through the component (a PolicyError when it refuses it). */
-export const componentHasher = (documentJson, eventClass) => new RetryPolicy(documentJson).admit(eventClass, 0).policy_hash;
+/**
+ * The policy hash a one-class document gives, through the component: loaded
+ * with `load-health-document` (format 2 and 3 alike, so a v2 record's
+ * `health` is covered), then `admit-compiled`; a PolicyError when it refuses it.
+ */
+export const componentHasher = (documentJson, eventClass) => {
+  const doc = compileDocument(documentJson);
+  try {
+    const p = doc.classes.get(eventClass);
+    return p.admit(eventClass, doc.version ?? '', 0).policy_hash;
+  } finally {
+    doc.close();
+  }
+};
 
 function fsyncDir(file) {
   const dir = path.dirname(path.resolve(file));
@@ -63,7 +76,9 @@ export class Journal {
   #records; // complete records in the file, the header included
   #len; // bytes of complete records
   #events = new Map(); // event_id -> newest record
-  #live = 0; // events not delivered (pending + dead letters)
+  #live = 0; // live events: pending, held, dead letters not replayed
+  #liveIds = new Set();
+  #replayOf = new Map(); // dead letter's event_id -> the event_id of a record replaying it
   #written = 0; // lines written (a sequence number per append)
   #synced = 0; // lines known to be on disk
   #syncing = null; // the fdatasync in flight
@@ -134,9 +149,39 @@ export class Journal {
   }
 
   #remember(rec) {
-    const old = this.#events.get(rec.event_id);
-    this.#live += (rec.status !== 'delivered' ? 1 : 0) - (old !== undefined && old.status !== 'delivered' ? 1 : 0);
     this.#events.set(rec.event_id, rec);
+    if (typeof rec.replay_of === 'string' && !this.#replayOf.has(rec.replay_of)) {
+      this.#replayOf.set(rec.replay_of, rec.event_id);
+      this.#relive(rec.replay_of);
+    }
+    this.#relive(rec.event_id);
+  }
+
+  /** Recount one event's liveness (docs/journal.md, "Compaction"). */
+  #relive(id) {
+    const rec = this.#events.get(id);
+    const live = rec !== undefined && rec.status !== 'delivered' && !(rec.status === 'dead_lettered' && this.replayedAs(id) !== null);
+    if (live === this.#liveIds.has(id)) return;
+    if (live) this.#liveIds.add(id);
+    else this.#liveIds.delete(id);
+    this.#live += live ? 1 : -1;
+  }
+
+  /**
+   * The event_id a dead letter was replayed as, or null: its newest record's
+   * `replayed_as`, else the id of any record whose `replay_of` names it
+   * (that record is the commit).
+   */
+  replayedAs(eventId) {
+    const rec = this.#events.get(eventId);
+    if (rec?.replayed_as != null) return rec.replayed_as;
+    return this.#replayOf.get(eventId) ?? null;
+  }
+
+  /** The newest record of `eventId` (a copy), or undefined. */
+  event(eventId) {
+    const rec = this.#events.get(eventId);
+    return rec === undefined ? undefined : structuredClone(rec);
   }
 
   /**
@@ -196,11 +241,11 @@ export class Journal {
     }
   }
 
-  /** Rewrite as header + the newest record of each pending or dead-lettered event (temp file, fsync, rename, fsync dir). */
+  /** Rewrite as header + the newest record of each live event (pending, held, dead letters not replayed; temp file, fsync, rename, fsync dir). */
   #compact() {
     const tmp = `${this.#path}.compact`;
     const lines = [recordLine(header(Date.now()))];
-    for (const r of this.#events.values()) if (r.status !== 'delivered') lines.push(recordLine(r));
+    for (const [id, r] of this.#events) if (this.#liveIds.has(id)) lines.push(recordLine(r));
     const data = Buffer.concat(lines);
     let fd;
     try {
@@ -221,7 +266,7 @@ export class Journal {
     const closeOld = () => fs.close(old, () => {});
     if (this.#syncing === null) closeOld();
     else this.#syncing.then(closeOld, closeOld); // an fdatasync of the old file is in flight
-    for (const [id, r] of this.#events) if (r.status === 'delivered') this.#events.delete(id);
+    for (const id of [...this.#events.keys()]) if (!this.#liveIds.has(id)) this.#events.delete(id);
     this.#records = lines.length;
     this.#len = data.length;
     this.#synced = this.#written; // everything written so far is in the compacted, fsynced file

@@ -17,7 +17,50 @@ export function meteredStore(store, metrics, { timeoutMs = 250 } = {}) {
     if (asks(request) && reply !== null && typeof reply === 'object' && reply.reserved === false) metrics.inc('webhook_budget_refusals_total');
     return reply;
   };
+  const timed = (answer, t0, refused) => {
+    if (typeof answer?.then !== 'function') {
+      metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
+      return refused(answer);
+    }
+    let observed = false;
+    const observe = () => {
+      if (!observed) metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
+      observed = true;
+    };
+    const timer = setTimeout(observe, timeoutMs);
+    timer.unref?.();
+    return answer.then(
+      (reply) => {
+        clearTimeout(timer);
+        const late = observed;
+        observe();
+        return late ? reply : refused(reply);
+      },
+      (e) => {
+        clearTimeout(timer);
+        observe();
+        throw e;
+      },
+    );
+  };
   return {
+    /** A whole store call (ABI 0.3): timed the same way; a refused reservation of a reserving op counted. */
+    answer(storeCall, nowMs) {
+      const t0 = performance.now();
+      const refused = refusedFor(storeCall);
+      const onReply = (reply) => {
+        if (reply !== null && typeof reply === 'object') refused(reply.reservation);
+        return reply;
+      };
+      let answer;
+      try {
+        answer = store.answer(storeCall, nowMs);
+      } catch (e) {
+        metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
+        throw e;
+      }
+      return timed(answer, t0, onReply);
+    },
     call(request, budget, nowMs) {
       const t0 = performance.now();
       const refused = refusedFor(request);

@@ -14,6 +14,11 @@
 //   webhook_delivery_duration_seconds             histogram
 //   webhook_in_flight                             gauge
 //   webhook_policy_reloads_total{result=applied|refused}
+//   webhook_holds_total{reason}                   holds started (format 3)
+//   webhook_held_events                           gauge: events held now
+//   webhook_probe_calls_total{granted=true|false|error}
+//   webhook_wake_calls_total                      budget-held wakes' reserve calls
+//   webhook_replayed_total                        dead letters replayed
 //   webhook_policy_info{artifact_sha256,abi,document_version} 1
 import http from 'node:http';
 import { Registry, Counter, Gauge, Histogram } from 'prom-client';
@@ -22,6 +27,8 @@ import { STOP_REASONS, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
 export const STORE_BUCKETS_SECONDS = Object.freeze([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]);
 export const DELIVERY_BUCKETS_SECONDS = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
 const DEAD_LETTER_REASONS = STOP_REASONS.filter((r) => r !== 'delivered');
+/** Why an event is held (docs/health-dispatch.md section 3), the closed set of webhook_holds_total{reason}. */
+export const HOLD_REASONS = Object.freeze(['paused', 'circuit_open', 'probe_refused', 'release_pacing', 'budget_refused']);
 
 /** Counter families: help, label name and its closed set of values. */
 const COUNTERS = {
@@ -34,6 +41,10 @@ const COUNTERS = {
   webhook_budget_disagreements_total: { help: "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands)." },
   webhook_budget_store_errors_total: { help: 'Budget store calls that failed or timed out (those retries fail closed).' },
   webhook_policy_reloads_total: { help: 'Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).', label: 'result', values: ['applied', 'refused'] },
+  webhook_holds_total: { help: 'Holds started (format 3): the event waits, spending no attempt.', label: 'reason', values: HOLD_REASONS },
+  webhook_probe_calls_total: { help: 'Probe store calls made because the gate asked (an open circuit after its cooldown).', label: 'granted', values: ['true', 'false', 'error'] },
+  webhook_wake_calls_total: { help: 'Reserve calls made by budget-held events at their wake.' },
+  webhook_replayed_total: { help: 'Dead letters replayed as new events.' },
 };
 
 const HISTOGRAMS = {
@@ -51,6 +62,8 @@ export class Metrics {
   #counts = new Map(); // counter values, for the run's summary (read synchronously)
   #observed = new Map(); // counter name -> () => value kept elsewhere
   #inFlight;
+  #held;
+  #heldNow = 0;
   #info = () => [];
 
   constructor() {
@@ -76,6 +89,7 @@ export class Metrics {
       this.#histograms.set(name, new Histogram({ name, help: spec.help, buckets: [...spec.buckets], registers: [this.registry] }));
     }
     this.#inFlight = new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] });
+    this.#held = new Gauge({ name: 'webhook_held_events', help: 'Events held now (journaled as held).', registers: [this.registry] });
     new Gauge({ // eslint-disable-line no-new
       name: 'webhook_policy_info',
       help: 'The policy artifact this dispatcher runs and its current document version (value always 1).',
@@ -124,6 +138,17 @@ export class Metrics {
   /** One more (+1) or one fewer (-1) HTTP attempt in progress. */
   inFlight(delta) {
     this.#inFlight.inc(delta);
+  }
+
+  /** One more (+1) or one fewer (-1) event held now. */
+  held(delta) {
+    this.#heldNow += delta;
+    this.#held.inc(delta);
+  }
+
+  /** Events held now. */
+  get heldNow() {
+    return this.#heldNow;
   }
 
   /** webhook_policy_info's series, read at every scrape: `read()` -> [{labels, value}]. */
