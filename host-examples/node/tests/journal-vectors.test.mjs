@@ -1,7 +1,8 @@
-// Journal format 1 (docs/journal.md): every case of tests/vectors-journal
-// through the writer's open path (lock, read, torn tail cut, header) and the
-// component's `resume` under each record's own policy. Unknown fields of a
-// case are refused; a failing case is named. Prints N of N.
+// Journal formats 1 and 2 (docs/journal.md): every case of
+// tests/vectors-journal (journal.json, journal2.json) through the writer's
+// open path (lock, read, torn tail cut, header) and the component's `resume`
+// under each record's own policy (held records too). Unknown fields of a
+// case are refused; a failing case is named. Prints N of N per file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,6 +19,9 @@ const { cases: allCases } = JSON.parse(fs.readFileSync(VECTORS, 'utf8'));
 // fields); journal2.json pins the format-2 reading of both.
 const SUPERSEDED = new Set(['a header with v 2 is refused', 'an event with v 2 is refused']);
 const cases = allCases.filter((c) => !SUPERSEDED.has(c.name));
+const VECTORS2 = new URL('../../../tests/vectors-journal/journal2.json', import.meta.url);
+const file2 = JSON.parse(fs.readFileSync(VECTORS2, 'utf8'));
+const FORMAT2 = 'webhook-retry-policy/journal-vectors 2';
 
 function only(obj, allowed, name) {
   const unknown = Object.keys(obj).filter((k) => !allowed.includes(k));
@@ -25,13 +29,14 @@ function only(obj, allowed, name) {
 }
 
 function verdict(rec, nowMs) {
-  if (rec.status !== 'pending') return null;
+  if (rec.status !== 'pending' && rec.status !== 'held') return null;
   const state = { event_id: rec.event_id, endpoint_id: rec.endpoint_id, attempt: rec.attempts, max_attempts: rec.max_attempts, first_attempted_at_ms: rec.first_attempted_at_ms, credentials_refreshed: rec.credentials_refreshed };
-  const r = resume(rec.policy, state, nowMs);
+  const { health, ...policy } = rec.policy; // resume judges the window and the attempts
+  const r = resume(policy, state, nowMs);
   return r.due === true ? 'due' : r.stop_reason;
 }
 
-async function runCase(c, dir) {
+async function runCase(c, dir, format = 1) {
   const { name } = c;
   only(c, ['name', 'lines', 'now_ms', 'expect'], name);
   const data = Buffer.from(c.lines.join(''), 'utf8');
@@ -61,7 +66,10 @@ async function runCase(c, dir) {
     assert.ok(onDisk.subarray(0, kept.length).equals(kept), `${name}: the good prefix changed`);
     assert.equal(onDisk.length > kept.length, kept.length === 0, `${name}: not cut back (or no header written to an empty journal)`);
     const got = {};
-    for (const r of j.events()) got[r.event_id] = { status: r.status, attempts: r.attempts, resume: verdict(r, c.now_ms) };
+    for (const r of j.events()) {
+      got[r.event_id] = { status: r.status, attempts: r.attempts, resume: verdict(r, c.now_ms) };
+      if (format === 2) Object.assign(got[r.event_id], { held_ms: r.held_ms ?? 0, held_until_ms: r.held_until_ms ?? 0, replayed_as: j.replayedAs(r.event_id) });
+    }
     assert.deepEqual(got, expect.events, `${name}: events`);
   } finally {
     await j.close();
@@ -84,6 +92,27 @@ test('every journal vector passes through the open path and resume', async () =>
   }
   console.log(`journal vectors: ${cases.length - failed.length} of ${cases.length} pass (${allCases.length - cases.length} format-1 cases overruled by format 2 not run)`);
   assert.ok(cases.length >= 40, `only ${cases.length} cases`);
+  assert.deepEqual(failed, []);
+});
+
+test('every journal format 2 vector passes through the open path and resume', async () => {
+  only(file2, ['format', 'spec', 'regenerate', 'cases'], 'journal2.json');
+  assert.equal(file2.format, FORMAT2);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-vectors2-'));
+  const failed = [];
+  try {
+    for (const c of file2.cases) {
+      try {
+        await runCase(c, dir, 2);
+      } catch (e) {
+        failed.push(`${c.name}: ${e.message}`);
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`journal format 2 vectors: ${file2.cases.length - failed.length} of ${file2.cases.length} pass`);
+  assert.ok(file2.cases.length >= 30, `only ${file2.cases.length} cases`);
   assert.deepEqual(failed, []);
 });
 
