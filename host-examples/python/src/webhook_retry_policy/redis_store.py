@@ -11,6 +11,8 @@ bucket, window_ms, now_ms, ratio (``repr`` of the double), min_sample,
 sliding (``1``/``0``), skew check (``1`` on by default: the script refuses
 a caller whose clock is more than a quarter window from Redis ``TIME``).
 Reply ``[reserved, cur_total, cur_retries, prev_total, prev_retries]``.
+``store_call(call, now_ms)`` answers a whole ABI 0.3 ``StoreCall`` (formats
+2 and 3: 8 or 18 arguments, ``redis_call.py``) with the same one command.
 Every error, timeout or malformed reply raises, which the policy settles
 as ``Unavailable()`` (fails closed). ``from_url`` builds a client with a
 timeout on every call (default 250 ms) and no client-side retries.
@@ -29,7 +31,8 @@ from typing import Any
 
 from .ops import PolicyOps
 from .redact import redact
-from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
+from .redis_call import call_args, call_reply
+from .types import BucketCounts, Budget, BudgetCounts, CallReply, Reservation, StoreCall, StoreRequest
 
 SCRIPT_ENV = "WEBHOOK_RETRY_POLICY_BUDGET_LUA"
 DEFAULT_TIMEOUT_S = 0.25
@@ -157,19 +160,25 @@ class RedisBudgetStore(_Script):
     def call_keyed(self, key: str | None, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         """``call`` with the key the compiled step's store call names (no ``store_key`` call)."""
         key, args = self.command(request, budget, now_ms, key)
+        return reservation(self._eval(key, args))
+
+    def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
+        """A whole ``StoreCall`` (format 2: 8 arguments; with health: 18) in one command."""
+        return call_reply(self._eval(call.key, call_args(call, now_ms, self.skew_check)), call)
+
+    def _eval(self, key: str, args: list[str]) -> Any:
         self.commands += 1
         if not self.loaded:
             reply = self.client.execute_command("EVAL", self.script, 1, key, *args)
             self.loaded = True
-            return reservation(reply)
+            return reply
         try:
-            reply = self.client.execute_command("EVALSHA", self.sha, 1, key, *args)
+            return self.client.execute_command("EVALSHA", self.sha, 1, key, *args)
         except Exception as e:
             if not _is_noscript(e):
                 raise
             self.commands += 1
-            reply = self.client.execute_command("EVAL", self.script, 1, key, *args)
-        return reservation(reply)
+            return self.client.execute_command("EVAL", self.script, 1, key, *args)
 
 
 class AsyncRedisBudgetStore(_Script):
@@ -216,19 +225,25 @@ class AsyncRedisBudgetStore(_Script):
     async def call_keyed(self, key: str | None, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         """``call`` with the key the compiled step's store call names (no ``store_key`` call)."""
         key, args = self.command(request, budget, now_ms, key)
+        return reservation(await self._eval(key, args))
+
+    async def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
+        """A whole ``StoreCall`` (format 2: 8 arguments; with health: 18) in one command."""
+        return call_reply(await self._eval(call.key, call_args(call, now_ms, self.skew_check)), call)
+
+    async def _eval(self, key: str, args: list[str]) -> Any:
         self.commands += 1
         if not self.loaded:
             reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
             self.loaded = True
-            return reservation(reply)
+            return reply
         try:
-            reply = await asyncio.wait_for(self.client.execute_command("EVALSHA", self.sha, 1, key, *args), self.timeout_s)
+            return await asyncio.wait_for(self.client.execute_command("EVALSHA", self.sha, 1, key, *args), self.timeout_s)
         except Exception as e:
             if not _is_noscript(e):
                 raise
             self.commands += 1
-            reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
-        return reservation(reply)
+            return await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
 
     async def check_eviction(self) -> str | None:
         """Warn (log and return why) when Redis may evict budget keys. Once,

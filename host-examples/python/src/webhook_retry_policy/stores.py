@@ -73,6 +73,12 @@ class AsyncBudgetStore(Protocol):
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation: ...
 
 
+class AsyncCallStore(Protocol):
+    """A store answering whole ABI 0.3 ``StoreCall`` s (formats 2 and 3): the format-3 send loop's."""
+
+    async def store_call(self, call: StoreCall, now_ms: int) -> CallReply: ...
+
+
 class InMemoryBudgetStore:
     """Thread-safe, process-local: per (endpoint, width) the two newest
     buckets, updated by the component's ``store-apply`` under one lock."""
@@ -94,13 +100,19 @@ class InMemoryBudgetStore:
 
 
 class AsyncInMemoryBudgetStore:
-    """The in-memory store behind the async interface (never blocks)."""
+    """The in-memory store behind the async interface (never blocks).
+    ``store_call`` answers a whole ``StoreCall`` (formats 2 and 3) from its
+    own :class:`InMemoryCallStore` (``apply-call`` per call key)."""
 
-    def __init__(self, inner: InMemoryBudgetStore | None = None) -> None:
+    def __init__(self, inner: InMemoryBudgetStore | None = None, calls: InMemoryCallStore | None = None) -> None:
         self.inner = inner or InMemoryBudgetStore()
+        self.calls = calls or InMemoryCallStore()
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         return self.inner.call(request, budget, now_ms)
+
+    async def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
+        return self.calls.call(call, now_ms)
 
 
 class UnavailableBudgetStore:

@@ -22,7 +22,17 @@ import httpx
 
 from ..stores import AsyncBudgetStore
 from ..transport_kinds import TransportKind
-from ..types import AttemptOutcome, Budget, Reservation, StoreOp, StoreRequest, TransportError
+from ..types import (
+    AttemptOutcome,
+    Budget,
+    CallOp,
+    CallReply,
+    Reservation,
+    StoreCall,
+    StoreOp,
+    StoreRequest,
+    TransportError,
+)
 from .metrics import DispatcherMetrics
 from .transport import attempt
 
@@ -67,6 +77,21 @@ class MeteredStore:
             raise
         self.metrics.budget_store_duration.observe(time.perf_counter() - started)
         if request.op is not StoreOp.RECORD and isinstance(reply, Reservation) and not reply.reserved:
+            self.metrics.budget_refusals.inc()
+        return reply
+
+    async def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
+        """A whole ``StoreCall`` (the format-3 send loop's), measured and counted as ``call``."""
+        started = time.perf_counter()
+        try:
+            reply: CallReply = await self.inner.store_call(call, now_ms)  # type: ignore[attr-defined]
+        except Exception:
+            self.metrics.budget_store_duration.observe(time.perf_counter() - started)
+            self._failed()
+            raise
+        self.metrics.budget_store_duration.observe(time.perf_counter() - started)
+        res = reply.reservation
+        if call.op in (CallOp.RESERVE, CallOp.RECORD_RESERVE) and res is not None and not res.reserved:
             self.metrics.budget_refusals.inc()
         return reply
 

@@ -23,7 +23,7 @@ from prometheus_client import (
 )
 
 from ..transport_kinds import ALL_KINDS
-from ..types import AttemptOutcome, HttpResponse, StopReason, TransportError
+from ..types import AttemptOutcome, HoldReason, HttpResponse, StopReason, TransportError
 
 DEFAULT_METRICS_HOST = "127.0.0.1"
 
@@ -49,6 +49,7 @@ STORE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 DELIVERY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 ATTEMPT_KINDS = ("first", "retry")
 RELOAD_RESULTS = ("applied", "refused")
+PROBE_GRANTED = ("true", "false", "error")
 
 
 class DispatcherMetrics:
@@ -82,6 +83,19 @@ class DispatcherMetrics:
                                       ["result"], registry=r)
         self.policy_info = Gauge("webhook_policy_info", "The policy artifact this replica runs (value 1)",
                                  ["artifact_sha256", "abi", "document_version"], registry=r)
+        # format 3 (docs/health-dispatch.md section 5): zeros for a format-2 replica
+        self.holds = Counter("webhook_holds", "Holds started: the event waits, spending no attempt", ["reason"],
+                             registry=r)
+        self.held_events = Gauge("webhook_held_events", "Events held now (journaled as held)", registry=r)
+        self.probe_calls = Counter("webhook_probe_calls", "probe store calls made because the gate asked",
+                                   ["granted"], registry=r)
+        self.wake_calls = Counter("webhook_wake_calls", "reserve calls made by budget-held events at their wake",
+                                  registry=r)
+        self.replayed = Counter("webhook_replayed", "Dead letters replayed as new events", registry=r)
+        for hold_reason in HoldReason:
+            self.holds.labels(hold_reason.value)
+        for granted in PROBE_GRANTED:
+            self.probe_calls.labels(granted)
         for kind in ATTEMPT_KINDS:
             self.attempts.labels(kind)
         for reason in StopReason:
