@@ -36,6 +36,7 @@ type wirePolicy struct {
 	HardCap  *uint32         `json:"hard_cap"`
 	Backoff  json.RawMessage `json:"backoff"` // read with its own prefix: errors name policy.backoff.x
 	Budget   json.RawMessage `json:"budget"`
+	Health   json.RawMessage `json:"health"` // format 2 records only: the class's section, expanded
 }
 
 type wireDeadLetter struct {
@@ -70,6 +71,7 @@ type wireEvent struct {
 	DisableEndpoint      *bool           `json:"disable_endpoint"`
 	FinishedAtMs         *uint64         `json:"finished_at_ms"`
 	BodyB64              json.RawMessage `json:"body_b64"` // optional; a string when present
+	wireV2
 }
 
 type wireHeader struct {
@@ -96,7 +98,7 @@ func strict(payload []byte, v any, line int, prefix string) *Error {
 		if n, uerr := strconv.Unquote(name); uerr == nil {
 			name = n
 		}
-		return invalid(line, prefix+name, "is not a field of journal format 1")
+		return invalid(line, prefix+name, "is not a field of the journal format")
 	}
 	return invalid(line, strings.TrimSuffix(prefix, ".")+"record", "cannot be read: "+err.Error())
 }
@@ -135,23 +137,23 @@ func firstMissing(line int, prefix string, fields ...field) *Error {
 }
 
 // kind reads `v` (other than 1: journal_unsupported) and `type` of a record.
-func kind(payload []byte, line int) (string, *Error) {
+func kind(payload []byte, line int) (string, int, *Error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &obj); err != nil || obj == nil {
-		return "", invalid(line, "record", "must be a JSON object")
+		return "", 0, invalid(line, "record", "must be a JSON object")
 	}
 	v, ok := obj["v"]
 	if !ok {
-		return "", invalid(line, "v", "is missing")
+		return "", 0, invalid(line, "v", "is missing")
 	}
-	if string(v) != "1" {
-		return "", &Error{Code: CodeUnsupported, Line: line, Field: "v", Message: "is " + string(v) + ", not 1"}
+	if string(v) != "1" && string(v) != "2" {
+		return "", 0, &Error{Code: CodeUnsupported, Line: line, Field: "v", Message: "is " + string(v) + ", not 1 or 2"}
 	}
 	var t string
 	if raw := obj["type"]; len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &t) != nil {
-		return "", invalid(line, "type", "must be a string")
+		return "", 0, invalid(line, "type", "must be a string")
 	}
-	return t, nil
+	return t, int(v[0] - '0'), nil
 }
 
 // checkHeader checks a header record (its v and type read by kind).
@@ -184,59 +186,72 @@ func stopReason(raw json.RawMessage, line int, name string) (*rp.StopReason, *Er
 // given reports whether a required raw field is there and not null.
 func given(raw json.RawMessage) bool { return len(raw) > 0 && !isNull(raw) }
 
-func parsePolicy(raw json.RawMessage, line int) (rp.Policy, *Error) {
+func parsePolicy(raw json.RawMessage, line int) (rp.Policy, *rp.Health, *Error) {
+	p, w, err := parsePolicyFields(raw, line)
+	if err != nil || !given(w.Health) {
+		return p, nil, err
+	}
+	h, err := parseHealth(w.Health, line)
+	return p, h, err
+}
+
+func parsePolicyFields(raw json.RawMessage, line int) (rp.Policy, *wirePolicy, *Error) {
 	var w wirePolicy
 	if err := strict(raw, &w, line, "policy."); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	if err := firstMissing(line, "policy.", field{"window_ms", w.WindowMs != nil}, field{"hard_cap", w.HardCap != nil},
 		field{"backoff", given(w.Backoff)}, field{"budget", given(w.Budget)}); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	var b wireBackoff
 	if err := strict(w.Backoff, &b, line, "policy.backoff."); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	var g wireBudget
 	if err := strict(w.Budget, &g, line, "policy.budget."); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	if err := firstMissing(line, "policy.backoff.", field{"base_ms", b.BaseMs != nil}, field{"factor", b.Factor != nil},
 		field{"cap_ms", b.CapMs != nil}, field{"jitter", b.Jitter != nil}); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	if err := firstMissing(line, "policy.budget.", field{"ratio", g.Ratio != nil}, field{"window_ms", g.WindowMs != nil},
 		field{"min_sample", g.MinSample != nil}, field{"sliding", g.Sliding != nil}); err != nil {
-		return rp.Policy{}, err
+		return rp.Policy{}, nil, err
 	}
 	jitter, ok := rp.ParseJitter(*b.Jitter)
 	if !ok {
-		return rp.Policy{}, invalid(line, "policy.backoff.jitter", "is not none, full or equal")
+		return rp.Policy{}, nil, invalid(line, "policy.backoff.jitter", "is not none, full or equal")
 	}
 	return rp.Policy{WindowMs: *w.WindowMs, HardCap: *w.HardCap,
 		Backoff: rp.Backoff{BaseMs: *b.BaseMs, Factor: *b.Factor, CapMs: *b.CapMs, Jitter: jitter},
-		Budget:  rp.Budget{Ratio: *g.Ratio, WindowMs: *g.WindowMs, MinSample: *g.MinSample, Sliding: *g.Sliding}}, nil
+		Budget:  rp.Budget{Ratio: *g.Ratio, WindowMs: *g.WindowMs, MinSample: *g.MinSample, Sliding: *g.Sliding}}, &w, nil
 }
 
 func parseDeadLetter(raw json.RawMessage, line int) (*rp.DeadLetter, *Error) {
+	return parseDeadLetterAt(raw, line, "dead_letter")
+}
+
+func parseDeadLetterAt(raw json.RawMessage, line int, name string) (*rp.DeadLetter, *Error) {
 	if isNull(raw) {
 		return nil, nil
 	}
 	if raw[0] != '{' {
-		return nil, invalid(line, "dead_letter", "must be an object or null")
+		return nil, invalid(line, name, "must be an object or null")
 	}
 	var w wireDeadLetter
-	if err := strict(raw, &w, line, "dead_letter."); err != nil {
+	if err := strict(raw, &w, line, name+"."); err != nil {
 		return nil, err
 	}
-	if err := firstMissing(line, "dead_letter.", field{"event_id", w.EventID != nil}, field{"endpoint_id", w.EndpointID != nil},
+	if err := firstMissing(line, name+".", field{"event_id", w.EventID != nil}, field{"endpoint_id", w.EndpointID != nil},
 		field{"attempts", w.Attempts != nil}, field{"elapsed_ms", w.ElapsedMs != nil},
 		field{"stop_reason", w.StopReason != nil}); err != nil {
 		return nil, err
 	}
 	reason, ok := rp.ParseStopReason(*w.StopReason)
 	if !ok {
-		return nil, invalid(line, "dead_letter.stop_reason", strconv.Quote(*w.StopReason)+" is not a stop reason")
+		return nil, invalid(line, name+".stop_reason", strconv.Quote(*w.StopReason)+" is not a stop reason")
 	}
 	return &rp.DeadLetter{EventID: *w.EventID, EndpointID: *w.EndpointID, Attempts: *w.Attempts, ElapsedMs: *w.ElapsedMs,
 		StopReason: reason}, nil
@@ -262,7 +277,7 @@ func isLowerHex(s string) bool {
 
 // parseEvent reads an event record (its v and type read by kind). The
 // policy hash is checked by the reader, once per distinct policy.
-func parseEvent(payload []byte, line int) (Record, *Error) {
+func parseEvent(payload []byte, line int, version int) (Record, *Error) {
 	var w wireEvent
 	if err := strict(payload, &w, line, ""); err != nil {
 		return Record{}, err
@@ -289,7 +304,7 @@ func parseEvent(payload []byte, line int) (Record, *Error) {
 		return Record{}, invalid(line, "policy_hash", "must be 16 lowercase hex digits")
 	}
 	var perr *Error
-	if r.Policy, perr = parsePolicy(w.Policy, line); perr != nil {
+	if r.Policy, r.Health, perr = parsePolicy(w.Policy, line); perr != nil {
 		return Record{}, perr
 	}
 	r.OffsetsMs = make([]uint64, 0, len(*w.OffsetsMs))
@@ -300,9 +315,9 @@ func parseEvent(payload []byte, line int) (Record, *Error) {
 		r.OffsetsMs = append(r.OffsetsMs, *o)
 	}
 	switch r.Status {
-	case StatusPending, StatusDelivered, StatusDeadLettered:
+	case StatusPending, StatusDelivered, StatusDeadLettered, StatusHeld:
 	default:
-		return Record{}, invalid(line, "status", "is not pending, delivered or dead_lettered")
+		return Record{}, invalid(line, "status", "is not pending, held, delivered or dead_lettered")
 	}
 	if !isNull(w.StopReason) {
 		if r.StopReason, perr = stopReason(w.StopReason, line, "stop_reason"); perr != nil {
@@ -321,6 +336,9 @@ func parseEvent(payload []byte, line int) (Record, *Error) {
 			return Record{}, invalid(line, "body_b64", "must be standard base64 with padding")
 		}
 		r.BodyB64 = &s
+	}
+	if perr = applyV2(&r, &w.wireV2, version, line); perr != nil {
+		return Record{}, perr
 	}
 	return r, nil
 }

@@ -57,7 +57,11 @@ type Journal struct {
 
 func nowMs() uint64 { return uint64(time.Now().UnixMilli()) }
 
-func isLive(r *Record) bool { return r.Status != StatusDelivered }
+// isLive: pending and held events and dead letters not replayed are live
+// (kept by compaction); delivered events and replayed dead letters are not.
+func isLive(r *Record) bool {
+	return r.Status != StatusDelivered && !(r.Status == StatusDeadLettered && r.ReplayedAs != nil)
+}
 
 func syncDir(path string) error {
 	d, err := os.Open(filepath.Dir(path))

@@ -20,7 +20,7 @@ func vectorRecord(t *testing.T, id string) Record {
 	for _, c := range loadVectors(t).Cases {
 		if c.Name == "one pending event is due" {
 			payload := []byte(strings.TrimSuffix(strings.SplitN(c.Lines[1], " ", 2)[1], "\n"))
-			r, err := parseEvent(payload, 2)
+			r, err := parseEvent(payload, 2, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestANewJournalStartsWithItsHeaderIsPrivateAndACleanCloseRemovesTheLock(t *
 	crc, payload, _ := strings.Cut(strings.TrimSuffix(string(raw), "\n"), " ")
 	var h map[string]any
 	if crc != fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(payload))) || json.Unmarshal([]byte(payload), &h) != nil ||
-		h["type"] != "header" || h["format"] != Format || h["v"] != 1.0 {
+		h["type"] != "header" || h["format"] != Format || h["v"] != 2.0 {
 		t.Fatalf("not a header line: %q", raw)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
@@ -285,12 +285,12 @@ func TestARecordThatBreaksTheTableIsRefusedNamingTheFieldWithItsPath(t *testing.
 		_ = json.Unmarshal(raw, &rec)
 		edit(rec)
 		payload, _ := json.Marshal(rec)
-		_, perr := parseEvent(payload, 7)
+		_, perr := parseEvent(payload, 7, 2)
 		if perr == nil || perr.Code != CodeRecordInvalid || perr.Field != field || perr.Line != 7 {
 			t.Errorf("%s: got %v, want journal_record_invalid naming %s at line 7", field, perr, field)
 		}
 	}
-	if _, perr := parseEvent(bytes.SplitN(bytes.TrimSuffix(line, []byte("\n")), []byte(" "), 2)[1], 7); perr != nil {
+	if _, perr := parseEvent(bytes.SplitN(bytes.TrimSuffix(line, []byte("\n")), []byte(" "), 2)[1], 7, 2); perr != nil {
 		t.Fatalf("the unedited record: %v", perr)
 	}
 }

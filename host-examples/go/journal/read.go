@@ -19,18 +19,31 @@ import (
 type Hasher func(documentJSON []byte, class string) (string, error)
 
 // ComponentHasher hashes through the policy artifact: load
-// {"version": policy_version, "classes": {class: policy}} and admit.
+// {"version": policy_version, "classes": {class: policy}} as a format-3
+// document (load-health-document: a policy with its health section, or a
+// format-2 one), compile the class and admit-compiled.
 func ComponentHasher(ctx context.Context, engine *rp.Engine) Hasher {
 	return func(doc []byte, class string) (string, error) {
-		d, err := engine.LoadDocument(ctx, doc)
+		d, err := engine.LoadHealthDocument(ctx, doc)
 		if err != nil {
 			return "", err
 		}
-		a, err := engine.Admit(ctx, d, class, 0)
-		if err != nil {
-			return "", err
+		for _, c := range d.Classes {
+			if c.Name != class {
+				continue
+			}
+			compiled, err := engine.Compile(ctx, c.Policy, c.Health)
+			if err != nil {
+				return "", err
+			}
+			defer compiled.Close()
+			a, err := compiled.Admit(ctx, class, d.Version, 0)
+			if err != nil {
+				return "", err
+			}
+			return a.PolicyHash, nil
 		}
-		return a.PolicyHash, nil
+		return "", fmt.Errorf("journal: the document has no class %q", class)
 	}
 }
 
@@ -93,7 +106,7 @@ func Read(data []byte, hash Hasher) (*Recovered, error) {
 			}
 			return nil, &Error{Code: CodeCorrupt, Line: line, Message: err.Error()}
 		}
-		t, kerr := kind(payload, line)
+		t, version, kerr := kind(payload, line)
 		if kerr != nil {
 			return nil, kerr
 		}
@@ -105,7 +118,7 @@ func Read(data []byte, hash Hasher) (*Recovered, error) {
 		case line == 1:
 			return nil, &Error{Code: CodeUnsupported, Line: 1, Message: fmt.Sprintf("the first record is %q, not a header", t)}
 		case t == "event":
-			rec, perr := parseEvent(payload, line)
+			rec, perr := parseEvent(payload, line, version)
 			if perr != nil {
 				return nil, perr
 			}
@@ -125,6 +138,7 @@ func Read(data []byte, hash Hasher) (*Recovered, error) {
 		out.GoodLen = int64(start)
 	}
 	out.TornBytes = int64(len(data)) - out.GoodLen
+	markReplayed(out.Events)
 	if err := checkPolicies(out.Events, hash); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ const (
 	StatusPending      = "pending"
 	StatusDelivered    = "delivered"
 	StatusDeadLettered = "dead_lettered"
+	// StatusHeld: journal format 2, a held event (docs/health-dispatch.md
+	// section 3): waiting until HeldUntilMs, spending no attempt.
+	StatusHeld = "held"
 )
 
 // Record is an event record of journal format 1 (docs/journal.md,
@@ -50,6 +53,22 @@ type Record struct {
 	// BodyB64 is the payload, standard base64 with padding; nil: absent (the
 	// dispatcher derives the body).
 	BodyB64 *string `json:"body_b64,omitempty"`
+
+	// Journal format 2 (docs/journal.md "Journal format 2"): every record
+	// written carries them; a v1 record reads with their zero values.
+	HeldUntilMs        uint64         `json:"held_until_ms"`        // when a held event is due (0 unless held)
+	HoldReason         *string        `json:"hold_reason"`          // non-nil exactly when held
+	HeldSinceMs        uint64         `json:"held_since_ms"`        // when the current hold began (0 unless held)
+	HeldMs             uint64         `json:"held_ms"`              // total time in holds already ended
+	NeedsReserve       bool           `json:"needs_reserve"`        // a budget-held retry: its wake reserves first
+	WakeRefusals       uint32         `json:"wake_refusals"`        // wakes the budget refused in this hold
+	ReplayOf           *string        `json:"replay_of"`            // the dead letter this event replays
+	ReplayedDeadLetter *rp.DeadLetter `json:"replayed_dead_letter"` // that dead letter, kept for the record
+	ReplayedAs         *string        `json:"replayed_as"`          // on a dead letter: the id of its replay
+
+	// Health is the class's health section (format 3), journaled inside
+	// policy (expanded) and covered by policy_hash; nil: none.
+	Health *rp.Health `json:"-"`
 }
 
 // SetBody records the payload (BodyB64).
@@ -101,6 +120,14 @@ func (r *Record) Clone() Record {
 		b := *r.BodyB64
 		c.BodyB64 = &b
 	}
+	c.HoldReason, c.ReplayOf, c.ReplayedAs = cloneString(r.HoldReason), cloneString(r.ReplayOf), cloneString(r.ReplayedAs)
+	if r.ReplayedDeadLetter != nil {
+		d := *r.ReplayedDeadLetter
+		c.ReplayedDeadLetter = &d
+	}
+	if r.Health != nil {
+		c.Health = cloneHealth(r.Health)
+	}
 	return c
 }
 
@@ -127,6 +154,7 @@ type eventOut struct {
 	V    int    `json:"v"`
 	Type string `json:"type"`
 	*Record
+	Policy policyOut `json:"policy"` // shadows Record.Policy: the policy with its health section
 }
 
 // EventLine is r as a complete journal line.
@@ -135,7 +163,7 @@ func EventLine(r *Record) ([]byte, error) {
 	if c.OffsetsMs == nil {
 		c.OffsetsMs = []uint64{} // an array, never null
 	}
-	payload, err := encodeJSON(eventOut{V: 1, Type: "event", Record: &c})
+	payload, err := encodeJSON(eventOut{V: 2, Type: "event", Record: &c, Policy: policyOf(&c)})
 	if err != nil {
 		return nil, invalid(0, "record", "cannot be written: "+err.Error())
 	}
@@ -149,7 +177,7 @@ func HeaderLine(createdAtMs uint64) []byte {
 		Type        string `json:"type"`
 		Format      string `json:"format"`
 		CreatedAtMs uint64 `json:"created_at_ms"`
-	}{1, "header", Format, createdAtMs}) // strings and integers: cannot fail
+	}{2, "header", Format, createdAtMs}) // strings and integers: cannot fail
 	return crcLine(payload)
 }
 
@@ -158,6 +186,6 @@ func HeaderLine(createdAtMs uint64) []byte {
 func hashDocument(r *Record) ([]byte, error) {
 	return encodeJSON(struct {
 		Version string               `json:"version"`
-		Classes map[string]rp.Policy `json:"classes"`
-	}{r.PolicyVersion, map[string]rp.Policy{r.Class: r.Policy}})
+		Classes map[string]policyOut `json:"classes"`
+	}{r.PolicyVersion, map[string]policyOut{r.Class: policyOf(r)}})
 }

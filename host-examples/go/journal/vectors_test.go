@@ -60,12 +60,18 @@ type vectorExpect struct {
 type vectorEvent struct {
 	Status   string  `json:"status"`
 	Attempts uint32  `json:"attempts"`
-	Resume   *string `json:"resume"` // "due", a stop reason, or null (not pending)
+	Resume   *string `json:"resume"` // "due", a stop reason, or null (not pending or held)
+	// journal-vectors 2 only (each expected event has them)
+	HeldMs      *uint64 `json:"held_ms,omitempty"`
+	HeldUntilMs *uint64 `json:"held_until_ms,omitempty"`
+	ReplayedAs  *string `json:"replayed_as,omitempty"`
 }
 
-func loadVectors(t *testing.T) vectorFile {
+func loadVectors(t *testing.T) vectorFile { return loadVectorFile(t, "journal.json", "webhook-retry-policy/journal-vectors 1") }
+
+func loadVectorFile(t *testing.T, name, format string) vectorFile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "vectors-journal", "journal.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "vectors-journal", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +79,9 @@ func loadVectors(t *testing.T) vectorFile {
 	d.DisallowUnknownFields()
 	var f vectorFile
 	if err := d.Decode(&f); err != nil {
-		t.Fatalf("tests/vectors-journal/journal.json: %v", err)
+		t.Fatalf("tests/vectors-journal/%s: %v", name, err)
 	}
-	if f.Format != "webhook-retry-policy/journal-vectors 1" {
+	if f.Format != format {
 		t.Fatalf("vector format %q", f.Format)
 	}
 	return f
@@ -84,7 +90,9 @@ func loadVectors(t *testing.T) vectorFile {
 // runCase runs one case through the writer's open path (lock, read, torn
 // tail cut, header) and the component's Resume under each record's own
 // policy; it returns what differs from the expectation ("" when nothing).
-func runCase(t *testing.T, c vectorCase, dir string) string {
+func runCase(t *testing.T, c vectorCase, dir string) string { return runCaseOf(t, c, dir, 1) }
+
+func runCaseOf(t *testing.T, c vectorCase, dir string, format int) string {
 	data := []byte(strings.Join(c.Lines, ""))
 	path := filepath.Join(dir, fmt.Sprintf("case-%08x.journal", crc32.ChecksumIEEE([]byte(c.Name))))
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -132,7 +140,11 @@ func runCase(t *testing.T, c vectorCase, dir string) string {
 	got := map[string]vectorEvent{}
 	for _, r := range j.Recovered() {
 		ev := vectorEvent{Status: r.Status, Attempts: r.Attempts}
-		if r.Status == StatusPending {
+		if format == 2 {
+			heldMs, until := r.HeldMs, r.HeldUntilMs
+			ev.HeldMs, ev.HeldUntilMs, ev.ReplayedAs = &heldMs, &until, r.ReplayedAs
+		}
+		if r.Status == StatusPending || r.Status == StatusHeld {
 			res, err := testEngine(t).Resume(context.Background(), r.Policy, r.State(r.Attempts), c.NowMs)
 			if err != nil {
 				return fmt.Sprintf("resume %s: %v", r.EventID, err)
@@ -153,6 +165,11 @@ func runCase(t *testing.T, c vectorCase, dir string) string {
 	return ""
 }
 
+// supersededByFormat2 are format-1 cases docs/journal.md "Journal format
+// 2" reverses: a v2 header or record is read now (journal2.json's "v 3"
+// cases refuse what is still unsupported).
+var supersededByFormat2 = map[string]bool{"a header with v 2 is refused": true, "an event with v 2 is refused": true}
+
 func TestEveryJournalVectorPassesThroughTheOpenPathAndResume(t *testing.T) {
 	f := loadVectors(t)
 	if len(f.Cases) < 40 {
@@ -161,6 +178,11 @@ func TestEveryJournalVectorPassesThroughTheOpenPathAndResume(t *testing.T) {
 	dir := t.TempDir()
 	passed := 0
 	for _, c := range f.Cases {
+		if supersededByFormat2[c.Name] {
+			t.Logf("case %q: superseded by journal format 2 (a reader accepts v 1 or 2)", c.Name)
+			passed++
+			continue
+		}
 		t.Run(c.Name, func(t *testing.T) {
 			if why := runCase(t, c, dir); why != "" {
 				t.Errorf("case %q: %s", c.Name, why)
@@ -185,4 +207,28 @@ func TestTheRunnerFailsACaseWhoseExpectationIsWrong(t *testing.T) {
 		return
 	}
 	t.Fatal("case not found")
+}
+
+func TestEveryJournalFormatTwoVectorPassesThroughTheOpenPathAndResume(t *testing.T) {
+	f := loadVectorFile(t, "journal2.json", "webhook-retry-policy/journal-vectors 2")
+	if len(f.Cases) < 30 {
+		t.Fatalf("%d cases: the vector file lost some", len(f.Cases))
+	}
+	dir := t.TempDir()
+	passed := 0
+	for _, c := range f.Cases {
+		for id, ev := range c.Expect.Events {
+			if ev.HeldMs == nil || ev.HeldUntilMs == nil {
+				t.Fatalf("case %q: event %s lacks held_ms or held_until_ms", c.Name, id)
+			}
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			if why := runCaseOf(t, c, dir, 2); why != "" {
+				t.Errorf("case %q: %s", c.Name, why)
+				return
+			}
+			passed++
+		})
+	}
+	t.Logf("journal format-2 vectors: %d of %d pass", passed, len(f.Cases))
 }
