@@ -61,8 +61,16 @@ def gates() -> list[dict[str, Any]]:
     hand("g2", e, {"decision": {"action": "send", "probe": False}})
     e = case("gate 2: no view sends", now, None)
     hand("g2b", e, {"decision": {"action": "send"}})
-    e = case("gate 2: a stale view sends (1001 ms old, cache_ms 1000)", now, view(now - 1001, paused=now + 3000))
-    hand("stale", e, {"decision": {"action": "send"}})
+    e = case("a stale view still holds for the pause it shows ahead (1001 ms old, cache_ms 1000)", now,
+             view(now - 1001, paused=now + 3000))
+    hand("stale", e, {"decision": {"action": "hold", "until_ms": now + 3000, "reason": "paused"}})
+    e = case("a view an hour old still holds for an open circuit cooling down", now,
+             view(now - 3600000, opened=now - 1000, cooldown=5000))
+    hand("stale open", e, {"decision": {"action": "hold", "until_ms": now + 4000, "reason": "circuit_open"}})
+    e = case("a stale view whose cooldown is over asks for a probe", now, view(now - 5000, opened=now - 6000, cooldown=5000))
+    hand("stale probe", e, {"decision": {"action": "probe"}})
+    e = case("a stale view showing nothing ahead sends", now, view(now - 5000, paused=now - 1))
+    hand("stale nothing", e, {"decision": {"action": "send"}})
     e = case("a view exactly cache_ms old is still used", now, view(now - 1000, paused=now + 3000))
     hand("cache edge", e, {"decision": {"action": "hold", "until_ms": now + 3000, "reason": "paused"}})
     e = case("gate 3 before gate 4: paused and open holds for the pause", now, paused_open)

@@ -34,14 +34,14 @@ def documents() -> list[dict[str, Any]]:
     hand("format 2 hash", plain, {"classes": [{"name": "n", "health": None, "policy_hash": "d48723cc7370973c"}]})
     d = case("an empty section takes every default", {"classes": {"n": {**cls, "health": {}}}})
     hand("defaults", d["classes"][0]["health"], {
-        "hold_budget_refusals": True, "pause": {"max_ms": 600000}, "release": {"multiple": 1.0, "floor_per_s": 1.0},
+        "hold_budget_refusals": True, "pause": {"max_ms": 600000}, "release": {"multiple": 3.0, "floor_per_s": 1.0},
         "cache_ms": 1000, "circuit": {"failure_ratio": 0.5, "min_sample": 20, "cooldown_ms": 5000,
                                       "cooldown_max_ms": 120000, "probes": 1, "probe_interval_ms": 1000}})
-    # 1, hold 1, pause 600000 (0x927c0), circuit 1, 0.5 = 0x3fe0..., 20, 5000, 120000, 1, 1000, 1.0, 1.0, 1000
+    # 1, hold 1, pause 600000 (0x927c0), circuit 1, 0.5 = 0x3fe0..., 20, 5000, 120000, 1, 1000, 3.0, 1.0, 1000
     hand("words", d["classes"][0], {"hash_words": [
         "0000000000000001", "0000000000000001", "00000000000927c0", "0000000000000001", "3fe0000000000000",
         "0000000000000014", "0000000000001388", "000000000001d4c0", "0000000000000001", "00000000000003e8",
-        "3ff0000000000000", "3ff0000000000000", "00000000000003e8"]})
+        "4008000000000000", "3ff0000000000000", "00000000000003e8"]})
     assert d["classes"][0]["policy_hash"] != plain["classes"][0]["policy_hash"]
     top = case("a top-level section is every class's default; null opts a class out; a class's own replaces it",
                {"health": {"cache_ms": 2000},

@@ -103,11 +103,11 @@ def parse_section(v: Any) -> dict[str, Any]:
                            "probe_interval_ms": _u64(c, "probe_interval_ms", 1000, 1, 3_600_000)}
             except Refused as e:
                 raise e.within("circuit")
-    release = {"multiple": 1.0, "floor_per_s": 1.0}
+    release = {"multiple": 3.0, "floor_per_s": 1.0}
     if "release" in s:
         try:
             r = _obj(s["release"], ["multiple", "floor_per_s"])
-            release = {"multiple": _f64(r, "multiple", 1.0, 100.0), "floor_per_s": _f64(r, "floor_per_s", 1.0, 10000.0)}
+            release = {"multiple": _f64(r, "multiple", 3.0, 100.0), "floor_per_s": _f64(r, "floor_per_s", 1.0, 10000.0)}
         except Refused as e:
             raise e.within("release")
     cache = _u64(s, "cache_ms", 1000, 1, 60000)

@@ -44,7 +44,8 @@ def gate(policy: dict[str, Any], health: dict[str, Any] | None, ev: dict[str, An
     def hold(until: int, reason: str) -> dict[str, Any]:
         return {"action": "hold", "until_ms": min(until, deadline), "reason": reason}
 
-    if view is not None and max(now - view["as_of_ms"], 0) <= health["cache_ms"]:
+    # draft 3: any view, whatever its age (its pause and cooldown end only move later)
+    if view is not None:
         if now < view["paused_until_ms"]:
             return hold(view["paused_until_ms"], "paused"), pacer
         if health["circuit"] is not None and view["opened_at_ms"] != 0:

@@ -134,8 +134,7 @@ pub fn gate(
     }
     let Some(health) = health else { return Ok((GateDecision::Send { probe: false }, *pacer)) };
     let deadline = deadline_ms(policy, event);
-    let fresh = view.filter(|v| now_ms.saturating_sub(v.as_of_ms) <= health.cache_ms);
-    if let Some(d) = fresh.and_then(|v| view_gates(health, v, now_ms, deadline)) {
+    if let Some(d) = view.and_then(|v| view_gates(health, v, now_ms, deadline)) {
         return Ok((d, *pacer));
     }
     if event.held {

@@ -78,7 +78,7 @@ pub struct Release {
 
 impl Default for Release {
     fn default() -> Self {
-        Release { multiple: 1.0, floor_per_s: 1.0 }
+        Release { multiple: 3.0, floor_per_s: 1.0 }
     }
 }
 

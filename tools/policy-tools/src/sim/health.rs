@@ -106,6 +106,8 @@ struct World<'a> {
     store3: HashMap<(u32, usize, u64), HeldHealth>,
     views: HashMap<Key, HealthView>,
     pacers: HashMap<Key, Pacer>,
+    /// docs/health-dispatch.md: no probe call before this instant (one per replica, endpoint and probe window).
+    probe_busy: HashMap<Key, u64>,
     admissions: HashMap<Key, (u64, u64, u64)>,
     queues: HashMap<Key, BTreeSet<(u64, usize)>>,
     ticks: HashMap<Key, u64>,
@@ -237,13 +239,24 @@ impl World<'_> {
         let gev = self.gate_event(e, now);
         let (d, p) = health::gate(&policy, Some(&h), &gev, view.as_ref(), &pacer, now).map_err(e2s)?;
         self.pacers.insert(key, p);
-        let d = if d == GateDecision::Probe {
+        let busy = self.probe_busy.get(&key).is_some_and(|&u| now < u);
+        let d = if d == GateDecision::Probe && busy {
+            let v = view.unwrap_or_default();
+            let (d, p) = health::after_probe(&policy, &h, &gev, false, &v, &p, now).map_err(e2s)?;
+            self.pacers.insert(key, p);
+            d
+        } else if d == GateDecision::Probe {
             let (reply, held) =
                 health::apply(&self.request(e, HealthOp::Probe, now), &h, &policy.budget, now, &self.held3(e));
             let k = self.store_key(e);
             self.store3.insert(k, held);
             self.run.probe_calls += 1;
             self.views.insert(key, reply.view);
+            let busy_until = match health::after_probe(&policy, &h, &gev, false, &reply.view, &p, now).map_err(e2s)?.0 {
+                GateDecision::Hold { until_ms, .. } => until_ms,
+                _ => 0,
+            };
+            self.probe_busy.insert(key, busy_until);
             let (d, p) = health::after_probe(&policy, &h, &gev, reply.granted == Some(true), &reply.view, &p, now)
                 .map_err(e2s)?;
             self.pacers.insert(key, p);
@@ -623,6 +636,7 @@ pub fn run_fleet(
         store2: HashMap::new(),
         store3: HashMap::new(),
         views: HashMap::new(),
+        probe_busy: HashMap::new(),
         pacers: HashMap::new(),
         admissions: HashMap::new(),
         queues: HashMap::new(),
