@@ -260,14 +260,17 @@ class Endpoints:
     one when a latency is asked for (``latency_ms``: every POST answered
     after that long, so a storm lasts long enough to put a fault in it).
     Also the Python one for a status ``"200:503/3"`` (every 3rd POST answers
-    503) and for ``tls=(CERT, KEY)``: HTTPS with that certificate."""
+    503) and for ``tls=(CERT, KEY)``: HTTPS with that certificate. Both take
+    the down-then-healthy form ``"503~200@5000"`` / ``"429+RA3~200@4000"``
+    (DOWN until DOWN_MS after the first POST, then UP; ``stats`` adds
+    ``up_at_ms``)."""
 
     def __init__(self, log: bool = False, latency_ms: int = 0, tls: Optional[tuple[Path, Path]] = None,
                  **statuses: Any) -> None:
         rust = RELEASE / "retry-policy-dispatcher"
         self.ssl_context: Any = None
         if (latency_ms or tls or not rust.exists() or os.environ.get("FLEET_ENDPOINTS") == "python"
-                or any(isinstance(v, str) for v in statuses.values())):
+                or any(isinstance(v, str) and "~" not in v for v in statuses.values())):
             args = [sys.executable, str(ENDPOINTS_PY)] + [f"{k}={v}@{latency_ms}" for k, v in statuses.items()]
             self.impl = "python"
         else:
@@ -345,7 +348,8 @@ def _readline(stream: Any, timeout_s: float) -> str:
 
 def write_policy(path: Path, *, ratio: float = 0.1, budget_window_ms: int = 1000, min_sample: int = 20,
                  sliding: bool = True, window_ms: int = 3000, base_ms: int = 5, cap_ms: int = 50,
-                 hard_cap: int = 16) -> Path:
+                 hard_cap: int = 16, health: Optional[dict] = None) -> Path:
+    """``health``: the class's format-3 section (docs/health.md section 1); None: format 2."""
     doc = {
         "version": "fleet-test",
         "classes": {
@@ -357,6 +361,8 @@ def write_policy(path: Path, *, ratio: float = 0.1, budget_window_ms: int = 1000
             }
         },
     }
+    if health is not None:
+        doc["classes"]["storm"]["health"] = health
     path.write_text(json.dumps(doc))
     return path
 

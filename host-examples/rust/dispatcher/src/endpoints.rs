@@ -7,6 +7,15 @@
 //!
 //! `GET /__stats` answers the counts as JSON; `GET /__log` the log as JSON
 //! lines (`{"t_ms":..,"attempt":..,"event_id":..}`).
+//!
+//! **Down, then healthy** (`Spec::parse`, the `endpoints` command's
+//! `NAME=DOWN[+RA<S>]~UP@DOWN_MS`, e.g. `503~200@5000`, `429+RA3~200@4000`):
+//! the endpoint answers DOWN (with `Retry-After: S` when `+RA<S>` is given)
+//! until DOWN_MS after its **first POST** (the outage's clock starts with
+//! the first request, not with the server, so slow-starting senders still
+//! meet the whole outage), then UP forever. `/__stats` adds `down_status`,
+//! `down_ms` and `up_at_ms` (Unix ms it turns UP; null before the first
+//! POST). `tests/fleet/endpoints.py` implements the same contract.
 
 use std::fmt::Write as _;
 use std::io;
@@ -17,10 +26,87 @@ use serde_json::json;
 
 use crate::http_server::{Response, Server};
 
+/// What an endpoint answers: `status`, or `down` first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    pub status: u16,
+    pub down: Option<Down>,
+}
+
+/// An outage at the start: `status` (with `Retry-After: retry_after_s` when
+/// set) until `down_ms` after the first POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Down {
+    pub status: u16,
+    pub retry_after_s: Option<u32>,
+    pub down_ms: u64,
+}
+
+/// A status spec that is not `STATUS` or `DOWN[+RA<S>]~UP@DOWN_MS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn parse_status(s: &str, whole: &str) -> Result<u16, SpecError> {
+    s.parse()
+        .ok()
+        .filter(|s| (100..=599).contains(s))
+        .ok_or_else(|| SpecError(format!("`{whole}`: status must be 100..=599, not `{s}`")))
+}
+
+impl Spec {
+    /// A fixed status.
+    pub fn fixed(status: u16) -> Spec {
+        Spec { status, down: None }
+    }
+
+    /// `STATUS` (e.g. `503`) or `DOWN[+RA<S>]~UP@DOWN_MS` (e.g. `503~200@5000`,
+    /// `429+RA3~200@4000`).
+    pub fn parse(s: &str) -> Result<Spec, SpecError> {
+        let Some((down, rest)) = s.split_once('~') else {
+            return Ok(Spec::fixed(parse_status(s, s)?));
+        };
+        let (up, down_ms) = rest
+            .split_once('@')
+            .ok_or_else(|| SpecError(format!("`{s}`: the down form is DOWN[+RA<S>]~UP@DOWN_MS")))?;
+        let down_ms: u64 = down_ms
+            .parse()
+            .ok()
+            .filter(|ms| *ms <= 86_400_000)
+            .ok_or_else(|| SpecError(format!("`{s}`: DOWN_MS must be 0..=86400000, not `{down_ms}`")))?;
+        let (down_status, retry_after_s) = match down.split_once('+') {
+            None => (down, None),
+            Some((st, ra)) => {
+                let secs = ra
+                    .strip_prefix("RA")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .filter(|n| *n <= 86_400)
+                    .ok_or_else(|| SpecError(format!("`{s}`: `+{ra}` is not +RA<seconds 0..=86400>")))?;
+                (st, Some(secs))
+            }
+        };
+        Ok(Spec {
+            status: parse_status(up, s)?,
+            down: Some(Down { status: parse_status(down_status, s)?, retry_after_s, down_ms }),
+        })
+    }
+}
+
 /// Requests received by one endpoint.
 #[derive(Debug)]
 pub struct EndpointStats {
+    /// The status once healthy (every answer, without `down`).
     pub status: u16,
+    pub down: Option<Down>,
+    /// Unix ms of the first POST (0: none yet).
+    first_post_ms: AtomicU64,
     requests: AtomicU64,
     first_attempts: AtomicU64,
     retries: AtomicU64,
@@ -41,9 +127,33 @@ impl EndpointStats {
         self.retries.load(Ordering::Relaxed)
     }
 
+    /// Unix ms the endpoint turns healthy (`None` before its first POST, or without `down`).
+    pub fn up_at_ms(&self) -> Option<u64> {
+        let first = self.first_post_ms.load(Ordering::Relaxed);
+        self.down.filter(|_| first != 0).map(|d| first.saturating_add(d.down_ms))
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
-        json!({"status": self.status, "requests": self.requests(), "first_attempts": self.first_attempts(),
-               "retries": self.retries(), "unlabelled": self.requests() - self.first_attempts() - self.retries()})
+        let mut v = json!({"status": self.status, "requests": self.requests(), "first_attempts": self.first_attempts(),
+               "retries": self.retries(), "unlabelled": self.requests() - self.first_attempts() - self.retries()});
+        if let Some(d) = self.down {
+            v["down_status"] = json!(d.status);
+            v["down_ms"] = json!(d.down_ms);
+            v["up_at_ms"] = json!(self.up_at_ms());
+        }
+        v
+    }
+
+    /// The answer to a POST at `now_ms` (the first POST starts the outage's clock).
+    fn answer(&self, now_ms: u64) -> (u16, Option<u32>) {
+        let Some(d) = self.down else { return (self.status, None) };
+        let _ = self.first_post_ms.compare_exchange(0, now_ms.max(1), Ordering::Relaxed, Ordering::Relaxed);
+        let first = self.first_post_ms.load(Ordering::Relaxed);
+        if now_ms < first.saturating_add(d.down_ms) {
+            (d.status, d.retry_after_s)
+        } else {
+            (self.status, None)
+        }
     }
 
     fn log_lines(&self) -> String {
@@ -66,8 +176,15 @@ pub struct Endpoint {
 impl Endpoint {
     /// Answer `status` to every POST, on `bind` (`127.0.0.1:0` = a free port).
     pub fn start(bind: &str, status: u16, keep_log: bool) -> io::Result<Endpoint> {
+        Self::start_spec(bind, Spec::fixed(status), keep_log)
+    }
+
+    /// Answer as `spec` says (down first, then healthy) on `bind`.
+    pub fn start_spec(bind: &str, spec: Spec, keep_log: bool) -> io::Result<Endpoint> {
         let stats = Arc::new(EndpointStats {
-            status,
+            status: spec.status,
+            down: spec.down,
+            first_post_ms: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             first_attempts: AtomicU64::new(0),
             retries: AtomicU64::new(0),
@@ -78,6 +195,8 @@ impl Endpoint {
             ("GET", "/__stats") => Response::new(200, "application/json", st.to_json().to_string()),
             ("GET", "/__log") => Response::new(200, "application/x-ndjson", st.log_lines()),
             ("POST", _) => {
+                let now = crate::dispatcher::now_ms();
+                let (status, retry_after_s) = st.answer(now);
                 st.requests.fetch_add(1, Ordering::Relaxed);
                 let attempt: Option<u32> = req.header("x-attempt").and_then(|a| a.parse().ok());
                 match attempt {
@@ -89,10 +208,14 @@ impl Endpoint {
                     let mut l = log.lock().unwrap_or_else(|p| p.into_inner());
                     if l.len() < LOG_CAP {
                         let id = req.header("x-event-id").unwrap_or_default().to_string();
-                        l.push((crate::dispatcher::now_ms(), attempt.unwrap_or(0), id));
+                        l.push((now, attempt.unwrap_or(0), id));
                     }
                 }
-                Response::new(status, "application/json", format!("{{\"status\":{status}}}"))
+                let mut resp = Response::new(status, "application/json", format!("{{\"status\":{status}}}"));
+                if let Some(secs) = retry_after_s {
+                    resp.headers.push(("Retry-After".into(), secs.to_string()));
+                }
+                resp
             }
             _ => Response::text(405, "POST a webhook, or GET /__stats or /__log\n"),
         })?;
@@ -101,5 +224,83 @@ impl Endpoint {
 
     pub fn url(&self) -> String {
         self.server.url("/webhook")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// One request on a fresh connection: (status, Retry-After header, body).
+    fn request(ep: &Endpoint, method: &str, path: &str) -> (u16, Option<String>, String) {
+        let mut s = TcpStream::connect(ep.server.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "{method} {path} HTTP/1.1\r\nHost: x\r\nX-Attempt: 1\r\nX-Event-Id: e\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        let ra = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("retry-after:").map(|v| v.trim().to_string()));
+        (status, ra, body.to_string())
+    }
+
+    #[test]
+    fn a_plain_status_parses_as_a_fixed_endpoint() {
+        assert_eq!(Spec::parse("503"), Ok(Spec::fixed(503)));
+        assert!(Spec::parse("600").is_err());
+        assert!(Spec::parse("ok").is_err());
+    }
+
+    #[test]
+    fn the_down_form_parses_its_statuses_retry_after_and_duration() {
+        let d = Spec::parse("503~200@5000").unwrap();
+        assert_eq!(d, Spec { status: 200, down: Some(Down { status: 503, retry_after_s: None, down_ms: 5000 }) });
+        let ra = Spec::parse("429+RA3~200@4000").unwrap();
+        assert_eq!(ra.down, Some(Down { status: 429, retry_after_s: Some(3), down_ms: 4000 }));
+    }
+
+    #[test]
+    fn a_malformed_down_form_is_an_error_naming_the_spec() {
+        for bad in ["503~200", "503~200@x", "503~200@-1", "503+3~200@10", "503+RA~200@10", "5x~200@10", "503~700@10"] {
+            let e = Spec::parse(bad).unwrap_err();
+            assert!(e.0.contains(bad), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_down_endpoint_answers_down_from_its_first_post_then_healthy_forever() {
+        let spec = Spec::parse("429+RA2~200@400").unwrap();
+        let ep = Endpoint::start_spec("127.0.0.1:0", spec, true).unwrap();
+        // A stats read does not start the outage's clock.
+        std::thread::sleep(Duration::from_millis(500));
+        let (_, _, stats) = request(&ep, "GET", "/__stats");
+        assert!(stats.contains("\"up_at_ms\":null"), "{stats}");
+        let t0 = crate::dispatcher::now_ms();
+        assert_eq!(request(&ep, "POST", "/webhook").0, 429);
+        let (status, ra, _) = request(&ep, "POST", "/webhook");
+        assert_eq!((status, ra.as_deref()), (429, Some("2")));
+        let up_at = ep.stats.up_at_ms().unwrap();
+        assert!(up_at >= t0 + 400 && up_at <= t0 + 600, "up_at_ms {up_at}, first POST at ~{t0}");
+        std::thread::sleep(Duration::from_millis(up_at.saturating_sub(crate::dispatcher::now_ms()) + 20));
+        for _ in 0..3 {
+            assert_eq!(request(&ep, "POST", "/webhook"), (200, None, "{\"status\":200}".to_string()));
+        }
+        assert_eq!(ep.stats.requests(), 5);
+        assert_eq!(ep.stats.log_lines().lines().count(), 5);
+    }
+
+    #[test]
+    fn a_fixed_endpoint_never_changes_its_answer_and_reports_no_outage() {
+        let ep = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+        assert_eq!(request(&ep, "POST", "/webhook").0, 503);
+        assert_eq!(ep.stats.up_at_ms(), None);
+        assert!(!ep.stats.to_json().to_string().contains("up_at_ms"));
     }
 }

@@ -3,6 +3,12 @@
 //! tests, `scripts/demo --redis` and benchmarks.
 //!
 //!   retry-policy-dispatcher endpoints healthy=200 broken=503 gone=410 [--log] [--host 127.0.0.1]
+//!   retry-policy-dispatcher endpoints outage=503~200@5000 paused=429+RA3~200@4000
+//!
+//! `NAME=DOWN[+RA<S>]~UP@DOWN_MS`: DOWN (with `Retry-After: S`) until
+//! DOWN_MS after the endpoint's first POST, then UP forever
+//! (`retry_policy_dispatcher::endpoints::Spec`; `tests/fleet/endpoints.py`
+//! has the same form).
 //!
 //! Prints one JSON line: `{"healthy":"http://127.0.0.1:PORT/webhook",...}`.
 //! Each endpoint answers `GET /__stats` (counts) and, with `--log`,
@@ -10,7 +16,7 @@
 
 use std::io::Read;
 
-use retry_policy_dispatcher::endpoints::Endpoint;
+use retry_policy_dispatcher::endpoints::{Endpoint, Spec};
 
 use retry_policy_dispatcher::args::Flags;
 use serde_json::{Map, Value};
@@ -21,20 +27,16 @@ pub fn run(f: &Flags, args: &[String]) -> Result<(), String> {
     let mut specs = Vec::new();
     for s in args {
         let (name, status) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=STATUS"))?;
-        let status: u16 = status
-            .parse()
-            .ok()
-            .filter(|s| (100..=599).contains(s))
-            .ok_or_else(|| format!("`{s}`: status must be 100..=599"))?;
-        specs.push((name.to_string(), status));
+        let spec = Spec::parse(status).map_err(|e| format!("{name}: {e}"))?;
+        specs.push((name.to_string(), spec));
     }
     if specs.is_empty() {
         return Err("name at least one endpoint, e.g. healthy=200 broken=503".into());
     }
     let mut urls = Map::new();
     let mut running = Vec::new();
-    for (name, status) in specs {
-        let ep = Endpoint::start(&format!("{host}:0"), status, log).map_err(|e| format!("{name}: {e}"))?;
+    for (name, spec) in specs {
+        let ep = Endpoint::start_spec(&format!("{host}:0"), spec, log).map_err(|e| format!("{name}: {e}"))?;
         urls.insert(name, Value::String(ep.url()));
         running.push(ep);
     }
