@@ -12,7 +12,10 @@ import { post, createAgent, NotSentError, DEFAULT_ATTEMPT_DEADLINE_MS } from './
 import { safeTarget } from './redact.mjs';
 import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { JournalError } from './journal.mjs';
-import { admittedRecord, recordBody, stoppedRecord } from './journal-record.mjs';
+import { admittedRecord, recordBody, stoppedRecord, asV2 } from './journal-record.mjs';
+import { HealthPolicy, bare } from './health-policy.mjs';
+import { EndpointTable } from './endpoint-table.mjs';
+import { runHealth } from './health-loop.mjs';
 
 /**
  * Real sleeping; tests use a virtual scheduler that moves a ManualClock
@@ -50,6 +53,8 @@ export class Dispatcher {
   #onJournalError;
   #policies = new Set(); // every RetryPolicy deciding here: the current one and those resumed events were admitted under
   #drain = new AbortController();
+  #health = null; // a HealthPolicy (format 3 document): every event runs health-loop.mjs
+  #table = new EndpointTable(); // per endpoint: view, pacer, admissions (format 3)
   /** Dead-letter records, each {...dead_letter, class, target, disable_endpoint, error_kind?} (target: no query, no userinfo). */
   deadLetters = [];
   /** Endpoints a 410 Gone disabled. */
@@ -73,6 +78,7 @@ export class Dispatcher {
     this.#admittedPolicy = admittedPolicy;
     this.#onJournalError = onJournalError ?? ((e) => process.stderr.write(`dispatcher: ${e.message}\n`));
     this.#policies.add(policy);
+    if (policy instanceof HealthPolicy) this.#health = policy;
     setMaxListeners(0, this.#drain.signal); // every event waiting for a retry listens for the drain
     this.#policy = policy;
     this.#metrics = metrics;
@@ -90,6 +96,7 @@ export class Dispatcher {
    * Resolves to the final decision.
    */
   async deliver(event) {
+    if (this.#health !== null) return this.#deliverHealth(event);
     const policy = this.#policy;
     const admission = policy.admit(event.class);
     // What a real dispatcher persists with the event (and reloads after a restart).
@@ -119,8 +126,9 @@ export class Dispatcher {
    * attempted again. Its payload is `body_b64` when recorded.
    */
   async resumeRecord(record) {
+    if (this.#health !== null) return this.#resumeHealth(record);
     if (this.#admittedPolicy === null) throw new TypeError('Dispatcher: resumeRecord needs the admittedPolicy option');
-    const rec = structuredClone(record);
+    const rec = asV2(structuredClone(record)); // written back as format 2
     const policy = this.#admittedPolicy(rec);
     this.#policies.add(policy);
     const event = { id: rec.event_id, class: rec.class, endpoint_id: rec.endpoint_id, url: rec.target, payload: recordBody(rec), body: { event_id: rec.event_id, class: rec.class } };
@@ -140,6 +148,64 @@ export class Dispatcher {
     const r = policy.resume(state);
     if (r.due !== true) return this.#finish(event, r, null, rec);
     return this.#run(event, state, policy, rec);
+  }
+
+  /** A new event under a format-3 document: admitted (admit-compiled), journaled, counted for the pacer, then the send loop. */
+  async #deliverHealth(event) {
+    const policy = this.#health;
+    const compiled = policy.compiled(event.class);
+    const admission = policy.admit(event.class);
+    const rec = admittedRecord(event, admission, compiled.toJSON(), admission.first_attempted_at_ms, bodyOf(event), compiled.health);
+    await this.#persist(rec); // on disk before the first attempt
+    if (compiled.health !== null) this.#table.countAdmission(event.endpoint_id, compiled.toJSON().budget, admission.first_attempted_at_ms);
+    const state = { event_id: event.id, endpoint_id: event.endpoint_id, attempt: 0, max_attempts: admission.max_attempts, first_attempted_at_ms: admission.first_attempted_at_ms, credentials_refreshed: false };
+    return runHealth(this.#healthHost(), { event, state, compiled, rec });
+  }
+
+  /**
+   * A journaled event (pending or held, journal format 1 or 2) under a
+   * format-3 document: its own recorded policy; `resume` first (a stop is
+   * its dead letter, held_ms counting the span up to now), then it waits
+   * until its held_until_ms (held) or next_attempt_at_ms, then the send loop.
+   */
+  async #resumeHealth(record) {
+    const policy = this.#health;
+    const rec = asV2(structuredClone(record));
+    const compiled = policy.admittedPolicy(rec);
+    const event = { id: rec.event_id, class: rec.class, endpoint_id: rec.endpoint_id, url: rec.target, payload: recordBody(rec), body: { event_id: rec.event_id, class: rec.class } };
+    const state = { event_id: rec.event_id, endpoint_id: rec.endpoint_id, attempt: rec.attempts, max_attempts: rec.max_attempts, first_attempted_at_ms: rec.first_attempted_at_ms, credentials_refreshed: rec.credentials_refreshed };
+    const nowMs = policy.clock.nowMs();
+    const r = compiled.resume(bare(state), nowMs);
+    if (r.due !== true) {
+      const heldMs = rec.held_ms + (rec.status === 'held' ? Math.max(0, nowMs - rec.held_since_ms) : 0);
+      rec.held_ms = heldMs;
+      return this.#finish(event, r, null, rec, heldMs);
+    }
+    const dueAt = rec.status === 'held' ? rec.held_until_ms : rec.next_attempt_at_ms;
+    const waitMs = dueAt - nowMs;
+    if (waitMs > 0 && !this.draining) await this.#scheduler.sleep(waitMs, this.#drain.signal);
+    if (this.draining) return pendingResult(state.attempt);
+    return runHealth(this.#healthHost(), { event, state, compiled, rec });
+  }
+
+  /** What health-loop.mjs moves values through. */
+  #healthHost() {
+    const d = this;
+    return {
+      policy: this.#health,
+      table: this.#table,
+      metrics: this.#metrics,
+      persist: (rec) => this.#persist(rec),
+      sleep: (ms) => this.#scheduler.sleep(ms, this.#drain.signal),
+      get draining() {
+        return d.draining;
+      },
+      attempt: (event, state, step, rec) => this.#attempt(event, state, step, rec),
+      finish: (event, decision, outcome, rec, heldMs) => this.#finish(event, decision, outcome, rec, heldMs),
+      refresh: async (endpointId) => {
+        if (this.#signer !== null) await this.#signer.refresh(endpointId);
+      },
+    };
   }
 
   /** Budget-store verdicts that differed from the rule, over every policy deciding here. */
@@ -226,7 +292,7 @@ export class Dispatcher {
     return r.due === true ? null : r;
   }
 
-  async #finish(event, decision, outcome = null, rec = null) {
+  async #finish(event, decision, outcome = null, rec = null, heldMs = 0) {
     if (rec !== null) {
       const attempts = rec.attempts + (outcome === null ? 0 : 1); // an outcome: the attempt that stopped it
       Object.assign(rec, stoppedRecord(decision, attempts, outcome === null ? rec.last_outcome : outcomeText(outcome), Date.now(), safeTarget(rec.target)));
@@ -237,6 +303,7 @@ export class Dispatcher {
     } else {
       this.#metrics.inc('webhook_deadletter_total', { stop_reason: decision.stop_reason });
       const record = { ...decision.dead_letter, class: event.class, target: safeTarget(event.url), disable_endpoint: decision.disable_endpoint };
+      if (heldMs > 0) record.held_ms = heldMs; // a held event's dead letter (format 3)
       if (outcome?.error_kind !== undefined) record.error_kind = outcome.error_kind;
       this.deadLetters.push(record);
       if (decision.disable_endpoint) this.disabledEndpoints.add(event.endpoint_id);

@@ -1,0 +1,134 @@
+// A policy document with format-3 `health` sections for the dispatcher
+// (docs/health-dispatch.md): loaded with `load-health-document` (which reads
+// format 2 too), each class compiled once (a handle), admitted with
+// `admit-compiled`; journaled records compiled from their own `policy`
+// (health included). Its store answers whole store calls (`answer`),
+// bounded by the store timeout; a failed or late call is null (the caller
+// reads it as unavailable). Nothing here decides.
+import { compileDocument, loadHealthDocument, retryAfter, PolicyError } from '@webhook/retry-policy';
+
+/** A store call that did not answer within the store timeout. */
+class StoreTimeoutError extends Error {
+  constructor(ms) {
+    super(`budget store did not answer within ${ms} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}
+import { hashDocument } from './journal-record.mjs';
+
+const MAX_ADMITTED_DOCUMENTS = 256;
+
+/** Whether a document (object or JSON text) has a class with a `health` section (a PolicyError when it is refused). */
+export function hasHealth(document) {
+  return loadHealthDocument(document).classes.some((c) => c.health !== null);
+}
+
+function withTimeout(promise, ms) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export class HealthPolicy {
+  #doc;
+  #store;
+  #timeoutMs;
+  #onStoreError;
+  #admitted = new Map(); // one-class document text -> compiled document (journaled records)
+  /** The clock every decision reads ({nowMs()}). */
+  clock;
+  /** Store replies whose verdict differed from the rule (the store's stands). */
+  budgetDisagreements = 0;
+
+  /**
+   * @param document a policy document (object or JSON text), format 2 or 3
+   * @param options {store (with answer(call, nowMs)), clock, storeTimeoutMs, onStoreError(e, {operation, endpointId, timedOut})}
+   */
+  constructor(document, { store, clock, storeTimeoutMs = 250, onStoreError = () => {} }) {
+    if (typeof store?.answer !== 'function') throw new TypeError('HealthPolicy: the store must answer whole store calls (answer(call, nowMs))');
+    this.#doc = compileDocument(document);
+    this.#store = store;
+    this.clock = clock;
+    this.#timeoutMs = storeTimeoutMs;
+    this.#onStoreError = onStoreError;
+  }
+
+  get version() {
+    return this.#doc.version ?? null;
+  }
+
+  get classes() {
+    return [...this.#doc.classes.keys()];
+  }
+
+  /** The class's CompiledPolicy (throws `unknown_event_class`). */
+  compiled(eventClass) {
+    const p = this.#doc.classes.get(eventClass);
+    if (p === undefined) throw new PolicyError('unknown_event_class', 'class', `no event class \`${eventClass}\` (defined: ${this.classes.join(', ')})`);
+    return p;
+  }
+
+  /** A new event's admission (`admit-compiled` on the class's handle). */
+  admit(eventClass, nowMs = this.clock.nowMs()) {
+    return this.compiled(eventClass).admit(eventClass, this.#doc.version ?? '', nowMs);
+  }
+
+  /** The CompiledPolicy of a journaled record's own `policy` (its `health` included), one per distinct document. */
+  admittedPolicy(rec) {
+    const text = hashDocument(rec);
+    let doc = this.#admitted.get(text);
+    if (doc === undefined) {
+      doc = compileDocument(text);
+      this.#admitted.set(text, doc);
+      if (this.#admitted.size > MAX_ADMITTED_DOCUMENTS) {
+        const [oldest, old] = this.#admitted.entries().next().value;
+        this.#admitted.delete(oldest);
+        old.close();
+      }
+    }
+    return doc.classes.get(rec.class);
+  }
+
+  /** What the policy of every step exposes to the dispatcher's attempt: its clock, `retryAfter` and `resume`. */
+  stepView(compiled) {
+    const clock = this.clock;
+    return {
+      clock,
+      retryAfter: (header) => retryAfter(header, clock.nowMs()),
+      resume: (state) => compiled.resume(bare(state), clock.nowMs()),
+    };
+  }
+
+  /** A store call's reply `{reservation, granted, view}`, or null when it failed or timed out (reported). */
+  async call(storeCall, nowMs) {
+    try {
+      const answer = this.#store.answer(storeCall, nowMs);
+      return typeof answer?.then === 'function' ? await withTimeout(answer, this.#timeoutMs) : answer;
+    } catch (e) {
+      try {
+        this.#onStoreError(e, { operation: storeCall.op, endpointId: storeCall.endpoint_id, timedOut: e instanceof StoreTimeoutError });
+      } catch {
+        // a failing hook changes nothing
+      }
+      return null;
+    }
+  }
+
+  close() {
+    this.#doc.close();
+    for (const d of this.#admitted.values()) d.close();
+    this.#admitted.clear();
+  }
+}
+
+/** A delivery state as the compiled calls take it (no class, no policy_hash). */
+export const bare = (s) => ({
+  event_id: s.event_id,
+  endpoint_id: s.endpoint_id,
+  attempt: s.attempt,
+  max_attempts: s.max_attempts,
+  first_attempted_at_ms: s.first_attempted_at_ms,
+  credentials_refreshed: s.credentials_refreshed,
+});
