@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/endpointhealth"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
@@ -55,13 +56,26 @@ type Config struct {
 
 	// Secrets signs deliveries (Standard Webhooks); nil = unsigned.
 	Secrets SecretSource
+
+	// Format 3 (docs/health-dispatch.md). HealthDocument, when set, is the
+	// document new events are admitted under (load-health-document's; it
+	// reads format 2 too): a class with a health section runs the gated
+	// send loop, one without runs exactly as before. Calls answers the
+	// complete store calls of the classes with health (the same counts as
+	// Budget: rp.MemoryCallStore with Budget = its .Budget(), or
+	// redisbudget's .Calls()); required with a HealthDocument.
+	HealthDocument *rp.HealthDocument
+	Calls          rp.CallStore
 }
 
 // Dispatcher delivers events, asks the policy what to do after every
 // failed attempt, and dead-letters what will not be delivered.
 type Dispatcher struct {
-	cfg   Config
-	drain *drain // SIGTERM/SIGINT: Drain
+	cfg    Config
+	drain  *drain                // SIGTERM/SIGINT: Drain
+	health *endpointhealth.Table // format 3: per endpoint view, pacer, admissions
+	calls  rp.CallStore          // format 3: cfg.Calls, timed and counted
+	cache  *compiledCache        // format 3: a Compiled per (policy, health) of the records
 }
 
 // NewDispatcher checks the configuration.
@@ -78,8 +92,19 @@ func NewDispatcher(cfg Config) (*Dispatcher, error) {
 	if cfg.Workers < 1 {
 		cfg.Workers = 4
 	}
-	return &Dispatcher{cfg: cfg, drain: newDrain()}, nil
+	if cfg.HealthDocument != nil && cfg.Calls == nil {
+		return nil, errors.New("dispatcher: a HealthDocument needs Calls (the format-3 store)")
+	}
+	d := &Dispatcher{cfg: cfg, drain: newDrain(), health: endpointhealth.New(endpointhealth.Max), cache: newCompiledCache(cfg.Engine)}
+	if cfg.Calls != nil {
+		d.calls = cfg.Metrics.CallStore(cfg.Calls)
+	}
+	d.countHeld()
+	return d, nil
 }
+
+// countHeld sets webhook_held_events to the store's held events.
+func (d *Dispatcher) countHeld() { d.cfg.Metrics.SetHeld(d.cfg.Store.Counts()[StateHeld]) }
 
 func classPolicy(doc rp.PolicyDocument, name string) (rp.Policy, bool) {
 	for _, c := range doc.Classes {
@@ -108,6 +133,9 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 		return r, nil // already admitted (a producer retried): one event, one schedule
 	}
 	now := d.cfg.Clock.NowMs()
+	if d.cfg.HealthDocument != nil {
+		return d.enqueueHealth(ctx, ev, now)
+	}
 	doc := d.cfg.Document
 	if d.cfg.Documents != nil {
 		doc = d.cfg.Documents.Current() // one snapshot for the admission and its policy
@@ -179,6 +207,7 @@ func (d *Dispatcher) Step(ctx context.Context) (nextMs uint64, pending bool, err
 		}()
 	}
 	wg.Wait()
+	d.countHeld()
 	if err := errors.Join(errs...); err != nil {
 		return 0, false, err // the events stay pending: nothing is lost
 	}
@@ -201,6 +230,9 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 		FirstAttemptedAtMs:   r.Admission.FirstAttemptedAtMs,
 		CredentialsRefreshed: r.CredentialsRefreshed,
 	}
+	if r.Health != nil {
+		return d.attemptHealth(ctx, r, state)
+	}
 	resumed, err := d.cfg.Engine.Resume(ctx, r.Policy, state, d.cfg.Clock.NowMs())
 	if err != nil {
 		return err
@@ -208,53 +240,10 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	if resumed.Stop != nil {
 		return d.deadLetter(r, resumed.Stop)
 	}
-	// the window's edge, re-checked immediately before the request is
-	// written (after the secrets, DNS, connect and TLS; docs/replica.md)
-	edgeMs := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
-	var secrets []signing.Secret
-	var outcome rp.AttemptOutcome
-	unsigned := false
-	if d.cfg.Secrets != nil {
-		// A reload before the retry the policy asked to refresh credentials for.
-		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
-			if ctx.Err() != nil {
-				return err // stopping: the event stays pending
-			}
-			if d.cfg.Clock.NowMs() >= edgeMs {
-				return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
-			}
-			// No usable secret: never sent unsigned; the attempt ends as the
-			// terminal kind credentials_unavailable, as in every dispatcher.
-			d.cfg.Metrics.log.Printf("event %s: not sent: %v", r.Event.ID, err)
-			outcome, unsigned, err = httpoutcome.Failed(httpoutcome.CredentialsUnavailable), true, nil
-		} else {
-			r.ReloadSecrets = false
-		}
-	}
-	actx, release := d.attemptContext(ctx) // cancelled at a drain's deadline
-	defer release()
-	if !unsigned {
-		gated := safehttp.WithSendGate(actx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
-		inFlight := d.cfg.Metrics.InFlight()
-		outcome, err = deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
-		inFlight()
-	}
-	if errors.Is(err, safehttp.ErrNotSent) { // past the edge: not sent, and no attempt left
-		return d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
-	}
-	if d.abandoned() && (err != nil || outcome.Response == nil) { // still running at the drain's deadline: made, no response in time, the event pending
-		r.Attempts++
-		d.cfg.Metrics.AttemptStarted(r.Attempts)
-		r.LastOutcome, r.NextAttemptAtMs = string(httpoutcome.ReadTimeout), d.cfg.Clock.NowMs()
-		return d.cfg.Store.Save(r)
-	}
-	if err != nil {
+	outcome, finished, err := d.send(ctx, r)
+	if finished || err != nil {
 		return err
 	}
-	r.Attempts++
-	d.cfg.Metrics.AttemptStarted(r.Attempts)
-	d.cfg.Metrics.AttemptEnded(outcome)
-	r.LastOutcome = journal.LastOutcome(outcome)
 	state.Attempt = r.Attempts
 	res, err := d.cfg.Engine.Step(ctx, d.cfg.Budget, r.Policy, state, outcome, d.cfg.Clock.NowMs())
 	if err != nil {
@@ -283,6 +272,61 @@ func (d *Dispatcher) attempt(ctx context.Context, r *Record) error {
 	return d.deadLetter(r, stop)
 }
 
+// send makes the attempt (attempt number r.Attempts+1): the signing
+// secrets, the request, the window's edge re-checked just before it is
+// written. finished: r was already persisted (dead-lettered past the
+// edge, or left pending by a drain's deadline) or ctx stopped; else the
+// attempt was made and counted, r.Attempts and r.LastOutcome updated.
+func (d *Dispatcher) send(ctx context.Context, r *Record) (outcome rp.AttemptOutcome, finished bool, err error) {
+	// the window's edge, re-checked immediately before the request is
+	// written (after the secrets, DNS, connect and TLS; docs/replica.md)
+	edgeMs := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
+	var secrets []signing.Secret
+	unsigned := false
+	if d.cfg.Secrets != nil {
+		// A reload before the retry the policy asked to refresh credentials for.
+		if secrets, err = d.cfg.Secrets.Secrets(ctx, r.Event.EndpointID, r.ReloadSecrets); err != nil {
+			if ctx.Err() != nil {
+				return outcome, true, err // stopping: the event stays pending
+			}
+			if d.cfg.Clock.NowMs() >= edgeMs {
+				return outcome, true, d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+			}
+			// No usable secret: never sent unsigned; the attempt ends as the
+			// terminal kind credentials_unavailable, as in every dispatcher.
+			d.cfg.Metrics.log.Printf("event %s: not sent: %v", r.Event.ID, err)
+			outcome, unsigned, err = httpoutcome.Failed(httpoutcome.CredentialsUnavailable), true, nil
+		} else {
+			r.ReloadSecrets = false
+		}
+	}
+	actx, release := d.attemptContext(ctx) // cancelled at a drain's deadline
+	defer release()
+	if !unsigned {
+		gated := safehttp.WithSendGate(actx, func() bool { return d.cfg.Clock.NowMs() < edgeMs })
+		inFlight := d.cfg.Metrics.InFlight()
+		outcome, err = deliver(gated, d.cfg.Engine, d.cfg.Client, r.Event, secrets, d.cfg.Clock)
+		inFlight()
+	}
+	if errors.Is(err, safehttp.ErrNotSent) { // past the edge: not sent, and no attempt left
+		return outcome, true, d.deadLetter(r, &rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+	}
+	if d.abandoned() && (err != nil || outcome.Response == nil) { // still running at the drain's deadline: made, no response in time, the event pending
+		r.Attempts++
+		d.cfg.Metrics.AttemptStarted(r.Attempts)
+		r.LastOutcome, r.NextAttemptAtMs = string(httpoutcome.ReadTimeout), d.cfg.Clock.NowMs()
+		return outcome, true, d.cfg.Store.Save(r)
+	}
+	if err != nil {
+		return outcome, true, err
+	}
+	r.Attempts++
+	d.cfg.Metrics.AttemptStarted(r.Attempts)
+	d.cfg.Metrics.AttemptEnded(outcome)
+	r.LastOutcome = journal.LastOutcome(outcome)
+	return outcome, false, nil
+}
+
 func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 	dl := DeadLetterRecord{
 		Class:            r.Event.Class,
@@ -292,6 +336,7 @@ func (d *Dispatcher) deadLetter(r *Record, stop *rp.Stop) error {
 		LastOutcome:      r.LastOutcome,
 		DisableEndpoint:  stop.DisableEndpoint,
 		DeadLetteredAtMs: d.cfg.Clock.NowMs(),
+		HeldMs:           r.HeldMs,
 	}
 	if stop.DeadLetter != nil {
 		dl.DeadLetter = *stop.DeadLetter

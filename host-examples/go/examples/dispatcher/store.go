@@ -40,6 +40,18 @@ type Record struct {
 	State         string // pending | delivered | dead_lettered
 	LastOutcome   string // the last attempt's status code ("503") or transport kind; "" before one
 	FinishedAtMs  uint64 // when it was delivered or dead-lettered (0 while pending)
+
+	// Format 3 (docs/health-dispatch.md), journal format 2's fields.
+	Health             *rp.Health // the class's health section (nil: format 2, none of the below used)
+	HeldUntilMs        uint64     // held: due then (also NextAttemptAtMs)
+	HoldReason         string     // held: why ("" unless held)
+	HeldSinceMs        uint64     // held: when this hold began
+	HeldMs             uint64     // total time in holds already ended
+	NeedsReserve       bool       // a budget-held retry: its wake reserves first
+	WakeRefusals       uint32     // wakes the budget refused in this hold
+	ReplayOf           string     // the dead letter this event replays ("" none)
+	ReplayedDeadLetter *rp.DeadLetter
+	ReplayedAs         string // on a dead letter: its replay's id ("" none)
 }
 
 // Record states (the journal's statuses).
@@ -47,6 +59,7 @@ const (
 	StatePending      = journal.StatusPending
 	StateDelivered    = journal.StatusDelivered
 	StateDeadLettered = journal.StatusDeadLettered
+	StateHeld         = journal.StatusHeld
 )
 
 // DeadLetterRecord is what an operator reads about an event that was not
@@ -60,6 +73,7 @@ type DeadLetterRecord struct {
 	LastOutcome      string `json:"last_outcome"`
 	DisableEndpoint  bool   `json:"disable_endpoint"`
 	DeadLetteredAtMs uint64 `json:"dead_lettered_at_ms"`
+	HeldMs           uint64 `json:"held_ms,omitempty"` // format 3: time it spent held
 }
 
 // JournalFile is the journal's name in a store directory.
@@ -77,8 +91,10 @@ type FileStore struct {
 	mu       sync.Mutex
 	journal  *journal.Journal
 	records  map[string]*Record
-	dead     []DeadLetterRecord // in the order written
-	disabled map[string]bool    // endpoints that answered 410 Gone
+	order    []string                  // event ids, first-seen (the journal's order: replay chooses in it)
+	deadRecs map[string]journal.Record // each dead letter's journal record (a replay re-writes it with replayed_as)
+	dead     []DeadLetterRecord        // in the order written
+	disabled map[string]bool           // endpoints that answered 410 Gone
 }
 
 // OpenFileStore opens (creating) a store directory: its journal locked,
@@ -95,12 +111,13 @@ func OpenFileStore(dir string, hash journal.Hasher) (*FileStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &FileStore{journal: j, records: map[string]*Record{}, disabled: map[string]bool{}}
+	s := &FileStore{journal: j, records: map[string]*Record{}, deadRecs: map[string]journal.Record{}, disabled: map[string]bool{}}
 	for _, jr := range j.Recovered() {
 		var dl *DeadLetterRecord
 		if jr.Status == StateDeadLettered {
 			d := deadLetterOf(&jr)
 			dl = &d
+			s.deadRecs[jr.EventID] = jr.Clone()
 		}
 		s.apply(fromJournal(&jr), dl)
 	}
@@ -119,8 +136,24 @@ func fromJournal(j *journal.Record) *Record {
 			Schedule: rp.Schedule{MaxAttempts: j.MaxAttempts, OffsetsMs: j.OffsetsMs}},
 		Policy: j.Policy, Attempts: j.Attempts, NextAttemptAtMs: j.NextAttemptAtMs,
 		CredentialsRefreshed: j.CredentialsRefreshed, State: j.Status, LastOutcome: j.LastOutcome,
-		FinishedAtMs: j.FinishedAtMs,
+		FinishedAtMs: j.FinishedAtMs, Health: j.Health, HeldUntilMs: j.HeldUntilMs, HoldReason: deref(j.HoldReason),
+		HeldSinceMs: j.HeldSinceMs, HeldMs: j.HeldMs, NeedsReserve: j.NeedsReserve, WakeRefusals: j.WakeRefusals,
+		ReplayOf: deref(j.ReplayOf), ReplayedDeadLetter: j.ReplayedDeadLetter, ReplayedAs: deref(j.ReplayedAs),
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func ref(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func toJournal(r *Record) journal.Record {
@@ -135,13 +168,16 @@ func toJournal(r *Record) journal.Record {
 	if r.Event.Payload != nil {
 		j.SetBody(r.Event.Payload)
 	}
+	j.Health, j.HeldUntilMs, j.HoldReason, j.HeldSinceMs, j.HeldMs = r.Health, r.HeldUntilMs, ref(r.HoldReason), r.HeldSinceMs, r.HeldMs
+	j.NeedsReserve, j.WakeRefusals, j.ReplayOf, j.ReplayedAs = r.NeedsReserve, r.WakeRefusals, ref(r.ReplayOf), ref(r.ReplayedAs)
+	j.ReplayedDeadLetter = r.ReplayedDeadLetter
 	return j
 }
 
 // deadLetterOf is the operator's view of a dead-lettered journal record.
 func deadLetterOf(j *journal.Record) DeadLetterRecord {
 	dl := DeadLetterRecord{Class: j.Class, URL: redactURL(j.Target), PolicyVersion: j.PolicyVersion, PolicyHash: j.PolicyHash,
-		LastOutcome: j.LastOutcome, DisableEndpoint: j.DisableEndpoint, DeadLetteredAtMs: j.FinishedAtMs}
+		LastOutcome: j.LastOutcome, DisableEndpoint: j.DisableEndpoint, DeadLetteredAtMs: j.FinishedAtMs, HeldMs: j.HeldMs}
 	if j.DeadLetter != nil {
 		dl.DeadLetter = *j.DeadLetter
 	}
@@ -157,6 +193,9 @@ func (s *FileStore) apply(r *Record, dl *DeadLetterRecord) {
 			s.disabled[dl.EndpointID] = true
 		}
 	}
+	if _, seen := s.records[r.Event.ID]; !seen {
+		s.order = append(s.order, r.Event.ID)
+	}
 	s.records[r.Event.ID] = r
 }
 
@@ -169,6 +208,9 @@ func (s *FileStore) put(r *Record, j journal.Record, dl *DeadLetterRecord) error
 	c.Event.Payload = append(json.RawMessage(nil), r.Event.Payload...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if j.Status == StateDeadLettered {
+		s.deadRecs[j.EventID] = j.Clone()
+	}
 	s.apply(&c, dl)
 	return nil
 }
@@ -201,12 +243,13 @@ func (s *FileStore) Load(id string) (*Record, error) {
 	return &c, nil
 }
 
-// Pending lists the pending records (copies), earliest next attempt first.
+// Pending lists the pending and held records (copies), earliest next
+// attempt first (a held record's is its hold's end).
 func (s *FileStore) Pending() ([]*Record, error) {
 	s.mu.Lock()
 	var out []*Record
 	for _, r := range s.records {
-		if r.State == StatePending {
+		if r.State == StatePending || r.State == StateHeld {
 			c := *r
 			out = append(out, &c)
 		}
