@@ -116,3 +116,12 @@ def to_health(v: dict[str, Any] | None) -> Health | None:
                                              c["cooldown_max_ms"], c["probes"], c["probe_interval_ms"])
     return Health(v["hold_budget_refusals"], v["pause"]["max_ms"], circuit,
                   Release(v["release"]["multiple"], v["release"]["floor_per_s"]), v["cache_ms"])
+
+
+def as_v2(rec: dict[str, Any]) -> dict[str, Any]:
+    """``rec`` as a v2 record (a v1 record read back: its v2 fields at zero); the same dict."""
+    if rec.get("v") != 2:
+        rec["v"] = 2
+        for k, v in V2_ZERO.items():
+            rec.setdefault(k, v)
+    return rec

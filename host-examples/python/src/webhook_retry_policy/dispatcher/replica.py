@@ -49,6 +49,7 @@ from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
+from ..types import EventClass, PolicyDocument
 from .metered import MeteredStore
 from .metrics import DispatcherMetrics, parse_metrics_addr
 from .replica_run import EVENT_CLASS, Replica, run_draining, signals_caught
@@ -241,9 +242,13 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     policy = AsyncRetryPolicy(store, clock, store_timeout_s=max(1.0, 2 * timeout_s))
     source = f"--policy {args.policy}" if args.policy is not None else "the artifact's embedded document"
     try:
+        health_doc = None
         if args.policy is not None:
             with open(args.policy, encoding="utf-8") as f:
-                document = policy.load_document(f.read())
+                # every document through load-health-document (format 2 reads as format 2)
+                health_doc = policy.load_health_document(f.read())
+            document = PolicyDocument(health_doc.version, tuple(EventClass(c.name, c.policy)
+                                                                for c in health_doc.classes))
         else:
             document = DocumentHolder.from_artifact(policy).current
         storm = policy.class_policy(document, EVENT_CLASS)
@@ -259,11 +264,14 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     async with client:
         replica = Replica(args, policy, storm, max_attempts, client, metrics)
-        if args.store is not None or args.resume is not None:
+        has_health = health_doc is not None and any(c.health is not None for c in health_doc.classes
+                                                        if c.name == EVENT_CLASS)
+        if args.store is not None or args.resume is not None or has_health:
             from .journal_record import JournalError
             from .replica_journal import JournaledReplica
             try:
-                replica = JournaledReplica(args, policy, storm, max_attempts, client, document)
+                replica = JournaledReplica(args, policy, storm, max_attempts, client, document, store=store,
+                                           health_doc=health_doc, metrics=metrics)
             except JournalError as e:
                 raise UsageError(f"--store/--resume: {e}") from None
         try:
@@ -288,7 +296,11 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     replica.tally.store_errors = store.errors
     replica.tally.budget_disagreements = policy.budget_disagreements
     # Redis commands sent; the in-memory store makes none.
-    return replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
+    summary = replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
+    health_summary = getattr(replica, "health_summary", None)
+    if health_summary is not None:
+        summary.update(health_summary())
+    return summary
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -24,23 +24,42 @@ from typing import Any
 
 from ..redact import redact
 from ..transport_kinds import TransportKind
-from ..types import DeadLetter, DeliveryState, HttpResponse, Policy, PolicyDocument, Retry, Stop, StopReason
+from ..types import (
+    DeadLetter,
+    DeliveryState,
+    HealthDocument,
+    HttpResponse,
+    Policy,
+    PolicyDocument,
+    Retry,
+    Stop,
+    StopReason,
+)
+from .health_loop import HealthLoop
 from .journal_event import component_hasher
 from .journal_record import JournalError, finished_target, policy_json, to_policy
+from .journal_v2 import V2_ZERO, as_v2
 from .journal_writer import Journal, read_file
+from .metrics import DispatcherMetrics
+from .replica_health import HealthHost
 from .replica_run import EVENT_CLASS, Replica
 
 log = logging.getLogger("webhook_retry_policy.replica")
 
 
-class JournaledReplica(Replica):
+class JournaledReplica(HealthHost, Replica):
     """A replica whose events are journaled (``--store``) and which first
-    continues journaled pending events (its own, and ``--resume``'s)."""
+    continues journaled pending and held events (its own, and ``--resume``'s);
+    also the replica of a class with ``health`` (without a journal then):
+    such events run the format-3 send loop (``replica_health``)."""
 
     def __init__(self, args: Any, policy: Any, storm: Policy, max_attempts: int, client: Any,
-                 document: PolicyDocument) -> None:
-        super().__init__(args, policy, storm, max_attempts, client)
+                 document: PolicyDocument, *, store: Any = None, health_doc: HealthDocument | None = None,
+                 metrics: DispatcherMetrics | None = None) -> None:
+        super().__init__(args, policy, storm, max_attempts, client, metrics)
         self.document = document
+        self.setup_health(HealthLoop(self, store, self.metrics, store_timeout_s=getattr(policy, "store_timeout_s", None)
+                                     or 1.0), health_doc)
         hasher = component_hasher(policy)
         self.journal = Journal(args.store, hasher) if args.store is not None else None
         resumed: dict[str, dict[str, Any]] = {}
@@ -55,7 +74,8 @@ class JournaledReplica(Replica):
             except BaseException:
                 self.close()
                 raise
-        self.resumed = [r for r in resumed.values() if r["status"] == "pending"]
+        # pending and held records alike are resumed; every record this run writes is v2
+        self.resumed = [as_v2(r) for r in resumed.values() if r["status"] in ("pending", "held")]
 
     def close(self) -> None:
         if self.journal is not None:
@@ -74,6 +94,8 @@ class JournaledReplica(Replica):
         self.tally.events += len(self.resumed)
         for rec in self.resumed:
             self._persist(rec)  # this journal knows every event it continues
+            if rec["status"] == "held":
+                self.loop.count_resumed_hold()
 
         async def resumed_one(rec: dict[str, Any]) -> None:
             reason = await self._resume(rec)
@@ -81,23 +103,29 @@ class JournaledReplica(Replica):
                 self._stopped(reason)
 
         await asyncio.gather(super().run(), *(resumed_one(r) for r in self.resumed))
+        await self.loop.settle()
 
     async def deliver(self, event_id: str) -> StopReason | None:
+        health = self.class_health()
+        if health is not None:
+            return await self.deliver_health(event_id, health)
         now = self.policy.clock.now_ms()
         adm = self.policy.admit(self.document, EVENT_CLASS, now)
         rec: dict[str, Any] = {
-            "v": 1, "type": "event", "event_id": event_id, "endpoint_id": self.args.endpoint_id,
+            "v": 2, "type": "event", "event_id": event_id, "endpoint_id": self.args.endpoint_id,
             "target": self.args.target, "class": EVENT_CLASS, "policy_version": adm.policy_version,
             "policy_hash": adm.policy_hash, "policy": policy_json(self.storm),
             "first_attempted_at_ms": adm.first_attempted_at_ms, "deadline_ms": adm.deadline_ms,
             "max_attempts": adm.schedule.max_attempts, "offsets_ms": list(adm.schedule.offsets_ms), "attempts": 0,
             "credentials_refreshed": False, "next_attempt_at_ms": now, "status": "pending", "last_outcome": "",
-            "stop_reason": None, "dead_letter": None, "disable_endpoint": False, "finished_at_ms": 0,
+            "stop_reason": None, "dead_letter": None, "disable_endpoint": False, "finished_at_ms": 0, **V2_ZERO,
         }
         self._persist(rec)
         return await self._attempts(rec, self.storm)
 
     async def _resume(self, rec: dict[str, Any]) -> StopReason | None:
+        if rec["policy"].get("health") is not None:
+            return await self.resume_health(rec)
         policy = to_policy(rec["policy"])  # the admitted policy, checked against policy_hash when read
         wait_ms = rec["next_attempt_at_ms"] - self.policy.clock.now_ms()
         if wait_ms > 0 and not await self._wait(wait_ms):

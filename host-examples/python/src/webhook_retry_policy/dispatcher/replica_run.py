@@ -29,7 +29,17 @@ import httpx
 from ..async_policy import AsyncRetryPolicy
 from ..redact import redact
 from ..transport_kinds import TransportKind, zero_counts
-from ..types import AttemptOutcome, Decision, DeliveryState, Policy, Retry, Stop, StopReason, TransportError
+from ..types import (
+    AttemptOutcome,
+    Decision,
+    DeliveryState,
+    HoldReason,
+    Policy,
+    Retry,
+    Stop,
+    StopReason,
+    TransportError,
+)
 from .metered import metered_attempt
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
@@ -68,6 +78,8 @@ class Tally:
             "store_errors": self.store_errors,
             "budget_disagreements": self.budget_disagreements,
             "elapsed_ms": elapsed_ms,
+            # format 3 (docs/replica.md): zeros unless the class has health (replica_health fills them)
+            "holds": {r.value: 0 for r in HoldReason}, "held": 0, "probe_calls": 0, "wake_calls": 0,
         }
 
 
