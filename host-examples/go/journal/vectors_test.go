@@ -67,7 +67,9 @@ type vectorEvent struct {
 	ReplayedAs  *string `json:"replayed_as,omitempty"`
 }
 
-func loadVectors(t *testing.T) vectorFile { return loadVectorFile(t, "journal.json", "webhook-retry-policy/journal-vectors 1") }
+func loadVectors(t *testing.T) vectorFile {
+	return loadVectorFile(t, "journal.json", "webhook-retry-policy/journal-vectors 1")
+}
 
 func loadVectorFile(t *testing.T, name, format string) vectorFile {
 	t.Helper()

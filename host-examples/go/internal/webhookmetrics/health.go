@@ -44,7 +44,9 @@ func newHealthFamilies(reg *prometheus.Registry) healthFamilies {
 }
 
 // HoldStarted counts a hold that began, by reason.
-func (m *Metrics) HoldStarted(reason rp.HoldReason) { m.health.holds.WithLabelValues(reason.String()).Inc() }
+func (m *Metrics) HoldStarted(reason rp.HoldReason) {
+	m.health.holds.WithLabelValues(reason.String()).Inc()
+}
 
 // HeldNow moves the held-events gauge by delta (+1 a hold began on a
 // free event, -1 it left its hold).
