@@ -44,10 +44,10 @@ export class HealthPolicy {
 
   /**
    * @param document a policy document (object or JSON text), format 2 or 3
-   * @param options {store (with answer(call, nowMs)), clock, storeTimeoutMs, onStoreError(e, {operation, endpointId, timedOut})}
+   * @param options {store (with answer(call, nowMs); none: admission and replay only), clock, storeTimeoutMs, onStoreError(e, {operation, endpointId, timedOut})}
    */
-  constructor(document, { store, clock, storeTimeoutMs = 250, onStoreError = () => {} }) {
-    if (typeof store?.answer !== 'function') throw new TypeError('HealthPolicy: the store must answer whole store calls (answer(call, nowMs))');
+  constructor(document, { store = null, clock, storeTimeoutMs = 250, onStoreError = () => {} }) {
+    if (store !== null && typeof store?.answer !== 'function') throw new TypeError('HealthPolicy: the store must answer whole store calls (answer(call, nowMs))');
     this.#doc = compileDocument(document);
     this.#store = store;
     this.clock = clock;
@@ -104,6 +104,7 @@ export class HealthPolicy {
   /** A store call's reply `{reservation, granted, view}`, or null when it failed or timed out (reported). */
   async call(storeCall, nowMs) {
     try {
+      if (this.#store === null) throw new TypeError('HealthPolicy: no store given');
       const answer = this.#store.answer(storeCall, nowMs);
       return typeof answer?.then === 'function' ? await withTimeout(answer, this.#timeoutMs) : answer;
     } catch (e) {

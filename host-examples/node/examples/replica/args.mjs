@@ -84,7 +84,7 @@ function hostPort(flag, text) {
   return { host: m[1] ?? m[2], port };
 }
 
-function integer(flag, text, min) {
+export function integer(flag, text, min) {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag}: expected a non-negative integer, got ${JSON.stringify(text)}`);
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag}: expected an integer >= ${min}, got ${text}`);

@@ -31,6 +31,9 @@ import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
 import { openStoredEvents, admittedPolicies } from './stored-events.mjs';
+import { HealthPolicy, hasHealth } from '../dispatcher/health-policy.mjs';
+import { HOLD_REASONS } from '../dispatcher/metrics.mjs';
+import { replayCommand } from './replay-command.mjs';
 import fs from 'node:fs';
 
 export const STOP_REASONS = [
@@ -75,6 +78,12 @@ function policyOptions(opts, store, metrics) {
   };
 }
 
+/** A format-2 policy whose run resumes a record with `health` runs as format 3 (its events keep their own policy). */
+function resumesHealth(policy, resumed, opts, options) {
+  if (policy instanceof HealthPolicy || !resumed.some((r) => r.policy.health !== undefined)) return policy;
+  return new HealthPolicy(opts.policyText ?? JSON.stringify({ classes: {} }), options);
+}
+
 function loadPolicy(opts, options) {
   const where = opts.policyPath === null ? "the artifact's embedded document" : `--policy ${opts.policyPath}`;
   if (opts.policyPath === null && artifactInfo().document_version === null) {
@@ -83,11 +92,27 @@ function loadPolicy(opts, options) {
       + '(custom section webhook-retry-policy:document): pass --policy FILE, or an artifact made by retry-policy bundle');
   }
   try {
+    if (opts.policyText !== null && healthSections(opts.policyText)) {
+      // Format 3 (docs/health-dispatch.md): gate, hold, probe; every class on its compiled handle.
+      const policy = new HealthPolicy(opts.policyText, options);
+      policy.compiled(EVENT_CLASS);
+      return policy;
+    }
     const policy = new RetryPolicy(opts.policyText, options);
     policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
     return policy;
   } catch (e) {
     if (e instanceof PolicyError) throw new UsageError(`${where}: ${e.code} at ${e.field}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Whether the document has `health` sections (a text load-health-document refuses is left to RetryPolicy's own error). */
+function healthSections(text) {
+  try {
+    return hasHealth(text);
+  } catch (e) {
+    if (e instanceof PolicyError) return false;
     throw e;
   }
 }
@@ -149,6 +174,7 @@ async function run(opts) {
   if (redis !== null) options = policyOptions(opts, store, metrics);
   policy = redis === null ? policyCheck : loadPolicy(opts, options);
   const { journal, resumed } = openStoredEvents(opts, log);
+  policy = resumesHealth(policy, resumed, opts, options);
   const journalError = rateLimited('journal write failed (the run goes on; the journal stays whole)');
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
@@ -228,6 +254,10 @@ async function run(opts) {
     store_errors: metrics.get('webhook_budget_store_errors_total'),
     budget_disagreements: dispatcher.budgetDisagreements,
     elapsed_ms: Math.round(performance.now() - startMs),
+    holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, metrics.get('webhook_holds_total', { reason: r })])),
+    held: metrics.heldNow,
+    probe_calls: metrics.total('webhook_probe_calls_total'),
+    wake_calls: metrics.get('webhook_wake_calls_total'),
   };
   if (crashed > 0) summary.crashed = crashed;
   // The journal is synced and unlocked before the summary: a reader of the
@@ -245,26 +275,35 @@ async function run(opts) {
 }
 
 requireSupportedNode('replica');
-let opts;
-try {
-  opts = parseArgs(process.argv.slice(2));
-} catch (e) {
-  if (e instanceof UsageError) usageExit(e.message);
-  throw e;
+if (process.argv[2] === 'replay') {
+  process.exitCode = await replayCommand(process.argv.slice(3));
+  // the command is done: nothing below runs
+} else {
+  await main();
 }
-if (opts.help) {
-  process.stderr.write(`${USAGE}\n`);
-  process.exit(0);
-}
-if (opts.version) {
-  // Without loading the artifact (docs/replica.md).
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`replica (node ${process.versions.node}) ${pkg.name} ${pkg.version}\n`);
-  process.exit(0);
-}
-try {
-  process.exitCode = await run(opts);
-} catch (e) {
-  if (e instanceof UsageError) usageExit(e.message);
-  throw e;
+
+async function main() {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) usageExit(e.message);
+    throw e;
+  }
+  if (opts.help) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (opts.version) {
+    // Without loading the artifact (docs/replica.md).
+    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    process.stdout.write(`replica (node ${process.versions.node}) ${pkg.name} ${pkg.version}\n`);
+    process.exit(0);
+  }
+  try {
+    process.exitCode = await run(opts);
+  } catch (e) {
+    if (e instanceof UsageError) usageExit(e.message);
+    throw e;
+  }
 }

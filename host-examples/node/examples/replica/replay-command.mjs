@@ -1,0 +1,97 @@
+// `replica replay`: replay dead letters of a journal (docs/health-dispatch.md
+// section 4). Opens --store's journal as its one writer (the lock), writes
+// the replays under --policy's document, prints ONE JSON line
+// {"replayed", "already_replayed", "skipped_no_class", "ids"} and exits 0;
+// 2 on bad flags, an unreadable policy or a journal error. The next run
+// (--store / --resume) sends the replays, paced.
+import fs from 'node:fs';
+import { PolicyError } from '@webhook/retry-policy';
+import { Journal, JournalError } from '../dispatcher/journal.mjs';
+import { HealthPolicy } from '../dispatcher/health-policy.mjs';
+import { replayDeadLetters, DEFAULT_REPLAY_LIMIT } from '../dispatcher/replay.mjs';
+import { UsageError, integer } from './args.mjs';
+
+export const REPLAY_USAGE = `usage: replica replay --store FILE --policy FILE [--endpoint ID] [--reason STOP_REASON]
+                      [--from-ms N] [--to-ms N] [--limit N] [--now-ms N]
+
+Replays the dead letters of journal FILE not yet replayed (journal order; at
+most --limit, default ${DEFAULT_REPLAY_LIMIT}), chosen by endpoint id, stop reason and
+finished_at_ms in [--from-ms, --to-ms), each as a new event "<id>~r<n>" under
+--policy's document (its class's current policy). --now-ms: the admission
+instant (tests; default the wall clock). Prints one JSON line.`;
+
+const FLAGS = new Set(['--store', '--policy', '--endpoint', '--reason', '--from-ms', '--to-ms', '--limit', '--now-ms']);
+
+/** argv after `replay` -> {store, policyText, filter, nowMs} (UsageError on a bad flag or an unreadable policy). */
+export function parseReplayArgs(argv) {
+  const seen = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    let flag = argv[i];
+    let value;
+    const eq = flag.indexOf('=');
+    if (flag.startsWith('--') && eq > 0) {
+      value = flag.slice(eq + 1);
+      flag = flag.slice(0, eq);
+    }
+    if (!FLAGS.has(flag)) throw new UsageError(`replay: unknown argument ${JSON.stringify(argv[i])}`);
+    if (value === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
+      value = argv[++i];
+    }
+    if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
+    seen.set(flag, value);
+  }
+  for (const required of ['--store', '--policy']) if (!seen.has(required) || seen.get(required) === '') throw new UsageError(`replay: ${required} is required`);
+  let policyText;
+  try {
+    policyText = fs.readFileSync(seen.get('--policy'), 'utf8');
+  } catch (e) {
+    throw new UsageError(`--policy: cannot read ${seen.get('--policy')}: ${e.message}`);
+  }
+  const opt = (flag, f) => (seen.has(flag) ? f(seen.get(flag)) : null);
+  const int = (flag, min = 0) => opt(flag, (v) => integer(flag, v, min));
+  return {
+    store: seen.get('--store'),
+    policyText,
+    policyPath: seen.get('--policy'),
+    filter: { endpoint_id: opt('--endpoint', (v) => v), stop_reason: opt('--reason', (v) => v), from_ms: int('--from-ms'), to_ms: int('--to-ms'), limit: int('--limit') ?? DEFAULT_REPLAY_LIMIT },
+    nowMs: int('--now-ms') ?? Date.now(),
+  };
+}
+
+/** Run `replica replay ...`: the exit code (0, or 2 with one line on stderr). */
+export async function replayCommand(argv, { out = process.stdout, err = process.stderr } = {}) {
+  if (argv.includes('--help')) {
+    err.write(`${REPLAY_USAGE}\n`);
+    return 0;
+  }
+  let policy = null;
+  let journal = null;
+  try {
+    const o = parseReplayArgs(argv);
+    try {
+      policy = new HealthPolicy(o.policyText, { clock: { nowMs: () => o.nowMs } });
+    } catch (e) {
+      if (e instanceof PolicyError) throw new UsageError(`--policy ${o.policyPath}: ${e.code} at ${e.field}: ${e.message}`);
+      throw e;
+    }
+    try {
+      journal = new Journal(o.store, { nowMs: o.nowMs });
+      const result = await replayDeadLetters(journal, policy, o.filter, o.nowMs);
+      await journal.close();
+      journal = null;
+      out.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    } catch (e) {
+      if (e instanceof JournalError) throw new UsageError(`--store ${o.store}: ${e.message}`);
+      throw e;
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err.write(`replica replay: ${e.message}\n`);
+    return 2;
+  } finally {
+    if (journal !== null) await journal.close().catch(() => {});
+    policy?.close();
+  }
+}
