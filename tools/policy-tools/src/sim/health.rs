@@ -316,7 +316,18 @@ impl World<'_> {
                     self.reserved(e, now, &r.counts);
                 }
                 self.events[e].wake = None;
-                self.send(e, t, probe);
+                // draft 3 item 2 (docs/health-dispatch.md step 3): the reserve's own
+                // reply gates the send; a hold keeps the reservation (no second reserve).
+                let mut gev = self.gate_event(e, now);
+                gev.held = false;
+                let key = (self.events[e].replica, self.events[e].endpoint);
+                let pacer = self.pacers.get(&key).copied().unwrap_or_default();
+                match health::gate(&policy, Some(&h), &gev, Some(&reply.view), &pacer, now).map_err(e2s)?.0 {
+                    GateDecision::Hold { until_ms, reason } if !probe => {
+                        self.hold(e, t, until_ms.saturating_sub(self.start), reason)
+                    }
+                    _ => self.send(e, t, probe),
+                }
             }
             WakeDecision::Hold { until_ms, refusals } => {
                 self.events[e].wake = Some(refusals);
