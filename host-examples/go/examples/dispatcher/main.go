@@ -51,6 +51,9 @@ import (
 var policyJSON []byte
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "replay" { // docs/health-dispatch.md section 4
+		os.Exit(replayMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	class := flag.String("class", "demo", "event class of the policy document (demo: a 3 s window)")
 	perEndpoint := flag.Int("events", 3, "events per endpoint")
 	storeDir := flag.String("store", "", "store directory (default: a new temporary one)")
