@@ -311,8 +311,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_main(argv: Sequence[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:  # `replica replay ...`: docs/health-dispatch.md section 4
+        from .replay import main as replay_main
+        return replay_main(argv[1:])
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv)
+        args = parse_args(argv)
         summary = asyncio.run(_main(args))
     except UsageError as e:
         # one line naming the flag (docs/replica.md); the flags are in `replica --help`
