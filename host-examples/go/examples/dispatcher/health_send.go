@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/endpointhealth"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -34,7 +35,8 @@ func (d *Dispatcher) attemptHealth(ctx context.Context, r *Record, state rp.Deli
 	}
 	ev := rp.GateEvent{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts,
 		FirstAttemptedAtMs: r.Admission.FirstAttemptedAtMs, Held: held, HeldMs: r.HeldMs}
-	verdict, err := d.gate(ctx, c, r, ev, now)
+	deadline := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
+	verdict, err := d.health.Gate(ctx, d.steps(), c, ev, r.Policy.Budget, deadline, now)
 	if err != nil {
 		return err
 	}
@@ -60,97 +62,23 @@ func (d *Dispatcher) attemptHealth(ctx context.Context, r *Record, state rp.Deli
 	return d.advance(ctx, c, r, state, outcome, probe)
 }
 
-// gate is steps 1-2 under the endpoint's lock: the pacer's rate set,
-// gate, and for probe the probe call and after-probe. The answer's
-// verdict is never probe.
-func (d *Dispatcher) gate(ctx context.Context, c *rp.Compiled, r *Record, ev rp.GateEvent, now uint64) (rp.GateVerdict, error) {
-	e := d.health.Entry(r.Event.EndpointID)
-	e.Lock()
-	defer e.Unlock()
-	budget := r.Policy.Budget
-	cur, prev := e.Admissions(now, budget.WindowMs)
-	rate, err := d.cfg.Engine.NormalPerS(ctx, budget, now, cur, prev)
-	if err != nil {
-		return rp.GateVerdict{}, err
-	}
-	e.Pacer.NormalPerS = rate
-	given := e.View
-	answer, err := c.Gate(ctx, ev, given, e.Pacer, now)
-	if err != nil {
-		return rp.GateVerdict{}, err
-	}
-	e.Pacer = answer.Pacer
-	if !answer.Verdict.Probe {
-		return answer.Verdict, nil
-	}
-	call, err := c.CallFor(ctx, rp.CallOpProbe, r.Event.EndpointID, now)
-	if err != nil {
-		return rp.GateVerdict{}, err
-	}
-	reply, callErr := d.calls.Call(ctx, call, now)
-	granted, view := false, rp.HealthView{}
-	if given != nil {
-		view = *given // a store that did not answer never grants: after-probe sees the gate's view
-	}
-	if callErr == nil && reply.Granted != nil && reply.View != nil {
-		granted, view = *reply.Granted, *reply.View
-		e.KeepView(reply.View)
-	} else if callErr == nil {
-		callErr = fmt.Errorf("a probe reply without granted or a view: %+v", reply)
-	}
-	d.cfg.Metrics.ProbeCalled(granted, callErr)
-	if callErr != nil {
-		d.cfg.Metrics.log.Printf("probe call for endpoint %s failed: %v", r.Event.EndpointID, callErr)
-	}
-	answer, err = c.AfterProbe(ctx, ev, granted, view, e.Pacer, now)
-	if err != nil {
-		return rp.GateVerdict{}, err
-	}
-	e.Pacer = answer.Pacer
-	if answer.Verdict.Probe { // cannot happen: treated as refused (section 2)
-		until := now + 1
-		if ci := c.Health().Circuit; ci != nil {
-			until = now + ci.ProbeIntervalMs
-		}
-		deadline := r.Admission.FirstAttemptedAtMs + r.Policy.WindowMs
-		return rp.GateVerdict{Hold: &rp.Hold{UntilMs: min(until, deadline), Reason: rp.HoldReasonProbeRefused}}, nil
-	}
-	return answer.Verdict, nil
-}
-
-// keepView keeps a store reply's view for its endpoint.
-func (d *Dispatcher) keepView(endpoint string, reply rp.CallReply, err error) {
-	if err != nil || reply.View == nil {
-		return
-	}
-	e := d.health.Entry(endpoint)
-	e.Lock()
-	e.KeepView(reply.View)
-	e.Unlock()
-}
-
-// storeReply is what finish and settle-wake take for a call's result.
-func storeReply(reply rp.CallReply, err error) rp.StoreReply {
-	if err != nil || reply.Reservation == nil {
-		return rp.StoreReply{Unavailable: true}
-	}
-	res := *reply.Reservation
-	return rp.StoreReply{Answered: &res}
+// steps are the shared gate/wake steps with this dispatcher's store and metrics.
+func (d *Dispatcher) steps() endpointhealth.Steps {
+	return endpointhealth.Steps{Engine: d.cfg.Engine, Calls: d.calls, OnWake: d.cfg.Metrics.WakeCalled,
+		OnProbe: func(granted bool, err error) {
+			d.cfg.Metrics.ProbeCalled(granted, err)
+			if err != nil {
+				d.cfg.Metrics.log.Printf("probe call failed: %v", err)
+			}
+		}}
 }
 
 // wake is step 3: the reserve call and settle-wake. done: r was held
 // again or dead-lettered.
 func (d *Dispatcher) wake(ctx context.Context, c *rp.Compiled, r *Record, now uint64) (done bool, err error) {
-	call, err := c.CallFor(ctx, rp.CallOpReserve, r.Event.EndpointID, now)
-	if err != nil {
-		return true, err
-	}
-	reply, callErr := d.calls.Call(ctx, call, now)
-	d.cfg.Metrics.WakeCalled()
-	d.keepView(r.Event.EndpointID, reply, callErr)
 	w := rp.Wake{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts,
 		FirstAttemptedAtMs: r.Admission.FirstAttemptedAtMs, Refusals: r.WakeRefusals}
-	v, err := c.SettleWake(ctx, w, storeReply(reply, callErr), now)
+	v, err := d.health.Wake(ctx, d.steps(), c, w, now)
 	if err != nil {
 		return true, err
 	}
@@ -179,17 +107,15 @@ func (d *Dispatcher) advance(ctx context.Context, c *rp.Compiled, r *Record, sta
 	switch {
 	case adv.Decided != nil:
 		if call := adv.Decided.Call; call != nil { // record or report: its reply changes no decision, only the view
-			reply, err := d.calls.Call(ctx, *call, now)
-			d.keepView(r.Event.EndpointID, reply, err)
+			_, _ = d.health.Call(ctx, d.steps(), r.Event.EndpointID, *call, now)
 		}
 		verdict = rp.Verdict{Retry: adv.Decided.Decision.Retry, Stop: adv.Decided.Decision.Stop}
 	case adv.NeedsStore != nil:
-		reply, callErr := d.calls.Call(ctx, *adv.NeedsStore, now)
-		d.keepView(r.Event.EndpointID, reply, callErr)
+		reply, callErr := d.health.Call(ctx, d.steps(), r.Event.EndpointID, *adv.NeedsStore, now)
 		if callErr != nil {
 			d.cfg.Metrics.log.Printf("budget store %s failed for endpoint %s: %v", adv.NeedsStore.Op, r.Event.EndpointID, callErr)
 		}
-		fin, err := c.Finish(ctx, state, outcome, now, storeReply(reply, callErr))
+		fin, err := c.Finish(ctx, state, outcome, now, endpointhealth.StoreReplyOf(reply, callErr))
 		if err != nil {
 			return err
 		}
@@ -237,8 +163,5 @@ func (d *Dispatcher) admitted(r *Record) {
 	if r.Health == nil || r.ReplayOf != "" {
 		return
 	}
-	e := d.health.Entry(r.Event.EndpointID)
-	e.Lock()
-	e.Admit(r.Admission.FirstAttemptedAtMs, r.Policy.Budget.WindowMs)
-	e.Unlock()
+	d.health.Admit(r.Event.EndpointID, r.Admission.FirstAttemptedAtMs, r.Policy.Budget.WindowMs)
 }

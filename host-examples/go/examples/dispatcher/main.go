@@ -149,7 +149,7 @@ func run(o options, out io.Writer) error {
 		return err
 	}
 	defer store.Close() // the lock goes on a clean exit, a drain included
-	doc, err := engine.LoadDocument(ctx, policyJSON)
+	doc, err := engine.LoadHealthDocument(ctx, policyJSON) // format 3 (reads format 2 too)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,8 @@ func run(o options, out io.Writer) error {
 	}
 	defer stopMetrics()
 
-	cfg := Config{Engine: engine, Budget: rp.NewMemoryStore(engine), Document: doc, Store: store, Metrics: metrics,
+	calls := rp.NewMemoryCallStore(engine) // one store for both kinds of call
+	cfg := Config{Engine: engine, Budget: calls.Budget(), Calls: calls, HealthDocument: &doc, Store: store, Metrics: metrics,
 		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, RootCAs: o.roots, Clock: clock, Sleeper: realSleeper{clock}}
 	if o.secretsPath != "" {
 		cfg.Secrets = &SecretsFile{Path: o.secretsPath}
@@ -210,7 +211,7 @@ func run(o options, out io.Writer) error {
 		time.Since(start).Seconds(), endpoints.UnavailableHits.Load(), endpoints.GoneHits.Load(), endpoints.HealthyHits.Load())
 	if d.Draining() {
 		pending, _ := store.Pending()
-		fmt.Fprintf(out, "drained: %d events pending in %s (journal format 1: resumable)\n", len(pending), store.Path())
+		fmt.Fprintf(out, "drained: %d events pending in %s (journal format 2: resumable)\n", len(pending), store.Path())
 	}
 	fmt.Fprintln(out)
 	dls, err := store.DeadLetters()
