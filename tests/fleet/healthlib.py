@@ -73,9 +73,13 @@ def outage_figures(log: list[dict], up_at_ms: int, down_ms: int) -> dict:
     start = up_at_ms - down_ms
     during = [x for x in log if start <= x["t_ms"] < up_at_ms]
     arrived = {x["event_id"] for x in during if x["attempt"] == 1}
-    after_ids = {x["event_id"] for x in log if x["t_ms"] >= up_at_ms}
-    delivered = arrived & after_ids
+    delivered_at: dict[str, int] = {}
+    for x in log:
+        if x["t_ms"] >= up_at_ms and x["event_id"] in arrived:
+            delivered_at.setdefault(x["event_id"], x["t_ms"])
+    delivered = set(delivered_at)
     return {"requests_during": len(during), "arrived_during": len(arrived), "delivered_after": len(delivered),
+            "last_delivered_after_ms": max(delivered_at.values()) - up_at_ms if delivered_at else None,
             "delivered_share": len(delivered) / len(arrived) if arrived else 0.0,
             "undelivered_by_lang": _count_by_lang(arrived - delivered),
             "requests_after": sum(1 for x in log if x["t_ms"] >= up_at_ms)}

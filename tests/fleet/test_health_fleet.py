@@ -136,6 +136,7 @@ def test_a_fleet_with_health_holds_through_an_outage_and_delivers_what_arrived_d
     holds = fleet_holds(h["summaries"])
     rows = [("requests during the outage", "requests_during"), ("events arrived during it", "arrived_during"),
             ("... delivered after it", "delivered_after"), ("... share", "delivered_share"),
+            ("... last one, ms after recovery", "last_delivered_after_ms"),
             ("requests after it", "requests_after"), ("max requests in 1 s after", "max_1s_after"),
             ("steady requests/s after", "steady_per_s"), ("events", "events"), ("dead-lettered", "dead"),
             ("attempts (summaries)", "attempts"), ("probe calls", "probe_calls"), ("wake calls", "wake_calls"),
@@ -163,9 +164,9 @@ def test_a_fleet_with_health_holds_through_an_outage_and_delivers_what_arrived_d
     assert fh["delivered_share"] >= 0.99, f"undelivered by language {fh['undelivered_by_lang']}\n{figures}"
     # The baseline dead-letters most of it (the budget refuses the retries).
     assert fb["delivered_share"] < 0.5, figures
-    # Far fewer requests reach the down endpoint (measured: see the report;
-    # goal 5%, asserted with margin for a loaded machine).
-    assert ratio <= 0.15, figures
+    # Far fewer requests reach the down endpoint: the goal, 5% (measured
+    # 1.5-1.6% with Rust, Node and Python, December 2026).
+    assert ratio <= 0.05, figures
     # The release stays paced: slack 25% + 10 for 1 s windows on loopback.
     assert fh["max_1s_after"] <= bound * 1.25 + 10, figures
     # One script call per attempt, plus the probe and wake calls; a NOSCRIPT
@@ -221,3 +222,6 @@ def test_a_retry_after_pause_keeps_every_replica_off_the_endpoint_until_it_ends(
         assert not retries, f"{rep} sent retries during the pause: {retries[:5]}\n{figures}"
         assert len(xs) <= CONCURRENCY, f"{rep}: {len(xs)} requests during the pause\n{figures}"
     assert nh <= slack, figures
+    # The pause is far shorter than the window: with health every event is delivered.
+    hs = r["health"]["summaries"]
+    assert total(hs, "events") == sum(int(s["stop_reasons"]["delivered"]) for s in hs), figures
