@@ -55,19 +55,23 @@ def run_sides(tmp_path, redis, langs: list[str], sides: dict[str, dict], events:
     with Endpoints(log=True, latency_ms=LATENCY_MS, **{name: spec for name in sides}) as eps, \
             MonitorCounter(redis.port) as mon:
         reps = []
-        # Slow starters first (an endpoint's outage starts at its first
-        # request); the sides interleaved: both meet the same machine load.
-        for lang in sorted(langs, key=START_ORDER.index):
-            for name in sides:
-                reps.append((name, start_replica(lang, target=eps.urls[name], endpoint_id=f"health-fleet-{name}",
-                                                 events=events, policy=policies[name], redis=redis.url,
-                                                 concurrency=CONCURRENCY, deadline_ms=ADMIT_FOR_MS)))
-        deadline = time.time() + RUN_TIMEOUT_S
-        for name, rep in reps:
-            try:
-                out[name]["summaries"].append(rep.result(timeout=max(1.0, deadline - time.time())))
-            except AssertionError as e:
-                out[name]["errors"].append((rep.lang, str(e)[:1500]))
+        try:
+            # Slow starters first (an endpoint's outage starts at its first
+            # request); the sides interleaved: both meet the same machine load.
+            for lang in sorted(langs, key=START_ORDER.index):
+                for name in sides:
+                    reps.append((name, start_replica(lang, target=eps.urls[name], endpoint_id=f"health-fleet-{name}",
+                                                     events=events, policy=policies[name], redis=redis.url,
+                                                     concurrency=CONCURRENCY, deadline_ms=ADMIT_FOR_MS)))
+            deadline = time.time() + RUN_TIMEOUT_S
+            for name, rep in reps:
+                try:
+                    out[name]["summaries"].append(rep.result(timeout=max(1.0, deadline - time.time())))
+                except AssertionError as e:  # exited non-zero, bad summary, or killed at the deadline
+                    out[name]["errors"].append((rep.lang, str(e)[:1500]))
+        finally:
+            for _, rep in reps:
+                rep.kill()  # only ones still running (a start failed part-way)
         mon.stop()
         for name in sides:
             c = mon.counts(id_patterns(f"health-fleet-{name}"))
