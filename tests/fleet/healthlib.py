@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import statistics
+from collections.abc import Iterable
 from pathlib import Path
 
 import fleetlib
 
-# docs/health.md section 1, scaled down: the outage (5 s) is far shorter
+# docs/health.md section 1, scaled down: the outage (6 s) is far shorter
 # than the retry window (25 s); cooldown 500 ms doubling to at most 1 s, so
 # the circuit is probed about once a second and closes within ~1 s of the
 # recovery; release at 3x the normal rate, at least 1/s per replica.
@@ -82,10 +83,11 @@ def outage_figures(log: list[dict], up_at_ms: int, down_ms: int) -> dict:
             "last_delivered_after_ms": max(delivered_at.values()) - up_at_ms if delivered_at else None,
             "delivered_share": len(delivered) / len(arrived) if arrived else 0.0,
             "undelivered_by_lang": _count_by_lang(arrived - delivered),
+            "during_by_lang": _count_by_lang([x["event_id"] for x in during]),
             "requests_after": sum(1 for x in log if x["t_ms"] >= up_at_ms)}
 
 
-def _count_by_lang(ids: set[str]) -> dict[str, int]:
+def _count_by_lang(ids: Iterable[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for e in ids:
         out[lang_of(e)] = out.get(lang_of(e), 0) + 1

@@ -152,7 +152,8 @@ def test_a_fleet_with_health_holds_through_an_outage_and_delivers_what_arrived_d
         table.append(f"{label:32} {_fmt(fh.get(k)):>10} {_fmt(fb.get(k)):>10}")
     per_h = fh["scripts"] / max(fh["attempts"], 1)
     per_h_bare = (fh["scripts"] - fh["probe_calls"] - fh["wake_calls"]) / max(fh["attempts"], 1)
-    table += [f"requests during the outage, health / baseline: {ratio:.3%} (goal <= 5%)",
+    table += [(f"requests during the outage, health / baseline: {ratio:.3%} (goal <= 5%); health by language "
+               f"{fh['during_by_lang']}"),
               (f"Redis script calls per attempt with health: {per_h:.3f} (all), {per_h_bare:.3f} without the "
                f"{fh['probe_calls']} probe and {fh['wake_calls']} wake calls; baseline "
                f"{fb['scripts'] / max(fb['attempts'], 1):.3f}"),
