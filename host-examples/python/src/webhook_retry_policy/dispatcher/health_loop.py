@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from ..compiled import CompiledPolicy
 from ..ops import PolicyOps
@@ -186,48 +186,51 @@ class HealthLoop:
     async def run(self, rec: dict[str, Any], c: CompiledPolicy) -> StopReason | None:
         """Deliver ``rec`` (due now) until it stops (a StopReason) or a drain
         leaves it pending or held on disk (None)."""
-        host = self.host
         while True:
-            now = host.now_ms()
-            leaving = rec["status"] == "held"
-            self._leave_hold(rec, now)
-            held = leaving or (rec["replay_of"] is not None and rec["attempts"] == 0)
-            entry = self.table.get(rec["endpoint_id"])
-            ev = GateEvent(rec["event_id"], rec["endpoint_id"], rec["attempts"], rec["first_attempted_at_ms"],
-                           held, rec["held_ms"])
-            v = (await self._gate(c, rec, ev, entry, now)).verdict
-            if isinstance(v, HeldStop):
-                rec["held_ms"] = v.held_ms
-                return host.finish(rec, Stop(StopReason.RETRY_WINDOW_ELAPSED, dead_letter=v.dead_letter))
-            if isinstance(v, Hold):
-                self._hold(rec, v.until_ms, v.reason, now)
-                if not await host.wait_until(max(v.until_ms, now + 1)):
-                    return None
-                continue
-            if rec["needs_reserve"]:  # a budget-held event makes its wake call first
-                reply = await self._call(c.call_for(CallOp.RESERVE, rec["endpoint_id"], now), entry)
-                self.counts.wake_calls += 1
-                self.metrics.wake_calls.inc()
-                wake = Wake(rec["event_id"], rec["endpoint_id"], rec["attempts"], rec["first_attempted_at_ms"],
-                            rec["wake_refusals"])
-                w = c.settle_wake(wake, self._reply(reply), now)
-                if isinstance(w, WakeHold):
-                    rec["wake_refusals"] = w.refusals
-                    self._hold(rec, w.until_ms, HoldReason.BUDGET_REFUSED, now)
-                    if not await host.wait_until(max(w.until_ms, now + 1)):
-                        return None
-                    continue
-                if isinstance(w, DeadLetter):
-                    return host.finish(rec, Stop(StopReason.BUDGET_UNAVAILABLE, dead_letter=w))
-                rec.update(needs_reserve=False, wake_refusals=0)
-            stopped = await self._attempt(rec, c, entry, isinstance(v, SendProbe))
-            if stopped is False:
-                continue
-            return stopped
+            r = await self.step(rec, c)
+            if not isinstance(r, int) or isinstance(r, StopReason):
+                return r
+            if not await self.host.wait_until(max(r, self.host.now_ms() + 1)):
+                return None
+
+    async def step(self, rec: dict[str, Any], c: CompiledPolicy) -> StopReason | int | None:
+        """One due instant of ``rec``: a StopReason (finished), the instant it
+        is due next (an int: its record, held or pending, is written), or
+        None (a drain stopped the attempt: nothing changed)."""
+        host = self.host
+        now = host.now_ms()
+        leaving = rec["status"] == "held"
+        self._leave_hold(rec, now)
+        held = leaving or (rec["replay_of"] is not None and rec["attempts"] == 0)
+        entry = self.table.get(rec["endpoint_id"])
+        ev = GateEvent(rec["event_id"], rec["endpoint_id"], rec["attempts"], rec["first_attempted_at_ms"],
+                       held, rec["held_ms"])
+        v = (await self._gate(c, rec, ev, entry, now)).verdict
+        if isinstance(v, HeldStop):
+            rec["held_ms"] = v.held_ms
+            return host.finish(rec, Stop(StopReason.RETRY_WINDOW_ELAPSED, dead_letter=v.dead_letter))
+        if isinstance(v, Hold):
+            self._hold(rec, v.until_ms, v.reason, now)
+            return int(v.until_ms)
+        if rec["needs_reserve"]:  # a budget-held event makes its wake call first
+            reply = await self._call(c.call_for(CallOp.RESERVE, rec["endpoint_id"], now), entry)
+            self.counts.wake_calls += 1
+            self.metrics.wake_calls.inc()
+            wake = Wake(rec["event_id"], rec["endpoint_id"], rec["attempts"], rec["first_attempted_at_ms"],
+                        rec["wake_refusals"])
+            w = c.settle_wake(wake, self._reply(reply), now)
+            if isinstance(w, WakeHold):
+                rec["wake_refusals"] = w.refusals
+                self._hold(rec, w.until_ms, HoldReason.BUDGET_REFUSED, now)
+                return int(w.until_ms)
+            if isinstance(w, DeadLetter):
+                return host.finish(rec, Stop(StopReason.BUDGET_UNAVAILABLE, dead_letter=w))
+            rec.update(needs_reserve=False, wake_refusals=0)
+        return await self._attempt(rec, c, entry, isinstance(v, SendProbe))
 
     async def _attempt(self, rec: dict[str, Any], c: CompiledPolicy, entry: EndpointHealth,
-                       probe: bool) -> StopReason | None | Literal[False]:
-        """Send attempt ``attempts + 1`` and act on ``advance``; False: go on (a retry's or hold's instant came)."""
+                       probe: bool) -> StopReason | int | None:
+        """Send attempt ``attempts + 1`` and act on ``advance``."""
         host = self.host
         n = rec["attempts"] + 1
         sent = await host.send_attempt(rec, n)
@@ -255,17 +258,12 @@ class HealthLoop:
             verdict = finished.verdict
         if isinstance(verdict, Stop):
             return host.finish(rec, verdict)
+        rec["credentials_refreshed"] = rec["credentials_refreshed"] or verdict.refresh_credentials
         if isinstance(verdict, BudgetHold):
-            rec["credentials_refreshed"] = rec["credentials_refreshed"] or verdict.refresh_credentials
             rec.update(needs_reserve=True, wake_refusals=0)
             self._hold(rec, verdict.until_ms, HoldReason.BUDGET_REFUSED, now)
-            if not await host.wait_until(max(verdict.until_ms, now + 1)):
-                return None
-            return False
+            return int(verdict.until_ms)
         assert isinstance(verdict, Retry)
-        rec["credentials_refreshed"] = rec["credentials_refreshed"] or verdict.refresh_credentials
         rec["next_attempt_at_ms"] = now + verdict.delay_ms
         host.persist(dict(rec))
-        if not await host.wait_until(rec["next_attempt_at_ms"]):
-            return None
-        return False
+        return int(rec["next_attempt_at_ms"])
