@@ -5,6 +5,7 @@ import { redactText } from '../dispatcher/redact.mjs';
 import { readCaFile, CaFileError } from '../dispatcher/trust.mjs';
 
 export const USAGE = `usage: replica --help | --version
+       replica replay --store FILE --policy FILE [...]   (replica replay --help)
        replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
                [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
@@ -38,14 +39,17 @@ for https:// targets and rediss:// stores (verification is never skipped).
 --drain-ms N: on SIGTERM/SIGINT, admit nothing more, start no attempt, let
 attempts in progress finish for up to N ms (default 5000), print the summary
 ("drained": true; unfinished events are "pending") and exit 0.
---store FILE: journal every event to FILE (journal format 1, docs/journal.md:
+--store FILE: journal every event to FILE (journal format 2, docs/journal.md:
 fsynced before each event is acknowledged, one writer by its lock file); its
 own pending events are continued first (a restart after a crash). --resume
 FILE: first continue the pending events of another replica's journal (any
 language), each under the policy it was admitted with (never --policy's);
 they are written to --store's journal when given. --events 0 --resume FILE
 only resumes. A drained run leaves its unfinished events pending in the journal.
-Prints one JSON summary line on stdout; diagnostics go to stderr.`;
+A --policy document with health sections (format 3) gates every send, holds
+(journaled as held, resumed by --store/--resume) and probes
+(docs/health-dispatch.md). Prints one JSON summary line on stdout;
+diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
 

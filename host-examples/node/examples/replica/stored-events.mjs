@@ -1,4 +1,4 @@
-// The replica's --store FILE and --resume FILE (journal format 1,
+// The replica's --store FILE and --resume FILE (journal formats 1 and 2,
 // docs/journal.md), as the Rust and Python replicas have them:
 //
 // * --store FILE locks FILE, cuts a torn last record, and its own pending
@@ -39,7 +39,8 @@ export function openStoredEvents(opts, log) {
       throw e;
     }
   }
-  return { journal, resumed: [...byId.values()].filter((r) => r.status === 'pending') };
+  // held records resume too (journal format 2)
+  return { journal, resumed: [...byId.values()].filter((r) => r.status === 'pending' || r.status === 'held') };
 }
 
 /**
