@@ -181,11 +181,8 @@ export class Dispatcher {
       rec.held_ms = heldMs;
       return this.#finish(event, r, null, rec, heldMs);
     }
-    const dueAt = rec.status === 'held' ? rec.held_until_ms : rec.next_attempt_at_ms;
-    const waitMs = dueAt - nowMs;
-    if (waitMs > 0 && !this.draining) await this.#scheduler.sleep(waitMs, this.#drain.signal);
-    if (this.draining) return pendingResult(state.attempt);
-    return runHealth(this.#healthHost(), { event, state, compiled, rec });
+    const dueAtMs = rec.status === 'held' ? rec.held_until_ms : rec.next_attempt_at_ms;
+    return runHealth(this.#healthHost(), { event, state, compiled, rec, dueAtMs });
   }
 
   /** What health-loop.mjs moves values through. */

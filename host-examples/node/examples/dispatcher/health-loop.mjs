@@ -22,9 +22,10 @@ const outcomeText = (outcome) => (outcome.error_kind !== undefined ? outcome.err
  *   sleep(ms), draining, attempt(event, state, stepView, rec), finish(event,
  *   decision, outcome, rec, heldMs), refresh(endpointId)};
  * `rec`: the event's journal record (format 2), kept up to date whether or
- * not a journal is written; `state`: its delivery state.
+ * not a journal is written; `state`: its delivery state; `dueAtMs`: when a
+ * resumed record is due (its held_until_ms or next_attempt_at_ms).
  */
-export async function runHealth(host, { event, state, compiled, rec }) {
+export async function runHealth(host, { event, state, compiled, rec, dueAtMs = 0 }) {
   const { policy, table, metrics } = host;
   const clock = policy.clock;
   const health = compiled.health;
@@ -39,6 +40,8 @@ export async function runHealth(host, { event, state, compiled, rec }) {
   }
   // A replay not yet attempted meets its first gate as held (it spends a release token).
   let leaving = rec.status === 'held' || (rec.replay_of !== null && rec.attempts === 0);
+  const waitMs = dueAtMs - clock.nowMs(); // a resumed record waits for its instant
+  if (waitMs > 0 && !host.draining) await host.sleep(waitMs);
 
   const call = async (storeCall, nowMs) => {
     const reply = await policy.call(storeCall, nowMs);

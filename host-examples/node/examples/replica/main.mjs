@@ -255,7 +255,7 @@ async function run(opts) {
     budget_disagreements: dispatcher.budgetDisagreements,
     elapsed_ms: Math.round(performance.now() - startMs),
     holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, metrics.get('webhook_holds_total', { reason: r })])),
-    held: metrics.heldNow,
+    held: metrics.heldNow + resumed.slice(resumedTaken).filter((r) => r.status === 'held').length, // a drain leaves untaken held records held
     probe_calls: metrics.total('webhook_probe_calls_total'),
     wake_calls: metrics.get('webhook_wake_calls_total'),
   };
