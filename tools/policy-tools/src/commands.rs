@@ -120,19 +120,14 @@ fn write(dir: &Path, name: &str, text: &str, written: &mut Vec<String>) -> Resul
 pub fn simulate(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Write) -> Result<u8, String> {
     args.only(&["policy", "scenario", "seed", "out", "format", "compare-health"])?;
     if args.get("compare-health").is_some() {
-        #[cfg(not(target_family = "wasm"))]
         return sim::compare::command(engine, args, out);
-        #[cfg(target_family = "wasm")]
-        return Err(
-            "--compare-health is not available here (policy-core's health is native only until issue 20)".into()
-        );
     }
     let policy = args.get("policy").ok_or("simulate needs --policy FILE")?;
     let scenario = Scenario::read(args.get("scenario").ok_or("simulate needs --scenario FILE")?)?;
     let seed =
         args.get("seed").map(|s| s.parse::<u64>().map_err(|_| format!("--seed {s}: not an integer"))).transpose()?;
     let json = args.json()?;
-    let doc = source::load(engine, policy)?;
+    let doc = source::load(engine, policy)?.document;
     let started = std::time::Instant::now();
     let simulation = sim::simulate(engine, &doc, &scenario, seed)?;
     let wall = started.elapsed();

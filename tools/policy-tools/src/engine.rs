@@ -4,6 +4,7 @@
 use std::fmt;
 
 use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::health::HealthDocument;
 use retry_policy_core::{
     AttemptOutcome, Backoff, Budget, BudgetCounts, DeliveryState, HeldBuckets, Plan, Policy, PolicyError, Reservation,
     Settlement, Step, StoreReply, StoreRequest,
@@ -38,8 +39,13 @@ impl From<PolicyError> for EngineError {
 /// The policy operations the tools call. Every method is pure: same inputs,
 /// same output, on every engine.
 pub trait DecisionSource {
-    /// Parse and validate a JSON policy document.
+    /// Parse and validate a JSON policy document (format 2: a `health`
+    /// member is an unknown field).
     fn load_document(&mut self, json: &str) -> Result<PolicyDocument, EngineError>;
+    /// Parse and validate a format-3 document (format 2 plus optional
+    /// `health` sections): each class's effective section, in document
+    /// order (the component's `load-health-document`).
+    fn load_health_document(&mut self, json: &str) -> Result<HealthDocument, EngineError>;
     /// The schedule a class's events are admitted under.
     fn plan(&mut self, backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Result<Plan, EngineError>;
     /// The ceiling of retry `retry_index` (the delay of an unjittered backoff).

@@ -3,6 +3,7 @@
 
 use retry_policy_core as core_;
 use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::health::HealthDocument;
 
 use crate::engine::{unjittered, DecisionSource, EngineError};
 
@@ -13,6 +14,10 @@ pub struct NativeEngine;
 impl DecisionSource for NativeEngine {
     fn load_document(&mut self, json: &str) -> Result<PolicyDocument, EngineError> {
         Ok(PolicyDocument::from_json(json)?)
+    }
+
+    fn load_health_document(&mut self, json: &str) -> Result<HealthDocument, EngineError> {
+        Ok(HealthDocument::from_json(json)?)
     }
 
     fn plan(&mut self, backoff: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Result<core_::Plan, EngineError> {

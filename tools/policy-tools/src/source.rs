@@ -3,6 +3,7 @@
 //! "readable but wrong"; every rule about what a document may say is the
 //! engine's.
 
+use retry_policy_core::health::HealthDocument;
 use retry_policy_core::json::{self, Value};
 
 /// The file could not be used at all (lint exits 2).
@@ -94,30 +95,20 @@ pub fn split_classes(tree: &Value) -> Vec<(String, String)> {
 }
 
 /// Read a whole document through the engine (for simulate and diff): any
-/// problem is one line of error.
-pub fn load(
-    engine: &mut dyn crate::DecisionSource,
-    path: &str,
-) -> Result<retry_policy_core::document::PolicyDocument, String> {
+/// problem is one line of error. Format 3: the sections come with it (none
+/// in a format-2 document).
+pub fn load(engine: &mut dyn crate::DecisionSource, path: &str) -> Result<HealthDocument, String> {
     load_read(engine, path, read(path).map_err(|e| e.0)?)
 }
 
 /// [`load`] for document text (`path` names it and picks TOML or JSON).
-pub fn load_text(
-    engine: &mut dyn crate::DecisionSource,
-    path: &str,
-    text: &str,
-) -> Result<retry_policy_core::document::PolicyDocument, String> {
+pub fn load_text(engine: &mut dyn crate::DecisionSource, path: &str, text: &str) -> Result<HealthDocument, String> {
     load_read(engine, path, parse(path, text).map_err(|e| e.0)?)
 }
 
-fn load_read(
-    engine: &mut dyn crate::DecisionSource,
-    path: &str,
-    read: Read,
-) -> Result<retry_policy_core::document::PolicyDocument, String> {
+fn load_read(engine: &mut dyn crate::DecisionSource, path: &str, read: Read) -> Result<HealthDocument, String> {
     match read {
         Read::Duplicate { message, .. } => Err(format!("{path}: {message}")),
-        Read::Document(src) => engine.load_document(&src.json).map_err(|e| format!("{path}: {e}")),
+        Read::Document(src) => engine.load_health_document(&src.json).map_err(|e| format!("{path}: {e}")),
     }
 }

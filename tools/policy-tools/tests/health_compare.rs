@@ -23,7 +23,9 @@ fn endpoint<'a>(c: &'a Comparison, run: &'a sim::health::FleetRun, id: &str) -> 
 #[test]
 fn the_format_2_side_is_the_plain_simulation_event_for_event() {
     let c = compare_on("design-note", "health-endpoints");
-    let doc = policy_tools::source::load(&mut NativeEngine, &format!("{}/scenarios/design-note.toml", root())).unwrap();
+    let doc = policy_tools::source::load(&mut NativeEngine, &format!("{}/scenarios/design-note.toml", root()))
+        .unwrap()
+        .document;
     let plain = sim::simulate(&mut NativeEngine, &doc, &c.scenario, None).unwrap();
     for (a, b) in plain.runs[0].endpoints.iter().zip(&c.format2.endpoints) {
         assert_eq!(

@@ -10,7 +10,8 @@ use retry_policy_core::StopReason;
 
 fn simulate(name: &str, seed: Option<u64>) -> sim::Simulation {
     let r = root();
-    let doc = policy_tools::source::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap();
+    let doc =
+        policy_tools::source::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap().document;
     let sc = Scenario::read(&format!("{r}/scenarios/{name}.toml")).unwrap();
     sim::simulate(&mut NativeEngine, &doc, &sc, seed).unwrap()
 }

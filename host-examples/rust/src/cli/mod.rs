@@ -98,6 +98,19 @@ impl policy_tools::DecisionSource for ComponentSource {
         Ok(retry_policy_core::document::PolicyDocument { version, classes: crate::document_classes(&doc) })
     }
 
+    fn load_health_document(
+        &mut self,
+        json: &str,
+    ) -> Result<retry_policy_core::health::HealthDocument, policy_tools::EngineError> {
+        let doc = self.0.load_health_document(json).map_err(engine_err)?;
+        let classes = doc.classes.iter().map(|c| (c.name.clone(), c.policy)).collect();
+        let health = doc.classes.into_iter().map(|c| (c.name, c.health)).collect();
+        Ok(retry_policy_core::health::HealthDocument {
+            document: retry_policy_core::document::PolicyDocument { version: doc.version, classes },
+            health,
+        })
+    }
+
     fn plan(&mut self, backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Result<Plan, policy_tools::EngineError> {
         self.0.plan(backoff, window_ms, hard_cap).map_err(engine_err)
     }

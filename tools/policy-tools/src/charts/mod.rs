@@ -5,13 +5,11 @@
 //! draws the same bytes.
 
 pub mod backend;
-#[cfg(not(target_family = "wasm"))]
 mod health;
 mod legend;
 mod schedule;
 mod storm;
 
-#[cfg(not(target_family = "wasm"))]
 pub use health::health_svg;
 pub use schedule::{schedule_svg, ScheduleSeries};
 pub use storm::{share_svg, stops_svg};

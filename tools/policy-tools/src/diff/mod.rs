@@ -1,9 +1,13 @@
 //! `diff`: per class, what changes for events admitted after a policy change.
 //! Events already admitted keep the schedule they were admitted under.
+//! Format 3: each class's effective `health` section, field by field with
+//! the defaults expanded, and what each change does ([`health`]).
+
+pub mod health;
 
 use std::fmt::Write as _;
 
-use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::health::{Health, HealthDocument};
 use retry_policy_core::{Plan, Policy};
 
 use crate::engine::{DecisionSource, EngineError};
@@ -15,6 +19,18 @@ pub struct ClassDiff {
     pub class: String,
     pub old: Option<(Policy, Plan)>,
     pub new: Option<(Policy, Plan)>,
+    /// The class's effective section on each side (`None`: format 2, or no such class).
+    pub old_health: Option<Health>,
+    pub new_health: Option<Health>,
+}
+
+/// One compared quantity that differs, and what the change does (health fields).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub field: &'static str,
+    pub old: String,
+    pub new: String,
+    pub effect: Option<String>,
 }
 
 impl ClassDiff {
@@ -22,13 +38,14 @@ impl ClassDiff {
         match (&self.old, &self.new) {
             (None, Some(_)) => "added",
             (Some(_), None) => "removed",
-            (Some(a), Some(b)) if a == b => "unchanged",
+            (Some(a), Some(b)) if a == b && self.old_health == self.new_health => "unchanged",
             _ => "changed",
         }
     }
 
-    /// `(name, old, new)` for every compared quantity that differs.
-    pub fn changes(&self) -> Vec<(&'static str, String, String)> {
+    /// Every compared quantity that differs: the format-2 fields, then the
+    /// health section's (only for a class on both sides).
+    pub fn changes(&self) -> Vec<Change> {
         let row = |x: &Option<(Policy, Plan)>| x.as_ref().map(fields).unwrap_or_default();
         let (a, b) = (row(&self.old), row(&self.new));
         let mut out = Vec::new();
@@ -37,8 +54,11 @@ impl ClassDiff {
             let va = a.get(i).map(|x| x.1.clone()).unwrap_or_else(|| "-".into());
             let vb = b.get(i).map(|x| x.1.clone()).unwrap_or_else(|| "-".into());
             if va != vb {
-                out.push((name, va, vb));
+                out.push(Change { field: name, old: va, new: vb, effect: None });
             }
+        }
+        if self.old.is_some() && self.new.is_some() {
+            out.extend(health::changes(self.old_health.as_ref(), self.new_health.as_ref()));
         }
         out
     }
@@ -76,26 +96,44 @@ fn fields((p, plan): &(Policy, Plan)) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// A class name with its policy and plan.
-type Planned = (String, (Policy, Plan));
+/// A class name with its policy, plan and section.
+type Planned = (String, (Policy, Plan), Option<Health>);
 
-fn planned(engine: &mut dyn DecisionSource, doc: &PolicyDocument) -> Result<Vec<Planned>, EngineError> {
-    doc.classes.iter().map(|(n, p)| Ok((n.clone(), (*p, engine.plan(&p.backoff, p.window_ms, p.hard_cap)?)))).collect()
+fn planned(engine: &mut dyn DecisionSource, doc: &HealthDocument) -> Result<Vec<Planned>, EngineError> {
+    doc.document
+        .classes
+        .iter()
+        .map(|(n, p)| {
+            let h = doc.health.iter().find(|(m, _)| m == n).and_then(|(_, h)| *h);
+            Ok((n.clone(), (*p, engine.plan(&p.backoff, p.window_ms, p.hard_cap)?), h))
+        })
+        .collect()
 }
 
 /// Compare two documents class by class (OLD's order, then NEW's additions).
 pub fn diff(
     engine: &mut dyn DecisionSource,
-    old: &PolicyDocument,
-    new: &PolicyDocument,
+    old: &HealthDocument,
+    new: &HealthDocument,
 ) -> Result<Vec<ClassDiff>, EngineError> {
     let (a, b) = (planned(engine, old)?, planned(engine, new)?);
-    let find = |v: &[Planned], n: &str| v.iter().find(|(m, _)| m == n).map(|(_, x)| x.clone());
-    let mut out: Vec<ClassDiff> =
-        a.iter().map(|(n, x)| ClassDiff { class: n.clone(), old: Some(x.clone()), new: find(&b, n) }).collect();
-    for (n, x) in &b {
+    let find = |v: &[Planned], n: &str| v.iter().find(|(m, _, _)| m == n).cloned();
+    let mut out: Vec<ClassDiff> = a
+        .iter()
+        .map(|(n, x, h)| {
+            let other = find(&b, n);
+            ClassDiff {
+                class: n.clone(),
+                old: Some(x.clone()),
+                new: other.as_ref().map(|o| o.1.clone()),
+                old_health: *h,
+                new_health: other.and_then(|o| o.2),
+            }
+        })
+        .collect();
+    for (n, x, h) in &b {
         if find(&a, n).is_none() {
-            out.push(ClassDiff { class: n.clone(), old: None, new: Some(x.clone()) });
+            out.push(ClassDiff { class: n.clone(), old: None, new: Some(x.clone()), old_health: None, new_health: *h });
         }
     }
     Ok(out)
@@ -106,8 +144,11 @@ pub fn render_text(diffs: &[ClassDiff]) -> String {
     let mut out = String::new();
     for d in diffs {
         let _ = writeln!(out, "{}: {}", d.class, d.status());
-        for (name, a, b) in d.changes() {
-            let _ = writeln!(out, "  {name:<16} {a} -> {b}");
+        for c in d.changes() {
+            let _ = writeln!(out, "  {:<16} {} -> {}", c.field, c.old, c.new);
+            if let Some(effect) = &c.effect {
+                let _ = writeln!(out, "  {:<16} => {effect}", "");
+            }
         }
         if let (Some((_, pa)), Some((_, pb))) = (&d.old, &d.new) {
             if pa.limited_by != pb.limited_by || pa.max_attempts != pb.max_attempts {
@@ -127,13 +168,23 @@ pub fn render_text(diffs: &[ClassDiff]) -> String {
     out
 }
 
-/// JSON: `[{class, status, changes: [{field, old, new}]}]`.
+/// JSON: `[{class, status, changes: [{field, old, new, effect?}]}]` (`effect`
+/// on health fields only).
 pub fn render_json(diffs: &[ClassDiff]) -> String {
     let v: Vec<serde_json::Value> = diffs
         .iter()
         .map(|d| {
-            let changes: Vec<serde_json::Value> =
-                d.changes().into_iter().map(|(f, a, b)| serde_json::json!({"field": f, "old": a, "new": b})).collect();
+            let changes: Vec<serde_json::Value> = d
+                .changes()
+                .into_iter()
+                .map(|c| {
+                    let mut v = serde_json::json!({"field": c.field, "old": c.old, "new": c.new});
+                    if let Some(e) = c.effect {
+                        v["effect"] = e.into();
+                    }
+                    v
+                })
+                .collect();
             serde_json::json!({"class": d.class, "status": d.status(), "changes": changes})
         })
         .collect();

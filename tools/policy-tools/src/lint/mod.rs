@@ -15,8 +15,22 @@
 //! | `min_sample_too_low` | error / warning | at the given rate the budget refuses a quiet endpoint's first retries |
 //! | `min_sample_too_high` | warning | at the given rate the budget never engages, or only far above the ratio |
 //! | `fixed_window_sawtooth` | warning | `sliding = false`: every rollover hands out a fresh allowance |
+//!
+//! Format 3 (`health`, docs/health.md; each class's effective section, at
+//! `classes.<name>.health.*` or, document-wide, `health.*`):
+//!
+//! | rule | severity | fires when |
+//! |---|---|---|
+//! | `health_cache_ms_has_no_effect` | info | `cache_ms` written out: since draft 3 the gate reads a view of any age (finding 1), the field changes no decision |
+//! | `health_pause_outlives_window` | warning | `pause.max_ms >= window_ms`: a pause that outlives every event |
+//! | `health_release_cannot_drain` | warning | the release (its multiple, or at a `--rate` with the floor) cannot drain an outage of 2/3 of the window (finding 5) |
+//! | `health_circuit_sample_above_budget` | warning | `circuit.min_sample` above the budget's: throttled, never opened |
+//! | `health_cooldown_outlives_window` | error / warning | `cooldown_ms` / `cooldown_max_ms >= window_ms` |
+//! | `health_drops_budget_refusals` | warning | `hold_budget_refusals = false`: budget refusals dead-letter (format 2) |
+//! | `health_class_opts_out` | info | a class's `"health": null` while the document has a section |
 
 mod budget;
+pub mod health;
 mod render;
 mod rules;
 
@@ -151,16 +165,20 @@ fn lint_read(engine: &mut dyn DecisionSource, path: &str, read: Read, rates: &[R
         }
         Read::Document(src) => src,
     };
-    let classes = match engine.load_document(&src.json) {
-        Ok(doc) => doc.classes,
+    let (classes, sections) = match engine.load_health_document(&src.json) {
+        Ok(doc) => (doc.document.classes, doc.health),
         Err(whole) => {
             // Load each class alone: every bad class is reported, the good
-            // ones are still linted.
-            let mut good = Vec::new();
+            // ones are still linted (a bad top-level section is the whole
+            // document's error, reported once).
+            let (mut good, mut sections) = (Vec::new(), Vec::new());
             let mut placed = false;
             for (name, one) in source::split_classes(&src.tree) {
-                match engine.load_document(&one) {
-                    Ok(doc) => good.extend(doc.classes),
+                match engine.load_health_document(&one) {
+                    Ok(doc) => {
+                        good.extend(doc.document.classes);
+                        sections.extend(doc.health);
+                    }
                     Err(e) => {
                         let f = refusal(&e, &format!("classes.{name}"));
                         placed |= matches!(&whole, EngineError::Refused(w) if w.field == f.field);
@@ -171,7 +189,7 @@ fn lint_read(engine: &mut dyn DecisionSource, path: &str, read: Read, rates: &[R
             if !placed {
                 report.findings.insert(0, refusal(&whole, ""));
             }
-            good
+            (good, sections)
         }
     };
     let names: Vec<String> = source::split_classes(&src.tree).into_iter().map(|(n, _)| n).collect();
@@ -180,6 +198,8 @@ fn lint_read(engine: &mut dyn DecisionSource, path: &str, read: Read, rates: &[R
         let facts = rules::ClassFacts::gather(engine, name, policy).map_err(|e| Unreadable(e.to_string()))?;
         report.findings.extend(rules::check(engine, &facts).map_err(|e| Unreadable(e.to_string()))?);
         report.findings.extend(budget::check(engine, &facts, rates, &names).map_err(|e| Unreadable(e.to_string()))?);
+        let section = sections.iter().find(|(n, _)| n == name).and_then(|(_, h)| h.as_ref());
+        report.findings.extend(health::check(&facts, &src.tree, section, rates, &names));
     }
     report.findings.sort_by_key(|f| f.severity);
     Ok(report)

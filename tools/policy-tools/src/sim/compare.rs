@@ -5,8 +5,7 @@
 use std::fmt::Write as _;
 
 use retry_policy_core::document::PolicyDocument;
-use retry_policy_core::health::{self, Health};
-use retry_policy_core::json::Value;
+use retry_policy_core::health::{Health, HealthDocument};
 use retry_policy_core::StopReason;
 
 use super::figures::Figures;
@@ -14,7 +13,7 @@ use super::health::{run_fleet, FleetRun};
 use super::scenario::{Failure, Scenario};
 use super::series::DEAD;
 use crate::human::pct;
-use crate::source::{self, Read};
+use crate::source;
 use crate::DecisionSource;
 
 /// Retry share goal: the budget's ratio plus this many points, over any
@@ -24,7 +23,8 @@ pub const SHARE_SLACK: f64 = 0.05;
 /// "Few 429s" at a capacity-limited receiver: at most this share of its requests.
 pub const FEW_429: f64 = 0.10;
 
-/// A document for the comparison: format 2 from the engine, the sections natively.
+/// A document for the comparison: its classes and their sections, both from
+/// the engine (`load_health_document`).
 #[derive(Debug, Clone)]
 pub struct HealthPolicy {
     pub document: PolicyDocument,
@@ -34,51 +34,37 @@ pub struct HealthPolicy {
     pub source: String,
 }
 
-fn strip_health(v: &mut Value) {
-    if let Value::Object(m) = v {
-        m.retain(|(k, _)| k != "health");
-        for (k, c) in m.iter_mut() {
-            if k == "classes" {
-                if let Value::Object(classes) = c {
-                    for (_, class) in classes.iter_mut() {
-                        if let Value::Object(cm) = class {
-                            cm.retain(|(k, _)| k != "health");
-                        }
-                    }
+impl HealthPolicy {
+    /// A format-3 document as the comparison runs it. No section anywhere:
+    /// every class gets the default section.
+    pub fn from_document(doc: HealthDocument) -> HealthPolicy {
+        let any = doc.health.iter().any(|(_, h)| h.is_some());
+        let health = doc
+            .document
+            .classes
+            .iter()
+            .map(|(name, _)| {
+                let own = doc.health.iter().find(|(n, _)| n == name).and_then(|(_, h)| *h);
+                if any {
+                    own
+                } else {
+                    Some(Health::default())
                 }
-            }
-        }
+            })
+            .collect();
+        let source = if any { "the document's health sections" } else { "the document plus a default health section" };
+        HealthPolicy { document: doc.document, health, source: source.to_string() }
     }
 }
 
-/// Read `path`: its `health` sections (policy-core, natively), and the
-/// document without them through the engine. No section anywhere: every
-/// class gets the default section.
+/// Read `path` through the engine ([`HealthPolicy::from_document`]).
 pub fn load(engine: &mut dyn DecisionSource, path: &str) -> Result<HealthPolicy, String> {
-    let src = match source::read(path).map_err(|e| e.0)? {
-        Read::Document(s) => s,
-        Read::Duplicate { message, .. } => return Err(format!("{path}: {message}")),
-    };
-    let sections = health::parse_document(src.tree.clone()).map_err(|e| format!("{path}: {e}"))?;
-    let mut stripped = src.tree;
-    strip_health(&mut stripped);
-    let json = serde_json::to_string(&stripped).map_err(|e| e.to_string())?;
-    let document = engine.load_document(&json).map_err(|e| format!("{path}: {e}"))?;
-    let any = sections.health.iter().any(|(_, h)| h.is_some());
-    let health = document
-        .classes
-        .iter()
-        .map(|(name, _)| {
-            let own = sections.health.iter().find(|(n, _)| n == name).and_then(|(_, h)| *h);
-            if any {
-                own
-            } else {
-                Some(Health::default())
-            }
-        })
-        .collect();
-    let source = if any { "the document's health sections" } else { "the document plus a default health section" };
-    Ok(HealthPolicy { document, health, source: source.to_string() })
+    source::load(engine, path).map(HealthPolicy::from_document)
+}
+
+/// [`load`] for document text (`path` names it and picks TOML or JSON).
+pub fn load_text(engine: &mut dyn DecisionSource, path: &str, text: &str) -> Result<HealthPolicy, String> {
+    source::load_text(engine, path, text).map(HealthPolicy::from_document)
 }
 
 /// Both runs of one scenario.

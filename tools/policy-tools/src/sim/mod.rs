@@ -4,11 +4,8 @@
 //! evaluate, store call and settle (see [`run`]). No sockets, no sleeps:
 //! minutes of virtual time take well under a second of wall time.
 
-// policy-core's health module is not compiled for wasm until issue 20.
-#[cfg(not(target_family = "wasm"))]
 pub mod compare;
 pub mod figures;
-#[cfg(not(target_family = "wasm"))]
 pub mod health;
 pub mod output;
 pub mod rng;
