@@ -49,6 +49,7 @@ from ..types import (
     AttemptOutcome,
     DeadLetter,
     DeliveryState,
+    HealthDocument,
     HttpResponse,
     PolicyDocument,
     Retry,
@@ -57,11 +58,12 @@ from ..types import (
     TransportError,
 )
 from .credentials import EndpointSecrets
+from .dispatcher_health import DispatcherHealth
 from .journal_event import event_body
 from .metered import MeteredStore, metered_attempt
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
-from .store import DEAD, DELIVERED, HELD, EventRecord, InMemoryEventStore
+from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -97,13 +99,19 @@ class Dispatcher:
         refresh_credentials: Callable[[str], Awaitable[None]] | None = None,
         config: DispatcherConfig | None = None,
         secrets: EndpointSecrets | None = None,
+        health_document: HealthDocument | None = None,
     ) -> None:
         """``client``: by default :func:`make_client` from ``config`` (the
         destination check, no redirects, head cap); a client passed in is
         used as it is. ``secrets``: sign every delivery (Standard Webhooks)
         with the endpoint's secrets, reloaded before a retry the policy
         marks ``refresh_credentials``. The policy's budget store is wrapped
-        in :class:`MeteredStore` (once) so its calls show in the metrics."""
+        in :class:`MeteredStore` (once) so its calls show in the metrics.
+        ``health_document`` (``load-health-document``'s, format 3): its
+        classes with a ``health`` section are admitted with it and sent
+        through the gate (``dispatcher_health``); the store must answer
+        whole store calls (``store_call``: the package's in-memory and
+        Redis stores do)."""
         # a holder reloads documents without a restart; a plain document is held too
         self.documents = document if isinstance(document, DocumentHolder) else DocumentHolder(policy, document)
         self.endpoints = endpoints
@@ -124,6 +132,13 @@ class Dispatcher:
         self._artifact_sha256 = ""
         self._reloads_seen, self._refusals_seen = self.documents.reloads, self.documents.refusals
         self.draining = asyncio.Event()  # set by drain(): no new event, no new attempt
+        self.health = None if health_document is None else DispatcherHealth(
+            health_document, self.clock, policy.store, self.metrics, self._send,
+            store_timeout_s=policy.store_timeout_s or 1.0)
+        if self.health is not None:
+            for r in self.store.events.values():
+                if r.hold_reason is not None and r.status == PENDING:
+                    self.health.loop.count_resumed_hold()
         self.policy_info()
 
     def drain(self) -> None:
@@ -164,7 +179,14 @@ class Dispatcher:
             raise Draining(f"event {event_id} refused: the dispatcher is draining")
         if endpoint_id not in self.endpoints:
             raise KeyError(f"unknown endpoint {endpoint_id}")
-        admission = self.documents.admit(event_class)
+        health = self.health.health_of(event_class) if self.health is not None else None
+        if self.health is not None and health is not None:  # admit-compiled: the hash covers the section
+            policy = next(c.policy for c in self.health.document.classes if c.name == event_class)
+            admission = self.health.compiled(policy, health).admit(event_class, self.health.document.version,
+                                                                   self.clock.now_ms())
+        else:
+            admission = self.documents.admit(event_class)
+            policy = self.documents.policy_for(admission)
         body = event_body(event_id, event_class, payload)
         record = EventRecord(
             event_id=event_id,
@@ -174,10 +196,13 @@ class Dispatcher:
             admission=admission,
             next_attempt_at_ms=admission.first_attempted_at_ms,
             target=self.endpoints[endpoint_id],
-            policy=self.documents.policy_for(admission),
+            policy=policy,
             body_b64=base64.b64encode(body).decode("ascii"),
+            health=health,
         )
         await self.store.add(record)
+        if self.health is not None and health is not None:
+            self.health.admitted(record)
         return record
 
     async def run_until_idle(self, max_rounds: int = 1_000_000) -> None:
@@ -231,10 +256,60 @@ class Dispatcher:
             self.store.reloaded.discard(record.event_id)
             resumed = self.policy.resume(policy, self._state(record, record.attempt))
             if isinstance(resumed, Stop):
+                if record.hold_reason is not None:  # held_ms counts the span up to now
+                    record.held_ms += max(0, self.clock.now_ms() - record.held_since_ms)
+                    record.hold_reason, record.held_until_ms, record.held_since_ms = None, 0, 0
+                    if self.health is not None:
+                        self.health.loop.hold_ended()
                 await self._stop(record, resumed)
                 await self.store.update(record)
                 return
+        if record.health is not None and self.health is not None:  # format 3: the send loop's step
+            await self._attempt_health(record)
+            return
         n = record.attempt + 1
+        sent = await self._send(record, n)
+        if isinstance(sent, StopReason):  # the window closed before the request's first byte: nothing sent
+            elapsed_ms = max(0, self.clock.now_ms() - record.admission.first_attempted_at_ms)
+            await self._stop(record, Stop(sent, dead_letter=DeadLetter(record.event_id, record.endpoint_id,
+                                                                       record.attempt, elapsed_ms, sent)))
+            await self.store.update(record)
+            return
+        outcome = sent
+        before = self.policy.budget_disagreements
+        decision = await self.policy.step(policy, self._state(record, n), outcome)
+        if self.policy.budget_disagreements != before:
+            self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
+        record.attempt = n
+        record.last_outcome = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind
+        record.history.append({"attempt": n, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
+                               "decision": repr(decision)})
+        if isinstance(decision, Retry):
+            if decision.refresh_credentials and self.secrets is not None:
+                await self.secrets.refresh(record.endpoint_id)
+            if decision.refresh_credentials and self.refresh_credentials is not None:
+                await self.refresh_credentials(record.endpoint_id)
+            record.credentials_refreshed = record.credentials_refreshed or decision.refresh_credentials
+            record.next_attempt_at_ms = self.clock.now_ms() + decision.delay_ms
+        else:
+            await self._stop(record, decision)
+        await self.store.update(record)
+
+    async def _attempt_health(self, record: EventRecord) -> None:
+        """One step of the format-3 send loop; the record stored right after
+        (a hold is journaled before the round goes on)."""
+        assert self.health is not None
+        stop = await self.health.step(record)
+        if stop is not None:
+            await self._stop(record, stop)
+        await self.store.update(record)
+
+    async def _send(self, record: EventRecord, n: int) -> AttemptOutcome | StopReason:
+        """Attempt ``n`` of ``record`` (signed when secrets are set), or
+        ``retry_window_elapsed`` when the window closed before its first byte
+        (nothing sent, not an attempt). One abandoned at a drain's deadline is
+        journaled as made and re-raised."""
+        policy = record.policy if record.policy is not None else self.documents.policy_for(record.admission)
         body = (base64.b64decode(record.body_b64) if record.body_b64 is not None
                 else event_body(record.event_id, record.event_class, record.payload))
         target = record.target or self.endpoints[record.endpoint_id]  # as admitted
@@ -255,12 +330,7 @@ class Dispatcher:
                     now_ms=self.clock.now_ms(), deadline_ms=self.config.attempt_deadline_ms, headers=headers,
                 )
         except WindowElapsed:  # nothing sent, not an attempt
-            elapsed_ms = max(0, self.clock.now_ms() - first_at_ms)
-            reason = StopReason.RETRY_WINDOW_ELAPSED
-            await self._stop(record, Stop(reason, dead_letter=DeadLetter(record.event_id, record.endpoint_id,
-                                                                         record.attempt, elapsed_ms, reason)))
-            await self.store.update(record)
-            return
+            return StopReason.RETRY_WINDOW_ELAPSED
         except asyncio.CancelledError:  # abandoned at a drain's deadline: it may have reached the endpoint
             self.metrics.attempt_started(n)
             record.attempt, record.last_outcome = n, TransportKind.READ_TIMEOUT.value
@@ -268,24 +338,7 @@ class Dispatcher:
             await self.store.update(record)  # made: a resume sends attempt n + 1, never n again
             raise
         self.metrics.attempt_started(n)
-        before = self.policy.budget_disagreements
-        decision = await self.policy.step(policy, self._state(record, n), outcome)
-        if self.policy.budget_disagreements != before:
-            self.metrics.budget_disagreements.inc(self.policy.budget_disagreements - before)
-        record.attempt = n
-        record.last_outcome = str(outcome.status) if isinstance(outcome, HttpResponse) else outcome.kind
-        record.history.append({"attempt": n, "at_ms": self.clock.now_ms(), "outcome": repr(outcome),
-                               "decision": repr(decision)})
-        if isinstance(decision, Retry):
-            if decision.refresh_credentials and self.secrets is not None:
-                await self.secrets.refresh(record.endpoint_id)
-            if decision.refresh_credentials and self.refresh_credentials is not None:
-                await self.refresh_credentials(record.endpoint_id)
-            record.credentials_refreshed = record.credentials_refreshed or decision.refresh_credentials
-            record.next_attempt_at_ms = self.clock.now_ms() + decision.delay_ms
-        else:
-            await self._stop(record, decision)
-        await self.store.update(record)
+        return outcome
 
     @staticmethod
     def _state(record: EventRecord, attempt: int) -> DeliveryState:

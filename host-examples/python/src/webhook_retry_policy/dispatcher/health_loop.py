@@ -173,6 +173,10 @@ class HealthLoop:
             return
         rec["held_ms"] += max(0, now - rec["held_since_ms"])
         rec.update(status="pending", held_until_ms=0, hold_reason=None, held_since_ms=0)
+        self.hold_ended()
+
+    def hold_ended(self) -> None:
+        """One event fewer held now."""
         self.counts.held -= 1
         self.metrics.held_events.dec()
 

@@ -3,8 +3,8 @@ event record (docs/journal.md) and back: the one record every host writes,
 so an event the example dispatcher journaled is resumed by a replica in any
 language, and the other way round.
 
-* ``held`` (its endpoint was disabled by a 410) is not a journal status: a
-  held event is written ``pending``; the dispatcher holds it again after a
+* ``HELD`` (its endpoint was disabled by a 410) is not a journal status: such
+  an event is written ``pending``; the dispatcher holds it again after a
   restart, because the dead letter that disabled the endpoint carries
   ``disable_endpoint`` and is kept by compaction.
 * A finished record keeps no userinfo, query or fragment in its
@@ -23,13 +23,14 @@ from ..compiled import CompiledPolicy
 from ..ops import PolicyOps
 from ..types import Admission, DeadLetter, Policy, Schedule, StopReason
 from .journal_record import Hasher, finished_target, policy_json, to_policy
+from .journal_v2 import health_json, to_health
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord
 
 # a record's class policy -> the schedule the component plans for it
 Planner = Callable[[Policy], Schedule]
 
 _STATUS_OUT = {PENDING: "pending", HELD: "pending", DELIVERED: "delivered", DEAD: "dead_lettered"}
-_STATUS_IN = {"pending": PENDING, "delivered": DELIVERED, "dead_lettered": DEAD}
+_STATUS_IN = {"pending": PENDING, "held": PENDING, "delivered": DELIVERED, "dead_lettered": DEAD}
 
 
 def component_hasher(ops: PolicyOps) -> Hasher:
@@ -72,19 +73,27 @@ def to_record(r: EventRecord) -> dict[str, Any]:
     stop_reason = r.stop_reason or (StopReason.DELIVERED if r.status == DELIVERED else None)
     if stop_reason is None and dl is not None:
         stop_reason = dl.stop_reason
+    policy = policy_json(r.policy)
+    if r.health is not None:
+        policy["health"] = health_json(r.health)
     rec: dict[str, Any] = {
-        "v": 1, "type": "event", "event_id": r.event_id, "endpoint_id": r.endpoint_id,
+        "v": 2, "type": "event", "event_id": r.event_id, "endpoint_id": r.endpoint_id,
         "target": finished_target(r.target) if finished else r.target, "class": r.event_class,
-        "policy_version": a.policy_version, "policy_hash": a.policy_hash, "policy": policy_json(r.policy),
+        "policy_version": a.policy_version, "policy_hash": a.policy_hash, "policy": policy,
         "first_attempted_at_ms": a.first_attempted_at_ms, "deadline_ms": a.deadline_ms,
         "max_attempts": a.schedule.max_attempts, "offsets_ms": list(a.schedule.offsets_ms), "attempts": r.attempt,
         "credentials_refreshed": r.credentials_refreshed, "next_attempt_at_ms": r.next_attempt_at_ms,
-        "status": _STATUS_OUT[r.status], "last_outcome": r.last_outcome,
+        "status": "held" if r.hold_reason is not None and r.status == PENDING else _STATUS_OUT[r.status],
+        "last_outcome": r.last_outcome,
         "stop_reason": None if stop_reason is None or not finished else stop_reason.value,
         "dead_letter": None if dl is None else {
             "event_id": dl.event_id, "endpoint_id": dl.endpoint_id, "attempts": dl.attempts,
             "elapsed_ms": dl.elapsed_ms, "stop_reason": dl.stop_reason.value},
         "disable_endpoint": r.disable_endpoint, "finished_at_ms": r.finished_at_ms if finished else 0,
+        "held_until_ms": r.held_until_ms if r.hold_reason is not None else 0, "hold_reason": r.hold_reason,
+        "held_since_ms": r.held_since_ms if r.hold_reason is not None else 0, "held_ms": r.held_ms,
+        "needs_reserve": r.needs_reserve, "wake_refusals": r.wake_refusals, "replay_of": r.replay_of,
+        "replayed_dead_letter": r.replayed_dead_letter, "replayed_as": r.replayed_as,
     }
     # the body it is sent with: as admitted, else the one the dispatcher derives from the payload
     body = r.body_b64 if r.body_b64 is not None else base64.b64encode(
@@ -126,4 +135,9 @@ def from_record(rec: dict[str, Any], plan: Planner) -> EventRecord:
         last_outcome=rec["last_outcome"], target=rec["target"], policy=policy, body_b64=rec.get("body_b64"),
         stop_reason=None if rec["stop_reason"] is None else StopReason(rec["stop_reason"]),
         disable_endpoint=rec["disable_endpoint"], finished_at_ms=rec["finished_at_ms"],
+        health=to_health(rec["policy"].get("health")), hold_reason=rec.get("hold_reason"),
+        held_until_ms=rec.get("held_until_ms", 0), held_since_ms=rec.get("held_since_ms", 0),
+        held_ms=rec.get("held_ms", 0), needs_reserve=rec.get("needs_reserve", False),
+        wake_refusals=rec.get("wake_refusals", 0), replay_of=rec.get("replay_of"),
+        replayed_dead_letter=rec.get("replayed_dead_letter"), replayed_as=rec.get("replayed_as"),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..types import Admission, DeadLetter, Policy, StopReason
+from ..types import Admission, DeadLetter, Health, Policy, StopReason
 
 PENDING, DELIVERED, DEAD, HELD = "pending", "delivered", "dead", "held"
 
@@ -34,6 +34,17 @@ class EventRecord:
     stop_reason: StopReason | None = None  # once finished
     disable_endpoint: bool = False  # the 410 signal that disabled its endpoint
     finished_at_ms: int = 0  # when it stopped (0 while pending)
+    # format 3 (docs/health-dispatch.md; journal format 2): the class's health section, the hold, the replay
+    health: Health | None = None  # the section it was admitted with (None: format 2, no gate)
+    hold_reason: str | None = None  # set while held (status stays PENDING, due at next_attempt_at_ms)
+    held_until_ms: int = 0
+    held_since_ms: int = 0
+    held_ms: int = 0
+    needs_reserve: bool = False
+    wake_refusals: int = 0
+    replay_of: str | None = None
+    replayed_dead_letter: dict[str, Any] | None = None
+    replayed_as: str | None = None
 
 
 class InMemoryEventStore:
