@@ -23,6 +23,7 @@ import (
 // of fleet/budget.lua per request, via redisbudget).
 type budget struct {
 	store  rp.BudgetStore
+	calls  rp.CallStore // format 3: the complete store calls (health)
 	trips  *tripCounter
 	closer func() error
 }
@@ -41,7 +42,18 @@ func (b budget) close() error {
 	return b.closer()
 }
 
-func memoryBudget(engine *rp.Engine) budget { return budget{store: rp.NewMemoryStore(engine)} }
+// memoryBudget is the in-process store: the format-2 requests as before
+// (store-apply) and the format-3 calls of resumed health records.
+func memoryBudget(engine *rp.Engine) budget {
+	return budget{store: rp.NewMemoryStore(engine), calls: rp.NewMemoryCallStore(engine)}
+}
+
+// memoryHealthBudget is the in-process store of a replica whose class has
+// health: one apply-call store answers both kinds of call (one count).
+func memoryHealthBudget(engine *rp.Engine) budget {
+	mem := rp.NewMemoryCallStore(engine)
+	return budget{store: mem.Budget(), calls: mem}
+}
 
 // newRedisBudget connects to a standalone Redis (redisURL) or a cluster
 // (clusterURL, a seed node); every store call is bounded by timeout. A
@@ -84,7 +96,7 @@ func newRedisBudget(engine *rp.Engine, redisURL, clusterURL string, timeout time
 	store := redisbudget.New(client, engine, redisbudget.WithTimeout(timeout))
 	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
 	client.AddHook(trips)
-	return budget{store: store, trips: trips, closer: client.Close}, nil
+	return budget{store: store, calls: store.Calls(), trips: trips, closer: client.Close}, nil
 }
 
 // redactErr is a URL error's message without the URL (it may carry a password).

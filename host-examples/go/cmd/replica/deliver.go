@@ -29,6 +29,10 @@ func mayStartBy(edgeMs uint64, nowMs func() uint64) func() bool {
 // attempts (journaled with --store: the admission before the first attempt).
 func (r *replica) deliver(ctx context.Context, eventID string) {
 	r.events.Add(1)
+	if r.fmt3.class != nil {
+		r.deliverHealth(ctx, eventID)
+		return
+	}
 	// the event keeps the document (and class policy) it was admitted
 	// under, whatever a later artifact swap brings
 	doc := r.docs.Current()
@@ -50,6 +54,10 @@ func (r *replica) deliver(ctx context.Context, eventID string) {
 // without a request), then its attempts go on.
 func (r *replica) resume(ctx context.Context, rec journal.Record) {
 	r.events.Add(1)
+	if rec.Health != nil || rec.Status == journal.StatusHeld {
+		r.resumeHealth(ctx, rec)
+		return
+	}
 	if now := r.nowMs(); rec.NextAttemptAtMs > now {
 		select {
 		case <-time.After(time.Duration(rec.NextAttemptAtMs-now) * time.Millisecond):
@@ -99,40 +107,11 @@ func (r *replica) attempts(ctx context.Context, rec *journal.Record) {
 			r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
 			return
 		}
-		n := rec.Attempts + 1
-		inFlight := r.metrics.InFlight()
-		outcome, err := post(safehttp.WithSendGate(r.drain.attempts, edge), r.engine, r.client, rec.Target,
-			rec.EventID, n, body(rec, n), r.nowMs)
-		inFlight()
-		if errors.Is(err, safehttp.ErrNotSent) { // past the window's edge when it was to be written
-			r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+		outcome, sent := r.send(rec, edge)
+		if !sent {
 			return
 		}
-		rec.Attempts = n
-		if n == 1 {
-			r.firstAttempts.Add(1)
-		} else {
-			r.retries.Add(1)
-		}
-		r.metrics.AttemptStarted(n)
-		if r.drain.abandoned() { // still running at the drain deadline: made, not settled, no response in time
-			rec.LastOutcome, rec.NextAttemptAtMs = string(httpoutcome.ReadTimeout), r.nowMs()
-			r.persist(rec)
-			r.pending.Add(1)
-			return
-		}
-		if err != nil { // a trap reading the Retry-After: the outcome without it
-			r.logf("retry-after %s: %v", rec.EventID, err)
-			outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
-		}
-		rec.LastOutcome = journal.LastOutcome(outcome)
-		r.metrics.AttemptEnded(outcome)
-		if k, ok := httpoutcome.KindOf(outcome); ok {
-			r.transport.add(k)
-			if k == httpoutcome.DestinationRefused {
-				r.refused.Add(1)
-			}
-		}
+		n := rec.Attempts
 		res, err := r.engine.Step(ctx, r.budget.store, rec.Policy, rec.State(n), outcome, r.nowMs())
 		if err != nil { // not a policy answer (a trap, a cancelled context): stop, closed
 			r.stepErrors.Add(1)
@@ -167,6 +146,47 @@ func (r *replica) attempts(ctx context.Context, rec *journal.Record) {
 }
 
 // stop counts an event's stop reason.
+// send makes attempt rec.Attempts+1 and counts it: false when rec is
+// already finished (past the window's edge) or left pending (a drain's
+// deadline); else rec.Attempts and rec.LastOutcome are updated.
+func (r *replica) send(rec *journal.Record, edge func() bool) (rp.AttemptOutcome, bool) {
+	n := rec.Attempts + 1
+	inFlight := r.metrics.InFlight()
+	outcome, err := post(safehttp.WithSendGate(r.drain.attempts, edge), r.engine, r.client, rec.Target,
+		rec.EventID, n, body(rec, n), r.nowMs)
+	inFlight()
+	if errors.Is(err, safehttp.ErrNotSent) { // past the window's edge when it was to be written
+		r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})
+		return outcome, false
+	}
+	rec.Attempts = n
+	if n == 1 {
+		r.firstAttempts.Add(1)
+	} else {
+		r.retries.Add(1)
+	}
+	r.metrics.AttemptStarted(n)
+	if r.drain.abandoned() { // still running at the drain deadline: made, not settled, no response in time
+		rec.LastOutcome, rec.NextAttemptAtMs = string(httpoutcome.ReadTimeout), r.nowMs()
+		r.persist(rec)
+		r.pending.Add(1)
+		return outcome, false
+	}
+	if err != nil { // a trap reading the Retry-After: the outcome without it
+		r.logf("retry-after %s: %v", rec.EventID, err)
+		outcome = httpoutcome.Failed(httpoutcome.RemoteProtocolError)
+	}
+	rec.LastOutcome = journal.LastOutcome(outcome)
+	r.metrics.AttemptEnded(outcome)
+	if k, ok := httpoutcome.KindOf(outcome); ok {
+		r.transport.add(k)
+		if k == httpoutcome.DestinationRefused {
+			r.refused.Add(1)
+		}
+	}
+	return outcome, true
+}
+
 func (r *replica) stop(reason rp.StopReason) {
 	r.stops[reason].Add(1)
 	r.metrics.Stopped(reason)

@@ -73,7 +73,7 @@ func (e *slowEndpoint) received() int {
 // signalledRun starts the replica as a subprocess, sends SIGTERM once e
 // received afterRequests requests, and returns its summary, exit code and
 // how long it took to exit after the signal.
-func signalledRun(t *testing.T, e *slowEndpoint, afterRequests int, args ...string) (Summary, int, time.Duration, string) {
+func signalledRun(t *testing.T, e interface{ received() int }, afterRequests int, args ...string) (Summary, int, time.Duration, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), "REPLICA_TEST_AS_MAIN=1")

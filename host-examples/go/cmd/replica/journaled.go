@@ -63,7 +63,7 @@ func (r *replica) openJournals(ctx context.Context) error {
 		}
 	}
 	for _, rec := range resumed {
-		if rec.Status != journal.StatusPending {
+		if rec.Status != journal.StatusPending && rec.Status != journal.StatusHeld {
 			continue
 		}
 		if fromResume[rec.EventID] {

@@ -30,6 +30,11 @@ type Summary struct {
 	StoreErrors     uint64            `json:"store_errors"`
 	Disagreements   uint64            `json:"budget_disagreements"`
 	ElapsedMs       uint64            `json:"elapsed_ms"`
+	// format 3 (docs/replica.md; zeros for a format-2 policy)
+	Holds      map[string]uint64 `json:"holds"`
+	Held       uint64            `json:"held"`
+	ProbeCalls uint64            `json:"probe_calls"`
+	WakeCalls  uint64            `json:"wake_calls"`
 }
 
 // replica delivers events through the policy; every field below the
@@ -63,6 +68,7 @@ type replica struct {
 	nextResumed   atomic.Uint64           // next index of resumed
 	journalErrors atomic.Uint64           // journal writes that failed (logged; the run went on)
 	logOnce       sync.Once
+	fmt3          *healthRun // format 3: holds, probes, wakes (health.go)
 }
 
 func wallMs() uint64 { return uint64(time.Now().UnixMilli()) }
@@ -91,7 +97,7 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if text == nil {
 		where = "the artifact's document"
 	}
-	docs, err := rp.NewDocuments(ctx, engine, text)
+	docs, err := rp.NewDocuments(ctx, engine, formatTwoText(ctx, engine, text))
 	if err != nil {
 		return nil, usageErrorf("%s: %v", where, err)
 	}
@@ -101,12 +107,18 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	metrics := webhookmetrics.New()
 	r := &replica{cfg: cfg, engine: engine, docs: docs, client: newHTTPClient(cfg, metrics.ObserveDelivery), stderr: stderr,
 		transport: newKindCounts(), drain: newDrain(ctx, cfg.DrainMs), metrics: metrics, prefix: fmt.Sprintf("go-%d", os.Getpid())}
-	if cfg.RedisURL == "" && cfg.ClusterURL == "" {
+	if r.fmt3, err = newHealthRun(ctx, engine, text, cfg.Class); err != nil {
+		return nil, usageErrorf("%s: %v", where, err)
+	}
+	if cfg.RedisURL == "" && cfg.ClusterURL == "" && r.fmt3.class != nil {
+		r.budget = memoryHealthBudget(engine)
+	} else if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
 	} else if r.budget, err = newRedisBudget(engine, cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
 		return nil, err
 	}
 	r.budget.store = metrics.Store(r.budget.store) // every call timed, every refused reserve counted
+	r.fmt3.calls = countedCalls{metrics.CallStore(r.budget.calls), &r.storeErrors}
 	return r, nil
 }
 
@@ -152,9 +164,9 @@ func (r *replica) run(ctx context.Context) Summary {
 	wg.Wait()
 	// journaled events a drain (or the context) kept from starting: still
 	// pending, in the journal as they were
-	if left := uint64(len(r.resumed)) - min(r.nextResumed.Load(), uint64(len(r.resumed))); left > 0 {
-		r.events.Add(left)
-		r.pending.Add(left)
+	for i := min(r.nextResumed.Load(), uint64(len(r.resumed))); i < uint64(len(r.resumed)); i++ {
+		r.events.Add(1)
+		r.leftPending(&r.resumed[i])
 	}
 	if n := r.storeErrors.Load(); n > 0 {
 		fmt.Fprintf(r.stderr, "replica: %d budget store calls failed (pending retries failed closed; first attempts were delivered)\n", n)
@@ -174,7 +186,8 @@ func (r *replica) run(ctx context.Context) Summary {
 	s := Summary{Host: "go", Events: r.events.Load(), FirstAttempts: r.firstAttempts.Load(), Retries: r.retries.Load(),
 		StopReasons: map[string]uint64{}, Pending: r.pending.Load(), Drained: r.drain.stopped(), TransportErrors: r.transport.summary(), RedisRoundTrips: r.budget.roundTrips(),
 		StoreErrors: r.storeErrors.Load(), Disagreements: r.disagreements.Load(),
-		ElapsedMs: uint64(time.Since(r.startedAt).Milliseconds())}
+		ElapsedMs: uint64(time.Since(r.startedAt).Milliseconds()),
+		Holds:     r.fmt3.holdCounts(), Held: r.fmt3.held.Load(), ProbeCalls: r.fmt3.probeCalls.Load(), WakeCalls: r.fmt3.wakeCalls.Load()}
 	s.Attempts = s.FirstAttempts + s.Retries
 	for _, reason := range rp.StopReasonValues() {
 		s.StopReasons[reason.String()] = r.stops[reason].Load()

@@ -149,7 +149,8 @@ func run(o options, out io.Writer) error {
 		return err
 	}
 	defer store.Close() // the lock goes on a clean exit, a drain included
-	doc, err := engine.LoadHealthDocument(ctx, policyJSON) // format 3 (reads format 2 too)
+	// format 3 (load-health-document reads format 2 too)
+	doc, err := engine.LoadHealthDocument(ctx, policyJSON)
 	if err != nil {
 		return err
 	}
