@@ -96,3 +96,31 @@ async def test_a_class_without_health_beside_it_runs_as_format_2(clock, client):
     assert (await d.store.get("p0")).status == DELIVERED
     assert [t for t, e in seen if e == "p0"][0] < 10_000, "no gate for a format-2 class: sent at once"
     assert (await d.store.get("p0")).health is None and d.metrics.holds.labels("paused")._value.get() == 0
+
+
+async def test_the_dispatcher_replays_a_dead_letter_once_as_a_new_event_it_then_delivers(tmp_path: Path, clock, client):
+    from webhook_retry_policy.dispatcher.replay import ReplayFilter
+
+    status = {"code": 400}
+    with LocalEndpoint(204, answer=lambda h, b: status["code"]) as ep:
+        d = make(clock, {"ep": ep.url, "other": ep.url}, client, store=JournalEventStore(str(tmp_path / "j")))
+        await d.submit("x", "ep", "health", {"k": 1})
+        await d.submit("y", "other", "plain", {"k": 2})
+        await d.run_until_idle()
+        assert (await d.store.get("x")).stop_reason.value == "terminal_response"
+        out = await d.replay(ReplayFilter(endpoint_id="ep"))
+        assert out == {"replayed": 1, "already_replayed": 0, "skipped_no_class": 0, "ids": ["x~r1"]}
+        assert (await d.replay(ReplayFilter(endpoint_id="ep")))["already_replayed"] == 1
+        assert d.metrics.replayed._value.get() == 1
+        new = await d.store.get("x~r1")
+        assert (new.replay_of, new.attempt, new.health is not None) == ("x", 0, True)
+        assert new.replayed_dead_letter is not None and new.replayed_dead_letter["event_id"] == "x"
+        status["code"] = 204
+        await d.run_until_idle()
+        assert (await d.store.get("x~r1")).status == DELIVERED and (await d.store.get("y")).replayed_as is None
+        d.store.close()
+    reopened = JournalEventStore(str(tmp_path / "j"))
+    try:
+        assert "x" not in reopened.reloaded and reopened.events["x~r1"].status == DELIVERED
+    finally:
+        reopened.close()

@@ -62,6 +62,7 @@ from .dispatcher_health import DispatcherHealth
 from .journal_event import event_body
 from .metered import MeteredStore, metered_attempt
 from .metrics import DispatcherMetrics
+from .replay import ReplayFilter
 from .send_window import WindowElapsed, send_before
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
@@ -204,6 +205,13 @@ class Dispatcher:
         if self.health is not None and health is not None:
             self.health.admitted(record)
         return record
+
+    async def replay(self, f: ReplayFilter | None = None) -> dict[str, Any]:
+        """Replay dead letters as new events (docs/health-dispatch.md section 4;
+        ``dispatcher_replay``): ``{"replayed", "already_replayed", "skipped_no_class", "ids"}``."""
+        from .dispatcher_replay import replay
+
+        return await replay(self, f or ReplayFilter())
 
     async def run_until_idle(self, max_rounds: int = 1_000_000) -> None:
         """Send every due event, sleep until the next one is due, repeat
