@@ -81,7 +81,8 @@ function policyOptions(opts, store, metrics) {
 /** A format-2 policy whose run resumes a record with `health` runs as format 3 (its events keep their own policy). */
 function resumesHealth(policy, resumed, opts, options) {
   if (policy instanceof HealthPolicy || !resumed.some((r) => r.policy.health !== undefined)) return policy;
-  return new HealthPolicy(opts.policyText ?? JSON.stringify({ classes: {} }), options);
+  if (opts.policyText === null) throw new UsageError('the journal holds format-3 records (a health section): pass --policy FILE to resume them');
+  return new HealthPolicy(opts.policyText, options);
 }
 
 function loadPolicy(opts, options) {
@@ -174,7 +175,12 @@ async function run(opts) {
   if (redis !== null) options = policyOptions(opts, store, metrics);
   policy = redis === null ? policyCheck : loadPolicy(opts, options);
   const { journal, resumed } = openStoredEvents(opts, log);
-  policy = resumesHealth(policy, resumed, opts, options);
+  try {
+    policy = resumesHealth(policy, resumed, opts, options);
+  } catch (e) {
+    journal?.closeSync(); // before the usage error exits: the lock is removed
+    throw e;
+  }
   const journalError = rateLimited('journal write failed (the run goes on; the journal stays whole)');
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
