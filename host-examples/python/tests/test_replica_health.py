@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+from test_redis_store import REDIS_SERVER, redis_url  # noqa: F401  (a redis-server on loopback, per module)
 from test_replica import REPLICA, summary_of
 
 from webhook_retry_policy import RetryPolicy
@@ -98,3 +100,22 @@ def test_a_replayed_dead_letter_is_sent_by_the_next_run_once(tmp_path: Path) -> 
         out, err = proc.communicate(timeout=60)
         second = summary_of(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         assert second["events"] == 3 and second["stop_reasons"]["delivered"] == 3 and ep.requests - before == 3
+
+
+@pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed")
+def test_with_redis_a_health_run_makes_one_call_per_attempt_plus_its_probes_and_wakes(tmp_path: Path,
+                                                                                       redis_url: str) -> None:  # noqa: F811
+    status = {"code": 503}
+    with LocalEndpoint(503, answer=lambda h, b: status["code"]) as ep:
+        proc = replica("--target", ep.url, "--endpoint-id", f"ep-redis-{time.time_ns()}", "--events", "8",
+                       "--concurrency", "8", "--policy", str(health_policy(tmp_path, window_ms=4000)),
+                       "--redis", redis_url)
+        out, err = proc.communicate(timeout=60)
+    s = summary_of(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    print("health run with redis:", {k: s[k] for k in ("attempts", "redis_round_trips", "holds", "probe_calls",
+                                                        "wake_calls", "elapsed_ms")})
+    assert s["store_errors"] == 0 and s["pending"] == 0 and s["events"] == 8
+    assert s["holds"]["circuit_open"] > 0, "the shared circuit opened in Redis and held the events"
+    assert s["stop_reasons"]["retry_window_elapsed"] > 0 and s["stop_reasons"]["budget_unavailable"] == 0
+    assert s["first_attempts"] + s["probe_calls"] <= s["redis_round_trips"]
+    assert s["redis_round_trips"] <= s["attempts"] + s["probe_calls"] + s["wake_calls"]
