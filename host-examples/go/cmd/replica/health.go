@@ -238,7 +238,7 @@ func (r *replica) attemptsHealth(ctx context.Context, rec *journal.Record, resum
 		if rec.NeedsReserve { // step 3: the budget-held wake's reserve
 			w := rp.Wake{EventID: rec.EventID, EndpointID: rec.EndpointID, Attempts: rec.Attempts,
 				FirstAttemptedAtMs: rec.FirstAttemptedAtMs, Refusals: rec.WakeRefusals}
-			wv, err := r.fmt3.table.Wake(ctx, r.steps(), c, w, now)
+			wv, view, err := r.fmt3.table.Wake(ctx, r.steps(), c, w, now)
 			switch {
 			case err != nil:
 				r.failed(rec, "settle-wake", err)
@@ -253,7 +253,20 @@ func (r *replica) attemptsHealth(ctx context.Context, rec *journal.Record, resum
 				r.finish(rec, rp.Stop{Reason: wv.Stop.StopReason, DeadLetter: wv.Stop})
 				return
 			}
-			rec.NeedsReserve, rec.WakeRefusals = false, 0
+			rec.NeedsReserve, rec.WakeRefusals = false, 0 // the reservation stands
+			if !v.SendProbe {                             // the second gate, on the reserve reply's view (draft 3 item 2)
+				h, err := r.fmt3.table.Regate(ctx, r.steps(), c, ev, view, rec.Policy.Budget, now)
+				if err != nil {
+					r.failed(rec, "gate", err)
+					return
+				}
+				if h != nil {
+					if !r.hold(ctx, rec, h.UntilMs, h.Reason) {
+						return
+					}
+					continue
+				}
+			}
 		}
 		if !edge() {
 			r.finish(rec, rp.Stop{Reason: rp.StopReasonRetryWindowElapsed})

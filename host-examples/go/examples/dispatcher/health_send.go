@@ -50,7 +50,7 @@ func (d *Dispatcher) attemptHealth(ctx context.Context, r *Record, state rp.Deli
 	}
 	probe := verdict.SendProbe
 	if r.NeedsReserve { // step 3: a budget-held event's wake makes its reserve first
-		if done, err := d.wake(ctx, c, r, now); done || err != nil {
+		if done, err := d.wake(ctx, c, r, ev, probe, now); done || err != nil {
 			return err
 		}
 	}
@@ -73,19 +73,27 @@ func (d *Dispatcher) steps() endpointhealth.Steps {
 		}}
 }
 
-// wake is step 3: the reserve call and settle-wake. done: r was held
-// again or dead-lettered.
-func (d *Dispatcher) wake(ctx context.Context, c *rp.Compiled, r *Record, now uint64) (done bool, err error) {
+// wake is step 3: the reserve call and settle-wake, and after a granted
+// one (not for the granted probe) the second gate on the reply's view.
+// done: r was held again or dead-lettered.
+func (d *Dispatcher) wake(ctx context.Context, c *rp.Compiled, r *Record, ev rp.GateEvent, probe bool, now uint64) (done bool, err error) {
 	w := rp.Wake{EventID: r.Event.ID, EndpointID: r.Event.EndpointID, Attempts: r.Attempts,
 		FirstAttemptedAtMs: r.Admission.FirstAttemptedAtMs, Refusals: r.WakeRefusals}
-	v, err := d.health.Wake(ctx, d.steps(), c, w, now)
+	v, view, err := d.health.Wake(ctx, d.steps(), c, w, now)
 	if err != nil {
 		return true, err
 	}
 	switch {
 	case v.Send:
-		r.NeedsReserve, r.WakeRefusals = false, 0
-		return false, nil
+		r.NeedsReserve, r.WakeRefusals = false, 0 // the reservation stands
+		if probe {
+			return false, nil
+		}
+		h, err := d.health.Regate(ctx, d.steps(), c, ev, view, r.Policy.Budget, now)
+		if err != nil || h == nil {
+			return err != nil, err
+		}
+		return true, d.hold(r, h.UntilMs, h.Reason, now)
 	case v.Hold != nil:
 		r.WakeRefusals = v.Hold.Refusals
 		return true, d.hold(r, v.Hold.UntilMs, rp.HoldReasonBudgetRefused, now)

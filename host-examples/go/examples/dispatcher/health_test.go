@@ -287,3 +287,61 @@ func TestAFormatTwoClassOfAHealthDocumentIsNeverGatedNorHeld(t *testing.T) {
 		}
 	}
 }
+
+func TestAGrantedWakeWhoseReplyShowsAPauseHoldsKeepingItsReservation(t *testing.T) {
+	h := newHarness(t, "")
+	var mem *rp.MemoryCallStore
+	h.configure = func(cfg *Config) {
+		doc, err := cfg.Engine.LoadHealthDocument(context.Background(), []byte(healthDocument))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		mem = rp.NewMemoryCallStore(cfg.Engine)
+		cfg.HealthDocument, cfg.Budget, cfg.Calls = &doc, mem.Budget(), mem
+	}
+	h.start()
+	start := t0 + 59_999 // the last instant of a budget bucket: the wake's reserve is judged in the next one, and granted
+	h.clock.Advance(start - t0)
+	rcv := newReceiver(t, h.clock, func(now uint64, w http.ResponseWriter) {
+		if now == start {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	h.enqueue("b1", "ep", rcv.URL, "paced")
+	h.step() // refused by the budget: held, its wake will reserve
+	if r := h.state("b1"); r.State != StateHeld || !r.NeedsReserve {
+		t.Fatalf("b1 %s needs_reserve=%v, want budget-held", r.State, r.NeedsReserve)
+	}
+	// another replica reports a 2-minute pause: only the store knows it
+	ctx := context.Background()
+	c, err := h.engine.Compile(ctx, h.state("b1").Policy, h.state("b1").Health)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pause, err := c.CallFor(ctx, rp.CallOpReserve, "ep", start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pauseEnd := start + 120_000
+	pause.Op, pause.Health.PauseUntilMs = rp.CallOpReport, pauseEnd
+	if _, err := mem.Call(ctx, pause, start); err != nil {
+		t.Fatal(err)
+	}
+	h.run()
+	if r := h.state("b1"); r.State != StateDelivered || r.Attempts != 2 {
+		t.Fatalf("b1: %s after %d attempts, want delivered on its second", r.State, r.Attempts)
+	}
+	hits := rcv.hits()
+	if len(hits) != 2 || hits[1] < pauseEnd {
+		t.Fatalf("requests %v: want the retry after the pause's end %d", hits, pauseEnd)
+	}
+	if h.metric("webhook_holds_total", "reason", "paused") < 1 {
+		t.Fatal("the granted wake was not held by its reply's pause")
+	}
+	if holds, wakes := h.metric("webhook_holds_total", "reason", "budget_refused"), h.metric("webhook_wake_calls_total"); holds != 1 || wakes != 1 {
+		t.Fatalf("%v budget holds, %v wake reserves: want 1 and 1 (the granted reservation is kept through the pause: no second reserve)", holds, wakes)
+	}
+}

@@ -69,23 +69,35 @@ func (t *Table) Gate(ctx context.Context, s Steps, c *rp.Compiled, ev rp.GateEve
 	if !answer.Verdict.Probe {
 		return answer.Verdict, nil
 	}
-	call, err := c.CallFor(ctx, rp.CallOpProbe, ev.EndpointID, nowMs)
-	if err != nil {
-		return rp.GateVerdict{}, err
-	}
-	reply, callErr := s.Calls.Call(ctx, call, nowMs)
 	granted, view := false, rp.HealthView{}
 	if given != nil {
-		view = *given // a store that did not answer never grants: after-probe sees the gate's view
+		view = *given // no call, or a store that did not answer: never granted, after-probe sees the gate's view
 	}
-	if callErr == nil && reply.Granted != nil && reply.View != nil {
-		granted, view = *reply.Granted, *reply.View
-		e.KeepView(reply.View)
-	} else if callErr == nil {
-		callErr = fmt.Errorf("endpointhealth: a probe reply without granted or a view: %+v", reply)
-	}
-	if s.OnProbe != nil {
-		s.OnProbe(granted, callErr)
+	if nowMs >= e.ProbeBusyUntilMs { // else another event's probe call had this window: no call
+		call, err := c.CallFor(ctx, rp.CallOpProbe, ev.EndpointID, nowMs)
+		if err != nil {
+			return rp.GateVerdict{}, err
+		}
+		reply, callErr := s.Calls.Call(ctx, call, nowMs)
+		if callErr == nil && (reply.Granted == nil || reply.View == nil) {
+			callErr = fmt.Errorf("endpointhealth: a probe reply without granted or a view: %+v", reply)
+		}
+		if callErr == nil {
+			granted, view = *reply.Granted, *reply.View
+			e.KeepView(reply.View)
+			// the busy window: after-probe's hold, refused, on the reply's view
+			busy, err := c.AfterProbe(ctx, ev, false, view, e.Pacer, nowMs)
+			if err != nil {
+				return rp.GateVerdict{}, err
+			}
+			e.ProbeBusyUntilMs = 0
+			if h := busy.Verdict.Hold; h != nil {
+				e.ProbeBusyUntilMs = h.UntilMs
+			}
+		}
+		if s.OnProbe != nil {
+			s.OnProbe(granted, callErr)
+		}
 	}
 	answer, err = c.AfterProbe(ctx, ev, granted, view, e.Pacer, nowMs)
 	if err != nil {
@@ -102,17 +114,48 @@ func (t *Table) Gate(ctx context.Context, s Steps, c *rp.Compiled, ev rp.GateEve
 	return answer.Verdict, nil
 }
 
-// Wake is step 3: a budget-held event's reserve call and settle-wake.
-func (t *Table) Wake(ctx context.Context, s Steps, c *rp.Compiled, w rp.Wake, nowMs uint64) (rp.WakeVerdict, error) {
+// Wake is step 3: a budget-held event's reserve call and settle-wake,
+// and the reply's view (nil when the call failed).
+func (t *Table) Wake(ctx context.Context, s Steps, c *rp.Compiled, w rp.Wake, nowMs uint64) (rp.WakeVerdict, *rp.HealthView, error) {
 	call, err := c.CallFor(ctx, rp.CallOpReserve, w.EndpointID, nowMs)
 	if err != nil {
-		return rp.WakeVerdict{}, err
+		return rp.WakeVerdict{}, nil, err
 	}
 	reply, callErr := t.Call(ctx, s, w.EndpointID, call, nowMs)
 	if s.OnWake != nil {
 		s.OnWake()
 	}
-	return c.SettleWake(ctx, w, StoreReplyOf(reply, callErr), nowMs)
+	v, err := c.SettleWake(ctx, w, StoreReplyOf(reply, callErr), nowMs)
+	if callErr != nil {
+		return v, nil, err
+	}
+	return v, reply.View, err
+}
+
+// Regate is step 3's second gate after a granted wake (draft 3 item 2):
+// gate on the reserve reply's view with held false (the release token was
+// spent at step 2), keeping the pacer it returns. Only its hold counts:
+// hold keeping the reservation; anything else goes on to the send.
+func (t *Table) Regate(ctx context.Context, s Steps, c *rp.Compiled, ev rp.GateEvent, view *rp.HealthView, budget rp.Budget, nowMs uint64) (*rp.Hold, error) {
+	e := t.Entry(ev.EndpointID)
+	e.Lock()
+	defer e.Unlock()
+	cur, prev := e.Admissions(nowMs, budget.WindowMs)
+	rate, err := s.Engine.NormalPerS(ctx, budget, nowMs, cur, prev)
+	if err != nil {
+		return nil, err
+	}
+	e.Pacer.NormalPerS = rate
+	if view == nil {
+		view = e.View
+	}
+	ev.Held = false
+	answer, err := c.Gate(ctx, ev, view, e.Pacer, nowMs)
+	if err != nil {
+		return nil, err
+	}
+	e.Pacer = answer.Pacer
+	return answer.Verdict.Hold, nil
 }
 
 // Admit counts a new event (first attempt; not a replay) for endpoint.

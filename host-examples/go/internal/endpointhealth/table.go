@@ -23,11 +23,14 @@ const Max = 10_000
 // field is read and written under its lock.
 type Entry struct {
 	sync.Mutex
-	View       *rp.HealthView // newest store reply's view (nil: none yet)
-	Pacer      rp.Pacer       // the release token bucket
-	admBucket  uint64         // the admissions' newest bucket
-	admCurrent uint64
-	admPrev    uint64
+	View  *rp.HealthView // newest store reply's view (nil: none yet)
+	Pacer rp.Pacer       // the release token bucket
+	// ProbeBusyUntilMs: no probe call for this endpoint before it (one
+	// probe call per replica, endpoint and probe window).
+	ProbeBusyUntilMs uint64
+	admBucket        uint64 // the admissions' newest bucket
+	admCurrent       uint64
+	admPrev          uint64
 }
 
 // KeepView keeps v when it is not older than the kept view (the caller
