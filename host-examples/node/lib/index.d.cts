@@ -28,6 +28,8 @@ import type {
   StopReason,
   StoreOp,
   Jitter,
+  StoreCall,
+  CallReply,
 } from './types.cjs';
 
 export type * from './types.cjs';
@@ -222,6 +224,8 @@ export declare class RetryPolicy {
 /** Process-local counts, each request answered by the component's `storeApply`: right for one process only. Synchronous. */
 export declare class InMemoryBudgetStore implements SyncBudgetStore {
   call(request: StoreRequest, budget: Budget, nowMs: number): Reservation;
+  /** A whole store call (ABI 0.3): a health call is `applyCall` on what this store holds for `call.key`; a format-2 one is `call`'s request. */
+  answer(call: StoreCall, nowMs: number): CallReply;
 }
 
 /** Minimal ioredis surface the Redis store uses. */
@@ -241,6 +245,8 @@ export interface RedisBudgetStoreOptions {
 export declare class RedisBudgetStore implements BudgetStore {
   constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
   call(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
+  /** A whole store call (ABI 0.3) in ONE command: 18 arguments with health (11 integers back), 8 without (5). */
+  answer(call: StoreCall, nowMs: number): Promise<CallReply>;
 }
 
 /** Why `maxmemory-policy` `policy` lets Redis evict budget keys (counts silently reset), or null for `noeviction`. */

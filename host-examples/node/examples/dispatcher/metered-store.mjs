@@ -17,6 +17,7 @@ export function meteredStore(store, metrics, { timeoutMs = 250 } = {}) {
     if (asks(request) && reply !== null && typeof reply === 'object' && reply.reserved === false) metrics.inc('webhook_budget_refusals_total');
     return reply;
   };
+  // A sync answer is observed at once; a promise when it settles or at the store timeout, whichever is first.
   const timed = (answer, t0, refused) => {
     if (typeof answer?.then !== 'function') {
       metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
@@ -34,7 +35,7 @@ export function meteredStore(store, metrics, { timeoutMs = 250 } = {}) {
         clearTimeout(timer);
         const late = observed;
         observe();
-        return late ? reply : refused(reply);
+        return late ? reply : refused(reply); // a reply after the timeout decides nothing
       },
       (e) => {
         clearTimeout(timer);
@@ -63,7 +64,6 @@ export function meteredStore(store, metrics, { timeoutMs = 250 } = {}) {
     },
     call(request, budget, nowMs) {
       const t0 = performance.now();
-      const refused = refusedFor(request);
       let answer;
       try {
         answer = store.call(request, budget, nowMs);
@@ -71,30 +71,7 @@ export function meteredStore(store, metrics, { timeoutMs = 250 } = {}) {
         metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
         throw e;
       }
-      if (typeof answer?.then !== 'function') {
-        metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
-        return refused(answer);
-      }
-      let observed = false;
-      const observe = () => {
-        if (!observed) metrics.time('webhook_budget_store_duration_seconds', seconds(t0));
-        observed = true;
-      };
-      const timer = setTimeout(observe, timeoutMs);
-      timer.unref?.();
-      return answer.then(
-        (reply) => {
-          clearTimeout(timer);
-          const late = observed;
-          observe();
-          return late ? reply : refused(reply); // a reply after the timeout decides nothing
-        },
-        (e) => {
-          clearTimeout(timer);
-          observe();
-          throw e;
-        },
-      );
+      return timed(answer, t0, refusedFor(request));
     },
   };
 }
