@@ -4,9 +4,10 @@
 // tools/policy-tools compiled with wasm-bindgen): the `retry-policy` CLI's
 // lint, simulate and SVG charts, here in the page. Nothing is sent anywhere.
 import * as tools from '../vendor/tools/browser.mjs';
+import { BASE, withHealth, drawDiff, drawCompare } from './health.js';
 
 const $ = (id) => document.getElementById(id);
-// For the tests (test/parity.test.mjs runs the page's tools on the shipped scenarios).
+// For the tests (test/playground.test.mjs runs the page's tools on the shipped scenarios).
 globalThis.playgroundTools = tools;
 
 const FAILURES = {
@@ -31,14 +32,8 @@ const pct = (x) => `${(x * 100).toFixed(1)}%`;
 const num = (id) => Number($(id).value);
 
 const backoff = { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' };
-$('doc').value = JSON.stringify({
-  version: 'design-note',
-  classes: {
-    notification: { window_ms: 900000, hard_cap: 16, backoff },
-    provisioning: { window_ms: 7200000, hard_cap: 16, backoff },
-    ledger: { window_ms: 86400000, hard_cap: 16, backoff },
-  },
-}, null, 2);
+const base = JSON.stringify(BASE(backoff), null, 2);
+$('doc').value = base;
 let report = null;
 let runs = 0;
 
@@ -99,6 +94,23 @@ function scenario(cls) {
   };
 }
 
+/** The comparison's scenario: the storm controls' endpoint and fleet, the document's own budget (no variants). */
+function compareScenario(cls) {
+  const { variants, ...sc } = scenario(cls);
+  return { ...sc, name: 'playground', drain_s: 900 };
+}
+
+function drawHealth() {
+  drawDiff(tools, base, $('doc').value);
+  const one = oneClass();
+  if (!one || !$('compare').checked) return;
+  const tree = JSON.parse($('doc').value);
+  // The selected class with the document's section (a class's own replaces it whole).
+  const doc = { classes: { [one.name]: tree.classes[one.name] } };
+  if ('health' in tree) doc.health = tree.health;
+  drawCompare(tools, JSON.stringify(doc), compareScenario(one.name), Math.max(0, Math.round(num('seed'))));
+}
+
 function drawStorm() {
   const one = oneClass();
   if (!one) return;
@@ -130,13 +142,19 @@ function drawStorm() {
 
 let timer = null;
 const later = (f) => { clearTimeout(timer); timer = setTimeout(f, 120); };
-const all = () => { drawLint(); drawSchedule(); drawStorm(); };
+const all = () => { drawLint(); drawSchedule(); drawStorm(); drawHealth(); };
 $('doc').addEventListener('input', () => later(all));
-$('class').addEventListener('change', () => { drawSchedule(); drawStorm(); });
+$('class').addEventListener('change', () => { drawSchedule(); drawStorm(); drawHealth(); });
+$('compare').addEventListener('change', () => drawHealth());
+$('preset').addEventListener('change', () => {
+  $('doc').value = $('preset').value === 'health' ? JSON.stringify(withHealth(BASE(backoff)), null, 2) : base;
+  all();
+});
 for (const id of ['pattern', 'rate', 'ratio', 'min_sample', 'sliding', 'replicas', 'scope', 'seed']) {
   $(id).addEventListener(id === 'pattern' || id === 'scope' || id === 'sliding' ? 'change' : 'input', () => later(() => {
     if (id === 'rate') drawLint();
     drawStorm();
+    drawHealth();
   }));
 }
 try {

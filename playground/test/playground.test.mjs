@@ -102,6 +102,59 @@ test('the playground lints, plans and simulates with the tools export, and redra
   });
 });
 
+test('a document with health lints, diffs against the design note and runs the format 2 vs health comparison in the page', { skip: noBrowser, timeout: 120000 }, async () => {
+  await withPage(async (page, { errors, external }) => {
+    const text = (id) => page.locator(`#${id}`).textContent();
+    const rules = () => page.$$eval('#findings li', (lis) => lis.map((li) => `${li.className} ${li.querySelector('code').textContent} ${li.dataset.rule}`));
+    // Format 2 first: the diff against the design note is empty.
+    assert.match(await text('diff'), /0 of 3 classes change/);
+    // The format-3 preset: a document-wide section, the ledger opting out.
+    await page.selectOption('#preset', 'health');
+    await page.waitForFunction(() => document.getElementById('diff').dataset.health > 0);
+    assert.ok((await rules()).includes('info classes.ledger.health health_class_opts_out'), (await rules()).join('\n'));
+    const diff = await text('diff');
+    assert.match(diff, /notification: changed\n  health {11}none \(format 2\) -> section\n {19}=> events are held, not dropped/);
+    assert.match(diff, /ledger: unchanged/);
+    // A bad section: the engine's refusal at its path; the page stays up.
+    const doc = JSON.parse(await page.inputValue('#doc'));
+    doc.health.release.multiple = 0;
+    await page.fill('#doc', JSON.stringify(doc, null, 2));
+    await page.waitForFunction(() => [...document.querySelectorAll('#findings li')].some((li) => li.querySelector('code').textContent === 'health.release.multiple'));
+    assert.ok((await rules()).includes('error health.release.multiple invalid_document'), (await rules()).join('\n'));
+    assert.match(await text('diff'), /^refused: invalid_document /);
+    // A 1x release and a pause as long as the window: lint says why.
+    doc.health.release.multiple = 1;
+    doc.health.pause.max_ms = 900000;
+    await page.fill('#doc', JSON.stringify(doc, null, 2));
+    await page.waitForFunction(() => [...document.querySelectorAll('#findings li')].some((li) => li.dataset.rule === 'health_pause_outlives_window'));
+    const r = await rules();
+    assert.ok(r.includes('warning health.release.multiple health_release_cannot_drain'), r.join('\n'));
+    assert.ok(r.includes('warning health.pause.max_ms health_pause_outlives_window'), r.join('\n'));
+    assert.match(await text('diff'), /health\.release\.multiple - -> 1\n/);
+    // The comparison: an outage 60..240 s at 2/s, the notification class with the document's section.
+    doc.health.pause.max_ms = 600000;
+    doc.health.release.multiple = 3;
+    await page.fill('#doc', JSON.stringify(doc, null, 2));
+    await page.selectOption('#pattern', 'outage');
+    await page.fill('#rate', '2');
+    await page.waitForTimeout(400);
+    await page.check('#compare');
+    await page.waitForFunction(() => Number(document.body.dataset.compares) > 0, null, { timeout: 30000 });
+    assert.match(await text('compare-status'), /^the document's health sections; store calls: format 2 \d+, health \d+/);
+    const rows = await page.$$eval('#compare-rows tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const row = (name) => rows.find((x) => x[0] === name);
+    assert.ok(row('outage arrivals delivered'), JSON.stringify(rows));
+    assert.ok(parseFloat(row('outage arrivals delivered')[2]) > parseFloat(row('outage arrivals delivered')[1]), JSON.stringify(rows));
+    const goals = await page.$$eval('#goals li', (lis) => lis.map((li) => `${li.className} ${li.textContent}`));
+    assert.ok(goals.some((g) => /^met \[met\] ep: outage arrivals delivered/.test(g)), goals.join('\n'));
+    const chart = await page.locator('#health-chart svg').textContent();
+    for (const t of ['requests/s', 'events held', 'format 2', 'health']) assert.ok(chart.includes(t), t);
+    await page.screenshot({ path: join(shots, '5-health-compare.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(external, []);
+  });
+});
+
 test('the playground, the tools export and retry-policy simulate give the same numbers for every shipped scenario', { skip: noBrowser || noCli, timeout: 120000 }, async () => {
   const tools = await import(join(root, 'host-examples', 'node', 'lib', 'tools', 'index.mjs'));
   await withPage(async (page, { errors }) => {

@@ -11,6 +11,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { root, noCli, runCli, POLICY, SCENARIOS } from './shared.mjs';
+
+/** The design note with a document-wide health section (format 3). */
+const HEALTH_POLICY = 'scenarios/policies/design-note-health.toml';
 import { sourcesDigest } from '../../wasm/npm/sources.mjs';
 
 const lib = join(root, 'host-examples', 'node', 'lib', 'tools');
@@ -55,6 +58,17 @@ const DOCS = {
   'budget.json': { classes: { a: { window_ms: 60000, backoff: { base_ms: 1000, factor: 2, cap_ms: 120000, jitter: 'none' }, budget: { window_ms: 600000, sliding: false, min_sample: 3 } } } },
   'short.json': { classes: { s: { window_ms: 1000, backoff } } },
   'bad.json': { classes: { a: { window_ms: 900000, retries: 3, backoff }, b: { window_ms: 900000, max_attempts: 8, backoff }, ok: { window_ms: 900000, backoff } } },
+  // Format 3: a section per class and document-wide, one opting out, every health rule at least once.
+  'health.json': {
+    health: { release: { multiple: 1 }, pause: { max_ms: 900000 }, cache_ms: 60000 },
+    classes: {
+      n: { window_ms: 900000, backoff },
+      own: { window_ms: 600000, backoff, health: { hold_budget_refusals: false, circuit: { min_sample: 60, cooldown_max_ms: 600000 } } },
+      cold: { window_ms: 60000, backoff, health: { circuit: { cooldown_ms: 60000, cooldown_max_ms: 60000 } } },
+      out: { window_ms: 900000, backoff, health: null },
+    },
+  },
+  'health-bad.json': { health: { cache_ms: 0 }, classes: { a: { window_ms: 900000, backoff, health: { circuit: { failure_ratio: 2 } } }, b: { window_ms: 900000, backoff, health: { pause: null } } } },
 };
 const RATES = [[], ['ep_quiet=0.5/s'], ['ep_busy=0.1/s', 'notification=40/s']];
 
@@ -64,8 +78,9 @@ test('lint finds what retry-policy lint finds, field for field, in JSON and in t
     writeFileSync(path, JSON.stringify(doc, null, 2));
     return path;
   });
-  files.push(join(root, 'host-examples', 'policy.json'), join(root, 'host-examples', 'policy.toml'), join(root, POLICY.path));
+  files.push(join(root, 'host-examples', 'policy.json'), join(root, 'host-examples', 'policy.toml'), join(root, POLICY.path), join(root, HEALTH_POLICY));
   let findings = 0;
+  const healthRules = new Set();
   for (const path of files) {
     const text = readFileSync(path, 'utf8');
     for (const rates of RATES) {
@@ -74,17 +89,57 @@ test('lint finds what retry-policy lint finds, field for field, in JSON and in t
       assert.deepEqual(tools.lint(text, { path, rates }), want, `${path} ${rates.join(' ')}`);
       assert.equal(tools.lint(text, { path, rates, format: 'text' }), runCli(['lint', path, ...flags]), `${path} text`);
       findings += want.findings.length;
+      for (const f of want.findings) if (f.rule.startsWith('health_') || f.field.includes('health')) healthRules.add(f.rule);
     }
   }
   assert.ok(findings > 20, `compared ${findings} findings`);
+  for (const rule of ['health_release_cannot_drain', 'health_pause_outlives_window', 'health_cache_ms_has_no_effect', 'health_drops_budget_refusals',
+    'health_circuit_sample_above_budget', 'health_cooldown_outlives_window', 'health_class_opts_out', 'invalid_document']) {
+    assert.ok(healthRules.has(rule), `${rule} compared: ${[...healthRules].join(' ')}`);
+  }
 });
 
-test('diff says what retry-policy diff says', { skip: noCli }, () => {
-  const [a, b] = [POLICY.path, 'host-examples/policy.toml'];
-  const [ta, tb] = [a, b].map((p) => readFileSync(join(root, p), 'utf8'));
-  const opts = { oldPath: a, newPath: b };
-  assert.deepEqual(tools.diff(ta, tb, opts), JSON.parse(runCli(['diff', a, b, '--format', 'json'])));
-  assert.equal(tools.diff(ta, tb, { ...opts, format: 'text' }), runCli(['diff', a, b]));
+test('diff says what retry-policy diff says, health sections included', { skip: noCli }, () => {
+  // The health policy tuned: slower release, longer cooldown, the ledger with its own section.
+  const note = DOCS['design-note.json'];
+  const tuned = { ...note, health: { release: { multiple: 1.5 }, circuit: { cooldown_ms: 10000 }, cache_ms: 60000 } };
+  tuned.classes = { ...note.classes, ledger: { ...note.classes.ledger, health: { hold_budget_refusals: false } } };
+  const health = join(dir, 'health-tuned.json');
+  writeFileSync(health, JSON.stringify(tuned));
+  let effects = 0;
+  for (const [a, b] of [[POLICY.path, 'host-examples/policy.toml'], [POLICY.path, HEALTH_POLICY], [HEALTH_POLICY, health]]) {
+    const [ta, tb] = [a, b].map((p) => readFileSync(p.startsWith('/') ? p : join(root, p), 'utf8'));
+    const opts = { oldPath: a, newPath: b };
+    const want = JSON.parse(runCli(['diff', a, b, '--format', 'json']));
+    assert.deepEqual(tools.diff(ta, tb, opts), want, `${a} ${b}`);
+    assert.equal(tools.diff(ta, tb, { ...opts, format: 'text' }), runCli(['diff', a, b]), `${a} ${b} text`);
+    effects += want.flatMap((c) => c.changes).filter((c) => c.effect).length;
+  }
+  assert.ok(effects >= 6, `${effects} health changes with their effect`);
+});
+
+test('compareHealth gives the table, the goals and the chart of retry-policy simulate --compare-health', { skip: noCli, timeout: 120000 }, () => {
+  const health = SCENARIOS.filter((s) => s.path.includes('health-'));
+  assert.ok(health.length >= 3, health.map((s) => s.path).join(' '));
+  for (const policy of [POLICY.path, HEALTH_POLICY]) {
+    const text = readFileSync(join(root, policy), 'utf8');
+    for (const sc of health) {
+      const out = join(dir, `cmp-${sc.path.replace(/\W/g, '_')}-${policy.replace(/\W/g, '_')}`);
+      const cli = runCli(['simulate', '--policy', policy, '--scenario', sc.path, '--compare-health', '--out', out]);
+      const got = tools.compareHealth(text, sc.text, { policyPath: policy, scenarioPath: sc.path, charts: true });
+      const kept = cli.split('\n').filter((l) => !l.startsWith('two runs in ') && !l.startsWith('wrote ')).join('\n');
+      assert.equal(got.text, kept, `${policy} ${sc.path}: the text`);
+      assert.equal(tools.compareHealth(text, sc.text, { policyPath: policy, scenarioPath: sc.path, format: 'text' }), kept);
+      const [svg] = readdirSync(out).filter((f) => f.endsWith('-health.svg'));
+      assert.deepEqual(Object.keys(got.charts), [svg]);
+      assert.equal(got.charts[svg], readFileSync(join(out, svg), 'utf8'), `${policy} ${sc.path}: ${svg} byte for byte`);
+      for (const g of got.goals) assert.ok(kept.includes(`[${g.met ? 'met' : 'NOT met'}] ${g.endpoint}: ${g.text}`), g.text);
+      assert.equal(got.endpoints.length, got.text.split('\n').filter((l) => /^\| ep_/.test(l)).length);
+    }
+  }
+  assert.match(refusal(() => tools.compareHealth(POLICY.text, health[0].text, { policyPath: POLICY.path, series: true })), /^ToolError invalid_options: options: unknown field `series`/);
+  const bad = JSON.stringify({ health: { cache_ms: 0 }, classes: { notification: { window_ms: 900000, backoff } } });
+  assert.match(refusal(() => tools.compareHealth(bad, health[0].text, {})), /^ToolError invalid_document: policy.json: invalid_document at `health.cache_ms`/);
 });
 
 /** The thrown value's name and code. */

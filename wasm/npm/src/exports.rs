@@ -8,6 +8,7 @@ use policy_tools::native::NativeEngine;
 use policy_tools::sim::{self, output, Scenario};
 use policy_tools::{diff as diffs, lint as lints, source};
 use retry_policy_core::document::PolicyDocument;
+use retry_policy_core::health::HealthDocument;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use wasm_bindgen::prelude::*;
@@ -17,7 +18,7 @@ use crate::limits;
 use crate::options::{self, DiffOptions, Format, LintOptions, ScheduleOptions, SimulateOptions};
 
 /// JSON data as plain JS data (objects, arrays, numbers, strings, null).
-fn to_js(v: &Value) -> Result<JsValue, ToolError> {
+pub(crate) fn to_js(v: &Value) -> Result<JsValue, ToolError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| ToolError::new("invalid_options", format!("result: {e}")))
 }
@@ -27,8 +28,14 @@ fn json_text(text: &str) -> Result<JsValue, ToolError> {
     to_js(&serde_json::from_str(text).code("invalid_options")?)
 }
 
-fn load(path: &str, text: &str) -> Result<PolicyDocument, ToolError> {
+/// A document (format 2 or 3) and its sections, through the engine.
+fn load_health(path: &str, text: &str) -> Result<HealthDocument, ToolError> {
     source::load_text(&mut NativeEngine, path, text).code("invalid_document")
+}
+
+/// The document's classes (simulate and schedule run format 2).
+fn load(path: &str, text: &str) -> Result<PolicyDocument, ToolError> {
+    load_health(path, text).map(|d| d.document)
 }
 
 /// The budget window in seconds the summaries use (the CLI's rule: the first class's).
@@ -58,8 +65,8 @@ pub fn lint(text: &str, options: JsValue) -> Result<JsValue, JsValue> {
 pub fn simulate(policy: &str, scenario: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let o: SimulateOptions = options::parse(options)?;
     let doc = load(o.policy_path.as_deref().unwrap_or("policy.json"), policy)?;
-    let sc = Scenario::parse(o.scenario_path.as_deref().unwrap_or("scenario.json"), scenario)
-        .code("invalid_scenario")?;
+    let sc =
+        Scenario::parse(o.scenario_path.as_deref().unwrap_or("scenario.json"), scenario).code("invalid_scenario")?;
     limits::check(&sc)?;
     let simulation = sim::simulate(&mut NativeEngine, &doc, &sc, o.seed).code("simulation_failed")?;
     let bw = budget_window_s(&doc);
@@ -87,12 +94,13 @@ fn charts(doc: &PolicyDocument, s: &sim::Simulation) -> Result<Map<String, Value
     Ok(out)
 }
 
-/// `retry-policy diff OLD NEW`: `[{class, status, changes: [{field, old, new}]}]`.
+/// `retry-policy diff OLD NEW`: `[{class, status, changes: [{field, old, new, effect?}]}]`
+/// (health fields carry `effect`).
 #[wasm_bindgen]
 pub fn diff(old: &str, new: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let o: DiffOptions = options::parse(options)?;
-    let a = load(o.old_path.as_deref().unwrap_or("old.json"), old)?;
-    let b = load(o.new_path.as_deref().unwrap_or("new.json"), new)?;
+    let a = load_health(o.old_path.as_deref().unwrap_or("old.json"), old)?;
+    let b = load_health(o.new_path.as_deref().unwrap_or("new.json"), new)?;
     let d = diffs::diff(&mut NativeEngine, &a, &b).code("invalid_document")?;
     Ok(match o.format {
         Format::Json => json_text(&diffs::render_json(&d))?,
@@ -110,7 +118,9 @@ pub fn schedule(text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let mut series = schedule_series(&mut NativeEngine, &doc).code("invalid_document")?;
     if let Some(only) = &o.classes {
         if let Some(missing) = only.iter().find(|c| !series.iter().any(|s| &s.class == *c)) {
-            return Err(ToolError::new("invalid_options", format!("classes: no class `{missing}` in the document")).into());
+            return Err(
+                ToolError::new("invalid_options", format!("classes: no class `{missing}` in the document")).into()
+            );
         }
         series.retain(|s| only.contains(&s.class));
     }

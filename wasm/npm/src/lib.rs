@@ -22,11 +22,13 @@
 //! `format: "text"`). Nothing panics on bad input: every refusal is a thrown
 //! `ToolError` with a `code` (see [`errors`]).
 
+mod compare;
 mod errors;
 mod exports;
 mod limits;
 mod options;
 
+pub use compare::compare_health;
 pub use exports::*;
 
 /// The version of this build (the crate's).

@@ -66,6 +66,20 @@ pub struct SimulateOptions {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct CompareOptions {
+    /// The policy document's name (default `policy.json`).
+    pub policy_path: Option<String>,
+    /// The scenario's name (default `scenario.json`).
+    pub scenario_path: Option<String>,
+    /// Overrides the scenario's seed.
+    pub seed: Option<u64>,
+    /// Also draw the CLI's chart, keyed by the file name `--out` writes.
+    pub charts: bool,
+    pub format: Format,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct DiffOptions {
     pub old_path: Option<String>,
     pub new_path: Option<String>,
@@ -91,6 +105,9 @@ impl Keys for LintOptions {
 }
 impl Keys for SimulateOptions {
     const KEYS: &'static [&'static str] = &["policyPath", "scenarioPath", "seed", "series", "charts", "format"];
+}
+impl Keys for CompareOptions {
+    const KEYS: &'static [&'static str] = &["policyPath", "scenarioPath", "seed", "charts", "format"];
 }
 impl Keys for DiffOptions {
     const KEYS: &'static [&'static str] = &["oldPath", "newPath", "format"];

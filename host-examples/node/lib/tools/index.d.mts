@@ -109,7 +109,8 @@ export function simulate(policy: string, scenario: string, options: SimulateOpti
 export interface ClassDiff {
   class: string;
   status: 'added' | 'removed' | 'changed' | 'unchanged';
-  changes: { field: string; old: string; new: string }[];
+  /** Health fields (`health`, `health.cache_ms`, ...) also say what the change does. */
+  changes: { field: string; old: string; new: string; effect?: string }[];
 }
 export interface DiffOptions {
   oldPath?: string;
@@ -129,6 +130,39 @@ export interface ClassSchedule {
   worst_ms: number[];
 }
 export function schedule(text: string, options?: { path?: string; classes?: string[] }): { classes: ClassSchedule[]; svg: string };
+
+export interface CompareRow {
+  figure: string;
+  format2: string;
+  health: string;
+  /** health / format 2, '=' or '-' (or '' where no ratio is meant). */
+  ratio: string;
+}
+export interface HealthComparison {
+  scenario: string;
+  seed: number;
+  replicas: number;
+  /** Where the sections came from (the document's, or a default section in every class). */
+  health_source: string;
+  endpoints: { id: string; pattern: string; normal_per_s: number; rows: CompareRow[] }[];
+  calls: Record<'format2' | 'health', { attempt_calls: number; probe_calls: number; wake_calls: number; unfinished: number }>;
+  /** Issue 19's goals, judged on the health run. */
+  goals: { endpoint: string; met: boolean; text: string }[];
+  /** `retry-policy simulate --compare-health yes` output without its wall-time and `wrote` lines. */
+  text: string;
+  /** With `charts: true`: `{"<scenario>-health.svg": svg}` (requests/s and events held per endpoint, both runs). */
+  charts?: Record<string, string>;
+}
+export interface CompareOptions {
+  policyPath?: string;
+  scenarioPath?: string;
+  seed?: number | bigint;
+  charts?: boolean;
+  format?: Format;
+}
+/** Format 2 vs the same document with `health` (`retry-policy simulate --compare-health yes`). */
+export function compareHealth(policy: string, scenario: string, options?: CompareOptions & { format?: 'json' }): HealthComparison;
+export function compareHealth(policy: string, scenario: string, options: CompareOptions & { format: 'text' }): string;
 
 /** This build's version. */
 export function version(): string;

@@ -7,8 +7,8 @@
 // a `code`. Synchronous: the wasm is compiled when this module loads
 // (`require` works too on Node >= 20.19, whose require() loads ES modules).
 import { readFileSync } from 'node:fs';
-import { initSync, lint, simulate, diff, schedule, version } from './wasm/retry_policy_tools.mjs';
+import { initSync, lint, simulate, diff, schedule, compareHealth, version } from './wasm/retry_policy_tools.mjs';
 
 initSync({ module: readFileSync(new URL('./wasm/retry_policy_tools_bg.wasm', import.meta.url)) });
 
-export { lint, simulate, diff, schedule, version };
+export { lint, simulate, diff, schedule, compareHealth, version };
