@@ -67,7 +67,7 @@ export class Dispatcher {
    *   attemptDeadlineMs: the total deadline of one attempt (default 30 s);
    *   allowPrivateTargets: deliver to loopback/private/link-local targets too (local development only);
    *   signer: signs every attempt (Standard Webhooks) and reloads secrets on refresh_credentials;
-   *   journal: a Journal (journal.mjs, format 1): each event's record is on disk when it is admitted
+   *   journal: a Journal (journal.mjs, format 2): each event's record is on disk when it is admitted
    *     (before its first attempt), after each retry decision (before the wait) and when it stops
    *     (before the dead letter is reported); a failed write goes to onJournalError and the run goes on;
    *   admittedPolicy: (record) -> the RetryPolicy of a journaled record's own `policy` (resumeRecord);
@@ -119,7 +119,7 @@ export class Dispatcher {
   }
 
   /**
-   * Continue a journaled event (journal format 1), admitted here or by any
+   * Continue a journaled event (journal format 1 or 2), admitted here or by any
    * other dispatcher: decided under its own recorded `policy` (admittedPolicy),
    * never the current document; waits for its next_attempt_at_ms (a drain
    * ends the wait: pendingResult), then `resume` says whether it may be

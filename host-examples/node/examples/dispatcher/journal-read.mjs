@@ -1,4 +1,4 @@
-// Reading a journal of format 1 (docs/journal.md, "Reading (recovery)"):
+// Reading a journal of format 1 or 2 (docs/journal.md, "Reading (recovery)"):
 // split at LF, check each line's CRC and JSON, find a torn tail (the last
 // line only), refuse a bad line anywhere else, keep the newest event record
 // per event_id (first-seen order), and check that each one's `policy`

@@ -5,7 +5,7 @@
 // /metrics up until Ctrl-C. With REDIS_URL set (e.g. redis://127.0.0.1:6379),
 // the retry budget is the fleet's shared one in Redis (fleet/README.md).
 //
-// --journal FILE journals the events (journal format 1, docs/journal.md) and
+// --journal FILE journals the events (journal format 2, docs/journal.md) and
 // first continues the file's pending events, each under its recorded policy.
 // --real-time sleeps the decided delays for real (the always-503 event then
 // waits for its retries). SIGTERM/SIGINT drain: no event is taken and no

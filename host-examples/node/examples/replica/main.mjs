@@ -15,10 +15,14 @@
 // argument error (exit 2). SIGTERM/SIGINT drain (docs/replica.md): admit
 // nothing more, start no attempt, give attempts in progress --drain-ms,
 // print the summary with "drained": true and the unfinished events as
-// "pending", exit 0. --store FILE journals the run (journal format 1) and
+// "pending", exit 0. --store FILE journals the run (journal format 2; held records too) and
 // --resume FILE continues another replica's pending events, each under its
 // admitted policy (stored-events.mjs); a drain leaves the unfinished ones
-// pending in the journal, resumable.
+// pending in the journal, resumable. A --policy document with health
+// sections (format 3) runs the send loop of docs/health-dispatch.md
+// (HealthPolicy, health-loop.mjs): gate, hold, probe, wake; the summary adds
+// holds, held, probe_calls and wake_calls. `replica replay ...` replays dead
+// letters of a journal (replay-command.mjs).
 //
 // Run: host-examples/node/replica --help
 import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
