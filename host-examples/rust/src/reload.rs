@@ -18,9 +18,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
+use retry_policy_core::health::Health;
 use retry_policy_core::{Policy, PolicyError};
 
-use crate::{document_classes, Admission, HostError, PolicyDocument, PolicyInstance};
+use crate::{document_classes, Admission, HealthClass, HealthDocument, HostError, PolicyDocument, PolicyInstance};
 
 /// Old class policies kept for events in flight (oldest dropped first).
 pub const KEPT_POLICIES: usize = 1024;
@@ -31,16 +32,42 @@ pub struct Loaded {
     pub version: String,
     /// How many reloads preceded this one (0: the first document).
     pub generation: u64,
+    /// The document as `load-health-document` read it when a class has a
+    /// `health` section (format 3); `None`: a format-2 document.
+    pub health: Option<HealthDocument>,
+}
+
+impl Loaded {
+    /// `class`'s effective `health` section (`None`: format 2, or no such class).
+    pub fn health_of(&self, class: &str) -> Option<&HealthClass> {
+        self.health.as_ref()?.classes.iter().find(|c| c.name == class && c.health.is_some())
+    }
 }
 
 /// The current document and the policies events were admitted under.
 pub struct Policies {
     current: RwLock<Arc<Loaded>>,
-    by_hash: Mutex<BTreeMap<String, (u64, Policy)>>,
+    by_hash: Mutex<BTreeMap<String, (u64, Policy, Option<Health>)>>,
 }
 
-fn load(inst: &mut PolicyInstance, text: &str) -> Result<PolicyDocument, HostError> {
-    inst.load_document(text)
+/// A document read as format 2 exactly as before (`load-document`), unless
+/// `load-health-document` finds a `health` section in it: then it is
+/// format 3 (its classes' policies also make the format-2 view).
+fn load(inst: &mut PolicyInstance, text: &str) -> Result<(PolicyDocument, Option<HealthDocument>), HostError> {
+    match inst.load_health_document(text) {
+        Ok(h) if h.classes.iter().any(|c| c.health.is_some()) => {
+            let classes = h
+                .classes
+                .iter()
+                .map(|c| crate::bindings::wit::EventClass {
+                    name: c.name.clone(),
+                    policy: crate::convert::to_wit::policy(&c.policy),
+                })
+                .collect();
+            Ok((PolicyDocument { version: h.version.clone(), classes }, Some(h)))
+        }
+        _ => Ok((inst.load_document(text)?, None)),
+    }
 }
 
 impl Policies {
@@ -56,10 +83,15 @@ impl Policies {
         text: &str,
         check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
     ) -> Result<Policies, HostError> {
-        let document = load(inst, text)?;
+        let (document, health) = load(inst, text)?;
         check(&document)?;
         let p = Policies {
-            current: RwLock::new(Arc::new(Loaded { version: document.version.clone(), document, generation: 0 })),
+            current: RwLock::new(Arc::new(Loaded {
+                version: document.version.clone(),
+                document,
+                generation: 0,
+                health,
+            })),
             by_hash: Mutex::new(BTreeMap::new()),
         };
         p.remember(inst, &p.current())?;
@@ -85,38 +117,55 @@ impl Policies {
         text: &str,
         check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
     ) -> Result<Arc<Loaded>, HostError> {
-        let document = load(inst, text)?;
+        let (document, health) = load(inst, text)?;
         check(&document)?;
         let generation = self.current().generation + 1;
-        let loaded = Arc::new(Loaded { version: document.version.clone(), document, generation });
+        let loaded = Arc::new(Loaded { version: document.version.clone(), document, generation, health });
         self.remember(inst, &loaded)?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
         Ok(loaded)
     }
 
-    /// Admit a new event of `class` under the current document.
+    /// Admit a new event of `class` under the current document (a class
+    /// with `health`: `admit-compiled` on its policy and section, so the
+    /// hash covers the section).
     pub fn admit(&self, inst: &mut PolicyInstance, class: &str, now_ms: u64) -> Result<Admission, HostError> {
-        inst.admit(&self.current().document, class, now_ms)
+        let current = self.current();
+        match current.health_of(class) {
+            Some(c) => {
+                let compiled = inst.compile(&c.policy, c.health.as_ref())?;
+                inst.admit_compiled(&compiled, class, &current.version, now_ms)
+            }
+            None => inst.admit(&current.document, class, now_ms),
+        }
     }
 
     /// The policy an event was admitted under (its persisted `policy_hash`),
     /// whatever has been loaded since.
     pub fn by_hash(&self, policy_hash: &str) -> Option<Policy> {
-        self.by_hash.lock().unwrap_or_else(|e| e.into_inner()).get(policy_hash).map(|(_, p)| *p)
+        self.by_hash_health(policy_hash).map(|(p, _)| p)
     }
 
-    /// Record every class policy of `loaded` by the hash `admit` gives it.
+    /// [`Policies::by_hash`] with the class's `health` section (`None`: format 2).
+    pub fn by_hash_health(&self, policy_hash: &str) -> Option<(Policy, Option<Health>)> {
+        self.by_hash.lock().unwrap_or_else(|e| e.into_inner()).get(policy_hash).map(|(_, p, h)| (*p, *h))
+    }
+
+    /// Record every class policy of `loaded` by the hash its admission gives it.
     fn remember(&self, inst: &mut PolicyInstance, loaded: &Loaded) -> Result<(), HostError> {
         let mut hashes = Vec::new();
         for (name, policy) in document_classes(&loaded.document) {
-            hashes.push((inst.admit(&loaded.document, &name, 0)?.policy_hash, policy));
+            match loaded.health_of(&name) {
+                Some(c) => hashes.push((c.policy_hash.clone(), policy, c.health)),
+                None => hashes.push((inst.admit(&loaded.document, &name, 0)?.policy_hash, policy, None)),
+            }
         }
         let mut map = self.by_hash.lock().unwrap_or_else(|e| e.into_inner());
-        for (hash, policy) in hashes {
-            map.entry(hash).or_insert((loaded.generation, policy));
+        for (hash, policy, health) in hashes {
+            map.entry(hash).or_insert((loaded.generation, policy, health));
         }
         while map.len() > KEPT_POLICIES {
-            let oldest = map.iter().min_by_key(|(_, (g, _))| *g).map(|(h, _)| h.clone());
+            let oldest = map.iter().min_by_key(|(_, (g, _, _))| *g).map(|(h, _)| h.clone());
             match oldest {
                 Some(h) => map.remove(&h),
                 None => break,

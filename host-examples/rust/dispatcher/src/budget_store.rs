@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use retry_policy_core::compiled::{CallReply, StoreCall};
 use retry_policy_core::{Budget, Reservation, StoreRequest};
 use retry_policy_host::PolicyInstance;
 
@@ -97,6 +98,16 @@ impl BudgetStore {
                 let key = policy.store_key(request).map_err(|e| e.to_string())?;
                 r.call(&key, request, budget, now_ms).map_err(|e| e.to_string())
             }
+        }
+    }
+
+    /// A whole ABI 0.3 `store-call` (formats 2 and 3): in-process the
+    /// component's `apply-call`, in Redis one `EVALSHA` of 8 or 18
+    /// arguments. `Err` (with a message for the log) is a failed call.
+    pub fn call_whole(&self, policy: &mut PolicyInstance, call: &StoreCall, now_ms: u64) -> Result<CallReply, String> {
+        match self {
+            BudgetStore::Local(l) => l.call_whole(policy, call, now_ms).map_err(|e| e.to_string()),
+            BudgetStore::Redis(r) => r.call_whole(call, now_ms).map_err(|e| e.to_string()),
         }
     }
 }

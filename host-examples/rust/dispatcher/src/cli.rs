@@ -35,6 +35,40 @@ pub enum Command {
     Endpoints(Endpoints),
     /// Throughput with and without a storm; Redis round trips.
     Bench(Bench),
+    /// Replay dead letters of a journal as new events; prints one JSON line.
+    Replay(Replay),
+}
+
+/// `replay` (docs/health-dispatch.md section 4).
+#[derive(Args, Debug)]
+pub struct Replay {
+    /// the journal (its one writer while this runs) (required)
+    #[arg(long, value_name = "FILE")]
+    store: Option<String>,
+    /// the current policy document (required)
+    #[arg(long, value_name = "FILE")]
+    policy: Option<String>,
+    /// only dead letters of this endpoint id
+    #[arg(long, value_name = "ID")]
+    endpoint: Option<String>,
+    /// only dead letters with this stop reason
+    #[arg(long, value_name = "STOP_REASON")]
+    reason: Option<String>,
+    /// only dead letters finished at or after N (Unix ms)
+    #[arg(long, value_name = "N")]
+    from_ms: Option<String>,
+    /// only dead letters finished before N (Unix ms)
+    #[arg(long, value_name = "N")]
+    to_ms: Option<String>,
+    /// at most N replays [default: 10000]
+    #[arg(long, value_name = "N")]
+    limit: Option<String>,
+    /// the instant of the replay (tests only) [default: the wall clock]
+    #[arg(long, value_name = "N")]
+    now_ms: Option<String>,
+    /// the policy artifact [default: $RETRY_POLICY_ARTIFACT, else the copy built in]
+    #[arg(long, value_name = "PATH")]
+    artifact: Option<String>,
 }
 
 /// `replica` (docs/replica.md, "Flags").

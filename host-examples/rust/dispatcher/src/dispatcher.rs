@@ -72,6 +72,7 @@ impl Dispatcher {
             policies,
             needed_classes: needed_classes.iter().map(|c| c.to_string()).collect(),
             budget,
+            endpoints: Default::default(),
             store,
             http,
             metrics,
@@ -91,14 +92,22 @@ impl Dispatcher {
         });
         for rec in resumed {
             shared.store.put(&rec)?;
-            if rec.status == Status::Pending {
-                shared.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, true);
+            match rec.status {
+                Status::Pending => shared.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, true),
+                // A held event waits until its hold ends (or runs now if past).
+                Status::Held => {
+                    shared.metrics.health.held_change(1);
+                    let due = rec.hold.held_until_ms.max(rec.next_attempt_at_ms);
+                    shared.schedule(rec.event_id.clone(), due, true);
+                }
+                Status::Delivered | Status::DeadLettered => {}
             }
         }
         let mut workers = Vec::new();
         for i in 0..shared.config.concurrency {
             let s = shared.clone();
             let mut live = LiveInstance::new(s.artifact.clone(), instance).map_err(|e| e.to_string())?;
+            let mut cache = crate::compiled_cache::CompiledCache::default();
             let h = thread::Builder::new()
                 .name(format!("dispatch-{i}"))
                 .spawn(move || {
@@ -112,8 +121,8 @@ impl Dispatcher {
                         }
                         let policy = live.instance();
                         match job {
-                            Job::New(ev) => worker::first_attempt(&s, policy, ev),
-                            Job::Attempt(id, reloaded) => worker::next_attempt(&s, policy, &id, reloaded),
+                            Job::New(ev) => worker::first_attempt(&s, policy, &mut cache, ev),
+                            Job::Attempt(id, reloaded) => worker::next_attempt(&s, policy, &mut cache, &id, reloaded),
                         }
                         s.job_done();
                     }
@@ -155,6 +164,26 @@ impl Dispatcher {
     /// refusal is logged (`docs/artifact.md`, "What a replica shows").
     pub fn watch_artifact(&self, path: &std::path::Path, interval: Duration) -> std::io::Result<()> {
         crate::artifact_reload::watch(&self.shared, path, interval)
+    }
+
+    /// Replay dead letters of this dispatcher's store (docs/health-dispatch.md
+    /// section 4) under the current document at `now_ms`; the replays are
+    /// scheduled now (held at their first gate) and counted in
+    /// `webhook_replayed_total`.
+    pub fn replay(
+        &self,
+        filter: &crate::replay::ReplayFilter,
+        now_ms: u64,
+    ) -> Result<crate::replay::ReplayReport, crate::replay::ReplayError> {
+        let s = &self.shared;
+        let mut inst = instance(&s.artifact.current()).map_err(crate::replay::ReplayError::Policy)?;
+        let records = s.store.all_in_order();
+        let report = crate::replay::replay(&s.store, &records, &s.policies, &mut inst, filter, now_ms)?;
+        s.metrics.health.replayed(report.replayed);
+        for id in &report.ids {
+            s.schedule(id.clone(), now_ms, false);
+        }
+        Ok(report)
     }
 
     /// The artifact new instances are made from.

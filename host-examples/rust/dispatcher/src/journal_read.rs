@@ -10,7 +10,7 @@ use retry_policy_host::{PolicyEngine, PolicyInstance};
 
 use crate::journal_error::JournalError;
 use crate::journal_record::{check_header, crc32, hash_document, kind, parse_event};
-use crate::store::EventRecord;
+use crate::store::{EventRecord, Status};
 
 /// The policy fingerprint of a one-class document, as `admit` gives it.
 pub trait PolicyHasher {
@@ -30,9 +30,14 @@ impl ComponentHasher {
 }
 
 impl PolicyHasher for ComponentHasher {
+    /// Through `load-health-document` (formats 2 and 3) and `admit-compiled`
+    /// (the fingerprint covers a `health` section; docs/journal.md, format 2).
     fn policy_hash(&mut self, document_json: &str, class: &str) -> Result<String, String> {
-        let doc = self.0.load_document(document_json).map_err(|e| e.to_string())?;
-        Ok(self.0.admit(&doc, class, 0).map_err(|e| e.to_string())?.policy_hash)
+        let doc = self.0.load_health_document(document_json).map_err(|e| e.to_string())?;
+        let c = doc.classes.iter().find(|c| c.name == class).ok_or_else(|| format!("no class `{class}`"))?;
+        let compiled = self.0.compile(&c.policy, c.health.as_ref()).map_err(|e| e.to_string())?;
+        let admission = self.0.admit_compiled(&compiled, class, &doc.version, 0).map_err(|e| e.to_string())?;
+        Ok(admission.policy_hash)
     }
 }
 
@@ -66,6 +71,19 @@ fn checked(content: &[u8]) -> Result<serde_json::Value, String> {
     serde_json::from_slice(json).map_err(|e| format!("not JSON: {e}"))
 }
 
+/// A dead letter is replayed when any event record has `replay_of` equal to
+/// its `event_id` (the replay's own record is the commit): its
+/// `replayed_as` then reads as that record's `event_id` (docs/journal.md).
+fn mark_replayed(events: &mut [(usize, EventRecord)]) {
+    let replays: HashMap<String, String> =
+        events.iter().filter_map(|(_, r)| r.hold.replay_of.clone().map(|of| (of, r.event_id.clone()))).collect();
+    for (_, r) in events.iter_mut() {
+        if r.status == Status::DeadLettered && r.hold.replayed_as.is_none() {
+            r.hold.replayed_as = replays.get(&r.event_id).cloned();
+        }
+    }
+}
+
 /// Read a whole journal's bytes.
 pub fn read(bytes: &[u8], hasher: &mut dyn PolicyHasher) -> Result<Recovered, JournalError> {
     let mut order: Vec<String> = Vec::new();
@@ -84,7 +102,7 @@ pub fn read(bytes: &[u8], hasher: &mut dyn PolicyHasher) -> Result<Recovered, Jo
             }
             Err(why) => return Err(JournalError::Corrupt { line, why }),
         };
-        let t = kind(&v, line)?;
+        let (version, t) = kind(&v, line)?;
         match (line, t.as_str()) {
             (1, "header") => check_header(&v, line)?,
             (1, other) => {
@@ -94,7 +112,7 @@ pub fn read(bytes: &[u8], hasher: &mut dyn PolicyHasher) -> Result<Recovered, Jo
                 })
             }
             (_, "event") => {
-                let rec = parse_event(&v, line)?;
+                let rec = parse_event(&v, version, line)?;
                 if !newest.contains_key(&rec.event_id) {
                     order.push(rec.event_id.clone());
                 }
@@ -107,7 +125,8 @@ pub fn read(bytes: &[u8], hasher: &mut dyn PolicyHasher) -> Result<Recovered, Jo
         good_len = end + 1;
         start = end + 1;
     }
-    let events: Vec<(usize, EventRecord)> = order.into_iter().filter_map(|id| newest.remove(&id)).collect();
+    let mut events: Vec<(usize, EventRecord)> = order.into_iter().filter_map(|id| newest.remove(&id)).collect();
+    mark_replayed(&mut events);
     let mut hashes: HashMap<(String, String), Result<String, String>> = HashMap::new();
     for (line, rec) in &events {
         let doc = hash_document(rec);

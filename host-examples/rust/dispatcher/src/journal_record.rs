@@ -40,8 +40,9 @@ pub fn line(record: &Value) -> String {
     format!("{:08x} {json}\n", crc32(json.as_bytes()))
 }
 
+/// A new journal's header (journal format 2).
 pub fn header(created_at_ms: u64) -> Value {
-    json!({"v": 1, "type": "header", "format": FORMAT, "created_at_ms": created_at_ms})
+    json!({"v": 2, "type": "header", "format": FORMAT, "created_at_ms": created_at_ms})
 }
 
 pub fn policy_json(p: &Policy) -> Value {
@@ -54,12 +55,13 @@ pub fn policy_json(p: &Policy) -> Value {
     })
 }
 
-/// The event record of format 1.
+/// The event record, as every writer now writes it: `"v": 2`, the format-1
+/// fields plus format 2's (its `policy` with the `health` section, if any).
 pub fn event_json(r: &EventRecord) -> Value {
     let mut v = json!({
-        "v": 1, "type": "event",
+        "v": 2, "type": "event",
         "event_id": r.event_id, "endpoint_id": r.endpoint_id, "target": r.target, "class": r.class,
-        "policy_version": r.policy_version, "policy_hash": r.policy_hash, "policy": policy_json(&r.policy),
+        "policy_version": r.policy_version, "policy_hash": r.policy_hash, "policy": crate::journal_record_v2::policy_with_health(&r.policy, r.health.as_ref()),
         "first_attempted_at_ms": r.first_attempted_at_ms, "deadline_ms": r.deadline_ms,
         "max_attempts": r.max_attempts, "offsets_ms": r.offsets_ms,
         "attempts": r.attempts, "credentials_refreshed": r.credentials_refreshed,
@@ -72,56 +74,59 @@ pub fn event_json(r: &EventRecord) -> Value {
         })),
         "disable_endpoint": r.disable_endpoint, "finished_at_ms": r.finished_at_ms,
     });
-    if let (Some(b), Some(m)) = (&r.body_b64, v.as_object_mut()) {
-        m.insert("body_b64".into(), b.clone().into());
+    if let Some(m) = v.as_object_mut() {
+        if let Some(b) = &r.body_b64 {
+            m.insert("body_b64".into(), b.clone().into());
+        }
+        crate::journal_record_v2::write_fields(r, m);
     }
     v
 }
 
 /// Reads the fields of one JSON object, each at most once, then refuses
 /// any field left over. Field names in errors are dotted paths.
-struct Fields<'a> {
-    obj: Map<String, Value>,
+pub(crate) struct Fields<'a> {
+    pub(crate) obj: Map<String, Value>,
     prefix: &'a str,
     line: usize,
 }
 
 impl<'a> Fields<'a> {
-    fn new(v: &Value, prefix: &'a str, line: usize) -> Result<Self, JournalError> {
+    pub(crate) fn new(v: &Value, prefix: &'a str, line: usize) -> Result<Self, JournalError> {
         let name = if prefix.is_empty() { "record" } else { prefix.trim_end_matches('.') };
         match v {
             Value::Object(m) => Ok(Fields { obj: m.clone(), prefix, line }),
             _ => Err(JournalError::invalid(line, name, "must be a JSON object")),
         }
     }
-    fn name(&self, k: &str) -> String {
+    pub(crate) fn name(&self, k: &str) -> String {
         format!("{}{k}", self.prefix)
     }
-    fn err(&self, k: &str, why: &str) -> JournalError {
+    pub(crate) fn err(&self, k: &str, why: &str) -> JournalError {
         JournalError::invalid(self.line, &self.name(k), why)
     }
-    fn take(&mut self, k: &str) -> Result<Value, JournalError> {
+    pub(crate) fn take(&mut self, k: &str) -> Result<Value, JournalError> {
         self.obj.remove(k).ok_or_else(|| self.err(k, "is missing"))
     }
-    fn str(&mut self, k: &str) -> Result<String, JournalError> {
+    pub(crate) fn str(&mut self, k: &str) -> Result<String, JournalError> {
         match self.take(k)? {
             Value::String(s) => Ok(s),
             _ => Err(self.err(k, "must be a string")),
         }
     }
-    fn u64(&mut self, k: &str) -> Result<u64, JournalError> {
+    pub(crate) fn u64(&mut self, k: &str) -> Result<u64, JournalError> {
         self.take(k)?.as_u64().ok_or_else(|| self.err(k, "must be a non-negative integer"))
     }
-    fn u32(&mut self, k: &str) -> Result<u32, JournalError> {
+    pub(crate) fn u32(&mut self, k: &str) -> Result<u32, JournalError> {
         u32::try_from(self.u64(k)?).map_err(|_| self.err(k, "is too large"))
     }
-    fn f64(&mut self, k: &str) -> Result<f64, JournalError> {
+    pub(crate) fn f64(&mut self, k: &str) -> Result<f64, JournalError> {
         self.take(k)?.as_f64().ok_or_else(|| self.err(k, "must be a number"))
     }
-    fn bool(&mut self, k: &str) -> Result<bool, JournalError> {
+    pub(crate) fn bool(&mut self, k: &str) -> Result<bool, JournalError> {
         self.take(k)?.as_bool().ok_or_else(|| self.err(k, "must be true or false"))
     }
-    fn stop_reason(&mut self, k: &str) -> Result<Option<retry_policy_core::StopReason>, JournalError> {
+    pub(crate) fn stop_reason(&mut self, k: &str) -> Result<Option<retry_policy_core::StopReason>, JournalError> {
         match self.take(k)? {
             Value::Null => Ok(None),
             Value::String(s) => stop_reason_from_str(&s).map(Some).ok_or_else(|| self.err(k, "is not a stop reason")),
@@ -129,25 +134,25 @@ impl<'a> Fields<'a> {
         }
     }
     /// Refuse whatever field was not read.
-    fn done(self) -> Result<(), JournalError> {
+    pub(crate) fn done(self) -> Result<(), JournalError> {
         match self.obj.keys().next() {
-            Some(k) => Err(self.err(k, "is not a field of journal format 1")),
+            Some(k) => Err(self.err(k, "is not a field of this journal record")),
             None => Ok(()),
         }
     }
 }
 
-/// `v` and `type` of a record (checked first: `v` other than 1 is
+/// `v` and `type` of a record (checked first: `v` other than 1 or 2 is
 /// `journal_unsupported`, whatever the rest holds).
-pub fn kind(v: &Value, line: usize) -> Result<String, JournalError> {
+pub fn kind(v: &Value, line: usize) -> Result<(u64, String), JournalError> {
     let obj = v.as_object().ok_or_else(|| JournalError::invalid(line, "record", "must be a JSON object"))?;
-    match obj.get("v") {
-        Some(n) if n.as_u64() == Some(1) => {}
-        Some(n) => return Err(JournalError::Unsupported { line, why: format!("record version `v` {n}, not 1") }),
+    let version = match obj.get("v") {
+        Some(n) if matches!(n.as_u64(), Some(1 | 2)) => n.as_u64().unwrap_or(1),
+        Some(n) => return Err(JournalError::Unsupported { line, why: format!("record version `v` {n}, not 1 or 2") }),
         None => return Err(JournalError::invalid(line, "v", "is missing")),
-    }
+    };
     match obj.get("type") {
-        Some(Value::String(t)) => Ok(t.clone()),
+        Some(Value::String(t)) => Ok((version, t.clone())),
         _ => Err(JournalError::invalid(line, "type", "must be a string")),
     }
 }
@@ -165,8 +170,17 @@ pub fn check_header(v: &Value, line: usize) -> Result<(), JournalError> {
     f.done()
 }
 
-fn policy(v: Value, line: usize) -> Result<Policy, JournalError> {
+fn policy(
+    v: Value,
+    version: u64,
+    line: usize,
+) -> Result<(Policy, Option<retry_policy_core::health::Health>), JournalError> {
     let mut f = Fields::new(&v, "policy.", line)?;
+    let health = match (version, f.obj.remove("health")) {
+        (2, Some(h)) => crate::journal_record_v2::parse_health(h, line)?,
+        (_, None) => None,
+        (_, Some(_)) => return Err(f.err("health", "is a field of journal format 2 (a v2 record)")),
+    };
     let window_ms = f.u64("window_ms")?;
     let hard_cap = f.u32("hard_cap")?;
     let mut b = Fields::new(&f.take("backoff")?, "policy.backoff.", line)?;
@@ -183,14 +197,14 @@ fn policy(v: Value, line: usize) -> Result<Policy, JournalError> {
     };
     g.done()?;
     f.done()?;
-    Ok(Policy { backoff, window_ms, hard_cap, budget })
+    Ok((Policy { backoff, window_ms, hard_cap, budget }, health))
 }
 
-fn dead_letter(v: Value, line: usize) -> Result<Option<DeadLetter>, JournalError> {
+pub(crate) fn dead_letter(v: Value, prefix: &str, line: usize) -> Result<Option<DeadLetter>, JournalError> {
     if v.is_null() {
         return Ok(None);
     }
-    let mut f = Fields::new(&v, "dead_letter.", line)?;
+    let mut f = Fields::new(&v, prefix, line)?;
     let d = DeadLetter {
         event_id: f.str("event_id")?,
         endpoint_id: f.str("endpoint_id")?,
@@ -202,18 +216,21 @@ fn dead_letter(v: Value, line: usize) -> Result<Option<DeadLetter>, JournalError
     Ok(Some(d))
 }
 
-/// Parse an event record (its `v` and `type` already read by [`kind`]);
-/// the error names the field. The policy hash is checked by the reader.
-pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> {
+/// Parse an event record of `version` 1 or 2 (its `v` and `type` already
+/// read by [`kind`]); the error names the field. The policy hash is checked
+/// by the reader.
+pub fn parse_event(v: &Value, version: u64, line: usize) -> Result<EventRecord, JournalError> {
     let mut f = Fields::new(v, "", line)?;
     f.take("v")?;
     f.take("type")?;
-    let status = match f.str("status")?.as_str() {
-        "pending" => Status::Pending,
-        "delivered" => Status::Delivered,
-        "dead_lettered" => Status::DeadLettered,
-        _ => return Err(f.err("status", "is not pending, delivered or dead_lettered")),
+    let status = match (f.str("status")?.as_str(), version) {
+        ("pending", _) => Status::Pending,
+        ("held", 2) => Status::Held,
+        ("delivered", _) => Status::Delivered,
+        ("dead_lettered", _) => Status::DeadLettered,
+        _ => return Err(f.err("status", "is not pending, held (v2), delivered or dead_lettered")),
     };
+    let hold = crate::journal_record_v2::read_fields(&mut f, version, status, line)?;
     let policy_hash = f.str("policy_hash")?;
     if policy_hash.len() != 16 || !policy_hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return Err(f.err("policy_hash", "must be 16 lowercase hex digits"));
@@ -228,6 +245,7 @@ pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> 
         Some(Value::String(s)) if decode_body(&s).is_some() => Some(s),
         Some(_) => return Err(f.err("body_b64", "must be standard base64 with padding")),
     };
+    let (admitted, health) = policy(f.take("policy")?, version, line)?;
     let rec = EventRecord {
         event_id: f.str("event_id")?,
         endpoint_id: f.str("endpoint_id")?,
@@ -235,7 +253,7 @@ pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> 
         class: f.str("class")?,
         policy_version: f.str("policy_version")?,
         policy_hash,
-        policy: policy(f.take("policy")?, line)?,
+        policy: admitted,
         first_attempted_at_ms: f.u64("first_attempted_at_ms")?,
         deadline_ms: f.u64("deadline_ms")?,
         max_attempts: f.u32("max_attempts")?,
@@ -246,10 +264,12 @@ pub fn parse_event(v: &Value, line: usize) -> Result<EventRecord, JournalError> 
         status,
         last_outcome: f.str("last_outcome")?,
         stop_reason: f.stop_reason("stop_reason")?,
-        dead_letter: dead_letter(f.take("dead_letter")?, line)?,
+        dead_letter: dead_letter(f.take("dead_letter")?, "dead_letter.", line)?,
         disable_endpoint: f.bool("disable_endpoint")?,
         finished_at_ms: f.u64("finished_at_ms")?,
         body_b64,
+        health,
+        hold,
     };
     f.done()?;
     Ok(rec)
@@ -261,10 +281,12 @@ pub fn decode_body(b64: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(b64).ok()
 }
 
-/// The one-class document whose `admit` gives the hash `policy` must have:
-/// `{"version": policy_version, "classes": {class: policy}}`.
+/// The one-class document whose admission gives the hash `policy` must
+/// have: `{"version": policy_version, "classes": {class: policy}}` (the
+/// policy with its `health` section, if any: a format-3 document).
 pub fn hash_document(r: &EventRecord) -> String {
-    json!({"version": r.policy_version, "classes": {r.class.clone(): policy_json(&r.policy)}}).to_string()
+    let p = crate::journal_record_v2::policy_with_health(&r.policy, r.health.as_ref());
+    json!({"version": r.policy_version, "classes": {r.class.clone(): p}}).to_string()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //!   retry-policy-dispatcher demo ...        the storm demo (three local endpoints, /metrics)
 //!   retry-policy-dispatcher endpoints ...   local endpoints with fixed statuses (tests, demos)
 //!   retry-policy-dispatcher bench ...       throughput with and without a storm; Redis round trips
+//!   retry-policy-dispatcher replay ...      replay dead letters of a journal as new events (one JSON line)
 //!
 //! The command line is clap's ([`retry_policy_dispatcher::cli`]): a bad
 //! flag exits 2 naming it, `--help` and `--version` exit 0 without loading
@@ -13,6 +14,7 @@ mod cmd {
     pub mod bench;
     pub mod demo;
     pub mod endpoints;
+    pub mod replay;
     pub mod replica;
 }
 
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         "demo" => cmd::demo::run(&flags),
         "endpoints" => cmd::endpoints::run(&flags, &positional),
         "bench" => cmd::bench::run(&flags),
+        "replay" => cmd::replay::run(&flags).map(|line| println!("{line}")),
         other => Err(format!("unknown command {other}")),
     };
     done.map_or_else(|e| fail(&name, &e), |()| ExitCode::SUCCESS)

@@ -19,6 +19,7 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
+use retry_policy_core::compiled::{CallOp, CallReply, StoreCall};
 use retry_policy_core::{Reservation, StopReason, StoreOp, StoreRequest};
 use retry_policy_host::ArtifactInfo;
 
@@ -64,6 +65,8 @@ pub struct Metrics {
     in_flight: Gauge,
     policy_reloads: Family<Label, Counter>,
     policy_info: Arc<PolicyInfo>,
+    /// The format-3 families (docs/health-dispatch.md section 5).
+    pub health: crate::metrics_health::HealthMetrics,
 }
 
 impl Default for Metrics {
@@ -83,6 +86,7 @@ impl Default for Metrics {
             in_flight: Gauge::default(),
             policy_reloads: Family::default(),
             policy_info: Arc::default(),
+            health: Default::default(),
         };
         // Every closed label set from the first scrape, at 0.
         for kind in ["first", "retry"] {
@@ -159,6 +163,7 @@ impl Metrics {
             "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
             self.policy_reloads.clone(),
         );
+        self.health = crate::metrics_health::HealthMetrics::registered(r);
         r.register_collector(Box::new(self.policy_info.clone()));
         self
     }
@@ -223,6 +228,24 @@ impl Metrics {
         let reply = call();
         self.budget_store_duration.observe(started.elapsed().as_secs_f64());
         if matches!(&reply, Ok(r) if !r.reserved) && request.op != StoreOp::Record {
+            self.budget_refusals.inc();
+        }
+        reply
+    }
+
+    /// One whole store call (ABI 0.3 `store-call`, formats 2 and 3), timed
+    /// and counted as [`Metrics::budget_store_call`]: a refused reservation
+    /// of `reserve` / `record_reserve` is a budget refusal.
+    pub fn budget_store_call_whole(
+        &self,
+        call: &StoreCall,
+        f: impl FnOnce() -> Result<CallReply, String>,
+    ) -> Result<CallReply, String> {
+        let started = Instant::now();
+        let reply = f();
+        self.budget_store_duration.observe(started.elapsed().as_secs_f64());
+        let judged = matches!(call.op, CallOp::Reserve | CallOp::RecordReserve);
+        if judged && matches!(&reply, Ok(CallReply { reservation: Some(r), .. }) if !r.reserved) {
             self.budget_refusals.inc();
         }
         reply

@@ -26,8 +26,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::Value;
+use retry_policy_core::compiled::{CallReply, StoreCall};
 use retry_policy_core::{Budget, Reservation, StoreRequest};
 
+use crate::redis_call::{call_argv, parse_call_reply};
 use crate::redis_error::RedisError;
 use crate::redis_pool::RedisPool;
 use crate::redis_reply::{argv, parse_reply};
@@ -117,12 +119,26 @@ impl RedisStore {
         budget: &Budget,
         now_ms: u64,
     ) -> Result<Reservation, RedisError> {
+        let reply = self.script(key, &argv(request, budget, now_ms, self.skew_check))?;
+        parse_reply(&reply)
+    }
+
+    /// Answer an ABI 0.3 `store-call` whole (its key is the call's): 8
+    /// arguments and 5 integers for a format-2 call, 18 and 11 with health
+    /// fields (docs/health.md section 3). One script command, as [`Self::call`].
+    pub fn call_whole(&self, call: &StoreCall, now_ms: u64) -> Result<CallReply, RedisError> {
+        let reply = self.script(&call.key, &call_argv(call, now_ms, self.skew_check))?;
+        parse_call_reply(call, &reply)
+    }
+
+    /// One script command (`EVAL` first, then `EVALSHA`; `NOSCRIPT` sends
+    /// the same command again as `EVAL`).
+    fn script(&self, key: &str, argv: &[String]) -> Result<Value, RedisError> {
         let deadline = self.pool.deadline();
-        let argv = argv(request, budget, now_ms, self.skew_check);
         let script = |verb: &str, body: &str| {
             self.commands.fetch_add(1, Ordering::Relaxed);
             let mut cmd = redis::cmd(verb);
-            cmd.arg(body).arg(1).arg(key).arg(&argv[..]);
+            cmd.arg(body).arg(1).arg(key).arg(argv);
             self.pool.query(&cmd, deadline)
         };
         let first =
@@ -133,7 +149,7 @@ impl RedisStore {
             other => other,
         }?;
         self.loaded.store(true, Ordering::Relaxed);
-        parse_reply(&reply)
+        Ok(reply)
     }
 }
 

@@ -18,7 +18,7 @@ pub fn stop_reason_counts<'a>(
     let mut pending = 0;
     for r in records {
         match (r.status, r.stop_reason) {
-            (Status::Pending, _) | (_, None) => pending += 1,
+            (Status::Pending | Status::Held, _) | (_, None) => pending += 1,
             (_, Some(reason)) => *counts.entry(reason.as_str()).or_default() += 1,
         }
     }
@@ -43,6 +43,15 @@ pub fn replica_summary(
     line["transport_errors"] = kinds.into();
     line["store_errors"] = metrics.budget_store_errors().into();
     line["budget_disagreements"] = metrics.budget_disagreements().into();
+    // Format 3 (docs/replica.md): every hold reason, zeros included; events
+    // still held (also in `pending`); probe and wake calls (also round trips).
+    let h = &metrics.health;
+    let holds: Map<String, Value> =
+        crate::metrics_health::HOLD_REASONS.iter().map(|r| (r.as_str().to_string(), json!(h.holds(*r)))).collect();
+    line["holds"] = holds.into();
+    line["held"] = records.iter().filter(|r| r.status == Status::Held).count().into();
+    line["probe_calls"] = h.probe_calls().into();
+    line["wake_calls"] = h.wake_calls().into();
     line
 }
 

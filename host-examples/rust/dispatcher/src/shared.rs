@@ -99,6 +99,8 @@ pub(crate) struct Shared {
     /// Classes the source's events need: a reload without one is refused.
     pub needed_classes: Vec<String>,
     pub budget: BudgetStore,
+    /// Format 3: each endpoint's view, pacer and admissions (in memory only).
+    pub endpoints: crate::endpoint_health::EndpointTable,
     pub store: EventStore,
     pub http: HttpClient,
     pub metrics: Arc<Metrics>,

@@ -21,6 +21,8 @@ use crate::journal_read::PolicyHasher;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     Pending,
+    /// Format 3: waiting, spending no attempt (journal format 2).
+    Held,
     Delivered,
     DeadLettered,
 }
@@ -29,6 +31,7 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pending => "pending",
+            Status::Held => "held",
             Status::Delivered => "delivered",
             Status::DeadLettered => "dead_lettered",
         }
@@ -68,6 +71,41 @@ pub struct EventRecord {
     pub finished_at_ms: u64,
     /// The payload (standard base64) when it is not derived from the event.
     pub body_b64: Option<String>,
+    /// The class's `health` section it was admitted under (format 3;
+    /// `None`: format 2). Journaled inside `policy` (journal format 2).
+    pub health: Option<retry_policy_core::health::Health>,
+    /// Holds and replays (journal format 2; zeros for format 2).
+    pub hold: HoldFields,
+}
+
+/// The fields journal format 2 adds (docs/journal.md, "Journal format 2").
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HoldFields {
+    /// When a held event is due (0 unless held).
+    pub held_until_ms: u64,
+    /// Non-null exactly when held.
+    pub hold_reason: Option<retry_policy_core::health::HoldReason>,
+    /// When the current hold began (0 unless held).
+    pub held_since_ms: u64,
+    /// Total time spent in holds already ended.
+    pub held_ms: u64,
+    /// A budget-held retry: its wake makes a `reserve` call first.
+    pub needs_reserve: bool,
+    /// Wakes the budget refused in this hold (`settle-wake`'s count).
+    pub wake_refusals: u32,
+    /// The dead letter this event replays.
+    pub replay_of: Option<String>,
+    /// That dead letter's `dead_letter` object.
+    pub replayed_dead_letter: Option<DeadLetter>,
+    /// On a dead letter: the id of its replay.
+    pub replayed_as: Option<String>,
+}
+
+impl EventRecord {
+    /// Waiting to be attempted (pending or held): what resume continues.
+    pub fn is_open(&self) -> bool {
+        matches!(self.status, Status::Pending | Status::Held)
+    }
 }
 
 pub fn stop_reason_from_str(s: &str) -> Option<StopReason> {
@@ -80,15 +118,20 @@ impl EventRecord {
         crate::journal_record::event_json(self)
     }
 
-    /// Parse a format-1 event record; the error names the field.
+    /// Parse a format-1 or format-2 event record; the error names the field.
     pub fn from_json(v: &Value) -> Result<EventRecord, JournalError> {
-        crate::journal_record::kind(v, 0)?;
-        crate::journal_record::parse_event(v, 0)
+        let (version, _) = crate::journal_record::kind(v, 0)?;
+        crate::journal_record::parse_event(v, version, 0)
     }
 
-    /// Counted by the compaction rule: pending, or a dead letter.
+    /// Counted by the compaction rule: pending or held, or a dead letter
+    /// not yet replayed (journal format 2).
     fn is_live(&self) -> bool {
-        self.status != Status::Delivered
+        match self.status {
+            Status::Delivered => false,
+            Status::DeadLettered => self.hold.replayed_as.is_none(),
+            Status::Pending | Status::Held => true,
+        }
     }
 }
 
@@ -102,12 +145,16 @@ pub struct EventStore {
 #[derive(Default)]
 struct Events {
     by_id: HashMap<String, EventRecord>,
+    /// Each event's first-seen position (journal order).
+    first_seen: HashMap<String, u64>,
     /// Pending events plus dead letters (the compaction rule's live ones).
     live: u64,
 }
 
 impl Events {
     fn insert(&mut self, rec: EventRecord) {
+        let next = self.first_seen.len() as u64;
+        self.first_seen.entry(rec.event_id.clone()).or_insert(next);
         let now_live = rec.is_live();
         if let Some(old) = self.by_id.insert(rec.event_id.clone(), rec) {
             self.live -= old.is_live() as u64;
@@ -174,6 +221,18 @@ impl EventStore {
 
     pub fn get(&self, event_id: &str) -> Option<EventRecord> {
         self.events.lock().unwrap_or_else(|p| p.into_inner()).by_id.get(event_id).cloned()
+    }
+
+    /// A snapshot of every event, in first-seen order (the journal's).
+    pub fn all_in_order(&self) -> Vec<EventRecord> {
+        let events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        let mut all: Vec<(u64, EventRecord)> = events
+            .by_id
+            .values()
+            .map(|r| (events.first_seen.get(&r.event_id).copied().unwrap_or(0), r.clone()))
+            .collect();
+        all.sort_by_key(|(n, _)| *n);
+        all.into_iter().map(|(_, r)| r).collect()
     }
 
     /// A snapshot of every event.

@@ -19,9 +19,10 @@ use retry_policy_core::{AttemptOutcome, Decision, DeliveryState, Policy, Resumpt
 use retry_policy_host::{HostError, PolicyInstance};
 use serde_json::json;
 
+use crate::compiled_cache::CompiledCache;
 use crate::http_client::{Delivery, SendEdge};
 use crate::shared::{NewEvent, Shared};
-use crate::store::{EventRecord, Status};
+use crate::store::{EventRecord, HoldFields, Status};
 use crate::transport_kind as kind;
 
 pub(crate) fn log(msg: &str) {
@@ -29,7 +30,7 @@ pub(crate) fn log(msg: &str) {
 }
 
 /// Run a component call; a trap is retried once on the rebuilt instance.
-fn retry_trap<T>(
+pub(crate) fn retry_trap<T>(
     policy: &mut PolicyInstance,
     mut f: impl FnMut(&mut PolicyInstance) -> Result<T, HostError>,
 ) -> Result<T, HostError> {
@@ -41,7 +42,7 @@ fn retry_trap<T>(
 
 /// Admit a new event (persisting its schedule and first-attempt instant),
 /// then make its first attempt.
-pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEvent) {
+pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, cache: &mut CompiledCache, ev: NewEvent) {
     let now = s.now();
     let admission = match retry_trap(policy, |p| s.policies.admit(p, &ev.class, now)) {
         Ok(a) => a,
@@ -51,7 +52,7 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
         }
     };
     // The class policy behind the admission's hash: it travels with the event.
-    let Some(admitted) = s.policies.by_hash(&admission.policy_hash) else {
+    let Some((admitted, health)) = s.policies.by_hash_health(&admission.policy_hash) else {
         log(&format!("event {}: its admitted policy is not known; it is not started", ev.event_id));
         return;
     };
@@ -77,8 +78,15 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
         disable_endpoint: false,
         finished_at_ms: 0,
         body_b64: None,
+        health,
+        hold: HoldFields::default(),
     };
     persist(s, &rec);
+    if rec.health.is_some() {
+        // Format 3: counted in the endpoint's admissions, then gated (held false).
+        s.endpoints.admitted(&rec.endpoint_id, &rec.policy.budget, now);
+        return crate::health_worker::due(s, policy, cache, rec, false);
+    }
     attempt(s, policy, rec);
 }
 
@@ -86,13 +94,23 @@ pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, ev: NewEven
 /// journal) is judged by `resume` first: it keeps the instant and schedule
 /// it was admitted under, and one that used its attempts or its window is
 /// dead-lettered without another request.
-pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, event_id: &str, reloaded: bool) {
+pub(crate) fn next_attempt(
+    s: &Shared,
+    policy: &mut PolicyInstance,
+    cache: &mut CompiledCache,
+    event_id: &str,
+    reloaded: bool,
+) {
     let Some(rec) = s.store.get(event_id) else {
         log(&format!("event {event_id} was scheduled but is not in the store"));
         return;
     };
-    if rec.status != Status::Pending {
+    if !rec.is_open() {
         return;
+    }
+    if rec.health.is_some() || rec.status == Status::Held || rec.hold.replay_of.is_some() {
+        // Format 3 (docs/health-dispatch.md section 2); replays are gated too.
+        return crate::health_worker::due(s, policy, cache, rec, reloaded);
     }
     if reloaded {
         let Some(p) = s.policy_of(&rec) else {
@@ -112,7 +130,7 @@ pub(crate) fn next_attempt(s: &Shared, policy: &mut PolicyInstance, event_id: &s
     attempt(s, policy, rec);
 }
 
-fn state_of(rec: &EventRecord, attempt: u32) -> DeliveryState {
+pub(crate) fn state_of(rec: &EventRecord, attempt: u32) -> DeliveryState {
     DeliveryState {
         event_id: rec.event_id.clone(),
         endpoint_id: rec.endpoint_id.clone(),
@@ -123,11 +141,35 @@ fn state_of(rec: &EventRecord, attempt: u32) -> DeliveryState {
     }
 }
 
-fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
+fn attempt(s: &Shared, policy: &mut PolicyInstance, rec: EventRecord) {
     let Some(p) = s.policy_of(&rec) else {
         log(&format!("event {}: its class is not in the policy document; it stays pending", rec.event_id));
         return;
     };
+    let Some(Sent { mut rec, outcome, now }) = send(s, policy, &p, rec) else { return };
+    let state = state_of(&rec, rec.attempts);
+    match step(s, policy, &p, &state, &outcome, now) {
+        Ok(d) => decided(s, rec, d, now),
+        Err(e) => {
+            // A refused input is a bug of ours (or a corrupt record), not the endpoint's.
+            log(&format!("event {}: the policy refused the decision: {e}; it stays pending", rec.event_id));
+            rec.status = Status::Pending;
+            persist(s, &rec);
+        }
+    }
+}
+
+/// An attempt made: the record (its attempt counted) and what came back.
+pub(crate) struct Sent {
+    pub rec: EventRecord,
+    pub outcome: AttemptOutcome,
+    pub now: u64,
+}
+
+/// Make attempt `rec.attempts + 1`: `None` when it was not made (the window
+/// ended: dead-lettered; draining: left pending; abandoned at the drain
+/// deadline), each handled here.
+pub(crate) fn send(s: &Shared, policy: &mut PolicyInstance, p: &Policy, mut rec: EventRecord) -> Option<Sent> {
     let first = rec.attempts == 0;
     rec.attempts = rec.attempts.saturating_add(1);
     // A journaled payload (`body_b64`, journal format 1) is sent as recorded; else it is derived.
@@ -146,11 +188,13 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     // client after the DNS lookup and the connection, before the write.
     let edge = SendEdge { deadline_ms: rec.deadline_ms, clock_offset_ms: s.config.clock_offset_ms };
     if edge.passed() {
-        return window_ended(s, policy, &p, rec);
+        window_ended(s, policy, p, rec);
+        return None;
     }
     // Draining: no new attempt starts; the event stays pending.
     if !s.drain.sending(&rec.event_id, rec.attempts) {
-        return keep_pending(s, rec);
+        keep_pending(s, rec);
+        return None;
     }
     let send = |headers: &[(&str, &str)]| {
         s.metrics.delivery(|| s.http.post_before(&rec.target, headers, &body[..], Some(edge)))
@@ -173,10 +217,11 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
     if !s.drain.sent(&rec.event_id) {
         // Abandoned at the drain deadline: already recorded pending with
         // this attempt counted (`Dispatcher::drain`).
-        return;
+        return None;
     }
     if delivery == Delivery::NotSent {
-        return window_ended(s, policy, &p, rec);
+        window_ended(s, policy, p, rec);
+        return None;
     }
     s.metrics.attempted(first);
     let now = s.now();
@@ -195,9 +240,14 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
             AttemptOutcome::TransportError { kind: kind.to_string() }
         }
     };
-    let state = state_of(&rec, rec.attempts);
-    match step(s, policy, &p, &state, &outcome, now) {
-        Ok(Decision::Retry(r)) => {
+    Some(Sent { rec, outcome, now })
+}
+
+/// Act on a decision after an attempt: schedule the retry (credentials
+/// refreshed first when asked) or stop the event.
+pub(crate) fn decided(s: &Shared, mut rec: EventRecord, decision: Decision, now: u64) {
+    match decision {
+        Decision::Retry(r) => {
             rec.credentials_refreshed |= r.refresh_credentials;
             if let (true, Some(g)) = (r.refresh_credentials, &s.config.signer) {
                 // A 401/403: reload this endpoint's secrets before the retry.
@@ -205,23 +255,19 @@ fn attempt(s: &Shared, policy: &mut PolicyInstance, mut rec: EventRecord) {
                     log(&format!("endpoint {}: cannot reload its signing secrets: {e}", rec.endpoint_id));
                 }
             }
+            rec.status = Status::Pending;
             rec.next_attempt_at_ms = now.saturating_add(r.delay_ms);
             persist(s, &rec);
             s.schedule(rec.event_id.clone(), rec.next_attempt_at_ms, false);
         }
-        Ok(Decision::Stop(st)) => finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
-        Err(e) => {
-            // A refused input is a bug of ours (or a corrupt record), not the endpoint's.
-            log(&format!("event {}: the policy refused the decision: {e}; it stays pending", rec.event_id));
-            persist(s, &rec);
-        }
+        Decision::Stop(st) => finish(s, rec, st.reason, st.disable_endpoint, st.dead_letter, now),
     }
 }
 
 /// The attempt `rec.attempts` was not sent: the event's window ended. The
 /// component's `resume` names the stop (`retry_window_elapsed`) and builds
 /// the dead letter from the attempts actually made.
-fn window_ended(s: &Shared, policy: &mut PolicyInstance, p: &Policy, mut rec: EventRecord) {
+pub(crate) fn window_ended(s: &Shared, policy: &mut PolicyInstance, p: &Policy, mut rec: EventRecord) {
     rec.attempts = rec.attempts.saturating_sub(1);
     let now = s.now();
     match retry_trap(policy, |pi| pi.resume(p, &state_of(&rec, rec.attempts), now)) {
@@ -246,6 +292,7 @@ fn window_ended(s: &Shared, policy: &mut PolicyInstance, p: &Policy, mut rec: Ev
 /// pending, due now, for whoever resumes its journal.
 fn keep_pending(s: &Shared, mut rec: EventRecord) {
     rec.attempts = rec.attempts.saturating_sub(1);
+    rec.status = Status::Pending;
     rec.next_attempt_at_ms = s.now();
     persist(s, &rec);
 }
@@ -280,14 +327,14 @@ fn step(
 
 /// Count a failed store call; logged at the 1st, 2nd, 4th, 8th...: an
 /// outage is not a log flood.
-fn store_failed(s: &Shared, e: &str) {
+pub(crate) fn store_failed(s: &Shared, e: &str) {
     let n = s.metrics.budget_store_error();
     if n.is_power_of_two() {
         log(&format!("budget store error #{n} (pending retries fail closed): {e}"));
     }
 }
 
-fn finish(
+pub(crate) fn finish(
     s: &Shared,
     mut rec: EventRecord,
     reason: StopReason,
@@ -300,6 +347,8 @@ fn finish(
     rec.dead_letter = dl;
     rec.disable_endpoint = disable;
     rec.finished_at_ms = now;
+    // Not held any more (journal format 2: the hold fields are zero unless held).
+    (rec.hold.hold_reason, rec.hold.held_until_ms, rec.hold.held_since_ms) = (None, 0, 0);
     // A finished event is never sent again: its record (the dead letter)
     // keeps the target without userinfo, query or fragment.
     rec.target = crate::redact::target(&rec.target);
@@ -307,7 +356,7 @@ fn finish(
     s.metrics.stopped(reason, disable);
 }
 
-fn persist(s: &Shared, rec: &EventRecord) {
+pub(crate) fn persist(s: &Shared, rec: &EventRecord) {
     if let Err(e) = s.store.put(rec) {
         log(&format!("event {}: {e}", rec.event_id));
     }

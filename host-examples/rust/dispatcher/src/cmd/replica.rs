@@ -16,7 +16,7 @@ use retry_policy_dispatcher::journal_read::ComponentHasher;
 use retry_policy_dispatcher::report::replica_summary;
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
-use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent, Status};
+use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
 use retry_policy_host::{ArtifactRef, PolicyEngine};
 
 /// The artifact of `--artifact` (or its old name `--component`), else
@@ -133,7 +133,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     if let Some(p) = f.str("resume").filter(|p| Some(*p) != f.str("store")) {
         resumed.extend(EventStore::read_journal(Path::new(p), &mut hasher).map_err(|e| format!("--resume {p}: {e}"))?);
     }
-    resumed.retain(|r| r.status == Status::Pending);
+    resumed.retain(|r| r.is_open());
 
     let prefix = format!("rust-{}", std::process::id());
     let source = (0..events).map(move |i| NewEvent {
