@@ -82,11 +82,8 @@ export class HealthPolicy {
     if (doc === undefined) {
       doc = compileDocument(text);
       this.#admitted.set(text, doc);
-      if (this.#admitted.size > MAX_ADMITTED_DOCUMENTS) {
-        const [oldest, old] = this.#admitted.entries().next().value;
-        this.#admitted.delete(oldest);
-        old.close();
-      }
+      // Bounded; an evicted document is not closed (an event may still run on it): its handles go with it (FinalizationRegistry).
+      if (this.#admitted.size > MAX_ADMITTED_DOCUMENTS) this.#admitted.delete(this.#admitted.keys().next().value);
     }
     return doc.classes.get(rec.class);
   }
