@@ -136,11 +136,3 @@ func TestTheReplayCommandPrintsOneJSONLineAndExits2OnBadFlagsOrAnUnreadablePolic
 		}
 	}
 }
-
-func TestAReplayIdCountsUpItsSuffix(t *testing.T) {
-	for in, want := range map[string]string{"ev": "ev~r1", "ev~r1": "ev~r2", "ev~r9": "ev~r10", "ev~r": "ev~r~r1", "ev~rx": "ev~rx~r1", "ev~r01": "ev~r01~r1"} {
-		if got := NextReplayID(in); got != want {
-			t.Errorf("NextReplayID(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

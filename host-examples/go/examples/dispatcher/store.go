@@ -91,10 +91,8 @@ type FileStore struct {
 	mu       sync.Mutex
 	journal  *journal.Journal
 	records  map[string]*Record
-	order    []string                  // event ids, first-seen (the journal's order: replay chooses in it)
-	deadRecs map[string]journal.Record // each dead letter's journal record (a replay re-writes it with replayed_as)
-	dead     []DeadLetterRecord        // in the order written
-	disabled map[string]bool           // endpoints that answered 410 Gone
+	dead     []DeadLetterRecord // in the order written
+	disabled map[string]bool    // endpoints that answered 410 Gone
 }
 
 // OpenFileStore opens (creating) a store directory: its journal locked,
@@ -111,13 +109,12 @@ func OpenFileStore(dir string, hash journal.Hasher) (*FileStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &FileStore{journal: j, records: map[string]*Record{}, deadRecs: map[string]journal.Record{}, disabled: map[string]bool{}}
+	s := &FileStore{journal: j, records: map[string]*Record{}, disabled: map[string]bool{}}
 	for _, jr := range j.Recovered() {
 		var dl *DeadLetterRecord
 		if jr.Status == StateDeadLettered {
 			d := deadLetterOf(&jr)
 			dl = &d
-			s.deadRecs[jr.EventID] = jr.Clone()
 		}
 		s.apply(fromJournal(&jr), dl)
 	}
@@ -193,9 +190,6 @@ func (s *FileStore) apply(r *Record, dl *DeadLetterRecord) {
 			s.disabled[dl.EndpointID] = true
 		}
 	}
-	if _, seen := s.records[r.Event.ID]; !seen {
-		s.order = append(s.order, r.Event.ID)
-	}
 	s.records[r.Event.ID] = r
 }
 
@@ -208,9 +202,6 @@ func (s *FileStore) put(r *Record, j journal.Record, dl *DeadLetterRecord) error
 	c.Event.Payload = append(json.RawMessage(nil), r.Event.Payload...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if j.Status == StateDeadLettered {
-		s.deadRecs[j.EventID] = j.Clone()
-	}
 	s.apply(&c, dl)
 	return nil
 }
