@@ -78,6 +78,10 @@ mod tests_crash;
 #[cfg(test)]
 mod tests_drain;
 #[cfg(test)]
+mod tests_health;
+#[cfg(test)]
+mod tests_health_util;
+#[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]
 mod tests_journal;

@@ -120,6 +120,11 @@ impl HealthMetrics {
             .sum()
     }
 
+    /// `probe` calls the store granted.
+    pub fn probes_granted(&self) -> u64 {
+        self.probe_calls.get(&label("granted", "true")).map(|c| c.get()).unwrap_or(0)
+    }
+
     pub fn wake_calls(&self) -> u64 {
         self.wake_calls.get()
     }
