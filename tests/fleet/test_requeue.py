@@ -41,7 +41,7 @@ def journal(path) -> dict[str, dict]:
                 break
             raise
         if i == 0:
-            assert rec["type"] == "header" and rec["v"] == 1, rec
+            assert rec["type"] == "header" and rec["v"] in (1, 2), rec
         elif rec["type"] == "event":
             latest[rec["event_id"]] = rec
     return latest
