@@ -10,7 +10,7 @@ scrapes ``/metrics``. Its endpoints are on loopback, so the demo allows
 private targets (``DispatcherConfig(allow_private_targets=True)``) unless
 ``--refuse-private-targets`` shows what a production default does to them.
 
-``--store FILE`` journals the events (journal format 1, docs/journal.md;
+``--store FILE`` journals the events (journal format 2, docs/journal.md;
 a journal left by an earlier run is continued: its pending events are
 resumed, to the targets they were admitted with). SIGTERM or Ctrl-C
 drains: no event is taken and no attempt starts after it, attempts in
@@ -184,7 +184,7 @@ def _main() -> None:
     ap.add_argument("--attempt-deadline-ms", type=int, default=30_000, help="total deadline of one attempt")
     ap.add_argument("--refuse-private-targets", action="store_true",
                     help="refuse loopback targets as production does (every event ends destination_refused)")
-    ap.add_argument("--store", metavar="FILE", help="journal the events (journal format 1); default: in memory")
+    ap.add_argument("--store", metavar="FILE", help="journal the events (journal format 2); default: in memory")
     ap.add_argument("--drain-ms", type=int, default=DEFAULT_DRAIN_MS,
                     help="on SIGTERM/SIGINT, how long attempts in flight get to finish (default 2000)")
     ap.add_argument("--slow-ms", type=int, default=0, help="every endpoint answers after this long (default 0)")

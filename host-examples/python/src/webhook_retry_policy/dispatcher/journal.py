@@ -1,5 +1,5 @@
 """A crash-safe file store for the example dispatcher: the event journal of
-format 1 (docs/journal.md), the same file every host reads and writes.
+format 2 (docs/journal.md; v1 read too), the same file every host reads and writes.
 
 All of the file's rules live in ``journal_writer`` (the pid lock file, the
 header, one ``write`` + ``fdatasync`` per record before ``add``/``update``

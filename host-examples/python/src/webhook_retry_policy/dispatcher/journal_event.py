@@ -1,4 +1,4 @@
-"""The example dispatcher's :class:`EventRecord` as a journal format 1
+"""The example dispatcher's :class:`EventRecord` as a journal format 2
 event record (docs/journal.md) and back: the one record every host writes,
 so an event the example dispatcher journaled is resumed by a replica in any
 language, and the other way round.

@@ -284,7 +284,7 @@ def read(data: bytes, hasher: Hasher) -> Recovered:
             raise JournalError("journal_corrupt", str(e), line=line) from None
         if line == 1 and (not isinstance(v, dict) or "v" not in v or "type" not in v):
             # e.g. the example dispatcher's older `<crc> {"op": ...}` journal: refused, never read as events
-            raise JournalError("journal_unsupported", "the first record is not a journal format 1 header", line=1)
+            raise JournalError("journal_unsupported", "the first record is not a journal header", line=1)
         t = kind(v, line)
         if line == 1:
             if t != "header":

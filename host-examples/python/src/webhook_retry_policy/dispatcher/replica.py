@@ -24,6 +24,10 @@ HOST:PORT`` serves ``/metrics`` there (an empty HOST is 127.0.0.1, port 0
 any free port; ``webhook_policy_info{artifact_sha256,abi,document_version} 1``
 and the dispatcher counters; the URL is logged).
 
+A class with a ``health`` section (format 3; every ``--policy`` is read
+with ``load-health-document``) runs the send loop of
+docs/health-dispatch.md (``replica_health``); ``replica replay --store FILE
+--policy FILE ...`` replays dead letters (``replay.py``).
 At the end it prints exactly one JSON line on stdout (everything else goes
 to stderr). Exit 0, or 2 for bad arguments (a refused artifact included).
 """
@@ -159,7 +163,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
                    help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
     p.add_argument("--store", metavar="FILE",
-                   help="journal every event to FILE (journal format 1, fsynced, one writer); its pending events "
+                   help="journal every event to FILE (journal format 2, fsynced, one writer); its pending and held events "
                         "are continued first (a restart after a crash)")
     p.add_argument("--resume", metavar="FILE",
                    help="first continue the pending events of another replica's journal (any language), each "
