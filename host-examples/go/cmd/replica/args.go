@@ -19,7 +19,8 @@ import (
 )
 
 // usage is printed for --help and after a bad argument.
-const usage = `usage: replica --target URL --endpoint-id ID --events N [--policy FILE]
+const usage = `usage: replica replay --store FILE --policy FILE [...]   (replica replay --help)
+       replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C (8)] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]

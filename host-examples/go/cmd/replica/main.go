@@ -27,6 +27,9 @@ func main() {
 
 // mainExit runs the replica and returns its exit code.
 func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" { // docs/health-dispatch.md section 4
+		return replayExit(ctx, args[1:], stdout, stderr)
+	}
 	cfg, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
