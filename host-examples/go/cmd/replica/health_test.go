@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -163,4 +165,36 @@ func (h heldOnDisk) received() int {
 		return 1
 	}
 	return 0
+}
+
+func TestAReplicaWithHealthOnRedisMakesAtMostOneCallPerAttemptPlusItsProbeAndWakeCalls(t *testing.T) {
+	port, admin := redisServer(t, nil, plainPort)
+	e, url := newPauseEndpoint(t, true)
+	s, stderr, code := runReplica(t, "--target", url, "--endpoint-id", "ep-redis-health", "--events", "6", "--concurrency", "2",
+		"--policy", writeHealthPolicy(t), "--redis", "redis://127.0.0.1:"+strconv.Itoa(port)+"/0", "--allow-private-targets")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkNothingLost(t, s)
+	if s.StopReasons["delivered"] != 6 || s.StoreErrors != 0 || s.Holds["paused"] < 1 {
+		t.Fatalf("want 6 delivered through a held pause, no store error: %+v", s)
+	}
+	calls := evalCalls(t, admin)
+	if calls == 0 || calls != s.RedisRoundTrips || s.RedisRoundTrips > s.Attempts+s.ProbeCalls+s.WakeCalls {
+		t.Fatalf("%d attempts, %d probe and %d wake calls, %d round trips, Redis ran %d scripts: want at most one per attempt plus probes and wakes",
+			s.Attempts, s.ProbeCalls, s.WakeCalls, s.RedisRoundTrips, calls)
+	}
+	// the health state lives in the budget's hash: the pause is on record
+	keys, err := admin.Keys(context.Background(), "rb:*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("budget keys %v %v", keys, err)
+	}
+	if v, err := admin.HGet(context.Background(), keys[0], "paused_until_ms").Uint64(); err != nil || v == 0 {
+		t.Fatalf("paused_until_ms in %s: %d %v", keys[0], v, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.early) != 0 {
+		t.Fatalf("requests %v inside the pause", e.early)
+	}
 }
