@@ -72,6 +72,7 @@ class HealthCounts:
     held: int = 0  # events held now
     probe_calls: int = 0
     wake_calls: int = 0
+    budget_disagreements: int = 0  # store replies whose verdict differs from the policy's (finish's flag)
 
 
 class HealthLoop:
@@ -258,6 +259,7 @@ class HealthLoop:
             reply = await self._call(advanced, entry)
             finished = c.finish(state, sent, now, self._reply(reply))
             if finished.budget_disagreement:
+                self.counts.budget_disagreements += 1
                 self.metrics.budget_disagreements.inc()
             verdict = finished.verdict
         if isinstance(verdict, Stop):

@@ -298,7 +298,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         log.warning("destination_refused: %d attempts not sent (the target resolves to a refused address; "
                     "--allow-private-targets allows it)", replica.tally.destinations_refused)
     replica.tally.store_errors = store.errors
-    replica.tally.budget_disagreements = policy.budget_disagreements
+    loop = getattr(replica, "loop", None)  # format 3: finish's disagreements are the send loop's
+    replica.tally.budget_disagreements = policy.budget_disagreements + (
+        loop.counts.budget_disagreements if loop is not None else 0)
     # Redis commands sent; the in-memory store makes none.
     summary = replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
     health_summary = getattr(replica, "health_summary", None)
