@@ -166,6 +166,14 @@ test('the playground, the tools export and retry-policy simulate give the same n
       assert.deepEqual(tools.simulate(POLICY.text, sc.text, opts), inPage, `${sc.path}: Node vs the page`);
       const events = cli.runs.flatMap((r) => r.endpoints).reduce((a, e) => a + e.events, 0);
       console.log(`${sc.path}: ${cli.runs.length} variants, ${events} events, ${cli.runs.reduce((a, r) => a + r.engine_calls, 0)} engine calls: identical in the page, in Node and in the CLI`);
+      if (sc.path.includes('health-')) {
+        // The comparison too: the page's compareHealth is Node's, and its text the CLI's.
+        const cmp = await page.evaluate(([p, s, o]) => globalThis.playgroundTools.compareHealth(p, s, o), [POLICY.text, sc.text, { ...opts, charts: true }]);
+        assert.deepEqual(cmp, tools.compareHealth(POLICY.text, sc.text, { ...opts, charts: true }), `${sc.path}: compareHealth, Node vs the page`);
+        const text = runCli(['simulate', '--policy', POLICY.path, '--scenario', sc.path, '--compare-health']);
+        assert.equal(cmp.text, text.split('\n').filter((l) => !l.startsWith('two runs in ')).join('\n'), `${sc.path}: compareHealth, the page vs the CLI`);
+        console.log(`${sc.path}: format 2 vs health, ${cmp.goals.length} goals (${cmp.goals.filter((g) => g.met).length} met): identical in the page, in Node and in the CLI`);
+      }
     }
     assert.deepEqual(errors, []);
   });
