@@ -27,10 +27,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import generate as g1  # noqa: E402  (format 1's builders)
-
-from webhook_retry_policy import CompiledPolicy  # noqa: E402
-from webhook_retry_policy.types import DeliveryState, Stop  # noqa: E402
+import generate as g1
+from webhook_retry_policy import CompiledPolicy
+from webhook_retry_policy.types import DeliveryState, Stop
 
 OUT = Path(__file__).resolve().parent / "journal2.json"
 T0, VERSION, POLICY, rp = g1.T0, g1.VERSION, g1.POLICY, g1.rp
