@@ -124,3 +124,23 @@ async def test_the_dispatcher_replays_a_dead_letter_once_as_a_new_event_it_then_
         assert "x" not in reopened.reloaded and reopened.events["x~r1"].status == DELIVERED
     finally:
         reopened.close()
+
+
+async def test_a_json_reload_read_by_load_health_document_turns_the_gate_on_for_new_events(clock, client):
+    from webhook_retry_policy.reload import DocumentHolder
+
+    policy = AsyncRetryPolicy(clock=clock)
+    plain = {"version": "p-1", "classes": {"health": BASE}}
+    holder = DocumentHolder(policy, policy.load_document(json.dumps(plain)))
+    seen: list[tuple[int, str]] = []
+    with LocalEndpoint(204, retry_after="10", answer=pausing(clock, seen)) as ep:
+        d = Dispatcher(holder, {"ep": ep.url}, policy, client=client, sleep=clock.sleep)
+        assert d.health is None
+        assert holder.reload_text(json.dumps(DOC)).ok and holder.health is not None
+        await d.submit("e0", "ep", "health", {})
+        await d.run_until(clock.now_ms() + 500)
+        await d.submit("e1", "ep", "health", {})
+        await d.run_until_idle()
+    e1 = d.store.events["e1"]
+    assert d.health is not None and e1.health is not None and e1.status == DELIVERED and e1.held_ms > 0
+    assert min(t for t, e in seen if e == "e1") >= 10_000

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from .artifact import Artifact, current_artifact
 from .errors import PolicyError
 from .ops import PolicyOps, logger
-from .types import Admission, Policy, PolicyDocument
+from .types import Admission, EventClass, HealthDocument, Policy, PolicyDocument
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class DocumentHolder:
     def __init__(self, ops: PolicyOps, document: PolicyDocument, *, path: str | None = None) -> None:
         self.ops = ops
         self._document = document
+        self.health: HealthDocument | None = None  # the format-3 reading of a JSON document reloaded (its sections)
         self.path = path
         self.reloads = 0
         self.refusals = 0
@@ -106,8 +107,13 @@ class DocumentHolder:
 
     def reload_text(self, text: str, *, toml: bool = False) -> ReloadResult:
         self._follow()
+        health = None
         try:
-            new = self.ops.load_document_toml(text) if toml else self.ops.load_document(text)
+            if toml:
+                new = self.ops.load_document_toml(text)
+            else:  # format 3 reads format 2 as format 2 (docs/health-dispatch.md section 6)
+                health = self.ops.load_health_document(text)
+                new = PolicyDocument(health.version, tuple(EventClass(c.name, c.policy) for c in health.classes))
         except PolicyError as e:
             self.refusals += 1
             why = str(e)
@@ -115,7 +121,9 @@ class DocumentHolder:
             return ReloadResult(False, False, self._document.version, why)
         with self._follow_lock:
             self._followed = None  # the caller's document is pinned: later swaps do not replace it
-            return ReloadResult(True, self._take(new), new.version)
+            changed = self._take(new) or health != self.health
+            self.health = health
+            return ReloadResult(True, changed, new.version)
 
     def _take(self, new: PolicyDocument) -> bool:
         """Make ``new`` current (a valid document); False when it is the current one."""

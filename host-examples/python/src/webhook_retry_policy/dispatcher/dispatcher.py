@@ -133,9 +133,9 @@ class Dispatcher:
         self._artifact_sha256 = ""
         self._reloads_seen, self._refusals_seen = self.documents.reloads, self.documents.refusals
         self.draining = asyncio.Event()  # set by drain(): no new event, no new attempt
-        self.health = None if health_document is None else DispatcherHealth(
-            health_document, self.clock, policy.store, self.metrics, self._send,
-            store_timeout_s=policy.store_timeout_s or 1.0)
+        self._pinned_health = health_document
+        self.health: DispatcherHealth | None = None
+        self._follow_health()
         if self.health is not None:
             for r in self.store.events.values():
                 if r.hold_reason is not None and r.status == PENDING:
@@ -146,6 +146,17 @@ class Dispatcher:
         """Take no more events and start no more attempts; ``run_until``
         returns once the attempts in progress are settled and journaled."""
         self.draining.set()
+
+    def _follow_health(self) -> None:
+        """The format-3 document: ``health_document``, else the holder's last
+        JSON reload (``load-health-document``); its sections gate new events."""
+        doc = self._pinned_health if self._pinned_health is not None else self.documents.health
+        if doc is None:
+            return
+        if self.health is None:
+            self.health = DispatcherHealth(doc, self.clock, self.policy.store, self.metrics, self._send,
+                                           store_timeout_s=self.policy.store_timeout_s or 1.0)
+        self.health.document = doc
 
     def policy_info(self) -> None:
         """Point ``webhook_policy_info`` at the artifact and document running
@@ -160,6 +171,7 @@ class Dispatcher:
                 log.info("policy artifact loaded %s", describe(info))
             self._artifact_sha256 = info.sha256
         self.metrics.set_policy_info(info.sha256, info.abi, self.documents.current.version)
+        self._follow_health()
         # documents reloaded or refused since the last round: webhook_policy_reloads_total{result}
         reloads, refusals = self.documents.reloads, self.documents.refusals
         if reloads > self._reloads_seen:
@@ -180,6 +192,7 @@ class Dispatcher:
             raise Draining(f"event {event_id} refused: the dispatcher is draining")
         if endpoint_id not in self.endpoints:
             raise KeyError(f"unknown endpoint {endpoint_id}")
+        self._follow_health()  # a document reloaded since the last round
         health = self.health.health_of(event_class) if self.health is not None else None
         if self.health is not None and health is not None:  # admit-compiled: the hash covers the section
             policy = next(c.policy for c in self.health.document.classes if c.name == event_class)
