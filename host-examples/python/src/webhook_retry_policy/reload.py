@@ -66,7 +66,14 @@ class DocumentHolder:
 
     @classmethod
     def from_file(cls, ops: PolicyOps, path: str) -> DocumentHolder:
-        return cls(ops, ops.load_document_file(path), path=path)
+        """A ``.toml`` file as format 2; any other as JSON through ``load-health-document`` (``health``)."""
+        if path.endswith(".toml"):
+            return cls(ops, ops.load_document_file(path), path=path)
+        with open(path, encoding="utf-8") as f:
+            health = ops.load_health_document(f.read())
+        holder = cls(ops, _without_sections(health), path=path)
+        holder.health = health
+        return holder
 
     @classmethod
     def from_artifact(cls, ops: PolicyOps) -> DocumentHolder:
@@ -113,7 +120,7 @@ class DocumentHolder:
                 new = self.ops.load_document_toml(text)
             else:  # format 3 reads format 2 as format 2 (docs/health-dispatch.md section 6)
                 health = self.ops.load_health_document(text)
-                new = PolicyDocument(health.version, tuple(EventClass(c.name, c.policy) for c in health.classes))
+                new = _without_sections(health)
         except PolicyError as e:
             self.refusals += 1
             why = str(e)
@@ -199,3 +206,8 @@ class DocumentHolder:
         except OSError:
             return (0.0, -1, "")
         return (st.st_mtime, st.st_size, digest)
+
+
+def _without_sections(document: HealthDocument) -> PolicyDocument:
+    """A format-3 document's classes without their ``health`` sections."""
+    return PolicyDocument(document.version, tuple(EventClass(c.name, c.policy) for c in document.classes))
