@@ -8,6 +8,7 @@ from .dispatcher import Dispatcher, DispatcherConfig, Draining
 from .endpoints import LocalEndpoint, LocalEndpoints
 from .journal import JournalError, JournalEventStore
 from .metrics import DispatcherMetrics
+from .replay import ReplayFilter, replay_dead_letters
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
 from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response
 
@@ -15,5 +16,6 @@ __all__ = [
     "DEAD", "DELIVERED", "DestinationRefused", "Dispatcher", "DispatcherConfig", "DispatcherMetrics", "Draining",
     "EndpointSecrets", "EventRecord", "GuardedBackend", "HELD", "InMemoryEventStore", "JournalError",
     "JournalEventStore", "LocalEndpoint", "LocalEndpoints", "PENDING", "attempt", "error_kind",
-    "make_client", "outcome_from_exception", "outcome_from_response", "refusal",
+    "make_client", "outcome_from_exception", "outcome_from_response", "refusal", "ReplayFilter",
+    "replay_dead_letters",
 ]
