@@ -90,9 +90,13 @@ mod tests_redis;
 #[cfg(test)]
 mod tests_redis_cluster;
 #[cfg(test)]
+mod tests_redis_health;
+#[cfg(test)]
 mod tests_redis_server;
 #[cfg(test)]
 mod tests_reload;
+#[cfg(test)]
+mod tests_replay;
 #[cfg(test)]
 mod tests_safety;
 #[cfg(test)]
