@@ -25,14 +25,15 @@ const healthPolicy = `{"version":"health-test","classes":{"storm":{
   "health": {}}}}`
 
 // pauseEndpoint answers its first request 429 with Retry-After: 2 at
-// once, holds the requests of the next 150 ms for 200 ms (so a second
-// worker's next event starts after the pause is known), then answers
-// ok (okAfterPause: 200 from the pause's end; otherwise 429 until then).
+// once, holds the requests of the next 500 ms (the other workers' first
+// attempts, sent before any reply: the gate-2 slack) for 600 ms, so their
+// next events start after the pause is known; then it answers 200
+// (okAlone) or 429 Retry-After: 2 (not okAlone).
 type pauseEndpoint struct {
 	mu      sync.Mutex
 	first   time.Time
 	n       int
-	early   []time.Duration // requests inside the pause (after the first 150 ms)
+	early   []time.Duration // requests inside the pause (after its first 500 ms)
 	okAlone bool            // false: every request answers 429 Retry-After: 2
 }
 
@@ -51,12 +52,12 @@ func newPauseEndpoint(t *testing.T, okAfterFirst bool) (*pauseEndpoint, string) 
 			e.first = time.Now()
 		}
 		n, since := e.n, time.Since(e.first)
-		if n > 1 && since > 150*time.Millisecond && since < 2*time.Second {
+		if n > 1 && since > 500*time.Millisecond && since < 2*time.Second {
 			e.early = append(e.early, since)
 		}
 		e.mu.Unlock()
-		if n > 1 && since < 150*time.Millisecond {
-			time.Sleep(200 * time.Millisecond)
+		if n > 1 && since < 500*time.Millisecond {
+			time.Sleep(600 * time.Millisecond)
 		}
 		e.mu.Lock()
 		ok := e.okAlone
