@@ -113,7 +113,7 @@ test('a document with health lints, diffs against the design note and runs the f
     await page.waitForFunction(() => document.getElementById('diff').dataset.health > 0);
     assert.ok((await rules()).includes('info classes.ledger.health health_class_opts_out'), (await rules()).join('\n'));
     const diff = await text('diff');
-    assert.match(diff, /notification: changed\n  health {11}none \(format 2\) -> section\n {19}=> events are held, not dropped/);
+    assert.match(diff, /notification: changed\n  health {27}none \(format 2\) -> section\n {35}=> events are held, not dropped/);
     assert.match(diff, /ledger: unchanged/);
     // A bad section: the engine's refusal at its path; the page stays up.
     const doc = JSON.parse(await page.inputValue('#doc'));
@@ -130,7 +130,7 @@ test('a document with health lints, diffs against the design note and runs the f
     const r = await rules();
     assert.ok(r.includes('warning health.release.multiple health_release_cannot_drain'), r.join('\n'));
     assert.ok(r.includes('warning health.pause.max_ms health_pause_outlives_window'), r.join('\n'));
-    assert.match(await text('diff'), /health\.release\.multiple - -> 1\n/);
+    assert.match(await text('diff'), /health\.release\.multiple +- -> 1\n/);
     // The comparison: an outage 60..240 s at 2/s, the notification class with the document's section.
     doc.health.pause.max_ms = 600000;
     doc.health.release.multiple = 3;

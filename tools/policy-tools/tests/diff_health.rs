@@ -56,11 +56,15 @@ fn adding_a_section_lists_its_fields_and_says_events_are_held() {
     let (code, out) = run(diff, &[&doc("d-none.json", "", ""), &doc("d-some.json", "", "{}")]);
     assert_eq!(code, 1);
     assert!(out.contains("c: changed"), "{out}");
-    assert!(out.contains("health           none (format 2) -> section"), "{out}");
+    // Fields are aligned on the longest (health.circuit.probe_interval_ms, 32).
+    assert!(out.contains(&format!("  {:<32} none (format 2) -> section\n", "health")), "{out}");
     assert!(out.contains("=> events are held, not dropped"), "{out}");
-    assert!(out.contains("health.cache_ms  - -> 1s"), "{out}");
+    assert!(out.contains(&format!("  {:<32} - -> 1s\n", "health.cache_ms")), "{out}");
     let (_, out) = run(diff, &[&doc("d-some2.json", "", "{}"), &doc("d-optout.json", "null", "{}")]);
-    assert!(out.contains("health           section -> none (format 2)") && out.contains("=> format 2"), "{out}");
+    assert!(
+        out.contains(&format!("  {:<32} section -> none (format 2)", "health")) && out.contains("=> format 2"),
+        "{out}"
+    );
 }
 
 #[test]

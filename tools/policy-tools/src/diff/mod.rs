@@ -144,10 +144,12 @@ pub fn render_text(diffs: &[ClassDiff]) -> String {
     let mut out = String::new();
     for d in diffs {
         let _ = writeln!(out, "{}: {}", d.class, d.status());
-        for c in d.changes() {
-            let _ = writeln!(out, "  {:<16} {} -> {}", c.field, c.old, c.new);
+        let changes = d.changes();
+        let width = changes.iter().map(|c| c.field.len()).max().unwrap_or(0).max(16);
+        for c in changes {
+            let _ = writeln!(out, "  {:<width$} {} -> {}", c.field, c.old, c.new);
             if let Some(effect) = &c.effect {
-                let _ = writeln!(out, "  {:<16} => {effect}", "");
+                let _ = writeln!(out, "  {:<width$} => {effect}", "");
             }
         }
         if let (Some((_, pa)), Some((_, pb))) = (&d.old, &d.new) {
