@@ -5,6 +5,7 @@ class without health runs as before beside it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -144,3 +145,18 @@ async def test_a_json_reload_read_by_load_health_document_turns_the_gate_on_for_
     e1 = d.store.events["e1"]
     assert d.health is not None and e1.health is not None and e1.status == DELIVERED and e1.held_ms > 0
     assert min(t for t, e in seen if e == "e1") >= 10_000
+
+
+def test_a_record_held_for_a_disabled_endpoint_is_written_pending_without_its_old_hold() -> None:
+    from webhook_retry_policy.dispatcher import HELD
+    from webhook_retry_policy.dispatcher.journal_event import to_record
+
+    policy = AsyncRetryPolicy(clock=ManualClock())
+    doc = policy.load_health_document(json.dumps(DOC))
+    d = Dispatcher(policy_document(doc), {"ep": "http://127.0.0.1:9/hook"}, policy, health_document=doc)
+    record = asyncio.run(d.submit("e", "ep", "health", {}))
+    record.hold_reason, record.held_until_ms, record.held_since_ms = "paused", 5, 1
+    assert to_record(record)["status"] == "held"
+    record.status = HELD
+    rec = to_record(record)
+    assert (rec["status"], rec["hold_reason"], rec["held_until_ms"], rec["held_since_ms"]) == ("pending", None, 0, 0)

@@ -73,6 +73,7 @@ def to_record(r: EventRecord) -> dict[str, Any]:
     stop_reason = r.stop_reason or (StopReason.DELIVERED if r.status == DELIVERED else None)
     if stop_reason is None and dl is not None:
         stop_reason = dl.stop_reason
+    held = r.hold_reason is not None and r.status == PENDING  # format 3's hold (journal status held)
     policy = policy_json(r.policy)
     if r.health is not None:
         policy["health"] = health_json(r.health)
@@ -83,15 +84,16 @@ def to_record(r: EventRecord) -> dict[str, Any]:
         "first_attempted_at_ms": a.first_attempted_at_ms, "deadline_ms": a.deadline_ms,
         "max_attempts": a.schedule.max_attempts, "offsets_ms": list(a.schedule.offsets_ms), "attempts": r.attempt,
         "credentials_refreshed": r.credentials_refreshed, "next_attempt_at_ms": r.next_attempt_at_ms,
-        "status": "held" if r.hold_reason is not None and r.status == PENDING else _STATUS_OUT[r.status],
+        "status": "held" if held else _STATUS_OUT[r.status],
         "last_outcome": r.last_outcome,
         "stop_reason": None if stop_reason is None or not finished else stop_reason.value,
         "dead_letter": None if dl is None else {
             "event_id": dl.event_id, "endpoint_id": dl.endpoint_id, "attempts": dl.attempts,
             "elapsed_ms": dl.elapsed_ms, "stop_reason": dl.stop_reason.value},
         "disable_endpoint": r.disable_endpoint, "finished_at_ms": r.finished_at_ms if finished else 0,
-        "held_until_ms": r.held_until_ms if r.hold_reason is not None else 0, "hold_reason": r.hold_reason,
-        "held_since_ms": r.held_since_ms if r.hold_reason is not None else 0, "held_ms": r.held_ms,
+        # a hold is written only with status held (an event held for a disabled endpoint is pending)
+        "held_until_ms": r.held_until_ms if held else 0, "hold_reason": r.hold_reason if held else None,
+        "held_since_ms": r.held_since_ms if held else 0, "held_ms": r.held_ms,
         "needs_reserve": r.needs_reserve, "wake_refusals": r.wake_refusals, "replay_of": r.replay_of,
         "replayed_dead_letter": r.replayed_dead_letter, "replayed_as": r.replayed_as,
     }
