@@ -296,7 +296,7 @@ pub fn render(c: &Comparison) -> String {
     let _ = writeln!(out, "scenario {}: {}", sc.name, sc.about);
     let _ = writeln!(
         out,
-        "seed {}, {} replica(s), {} budget, arrivals for {} s; health: {} (policy-core's health module natively: the component does not carry health yet; format-2 decisions from the engine)",
+        "seed {}, {} replica(s), {} budget, arrivals for {} s; health: {} (sections read by the engine; the store rule, gate, pacer, holds and wakes from policy-core's health module natively; format-2 decisions from the engine)",
         c.seed,
         sc.replicas,
         sc.budget.as_str(),
