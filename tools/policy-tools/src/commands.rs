@@ -2,6 +2,7 @@
 //! `retry-policy` CLI parses nothing itself, it hands its arguments and the
 //! component engine to these.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -127,7 +128,9 @@ pub fn simulate(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Writ
     let seed =
         args.get("seed").map(|s| s.parse::<u64>().map_err(|_| format!("--seed {s}: not an integer"))).transpose()?;
     let json = args.json()?;
-    let doc = source::load(engine, policy)?.document;
+    let loaded = source::load(engine, policy)?;
+    let sections = loaded.health.iter().filter(|(_, h)| h.is_some()).count();
+    let doc = loaded.document;
     let started = std::time::Instant::now();
     let simulation = sim::simulate(engine, &doc, &scenario, seed)?;
     let wall = started.elapsed();
@@ -146,6 +149,12 @@ pub fn simulate(engine: &mut dyn DecisionSource, args: &Args, out: &mut dyn Writ
             wall.as_secs_f64()
         )
     };
+    if sections > 0 && !json {
+        let _ = writeln!(
+            text,
+            "note: {sections} classes carry a health section; this runs them as format 2 (--compare-health runs both)"
+        );
+    }
     if let Some(dir) = args.get("out") {
         let dir = Path::new(dir);
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

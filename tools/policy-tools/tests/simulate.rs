@@ -72,3 +72,20 @@ fn the_charts_are_svg_with_the_ratio_and_every_variant() {
     let stops = policy_tools::charts::stops_svg("t", &s.runs[0]).unwrap();
     assert!(stops.contains("retry_budget_exhausted"));
 }
+
+#[test]
+fn simulating_a_document_with_health_says_its_sections_run_as_format_2() {
+    let r = common::root();
+    let sc = format!("{r}/scenarios/health-endpoints.toml");
+    let (code, out) = common::run(
+        policy_tools::commands::simulate,
+        &["--policy", &format!("{r}/scenarios/policies/design-note-health.toml"), "--scenario", &sc],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("note: 3 classes carry a health section; this runs them as format 2"), "{out}");
+    let (_, out) = common::run(
+        policy_tools::commands::simulate,
+        &["--policy", &format!("{r}/scenarios/design-note.toml"), "--scenario", &sc],
+    );
+    assert!(!out.contains("note:"), "{out}");
+}
