@@ -47,8 +47,12 @@ impl Loaded {
 /// The current document and the policies events were admitted under.
 pub struct Policies {
     current: RwLock<Arc<Loaded>>,
-    by_hash: Mutex<BTreeMap<String, (u64, Policy, Option<Health>)>>,
+    by_hash: Mutex<BTreeMap<String, Remembered>>,
 }
+
+/// A remembered class policy: the generation that first had it, the policy
+/// and its `health` section.
+type Remembered = (u64, Policy, Option<Health>);
 
 /// A document read as format 2 exactly as before (`load-document`), unless
 /// `load-health-document` finds a `health` section in it: then it is

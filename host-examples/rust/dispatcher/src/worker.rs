@@ -44,7 +44,16 @@ pub(crate) fn retry_trap<T>(
 /// then make its first attempt.
 pub(crate) fn first_attempt(s: &Shared, policy: &mut PolicyInstance, cache: &mut CompiledCache, ev: NewEvent) {
     let now = s.now();
-    let admission = match retry_trap(policy, |p| s.policies.admit(p, &ev.class, now)) {
+    // A class with `health`: `admit-compiled` on the worker's compiled handle
+    // (compiled once per policy); else the document's admission as before.
+    let current = s.policies.current();
+    let admitted = match current.health_of(&ev.class) {
+        Some(c) => cache.run(policy, &c.policy_hash, &c.policy, c.health.as_ref(), |i, cp| {
+            i.admit_compiled(cp, &ev.class, &current.version, now)
+        }),
+        None => retry_trap(policy, |p| s.policies.admit(p, &ev.class, now)),
+    };
+    let admission = match admitted {
         Ok(a) => a,
         Err(e) => {
             log(&format!("event {}: cannot admit it: {e}; it is not started", ev.event_id));
