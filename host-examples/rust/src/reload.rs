@@ -70,7 +70,14 @@ fn load(inst: &mut PolicyInstance, text: &str) -> Result<(PolicyDocument, Option
                 .collect();
             Ok((PolicyDocument { version: h.version.clone(), classes }, Some(h)))
         }
-        _ => Ok((inst.load_document(text)?, None)),
+        Ok(_) => Ok((inst.load_document(text)?, None)),
+        // Refused as format 3: format 2's error, unless it is about a
+        // `health` member (then the section's own error says what is wrong).
+        Err(health_error) => match inst.load_document(text) {
+            Ok(d) => Ok((d, None)),
+            Err(HostError::Policy(e)) if e.field.split('.').any(|part| part == "health") => Err(health_error),
+            Err(e) => Err(e),
+        },
     }
 }
 

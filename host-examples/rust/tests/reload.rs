@@ -85,3 +85,26 @@ fn the_watch_helper_reloads_a_changed_file_and_reports_a_refused_one() {
     handle.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_format_3_document_is_admitted_with_its_sections_hash_and_a_bad_section_is_refused_naming_it() {
+    let mut inst = instance();
+    let text = r#"{"version":"h1","classes":{
+        "ledger":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000},"health":{"cache_ms":500}},
+        "plain":{"window_ms":900000,"backoff":{"base_ms":2000,"factor":2.0,"cap_ms":300000},"health":null}}}"#;
+    let policies = Policies::new(&mut inst, text).unwrap();
+    let doc = inst.load_health_document(text).unwrap();
+    let a = policies.admit(&mut inst, "ledger", 1_000).unwrap();
+    assert_eq!(a.policy_hash, doc.classes[0].policy_hash, "the hash covers the section");
+    let (policy, health) = policies.by_hash_health(&a.policy_hash).unwrap();
+    assert_eq!((policy.window_ms, health.map(|h| h.cache_ms)), (900_000, Some(500)));
+    let plain = policies.admit(&mut inst, "plain", 1_000).unwrap();
+    assert_eq!(policies.by_hash_health(&plain.policy_hash).unwrap().1, None, "health null: format 2");
+    assert_eq!(plain.policy_hash, doc.classes[1].policy_hash);
+    let bad = text.replace(r#""cache_ms":500"#, r#""cache_ms":0"#);
+    match policies.reload(&mut inst, &bad) {
+        Err(HostError::Policy(e)) => assert_eq!(e.field, "classes.ledger.health.cache_ms"),
+        other => panic!("expected the section's error, got {:?}", other.map(|l| l.version.clone())),
+    }
+    assert_eq!(policies.current().version, "h1");
+}
