@@ -156,7 +156,7 @@ fn the_component_simulates_exactly_what_policy_core_does() {
     let mut native = policy_tools::native::NativeEngine;
     let doc = policy_tools::source::load(&mut native, &format!("{root}/scenarios/design-note.toml")).unwrap();
     let sc = policy_tools::sim::Scenario::read(&format!("{root}/scenarios/patterns.toml")).unwrap();
-    let sim = policy_tools::sim::simulate(&mut native, &doc, &sc, None).unwrap();
+    let sim = policy_tools::sim::simulate(&mut native, &doc.document, &sc, None).unwrap();
     let mut mine = policy_tools::sim::output::json(&sim, 60, true);
     for v in [&mut cli, &mut mine] {
         v["runs"][0]["engine_calls"] = 0.into();
