@@ -117,6 +117,8 @@ fn the_chart_has_both_runs_for_every_endpoint() {
         assert!(svg.contains(&format!("{id}: events held")), "{id}");
     }
     assert!(svg.contains("format 2") && svg.contains("health"));
+    // The post-recovery goal as a line: (1 + 3) x 1/s + 1/s x 1 replica.
+    assert_eq!(svg.matches("goal: &lt;= 5.0/s after a recovery").count(), 3, "one per endpoint (SVG-escaped)");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The comparison chart (`simulate --compare-health --out DIR`): per
 //! endpoint, requests per second to it under format 2 and under health,
-//! and the events held over time (both runs: format 2 holds none).
+//! with the goal's post-recovery bound as a line, and the events held over
+//! time (both runs: format 2 holds none).
 
 use plotters::prelude::*;
 
@@ -16,9 +17,11 @@ fn line<DB: DrawingBackend>(
     title: &str,
     ydesc: &str,
     lines: &[(String, Vec<f64>)],
+    goal: Option<(String, f64)>,
     xmax: f64,
 ) -> Result<(), String> {
-    let ymax = lines.iter().flat_map(|(_, v)| v.iter()).fold(1.0f64, |m, x| m.max(*x)) * 1.1;
+    let top = goal.as_ref().map_or(1.0, |(_, y)| *y);
+    let ymax = lines.iter().flat_map(|(_, v)| v.iter()).fold(top.max(1.0), |m, x| m.max(*x)) * 1.1;
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 14))
         .margin(10)
@@ -39,6 +42,10 @@ fn line<DB: DrawingBackend>(
         let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(t, y)| (t as f64, *y)).collect();
         chart.draw_series(LineSeries::new(pts, color.stroke_width(1))).map_err(err)?;
         rows.push((label.clone(), color));
+    }
+    if let Some((label, y)) = goal {
+        chart.draw_series(LineSeries::new(vec![(0.0, y), (xmax, y)], PALETTE[6].stroke_width(2))).map_err(err)?;
+        rows.push((label, PALETTE[6]));
     }
     legend(&chart.plotting_area().strip_coord_spec(), &rows, Corner::UpperRight)
 }
@@ -64,9 +71,14 @@ pub fn health_svg(c: &Comparison) -> Result<String, String> {
             let (a, b) = (&c.format2.endpoints[i], &c.health.endpoints[i]);
             let name = format!("{}: {} ({} / {})", ep.id, pattern(&ep.failure), c.scenario.name, c.policy_source);
             let req = [("format 2".to_string(), requests(a)), ("health".to_string(), requests(b))];
-            line(&panels[2 * i], &format!("{name}: requests/s"), "requests per second", &req, xmax as f64)?;
+            // The goal (compare::goals): after a recovery at most (1 + multiple) x normal
+            // plus floor_per_s per replica.
+            let r = c.section.release;
+            let bound = b.normal_per_s * (1.0 + r.multiple) + r.floor_per_s * f64::from(c.health.replicas);
+            let goal = Some((format!("goal: <= {bound:.1}/s after a recovery"), bound));
+            line(&panels[2 * i], &format!("{name}: requests/s"), "requests per second", &req, goal, xmax as f64)?;
             let h = [("format 2".to_string(), held(a)), ("health".to_string(), held(b))];
-            line(&panels[2 * i + 1], &format!("{}: events held", ep.id), "events held", &h, xmax as f64)?;
+            line(&panels[2 * i + 1], &format!("{}: events held", ep.id), "events held", &h, None, xmax as f64)?;
         }
         root.present().map_err(err)?;
     }
