@@ -108,7 +108,9 @@ function drawHealth() {
   // The selected class with the document's section (a class's own replaces it whole).
   const doc = { classes: { [one.name]: tree.classes[one.name] } };
   if ('health' in tree) doc.health = tree.health;
-  drawCompare(tools, JSON.stringify(doc), compareScenario(one.name), Math.max(0, Math.round(num('seed'))));
+  // A class opting out has no section: the comparison then gives it the default one, and says so.
+  const note = tree.classes[one.name]?.health === null ? `${one.name} opts out ("health": null): ` : '';
+  drawCompare(tools, JSON.stringify(doc), compareScenario(one.name), Math.max(0, Math.round(num('seed'))), note);
 }
 
 function drawStorm() {

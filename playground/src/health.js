@@ -42,8 +42,8 @@ export function drawDiff(tools, base, text) {
 
 const ROWS = ['delivered', 'requests during its outage', 'outage arrivals delivered', 'events held; mean held time of held dead letters', 'post-recovery rate, max 10 s (x normal)'];
 
-/** Run the comparison on `policy` (text) and `scenario` (object, no variants); draw it. */
-export function drawCompare(tools, policy, scenario, seed) {
+/** Run the comparison on `policy` (text) and `scenario` (object, no variants); draw it, `note` first. */
+export function drawCompare(tools, policy, scenario, seed, note = '') {
   const t0 = performance.now();
   let r;
   try {
@@ -74,7 +74,7 @@ export function drawCompare(tools, policy, scenario, seed) {
   }
   $('health-chart').innerHTML = r.charts[`${scenario.name}-health.svg`];
   const calls = (c) => c.attempt_calls + c.probe_calls + c.wake_calls;
-  $('compare-status').textContent = `${r.health_source}; store calls: format 2 ${calls(r.calls.format2)}, health ${calls(r.calls.health)} (${r.calls.health.probe_calls} probe, ${r.calls.health.wake_calls} wake reserve); ${(performance.now() - t0).toFixed(0)} ms`;
+  $('compare-status').textContent = `${note}${r.health_source}; store calls: format 2 ${calls(r.calls.format2)}, health ${calls(r.calls.health)} (${r.calls.health.probe_calls} probe, ${r.calls.health.wake_calls} wake reserve); ${(performance.now() - t0).toFixed(0)} ms`;
   document.body.dataset.compares = String(Number(document.body.dataset.compares ?? 0) + 1);
   return r;
 }

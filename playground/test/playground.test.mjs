@@ -150,6 +150,11 @@ test('a document with health lints, diffs against the design note and runs the f
     const chart = await page.locator('#health-chart svg').textContent();
     for (const t of ['requests/s', 'events held', 'format 2', 'health']) assert.ok(chart.includes(t), t);
     await page.screenshot({ path: join(shots, '5-health-compare.png'), fullPage: true });
+    // The ledger opts out: its comparison runs the default section and says so.
+    const k = Number(await page.evaluate(() => document.body.dataset.compares));
+    await page.selectOption('#class', 'ledger');
+    await page.waitForFunction((k) => Number(document.body.dataset.compares) > k, k, { timeout: 30000 });
+    assert.match(await text('compare-status'), /^ledger opts out \("health": null\): the document plus a default health section;/);
     assert.deepEqual(errors, []);
     assert.deepEqual(external, []);
   });
