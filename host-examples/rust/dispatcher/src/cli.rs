@@ -317,6 +317,22 @@ mod tests {
     }
 
     #[test]
+    fn replay_takes_the_flags_of_docs_health_dispatch_md_section_4_and_refuses_others() {
+        let line = "replay --store j --policy p --endpoint e --reason terminal_response --from-ms 1 --to-ms 2 --limit 3 --now-ms 4";
+        let (name, f, _) = run(line).unwrap();
+        assert_eq!(name, "replay");
+        for (flag, v) in [("store", "j"), ("policy", "p"), ("endpoint", "e"), ("reason", "terminal_response")] {
+            assert_eq!(f.str(flag), Some(v), "--{flag}");
+        }
+        for (flag, v) in [("from-ms", 1u64), ("to-ms", 2), ("limit", 3), ("now-ms", 4)] {
+            assert_eq!(f.get::<u64>(flag, "n").unwrap(), Some(v), "--{flag}");
+        }
+        for bad in ["replay --events 1", "replay --limit", "replay --store a --store b"] {
+            assert_eq!(run(bad).unwrap_err().exit_code(), 2, "{bad}");
+        }
+    }
+
+    #[test]
     fn help_and_version_exit_0() {
         for line in ["--help", "--version", "replica --help", "demo --help", "endpoints --help", "bench --help"] {
             let e = run(line).unwrap_err();
