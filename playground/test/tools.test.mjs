@@ -118,7 +118,7 @@ test('diff says what retry-policy diff says, health sections included', { skip: 
   assert.ok(effects >= 6, `${effects} health changes with their effect`);
 });
 
-test('compareHealth gives the table, the goals and the chart of retry-policy simulate --compare-health', { skip: noCli, timeout: 120000 }, () => {
+test('compareHealth gives the data, the text and the chart of retry-policy simulate --compare-health', { skip: noCli, timeout: 120000 }, () => {
   const health = SCENARIOS.filter((s) => s.path.includes('health-'));
   assert.ok(health.length >= 3, health.map((s) => s.path).join(' '));
   for (const policy of [POLICY.path, HEALTH_POLICY]) {
@@ -129,6 +129,8 @@ test('compareHealth gives the table, the goals and the chart of retry-policy sim
       const got = tools.compareHealth(text, sc.text, { policyPath: policy, scenarioPath: sc.path, charts: true });
       const kept = cli.split('\n').filter((l) => !l.startsWith('two runs in ') && !l.startsWith('wrote ')).join('\n');
       assert.equal(got.text, kept, `${policy} ${sc.path}: the text`);
+      const { charts, ...data } = got;
+      assert.deepEqual(data, JSON.parse(runCli(['simulate', '--policy', policy, '--scenario', sc.path, '--compare-health', '--format', 'json'])), `${policy} ${sc.path}: --format json`);
       assert.equal(tools.compareHealth(text, sc.text, { policyPath: policy, scenarioPath: sc.path, format: 'text' }), kept);
       const [svg] = readdirSync(out).filter((f) => f.endsWith('-health.svg'));
       assert.deepEqual(Object.keys(got.charts), [svg]);

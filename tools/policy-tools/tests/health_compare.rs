@@ -138,7 +138,7 @@ fn simulate_compare_health_prints_one_table_and_the_goals_and_writes_the_chart()
 }
 
 #[test]
-fn simulate_compare_health_refuses_a_value_other_than_yes_and_json_output() {
+fn simulate_compare_health_refuses_a_value_other_than_yes_and_an_unknown_format() {
     let args = policy_tools::commands::Args {
         positional: Vec::new(),
         flags: vec![
@@ -151,7 +151,28 @@ fn simulate_compare_health_refuses_a_value_other_than_yes_and_json_output() {
     assert!(e.contains("--compare-health maybe"), "{e}");
     let mut args = args;
     args.flags[2].1 = "yes".into();
-    args.flags.push(("format".into(), "json".into()));
+    args.flags.push(("format".into(), "csv".into()));
     let e = policy_tools::commands::simulate(&mut NativeEngine, &args, &mut Vec::new()).unwrap_err();
-    assert!(e.contains("text only"), "{e}");
+    assert!(e.contains("--format csv"), "{e}");
+}
+
+#[test]
+fn simulate_compare_health_in_json_has_the_rows_the_goals_and_the_text() {
+    let r = root();
+    let (policy, scenario) =
+        (format!("{r}/scenarios/design-note.toml"), format!("{r}/scenarios/health-endpoints.toml"));
+    let args = ["--policy", &policy, "--scenario", &scenario, "--compare-health", "yes", "--format", "json"];
+    let (code, out) = common::run(policy_tools::commands::simulate, &args);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let c = compare_on("design-note", "health-endpoints");
+    assert_eq!(v["text"], policy_tools::sim::compare::render(&c));
+    assert_eq!(v["endpoints"].as_array().unwrap().len(), 3);
+    let rows = v["endpoints"][0]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), policy_tools::sim::compare::rows(&c, 0).len());
+    assert_eq!(rows[1]["figure"], "delivered");
+    assert_eq!(rows[1]["health"], c.health.endpoints[0].delivered.to_string());
+    let goals = v["goals"].as_array().unwrap();
+    assert_eq!(goals.len(), policy_tools::sim::compare::goals(&c).len());
+    assert_eq!(v["calls"]["health"]["probe_calls"], c.health.probe_calls);
 }

@@ -160,7 +160,7 @@ export interface CompareOptions {
   charts?: boolean;
   format?: Format;
 }
-/** Format 2 vs the same document with `health` (`retry-policy simulate --compare-health yes`). */
+/** Format 2 vs the same document with `health`: `retry-policy simulate --compare-health --format json` (plus `charts`). */
 export function compareHealth(policy: string, scenario: string, options?: CompareOptions & { format?: 'json' }): HealthComparison;
 export function compareHealth(policy: string, scenario: string, options: CompareOptions & { format: 'text' }): string;
 

@@ -338,8 +338,9 @@ pub fn render(c: &Comparison) -> String {
     out
 }
 
-/// `simulate --policy FILE --scenario FILE --compare-health yes [--seed N] [--out DIR]`:
-/// the table and goals; with `--out`, the chart too (`<scenario>-health.svg`).
+/// `simulate --policy FILE --scenario FILE --compare-health yes [--seed N] [--out DIR] [--format json]`:
+/// the table and goals; with `--out`, the chart too (`<scenario>-health.svg`);
+/// `--format json`: [`super::compare_json::json`] (no wall time, nothing about files).
 pub fn command(
     engine: &mut dyn DecisionSource,
     args: &crate::commands::Args,
@@ -350,9 +351,11 @@ pub fn command(
         Some(other) => return Err(format!("--compare-health {other}: expected yes")),
         None => return Err("--compare-health needs yes".into()),
     }
-    if args.get("format").is_some_and(|f| f != "text") {
-        return Err("--compare-health prints text only".into());
-    }
+    let json = match args.get("format").unwrap_or("text") {
+        "text" => false,
+        "json" => true,
+        other => return Err(format!("--format {other}: expected text or json")),
+    };
     let path = args.get("policy").ok_or("simulate needs --policy FILE")?;
     let scenario = Scenario::read(args.get("scenario").ok_or("simulate needs --scenario FILE")?)?;
     let seed =
@@ -360,14 +363,23 @@ pub fn command(
     let policy = load(engine, path)?;
     let started = std::time::Instant::now();
     let c = compare(engine, &policy, &scenario, seed)?;
-    let mut text = render(&c);
-    let _ = writeln!(text, "two runs in {:.2} s of wall time", started.elapsed().as_secs_f64());
+    let mut text = if json {
+        let mut s = serde_json::to_string_pretty(&super::compare_json::json(&c)).map_err(|e| e.to_string())?;
+        s.push('\n');
+        s
+    } else {
+        let mut t = render(&c);
+        let _ = writeln!(t, "two runs in {:.2} s of wall time", started.elapsed().as_secs_f64());
+        t
+    };
     if let Some(dir) = args.get("out") {
         let dir = std::path::Path::new(dir);
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let p = dir.join(format!("{}-health.svg", scenario.name));
         std::fs::write(&p, crate::charts::health_svg(&c)?).map_err(|e| format!("{}: {e}", p.display()))?;
-        let _ = writeln!(text, "wrote {}", p.display());
+        if !json {
+            let _ = writeln!(text, "wrote {}", p.display());
+        }
     }
     out.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
     Ok(0)

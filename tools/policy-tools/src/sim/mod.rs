@@ -5,6 +5,7 @@
 //! minutes of virtual time take well under a second of wall time.
 
 pub mod compare;
+pub mod compare_json;
 pub mod figures;
 pub mod health;
 pub mod output;
