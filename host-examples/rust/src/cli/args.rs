@@ -118,7 +118,8 @@ pub struct Simulate {
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// run the scenario twice, format 2 vs the same policy with `health` (its own sections, else a
-    /// default one), and print one table of issue 19's figures and goals (--out DIR: the SVG chart)
+    /// default one), and print one table of issue 19's figures and goals (--out DIR: the SVG chart;
+    /// --format json: the rows, goals and store calls as data)
     #[arg(long)]
     pub compare_health: bool,
     #[command(flatten)]
