@@ -11,14 +11,20 @@
 //!   `evaluate`, at most one store call, `settle` (`worker`).
 //! * [`store::EventStore`]: every event with the policy and schedule it was
 //!   admitted under (`admit`) and its first-attempt instant; in memory plus
-//!   an optional journal in format 1 (docs/journal.md, [`journal`]), so
-//!   another worker, in any language, resumes an event under its admitted
-//!   policy without restarting its window.
+//!   an optional journal (docs/journal.md, [`journal`]; formats 1 and 2
+//!   read, format 2 written), so another worker, in any language, resumes
+//!   an event under its admitted policy without restarting its window.
+//! * Format 3 (docs/health-dispatch.md): a class with `health` is gated
+//!   before every send (`health_worker`), with a per-endpoint view, pacer
+//!   and admissions ([`endpoint_health`]); holds are journaled; dead
+//!   letters are replayed ([`replay`]); the five format-3 metric families
+//!   ([`metrics_health`]).
 //! * [`budget_store::BudgetStore`]: the retry budget, in-process by default
 //!   ([`local_store`], the component's `store-apply`) or fleet-wide in Redis
 //!   ([`redis_store`] on the `redis` crate: `fleet/budget.lua`, one `EVALSHA`
 //!   per store call, a timeout on every call, fails closed; standalone or
-//!   Cluster, `rediss://`, ACL users).
+//!   Cluster, `rediss://`, ACL users). Both also answer a whole ABI 0.3
+//!   `store-call` (`apply-call`; the 18-argument health `EVALSHA`, [`redis_call`]).
 //! * [`metrics::Metrics`]: `webhook_deadletter_total{stop_reason}` and
 //!   friends on `/metrics` (Prometheus text).
 //! * The binary `retry-policy-dispatcher` with commands `replica` (the

@@ -3,7 +3,7 @@
 //! accepted, so the retry window is measured from the same instant (and
 //! under the same policy) by whichever worker, or whichever language's
 //! dispatcher, picks the event up later. In memory, plus an optional journal
-//! in format 1 (docs/journal.md: [`crate::journal`]; one full record per
+//! (docs/journal.md: [`crate::journal`]; formats 1 and 2 read, 2 written; one full record per
 //! change, fsynced before `put` returns; on load the newest record of each
 //! event wins and its `policy` is checked against its `policy_hash`).
 
@@ -113,7 +113,7 @@ pub fn stop_reason_from_str(s: &str) -> Option<StopReason> {
 }
 
 impl EventRecord {
-    /// The journal's event record (format 1).
+    /// The journal's event record (journal format 2, as every writer now writes).
     pub fn to_json(&self) -> Value {
         crate::journal_record::event_json(self)
     }
