@@ -1,19 +1,23 @@
 //! One run of the format-2 vs health comparison: the discrete-event loop of
-//! [`super::run`] with format 3's host side (docs/health.md) added.
+//! [`super::run`] with format 3's host side (docs/health.md,
+//! docs/health-dispatch.md) added.
 //!
 //! Format-2 decisions (`evaluate`, `settle`, `parse-retry-after`) come from
-//! the engine, as everywhere in the tools. The component does not carry
-//! health yet (the ABI moves with issue 20), so the health parts run
-//! `policy-core::health` natively: the store's rule ([`health::apply`], the
-//! budget op and the health steps in one call), the gate, the pacer,
-//! holds and wakes. What the simulated host does:
+//! the engine, as everywhere in the tools. The health parts run
+//! `policy-core::health` natively (the same code the component runs since
+//! ABI 0.3, so this also builds for the npm tools): the store's rule
+//! ([`health::apply`], the budget op and the health steps in one call), the
+//! gate, the pacer, holds and wakes. What the simulated host does, as every
+//! dispatcher does (docs/health-dispatch.md):
 //!
 //! * one store call per attempt (`record`/`reserve`/`record_reserve`, or
 //!   `report` when format 2 makes none and the attempt failed or probed),
-//!   plus `probe` calls and one `reserve` per budget-held wake;
+//!   plus at most one `probe` call per replica, endpoint and probe window,
+//!   and one `reserve` per budget-held wake (whose reply gates the send once
+//!   more: a hold keeps the reservation);
 //! * every replica caches the view of its own latest reply and runs the
-//!   gate before every send, first attempts included (a view older than
-//!   `cache_ms` skips gates 3-5: health fails open);
+//!   gate before every send, first attempts included (draft 3: a view of any
+//!   age is read; no view sends);
 //! * a replica's held events waiting for the release pacer leave it
 //!   earliest deadline first (the spec leaves the order to the host).
 
