@@ -210,7 +210,10 @@ impl EventStore {
             events.insert(rec.clone());
             let seq = j.write(&mut inner, rec)?;
             if Journal::compaction_due(inner.records, events.live) {
-                if let Err(e) = j.compact(&mut inner, events.by_id.values().filter(|r| r.is_live())) {
+                // In first-seen order, so the journal's order (replay's) survives it.
+                let mut live: Vec<&EventRecord> = events.by_id.values().filter(|r| r.is_live()).collect();
+                live.sort_by_key(|r| events.first_seen.get(&r.event_id).copied().unwrap_or(0));
+                if let Err(e) = j.compact(&mut inner, live.into_iter()) {
                     eprintln!("dispatcher: compaction failed (the journal is unchanged): {e}");
                 }
             }

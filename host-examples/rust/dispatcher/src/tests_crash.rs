@@ -90,6 +90,38 @@ fn the_journal_is_compacted_to_the_newest_record_of_each_event() {
     assert_eq!(back.iter().map(|r| r.attempts).max(), Some((COMPACT_MIN_RECORDS + 9) as u32));
 }
 
+#[test]
+fn compaction_keeps_held_events_and_dead_letters_not_replayed_and_drops_replayed_ones() {
+    let dir = temp("compact2");
+    let j = dir.join("events.journal");
+    let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let (recs, _) = crate::tests::dispatch(BudgetStore::local(), &doc(50), crate::tests::events(4, "k", &ok.url()));
+    let mut recs: Vec<_> = recs.into_iter().collect();
+    recs.sort_by(|a, b| a.event_id.cmp(&b.event_id));
+    let dead = |mut r: crate::EventRecord, replayed_as: Option<&str>| {
+        (r.status, r.stop_reason) = (Status::DeadLettered, Some(retry_policy_core::StopReason::TerminalResponse));
+        r.hold.replayed_as = replayed_as.map(String::from);
+        r
+    };
+    let mut held = recs[2].clone();
+    held.status = Status::Held;
+    held.hold.hold_reason = Some(retry_policy_host::HoldReason::Paused);
+    let store = EventStore::with_journal(&j, &mut hasher()).unwrap();
+    store.put(&dead(recs[0].clone(), Some("k-0~r1"))).unwrap(); // replayed: dropped
+    store.put(&dead(recs[1].clone(), None)).unwrap(); // not replayed: kept
+    store.put(&recs[3]).unwrap(); // delivered: dropped
+    for i in 0..COMPACT_MIN_RECORDS + 10 {
+        held.attempts = i as u32;
+        store.put(&held).unwrap();
+    }
+    drop(store);
+    assert!(lines(&j).len() < 20, "compacted");
+    let back = EventStore::open_journal(&j, &mut hasher()).unwrap().1;
+    let ids: Vec<&str> = back.iter().map(|r| r.event_id.as_str()).collect();
+    assert_eq!(ids, ["k-1", "k-2"], "the live records: a dead letter not replayed and a held event");
+    assert_eq!(back[1].status, Status::Held);
+}
+
 const EVENTS: u64 = 400;
 
 /// The child: continue the journal, then send whatever `c-0..c-399` it
