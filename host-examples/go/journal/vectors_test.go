@@ -167,11 +167,6 @@ func runCaseOf(t *testing.T, c vectorCase, dir string, format int) string {
 	return ""
 }
 
-// supersededByFormat2 are format-1 cases docs/journal.md "Journal format
-// 2" reverses: a v2 header or record is read now (journal2.json's "v 3"
-// cases refuse what is still unsupported).
-var supersededByFormat2 = map[string]bool{"a header with v 2 is refused": true, "an event with v 2 is refused": true}
-
 func TestEveryJournalVectorPassesThroughTheOpenPathAndResume(t *testing.T) {
 	f := loadVectors(t)
 	if len(f.Cases) < 40 {
@@ -180,11 +175,6 @@ func TestEveryJournalVectorPassesThroughTheOpenPathAndResume(t *testing.T) {
 	dir := t.TempDir()
 	passed := 0
 	for _, c := range f.Cases {
-		if supersededByFormat2[c.Name] {
-			t.Logf("case %q: superseded by journal format 2 (a reader accepts v 1 or 2)", c.Name)
-			passed++
-			continue
-		}
 		t.Run(c.Name, func(t *testing.T) {
 			if why := runCase(t, c, dir); why != "" {
 				t.Errorf("case %q: %s", c.Name, why)

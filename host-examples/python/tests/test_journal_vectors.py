@@ -24,13 +24,6 @@ from webhook_retry_policy.types import DeliveryState, Stop
 VECTORS = Path(__file__).resolve().parents[3] / "tests" / "vectors-journal" / "journal.json"
 CASES: list[dict[str, Any]] = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
 VECTORS2 = VECTORS.with_name("journal2.json")
-# Format 2 supersedes two format-1 verdicts (docs/journal.md, "Journal format 2": a reader accepts
-# v 1 or 2): a v2 header opens, and a v2 event lacking the v2 fields is invalid, not unsupported.
-SUPERSEDED: dict[str, dict[str, Any]] = {
-    "a header with v 2 is refused": {"torn_bytes": 0, "events": {"ev-1": {"status": "pending", "attempts": 1,
-                                                                         "resume": "due"}}},
-    "an event with v 2 is refused": {"error": "journal_record_invalid", "line": 3},
-}
 
 
 def _only(obj: dict[str, Any], allowed: set[str], name: str) -> None:
@@ -41,8 +34,6 @@ def _only(obj: dict[str, Any], allowed: set[str], name: str) -> None:
 def run_case(case: dict[str, Any], tmp: Path, rp: RetryPolicy, version: int = 1) -> None:
     name = case["name"]
     _only(case, {"name", "lines", "now_ms", "expect"}, name)
-    if version == 1 and name in SUPERSEDED:
-        case = {**case, "expect": SUPERSEDED[name]}
     data = "".join(case["lines"]).encode()
     path = tmp / f"case-{zlib.crc32(name.encode()):08x}.journal"
     path.write_bytes(data)

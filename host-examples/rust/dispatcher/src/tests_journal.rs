@@ -28,16 +28,13 @@ fn temp(name: &str) -> PathBuf {
     dir
 }
 
-/// Format 1's two cases that refuse `v` 2: journal format 2 supersedes them.
-const SUPERSEDED: [&str; 2] = ["a header with v 2 is refused", "an event with v 2 is refused"];
-
-/// The cases of `file` (its `format` checked: `format`), the superseded ones left out.
+/// The cases of `file` (its `format` checked: `format`).
 fn vectors_of(file: &str, format: &str) -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/vectors-journal").join(file);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(doc["format"], format, "{file}: format");
     let cases = doc["cases"].as_array().expect("`cases`").clone();
-    cases.into_iter().filter(|c| !SUPERSEDED.contains(&c["name"].as_str().unwrap_or(""))).collect()
+    cases
 }
 
 fn vectors() -> Vec<Value> {
