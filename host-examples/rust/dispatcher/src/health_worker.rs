@@ -79,7 +79,21 @@ pub(crate) fn due(
     };
     if rec.hold.needs_reserve {
         match wake(s, inst, cache, &rec, now) {
-            Ok(WakeDecision::Send) => (rec.hold.needs_reserve, rec.hold.wake_refusals) = (false, 0),
+            Ok(WakeDecision::Send) => {
+                (rec.hold.needs_reserve, rec.hold.wake_refusals) = (false, 0);
+                // The reserve's own reply gates the send once more (docs/health-dispatch.md
+                // step 3, draft 3 item 2): a pause or an opening it shows holds the event,
+                // keeping the reservation (no second `reserve` at the next wake). Not for the
+                // granted probe, and `held` false: the release token was spent at step 2.
+                if !probe_send {
+                    let again = GateEvent { held: false, ..ev.clone() };
+                    match gate(s, inst, cache, &rec, &again, None, now) {
+                        Ok(GateDecision::Hold { until_ms, reason }) => return hold(s, rec, until_ms, reason, now),
+                        Ok(_) => {}
+                        Err(e) => return refused(s, rec, "gate", &e),
+                    }
+                }
+            }
             Ok(WakeDecision::Hold { until_ms, refusals }) => {
                 rec.hold.wake_refusals = refusals;
                 return hold(s, rec, until_ms, HoldReason::BudgetRefused, now);

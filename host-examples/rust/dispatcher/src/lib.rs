@@ -88,6 +88,8 @@ mod tests_health;
 #[cfg(test)]
 mod tests_health_util;
 #[cfg(test)]
+mod tests_health_wake;
+#[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]
 mod tests_journal;
