@@ -112,6 +112,19 @@ export async function runHealth(host, { event, state, compiled, rec, dueAtMs = 0
         }
         rec.needs_reserve = false;
         rec.wake_refusals = 0;
+        // The reserve's own reply gates the send once more (docs/health-dispatch.md step 3,
+        // draft 3 item 2): a pause or an opening it shows holds the event, keeping the
+        // reservation (no second `reserve` at the next wake). Not for the granted probe,
+        // and `held` false: the release token was spent at step 2.
+        if (!probe) {
+          const again = compiled.gate(gateEvent(false), table.entry(ep).view, table.pacerFor(ep, budget, now), now);
+          table.keepPacer(ep, again.pacer);
+          if (again.verdict.action === 'hold') {
+            if (!(await hold(again.verdict.until_ms, again.verdict.reason))) return pendingResult(state.attempt);
+            leaving = true;
+            continue;
+          }
+        }
       }
     }
     leaving = false;
