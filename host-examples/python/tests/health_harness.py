@@ -59,6 +59,14 @@ class Harness:
         self.store = CountingStore()
         self.metrics = DispatcherMetrics()
         self.loop = HealthLoop(self, self.store, self.metrics)
+        self.loops = [self.loop]
+
+    def another_replica(self) -> HealthLoop:
+        """A second send loop on the same clock, endpoint and call store, with
+        its own endpoint table (its own views) and metrics: another replica."""
+        loop = HealthLoop(self, self.store, DispatcherMetrics())
+        self.loops.append(loop)
+        return loop
 
     # LoopHost
     def now_ms(self) -> int:
@@ -97,13 +105,15 @@ class Harness:
                 "last_outcome": "", "stop_reason": None, "dead_letter": None, "disable_endpoint": False,
                 "finished_at_ms": 0, **V2_ZERO}
 
-    async def admit_at(self, at_ms: int, event_id: str) -> StopReason | None:
-        """A new event admitted at ``at_ms`` (counted in the endpoint's admissions), then its loop."""
+    async def admit_at(self, at_ms: int, event_id: str, loop: HealthLoop | None = None) -> StopReason | None:
+        """A new event admitted at ``at_ms`` (counted in the endpoint's admissions), then its loop
+        (``loop``, else the harness's own)."""
+        loop = loop if loop is not None else self.loop
         if at_ms > self.now:
             await self.wait_until(at_ms)
         rec = self.record(event_id)
-        self.loop.table.get(rec["endpoint_id"]).admit(self.now, self.c.policy.budget.window_ms)
-        return await self.loop.run(rec, self.c)
+        loop.table.get(rec["endpoint_id"]).admit(self.now, self.c.policy.budget.window_ms)
+        return await loop.run(rec, self.c)
 
     async def resume(self, rec: dict[str, Any], at_ms: int) -> StopReason | None:
         if at_ms > self.now:
@@ -123,7 +133,8 @@ class Harness:
                 assert at - T0 <= limit_ms, "virtual time ran past the test's limit"
                 self.now = max(self.now, at)
                 fut.set_result(None)
-            await self.loop.settle()
+            for loop in self.loops:
+                await loop.settle()
             return [t.result() for t in tasks]
 
         return asyncio.run(main())

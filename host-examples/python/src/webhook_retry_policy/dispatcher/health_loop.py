@@ -123,12 +123,17 @@ class HealthLoop:
         p = entry.pacer
         entry.pacer = Pacer(p.tokens, p.updated_ms, rate)
 
+    def _gate_once(self, c: CompiledPolicy, ev: GateEvent, entry: EndpointHealth, now: int) -> GateAnswer:
+        """``gate`` on the endpoint's kept view and pacer (its pacer kept); no probe call."""
+        self._paced(c, entry, now)
+        answer = c.gate(ev, entry.view, entry.pacer, now)
+        entry.pacer = answer.pacer
+        return answer
+
     async def _gate(self, c: CompiledPolicy, rec: dict[str, Any], ev: GateEvent, entry: EndpointHealth,
                     now: int) -> GateAnswer:
-        self._paced(c, entry, now)
         given = entry.view
-        answer = c.gate(ev, given, entry.pacer, now)
-        entry.pacer = answer.pacer
+        answer = self._gate_once(c, ev, entry, now)
         if not isinstance(answer.verdict, Probe):
             return answer
         v = given if given is not None else NO_VIEW
@@ -231,6 +236,16 @@ class HealthLoop:
             if isinstance(w, DeadLetter):
                 return host.finish(rec, Stop(StopReason.BUDGET_UNAVAILABLE, dead_letter=w))
             rec.update(needs_reserve=False, wake_refusals=0)
+            # The reserve's own reply gates the send once more (step 3, draft 3 item 2): a
+            # pause or an opening it shows holds the event, keeping the reservation (no second
+            # reserve at the next wake). Not for the granted probe; ``held`` false: the
+            # release token was spent at step 2.
+            if not isinstance(v, SendProbe):
+                again = self._gate_once(c, GateEvent(ev.event_id, ev.endpoint_id, ev.attempts, ev.first_attempted_at_ms,
+                                                      False, ev.held_ms), entry, now).verdict
+                if isinstance(again, Hold):
+                    self._hold(rec, again.until_ms, again.reason, now)
+                    return int(again.until_ms)
         return await self._attempt(rec, c, entry, isinstance(v, SendProbe))
 
     async def _attempt(self, rec: dict[str, Any], c: CompiledPolicy, entry: EndpointHealth,
