@@ -76,9 +76,12 @@ def documented_schema(doc: Path = DOC) -> tuple[dict[str, dict], dict[str, list[
     return families, buckets
 
 
-def test_the_metrics_page_is_read_as_thirteen_families_with_their_labels_and_buckets():
+def test_the_metrics_page_is_read_as_eighteen_families_with_their_labels_and_buckets():
     families, buckets = documented_schema()
-    assert len(families) == 13, sorted(families)
+    assert len(families) == 18, sorted(families)
+    assert families["webhook_holds_total"]["labels"] == {
+        "reason": ["paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"]}
+    assert families["webhook_probe_calls_total"]["labels"] == {"granted": ["true", "false", "error"]}
     assert families["webhook_attempts_total"] == {"type": "counter", "labels": {"kind": ["first", "retry"]}}
     table = [k["kind"] for k in json.loads((ROOT / "fleet" / "transport-kinds.json").read_text())["kinds"]]
     assert families["webhook_transport_errors_total"]["labels"]["kind"] == table
