@@ -204,7 +204,8 @@ pub struct Demo {
 /// `endpoints`: local endpoints with fixed statuses.
 #[derive(Args, Debug)]
 pub struct Endpoints {
-    /// NAME=STATUS for each endpoint (e.g. ok=200 broken=503)
+    /// NAME=STATUS for each endpoint (e.g. ok=200 broken=503), or NAME=DOWN[+RA<S>]~UP@DOWN_MS: DOWN (with
+    /// `Retry-After: S`) until DOWN_MS after its first POST, then UP (e.g. flaky=503~200@6000)
     #[arg(value_name = "NAME=STATUS", required = true)]
     specs: Vec<String>,
     /// log every request on stderr
