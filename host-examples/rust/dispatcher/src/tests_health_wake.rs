@@ -43,6 +43,7 @@ fn run_on(
 #[test]
 fn a_woken_budget_held_retry_holds_on_the_pause_its_own_reserve_reply_shows_and_keeps_the_reservation() {
     let Some(server) = RedisServer::start("health-wake", &[], None) else { return };
+    crate::tests_health::clear_of_bucket_edge();
     let url = format!("redis://127.0.0.1:{}/0", server.port);
     // ratio 0.1 over min_sample 1: A's first retry (1 of 1) is refused and held
     // 800 ms; B's 20 first attempts meanwhile make A's wake reserve (1 of 21) allowed.
