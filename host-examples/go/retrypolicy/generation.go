@@ -16,9 +16,12 @@ type generation struct {
 	compiled wazero.CompiledModule
 	info     ArtifactInfo
 	// document is the embedded document (nil when none), loaded by the
-	// artifact's own load-document; documentText its JSON text.
-	document     *PolicyDocument
-	documentText []byte
+	// artifact's own load-health-document, without its health sections
+	// (format 2); healthDocument the same with them; documentText its
+	// JSON text.
+	document       *PolicyDocument
+	healthDocument *HealthDocument
+	documentText   []byte
 
 	pool pool
 	// applyPool serves store-apply: the MemoryStore calls it while the

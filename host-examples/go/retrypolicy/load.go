@@ -75,13 +75,16 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 	if !ok {
 		return nil
 	}
-	var doc PolicyDocument
-	if err := e.withGen(ctx, g, "load-document", func(in *instance) (err error) {
-		doc, err = in.callLoadDocument(ctx, string(text))
+	// format 2 or 3 (docs/artifact.md step 6): load-health-document reads
+	// format 2 exactly as load-document does, and health sections too
+	var hdoc HealthDocument
+	if err := e.withGen(ctx, g, "load-health-document", func(in *instance) (err error) {
+		hdoc, err = in.callLoadHealthDocument(ctx, string(text))
 		return err
 	}); err != nil {
 		return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s) does not load: %v", documentSection, err)
 	}
+	doc := formatTwoOf(hdoc)
 	// the rules of a document reload (Documents.Reload): every class admits
 	if len(doc.Classes) == 0 {
 		return artifactErrorf(ArtifactDocumentInvalid, nil, "the embedded document (custom section %s) has no class", documentSection)
@@ -95,8 +98,18 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 			return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s): class %q does not admit: %v", documentSection, c.Name, err)
 		}
 	}
-	g.document, g.documentText, g.info.DocumentVersion = &doc, text, doc.Version
+	g.document, g.healthDocument, g.documentText, g.info.DocumentVersion = &doc, &hdoc, text, doc.Version
 	return nil
+}
+
+// formatTwoOf is d's classes without their health sections: the
+// format-2 view (admit, the version, ArtifactDocument) of a document.
+func formatTwoOf(d HealthDocument) PolicyDocument {
+	out := PolicyDocument{Version: d.Version, Classes: make([]EventClass, 0, len(d.Classes))}
+	for _, c := range d.Classes {
+		out.Classes = append(out.Classes, EventClass{Name: c.Name, Policy: c.Policy})
+	}
+	return out
 }
 
 // checkExports is the ABI check on the main module's export names: every

@@ -62,6 +62,26 @@ func (d *Documents) Current() PolicyDocument {
 	return *d.cur.Load()
 }
 
+// CurrentHealth is Current with each class's health section: while
+// Documents follows the artifact, the embedded document as format 3
+// (Engine.ArtifactHealthDocument: a class with a section runs the
+// format-3 send loop, as if the same JSON were the caller's); a reloaded
+// document is format 2 (Reload takes format 2 only: a health section is
+// refused by load-document), so its classes carry none.
+func (d *Documents) CurrentHealth() HealthDocument {
+	if d.follow.Load() {
+		if doc := d.engine.cur.Load().healthDocument; doc != nil {
+			return cloneHealthDocument(*doc)
+		}
+	}
+	doc := *d.cur.Load()
+	out := HealthDocument{Version: doc.Version, Classes: make([]HealthClass, 0, len(doc.Classes))}
+	for _, c := range doc.Classes {
+		out.Classes = append(out.Classes, HealthClass{Name: c.Name, Policy: c.Policy})
+	}
+	return out
+}
+
 // Reload validates text and swaps it in; on any error the current document
 // stays and the error names what is wrong.
 func (d *Documents) Reload(ctx context.Context, text []byte) error {

@@ -13,13 +13,38 @@ func (e *Engine) Info() ArtifactInfo { return e.cur.Load().info }
 
 // ArtifactDocument is the policy document the current artifact embeds
 // (custom section webhook-retry-policy:document, loaded by the artifact's
-// own load-document), and its JSON text; ok is false when it embeds none.
+// own load-health-document) as format 2 (its classes without their
+// health sections: what Admit and Documents.Current take), and its JSON
+// text; ok is false when it embeds none. ArtifactHealthDocument is the
+// same document with its health sections.
 func (e *Engine) ArtifactDocument() (doc PolicyDocument, text []byte, ok bool) {
 	g := e.cur.Load()
 	if g.document == nil {
 		return PolicyDocument{}, nil, false
 	}
 	return *g.document, append([]byte(nil), g.documentText...), true
+}
+
+// ArtifactHealthDocument is the document the current artifact embeds as
+// format 3 (docs/artifact.md step 6): each class with its effective
+// health section (nil: that class runs format 2), as LoadHealthDocument
+// returns it, and its JSON text; ok is false when it embeds none. A
+// dispatcher or replica running on the embedded document runs the
+// format-3 send loop for every class that has a section, exactly as for
+// the same JSON given as its policy.
+func (e *Engine) ArtifactHealthDocument() (doc HealthDocument, text []byte, ok bool) {
+	g := e.cur.Load()
+	if g.healthDocument == nil {
+		return HealthDocument{}, nil, false
+	}
+	return cloneHealthDocument(*g.healthDocument), append([]byte(nil), g.documentText...), true
+}
+
+// cloneHealthDocument copies d's class list (the sections are read-only
+// values the caller may keep).
+func cloneHealthDocument(d HealthDocument) HealthDocument {
+	d.Classes = append([]HealthClass(nil), d.Classes...)
+	return d
 }
 
 // SwapArtifact checks component like New does (with expectedSHA256 as
