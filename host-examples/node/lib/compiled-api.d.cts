@@ -93,6 +93,16 @@ export interface CompiledDocument {
 /** A format-3 document (object or JSON text) through the component's load-health-document. */
 export declare function loadHealthDocument(document: object | string): HealthDocument;
 export declare function compileDocument(document: object | string): CompiledDocument;
+/** The current artifact's embedded document (format 2 or 3, read by its load-health-document), or null when it embeds none. */
+export interface EmbeddedDocument {
+  /** Its JSON text, as embedded. */
+  readonly text: string;
+  /** Whether a class has a `health` section (format 3). */
+  readonly hasHealth: boolean;
+  /** As loadHealthDocument gives it, health sections included. */
+  readonly document: HealthDocument;
+}
+export declare function embeddedDocument(): EmbeddedDocument | null;
 /** An in-memory store's answer to a 0.3 store call on what it holds for the call's key (write `held` back). */
 export declare function applyCall(call: StoreCall<Int>, nowMs: Int, held: HeldHealth<Int>): CallApplied;
 /** What an in-memory store holds for a key it has not seen. */

@@ -99,4 +99,16 @@ const pauseUntil = (health, outcome, nowMs) => {
   return lower.n(call((api) => api.pauseUntil(h, o, now)));
 };
 
-module.exports = { applyCall, loadHealthDocument, compileDocument, pace, normalPerS, healthOutcome, pauseUntil, EMPTY_HELD_HEALTH };
+/**
+ * The current artifact's embedded document (docs/artifact.md, step 6), as
+ * its load-health-document read it: `{text, hasHealth, document}` (document:
+ * loadHealthDocument's shape, health sections included), or null when it
+ * embeds none.
+ */
+function embeddedDocument() {
+  const a = artifact();
+  if (a.healthDocument === null) return null;
+  return { text: a.documentText, hasHealth: a.hasHealth, document: shapes.healthDocumentOut(a.healthDocument) };
+}
+
+module.exports = { applyCall, loadHealthDocument, embeddedDocument, compileDocument, pace, normalPerS, healthOutcome, pauseUntil, EMPTY_HELD_HEALTH };

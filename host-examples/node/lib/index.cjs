@@ -41,6 +41,7 @@ module.exports = {
   applyCall: health.applyCall,
   EMPTY_HELD_HEALTH: health.EMPTY_HELD_HEALTH,
   loadHealthDocument: health.loadHealthDocument,
+  embeddedDocument: health.embeddedDocument,
   compileDocument: health.compileDocument,
   pace: health.pace,
   normalPerS: health.normalPerS,

@@ -192,7 +192,7 @@ export interface RetryPolicyOptions {
  * `record` failing changes nothing.
  */
 export declare class RetryPolicy {
-  /** `document` omitted (undefined or null): the artifact's embedded document, followed across artifact swaps. */
+  /** `document` omitted (undefined or null): the artifact's embedded document, followed across artifact swaps (a format-3 one, with health sections, is refused: `invalid_document`). */
   constructor(document?: PolicyDocument | string | null, options?: RetryPolicyOptions);
   readonly version: string;
   readonly classes: string[];
@@ -202,6 +202,8 @@ export declare class RetryPolicy {
   readonly budgetDisagreements: number;
   /** States whose policy_hash named no document this process knows (judged by the current one). */
   readonly policyHashMisses: number;
+  /** Swaps whose embedded document had health sections (format 3): this kept its document (run those with the health send loop). */
+  readonly skippedHealthDocuments: number;
   /** Validate, then swap in a new document (a bad one keeps the current one and says why; never throws). */
   reload(document: PolicyDocument | string): ReloadResult;
   /** The schedule a new event of `eventClass` is admitted under (default: now). */

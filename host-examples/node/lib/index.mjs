@@ -24,6 +24,7 @@ export const {
   applyCall,
   EMPTY_HELD_HEALTH,
   loadHealthDocument,
+  embeddedDocument,
   compileDocument,
   pace,
   normalPerS,

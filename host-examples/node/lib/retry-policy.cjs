@@ -52,11 +52,23 @@ function option(options, name, check, fallback) {
   return v;
 }
 
+/** An embedded format-3 document is not run as format 2: its health sections must not be dropped in silence. */
+function formatThree(a) {
+  const c = a.healthDocument.classes.find((k) => k.health !== undefined);
+  return new PolicyError(
+    'invalid_document',
+    `classes.${c.name}.health`,
+    `the artifact's embedded document (version ${a.info.document_version}) has health sections (format 3); `
+      + 'RetryPolicy runs format 2: run it with the health send loop (HealthPolicy given no document, docs/health-dispatch.md)',
+  );
+}
+
 function embeddedDocument() {
   const a = artifact();
   if (a.document === null) {
     throw new PolicyError('invalid_document', '', `no document given, and the artifact (sha256 ${a.info.sha256}) embeds none`);
   }
+  if (a.hasHealth) throw formatThree(a);
   return a;
 }
 
@@ -72,6 +84,7 @@ class RetryPolicy {
   #onStoreError;
   #onDisagreement;
   #disagreements = 0;
+  #skipped = 0;
   #reportStoreError = (e, request) => this.#report(e, request, false);
 
   /**
@@ -114,6 +127,11 @@ class RetryPolicy {
     return this.#disagreements;
   }
 
+  /** Swaps whose embedded document had health sections (format 3): this kept its document (a HealthPolicy runs them). */
+  get skippedHealthDocuments() {
+    return this.#skipped;
+  }
+
   /** States whose policy_hash named no document this process knows (judged by the current one). */
   get policyHashMisses() {
     return this.#hashMisses;
@@ -153,7 +171,8 @@ class RetryPolicy {
       const a = artifact();
       if (a !== this.#follows) {
         this.#follows = a;
-        if (a.document !== null && a.documentText !== null) this.#use(a.document);
+        if (a.hasHealth) this.#skipped += 1;
+        else if (a.document !== null && a.documentText !== null) this.#use(a.document);
       }
     }
     return this.#doc;

@@ -5,7 +5,7 @@
 // (health included). Its store answers whole store calls (`answer`),
 // bounded by the store timeout; a failed or late call is null (the caller
 // reads it as unavailable). Nothing here decides.
-import { compileDocument, loadHealthDocument, retryAfter, PolicyError } from '@webhook/retry-policy';
+import { compileDocument, loadHealthDocument, embeddedDocument, artifactInfo, retryAfter, PolicyError } from '@webhook/retry-policy';
 
 /** A store call that did not answer within the store timeout. */
 class StoreTimeoutError extends Error {
@@ -31,8 +31,19 @@ function withTimeout(promise, ms) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The artifact's embedded document text (docs/artifact.md step 6), or a PolicyError when it embeds none. */
+function embeddedText() {
+  const e = embeddedDocument();
+  if (e === null) {
+    const { sha256 } = artifactInfo();
+    throw new PolicyError('invalid_document', '', `no document given, and the artifact (sha256 ${sha256}) embeds none`);
+  }
+  return e.text;
+}
+
 export class HealthPolicy {
   #doc;
+  #follows = null; // the info of the artifact whose embedded document this follows, or null (a document was given)
   #store;
   #timeoutMs;
   #onStoreError;
@@ -43,36 +54,69 @@ export class HealthPolicy {
   budgetDisagreements = 0;
 
   /**
-   * @param document a policy document (object or JSON text), format 2 or 3
+   * @param document a policy document (object or JSON text), format 2 or 3;
+   *   omitted (undefined or null): the artifact's embedded document (its
+   *   health sections included), followed across artifact swaps: new events
+   *   are admitted under the new artifact's document, events in flight keep
+   *   the class they began on, journaled ones their own `policy`
    * @param options {store (with answer(call, nowMs); none: admission and replay only), clock, storeTimeoutMs, onStoreError(e, {operation, endpointId, timedOut})}
    */
   constructor(document, { store = null, clock, storeTimeoutMs = 250, onStoreError = () => {} }) {
     if (store !== null && typeof store?.answer !== 'function') throw new TypeError('HealthPolicy: the store must answer whole store calls (answer(call, nowMs))');
-    this.#doc = compileDocument(document);
+    if (document == null) {
+      this.#follows = artifactInfo();
+      this.#doc = compileDocument(embeddedText());
+    } else {
+      this.#doc = compileDocument(document);
+    }
     this.#store = store;
     this.clock = clock;
     this.#timeoutMs = storeTimeoutMs;
     this.#onStoreError = onStoreError;
   }
 
+  /** Whether this follows the artifact's embedded document (it was given none). */
+  get followsArtifact() {
+    return this.#follows !== null;
+  }
+
   get version() {
-    return this.#doc.version ?? null;
+    return this.#current().version ?? null;
   }
 
   get classes() {
-    return [...this.#doc.classes.keys()];
+    return [...this.#current().classes.keys()];
+  }
+
+  /**
+   * The current document: the artifact's, when this follows it and a swap
+   * brought another (an artifact that embeds none keeps the one followed).
+   * The replaced document is not closed (an event in flight may still run
+   * on its classes): its handles go with it (FinalizationRegistry).
+   */
+  #current() {
+    if (this.#follows !== null) {
+      const info = artifactInfo(); // one frozen object per loaded artifact
+      if (info !== this.#follows) {
+        this.#follows = info;
+        const e = embeddedDocument();
+        if (e !== null) this.#doc = compileDocument(e.text);
+      }
+    }
+    return this.#doc;
   }
 
   /** The class's CompiledPolicy (throws `unknown_event_class`). */
   compiled(eventClass) {
-    const p = this.#doc.classes.get(eventClass);
+    const p = this.#current().classes.get(eventClass);
     if (p === undefined) throw new PolicyError('unknown_event_class', 'class', `no event class \`${eventClass}\` (defined: ${this.classes.join(', ')})`);
     return p;
   }
 
   /** A new event's admission (`admit-compiled` on the class's handle). */
   admit(eventClass, nowMs = this.clock.nowMs()) {
-    return this.compiled(eventClass).admit(eventClass, this.#doc.version ?? '', nowMs);
+    const compiled = this.compiled(eventClass);
+    return compiled.admit(eventClass, this.#doc.version ?? '', nowMs);
   }
 
   /** The CompiledPolicy of a journaled record's own `policy` (its `health` included), one per distinct document. */

@@ -19,13 +19,14 @@
 // --resume FILE continues another replica's pending events, each under its
 // admitted policy (stored-events.mjs); a drain leaves the unfinished ones
 // pending in the journal, resumable. A --policy document with health
-// sections (format 3) runs the send loop of docs/health-dispatch.md
+// sections (format 3), or without --policy an embedded one with them
+// (docs/artifact.md step 6), runs the send loop of docs/health-dispatch.md
 // (HealthPolicy, health-loop.mjs): gate, hold, probe, wake; the summary adds
 // holds, held, probe_calls and wake_calls. `replica replay ...` replays dead
 // letters of a journal (replay-command.mjs).
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
+import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
 import { meteredStore } from '../dispatcher/metered-store.mjs';
 import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
@@ -97,8 +98,10 @@ function loadPolicy(opts, options) {
       + '(custom section webhook-retry-policy:document): pass --policy FILE, or an artifact made by retry-policy bundle');
   }
   try {
-    if (opts.policyText !== null && healthSections(opts.policyText)) {
+    const embeddedHealth = opts.policyText === null && embeddedDocument()?.hasHealth === true;
+    if (embeddedHealth || (opts.policyText !== null && healthSections(opts.policyText))) {
       // Format 3 (docs/health-dispatch.md): gate, hold, probe; every class on its compiled handle.
+      // The artifact's embedded format-3 document runs so too (docs/artifact.md step 6), followed across swaps.
       const policy = new HealthPolicy(opts.policyText, options);
       policy.compiled(EVENT_CLASS);
       return policy;
@@ -110,6 +113,22 @@ function loadPolicy(opts, options) {
     if (e instanceof PolicyError) throw new UsageError(`${where}: ${e.code} at ${e.field}: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * A replica on the embedded format-2 document (a RetryPolicy following the
+ * artifact) does not switch send loops at a swap: a swapped-in document with
+ * health sections is not applied (the RetryPolicy keeps its document), and
+ * that is said, once per swap. A restart runs it with the health send loop.
+ * Returns a function that stops listening.
+ */
+function noticeFormatThreeSwaps(policy, opts) {
+  if (!(policy instanceof RetryPolicy) || opts.policyText !== null) return () => {};
+  return onArtifactChange((e) => {
+    if (e.kind !== 'swapped' || embeddedDocument()?.hasHealth !== true) return;
+    log(`policy artifact swapped to a document with health sections (format 3, document_version=${e.info.document_version}): `
+      + `not applied, this replica started on format 2 and keeps document_version=${policy.version}; restart it to run the health send loop`);
+  });
 }
 
 /** Whether the document has `health` sections (a text load-health-document refuses is left to RetryPolicy's own error). */
@@ -185,6 +204,7 @@ async function run(opts) {
     journal?.closeSync(); // before the usage error exits: the lock is removed
     throw e;
   }
+  const stopNotice = noticeFormatThreeSwaps(policy, opts);
   const journalError = rateLimited('journal write failed (the run goes on; the journal stays whole)');
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
@@ -279,6 +299,7 @@ async function run(opts) {
   redis?.disconnect();
   dispatcher.close();
   tracked.close();
+  stopNotice();
   await server?.close();
   if (how === 'deadline') process.exit(crashed > 0 ? 1 : 0); // abandoned attempts may still hold sockets and timers
   return crashed > 0 ? 1 : 0;

@@ -145,13 +145,24 @@ function loadArtifact(source, { expectedSha256 } = {}) {
     let text;
     try {
       text = utf8().decode(section);
-      document = { text, value: instances.run((api) => api.loadDocument(text)) };
+      // Format 2 or 3 (step 6): the artifact's own load-health-document.
+      const health = instances.run((api) => api.loadHealthDocument(text));
+      document = { text, health, value: formatTwoView(health) };
     } catch (e) {
       const why = e?.payload ? lower.policyError(e.payload).message : e instanceof PolicyError ? e.message : 'not UTF-8';
       throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
     }
   }
   return new Artifact({ sha256: digest ?? (() => sha256(bytes)), source: label, size: bytes.length, build, document, instances });
+}
+
+/**
+ * The format-2 view of a loaded health-document: the policy-document value
+ * (version, classes as {name, policy}) that format-2 callers take. Values
+ * moved, nothing decided: each class's policy is the component's own.
+ */
+function formatTwoView(health) {
+  return { version: health.version, classes: health.classes.map((c) => ({ name: c.name, policy: c.policy })) };
 }
 
 function parseBuild(section) {
@@ -192,9 +203,23 @@ class Artifact {
     return this.#document === null ? null : this.#document.text;
   }
 
-  /** The embedded document (the component's policy-document value), or null. */
+  /**
+   * The embedded document (the component's policy-document value), or null.
+   * Of a format-3 document this is its format-2 view: the health sections
+   * are in `healthDocument` (and `hasHealth` says whether there are any).
+   */
   get document() {
     return this.#document === null ? null : this.#document.value;
+  }
+
+  /** The embedded document as load-health-document read it (the component's health-document value), or null. */
+  get healthDocument() {
+    return this.#document === null ? null : this.#document.health;
+  }
+
+  /** Whether the embedded document has a class with a `health` section (format 3). */
+  get hasHealth() {
+    return this.#document !== null && this.#document.health.classes.some((c) => c.health !== undefined);
   }
 
   /** Run `f(api)` on one of this artifact's instances (jco's `policy` interface). */
