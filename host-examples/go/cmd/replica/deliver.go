@@ -29,8 +29,8 @@ func mayStartBy(edgeMs uint64, nowMs func() uint64) func() bool {
 // attempts (journaled with --store: the admission before the first attempt).
 func (r *replica) deliver(ctx context.Context, eventID string) {
 	r.events.Add(1)
-	if r.fmt3.class != nil {
-		r.deliverHealth(ctx, eventID)
+	if cl, version := r.fmt3.classNow(r.engine, r.cfg.Class); cl != nil {
+		r.deliverHealth(ctx, eventID, cl, version)
 		return
 	}
 	// the event keeps the document (and class policy) it was admitted

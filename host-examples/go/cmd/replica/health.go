@@ -18,10 +18,14 @@ import (
 
 // healthRun is the replica's format-3 state.
 type healthRun struct {
-	class   *rp.HealthClass // --class of the --policy document when it has health (nil: format 2)
+	class   *rp.HealthClass // --class of the document when it has health at start (nil: format 2)
 	version string
-	table   *endpointhealth.Table
-	calls   rp.CallStore // timed, failures counted
+	// follow: no --policy, the artifact's embedded document is current
+	// (docs/artifact.md step 6), and a swapped-in artifact's document is
+	// what new events are admitted under (classNow)
+	follow bool
+	table  *endpointhealth.Table
+	calls  rp.CallStore // timed, failures counted
 
 	mu       sync.Mutex
 	compiled map[string]*rp.Compiled // per (policy, health) of the records stepped
@@ -32,22 +36,25 @@ type healthRun struct {
 	wakeCalls  atomic.Uint64
 }
 
-// newHealthRun reads text (the --policy document, nil: the artifact's)
-// with load-health-document and finds class's section.
+// newHealthRun reads text (the --policy document, nil: the artifact's,
+// whose health sections count as its own) with load-health-document and
+// finds class's section.
 func newHealthRun(ctx context.Context, engine *rp.Engine, text []byte, class string) (*healthRun, error) {
 	h := &healthRun{table: endpointhealth.New(endpointhealth.Max), compiled: map[string]*rp.Compiled{}}
+	var doc rp.HealthDocument
 	if text == nil {
-		return h, nil
-	}
-	doc, err := engine.LoadHealthDocument(ctx, text)
-	if err != nil {
-		return nil, err
-	}
-	for i := range doc.Classes {
-		if c := doc.Classes[i]; c.Name == class && c.Health != nil {
-			h.class, h.version = &c, doc.Version
+		h.follow = true
+		var ok bool
+		if doc, _, ok = engine.ArtifactHealthDocument(); !ok {
+			return h, nil
+		}
+	} else {
+		var err error
+		if doc, err = engine.LoadHealthDocument(ctx, text); err != nil {
+			return nil, err
 		}
 	}
+	h.class, h.version = sectionOf(doc, class)
 	return h, nil
 }
 
@@ -103,13 +110,13 @@ func (r *replica) steps() endpointhealth.Steps {
 		OnWake:  func() { r.fmt3.wakeCalls.Add(1); r.metrics.WakeCalled() }}
 }
 
-// deliverHealth admits a new event under the class's section and runs it.
-func (r *replica) deliverHealth(ctx context.Context, eventID string) {
-	cl := r.fmt3.class
+// deliverHealth admits a new event under the class's section (cl, of
+// the document version) and runs it.
+func (r *replica) deliverHealth(ctx context.Context, eventID string, cl *rp.HealthClass, version string) {
 	c, err := r.fmt3.compile(ctx, r.engine, cl.Policy, cl.Health)
 	var adm rp.Admission
 	if err == nil {
-		adm, err = c.Admit(ctx, cl.Name, r.fmt3.version, r.nowMs())
+		adm, err = c.Admit(ctx, cl.Name, version, r.nowMs())
 	}
 	if err != nil {
 		r.logf("admit %s: class %q: %v", eventID, cl.Name, err)
