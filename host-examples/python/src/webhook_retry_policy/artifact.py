@@ -13,7 +13,12 @@ error, never a fallback); the copy shipped in this package
 (``artifact_abi_mismatch``: the main module's export names and
 ``abi-version()``), the self-test of known answers through the normal call
 path (``artifact_self_test_failed``), the embedded document
-(``artifact_document_invalid``). Only the main core module is compiled
+(``artifact_document_invalid``), read with the artifact's own
+``load-health-document``: format 2, or format 3 with ``health`` sections.
+:attr:`Artifact.document` is its format-2 reading (the classes without
+their sections); :attr:`Artifact.health_document` is the whole document,
+sections included, which the dispatcher and the replica run as they run a
+``--policy`` file's. Only the main core module is compiled
 (``loader``: the serialized-module cache).
 
 :func:`swap_artifact` makes a checked artifact the one later calls run on;
@@ -37,7 +42,7 @@ from ._generated import abi
 from ._generated.types import _Frozen, _set
 from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
-from .types import Backoff, Jitter, LimitedBy, OutcomeClass, PolicyDocument
+from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, OutcomeClass, PolicyDocument
 
 ABI = "webhook:retry-policy@0.3.0"
 ABI_VERSION = 3
@@ -81,12 +86,25 @@ class ArtifactInfo(_Frozen):
 
 
 class Artifact:
-    """A checked artifact: its compiled main module, info and embedded document."""
+    """A checked artifact: its compiled main module, info and embedded document.
 
-    def __init__(self, info: ArtifactInfo, core: wasmtime.Module, document: PolicyDocument | None) -> None:
+    ``document``: the embedded document's classes without their ``health``
+    sections (format 2, what ``admit`` and ``class_policy`` take), None when
+    it embeds none. ``health_document``: the same document as
+    ``load-health-document`` read it, ``health`` sections included (a
+    format-2 document reads with none), None when it embeds none."""
+
+    def __init__(self, info: ArtifactInfo, core: wasmtime.Module, document: PolicyDocument | None,
+                 health_document: HealthDocument | None = None) -> None:
         self.info = info
         self.core = core
         self.document = document
+        self.health_document = health_document
+
+    @property
+    def has_health(self) -> bool:
+        """True when the embedded document has a class with a ``health`` section (format 3)."""
+        return self.health_document is not None and any(c.health is not None for c in self.health_document.classes)
 
 
 def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None) -> tuple[bytes, str]:
@@ -175,19 +193,25 @@ def load_artifact(
         raise ArtifactError("artifact_abi_mismatch", f"artifact implements {ABI} (abi {version}); this host speaks "
                             f"{ABI} (abi {ABI_VERSION})")
     _self_test(inst)
-    document = None
+    document, health_document = None, None
     if DOCUMENT_SECTION in component.custom:
-        try:
-            document = inst.run("load-document", component.custom[DOCUMENT_SECTION].decode("utf-8"))
+        try:  # format 2 or 3: load-health-document reads format 2 as format 2 (docs/artifact.md step 6)
+            health_document = inst.run("load-health-document", component.custom[DOCUMENT_SECTION].decode("utf-8"))
         except UnicodeDecodeError as e:
             raise ArtifactError("artifact_document_invalid", f"the embedded document is not UTF-8: {e}") from None
         except (PolicyError, PolicyTrap) as e:
             raise ArtifactError("artifact_document_invalid", f"the embedded document does not load: {e}") from None
+        document = without_sections(health_document)
     info = ArtifactInfo(digest, ABI, document.version if document else "", label, len(data), build)
-    checked = Artifact(info, core, document)
+    checked = Artifact(info, core, document, health_document)
     inst.artifact = checked
     instance.offer(inst)
     return checked
+
+
+def without_sections(document: HealthDocument) -> PolicyDocument:
+    """A format-3 document's classes without their ``health`` sections (its format-2 reading)."""
+    return PolicyDocument(document.version, tuple(EventClass(c.name, c.policy) for c in document.classes))
 
 
 _swap_lock = threading.Lock()

@@ -20,7 +20,11 @@ artifact (docs/artifact.md, step 6 and "Swapping"): when a swapped-in
 artifact embeds another document, that document becomes current through the
 same reload path (older documents stay known by hash, so events admitted
 before the swap keep their policy). An artifact that embeds none leaves the
-current document. A holder given a document (or a file) is pinned: no swap
+current document. The embedded document's ``health`` sections (format 3)
+count as its own: :attr:`DocumentHolder.health` is the artifact's
+``health_document`` as it would be a JSON file's, and a swap to an artifact
+with another one makes that one's sections what new events are admitted
+under (format 2 or 3 alike). A holder given a document (or a file) is pinned: no swap
 replaces it, and a successful :meth:`reload_text` / :meth:`reload_file` on a
 following holder pins the reloaded document (the caller's wins).
 """
@@ -34,10 +38,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .artifact import Artifact, current_artifact
+from .artifact import Artifact, current_artifact, without_sections
 from .errors import PolicyError
 from .ops import PolicyOps, logger
-from .types import Admission, EventClass, HealthDocument, Policy, PolicyDocument
+from .types import Admission, HealthDocument, Policy, PolicyDocument
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class DocumentHolder:
     def __init__(self, ops: PolicyOps, document: PolicyDocument, *, path: str | None = None) -> None:
         self.ops = ops
         self._document = document
-        self.health: HealthDocument | None = None  # the format-3 reading of a JSON document reloaded (its sections)
+        self._health: HealthDocument | None = None  # the format-3 reading of a JSON document (its sections)
         self.path = path
         self.reloads = 0
         self.refusals = 0
@@ -71,8 +75,8 @@ class DocumentHolder:
             return cls(ops, ops.load_document_file(path), path=path)
         with open(path, encoding="utf-8") as f:
             health = ops.load_health_document(f.read())
-        holder = cls(ops, _without_sections(health), path=path)
-        holder.health = health
+        holder = cls(ops, without_sections(health), path=path)
+        holder._health = health
         return holder
 
     @classmethod
@@ -86,6 +90,7 @@ class DocumentHolder:
             raise PolicyError("invalid_document", "", "the running artifact embeds no policy document "
                               "(webhook-retry-policy:document): pass one (a file or a PolicyDocument)")
         holder = cls(ops, document)
+        holder._health = artifact.health_document  # its health sections run as a --policy file's would
         holder._followed = artifact
         return holder
 
@@ -98,6 +103,14 @@ class DocumentHolder:
     def current(self) -> PolicyDocument:
         self._follow()
         return self._document
+
+    @property
+    def health(self) -> HealthDocument | None:
+        """The current document as ``load-health-document`` read it, ``health``
+        sections included: a JSON file's or reload's, or the followed
+        artifact's embedded one; None for a TOML file or a plain document."""
+        self._follow()
+        return self._health
 
     def admit(self, event_class: str, now_ms: int | None = None) -> Admission:
         """Admit under the current document, remembering the class policy by its hash."""
@@ -120,7 +133,7 @@ class DocumentHolder:
                 new = self.ops.load_document_toml(text)
             else:  # format 3 reads format 2 as format 2 (docs/health-dispatch.md section 6)
                 health = self.ops.load_health_document(text)
-                new = _without_sections(health)
+                new = without_sections(health)
         except PolicyError as e:
             self.refusals += 1
             why = str(e)
@@ -128,8 +141,8 @@ class DocumentHolder:
             return ReloadResult(False, False, self._document.version, why)
         with self._follow_lock:
             self._followed = None  # the caller's document is pinned: later swaps do not replace it
-            changed = self._take(new) or health != self.health
-            self.health = health
+            changed = self._take(new) or health != self._health
+            self._health = health
             return ReloadResult(True, changed, new.version)
 
     def _take(self, new: PolicyDocument) -> bool:
@@ -154,7 +167,13 @@ class DocumentHolder:
                 return
             self._followed = artifact
             new = artifact.document
-            if new is not None and self._take(new):
+            if new is None:
+                return
+            took = self._take(new)
+            if artifact.health_document != self._health:  # the new sections gate events admitted from now
+                self._health = artifact.health_document
+                took = True
+            if took:
                 logger().info("policy document version %r from the swapped-in artifact sha256=%s",
                               new.version, artifact.info.sha256)
 
@@ -207,7 +226,3 @@ class DocumentHolder:
             return (0.0, -1, "")
         return (st.st_mtime, st.st_size, digest)
 
-
-def _without_sections(document: HealthDocument) -> PolicyDocument:
-    """A format-3 document's classes without their ``health`` sections."""
-    return PolicyDocument(document.version, tuple(EventClass(c.name, c.policy) for c in document.classes))

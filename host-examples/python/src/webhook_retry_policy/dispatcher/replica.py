@@ -24,8 +24,9 @@ HOST:PORT`` serves ``/metrics`` there (an empty HOST is 127.0.0.1, port 0
 any free port; ``webhook_policy_info{artifact_sha256,abi,document_version} 1``
 and the dispatcher counters; the URL is logged).
 
-A class with a ``health`` section (format 3; every ``--policy`` is read
-with ``load-health-document``) runs the send loop of
+A class with a ``health`` section (format 3; every ``--policy``, and the
+artifact's embedded document when there is no ``--policy``, is read with
+``load-health-document``) runs the send loop of
 docs/health-dispatch.md (``replica_health``); ``replica replay --store FILE
 --policy FILE ...`` replays dead letters (``replay.py``).
 At the end it prints exactly one JSON line on stdout (everything else goes
@@ -253,8 +254,9 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
                 health_doc = policy.load_health_document(f.read())
             document = PolicyDocument(health_doc.version, tuple(EventClass(c.name, c.policy)
                                                                 for c in health_doc.classes))
-        else:
-            document = DocumentHolder.from_artifact(policy).current
+        else:  # the embedded document's health sections run as --policy's would (docs/artifact.md step 6)
+            holder = DocumentHolder.from_artifact(policy)
+            document, health_doc = holder.current, holder.health
         storm = policy.class_policy(document, EVENT_CLASS)
         # The class's schedule is the same for every event; admit once for
         # max_attempts, and each event's first-attempt instant is its own.

@@ -1,0 +1,115 @@
+"""An artifact whose embedded document is format 3 (docs/artifact.md step 6):
+it loads with ``load-health-document`` and exposes its ``health`` sections;
+an invalid section is ``artifact_document_invalid`` naming its path; a
+dispatcher or replica with no ``--policy`` runs those sections exactly as a
+``--policy`` file's (a 429's ``Retry-After`` makes a ``paused`` hold), and a
+format-2 embedded document still makes none; a swap to a format-3 artifact
+makes its sections what new events are admitted under."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from test_replica import REPLICA, run_replica, summary_of
+
+from webhook_retry_policy import AsyncRetryPolicy, ManualClock, instance
+from webhook_retry_policy.artifact import ARTIFACT_ENV, DOCUMENT_SECTION, current_artifact, load_artifact, swap_artifact
+from webhook_retry_policy.component_reader import append_custom_section
+from webhook_retry_policy.dispatcher import Dispatcher, LocalEndpoint
+from webhook_retry_policy.errors import ArtifactError
+from webhook_retry_policy.reload import DocumentHolder
+
+SHIPPED = REPLICA.parent / "src" / "webhook_retry_policy" / "retry_policy.wasm"
+STORM = {"window_ms": 3000, "hard_cap": 16, "backoff": {"base_ms": 5, "factor": 2.0, "cap_ms": 50, "jitter": "full"},
+         "budget": {"ratio": 0.5, "window_ms": 10_000, "min_sample": 1, "sliding": True}}
+HEALTH = {"pause": {"max_ms": 60_000}, "circuit": None, "release": {"multiple": 1.0, "floor_per_s": 100.0}}
+
+
+def document(*, health: dict | None = HEALTH, version: str = "embedded-3") -> dict:
+    cls = dict(STORM) if health is None else {**STORM, "health": health}
+    return {"version": version, "classes": {"storm": cls}}
+
+
+def bundled(doc: dict) -> bytes:
+    """The shipped artifact with ``doc`` embedded (what ``retry-policy bundle`` writes)."""
+    return append_custom_section(SHIPPED.read_bytes(), DOCUMENT_SECTION, json.dumps(doc).encode())
+
+
+@pytest.fixture(autouse=True)
+def restore_the_active_artifact(monkeypatch):
+    monkeypatch.delenv(ARTIFACT_ENV, raising=False)
+    before = current_artifact()
+    yield
+    instance.activate(before)
+
+
+def test_an_embedded_format_3_document_loads_and_exposes_its_health_sections():
+    a = load_artifact(bundled(document()))
+    assert a.info.document_version == "embedded-3" and a.has_health
+    assert a.health_document is not None and a.document is not None
+    (cls,) = a.health_document.classes
+    assert cls.name == "storm" and cls.health is not None and cls.health.pause_max_ms == 60_000
+    assert cls.health.circuit is None and cls.health.release.multiple == 1.0
+    assert [c.name for c in a.document.classes] == ["storm"] and a.document.classes[0].policy == cls.policy
+
+
+def test_an_embedded_format_2_document_reads_as_format_2_with_no_section():
+    a = load_artifact(bundled(document(health=None)))
+    assert a.health_document is not None and not a.has_health
+    assert all(c.health is None for c in a.health_document.classes)
+
+
+def test_an_invalid_health_section_in_the_embedded_document_is_refused_naming_its_path():
+    with pytest.raises(ArtifactError) as e:
+        load_artifact(bundled(document(health={**HEALTH, "cache_ms": 0})))
+    assert e.value.code == "artifact_document_invalid"
+    assert "classes.storm.health.cache_ms" in str(e.value)
+
+
+def test_a_swap_to_a_format_3_artifact_makes_its_sections_what_new_events_are_admitted_under():
+    swap_artifact(bundled(document(health=None, version="two")))
+    holder = DocumentHolder.from_artifact(AsyncRetryPolicy())
+    assert holder.health is not None and holder.health.classes[0].health is None
+    swap_artifact(bundled(document(version="three")))
+    assert holder.current.version == "three" and holder.follows_artifact
+    assert holder.health is not None and holder.health.classes[0].health is not None
+    swap_artifact(bundled(document(health=None, version="two-again")))
+    assert holder.health is not None and holder.health.classes[0].health is None
+
+
+async def test_a_dispatcher_on_the_embedded_document_holds_on_a_429_retry_after():
+    swap_artifact(bundled(document(health={"pause": {"max_ms": 60_000}})))
+    clock = ManualClock()
+    policy = AsyncRetryPolicy(clock=clock)
+    start = clock.now_ms()
+    with LocalEndpoint(204, retry_after="10", answer=lambda h, b: 429 if clock.now_ms() - start < 2000 else 204) as ep:
+        async with httpx.AsyncClient(timeout=5.0) as client:
+            d = Dispatcher(DocumentHolder.from_artifact(policy), {"ep": ep.url}, policy, client=client,
+                           sleep=clock.sleep)
+            await d.submit("e0", "ep", "storm", {})
+            await d.run_until(clock.now_ms() + 100)
+            await d.submit("e1", "ep", "storm", {})
+            await d.run_until(clock.now_ms() + 100)
+            held = await d.store.get("e1")
+            assert held.hold_reason == "paused" and held.attempt == 0
+    assert d.metrics.holds.labels("paused")._value.get() >= 1
+
+
+def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:
+    bundle = tmp_path / "bundle.wasm"
+    bundle.write_bytes(bundled(doc))
+    return summary_of(run_replica("--target", url, "--endpoint-id", f"ep-{doc['version']}", "--events", "6",
+                                  "--concurrency", "2", "--artifact", str(bundle), timeout=60))
+
+
+def test_a_replica_without_policy_holds_on_a_429_retry_after_under_an_embedded_format_3_document(tmp_path):
+    with LocalEndpoint(429, retry_after="1") as ep:
+        three = replica_on(tmp_path, document(), ep.url)
+        two = replica_on(tmp_path, document(health=None, version="embedded-2"), ep.url)
+    assert three["events"] == 6 == sum(three["stop_reasons"].values()) and three["pending"] == 0
+    assert three["holds"]["paused"] >= 1, three
+    assert two["events"] == 6 == sum(two["stop_reasons"].values())
+    assert two["holds"]["paused"] == 0 and two["held"] == 0, two
