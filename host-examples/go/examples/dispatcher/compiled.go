@@ -78,10 +78,15 @@ func formatTwo(doc *rp.HealthDocument) rp.PolicyDocument {
 	return out
 }
 
-// enqueueHealth admits ev under the health document (admit-compiled with
-// the class's section: its hash covers it) and persists it.
-func (d *Dispatcher) enqueueHealth(ctx context.Context, ev Event, now uint64) (*Record, error) {
-	doc := d.cfg.HealthDocument
+// hasSection reports whether class name of doc has a health section.
+func hasSection(doc *rp.HealthDocument, name string) bool {
+	c, ok := healthClass(doc, name)
+	return ok && c.Health != nil
+}
+
+// enqueueHealth admits ev under the health document doc (admit-compiled
+// with the class's section: its hash covers it) and persists it.
+func (d *Dispatcher) enqueueHealth(ctx context.Context, ev Event, doc *rp.HealthDocument, now uint64) (*Record, error) {
 	cl, ok := healthClass(doc, ev.Class)
 	if !ok {
 		_, err := d.cfg.Engine.Admit(ctx, formatTwo(doc), ev.Class, now) // unknown_event_class, the component's words

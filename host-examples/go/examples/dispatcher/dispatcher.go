@@ -35,6 +35,11 @@ type Config struct {
 	// Documents, when set, replaces Document: new events are admitted under
 	// its current document (reloaded without a restart: Reload, WatchFile);
 	// admitted events keep the schedule and policy they were admitted under.
+	// While it follows the artifact (rp.NewDocuments with no text), the
+	// embedded document's health sections count as its own
+	// (docs/artifact.md step 6): a class with one runs the format-3 send
+	// loop as under a HealthDocument (Calls is then required), and a
+	// swapped-in artifact's sections are what new events run under.
 	Documents *rp.Documents
 	Store     *FileStore
 	Metrics   *Metrics
@@ -134,7 +139,16 @@ func (d *Dispatcher) Enqueue(ctx context.Context, ev Event) (*Record, error) {
 	}
 	now := d.cfg.Clock.NowMs()
 	if d.cfg.HealthDocument != nil {
-		return d.enqueueHealth(ctx, ev, now)
+		return d.enqueueHealth(ctx, ev, d.cfg.HealthDocument, now)
+	}
+	if d.cfg.Documents != nil {
+		// one snapshot: the artifact's sections when Documents follows it
+		if hd := d.cfg.Documents.CurrentHealth(); hasSection(&hd, ev.Class) {
+			if d.calls == nil {
+				return nil, fmt.Errorf("dispatcher: class %q has a health section (document %s) and Calls is not set: the format-3 send loop needs the format-3 store", ev.Class, hd.Version)
+			}
+			return d.enqueueHealth(ctx, ev, &hd, now)
+		}
 	}
 	doc := d.cfg.Document
 	if d.cfg.Documents != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/replay"
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
@@ -33,10 +34,10 @@ func (d *Dispatcher) currentClasses() rp.HealthDocument {
 	if d.cfg.HealthDocument != nil {
 		return *d.cfg.HealthDocument
 	}
-	doc := d.cfg.Document
 	if d.cfg.Documents != nil {
-		doc = d.cfg.Documents.Current()
+		return d.cfg.Documents.CurrentHealth() // the artifact's sections while it follows the artifact
 	}
+	doc := d.cfg.Document
 	out := rp.HealthDocument{Version: doc.Version}
 	for _, c := range doc.Classes {
 		out.Classes = append(out.Classes, rp.HealthClass{Name: c.Name, Policy: c.Policy})
@@ -50,7 +51,13 @@ func (d *Dispatcher) currentClasses() rp.HealthDocument {
 // replayed_as record follows. A dead letter already replayed (either
 // way) is never chosen again.
 func (d *Dispatcher) Replay(ctx context.Context, f ReplayFilter) (ReplayResult, error) {
-	res, err := replay.Journal(ctx, d.cfg.Engine, storeWriter{d.cfg.Store}, d.cfg.Store.journal.Records(), d.currentClasses(),
+	classes := d.currentClasses()
+	for _, c := range classes.Classes {
+		if c.Health != nil && d.calls == nil {
+			return ReplayResult{}, fmt.Errorf("dispatcher: replay: class %q has a health section (document %s) and Calls is not set: the format-3 send loop needs the format-3 store", c.Name, classes.Version)
+		}
+	}
+	res, err := replay.Journal(ctx, d.cfg.Engine, storeWriter{d.cfg.Store}, d.cfg.Store.journal.Records(), classes,
 		f, d.cfg.Clock.NowMs(), replayCommitted)
 	d.cfg.Metrics.Replayed(res.Replayed)
 	return res, err
