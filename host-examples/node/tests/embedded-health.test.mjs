@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { ArtifactError, PolicyError, RetryPolicy, ManualClock, appendCustomSection, embeddedDocument, swapArtifact } from '@webhook/retry-policy';
@@ -181,4 +181,75 @@ test('a replica with no --policy on an embedded format-2 document makes no hold 
   const { s, r } = await replicaOn('f2', doc('f2-replica'), '/f2');
   assert.deepEqual(s.holds, Object.fromEntries(HOLD_REASONS.map((k) => [k, 0])), r.stdout);
   assert.equal(s.stop_reasons.delivered, EVENTS, r.stdout);
+});
+
+const until = async (what, f, ms = 20_000) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/**
+ * A replica without --policy on the artifact file embedding `from`, watched
+ * every 50 ms; its endpoint holds the first request until the replica has
+ * logged a swap to the file embedding `to`. Returns {code, summary, stderr, versionAfter}
+ * (versionAfter: the document_version /metrics names after the swap).
+ */
+async function swapMidRun(name, from, to) {
+  const file = path.join(dir, `${name}.wasm`);
+  fs.writeFileSync(file, bundle(from));
+  let release;
+  const released = new Promise((r) => (release = r));
+  const hold = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      await released;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((r) => hold.listen(0, '127.0.0.1', r));
+  const child = spawn(REPLICA, [
+    '--target', `http://127.0.0.1:${hold.address().port}/hook`, '--endpoint-id', `ep-${name}`, '--events', '3', '--concurrency', '1',
+    '--artifact', file, '--watch-artifact-ms', '50', '--metrics-addr', '127.0.0.1:0', '--allow-private-targets',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  try {
+    const url = await until('the metrics line', () => /metrics on (\S+)/.exec(stderr)?.[1]);
+    fs.writeFileSync(`${file}.new`, bundle(to));
+    fs.renameSync(`${file}.new`, file);
+    await until('the swap line', () => /policy artifact swapped /.test(stderr));
+    const metrics = await (await fetch(url)).text();
+    const versionAfter = /webhook_policy_info\{[^}]*document_version="([^"]*)"/.exec(metrics)?.[1];
+    release();
+    const code = await exited;
+    return { code, summary: code === 0 ? JSON.parse(stdout.trim()) : null, stderr, versionAfter };
+  } finally {
+    release();
+    child.kill();
+    await new Promise((r) => hold.close(r));
+  }
+}
+
+test('a replica on an embedded format-3 document takes the swapped-in format-3 document for new events', { timeout: 30_000 }, async () => {
+  const r = await swapMidRun('swap-33', doc('f3-before', {}), doc('f3-after', { cache_ms: 5000 }));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.versionAfter, 'f3-after');
+  assert.equal(r.summary.stop_reasons.delivered, 3);
+  assert.doesNotMatch(r.stderr, /not applied/);
+});
+
+test('a replica started on an embedded format-2 document says a swapped-in format-3 one is not applied, and keeps its document', { timeout: 30_000 }, async () => {
+  const r = await swapMidRun('swap-23', doc('f2-before'), doc('f3-after', {}));
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /document with health sections \(format 3, document_version=f3-after\): not applied, this replica started on format 2 and keeps document_version=f2-before; restart it/);
+  assert.equal(r.versionAfter, 'f2-before');
+  assert.equal(r.summary.stop_reasons.delivered, 3);
 });
