@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,5 +108,28 @@ func TestAnEmbeddedHealthSectionWithoutCallsIsRefusedNotIgnored(t *testing.T) {
 	_, err := h.d.Enqueue(context.Background(), Event{ID: "x", EndpointID: "ep", URL: "http://127.0.0.1:1/", Class: "guarded", Payload: []byte(`{}`)})
 	if err == nil || !strings.Contains(err.Error(), "Calls is not set") {
 		t.Fatalf("enqueue of a health class without Calls: %v, want an explicit refusal", err)
+	}
+}
+
+func TestTheExampleWithoutPolicyRunsOnTheArtifactsEmbeddedDocument(t *testing.T) {
+	doc := strings.Replace(strings.Replace(string(policyJSON), "dispatcher-example-1", "embedded-demo", 1),
+		`"budget": { "ratio": 0.5, "window_ms": 10000, "min_sample": 20 }`,
+		`"budget": { "ratio": 0.5, "window_ms": 10000, "min_sample": 20 }, "health": {}`, 1)
+	if !strings.Contains(doc, `"health": {}`) || !strings.Contains(doc, "embedded-demo") {
+		t.Fatal("the test's document did not get its version and health section")
+	}
+	path := filepath.Join(t.TempDir(), "retry_policy.wasm")
+	if err := os.WriteFile(path, rp.AppendCustomSection(rp.EmbeddedArtifact(), "webhook-retry-policy:document", []byte(doc)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, log strings.Builder
+	if err := run(options{class: "demo", perEndpoint: 1, storeDir: t.TempDir(), allowPrivate: true, metricsAddr: "127.0.0.1:0",
+		artifactPath: path, log: &log}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`document_version="embedded-demo"`, "webhook_delivered_total 1"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -21,7 +21,7 @@
 //
 //	go run ./examples/dispatcher -allow-private-targets [-class demo] [-events 3] [-store DIR]
 //	    [-attempt-deadline-ms 30000] [-signing-secrets FILE] [-metrics-addr 127.0.0.1:0]
-//	    [-artifact PATH] [-watch-artifact-ms N] [-ca-file PATH] [-drain-ms 2000]
+//	    [-policy PATH] [-artifact PATH] [-watch-artifact-ms N] [-ca-file PATH] [-drain-ms 2000]
 package main
 
 import (
@@ -62,13 +62,14 @@ func main() {
 	secrets := flag.String("signing-secrets", "", `JSON file {"endpoint_id": ["whsec_...", ...]}: sign deliveries (Standard Webhooks)`)
 	metricsAddr := flag.String("metrics-addr", "127.0.0.1:0", "where /metrics listens (loopback unless -metrics-public)")
 	public := flag.Bool("metrics-public", false, "allow -metrics-addr on a non-loopback address")
+	policyPath := flag.String("policy", "", "the policy document, format 2 or 3 (default: the artifact's embedded document when it carries one, else the demo's policy.json)")
 	artifact := flag.String("artifact", "", "the policy artifact (default $RETRY_POLICY_ARTIFACT, else the copy embedded in the package)")
 	caFile := flag.String("ca-file", "", "PEM CA certificates trusted for https:// receivers in addition to the platform's trust store")
 	watchMs := flag.Int64("watch-artifact-ms", 0, "poll the artifact file (-artifact or $RETRY_POLICY_ARTIFACT) every N ms (N >= 1) and swap when its sha256 changes")
 	drainMs := flag.Uint("drain-ms", 2000, "on SIGTERM/SIGINT, how long attempts in progress may take to finish")
 	flag.Parse()
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
-		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, log: os.Stderr,
+		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, policyPath: *policyPath, log: os.Stderr,
 		drainFor: time.Duration(*drainMs) * time.Millisecond, signals: true}
 	if _, port, err := net.SplitHostPort(*metricsAddr); err != nil || port == "" || strings.TrimLeft(port, "0123456789") != "" {
 		usageExit("-metrics-addr %q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", *metricsAddr)
@@ -112,6 +113,7 @@ func usageExit(format string, a ...any) {
 type options struct {
 	class, storeDir, secretsPath, metricsAddr string
 	artifactPath, watchPath                   string        // "" = the default artifact; "" = no watch
+	policyPath                                string        // -policy ("" = the artifact's embedded document, else policy.json)
 	watchInterval                             time.Duration // how often watchPath is polled
 	perEndpoint                               int
 	deadline                                  time.Duration
@@ -148,9 +150,11 @@ func run(o options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close() // the lock goes on a clean exit, a drain included
-	// format 3 (load-health-document reads format 2 too)
-	doc, err := engine.LoadHealthDocument(ctx, policyJSON)
+	defer store.Close()                    // the lock goes on a clean exit, a drain included
+	calls := rp.NewMemoryCallStore(engine) // one store for both kinds of call
+	cfg := Config{Engine: engine, Budget: calls.Budget(), Calls: calls, Store: store,
+		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, RootCAs: o.roots, Clock: clock, Sleeper: realSleeper{clock}}
+	version, err := chooseDocument(ctx, engine, o.policyPath, &cfg)
 	if err != nil {
 		return err
 	}
@@ -164,7 +168,7 @@ func run(o options, out io.Writer) error {
 	if logw == nil {
 		logw = io.Discard
 	}
-	policy := metrics.ShowPolicy(logw, func(rp.ArtifactInfo) string { return doc.Version })
+	policy := metrics.ShowPolicy(logw, func(rp.ArtifactInfo) string { return version() })
 	policy.Loaded(engine.Info())
 	if o.watchPath != "" {
 		go policy.Watch(ctx, engine, o.watchPath, o.watchInterval)
@@ -175,9 +179,7 @@ func run(o options, out io.Writer) error {
 	}
 	defer stopMetrics()
 
-	calls := rp.NewMemoryCallStore(engine) // one store for both kinds of call
-	cfg := Config{Engine: engine, Budget: calls.Budget(), Calls: calls, HealthDocument: &doc, Store: store, Metrics: metrics,
-		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, RootCAs: o.roots, Clock: clock, Sleeper: realSleeper{clock}}
+	cfg.Metrics = metrics
 	if o.secretsPath != "" {
 		cfg.Secrets = &SecretsFile{Path: o.secretsPath}
 	}

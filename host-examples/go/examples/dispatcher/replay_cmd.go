@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/replay"
@@ -32,12 +31,6 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	text := policyJSON
-	if a.PolicyPath != "" {
-		if text, err = os.ReadFile(a.PolicyPath); err != nil {
-			return fail("--policy: %v", err)
-		}
-	}
 	var clock rp.Clock = rp.SystemClock{}
 	if a.NowMs != nil {
 		clock = NewFakeClock(*a.NowMs)
@@ -53,9 +46,9 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 		return fail("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
-	doc, err := engine.LoadHealthDocument(ctx, text)
+	doc, err := fixedDocument(ctx, engine, a.PolicyPath) // --policy, else the artifact's embedded document, else policy.json
 	if err != nil {
-		return fail("--policy %s: %v", a.PolicyPath, err)
+		return fail("%v", err)
 	}
 	store, err := OpenFileStore(a.Store, journal.ComponentHasher(ctx, engine))
 	if err != nil {
