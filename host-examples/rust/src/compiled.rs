@@ -103,6 +103,25 @@ pub struct HealthDocument {
     pub classes: Vec<HealthClass>,
 }
 
+impl HealthDocument {
+    /// The format-2 view: the same version and class policies, without the
+    /// `health` sections (what format-2 callers such as `admit` take).
+    pub fn policy_document(&self) -> wit::PolicyDocument {
+        let classes = self
+            .classes
+            .iter()
+            .map(|c| wit::EventClass { name: c.name.clone(), policy: t2::policy(&c.policy) })
+            .collect();
+        wit::PolicyDocument { version: self.version.clone(), classes }
+    }
+
+    /// The names of the classes that have a `health` section (their own or
+    /// the document's), in document order; empty for format 2.
+    pub fn health_classes(&self) -> Vec<String> {
+        self.classes.iter().filter(|c| c.health.is_some()).map(|c| c.name.clone()).collect()
+    }
+}
+
 fn refused<T>(r: Result<T, wit::PolicyError>) -> Result<T, HostError> {
     r.map_err(|e| HostError::Policy(f2::error(e)))
 }

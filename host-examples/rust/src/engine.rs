@@ -107,6 +107,7 @@ pub struct PolicyEngine {
     size_bytes: usize,
     pub(crate) info: Arc<ArtifactInfo>,
     pub(crate) document: Option<Arc<wit::PolicyDocument>>,
+    pub(crate) health_document: Option<Arc<crate::HealthDocument>>,
 }
 
 impl PolicyEngine {
@@ -155,9 +156,10 @@ impl PolicyEngine {
             source: ArtifactSource::Bytes,
             document_version: None,
             document_json: None,
+            health_classes: Vec::new(),
             build: None,
         });
-        Ok(PolicyEngine { engine, pre, size_bytes, info, document: None })
+        Ok(PolicyEngine { engine, pre, size_bytes, info, document: None, health_document: None })
     }
 
     /// What this artifact is: sha256, ABI, size, source, embedded document, build.
@@ -165,11 +167,20 @@ impl PolicyEngine {
         &self.info
     }
 
-    /// The document embedded in the artifact (`retry-policy bundle`), loaded
-    /// by the artifact's own `load-document`; hosts take it as their current
-    /// document unless the caller pins another.
+    /// The document embedded in the artifact (`retry-policy bundle`), in
+    /// its format-2 view (class policies, no `health` sections); hosts take
+    /// it as their current document unless the caller pins another.
     pub fn document(&self) -> Option<&wit::PolicyDocument> {
         self.document.as_deref()
+    }
+
+    /// The embedded document as the artifact's own `load-health-document`
+    /// read it (format 2 or 3): each class with its effective `health`
+    /// section (`None` for every class of a format-2 document). A dispatcher
+    /// running on the embedded document runs the format-3 send loop for the
+    /// classes that have one, as it would with `--policy` (`docs/artifact.md`).
+    pub fn health_document(&self) -> Option<&crate::HealthDocument> {
+        self.health_document.as_deref()
     }
 
     /// Size of the component, in bytes.

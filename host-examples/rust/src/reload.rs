@@ -59,17 +59,7 @@ type Remembered = (u64, Policy, Option<Health>);
 /// format 3 (its classes' policies also make the format-2 view).
 fn load(inst: &mut PolicyInstance, text: &str) -> Result<(PolicyDocument, Option<HealthDocument>), HostError> {
     match inst.load_health_document(text) {
-        Ok(h) if h.classes.iter().any(|c| c.health.is_some()) => {
-            let classes = h
-                .classes
-                .iter()
-                .map(|c| crate::bindings::wit::EventClass {
-                    name: c.name.clone(),
-                    policy: crate::convert::to_wit::policy(&c.policy),
-                })
-                .collect();
-            Ok((PolicyDocument { version: h.version.clone(), classes }, Some(h)))
-        }
+        Ok(h) if h.classes.iter().any(|c| c.health.is_some()) => Ok((h.policy_document(), Some(h))),
         Ok(_) => Ok((inst.load_document(text)?, None)),
         // Refused as format 3: format 2's error, unless it is about a
         // `health` member (then the section's own error says what is wrong).

@@ -137,6 +137,7 @@ fn artifact(sha256: &str) -> ArtifactInfo {
         source: retry_policy_host::ArtifactSource::Bytes,
         document_version: None,
         document_json: None,
+        health_classes: Vec::new(),
         build: None,
     }
 }

@@ -95,12 +95,16 @@ impl PolicyEngine {
                 ))
             })?),
         };
-        let document = match &document_json {
+        // Step 6: the artifact's own `load-health-document` (format 2 or 3);
+        // a format-2 document's view is `load-document`'s, exactly as before.
+        let health = match &document_json {
             None => None,
-            Some(text) => Some(inst.load_document(text).map_err(|e| match e {
-                HostError::Policy(p) => ArtifactError::DocumentInvalid(p),
-                other => trapped("load-document(<embedded document>)", "a document", other),
-            })?),
+            Some(text) => Some(inst.load_health_document(text).map_err(|e| embedded_refused("load-health-document", e))?),
+        };
+        let document = match (&health, &document_json) {
+            (Some(h), _) if !h.health_classes().is_empty() => Some(h.policy_document()),
+            (_, Some(text)) => Some(inst.load_document(text).map_err(|e| embedded_refused("load-document", e))?),
+            _ => None,
         };
         this.info = Arc::new(ArtifactInfo {
             sha256,
@@ -110,9 +114,11 @@ impl PolicyEngine {
             source,
             document_version: document.as_ref().map(|d| d.version.clone()),
             document_json,
+            health_classes: health.as_ref().map(|h| h.health_classes()).unwrap_or_default(),
             build,
         });
         this.document = document.map(Arc::new);
+        this.health_document = health.map(Arc::new);
         Ok(this)
     }
 }
@@ -125,6 +131,14 @@ pub(crate) fn env_pin() -> Option<String> {
 fn read(path: &Path) -> Result<Vec<u8>, ArtifactError> {
     std::fs::read(path)
         .map_err(|e| ArtifactError::Unreadable { path: path.display().to_string(), reason: e.to_string() })
+}
+
+/// The embedded document refused by `call`: its policy error, else the trap.
+fn embedded_refused(call: &str, e: HostError) -> ArtifactError {
+    match e {
+        HostError::Policy(p) => ArtifactError::DocumentInvalid(p),
+        other => trapped(&format!("{call}(<embedded document>)"), "a document", other),
+    }
 }
 
 fn trapped(call: &str, expected: &str, e: HostError) -> ArtifactError {

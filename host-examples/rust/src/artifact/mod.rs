@@ -82,6 +82,10 @@ pub struct ArtifactInfo {
     pub document_version: Option<String>,
     /// The embedded document's JSON text, when it carries one.
     pub document_json: Option<String>,
+    /// The embedded document's classes that have a `health` section (format
+    /// 3, their own or the document's), in document order; empty for a
+    /// format-2 document or none.
+    pub health_classes: Vec<String>,
     /// Build provenance, when the file carries it.
     pub build: Option<BuildInfo>,
 }

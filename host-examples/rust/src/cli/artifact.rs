@@ -53,7 +53,8 @@ pub fn bundle(
     let engine = PolicyEngine::from_bytes(&bytes).map_err(|e| e.to_string())?;
     let json = document_json(policy_path)?;
     let mut inst = instance(&engine)?;
-    inst.load_document(&json).map_err(|e| format!("{policy_path}: {e}"))?;
+    // Format 2 or 3: the artifact's own `load-health-document`, as a loader reads it.
+    inst.load_health_document(&json).map_err(|e| format!("{policy_path}: {e}"))?;
     let report = lint_file(&mut ComponentSource(inst), policy_path, &[]).map_err(|e| e.to_string())?;
     let errors: Vec<String> = report
         .findings
@@ -79,7 +80,7 @@ pub fn bundle(
 
 /// What `path` is, as JSON: WIT package and ABI, sha256, size, build
 /// provenance, and the embedded document (version, classes with their
-/// policy hashes, lint summary). `Err`: the artifact was refused (its code).
+/// policy hashes, the classes with a `health` section, lint summary). `Err`: the artifact was refused (its code).
 pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
     let engine = PolicyEngine::from_file(path).map_err(|e| e.to_string())?;
     let info = engine.info().clone();
@@ -92,9 +93,14 @@ pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
             let mut classes = Vec::new();
             for (name, policy) in document_classes(doc) {
                 let admitted = inst.admit(doc, &name, 0).map_err(|e| e.to_string())?;
+                // A class with `health` is admitted with its section (`admit-compiled`): that hash.
+                let health_hash = engine
+                    .health_document()
+                    .and_then(|h| h.classes.iter().find(|c| c.name == name && c.health.is_some()))
+                    .map(|c| c.policy_hash.clone());
                 classes.push(json!({
                     "name": name,
-                    "policy_hash": admitted.policy_hash,
+                    "policy_hash": health_hash.unwrap_or(admitted.policy_hash),
                     "max_attempts": admitted.schedule.max_attempts,
                     "window_ms": policy.window_ms,
                 }));
@@ -104,6 +110,7 @@ pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
             json!({
                 "version": doc.version,
                 "classes": classes,
+                "health_classes": info.health_classes,
                 "lint": {
                     "errors": report.count(Severity::Error),
                     "warnings": report.count(Severity::Warning),
@@ -157,6 +164,12 @@ pub fn inspect_text(v: &serde_json::Value) -> String {
         lint["errors"],
         lint["warnings"],
         lint["infos"]
+    );
+    let health: Vec<String> = doc["health_classes"].as_array().into_iter().flatten().map(s).collect();
+    let _ = writeln!(
+        out,
+        "health       {}",
+        if health.is_empty() { "(none: format 2)".to_string() } else { health.join(", ") }
     );
     for c in doc["classes"].as_array().into_iter().flatten() {
         let _ = writeln!(
