@@ -80,6 +80,8 @@ mod tests;
 #[cfg(test)]
 mod tests_artifact;
 #[cfg(test)]
+mod tests_artifact_health;
+#[cfg(test)]
 mod tests_crash;
 #[cfg(test)]
 mod tests_drain;
