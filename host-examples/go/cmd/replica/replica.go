@@ -110,7 +110,9 @@ func newReplica(ctx context.Context, cfg Config, engine *rp.Engine, stderr io.Wr
 	if r.fmt3, err = newHealthRun(ctx, engine, text, cfg.Class); err != nil {
 		return nil, usageErrorf("%s: %v", where, err)
 	}
-	if cfg.RedisURL == "" && cfg.ClusterURL == "" && r.fmt3.class != nil {
+	// following the artifact, a swap may bring a health section: one
+	// apply-call store then keeps one count for both kinds of call
+	if cfg.RedisURL == "" && cfg.ClusterURL == "" && (r.fmt3.class != nil || r.fmt3.follow) {
 		r.budget = memoryHealthBudget(engine)
 	} else if cfg.RedisURL == "" && cfg.ClusterURL == "" {
 		r.budget = memoryBudget(engine)
