@@ -2,7 +2,9 @@
 //! print `HOST: N passed, M failed`, one line per failing case before it.
 //! Exits 1 on any failure (including broken vectors and unknown ops).
 //! `wasmtime` runs the artifact `$RETRY_POLICY_ARTIFACT` names, else the one
-//! built into this binary (`--component PATH` overrides both).
+//! built into this binary (`--component PATH` overrides both), and names it
+//! on stderr (`wasmtime: policy artifact loaded ... document_version=...
+//! health_classes=a,b`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +32,12 @@ fn main() -> ExitCode {
         "wasmtime" => {
             match PolicyEngine::load(component.as_deref().map_or(ArtifactRef::Default, ArtifactRef::Path), None)
                 .map_err(Into::into)
-                .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()))
+                .and_then(|e| {
+                    // The banner (stderr): which artifact, its embedded document's version and health classes.
+                    let info = e.info();
+                    eprintln!("wasmtime: {} health_classes={}", info.loaded_line(), info.health_classes.join(","));
+                    e.instantiate(SystemClock, InMemoryStore::new())
+                })
             {
                 Ok(i) => Box::new(i),
                 Err(e) => {
