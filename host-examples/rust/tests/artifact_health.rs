@@ -6,7 +6,7 @@
 
 use retry_policy_host::artifact::container;
 use retry_policy_host::artifact::EMBEDDED;
-use retry_policy_host::{FakeClock, InMemoryStore, LiveArtifact, PolicyEngine, Policies};
+use retry_policy_host::{FakeClock, InMemoryStore, LiveArtifact, Policies, PolicyEngine};
 
 /// Two classes: `storm` with its own `health` section (`cache_ms` given),
 /// `quiet` without one.

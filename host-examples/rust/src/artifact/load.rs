@@ -99,7 +99,9 @@ impl PolicyEngine {
         // a format-2 document's view is `load-document`'s, exactly as before.
         let health = match &document_json {
             None => None,
-            Some(text) => Some(inst.load_health_document(text).map_err(|e| embedded_refused("load-health-document", e))?),
+            Some(text) => {
+                Some(inst.load_health_document(text).map_err(|e| embedded_refused("load-health-document", e))?)
+            }
         };
         let document = match (&health, &document_json) {
             (Some(h), _) if !h.health_classes().is_empty() => Some(h.policy_document()),

@@ -37,8 +37,7 @@ fn main() -> ExitCode {
                     let info = e.info();
                     eprintln!("wasmtime: {} health_classes={}", info.loaded_line(), info.health_classes.join(","));
                     e.instantiate(SystemClock, InMemoryStore::new())
-                })
-            {
+                }) {
                 Ok(i) => Box::new(i),
                 Err(e) => {
                     eprintln!("{e}");
