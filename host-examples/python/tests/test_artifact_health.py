@@ -28,8 +28,8 @@ STORM = {"window_ms": 3000, "hard_cap": 16, "backoff": {"base_ms": 5, "factor": 
 HEALTH = {"pause": {"max_ms": 60_000}, "circuit": None, "release": {"multiple": 1.0, "floor_per_s": 100.0}}
 
 
-def document(*, health: dict | None = HEALTH, version: str = "embedded-3") -> dict:
-    cls = dict(STORM) if health is None else {**STORM, "health": health}
+def document(*, health: dict | None = HEALTH, version: str = "embedded-3", **policy: object) -> dict:
+    cls = {**STORM, **policy} if health is None else {**STORM, **policy, "health": health}
     return {"version": version, "classes": {"storm": cls}}
 
 
@@ -113,3 +113,38 @@ def test_a_replica_without_policy_holds_on_a_429_retry_after_under_an_embedded_f
     assert three["holds"]["paused"] >= 1, three
     assert two["events"] == 6 == sum(two["stop_reasons"].values())
     assert two["holds"]["paused"] == 0 and two["held"] == 0, two
+
+
+def test_a_running_replica_logs_a_swapped_in_embedded_document_as_not_applied_and_keeps_its_own(tmp_path):
+    import os
+    import subprocess
+    import threading
+    import time
+
+    path = tmp_path / "policy.wasm"
+    long = {"window_ms": 3000, "hard_cap": 100, "backoff": {"base_ms": 100, "factor": 2.0, "cap_ms": 200, "jitter": "none"},
+            "budget": {"ratio": 1.0, "window_ms": 10_000, "min_sample": 1, "sliding": True}}
+    path.write_bytes(bundled(document(health=None, version="start-2", **long)))
+    with LocalEndpoint(503) as ep:
+        proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-swap-3", "--events", "4",
+                                 "--artifact", str(path), "--watch-artifact-ms", "50", "--allow-private-targets"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        err_lines: list[str] = []
+        reader = threading.Thread(target=lambda: err_lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+        reader.start()
+        deadline = time.monotonic() + 20
+        while not any("policy artifact loaded" in line for line in err_lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(err_lines)
+            time.sleep(0.02)
+        staged = tmp_path / "staged.wasm"
+        staged.write_bytes(bundled(document(version="swapped-3", **long)))
+        os.replace(staged, path)
+        proc.wait(timeout=60)
+        reader.join(5)
+        out = proc.stdout.read()  # type: ignore[union-attr]
+    log = "".join(err_lines)
+    assert proc.returncode == 0, log
+    assert "policy artifact swapped" in log, "the run ended before the swap: nothing was swapped mid-run"
+    assert "embedded document (version 'swapped-3') is not applied" in log and "version 'start-2'" in log
+    s = json.loads(out.strip())
+    assert s["events"] == 4 == sum(s["stop_reasons"].values()) and s["holds"]["paused"] == 0

@@ -19,7 +19,9 @@ The policy artifact is ``--artifact FILE`` (else ``RETRY_POLICY_ARTIFACT``,
 else the package's copy), checked before the first event; its load is
 logged (``policy artifact loaded sha256=...``). ``--watch-artifact-ms N``
 polls that file every N ms and swaps when its sha256 changes (logged
-``swapped`` / ``refused``; events in flight keep going). ``--metrics-addr
+``swapped`` / ``refused``; events in flight keep going; the run keeps the
+document it started with: a swapped-in artifact embedding another one is
+logged as not applied, format 2 or 3 alike). ``--metrics-addr
 HOST:PORT`` serves ``/metrics`` there (an empty HOST is 127.0.0.1, port 0
 any free port; ``webhook_policy_info{artifact_sha256,abi,document_version} 1``
 and the dispatcher counters; the URL is logged).
@@ -54,7 +56,7 @@ from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
-from ..types import EventClass, PolicyDocument
+from ..types import EventClass, HealthDocument, PolicyDocument
 from .metered import MeteredStore
 from .metrics import DispatcherMetrics, parse_metrics_addr
 from .replica_run import EVENT_CLASS, Replica, run_draining, signals_caught
@@ -192,9 +194,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return a
 
 
-def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics,
-                          document_version: str) -> ArtifactWatch | None:
-    """Log the artifact, serve /metrics when asked, start the file watch when asked."""
+def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics, document_version: str,
+                          embedded: HealthDocument | None = None) -> ArtifactWatch | None:
+    """Log the artifact, serve /metrics when asked, start the file watch when
+    asked. ``embedded``: the artifact's document this run took (no
+    ``--policy``); a swapped-in artifact embedding another one is logged as
+    NOT applied (the run keeps its document, format 2 or 3 alike)."""
     info = current_artifact().info
     artifact_log.info("policy artifact loaded %s", describe(info))
     metrics.set_policy_info(info.sha256, info.abi, document_version)
@@ -213,6 +218,11 @@ def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics,
             if e.kind in ("swapped", "refused"):
                 metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
             (artifact_log.info if e.kind == "swapped" else artifact_log.warning)("%s", e.line)
+            now_embedded = current_artifact().health_document if e.kind == "swapped" else None
+            if embedded is not None and now_embedded is not None and now_embedded != embedded:
+                artifact_log.warning("the swapped-in artifact's embedded document (version %r) is not applied: "
+                                     "this run keeps document version %r until a restart",
+                                     now_embedded.version, document_version)
 
         watch = ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
     return watch
@@ -265,7 +275,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{source}: {e}") from None
     except PolicyError as e:
         raise UsageError(f"{source}: {e}") from None
-    watch = _artifact_and_metrics(args, metrics, document.version)
+    watch = _artifact_and_metrics(args, metrics, document.version, health_doc if args.policy is None else None)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     async with client:
