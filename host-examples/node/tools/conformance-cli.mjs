@@ -16,7 +16,11 @@ if (process.argv.length !== 3 || !fs.existsSync(dir) || !fs.statSync(dir).isDire
 // The artifact first: one that cannot be loaded is one error, not 945.
 try {
   const info = api.artifactInfo();
-  console.error(`node: artifact sha256=${info.sha256} source=${info.source}`);
+  // The embedded document (format 2 or 3) as the loader read it: its version and health classes.
+  const embedded = api.embeddedDocument();
+  const doc = embedded === null ? '' : ` document_version=${embedded.document.version}` +
+    ` health_classes=${embedded.document.classes.filter((c) => c.health !== null).map((c) => c.name).join(',')}`;
+  console.error(`node: artifact sha256=${info.sha256} source=${info.source}${doc}`);
 } catch (e) {
   console.error(`node: ${e.message}`);
   process.exit(2);

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/vectors"
 	"example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -38,7 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer engine.Close(ctx)
-	fmt.Fprintf(stderr, "conformance (go): artifact sha256 %s from %s\n", engine.Info().SHA256, engine.Info().Source)
+	fmt.Fprintf(stderr, "conformance (go): artifact sha256 %s from %s%s\n", engine.Info().SHA256, engine.Info().Source,
+		embeddedBanner(engine))
 	_, failed, err := vectors.Report(ctx, engine, args[0], stdout)
 	if err != nil {
 		fmt.Fprintln(stderr, "conformance:", err)
@@ -48,4 +50,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// embeddedBanner names the artifact's embedded document (format 2 or 3) as
+// the loader read it: its version and the classes with a health section.
+func embeddedBanner(engine *retrypolicy.Engine) string {
+	doc, _, ok := engine.ArtifactHealthDocument()
+	if !ok {
+		return ""
+	}
+	var names []string
+	for _, c := range doc.Classes {
+		if c.Health != nil {
+			names = append(names, c.Name)
+		}
+	}
+	return fmt.Sprintf(" document_version=%s health_classes=%s", doc.Version, strings.Join(names, ","))
 }

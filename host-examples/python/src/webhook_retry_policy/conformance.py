@@ -251,7 +251,13 @@ def main(argv: list[str]) -> int:
         print(f"conformance: the artifact was refused: {e}", file=sys.stderr)
         print(f"{HOST}: 0 passed, 1 failed")
         return 1
-    print(f"artifact {describe(info)}", file=sys.stderr)
+    from .artifact import current_artifact
+
+    # The embedded document (format 2 or 3) as the loader read it: the classes with a health section.
+    embedded = current_artifact().health_document
+    health = "" if embedded is None else " health_classes=" + ",".join(
+        c.name for c in embedded.classes if c.health is not None)
+    print(f"artifact {describe(info)}{health}", file=sys.stderr)
     runner = Runner()
     results = run_dir(directory, runner)
     failed = [r for r in results if r.problem]
