@@ -21,8 +21,10 @@ Modes (the faults the harness must catch):
                       calls (~1.9 commands per attempt)
   no-timeout          store calls wait as long as Redis does (a hung Redis
                       stalls deliveries)
-  resend-on-noscript  on NOSCRIPT re-send the first attempt's record as well
-                      (a double count, like a re-sent pipeline)
+  resend-on-noscript  on NOSCRIPT re-send a first attempt's record as well, with
+                      whatever call met it (a double count, like a re-sent
+                      pipeline; every NOSCRIPT double counts, so a flush
+                      that reaches the replica is always caught)
 
 Prints one JSON line on stdout; exit 2 on bad arguments.
 """
@@ -168,6 +170,8 @@ async def run(a: argparse.Namespace) -> dict:
     async def store_call(op: str, t: int, also=()):
         if store is None:
             return local_apply(op, t)
+        if a.mode == "resend-on-noscript":
+            also = ("record",)
         return await store.call(key, argv(op, t), [argv(x, t) for x in also])
 
     async def event(http: Http, eid: str) -> str:
@@ -200,8 +204,7 @@ async def run(a: argparse.Namespace) -> dict:
                 await store_call("record", t)
                 reply = await store_call("reserve", t)
             elif attempt == 1:
-                reply = await store_call("record_reserve", t,
-                                         also=("record",) if a.mode == "resend-on-noscript" else ())
+                reply = await store_call("record_reserve", t)
             else:
                 reply = await store_call("reserve", t)
             if reply is None:
