@@ -6,15 +6,10 @@
 // the same sequence; a format-2 call stays 8 arguments and 5 integers.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import Redis from 'ioredis';
+import { haveRedis, startRedis } from './local-redis.mjs';
 import { RedisBudgetStore, InMemoryBudgetStore, compileDocument } from '@webhook/retry-policy';
 
-const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 const skip = haveRedis ? false : 'redis-server is not installed';
 const T0 = Date.now(); // near Redis TIME: the skew check
 const DOC = {
@@ -32,29 +27,9 @@ const DOC = {
 let server;
 let redis;
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 before(async () => {
   if (!haveRedis) return;
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-health-'));
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await redis.connect();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  ({ server, redis } = await startRedis('redis-health-'));
   assert.equal(await redis.ping(), 'PONG');
 });
 

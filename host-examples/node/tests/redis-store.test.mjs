@@ -6,15 +6,10 @@
 // when Redis is unreachable or hangs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
 import Redis from 'ioredis';
+import { haveRedis, freePort, startRedis } from './local-redis.mjs';
 import { RedisBudgetStore, InMemoryBudgetStore, RetryPolicy, ManualClock, storeKey } from '@webhook/retry-policy';
 
-const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 const skip = haveRedis ? false : 'redis-server is not installed';
 // Near Redis TIME (the skew check refuses a caller a quarter window off).
 const T0 = Date.now();
@@ -31,29 +26,9 @@ let server;
 let redis;
 let port;
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = s.address();
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 before(async () => {
   if (!haveRedis) return;
-  port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-'));
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
-  for (let i = 0; i < 100; i++) {
-    try {
-      await redis.connect();
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  ({ port, server, redis } = await startRedis('redis-'));
   assert.equal(await redis.ping(), 'PONG');
 });
 
