@@ -217,18 +217,23 @@ def cases() -> list[dict[str, Any]]:
     return out
 
 
-def main() -> int:
+def write(out: Path, version: int, script: str, cases: list[dict[str, Any]]) -> int:
+    """Write a journal-vectors file (format `version`) of `cases`, names unique."""
     doc = {
-        "format": "webhook-retry-policy/journal-vectors 1",
+        "format": f"webhook-retry-policy/journal-vectors {version}",
         "spec": "docs/journal.md",
-        "regenerate": "PYTHONPATH=host-examples/python/src python3 tests/vectors-journal/generate.py",
-        "cases": cases(),
+        "regenerate": f"PYTHONPATH=host-examples/python/src python3 tests/vectors-journal/{script}",
+        "cases": cases,
     }
     names = [c["name"] for c in doc["cases"]]
     assert len(names) == len(set(names)), "case names must be unique"
-    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {OUT} ({len(names)} cases)", file=sys.stderr)
+    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {out} ({len(names)} cases)", file=sys.stderr)
     return 0
+
+
+def main() -> int:
+    return write(OUT, 1, "generate.py", cases())
 
 
 if __name__ == "__main__":

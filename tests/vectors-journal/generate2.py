@@ -213,17 +213,7 @@ def cases() -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    doc = {
-        "format": "webhook-retry-policy/journal-vectors 2",
-        "spec": "docs/journal.md",
-        "regenerate": "PYTHONPATH=host-examples/python/src python3 tests/vectors-journal/generate2.py",
-        "cases": cases(),
-    }
-    names = [c["name"] for c in doc["cases"]]
-    assert len(names) == len(set(names)), "case names must be unique"
-    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {OUT} ({len(names)} cases)", file=sys.stderr)
-    return 0
+    return g1.write(OUT, 2, "generate2.py", cases())
 
 
 if __name__ == "__main__":
