@@ -44,21 +44,23 @@ pub(crate) fn run(
     src: Box<dyn Iterator<Item = NewEvent> + Send>,
 ) -> (Vec<EventRecord>, Arc<Metrics>) {
     clear_of_bucket_edge();
+    run_with(BudgetStore::local(), document, concurrency, store, resumed, src)
+}
+
+/// [`run`] on the budget store given (no wait for the bucket's edge).
+pub(crate) fn run_with(
+    budget: BudgetStore,
+    document: &str,
+    concurrency: usize,
+    store: EventStore,
+    resumed: Vec<EventRecord>,
+    src: Box<dyn Iterator<Item = NewEvent> + Send>,
+) -> (Vec<EventRecord>, Arc<Metrics>) {
     let metrics = Arc::new(Metrics::default());
     let config = crate::DispatcherConfig { concurrency, ..local_config() };
-    let d = Dispatcher::start(
-        engine(),
-        document,
-        &["storm"],
-        BudgetStore::local(),
-        store,
-        metrics.clone(),
-        config,
-        resumed,
-        src,
-    )
-    .expect("dispatcher starts")
-    .wait();
+    let d = Dispatcher::start(engine(), document, &["storm"], budget, store, metrics.clone(), config, resumed, src)
+        .expect("dispatcher starts")
+        .wait();
     (d.store().all(), metrics)
 }
 

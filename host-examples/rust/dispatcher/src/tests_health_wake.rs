@@ -10,34 +10,18 @@ use std::time::Duration;
 use retry_policy_host::HoldReason;
 
 use crate::store::{EventStore, Status};
-use crate::tests::{engine, local_config};
-use crate::tests_health::events_at;
+use crate::tests_health::{events_at, run_with};
 use crate::tests_health_util::{health_doc, Receiver};
 use crate::tests_redis_server::RedisServer;
-use crate::{BudgetStore, Dispatcher, EventRecord, Metrics, NewEvent};
+use crate::{BudgetStore, EventRecord, Metrics, NewEvent};
 
 fn run_on(
     url: &str,
     document: &str,
     src: Box<dyn Iterator<Item = NewEvent> + Send>,
 ) -> (Vec<EventRecord>, Arc<Metrics>) {
-    let metrics = Arc::new(Metrics::default());
-    let config = crate::DispatcherConfig { concurrency: 20, ..local_config() };
-    let store = BudgetStore::redis(url).expect("a Redis store");
-    let d = Dispatcher::start(
-        engine(),
-        document,
-        &["storm"],
-        store,
-        EventStore::in_memory(),
-        metrics.clone(),
-        config,
-        Vec::new(),
-        src,
-    )
-    .expect("dispatcher starts")
-    .wait();
-    (d.store().all(), metrics)
+    let budget = BudgetStore::redis(url).expect("a Redis store");
+    run_with(budget, document, 20, EventStore::in_memory(), Vec::new(), src)
 }
 
 #[test]
