@@ -92,6 +92,7 @@ pub mod compiled;
 pub mod decide;
 pub mod error;
 pub mod health;
+pub mod journal;
 pub mod plan;
 pub mod ports;
 pub mod retry_after;
