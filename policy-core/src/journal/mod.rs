@@ -10,7 +10,7 @@
 //! ## The file
 //!
 //! Records, one per line: `<crc32 as 8 lowercase hex> <json>\n`
-//! ([`line`]). The first record is the header (`{"v":1|2,"type":"header",
+//! ([`line`](mod@line)). The first record is the header (`{"v":1|2,"type":"header",
 //! "format":"webhook-retry-policy/journal","created_at_ms":T}`); every
 //! other is an event record, the event's whole state: the newest record of
 //! each `event_id` wins. Records carry `"v":1` (format 1) or `"v":2`
@@ -24,10 +24,10 @@
 //! only when present. The JSON text is compact and byte-stable
 //! ([`json_text`]: serde_json's spelling, doubles shortest round-trip with
 //! `.0`), so the same record always gives the same line, and
-//! [`recover`] reads every line written here back to an equal record (a
+//! [`recover()`] reads every line written here back to an equal record (a
 //! record read as v1 comes back with `version` 2).
 //!
-//! ## Reading ([`recover`])
+//! ## Reading ([`recover()`])
 //!
 //! 1. Split at LF. The last chunk, if it has no LF, fails its CRC or is
 //!    not JSON, is a **torn tail**: `torn_bytes` counts it (its LF
@@ -85,7 +85,9 @@ pub mod error;
 pub mod json_text;
 pub mod line;
 pub mod record;
-pub mod recover;
+mod recover;
+#[cfg(test)]
+mod tests;
 
 pub use error::{JournalError, JournalErrorCode};
 pub use record::{EventRecord, Status, FORMAT};

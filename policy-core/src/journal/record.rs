@@ -123,7 +123,7 @@ pub struct EventRecord {
     pub replay_of: Option<String>,
     /// That dead letter's `dead_letter` object, kept for the record.
     pub replayed_dead_letter: Option<DeadLetter>,
-    /// On a dead letter: the id of its replay ([`super::recover`] also
+    /// On a dead letter: the id of its replay ([`super::recover()`] also
     /// derives it from the replay's `replay_of`).
     pub replayed_as: Option<String>,
 }
