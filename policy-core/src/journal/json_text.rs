@@ -4,7 +4,8 @@
 //! other character as UTF-8; integers in decimal; doubles in their
 //! shortest round-trip form with `.0` on integral values (`2.0`, `0.1`,
 //! `1e-7`: the `ryu` crate, serde_json's own). The crate's own parser reads
-//! every text written here back to an equal value.
+//! every text written here back, numbers by value (it reads `0.0` as the
+//! integer 0, and `i64::MIN` as a double).
 //!
 //! A non-finite double has no JSON form; it is written `null` (as
 //! serde_json does), which every reader of a journal record refuses where
