@@ -53,8 +53,8 @@
 //! 5. **The policy travels with the event.** Each kept record's `policy`
 //!    (with its section) must hash to its `policy_hash` through the path
 //!    the component takes: the one-class document `{"version":
-//!    policy_version, "classes": {class: policy}}` read by
-//!    [`crate::health::parse_document`], compiled, admitted. A refused
+//!    policy_version, "classes": {class: policy}}` (its text at most
+//!    1 MiB) read by [`crate::health::parse_document`], compiled, admitted. A refused
 //!    document or another hash is `journal_record_invalid` on that
 //!    record's line. The hash covers the policy, not the class name.
 //!

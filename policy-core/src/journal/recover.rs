@@ -18,6 +18,7 @@ use crate::text::{cat, hex16};
 
 use super::decode;
 use super::error::JournalError;
+use super::json_text::to_text;
 use super::line::unframe;
 use super::record::{obj, policy_to_value, EventRecord, Status};
 
@@ -171,6 +172,8 @@ fn said(e: PolicyError) -> String {
 fn admitted_hash(rec: &EventRecord) -> Result<String, String> {
     let classes = Value::Object(alloc::vec![(rec.class.clone(), policy_to_value(&rec.policy, rec.health.as_ref()))]);
     let doc = obj([("version", rec.policy_version.as_str().into()), ("classes", classes)]);
+    // The component reads the document as text: at most 1 MiB of it.
+    crate::document::check_size(&to_text(&doc)).map_err(said)?;
     let loaded = health::parse_document(doc).map_err(said)?;
     let (name, policy) = loaded.document.classes.first().ok_or_else(|| String::from("no class"))?;
     let section = loaded.health.first().and_then(|(_, h)| *h);

@@ -123,6 +123,15 @@ fn a_record_with_every_field_set_reads_back_equal() {
 }
 
 #[test]
+fn a_record_whose_one_class_document_exceeds_a_mebibyte_is_refused_as_the_component_would() {
+    let mut rec = pending("ev-1", None);
+    rec.policy_version = "v".repeat(1 << 20);
+    let e = recover(journal(&[rec]).as_bytes()).unwrap_err();
+    assert_eq!((e.code, e.line, e.field.as_str()), (JournalErrorCode::RecordInvalid, 2, "policy"));
+    assert!(e.message.contains("document_too_large"), "{e}");
+}
+
+#[test]
 fn an_empty_file_and_a_torn_header_are_a_new_journal() {
     for bytes in [&b""[..], b"88eb83d4 {\"v\":1,\"type\":\"header"] {
         let r = recover(bytes).unwrap();
