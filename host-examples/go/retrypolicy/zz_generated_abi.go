@@ -47,6 +47,10 @@ const (
 	fnNormalPerS
 	fnHealthOutcomeOf
 	fnPauseUntil
+	fnEngineOpen
+	fnEngineFeed
+	fnEngineResume
+	fnEngineClose
 	fnCount
 )
 
@@ -83,6 +87,10 @@ var exportNames = [fnCount]string{
 	"webhook:retry-policy/policy@0.3.0#normal-per-s",
 	"webhook:retry-policy/policy@0.3.0#health-outcome-of",
 	"webhook:retry-policy/policy@0.3.0#pause-until",
+	"webhook:retry-policy/policy@0.3.0#engine-open",
+	"webhook:retry-policy/policy@0.3.0#engine-feed",
+	"webhook:retry-policy/policy@0.3.0#engine-resume",
+	"webhook:retry-policy/policy@0.3.0#engine-close",
 }
 
 // exportNeedsPost marks the functions whose results own guest memory (a `cabi_post_*` export frees it).
@@ -118,6 +126,10 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	true,
+	true,
+	true,
+	true,
+	false,
 }
 
 // callABIVersion calls the export `abi-version`: flat params, a flat result.
@@ -1465,6 +1477,145 @@ func (in *instance) callPauseUntil(ctx context.Context, health *Health, outcome 
 	return zero, callErr
 }
 
+// callEngineOpen calls the export `engine-open`: flat params, the result through the return area.
+func (in *instance) callEngineOpen(ctx context.Context, config string) (uint32, error) {
+	var zero uint32
+	s := in.stack[:0]
+	if p72, n72, err := in.lowerString(ctx, config); err != nil {
+		return zero, withField("config", err)
+	} else {
+		s = append(s, uint64(p72), uint64(n72))
+	}
+	if err := in.invoke(ctx, fnEngineOpen, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		zero = le.Uint32(r[4:])
+	case 1:
+		var e string
+		if s73, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s73
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnEngineOpen, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callEngineFeed calls the export `engine-feed`: flat params, the result through the return area.
+func (in *instance) callEngineFeed(ctx context.Context, handle uint32, inputs string) (string, error) {
+	var zero string
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	if p74, n74, err := in.lowerString(ctx, inputs); err != nil {
+		return zero, withField("inputs", err)
+	} else {
+		s = append(s, uint64(p74), uint64(n74))
+	}
+	if err := in.invoke(ctx, fnEngineFeed, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if s75, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			zero = s75
+		}
+	case 1:
+		var e string
+		if s76, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s76
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnEngineFeed, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callEngineResume calls the export `engine-resume`: flat params, the result through the return area.
+func (in *instance) callEngineResume(ctx context.Context, handle uint32, nowMs uint64, journal []uint8) (string, error) {
+	var zero string
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	s = append(s, uint64(nowMs))
+	if l77, err := in.listArea(len(journal), 1); err != nil {
+		return zero, withField("journal", err)
+	} else {
+		for i77 := range journal {
+			l77[i77*1] = journal[i77]
+		}
+		p77, err := in.writeArea(ctx, 1, l77)
+		if err != nil {
+			return zero, withField("journal", err)
+		}
+		s = append(s, uint64(p77), uint64(len(journal)))
+	}
+	if err := in.invoke(ctx, fnEngineResume, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if s78, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			zero = s78
+		}
+	case 1:
+		var e string
+		if s79, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s79
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnEngineResume, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callEngineClose calls the export `engine-close`: flat params, no result.
+func (in *instance) callEngineClose(ctx context.Context, handle uint32) error {
+	s := in.stack[:0]
+	s = append(s, uint64(handle))
+	return in.invoke(ctx, fnEngineClose, s)
+}
+
 // worldImports is the host side of the world's imports; the package implements it.
 type worldImports interface {
 	// Wall-clock now, milliseconds since the Unix epoch.
@@ -1509,16 +1660,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v72, rest72, err := a.liftFlatStoreRequest(s); err != nil {
+		if v80, rest80, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v72, rest72
+			request, s = v80, rest80
 		}
 		var budget Budget
-		if v73, rest73, err := a.liftFlatBudget(s); err != nil {
+		if v81, rest81, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v73, rest73
+			budget, s = v81, rest81
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1564,14 +1715,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a74, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a82, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l74 := make([]uint64, len(a74)/8)
-		for i74 := range l74 {
-			l74[i74] = le.Uint64(a74[i74*8:])
+		l82 := make([]uint64, len(a82)/8)
+		for i82 := range l82 {
+			l82[i82] = le.Uint64(a82[i82*8:])
 		}
-		v.OffsetsMs = l74
+		v.OffsetsMs = l82
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1588,15 +1739,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s75, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s83, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s75
+		v.Field = s83
 	}
-	if s76, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s84, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s76
+		v.Message = s84
 	}
 	return v, nil
 }
@@ -1612,15 +1763,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 
 // flatBudgetCounts appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts) ([]uint64, error) {
-	if s77, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s85, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s77
+		s = s85
 	}
-	if s78, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s86, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s78
+		s = s86
 	}
 	return s, nil
 }
@@ -1628,47 +1779,47 @@ func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts)
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s79, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s79
+		v.Version = s87
 	}
-	if a80, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a88, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l80 := make([]EventClass, len(a80)/88)
-		for i80 := range l80 {
-			if v81, err := a.liftEventClass(a80[i80*88:]); err != nil {
+		l88 := make([]EventClass, len(a88)/88)
+		for i88 := range l88 {
+			if v89, err := a.liftEventClass(a88[i88*88:]); err != nil {
 				return v, err
 			} else {
-				l80[i80] = v81
+				l88[i88] = v89
 			}
 		}
-		v.Classes = l80
+		v.Classes = l88
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p82, n82, err := a.lowerString(ctx, v.Version); err != nil {
+	if p90, n90, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p82), uint64(n82))
+		s = append(s, uint64(p90), uint64(n90))
 	}
-	if l83, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l91, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i83 := range v.Classes {
-			if err := a.storeEventClass(ctx, l83[i83*88:], &v.Classes[i83]); err != nil {
+		for i91 := range v.Classes {
+			if err := a.storeEventClass(ctx, l91[i91*88:], &v.Classes[i91]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p83, err := a.writeArea(ctx, 8, l83)
+		p91, err := a.writeArea(ctx, 8, l91)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p83), uint64(len(v.Classes)))
+		s = append(s, uint64(p91), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1676,27 +1827,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s84, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s92, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s84
+		v.Class = s92
 	}
-	if s85, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s93, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s85
+		v.PolicyVersion = s93
 	}
-	if s86, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s94, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s86
+		v.PolicyHash = s94
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v87, err := a.liftSchedule(b[40:]); err != nil {
+	if v95, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v87
+		v.Schedule = v95
 	}
 	return v, nil
 }
@@ -1716,17 +1867,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p88, n88, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p96, n96, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p88)
-		le.PutUint32(b[4:], n88)
+		le.PutUint32(b[0:], p96)
+		le.PutUint32(b[4:], n96)
 	}
-	if p89, n89, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p97, n97, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p89)
-		le.PutUint32(b[12:], n89)
+		le.PutUint32(b[8:], p97)
+		le.PutUint32(b[12:], n97)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1755,11 +1906,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p90, n90, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p98, n98, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p90)
-			le.PutUint32(b[12:], n90)
+			le.PutUint32(b[8:], p98)
+			le.PutUint32(b[12:], n98)
 		}
 	}
 	return nil
@@ -1772,13 +1923,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o91 Decision
-		if v92, err := a.liftDecision(b[8:]); err != nil {
+		var o99 Decision
+		if v100, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o91 = v92
+			o99 = v100
 		}
-		v.Decision = &o91
+		v.Decision = &o99
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1786,13 +1937,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o93 StoreRequest
-		if v94, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o101 StoreRequest
+		if v102, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o93 = v94
+			o101 = v102
 		}
-		v.Store = &o93
+		v.Store = &o101
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1826,10 +1977,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v95, err := a.liftDecision(b[0:]); err != nil {
+	if v103, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v95
+		v.Decision = v103
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1846,10 +1997,10 @@ func (a *abi) liftResumption(b []byte) (Resumption, error) {
 		v.Due = true
 	case 1:
 		var p Stop
-		if v96, err := a.liftStop(b[8:]); err != nil {
+		if v104, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v96
+			p = v104
 		}
 		v.Stop = &p
 	default:
@@ -1864,10 +2015,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p97, n97, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p105, n105, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p97), uint64(n97))
+		s = append(s, uint64(p105), uint64(n105))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1877,15 +2028,15 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s98, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s106, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s98
+		s = s106
 	}
-	if s99, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s107, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s99
+		s = s107
 	}
 	return s, nil
 }
@@ -1893,15 +2044,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v100, err := a.liftReservation(b[0:]); err != nil {
+	if v108, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v100
+		v.Reply = v108
 	}
-	if v101, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v109, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v101
+		v.Held = v109
 	}
 	return v, nil
 }
@@ -1912,18 +2063,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v102, err := a.liftRetry(b[8:]); err != nil {
+		if v110, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v102
+			p = v110
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v103, err := a.liftStop(b[8:]); err != nil {
+		if v111, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v103
+			p = v111
 		}
 		v.Stop = &p
 	default:
@@ -1964,15 +2115,15 @@ func (a *abi) storeHealth(ctx context.Context, b []byte, v *Health) error {
 
 // flatDeliveryState appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatDeliveryState(ctx context.Context, s []uint64, v *DeliveryState) ([]uint64, error) {
-	if p104, n104, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p112, n112, err := a.lowerString(ctx, v.EventID); err != nil {
 		return s, withField("event_id", err)
 	} else {
-		s = append(s, uint64(p104), uint64(n104))
+		s = append(s, uint64(p112), uint64(n112))
 	}
-	if p105, n105, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p113, n113, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p105), uint64(n105))
+		s = append(s, uint64(p113), uint64(n113))
 	}
 	s = append(s, uint64(v.Attempt))
 	s = append(s, uint64(v.MaxAttempts))
@@ -1996,17 +2147,17 @@ func (a *abi) flatAttemptOutcome(ctx context.Context, s []uint64, v *AttemptOutc
 	switch {
 	case v.Response != nil:
 		s = append(s, 0)
-		if s106, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
+		if s114, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
 			return s, withField("response", err)
 		} else {
-			s = s106
+			s = s114
 		}
 	case v.TransportError != nil:
 		s = append(s, 1)
-		if p107, n107, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p115, n115, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return s, withField("transport_error", err)
 		} else {
-			s = append(s, uint64(p107), uint64(n107))
+			s = append(s, uint64(p115), uint64(n115))
 		}
 		s = append(s, 0)
 	}
@@ -2019,18 +2170,18 @@ func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Decided
-		if v108, err := a.liftDecided(b[8:]); err != nil {
+		if v116, err := a.liftDecided(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v108
+			p = v116
 		}
 		v.Decided = &p
 	case 1:
 		var p StoreCall
-		if v109, err := a.liftStoreCall(b[8:]); err != nil {
+		if v117, err := a.liftStoreCall(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v109
+			p = v117
 		}
 		v.NeedsStore = &p
 	default:
@@ -2042,10 +2193,10 @@ func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
 // liftFinished reads the Finished at b[0:72] (canonical ABI).
 func (a *abi) liftFinished(b []byte) (Finished, error) {
 	var v Finished
-	if v110, err := a.liftVerdict(b[0:]); err != nil {
+	if v118, err := a.liftVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v110
+		v.Verdict = v118
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -2056,17 +2207,17 @@ func (a *abi) liftFinished(b []byte) (Finished, error) {
 
 // storeGateEvent writes *v at b[0:48] (canonical ABI).
 func (a *abi) storeGateEvent(ctx context.Context, b []byte, v *GateEvent) error {
-	if p111, n111, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p119, n119, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p111)
-		le.PutUint32(b[4:], n111)
+		le.PutUint32(b[0:], p119)
+		le.PutUint32(b[4:], n119)
 	}
-	if p112, n112, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p120, n120, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p112)
-		le.PutUint32(b[12:], n112)
+		le.PutUint32(b[8:], p120)
+		le.PutUint32(b[12:], n120)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempts))
 	le.PutUint64(b[24:], uint64(v.FirstAttemptedAtMs))
@@ -2096,30 +2247,30 @@ func (a *abi) storePacer(ctx context.Context, b []byte, v *Pacer) error {
 // liftGateAnswer reads the GateAnswer at b[0:80] (canonical ABI).
 func (a *abi) liftGateAnswer(b []byte) (GateAnswer, error) {
 	var v GateAnswer
-	if v113, err := a.liftGateVerdict(b[0:]); err != nil {
+	if v121, err := a.liftGateVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v113
+		v.Verdict = v121
 	}
-	if v114, err := a.liftPacer(b[56:]); err != nil {
+	if v122, err := a.liftPacer(b[56:]); err != nil {
 		return v, err
 	} else {
-		v.Pacer = v114
+		v.Pacer = v122
 	}
 	return v, nil
 }
 
 // flatWake appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatWake(ctx context.Context, s []uint64, v *Wake) ([]uint64, error) {
-	if p115, n115, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p123, n123, err := a.lowerString(ctx, v.EventID); err != nil {
 		return s, withField("event_id", err)
 	} else {
-		s = append(s, uint64(p115), uint64(n115))
+		s = append(s, uint64(p123), uint64(n123))
 	}
-	if p116, n116, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p124, n124, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p116), uint64(n116))
+		s = append(s, uint64(p124), uint64(n124))
 	}
 	s = append(s, uint64(v.Attempts))
 	s = append(s, uint64(v.FirstAttemptedAtMs))
@@ -2145,10 +2296,10 @@ func (a *abi) flatStoreReply(ctx context.Context, s []uint64, v *StoreReply) ([]
 		s = append(s, 0, 0, 0, 0, 0)
 	case v.Answered != nil:
 		s = append(s, 1)
-		if s117, err := a.flatReservation(ctx, s, v.Answered); err != nil {
+		if s125, err := a.flatReservation(ctx, s, v.Answered); err != nil {
 			return s, withField("answered", err)
 		} else {
-			s = s117
+			s = s125
 		}
 	}
 	return s, nil
@@ -2162,18 +2313,18 @@ func (a *abi) liftWakeVerdict(b []byte) (WakeVerdict, error) {
 		v.Send = true
 	case 1:
 		var p WakeHold
-		if v118, err := a.liftWakeHold(b[8:]); err != nil {
+		if v126, err := a.liftWakeHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v118
+			p = v126
 		}
 		v.Hold = &p
 	case 2:
 		var p DeadLetter
-		if v119, err := a.liftDeadLetter(b[8:]); err != nil {
+		if v127, err := a.liftDeadLetter(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v119
+			p = v127
 		}
 		v.Stop = &p
 	default:
@@ -2189,33 +2340,33 @@ func (a *abi) liftStoreCall(b []byte) (StoreCall, error) {
 		return v, abiErrorf("CallOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = CallOp(uint64(b[0]))
-	if s120, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s128, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Key = s120
+		v.Key = s128
 	}
-	if s121, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s129, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s121
+		v.EndpointID = s129
 	}
 	v.Bucket = le.Uint64(b[24:])
-	if v122, err := a.liftBudget(b[32:]); err != nil {
+	if v130, err := a.liftBudget(b[32:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v122
+		v.Budget = v130
 	}
 	switch b[64] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o123 HealthCall
-		if v124, err := a.liftHealthCall(b[72:]); err != nil {
+		var o131 HealthCall
+		if v132, err := a.liftHealthCall(b[72:]); err != nil {
 			return v, err
 		} else {
-			o123 = v124
+			o131 = v132
 		}
-		v.Health = &o123
+		v.Health = &o131
 	default:
 		return v, abiErrorf("option discriminant %d", b[64])
 	}
@@ -2228,17 +2379,17 @@ func (a *abi) storeStoreCall(ctx context.Context, b []byte, v *StoreCall) error 
 		return withField("op", enumError("CallOp", uint64(v.Op)))
 	}
 	b[0] = uint8(v.Op)
-	if p125, n125, err := a.lowerString(ctx, v.Key); err != nil {
+	if p133, n133, err := a.lowerString(ctx, v.Key); err != nil {
 		return withField("key", err)
 	} else {
-		le.PutUint32(b[4:], p125)
-		le.PutUint32(b[8:], n125)
+		le.PutUint32(b[4:], p133)
+		le.PutUint32(b[8:], n133)
 	}
-	if p126, n126, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p134, n134, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[12:], p126)
-		le.PutUint32(b[16:], n126)
+		le.PutUint32(b[12:], p134)
+		le.PutUint32(b[16:], n134)
 	}
 	le.PutUint64(b[24:], uint64(v.Bucket))
 	if err := a.storeBudget(ctx, b[32:], &v.Budget); err != nil {
@@ -2269,15 +2420,15 @@ func (a *abi) storeHeldHealth(ctx context.Context, b []byte, v *HeldHealth) erro
 // liftCallApplied reads the CallApplied at b[0:216] (canonical ABI).
 func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
 	var v CallApplied
-	if v127, err := a.liftCallReply(b[0:]); err != nil {
+	if v135, err := a.liftCallReply(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v127
+		v.Reply = v135
 	}
-	if v128, err := a.liftHeldHealth(b[104:]); err != nil {
+	if v136, err := a.liftHeldHealth(b[104:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v128
+		v.Held = v136
 	}
 	return v, nil
 }
@@ -2285,23 +2436,23 @@ func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s129, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s137, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s129
+		v.Version = s137
 	}
-	if a130, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a138, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l130 := make([]HealthClass, len(a130)/208)
-		for i130 := range l130 {
-			if v131, err := a.liftHealthClass(a130[i130*208:]); err != nil {
+		l138 := make([]HealthClass, len(a138)/208)
+		for i138 := range l138 {
+			if v139, err := a.liftHealthClass(a138[i138*208:]); err != nil {
 				return v, err
 			} else {
-				l130[i130] = v131
+				l138[i138] = v139
 			}
 		}
-		v.Classes = l130
+		v.Classes = l138
 	}
 	return v, nil
 }
@@ -2324,15 +2475,15 @@ func (a *abi) flatPacer(ctx context.Context, s []uint64, v *Pacer) ([]uint64, er
 // liftPaced reads the Paced at b[0:40] (canonical ABI).
 func (a *abi) liftPaced(b []byte) (Paced, error) {
 	var v Paced
-	if v132, err := a.liftPaceVerdict(b[0:]); err != nil {
+	if v140, err := a.liftPaceVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v132
+		v.Verdict = v140
 	}
-	if v133, err := a.liftPacer(b[16:]); err != nil {
+	if v141, err := a.liftPacer(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Pacer = v133
+		v.Pacer = v141
 	}
 	return v, nil
 }
@@ -2345,10 +2496,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s134, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s142, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s134
+		v.EndpointID = s142
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -2394,26 +2545,26 @@ func (a *abi) flatBucketCounts(ctx context.Context, s []uint64, v *BucketCounts)
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s135, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s143, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s135
+		v.Name = s143
 	}
-	if v136, err := a.liftPolicy(b[8:]); err != nil {
+	if v144, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v136
+		v.Policy = v144
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p137, n137, err := a.lowerString(ctx, v.Name); err != nil {
+	if p145, n145, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p137)
-		le.PutUint32(b[4:], n137)
+		le.PutUint32(b[0:], p145)
+		le.PutUint32(b[4:], n145)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -2461,10 +2612,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s138, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s146, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s138
+		v.EndpointID = s146
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -2486,13 +2637,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o139 DeadLetter
-		if v140, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o147 DeadLetter
+		if v148, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o139 = v140
+			o147 = v148
 		}
-		v.DeadLetter = &o139
+		v.DeadLetter = &o147
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -2506,10 +2657,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v141, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v149, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v141
+		v.Counts = v149
 	}
 	return v, nil
 }
@@ -2518,15 +2669,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v142, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v150, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v142
+		v.Current = v150
 	}
-	if v143, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v151, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v143
+		v.Previous = v151
 	}
 	return v, nil
 }
@@ -2582,22 +2733,22 @@ func (a *abi) flatHTTPResponse(ctx context.Context, s []uint64, v *HTTPResponse)
 // liftDecided reads the Decided at b[0:224] (canonical ABI).
 func (a *abi) liftDecided(b []byte) (Decided, error) {
 	var v Decided
-	if v144, err := a.liftDecision(b[0:]); err != nil {
+	if v152, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v144
+		v.Decision = v152
 	}
 	switch b[64] {
 	case 0:
 		v.Call = nil
 	case 1:
-		var o145 StoreCall
-		if v146, err := a.liftStoreCall(b[72:]); err != nil {
+		var o153 StoreCall
+		if v154, err := a.liftStoreCall(b[72:]); err != nil {
 			return v, err
 		} else {
-			o145 = v146
+			o153 = v154
 		}
-		v.Call = &o145
+		v.Call = &o153
 	default:
 		return v, abiErrorf("option discriminant %d", b[64])
 	}
@@ -2610,26 +2761,26 @@ func (a *abi) liftVerdict(b []byte) (Verdict, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v147, err := a.liftRetry(b[8:]); err != nil {
+		if v155, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v147
+			p = v155
 		}
 		v.Retry = &p
 	case 1:
 		var p BudgetHold
-		if v148, err := a.liftBudgetHold(b[8:]); err != nil {
+		if v156, err := a.liftBudgetHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v148
+			p = v156
 		}
 		v.Hold = &p
 	case 2:
 		var p Stop
-		if v149, err := a.liftStop(b[8:]); err != nil {
+		if v157, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v149
+			p = v157
 		}
 		v.Stop = &p
 	default:
@@ -2650,18 +2801,18 @@ func (a *abi) liftGateVerdict(b []byte) (GateVerdict, error) {
 		v.Probe = true
 	case 3:
 		var p Hold
-		if v150, err := a.liftHold(b[8:]); err != nil {
+		if v158, err := a.liftHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v150
+			p = v158
 		}
 		v.Hold = &p
 	case 4:
 		var p HeldStop
-		if v151, err := a.liftHeldStop(b[8:]); err != nil {
+		if v159, err := a.liftHeldStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v151
+			p = v159
 		}
 		v.Stop = &p
 	default:
@@ -2682,10 +2833,10 @@ func (a *abi) liftPacer(b []byte) (Pacer, error) {
 // flatReservation appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatReservation(ctx context.Context, s []uint64, v *Reservation) ([]uint64, error) {
 	s = append(s, b2u(v.Reserved))
-	if s152, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
+	if s160, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
 		return s, withField("counts", err)
 	} else {
-		s = s152
+		s = s160
 	}
 	return s, nil
 }
@@ -2701,15 +2852,15 @@ func (a *abi) liftWakeHold(b []byte) (WakeHold, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s153, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s161, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s153
+		v.EventID = s161
 	}
-	if s154, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s162, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s154
+		v.EndpointID = s162
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -2749,13 +2900,13 @@ func (a *abi) liftHealthCall(b []byte) (HealthCall, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o155 Circuit
-		if v156, err := a.liftCircuit(b[32:]); err != nil {
+		var o163 Circuit
+		if v164, err := a.liftCircuit(b[32:]); err != nil {
 			return v, err
 		} else {
-			o155 = v156
+			o163 = v164
 		}
-		v.Circuit = &o155
+		v.Circuit = &o163
 	default:
 		return v, abiErrorf("option discriminant %d", b[24])
 	}
@@ -2814,13 +2965,13 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.Reservation = nil
 	case 1:
-		var o157 Reservation
-		if v158, err := a.liftReservation(b[8:]); err != nil {
+		var o165 Reservation
+		if v166, err := a.liftReservation(b[8:]); err != nil {
 			return v, err
 		} else {
-			o157 = v158
+			o165 = v166
 		}
-		v.Reservation = &o157
+		v.Reservation = &o165
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -2828,12 +2979,12 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.Granted = nil
 	case 1:
-		var o159 bool
+		var o167 bool
 		if b[49] > 1 {
 			return v, abiErrorf("bool byte %d", b[49])
 		}
-		o159 = b[49] == 1
-		v.Granted = &o159
+		o167 = b[49] == 1
+		v.Granted = &o167
 	default:
 		return v, abiErrorf("option discriminant %d", b[48])
 	}
@@ -2841,13 +2992,13 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.View = nil
 	case 1:
-		var o160 HealthView
-		if v161, err := a.liftHealthView(b[64:]); err != nil {
+		var o168 HealthView
+		if v169, err := a.liftHealthView(b[64:]); err != nil {
 			return v, err
 		} else {
-			o160 = v161
+			o168 = v169
 		}
-		v.View = &o160
+		v.View = &o168
 	default:
 		return v, abiErrorf("option discriminant %d", b[56])
 	}
@@ -2857,15 +3008,15 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 // liftHeldHealth reads the HeldHealth at b[0:112] (canonical ABI).
 func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
 	var v HeldHealth
-	if v162, err := a.liftHeldBuckets(b[0:]); err != nil {
+	if v170, err := a.liftHeldBuckets(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Buckets = v162
+		v.Buckets = v170
 	}
-	if v163, err := a.liftHealthState(b[40:]); err != nil {
+	if v171, err := a.liftHealthState(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Health = v163
+		v.Health = v171
 	}
 	return v, nil
 }
@@ -2873,43 +3024,43 @@ func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s164, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s172, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s164
+		v.Name = s172
 	}
-	if v165, err := a.liftPolicy(b[8:]); err != nil {
+	if v173, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v165
+		v.Policy = v173
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o166 Health
-		if v167, err := a.liftHealth(b[96:]); err != nil {
+		var o174 Health
+		if v175, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o166 = v167
+			o174 = v175
 		}
-		v.Health = &o166
+		v.Health = &o174
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s168, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s176, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s168
+		v.PolicyHash = s176
 	}
-	if a169, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a177, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l169 := make([]uint64, len(a169)/8)
-		for i169 := range l169 {
-			l169[i169] = le.Uint64(a169[i169*8:])
+		l177 := make([]uint64, len(a177)/8)
+		for i177 := range l177 {
+			l177[i177] = le.Uint64(a177[i177*8:])
 		}
-		v.HashWords = l169
+		v.HashWords = l177
 	}
 	return v, nil
 }
@@ -2933,17 +3084,17 @@ func (a *abi) liftPaceVerdict(b []byte) (PaceVerdict, error) {
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v170, err := a.liftBackoff(b[0:]); err != nil {
+	if v178, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v170
+		v.Backoff = v178
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v171, err := a.liftBudget(b[48:]); err != nil {
+	if v179, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v171
+		v.Budget = v179
 	}
 	return v, nil
 }
@@ -2951,15 +3102,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v172, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v180, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v172
+		v.Current = v180
 	}
-	if v173, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v181, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v173
+		v.Previous = v181
 	}
 	return v, nil
 }
@@ -2997,10 +3148,10 @@ func (a *abi) liftHold(b []byte) (Hold, error) {
 // liftHeldStop reads the HeldStop at b[0:48] (canonical ABI).
 func (a *abi) liftHeldStop(b []byte) (HeldStop, error) {
 	var v HeldStop
-	if v174, err := a.liftDeadLetter(b[0:]); err != nil {
+	if v182, err := a.liftDeadLetter(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.DeadLetter = v174
+		v.DeadLetter = v182
 	}
 	v.HeldMs = le.Uint64(b[40:])
 	return v, nil
@@ -3040,10 +3191,10 @@ func (a *abi) liftHealthView(b []byte) (HealthView, error) {
 // liftHealthState reads the HealthState at b[0:72] (canonical ABI).
 func (a *abi) liftHealthState(b []byte) (HealthState, error) {
 	var v HealthState
-	if v175, err := a.liftFailureBuckets(b[0:]); err != nil {
+	if v183, err := a.liftFailureBuckets(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Failures = v175
+		v.Failures = v183
 	}
 	v.PausedUntilMs = le.Uint64(b[24:])
 	v.OpenedAtMs = le.Uint64(b[32:])
@@ -3066,20 +3217,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o176 Circuit
-		if v177, err := a.liftCircuit(b[24:]); err != nil {
+		var o184 Circuit
+		if v185, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o176 = v177
+			o184 = v185
 		}
-		v.Circuit = &o176
+		v.Circuit = &o184
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v178, err := a.liftRelease(b[72:]); err != nil {
+	if v186, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v178
+		v.Release = v186
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

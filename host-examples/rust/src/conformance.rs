@@ -14,6 +14,8 @@ use retry_policy_core::{self as core_, PolicyError};
 
 use crate::{HostError, PolicyInstance};
 
+#[path = "conformance_engine.rs"]
+pub mod engine;
 #[path = "conformance_health.rs"]
 pub mod health;
 
@@ -21,6 +23,8 @@ pub mod health;
 /// errors are the policy's refusals.
 pub trait Host: health::HealthHost {
     fn name(&self) -> &'static str;
+    /// The delivery engines this host runs engine traces on.
+    fn engines(&mut self) -> Box<dyn engine::EngineHost + '_>;
     fn plan(&mut self, b: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Answer<core_::Plan>;
     fn delay(&mut self, b: &core_::Backoff, event_id: &str, retry_index: u32) -> Answer<u64>;
     fn classify_status(&mut self, status: u16) -> Answer<core_::OutcomeClass>;
@@ -60,6 +64,9 @@ pub type Answer<T> = Result<T, Result<PolicyError, String>>;
 pub struct Native;
 
 impl Host for Native {
+    fn engines(&mut self) -> Box<dyn engine::EngineHost + '_> {
+        Box::new(engine::NativeEngines::default())
+    }
     fn name(&self) -> &'static str {
         "native"
     }
@@ -124,6 +131,9 @@ fn host_err(e: HostError) -> Result<PolicyError, String> {
 
 /// The component, in wasmtime.
 impl Host for PolicyInstance {
+    fn engines(&mut self) -> Box<dyn engine::EngineHost + '_> {
+        Box::new(engine::ComponentEngines(self))
+    }
     fn name(&self) -> &'static str {
         "wasmtime"
     }
@@ -340,6 +350,29 @@ fn file_cases(doc: &Value) -> Result<Vec<Value>, PolicyError> {
     }
 }
 
+/// Every case of an engine trace file (docs/engine.md section 14).
+fn run_traces(host: &mut dyn Host, doc: &Value, file: &str, report: &mut Report) {
+    let cases = match serde_json::to_value(doc).map_err(|e| e.to_string()).and_then(|d| engine::file_cases(&d)) {
+        Ok(c) => c,
+        Err(e) => {
+            report.failed += 1;
+            report.failures.push(format!("{file}: <file>: broken trace file: {e}"));
+            return;
+        }
+    };
+    let mut engines = host.engines();
+    for (i, case) in cases.iter().enumerate() {
+        let name = case.get("name").and_then(serde_json::Value::as_str).map_or_else(|| format!("#{i}"), str::to_owned);
+        match engine::run_case(engines.as_mut(), case) {
+            Ok(()) => report.passed += 1,
+            Err(e) => {
+                report.failed += 1;
+                report.failures.push(format!("{file}: {name}: {e}"));
+            }
+        }
+    }
+}
+
 /// Run every case of every file through `host`.
 pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
     let mut report = Report::default();
@@ -359,6 +392,10 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
                 continue;
             }
         };
+        if doc.get("format").and_then(Value::as_str) == Some(engine::FORMAT) {
+            run_traces(host, &doc, &file, &mut report);
+            continue;
+        }
         let cases = match file_cases(&doc) {
             Ok(c) => c,
             Err(e) => {

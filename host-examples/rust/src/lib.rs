@@ -58,6 +58,7 @@ mod compiled;
 pub mod conformance;
 mod convert;
 mod convert_health;
+mod delivery;
 mod engine;
 pub mod reload;
 mod step;

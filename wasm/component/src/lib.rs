@@ -9,6 +9,7 @@ extern crate alloc;
 
 mod convert;
 mod convert_health;
+mod engines;
 mod handles;
 #[cfg(target_arch = "wasm32")]
 mod libc_shim;
@@ -35,6 +36,7 @@ wit_bindgen::generate!({
 });
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use exports::webhook::retry_policy::policy::Guest;
 use retry_policy_core as core_;
@@ -42,8 +44,10 @@ use webhook::retry_policy::types as wit;
 
 use convert::{from_wit, to_wit};
 use convert_health::{from_wit as from_wit3, to_wit as to_wit3};
+use engines::ENGINES;
 use handles::TABLE;
 use retry_policy_core::compiled::{self as compiled, CompiledPolicy};
+use retry_policy_core::engine::wire;
 use retry_policy_core::health;
 
 /// Bumped on any breaking change of the WIT `policy` interface.
@@ -317,6 +321,22 @@ impl Guest for Component {
         let health = from_wit3::health(health);
         health.validate().map_err(|e| to_wit::error(e.within("health")))?;
         Ok(health::pause_until_ms(&health, &from_wit::outcome(outcome), now_ms))
+    }
+
+    fn engine_open(config: String) -> Result<u32, String> {
+        ENGINES.open(&config)
+    }
+
+    fn engine_feed(handle: u32, inputs: String) -> Result<String, String> {
+        ENGINES.with(handle, |e| wire::feed(e, &inputs).map_err(|e| wire::error_text(&e)))?
+    }
+
+    fn engine_resume(handle: u32, now_ms: u64, journal: Vec<u8>) -> Result<String, String> {
+        ENGINES.with(handle, |e| wire::resume(e, now_ms, &journal))
+    }
+
+    fn engine_close(handle: u32) {
+        ENGINES.close(handle)
     }
 }
 

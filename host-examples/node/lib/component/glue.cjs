@@ -161,6 +161,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     let postReturn11;
     let postReturn12;
     let postReturn13;
+    let postReturn14;
+    let postReturn15;
     ({ exports: exports0 } = instantiateCore(module1));
     ({ exports: exports1 } = instantiateCore(module0, {
       'webhook:retry-policy/budget-store@0.3.0': {
@@ -192,6 +194,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     postReturn11 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#settle-wake'];
     postReturn12 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#call-for'];
     postReturn13 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#load-health-document'];
+    postReturn14 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#engine-open'];
+    postReturn15 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#engine-feed'];
     let policy030AbiVersion;
     
     function abiVersion() {
@@ -5629,6 +5633,128 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       }
       return retVal.val;
     }
+    let policy030EngineOpen;
+    
+    function engineOpen(arg0) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy030EngineOpen(ptr0, len0);
+      let variant2;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          variant2= {
+            tag: 'ok',
+            val: dataView(memory0).getInt32(ret + 4, true) >>> 0
+          };
+          break;
+        }
+        case 1: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          variant2= {
+            tag: 'err',
+            val: result1
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant2;
+      postReturn14(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
+    let policy030EngineFeed;
+    
+    function engineFeed(arg0, arg1) {
+      var ptr0 = utf8Encode(arg1, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy030EngineFeed(toUint32(arg0), ptr0, len0);
+      let variant3;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          variant3= {
+            tag: 'ok',
+            val: result1
+          };
+          break;
+        }
+        case 1: {
+          var ptr2 = dataView(memory0).getInt32(ret + 4, true);
+          var len2 = dataView(memory0).getInt32(ret + 8, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          variant3= {
+            tag: 'err',
+            val: result2
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant3;
+      postReturn15(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
+    let policy030EngineResume;
+    
+    function engineResume(arg0, arg1, arg2) {
+      var val0 = arg2;
+      var len0 = val0.byteLength;
+      var ptr0 = realloc0(0, 0, 1, len0 * 1);
+      var src0 = new Uint8Array(val0.buffer || val0, val0.byteOffset, len0 * 1);
+      (new Uint8Array(memory0.buffer, ptr0, len0 * 1)).set(src0);
+      const ret = policy030EngineResume(toUint32(arg0), toUint64(arg1), ptr0, len0);
+      let variant3;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          variant3= {
+            tag: 'ok',
+            val: result1
+          };
+          break;
+        }
+        case 1: {
+          var ptr2 = dataView(memory0).getInt32(ret + 4, true);
+          var len2 = dataView(memory0).getInt32(ret + 8, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          variant3= {
+            tag: 'err',
+            val: result2
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant3;
+      postReturn15(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
+    let policy030EngineClose;
+    
+    function engineClose(arg0) {
+      policy030EngineClose(toUint32(arg0));
+    }
     policy030AbiVersion = exports1['webhook:retry-policy/policy@0.3.0#abi-version'];
     policy030Plan = exports1['webhook:retry-policy/policy@0.3.0#plan'];
     policy030Delay = exports1['webhook:retry-policy/policy@0.3.0#delay'];
@@ -5660,6 +5786,10 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     policy030NormalPerS = exports1['webhook:retry-policy/policy@0.3.0#normal-per-s'];
     policy030HealthOutcomeOf = exports1['webhook:retry-policy/policy@0.3.0#health-outcome-of'];
     policy030PauseUntil = exports1['webhook:retry-policy/policy@0.3.0#pause-until'];
+    policy030EngineOpen = exports1['webhook:retry-policy/policy@0.3.0#engine-open'];
+    policy030EngineFeed = exports1['webhook:retry-policy/policy@0.3.0#engine-feed'];
+    policy030EngineResume = exports1['webhook:retry-policy/policy@0.3.0#engine-resume'];
+    policy030EngineClose = exports1['webhook:retry-policy/policy@0.3.0#engine-close'];
     const policy030 = {
       abiVersion: abiVersion,
       admit: admit,
@@ -5676,6 +5806,10 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       decideWith: decideWith,
       delay: delay,
       discard: discard,
+      engineClose: engineClose,
+      engineFeed: engineFeed,
+      engineOpen: engineOpen,
+      engineResume: engineResume,
       evaluate: evaluate,
       finish: finish,
       gate: gate,

@@ -205,6 +205,11 @@ _S71 = struct.Struct("<B7xQ")
 _S72 = struct.Struct("<B7xH")
 _S73 = struct.Struct("<B7xII")
 _S74 = struct.Struct("<?7xQ56xddQ32xQ")
+_S75 = struct.Struct("<I4xI4x")
+_S76 = struct.Struct("<I4xI4xI4x")
+_S77 = struct.Struct("<B")
+_S78 = struct.Struct("<I4xQI4xI4x")
+_S79 = struct.Struct("<I4x")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -841,313 +846,313 @@ def _image_HELD_HEALTH(v: HeldHealth) -> tuple[HeldHealth, bytes]:
 
 
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f218, _f219, _f222, _f223 = _R_schedule.unpack_from(m, p + 0)
-    _p221, _n221 = _F_II.unpack_from(m, p + 16)
-    _f221 = struct.unpack_from("<%dQ" % _n221, m, _p221)
-    return _mk_schedule(_f218, _f219, _f221, _f222, _CASES_LIMITED_BY[_f223])
+    _f229, _f230, _f233, _f234 = _R_schedule.unpack_from(m, p + 0)
+    _p232, _n232 = _F_II.unpack_from(m, p + 16)
+    _f232 = struct.unpack_from("<%dQ" % _n232, m, _p232)
+    return _mk_schedule(_f229, _f230, _f232, _f233, _CASES_LIMITED_BY[_f234])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f224, = _R_policy_error.unpack_from(m, p + 0)
-    _p226, _n226 = _F_II.unpack_from(m, p + 4)
-    _p228, _n228 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f224], _str(m, _p226, _n226), _str(m, _p228, _n228))
+    _f235, = _R_policy_error.unpack_from(m, p + 0)
+    _p237, _n237 = _F_II.unpack_from(m, p + 4)
+    _p239, _n239 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f235], _str(m, _p237, _n237), _str(m, _p239, _n239))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p230, _n230 = _F_II.unpack_from(m, p + 0)
-    _p232, _n232 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p230, _n230), tuple(_lift_event_class(m, _p232 + _i232 * 88 + 0) for _i232 in range(_n232)))
+    _p241, _n241 = _F_II.unpack_from(m, p + 0)
+    _p243, _n243 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p241, _n241), tuple(_lift_event_class(m, _p243 + _i243 * 88 + 0) for _i243 in range(_n243)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f239, _f240 = _R_admission.unpack_from(m, p + 24)
-    _p234, _n234 = _F_II.unpack_from(m, p + 0)
-    _p236, _n236 = _F_II.unpack_from(m, p + 8)
-    _p238, _n238 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p234, _n234), _str(m, _p236, _n236), _str(m, _p238, _n238), _f239, _f240, _lift_schedule(m, p + 40))
+    _f250, _f251 = _R_admission.unpack_from(m, p + 24)
+    _p245, _n245 = _F_II.unpack_from(m, p + 0)
+    _p247, _n247 = _F_II.unpack_from(m, p + 8)
+    _p249, _n249 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p245, _n245), _str(m, _p247, _n247), _str(m, _p249, _n249), _f250, _f251, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v246: Any
-    _d246 = m[p + 0]
-    if _d246 == 0:
-        _v246 = None
-    elif _d246 == 1:
-        _v247: Any
-        _d247 = m[p + 8]
-        if _d247 == 0:
-            _v247 = _lift_retry(m, p + 16)
-        elif _d247 == 1:
-            _v247 = _lift_stop(m, p + 16)
+    _v257: Any
+    _d257 = m[p + 0]
+    if _d257 == 0:
+        _v257 = None
+    elif _d257 == 1:
+        _v258: Any
+        _d258 = m[p + 8]
+        if _d258 == 0:
+            _v258 = _lift_retry(m, p + 16)
+        elif _d258 == 1:
+            _v258 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d247, p + 8))
-        _v246 = _v247
+            raise Malformed("discriminant %d at %d" % (_d258, p + 8))
+        _v257 = _v258
     else:
-        raise Malformed("discriminant %d at %d" % (_d246, p + 0))
-    _v249: Any
-    _d249 = m[p + 72]
-    if _d249 == 0:
-        _v249 = None
-    elif _d249 == 1:
-        _v249 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d257, p + 0))
+    _v260: Any
+    _d260 = m[p + 72]
+    if _d260 == 0:
+        _v260 = None
+    elif _d260 == 1:
+        _v260 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d249, p + 72))
-    return _mk_step(_v246, _v249)
+        raise Malformed("discriminant %d at %d" % (_d260, p + 72))
+    return _mk_step(_v257, _v260)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f252, = _R_settlement.unpack_from(m, p + 64)
-    _v251: Any
-    _d251 = m[p + 0]
-    if _d251 == 0:
-        _v251 = _lift_retry(m, p + 8)
-    elif _d251 == 1:
-        _v251 = _lift_stop(m, p + 8)
+    _f263, = _R_settlement.unpack_from(m, p + 64)
+    _v262: Any
+    _d262 = m[p + 0]
+    if _d262 == 0:
+        _v262 = _lift_retry(m, p + 8)
+    elif _d262 == 1:
+        _v262 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d251, p + 0))
-    return _mk_settlement(_v251, _f252)
+        raise Malformed("discriminant %d at %d" % (_d262, p + 0))
+    return _mk_settlement(_v262, _f263)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f253, _f254 = _R_stop.unpack_from(m, p + 0)
-    _v256: Any
-    _d256 = m[p + 8]
-    if _d256 == 0:
-        _v256 = None
-    elif _d256 == 1:
-        _v256 = _lift_dead_letter(m, p + 16)
+    _f264, _f265 = _R_stop.unpack_from(m, p + 0)
+    _v267: Any
+    _d267 = m[p + 8]
+    if _d267 == 0:
+        _v267 = None
+    elif _d267 == 1:
+        _v267 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d256, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f253], _f254, _v256)
+        raise Malformed("discriminant %d at %d" % (_d267, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f264], _f265, _v267)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f258, _f261, _f262, _f264, _f265, _f267, _f269, _f270, _f272, _f273 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f258, _mk_budget_counts(_mk_bucket_counts(_f261, _f262), _mk_bucket_counts(_f264, _f265))), _mk_held_buckets(_f267, _mk_bucket_counts(_f269, _f270), _mk_bucket_counts(_f272, _f273)))
+    _f269, _f272, _f273, _f275, _f276, _f278, _f280, _f281, _f283, _f284 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f269, _mk_budget_counts(_mk_bucket_counts(_f272, _f273), _mk_bucket_counts(_f275, _f276))), _mk_held_buckets(_f278, _mk_bucket_counts(_f280, _f281), _mk_bucket_counts(_f283, _f284)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f274, _f275 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f274, _f275)
+    _f285, _f286 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f285, _f286)
 
 
 def _lift_decided(m: memoryview, p: int) -> Decided:
-    _v277: Any
-    _d277 = m[p + 0]
-    if _d277 == 0:
-        _v277 = _lift_retry(m, p + 8)
-    elif _d277 == 1:
-        _v277 = _lift_stop(m, p + 8)
+    _v288: Any
+    _d288 = m[p + 0]
+    if _d288 == 0:
+        _v288 = _lift_retry(m, p + 8)
+    elif _d288 == 1:
+        _v288 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d277, p + 0))
-    _v279: Any
-    _d279 = m[p + 64]
-    if _d279 == 0:
-        _v279 = None
-    elif _d279 == 1:
-        _v279 = _lift_store_call(m, p + 72)
+        raise Malformed("discriminant %d at %d" % (_d288, p + 0))
+    _v290: Any
+    _d290 = m[p + 64]
+    if _d290 == 0:
+        _v290 = None
+    elif _d290 == 1:
+        _v290 = _lift_store_call(m, p + 72)
     else:
-        raise Malformed("discriminant %d at %d" % (_d279, p + 64))
-    return _mk_decided(_v277, _v279)
+        raise Malformed("discriminant %d at %d" % (_d290, p + 64))
+    return _mk_decided(_v288, _v290)
 
 
 def _lift_store_call(m: memoryview, p: int) -> StoreCall:
-    _f280, _f285, _f287, _f288, _f289, _f290 = _R_store_call.unpack_from(m, p + 0)
-    _p282, _n282 = _F_II.unpack_from(m, p + 4)
-    _p284, _n284 = _F_II.unpack_from(m, p + 12)
-    _v292: Any
-    _d292 = m[p + 64]
-    if _d292 == 0:
-        _v292 = None
-    elif _d292 == 1:
-        _v292 = _lift_health_call(m, p + 72)
+    _f291, _f296, _f298, _f299, _f300, _f301 = _R_store_call.unpack_from(m, p + 0)
+    _p293, _n293 = _F_II.unpack_from(m, p + 4)
+    _p295, _n295 = _F_II.unpack_from(m, p + 12)
+    _v303: Any
+    _d303 = m[p + 64]
+    if _d303 == 0:
+        _v303 = None
+    elif _d303 == 1:
+        _v303 = _lift_health_call(m, p + 72)
     else:
-        raise Malformed("discriminant %d at %d" % (_d292, p + 64))
-    return _mk_store_call(_CASES_CALL_OP[_f280], _str(m, _p282, _n282), _str(m, _p284, _n284), _f285, _mk_budget(_f287, _f288, _f289, _f290), _v292)
+        raise Malformed("discriminant %d at %d" % (_d303, p + 64))
+    return _mk_store_call(_CASES_CALL_OP[_f291], _str(m, _p293, _n293), _str(m, _p295, _n295), _f296, _mk_budget(_f298, _f299, _f300, _f301), _v303)
 
 
 def _lift_finished(m: memoryview, p: int) -> Finished:
-    _f295, = _R_finished.unpack_from(m, p + 64)
-    _v294: Any
-    _d294 = m[p + 0]
-    if _d294 == 0:
-        _v294 = _lift_retry(m, p + 8)
-    elif _d294 == 1:
-        _v294 = _lift_budget_hold(m, p + 8)
-    elif _d294 == 2:
-        _v294 = _lift_stop(m, p + 8)
+    _f306, = _R_finished.unpack_from(m, p + 64)
+    _v305: Any
+    _d305 = m[p + 0]
+    if _d305 == 0:
+        _v305 = _lift_retry(m, p + 8)
+    elif _d305 == 1:
+        _v305 = _lift_budget_hold(m, p + 8)
+    elif _d305 == 2:
+        _v305 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d294, p + 0))
-    return _mk_finished(_v294, _f295)
+        raise Malformed("discriminant %d at %d" % (_d305, p + 0))
+    return _mk_finished(_v305, _f306)
 
 
 def _lift_gate_answer(m: memoryview, p: int) -> GateAnswer:
-    _f299, _f300, _f301 = _R_gate_answer.unpack_from(m, p + 56)
-    _v297: Any
-    _d297 = m[p + 0]
-    if _d297 == 0:
-        _v297 = Send()
-    elif _d297 == 1:
-        _v297 = SendProbe()
-    elif _d297 == 2:
-        _v297 = Probe()
-    elif _d297 == 3:
-        _v297 = _lift_hold(m, p + 8)
-    elif _d297 == 4:
-        _v297 = _lift_held_stop(m, p + 8)
+    _f310, _f311, _f312 = _R_gate_answer.unpack_from(m, p + 56)
+    _v308: Any
+    _d308 = m[p + 0]
+    if _d308 == 0:
+        _v308 = Send()
+    elif _d308 == 1:
+        _v308 = SendProbe()
+    elif _d308 == 2:
+        _v308 = Probe()
+    elif _d308 == 3:
+        _v308 = _lift_hold(m, p + 8)
+    elif _d308 == 4:
+        _v308 = _lift_held_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d297, p + 0))
-    return _mk_gate_answer(_v297, _mk_pacer(_f299, _f300, _f301))
+        raise Malformed("discriminant %d at %d" % (_d308, p + 0))
+    return _mk_gate_answer(_v308, _mk_pacer(_f310, _f311, _f312))
 
 
 def _lift_wake_hold(m: memoryview, p: int) -> WakeHold:
-    _f302, _f303 = _R_wake_hold.unpack_from(m, p + 0)
-    return _mk_wake_hold(_f302, _f303)
+    _f313, _f314 = _R_wake_hold.unpack_from(m, p + 0)
+    return _mk_wake_hold(_f313, _f314)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f308, _f309, _f310 = _R_dead_letter.unpack_from(m, p + 16)
-    _p305, _n305 = _F_II.unpack_from(m, p + 0)
-    _p307, _n307 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p305, _n305), _str(m, _p307, _n307), _f308, _f309, _CASES_STOP_REASON[_f310])
+    _f319, _f320, _f321 = _R_dead_letter.unpack_from(m, p + 16)
+    _p316, _n316 = _F_II.unpack_from(m, p + 0)
+    _p318, _n318 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p316, _n316), _str(m, _p318, _n318), _f319, _f320, _CASES_STOP_REASON[_f321])
 
 
 def _lift_call_applied(m: memoryview, p: int) -> CallApplied:
-    _f315, _f317, _f318, _f320, _f321, _f324, _f325, _f326, _f327, _f328, _f329, _f330, _f331, _f332 = _R_call_applied.unpack_from(m, p + 104)
-    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f315, _mk_bucket_counts(_f317, _f318), _mk_bucket_counts(_f320, _f321)), _mk_health_state(_mk_failure_buckets(_f324, _f325, _f326), _f327, _f328, _f329, _f330, _f331, _f332)))
+    _f326, _f328, _f329, _f331, _f332, _f335, _f336, _f337, _f338, _f339, _f340, _f341, _f342, _f343 = _R_call_applied.unpack_from(m, p + 104)
+    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f326, _mk_bucket_counts(_f328, _f329), _mk_bucket_counts(_f331, _f332)), _mk_health_state(_mk_failure_buckets(_f335, _f336, _f337), _f338, _f339, _f340, _f341, _f342, _f343)))
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p334, _n334 = _F_II.unpack_from(m, p + 0)
-    _p336, _n336 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p334, _n334), tuple(_lift_health_class(m, _p336 + _i336 * 208 + 0) for _i336 in range(_n336)))
+    _p345, _n345 = _F_II.unpack_from(m, p + 0)
+    _p347, _n347 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p345, _n345), tuple(_lift_health_class(m, _p347 + _i347 * 208 + 0) for _i347 in range(_n347)))
 
 
 def _lift_paced(m: memoryview, p: int) -> Paced:
-    _f340, _f341, _f342 = _R_paced.unpack_from(m, p + 16)
-    _v338: Any
-    _d338 = m[p + 0]
-    if _d338 == 0:
-        _v338 = Send()
-    elif _d338 == 1:
-        _v338 = Wait(_F_Q.unpack_from(m, p + 8)[0])
+    _f351, _f352, _f353 = _R_paced.unpack_from(m, p + 16)
+    _v349: Any
+    _d349 = m[p + 0]
+    if _d349 == 0:
+        _v349 = Send()
+    elif _d349 == 1:
+        _v349 = Wait(_F_Q.unpack_from(m, p + 8)[0])
     else:
-        raise Malformed("discriminant %d at %d" % (_d338, p + 0))
-    return _mk_paced(_v338, _mk_pacer(_f340, _f341, _f342))
+        raise Malformed("discriminant %d at %d" % (_d349, p + 0))
+    return _mk_paced(_v349, _mk_pacer(_f351, _f352, _f353))
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f347, _f348, _f349, _f350, _f351, _f352, _f354, _f355, _f356, _f357 = _R_event_class.unpack_from(m, p + 8)
-    _p344, _n344 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p344, _n344), _mk_policy(_mk_backoff(_f347, _f348, _f349, _CASES_JITTER[_f350]), _f351, _f352, _mk_budget(_f354, _f355, _f356, _f357)))
+    _f358, _f359, _f360, _f361, _f362, _f363, _f365, _f366, _f367, _f368 = _R_event_class.unpack_from(m, p + 8)
+    _p355, _n355 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p355, _n355), _mk_policy(_mk_backoff(_f358, _f359, _f360, _CASES_JITTER[_f361]), _f362, _f363, _mk_budget(_f365, _f366, _f367, _f368)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f358, _f361, _f362 = _R_store_request.unpack_from(m, p + 0)
-    _p360, _n360 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f358], _str(m, _p360, _n360), _f361, _f362)
+    _f369, _f372, _f373 = _R_store_request.unpack_from(m, p + 0)
+    _p371, _n371 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f369], _str(m, _p371, _n371), _f372, _f373)
 
 
 def _lift_health_call(m: memoryview, p: int) -> HealthCall:
-    _f363, _f364, _f365 = _R_health_call.unpack_from(m, p + 0)
-    _v367: Any
-    _d367 = m[p + 24]
-    if _d367 == 0:
-        _v367 = None
-    elif _d367 == 1:
-        _v367 = _lift_circuit(m, p + 32)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d367, p + 24))
-    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f363], _f364, _f365, _v367)
-
-
-def _lift_budget_hold(m: memoryview, p: int) -> BudgetHold:
-    _f368, _f369 = _R_budget_hold.unpack_from(m, p + 0)
-    return _mk_budget_hold(_f368, _f369)
-
-
-def _lift_hold(m: memoryview, p: int) -> Hold:
-    _f370, _f371 = _R_hold.unpack_from(m, p + 0)
-    return _mk_hold(_f370, _CASES_HOLD_REASON[_f371])
-
-
-def _lift_held_stop(m: memoryview, p: int) -> HeldStop:
-    _f374, = _R_held_stop.unpack_from(m, p + 40)
-    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f374)
-
-
-def _lift_call_reply(m: memoryview, p: int) -> CallReply:
-    _v376: Any
-    _d376 = m[p + 0]
-    if _d376 == 0:
-        _v376 = None
-    elif _d376 == 1:
-        _v376 = _lift_reservation(m, p + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d376, p + 0))
+    _f374, _f375, _f376 = _R_health_call.unpack_from(m, p + 0)
     _v378: Any
-    _d378 = m[p + 48]
+    _d378 = m[p + 24]
     if _d378 == 0:
         _v378 = None
     elif _d378 == 1:
-        _v378 = _F_bool.unpack_from(m, p + 49)[0]
+        _v378 = _lift_circuit(m, p + 32)
     else:
-        raise Malformed("discriminant %d at %d" % (_d378, p + 48))
-    _v380: Any
-    _d380 = m[p + 56]
-    if _d380 == 0:
-        _v380 = None
-    elif _d380 == 1:
-        _v380 = _lift_health_view(m, p + 64)
+        raise Malformed("discriminant %d at %d" % (_d378, p + 24))
+    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f374], _f375, _f376, _v378)
+
+
+def _lift_budget_hold(m: memoryview, p: int) -> BudgetHold:
+    _f379, _f380 = _R_budget_hold.unpack_from(m, p + 0)
+    return _mk_budget_hold(_f379, _f380)
+
+
+def _lift_hold(m: memoryview, p: int) -> Hold:
+    _f381, _f382 = _R_hold.unpack_from(m, p + 0)
+    return _mk_hold(_f381, _CASES_HOLD_REASON[_f382])
+
+
+def _lift_held_stop(m: memoryview, p: int) -> HeldStop:
+    _f385, = _R_held_stop.unpack_from(m, p + 40)
+    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f385)
+
+
+def _lift_call_reply(m: memoryview, p: int) -> CallReply:
+    _v387: Any
+    _d387 = m[p + 0]
+    if _d387 == 0:
+        _v387 = None
+    elif _d387 == 1:
+        _v387 = _lift_reservation(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d380, p + 56))
-    return _mk_call_reply(_v376, _v378, _v380)
+        raise Malformed("discriminant %d at %d" % (_d387, p + 0))
+    _v389: Any
+    _d389 = m[p + 48]
+    if _d389 == 0:
+        _v389 = None
+    elif _d389 == 1:
+        _v389 = _F_bool.unpack_from(m, p + 49)[0]
+    else:
+        raise Malformed("discriminant %d at %d" % (_d389, p + 48))
+    _v391: Any
+    _d391 = m[p + 56]
+    if _d391 == 0:
+        _v391 = None
+    elif _d391 == 1:
+        _v391 = _lift_health_view(m, p + 64)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d391, p + 56))
+    return _mk_call_reply(_v387, _v389, _v391)
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f385, _f386, _f387, _f388, _f389, _f390, _f392, _f393, _f394, _f395 = _R_health_class.unpack_from(m, p + 8)
-    _p382, _n382 = _F_II.unpack_from(m, p + 0)
-    _v397: Any
-    _d397 = m[p + 88]
-    if _d397 == 0:
-        _v397 = None
-    elif _d397 == 1:
-        _v397 = _lift_health(m, p + 96)
+    _f396, _f397, _f398, _f399, _f400, _f401, _f403, _f404, _f405, _f406 = _R_health_class.unpack_from(m, p + 8)
+    _p393, _n393 = _F_II.unpack_from(m, p + 0)
+    _v408: Any
+    _d408 = m[p + 88]
+    if _d408 == 0:
+        _v408 = None
+    elif _d408 == 1:
+        _v408 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d397, p + 88))
-    _p399, _n399 = _F_II.unpack_from(m, p + 192)
-    _p401, _n401 = _F_II.unpack_from(m, p + 200)
-    _f401 = struct.unpack_from("<%dQ" % _n401, m, _p401)
-    return _mk_health_class(_str(m, _p382, _n382), _mk_policy(_mk_backoff(_f385, _f386, _f387, _CASES_JITTER[_f388]), _f389, _f390, _mk_budget(_f392, _f393, _f394, _f395)), _v397, _str(m, _p399, _n399), _f401)
+        raise Malformed("discriminant %d at %d" % (_d408, p + 88))
+    _p410, _n410 = _F_II.unpack_from(m, p + 192)
+    _p412, _n412 = _F_II.unpack_from(m, p + 200)
+    _f412 = struct.unpack_from("<%dQ" % _n412, m, _p412)
+    return _mk_health_class(_str(m, _p393, _n393), _mk_policy(_mk_backoff(_f396, _f397, _f398, _CASES_JITTER[_f399]), _f400, _f401, _mk_budget(_f403, _f404, _f405, _f406)), _v408, _str(m, _p410, _n410), _f412)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f402, _f403, _f404, _f405, _f406, _f407 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f402, _f403, _f404, _f405, _f406, _f407)
+    _f413, _f414, _f415, _f416, _f417, _f418 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f413, _f414, _f415, _f416, _f417, _f418)
 
 
 def _lift_reservation(m: memoryview, p: int) -> Reservation:
-    _f408, _f411, _f412, _f414, _f415 = _R_reservation.unpack_from(m, p + 0)
-    return _mk_reservation(_f408, _mk_budget_counts(_mk_bucket_counts(_f411, _f412), _mk_bucket_counts(_f414, _f415)))
+    _f419, _f422, _f423, _f425, _f426 = _R_reservation.unpack_from(m, p + 0)
+    return _mk_reservation(_f419, _mk_budget_counts(_mk_bucket_counts(_f422, _f423), _mk_bucket_counts(_f425, _f426)))
 
 
 def _lift_health_view(m: memoryview, p: int) -> HealthView:
-    _f416, _f417, _f418, _f419, _f420 = _R_health_view.unpack_from(m, p + 0)
-    return _mk_health_view(_f416, _f417, _f418, _f419, _f420)
+    _f427, _f428, _f429, _f430, _f431 = _R_health_view.unpack_from(m, p + 0)
+    return _mk_health_view(_f427, _f428, _f429, _f430, _f431)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f421, _f422, _f426, _f427, _f428 = _R_health.unpack_from(m, p + 0)
-    _v424: Any
-    _d424 = m[p + 16]
-    if _d424 == 0:
-        _v424 = None
-    elif _d424 == 1:
-        _v424 = _lift_circuit(m, p + 24)
+    _f432, _f433, _f437, _f438, _f439 = _R_health.unpack_from(m, p + 0)
+    _v435: Any
+    _d435 = m[p + 16]
+    if _d435 == 0:
+        _v435 = None
+    elif _d435 == 1:
+        _v435 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d424, p + 16))
-    return _mk_health(_f421, _f422, _v424, _mk_release(_f426, _f427), _f428)
+        raise Malformed("discriminant %d at %d" % (_d435, p + 16))
+    return _mk_health(_f432, _f433, _v435, _mk_release(_f437, _f438), _f439)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -2600,6 +2605,130 @@ def lift_pause_until(m: memoryview, r: int) -> int:
     return _v217
 
 
+def lower_engine_open(x: Scratch, config: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if config.__class__ is not str:
+        c.text("config", config)
+    _t218 = config.encode()
+    _n218 = len(_t218)
+    if d + _n218 > lim:
+        raise Grow(d + _n218)
+    m[d:d + _n218] = _t218
+    _p218 = d
+    d += _n218
+    fx += (s + 8, 1, _n218)
+    _S75.pack_into(m, s + FLAT + 0, _p218, _n218)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_engine_open(m: memoryview, r: int) -> int:
+    _v219: Any
+    _d219 = m[r + 0]
+    if _d219 == 0:
+        _v219 = _F_I.unpack_from(m, r + 4)[0]
+    elif _d219 == 1:
+        _p220, _n220 = _F_II.unpack_from(m, r + 4)
+        raise _str(m, _p220, _n220)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d219, r + 0))
+    return _v219
+
+
+def lower_engine_feed(x: Scratch, handle: int, inputs: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if inputs.__class__ is not str:
+        c.text("inputs", inputs)
+    _t221 = inputs.encode()
+    _n221 = len(_t221)
+    if d + _n221 > lim:
+        raise Grow(d + _n221)
+    m[d:d + _n221] = _t221
+    _p221 = d
+    d += _n221
+    fx += (s + 16, 1, _n221)
+    _S76.pack_into(m, s + FLAT + 0, handle, _p221, _n221)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_engine_feed(m: memoryview, r: int) -> str:
+    _v222: Any
+    _d222 = m[r + 0]
+    if _d222 == 0:
+        _p223, _n223 = _F_II.unpack_from(m, r + 4)
+        _v222 = _str(m, _p223, _n223)
+    elif _d222 == 1:
+        _p224, _n224 = _F_II.unpack_from(m, r + 4)
+        raise _str(m, _p224, _n224)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d222, r + 0))
+    return _v222
+
+
+def lower_engine_resume(x: Scratch, handle: int, now_ms: int, journal: tuple[int, ...]) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
+        c.uint("now_ms", now_ms, 18446744073709551615)
+    _l225 = journal
+    _k225 = len(_l225)
+    d = (d + 0) & -1
+    if d + _k225 * 1 > lim:
+        raise Grow(d + _k225 * 1)
+    _e225 = d
+    d += _k225 * 1
+    for _i225, _x225 in enumerate(_l225):
+        _b225 = _e225 + _i225 * 1
+        _S77.pack_into(m, _b225 + 0, _x225)
+    fx += (s + 24, 1, _k225 * 1)
+    _S78.pack_into(m, s + FLAT + 0, handle, now_ms, _e225, _k225)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_engine_resume(m: memoryview, r: int) -> str:
+    _v226: Any
+    _d226 = m[r + 0]
+    if _d226 == 0:
+        _p227, _n227 = _F_II.unpack_from(m, r + 4)
+        _v226 = _str(m, _p227, _n227)
+    elif _d226 == 1:
+        _p228, _n228 = _F_II.unpack_from(m, r + 4)
+        raise _str(m, _p228, _n228)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d226, r + 0))
+    return _v226
+
+
+def lower_engine_close(x: Scratch, handle: int) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
+        c.uint("handle", handle, 4294967295)
+    _S79.pack_into(m, s + FLAT + 0, handle)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_engine_close(m: memoryview, r: int) -> None:
+    return None
+
+
 class Function(NamedTuple):
     """One export: core names, adapter export names, lowering and lifting."""
 
@@ -2643,6 +2772,10 @@ FUNCTIONS: dict[str, Function] = {
     "normal-per-s": Function("normal-per-s", "webhook:retry-policy/policy@0.3.0#normal-per-s", "cabi_post_webhook:retry-policy/policy@0.3.0#normal-per-s", lower_normal_per_s, lift_normal_per_s, True),
     "health-outcome-of": Function("health-outcome-of", "webhook:retry-policy/policy@0.3.0#health-outcome-of", "cabi_post_webhook:retry-policy/policy@0.3.0#health-outcome-of", lower_health_outcome_of, lift_health_outcome_of, True),
     "pause-until": Function("pause-until", "webhook:retry-policy/policy@0.3.0#pause-until", "cabi_post_webhook:retry-policy/policy@0.3.0#pause-until", lower_pause_until, lift_pause_until, True),
+    "engine-open": Function("engine-open", "webhook:retry-policy/policy@0.3.0#engine-open", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-open", lower_engine_open, lift_engine_open, True),
+    "engine-feed": Function("engine-feed", "webhook:retry-policy/policy@0.3.0#engine-feed", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-feed", lower_engine_feed, lift_engine_feed, True),
+    "engine-resume": Function("engine-resume", "webhook:retry-policy/policy@0.3.0#engine-resume", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-resume", lower_engine_resume, lift_engine_resume, True),
+    "engine-close": Function("engine-close", "webhook:retry-policy/policy@0.3.0#engine-close", None, lower_engine_close, lift_engine_close, False),
 }
 
 

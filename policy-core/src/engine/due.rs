@@ -1,0 +1,241 @@
+//! Due events: the queue, and the send loop up to the `Send` action
+//! (docs/health-dispatch.md section 2, steps 1-3).
+//!
+//! ```text
+//! due ─► leave hold (held_ms += span) ─► resume (attempts, window) ─► format 2: send
+//!                                                   format 3: gate ─► send / send-probe
+//!                                                                 ├─► hold (journaled)
+//!                                                                 ├─► stop (window): dead letter
+//!                                                                 └─► probe: one call per endpoint
+//!                                                                             and probe window
+//! send: a budget-held event first makes its wake `reserve` (then gates once more)
+//! ```
+
+use alloc::string::String;
+
+use super::event::Phase;
+use super::io::{Output, Send};
+use super::{metrics, Engine, Pending};
+use crate::compiled::{CallOp, StoreCall};
+use crate::decide::{DeadLetter, StopReason};
+use crate::health::{GateDecision, GateEvent, HealthView, HoldReason};
+use crate::journal::Status;
+use crate::step::Resumption;
+
+impl Engine {
+    /// Put `id` in the due queue at `at_ms` (replacing its place if it had one).
+    pub(crate) fn schedule(&mut self, id: &str, at_ms: u64) {
+        let Some(e) = self.events.get_mut(id) else { return };
+        if let Some((t, s)) = e.queued.take() {
+            self.queue.remove(&(t, s, String::from(id)));
+        }
+        self.seq += 1;
+        e.queued = Some((at_ms, self.seq));
+        self.queue.insert((at_ms, self.seq, String::from(id)));
+    }
+
+    /// Start due events while fewer than `max_in_flight` are busy.
+    pub(crate) fn run_due(&mut self) {
+        while !self.draining && self.busy < self.config.max_in_flight {
+            let Some((t, _, _)) = self.queue.first() else { return };
+            if *t > self.now_ms {
+                return;
+            }
+            let (_, _, id) = self.queue.pop_first().expect("checked above");
+            if let Some(e) = self.events.get_mut(&id) {
+                e.queued = None;
+            }
+            self.due(&id);
+        }
+    }
+
+    pub(crate) fn set_phase(&mut self, id: &str, phase: Phase) {
+        let Some(e) = self.events.get_mut(id) else { return };
+        let was = e.active();
+        e.phase = phase;
+        match (was, e.active()) {
+            (false, true) => self.busy += 1,
+            (true, false) => self.busy = self.busy.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    /// Issue `call` (or answer it in memory), continuing `pending` on its reply.
+    pub(crate) fn call(&mut self, call: StoreCall, pending: Pending) -> u64 {
+        let call_id = self.next_call;
+        self.next_call += 1;
+        let argv = super::call_argv(&call, self.now_ms, self.config.skew_check);
+        let key = call.key.clone();
+        self.calls.insert(call_id, (call, pending));
+        if self.memory.is_none() {
+            self.out.push_back(Output::StoreCall { call_id, key, argv });
+        } else {
+            self.memory_calls.push_back(call_id);
+        }
+        call_id
+    }
+
+    /// One due event (module docs).
+    fn due(&mut self, id: &str) {
+        let now = self.now_ms;
+        let Some(e) = self.events.get_mut(id) else { return };
+        if !e.open() || e.active() {
+            return;
+        }
+        let was_held = e.status == Status::Held;
+        if was_held {
+            e.held_ms = e.held_ms.saturating_add(now.saturating_sub(e.held_since_ms));
+            e.held_since_ms = 0;
+            e.status = Status::Pending;
+            e.hold_reason = None;
+            e.held_until_ms = 0;
+        }
+        let resumed = core::mem::replace(&mut e.resumed, false);
+        let unsent_replay = e.replay_of.is_some() && e.attempts == 0;
+        let known = self.policies[&e.policy_hash].policy.clone();
+        if was_held {
+            self.held_changed(false);
+        }
+        let e = &self.events[id];
+        if resumed || e.attempts > 0 {
+            match crate::step::resume(known.policy(), &e.state(e.attempts), now) {
+                Ok(Resumption::Due) => {}
+                Ok(Resumption::Stop(st)) => {
+                    let dl = st.dead_letter.expect("resume's stops carry a dead letter");
+                    return self.dead_letter(id, dl, false);
+                }
+                Err(err) => return self.stuck(id, &err),
+            }
+        }
+        if known.health().is_none() {
+            return self.start_send(id, false);
+        }
+        let gate = e.gate_event(was_held || unsent_replay);
+        self.gate(id, gate);
+    }
+
+    /// Gate (format 3) and act on its answer.
+    fn gate(&mut self, id: &str, gate: GateEvent) {
+        let now = self.now_ms;
+        let e = &self.events[id];
+        let known = self.policies[&e.policy_hash].policy.clone();
+        let ep = self.endpoints.get(&gate.endpoint_id);
+        ep.set_normal(&known.policy().budget, now);
+        let view = ep.view;
+        match known.gate(&gate, view.as_ref(), &ep.pacer, now) {
+            Ok((d, pacer)) => {
+                self.endpoints.get(&gate.endpoint_id).pacer = pacer;
+                self.act(id, d, gate, view);
+            }
+            Err(err) => self.stuck(id, &err),
+        }
+    }
+
+    /// Act on a gate or after-probe answer.
+    pub(crate) fn act(&mut self, id: &str, d: GateDecision, gate: GateEvent, view: Option<HealthView>) {
+        match d {
+            GateDecision::Stop { dead_letter, .. } => self.dead_letter(id, dead_letter, false),
+            GateDecision::Hold { until_ms, reason } => self.hold(id, until_ms, reason),
+            GateDecision::Probe => self.probe(id, gate, view),
+            GateDecision::Send { probe } => {
+                if self.events[id].needs_reserve {
+                    self.wake(id, gate, probe);
+                } else {
+                    self.start_send(id, probe);
+                }
+            }
+        }
+    }
+
+    /// Gate 5: one probe call per endpoint and probe window; otherwise the
+    /// event holds until the next window (`after-probe` refused).
+    fn probe(&mut self, id: &str, gate: GateEvent, view: Option<HealthView>) {
+        let now = self.now_ms;
+        let known = self.policies[&self.events[id].policy_hash].policy.clone();
+        let ep = self.endpoints.get(&gate.endpoint_id);
+        if ep.probe_in_flight || now < ep.probe_busy_until_ms {
+            return self.probe_answered(id, gate, false, view.unwrap_or_default());
+        }
+        ep.probe_in_flight = true;
+        match known.call_for(CallOp::Probe, &gate.endpoint_id, now) {
+            Ok(call) => {
+                let call_id = self.call(call, Pending::Event(String::from(id)));
+                self.set_phase(id, Phase::Probing { call_id, gate, view });
+            }
+            Err(err) => {
+                self.endpoints.get(&gate.endpoint_id).probe_in_flight = false;
+                self.stuck(id, &err)
+            }
+        }
+    }
+
+    /// `after-probe` with the store's answer (or `false` and the gate's view).
+    pub(crate) fn probe_answered(&mut self, id: &str, gate: GateEvent, granted: bool, view: HealthView) {
+        let now = self.now_ms;
+        let known = self.policies[&self.events[id].policy_hash].policy.clone();
+        let ep = self.endpoints.get(&gate.endpoint_id);
+        match known.after_probe(&gate, granted, &view, &ep.pacer, now) {
+            Ok((GateDecision::Probe, _)) => {
+                let deadline = self.events[id].deadline_ms;
+                let interval = known.health().and_then(|h| h.circuit).map_or(1000, |c| c.probe_interval_ms);
+                self.hold(id, now.saturating_add(interval).min(deadline), HoldReason::ProbeRefused)
+            }
+            Ok((d, pacer)) => {
+                self.endpoints.get(&gate.endpoint_id).pacer = pacer;
+                self.act(id, d, gate, Some(view));
+            }
+            Err(err) => self.stuck(id, &err),
+        }
+    }
+
+    /// A budget-held event's wake: one `reserve` call before its send.
+    fn wake(&mut self, id: &str, gate: GateEvent, probe: bool) {
+        let known = self.policies[&self.events[id].policy_hash].policy.clone();
+        match known.call_for(CallOp::Reserve, &gate.endpoint_id, self.now_ms) {
+            Ok(call) => {
+                self.count(metrics::WAKE_CALLS);
+                let call_id = self.call(call, Pending::Event(String::from(id)));
+                self.set_phase(id, Phase::Waking { call_id, gate, probe });
+            }
+            Err(err) => self.stuck(id, &err),
+        }
+    }
+
+    /// Journal attempt `attempts + 1`, then ask for it (never a number twice).
+    pub(crate) fn start_send(&mut self, id: &str, probe: bool) {
+        let now = self.now_ms;
+        if self.draining {
+            // Nothing new starts: the event stays pending, due now at the next run.
+            self.set_phase(id, Phase::Waiting);
+            return self.schedule(id, now);
+        }
+        let e = self.events.get_mut(id).expect("a due event");
+        if now >= e.deadline_ms {
+            let dl = DeadLetter {
+                event_id: e.event_id.clone(),
+                endpoint_id: e.endpoint_id.clone(),
+                attempts: e.attempts,
+                elapsed_ms: now.saturating_sub(e.first_attempted_at_ms),
+                stop_reason: StopReason::RetryWindowElapsed,
+            };
+            return self.dead_letter(id, dl, false);
+        }
+        e.attempts = e.attempts.saturating_add(1);
+        e.status = Status::Pending;
+        e.next_attempt_at_ms = now;
+        let send = Send {
+            event_id: e.event_id.clone(),
+            attempt: e.attempts,
+            endpoint_id: e.endpoint_id.clone(),
+            target: e.target.clone(),
+            body_b64: e.body_b64.clone(),
+            first_attempted_at_ms: e.first_attempted_at_ms,
+            start_before_ms: e.deadline_ms,
+            refresh_credentials: core::mem::replace(&mut e.refresh_next, false),
+            probe,
+        };
+        self.journal(id);
+        self.set_phase(id, Phase::Sending { attempt: send.attempt, probe });
+        self.out.push_back(Output::Send(send));
+    }
+}

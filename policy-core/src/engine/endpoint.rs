@@ -1,0 +1,95 @@
+//! Per endpoint, per replica, memory only (docs/health-dispatch.md section
+//! 1): the newest health view, the release pacer, the admissions counted in
+//! the budget's buckets and the probe window. At most `max_endpoints`
+//! entries; past that the least recently used one is dropped (a dropped
+//! view is a missing view: the gate fails open).
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
+use crate::budget::Budget;
+use crate::health::{normal_per_s, HealthView, Pacer};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Endpoint {
+    pub view: Option<HealthView>,
+    pub pacer: Pacer,
+    /// Admissions in bucket `adm_bucket` and the one before it.
+    adm_bucket: u64,
+    adm_current: u64,
+    adm_previous: u64,
+    /// No probe call before this instant (the end of the probe window of the last answered probe).
+    pub probe_busy_until_ms: u64,
+    pub probe_in_flight: bool,
+    used: u64,
+}
+
+impl Endpoint {
+    /// Roll the admission buckets to `bucket`: the next one shifts, any later one zeroes.
+    fn roll(&mut self, bucket: u64) {
+        if bucket == self.adm_bucket {
+            return;
+        }
+        if Some(bucket) == self.adm_bucket.checked_add(1) {
+            self.adm_previous = self.adm_current;
+        } else if bucket > self.adm_bucket {
+            self.adm_previous = 0;
+        } else {
+            return; // an older bucket: time is monotonic in the engine, so never
+        }
+        self.adm_current = 0;
+        self.adm_bucket = bucket;
+    }
+
+    /// Count a new event's admission (replays do not count).
+    pub fn admitted(&mut self, budget: &Budget, now_ms: u64) {
+        self.roll(budget.bucket(now_ms));
+        self.adm_current = self.adm_current.saturating_add(1);
+    }
+
+    /// Set the pacer's `normal_per_s` from the admissions, rolled to `now_ms`.
+    pub fn set_normal(&mut self, budget: &Budget, now_ms: u64) {
+        self.roll(budget.bucket(now_ms));
+        self.pacer.normal_per_s = normal_per_s(budget, now_ms, self.adm_current, self.adm_previous);
+    }
+
+    /// Keep `view` unless the kept one is newer.
+    pub fn observe(&mut self, view: HealthView) {
+        if self.view.is_none_or(|v| v.as_of_ms <= view.as_of_ms) {
+            self.view = Some(view);
+        }
+    }
+}
+
+/// The bounded table.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Endpoints {
+    map: BTreeMap<String, Endpoint>,
+    max: usize,
+    clock: u64,
+}
+
+impl Endpoints {
+    pub fn new(max: usize) -> Self {
+        Endpoints { map: BTreeMap::new(), max: max.max(1), clock: 0 }
+    }
+
+    /// The entry for `id`, created (evicting the least recently used) when missing.
+    pub fn get(&mut self, id: &str) -> &mut Endpoint {
+        self.clock += 1;
+        if !self.map.contains_key(id) {
+            if self.map.len() >= self.max {
+                // O(n) over at most `max` entries, only when a new endpoint
+                // arrives at a full table.
+                let oldest = self.map.iter().filter(|(_, e)| !e.probe_in_flight).min_by_key(|(_, e)| e.used);
+                if let Some(k) = oldest.map(|(k, _)| k.clone()) {
+                    self.map.remove(&k);
+                }
+            }
+            self.map.insert(String::from(id), Endpoint::default());
+        }
+        let e = self.map.get_mut(id).expect("inserted above");
+        e.used = self.clock;
+        e
+    }
+}

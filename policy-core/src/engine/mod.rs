@@ -1,0 +1,271 @@
+//! # The delivery engine (docs/engine.md)
+//!
+//! Everything a dispatcher decides, as one sans-IO state machine in the
+//! str0m style: the host feeds it [`Input`]s (each with its `now_ms`: time
+//! is an input) and polls [`Output`]s (actions) until there are none, then
+//! sleeps until [`Engine::poll_timeout`] or its next input. The host only
+//! moves bytes and time: it sends HTTP requests, makes store calls, appends
+//! journal lines and moves metrics, exactly as told.
+//!
+//! ```text
+//!            admit ─┐                ┌─► Journal(line)     append (durable before a later Send)
+//!   result(e, n, r) ┤                ├─► Send(e, n, …)      HTTP attempt n, started before start_before_ms
+//!  store(call, ints)┼─► Engine ──────┼─► StoreCall(id, key, argv)   EVALSHA budget.lua
+//!   tick / drain    ┤   (no clock,   ├─► Delivered / DeadLetter / Hold
+//!   replay / resume ┤    no I/O)     ├─► Count / Gauge     docs/metrics.md
+//!   swap(document) ─┘                └─► Replayed / Drained / Warn
+//! ```
+//!
+//! What the engine owns (each rule once, for every host):
+//!
+//! * **Due events**, in a queue ordered by due instant then arrival; at most
+//!   `max_in_flight` of them busy (a send or a call out) at once.
+//! * **The send loop** of docs/health-dispatch.md: the gate before every
+//!   send (format 3), one probe call per endpoint and probe window, a
+//!   budget-held wake's `reserve` and its second gate, holds (journaled
+//!   before they are acknowledged) and their `held_ms`, the pacer's
+//!   `normal_per_s` from the replica's own admissions.
+//! * **Attempts are journaled before they are sent**: a crash mid-attempt
+//!   never reuses that attempt's number (docs/journal.md "A crash").
+//! * **Decisions**: every result goes through the compiled policy's `step`
+//!   and, when the budget must answer, one store call and `finish`.
+//! * **Store calls** in the script's own encoding (`argv`, integer replies),
+//!   or answered inside the engine by its in-memory store.
+//! * **The journal**: every record line, resume from its bytes, replay at
+//!   most once.
+//! * **Drain**: nothing new starts; `Drained` once nothing is in flight.
+//!
+//! Bad input is an [`EngineError`] naming what was wrong; a refused input
+//! changes nothing.
+
+mod admit;
+mod due;
+mod endpoint;
+mod error;
+mod event;
+mod io;
+mod metrics;
+mod records;
+mod settle;
+mod store_wire;
+pub mod wire;
+
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::compiled::{CompiledPolicy, StoreCall};
+use crate::health::HealthDocument;
+
+pub use crate::journal::Status;
+pub use error::EngineError;
+pub use event::Event;
+pub use io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Send, StoreAnswer};
+pub use metrics::{COUNTERS, GAUGES};
+pub use store_wire::{call_argv, parse_reply, reply_ints};
+
+use endpoint::Endpoints;
+use store_wire::MemoryStore;
+
+/// How an engine runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The current policy document (JSON, format 2 or 3).
+    pub document: String,
+    /// Events busy at once (a send or a store call out): the host's concurrency.
+    pub max_in_flight: u32,
+    /// Open events held at once; `admit` past it is `engine_full`.
+    pub max_events: u64,
+    /// Endpoints kept in the per-endpoint table (LRU).
+    pub max_endpoints: usize,
+    /// Answer store calls inside the engine (one replica, no Redis).
+    pub memory_store: bool,
+    /// The script's clock-skew check flag (`argv[8]`).
+    pub skew_check: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            document: String::new(),
+            max_in_flight: 64,
+            max_events: 100_000,
+            max_endpoints: 10_000,
+            memory_store: false,
+            skew_check: true,
+        }
+    }
+}
+
+/// What a store call is waiting to continue.
+#[derive(Clone, Debug)]
+pub(crate) enum Pending {
+    /// The decision is known; the reply only refreshes the endpoint's view.
+    Observe,
+    /// An event waits on it (probe, wake or settle: its phase says which).
+    Event(String),
+}
+
+/// A compiled class policy and the class name it was admitted under.
+#[derive(Clone, Debug)]
+struct Known {
+    policy: CompiledPolicy,
+}
+
+/// The state machine (module docs).
+pub struct Engine {
+    config: Config,
+    now_ms: u64,
+    /// Policies by `policy_hash` (every admitted or resumed event's).
+    policies: BTreeMap<String, Known>,
+    /// The current document: class -> policy hash, and its version.
+    classes: BTreeMap<String, String>,
+    version: String,
+    events: BTreeMap<String, Event>,
+    queue: BTreeSet<(u64, u64, String)>,
+    seq: u64,
+    order: u64,
+    busy: u32,
+    calls: BTreeMap<u64, (StoreCall, Pending)>,
+    next_call: u64,
+    endpoints: Endpoints,
+    memory: Option<MemoryStore>,
+    /// Calls the in-memory store answers once the current input is handled.
+    memory_calls: VecDeque<u64>,
+    out: VecDeque<Output>,
+    header_written: bool,
+    started: bool,
+    draining: bool,
+    drained_said: bool,
+    held_gauge: u64,
+    held_said: u64,
+}
+
+impl Engine {
+    /// A new engine on `config.document` (errors as `load-health-document`).
+    pub fn new(config: Config) -> Result<Engine, EngineError> {
+        if config.max_in_flight == 0 {
+            return Err(EngineError::invalid("max_in_flight", "must be at least 1"));
+        }
+        let mut e = Engine {
+            endpoints: Endpoints::new(config.max_endpoints),
+            memory: config.memory_store.then(|| MemoryStore::new(config.max_endpoints)),
+            memory_calls: VecDeque::new(),
+            config,
+            now_ms: 0,
+            policies: BTreeMap::new(),
+            classes: BTreeMap::new(),
+            version: String::new(),
+            events: BTreeMap::new(),
+            queue: BTreeSet::new(),
+            seq: 0,
+            order: 0,
+            busy: 0,
+            calls: BTreeMap::new(),
+            next_call: 1,
+            out: VecDeque::new(),
+            header_written: false,
+            started: false,
+            draining: false,
+            drained_said: false,
+            held_gauge: 0,
+            held_said: 0,
+        };
+        let doc = e.config.document.clone();
+        e.swap(&doc)?;
+        Ok(e)
+    }
+
+    /// Handle one input at `now_ms`, then run what is due. A refused input
+    /// changes nothing.
+    pub fn handle(&mut self, now_ms: u64, input: Input) -> Result<(), EngineError> {
+        if now_ms < self.now_ms {
+            return Err(EngineError::TimeWentBackwards { now_ms, last_ms: self.now_ms });
+        }
+        self.now_ms = now_ms;
+        match input {
+            Input::Tick => {}
+            Input::Admit(ev) => self.admit(ev)?,
+            Input::Result { event_id, attempt, result } => self.result(&event_id, attempt, result)?,
+            Input::Store { call_id, answer } => self.store_answer(call_id, answer)?,
+            Input::Drain => self.draining = true,
+            Input::Replay(filter) => self.replay(&filter)?,
+            Input::Resume(bytes) => self.resume(&bytes)?,
+            Input::Swap(document) => self.swap(&document)?,
+        }
+        self.settle_memory_calls();
+        self.say_gauges();
+        self.check_drained();
+        Ok(())
+    }
+
+    /// Run due events, answering in-memory store calls as they come, until
+    /// neither has anything left (each answer may free a slot or start a send).
+    fn settle_memory_calls(&mut self) {
+        loop {
+            self.run_due();
+            let Some(call_id) = self.memory_calls.pop_front() else { return };
+            let Some(memory) = self.memory.as_mut() else { return };
+            let answer = match self.calls.get(&call_id) {
+                Some((call, _)) => memory.answer(call, self.now_ms).map_or(StoreAnswer::Failed, StoreAnswer::Reply),
+                None => continue,
+            };
+            // The call is outstanding (checked above), so this cannot be refused.
+            let _ = self.store_answer(call_id, answer);
+        }
+    }
+
+    /// The next action, if any.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.out.pop_front()
+    }
+
+    /// When the engine next needs a [`Input::Tick`] (none: nothing is scheduled).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if self.draining {
+            return None;
+        }
+        self.queue.first().map(|(t, _, _)| (*t).max(self.now_ms))
+    }
+
+    /// The events held now (open and dead-lettered), for inspection.
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.events.values()
+    }
+
+    /// Open events (pending and held).
+    pub fn open_events(&self) -> usize {
+        self.events.values().filter(|e| e.open()).count()
+    }
+
+    /// The current document's version label.
+    pub fn document_version(&self) -> &str {
+        &self.version
+    }
+
+    fn check_drained(&mut self) {
+        if self.draining && !self.drained_said && self.busy == 0 && self.calls.is_empty() {
+            self.drained_said = true;
+            self.out.push_back(Output::Drained);
+        }
+    }
+
+    /// Load `document` as the current one (format 2 or 3).
+    fn swap(&mut self, document: &str) -> Result<(), EngineError> {
+        let doc = HealthDocument::from_json(document)?;
+        let mut classes = BTreeMap::new();
+        let mut compiled = Vec::new();
+        for ((name, policy), (_, health)) in doc.document.classes.iter().zip(doc.health.iter()) {
+            let cp = CompiledPolicy::new(*policy, *health).map_err(|e| e.within(&alloc::format!("classes.{name}")))?;
+            let hash = String::from(cp.admit(name, "", 0)?.policy_hash.as_str());
+            classes.insert(name.clone(), hash.clone());
+            compiled.push((hash, cp));
+        }
+        for (hash, cp) in compiled {
+            self.policies.entry(hash).or_insert(Known { policy: cp });
+        }
+        self.classes = classes;
+        self.version = doc.document.version;
+        Ok(())
+    }
+}

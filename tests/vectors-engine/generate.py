@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Write tests/vectors-engine/engine-*.json: the delivery engine's trace
+vectors (docs/engine.md section 14).
+
+Each case is a config and a list of inputs; the expected actions after each
+input are what `policy-core/examples/engine_run.rs` prints, and every
+case's trace was read against docs/engine.md before it was kept (the
+traces named "(checked by hand)" line by line: each action, its order and
+its numbers). Regenerate after a deliberate change of the engine's rules,
+and read the diff:
+
+    python3 tests/vectors-engine/generate.py
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+T0 = 1_800_000_000_000  # a round instant: buckets of 60 s start here
+
+F2 = {
+    "version": "f2",
+    "classes": {
+        "n": {"window_ms": 60000, "hard_cap": 4,
+              "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "none"},
+              "budget": {"ratio": 0.1, "window_ms": 60000, "min_sample": 20, "sliding": False}},
+        "short": {"window_ms": 3500, "hard_cap": 10,
+                  "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "none"}},
+    },
+}
+
+HEALTH = {"hold_budget_refusals": True, "pause": {"max_ms": 600000},
+          "circuit": {"failure_ratio": 0.5, "min_sample": 2, "cooldown_ms": 5000,
+                      "cooldown_max_ms": 120000, "probes": 1, "probe_interval_ms": 1000},
+          "release": {"multiple": 3.0, "floor_per_s": 1.0}, "cache_ms": 1000}
+
+F3 = {
+    "version": "f3",
+    "health": HEALTH,
+    "classes": {
+        "h": {"window_ms": 600000, "hard_cap": 10,
+              "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "none"},
+              "budget": {"ratio": 0.1, "window_ms": 60000, "min_sample": 20, "sliding": False}},
+    },
+}
+
+
+def admit(t, eid, ep="ep-1", cls="n", **kw):
+    return dict({"op": "admit", "now_ms": T0 + t, "event_id": eid, "endpoint_id": ep,
+                 "target": "https://hooks.example.com/" + ep, "class": cls}, **kw)
+
+
+def result(t, eid, attempt, **kw):
+    return dict({"op": "result", "now_ms": T0 + t, "event_id": eid, "attempt": attempt}, **kw)
+
+
+def store(t, call_id, reply=None):
+    if reply is None:
+        return {"op": "store", "now_ms": T0 + t, "call_id": call_id, "failed": True}
+    return {"op": "store", "now_ms": T0 + t, "call_id": call_id, "reply": reply}
+
+
+def tick(t):
+    return {"op": "tick", "now_ms": T0 + t}
+
+
+def op(name, t, **kw):
+    return dict({"op": name, "now_ms": T0 + t}, **kw)
+
+
+def config(doc, **kw):
+    return dict({"document": doc}, **kw)
+
+
+def run(cfg, inputs):
+    exe = os.environ.get("ENGINE_RUN") or os.path.join(ROOT, "target", "release", "examples", "engine_run")
+    if not os.path.exists(exe):
+        subprocess.run(["cargo", "build", "-q", "--release", "-p", "retry-policy-core", "--example", "engine_run"],
+                       cwd=ROOT, check=True)
+    p = subprocess.run([exe], input=json.dumps({"config": cfg, "inputs": inputs}), capture_output=True,
+                       text=True, check=True, cwd=ROOT)
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def case(name, cfg, inputs, comment=None):
+    steps = []
+    for inp, out in zip(inputs, run(cfg, inputs)):
+        step = {"input": inp, "expect": out["outputs"], "timeout_ms": out["timeout_ms"]}
+        if out["errors"]:
+            step["error"] = out["errors"][0]["error"]
+        steps.append(step)
+    c = {"name": name}
+    if comment:
+        c["comment"] = comment
+    c.update({"config": cfg, "steps": steps})
+    return c
+
+
+def journal_text(c, upto):
+    """The journal a host would hold after step `upto` of case `c`."""
+    lines = []
+    for step in c["steps"][:upto + 1]:
+        lines += [a["line"] for a in step["expect"] if a["action"] == "journal"]
+    return "".join(lines)
+
+
+R2 = [1, 20, 0, 0, 0]          # format 2 reply: reserved, counts (the rule agrees)
+R2_REFUSED = [0, 20, 5, 0, 0]
+
+
+def delivery_cases():
+    cs = []
+    cs.append(case("a 200 on the first attempt is delivered (checked by hand)", config(F2), [
+        admit(0, "ev-1"),
+        result(40, "ev-1", 1, status=200),
+        store(41, 1, [1, 1, 0, 0, 0]),
+    ], "admission record, attempt 1 journaled then sent; the first attempt's record call is made and not waited on"))
+    cs.append(case("a 503 is retried after its backoff, then delivered (checked by hand)", config(F2), [
+        admit(0, "ev-1"),
+        result(10, "ev-1", 1, status=503),
+        store(11, 1, R2),
+        tick(1010),
+        tick(1011),
+        result(1050, "ev-1", 2, status=200),
+    ], "record_reserve for attempt 1's retry; retry 0's delay is 1000 ms (jitter none): due at 1011"))
+    cs.append(case("retries stop at max attempts", config(F2, memory_store=True), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503),
+        tick(1005), result(1010, "ev-1", 2, status=503),
+        tick(3010), result(3020, "ev-1", 3, status=503),
+        tick(7020), result(7030, "ev-1", 4, status=503),
+    ]))
+    cs.append(case("a retry whose delay passes the window stops at the window", config(F2, memory_store=True), [
+        admit(0, "ev-1", cls="short"), result(5, "ev-1", 1, status=500),
+        tick(1005), result(2600, "ev-1", 2, status=500),
+    ], "window 3500 ms: three attempts planned (0, 1000, 3000); attempt 2 ends at 2600 and retry 1's 2000 ms "
+       "delay would start past the window: retry_window_elapsed"))
+    cs.append(case("the budget refuses a retry: retry_budget_exhausted (format 2)", config(F2), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503), store(6, 1, R2_REFUSED),
+    ]))
+    cs.append(case("a store that fails fails closed: budget_unavailable", config(F2), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503), store(6, 1),
+    ]))
+    cs.append(case("a store reply of the wrong shape is a failed call, said in a warning", config(F2), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503), store(6, 1, [1, 2, 3]),
+    ]))
+    cs.append(case("a 410 stops, dead-letters and asks to disable the endpoint", config(F2, memory_store=True), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=410),
+    ]))
+    cs.append(case("a 401 is retried once with refreshed credentials", config(F2, memory_store=True), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=401), tick(1005), result(1010, "ev-1", 2, status=200),
+    ]))
+    cs.append(case("a transport error is counted by kind and retried", config(F2, memory_store=True), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, error_kind="connect_timeout"),
+    ]))
+    cs.append(case("the window edge: a send not started in time gives its number back and stops at the window",
+                   config(F2, memory_store=True), [
+        admit(0, "ev-1", cls="short"), result(5, "ev-1", 1, status=503),
+        tick(1005), result(3600, "ev-1", 2, not_started=True),
+    ]))
+    cs.append(case("max_in_flight bounds the events busy at once", config(F2, memory_store=True, max_in_flight=1), [
+        admit(0, "ev-1"), admit(0, "ev-2"), result(5, "ev-1", 1, status=200), result(9, "ev-2", 1, status=200),
+    ]))
+    cs.append(case("drain: nothing new starts, drained once nothing is in flight (checked by hand)",
+                   config(F2, memory_store=True, max_in_flight=1), [
+        admit(0, "ev-1"), admit(0, "ev-2"), op("drain", 1), result(5, "ev-1", 1, status=503), tick(2000),
+    ], "ev-2 waits for the slot; after drain ev-1's retry is journaled pending and ev-2 never starts"))
+    cs.append(case("a swap mid-run: the admitted event keeps its policy, new ones take the new document",
+                   config(F2, memory_store=True), [
+        admit(0, "ev-old", cls="short"), result(5, "ev-old", 1, status=503),
+        op("swap", 6, document={"version": "f2b", "classes": {"short": {
+            "window_ms": 900000, "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "none"}}}}),
+        admit(7, "ev-new", cls="short"),
+        tick(1005), result(1400, "ev-old", 2, status=503), tick(3400), result(3450, "ev-old", 3, status=503),
+    ]))
+    return cs
+
+
+def health_cases():
+    cs = []
+    cs.append(case("429 with Retry-After pauses the endpoint: a later event holds paused (checked by hand)",
+                   config(F3), [
+        admit(0, "ev-1", cls="h"),
+        result(10, "ev-1", 1, status=429, retry_after="5"),
+        store(11, 1, [1, 20, 0, 0, 0, -1, T0 + 5010, 0, 0, 0, T0 + 11]),
+        admit(100, "ev-2", cls="h"),
+        tick(5010),
+        tick(5011),
+    ], "the reply's view pauses ep-1 until +5010; ev-2's gate holds it paused until then (then it leaves the hold with a "
+       "release token); ev-1's retry honours Retry-After: due at +5011"))
+    cs.append(case("an open circuit holds, probes once per window, and a granted probe's success closes it",
+                   config(F3, memory_store=True), [
+        admit(0, "ev-1", cls="h"), admit(0, "ev-2", cls="h"),
+        result(10, "ev-1", 1, status=503), result(10, "ev-2", 1, status=503),
+        tick(1010), tick(1011), tick(5010),
+        result(5100, "ev-1", 2, status=200),
+        tick(6000), tick(6001),
+    ], "two 503s open the circuit (min_sample 2); the retries hold circuit_open until the cooldown's end; there ev-1 "
+       "probes (granted) and ev-2, in the same window, holds probe_refused; the probe's 200 closes the circuit"))
+    cs.append(case("a budget-refused retry holds, wakes with one reserve, gates again and sends (checked by hand)",
+                   config(F3), [
+        admit(0, "ev-1", cls="h"),
+        result(10, "ev-1", 1, status=503),
+        store(11, 1, [0, 20, 5, 0, 0, -1, 0, 0, 0, 0, T0 + 11]),
+        tick(1011),
+        store(1012, 2, [1, 21, 6, 0, 0, -1, 0, 0, 0, 0, T0 + 1012]),
+    ], "hold budget_refused until +1011 (retry 0's delay); the wake's reserve is granted; the second gate sends attempt 2"))
+    cs.append(case("held events are released at the pacer's rate (one token a second at the floor)", config(F3), [
+        admit(0, "a", cls="h"),
+        result(10, "a", 1, status=429, retry_after="2"),
+        store(11, 1, [1, 20, 0, 0, 0, -1, T0 + 2010, 0, 0, 0, T0 + 11]),
+        admit(20, "b", cls="h"), admit(21, "c", cls="h"), admit(22, "d", cls="h"),
+        tick(2010), tick(2011), tick(3010), tick(4010),
+    ]))
+    return cs
+
+
+def journal_cases():
+    cs = []
+    first = case("setup", config(F2, memory_store=True), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503), tick(1005),
+    ])
+    text = journal_text(first, 2)  # crashed while attempt 2 was in flight
+    cs.append(case("a crash mid-attempt: resumed, the next attempt is a new number (checked by hand)",
+                   config(F2, memory_store=True), [
+        op("resume", 1500, journal=text),
+        result(1600, "ev-1", 3, status=200),
+    ], "the journal's newest record has attempts 2 (journaled before the send): resumed due now, it sends attempt 3"))
+    torn = text + text.splitlines(True)[1][:40]
+    cs.append(case("a torn tail is cut before anything is appended", config(F2, memory_store=True), [
+        op("resume", 1500, journal=torn),
+    ]))
+    dead = case("setup", config(F2), [admit(0, "ev-d"), result(5, "ev-d", 1, status=503), store(6, 1, R2_REFUSED)])
+    dtext = journal_text(dead, 2)
+    cs.append(case("replay at most once: a second replay finds it replayed (checked by hand)",
+                   config(F2, memory_store=True), [
+        op("resume", 100, journal=dtext),
+        op("replay", 200),
+        op("replay", 300),
+        result(400, "ev-d~r1", 1, status=200),
+    ]))
+    cs.append(case("replay picks by endpoint and stop reason", config(F2, memory_store=True), [
+        op("resume", 100, journal=dtext),
+        op("replay", 200, endpoint_id="ep-other"),
+        op("replay", 300, stop_reason="max_attempts_exhausted"),
+        op("replay", 400, endpoint_id="ep-1", stop_reason="retry_budget_exhausted", limit=1),
+    ]))
+    held = case("setup", config(F3), [
+        admit(0, "ev-1", cls="h"), result(10, "ev-1", 1, status=429, retry_after="5"),
+        store(11, 1, [1, 20, 0, 0, 0, -1, T0 + 5010, 0, 0, 0, T0 + 11]), admit(100, "ev-2", cls="h")])
+    htext = journal_text(held, 3)
+    cs.append(case("a held event survives a restart and resumes at its hold's end (checked by hand)",
+                   config(F3, memory_store=True), [
+        op("resume", 2000, journal=htext), tick(5010), tick(5011),
+    ], "ev-2 was held paused until +5010: resumed held, it leaves the hold then (held_ms counts the restart); ev-1's "
+       "retry is pending until +5011"))
+    return cs
+
+
+def error_cases():
+    cs = []
+    cs.append(case("every refused input names what was wrong and changes nothing",
+                   config(F2, max_events=2), [
+        admit(0, "ev-1"),
+        admit(0, "ev-1"),
+        tick(-1),
+        result(1, "nope", 1, status=200),
+        result(1, "ev-1", 2, status=200),
+        result(1, "ev-1", 1, status=700),
+        store(1, 99, R2),
+        admit(1, "", cls="n"),
+        admit(1, "ev-x", cls="missing"),
+        admit(1, "ev-2"),
+        admit(1, "ev-3"),
+        op("resume", 2, journal=""),
+        {"op": "tick", "now_ms": T0 + 2, "extra": 1},
+        {"op": "teleport", "now_ms": T0 + 2},
+        result(3, "ev-1", 1, status=200, error_kind="reset"),
+        op("drain", 4),
+        admit(5, "ev-9"),
+        result(6, "ev-1", 1, status=200),
+    ]))
+    cs.append(case("a journal that is not a journal is refused at resume", config(F2), [
+        op("resume", 0, journal="not a journal\nreally not\n"),
+        admit(1, "ev-1"),
+    ]))
+    return cs
+
+
+def write(name, cases):
+    doc = {"format": "webhook-retry-policy/engine-trace 1", "spec": "docs/engine.md",
+           "regenerate": "python3 tests/vectors-engine/generate.py", "cases": cases}
+    with open(os.path.join(HERE, name), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"{name}: {len(cases)} cases")
+
+
+if __name__ == "__main__":
+    write("engine-delivery.json", delivery_cases())
+    write("engine-health.json", health_cases())
+    write("engine-journal.json", journal_cases())
+    write("engine-errors.json", error_cases())
