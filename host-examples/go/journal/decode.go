@@ -136,7 +136,7 @@ func firstMissing(line int, prefix string, fields ...field) *Error {
 	return nil
 }
 
-// kind reads `v` (other than 1: journal_unsupported) and `type` of a record.
+// kind reads `v` (other than 1 or 2: journal_unsupported) and `type` of a record.
 func kind(payload []byte, line int) (string, int, *Error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &obj); err != nil || obj == nil {

@@ -10,7 +10,7 @@ type Code string
 
 // The error codes of docs/journal.md, "Errors".
 const (
-	// CodeUnsupported: no header, or a `v` other than 1.
+	// CodeUnsupported: no header, or a `v` other than 1 or 2.
 	CodeUnsupported Code = "journal_unsupported"
 	// CodeCorrupt: a bad line (CRC or JSON) before the last one.
 	CodeCorrupt Code = "journal_corrupt"

@@ -1,5 +1,5 @@
 // Package journal reads and writes the event journal of
-// docs/journal.md (format 1), the one format every dispatcher writes:
+// docs/journal.md (formats 1 and 2; every dispatcher writes 2):
 // `<crc> <json>` lines, a header first, the newest event record of each
 // event wins, each record carrying the policy it was admitted with
 // (checked against its policy_hash through the component).

@@ -23,7 +23,7 @@ const (
 	StatusHeld = "held"
 )
 
-// Record is an event record of journal format 1 (docs/journal.md,
+// Record is an event record of journal formats 1 and 2 (docs/journal.md,
 // "Records"): the event's whole state; the newest record of an event wins.
 // `v` and `type` are written by the encoder.
 type Record struct {

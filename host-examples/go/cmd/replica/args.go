@@ -44,7 +44,7 @@ line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
                     (verification is never skipped; a failure is tls_certificate)
   --drain-ms N      on SIGTERM/SIGINT, how long attempts in progress may take
                     to finish (N >= 0); the summary then says "drained": true
-  --store FILE      journal every event to FILE (docs/journal.md, format 1:
+  --store FILE      journal every event to FILE (docs/journal.md, format 2:
                     fdatasynced before it is acknowledged, one writer, a
                     stale lock of a killed writer removed); its pending
                     events are continued first (a restart after a crash), and

@@ -9,7 +9,7 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// The replica's --store FILE and --resume FILE (journal format 1,
+// The replica's --store FILE and --resume FILE (journal format 2,
 // docs/journal.md), as the Rust and Python replicas have them:
 //
 //   - --store FILE journals the run: each event's record is written (and

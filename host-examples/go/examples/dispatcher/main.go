@@ -9,7 +9,7 @@
 // when every event is delivered or dead-lettered (a few seconds with the
 // "demo" class), then prints the dead letters and the metrics.
 //
-// The store is a directory holding one journal of format 1
+// The store is a directory holding one journal of format 2
 // (docs/journal.md, package journal): any dispatcher or replica, in any
 // language, can resume its pending events. SIGTERM or SIGINT drains: no
 // new event is taken and no attempt started, attempts in progress get

@@ -25,7 +25,7 @@ type Event struct {
 // Record is what the dispatcher persists about an event: the admission
 // (its schedule and first-attempt instant, so the window survives a
 // restart), the policy it was admitted under, and its progress. It is
-// journaled as an event record of journal format 1 (docs/journal.md);
+// journaled as an event record of journal format 2 (docs/journal.md);
 // of the admission's schedule the journal keeps max_attempts and offsets_ms.
 type Record struct {
 	Event                Event
@@ -82,7 +82,7 @@ const JournalFile = "events.journal"
 // ErrStoreLocked is returned when another live process holds the store.
 var ErrStoreLocked = errors.New("store: another dispatcher holds this store's journal")
 
-// FileStore keeps the events in one journal of format 1 (package journal:
+// FileStore keeps the events in one journal of format 2 (package journal:
 // fdatasynced before a save returns, a torn tail cut at open, a bad line
 // refused, the pid lock file, compaction) in a directory, and their
 // current state in memory. Every record carries the policy its event was
