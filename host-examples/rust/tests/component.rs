@@ -12,7 +12,7 @@ fn component_bytes() -> Vec<u8> {
 }
 
 #[test]
-fn the_component_is_at_most_128_kib() {
+fn the_component_fits_its_448_kib_cap() {
     let size = component_bytes().len();
     assert!(size <= 448 * 1024, "component is {size} bytes");
 }

@@ -205,7 +205,11 @@ impl super::Engine {
                 self.held_changed(true);
             }
             event.resumed = true;
+            let dead = event.status == Status::DeadLettered;
             self.events.insert(id.clone(), event);
+            if dead {
+                self.keep_dead(&id);
+            }
             if let Some(t) = due {
                 self.schedule(&id, t.max(self.now_ms));
             }

@@ -122,6 +122,9 @@ pub struct Engine {
     classes: BTreeMap<String, String>,
     version: String,
     events: BTreeMap<String, Event>,
+    /// The dead letters held (oldest first), at most `max_events`: past that
+    /// the oldest leaves memory (the journal keeps it for a later replay).
+    dead: VecDeque<String>,
     queue: BTreeSet<(u64, u64, String)>,
     seq: u64,
     order: u64,
@@ -157,6 +160,7 @@ impl Engine {
             classes: BTreeMap::new(),
             version: String::new(),
             events: BTreeMap::new(),
+            dead: VecDeque::new(),
             queue: BTreeSet::new(),
             seq: 0,
             order: 0,
@@ -235,7 +239,17 @@ impl Engine {
 
     /// Open events (pending and held).
     pub fn open_events(&self) -> usize {
-        self.events.values().filter(|e| e.open()).count()
+        self.events.len() - self.dead.len()
+    }
+
+    /// Hold dead letter `id` for replay, within the bound.
+    pub(crate) fn keep_dead(&mut self, id: &str) {
+        self.dead.push_back(String::from(id));
+        if self.dead.len() as u64 > self.config.max_events {
+            if let Some(old) = self.dead.pop_front() {
+                self.events.remove(&old);
+            }
+        }
     }
 
     /// The current document's version label.

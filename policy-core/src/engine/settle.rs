@@ -303,6 +303,7 @@ impl Engine {
         e.finished_at_ms = now;
         let held_ms = e.held_ms;
         self.journal(id);
+        self.keep_dead(id);
         self.count_by("webhook_deadletter_total", "stop_reason", dl.stop_reason.as_str());
         self.out.push_back(Output::DeadLetter { dead_letter: dl, disable_endpoint, held_ms });
     }

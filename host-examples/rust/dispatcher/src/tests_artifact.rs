@@ -5,6 +5,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,39 @@ use crate::endpoints::Endpoint;
 use crate::store::Status;
 use crate::tests::{doc, local_config};
 use crate::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
+
+/// A source that yields `events` in order and, from index `at` on, waits
+/// (up to 60 s) until `open` is set: a test puts a swap between two known
+/// sets of events whatever the machine's load (a larger artifact compiles
+/// longer, and a swap raced against events' instants failed under load).
+/// `yielded` counts the events handed out.
+pub(crate) struct Gated {
+    events: std::vec::IntoIter<NewEvent>,
+    at: usize,
+    pub open: Arc<AtomicBool>,
+    pub yielded: Arc<AtomicUsize>,
+}
+
+impl Gated {
+    pub(crate) fn new(events: Vec<NewEvent>, at: usize) -> Self {
+        Gated { events: events.into_iter(), at, open: Arc::default(), yielded: Arc::default() }
+    }
+}
+
+impl Iterator for Gated {
+    type Item = NewEvent;
+    fn next(&mut self) -> Option<NewEvent> {
+        if self.yielded.load(Ordering::SeqCst) >= self.at {
+            let t = Instant::now();
+            while !self.open.load(Ordering::SeqCst) && t.elapsed() < Duration::from_secs(60) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        let ev = self.events.next()?;
+        self.yielded.fetch_add(1, Ordering::SeqCst);
+        Some(ev)
+    }
+}
 
 fn bundle(document: &str) -> Vec<u8> {
     container::parse(EMBEDDED).unwrap().with_document(EMBEDDED, document)
@@ -37,7 +71,7 @@ fn start(
     engine: PolicyEngine,
     document: &str,
     config: DispatcherConfig,
-    src: Vec<NewEvent>,
+    src: impl Iterator<Item = NewEvent> + Send + 'static,
 ) -> (Dispatcher, Arc<Metrics>) {
     let m = Arc::new(Metrics::default());
     let d = Dispatcher::start(
@@ -79,8 +113,11 @@ fn a_running_dispatcher_swaps_artifacts_through_the_file_watch_and_metrics_show_
     std::fs::write(&path, EMBEDDED).unwrap();
     let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
     let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
-    let mut src = spread("ok", 40, 60, &ok.url());
-    src.extend(spread("broken", 20, 120, &broken.url()));
+    let mut events = spread("ok", 40, 60, &ok.url());
+    events.extend(spread("broken", 20, 120, &broken.url()));
+    // Half the events before the swap, half after it.
+    let src = Gated::new(events, 30);
+    let (open, yielded) = (src.open.clone(), src.yielded.clone());
     let (d, m) = start(PolicyEngine::from_file(&path).unwrap(), &doc(1_000_000), local_config(), src);
     let server = m.serve("127.0.0.1:0").unwrap();
     let old = sha256_hex(EMBEDDED);
@@ -98,7 +135,8 @@ fn a_running_dispatcher_swaps_artifacts_through_the_file_watch_and_metrics_show_
     std::fs::write(&tmp, &next).unwrap();
     std::fs::rename(&tmp, &path).unwrap();
     until("the swap", || d.artifact_info().sha256 == new);
-    let started_at_swap = d.started();
+    let started_at_swap = yielded.load(Ordering::SeqCst);
+    open.store(true, Ordering::SeqCst);
     let text = get_metrics(server.addr());
     // The document was the caller's (not the artifact's): it stays `t1`.
     assert!(
@@ -126,7 +164,8 @@ fn a_running_dispatcher_swaps_artifacts_through_the_file_watch_and_metrics_show_
 
 #[test]
 fn an_explicit_swap_to_a_bad_artifact_keeps_the_old_one_and_says_why() {
-    let (d, m) = start(PolicyEngine::from_bytes(EMBEDDED).unwrap(), &doc(1_000_000), local_config(), Vec::new());
+    let (d, m) =
+        start(PolicyEngine::from_bytes(EMBEDDED).unwrap(), &doc(1_000_000), local_config(), Vec::new().into_iter());
     let e = d.swap_artifact(ArtifactRef::Bytes(&EMBEDDED[..500])).unwrap_err();
     assert_eq!(e.code(), "artifact_invalid");
     assert_eq!(d.artifact_info().sha256, sha256_hex(EMBEDDED));
@@ -140,7 +179,7 @@ fn a_bundles_document_follows_the_artifact_when_the_dispatcher_took_it_from_the_
     let engine = PolicyEngine::from_bytes(&first).unwrap();
     let text = engine.info().document_json.clone().unwrap();
     let config = DispatcherConfig { document_from_artifact: true, ..local_config() };
-    let (d, m) = start(engine, &text, config, Vec::new());
+    let (d, m) = start(engine, &text, config, Vec::new().into_iter());
     assert_eq!(d.policy_version(), "bundle-1");
     // A bundle without the class this dispatcher's events need is refused.
     let other = bundle(&doc(1_000_000).replace("\"storm\"", "\"other\""));

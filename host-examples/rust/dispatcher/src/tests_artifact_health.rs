@@ -4,6 +4,7 @@
 //! `429 Retry-After` then pauses the endpoint and holds the later events),
 //! exactly as after a reload of the same JSON with `--policy`.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use retry_policy_host::artifact::container;
@@ -12,6 +13,7 @@ use retry_policy_host::{ArtifactRef, HoldReason, PolicyEngine};
 
 use crate::store::Status;
 use crate::tests::local_config;
+use crate::tests_artifact::Gated;
 use crate::tests_health::clear_of_bucket_edge;
 use crate::tests_health_util::{health_doc, Receiver};
 use crate::{BudgetStore, Dispatcher, DispatcherConfig, EventStore, Metrics, NewEvent};
@@ -37,13 +39,29 @@ fn a_swap_to_an_artifact_with_a_format_3_document_admits_new_events_under_its_he
     assert!(engine.info().health_classes.is_empty());
     let text = engine.info().document_json.clone().unwrap();
     let url = rx.url();
-    // Every event comes after the swap below (at 800 ms and later).
-    let src = (0..5).map(move |i| NewEvent {
-        event_id: format!("ep-{i}"),
-        endpoint_id: "ep".into(),
-        target: url.clone(),
-        class: "storm".into(),
-        at_ms: Some(if i == 0 { 800 } else { 1_100 }),
+    // Every event comes after the swap below: the source holds them until it
+    // is done, then hands them out 300 ms (the 429) and 600 ms (the four
+    // others) after that instant, measured from before the dispatcher's
+    // start (so at least that far ahead on its clock), whatever the load.
+    let t0 = std::time::Instant::now();
+    let src = Gated::new(
+        (0..5)
+            .map(|i| NewEvent {
+                event_id: format!("ep-{i}"),
+                endpoint_id: "ep".into(),
+                target: url.clone(),
+                class: "storm".into(),
+                at_ms: Some(if i == 0 { 300 } else { 600 }),
+            })
+            .collect(),
+        0,
+    );
+    let (open, yielded) = (src.open.clone(), src.yielded.clone());
+    let mut base_ms = None;
+    let src = src.map(move |mut e| {
+        let base = *base_ms.get_or_insert_with(|| t0.elapsed().as_millis() as u64);
+        e.at_ms = e.at_ms.map(|a| a + base);
+        e
     });
     let m = Arc::new(Metrics::default());
     let config = DispatcherConfig { concurrency: 2, document_from_artifact: true, ..local_config() };
@@ -63,7 +81,8 @@ fn a_swap_to_an_artifact_with_a_format_3_document_admits_new_events_under_its_he
     let info = d.swap_artifact(ArtifactRef::Bytes(&bundle(&f3))).unwrap();
     assert_eq!(info.health_classes, vec!["storm".to_string()]);
     assert_eq!(d.policy_version(), "h1");
-    assert!(d.started() == 0, "the swap came before the first event");
+    assert_eq!(yielded.load(Ordering::SeqCst), 0, "the swap came before the first event");
+    open.store(true, Ordering::SeqCst);
     let recs = d.wait().store().all();
     assert_eq!(recs.len(), 5);
     assert!(recs.iter().all(|r| r.status == Status::Delivered && r.health.is_some()), "{recs:#?}");

@@ -39,7 +39,7 @@ impl Gen<'_> {
             writeln!(o, "    {nm},")?;
         }
         writeln!(o, ")\n\nFLAT, RESULT, DATA = {FLAT}, {RESULT}, {DATA}\n\"\"\"Scratch block: fixup table (addr, count) @0, 16 flat param slots @FLAT, result @RESULT, data @DATA.\"\"\"\n")?;
-        o += "\nclass Scratch(Protocol):\n    mem: memoryview\n    scratch: int\n    limit: int\n\n\nclass Grow(Exception):\n    \"\"\"The scratch block is too small: grow it to hold `need` - scratch bytes and lower again.\"\"\"\n\n    def __init__(self, need: int) -> None:\n        self.need = need\n\n\nclass Malformed(Exception):\n    \"\"\"The guest returned bytes that are not a value of the result type.\"\"\"\n\n\n_new = object.__new__\n_FX: dict[int, struct.Struct] = {}\n";
+        o += "\nclass Scratch(Protocol):\n    mem: memoryview\n    scratch: int\n    limit: int\n\n\nclass Grow(Exception):\n    \"\"\"The scratch block is too small: grow it to hold `need` - scratch bytes and lower again.\"\"\"\n\n    def __init__(self, need: int) -> None:\n        self.need = need\n\n\nclass Malformed(Exception):\n    \"\"\"The guest returned bytes that are not a value of the result type.\"\"\"\n\n\nclass GuestError(Exception):\n    \"\"\"A function's `result<_, string>` error case: the guest's message.\"\"\"\n\n\n_new = object.__new__\n_FX: dict[int, struct.Struct] = {}\n";
         let mut structs: Vec<String> = vec![
             "_F_II = struct.Struct(\"<II\")".into(),
             "_HDR = struct.Struct(\"<II\")".into(),

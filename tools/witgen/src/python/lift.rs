@@ -100,7 +100,15 @@ impl Gen<'_> {
                 TypeDefKind::Result(r) => self.lift_cases(
                     &[
                         ("ok", r.ok, if r.ok.is_none() { "None".into() } else { String::new() }),
-                        ("err", r.err, "!raise".into()),
+                        (
+                            "err",
+                            r.err,
+                            if matches!(r.err, Some(Type::String)) {
+                                "!raise GuestError".into()
+                            } else {
+                                "!raise".into()
+                            },
+                        ),
                     ],
                     base,
                     off,
@@ -160,7 +168,7 @@ impl Gen<'_> {
                 Some(t) => self.lift(t, base, off + po, n, s, recs)?,
                 None => (vec![], String::new()),
             };
-            let val = if how == "None" {
+            let val = if how == "None" || how.starts_with("!raise ") && ty.is_none() {
                 "None".to_string()
             } else if let Some(cls) = how.strip_prefix("!wrap ") {
                 format!("{cls}({expr})")
@@ -169,6 +177,8 @@ impl Gen<'_> {
             };
             if how == "!raise" {
                 body.push(format!("raise {val}"))
+            } else if let Some(cls) = how.strip_prefix("!raise ") {
+                body.push(format!("raise {cls}({val})"))
             } else {
                 body.push(format!("_v{k} = {val}"))
             }

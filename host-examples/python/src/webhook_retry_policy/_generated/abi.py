@@ -107,6 +107,10 @@ class Malformed(Exception):
     """The guest returned bytes that are not a value of the result type."""
 
 
+class GuestError(Exception):
+    """A function's `result<_, string>` error case: the guest's message."""
+
+
 _new = object.__new__
 _FX: dict[int, struct.Struct] = {}
 
@@ -2632,7 +2636,7 @@ def lift_engine_open(m: memoryview, r: int) -> int:
         _v219 = _F_I.unpack_from(m, r + 4)[0]
     elif _d219 == 1:
         _p220, _n220 = _F_II.unpack_from(m, r + 4)
-        raise _str(m, _p220, _n220)
+        raise GuestError(_str(m, _p220, _n220))
     else:
         raise Malformed("discriminant %d at %d" % (_d219, r + 0))
     return _v219
@@ -2668,7 +2672,7 @@ def lift_engine_feed(m: memoryview, r: int) -> str:
         _v222 = _str(m, _p223, _n223)
     elif _d222 == 1:
         _p224, _n224 = _F_II.unpack_from(m, r + 4)
-        raise _str(m, _p224, _n224)
+        raise GuestError(_str(m, _p224, _n224))
     else:
         raise Malformed("discriminant %d at %d" % (_d222, r + 0))
     return _v222
@@ -2707,7 +2711,7 @@ def lift_engine_resume(m: memoryview, r: int) -> str:
         _v226 = _str(m, _p227, _n227)
     elif _d226 == 1:
         _p228, _n228 = _F_II.unpack_from(m, r + 4)
-        raise _str(m, _p228, _n228)
+        raise GuestError(_str(m, _p228, _n228))
     else:
         raise Malformed("discriminant %d at %d" % (_d226, r + 0))
     return _v226

@@ -11,6 +11,7 @@ mod baseline;
 mod compiled;
 mod cpu;
 mod dispatch;
+mod engine;
 mod post;
 
 use std::hint::black_box;
@@ -173,6 +174,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     row("component decide (imports: clock, one store call)", wasm_decide, native_decide);
     row("one loopback POST (ureq -> tiny_http, keep-alive)", post_ns, native_decide);
     compiled::rows(&mut inst, &policy, &cases, now, iters, |n, f| time_ns(n, f))?;
+    engine::rows(&mut inst, u64::from(iters / 20).max(1_000), post_ns)?;
     println!();
     dispatch::print(&d, wasm_step);
     println!(
