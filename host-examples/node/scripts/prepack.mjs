@@ -44,7 +44,8 @@ async function buildTools() {
     refuse('lib/tools/wasm/ is missing (the `tools` export) and this is not a checkout of the repository to build it from');
   }
   console.error('prepack: lib/tools/wasm/ is missing or stale; running scripts/build-tools');
-  const r = spawnSync(join(pkg, 'scripts', 'build-tools'), { stdio: 'inherit' });
+  // Its output goes to stderr: stdout is npm's (`npm pack --json` prints the file list there).
+  const r = spawnSync(join(pkg, 'scripts', 'build-tools'), { stdio: ['ignore', 2, 2] });
   if (r.status !== 0) {
     refuse('scripts/build-tools failed, so the `tools` export cannot be packed: it needs cargo with the ' +
       'wasm32-unknown-unknown target (rustup target add wasm32-unknown-unknown) and wasm-bindgen-cli 0.2.130 ' +
