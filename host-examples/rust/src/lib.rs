@@ -86,4 +86,15 @@ pub use step_cache::STEP_CACHE_MAX;
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {
     doc.classes.iter().map(|c| (c.name.clone(), convert::from_wit::policy(&c.policy))).collect()
 }
+/// The whole of `policy-core` (its `health`, `compiled` and `document`
+/// modules, the native functions), under one name, without a dependency of
+/// the app's own.
+pub use retry_policy_core as policy_core;
+/// `policy-core`'s types the API takes and returns, at the crate root, so an
+/// app depends on this crate alone (`tests/install/run` builds one that does).
+pub use retry_policy_core::{
+    AttemptOutcome, Backoff, BucketCounts, Budget, BudgetCounts, DeadLetter, Decision, DeliveryState, ErrorCode,
+    HeldBuckets, Jitter, LimitedBy, OutcomeClass, Plan, Policy, PolicyError, Reservation, Resumption, Retry,
+    Settlement, Step, Stop, StopReason, StoreOp, StoreReply, StoreRequest,
+};
 pub use retry_policy_core::{BudgetStore, Clock, FakeClock, InMemoryStore, SystemClock};

@@ -1,7 +1,9 @@
 """Example asyncio + httpx dispatcher over the policy component (extra
 ``webhook-retry-policy[dispatcher]``). Run the demo:
-``python -m webhook_retry_policy.dispatcher.demo``."""
+``python -m webhook_retry_policy.dispatcher.demo``. Without the extra, importing
+or running it fails with one line naming it (``_extra.py``)."""
 
+from . import _extra  # noqa: F401  (first: it checks the extra, before the modules that import it)
 from .credentials import EndpointSecrets
 from .destination import DestinationRefused, GuardedBackend, refusal
 from .dispatcher import Dispatcher, DispatcherConfig, Draining
