@@ -11,7 +11,8 @@ evaluate -> in-memory store-apply -> settle), with their ratio; one ``decide`` (
 call; the clock and the in-memory store through the WIT imports); one
 ``decide_with`` (format 1); the exact pure-Python BASELINE port and the
 design note's hand-written floor (random jitter, no validation; both
-benchmark only, ``baseline_decide.py``); one loopback httpx POST. Inputs:
+benchmark only, ``baseline_decide.py``); one event delivered through the
+delivery engine (``engine_feed.py``: two feed batches); one loopback httpx POST. Inputs:
 every non-error decide vector, cycled. Each row is the best of R rounds,
 the rounds of all rows interleaved (a shared machine: every row sees the
 same load). Then the cold start of a fresh process: ``import wasmtime``
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import baseline_decide
+import engine_feed
 import httpx
 
 from webhook_retry_policy import Decided, ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
@@ -165,6 +167,7 @@ def main() -> None:
         ("BASELINE exact pure-Python port (benchmark only)", over(cases, baseline_decide.decide_with, n), n),
         (NOTE,
          over(cases, baseline_decide.design_note_decide, n), n),
+        (engine_feed.ROW, engine_feed.delivered_events(200), 200),
     ]
     with LocalEndpoint(204) as ep, httpx.Client() as client:
         client.post(ep.url, content=b"{}")
@@ -181,6 +184,8 @@ def main() -> None:
     print("| path | µs/op | x design-note path | % of loopback POST |\n|---|---:|---:|---:|")
     for name, us in rows:
         print(f"| {name} | {us:.2f} | {us / note_us:.1f} | {100 * us / post_us:.2f}% |")
+    print(f"delivery engine: {best[engine_feed.ROW]:.1f} µs per delivered event, {engine_feed.CROSSINGS_PER_EVENT} crossings "
+          f"(feed batches) per delivered event, {best[engine_feed.ROW] / engine_feed.CROSSINGS_PER_EVENT:.1f} µs per feed")
     print(f"compiled (ABI 0.3) / 0.2 path, same run: step {best[STEP] / best[STEP_02]:.2f}x, "
           f"no store {best[ADVANCE] / best[EVALUATE]:.2f}x")
     step_pct = 100 * best[STEP] / post_us

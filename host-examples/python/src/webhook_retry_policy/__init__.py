@@ -16,6 +16,8 @@ one raw call per operation:
   gate, ``settle_wake``, ``call_for``; the steps above run through it.
 * :func:`load_artifact`, :func:`swap_artifact`, :func:`watch_artifact`,
   :func:`current_artifact` — the artifact (docs/artifact.md).
+* :class:`DeliveryEngine` — the component's delivery engine (docs/engine.md),
+  driven by JSON batches; its refusals are :class:`EngineError`.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -79,11 +81,13 @@ def store_key(endpoint_id: str, window_ms: int) -> str:
 if TYPE_CHECKING:
     from .artifact_watch import ArtifactWatch, watch_artifact
     from .async_policy import AsyncRetryPolicy
+    from .delivery_engine import DeliveryEngine, EngineAnswer, EngineError
 
 
 def __getattr__(name: str) -> Any:
     """Imported on first use, not needed by a first decision: ``AsyncRetryPolicy``
-    (asyncio costs ~20 ms at cold start), ``ArtifactWatch`` and ``watch_artifact``."""
+    (asyncio costs ~20 ms at cold start), ``ArtifactWatch`` and ``watch_artifact``,
+    ``DeliveryEngine``, ``EngineAnswer`` and ``EngineError``."""
     if name == "AsyncRetryPolicy":
         from .async_policy import AsyncRetryPolicy
 
@@ -92,6 +96,10 @@ def __getattr__(name: str) -> Any:
         from . import artifact_watch
 
         return getattr(artifact_watch, name)
+    if name in ("DeliveryEngine", "EngineAnswer", "EngineError"):
+        from . import delivery_engine
+
+        return getattr(delivery_engine, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -105,4 +113,5 @@ __all__ = [
     "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
     "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore", "store_key",
     "CallOp", "CompiledPolicy", "Decided", "InMemoryCallStore", "StoreCall",
+    "DeliveryEngine", "EngineAnswer", "EngineError",
 ]

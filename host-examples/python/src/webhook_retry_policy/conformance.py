@@ -1,6 +1,7 @@
-"""Run conformance vector files (SPEC "Vector files", formats 1 and 2, and
-format 3's ``webhook-retry-policy/health-vectors 1``: ``conformance_health``)
-through this host's public package.
+"""Run conformance vector files (SPEC "Vector files", formats 1 and 2,
+format 3's ``webhook-retry-policy/health-vectors 1``: ``conformance_health``,
+and the delivery engine's ``webhook-retry-policy/engine-trace 1``:
+``conformance_engine``) through this host's public package.
 
 ``python -m webhook_retry_policy.conformance DIR`` (or
 ``host-examples/python/conformance DIR``) runs every ``*.json`` in DIR,
@@ -30,8 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import conformance_engine
 from . import contract_json as cj
 from .clock import ManualClock
+from .conformance_engine import FORMAT as ENGINE_FORMAT
 from .conformance_health import FORMAT as HEALTH_FORMAT
 from .conformance_health import HealthRunner, compare
 from .errors import PolicyError, PolicyTrap
@@ -201,21 +204,33 @@ class Runner:
 
     def run_file(self, path: Path) -> list[CaseResult]:
         try:
-            doc = _integers_by_value(json.loads(path.read_text(encoding="utf-8")))
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            traces = isinstance(doc, dict) and doc.get("format") == ENGINE_FORMAT  # taken as written: no integer fix-ups
+            doc = conformance_engine.file_cases(doc) if traces else _integers_by_value(doc)
             health = isinstance(doc, dict) and doc.get("format") == HEALTH_FORMAT
-            f = cj.fields(doc, "", ("format", "suite", "cases"), ("spec", "regenerate") if health else ())
-            if not health and f["format"] not in FORMATS:
+            optional = ("spec", "regenerate") if health else ()
+            f = {"cases": doc} if traces else cj.fields(doc, "", ("format", "suite", "cases"), optional)
+            if not traces and not health and f["format"] not in FORMATS:
                 raise cj.ShapeError("format", f"unsupported format {f['format']!r}")
             if not isinstance(f["cases"], list):
                 raise cj.ShapeError("cases", "expected a list")
         except (ValueError, OSError) as e:
             return [CaseResult(path.name, "<file>", f"unreadable vector file: {e}")]
+        if traces:
+            return self.run_traces(path, f["cases"])
         results = []
         for i, case in enumerate(f["cases"]):
-            name = case.get("name", f"#{i}") if isinstance(case, dict) else f"#{i}"
             problem = self.run_health_case(case) if health else self.run_case(case)
-            results.append(CaseResult(path.name, str(name), problem))
+            results.append(CaseResult(path.name, _name(case, i), problem))
         return results
+
+    def run_traces(self, path: Path, cases: list[Any]) -> list[CaseResult]:
+        """An engine trace file's cases (``conformance_engine``)."""
+        return [CaseResult(path.name, _name(c, i), conformance_engine.run_case(c)) for i, c in enumerate(cases)]
+
+
+def _name(case: Any, i: int) -> str:
+    return str(case.get("name", f"#{i}") if isinstance(case, dict) else f"#{i}")
 
 
 def _compare(expect: Any, actual: dict[str, Any]) -> str | None:
