@@ -208,7 +208,7 @@ func judgeEngine(ctx context.Context, op string, in *instance, err error) error 
 	}
 	var le *lowerError
 	var ab *abiError
-	if !errors.As(err, &le) && !errors.As(err, &ab) && ctx.Err() == nil {
+	if !errors.As(err, &le) && !errors.As(err, &ab) { // the glue's Err case: the engine's text
 		var v struct {
 			Error   *string `json:"error"`
 			Message string  `json:"message"`
