@@ -86,7 +86,7 @@ func main() {
 	}
 	start := time.Now()
 	for i := 0; i < *rounds; i++ {
-		for _, r := range append(rows[:len(rows):len(rows)], compiledRows...) {
+		for _, r := range append(append(rows[:len(rows):len(rows)], compiledRows...), engineRow) {
 			res := testing.Benchmark(r.fn)
 			if res.N == 0 {
 				fmt.Fprintf(os.Stderr, "benchtable: %s failed\n", r.name)
@@ -130,6 +130,8 @@ func main() {
 	}
 	fmt.Fprintln(w, "\t\t\t\t\t")
 	printCompiled(w, compiledRows)
+	fmt.Fprintln(w, "\t\t\t\t\t")
+	printEngine(w, engineRow)
 	fmt.Fprintln(w, "\t\t\t\t\t")
 	if *deliveries > 0 {
 		printDispatch(w, dispatched, dispatchedChild, ns(rows[1].best))

@@ -5,8 +5,10 @@
 // (counts passed in) and the imports-driven Decide (the clock and a
 // synchronous store supplied through the imports), which must agree. The
 // format-3 files (tests/vectors/format3-*.json) run through the
-// component's 0.3 functions (internal/vectors EvaluateHealth). It
-// exits 1 on any failure (including a broken vector, an unknown op or a
+// component's 0.3 functions (internal/vectors EvaluateHealth). The engine
+// trace files (format "webhook-retry-policy/engine-trace 1",
+// tests/vectors-engine, docs/engine.md section 14) run through
+// retrypolicy.DeliveryEngine, one input per batch. It exits 1 on any failure (including a broken vector, an unknown op or a
 // refused artifact) and 2 on a usage error.
 //
 //	go run ./cmd/conformance ../../tests/vectors

@@ -30,6 +30,8 @@ type File struct {
 	Suite string
 	Cases []Case
 	Err   error
+	// Trace: the text of an engine trace file (EngineFormat), run by reportTraces.
+	Trace []byte
 }
 
 // LoadDir reads every *.json file of dir, in name order.
@@ -59,6 +61,10 @@ func loadFile(path string) File {
 	var top map[string]json.RawMessage
 	if err := strictJSON(data, &top); err != nil {
 		f.Err = fmt.Errorf("not a JSON object: %w", err)
+		return f
+	}
+	if string(bytes.TrimSpace(top["format"])) == `"`+EngineFormat+`"` {
+		f.Trace = data
 		return f
 	}
 	d := &decoder{}

@@ -27,6 +27,11 @@ func Report(ctx context.Context, e *rp.Engine, dir string, w io.Writer) (passed,
 			fmt.Fprintf(w, "FAIL %s: %v\n", name, f.Err)
 			continue
 		}
+		if f.Trace != nil {
+			p, fl := reportTraces(ctx, e, name, f.Trace, w)
+			passed, failed = passed+p, failed+fl
+			continue
+		}
 		for _, c := range f.Cases {
 			if why := Check(ctx, e, c); why != "" {
 				failed++

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var engineDir = filepath.Join("..", "..", "..", "..", "tests", "vectors-engine")
+
+func TestTheRunnerPassesEveryEngineTrace(t *testing.T) {
+	if _, err := os.Stat(engineDir); err != nil {
+		t.Skipf("no engine traces: %v", err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{engineDir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "go: 25 passed, 0 failed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// brokenCopy writes the engine traces to a temp directory with edit
+// applied to engine-delivery.json's second case.
+func brokenCopy(t *testing.T, edit func(c map[string]any)) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(engineDir, "engine-delivery.json"))
+	if err != nil {
+		t.Skipf("no engine traces: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc["cases"].([]any)[1].(map[string]any))
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "engine-delivery.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func step(c map[string]any, i int) map[string]any { return c["steps"].([]any)[i].(map[string]any) }
+
+func TestABrokenEngineExpectationFailsTheRunNamingTheCaseAndStep(t *testing.T) {
+	const name = "a 503 is retried after its backoff, then delivered (checked by hand)"
+	for what, edit := range map[string]func(map[string]any){
+		"step 1: actions":                          func(c map[string]any) { step(c, 1)["expect"] = []any{} },
+		"step 1: error":                            func(c map[string]any) { step(c, 1)["error"] = "unknown_event" },
+		"step 0: timeout_ms":                       func(c map[string]any) { step(c, 0)["timeout_ms"] = 1 },
+		"step 2: broken step: json: unknown field": func(c map[string]any) { step(c, 2)["expected"] = []any{} },
+		"broken trace case: json: unknown field":   func(c map[string]any) { c["note"] = "x" },
+	} {
+		var out, errOut bytes.Buffer
+		code := run([]string{brokenCopy(t, edit)}, &out, &errOut)
+		if code != 1 || !strings.Contains(out.String(), "FAIL engine-delivery.json: "+name+": "+what) ||
+			!strings.Contains(out.String(), "1 failed") {
+			t.Fatalf("%s: exit %d\n%s", what, code, out.String())
+		}
+	}
+}
