@@ -24,7 +24,6 @@ a JSON array, a stale handle, a value that cannot become JSON) raises
 from __future__ import annotations
 
 import json
-import struct
 import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -38,8 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DeliveryEngine", "EngineAnswer", "EngineError"]
 
-_ERR = struct.Struct("<II")  # result<_, string>'s error payload (pointer, length) at offset 4
-_U32 = struct.Struct("<I")
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
@@ -112,10 +109,8 @@ class DeliveryEngine:
             raise PolicyTrap("this engine's instance trapped and was dropped: open a new engine")
         try:
             return inst.run(name, *args)
-        except TypeError:
-            # The generated glue raises the error string itself for
-            # result<_, string> (a TypeError): read the string it lifted from.
-            raise _refusal(inst, name) from None
+        except abi.GuestError as e:  # result<_, string>: the engine's refusal as JSON text
+            raise _refusal(inst, name, str(e)) from None
         except PolicyError as e:  # a value the WIT type refuses (e.g. now_ms < 0)
             raise EngineError(e.code.value, str(e)) from None
 
@@ -137,17 +132,11 @@ def _answer(text: str) -> EngineAnswer:
         raise PolicyTrap(f"the engine's answer is not {{outputs, errors, timeout_ms}}: {e!r}") from None
 
 
-def _refusal(inst: Instance, name: str) -> EngineError:
-    """The ``err`` of the result ``name`` just returned (still allocated: its
-    ``cabi_post`` runs at the start of the next call), as an EngineError."""
-    inst.refresh()
-    mem = inst.mem
+def _refusal(inst: Instance, name: str, text: str) -> EngineError:
+    """The engine's JSON refusal ``{"error", "message"}`` of ``name`` as an EngineError."""
     try:
-        r = _U32.unpack_from(mem, inst.result_at)[0]
-        if mem[r] != 1:
-            raise abi.Malformed(f"discriminant {mem[r]}")
-        error = json.loads(abi._str(mem, *_ERR.unpack_from(mem, r + 4)))
+        error = json.loads(text)
         return EngineError(str(error["error"]), str(error.get("message", "")))
-    except (abi.Malformed, struct.error, IndexError, KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError) as e:
         inst.artifact = None
         raise PolicyTrap(f"`{name}` returned a malformed error: {e!r}") from None
