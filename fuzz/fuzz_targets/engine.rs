@@ -7,7 +7,7 @@
 //! * an (event, attempt) pair is sent at most once (unless the host said
 //!   `not_started`), attempts count up by one, none at or after its edge;
 //! * an event ends at most once, and never sends after it ended;
-//! * the journal written so far reads back, with the engine's open events;
+//! * the journal written reads back at the end, with the engine's open events;
 //! * raw batches of any bytes get an answer or a typed error, never a panic.
 #![no_main]
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,7 +34,8 @@ fuzz_target!(|data: &[u8]| {
     let mut ended = BTreeSet::new();
     let mut text = String::new();
     let mut i = 1;
-    while i + 2 < data.len() {
+    // At most 300 steps: the invariants, not the length, are what is fuzzed.
+    while i + 2 < data.len().min(901) {
         let (op, a, b) = (data[i], data[i + 1], data[i + 2]);
         i += 3;
         let input = match op % 9 {
@@ -110,7 +111,7 @@ fuzz_target!(|data: &[u8]| {
                 _ => {}
             }
         }
-        let r = journal::recover(text.as_bytes()).expect("the journal reads back");
-        assert_eq!(r.events.iter().filter(|x| x.is_open()).count(), e.open_events());
     }
+    let r = journal::recover(text.as_bytes()).expect("the journal reads back");
+    assert_eq!(r.events.iter().filter(|x| x.is_open()).count(), e.open_events());
 });
