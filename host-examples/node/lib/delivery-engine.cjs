@@ -35,11 +35,18 @@ function engineError(text) {
 /** `value` as JSON text (a string is taken as JSON text already); bigints as integers while exact in a double. */
 function toJson(value, what) {
   if (typeof value === 'string') return value;
-  return JSON.stringify(value, (key, v) => {
-    if (typeof v !== 'bigint') return v;
-    if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-    throw new PolicyError('invalid_input', key || what, `${v}n is beyond 2^53 - 1: pass the ${what} as JSON text to keep it exact`);
-  });
+  let text;
+  try {
+    text = JSON.stringify(value, (key, v) => {
+      if (typeof v !== 'bigint') return v;
+      if (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+      throw new PolicyError('invalid_input', key || what, `${v}n is beyond 2^53 - 1: pass the ${what} as JSON text to keep it exact`);
+    });
+  } catch (e) {
+    throw e instanceof PolicyError ? e : new PolicyError('invalid_input', what, `not JSON-serializable: ${e?.message}`);
+  }
+  if (typeof text !== 'string') throw new PolicyError('invalid_input', what, `expected an object or JSON text, got ${typeof value}`);
+  return text;
 }
 
 /** The engine's answer: `{outputs, errors, timeout_ms}` (integers read by JSON.parse). */

@@ -90,6 +90,11 @@ test('a refused config or batch is a PolicyError with the engine\'s code and fie
   const engine = opened(DeliveryEngine.open(JSON.stringify({ document: DOCUMENT })));
   refused(() => engine.feed('{}'), 'invalid_input', '');
   refused(() => engine.feed('[1'), 'invalid_document', '');
+  refused(() => engine.feed(undefined), 'invalid_input', 'inputs');
+  const cycle = [];
+  cycle.push(cycle);
+  refused(() => engine.feed(cycle), 'invalid_input', 'inputs');
+  refused(() => DeliveryEngine.open(), 'invalid_input', 'config');
 });
 
 test('integers cross exactly: a safe bigint as a number, one beyond 2^53 - 1 refused unless passed as JSON text', () => {
