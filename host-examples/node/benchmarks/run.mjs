@@ -11,6 +11,9 @@
 //     package's own conversion costs; against the design note's path in
 //     plain JS, the validated plain-JS port, and one loopback POST;
 //   * every input shape the types allow against the canonical one;
+//   * the delivery engine: one delivered event through DeliveryEngine
+//     (memory_store: an admit batch + a result batch), its crossings
+//     counted, beside jco's glue alone (engine.mjs);
 //   * cold start in fresh processes (import + load the artifact + the first
 //     step; goal <= 5 ms), with the code cache and without it;
 //   * the dispatcher row (dispatcher-share.mjs): the example dispatcher
@@ -28,6 +31,7 @@ import { createRequire } from 'node:module';
 import { compilePolicy, evaluate, settle, decideWith, decide, resume, retryAfter, RetryPolicy, ManualClock, InMemoryBudgetStore } from '@webhook/retry-policy';
 import { POLICY, DOCUMENT, workload, nsPerCall, nsPerAsyncCall } from './workload.mjs';
 import { loopbackPostNs } from './loopback.mjs';
+import { engineTable } from './engine.mjs';
 
 const require = createRequire(import.meta.url);
 const designNote = require('./baseline-design-note.cjs');
@@ -142,6 +146,10 @@ console.log('');
 console.log('| input shape (CompiledPolicy evaluate + settle) | µs | vs canonical |');
 console.log('|---|---:|---:|');
 for (const [what, ns] of shapeNs) console.log(`| ${what} | ${(ns / 1000).toFixed(3)} | ${(ns / shapeNs[0][1]).toFixed(2)}x |`);
+
+// The delivery engine (docs/engine.md) through DeliveryEngine: one delivered event, its crossings (engine.mjs).
+console.log('');
+console.log(engineTable());
 
 // Cold start: fresh processes, alternating with the cache (a fresh
 // directory, primed by one run) and without it (WEBHOOK_RETRY_POLICY_CACHE=off).

@@ -15,6 +15,7 @@ const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
 const health = require('./health-ops.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
+const { DeliveryEngine } = require('./delivery-engine.cjs');
 const { ManualClock, systemClock } = require('./clock.cjs');
 const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
 const signing = require('./signing.cjs');
@@ -50,6 +51,7 @@ module.exports = {
   compilePolicy,
   CompiledPolicy,
   RetryPolicy,
+  DeliveryEngine,
   InMemoryBudgetStore,
   RedisBudgetStore,
   evictionWarning,

@@ -301,6 +301,8 @@ export declare const STORE_OPS: readonly StoreOp[];
 export declare const CONTRACT_FORMAT: number;
 
 /** Every transport error kind a dispatcher reports (fleet/transport-kinds.json); classifyError gives each its class. */
+/** The delivery engine (docs/engine.md), driven through the component: JSON batches in, actions out. */
+export { DeliveryEngine, EngineConfig, EngineInput, EngineAnswer, EngineAction, EngineInputError, EngineErrorCode } from './delivery-engine.cjs';
 export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } from './transport-kinds.cjs';
 
 // ---- the policy artifact (docs/artifact.md) ----

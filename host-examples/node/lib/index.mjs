@@ -33,6 +33,7 @@ export const {
   compilePolicy,
   CompiledPolicy,
   RetryPolicy,
+  DeliveryEngine,
   InMemoryBudgetStore,
   RedisBudgetStore,
   evictionWarning,

@@ -1,5 +1,6 @@
 // Conformance runner: runs vector files (the contract's "Vector files",
-// formats 1 and 2, and format 3's health vectors: conformance-health.mjs)
+// formats 1 and 2, format 3's health vectors: conformance-health.mjs, and
+// the delivery engine's trace files: conformance-engine.mjs)
 // through the package's public API and compares every `expect`. Every op
 // goes through an exported function of the package.
 //
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as api from '@webhook/retry-policy';
 import { HEALTH_FORMAT, HEALTH_FILE_FIELDS, runHealthCase } from './conformance-health.mjs';
+import { ENGINE_FORMAT, brokenTraceFile, runEngineCase } from './conformance-engine.mjs';
 import { readJson, showJson } from './exact-json.mjs';
 
 /** Input fields of each op, exactly. */
@@ -148,6 +150,19 @@ export function runDir(dir, impls = [PURE]) {
       doc = readVectorFile(file);
     } catch (e) {
       fail(base, '(file)', `not valid JSON: ${e.message}`);
+      continue;
+    }
+    if (doc !== null && doc.format === ENGINE_FORMAT) {
+      const broken = brokenTraceFile(doc);
+      if (broken !== null) {
+        fail(base, '(file)', `broken trace file: ${broken}`);
+        continue;
+      }
+      doc.cases.forEach((c, i) => {
+        const why = runEngineCase(c);
+        if (why === null) out.passed++;
+        else fail(base, typeof c?.name === 'string' ? c.name : `case #${i}`, why);
+      });
       continue;
     }
     if (doc !== null && doc.format === HEALTH_FORMAT && Array.isArray(doc.cases)) {

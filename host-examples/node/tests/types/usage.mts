@@ -27,6 +27,9 @@ import {
   type Settlement,
   type Resumption,
   type ErrorCode,
+  DeliveryEngine,
+  type EngineAnswer,
+  type EngineErrorCode,
   decide,
   artifactInfo,
   swapArtifact,
@@ -177,3 +180,14 @@ const health: Health = { hold_budget_refusals: true, pause_max_ms: 600_000, circ
 const doc = compileDocument('{"classes":{}}');
 void [doc.classes.get('n')?.admit('n', doc.version, 0), pace(health.release, { tokens: 0, updated_ms: 0, normal_per_s: 0 }, 0).verdict.action];
 doc.close();
+
+// The delivery engine: typed inputs in, typed answers out.
+{
+  const engine = new DeliveryEngine({ document: '{"classes":{}}', memory_store: true });
+  const answer: EngineAnswer = engine.feed([{ op: 'admit', now_ms: 1, event_id: 'e', endpoint_id: 'p', target: 'https://x', class: 'n' }]);
+  const code: EngineErrorCode | undefined = answer.errors[0]?.error;
+  void [code, answer.outputs.map((o) => o.action), answer.timeout_ms, engine.resume(2n, new Uint8Array()).errors];
+  // @ts-expect-error a result has a status, an error_kind or not_started
+  engine.feed([{ op: 'result', now_ms: 3, event_id: 'e', attempt: 1 }]);
+  engine.close();
+}
