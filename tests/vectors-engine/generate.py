@@ -277,10 +277,12 @@ def error_cases():
         {"op": "tick", "now_ms": T0 + 2, "extra": 1},
         {"op": "teleport", "now_ms": T0 + 2},
         result(3, "ev-1", 1, status=200, error_kind="reset"),
+        result(100, "nope", 1, status=200),
         op("drain", 4),
         admit(5, "ev-9"),
         result(6, "ev-1", 1, status=200),
-    ]))
+    ], "a refused input changes nothing, the clock included: after the refused result at +100 the drain at +4 is "
+       "taken"))
     cs.append(case("a journal that is not a journal is refused at resume", config(F2), [
         op("resume", 0, journal="not a journal\nreally not\n"),
         admit(1, "ev-1"),

@@ -186,16 +186,24 @@ impl Engine {
         if now_ms < self.now_ms {
             return Err(EngineError::TimeWentBackwards { now_ms, last_ms: self.now_ms });
         }
-        self.now_ms = now_ms;
-        match input {
-            Input::Tick => {}
-            Input::Admit(ev) => self.admit(ev)?,
-            Input::Result { event_id, attempt, result } => self.result(&event_id, attempt, result)?,
-            Input::Store { call_id, answer } => self.store_answer(call_id, answer)?,
-            Input::Drain => self.draining = true,
-            Input::Replay(filter) => self.replay(&filter)?,
-            Input::Resume(bytes) => self.resume(&bytes)?,
-            Input::Swap(document) => self.swap(&document)?,
+        let last_ms = core::mem::replace(&mut self.now_ms, now_ms);
+        let handled = match input {
+            Input::Tick => Ok(()),
+            Input::Admit(ev) => self.admit(ev),
+            Input::Result { event_id, attempt, result } => self.result(&event_id, attempt, result),
+            Input::Store { call_id, answer } => self.store_answer(call_id, answer),
+            Input::Drain => {
+                self.draining = true;
+                Ok(())
+            }
+            Input::Replay(filter) => self.replay(&filter),
+            Input::Resume(bytes) => self.resume(&bytes),
+            Input::Swap(document) => self.swap(&document),
+        };
+        if let Err(e) = handled {
+            // Every refusal comes before any change: the clock goes back too.
+            self.now_ms = last_ms;
+            return Err(e);
         }
         self.settle_memory_calls();
         self.say_gauges();
