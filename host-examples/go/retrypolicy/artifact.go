@@ -36,7 +36,9 @@ type ArtifactErrorCode string
 
 // The codes of docs/artifact.md, in the order the checks run.
 const (
+	ArtifactPinInvalid      ArtifactErrorCode = "artifact_pin_invalid"
 	ArtifactUnreadable      ArtifactErrorCode = "artifact_unreadable"
+	ArtifactTooLarge        ArtifactErrorCode = "artifact_too_large"
 	ArtifactSHA256Mismatch  ArtifactErrorCode = "artifact_sha256_mismatch"
 	ArtifactInvalid         ArtifactErrorCode = "artifact_invalid"
 	ArtifactABIMismatch     ArtifactErrorCode = "artifact_abi_mismatch"
@@ -76,10 +78,9 @@ func artifactErrorf(code ArtifactErrorCode, cause error, format string, args ...
 // artifactChoice is what the caller asked for: bytes, a path, or neither
 // (then RETRY_POLICY_ARTIFACT, else the embedded copy), and a pin.
 type artifactChoice struct {
-	bytes  []byte
-	path   string
-	pin    string
-	pinSet bool
+	bytes []byte
+	path  string
+	pin   string
 }
 
 // WithArtifact runs the given component bytes instead of the default
@@ -93,21 +94,22 @@ func WithArtifactPath(path string) Option {
 	return func(cfg *config) { cfg.artifact.path, cfg.artifact.bytes = path, nil }
 }
 
-// WithExpectedSHA256 pins the artifact: its sha256 (64 lowercase hex
-// digits) must be this, else New fails with artifact_sha256_mismatch.
-// Without it, RETRY_POLICY_ARTIFACT_SHA256 pins when set.
+// WithExpectedSHA256 pins the artifact: its sha256 (64 hex digits, either
+// case, else artifact_pin_invalid) must be this, else New fails with
+// artifact_sha256_mismatch. Without it (or with ""),
+// RETRY_POLICY_ARTIFACT_SHA256 pins when set and not empty.
 func WithExpectedSHA256(hex string) Option {
-	return func(cfg *config) { cfg.artifact.pin, cfg.artifact.pinSet = hex, true }
+	return func(cfg *config) { cfg.artifact.pin = hex }
 }
 
 // read resolves the choice to bytes and a source label (step 1 of the
-// checks): a caller's bytes or path, else the environment's path, else
-// the embedded copy. A set but unreadable path is an error, never a
-// fallback. The pin is the caller's, else the environment's.
+// checks): a caller's bytes or path, else the environment's path (when
+// not empty), else the embedded copy. A set but unreadable path is an
+// error, never a fallback. The pin is the caller's, else the
+// environment's, its form checked before anything is read.
 func (c artifactChoice) read() (raw []byte, source, pin string, err error) {
-	pin = c.pin
-	if !c.pinSet {
-		pin = os.Getenv(EnvArtifactSHA256)
+	if pin, err = pinOf(c.pin); err != nil {
+		return nil, "", "", err
 	}
 	switch {
 	case c.bytes != nil:
@@ -121,12 +123,4 @@ func (c artifactChoice) read() (raw []byte, source, pin string, err error) {
 		return raw, p, pin, err
 	}
 	return embeddedArtifact, SourceEmbedded, pin, nil
-}
-
-func readArtifactFile(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, artifactErrorf(ArtifactUnreadable, err, "cannot read the artifact %s: %v", path, err)
-	}
-	return raw, nil
 }

@@ -20,11 +20,15 @@ var abiPackageVersion = strings.TrimPrefix(ABI, "webhook:retry-policy@")
 // self-test, embedded document) and returns the loaded generation, not
 // yet current. Every refusal is an *ArtifactError.
 func (e *Engine) load(ctx context.Context, raw []byte, source, pin string) (*generation, error) {
+	pin, err := checkPin(pin)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > MaxArtifactBytes {
+		return nil, tooLarge(source, int64(len(raw)))
+	}
 	sum := sha256.Sum256(raw)
 	digest := hex.EncodeToString(sum[:])
-	if pin != "" && !isSHA256Hex(pin) {
-		return nil, artifactErrorf(ArtifactSHA256Mismatch, nil, "the pin %q is not a sha256 (64 lowercase hex digits); the artifact %s has sha256 %s", pin, source, digest)
-	}
 	if pin != "" && pin != digest {
 		return nil, artifactErrorf(ArtifactSHA256Mismatch, nil, "the artifact %s has sha256 %s; expected %s", source, digest, pin)
 	}
@@ -138,19 +142,6 @@ func checkExports(exports []string) error {
 	}
 	return artifactErrorf(ArtifactABIMismatch, nil, "artifact implements webhook:retry-policy@%s (abi unknown); this host speaks %s (abi %d)",
 		found, ABI, ABIVersion)
-}
-
-// isSHA256Hex reports whether s is 64 lowercase hex digits.
-func isSHA256Hex(s string) bool {
-	if len(s) != 2*sha256.Size {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // withGen runs fn on an instance of g (acquire, fn, done).

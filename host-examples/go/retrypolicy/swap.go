@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"time"
 )
 
@@ -125,12 +124,11 @@ type watcher struct {
 
 func (w *watcher) poll(ctx context.Context) {
 	old := w.e.Info()
-	raw, err := os.ReadFile(w.path)
+	raw, err := readArtifactFile(w.path)
 	if err != nil {
 		if key := "unreadable: " + err.Error(); key != w.bad {
 			w.bad = key
-			w.emit(ArtifactEvent{Path: w.path, Old: old, New: old,
-				Err: artifactErrorf(ArtifactUnreadable, err, "cannot read the artifact %s: %v", w.path, err)})
+			w.emit(ArtifactEvent{Path: w.path, Old: old, New: old, Err: err})
 		}
 		return
 	}

@@ -6,9 +6,10 @@
 // gates) and in lib/lower.cjs (the WIT types' shapes and widths).
 //
 // ArtifactError: an artifact that cannot be loaded or swapped in
-// (docs/artifact.md "Error codes"): artifact_unreadable,
-// artifact_sha256_mismatch, artifact_invalid, artifact_abi_mismatch,
-// artifact_self_test_failed, artifact_document_invalid.
+// (docs/artifact.md "Error codes"): artifact_pin_invalid,
+// artifact_unreadable, artifact_too_large, artifact_sha256_mismatch,
+// artifact_invalid, artifact_abi_mismatch, artifact_self_test_failed,
+// artifact_document_invalid.
 
 class PolicyError extends Error {
   /**
@@ -26,7 +27,9 @@ class PolicyError extends Error {
 }
 
 const ARTIFACT_ERROR_CODES = Object.freeze([
+  'artifact_pin_invalid',
   'artifact_unreadable',
+  'artifact_too_large',
   'artifact_sha256_mismatch',
   'artifact_invalid',
   'artifact_abi_mismatch',

@@ -324,7 +324,9 @@ export interface ArtifactInfo {
   readonly source_digest: string | null;
 }
 export type ArtifactErrorCode =
+  | 'artifact_pin_invalid'
   | 'artifact_unreadable'
+  | 'artifact_too_large'
   | 'artifact_sha256_mismatch'
   | 'artifact_invalid'
   | 'artifact_abi_mismatch'
@@ -340,7 +342,7 @@ export declare class ArtifactError extends Error {
 }
 export declare const ARTIFACT_ERROR_CODES: readonly ArtifactErrorCode[];
 export interface ArtifactOptions {
-  /** The sha256 the file must have (default: RETRY_POLICY_ARTIFACT_SHA256 when set). */
+  /** The sha256 the file must have, 64 hex digits in either case (absent or '': RETRY_POLICY_ARTIFACT_SHA256 when set and not empty). */
   expectedSha256?: string;
 }
 export type SwapResult = { ok: true; info: ArtifactInfo; previous: ArtifactInfo } | { ok: false; error: ArtifactError };

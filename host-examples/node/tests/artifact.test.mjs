@@ -138,7 +138,8 @@ test('every loading step refuses with its code: unreadable, sha256 mismatch, inv
     'artifact_document_invalid',
     /the embedded document .* does not load: invalid_document/,
   );
-  assert.throws(() => loadArtifact(SHIPPED, { expectedSha256: 'ABC' }), TypeError);
+  refused(() => loadArtifact(SHIPPED, { expectedSha256: 'ABC' }), 'artifact_pin_invalid', /the pin "ABC" is not a sha256/);
+  assert.equal(loadArtifact(SHIPPED, { expectedSha256: sha(SHIPPED).toUpperCase() }).info.sha256, sha(SHIPPED));
 });
 
 test('the self-test refuses a wrong known answer or a trap, naming the call, what was expected and what came', () => {

@@ -39,7 +39,7 @@ export function trackPolicyArtifact(metrics, log, { source = null, watchMs = nul
     const version = documentVersion === null ? i.document_version : documentVersion();
     return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: version ?? '' }, value: 1 }];
   });
-  const file = source ?? process.env.RETRY_POLICY_ARTIFACT ?? null;
+  const file = source ?? (process.env.RETRY_POLICY_ARTIFACT || null); // empty means unset
   if (watchMs !== null && file === null) throw new TypeError('watching the artifact needs its path (--artifact or RETRY_POLICY_ARTIFACT)');
   const watcher = watchMs === null ? null : watchArtifact(file, { intervalMs: watchMs });
   return {

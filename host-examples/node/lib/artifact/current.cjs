@@ -10,8 +10,8 @@
 // async step keeps the artifact it began on) finishes on its instance, later
 // calls use the new one. A refused file changes nothing and the error says
 // why. Listeners (`onArtifactChange`) hear every load and swap.
-const fs = require('node:fs');
 const { loadArtifact: load } = require('./load.cjs');
+const { readArtifactFile } = require('./read-file.cjs');
 const { ArtifactError } = require('../errors.cjs');
 
 let current = null;
@@ -99,12 +99,12 @@ function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () =>
   const check = () => {
     let bytes;
     try {
-      bytes = fs.readFileSync(file);
+      bytes = readArtifactFile(file);
     } catch (e) {
-      const key = `unreadable:${e.code}`;
+      const error = e instanceof ArtifactError ? e : new ArtifactError('artifact_unreadable', `cannot read ${file}: ${e?.message ?? e}`);
+      const key = `unreadable:${error.message}`;
       if (refused === key) return null;
       refused = key;
-      const error = new ArtifactError('artifact_unreadable', `cannot read ${file}: ${e.message}`);
       emit({ kind: 'refused', error, source: file, info: artifact().info });
       return report({ ok: false, error });
     }

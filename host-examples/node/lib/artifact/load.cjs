@@ -3,10 +3,10 @@
 // read, pin, parse, ABI, self-test, document, each refusal an ArtifactError
 // with the step's code. The result, an Artifact, is immutable: a swap
 // (lib/artifact/current.cjs) replaces it whole.
-const fs = require('node:fs');
 const path = require('node:path');
 const { ArtifactError, PolicyError } = require('../errors.cjs');
 const { readComponent, utf8 } = require('./reader.cjs');
+const { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf } = require('./read-file.cjs');
 const { Instances } = require('./instance.cjs');
 const lower = require('../lower.cjs');
 
@@ -30,11 +30,14 @@ const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(byt
 
 /**
  * Where the artifact comes from: `source` (a path or bytes) when given, else
- * RETRY_POLICY_ARTIFACT, else the package's copy. Returns {bytes, source}.
+ * RETRY_POLICY_ARTIFACT (when set and not empty), else the package's copy.
+ * Returns {bytes, source}.
  */
 function read(source) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
-    return { bytes: new Uint8Array(source), source: 'bytes' };
+    const bytes = new Uint8Array(source);
+    checkSize(bytes, 'bytes');
+    return { bytes, source: 'bytes' };
   }
   let file;
   let label;
@@ -48,19 +51,7 @@ function read(source) {
   } else {
     throw new TypeError('artifact: expected a path, bytes (Uint8Array) or nothing');
   }
-  try {
-    return { bytes: new Uint8Array(fs.readFileSync(file)), source: label };
-  } catch (e) {
-    throw new ArtifactError('artifact_unreadable', `cannot read ${file}: ${e.message}`);
-  }
-}
-
-function pinOf(expectedSha256) {
-  const pin = expectedSha256 ?? (process.env.RETRY_POLICY_ARTIFACT_SHA256 || null);
-  if (pin !== null && !/^[0-9a-f]{64}$/.test(pin)) {
-    throw new TypeError(`artifact: expectedSha256 must be 64 lowercase hex digits, got ${JSON.stringify(String(pin).slice(0, 80))}`);
-  }
-  return pin;
+  return { bytes: readArtifactFile(file), source: label };
 }
 
 /** The WIT package version named by the main module's exports, or `unknown`. */
@@ -107,7 +98,8 @@ function selfTest(instances) {
 /**
  * Load and check an artifact. `source`: a path, bytes, or nothing (the
  * environment's RETRY_POLICY_ARTIFACT, else the package's copy);
- * `expectedSha256`: the pin (default RETRY_POLICY_ARTIFACT_SHA256).
+ * `expectedSha256`: the pin, 64 hex digits in either case (absent or '':
+ * RETRY_POLICY_ARTIFACT_SHA256 when set and not empty).
  * Returns an Artifact; throws ArtifactError.
  */
 function loadArtifact(source, { expectedSha256 } = {}) {
@@ -238,4 +230,4 @@ class Artifact {
   }
 }
 
-module.exports = { loadArtifact, selfTest, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION };
+module.exports = { loadArtifact, selfTest, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION, MAX_ARTIFACT_BYTES };

@@ -1,14 +1,15 @@
 """The policy artifact (docs/artifact.md): one component file, read at run time.
 
 Where it comes from, first that applies: the bytes or path the caller
-passes; the path in ``RETRY_POLICY_ARTIFACT`` (set but unreadable is an
-error, never a fallback); the copy shipped in this package
+passes; the path in ``RETRY_POLICY_ARTIFACT`` (empty means unset; set but
+unreadable is an error, never a fallback); the copy shipped in this package
 (``retry_policy.wasm``, package data). An optional pin, ``expected_sha256``
 (else ``RETRY_POLICY_ARTIFACT_SHA256``), must match.
 
 :func:`load_artifact` runs the checks in the contract's order and raises
-:class:`ArtifactError` at the first that fails: read
-(``artifact_unreadable``), pin (``artifact_sha256_mismatch``), parse
+:class:`ArtifactError` at the first that fails: the pin's form
+(``artifact_pin_invalid``), read (``artifact_unreadable``,
+``artifact_too_large``: :mod:`artifact_file`), pin (``artifact_sha256_mismatch``), parse
 (``artifact_invalid``, :mod:`component_reader`), ABI
 (``artifact_abi_mismatch``: the main module's export names and
 ``abi-version()``), the self-test of known answers through the normal call
@@ -32,7 +33,6 @@ import hashlib
 import json
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 import wasmtime
@@ -40,6 +40,9 @@ import wasmtime
 from . import instance, loader
 from ._generated import abi
 from ._generated.types import _Frozen, _set
+from .artifact_file import MAX_ARTIFACT_BYTES as MAX_ARTIFACT_BYTES
+from .artifact_file import SHA256_ENV as SHA256_ENV
+from .artifact_file import check_size, pin_of, read_artifact_file
 from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, OutcomeClass, PolicyDocument
@@ -48,7 +51,6 @@ ABI = "webhook:retry-policy@0.3.0"
 ABI_VERSION = 3
 INTERFACE = "webhook:retry-policy/policy@0.3.0"
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
-SHA256_ENV = "RETRY_POLICY_ARTIFACT_SHA256"
 RESOURCE = "retry_policy.wasm"
 BUILD_SECTION = "webhook-retry-policy:build"
 DOCUMENT_SECTION = "webhook-retry-policy:document"
@@ -109,7 +111,9 @@ class Artifact:
 
 def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source), "bytes"
+        data = bytes(source)
+        check_size(data, "bytes")
+        return data, "bytes"
     path = os.fspath(source) if source is not None else os.environ.get(ARTIFACT_ENV) or None
     if path is None:
         try:
@@ -117,16 +121,11 @@ def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None
         except OSError as e:
             raise ArtifactError("artifact_unreadable", f"the package's copy {RESOURCE} cannot be read ({e}): "
                                 f"reinstall the package, or set {ARTIFACT_ENV}") from None
-    try:
-        return Path(path).read_bytes(), path
-    except OSError as e:
-        raise ArtifactError("artifact_unreadable", f"cannot read {path}: {e.strerror or e}") from None
+    return read_artifact_file(path), path
 
 
 def _pin(data: bytes, expected: str | None) -> str:
     digest = hashlib.sha256(data).hexdigest()
-    if expected is None:
-        expected = os.environ.get(SHA256_ENV) or None
     if expected is not None and expected != digest:
         raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {expected}, found {digest}")
     return digest
@@ -167,9 +166,11 @@ def load_artifact(
     source: str | os.PathLike[str] | bytes | bytearray | memoryview | None = None,
     expected_sha256: str | None = None,
 ) -> Artifact:
-    """Read and check an artifact (docs/artifact.md "Loading"); nothing changes."""
+    """Read and check an artifact (docs/artifact.md "Loading"); nothing changes. ``expected_sha256``: 64 hex
+    digits, either case (None or ``""``: ``RETRY_POLICY_ARTIFACT_SHA256`` when set and not empty)."""
+    pin = pin_of(expected_sha256)  # before reading: a malformed pin is the caller's error
     data, label = _read(source)
-    digest = _pin(data, expected_sha256)
+    digest = _pin(data, pin)
     component = read_component(data)
     _check_exports(component.main_exports)
     try:

@@ -20,9 +20,9 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .artifact import ArtifactInfo, current_artifact, describe, swap_artifact
+from .artifact_file import read_artifact_file
 from .errors import ArtifactError
 
 
@@ -53,10 +53,9 @@ class ArtifactWatch:
     def poll(self) -> WatchEvent | None:
         old = current_artifact().info
         try:
-            data = Path(self.path).read_bytes()
-        except OSError as e:
-            return self._refused(f"unreadable:{e}", ArtifactError("artifact_unreadable", f"cannot read {self.path}: "
-                                                                  f"{e.strerror or e}"), old)
+            data = read_artifact_file(self.path)
+        except ArtifactError as e:
+            return self._refused(f"unreadable:{e}", e, old)
         digest = hashlib.sha256(data).hexdigest()
         if digest == old.sha256:
             self._reported = None

@@ -28,7 +28,9 @@ class PolicyTrap(RuntimeError):
 
 
 ARTIFACT_CODES = (
+    "artifact_pin_invalid",
     "artifact_unreadable",
+    "artifact_too_large",
     "artifact_sha256_mismatch",
     "artifact_invalid",
     "artifact_abi_mismatch",

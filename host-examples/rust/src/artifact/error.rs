@@ -12,6 +12,12 @@ use retry_policy_core::PolicyError;
 pub enum ArtifactError {
     /// `artifact_unreadable`: the path cannot be read.
     Unreadable { path: String, reason: String },
+    /// `artifact_pin_invalid`: the pin (the caller's or
+    /// `RETRY_POLICY_ARTIFACT_SHA256`) is not 64 hex digits.
+    PinInvalid { pin: String },
+    /// `artifact_too_large`: more than [`super::MAX_ARTIFACT_BYTES`];
+    /// `size` is `None` when the read stopped at the cap.
+    TooLarge { source: String, size: Option<u64> },
     /// `artifact_sha256_mismatch`: the pin does not match.
     Sha256Mismatch { expected: String, found: String },
     /// `artifact_invalid`: not a component, truncated, a duplicate custom
@@ -30,7 +36,9 @@ impl ArtifactError {
     /// The contract's code.
     pub fn code(&self) -> &'static str {
         match self {
+            ArtifactError::PinInvalid { .. } => "artifact_pin_invalid",
             ArtifactError::Unreadable { .. } => "artifact_unreadable",
+            ArtifactError::TooLarge { .. } => "artifact_too_large",
             ArtifactError::Sha256Mismatch { .. } => "artifact_sha256_mismatch",
             ArtifactError::Invalid { .. } => "artifact_invalid",
             ArtifactError::AbiMismatch { .. } => "artifact_abi_mismatch",
@@ -64,7 +72,18 @@ impl ArtifactError {
 impl fmt::Display for Message<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
+            ArtifactError::PinInvalid { pin } => {
+                let shown: String = pin.chars().take(80).collect();
+                write!(f, "the pin {shown:?} is not a sha256: expected 64 hex digits (either case)")
+            }
             ArtifactError::Unreadable { path, reason } => write!(f, "cannot read {path}: {reason}"),
+            ArtifactError::TooLarge { source, size } => {
+                let max = super::MAX_ARTIFACT_BYTES;
+                match size {
+                    Some(n) => write!(f, "{source} is {n} bytes; an artifact is at most {max} bytes (4 MiB)"),
+                    None => write!(f, "{source} has more than {max} bytes; an artifact is at most {max} bytes (4 MiB)"),
+                }
+            }
             ArtifactError::Sha256Mismatch { expected, found } => {
                 write!(f, "expected sha256 {expected}, the artifact's is {found}")
             }

@@ -9,9 +9,10 @@ use retry_policy_core::{Backoff, FakeClock, InMemoryStore, Jitter, LimitedBy, Ou
 use wasmtime::component::Component;
 
 use super::container::{self, sha256_hex};
+use super::read::{check_size, pin, read_file};
 use super::{
-    ArtifactError, ArtifactInfo, ArtifactSource, BuildInfo, ABI_VERSION, ARTIFACT_ENV, ARTIFACT_SHA256_ENV, EMBEDDED,
-    POLICY_INTERFACE, WIT_PACKAGE,
+    ArtifactError, ArtifactInfo, ArtifactSource, BuildInfo, ABI_VERSION, ARTIFACT_ENV, EMBEDDED, POLICY_INTERFACE,
+    WIT_PACKAGE,
 };
 use crate::{HostError, PolicyEngine, PolicyInstance};
 
@@ -22,21 +23,24 @@ pub enum ArtifactRef<'a> {
     Path(&'a Path),
     /// A component's bytes.
     Bytes(&'a [u8]),
-    /// `RETRY_POLICY_ARTIFACT` when set (set but unreadable is an error,
-    /// never a fallback), else the copy shipped in this crate.
+    /// `RETRY_POLICY_ARTIFACT` when set and not empty (set but unreadable
+    /// is an error, never a fallback), else the copy shipped in this crate.
     Default,
 }
 
 impl PolicyEngine {
-    /// Load and check an artifact. `expected_sha256` pins it (64 lowercase
-    /// hex digits); `None` takes `RETRY_POLICY_ARTIFACT_SHA256` when set.
+    /// Load and check an artifact. `expected_sha256` pins it (64 hex
+    /// digits, either case); `None` or `""` takes
+    /// `RETRY_POLICY_ARTIFACT_SHA256` when set and not empty.
     pub fn load(artifact: ArtifactRef<'_>, expected_sha256: Option<&str>) -> Result<Self, ArtifactError> {
-        let pin = expected_sha256.map(str::to_string).or_else(env_pin);
+        let pin = pin(expected_sha256)?;
+        let from_file =
+            |p: &Path| Self::check_bytes(&read_file(p)?, ArtifactSource::Path(p.to_path_buf()), pin.as_deref());
         match artifact {
-            ArtifactRef::Path(p) => Self::check_bytes(&read(p)?, ArtifactSource::Path(p.to_path_buf()), pin.as_deref()),
+            ArtifactRef::Path(p) => from_file(p),
             ArtifactRef::Bytes(b) => Self::check_bytes(b, ArtifactSource::Bytes, pin.as_deref()),
-            ArtifactRef::Default => match std::env::var_os(ARTIFACT_ENV) {
-                Some(p) => Self::load(ArtifactRef::Path(Path::new(&p)), pin.as_deref()),
+            ArtifactRef::Default => match env_path() {
+                Some(p) => from_file(Path::new(&p)),
                 None => Self::check_bytes(EMBEDDED, ArtifactSource::Embedded, pin.as_deref()),
             },
         }
@@ -57,12 +61,13 @@ impl PolicyEngine {
         Self::load(ArtifactRef::Bytes(bytes), None)
     }
 
-    /// The checks on bytes already read; `pin` is the caller's (no environment).
+    /// The checks on bytes already read; `pin` is [`pin`]'s (lower case).
     pub(crate) fn check_bytes(bytes: &[u8], source: ArtifactSource, pin: Option<&str>) -> Result<Self, ArtifactError> {
+        check_size(bytes, &source.to_string())?;
         let sha256 = sha256_hex(bytes);
         if let Some(expected) = pin {
-            if expected.trim() != sha256 {
-                return Err(ArtifactError::Sha256Mismatch { expected: expected.trim().to_string(), found: sha256 });
+            if expected != sha256 {
+                return Err(ArtifactError::Sha256Mismatch { expected: expected.to_string(), found: sha256 });
             }
         }
         let sections = container::parse(bytes)?;
@@ -125,14 +130,9 @@ impl PolicyEngine {
     }
 }
 
-/// `RETRY_POLICY_ARTIFACT_SHA256`, when set and not empty.
-pub(crate) fn env_pin() -> Option<String> {
-    std::env::var(ARTIFACT_SHA256_ENV).ok().filter(|p| !p.is_empty())
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, ArtifactError> {
-    std::fs::read(path)
-        .map_err(|e| ArtifactError::Unreadable { path: path.display().to_string(), reason: e.to_string() })
+/// `RETRY_POLICY_ARTIFACT`, when set and not empty (empty means unset).
+pub fn env_path() -> Option<std::ffi::OsString> {
+    std::env::var_os(ARTIFACT_ENV).filter(|p| !p.is_empty())
 }
 
 /// The embedded document refused by `call`: its policy error, else the trap.

@@ -5,6 +5,7 @@
 //!
 //! * [`container`]: the top-level sections, with `wasmparser`; `bundle`'s
 //!   document section, with `wasm-encoder`.
+//! * [`read`]: the pin's form and the file's bytes, bounded ([`read_file`]).
 //! * [`load`]: the checks (read, pin, parse, ABI, self-test, document) and
 //!   [`crate::PolicyEngine`]'s constructors.
 //! * [`swap`]: [`LiveArtifact`] (`swap_artifact`, `watch_artifact`).
@@ -12,13 +13,15 @@
 pub mod container;
 mod error;
 mod load;
+mod read;
 pub mod swap;
 
 use std::fmt;
 use std::path::PathBuf;
 
 pub use error::ArtifactError;
-pub use load::ArtifactRef;
+pub use load::{env_path, ArtifactRef};
+pub use read::{read_file, MAX_ARTIFACT_BYTES};
 pub use swap::{LiveArtifact, LiveInstance, Swapped, WatchEvent};
 
 /// The WIT package this host speaks.

@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::container::sha256_hex;
-use super::load::env_pin;
+use super::read::{pin, read_file};
 use super::{ArtifactError, ArtifactInfo, ArtifactRef, ArtifactSource};
 use crate::{HostError, PolicyEngine, PolicyInstance};
 
@@ -155,11 +155,8 @@ impl LiveArtifact {
 
     /// One poll: `None` when nothing changed or the change was already reported.
     fn poll(&self, path: &Path, reported: &mut Option<String>) -> Option<WatchEvent> {
-        let (key, result) = match std::fs::read(path) {
-            Err(e) => (
-                format!("unreadable: {e}"),
-                Err((None, ArtifactError::Unreadable { path: path.display().to_string(), reason: e.to_string() })),
-            ),
+        let (key, result) = match read_file(path) {
+            Err(e) => (e.to_string(), Err((None, e))),
             Ok(bytes) => {
                 let sha = sha256_hex(&bytes);
                 if sha == read(&self.current).info().sha256 {
@@ -169,9 +166,11 @@ impl LiveArtifact {
                 if reported.as_deref() == Some(sha.as_str()) {
                     return None;
                 }
-                let loaded =
-                    PolicyEngine::check_bytes(&bytes, ArtifactSource::Path(path.to_path_buf()), env_pin().as_deref())
-                        .and_then(|engine| self.install(engine));
+                let loaded = pin(None)
+                    .and_then(|pin| {
+                        PolicyEngine::check_bytes(&bytes, ArtifactSource::Path(path.to_path_buf()), pin.as_deref())
+                    })
+                    .and_then(|engine| self.install(engine));
                 (sha.clone(), loaded.map_err(|e| (Some(sha), e)))
             }
         };

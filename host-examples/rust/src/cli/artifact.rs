@@ -9,7 +9,7 @@ use retry_policy_core::json::Value;
 use serde_json::json;
 
 use super::ComponentSource;
-use crate::artifact::container;
+use crate::artifact::{container, env_path, read_file};
 use crate::{document_classes, ArtifactRef, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock};
 
 /// A policy document file as JSON text: TOML (`.toml`) is converted, JSON
@@ -43,10 +43,10 @@ pub fn bundle(
     allow_lint_errors: bool,
 ) -> Result<(Vec<u8>, Vec<String>), String> {
     let bytes = match artifact {
-        ArtifactRef::Path(p) => std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        ArtifactRef::Path(p) => read_file(p).map_err(|e| e.to_string())?,
         ArtifactRef::Bytes(b) => b.to_vec(),
-        ArtifactRef::Default => match std::env::var_os(crate::ARTIFACT_ENV) {
-            Some(p) => std::fs::read(&p).map_err(|e| format!("{}: {e}", p.to_string_lossy()))?,
+        ArtifactRef::Default => match env_path() {
+            Some(p) => read_file(std::path::Path::new(&p)).map_err(|e| e.to_string())?,
             None => crate::artifact::EMBEDDED.to_vec(),
         },
     };

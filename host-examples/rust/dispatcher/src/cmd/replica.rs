@@ -34,7 +34,7 @@ pub fn artifact_path(f: &Flags) -> Option<std::path::PathBuf> {
     f.str("artifact")
         .or_else(|| f.str("component"))
         .map(Into::into)
-        .or_else(|| std::env::var_os(retry_policy_host::ARTIFACT_ENV).map(Into::into))
+        .or_else(|| retry_policy_host::artifact::env_path().map(Into::into)) // empty means unset
 }
 
 /// `--watch-artifact-ms N`: the file to poll and how often (`None` without

@@ -1,0 +1,108 @@
+package retrypolicy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Step 1 of docs/artifact.md: the pin's form, then the artifact's bytes,
+// bounded. Only a regular file is read (opened non-blocking, so a fifo
+// never blocks the open, then judged by fstat): /dev/zero, a fifo, a
+// directory or a socket is artifact_unreadable without a byte read. A
+// regular file longer than MaxArtifactBytes is artifact_too_large from its
+// size alone, and the read stops at the cap + 1 byte, so a file that grows
+// while it is read (or whose size stat does not know) is refused the same
+// way.
+
+// MaxArtifactBytes is the most bytes an artifact may have: 4 MiB, the same
+// in every host (tests/vectors-artifact). Today's is ~166 KB; a bundle adds
+// at most a 1 MiB document.
+const MaxArtifactBytes = 4 << 20
+
+func tooLarge(source string, size int64) error {
+	what := fmt.Sprintf("is %d", size)
+	if size < 0 {
+		what = fmt.Sprintf("has more than %d", MaxArtifactBytes)
+	}
+	return artifactErrorf(ArtifactTooLarge, nil, "%s %s bytes; an artifact is at most %d bytes (4 MiB)", source, what, MaxArtifactBytes)
+}
+
+func readArtifactFile(path string) ([]byte, error) {
+	unreadable := func(err error, why any) error {
+		return artifactErrorf(ArtifactUnreadable, err, "cannot read the artifact %s: %v", path, why)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, unreadable(err, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, unreadable(err, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, unreadable(nil, "not a regular file ("+fileKind(st.Mode())+")")
+	}
+	if st.Size() > MaxArtifactBytes {
+		return nil, tooLarge(path, st.Size())
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxArtifactBytes+1)); err != nil {
+		return nil, unreadable(err, err)
+	}
+	if buf.Len() > MaxArtifactBytes {
+		return nil, tooLarge(path, -1)
+	}
+	return buf.Bytes(), nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeNamedPipe != 0:
+		return "a fifo"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a file"
+}
+
+// pinOf is the pin: given when not "", else RETRY_POLICY_ARTIFACT_SHA256
+// when set and not empty, else "" (none); see checkPin.
+func pinOf(given string) (string, error) {
+	if given == "" {
+		given = os.Getenv(EnvArtifactSHA256)
+	}
+	return checkPin(given)
+}
+
+// checkPin returns pin lower case: "" (no pin) or 64 hex digits in either
+// case, else an artifact_pin_invalid *ArtifactError.
+func checkPin(pin string) (string, error) {
+	if pin == "" {
+		return "", nil
+	}
+	if len(pin) != 2*sha256.Size || strings.IndexFunc(pin, notHex) >= 0 {
+		shown := pin
+		if len(shown) > 80 {
+			shown = shown[:80]
+		}
+		return "", artifactErrorf(ArtifactPinInvalid, nil, "the pin %q is not a sha256: expected 64 hex digits (either case)", shown)
+	}
+	return strings.ToLower(pin), nil
+}
+
+func notHex(c rune) bool {
+	return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F')
+}
