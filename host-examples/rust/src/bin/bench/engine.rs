@@ -103,7 +103,7 @@ pub fn rows(inst: &mut PolicyInstance, events: u64, post_ns: f64) -> Result<(), 
     let one = delivered_batches(events, 1, now);
     let hundred = delivered_batches(events, 100, now);
     let (setup, failed) = failed_batches(events, now);
-    let mut best = |f: &mut dyn FnMut() -> f64| (0..3).map(|_| f()).fold(f64::INFINITY, f64::min);
+    let best = |f: &mut dyn FnMut() -> f64| (0..3).map(|_| f()).fold(f64::INFINITY, f64::min);
     let n1 = best(&mut || per_event_ns(events, || native(&one)));
     let n100 = best(&mut || per_event_ns(events, || native(&hundred)));
     let c1 = best(&mut || per_event_ns(events, || component(inst, &one).unwrap()));
