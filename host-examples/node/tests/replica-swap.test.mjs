@@ -98,8 +98,8 @@ test('a running replica swaps artifacts through the file watch: a broken file is
     const ended = Object.values(summary.stop_reasons).reduce((a, b) => a + b, 0);
     assert.equal(ended, EVENTS, `every event has one stop reason: ${stdout}`);
     assert.equal(summary.crashed, undefined);
-    assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(A)} abi=webhook:retry-policy@0\\.3\\.0 document_version= source=${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
-    assert.match(stderr, new RegExp(`policy artifact swapped sha256=${sha(A)} -> ${sha(B)} `));
+    assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(A)} abi=webhook:retry-policy@0\\.3\\.0 document_version=swap-test source=${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.match(stderr, new RegExp(`policy artifact swapped sha256=${sha(A)} -> ${sha(B)} abi=\\S+ document_version=swap-test `));
   } finally {
     release();
     child.kill();

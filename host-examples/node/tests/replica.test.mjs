@@ -100,12 +100,26 @@ test('a deadline of 0 ms starts no events and still prints the summary', async (
   assert.equal(s.attempts, 0);
 });
 
-test('--version prints the package and exits 0 without loading the artifact', async () => {
-  const { code, stdout } = await new Promise((resolve) => {
-    execFile(REPLICA, ['--version'], { env: { ...process.env, RETRY_POLICY_ARTIFACT: '/nonexistent/artifact.wasm' } }, (error, out) => resolve({ code: error ? error.code : 0, stdout: out }));
+for (const [flag, expected] of [
+  ['--version', /^replica \(node \d+\.\d+\.\d+\) @webhook\/retry-policy \d+\.\d+\.\d+\n$/],
+  ['--help', /^usage: replica --help \| --version\n[\s\S]*--target URL[\s\S]*--drain-ms/],
+]) {
+  test(`${flag} prints on stdout and exits 0 without loading the artifact`, async () => {
+    const { code, stdout, stderr } = await new Promise((resolve) => {
+      execFile(REPLICA, [flag], { env: { ...process.env, RETRY_POLICY_ARTIFACT: '/nonexistent/artifact.wasm' } },
+        (error, out, err) => resolve({ code: error ? error.code : 0, stdout: out, stderr: err }));
+    });
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, expected);
+    assert.equal(stderr, '');
   });
-  assert.equal(code, 0);
-  assert.match(stdout, /^replica \(node \d+\.\d+\.\d+\) @webhook\/retry-policy \d+\.\d+\.\d+\n$/);
+}
+
+test('the artifact\'s load line names the version of the --policy document, as /metrics does', async () => {
+  const { code, stderr } = await runReplica(['--target', target, '--endpoint-id', 'ep-version', '--events', '1',
+    '--policy', writePolicy('version.json', undefined)]);
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /policy artifact loaded sha256=[0-9a-f]{64} abi=\S+ document_version=replica-test source=/);
 });
 
 for (const [name, args, message] of [
@@ -118,6 +132,7 @@ for (const [name, args, message] of [
   ['a --metrics-addr without a port', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1'], /--metrics-addr: expected HOST:PORT/],
   ['a --metrics-addr port above 65535', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1:70000'], /--metrics-addr: port 70000 is above 65535/],
   ['a missing policy file', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/nonexistent/p.json'], /--policy: cannot read/],
+  ['an unreadable artifact', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--artifact', '/nonexistent/a.wasm'], /artifact_unreadable|\/nonexistent\/a\.wasm/],
 ]) {
   test(`${name} exits 2 with a clear message and nothing on stdout`, async () => {
     const { code, stdout, stderr } = await runReplica(args);

@@ -206,7 +206,8 @@ async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(
     with LocalEndpoint(204) as ok:
         d = make(document, {"ep": ok.url}, policy, client, clock)
         assert any(r.getMessage() == f"policy artifact loaded sha256={before.info.sha256} abi=webhook:retry-policy@0.3.0 "
-                   f"document_version={before.info.document_version} source={before.info.source}" for r in caplog.records)
+                   f"document_version={d.document.version} source={before.info.source}" for r in caplog.records), \
+            "the load line names the version of the document the dispatcher runs, as /metrics does"
         line = 'webhook_policy_info{{abi="webhook:retry-policy@0.3.0",artifact_sha256="{}",document_version="{}"}} 1.0'
         assert line.format(before.info.sha256, d.document.version) in d.metrics.text()
         shipped = (Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm").read_bytes()
@@ -218,7 +219,8 @@ async def test_the_policy_info_gauge_follows_an_artifact_swap_on_the_next_round(
             assert line.format(new.sha256, d.document.version) in text and before.info.sha256 not in text
             assert (await d.store.get("s1")).status == DELIVERED
             logged = [r.getMessage() for r in caplog.records if r.name == "webhook_retry_policy.artifact"]
-            assert any(m.startswith(f"policy artifact swapped sha256={before.info.sha256} -> {new.sha256} ") for m in logged)
+            assert any(m.startswith(f"policy artifact swapped sha256={before.info.sha256} -> {new.sha256} ")
+                       and f" document_version={d.document.version} " in m for m in logged), logged
         finally:
             instance.activate(before)
 

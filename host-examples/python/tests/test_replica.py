@@ -143,6 +143,14 @@ def test_help_and_version_print_to_stdout_and_exit_0_without_loading_the_artifac
         assert proc.returncode == 0 and expected in proc.stdout and proc.stderr == "", proc.stderr
 
 
+def test_an_unreadable_artifact_is_a_setup_error_that_exits_2_with_one_line(tmp_path, unavailable):
+    missing = tmp_path / "missing.wasm"
+    proc = run_replica("--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
+                       "--policy", str(storm_policy(tmp_path)), "--artifact", str(missing))
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert "artifact_unreadable" in proc.stderr and str(missing) in proc.stderr, proc.stderr
+
+
 def test_the_old_flag_names_are_usage_errors(tmp_path, unavailable):
     base = ("--target", unavailable.url, "--endpoint-id", "ep", "--events", "1", "--policy", str(storm_policy(tmp_path)))
     for old in (["--metrics-port", "0"], ["--watch-artifact"], ["--watch-artifact", "200"], ["--metrics", "127.0.0.1:0"]):
@@ -301,8 +309,10 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
     assert s["events"] == 8 == sum(s["stop_reasons"].values()) == s["first_attempts"]
     assert unavailable.requests - before == s["attempts"] and s["retries"] > 0
     log = "".join(err_lines)
-    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.3.0" in log
-    assert f"policy artifact swapped sha256={old_sha} -> {new_sha}" in log
+    # the lines name the --policy document's version, as /metrics does
+    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.3.0 document_version=swap-test " in log
+    assert f"policy artifact swapped sha256={old_sha} -> {new_sha} abi=webhook:retry-policy@0.3.0 " \
+        "document_version=swap-test " in log
 
 
 def test_without_policy_the_replica_runs_the_document_embedded_in_its_artifact(tmp_path, unavailable):

@@ -195,3 +195,105 @@ fn diff_shows_what_changes_for_events_admitted_after_the_change() {
     let (exit, _) = code(&["diff", "host-examples/policy.json", "host-examples/policy.toml"]);
     assert_eq!(exit, 0, "the JSON and TOML examples are the same policy");
 }
+
+fn exit_and_stderr(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retry-policy"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .env_remove("RETRY_POLICY_ARTIFACT")
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn every_usage_error_and_unreadable_input_exits_2() {
+    let plan =
+        |extra: &[&'static str]| [&["plan", "--window", "15m", "--base", "2s", "--cap", "5m"][..], extra].concat();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["frob"],
+        vec!["inspect"],
+        vec!["lint"],
+        vec!["plan", "--window", "15m", "--factor", "2", "--cap", "5m"],
+        plan(&["--factor", "two"]),
+        plan(&["--factor", "2", "--hard-cap", "-1"]),
+        plan(&["--factor", "2", "--window", "-5m"]),
+        plan(&["--factor", "2", "--policy", "host-examples/policy.json"]),
+        vec!["plan", "--policy", "no/such/policy.json"],
+        vec!["admit", "--policy", "host-examples/policy.json"],
+        vec!["admit", "--policy", "host-examples/policy.json", "--class", "ledger", "--now-ms", "soon"],
+        vec!["diff", "host-examples/policy.json", "no/such/policy.json"],
+        vec!["inspect", "no/such/artifact.wasm"],
+        vec!["inspect", "dist/retry_policy.wasm", "--format", "yaml"],
+    ];
+    for args in &cases {
+        let (exit, err) = exit_and_stderr(args);
+        assert_eq!(exit, 2, "{args:?}: {err}");
+        assert!(!err.is_empty(), "{args:?}: no reason on stderr");
+    }
+}
+
+#[test]
+fn a_negative_number_is_a_value_that_reaches_the_component_and_its_typed_refusal_exits_1() {
+    let (exit, err) = exit_and_stderr(&[
+        "plan", "--window", "15m", "--base", "2s", "--factor", "-2", "--cap", "5m", "--jitter", "full",
+    ]);
+    assert_eq!(exit, 1, "{err}");
+    assert!(err.contains("invalid_backoff") && err.contains("backoff.factor"), "{err}");
+    let (exit, err) = exit_and_stderr(&["admit", "--policy", "host-examples/policy.json", "--class", "billing"]);
+    assert_eq!(exit, 1, "{err}");
+    assert!(err.contains("unknown_event_class"), "{err}");
+}
+
+#[test]
+fn a_refused_document_exits_1_in_plan_admit_and_diff_alike() {
+    let dir = std::env::temp_dir().join(format!("retry-policy-cli-refused-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"version":"x","classes":{"a":{"window_ms":1000,"backoff":{"base_ms":0,"factor":2.0,"cap_ms":10}}}}"#,
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    for args in [
+        &["plan", "--policy", bad][..],
+        &["admit", "--policy", bad, "--class", "a"],
+        &["diff", "host-examples/policy.json", bad],
+        &["simulate", "--policy", bad, "--scenario", "scenarios/flip.toml"],
+    ] {
+        let (exit, err) = exit_and_stderr(args);
+        assert_eq!(exit, 1, "{args:?}: {err}");
+        assert!(err.contains("invalid_backoff") && err.contains(bad), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn plan_and_admit_take_a_format_3_document_that_lint_takes() {
+    let doc = "scenarios/policies/design-note-health.toml";
+    let (ok, out, err) = cli(&["plan", "--policy", doc]);
+    assert!(ok, "{err}");
+    assert!(out.contains("notification:") && out.contains("ledger:"), "{out}");
+    let (ok, with_health, err) = cli(&["admit", "--policy", doc, "--class", "ledger", "--now-ms", "0"]);
+    assert!(ok, "{err}");
+    assert!(with_health.contains("policy_version=design-note"), "{with_health}");
+    // The same class without its section: another policy_hash (the compiled admission covers the section).
+    let (ok, without, err) =
+        cli(&["admit", "--policy", "scenarios/design-note.toml", "--class", "ledger", "--now-ms", "0"]);
+    assert!(ok, "{err}");
+    let hash = |s: &str| s.split("policy_hash=").nth(1).and_then(|h| h.split_whitespace().next()).map(str::to_string);
+    assert!(hash(&with_health).is_some() && hash(&with_health) != hash(&without), "{with_health}\n{without}");
+}
+
+#[test]
+fn the_help_states_the_exit_code_rule() {
+    let (ok, out, _) = cli(&["--help"]);
+    assert!(ok);
+    assert!(
+        out.contains("Exit status: 0 done")
+            && out.contains("1 a finding or a refusal")
+            && out.contains("2 a usage error"),
+        "{out}"
+    );
+}

@@ -36,9 +36,9 @@ fn help_and_version_work_without_any_artifact() {
     let (code, out, _) = run(&["--version"], &nowhere);
     assert_eq!(code, 0);
     assert!(out.starts_with("retry-policy ") && out.contains("webhook:retry-policy@0.3.0, abi 3"), "{out}");
-    // A command that needs the artifact says why it could not have it.
+    // A command that needs the artifact says why it could not have it: unreadable input, exit 2.
     let (code, _, err) = run(&["plan", "--window", "15m", "--base", "2s", "--factor", "2", "--cap", "5m"], &nowhere);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("artifact_unreadable") && err.contains("/nonexistent/retry_policy.wasm"), "{err}");
 }
 
@@ -46,15 +46,11 @@ fn help_and_version_work_without_any_artifact() {
 fn bundle_embeds_a_toml_document_as_json_and_inspect_shows_it_with_policy_hashes() {
     let dir = scratch("bundle");
     let out = dir.join("bundle.wasm");
-    let args = ["bundle", "--policy", "host-examples/policy.toml", "-o", out.to_str().unwrap()];
-    // The example's `ledger` class is cut by its hard cap: a lint error, so
-    // it is bundled only when asked to.
-    let (code, _, err) = run(&args, &[]);
-    assert_eq!(code, 1);
-    assert!(err.contains("hard_cap_cuts_schedule classes.ledger.hard_cap") && !out.exists(), "{err}");
-    let (code, stdout, err) = run(&[&args[..], &["--allow-lint-errors", "yes"]].concat(), &[]);
+    // The shipped example lints clean: bundled without --allow-lint-errors, and without a warning.
+    let (code, stdout, err) =
+        run(&["bundle", "--policy", "host-examples/policy.toml", "-o", out.to_str().unwrap()], &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("sha256 ") && err.contains("bundled with 1 lint error(s)"), "{stdout}{err}");
+    assert!(stdout.contains("sha256 ") && err.is_empty(), "{stdout}{err}");
 
     let (code, json, err) = run(&["inspect", out.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(code, 0, "{err}");
@@ -71,7 +67,7 @@ fn bundle_embeds_a_toml_document_as_json_and_inspect_shows_it_with_policy_hashes
         assert!(classes.contains(&c), "{json}");
     }
     assert!(v["document"]["classes"][0]["policy_hash"].as_str().unwrap().len() >= 16, "{json}");
-    assert_eq!(v["document"]["lint"]["errors"], 1);
+    assert_eq!(v["document"]["lint"]["errors"], 0);
 
     // The same hashes as `admit` of the TOML file on the shipped artifact.
     let (_, admit, _) =
@@ -86,6 +82,23 @@ fn bundle_embeds_a_toml_document_as_json_and_inspect_shows_it_with_policy_hashes
     let (code, _, err) =
         run(&["admit", "--class", "ledger", "--now-ms", "0"], &[("RETRY_POLICY_ARTIFACT", out.to_str().unwrap())]);
     assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bundle_refuses_a_document_with_lint_errors_unless_allowed_and_says_which() {
+    let dir = scratch("lint-errors");
+    let out = dir.join("design-note.wasm");
+    // The design note's hard_cap 16 cuts its 2 h and 24 h schedules: two lint errors.
+    let args = ["bundle", "--policy", "scenarios/design-note.toml", "-o", out.to_str().unwrap()];
+    let (code, _, err) = run(&args, &[]);
+    assert_eq!(code, 1, "a finding is exit 1: {err}");
+    assert!(err.contains("hard_cap_cuts_schedule classes.ledger.hard_cap") && !out.exists(), "{err}");
+    let (code, stdout, err) = run(&[&args[..], &["--allow-lint-errors", "yes"]].concat(), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("sha256 ") && err.contains("bundled with 2 lint error(s)"), "{stdout}{err}");
+    let (code, _, err) = run(&[&args[..], &["--allow-lint-errors", "maybe"]].concat(), &[]);
+    assert_eq!(code, 2, "a malformed flag is a usage error: {err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -113,8 +126,11 @@ fn bundle_refuses_a_document_the_component_refuses_and_writes_nothing() {
     assert!(err.contains("invalid_backoff") && err.contains("base_ms"), "{err}");
     assert!(!out.exists());
     let (code, _, err) = run(&["inspect", bad.to_str().unwrap()], &[]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 1, "a refused artifact is exit 1");
     assert!(err.contains("artifact_invalid"), "{err}");
+    let (code, _, err) = run(&["inspect", dir.join("missing.wasm").to_str().unwrap()], &[]);
+    assert_eq!(code, 2, "a file that cannot be read is exit 2");
+    assert!(err.contains("artifact_unreadable"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -29,7 +29,9 @@ const usage = `usage: replica replay --store FILE --policy FILE [...]   (replica
                [--help] [--version]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
 the document the artifact embeds) until each stops, then prints one JSON
-line on stdout. Exit 0, 1 when the artifact is refused, 2 on bad arguments.
+line on stdout. Exit 0 when the run ended (whatever happened to the events);
+2 on bad arguments or setup (an unreadable or refused artifact, policy or CA
+file); 1 on anything else. --help and --version print on stdout and exit 0.
   --artifact        the policy artifact (default $RETRY_POLICY_ARTIFACT, else the
                     copy embedded in the package); $RETRY_POLICY_ARTIFACT_SHA256 pins it
   --watch-artifact-ms N
@@ -101,8 +103,9 @@ func (e errUsage) Error() string { return e.msg }
 
 func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(format, a...)} }
 
-// parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help.
-func parseArgs(args []string, stderr io.Writer) (Config, error) {
+// parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help
+// and --version, once their text is printed on stdout.
+func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000, DrainMs: 5000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -131,7 +134,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, usage)
+			fmt.Fprintln(stdout, usage)
 			return cfg, err
 		}
 		return cfg, usageErrorf("%v", err)
@@ -145,7 +148,7 @@ func parseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 	}
 	if *version { // like --help: printed without loading the artifact
-		fmt.Fprintf(stderr, "replica (go host) for %s\n", rp.ABI)
+		fmt.Fprintf(stdout, "replica (go host) for %s\n", rp.ABI)
 		return cfg, flag.ErrHelp
 	}
 	set := map[string]bool{}

@@ -6,8 +6,9 @@
 // line on stdout. It logs the artifact's load (and, with --watch-artifact-ms,
 // every swap) on stderr and serves docs/metrics.md's families on --metrics-addr.
 // SIGTERM or SIGINT drains the run (--drain-ms; docs/replica.md) and it
-// still exits 0 with the summary. Exit 0, 1 when the artifact is refused,
-// or 2 on bad arguments.
+// still exits 0 with the summary. Exit codes (docs/replica.md): 0 the run
+// ended, 2 a usage or setup error (a bad flag; an unreadable or refused
+// artifact, policy or CA file), 1 anything else.
 package main
 
 import (
@@ -30,7 +31,7 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if len(args) > 0 && args[0] == "replay" { // docs/health-dispatch.md section 4
 		return replayExit(ctx, args[1:], stdout, stderr)
 	}
-	cfg, err := parseArgs(args, stderr)
+	cfg, err := parseArgs(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -46,7 +47,7 @@ func mainExit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	engine, err := newEngine(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: policy artifact: %v\n", err)
-		return 1
+		return 2 // a setup error, as an unreadable policy or CA file
 	}
 	defer engine.Close(ctx)
 	r, err := newReplica(ctx, cfg, engine, stderr)

@@ -35,7 +35,7 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	a, err := replay.ParseArgs(args, io.Discard, true)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, replayUsage)
+		fmt.Fprintln(stdout, replayUsage)
 		return 0
 	}
 	if err != nil {

@@ -217,13 +217,28 @@ func TestARedisPasswordNeverAppearsInAnErrorMessage(t *testing.T) {
 	}
 }
 
-func TestHelpAndVersionExit0WithoutLoadingTheArtifact(t *testing.T) {
+func TestHelpAndVersionPrintOnStdoutAndExit0WithoutLoadingTheArtifact(t *testing.T) {
 	t.Setenv("RETRY_POLICY_ARTIFACT", filepath.Join(t.TempDir(), "missing.wasm")) // loading it would fail
-	for flag, want := range map[string]string{"--help": "usage: replica", "--version": "webhook:retry-policy@"} {
+	for _, args := range [][]string{{"--help"}, {"--version"}, {"replay", "--help"}} {
+		want := map[string]string{"--help": "usage: replica", "--version": "webhook:retry-policy@"}[args[len(args)-1]]
 		var stdout, stderr bytes.Buffer
-		code := mainExit(context.Background(), []string{flag}, &stdout, &stderr)
-		if code != 0 || !strings.Contains(stderr.String(), want) || stdout.Len() != 0 {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0, nothing on stdout and %q", flag, code, stdout.String(), stderr.String(), want)
+		code := mainExit(context.Background(), args, &stdout, &stderr)
+		if code != 0 || !strings.Contains(stdout.String(), want) || stderr.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0, %q on stdout and nothing on stderr", args, code, stdout.String(), stderr.String(), want)
+		}
+	}
+}
+
+func TestAnUnreadableOrRefusedArtifactIsASetupErrorThatExits2(t *testing.T) {
+	dir := t.TempDir()
+	notWasm := filepath.Join(dir, "not.wasm")
+	if err := os.WriteFile(notWasm, []byte("not a component"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "missing.wasm"), dir, notWasm} {
+		_, stderr, code := runReplica(t, "--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1", "--artifact", path)
+		if code != 2 || !strings.Contains(stderr, "policy artifact") {
+			t.Errorf("--artifact %s: exit %d, stderr %q; want 2 naming the policy artifact", path, code, stderr)
 		}
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"crypto/x509"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,7 +68,14 @@ func main() {
 	caFile := flag.String("ca-file", "", "PEM CA certificates trusted for https:// receivers in addition to the platform's trust store")
 	watchMs := flag.Int64("watch-artifact-ms", 0, "poll the artifact file (-artifact or $RETRY_POLICY_ARTIFACT) every N ms (N >= 1) and swap when its sha256 changes")
 	drainMs := flag.Uint("drain-ms", 2000, "on SIGTERM/SIGINT, how long attempts in progress may take to finish")
-	flag.Parse()
+	version := flag.Bool("version", false, "print the version and exit (nothing is loaded)")
+	if code, done := parseFlags(flag.CommandLine, os.Args[1:], os.Stdout, os.Stderr); done {
+		os.Exit(code)
+	}
+	if *version {
+		fmt.Fprintf(os.Stdout, "dispatcher (go host example) for %s\n", rp.ABI)
+		os.Exit(0)
+	}
 	opts := options{class: *class, perEndpoint: *perEndpoint, storeDir: *storeDir, deadline: time.Duration(*deadline) * time.Millisecond,
 		allowPrivate: *allow, secretsPath: *secrets, metricsAddr: *metricsAddr, metricsPublic: *public, artifactPath: *artifact, policyPath: *policyPath, log: os.Stderr,
 		drainFor: time.Duration(*drainMs) * time.Millisecond, signals: true}
@@ -99,8 +107,42 @@ func main() {
 	}
 	if err := run(opts, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "dispatcher:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// setupError is a refused or unreadable artifact or policy document: exit
+// 2, as a bad flag (docs/replica.md's exit codes); anything else exits 1.
+type setupError struct{ error }
+
+func (e setupError) Unwrap() error { return e.error }
+
+func exitCode(err error) int {
+	var se setupError
+	if errors.As(err, &se) {
+		return 2
+	}
+	return 1
+}
+
+// parseFlags parses args into fs: -help/--help prints the flags on stdout
+// (exit 0), a bad flag prints its error and the flags on stderr (exit 2);
+// done is false when the program goes on.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	var out strings.Builder
+	fs.Init(fs.Name(), flag.ContinueOnError)
+	fs.SetOutput(&out)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr) // later usage errors (usageExit) go to stderr
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		io.WriteString(stdout, out.String())
+		return 0, true
+	case err != nil:
+		io.WriteString(stderr, out.String())
+		return 2, true
+	}
+	return 0, false
 }
 
 // usageExit reports a bad argument and exits 2 (as flag.Parse does).
@@ -143,7 +185,7 @@ func run(o options, out io.Writer) error {
 	}
 	engine, err := rp.New(ctx, engineOpts...)
 	if err != nil {
-		return fmt.Errorf("policy artifact: %w", err)
+		return setupError{fmt.Errorf("policy artifact: %w", err)}
 	}
 	defer engine.Close(ctx)
 	store, err := OpenFileStore(storeDir, journal.ComponentHasher(ctx, engine))
@@ -156,7 +198,7 @@ func run(o options, out io.Writer) error {
 		AttemptDeadline: o.deadline, AllowPrivateTargets: o.allowPrivate, RootCAs: o.roots, Clock: clock, Sleeper: realSleeper{clock}}
 	version, err := chooseDocument(ctx, engine, o.policyPath, &cfg)
 	if err != nil {
-		return err
+		return setupError{err}
 	}
 	endpoints, err := StartEndpoints("")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/replay"
@@ -24,10 +25,13 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "dispatcher replay: "+format+"\n", a...)
 		return 2
 	}
-	a, err := replay.ParseArgs(args, stderr, false)
+	var usage strings.Builder // the flags: on stdout for --help, on stderr after a bad one
+	a, err := replay.ParseArgs(args, &usage, false)
 	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(stdout, usage.String())
 		return 0
 	}
+	io.WriteString(stderr, usage.String())
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -77,7 +77,7 @@ const endpoints = await startEndpoints();
 const metrics = new Metrics();
 // The policy artifact: logged at load (and at every swap), exported as webhook_policy_info.
 let policy = null; // assigned below, before any scrape can name its version
-const artifact = trackPolicyArtifact(metrics, (line) => console.error(line), { documentVersion: () => policy?.version ?? null });
+const artifact = trackPolicyArtifact(metrics, (line) => console.error(line), { documentVersion: () => policy?.version ?? null, announce: false });
 const server = await serveMetrics(metrics);
 const clock = opts.realTime ? systemClock : new ManualClock(Date.now());
 let redis = null;
@@ -88,6 +88,7 @@ if (process.env.REDIS_URL) {
 const store = redis ? new RedisBudgetStore(redis) : new InMemoryBudgetStore();
 const onStoreError = (e, ctx) => console.error(`budget store ${ctx.operation} failed (${ctx.endpointId}): ${e.message}`);
 policy = new RetryPolicy(EXAMPLE_DOCUMENT, { clock, store, onStoreError });
+artifact.announce(); // the "loaded" line, naming the version of the document just loaded
 const admitted = new Map(); // a journaled event's own policy, one RetryPolicy per admitted document
 const admittedPolicy = (rec) => {
   const doc = hashDocument(rec);

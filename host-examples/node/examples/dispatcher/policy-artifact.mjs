@@ -6,12 +6,17 @@
 // count in webhook_policy_reloads_total{result=applied|refused}.
 import { artifactInfo, loadArtifact, onArtifactChange, watchArtifact } from '@webhook/retry-policy';
 
-const described = (i) => `sha256=${i.sha256} abi=${i.abi} document_version=${i.document_version ?? ''} source=${i.source}`;
+const described = (i, version) => `abi=${i.abi} document_version=${version} source=${i.source}`;
 
-/** The log line of an artifact event. */
-export function artifactLine(e) {
-  if (e.kind === 'loaded') return `policy artifact loaded ${described(e.info)}`;
-  if (e.kind === 'swapped') return `policy artifact swapped sha256=${e.previous.sha256} -> ${e.info.sha256} abi=${e.info.abi} document_version=${e.info.document_version ?? ''} source=${e.info.source}`;
+/**
+ * The log line of an artifact event. `version` is the version of the
+ * document the dispatcher decides with (docs/artifact.md: the current
+ * document's, as webhook_policy_info shows it); default: the artifact's
+ * embedded one.
+ */
+export function artifactLine(e, version = e.info.document_version ?? '') {
+  if (e.kind === 'loaded') return `policy artifact loaded sha256=${e.info.sha256} ${described(e.info, version)}`;
+  if (e.kind === 'swapped') return `policy artifact swapped sha256=${e.previous.sha256} -> ${e.info.sha256} ${described(e.info, version)}`;
   return `policy artifact refused path=${e.source} code=${e.error.code}: ${e.error.detail}; keeping sha256=${e.info.sha256}`;
 }
 
@@ -22,28 +27,32 @@ export function artifactLine(e) {
  * `watchMs` poll the artifact's file (`source` or RETRY_POLICY_ARTIFACT) and
  * swap when it changes. `documentVersion()` names the document the
  * dispatcher decides with (a RetryPolicy's `version`; default: the
- * artifact's embedded one), read at every scrape. Returns {info, close()}.
+ * artifact's embedded one), read at every scrape and in every log line.
+ * The "loaded" line is logged at once, or with `announce: false` when the
+ * caller calls `announce()` (once its document is loaded: the line then
+ * names its version). Returns {info, announce(), close()}.
  */
-export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion = null } = {}) {
-  let logged = false;
+export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion = null, announce = true } = {}) {
+  const versionOf = (i) => (documentVersion === null ? i.document_version : documentVersion()) ?? '';
   const stop = onArtifactChange((e) => {
-    logged = true;
-    log(artifactLine(e));
+    if (e.kind === 'loaded') return; // the first load is logged once, below
+    log(artifactLine(e, versionOf(e.info)));
     if (e.kind === 'swapped') metrics?.inc('webhook_policy_reloads_total', { result: 'applied' });
     if (e.kind === 'refused') metrics?.inc('webhook_policy_reloads_total', { result: 'refused' });
   });
   const info = source === null ? artifactInfo() : loadArtifact(source);
-  if (!logged) log(artifactLine({ kind: 'loaded', info })); // loaded before this was called
+  const loaded = () => log(artifactLine({ kind: 'loaded', info }, versionOf(info)));
+  if (announce) loaded();
   metrics?.policyInfo(() => {
     const i = artifactInfo();
-    const version = documentVersion === null ? i.document_version : documentVersion();
-    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: version ?? '' }, value: 1 }];
+    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: versionOf(i) }, value: 1 }];
   });
   const file = source ?? (process.env.RETRY_POLICY_ARTIFACT || null); // empty means unset
   if (watchMs !== null && file === null) throw new TypeError('watching the artifact needs its path (--artifact or RETRY_POLICY_ARTIFACT)');
   const watcher = watchMs === null ? null : watchArtifact(file, { intervalMs: watchMs });
   return {
     info,
+    announce: announce ? () => {} : loaded,
     close() {
       watcher?.close();
       stop();

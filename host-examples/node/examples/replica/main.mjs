@@ -176,7 +176,8 @@ async function run(opts) {
     tracked = trackPolicyArtifact(metrics, log, {
       source: opts.artifact,
       watchMs: opts.watchArtifactMs,
-      documentVersion: () => policy.version, // /metrics is served once the policy is loaded
+      documentVersion: () => policy?.version ?? null, // /metrics is served once the policy is loaded
+      announce: false, // logged once the policy is loaded: the line names its version
     });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
@@ -197,6 +198,7 @@ async function run(opts) {
   }
   if (redis !== null) options = policyOptions(opts, store, metrics);
   policy = redis === null ? policyCheck : loadPolicy(opts, options);
+  tracked.announce();
   const { journal, resumed } = openStoredEvents(opts, log);
   try {
     policy = resumesHealth(policy, resumed, opts, options);
@@ -322,7 +324,7 @@ async function main() {
     throw e;
   }
   if (opts.help) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n`); // docs/replica.md: --help prints on stdout, exit 0
     process.exit(0);
   }
   if (opts.version) {

@@ -30,13 +30,21 @@ pub(crate) fn check(engine: &PolicyEngine, from_artifact: bool, needed: &[String
 /// After a swap: log it, update `webhook_policy_info`, and take the new
 /// embedded document when the document follows the artifact.
 fn swapped(s: &Shared, sw: &Swapped) {
-    log(&sw.line());
     if let (true, Some(text)) = (s.config.document_from_artifact, &sw.new.document_json) {
         if let Err(e) = s.reload_policy(text) {
             log(&format!("policy artifact {}: its document: {e}", sw.new.sha256));
         }
     }
-    s.metrics.set_policy_info(&sw.new, &s.policies.current().version);
+    let version = s.policies.current().version.clone();
+    log(&Swapped { new: with_document_version(&sw.new, &version), ..sw.clone() }.line());
+    s.metrics.set_policy_info(&sw.new, &version);
+}
+
+/// `info` as the log lines show it: `document_version` is the version of the
+/// document the dispatcher runs (`--policy`'s, else the embedded one), as
+/// `webhook_policy_info` shows it (docs/artifact.md), not only an embedded one's.
+pub fn with_document_version(info: &ArtifactInfo, version: &str) -> ArtifactInfo {
+    ArtifactInfo { document_version: Some(version.to_string()), ..info.clone() }
 }
 
 pub(crate) fn swap(s: &Shared, artifact: ArtifactRef<'_>) -> Result<ArtifactInfo, ArtifactError> {

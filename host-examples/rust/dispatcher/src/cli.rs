@@ -12,6 +12,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 #[command(
     name = "retry-policy-dispatcher",
     version,
+    propagate_version = true,
     about = "A webhook dispatcher on the retry-policy component",
     disable_help_subcommand = true,
     arg_required_else_help = true
@@ -276,6 +277,7 @@ fn flags_of(m: &ArgMatches) -> Flags {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ops::Not;
 
     fn run(line: &str) -> Result<(String, Flags, Vec<String>), clap::Error> {
         parse(std::iter::once("retry-policy-dispatcher".to_string()).chain(line.split_whitespace().map(String::from)))
@@ -334,12 +336,18 @@ mod tests {
     }
 
     #[test]
-    fn help_and_version_exit_0() {
-        for line in ["--help", "--version", "replica --help", "demo --help", "endpoints --help", "bench --help"] {
-            let e = run(line).unwrap_err();
-            assert_eq!(e.exit_code(), 0, "{line}");
+    fn help_and_version_exit_0_for_the_program_and_every_command() {
+        for command in ["", "replica ", "demo ", "endpoints ", "bench ", "replay "] {
+            for flag in ["--help", "--version"] {
+                let line = format!("{command}{flag}");
+                let e = run(&line).unwrap_err();
+                assert_eq!(e.exit_code(), 0, "{line}: {e}");
+                assert!(e.use_stderr().not(), "{line}: printed on stderr");
+            }
         }
         assert!(run("replica --help").unwrap_err().to_string().contains("--ca-file"));
+        let version = run("replica --version").unwrap_err().to_string();
+        assert!(version.contains(env!("CARGO_PKG_VERSION")), "{version}");
     }
 
     #[test]

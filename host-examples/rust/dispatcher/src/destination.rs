@@ -130,7 +130,7 @@ impl GuardedResolver {
 
 impl Resolver for GuardedResolver {
     fn resolve(&self, uri: &Uri, config: &Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let addrs = self.inner.resolve(uri, config, timeout)?;
+        let addrs = self.inner.resolve(uri, config, timeout).map_err(lookup_failed)?;
         // After the DNS lookup: the event's window may have ended meanwhile.
         crate::http_client::check_edge()?;
         if !self.allow_private {
@@ -142,9 +142,31 @@ impl Resolver for GuardedResolver {
     }
 }
 
+/// A failed DNS lookup (the system resolver's I/O error: no such host, no
+/// answer, no resolver) is ureq's `HostNotFound`, the transport kind
+/// `connect_error` as in every host (no connection could be made), never a
+/// broken response (`remote_protocol_error`, the kind of other I/O errors).
+fn lookup_failed(e: ureq::Error) -> ureq::Error {
+    match e {
+        ureq::Error::Io(_) => ureq::Error::HostNotFound,
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_dns_lookup_is_a_connect_error_as_in_every_host() {
+        let lookup = io::Error::other("failed to lookup address information: Name or service not known");
+        let e = lookup_failed(ureq::Error::Io(lookup));
+        assert!(matches!(e, ureq::Error::HostNotFound), "{e:?}");
+        assert_eq!(crate::http_client::error_kind(&e), "connect_error");
+        // A resolve timeout stays what it was (connect_error too, by its own rule).
+        let t = lookup_failed(ureq::Error::Timeout(ureq::Timeout::Resolve));
+        assert_eq!(crate::http_client::error_kind(&t), "connect_error");
+    }
 
     fn why(s: &str) -> Option<&'static str> {
         refusal(s.parse().expect("an address"))

@@ -32,7 +32,7 @@
 //!   (local healthy / 503 / 410 endpoints) and `bench`.
 
 pub mod args;
-mod artifact_reload;
+pub mod artifact_reload;
 pub mod budget_store;
 pub mod cli;
 mod compiled_cache;

@@ -11,93 +11,103 @@
 //!   retry-policy bundle --policy FILE [--component C] -o OUT.wasm [--allow-lint-errors yes]
 //!   retry-policy inspect FILE [--format json]
 //!   global: --component PATH   (default: $RETRY_POLICY_ARTIFACT, else the copy built into this binary)
+//!
+//! Exit status, one rule for every command (`cli::exit`): 0 done; 1 a
+//! finding or a refusal; 2 a usage error or unreadable input.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
 
 use policy_tools::commands::{self, Args};
 use retry_policy_core::{Backoff, Jitter};
-use retry_policy_host::cli::args::{tool_args, Command};
-use retry_policy_host::cli::artifact::{bundle, document_json, inspect, inspect_text};
-use retry_policy_host::cli::{self as cli};
+use retry_policy_host::cli::args::{tool_args, Admit, Bundle, Command, Plan};
+use retry_policy_host::cli::artifact::{bundle, inspect, inspect_text};
+use retry_policy_host::cli::exit::{usage, Failure};
+use retry_policy_host::cli::{self as cli, document};
 use retry_policy_host::cli::{parse_duration_ms, schedule_table, ComponentSource};
 use retry_policy_host::{
-    document_classes, ArtifactRef, InMemoryStore, PolicyDocument, PolicyEngine, PolicyInstance, SystemClock,
-    ABI_VERSION, WIT_PACKAGE,
+    document_classes, ArtifactRef, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock, ABI_VERSION, WIT_PACKAGE,
 };
 
-fn load(component: Option<&String>) -> Result<PolicyEngine, String> {
+/// The artifact of `--component`, else `$RETRY_POLICY_ARTIFACT`, else the copy built in, and an instance of it.
+fn load(component: Option<&str>) -> Result<(PolicyEngine, PolicyInstance), Failure> {
     let artifact = component.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
-    PolicyEngine::load(artifact, None).map_err(|e| e.to_string())
+    let engine = PolicyEngine::load(artifact, None)?;
+    let inst = engine.instantiate(SystemClock, InMemoryStore::new())?;
+    Ok((engine, inst))
 }
 
-/// The document of `--policy`, else the artifact's embedded one.
-fn document(
-    policy: &mut PolicyInstance,
-    engine: &PolicyEngine,
-    f: &HashMap<String, String>,
-) -> Result<PolicyDocument, String> {
-    match f.get("policy") {
-        Some(path) => policy.load_document(&document_json(path)?).map_err(|e| format!("{path}: {e}")),
-        None => engine.document().cloned().ok_or_else(|| "missing --policy (the artifact embeds no document)".into()),
+fn plan_cmd(p: Plan) -> Result<u8, Failure> {
+    let (engine, mut inst) = load(p.component.component.as_deref())?;
+    let schedule_flags = [&p.window, &p.base, &p.factor, &p.cap, &p.jitter, &p.hard_cap];
+    let from_flags = schedule_flags.iter().any(|f| f.is_some());
+    if p.policy.is_some() && from_flags {
+        return Err(usage("give --policy FILE or --window/--base/--factor/--cap/--jitter/--hard-cap, not both"));
     }
-}
-
-fn plan_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<String, String>) -> Result<(), String> {
-    if f.contains_key("policy") || (!f.contains_key("window") && engine.document().is_some()) {
-        let doc = document(policy, engine, f)?;
-        for (name, p) in document_classes(&doc) {
-            let plan = policy.plan(&p.backoff, p.window_ms, p.hard_cap).map_err(|e| e.to_string())?;
-            let table =
-                schedule_table(policy, &name, &p.backoff, p.window_ms, p.hard_cap, &plan).map_err(|e| e.to_string())?;
-            print!("{table}");
+    if !from_flags && (p.policy.is_some() || engine.info().document_json.is_some()) {
+        let policies = document::load(&mut inst, &engine, p.policy.as_deref())?;
+        for (name, c) in document_classes(&policies.current().document) {
+            let plan = inst.plan(&c.backoff, c.window_ms, c.hard_cap)?;
+            print!("{}", schedule_table(&mut inst, &name, &c.backoff, c.window_ms, c.hard_cap, &plan)?);
             println!();
         }
-        return Ok(());
+        return Ok(0);
     }
-    let get =
-        |k: &str| f.get(k).ok_or_else(|| format!("missing --{k} (or --policy FILE; see retry-policy plan --help)"));
-    let backoff = Backoff {
-        base_ms: parse_duration_ms(get("base")?)?,
-        factor: get("factor")?.parse().map_err(|_| "--factor must be a number".to_string())?,
-        cap_ms: parse_duration_ms(get("cap")?)?,
-        jitter: Jitter::parse(f.get("jitter").map_or("full", String::as_str)).map_err(|e| e.to_string())?,
+    let get = |k: &str, v: &Option<String>| {
+        v.clone().ok_or_else(|| usage(format!("missing --{k} (or --policy FILE; see retry-policy plan --help)")))
     };
-    let window = parse_duration_ms(get("window")?)?;
-    let hard_cap: u32 = f.get("hard-cap").map_or(Ok(16), |h| h.parse().map_err(|_| "--hard-cap must be an integer"))?;
-    let plan = policy.plan(&backoff, window, hard_cap).map_err(|e| e.to_string())?;
-    print!("{}", schedule_table(policy, "plan", &backoff, window, hard_cap, &plan).map_err(|e| e.to_string())?);
-    Ok(())
+    let duration =
+        |k: &str, v: &Option<String>| parse_duration_ms(&get(k, v)?).map_err(|e| usage(format!("--{k} {e}")));
+    let factor = get("factor", &p.factor)?;
+    let backoff = Backoff {
+        base_ms: duration("base", &p.base)?,
+        factor: factor.parse().map_err(|_| usage(format!("--factor must be a number, not `{factor}`")))?,
+        cap_ms: duration("cap", &p.cap)?,
+        jitter: Jitter::parse(p.jitter.as_deref().unwrap_or("full")).map_err(|e| usage(format!("--jitter: {e}")))?,
+    };
+    let window = duration("window", &p.window)?;
+    let hard_cap: u32 = match &p.hard_cap {
+        None => 16,
+        Some(h) => h.parse().map_err(|_| usage(format!("--hard-cap must be a whole number, not `{h}`")))?,
+    };
+    // Every value is checked by the component: `--factor -2` is its typed refusal.
+    let plan = inst.plan(&backoff, window, hard_cap)?;
+    print!("{}", schedule_table(&mut inst, "plan", &backoff, window, hard_cap, &plan)?);
+    Ok(0)
 }
 
-fn admit_cmd(policy: &mut PolicyInstance, engine: &PolicyEngine, f: &HashMap<String, String>) -> Result<(), String> {
-    let class = f.get("class").ok_or("missing --class")?;
-    let now: u64 = match f.get("now-ms") {
-        Some(n) => n.parse().map_err(|_| "--now-ms must be an integer")?,
+fn admit_cmd(a: Admit) -> Result<u8, Failure> {
+    let class = a.class.ok_or_else(|| usage("missing --class NAME"))?;
+    let now: u64 = match &a.now_ms {
+        Some(n) => {
+            n.parse().map_err(|_| usage(format!("--now-ms must be a whole number of milliseconds, not `{n}`")))?
+        }
         None => retry_policy_core::Clock::now_ms(&SystemClock),
     };
-    let doc = document(policy, engine, f)?;
-    let a = policy.admit(&doc, class, now).map_err(|e| e.to_string())?;
+    let (engine, mut inst) = load(a.component.component.as_deref())?;
+    // Format 3 too: a class with `health` is admitted with its section (the hash covers it).
+    let policies = document::load(&mut inst, &engine, a.policy.as_deref())?;
+    let a = policies.admit(&mut inst, &class, now)?;
     println!("class={} policy_version={} policy_hash={}", a.class, a.policy_version, a.policy_hash);
     println!(
         "first_attempted_at_ms={} deadline_ms={} max_attempts={}",
         a.first_attempted_at_ms, a.deadline_ms, a.schedule.max_attempts
     );
     println!("offsets_ms={:?}", a.schedule.offsets_ms);
-    Ok(())
+    Ok(0)
 }
 
-fn bundle_cmd(f: &HashMap<String, String>) -> Result<(), String> {
-    let policy = f.get("policy").ok_or("missing --policy")?;
-    let out = f.get("out").ok_or("missing -o OUT.wasm")?;
-    let artifact = f.get("component").map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
-    let allow = match f.get("allow-lint-errors").map(String::as_str) {
+fn bundle_cmd(b: Bundle) -> Result<u8, Failure> {
+    let policy = b.policy.ok_or_else(|| usage("missing --policy FILE"))?;
+    let out = b.out.ok_or_else(|| usage("missing -o OUT.wasm"))?;
+    let component = b.component.component;
+    let artifact = component.as_deref().map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p)));
+    let allow = match b.allow_lint_errors.as_deref() {
         None | Some("no") => false,
         Some("yes") => true,
-        Some(other) => return Err(format!("--allow-lint-errors {other}: yes or no")),
+        Some(other) => return Err(usage(format!("--allow-lint-errors {other}: yes or no"))),
     };
-    let (bytes, allowed) = bundle(artifact, policy, allow)?;
+    let (bytes, allowed) = bundle(artifact, &policy, allow)?;
     if !allowed.is_empty() {
         eprintln!(
             "warning: bundled with {} lint error(s) (--allow-lint-errors yes):\n{}",
@@ -105,8 +115,8 @@ fn bundle_cmd(f: &HashMap<String, String>) -> Result<(), String> {
             allowed.join("\n")
         );
     }
-    std::fs::write(out, &bytes).map_err(|e| format!("{out}: {e}"))?;
-    let engine = PolicyEngine::from_bytes(&bytes).map_err(|e| e.to_string())?;
+    std::fs::write(&out, &bytes).map_err(|e| usage(format!("-o {out}: {e}")))?;
+    let engine = PolicyEngine::from_bytes(&bytes)?;
     let info = engine.info();
     println!(
         "{out}: {} bytes, sha256 {}, document version {}",
@@ -114,51 +124,36 @@ fn bundle_cmd(f: &HashMap<String, String>) -> Result<(), String> {
         info.sha256,
         info.document_version.as_deref().unwrap_or("")
     );
-    Ok(())
+    Ok(0)
 }
 
-fn inspect_cmd(file: &str, format: Option<&str>) -> Result<(), String> {
+fn inspect_cmd(file: &str, format: Option<&str>) -> Result<u8, Failure> {
     let json = match format {
         None | Some("text") => false,
         Some("json") => true,
-        Some(other) => return Err(format!("--format {other}: json or text")),
+        Some(other) => return Err(usage(format!("--format {other}: json or text"))),
     };
     let v = inspect(file)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| Failure::Refused(e.to_string()))?);
     } else {
         print!("{}", inspect_text(&v));
     }
-    Ok(())
+    Ok(0)
 }
 
 type ToolCommand = fn(&mut dyn policy_tools::DecisionSource, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
 
-/// `lint`, `simulate`, `diff`: the policy tools on the component. Errors
-/// exit 2.
-fn tool(run: ToolCommand, a: Args, component: Option<String>) -> ExitCode {
-    let mut source = match load(component.as_ref())
-        .and_then(|e| e.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string()))
-    {
-        Ok(p) => ComponentSource(p),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    match run(&mut source, &a, &mut out) {
-        Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
+/// `lint`, `simulate`, `diff`: the policy tools on the component. The
+/// `documents` are loaded first as `plan` loads them (a refused one exits
+/// 1, an unreadable one 2); the tools' own errors are usage errors (2).
+fn tool(run: ToolCommand, a: Args, component: Option<String>, documents: &[&String]) -> Result<u8, Failure> {
+    let (_engine, mut inst) = load(component.as_deref())?;
+    for path in documents {
+        document::check(&mut inst, path)?;
     }
-}
-
-/// The flags given, by their long names (what `plan`, `admit` and `bundle` read).
-fn map(pairs: Vec<(&str, Option<String>)>) -> HashMap<String, String> {
-    pairs.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect()
+    let mut out = std::io::stdout().lock();
+    run(&mut ComponentSource(inst), &a, &mut out).map_err(usage)
 }
 
 fn main() -> ExitCode {
@@ -175,9 +170,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Lint(l) => {
             let flags = l.rate.into_iter().map(|r| ("rate", Some(r))).chain([("format", l.format)]).collect();
-            return tool(commands::lint, tool_args(l.file, flags), l.component.component);
+            tool(commands::lint, tool_args(l.file, flags), l.component.component, &[])
         }
         Command::Simulate(x) => {
+            let policy = x.policy.clone();
             let flags = vec![
                 ("policy", x.policy),
                 ("scenario", x.scenario),
@@ -186,58 +182,21 @@ fn main() -> ExitCode {
                 ("format", x.format),
                 ("compare-health", x.compare_health.then(|| "yes".to_string())),
             ];
-            return tool(commands::simulate, tool_args(Vec::new(), flags), x.component.component);
+            let docs: Vec<&String> = policy.iter().collect();
+            tool(commands::simulate, tool_args(Vec::new(), flags), x.component.component, &docs)
         }
         Command::Diff(d) => {
-            return tool(commands::diff, tool_args(d.files, vec![("format", d.format)]), d.component.component)
+            let files = d.files.clone();
+            let docs: Vec<&String> = if files.len() == 2 { files.iter().collect() } else { Vec::new() };
+            tool(commands::diff, tool_args(d.files, vec![("format", d.format)]), d.component.component, &docs)
         }
         Command::Inspect(i) => inspect_cmd(&i.file, i.format.as_deref()),
-        Command::Bundle(b) => bundle_cmd(&map(vec![
-            ("policy", b.policy),
-            ("out", b.out),
-            ("allow-lint-errors", b.allow_lint_errors),
-            ("component", b.component.component),
-        ])),
-        Command::Plan(p) => run(
-            "plan",
-            &map(vec![
-                ("policy", p.policy),
-                ("window", p.window),
-                ("base", p.base),
-                ("factor", p.factor),
-                ("cap", p.cap),
-                ("jitter", p.jitter),
-                ("hard-cap", p.hard_cap),
-                ("component", p.component.component),
-            ]),
-        ),
-        Command::Admit(a) => run(
-            "admit",
-            &map(vec![
-                ("policy", a.policy),
-                ("class", a.class),
-                ("now-ms", a.now_ms),
-                ("component", a.component.component),
-            ]),
-        ),
+        Command::Bundle(b) => bundle_cmd(b),
+        Command::Plan(p) => plan_cmd(p),
+        Command::Admit(a) => admit_cmd(a),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn run(cmd: &str, f: &HashMap<String, String>) -> Result<(), String> {
-    if cmd == "bundle" {
-        return bundle_cmd(f);
-    }
-    let engine = load(f.get("component"))?;
-    let mut policy = engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())?;
-    match cmd {
-        "plan" => plan_cmd(&mut policy, &engine, f),
-        _ => admit_cmd(&mut policy, &engine, f),
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => failure.report(),
     }
 }

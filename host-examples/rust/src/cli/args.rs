@@ -8,8 +8,10 @@ use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand}
 #[command(
     name = "retry-policy",
     about = "Plan, lint, simulate, diff, bundle and inspect retry policies with the policy artifact",
+    after_help = super::exit::EXIT_STATUS,
     disable_help_subcommand = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    propagate_version = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -27,19 +29,21 @@ pub struct Component {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// The schedule of a policy document's classes, or of --window/--base/--factor/--cap/--jitter.
+    /// The schedule of a policy document's classes (format 2 or 3), or of --window/--base/--factor/--cap/--jitter.
+    #[command(allow_negative_numbers = true)]
     Plan(Plan),
-    /// What `admit` gives an event of a class.
+    /// What `admit` gives an event of a class (format 2 or 3).
+    #[command(allow_negative_numbers = true)]
     Admit(Admit),
     /// Lint a document (exit 0 clean, 1 errors, 2 unreadable).
     Lint(Lint),
     /// Simulate a scenario against a document.
     Simulate(Simulate),
-    /// Compare two documents (exit 0 same, 1 some class changes).
+    /// Compare two documents (exit 0 same, 1 some class changes, 2 unreadable).
     Diff(Diff),
-    /// Embed a validated document into an artifact.
+    /// Embed a validated document into an artifact (exit 1 when it does not load or has lint errors).
     Bundle(Bundle),
-    /// What an artifact is.
+    /// What an artifact is (exit 1 when it is refused, 2 when it cannot be read).
     Inspect(Inspect),
 }
 

@@ -5,57 +5,44 @@
 use std::fmt::Write as _;
 
 use policy_tools::lint::{lint_file, lint_text, Severity};
-use retry_policy_core::json::Value;
 use serde_json::json;
 
+use super::document::document_text;
+use super::exit::{usage, Failure};
 use super::ComponentSource;
 use crate::artifact::{container, env_path, read_file};
 use crate::{document_classes, ArtifactRef, InMemoryStore, PolicyEngine, PolicyInstance, SystemClock};
 
-/// A policy document file as JSON text: TOML (`.toml`) is converted, JSON
-/// passed as it is; every check happens in the component.
-pub fn document_json(path: &str) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    toml_to_json(path, text)
-}
-
-fn toml_to_json(path: &str, text: String) -> Result<String, String> {
-    if path.ends_with(".toml") {
-        let v: Value = toml::from_str(&text).map_err(|e| format!("{path}: not valid TOML: {e}"))?;
-        serde_json::to_string(&v).map_err(|e| e.to_string())
-    } else {
-        Ok(text)
-    }
-}
-
-fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, String> {
-    engine.instantiate(SystemClock, InMemoryStore::new()).map_err(|e| e.to_string())
+fn instance(engine: &PolicyEngine) -> Result<PolicyInstance, Failure> {
+    Ok(engine.instantiate(SystemClock, InMemoryStore::new())?)
 }
 
 /// The bytes of the artifact `artifact` names with the document at
 /// `policy_path` embedded, replacing any embedded before, and the lint
 /// errors that were allowed. The document must load in the component, and
 /// lint without errors unless `allow_lint_errors`; the result is loaded
-/// again (every check of `docs/artifact.md`) before it is returned.
+/// again (every check of `docs/artifact.md`) before it is returned. A file
+/// that cannot be read is [`Failure::Usage`]; a refused artifact or
+/// document, or lint errors, [`Failure::Refused`].
 pub fn bundle(
     artifact: ArtifactRef<'_>,
     policy_path: &str,
     allow_lint_errors: bool,
-) -> Result<(Vec<u8>, Vec<String>), String> {
+) -> Result<(Vec<u8>, Vec<String>), Failure> {
     let bytes = match artifact {
-        ArtifactRef::Path(p) => read_file(p).map_err(|e| e.to_string())?,
+        ArtifactRef::Path(p) => read_file(p)?,
         ArtifactRef::Bytes(b) => b.to_vec(),
         ArtifactRef::Default => match env_path() {
-            Some(p) => read_file(std::path::Path::new(&p)).map_err(|e| e.to_string())?,
+            Some(p) => read_file(std::path::Path::new(&p))?,
             None => crate::artifact::EMBEDDED.to_vec(),
         },
     };
-    let engine = PolicyEngine::from_bytes(&bytes).map_err(|e| e.to_string())?;
-    let json = document_json(policy_path)?;
+    let engine = PolicyEngine::from_bytes(&bytes)?;
+    let json = document_text(policy_path)?;
     let mut inst = instance(&engine)?;
     // Format 2 or 3: the artifact's own `load-health-document`, as a loader reads it.
-    inst.load_health_document(&json).map_err(|e| format!("{policy_path}: {e}"))?;
-    let report = lint_file(&mut ComponentSource(inst), policy_path, &[]).map_err(|e| e.to_string())?;
+    inst.load_health_document(&json).map_err(|e| Failure::from(e).within(policy_path))?;
+    let report = lint_file(&mut ComponentSource(inst), policy_path, &[]).map_err(|e| usage(e.0))?;
     let errors: Vec<String> = report
         .findings
         .iter()
@@ -63,26 +50,28 @@ pub fn bundle(
         .map(|f| format!("  {} {}: {}", f.rule, f.field, f.message))
         .collect();
     if !errors.is_empty() && !allow_lint_errors {
-        return Err(format!(
+        return Err(Failure::Refused(format!(
             "{policy_path}: lint found {} error(s), not bundled (--allow-lint-errors bundles it anyway):\n{}",
             errors.len(),
             errors.join("\n")
-        ));
+        )));
     }
-    let sections = container::parse(&bytes).map_err(|e| e.to_string())?;
+    let sections = container::parse(&bytes).map_err(|e| Failure::Refused(e.to_string()))?;
     let out = sections.with_document(&bytes, &json);
-    let check = PolicyEngine::from_bytes(&out).map_err(|e| format!("the bundle does not load: {e}"))?;
+    let check =
+        PolicyEngine::from_bytes(&out).map_err(|e| Failure::Refused(format!("the bundle does not load: {e}")))?;
     if check.document().is_none() {
-        return Err("the bundle does not carry its document".into());
+        return Err(Failure::Refused("the bundle does not carry its document".into()));
     }
     Ok((out, errors))
 }
 
 /// What `path` is, as JSON: WIT package and ABI, sha256, size, build
 /// provenance, and the embedded document (version, classes with their
-/// policy hashes, the classes with a `health` section, lint summary). `Err`: the artifact was refused (its code).
-pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
-    let engine = PolicyEngine::from_file(path).map_err(|e| e.to_string())?;
+/// policy hashes, the classes with a `health` section, lint summary). `Err`:
+/// the file cannot be read (exit 2) or the artifact was refused (its code, exit 1).
+pub fn inspect(path: &str) -> Result<serde_json::Value, Failure> {
+    let engine = PolicyEngine::from_file(path)?;
     let info = engine.info().clone();
     let build = info.build.as_ref().map(|b| {
         json!({"policy_core_version": b.policy_core_version, "wit_package": b.wit_package, "source_digest": b.source_digest})
@@ -92,7 +81,7 @@ pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
             let mut inst = instance(&engine)?;
             let mut classes = Vec::new();
             for (name, policy) in document_classes(doc) {
-                let admitted = inst.admit(doc, &name, 0).map_err(|e| e.to_string())?;
+                let admitted = inst.admit(doc, &name, 0)?;
                 // A class with `health` is admitted with its section (`admit-compiled`): that hash.
                 let health_hash = engine
                     .health_document()
@@ -105,8 +94,8 @@ pub fn inspect(path: &str) -> Result<serde_json::Value, String> {
                     "window_ms": policy.window_ms,
                 }));
             }
-            let report =
-                lint_text(&mut ComponentSource(inst), "embedded.json", text, &[]).map_err(|e| e.to_string())?;
+            let report = lint_text(&mut ComponentSource(inst), "embedded.json", text, &[])
+                .map_err(|e| Failure::Refused(format!("the embedded document: {e}")))?;
             json!({
                 "version": doc.version,
                 "classes": classes,

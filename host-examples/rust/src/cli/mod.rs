@@ -1,9 +1,12 @@
 //! Pieces of the `retry-policy` CLI: durations, the schedule table, the
 //! component as the decision source of `lint`, `simulate` and `diff`
-//! (policy-tools), and `bundle` / `inspect` ([`artifact`]).
+//! (policy-tools), and `bundle` / `inspect` ([`artifact`]); documents read
+//! one way for every command ([`document`]); one exit-code rule ([`exit`]).
 
 pub mod args;
 pub mod artifact;
+pub mod document;
+pub mod exit;
 
 use std::fmt::Write as _;
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import httpx
 
-from ..artifact import current_artifact, describe
+from ..artifact import current_artifact
 from ..async_policy import AsyncRetryPolicy
 from ..clock import Clock
 from ..reload import DocumentHolder
@@ -61,7 +61,7 @@ from .credentials import EndpointSecrets
 from .dispatcher_health import DispatcherHealth
 from .journal_event import event_body
 from .metered import MeteredStore, metered_attempt
-from .metrics import DispatcherMetrics
+from .metrics import DispatcherMetrics, described
 from .replay import ReplayFilter
 from .send_window import WindowElapsed, send_before
 from .store import DEAD, DELIVERED, HELD, PENDING, EventRecord, InMemoryEventStore
@@ -163,14 +163,16 @@ class Dispatcher:
         now; log the artifact when it is new to this dispatcher (a load, then
         each swap it sees)."""
         info = current_artifact().info
+        version = self.documents.current.version
         if info.sha256 != self._artifact_sha256:
             log = logging.getLogger("webhook_retry_policy.artifact")
             if self._artifact_sha256:
-                log.info("policy artifact swapped sha256=%s -> %s %s", self._artifact_sha256, info.sha256, describe(info))
+                log.info("policy artifact swapped sha256=%s -> %s %s", self._artifact_sha256, info.sha256,
+                         described(info, version))
             else:
-                log.info("policy artifact loaded %s", describe(info))
+                log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, version))
             self._artifact_sha256 = info.sha256
-        self.metrics.set_policy_info(info.sha256, info.abi, self.documents.current.version)
+        self.metrics.set_policy_info(info.sha256, info.abi, version)
         self._follow_health()
         # documents reloaded or refused since the last round: webhook_policy_reloads_total{result}
         reloads, refusals = self.documents.reloads, self.documents.refusals

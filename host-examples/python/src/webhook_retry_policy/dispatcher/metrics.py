@@ -22,6 +22,7 @@ from prometheus_client import (
     start_http_server,
 )
 
+from ..artifact import ArtifactInfo
 from ..transport_kinds import ALL_KINDS
 from ..types import AttemptOutcome, HoldReason, HttpResponse, StopReason, TransportError
 
@@ -154,3 +155,11 @@ class DispatcherMetrics:
 
     def text(self) -> str:
         return generate_latest(self.registry).decode()
+
+
+def described(info: ArtifactInfo, document_version: str) -> str:
+    """The artifact log lines' fields after the sha256 (``abi=... document_version=...
+    source=...``; docs/artifact.md), with the version of the document the
+    dispatcher decides with, as ``webhook_policy_info`` shows it, not only an
+    embedded document's."""
+    return f"abi={info.abi} document_version={document_version} source={info.source}"

@@ -47,7 +47,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..artifact import ARTIFACT_ENV, current_artifact, describe, swap_artifact
+from ..artifact import ARTIFACT_ENV, current_artifact, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..async_policy import AsyncRetryPolicy
 from ..clock import OffsetClock, SystemClock
@@ -58,7 +58,7 @@ from ..reload import DocumentHolder
 from ..stores import AsyncInMemoryBudgetStore
 from ..types import EventClass, HealthDocument, PolicyDocument
 from .metered import MeteredStore
-from .metrics import DispatcherMetrics, parse_metrics_addr
+from .metrics import DispatcherMetrics, described, parse_metrics_addr
 from .replica_run import EVENT_CLASS, Replica, run_draining, signals_caught
 from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
@@ -201,7 +201,7 @@ def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics, 
     ``--policy``); a swapped-in artifact embedding another one is logged as
     NOT applied (the run keeps its document, format 2 or 3 alike)."""
     info = current_artifact().info
-    artifact_log.info("policy artifact loaded %s", describe(info))
+    artifact_log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, document_version))
     metrics.set_policy_info(info.sha256, info.abi, document_version)
     if args.metrics_addr is not None:
         host, port = args.metrics_addr
@@ -217,7 +217,11 @@ def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics, 
                 metrics.set_policy_info(e.new.sha256, e.new.abi, document_version)
             if e.kind in ("swapped", "refused"):
                 metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
-            (artifact_log.info if e.kind == "swapped" else artifact_log.warning)("%s", e.line)
+            if e.kind == "swapped" and e.old is not None and e.new is not None:
+                artifact_log.info("policy artifact swapped sha256=%s -> %s %s", e.old.sha256, e.new.sha256,
+                                  described(e.new, document_version))
+            else:
+                artifact_log.warning("%s", e.line)
             now_embedded = current_artifact().health_document if e.kind == "swapped" else None
             if embedded is not None and now_embedded is not None and now_embedded != embedded:
                 artifact_log.warning("the swapped-in artifact's embedded document (version %r) is not applied: "

@@ -121,6 +121,8 @@ pub fn run(f: &Flags) -> Result<(), String> {
     }
     let storm_every = 100 / share;
     let engine = super::replica::load_artifact(f)?;
+    // Each round runs a document of its own (its ratio): the artifact's line as loaded.
+    eprintln!("dispatcher: {}", engine.info().loaded_line());
     let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;
     let bad = Endpoint::start("127.0.0.1:0", 503, false).map_err(|e| e.to_string())?;
     let s = Setup {

@@ -163,6 +163,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
         Vec::new(),
         Box::new(source),
     )?;
+    super::replica::log_loaded(&d);
     let mut second = 1;
     let d = loop {
         // Print a progress line every second until the dispatcher is done.

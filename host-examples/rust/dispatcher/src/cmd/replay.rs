@@ -10,6 +10,7 @@ use std::path::Path;
 
 use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::artifact_reload::with_document_version;
 use retry_policy_dispatcher::journal_read::ComponentHasher;
 use retry_policy_dispatcher::replay::{replay, ReplayFilter, DEFAULT_LIMIT};
 use retry_policy_dispatcher::EventStore;
@@ -42,6 +43,8 @@ pub fn run(f: &Flags) -> Result<String, String> {
         .instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new())
         .map_err(|e| format!("policy artifact: {e}"))?;
     let policies = Policies::new(&mut inst, &text).map_err(|e| format!("--policy {policy_path}: {e}"))?;
+    let shown = with_document_version(engine.info(), &policies.current().version);
+    eprintln!("dispatcher: {}", shown.loaded_line());
     let mut hasher = ComponentHasher::new(&engine).map_err(|e| e.to_string())?;
     let (store, records) = EventStore::open_journal(Path::new(store_path), &mut hasher)
         .map_err(|e| format!("--store {store_path}: {e}"))?;

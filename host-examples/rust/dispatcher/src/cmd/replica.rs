@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::artifact_reload::with_document_version;
 use retry_policy_dispatcher::budget_store::DEFAULT_STORE_TIMEOUT;
 use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::http_client::ClientConfig;
@@ -20,13 +21,19 @@ use retry_policy_dispatcher::{BudgetStore, Dispatcher, DispatcherConfig, EventSt
 use retry_policy_host::{ArtifactRef, PolicyEngine};
 
 /// The artifact of `--artifact` (or its old name `--component`), else
-/// `RETRY_POLICY_ARTIFACT`, else the copy built in; logged as loaded.
+/// `RETRY_POLICY_ARTIFACT`, else the copy built in (logged as loaded once
+/// the document is known: [`log_loaded`]).
 pub fn load_artifact(f: &Flags) -> Result<PolicyEngine, String> {
     let path = f.str("artifact").or_else(|| f.str("component"));
-    let engine = PolicyEngine::load(path.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p))), None)
-        .map_err(|e| format!("policy artifact: {e}"))?;
-    eprintln!("dispatcher: {}", engine.info().loaded_line());
-    Ok(engine)
+    PolicyEngine::load(path.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p))), None)
+        .map_err(|e| format!("policy artifact: {e}"))
+}
+
+/// `policy artifact loaded sha256=... document_version=...` (docs/artifact.md)
+/// with the version of the document `d` runs, as `/metrics` shows it.
+pub fn log_loaded(d: &Dispatcher) {
+    let info = with_document_version(&d.artifact_info(), &d.policy_version());
+    eprintln!("dispatcher: {}", info.loaded_line());
 }
 
 /// The path `--watch-artifact-ms` polls: `--artifact`, else `RETRY_POLICY_ARTIFACT`.
@@ -134,10 +141,17 @@ pub fn run(f: &Flags) -> Result<String, String> {
         resumed.extend(EventStore::read_journal(Path::new(p), &mut hasher).map_err(|e| format!("--resume {p}: {e}"))?);
     }
     resumed.retain(|r| r.is_open());
+    // The summary counts this run's events: the ones it resumes and the
+    // ones it admits, never what else `--store`'s journal holds.
+    let resumed_ids: std::collections::HashSet<String> = resumed.iter().map(|r| r.event_id.clone()).collect();
 
-    let prefix = format!("rust-{}", std::process::id());
+    let prefix = format!("rust-{}-", std::process::id());
+    let admitted =
+        |id: &str| id.strip_prefix(prefix.as_str()).and_then(|i| i.parse::<u64>().ok()).is_some_and(|i| i < events);
+    let this_run = |id: &str| resumed_ids.contains(id) || admitted(id);
+    let ids = prefix.clone();
     let source = (0..events).map(move |i| NewEvent {
-        event_id: format!("{prefix}-{i}"),
+        event_id: format!("{ids}{i}"),
         endpoint_id: endpoint_id.clone(),
         target: target.clone(),
         class: class.clone(),
@@ -155,6 +169,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     };
     let d =
         Dispatcher::start(engine, &document, &[class_name], budget, store, metrics, config, resumed, Box::new(source))?;
+    log_loaded(&d);
     if let (true, Some(p)) = (f.has("watch-policy"), f.str("policy")) {
         d.watch_policy(Path::new(p), Duration::from_millis(200));
     }
@@ -163,7 +178,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     }
     let (d, drained) = d.wait_or_drain(&signals, Duration::from_millis(drain_ms));
     let elapsed_ms = retry_policy_dispatcher::dispatcher::skewed_now(offset).saturating_sub(d.start_ms());
-    let records = d.store().all();
+    let records: Vec<_> = d.store().all().into_iter().filter(|r| this_run(&r.event_id)).collect();
     let m = d.metrics();
     // The REPLICA summary's fixed key set (docs/replica.md): store errors
     // are `store_errors`, refused destinations `transport_errors.destination_refused`.

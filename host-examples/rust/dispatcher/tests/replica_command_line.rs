@@ -1,0 +1,65 @@
+//! The REPLICA executable's summary and log as docs/replica.md and
+//! docs/artifact.md state them: the summary counts the events of this run
+//! (the ones it admits and the ones it resumes), never the rest of
+//! `--store`'s journal; the artifact's load line names the version of the
+//! document the run decides with, as `/metrics` does.
+
+use std::path::Path;
+use std::process::Command;
+
+use retry_policy_dispatcher::http_server::{Request, Response, Server};
+
+const POLICY: &str = r#"{"version":"command-line-test","classes":{"storm":{"window_ms":5000,"hard_cap":3,
+  "backoff":{"base_ms":10,"factor":2.0,"cap_ms":20,"jitter":"none"}}}}"#;
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpd-command-line-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The replica against `target` with `--policy` and `extra`: (summary, stderr).
+fn replica(dir: &Path, target: &str, events: u64, extra: &[&str]) -> (serde_json::Value, String) {
+    let policy = dir.join("policy.json");
+    std::fs::write(&policy, POLICY).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_retry-policy-dispatcher"))
+        .args(["replica", "--target", target, "--endpoint-id", "ep", "--events", &events.to_string()])
+        .args(["--policy", policy.to_str().unwrap(), "--allow-private-targets", "--deadline-ms", "20000"])
+        .args(extra)
+        .env_remove("RETRY_POLICY_ARTIFACT")
+        .env_remove("RETRY_POLICY_ARTIFACT_SHA256")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "{stderr}");
+    let summary = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    (summary, stderr)
+}
+
+#[test]
+fn the_summary_counts_this_run_s_events_not_the_rest_of_the_store_s_journal() {
+    let rx = Server::start("127.0.0.1:0", |_: &Request| Response::text(200, "")).expect("a loopback receiver");
+    let dir = scratch("store");
+    let journal = dir.join("journal.jsonl");
+    let store = ["--store", journal.to_str().unwrap()];
+    let (first, _) = replica(&dir, &rx.url("/hook"), 5, &store);
+    assert_eq!((first["events"].as_u64(), first["stop_reasons"]["delivered"].as_u64()), (Some(5), Some(5)), "{first}");
+    // Nothing pending in the journal: a resume-only run has no event.
+    let (resume_only, _) = replica(&dir, &rx.url("/hook"), 0, &store);
+    assert_eq!(resume_only["events"], 0, "{resume_only}");
+    assert_eq!(resume_only["stop_reasons"]["delivered"], 0, "{resume_only}");
+    // A third run on the same journal: its 3 events, not 8.
+    let (third, _) = replica(&dir, &rx.url("/hook"), 3, &store);
+    assert_eq!((third["events"].as_u64(), third["stop_reasons"]["delivered"].as_u64()), (Some(3), Some(3)), "{third}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn the_artifact_s_load_line_names_the_version_of_the_policy_document_it_runs() {
+    let rx = Server::start("127.0.0.1:0", |_: &Request| Response::text(200, "")).expect("a loopback receiver");
+    let dir = scratch("version");
+    let (_, stderr) = replica(&dir, &rx.url("/hook"), 1, &[]);
+    let line = stderr.lines().find(|l| l.contains("policy artifact loaded")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains(" document_version=command-line-test "), "{line}");
+    let _ = std::fs::remove_dir_all(dir);
+}
