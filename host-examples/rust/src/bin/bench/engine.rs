@@ -52,6 +52,18 @@ fn failed_batches(n: u64, now: u64) -> (Vec<String>, Vec<String>) {
     (setup, measured)
 }
 
+/// The native engine the rows compare against: the config `config()` gives the component.
+fn native_engine() -> Engine {
+    Engine::new(Config {
+        document: DOC.into(),
+        memory_store: true,
+        max_in_flight: 100_000,
+        max_events: 1_000_000,
+        ..Config::default()
+    })
+    .expect("the bench's document is valid")
+}
+
 fn per_event_ns(n: u64, f: impl FnOnce()) -> f64 {
     let t = Instant::now();
     f();
@@ -59,14 +71,7 @@ fn per_event_ns(n: u64, f: impl FnOnce()) -> f64 {
 }
 
 fn native(batches: &[String]) {
-    let mut e = Engine::new(Config {
-        document: DOC.into(),
-        memory_store: true,
-        max_in_flight: 100_000,
-        max_events: 1_000_000,
-        ..Config::default()
-    })
-    .unwrap();
+    let mut e = native_engine();
     for b in batches {
         black_box(wire::feed(&mut e, b).unwrap());
     }
@@ -87,14 +92,7 @@ pub fn rows(inst: &mut PolicyInstance, events: u64, post_ns: f64) -> Result<(), 
     // The same answers on both paths, or the comparison means nothing.
     let check = delivered_batches(3, 1, now);
     let h = inst.engine_open(&config())??;
-    let mut e = Engine::new(Config {
-        document: DOC.into(),
-        memory_store: true,
-        max_in_flight: 100_000,
-        max_events: 1_000_000,
-        ..Config::default()
-    })
-    .unwrap();
+    let mut e = native_engine();
     for b in &check {
         assert_eq!(inst.engine_feed(h, b)??, wire::feed(&mut e, b).unwrap());
     }
