@@ -63,7 +63,7 @@ def free_cluster_port() -> int:
 def rust_bin(name: str) -> Path:
     path = RELEASE / name
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run scripts/setup (cargo build --release -p retry-policy-dispatcher)")
+        raise FileNotFoundError(f"{path} is missing: run scripts/ensure-test-deps (scripts/build-rust)")
     return path
 
 
@@ -162,7 +162,7 @@ class RedisServer:
     def __init__(self) -> None:
         exe = shutil.which("redis-server")
         if not exe:
-            raise FileNotFoundError("redis-server is not installed (scripts/setup installs Debian's redis-server)")
+            raise FileNotFoundError("redis-server is not installed (scripts/ensure-test-deps installs Debian's redis-server)")
         self.exe = exe
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="fleet-redis-")
@@ -552,7 +552,7 @@ class RedisCluster:
     def __init__(self, masters: int = 3) -> None:
         exe = shutil.which("redis-server")
         if not exe or not shutil.which("redis-cli"):
-            raise FileNotFoundError("redis-server / redis-cli are not installed (scripts/setup installs Debian's)")
+            raise FileNotFoundError("redis-server / redis-cli are not installed (scripts/ensure-test-deps installs Debian's)")
         self.exe = exe
         self.dir = tempfile.mkdtemp(prefix="fleet-cluster-")
         self.ports: list[int] = []

@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 from hostile_server import HostileServer  # noqa: E402
 
 LANGS = ["rust", "node", "python", "go"]
-TIME = "/usr/bin/time"  # GNU time (Debian package `time`, installed by scripts/setup)
+TIME = "/usr/bin/time"  # GNU time (Debian package `time`, installed by scripts/ensure-test-deps)
 EVENTS = 3
 ATTEMPT_DEADLINE_MS = 2000
 RUN_LIMIT_S = 40.0

@@ -40,7 +40,7 @@ impl RedisServer {
     /// added; `None` when redis-server is not installed.
     pub fn start(name: &str, args: &[String], port: Option<u16>) -> Option<RedisServer> {
         if !installed("redis-server") {
-            eprintln!("SKIPPED: redis-server is not installed (scripts/setup installs Debian's)");
+            eprintln!("SKIPPED: redis-server is not installed (scripts/ensure-test-deps installs Debian's)");
             return None;
         }
         let dir = temp_dir(name);
