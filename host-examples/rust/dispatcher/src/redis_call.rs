@@ -7,122 +7,37 @@
 //! [`RedisError::Protocol`], never a panic.
 
 use redis::Value;
-use retry_policy_core::compiled::{CallOp, CallReply, StoreCall};
-use retry_policy_core::health::HealthView;
-use retry_policy_core::{BucketCounts, BudgetCounts, Reservation};
+use retry_policy_core::compiled::{CallReply, StoreCall};
 
 use crate::redis_error::RedisError;
 
-fn op_name(op: CallOp) -> &'static str {
-    match op {
-        CallOp::Record => "record",
-        CallOp::Reserve => "reserve",
-        CallOp::RecordReserve => "record_reserve",
-        CallOp::Report => "report",
-        CallOp::Probe => "probe",
-    }
-}
+/// `ARGV` of the script for `call` at `now_ms` (8 arguments for a format-2
+/// call, 18 with health fields): the engine's encoding, written once in
+/// `policy-core` (`engine::call_argv`).
+pub use retry_policy_core::engine::call_argv;
 
-/// `ARGV` of the script for `call` at `now_ms`: 8 arguments for a format-2
-/// call, 18 with health fields (floats as their shortest round-trip text).
-pub fn call_argv(call: &StoreCall, now_ms: u64, skew_check: bool) -> Vec<String> {
-    let flag = |b: bool| if b { "1" } else { "0" }.to_string();
-    let b = &call.budget;
-    let mut argv = vec![
-        op_name(call.op).to_string(),
-        call.bucket.to_string(),
-        b.window_ms.to_string(),
-        now_ms.to_string(),
-        format!("{}", b.ratio),
-        b.min_sample.to_string(),
-        flag(b.sliding),
-        flag(skew_check),
-    ];
-    if let Some(h) = &call.health {
-        argv.extend([h.outcome.as_str().to_string(), h.pause_until_ms.to_string(), flag(h.probe)]);
-        match &h.circuit {
-            Some(c) => argv.extend([
-                "1".to_string(),
-                format!("{}", c.failure_ratio),
-                c.min_sample.to_string(),
-                c.cooldown_ms.to_string(),
-                c.cooldown_max_ms.to_string(),
-                c.probes.to_string(),
-                c.probe_interval_ms.to_string(),
-            ]),
-            None => argv.extend(std::iter::repeat_n("0".to_string(), 7)),
-        }
-    }
-    argv
-}
-
-fn malformed(what: &str) -> RedisError {
-    RedisError::Protocol(format!("budget.lua answered {what}"))
-}
-
-fn integers(v: &Value, n: usize) -> Result<Vec<i64>, RedisError> {
-    match v {
-        Value::Array(items) if items.len() == n => items
-            .iter()
-            .map(|i| match i {
-                Value::Int(x) => Ok(*x),
-                _ => Err(malformed("a value that is not an integer")),
-            })
-            .collect(),
-        _ => Err(malformed(&format!("something other than {n} integers"))),
-    }
-}
-
-fn count(x: i64) -> Result<u64, RedisError> {
-    u64::try_from(x).map_err(|_| malformed("a negative count or instant"))
-}
-
-fn reservation(n: &[i64]) -> Result<Reservation, RedisError> {
-    if !(0..=1).contains(&n[0]) {
-        return Err(malformed("`reserved` other than 0 or 1"));
-    }
-    Ok(Reservation {
-        reserved: n[0] == 1,
-        counts: BudgetCounts {
-            current: BucketCounts { total: count(n[1])?, retries: count(n[2])? },
-            previous: BucketCounts { total: count(n[3])?, retries: count(n[4])? },
-        },
-    })
-}
-
-/// The script's reply to `call` as the component's [`CallReply`].
+/// The script's reply to `call` as the component's [`CallReply`]: the
+/// integers read here, their meaning by the engine's reader
+/// (`engine::parse_reply`, written once in `policy-core`).
 pub fn parse_call_reply(call: &StoreCall, v: &Value) -> Result<CallReply, RedisError> {
-    if call.health.is_none() {
-        let n = integers(v, 5)?;
-        return Ok(CallReply { reservation: Some(reservation(&n)?), granted: None, view: None });
-    }
-    let n = integers(v, 11)?;
-    let budget_op = !matches!(call.op, CallOp::Report | CallOp::Probe);
-    let reservation = match (budget_op, n[0]) {
-        (true, _) => Some(reservation(&n)?),
-        (false, -1) => None,
-        (false, _) => return Err(malformed("a reservation to a `report` or `probe` call")),
+    let Value::Array(items) = v else {
+        return Err(RedisError::Protocol("budget.lua answered something other than integers".into()));
     };
-    let granted = match (call.op == CallOp::Probe, n[5]) {
-        (true, 0) => Some(false),
-        (true, 1) => Some(true),
-        (false, -1) => None,
-        _ => return Err(malformed("a `granted` that does not fit the op")),
-    };
-    let view = HealthView {
-        paused_until_ms: count(n[6])?,
-        opened_at_ms: count(n[7])?,
-        cooldown_ms: count(n[8])?,
-        closed_at_ms: count(n[9])?,
-        as_of_ms: count(n[10])?,
-    };
-    Ok(CallReply { reservation, granted, view: Some(view) })
+    let ints = items
+        .iter()
+        .map(|i| match i {
+            Value::Int(x) => Ok(*x),
+            _ => Err(RedisError::Protocol("budget.lua answered a value that is not an integer".into())),
+        })
+        .collect::<Result<Vec<i64>, _>>()?;
+    retry_policy_core::engine::parse_reply(call, &ints)
+        .map_err(|e| RedisError::Protocol(format!("budget.lua answered {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retry_policy_core::compiled::HealthCall;
+    use retry_policy_core::compiled::{CallOp, HealthCall};
     use retry_policy_core::health::{Circuit, HealthOutcome};
     use retry_policy_core::Budget;
 
