@@ -196,6 +196,7 @@ impl super::Engine {
             self.header_written |= recovered.has_header;
         }
         let mut skipped = 0u64;
+        let mut ids = Vec::new();
         for (mut event, policy) in recovered.events {
             if self.events.contains_key(&event.event_id) {
                 skipped += 1;
@@ -221,6 +222,7 @@ impl super::Engine {
                 self.keep_dead(&id);
             }
             if let Some(t) = due {
+                ids.push(id.clone());
                 if copy {
                     self.journal(&id);
                 }
@@ -231,6 +233,7 @@ impl super::Engine {
             let message = alloc::format!("resume: {skipped} events an earlier journal gave were skipped");
             self.out.push_back(Output::Warn { event_id: None, message });
         }
+        self.out.push_back(Output::Resumed { ids });
         Ok(())
     }
 

@@ -109,6 +109,9 @@ pub enum Output {
     Replayed { replayed: u64, already_replayed: u64, skipped_no_class: u64, ids: Vec<String> },
     /// After [`Input::Drain`]: nothing is in flight any more.
     Drained,
+    /// After every [`Input::Resume`]: the open (pending and held) events it
+    /// reopened, first-seen order (dead letters kept for replay are not listed).
+    Resumed { ids: Vec<String> },
     /// The answer to [`Input::Snapshot`]: a header and every event's record
     /// (open and dead-lettered, first-seen order), journal format 2.
     Snapshot { journal: String },

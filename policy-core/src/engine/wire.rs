@@ -201,6 +201,10 @@ pub fn output(o: &Output) -> Value {
             ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
         ]),
         Output::Drained => obj(alloc::vec![("action", "drained".into())]),
+        Output::Resumed { ids } => obj(alloc::vec![
+            ("action", "resumed".into()),
+            ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
+        ]),
         Output::Snapshot { journal } => {
             obj(alloc::vec![("action", "snapshot".into()), ("journal", journal.as_str().into())])
         }
