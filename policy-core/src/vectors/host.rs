@@ -233,6 +233,8 @@ impl HealthHost for Native {
         Ok(health::pace(p, r, n))
     }
     fn normal_per_s(&mut self, b: &core_::Budget, n: u64, c: u64, p: u64) -> Answer<f64> {
+        // docs/health.md: an invalid budget is `invalid_budget`, as the component answers.
+        b.validate().map_err(|e| Ok(e.within("budget")))?;
         Ok(health::normal_per_s(b, n, c, p))
     }
 }
