@@ -57,6 +57,10 @@ def documents() -> list[dict[str, Any]]:
     bad("an unknown member inside circuit before a bad value there", {"circuit": {"probes": 0, "probe": 1}},
         "circuit.probe")
     bad("a negative integer is refused as that field's", {"cache_ms": -1}, "cache_ms")
+    bad("an integer of 2^64 is refused (min_sample ends at 2^64 - 1)", {"circuit": {"min_sample": 2**64}},
+        "circuit.min_sample")
+    bad("a fractional integer field is refused by its type before any range", {"circuit": {"cooldown_ms": 0.5}},
+        "circuit.cooldown_ms")
     e = case("an integral double counts as an integer", {"classes": {"n": {**CLS, "health": {"cache_ms": 2000.0}}}})
     hand("integral", e, {"classes": [{"health": {"cache_ms": 2000}}]})
     e = case("the top-level section is judged even when no class uses it",
