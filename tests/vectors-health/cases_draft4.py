@@ -192,6 +192,15 @@ def gates() -> list[dict[str, Any]]:
 
     full = {"tokens": 1.0, "updated_ms": T0, "normal_per_s": 0.0}
     empty = {"tokens": 0.0, "updated_ms": now, "normal_per_s": 0.0}
+    # Rate 1/s, 500 ms since 0.25 tokens: 0.75, hold ceil(0.25 * 1000) = 250 ms; the pacer kept is the call's.
+    e = case("a release_pacing hold returns the pacer after the call (tokens accrued, updated_ms now)", now, None,
+             ev(held_=True), {"tokens": 0.25, "updated_ms": now - 500, "normal_per_s": 0.0})
+    hand("pacing kept", e, {"decision": {"action": "hold", "until_ms": now + 250, "reason": "release_pacing"},
+                            "pacer": {"tokens": 0.75, "updated_ms": now}})
+    stale = {"tokens": 0.25, "updated_ms": now - 500, "normal_per_s": 0.0}
+    e = case("a held event held by a pause gets its pacer back unchanged (gate 6 did not run)", now,
+             view(paused=now + 3000), ev(held_=True), stale)
+    hand("pause pacer", e, {"decision": {"reason": "paused"}, "pacer": stale})
     off = m.parse_section({"pause": {"max_ms": 0}})
     e = case("pause.max_ms 0 still holds on a view's pause", now, view(paused=now + 3000), ev(), full, health=off)
     hand("max 0", e, {"decision": {"action": "hold", "until_ms": now + 3000, "reason": "paused"}})
