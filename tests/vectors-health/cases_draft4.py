@@ -201,6 +201,9 @@ def gates() -> list[dict[str, Any]]:
     e = case("a held event held by a pause gets its pacer back unchanged (gate 6 did not run)", now,
              view(paused=now + 3000), ev(held_=True), stale)
     hand("pause pacer", e, {"decision": {"reason": "paused"}, "pacer": stale})
+    future = {**view(paused=now + 3000), "as_of_ms": now + 60000}
+    e = case("a view whose as_of_ms is ahead of now_ms is read like any other", now, future, ev(), full)
+    hand("future", e, {"decision": {"action": "hold", "until_ms": now + 3000, "reason": "paused"}})
     off = m.parse_section({"pause": {"max_ms": 0}})
     e = case("pause.max_ms 0 still holds on a view's pause", now, view(paused=now + 3000), ev(), full, health=off)
     hand("max 0", e, {"decision": {"action": "hold", "until_ms": now + 3000, "reason": "paused"}})
