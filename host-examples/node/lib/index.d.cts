@@ -249,6 +249,8 @@ export declare class RedisBudgetStore implements BudgetStore {
   call(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
   /** A whole store call (ABI 0.3) in ONE command: 18 arguments with health (11 integers back), 8 without (5). */
   answer(call: StoreCall, nowMs: number): Promise<CallReply>;
+  /** One script call as a DeliveryEngine `store_call` action gives it (`key`, `argv`): the script's raw reply. */
+  command(key: string, argv: readonly string[]): Promise<unknown>;
 }
 
 /** Why `maxmemory-policy` `policy` lets Redis evict budget keys (counts silently reset), or null for `noeviction`. */
