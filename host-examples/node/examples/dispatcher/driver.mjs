@@ -89,12 +89,14 @@ export class Driver {
   /**
    * Resume from a journal's bytes (before any admission); `own`: they are
    * the --store file's (a torn tail is cut there); `ids`: the open events
-   * they hold. Returns the engine's refusal ({error, message}) or null.
+   * they hold; `first`: journal lines written before the engine's (when it
+   * takes the bytes). Returns the engine's refusal ({error, message}) or null.
    */
-  resume(bytes, { own, ids }) {
+  resume(bytes, { own, ids, first = [] }) {
     const answer = this.#cross(() => this.#engine.resume(this.nowMs(), bytes));
     if (answer.errors.length > 0) return answer.errors[0];
     for (const id of ids) this.#open.add(id);
+    if (first.length > 0) answer.outputs.unshift(...first.map((line) => ({ action: 'journal', line })));
     this.#act(answer, { own });
     return null;
   }

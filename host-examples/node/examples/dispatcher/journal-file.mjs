@@ -53,10 +53,18 @@ export class JournalFile {
     return this.#path;
   }
 
-  /** The file's bytes as they are now. */
+  /** The file's bytes as they are now (from its start, whatever was appended). */
   bytes() {
     try {
-      return fs.readFileSync(this.#fd);
+      const size = fs.fstatSync(this.#fd).size;
+      const buf = Buffer.alloc(size);
+      let got = 0;
+      while (got < size) {
+        const n = fs.readSync(this.#fd, buf, got, size - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
     } catch (e) {
       throw io(this.#path, e);
     }

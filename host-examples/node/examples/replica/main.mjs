@@ -93,9 +93,9 @@ function resumeJournals(driver, journal, opts) {
     }
   }
   const ids = new Set();
-  const feed = (bytes, flag, path, isOwn) => {
-    const refused = driver.resume(bytes, { own: isOwn, ids: openEventIds(bytes) });
-    if (refused !== null) throw new UsageError(`${flag} ${path}: ${refused.error}: ${refused.message}`);
+  const feed = (bytes, flag, path, isOwn, first = []) => {
+    const refused = driver.resume(bytes, { own: isOwn, ids: openEventIds(bytes), first });
+    if (refused !== null) throw new UsageError(`${flag} ${path}: ${refused.message.startsWith(refused.error) ? '' : `${refused.error}: `}${refused.message}`);
     for (const id of openEventIds(bytes)) ids.add(id);
   };
   if (own.length > 0) feed(own, '--store', opts.store, true);
@@ -103,11 +103,9 @@ function resumeJournals(driver, journal, opts) {
     // STOPGAP until the engine copies resumed events into a new journal with
     // its header (`resume {journal, copy: true}`): an empty --store starts
     // with --resume's header line, byte for byte.
-    if (journal !== null && own.length === 0) {
-      const lf = other.indexOf(0x0a);
-      if (lf > 0) journal.append([other.subarray(0, lf + 1).toString('utf8')]).catch((e) => log(`--store ${opts.store}: ${e.message}`));
-    }
-    feed(other, '--resume', opts.resume, false);
+    const lf = other.indexOf(0x0a);
+    const header = journal !== null && own.length === 0 && lf > 0 ? [other.subarray(0, lf + 1).toString('utf8')] : [];
+    feed(other, '--resume', opts.resume, false, header);
   }
   return ids.size;
 }
@@ -123,6 +121,10 @@ async function run(opts) {
     driver?.drain(opts.drainMs);
   });
   let version = null;
+  // Without --policy, a swapped-in artifact's document is fed to the engine
+  // first (so the swap's log line and /metrics name the document now run).
+  let onSwap = () => {};
+  const stopSwaps = onArtifactChange((e) => onSwap(e));
   let tracked;
   try {
     tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version, announce: false });
@@ -176,13 +178,13 @@ async function run(opts) {
     journal?.closeSync(); // before the usage error exits: the lock is removed
     throw e;
   }
-  const stopSwaps = opts.policyText !== null ? () => {} : onArtifactChange((e) => {
-    const text = e.kind === 'swapped' ? embeddedDocument()?.text : undefined;
+  onSwap = (e) => {
+    const text = e.kind === 'swapped' && opts.policyText === null ? embeddedDocument()?.text : undefined;
     if (text === undefined) return;
     const refused = driver.swap(text);
-    if (refused !== null) log(`the swapped-in artifact's document is not applied (${refused.error}: ${refused.message}); events go on under document_version=${version}`);
+    if (refused !== null) log(`the swapped-in artifact's document is not applied (${refused.message}); events go on under document_version=${version}`);
     else version = loadHealthDocument(text).version;
-  });
+  };
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
   if (signalled !== null) driver.drain(opts.drainMs);

@@ -59,6 +59,14 @@ export function parseReplayArgs(argv) {
   };
 }
 
+/**
+ * The journal lines of `outputs` but the record of an attempt about to be
+ * sent (a `journal` action right before its `send`, docs/engine.md section 4
+ * step 6): nothing is sent here, so no attempt is recorded; every other
+ * change (a resumed event judged past its window, the replay's records) is.
+ */
+const unsent = (outputs) => outputs.filter((a, i) => a.action === 'journal' && outputs[i + 1]?.action !== 'send').map((a) => a.line);
+
 /** The replay input of a filter (its unset fields left out). */
 const replayInput = (filter, nowMs) => Object.fromEntries(Object.entries({ op: 'replay', now_ms: nowMs, ...filter }).filter(([, v]) => v !== null));
 
@@ -81,17 +89,18 @@ export async function replayCommand(argv, { out = process.stdout, err = process.
     try {
       journal = new JournalFile(o.store, { nowMs: o.nowMs });
       const bytes = journal.bytes();
+      const lines = [];
       if (bytes.length > 0) {
-        // The resumed pending events' sends (and their records) are not made here: only a torn tail is acted on.
         const resumed = engine.resume(o.nowMs, bytes);
-        if (resumed.errors.length > 0) throw new UsageError(`--store ${o.store}: ${resumed.errors[0].error}: ${resumed.errors[0].message}`);
+        if (resumed.errors.length > 0) throw new UsageError(`--store ${o.store}: ${resumed.errors[0].message}`);
         for (const a of resumed.outputs) if (a.action === 'journal_truncate') journal.truncate(a.keep_bytes);
+        lines.push(...unsent(resumed.outputs));
       }
       const answer = engine.feed([replayInput(o.filter, o.nowMs)]);
-      if (answer.errors.length > 0) throw new UsageError(`replay: ${answer.errors[0].error}: ${answer.errors[0].message}`);
+      if (answer.errors.length > 0) throw new UsageError(`replay: ${answer.errors[0].message}`);
       // The replay's own lines come before its `replayed` action; what follows it is the replays' first sends.
       const end = answer.outputs.findIndex((a) => a.action === 'replayed');
-      const lines = answer.outputs.slice(0, end).filter((a) => a.action === 'journal').map((a) => a.line);
+      lines.push(...unsent(answer.outputs.slice(0, end)));
       if (lines.length > 0) await journal.append(lines);
       await journal.close();
       journal = null;
