@@ -222,9 +222,10 @@ test('a replica on an embedded format-3 document takes the swapped-in format-3 d
   assert.doesNotMatch(r.stderr, /not applied/);
 });
 
-test('a replica started on an embedded format-2 document takes a swapped-in format-3 one for new events (the engine\'s swap)', { timeout: 30_000 }, async () => {
+test('a replica started on an embedded format-2 document takes a swapped-in format-3 one for new events: a new engine resumes the old one\'s snapshot', { timeout: 30_000 }, async () => {
   const r = await swapMidRun('swap-23', doc('f2-before'), doc('f3-after', {}));
   assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /the new artifact's engine resumed the old one's snapshot \(\d+ open events\)/);
   assert.match(r.stderr, /policy artifact swapped .* document_version=f3-after/);
   assert.equal(r.versionAfter, 'f3-after');
   assert.equal(r.summary.stop_reasons.delivered, 3);

@@ -10,7 +10,9 @@
 //   store_call       -> store-call.mjs (EVALSHA), then `store`
 //   count / gauge    -> the metrics registry (counters move only so)
 //   delivered / dead_letter -> the run's tallies; warn -> one stderr line
-//   drained          -> the drain is over
+//   resumed          -> the events a resume reopened count as open
+//   drained          -> the drain is over (or, for an artifact swap, the
+//                       old engine's `snapshot` is resumed by a new one)
 //   timeout_ms       -> a timer that feeds `tick`
 //
 // Inputs that arrive together are fed in ONE crossing; time is the wall
@@ -46,12 +48,14 @@ export class Driver {
   #calls = 0; // store calls out
   #admitting = true;
   #draining = false;
+  #swapping = null; // an artifact swap waiting for the old engine's `drained`: () => a new DeliveryEngine
   #done = null; // resolves {how} once
   #finished;
   #journalError;
   /** The run's tallies (from the engine's actions). */
   stopReasons = new Map();
   admitted = 0;
+  resumed = 0;
   crossings = 0;
   held = 0;
 
@@ -87,16 +91,17 @@ export class Driver {
   }
 
   /**
-   * Resume from a journal's bytes (before any admission); `own`: they are
-   * the --store file's (a torn tail is cut there); `ids`: the open events
-   * they hold; `first`: journal lines written before the engine's (when it
-   * takes the bytes). Returns the engine's refusal ({error, message}) or null.
+   * Resume from a journal's bytes (before any admission): `own` the
+   * --store file's (a torn tail is cut there), else another journal whose
+   * open events are copied into ours (`copy`, when we journal). Returns the
+   * engine's refusal ({error, message}) or null.
    */
-  resume(bytes, { own, ids, first = [] }) {
-    const answer = this.#cross(() => this.#engine.resume(this.nowMs(), bytes));
+  resume(bytes, { own, copy = false }) {
+    const now = this.nowMs();
+    const answer = own
+      ? this.#cross(() => this.#engine.resume(now, bytes))
+      : this.#cross(() => this.#engine.feed([{ op: 'resume', now_ms: now, journal: bytes.toString('utf8'), copy }]));
     if (answer.errors.length > 0) return answer.errors[0];
-    for (const id of ids) this.#open.add(id);
-    if (first.length > 0) answer.outputs.unshift(...first.map((line) => ({ action: 'journal', line })));
     this.#act(answer, { own });
     return null;
   }
@@ -117,11 +122,16 @@ export class Driver {
     this.#finished.then(() => clearTimeout(t));
   }
 
-  /** Feed a document for events admitted from now on (an artifact swap). Returns the refusal, or null. */
-  swap(document) {
-    const answer = this.#cross(() => this.#engine.feed([{ op: 'swap', now_ms: this.nowMs(), document }]));
-    this.#act(answer);
-    return answer.errors[0] ?? null;
+  /**
+   * A new artifact (docs/engine.md section 11): admit nothing, drain the
+   * engine, and once it is `drained` resume its `snapshot` in the engine
+   * `open()` makes (on the new artifact), then go on there.
+   */
+  swapArtifact(open) {
+    if (this.#done === null || this.#draining) return;
+    const first = this.#swapping === null;
+    this.#swapping = open; // a later swap before this one ends: its engine is the one opened
+    if (first) this.#input({ op: 'drain' });
   }
 
   /** Close the HTTP agents. */
@@ -154,7 +164,7 @@ export class Driver {
     if (this.#done === null) return;
     const now = this.nowMs();
     const inputs = this.#queue.splice(0).map((i) => ({ ...i, now_ms: now }));
-    while (this.#admitting && this.#open.size < this.#concurrency) {
+    while (this.#admitting && this.#swapping === null && this.#open.size < this.#concurrency) {
       const ev = this.#nextEvent();
       if (ev === null) {
         this.#admitting = false;
@@ -212,8 +222,15 @@ export class Driver {
         case 'warn':
           this.#log(`engine: ${o.event_id == null ? '' : `${o.event_id}: `}${o.message}`);
           break;
+        case 'resumed':
+          for (const id of o.ids) {
+            if (!this.#open.has(id)) this.resumed += 1;
+            this.#open.add(id);
+          }
+          break;
         case 'drained':
-          this.#end('drained');
+          if (this.#swapping !== null && !this.#draining) this.#afterDrain = () => this.#takeOver();
+          else this.#end('drained');
           break;
         default: // hold, replayed: counted through `count`
       }
@@ -221,6 +238,46 @@ export class Driver {
     const written = lines.length > 0 && this.#journal !== null ? this.#journal.append(lines).catch((e) => this.#journalError(e.message)) : null;
     for (const s of sends) this.#send(s, written);
     this.#arm(answer.timeout_ms);
+    const after = this.#afterDrain;
+    this.#afterDrain = null;
+    after?.();
+  }
+
+  #afterDrain = null;
+
+  /** The swap's second half: the old engine's snapshot resumed by the new one (its events already open here). */
+  #takeOver() {
+    const open = this.#swapping;
+    this.#swapping = null;
+    const old = this.#engine;
+    const answer = this.#cross(() => old.feed([{ op: 'snapshot', now_ms: this.nowMs() }]));
+    const snap = answer.outputs.find((o) => o.action === 'snapshot');
+    if (snap === undefined) {
+      this.#log(`artifact swap: no snapshot (${answer.errors[0]?.message ?? 'no answer'}); the run ends here, its events pending in the journal`);
+      this.#end('drained');
+      return;
+    }
+    let fresh;
+    try {
+      fresh = open();
+    } catch (e) {
+      this.#log(`artifact swap: the new engine could not be opened (${e.message}); the run ends here, its events pending in the journal`);
+      this.#end('drained');
+      return;
+    }
+    this.#engine = fresh;
+    old.close();
+    const resumed = this.#cross(() => fresh.feed([{ op: 'resume', now_ms: this.nowMs(), journal: snap.journal }]));
+    for (const e of resumed.errors) this.#log(`artifact swap: the new engine refused the snapshot: ${e.message}`);
+    const moved = resumed.outputs.find((o) => o.action === 'resumed')?.ids.length ?? 0;
+    this.#log(`artifact swap: the new artifact's engine resumed the old one's snapshot (${moved} open events)`);
+    this.#act(resumed);
+    this.#schedule();
+  }
+
+  /** The engine in use (a swap replaces it). */
+  get engine() {
+    return this.#engine;
   }
 
   #ended(id, reason) {

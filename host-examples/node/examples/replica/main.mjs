@@ -28,7 +28,6 @@ import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
 import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
-import { openEventIds } from './resumed-events.mjs';
 import { replayCommand } from './replay-command.mjs';
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
@@ -81,7 +80,7 @@ function openJournal(opts) {
   }
 }
 
-/** --store's own bytes, then --resume's, into the engine (UsageError naming the flag when refused). Returns the open events resumed. */
+/** --store's own bytes, then --resume's (copied into --store's journal), into the engine; UsageError naming the flag when refused. */
 function resumeJournals(driver, journal, opts) {
   const own = journal === null ? Buffer.alloc(0) : journal.bytes();
   let other = null;
@@ -92,22 +91,12 @@ function resumeJournals(driver, journal, opts) {
       throw new UsageError(`--resume ${opts.resume}: journal_io: ${e.message}`);
     }
   }
-  const ids = new Set();
-  const feed = (bytes, flag, path, isOwn, first = []) => {
-    const refused = driver.resume(bytes, { own: isOwn, ids: openEventIds(bytes), first });
+  const feed = (bytes, flag, path, options) => {
+    const refused = driver.resume(bytes, options);
     if (refused !== null) throw new UsageError(`${flag} ${path}: ${refused.message.startsWith(refused.error) ? '' : `${refused.error}: `}${refused.message}`);
-    for (const id of openEventIds(bytes)) ids.add(id);
   };
-  if (own.length > 0) feed(own, '--store', opts.store, true);
-  if (other !== null) {
-    // STOPGAP until the engine copies resumed events into a new journal with
-    // its header (`resume {journal, copy: true}`): an empty --store starts
-    // with --resume's header line, byte for byte.
-    const lf = other.indexOf(0x0a);
-    const header = journal !== null && own.length === 0 && lf > 0 ? [other.subarray(0, lf + 1).toString('utf8')] : [];
-    feed(other, '--resume', opts.resume, false, header);
-  }
-  return ids.size;
+  if (own.length > 0) feed(own, '--store', opts.store, { own: true });
+  if (other !== null) feed(other, '--resume', opts.resume, { own: false, copy: journal !== null });
 }
 
 async function run(opts) {
@@ -134,9 +123,11 @@ async function run(opts) {
   }
   const doc = policyDocument(opts); // refuse a bad document before connecting anywhere
   version = doc.version;
+  const memoryStore = opts.redis === null && opts.redisCluster === null;
+  const openEngine = (text) => new DeliveryEngine({ document: text, max_in_flight: opts.concurrency, memory_store: memoryStore });
   let engine;
   try {
-    engine = new DeliveryEngine({ document: doc.text, max_in_flight: opts.concurrency, memory_store: opts.redis === null && opts.redisCluster === null });
+    engine = openEngine(doc.text);
   } catch (e) {
     if (e instanceof PolicyError) throw new UsageError(`the delivery engine refused the document: ${e.code}: ${e.message}`);
     throw e;
@@ -171,19 +162,31 @@ async function run(opts) {
     signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
   });
   driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clockOffsetMs });
-  let resumed;
   try {
-    resumed = resumeJournals(driver, journal, opts);
+    resumeJournals(driver, journal, opts);
   } catch (e) {
     journal?.closeSync(); // before the usage error exits: the lock is removed
     throw e;
   }
+  // A new artifact is a new engine (docs/engine.md section 11): the old one
+  // drains, its snapshot is resumed by one opened on the new artifact, with
+  // --policy's document or the new artifact's embedded one.
   onSwap = (e) => {
-    const text = e.kind === 'swapped' && opts.policyText === null ? embeddedDocument()?.text : undefined;
-    if (text === undefined) return;
-    const refused = driver.swap(text);
-    if (refused !== null) log(`the swapped-in artifact's document is not applied (${refused.message}); events go on under document_version=${version}`);
-    else version = loadHealthDocument(text).version;
+    if (e.kind !== 'swapped') return;
+    const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
+    driver.swapArtifact(() => {
+      try {
+        return openEngine(text);
+      } catch (err) {
+        log(`the swapped-in artifact's document is refused by its engine (${err.message}); it runs document_version=${version}`);
+        return openEngine(doc.text);
+      }
+    });
+    try {
+      version = loadHealthDocument(text).version;
+    } catch {
+      // refused: the version stays
+    }
   };
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
@@ -197,7 +200,7 @@ async function run(opts) {
   const retries = counted('webhook_attempts_total', { kind: 'retry' }) + abandoned.retry;
   const summary = {
     host: 'node',
-    events: driver.admitted + resumed,
+    events: driver.admitted + driver.resumed,
     attempts: firsts + retries,
     first_attempts: firsts,
     retries,
@@ -220,7 +223,7 @@ async function run(opts) {
   process.stdout.write(`${JSON.stringify(summary)}\n`);
   redis?.disconnect();
   driver.close();
-  engine.close();
+  driver.engine.close();
   tracked.close();
   stopSwaps();
   await server?.close();
