@@ -155,3 +155,30 @@ test('replica replay prints one JSON line and exits 0; a bad flag or an unreadab
   const again = replay('--store', file, '--policy', policy, '--now-ms', String(t + 5_500));
   assert.deepEqual(JSON.parse(again.stdout), { replayed: 1, already_replayed: 1, skipped_no_class: 0, ids: ['a~r1'] });
 });
+
+test('an artifact swap is a new engine: the old one drains, its snapshot is resumed there, and a waiting event goes on with its next attempt number', async () => {
+  const r = await receiver((req, n) => [n === 1 ? 503 : 204]);
+  const metrics = new Metrics();
+  const slow = { version: 'd-2', classes: { storm: { ...doc().classes.storm, backoff: { base_ms: 300, factor: 2.0, cap_ms: 300, jitter: 'none' } } } };
+  const first = new DeliveryEngine({ document: slow, max_in_flight: 4, memory_store: true });
+  const logs = [];
+  let driver;
+  let n = 0;
+  const sender = new Sender({ nowMs: () => driver.nowMs(), metrics, attemptDeadlineMs: 2000, allowPrivateTargets: true });
+  driver = new Driver({
+    engine: first, sender, metrics, log: (l) => logs.push(l), concurrency: 1,
+    nextEvent: () => (n < 1 ? { event_id: `e${n++}`, endpoint_id: 'ep', target: r.url, class: 'storm' } : null),
+  });
+  const done = driver.run();
+  while (r.requests.length < 1) await new Promise((res) => setTimeout(res, 5)); // attempt 1 answered 503: the retry waits 300 ms
+  await new Promise((res) => setTimeout(res, 50));
+  driver.swapArtifact(() => new DeliveryEngine({ document: doc(), max_in_flight: 4, memory_store: true }));
+  const result = await done;
+  driver.close();
+  driver.engine.close();
+  assert.equal(result.how, 'finished');
+  assert.notEqual(driver.engine, first);
+  assert.ok(logs.some((l) => /resumed the old one's snapshot \(1 open events\)/.test(l)), logs.join('\n'));
+  assert.deepEqual(r.requests.map((q) => q.headers['x-attempt']), ['1', '2']);
+  assert.equal(driver.stopReasons.get('delivered'), 1);
+});

@@ -117,7 +117,7 @@ export class Driver {
     if (this.#draining) return;
     this.#draining = true;
     this.#admitting = false;
-    this.#input({ op: 'drain' });
+    if (this.#swapping === null) this.#input({ op: 'drain' }); // else the engine drains already (a swap): its `drained` ends the run
     const t = setTimeout(() => this.#end('deadline'), drainMs);
     this.#finished.then(() => clearTimeout(t));
   }
@@ -290,6 +290,7 @@ export class Driver {
     const key = `${s.event_id}/${s.attempt}`;
     this.#sends.set(key, s.attempt);
     if (written !== null) await written;
+    if (!this.#sends.has(key)) return; // the run ended (the drain's deadline) while its record was synced
     const result = await this.#sender.attempt(s);
     if (!this.#sends.delete(key)) return; // abandoned at the drain's deadline
     this.#input({ op: 'result', event_id: s.event_id, attempt: s.attempt, ...result });
