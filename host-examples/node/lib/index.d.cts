@@ -304,6 +304,13 @@ export declare const CONTRACT_FORMAT: number;
 
 /** Every transport error kind a dispatcher reports (fleet/transport-kinds.json); classifyError gives each its class. */
 /** The delivery engine (docs/engine.md), driven through the component: JSON batches in, actions out. */
+/**
+ * Why `address` (IPv4 or IPv6 text; a zone is ignored) may not be a webhook destination
+ * (docs/destinations.md: `loopback`, `private`, ...), or null; the component's table.
+ * Throws PolicyError `invalid_address` for a text that is no address.
+ */
+export declare function destinationRefusal(address: string): string | null;
+
 export { DeliveryEngine, EngineConfig, EngineInput, EngineAnswer, EngineAction, EngineInputError, EngineErrorCode } from './delivery-engine.cjs';
 export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } from './transport-kinds.cjs';
 
