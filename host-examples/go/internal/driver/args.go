@@ -108,6 +108,9 @@ type Config struct {
 	// ready and ran, when set, are called before the run (/metrics
 	// serving) and after it, before /metrics stops (tests).
 	ready, ran func()
+	// crossings, when set, gets the run's engine calls (the benchmark).
+	crossings *uint64
+	inEngine  *time.Duration
 }
 
 // errUsage marks an argument error (exit 2).

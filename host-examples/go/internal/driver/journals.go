@@ -55,6 +55,7 @@ func (d *driver) openJournals(ctx context.Context) error {
 		return nil
 	}
 	var a answer
+	d.crossings++
 	if err := d.de.ResumeInto(ctx, d.now(), text, &a); err != nil {
 		return usageErrorf("%s: %v", where, err)
 	}

@@ -21,7 +21,7 @@ const stormPolicy = `{"version":"replica-test","classes":{"storm":{
   "backoff": {"base_ms": 1, "factor": 2.0, "cap_ms": 5, "jitter": "full"},
   "budget": {"ratio": %RATIO%, "window_ms": 3000, "min_sample": %MIN%, "sliding": true}}}}`
 
-func writePolicy(t *testing.T, ratio, minSample string) string {
+func writePolicy(t testing.TB, ratio, minSample string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "policy.json")
 	doc := strings.NewReplacer("%RATIO%", ratio, "%MIN%", minSample).Replace(stormPolicy)

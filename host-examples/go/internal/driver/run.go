@@ -53,6 +53,8 @@ type driver struct {
 	once                         map[string]bool
 	secrets                      SecretSource // --signing-secrets (nil: unsigned)
 	journalErrors, refusedInputs uint64
+	crossings                    uint64        // engine calls (feed, resume): the benchmark's figures
+	inEngine                     time.Duration // time inside them
 }
 
 func newDriver(cfg Config, stderr io.Writer, metrics *webhookmetrics.Metrics) *driver {
@@ -229,7 +231,11 @@ func (d *driver) feed(ctx context.Context, batch []input) {
 		}
 	}
 	var a answer
-	if err := d.de.FeedInto(ctx, inputs, &a); err != nil {
+	d.crossings++
+	t0 := time.Now()
+	err := d.de.FeedInto(ctx, inputs, &a)
+	d.inEngine += time.Since(t0)
+	if err != nil {
 		d.broken = err
 		return
 	}
@@ -261,6 +267,9 @@ func (d *driver) summary(start time.Time) Summary {
 	s.Pending = uint64(len(d.open))
 	s.Drained = d.draining
 	s.ElapsedMs = uint64(time.Since(start).Milliseconds())
+	if d.cfg.crossings != nil {
+		*d.cfg.crossings, *d.cfg.inEngine = d.crossings, d.inEngine
+	}
 	if d.redis != nil {
 		s.RedisRoundTrips = d.redis.trips.n.Load()
 	}
