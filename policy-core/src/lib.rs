@@ -90,6 +90,7 @@ pub mod budget;
 pub mod classify;
 pub mod compiled;
 pub mod decide;
+pub mod destination;
 pub mod engine;
 pub mod error;
 pub mod health;
@@ -100,6 +101,7 @@ pub mod retry_after;
 pub mod step;
 pub mod store;
 mod text;
+pub mod vectors;
 
 pub mod codec;
 pub mod document;
