@@ -3,13 +3,15 @@
 // whole, lines appended and made durable (fdatasync, one per batch: group
 // commit), the file cut back to a length. What the lines say, their CRCs,
 // which records win and what a torn tail is are the delivery engine's
-// (docs/engine.md section 7 and 10): this package never reads a line.
+// (docs/engine.md sections 7 and 10), and so is when to compact (Replace
+// writes what it says): this package never reads a line.
 package journal
 
 import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -133,4 +135,42 @@ func (j *File) Close() error {
 
 func errClosed(path string) *Error {
 	return &Error{Code: CodeIO, Path: path, Message: "the journal is closed"}
+}
+
+// Replace makes text the whole journal (the engine's compaction: a header
+// and the live records): written to `<journal>.compact`, synced, renamed
+// over the journal, the directory synced; later lines append to it.
+func (j *File) Replace(text string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return errClosed(j.path)
+	}
+	tmp := j.path + ".compact"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return ioError(tmp, err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return ioError(tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return ioError(tmp, err)
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return ioError(j.path, err)
+	}
+	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	_ = j.f.Close()
+	j.f, j.size = f, int64(len(text))
+	return nil
 }

@@ -34,6 +34,19 @@ func (d *driver) act(actions []action) {
 					fmt.Fprintf(d.stderr, "replica: --store %s: cut a torn last record (kept %d bytes; never acknowledged)\n", d.journal.Path(), a.KeepBytes)
 				}
 			}
+		case "journal_compact": // the engine's compaction: the live records replace the file
+			d.flush()
+			if d.journal != nil {
+				if err := d.journal.Replace(a.Journal); err != nil {
+					d.journalError(err)
+				}
+			}
+		case "resumed":
+			for _, id := range a.IDs {
+				d.see(id)
+			}
+		case "snapshot":
+			d.snapshot = a.Journal
 		case "send":
 			d.flush()
 			d.see(a.EventID)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"unicode/utf8"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 )
@@ -13,79 +14,71 @@ import (
 // lines say is the engine's, docs/engine.md sections 7 and 10):
 //
 //   - --store FILE is locked (one writer; a stale lock of a killed writer
-//     removed) and its bytes are resumed first: its pending and held
-//     events go on, a torn tail is cut when the engine says so. Every
-//     journal action of the run is appended to it, durable before any
-//     later attempt starts.
-//   - --resume FILE (another run's journal, any language, read only): its
-//     events go on under the policy each was admitted with.
-//
-// Until the engine takes several resume inputs (and copies the resumed
-// events into the journal), both files go in ONE resume: a fresh --store
-// first gets --resume's header line (a byte copy), and a resumed event's
-// record reaches --store at its next transition.
+//     removed) and its bytes are resumed first (copy false: a torn tail is
+//     cut when the engine says so). Every journal action of the run is
+//     appended to it, durable before any later attempt starts.
+//   - --resume FILE (another run's journal, any language, read only) is
+//     resumed next with copy true: the engine journals the open events it
+//     takes into --store, and each goes on under the policy it was
+//     admitted with.
 
-// openJournals opens --store and resumes the journals' bytes. A journal
-// the engine refuses (corrupt, unsupported) or the file system refuses
-// is a setup error.
-func (d *driver) openJournals(ctx context.Context) error {
-	var text []byte
-	if d.cfg.StorePath != "" {
-		j, err := journal.Open(d.cfg.StorePath)
-		if err != nil {
+// openStore locks and reads --store (nil bytes without it).
+func (d *driver) openStore() ([]byte, error) {
+	if d.cfg.StorePath == "" {
+		return nil, nil
+	}
+	j, err := journal.Open(d.cfg.StorePath)
+	if err != nil {
+		return nil, usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+	}
+	d.journal = j
+	text, err := j.Bytes()
+	if err != nil {
+		return nil, usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+	}
+	return text, nil
+}
+
+// resumeJournals hands the engine --store's bytes, then --resume's. A
+// journal the engine refuses (corrupt, unsupported) is a setup error.
+func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
+	if len(store) > 0 {
+		var a answer
+		d.crossings++
+		if err := d.de.ResumeInto(ctx, d.now(), store, &a); err != nil {
 			return usageErrorf("--store %s: %v", d.cfg.StorePath, err)
 		}
-		d.journal = j
-		if text, err = j.Bytes(); err != nil {
-			return usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+		if len(a.Errors) > 0 {
+			return usageErrorf("--store %s: %s: %s", d.cfg.StorePath, a.Errors[0].Error, a.Errors[0].Message)
 		}
+		d.act(a.Outputs)
+		d.timeout = a.TimeoutMs
 	}
-	where := "--store " + d.cfg.StorePath
-	if d.cfg.ResumePath != "" && d.cfg.ResumePath != d.cfg.StorePath {
-		other, err := os.ReadFile(d.cfg.ResumePath)
-		if err != nil {
-			return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
-		}
-		if text, err = d.withResumed(text, other); err != nil {
-			return err
-		}
-		where = "--resume " + d.cfg.ResumePath
-	}
-	if len(text) == 0 {
+	if d.cfg.ResumePath == "" || d.cfg.ResumePath == d.cfg.StorePath {
 		return nil
+	}
+	other, err := os.ReadFile(d.cfg.ResumePath)
+	if err != nil {
+		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
+	}
+	if !utf8.Valid(other) { // a torn tail of a killed writer: never acknowledged
+		other = other[:bytes.LastIndexByte(other, '\n')+1]
+	}
+	if !utf8.Valid(other) {
+		return usageErrorf("--resume %s: journal_corrupt: not UTF-8 text", d.cfg.ResumePath)
 	}
 	var a answer
 	d.crossings++
-	if err := d.de.ResumeInto(ctx, d.now(), text, &a); err != nil {
-		return usageErrorf("%s: %v", where, err)
+	in := input{Op: "resume", NowMs: d.now(), Journal: string(other), Copy: true}
+	if err := d.de.FeedInto(ctx, []any{&in}, &a); err != nil {
+		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
 	}
 	if len(a.Errors) > 0 {
-		return usageErrorf("%s: %s: %s", where, a.Errors[0].Error, a.Errors[0].Message)
+		return usageErrorf("--resume %s: %s: %s", d.cfg.ResumePath, a.Errors[0].Error, a.Errors[0].Message)
 	}
 	d.act(a.Outputs)
 	d.timeout = a.TimeoutMs
 	return nil
-}
-
-// withResumed is the one journal text of --store's bytes and --resume's:
-// --resume's alone for a fresh --store (which gets its header line),
-// else --store's complete lines and --resume's records after them (the
-// newer record of an event wins).
-func (d *driver) withResumed(store, other []byte) ([]byte, error) {
-	nl := bytes.IndexByte(other, '\n')
-	if nl < 0 {
-		return store, nil // no complete line: nothing to resume
-	}
-	if len(store) == 0 {
-		if d.journal != nil {
-			if err := d.journal.Append(string(other[:nl+1])); err != nil {
-				return nil, usageErrorf("--store %s: %v", d.cfg.StorePath, err)
-			}
-		}
-		return other, nil
-	}
-	end := bytes.LastIndexByte(store, '\n') + 1
-	return append(append([]byte(nil), store[:end]...), other[nl+1:]...), nil
 }
 
 // closeJournal closes --store and removes its lock (a clean exit, a

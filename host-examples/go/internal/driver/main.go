@@ -95,16 +95,20 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 		}
 		defer d.redis.close()
 	}
-	if d.de, err = engine.OpenDeliveryEngine(ctx, map[string]any{"document": doc.text, "max_in_flight": cfg.Concurrency,
-		"memory_store": d.redis == nil}); err != nil {
-		return Summary{}, usageErrorf("%s: %v", doc.where, err)
-	}
-	defer d.de.Close(ctx)
-	if err := d.openJournals(ctx); err != nil { // --store, --resume
+	store, err := d.openStore()
+	defer d.closeJournal() // the lock goes on a clean exit, a drain included
+	if err != nil {
 		return Summary{}, err
 	}
-	defer d.closeJournal() // the lock goes on a clean exit, a drain included
-	stop, err := showPolicy(ctx, cfg, engine, doc.version, func() { d.swapped(engine) }, metrics, stderr)
+	if d.de, err = engine.OpenDeliveryEngine(ctx, d.engineConfig(doc.text)); err != nil {
+		return Summary{}, usageErrorf("%s: %v", doc.where, err)
+	}
+	defer func() { d.de.Close(ctx) }()                   // the engine the run ends on (a swap opens another)
+	if err := d.resumeJournals(ctx, store); err != nil { // --store, then --resume
+		return Summary{}, err
+	}
+	d.engine, d.document = engine, doc.text
+	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, metrics, stderr)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -118,6 +122,12 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	stop()
 	d.closeJournal()
 	return summary, nil
+}
+
+// engineConfig is the engine's config (docs/engine.md section 1) on document.
+func (d *driver) engineConfig(document string) map[string]any {
+	return map[string]any{"document": document, "max_in_flight": d.cfg.Concurrency,
+		"memory_store": d.redis == nil, "journal": d.journal != nil}
 }
 
 // document is the engine's current document at start.
@@ -162,18 +172,6 @@ func currentDocument(ctx context.Context, cfg Config, engine *rp.Engine) (docume
 		out.version = func(rp.ArtifactInfo) string { return version }
 	}
 	return out, nil
-}
-
-// swapped feeds the engine a swapped-in artifact's document when the run
-// follows the artifact's (no --policy): new events are admitted under it,
-// admitted ones keep theirs (docs/engine.md section 11).
-func (d *driver) swapped(engine *rp.Engine) {
-	if d.cfg.PolicyPath != "" {
-		return
-	}
-	if _, text, ok := engine.ArtifactHealthDocument(); ok {
-		d.give(input{Op: "swap", Document: string(text)})
-	}
 }
 
 // newEngine loads the artifact of --artifact, else the default

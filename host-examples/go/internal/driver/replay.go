@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,10 +27,10 @@ finished_at_ms in [--from-ms, --to-ms), each as a new event "<id>~r<n>" under
 unreadable policy or a journal error.`
 
 // replayExit is `replica replay ...` (docs/health-dispatch.md section 4):
-// the engine resumes the journal and takes one replay input; the lines
-// of that input (the replays, then the dead letters marked) are appended
-// to the journal; nothing is sent (what the engine would start next is
-// left to the next run), and its replayed action is printed.
+// an engine that never sends (dispatch false) resumes the journal and
+// takes one replay input; its journal actions (the replays, then the dead
+// letters marked) are written; the next run sends them; its replayed
+// action is printed.
 func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "replica replay: "+format+"\n", a...)
@@ -55,7 +56,7 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
-	de, err := engine.OpenDeliveryEngine(ctx, map[string]any{"document": string(text), "memory_store": true})
+	de, err := engine.OpenDeliveryEngine(ctx, map[string]any{"document": string(text), "memory_store": true, "dispatch": false})
 	if err != nil {
 		return fail("--policy %s: %v", a.policy, err)
 	}
@@ -73,40 +74,40 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if a.nowMs != nil {
 		now = *a.nowMs
 	}
+	var res answer
 	if len(bytes) > 0 {
-		var res answer
 		if err := de.ResumeInto(ctx, now, bytes, &res); err != nil {
 			return fail("--store %s: %v", a.store, err)
 		}
 		if len(res.Errors) > 0 {
 			return fail("--store %s: %s: %s", a.store, res.Errors[0].Error, res.Errors[0].Message)
 		}
-		for _, o := range res.Outputs { // only a torn tail's cut: the rest is what this command never starts
-			if o.Action == "journal_truncate" {
-				if err := j.Truncate(o.KeepBytes); err != nil {
-					return fail("--store %s: %v", a.store, err)
-				}
-			}
-		}
 	}
+	outputs := res.Outputs
 	a.filter.Op, a.filter.NowMs = "replay", now
-	var res answer
+	res = answer{}
 	if err := de.FeedInto(ctx, []any{&a.filter}, &res); err != nil {
 		return fail("%v", err)
 	}
 	if len(res.Errors) > 0 {
 		return fail("%s: %s", res.Errors[0].Error, res.Errors[0].Message)
 	}
-	var lines []string
 	var replayed *action
-	for i := range res.Outputs {
-		o := &res.Outputs[i]
-		if o.Action == "replayed" {
-			replayed = o
-			break // what follows is the next run's sending
-		}
-		if o.Action == "journal" {
+	var lines []string
+	for _, o := range append(outputs, res.Outputs...) { // only the journal's actions: nothing is sent
+		var err error
+		switch o.Action {
+		case "journal":
 			lines = append(lines, o.Line)
+		case "journal_truncate":
+			err = j.Truncate(o.KeepBytes)
+		case "journal_compact":
+			lines, err = nil, errors.Join(j.Append(lines...), j.Replace(o.Journal))
+		case "replayed":
+			replayed = &o
+		}
+		if err != nil {
+			return fail("--store %s: %v", a.store, err)
 		}
 	}
 	if replayed == nil {

@@ -32,23 +32,28 @@ type driver struct {
 	drain   *drainSignal
 	clock   func() uint64 // nil: the wall clock plus --clock-offset-ms
 
-	inputs  chan input    // results and store answers from their goroutines, swaps
+	inputs  chan input    // results and store answers from their goroutines
+	swaps   chan struct{} // an artifact swap was applied (swap.go)
 	done    chan struct{} // closed when run returns: late goroutines drop their input
 	sendCtx context.Context
 	abandon context.CancelFunc // the drain deadline: attempts still out are abandoned
 
 	lastNow                      uint64              // the largest now_ms fed (time never goes back)
-	open                         map[string]struct{} // this run's events not stopped (admitted, or resumed and seen)
+	open                         map[string]struct{} // this run's events not stopped (admitted, or resumed: the engine's resumed action)
 	sending                      map[string]uint32   // attempts out, by event
 	calls                        int                 // store calls out
 	next                         uint64              // the next event index to admit
 	draining                     bool
 	drained                      bool
-	broken                       error    // the engine failed (a trap): the run ends
-	timeout                      *uint64  // the engine's next tick
-	lines                        []string // journal lines not yet written
+	swapping                     bool       // the old engine drains for an artifact swap (swap.go)
+	engine                       *rp.Engine // the artifact (a swap opens the next engine on it)
+	document                     string     // the current engine's document text
+	broken                       error      // the engine failed (a trap): the run ends
+	timeout                      *uint64    // the engine's next tick
+	lines                        []string   // journal lines not yet written
 	sum                          Summary
 	replayed                     *action    // replay's answer
+	snapshot                     string     // the engine's state as journal text (an artifact swap)
 	logMu                        sync.Mutex // logOnce is called from the attempts' goroutines too
 	once                         map[string]bool
 	secrets                      SecretSource // --signing-secrets (nil: unsigned)
@@ -59,7 +64,7 @@ type driver struct {
 
 func newDriver(cfg Config, stderr io.Writer, metrics *webhookmetrics.Metrics) *driver {
 	sendCtx, abandon := context.WithCancel(context.Background())
-	return &driver{cfg: cfg, clock: cfg.clock, stderr: stderr, metrics: metrics, inputs: make(chan input, 64), done: make(chan struct{}),
+	return &driver{cfg: cfg, clock: cfg.clock, stderr: stderr, metrics: metrics, inputs: make(chan input, 64), swaps: make(chan struct{}, 1), done: make(chan struct{}),
 		sendCtx: sendCtx, abandon: abandon, open: map[string]struct{}{}, sending: map[string]uint32{},
 		sum: newSummary(), once: map[string]bool{}}
 }
@@ -76,6 +81,13 @@ func (d *driver) wallNow() uint64 {
 func (d *driver) now() uint64 {
 	d.lastNow = max(d.lastNow, d.wallNow())
 	return d.lastNow
+}
+
+// logf writes a line on stderr.
+func (d *driver) logf(format string, a ...any) {
+	d.logMu.Lock()
+	defer d.logMu.Unlock()
+	fmt.Fprintf(d.stderr, "replica: "+format+"\n", a...)
 }
 
 // logOnce writes a line on stderr the first time kind happens.
@@ -104,8 +116,14 @@ func (d *driver) run(ctx context.Context) Summary {
 	for d.broken == nil {
 		if !d.draining && d.drain.stopped() {
 			d.draining, began = true, nil
-			batch = append(batch, input{Op: "drain"})
+			if !d.swapping { // a swap's drain is the same drain: the run ends at drained
+				batch = append(batch, input{Op: "drain"})
+			}
 			drainDeadline = time.After(time.Duration(d.cfg.DrainMs) * time.Millisecond)
+		}
+		if d.swapping && d.drained && !d.draining {
+			d.finishSwap(ctx)
+			continue
 		}
 		batch = d.admit(batch, start)
 		if len(batch) > 0 {
@@ -131,6 +149,10 @@ func (d *driver) run(ctx context.Context) Summary {
 		case <-timer.C:
 			batch = append(batch, input{Op: "tick"})
 		case <-began: // the loop's head feeds drain
+		case <-d.swaps:
+			if !d.draining && !d.swapping {
+				batch = d.beginSwap(batch)
+			}
 		case <-drainDeadline: // attempts still out are abandoned: made, their events pending
 			for _, n := range d.sending {
 				d.sum.attempt(n)
@@ -167,7 +189,7 @@ func (d *driver) arm(timer *time.Timer) {
 // admit adds admissions to batch while fewer than --concurrency events
 // are open, until --events were admitted or --deadline-ms passed.
 func (d *driver) admit(batch []input, start time.Time) []input {
-	for !d.draining && d.next < d.cfg.Events && len(d.open) < d.cfg.Concurrency && !d.pastDeadline(start) {
+	for !d.draining && !d.swapping && d.next < d.cfg.Events && len(d.open) < d.cfg.Concurrency && !d.pastDeadline(start) {
 		id := fmt.Sprintf("%s-%d", d.prefix, d.next)
 		d.next++
 		d.see(id)
@@ -186,12 +208,15 @@ func (d *driver) finished(start time.Time) bool {
 	if d.draining {
 		return d.drained
 	}
+	if d.swapping {
+		return false
+	}
 	admitting := d.next < d.cfg.Events && !d.pastDeadline(start)
 	return !admitting && len(d.sending) == 0 && d.calls == 0 && d.timeout == nil
 }
 
 // see counts an event of this run the first time the driver meets it
-// (its admission, or a resumed event's first action).
+// (its admission, or the engine's resumed action).
 func (d *driver) see(id string) {
 	if _, ok := d.open[id]; !ok {
 		d.open[id] = struct{}{}

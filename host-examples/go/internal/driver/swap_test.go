@@ -161,6 +161,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	for _, want := range []string{
 		"replica: policy artifact loaded sha256=" + sha(old) + " abi=webhook:retry-policy@0.3.0 document_version=replica-test source=" + path,
 		"replica: policy artifact swapped sha256=" + sha(old) + " -> " + sha(next),
+		"replica: the delivery engine moved to the swapped-in artifact (",
 	} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())

@@ -21,6 +21,8 @@ type input struct {
 	Reply      *[]int64 `json:"reply,omitempty"`
 	Failed     bool     `json:"failed,omitempty"`
 	Document   string   `json:"document,omitempty"`
+	Journal    string   `json:"journal,omitempty"` // resume
+	Copy       bool     `json:"copy,omitempty"`
 	// replay's filter
 	StopReason *string `json:"stop_reason,omitempty"`
 	FromMs     *uint64 `json:"from_ms,omitempty"`
@@ -33,9 +35,10 @@ type input struct {
 // action is one engine action; the fields of its kind are set.
 type action struct {
 	Action string `json:"action"`
-	// journal, journal_truncate
+	// journal, journal_truncate; journal_compact and snapshot (Journal)
 	Line      string `json:"line"`
 	KeepBytes int64  `json:"keep_bytes"`
+	Journal   string `json:"journal"`
 	// send (and the event of delivered, hold, warn)
 	EventID            string  `json:"event_id"`
 	Attempt            uint32  `json:"attempt"`
@@ -60,7 +63,7 @@ type action struct {
 	Label map[string]string `json:"label"`
 	Delta uint64            `json:"delta"`
 	Value uint64            `json:"value"`
-	// replayed
+	// replayed (and resumed: IDs)
 	Replayed        uint64   `json:"replayed"`
 	AlreadyReplayed uint64   `json:"already_replayed"`
 	SkippedNoClass  uint64   `json:"skipped_no_class"`
