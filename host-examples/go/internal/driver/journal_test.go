@@ -103,3 +103,26 @@ func TestACorruptOrLockedStoreIsASetupErrorNamingTheJournalCode(t *testing.T) {
 		}
 	}
 }
+
+func TestTheEnginesCompactionReplacesTheStoreAndASecondRunResumesIt(t *testing.T) {
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer ok.Close()
+	store := filepath.Join(t.TempDir(), "events.journal")
+	policy := writePolicy(t, "1.0", "1000000")
+	for run := 1; run <= 2; run++ {
+		s, stderr, code := runReplica(t, "--target", ok.URL, "--endpoint-id", "ep-compact", "--events", "600",
+			"--policy", policy, "--allow-private-targets", "--store", store)
+		if code != 0 || s.StopReasons["delivered"] != 600 || s.Pending != 0 {
+			t.Fatalf("run %d: exit %d %+v: %s", run, code, s, stderr)
+		}
+	}
+	// 1,200 events of three records each were written: compaction keeps
+	// the header and the live records (none: every event was delivered)
+	lines := journalLines(t, store)
+	if len(lines) >= 1024 || string(lines[0]["type"]) != `"header"` {
+		t.Fatalf("%d lines after 3,600 records (first %v): the journal was never compacted", len(lines), lines[0])
+	}
+	if _, err := os.Stat(store + ".compact"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the .compact file is left: %v", err)
+	}
+}
