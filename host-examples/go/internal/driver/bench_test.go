@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +60,34 @@ func BenchmarkTheDriverDeliversEventsToALoopbackEndpoint(b *testing.B) {
 			b.ReportMetric(float64(crossings)/n, "crossings/event")
 			b.ReportMetric(float64(inEngine.Microseconds())/n, "engine-µs/event")
 		})
+	}
+}
+
+func TestBenchRunsTheProgramToTheEndAndCountsItsEngineCalls(t *testing.T) {
+	var n atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%4 == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	doc := `{"version":"b","classes":{"storm":{"window_ms":900000,"hard_cap":16,
+	  "backoff":{"base_ms":1,"factor":2.0,"cap_ms":10,"jitter":"full"},
+	  "budget":{"ratio":0.1,"window_ms":60000,"min_sample":50,"sliding":true}}}}`
+	r, err := Bench(context.Background(), srv.URL, doc, 400, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := uint64(0)
+	for _, v := range r.Stops {
+		stopped += v
+	}
+	if r.Events != 400 || stopped != 400 || r.Attempts != n.Load() || r.Attempts <= 400 || r.Stops["delivered"] == 0 {
+		t.Fatalf("%+v; the endpoint saw %d requests", r, n.Load())
+	}
+	if r.Crossings == 0 || r.InEngine <= 0 || r.InEngine > r.Wall {
+		t.Fatalf("crossings %d, %v in the engine of %v", r.Crossings, r.InEngine, r.Wall)
 	}
 }
