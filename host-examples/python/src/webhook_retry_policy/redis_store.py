@@ -231,6 +231,10 @@ class AsyncRedisBudgetStore(_Script):
         """A whole ``StoreCall`` (format 2: 8 arguments; with health: 18) in one command."""
         return call_reply(await self._eval(call.key, call_args(call, now_ms, self.skew_check)), call)
 
+    async def eval_argv(self, key: str, argv: list[str]) -> Any:
+        """One engine ``store_call`` (docs/engine.md section 6): the script with ``key`` and ``argv`` as given."""
+        return await self._eval(key, list(argv))
+
     async def _eval(self, key: str, args: list[str]) -> Any:
         self.commands += 1
         if not self.loaded:

@@ -93,6 +93,38 @@ async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, header
         return TransportError(TransportKind.LOCAL_PROTOCOL_ERROR)
 
 
+async def post(client: httpx.AsyncClient, url: str, *, content: bytes, headers: Mapping[str, str],
+               deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS) -> dict[str, object]:
+    """POST ``content`` to ``url`` under one deadline, as the engine's
+    ``result`` fields (docs/engine.md section 2): ``{"status", "retry_after"?}``
+    (the raw header: the engine parses it) or ``{"error_kind"}``. Never raises
+    for anything the endpoint does; the body (at most 64 KiB) is read only to
+    let the endpoint finish."""
+    try:
+        async with asyncio.timeout(deadline_ms / 1000):
+            async with client.stream("POST", url, content=content, headers=dict(headers)) as response:
+                status = response.status_code
+                if not 100 <= status <= 599:
+                    return {"error_kind": TransportKind.UNEXPECTED_STATUS.value}
+                result: dict[str, object] = {"status": status}
+                header = response.headers.get("retry-after")
+                if header is not None:
+                    result["retry_after"] = header
+                try:
+                    read = 0
+                    async for chunk in response.aiter_raw():
+                        read += len(chunk)
+                        if read >= MAX_BODY_BYTES:
+                            break
+                except httpx.HTTPError:
+                    pass
+                return result
+    except (httpx.HTTPError, httpx.InvalidURL, DestinationRefused, TimeoutError) as exc:
+        return {"error_kind": error_kind(exc).value}
+    except (ValueError, TypeError, UnicodeError):  # a header httpx will not send as built
+        return {"error_kind": TransportKind.LOCAL_PROTOCOL_ERROR.value}
+
+
 def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
     status = response.status_code
     if not 100 <= status <= 599:
