@@ -53,6 +53,10 @@ class Admissions:
         self.event_class, self.deadline_at_ms = event_class, deadline_at_ms
         self.next = 0
 
+    def wake_at(self, now_ms: int) -> int | None:
+        """When admission can go on by itself, without a slot freeing (never: it needs one)."""
+        return None
+
     def done(self, now_ms: int) -> bool:
         return self.next >= self.events or (self.deadline_at_ms is not None and now_ms >= self.deadline_at_ms)
 
@@ -70,9 +74,14 @@ class Driver:
     def __init__(self, engine: DeliveryEngine, *, client: httpx.AsyncClient, metrics: DispatcherMetrics,
                  journal: JournalFile | None = None, redis: Any = None, concurrency: int = 8,
                  attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
-                 now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000) -> None:
+                 now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+                 advance: Callable[[int], None] | None = None) -> None:
+        """``advance``: a simulated clock (the demo): while nothing is in flight,
+        time jumps to the next instant due instead of being waited for."""
         self.engine, self.client, self.metrics, self.journal, self.redis = engine, client, metrics, journal, redis
         self.concurrency, self.attempt_deadline_ms, self._clock = concurrency, attempt_deadline_ms, now_ms
+        self._advance = advance
+        self.dead_letters: list[dict[str, Any]] = []  # the first 100, for the operator
         self.tally = Tally()
         self.open: set[str] = set()  # this run's events not stopped yet (admitted, or resumed and seen)
         self.seen: set[str] = set()
@@ -112,7 +121,11 @@ class Driver:
         for e in answer.errors:
             inp = inputs[e["index"]]
             log.warning("engine refused %s: %s: %s", inp.get("op"), e["error"], redact(e["message"]))
-            if inp.get("op") == "admit":  # a class the document lacks, a full engine: the run cannot go on
+            if inp.get("op") == "admit" and e["error"] == "duplicate_event":  # resumed from the journal already
+                self.seen.discard(inp["event_id"])
+                self.open.discard(inp["event_id"])
+                self.tally.events -= 1
+            elif inp.get("op") == "admit":  # a class the document lacks, a full engine: the run cannot go on
                 raise EngineError(e["error"], e["message"])
         self.act(answer.outputs)
         return answer.errors
@@ -160,6 +173,8 @@ class Driver:
             elif a == "delivered":
                 self._stopped(o["event_id"], "delivered")
             elif a == "dead_letter":
+                if len(self.dead_letters) < 100:
+                    self.dead_letters.append(o)
                 self._stopped(o["dead_letter"]["event_id"], o["dead_letter"]["stop_reason"])
             elif a == "hold":
                 self._saw(o["event_id"])
@@ -267,8 +282,13 @@ class Driver:
                 if wait <= 0:
                     await self.abandon()
                     return
-            elif self.timeout_ms is not None:
-                wait = max(0.0, (self.timeout_ms - self._clock()) / 1000)
+            else:
+                due = [t for t in (self.timeout_ms, admissions.wake_at(now)) if t is not None]
+                if due and self._advance is not None and not self._busy():
+                    self._advance(min(due))
+                    continue
+                if due:
+                    wait = max(0.0, (min(due) - self._clock()) / 1000)
             if not self._inbox:
                 try:
                     await asyncio.wait_for(self._wake.wait(), wait)
