@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 from test_replica import REPLICA, run_replica, summary_of
 
-from webhook_retry_policy import AsyncRetryPolicy, ManualClock, instance
+from webhook_retry_policy import AsyncRetryPolicy, instance
 from webhook_retry_policy.artifact import ARTIFACT_ENV, DOCUMENT_SECTION, current_artifact, load_artifact, swap_artifact
 from webhook_retry_policy.component_reader import append_custom_section
-from webhook_retry_policy.dispatcher import Dispatcher, LocalEndpoint
+from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.errors import ArtifactError
 from webhook_retry_policy.reload import DocumentHolder
 
@@ -80,22 +79,6 @@ def test_a_swap_to_a_format_3_artifact_makes_its_sections_what_new_events_are_ad
     assert holder.health is not None and holder.health.classes[0].health is None
 
 
-async def test_a_dispatcher_on_the_embedded_document_holds_on_a_429_retry_after():
-    swap_artifact(bundled(document(health={"pause": {"max_ms": 60_000}})))
-    clock = ManualClock()
-    policy = AsyncRetryPolicy(clock=clock)
-    start = clock.now_ms()
-    with LocalEndpoint(204, retry_after="10", answer=lambda h, b: 429 if clock.now_ms() - start < 2000 else 204) as ep:
-        async with httpx.AsyncClient(timeout=5.0) as client:
-            d = Dispatcher(DocumentHolder.from_artifact(policy), {"ep": ep.url}, policy, client=client,
-                           sleep=clock.sleep)
-            await d.submit("e0", "ep", "storm", {})
-            await d.run_until(clock.now_ms() + 100)
-            await d.submit("e1", "ep", "storm", {})
-            await d.run_until(clock.now_ms() + 100)
-            held = await d.store.get("e1")
-            assert held.hold_reason == "paused" and held.attempt == 0
-    assert d.metrics.holds.labels("paused")._value.get() >= 1
 
 
 def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:

@@ -11,9 +11,10 @@ from .driver import Admissions, Driver
 from .endpoints import LocalEndpoint, LocalEndpoints
 from .journal_file import JournalError, JournalFile
 from .metrics import DispatcherMetrics
-from .transport import error_kind, make_client, post
+from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response, post
 
 __all__ = [
     "Admissions", "DestinationRefused", "DispatcherMetrics", "Driver", "EndpointSecrets", "GuardedBackend",
-    "JournalError", "JournalFile", "LocalEndpoint", "LocalEndpoints", "error_kind", "make_client", "post", "refusal",
+    "JournalError", "JournalFile", "LocalEndpoint", "LocalEndpoints", "attempt", "error_kind", "make_client",
+    "outcome_from_exception", "outcome_from_response", "post", "refusal",
 ]

@@ -67,6 +67,9 @@ class Rounds:
     def done(self, now_ms: int) -> bool:
         return self.round >= self.rounds
 
+    def take_now(self, now_ms: int) -> bool:
+        return not self.done(now_ms) and now_ms >= self.start_ms + self.round * ROUND_MS
+
     def take(self, room: int, now_ms: int) -> list[dict[str, Any]]:
         out = []
         while not self.done(now_ms) and now_ms >= self.start_ms + self.round * ROUND_MS:

@@ -57,6 +57,10 @@ class Admissions:
         """When admission can go on by itself, without a slot freeing (never: it needs one)."""
         return None
 
+    def take_now(self, now_ms: int) -> bool:
+        """Whether an admission is possible now (given a free slot)."""
+        return not self.done(now_ms)
+
     def done(self, now_ms: int) -> bool:
         return self.next >= self.events or (self.deadline_at_ms is not None and now_ms >= self.deadline_at_ms)
 
@@ -276,6 +280,8 @@ class Driver:
             if not self.draining and not self._busy() and self.timeout_ms is None and not self._inbox \
                     and admissions.done(now):
                 return
+            if not self.draining and len(self.open) < self.concurrency and admissions.take_now(now):
+                continue  # a slot freed by this batch: admit at once
             wait: float | None = None
             if drain_deadline is not None:
                 wait = drain_deadline - time.monotonic()
