@@ -119,7 +119,8 @@ def test_the_replica_serves_the_schema_and_counts_its_run(tmp_path):
             first = next(s.value for s in got["webhook_attempts_total"][1] if s.labels == {"kind": "first"})
             assert first > 0
             assert next(s.value for s in got["webhook_delivery_duration_seconds"][1] if s.name.endswith("_count")) > 0
-            assert next(s.value for s in got["webhook_budget_store_duration_seconds"][1] if s.name.endswith("_count")) > 0
+            # no --redis: the engine answers its own budget calls (memory_store), so no store I/O is timed
+            assert next(s.value for s in got["webhook_budget_store_duration_seconds"][1] if s.name.endswith("_count")) == 0
         finally:
             proc.terminate()
             proc.communicate(timeout=30)
