@@ -88,14 +88,16 @@ def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:
                                   "--concurrency", "2", "--artifact", str(bundle), timeout=60))
 
 
-def test_a_replica_without_policy_holds_on_a_429_retry_after_under_an_embedded_format_3_document(tmp_path):
+def test_a_replica_without_policy_holds_events_under_an_embedded_format_3_document_and_never_under_format_2(tmp_path):
     with LocalEndpoint(429, retry_after="1") as ep:
         three = replica_on(tmp_path, document(), ep.url)
         two = replica_on(tmp_path, document(health=None, version="embedded-2"), ep.url)
     assert three["events"] == 6 == sum(three["stop_reasons"].values()) and three["pending"] == 0
-    assert three["holds"]["paused"] >= 1, three
+    # which holds the engine makes (paused by the Retry-After, budget_refused by the 0.5 ratio) depends on
+    # when each retry falls; that it holds at all is the embedded format-3 document at work
+    assert sum(three["holds"].values()) >= 1, three
     assert two["events"] == 6 == sum(two["stop_reasons"].values())
-    assert two["holds"]["paused"] == 0 and two["held"] == 0, two
+    assert sum(two["holds"].values()) == 0 and two["held"] == 0, two
 
 
 def test_a_running_replica_admits_new_events_under_a_swapped_in_embedded_document_and_old_ones_keep_theirs(tmp_path):

@@ -1,9 +1,9 @@
 """The example dispatcher's demo drains on SIGTERM/SIGINT: spawned with a
 journal and slow endpoints, signalled mid-run, it takes no more events,
 lets the attempts in flight finish (or abandons them at --drain-ms,
-journaled as made), exits 0 and leaves every unfinished event pending in
-the journal (format 1, read by the replica's reader), its lock removed,
-with no attempt received twice."""
+journaled before they were sent), exits 0 and leaves every unfinished
+event pending in the journal, its lock removed, with no attempt received
+twice."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 
+from test_drain import newest_records
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -55,5 +57,27 @@ def _signal_demo(tmp_path: Path, sig: signal.Signals, *, slow_ms: int, drain_ms:
     return json.loads(summary[0].removeprefix("summary ")), took_s, journal
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_demo_finishes_its_attempts_in_flight_and_leaves_every_unfinished_event_in_the_journal(
+        tmp_path: Path, sig: signal.Signals) -> None:
+    s, took_s, journal = _signal_demo(tmp_path, sig, slow_ms=150, drain_ms=5000, lines_before_signal=30)
+    assert took_s < 4  # ended once the attempts in flight did (150 ms each), not at the 5 s drain deadline
+    assert s["drained"] is True and s["events"] < 1000 * 2 * 3  # it stopped taking events
+    assert s["sent_twice"] == 0
+    assert not os.path.exists(str(journal) + ".lock")  # the lock goes with the clean exit
+    records = list(newest_records(journal).values())
+    pending = [r for r in records if r["status"] == "pending"]
+    assert len(records) == s["events"] and len(pending) == s["pending"] > 0
+    assert sum(r["attempts"] for r in records) == s["requests"]  # every request that arrived is journaled
 
 
+def test_attempts_still_in_flight_at_the_drain_deadline_are_abandoned_and_journaled_as_made(tmp_path: Path) -> None:
+    s, took_s, journal = _signal_demo(tmp_path, signal.SIGTERM, slow_ms=5000, drain_ms=300, lines_before_signal=7)
+    assert took_s < 0.3 + 3  # the 5 s answers were not awaited
+    assert s["drained"] is True and s["sent_twice"] == 0
+    records = list(newest_records(journal).values())
+    abandoned = [r for r in records if r["status"] == "pending" and r["attempts"] == 1 and r["last_outcome"] == ""]
+    # journaled with attempts 1 before attempt 1 was sent: a resume sends attempt 2 (attempt 1 may have arrived)
+    assert abandoned
+    assert sum(r["attempts"] for r in records) >= s["requests"] > 0
+    assert len([r for r in records if r["status"] == "pending"]) == s["pending"]

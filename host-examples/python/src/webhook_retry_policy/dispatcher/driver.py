@@ -35,6 +35,7 @@ import httpx
 
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..redact import redact
+from ..transport_kinds import TransportKind
 from .journal_file import JournalError, JournalFile
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
@@ -235,7 +236,7 @@ class Driver:
             self.tally.sent(n)
             raise
         self.tally.sent(n)
-        if result.get("error_kind") != "destination_refused":
+        if result.get("error_kind") != TransportKind.DESTINATION_REFUSED:
             self.metrics.delivery_duration.observe(time.perf_counter() - started)
         self.post({"op": "result", "event_id": event_id, "attempt": n, **result})
 

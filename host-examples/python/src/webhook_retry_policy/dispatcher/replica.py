@@ -43,6 +43,7 @@ from ..errors import ArtifactError, PolicyError
 from ..ops import PolicyOps
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
+from ..transport_kinds import TransportKind
 from .driver import Admissions, Driver
 from .journal_file import JournalError, JournalFile, read_bytes
 from .metrics import DispatcherMetrics, described, parse_metrics_addr
@@ -335,7 +336,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             except Exception:
                 pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
-    refused = driver.tally.transport_errors.get("destination_refused", 0)
+    refused = driver.tally.transport_errors.get(TransportKind.DESTINATION_REFUSED, 0)
     if refused:  # the summary has a fixed key set: the explanation goes to stderr
         log.warning("destination_refused: %d attempts not sent (the target resolves to a refused address; "
                     "--allow-private-targets allows it)", refused)
