@@ -93,6 +93,8 @@ class Driver:
         self.timeout_ms: int | None = None
         self.drained = False
         self.draining = False
+        self._swap: Callable[[], DeliveryEngine] | None = None  # a new artifact's engine, opened once drained
+        self._swap_ready = False
         self.replayed: dict[str, Any] | None = None
         self._last = 0
         self._inbox: list[dict[str, Any]] = []
@@ -114,7 +116,8 @@ class Driver:
         if not self.draining:
             self.draining = True
             self.tally.drained = True
-            self.post({"op": "drain"})
+            if self._swap is None:  # else the engine drains already (a swap), and its drained ends the run
+                self.post({"op": "drain"})
 
     # ---- feeding ----
 
@@ -135,13 +138,41 @@ class Driver:
         self.act(answer.outputs)
         return answer.errors
 
-    def resume(self, data: bytes) -> None:
-        """A journal's bytes (docs/engine.md section 10), answered as a feed."""
-        answer = self.engine.resume(self.now_ms(), data)
+    def resume(self, data: bytes, *, copy: bool = False) -> None:
+        """A journal's bytes (docs/engine.md section 10): the host's own
+        (``copy`` false), or another one it continues (``copy`` true: its open
+        events are journaled into the host's; a torn tail that is not UTF-8 is
+        still a torn tail)."""
+        if copy:
+            text = data.decode("utf-8", errors="replace")
+            answer = self.engine.feed([{"op": "resume", "now_ms": self.now_ms(), "journal": text, "copy": True}])
+        else:
+            answer = self.engine.resume(self.now_ms(), data)
         self.timeout_ms = answer.timeout_ms
         for e in answer.errors:
             raise JournalError(e["error"], e["message"])
         self.act(answer.outputs)
+
+    def swap(self, open_engine: Callable[[], DeliveryEngine]) -> None:
+        """A new artifact (docs/engine.md section 11): the engine drains (nothing
+        new starts, what is in flight ends), its snapshot is resumed by the
+        engine ``open_engine`` opens, and the run goes on there."""
+        if not self.draining:
+            self._swap = open_engine
+            self.post({"op": "drain"})
+
+    def _swap_now(self) -> None:
+        assert self._swap is not None
+        answer = self.engine.feed([{"op": "snapshot", "now_ms": self.now_ms()}])
+        snapshot = next(o["journal"] for o in answer.outputs if o["action"] == "snapshot")
+        old, self.engine = self.engine, self._swap()
+        old.close()
+        self._swap, self._swap_ready = None, False
+        answer = self.engine.resume(self.now_ms(), snapshot.encode())
+        self.timeout_ms = answer.timeout_ms
+        self.act([o for o in answer.outputs if o["action"] not in ("journal", "journal_truncate", "resumed")])
+        if self.draining:  # a signal came while the old engine drained for the swap
+            self.post({"op": "drain"})
 
     def admit(self, inputs: list[dict[str, Any]]) -> None:
         for i in inputs:
@@ -192,7 +223,13 @@ class Driver:
             elif a == "warn":
                 log.warning("engine: %s%s", f"{o['event_id']}: " if o.get("event_id") else "", redact(o["message"]))
             elif a == "drained":
-                self.drained = True
+                if self._swap is not None and not self.draining:
+                    self._swap_ready = True
+                else:
+                    self.drained = True
+            elif a == "resumed":
+                for event_id in o["ids"]:
+                    self._saw(event_id)
             elif a == "replayed":
                 self.replayed = o
         self._flush()
@@ -270,18 +307,22 @@ class Driver:
                 drain_deadline = time.monotonic() + drain_ms / 1000
             if self.timeout_ms is not None and now >= self.timeout_ms:
                 inputs.append({"op": "tick"})
-            if not self.draining:
+            if not self.draining and self._swap is None:
                 admits = admissions.take(self.concurrency - len(self.open), now)
                 self.admit(admits)
                 inputs += admits
             if inputs:
                 self.feed(inputs)
+            if self._swap_ready:
+                self._swap_now()
+                continue
             if self.drained:
                 return
-            if not self.draining and not self._busy() and self.timeout_ms is None and not self._inbox \
+            if not self.draining and self._swap is None and not self._busy() and self.timeout_ms is None and not self._inbox \
                     and admissions.done(now):
                 return
-            if not self.draining and len(self.open) < self.concurrency and admissions.take_now(now):
+            if not self.draining and self._swap is None and len(self.open) < self.concurrency \
+                    and admissions.take_now(now):
                 continue  # a slot freed by this batch: admit at once
             wait: float | None = None
             if drain_deadline is not None:

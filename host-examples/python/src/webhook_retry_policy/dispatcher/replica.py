@@ -202,20 +202,23 @@ def _document(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"{source}: {e}") from None
 
 
-def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver, version: str) -> ArtifactWatch | None:
-    """Poll the artifact file (``--watch-artifact-ms``); on a swap, without
-    ``--policy``, the new artifact's embedded document becomes current for
-    events admitted from then on (the engine's ``swap``: events admitted
-    before keep their policy)."""
+def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver, document: str,
+           version: str) -> ArtifactWatch | None:
+    """Poll the artifact file (``--watch-artifact-ms``). A new artifact is a
+    new engine (docs/engine.md section 11): the driver drains the old one,
+    and its snapshot goes on in an engine of the new artifact, whose
+    embedded document (without ``--policy``) is current for events admitted
+    from then on; events admitted before keep their policy."""
     if args.watch_artifact_ms is None:
         return None
     loop = asyncio.get_running_loop()
-    state = {"version": version}
+    state = {"document": document, "version": version}
 
     def on_swap(text: str | None, new_version: str) -> None:  # on the loop's thread
-        if text is not None and args.policy is None:
-            driver.post({"op": "swap", "document": text})
-            state["version"] = new_version
+        if text is not None:
+            state["document"], state["version"] = text, new_version
+        doc = state["document"]
+        driver.swap(lambda: _open_engine(doc, args))
 
     def on_event(e: WatchEvent) -> None:  # on the watch's thread
         if e.kind in ("swapped", "refused"):
@@ -233,33 +236,24 @@ def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver,
     return ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
 
 
-def _header_line(document: str, now_ms: int) -> str:
-    """A new journal's header, as an engine writes it (a throwaway engine's
-    first line). Needed while a resumed journal's header stops the engine
-    from writing one into an empty ``--store`` (docs/engine.md section 7)."""
-    with DeliveryEngine({"document": document, "memory_store": True}) as e:
-        event = {"op": "admit", "now_ms": now_ms, "event_id": "h", "endpoint_id": "h", "target": "http://h/"}
-        for c in PolicyOps().load_health_document(document).classes:
-            return str(e.feed([{**event, "class": c.name}]).outputs[0]["line"])
-    raise UsageError("the policy document has no class")
+def _open_engine(document: str, args: argparse.Namespace) -> DeliveryEngine:
+    """An engine of the active artifact (this thread's instance of it)."""
+    memory = args.redis is None and args.redis_cluster is None
+    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "memory_store": memory})
 
 
-def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None, document: str) -> None:
-    """``--store``'s own bytes first, then ``--resume``'s (any language's journal)."""
-    sources = []
-    if journal is not None and journal.data:
-        sources.append((args.store, journal.data))
-    if args.resume is not None and args.resume != args.store:
-        sources.append((args.resume, read_bytes(args.resume)))
-        if journal is not None and not journal.data:  # an empty --store gets its own header
-            journal.append([_header_line(document, driver.now_ms())])
-    for i, (path, data) in enumerate(sources):
-        try:
-            driver.resume(data)
-        except (JournalError, EngineError) as e:
-            if i == 0:
-                raise UsageError(f"--store/--resume {path}: {e}") from None
-            log.error("--resume %s not resumed: %s (the engine resumes one journal per run)", path, e)
+def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None) -> None:
+    """``--store``'s own bytes first, then ``--resume``'s (any language's
+    journal; its open events are journaled into ``--store``: ``copy``)."""
+    path = args.store
+    try:
+        if journal is not None and journal.data:
+            driver.resume(journal.data)
+        if args.resume is not None and args.resume != args.store:
+            path = args.resume
+            driver.resume(read_bytes(args.resume), copy=True)
+    except (JournalError, EngineError) as e:
+        raise UsageError(f"--store/--resume {path}: {e}") from None
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -286,8 +280,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"policy artifact refused: {e}") from None
     document, version = _document(args)
     try:
-        engine = DeliveryEngine({"document": document, "max_in_flight": args.concurrency,
-                                 "memory_store": redis_store is None})
+        engine = _open_engine(document, args)
     except EngineError as e:
         raise UsageError(f"the policy document: {e}") from None
     metrics = DispatcherMetrics()
@@ -307,15 +300,14 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     clock = OffsetClock(SystemClock(), args.clock_offset_ms)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
+    driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
+                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms, now_ms=clock.now_ms)
     watch = None
     try:
         async with client:
-            driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
-                            concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
-                            now_ms=clock.now_ms)
             with drain_on_signals(driver.drain, args.drain_ms):
-                _resume(args, driver, journal, document)
-                watch = _watch(args, metrics, driver, version)
+                _resume(args, driver, journal)
+                watch = _watch(args, metrics, driver, document, version)
                 start = driver.now_ms()
                 admissions = Admissions(f"{HOST}-{os.getpid()}", args.events, args.endpoint_id, args.target,
                                         EVENT_CLASS, None if args.deadline_ms is None else start + args.deadline_ms)
@@ -329,7 +321,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         if journal is not None:
             journal.close()
         metrics.close()
-        engine.close()
+        driver.engine.close()
         if redis_store is not None:
             try:
                 await redis_store.aclose()
