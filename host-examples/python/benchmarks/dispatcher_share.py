@@ -28,7 +28,7 @@ import time
 from typing import Any
 
 from webhook_retry_policy import DeliveryEngine, instance
-from webhook_retry_policy.dispatcher import Admissions, Driver, DispatcherMetrics, make_client
+from webhook_retry_policy.dispatcher import Admissions, DispatcherMetrics, Driver, make_client
 
 DOCUMENT = {"version": "bench", "classes": {"bench": {"window_ms": 60_000, "hard_cap": 8, "backoff": {
     "base_ms": 1, "factor": 2.0, "cap_ms": 5, "jitter": "none"}}}}

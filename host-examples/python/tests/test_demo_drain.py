@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_drain import newest_records
 
 SRC = Path(__file__).resolve().parents[1] / "src"

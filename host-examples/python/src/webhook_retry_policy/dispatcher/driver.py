@@ -29,7 +29,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -43,6 +43,15 @@ from .tally import Tally
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, post
 
 log = logging.getLogger("webhook_retry_policy.replica")
+
+
+class AdmissionSource(Protocol):
+    """What the driver admits from (the replica's :class:`Admissions`, the demo's rounds)."""
+
+    def take(self, room: int, now_ms: int) -> list[dict[str, Any]]: ...  # at most ``room`` admit inputs
+    def take_now(self, now_ms: int) -> bool: ...  # an admission is possible now, given a slot
+    def wake_at(self, now_ms: int) -> int | None: ...  # when admission goes on by itself (a timer)
+    def done(self, now_ms: int) -> bool: ...  # nothing more to admit
 
 
 class Admissions:
@@ -294,7 +303,7 @@ class Driver:
 
     # ---- the run ----
 
-    async def run(self, admissions: Admissions, drain_ms: int) -> None:
+    async def run(self, admissions: AdmissionSource, drain_ms: int) -> None:
         """Admit, act and feed until every event stopped (or stays pending: a
         drain), then return; a drain ends at ``drained`` or after ``drain_ms``,
         abandoning what still runs."""
