@@ -35,7 +35,9 @@ import httpx
 
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..redact import redact
+from ..signing import SignatureError
 from ..transport_kinds import TransportKind
+from .credentials import EndpointSecrets
 from .journal_file import JournalError, JournalFile
 from .metrics import DispatcherMetrics
 from .send_window import WindowElapsed, send_before
@@ -89,12 +91,15 @@ class Driver:
                  journal: JournalFile | None = None, redis: Any = None, concurrency: int = 8,
                  attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
                  now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
-                 advance: Callable[[int], None] | None = None) -> None:
+                 advance: Callable[[int], None] | None = None, secrets: EndpointSecrets | None = None) -> None:
         """``advance``: a simulated clock (the demo): while nothing is in flight,
-        time jumps to the next instant due instead of being waited for."""
+        time jumps to the next instant due instead of being waited for.
+        ``secrets``: sign every request (Standard Webhooks), the endpoint's
+        secrets reloaded before a send that says ``refresh_credentials``; an
+        endpoint without a usable secret gets nothing (``credentials_unavailable``)."""
         self.engine, self.client, self.metrics, self.journal, self.redis = engine, client, metrics, journal, redis
         self.concurrency, self.attempt_deadline_ms, self._clock = concurrency, attempt_deadline_ms, now_ms
-        self._advance = advance
+        self._advance, self.secrets = advance, secrets
         self.dead_letters: list[dict[str, Any]] = []  # the first 100, for the operator
         self.tally = Tally()
         self.open: set[str] = set()  # this run's events not stopped yet (admitted, or resumed and seen)
@@ -266,6 +271,15 @@ class Driver:
                 json.dumps({"event_id": event_id, "attempt": n}).encode())
         headers = {"content-type": "application/json", "X-Event-Id": event_id, "X-Attempt": str(n),
                    "X-First-Attempted-At-Ms": str(o["first_attempted_at_ms"])}
+        if self.secrets is not None:
+            try:
+                if o["refresh_credentials"]:
+                    await self.secrets.refresh(o["endpoint_id"])
+                headers |= await self.secrets.headers(o["endpoint_id"], event_id, body, self._clock() // 1000)
+            except SignatureError:  # never sent unsigned: the contract's terminal kind
+                self.post({"op": "result", "event_id": event_id, "attempt": n,
+                           "error_kind": TransportKind.CREDENTIALS_UNAVAILABLE})
+                return
         started = time.perf_counter()
         try:
             with send_before(self._clock, o["start_before_ms"]):
