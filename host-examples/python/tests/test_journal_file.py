@@ -56,3 +56,25 @@ def test_lines_are_appended_after_the_bytes_read_at_open_and_a_torn_tail_is_cut(
 def test_an_unreadable_journal_is_a_journal_io_error(tmp_path: Path) -> None:
     with pytest.raises(JournalError, match="journal_io"):
         read_bytes(str(tmp_path / "missing"))
+
+
+def test_a_long_run_compacts_its_journal_to_the_engines_snapshot_which_resumes(tmp_path: Path) -> None:
+    from test_replica import REPLICA, storm_policy
+
+    from webhook_retry_policy.dispatcher import LocalEndpoint
+
+    path = tmp_path / "long.journal"
+    with LocalEndpoint(204) as ep:
+        run = subprocess.run([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-long", "--events", "500",
+                              "--concurrency", "2", "--policy", str(storm_policy(tmp_path)), "--store", str(path),
+                              "--allow-private-targets"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["stop_reasons"]["delivered"] == 500
+    lines = path.read_text().splitlines()
+    assert 0 < len(lines) < 1024, len(lines)  # 500 events write 1,500 records: compacted on the way
+    assert json.loads(lines[0].split(" ", 1)[1])["type"] == "header"
+    assert not (tmp_path / "long.journal.compact").exists()
+    again = subprocess.run([str(REPLICA), "--target", "http://127.0.0.1:9/", "--endpoint-id", "ep-long", "--events", "0",
+                            "--policy", str(storm_policy(tmp_path)), "--store", str(path)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and json.loads(again.stdout)["events"] == 0, again.stderr

@@ -45,6 +45,7 @@ from .tally import Tally
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, post
 
 log = logging.getLogger("webhook_retry_policy.replica")
+COMPACT_MIN_RECORDS = 1024
 
 
 class AdmissionSource(Protocol):
@@ -100,6 +101,7 @@ class Driver:
         self.engine, self.client, self.metrics, self.journal, self.redis = engine, client, metrics, journal, redis
         self.concurrency, self.attempt_deadline_ms, self._clock = concurrency, attempt_deadline_ms, now_ms
         self._advance, self.secrets = advance, secrets
+        self._compact_at = COMPACT_MIN_RECORDS
         self.dead_letters: list[dict[str, Any]] = []  # the first 100, for the operator
         self.tally = Tally()
         self.open: set[str] = set()  # this run's events not stopped yet (admitted, or resumed and seen)
@@ -256,6 +258,26 @@ class Driver:
             except JournalError as e:  # disk full: said, and the run goes on (the file stays whole)
                 log.error("%s", redact(str(e)))
 
+    def _compact(self) -> None:
+        """docs/journal.md "Compaction": at 1024 lines and more than twice the
+        live ones, the journal becomes the engine's snapshot (its open events
+        and the dead letters it keeps). Only while nothing is in flight (the
+        engine refuses a snapshot then); the next try waits for twice the lines."""
+        j = self.journal
+        if j is None or j.records < self._compact_at or self._busy() or self.draining or self._swap is not None:
+            return
+        answer = self.engine.feed([{"op": "snapshot", "now_ms": self.now_ms()}])
+        snapshot = next((o["journal"] for o in answer.outputs if o["action"] == "snapshot"), None)
+        if snapshot is None:
+            return
+        live = snapshot.count("\n")
+        if j.records > 2 * live:
+            try:
+                j.replace(snapshot)
+            except JournalError as e:
+                log.error("%s", redact(str(e)))
+        self._compact_at = max(COMPACT_MIN_RECORDS, 2 * j.records)
+
     def _spawn(self, coro: Any) -> None:
         self._tasks.add(task := asyncio.ensure_future(coro))
         task.add_done_callback(self._tasks.discard)
@@ -339,6 +361,7 @@ class Driver:
             if self._swap_ready:
                 self._swap_now()
                 continue
+            self._compact()
             if self.drained:
                 return
             if not self.draining and self._swap is None and not self._busy() and self.timeout_ms is None and not self._inbox \

@@ -4,6 +4,10 @@ delivery engine encodes every line and reads them back on resume
 its bytes, appends the engine's lines (one ``write`` + ``fdatasync`` per
 batch: group commit) and cuts a torn tail where the engine says.
 
+* **Compaction** (:meth:`JournalFile.replace`): the engine's snapshot
+  (what the rewrite keeps) is written to ``<journal>.compact``, fsynced,
+  renamed over the journal, the directory fsynced; a leftover
+  ``.compact`` is deleted at open.
 * **Lock**: ``<journal>.lock`` created with ``O_CREAT | O_EXCL`` holds
   ``{"pid", "host", "started_at_ms"}``. A lock of this host whose process
   is gone (``kill(pid, 0)``: ``ESRCH``, the writer was killed) is stale:
@@ -100,12 +104,17 @@ class JournalFile:
         self._lock = acquire_lock(path, int(time.time() * 1000))
         self._fd = -1
         try:
+            try:
+                os.unlink(path + ".compact")
+            except FileNotFoundError:
+                pass
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             with os.fdopen(os.dup(self._fd), "rb") as f:
                 self.data = f.read()
         except OSError as e:
             self.close()
             raise _io(path, e) from None
+        self.records = self.data.count(b"\n")  # lines in the file (a compaction's trigger)
 
     def append(self, lines: list[str]) -> None:
         """Write ``lines`` (each ending in LF) and return once they are on disk;
@@ -123,6 +132,29 @@ class JournalFile:
             except OSError:
                 pass
             raise _io(self.path, e) from None
+        self.records += len(lines)
+
+    def replace(self, text: str) -> None:
+        """Make ``text`` (whole lines) the journal, atomically (a crash leaves the old file or the new one)."""
+        tmp = self.path + ".compact"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, text.encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+            dir_fd = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+            os.close(self._fd)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+        except OSError as e:
+            raise _io(self.path, e) from None
+        self.records = text.count("\n")
 
     def truncate(self, keep_bytes: int) -> None:
         """Cut the file to its first ``keep_bytes`` (the engine found a torn tail)."""
