@@ -377,7 +377,10 @@ class Driver:
                     await self.abandon()
                     return
             else:
-                due = [t for t in (self.timeout_ms, admissions.wake_at(now)) if t is not None]
+                # a timeout already due after this feed: max_in_flight is full, only a result frees it
+                timer = None if self.timeout_ms is not None and self.timeout_ms <= self._last and self._busy() \
+                    else self.timeout_ms
+                due = [t for t in (timer, admissions.wake_at(now)) if t is not None]
                 if due and self._advance is not None and not self._busy():
                     self._advance(min(due))
                     continue
