@@ -194,6 +194,7 @@ impl super::Engine {
                 self.out.push_back(Output::JournalTruncate { keep_bytes: recovered.good_len });
             }
             self.header_written |= recovered.has_header;
+            self.journal_records += recovered.records;
         }
         let mut skipped = 0u64;
         let mut ids = Vec::new();
@@ -244,12 +245,7 @@ impl super::Engine {
         if self.busy > 0 || !self.calls.is_empty() {
             return Err(EngineError::Busy { in_flight: self.busy, calls: self.calls.len() as u64 });
         }
-        let mut events: Vec<&super::Event> = self.events.values().collect();
-        events.sort_by_key(|e| e.order);
-        let mut journal = crate::journal::encode_header(self.now_ms);
-        for e in events {
-            journal.push_str(&crate::journal::encode_event(&e.rec));
-        }
+        let journal = self.state_text();
         self.out.push_back(Output::Snapshot { journal });
         Ok(())
     }

@@ -88,6 +88,9 @@ pub enum Input {
 pub enum Output {
     /// Append this whole line (`<crc32> <json>\n`) to the journal.
     Journal { line: String },
+    /// Replace the whole journal with this text (write a new file, make it
+    /// durable, rename it over the old one), then go on appending.
+    JournalCompact { journal: String },
     /// Cut the journal back to its first `keep_bytes` (a torn tail) before appending.
     JournalTruncate { keep_bytes: u64 },
     /// Send attempt `attempt` of the event; do not start it at or after `start_before_ms`.
