@@ -88,3 +88,20 @@ def test_bad_flags_an_unreadable_policy_or_a_locked_journal_exit_2(tmp_path: Pat
         assert run_command(capsys, "--store", str(path), "--policy", pol) == (2, None)
     finally:
         held.close()
+
+
+def test_replay_never_starts_the_journals_pending_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j"
+    journal_with_dead_letters(path, "http://127.0.0.1:9/")
+    with DeliveryEngine({"document": {"version": "v1", "classes": {"c": CLASS}}, "memory_store": True}) as e:
+        e.resume(T0 + 100, path.read_bytes())
+        outs = e.feed([{"op": "admit", "now_ms": T0 + 100, "event_id": "p", "endpoint_id": "ep-1",
+                        "target": "http://127.0.0.1:9/", "class": "c"}]).outputs
+    with path.open("a") as f:  # "p": attempt 1 journaled and sent, never answered
+        f.write("".join(o["line"] for o in outs if o["action"] == "journal"))
+    before = path.read_text()
+    code, out = run_command(capsys, "--store", str(path), "--policy", str(policy_file(tmp_path)), "--endpoint", "ep-2",
+                            "--now-ms", str(T0 + 1000))  # "p" is due
+    assert code == 0 and out is not None and out["replayed"] == 1
+    added = path.read_text()[len(before):]
+    assert '"event_id":"p"' not in added  # no record of "p": its next attempt stays 2, never a skipped number

@@ -95,7 +95,8 @@ async def run(rounds: int, burst: int, metrics_addr: tuple[str, int] = (DEFAULT_
     journal = JournalFile(store_path) if store_path is not None else None
     metrics = DispatcherMetrics()
     metrics.serve(metrics_addr[1], addr=metrics_addr[0])
-    engine = DeliveryEngine({"document": document, "memory_store": True, "max_in_flight": 64})
+    engine = DeliveryEngine({"document": document, "memory_store": True, "max_in_flight": 64,
+                             "journal": store_path is not None})
     try:
         with DemoEndpoints(slow_ms) as eps:
             async with make_client(concurrency=64, attempt_deadline_ms=attempt_deadline_ms,

@@ -2,9 +2,11 @@
 engine decides everything; :class:`Driver` only performs its actions, in
 order, and feeds back what happened:
 
-* ``journal`` lines are appended to the journal file (``--store``; none:
-  dropped) and made durable, one ``fdatasync`` per batch, BEFORE any later
-  ``send`` of the batch starts; ``journal_truncate`` cuts a torn tail;
+* ``journal`` lines are appended to the journal file (``--store``) and made
+  durable, one ``fdatasync`` per batch, BEFORE any later ``send`` of the
+  batch starts; ``journal_truncate`` cuts a torn tail; ``journal_compact``
+  replaces the file (without ``--store`` the engine is opened with
+  ``journal: false`` and emits none);
 * ``send``: the HTTP POST (``transport.post``) as a task, never started at
   or after its ``start_before_ms`` (re-checked when the request's first
   byte is written: ``send_window``), else ``result {not_started}``;
@@ -45,7 +47,6 @@ from .tally import Tally
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, post
 
 log = logging.getLogger("webhook_retry_policy.replica")
-COMPACT_MIN_RECORDS = 1024
 
 
 class AdmissionSource(Protocol):
@@ -101,7 +102,6 @@ class Driver:
         self.engine, self.client, self.metrics, self.journal, self.redis = engine, client, metrics, journal, redis
         self.concurrency, self.attempt_deadline_ms, self._clock = concurrency, attempt_deadline_ms, now_ms
         self._advance, self.secrets = advance, secrets
-        self._compact_at = COMPACT_MIN_RECORDS
         self.dead_letters: list[dict[str, Any]] = []  # the first 100, for the operator
         self.tally = Tally()
         self.open: set[str] = set()  # this run's events not stopped yet (admitted, or resumed and seen)
@@ -230,6 +230,13 @@ class Driver:
                 self._stopped(o["dead_letter"]["event_id"], o["dead_letter"]["stop_reason"])
             elif a == "hold":
                 self._saw(o["event_id"])
+            elif a == "journal_compact":  # docs/journal.md "Compaction", decided by the engine
+                self._flush()
+                if self.journal is not None:
+                    try:
+                        self.journal.replace(o["journal"])
+                    except JournalError as e:  # the old file stays whole: said, and the run goes on
+                        log.error("%s", redact(str(e)))
             elif a == "journal_truncate":
                 self._flush()
                 if self.journal is not None:
@@ -257,26 +264,6 @@ class Driver:
                 self.journal.append(lines)
             except JournalError as e:  # disk full: said, and the run goes on (the file stays whole)
                 log.error("%s", redact(str(e)))
-
-    def _compact(self) -> None:
-        """docs/journal.md "Compaction": at 1024 lines and more than twice the
-        live ones, the journal becomes the engine's snapshot (its open events
-        and the dead letters it keeps). Only while nothing is in flight (the
-        engine refuses a snapshot then); the next try waits for twice the lines."""
-        j = self.journal
-        if j is None or j.records < self._compact_at or self._busy() or self.draining or self._swap is not None:
-            return
-        answer = self.engine.feed([{"op": "snapshot", "now_ms": self.now_ms()}])
-        snapshot = next((o["journal"] for o in answer.outputs if o["action"] == "snapshot"), None)
-        if snapshot is None:
-            return
-        live = snapshot.count("\n")
-        if j.records > 2 * live:
-            try:
-                j.replace(snapshot)
-            except JournalError as e:
-                log.error("%s", redact(str(e)))
-        self._compact_at = max(COMPACT_MIN_RECORDS, 2 * j.records)
 
     def _spawn(self, coro: Any) -> None:
         self._tasks.add(task := asyncio.ensure_future(coro))
@@ -361,7 +348,6 @@ class Driver:
             if self._swap_ready:
                 self._swap_now()
                 continue
-            self._compact()
             if self.drained:
                 return
             if not self.draining and self._swap is None and not self._busy() and self.timeout_ms is None and not self._inbox \

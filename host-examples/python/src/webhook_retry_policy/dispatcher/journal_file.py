@@ -4,8 +4,8 @@ delivery engine encodes every line and reads them back on resume
 its bytes, appends the engine's lines (one ``write`` + ``fdatasync`` per
 batch: group commit) and cuts a torn tail where the engine says.
 
-* **Compaction** (:meth:`JournalFile.replace`): the engine's snapshot
-  (what the rewrite keeps) is written to ``<journal>.compact``, fsynced,
+* **Compaction** (:meth:`JournalFile.replace`): the engine's
+  ``journal_compact`` text is written to ``<journal>.compact``, fsynced,
   renamed over the journal, the directory fsynced; a leftover
   ``.compact`` is deleted at open.
 * **Lock**: ``<journal>.lock`` created with ``O_CREAT | O_EXCL`` holds
@@ -114,7 +114,6 @@ class JournalFile:
         except OSError as e:
             self.close()
             raise _io(path, e) from None
-        self.records = self.data.count(b"\n")  # lines in the file (a compaction's trigger)
 
     def append(self, lines: list[str]) -> None:
         """Write ``lines`` (each ending in LF) and return once they are on disk;
@@ -132,7 +131,6 @@ class JournalFile:
             except OSError:
                 pass
             raise _io(self.path, e) from None
-        self.records += len(lines)
 
     def replace(self, text: str) -> None:
         """Make ``text`` (whole lines) the journal, atomically (a crash leaves the old file or the new one)."""
@@ -154,7 +152,6 @@ class JournalFile:
             self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
         except OSError as e:
             raise _io(self.path, e) from None
-        self.records = text.count("\n")
 
     def truncate(self, keep_bytes: int) -> None:
         """Cut the file to its first ``keep_bytes`` (the engine found a torn tail)."""

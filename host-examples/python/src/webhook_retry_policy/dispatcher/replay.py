@@ -50,23 +50,35 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def replay(journal: JournalFile, document: str, now_ms: int, **choose: object) -> dict[str, object]:
-    """Resume ``journal``'s bytes, feed ``replay`` with the filter ``choose``
-    (``endpoint_id``, ``stop_reason``, ``from_ms``, ``to_ms``, ``limit``; None:
-    any), append every line the engine writes; the ``replayed`` action's figures."""
-    with DeliveryEngine({"document": document, "memory_store": True}) as engine:
+    """Resume ``journal``'s bytes into an engine that never sends
+    (``dispatch: false``: the journal's pending events stay as they are),
+    feed ``replay`` with the filter ``choose`` (``endpoint_id``,
+    ``stop_reason``, ``from_ms``, ``to_ms``, ``limit``; None: any), write
+    what the engine writes; the ``replayed`` action's figures."""
+    with DeliveryEngine({"document": document, "memory_store": True, "dispatch": False}) as engine:
         answers = [engine.resume(now_ms, journal.data)] if journal.data else []
         answers.append(engine.feed([{"op": "replay", "now_ms": now_ms,
                                      **{k: v for k, v in choose.items() if v is not None}}]))
     out: dict[str, object] = {}
+    lines: list[str] = []
     for answer in answers:
         for e in answer.errors:
             raise EngineError(e["error"], e["message"])
         for o in answer.outputs:
+            if o["action"] == "journal":
+                lines.append(o["line"])
+                continue
+            if lines:  # in order: what came before is written first
+                journal.append(lines)
+                lines = []
             if o["action"] == "journal_truncate":
                 journal.truncate(o["keep_bytes"])
+            elif o["action"] == "journal_compact":
+                journal.replace(o["journal"])
             elif o["action"] == "replayed":
                 out = {k: o[k] for k in ("replayed", "already_replayed", "skipped_no_class", "ids")}
-        journal.append([o["line"] for o in answer.outputs if o["action"] == "journal"])
+    if lines:
+        journal.append(lines)
     return out
 
 

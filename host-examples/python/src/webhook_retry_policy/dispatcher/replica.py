@@ -239,7 +239,8 @@ def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver,
 def _open_engine(document: str, args: argparse.Namespace) -> DeliveryEngine:
     """An engine of the active artifact (this thread's instance of it)."""
     memory = args.redis is None and args.redis_cluster is None
-    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "memory_store": memory})
+    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "memory_store": memory,
+                           "journal": args.store is not None})
 
 
 def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None) -> None:
