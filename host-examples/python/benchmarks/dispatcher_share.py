@@ -4,7 +4,7 @@
 
 The dispatcher (``driver.py``: the replica's driver of the delivery engine,
 asyncio + the product's httpx client, the engine's in-memory budget store,
-no journal) delivers N events to ONE loopback endpoint as fast as it can.
+no journal: `journal: false`) delivers N events to ONE loopback endpoint as fast as it can.
 The endpoint is a CHILD process (its CPU is not this process's): it answers
 503 to every K-th request and 200 to the rest, so some events retry (after
 1 ms: the bench document's backoff).
@@ -76,7 +76,8 @@ class Meter:
 
 
 async def run_driver(url: str, events: int, concurrency: int, prefix: str) -> Driver:
-    engine = DeliveryEngine({"document": DOCUMENT, "memory_store": True, "max_in_flight": concurrency})
+    engine = DeliveryEngine({"document": DOCUMENT, "memory_store": True, "max_in_flight": concurrency,
+                             "journal": False})  # the replica without --store
     async with make_client(concurrency=concurrency, allow_private_targets=True) as client:
         driver = Driver(engine, client=client, metrics=DispatcherMetrics(), concurrency=concurrency)
         await driver.run(Admissions(prefix, events, "ep_bench", url, "bench", None), 1000)
