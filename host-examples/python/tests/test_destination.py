@@ -16,17 +16,11 @@ import pytest
 
 from webhook_retry_policy import RetryPolicy, TransportError
 from webhook_retry_policy.dispatcher import DestinationRefused, GuardedBackend, attempt, make_client, refusal
-from webhook_retry_policy.dispatcher.destination import destinations_json
 
 Answer = Callable[[asyncio.StreamWriter], Awaitable[None]]
 
 
 _ROOT = pathlib.Path(__file__).resolve().parents[3]
-
-
-def test_the_packaged_table_is_fleet_destinations_json():
-    assert destinations_json() == (_ROOT / "fleet" / "destinations.json").read_text("utf-8"), \
-        "src/webhook_retry_policy/destinations.json is stale: run host-examples/python/setup"
 
 
 def test_every_destination_vector():

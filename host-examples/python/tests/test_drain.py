@@ -5,6 +5,7 @@ stopped or pending, and no (event_id, attempt) received twice."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
@@ -91,51 +92,54 @@ def test_a_run_that_ends_by_itself_is_not_drained_and_has_nothing_pending(tmp_pa
     assert s["drained"] is False and s["pending"] == 0 and s["stop_reasons"]["delivered"] == 5
 
 
-def test_a_journaled_run_drains_the_same_way_and_its_journal_keeps_the_pending_events(tmp_path):
-    from webhook_retry_policy import RetryPolicy
-    from webhook_retry_policy.dispatcher.journal_writer import read_file
-    from webhook_retry_policy.dispatcher.replica_journal import component_hasher
 
+
+
+
+
+
+def newest_records(path) -> dict[str, dict]:
+    """The newest record of each event in a journal (the test reads the lines itself: ``<crc> <json>``)."""
+    newest: dict[str, dict] = {}
+    for line in path.read_text().splitlines():
+        rec = json.loads(line.split(" ", 1)[1])
+        if rec["type"] == "event":
+            newest[rec["event_id"]] = rec
+    return newest
+
+
+def test_a_journaled_run_drains_the_same_way_and_its_journal_keeps_the_pending_events(tmp_path):
     journal = tmp_path / "run.journal"
     s, took_s, receiver = _signal_mid_run(tmp_path, signal.SIGTERM, drain_ms=3000, extra=("--store", str(journal)))
     assert took_s < 2.5 and s["drained"] is True  # ended once the in-flight attempts did, not at the drain deadline
     assert s["events"] == sum(s["stop_reasons"].values()) + s["pending"] and s["pending"] > 0
     assert len(receiver.seen) == len(set(receiver.seen)) == s["attempts"]
-    records = read_file(str(journal), component_hasher(RetryPolicy()))
+    records = newest_records(journal).values()
     assert sum(1 for r in records if r["status"] == "pending") == s["pending"]
 
 
-async def test_a_signal_during_the_setup_drains_at_once_and_the_callers_handlers_come_back(tmp_path):
-    import argparse
-
-    from webhook_retry_policy import AsyncRetryPolicy
-    from webhook_retry_policy.dispatcher import make_client
-    from webhook_retry_policy.dispatcher.replica_run import EARLY_SIGNALS, Replica, run_draining, signals_caught
+async def test_a_signal_during_the_setup_drains_at_once_and_the_callers_handlers_come_back():
+    from webhook_retry_policy.dispatcher.signals import EARLY_SIGNALS, drain_on_signals, signals_caught
 
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
-    args = argparse.Namespace(events=5, deadline_ms=None, concurrency=2, endpoint_id="ep-early", target="http://127.0.0.1:9/",
-                              attempt_deadline_ms=1000)
+    drained: list[bool] = []
     with signals_caught():
         signal.raise_signal(signal.SIGTERM)  # remembered, not fatal
         assert EARLY_SIGNALS == ["SIGTERM"]
-        policy = AsyncRetryPolicy()
-        async with make_client(allow_private_targets=True) as client:
-            storm = policy.class_policy(policy.load_document(storm_policy(tmp_path).read_text()), "storm")
-            replica = Replica(args, policy, storm, 13, client)
-            await run_draining(replica, 1000)
-    assert replica.tally.drained is True and replica.tally.events == 0
+        with drain_on_signals(lambda: drained.append(True), 1000):
+            assert drained == [True]  # at once: the run starts drained
+            signal.raise_signal(signal.SIGTERM)  # a second signal changes nothing
+            await asyncio.sleep(0.05)
+        assert drained == [True]
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before and EARLY_SIGNALS == []
 
 
-def test_an_attempt_abandoned_at_the_drain_deadline_is_journaled_as_made_so_a_resume_never_reuses_its_number(tmp_path):
-    from webhook_retry_policy import RetryPolicy
-    from webhook_retry_policy.dispatcher.journal_writer import read_file
-    from webhook_retry_policy.dispatcher.replica_journal import component_hasher
-
+def test_an_attempt_abandoned_at_the_drain_deadline_was_journaled_before_it_was_sent_so_a_resume_never_reuses_its_number(
+        tmp_path):
     journal = tmp_path / "abandoned.journal"
     s, _took_s, receiver = _signal_mid_run(tmp_path, signal.SIGTERM, drain_ms=50, extra=("--store", str(journal)))
     assert s["drained"] is True and s["pending"] > 0
-    newest = {r["event_id"]: r for r in read_file(str(journal), component_hasher(RetryPolicy()))}
+    newest = newest_records(journal)
     sent: dict[str, int] = {}
     for event_id, attempt_no in receiver.seen:
         sent[event_id] = max(sent.get(event_id, 0), int(attempt_no))

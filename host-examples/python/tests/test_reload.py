@@ -8,8 +8,7 @@ import asyncio
 
 import pytest
 
-from webhook_retry_policy import AsyncRetryPolicy, ManualClock, RetryPolicy, StopReason
-from webhook_retry_policy.dispatcher import DEAD, Dispatcher, DispatcherConfig, LocalEndpoint
+from webhook_retry_policy import RetryPolicy
 from webhook_retry_policy.dispatcher.demo import example_document_toml
 from webhook_retry_policy.reload import DocumentHolder
 
@@ -61,26 +60,6 @@ async def test_the_file_watch_helper_reloads_an_edited_file_and_refuses_a_broken
         task.cancel()
 
 
-async def test_events_keep_the_schedule_and_policy_they_were_admitted_under_across_a_reload():
-    clock = ManualClock()
-    policy = AsyncRetryPolicy(clock=clock)
-    holder = DocumentHolder(policy, policy.load_document_toml(V1))
-    with LocalEndpoint(503) as down:
-        d = Dispatcher(holder, {"ep_down": down.url}, policy, sleep=clock.sleep,
-                       config=DispatcherConfig(allow_private_targets=True))
-        old = await d.submit("before", "ep_down", "notification", {})
-        assert holder.reload_text(V2, toml=True).ok
-        new = await d.submit("after", "ep_down", "notification", {})
-        assert old.admission.policy_hash != new.admission.policy_hash
-        assert old.admission.schedule.max_attempts > new.admission.schedule.max_attempts
-        await d.run_until_idle()
-        await d.client.aclose()
-    for r in (old, new):
-        assert r.status == DEAD and r.dead_letter is not None
-        assert r.dead_letter.stop_reason in (StopReason.MAX_ATTEMPTS_EXHAUSTED, StopReason.RETRY_WINDOW_ELAPSED)
-        assert r.attempt <= r.admission.schedule.max_attempts
-    assert old.dead_letter.elapsed_ms > 60_000  # the 15-minute class it was admitted under, not the new 1 minute
-    assert new.dead_letter.elapsed_ms <= 60_000
 
 
 def test_without_a_pinned_document_the_holder_takes_the_one_embedded_in_the_artifact():
@@ -221,17 +200,3 @@ def test_an_event_admitted_before_the_swap_keeps_its_policy_hash_and_the_policy_
     assert old.schedule != new.schedule
 
 
-def test_the_dispatcher_counts_applied_and_refused_reloads_in_its_metrics():
-    rp = AsyncRetryPolicy()
-    holder = DocumentHolder(rp, rp.load_document_toml(V1))
-    d = Dispatcher(holder, {}, rp, config=DispatcherConfig(allow_private_targets=True))
-    reloads = d.metrics.policy_reloads
-    assert reloads.labels("applied")._value.get() == 0 and reloads.labels("refused")._value.get() == 0
-    assert holder.reload_text(V2, toml=True).ok
-    assert not holder.reload_text("{not json").ok
-    assert not holder.reload_text("version = [", toml=True).ok
-    d.policy_info()  # each round of the dispatcher does this
-    assert reloads.labels("applied")._value.get() == 1 and reloads.labels("refused")._value.get() == 2
-    d.policy_info()  # counted once
-    assert reloads.labels("applied")._value.get() == 1 and reloads.labels("refused")._value.get() == 2
-    asyncio.run(d.client.aclose())

@@ -1,57 +1,47 @@
-"""Replay of dead letters (docs/health-dispatch.md section 4): the filter
-(endpoint, stop reason, finished_at_ms range, limit), ``~r<n>`` ids, the
-current document's policy, at most once through the commit rule (a replay
-interrupted after its own record and before the dead letter's
-``replayed_as`` replays nothing twice), and the command's one JSON line."""
+"""``replica replay`` (docs/health-dispatch.md section 4) on the engine: the
+dead letters of a journal chosen by endpoint, replayed as ``<id>~r1``
+under the current document, at most once (a second replay finds them
+replayed), a class the current document lacks skipped, bad flags, an
+unreadable policy or a locked journal exit 2; the next run sends the
+replays. The journal is written by an engine (no host codec)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from health_harness import T0, Harness, document
+from test_replica import REPLICA
 
-from webhook_retry_policy import RetryPolicy
+from webhook_retry_policy import DeliveryEngine
+from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.dispatcher import replay as replay_mod
-from webhook_retry_policy.dispatcher.journal_event import component_hasher
-from webhook_retry_policy.dispatcher.journal_writer import Journal, read_file
-from webhook_retry_policy.dispatcher.replay import ReplayFilter, replay_dead_letters, replay_id
-from webhook_retry_policy.types import HttpResponse
+from webhook_retry_policy.dispatcher.journal_file import JournalFile
 
-HEALTH = {"pause": {"max_ms": 60_000}}
+T0 = 1_800_000_000_000
+CLASS = {"window_ms": 600_000, "hard_cap": 10, "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 8000, "jitter": "none"}}
 
 
-def dead(h: Harness, eid: str, endpoint: str, reason: str, finished_ms: int, cls_doc: Any = None) -> dict[str, Any]:
-    rec = h.record(eid, endpoint)
-    dl = {"event_id": eid, "endpoint_id": endpoint, "attempts": 3, "elapsed_ms": 900, "stop_reason": reason}
-    rec.update(status="dead_lettered", attempts=3, stop_reason=reason, dead_letter=dl, finished_at_ms=finished_ms,
-               last_outcome="503", body_b64="eyJ4IjoxfQ==")
-    return rec
-
-
-def journal_with_dead_letters(path: Path) -> list[str]:
-    h = Harness(document(HEALTH), lambda now, e, n: HttpResponse(204))
-    j = Journal(str(path), component_hasher(RetryPolicy()))
-    recs = [dead(h, "a", "ep-1", "max_attempts_exhausted", T0 + 100),
-            dead(h, "b", "ep-2", "max_attempts_exhausted", T0 + 200),
-            dead(h, "c", "ep-1", "retry_budget_exhausted", T0 + 300),
-            dead(h, "d~r1", "ep-1", "max_attempts_exhausted", T0 + 400),
-            dead(h, "e", "ep-1", "max_attempts_exhausted", T0 + 5000)]
-    for r in recs:
-        j.append(r)
-    j.close()
-    return [r["event_id"] for r in recs]
-
-
-def policy_file(tmp_path: Path, window_ms: int = 600_000) -> Path:
-    p = tmp_path / "policy.json"
-    p.write_text(json.dumps({"version": "v2", "classes": {"c": {
-        "window_ms": window_ms, "hard_cap": 10,
-        "backoff": {"base_ms": 1000, "factor": 2.0, "cap_ms": 8000, "jitter": "none"},
-        "budget": {"ratio": 0.5, "window_ms": 60_000, "min_sample": 1, "sliding": True}, "health": HEALTH}}}))
+def policy_file(tmp_path: Path, name: str = "c") -> Path:
+    p = tmp_path / f"policy-{name}.json"
+    p.write_text(json.dumps({"version": "v2", "classes": {name: CLASS}}))
     return p
+
+
+def journal_with_dead_letters(path: Path, target: str) -> None:
+    """a and c on ep-1, b on ep-2: each answered 410 (terminal_response), as an engine journals them."""
+    lines: list[str] = []
+    with DeliveryEngine({"document": {"version": "v1", "classes": {"c": CLASS}}, "memory_store": True}) as e:
+        for i, (eid, ep) in enumerate((("a", "ep-1"), ("b", "ep-2"), ("c", "ep-1"))):
+            now = T0 + 10 * i
+            outs = e.feed([{"op": "admit", "now_ms": now, "event_id": eid, "endpoint_id": ep, "target": target,
+                            "class": "c"}]).outputs
+            outs += e.feed([{"op": "result", "now_ms": now + 1, "event_id": eid, "attempt": 1, "status": 410}]).outputs
+            assert any(o["action"] == "dead_letter" for o in outs), outs
+            lines += [o["line"] for o in outs if o["action"] == "journal"]
+    path.write_text("".join(lines))
 
 
 def run_command(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any] | None]:
@@ -60,82 +50,58 @@ def run_command(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, di
     return code, (json.loads(out[0]) if out else None)
 
 
-def test_replay_ids_count_up_a_suffix_they_already_carry() -> None:
-    assert [replay_id(x) for x in ("a", "a~r1", "a~r9", "a~r0", "a~rx")] == ["a~r1", "a~r2", "a~r10", "a~r0~r1",
-                                                                             "a~rx~r1"]
-
-
-def test_replay_chooses_by_endpoint_reason_and_time_range_and_writes_r_ids_under_the_current_policy(
+def test_replay_chooses_by_endpoint_replays_each_dead_letter_at_most_once_and_the_next_run_sends_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "j"
-    journal_with_dead_letters(path)
-    store, pol = str(path), str(policy_file(tmp_path, window_ms=120_000))
-    code, out = run_command(capsys, "--store", store, "--policy", pol, "--endpoint", "ep-1", "--reason",
-                            "max_attempts_exhausted", "--from-ms", str(T0 + 100), "--to-ms", str(T0 + 5000),
-                            "--now-ms", str(T0 + 9000))
-    assert code == 0 and out == {"replayed": 2, "already_replayed": 0, "skipped_no_class": 0, "ids": ["a~r1", "d~r2"]}
-    recs = {r["event_id"]: r for r in read_file(store, component_hasher(RetryPolicy()))}
-    new = recs["a~r1"]
-    assert (new["status"], new["attempts"], new["replay_of"], new["next_attempt_at_ms"]) == ("pending", 0, "a", T0 + 9000)
-    assert new["first_attempted_at_ms"] == T0 + 9000 and new["deadline_ms"] == T0 + 9000 + 120_000  # the current policy
-    assert new["policy_version"] == "v2" and new["body_b64"] == "eyJ4IjoxfQ==" and new["endpoint_id"] == "ep-1"
-    assert new["replayed_dead_letter"]["event_id"] == "a" and recs["a"]["replayed_as"] == "a~r1"
-    assert recs["b"]["replayed_as"] is None and recs["c"]["replayed_as"] is None and recs["e"]["replayed_as"] is None
-    code, again = run_command(capsys, "--store", store, "--policy", pol, "--endpoint", "ep-1", "--now-ms", str(T0 + 9001))
-    assert code == 0 and again == {"replayed": 2, "already_replayed": 2, "skipped_no_class": 0, "ids": ["c~r1", "e~r1"]}
-    code, limited = run_command(capsys, "--store", store, "--policy", pol, "--limit", "0")
-    assert code == 0 and limited is not None and (limited["replayed"], limited["ids"]) == (0, [])
-    assert read_file(store, component_hasher(RetryPolicy()))[1]["replayed_as"] is None  # b: not chosen past the limit
-
-
-def test_an_interrupted_replay_replays_nothing_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "j"
-    journal_with_dead_letters(path)
-    rp = RetryPolicy()
-    doc = rp.load_health_document(policy_file(tmp_path).read_text())
-    j = Journal(str(path), component_hasher(rp))
-    appended = []
-
-    def crash_after_the_commit(rec: dict[str, Any]) -> None:
-        if appended:  # the replay's own record is on disk; the dead letter's replayed_as never is
-            raise KeyboardInterrupt("killed")
-        appended.append(rec["event_id"])
-        Journal.append(j, rec)
-
-    monkeypatch.setattr(j, "append", crash_after_the_commit)
-    with pytest.raises(KeyboardInterrupt):
-        replay_dead_letters(j, doc, ReplayFilter(), T0 + 9000)
-    j.close()
-    assert appended == ["a~r1"]
-    j = Journal(str(path), component_hasher(rp))
-    assert j.events["a"]["replayed_as"] == "a~r1", "read back as replayed through a~r1's replay_of"
-    out = replay_dead_letters(j, doc, ReplayFilter(), T0 + 9500)
-    j.close()
-    assert out["already_replayed"] == 1 and "a~r1" not in out["ids"] and "a~r2" not in out["ids"]
-    ids = [r["event_id"] for r in read_file(str(path), component_hasher(rp)) if r.get("replay_of") == "a"]
-    assert ids == ["a~r1"]
+    with LocalEndpoint(204) as ep:
+        journal_with_dead_letters(path, ep.url)
+        pol = str(policy_file(tmp_path))
+        code, out = run_command(capsys, "--store", str(path), "--policy", pol, "--endpoint", "ep-1")
+        assert code == 0 and out == {"replayed": 2, "already_replayed": 0, "skipped_no_class": 0, "ids": ["a~r1", "c~r1"]}
+        code, out = run_command(capsys, "--store", str(path), "--policy", pol, "--endpoint", "ep-1")
+        assert code == 0 and out == {"replayed": 0, "already_replayed": 2, "skipped_no_class": 0, "ids": []}
+        run = subprocess.run([str(REPLICA), "--target", ep.url, "--endpoint-id", "ep-1", "--events", "0", "--policy", pol,
+                              "--store", str(path), "--allow-private-targets"], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        s = json.loads(run.stdout)
+        assert s["events"] == 2 and s["stop_reasons"]["delivered"] == 2 and ep.requests == 2, s
 
 
 def test_a_class_missing_from_the_current_document_is_skipped(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "j"
-    journal_with_dead_letters(path)
-    other = tmp_path / "other.json"
-    other.write_text(json.dumps({"version": "v3", "classes": {"other": json.loads(policy_file(tmp_path).read_text())[
-        "classes"]["c"]}}))
-    code, out = run_command(capsys, "--store", str(path), "--policy", str(other), "--endpoint", "ep-2")
+    journal_with_dead_letters(path, "http://127.0.0.1:9/")
+    code, out = run_command(capsys, "--store", str(path), "--policy", str(policy_file(tmp_path, "other")),
+                            "--endpoint", "ep-2")
     assert code == 0 and out == {"replayed": 0, "already_replayed": 0, "skipped_no_class": 1, "ids": []}
 
 
 def test_bad_flags_an_unreadable_policy_or_a_locked_journal_exit_2(tmp_path: Path,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "j"
-    journal_with_dead_letters(path)
+    journal_with_dead_letters(path, "http://127.0.0.1:9/")
     pol = str(policy_file(tmp_path))
     assert run_command(capsys, "--store", str(path), "--policy", pol, "--from-ms", "soon") == (2, None)
     assert run_command(capsys, "--store", str(path), "--policy", str(tmp_path / "missing.json")) == (2, None)
-    held = Journal(str(path), component_hasher(RetryPolicy()))
+    held = JournalFile(str(path))
     try:
         assert run_command(capsys, "--store", str(path), "--policy", pol) == (2, None)
     finally:
         held.close()
+
+
+def test_replay_never_starts_the_journals_pending_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j"
+    journal_with_dead_letters(path, "http://127.0.0.1:9/")
+    with DeliveryEngine({"document": {"version": "v1", "classes": {"c": CLASS}}, "memory_store": True}) as e:
+        e.resume(T0 + 100, path.read_bytes())
+        outs = e.feed([{"op": "admit", "now_ms": T0 + 100, "event_id": "p", "endpoint_id": "ep-1",
+                        "target": "http://127.0.0.1:9/", "class": "c"}]).outputs
+    with path.open("a") as f:  # "p": attempt 1 journaled and sent, never answered
+        f.write("".join(o["line"] for o in outs if o["action"] == "journal"))
+    before = path.read_text()
+    code, out = run_command(capsys, "--store", str(path), "--policy", str(policy_file(tmp_path)), "--endpoint", "ep-2",
+                            "--now-ms", str(T0 + 1000))  # "p" is due
+    assert code == 0 and out is not None and out["replayed"] == 1
+    added = path.read_text()[len(before):]
+    assert '"event_id":"p"' not in added  # no record of "p": its next attempt stays 2, never a skipped number

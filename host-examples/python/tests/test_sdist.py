@@ -1,6 +1,6 @@
 """A git or pip install of host-examples/python carries its data files: the
-committed copies of fleet/budget.lua and fleet/destinations.json are the
-fleet's current files. That the sdist built from a clean checkout (`python
+committed copy of fleet/budget.lua is the
+fleet's current file. That the sdist built from a clean checkout (`python
 -m build`: setuptools >= 77 in an environment of its own) and the wheel
 built from that sdist hold them, the artifact and the other package data is
 tested by tests/install/python, which installs that wheel as the README
@@ -14,7 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 ROOT = HERE.parents[1]
 PKG = "webhook_retry_policy"
-FLEET_COPIES = ("budget.lua", "destinations.json")
+FLEET_COPIES = ("budget.lua",)
 
 
 def test_the_committed_copies_of_fleet_files_are_current():

@@ -5,24 +5,14 @@ messages — through the replica process and the dispatcher."""
 from __future__ import annotations
 
 import json
-import logging
 import socket
 import subprocess
 from pathlib import Path
 
-from webhook_retry_policy import AsyncRetryPolicy, ManualClock
 from webhook_retry_policy.dispatcher import (
-    DEAD,
-    Dispatcher,
-    DispatcherConfig,
     DispatcherMetrics,
-    EndpointSecrets,
-    JournalEventStore,
     LocalEndpoint,
 )
-from webhook_retry_policy.dispatcher.demo import example_document_toml
-from webhook_retry_policy.dispatcher.journal_event import component_hasher
-from webhook_retry_policy.dispatcher.journal_writer import read_file
 from webhook_retry_policy.redact import redact, redact_url
 
 REPLICA = Path(__file__).resolve().parents[1] / "replica"
@@ -65,38 +55,6 @@ def test_the_replica_never_prints_a_target_token_or_a_redis_password(tmp_path):
             assert TOKEN not in proc.stdout + proc.stderr and PASSWORD not in proc.stdout + proc.stderr
 
 
-async def test_dead_letters_logs_and_metrics_carry_no_token_signing_secret_or_url(tmp_path, caplog):
-    caplog.set_level(logging.DEBUG)
-    clock = ManualClock()
-    policy = AsyncRetryPolicy(clock=clock)
-    document = policy.load_document_toml(example_document_toml())
-    metrics = DispatcherMetrics()
-
-    async def load(endpoint_id: str) -> list[str]:
-        return [SIGNING]
-
-    store = JournalEventStore(str(tmp_path / "journal"))
-    with LocalEndpoint(401) as denied:
-        d = Dispatcher(document, {"ep": f"{denied.url}?token={TOKEN}"}, policy, store=store, metrics=metrics,
-                       sleep=clock.sleep, secrets=EndpointSecrets(load),
-                       config=DispatcherConfig(allow_private_targets=True))
-        await d.submit("evt_1", "ep", "notification", {"n": 1})
-        await d.run_until_idle()
-        await d.client.aclose()
-    store.close()
-    record = store.events["evt_1"]
-    assert record.status == DEAD
-    journal = tmp_path / "journal"
-    # journal format 1: a pending record holds the full target (so the file is 0600); the finished one keeps
-    # no query, and no signing secret is ever journaled
-    assert journal.stat().st_mode & 0o777 == 0o600 and SIGNING not in journal.read_text()
-    newest = read_file(str(journal), component_hasher(policy))
-    for text in (json.dumps(newest), metrics.text(), repr(d.secrets)):
-        assert TOKEN not in text and SIGNING not in text
-    for text in (metrics.text(), repr(d.secrets)):  # no URL at all in what is exported
-        assert "127.0.0.1" not in text
-    assert "POST http://127.0.0.1" in caplog.text  # httpx's request log is there, redacted
-    assert TOKEN not in caplog.text and SIGNING not in caplog.text
 
 
 def test_the_metrics_endpoint_binds_to_loopback_unless_told_otherwise():
@@ -108,21 +66,3 @@ def test_the_metrics_endpoint_binds_to_loopback_unless_told_otherwise():
         metrics.close()
 
 
-async def test_an_event_without_a_usable_signing_secret_is_never_sent_and_ends_as_credentials_unavailable():
-    clock = ManualClock()
-    policy = AsyncRetryPolicy(clock=clock)
-    document = policy.load_document_toml(example_document_toml())
-
-    async def load(endpoint_id: str) -> list[str]:
-        raise OSError("the secrets file is unreadable")
-
-    with LocalEndpoint(200) as ok:
-        d = Dispatcher(document, {"ep": ok.url}, policy, sleep=clock.sleep, secrets=EndpointSecrets(load),
-                       config=DispatcherConfig(allow_private_targets=True))
-        await d.submit("evt_1", "ep", "notification", {"n": 1})
-        await d.run_until_idle()
-        await d.client.aclose()
-        assert ok.requests == 0  # never sent unsigned
-    record = d.store.events["evt_1"]
-    assert record.status == DEAD and record.last_outcome == "credentials_unavailable"
-    assert record.dead_letter is not None and record.dead_letter.stop_reason.value == "terminal_response"

@@ -11,14 +11,9 @@ the same with its last byte changed, ...1OA=; test_multi_sig_payload_is_valid: d
 from __future__ import annotations
 
 import base64
-import json
 
 import pytest
 
-from webhook_retry_policy import AsyncRetryPolicy, ManualClock
-from webhook_retry_policy.dispatcher import DELIVERED, Dispatcher, DispatcherConfig, EndpointSecrets, LocalEndpoint
-from webhook_retry_policy.dispatcher.demo import example_document_toml
-from webhook_retry_policy.dispatcher.journal_event import to_record
 from webhook_retry_policy.signing import Secret, SignatureError, sign, signed_headers, verify
 
 KEY = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -79,34 +74,3 @@ def test_during_a_rotation_both_secrets_sign_and_a_receiver_with_either_one_veri
     verify([new, KEY], headers, PAYLOAD, now_s=TS)
 
 
-async def test_the_dispatcher_signs_deliveries_and_reloads_the_rotated_secret_before_a_401_retry(tmp_path):
-    old = KEY
-    new = "whsec_" + base64.b64encode(b"rotated-secret-bytes-123").decode()
-    secrets_file = tmp_path / "secrets.json"
-    secrets_file.write_text(json.dumps({"ep_signed": [old]}))
-    clock = ManualClock()
-    seen: list[str] = []
-
-    def receiver(headers: dict[str, str], body: bytes) -> int:  # knows only the new secret
-        seen.append(headers.get("webhook-signature", ""))
-        try:
-            verify(new, headers, body, now_s=clock.now_ms() // 1000)
-        except SignatureError:
-            secrets_file.write_text(json.dumps({"ep_signed": [new, old]}))  # the operator rotates
-            return 401
-        return 204
-
-    policy = AsyncRetryPolicy(clock=clock)
-    document = policy.load_document_toml(example_document_toml())
-    secrets = EndpointSecrets.from_file(str(secrets_file))
-    with LocalEndpoint(204, answer=receiver) as ep:
-        d = Dispatcher(document, {"ep_signed": ep.url}, policy, sleep=clock.sleep, secrets=secrets,
-                       config=DispatcherConfig(allow_private_targets=True))
-        record = await d.submit("evt_signed", "ep_signed", "notification", {"n": 1})
-        await d.run_until_idle()
-        await d.client.aclose()
-    assert record.status == DELIVERED and record.attempt == 2 and record.credentials_refreshed
-    assert secrets.reloads == 2 and len(seen) == 2
-    assert len(seen[0].split(" ")) == 1 and len(seen[1].split(" ")) == 2
-    journaled = repr(to_record(record))  # what a journal would hold: no signing secret
-    assert "rotated" not in journaled and "MfKQ" not in journaled

@@ -29,7 +29,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_contains_the_component_and_its_data_files(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for f in ("retry_policy.wasm", "budget.lua", "destinations.json", "_generated/adapter.wat", "_generated/abi.py", "py.typed",
+    for f in ("retry_policy.wasm", "budget.lua", "_generated/adapter.wat", "_generated/abi.py", "py.typed",
               "dispatcher/policy.example.toml"):
         assert f"webhook_retry_policy/{f}" in names
     shipped = zipfile.ZipFile(wheel).read("webhook_retry_policy/retry_policy.wasm")

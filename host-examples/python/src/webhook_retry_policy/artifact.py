@@ -97,8 +97,9 @@ class Artifact:
     format-2 document reads with none), None when it embeds none."""
 
     def __init__(self, info: ArtifactInfo, core: wasmtime.Module, document: PolicyDocument | None,
-                 health_document: HealthDocument | None = None) -> None:
+                 health_document: HealthDocument | None = None, document_text: str | None = None) -> None:
         self.info = info
+        self.document_text = document_text  # the embedded document as it is embedded (an engine's ``document``)
         self.core = core
         self.document = document
         self.health_document = health_document
@@ -194,17 +195,18 @@ def load_artifact(
         raise ArtifactError("artifact_abi_mismatch", f"artifact implements {ABI} (abi {version}); this host speaks "
                             f"{ABI} (abi {ABI_VERSION})")
     _self_test(inst)
-    document, health_document = None, None
+    document, health_document, text = None, None, None
     if DOCUMENT_SECTION in component.custom:
         try:  # format 2 or 3: load-health-document reads format 2 as format 2 (docs/artifact.md step 6)
-            health_document = inst.run("load-health-document", component.custom[DOCUMENT_SECTION].decode("utf-8"))
+            text = component.custom[DOCUMENT_SECTION].decode("utf-8")
+            health_document = inst.run("load-health-document", text)
         except UnicodeDecodeError as e:
             raise ArtifactError("artifact_document_invalid", f"the embedded document is not UTF-8: {e}") from None
         except (PolicyError, PolicyTrap) as e:
             raise ArtifactError("artifact_document_invalid", f"the embedded document does not load: {e}") from None
         document = without_sections(health_document)
     info = ArtifactInfo(digest, ABI, document.version if document else "", label, len(data), build)
-    checked = Artifact(info, core, document, health_document)
+    checked = Artifact(info, core, document, health_document, text)
     inst.artifact = checked
     instance.offer(inst)
     return checked

@@ -11,8 +11,8 @@ bucket, window_ms, now_ms, ratio (``repr`` of the double), min_sample,
 sliding (``1``/``0``), skew check (``1`` on by default: the script refuses
 a caller whose clock is more than a quarter window from Redis ``TIME``).
 Reply ``[reserved, cur_total, cur_retries, prev_total, prev_retries]``.
-``store_call(call, now_ms)`` answers a whole ABI 0.3 ``StoreCall`` (formats
-2 and 3: 8 or 18 arguments, ``redis_call.py``) with the same one command.
+``eval_argv(key, argv)`` runs one engine ``store_call`` (docs/engine.md
+section 6: the engine builds the 8 or 18 arguments) with the same one command.
 Every error, timeout or malformed reply raises, which the policy settles
 as ``Unavailable()`` (fails closed). ``from_url`` builds a client with a
 timeout on every call (default 250 ms) and no client-side retries.
@@ -31,8 +31,7 @@ from typing import Any
 
 from .ops import PolicyOps
 from .redact import redact
-from .redis_call import call_args, call_reply
-from .types import BucketCounts, Budget, BudgetCounts, CallReply, Reservation, StoreCall, StoreRequest
+from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
 
 SCRIPT_ENV = "WEBHOOK_RETRY_POLICY_BUDGET_LUA"
 DEFAULT_TIMEOUT_S = 0.25
@@ -162,10 +161,6 @@ class RedisBudgetStore(_Script):
         key, args = self.command(request, budget, now_ms, key)
         return reservation(self._eval(key, args))
 
-    def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
-        """A whole ``StoreCall`` (format 2: 8 arguments; with health: 18) in one command."""
-        return call_reply(self._eval(call.key, call_args(call, now_ms, self.skew_check)), call)
-
     def _eval(self, key: str, args: list[str]) -> Any:
         self.commands += 1
         if not self.loaded:
@@ -227,9 +222,9 @@ class AsyncRedisBudgetStore(_Script):
         key, args = self.command(request, budget, now_ms, key)
         return reservation(await self._eval(key, args))
 
-    async def store_call(self, call: StoreCall, now_ms: int) -> CallReply:
-        """A whole ``StoreCall`` (format 2: 8 arguments; with health: 18) in one command."""
-        return call_reply(await self._eval(call.key, call_args(call, now_ms, self.skew_check)), call)
+    async def eval_argv(self, key: str, argv: list[str]) -> Any:
+        """One engine ``store_call`` (docs/engine.md section 6): the script with ``key`` and ``argv`` as given."""
+        return await self._eval(key, list(argv))
 
     async def _eval(self, key: str, args: list[str]) -> Any:
         self.commands += 1

@@ -1,7 +1,7 @@
 """The demo's three loopback endpoints (204 healthy, 503 unavailable, 410
 gone), optionally slow (``delay_ms`` before each answer, so a drain has
 attempts in flight to wait for), each request recorded by its
-``webhook-id`` and ``webhook-attempt``: the demo's summary says how many
+``X-Event-Id`` and ``X-Attempt``: the demo's summary says how many
 requests arrived and whether any attempt of an event arrived twice."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class DemoEndpoints:
     def _answer(self, status: int) -> Callable[[dict[str, str], bytes], int]:
         def answer(headers: dict[str, str], body: bytes) -> int:
             with self._lock:
-                self.received[(headers.get("webhook-id", ""), headers.get("webhook-attempt", ""))] += 1
+                self.received[(headers.get("x-event-id", ""), headers.get("x-attempt", ""))] += 1
             if self.delay_s:
                 time.sleep(self.delay_s)
             return status

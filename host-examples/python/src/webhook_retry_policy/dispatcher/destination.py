@@ -2,8 +2,8 @@
 connects.
 
 By default a target that resolves to an address the product's one table
-refuses (``fleet/destinations.json``, copied into the package by ./setup;
-docs/destinations.md: loopback, private, link-local, cloud metadata, shared,
+refuses (``fleet/destinations.json``, held and judged by the component:
+its ``destination-refusal`` export; docs/destinations.md: loopback, private, link-local, cloud metadata, shared,
 unspecified, multicast, broadcast, documentation, benchmarking, reserved) is
 refused: a webhook URL is chosen by a customer, and the dispatcher must not
 become a way into the operator's own network.
@@ -23,36 +23,17 @@ The backend also caps every response head (status line + headers) at
 from __future__ import annotations
 
 import asyncio
-import functools
-import ipaddress
-import json
 import socket
 import ssl
 import typing
-from importlib import resources
 
 import httpcore
 
+from .._generated import abi
+from ..instance import current
 from . import send_window
 
 MAX_HEAD_BYTES = 16 * 1024
-_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-def destinations_json() -> str:
-    """``fleet/destinations.json`` as shipped in the package."""
-    res = resources.files("webhook_retry_policy").joinpath("destinations.json")
-    if not res.is_file():
-        raise FileNotFoundError("destinations.json is not in the package: run host-examples/python/setup")
-    return res.read_text("utf-8")
-
-
-@functools.cache
-def _table() -> tuple[list[_Network], list[tuple[_Network, str]]]:
-    doc = json.loads(destinations_json())
-    embedded = [ipaddress.ip_network(c) for c in doc["embedded_ipv4"]]
-    refused = [(ipaddress.ip_network(e["cidr"]), str(e["reason"])) for e in doc["refused"]]
-    return embedded, refused
 
 
 class DestinationRefused(Exception):
@@ -66,17 +47,16 @@ class DestinationRefused(Exception):
 
 
 def refusal(address: str) -> str | None:
-    """Why ``address`` may not be a webhook destination (None: it may): the
-    first entry of the table containing it, after an IPv6 address carrying an
-    IPv4 one (IPv4-mapped, NAT64) is replaced by that IPv4 address."""
+    """Why ``address`` may not be a webhook destination (None: it may), as
+    the component judges it (``destination-refusal``: fleet/destinations.json,
+    an IPv6 address carrying an IPv4 one judged by that one); an address
+    with a zone (``fe80::1%eth0``) is judged without it; one the component
+    cannot read is refused ``unparsable``."""
     try:
-        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
+        why: str | None = current().run("destination-refusal", address.split("%", 1)[0])
+    except abi.GuestError:
         return "unparsable"
-    embedded, refused = _table()
-    if isinstance(ip, ipaddress.IPv6Address) and any(ip in net for net in embedded):
-        ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return next((why for net, why in refused if net.version == ip.version and ip in net), None)
+    return why
 
 
 class _HeadCappedStream(httpcore.AsyncNetworkStream):

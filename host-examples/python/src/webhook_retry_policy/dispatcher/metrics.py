@@ -107,7 +107,24 @@ class DispatcherMetrics:
         for result in RELOAD_RESULTS:
             self.policy_reloads.labels(result)
         self._info_labels: tuple[str, str, str] | None = None
+        self._counters = {f"{c._name}_total": c for c in (
+            self.attempts, self.delivered, self.deadletter, self.transport_errors, self.endpoint_disable_signals,
+            self.budget_refusals, self.budget_disagreements, self.budget_store_errors, self.holds, self.probe_calls,
+            self.wake_calls, self.replayed)}
         self._server: Any = None
+
+    def count(self, name: str, label: dict[str, str] | None, delta: int) -> None:
+        """The engine's ``count`` action (docs/engine.md section 13): the only way a counter moves."""
+        counter = self._counters.get(name)
+        if counter is None:
+            raise KeyError(f"the engine moved {name!r}, a counter docs/metrics.md does not list")
+        (counter.labels(*label.values()) if label else counter).inc(delta)
+
+    def gauge(self, name: str, value: int) -> None:
+        """The engine's ``gauge`` action."""
+        if name != "webhook_held_events":
+            raise KeyError(f"the engine set {name!r}, a gauge docs/metrics.md does not list")
+        self.held_events.set(value)
 
     def attempt_started(self, attempt_no: int) -> None:
         self.attempts.labels("first" if attempt_no == 1 else "retry").inc()

@@ -1,36 +1,24 @@
-"""The Python replica for the fleet tests (the REPLICA contract of the
-helper brief): ``host-examples/python/replica`` runs
+"""The Python dispatcher (docs/replica.md, the REPLICA contract):
+``host-examples/python/replica`` runs
 ``python -m webhook_retry_policy.dispatcher.replica``.
 
-It delivers ``--events`` events (ids ``python-<pid>-<i>``) to ``--target``
-with httpx, ``--concurrency`` at a time, each through the policy of class
-``storm`` of ``--policy`` (default: the document embedded in the
-artifact) until the policy stops it, sleeping the decided
-delay between attempts. Every decision is the component's step
-(:class:`AsyncRetryPolicy`): ``evaluate`` names the one store request the
-attempt needs (``record`` for a decided first attempt, ``record_reserve`` /
-``reserve`` when only the budget remains), the store answers it with ONE
-command running ``fleet/budget.lua`` (``EVALSHA``; ``EVAL`` until Redis has
-the script; 250 ms timeout, no client retries), and ``settle`` decides. A Redis error or timeout is ``budget_unavailable`` for a
-pending retry (fail closed) and never stops a first attempt from being
-sent; the client reconnects on the next call once Redis is back.
+It admits ``--events`` events (ids ``python-<pid>-<i>``, class ``storm``
+of ``--policy``, default the artifact's embedded document) into the
+delivery engine (docs/engine.md) and performs what the engine asks
+(``driver.py``): HTTP attempts with httpx, ``fleet/budget.lua`` calls
+through the Redis client (``--redis`` / ``--redis-cluster``; without one
+the engine's in-memory store), the journal's lines (``--store``), metrics.
+At most ``--concurrency`` events are open at once. ``--store`` /
+``--resume`` journals are resumed by the engine; SIGTERM/SIGINT drain.
 
 The policy artifact is ``--artifact FILE`` (else ``RETRY_POLICY_ARTIFACT``,
 else the package's copy), checked before the first event; its load is
 logged (``policy artifact loaded sha256=...``). ``--watch-artifact-ms N``
 polls that file every N ms and swaps when its sha256 changes (logged
-``swapped`` / ``refused``; events in flight keep going; the run keeps the
-document it started with: a swapped-in artifact embedding another one is
-logged as not applied, format 2 or 3 alike). ``--metrics-addr
-HOST:PORT`` serves ``/metrics`` there (an empty HOST is 127.0.0.1, port 0
-any free port; ``webhook_policy_info{artifact_sha256,abi,document_version} 1``
-and the dispatcher counters; the URL is logged).
-
-A class with a ``health`` section (format 3; every ``--policy``, and the
-artifact's embedded document when there is no ``--policy``, is read with
-``load-health-document``) runs the send loop of
-docs/health-dispatch.md (``replica_health``); ``replica replay --store FILE
---policy FILE ...`` replays dead letters (``replay.py``).
+``swapped`` / ``refused``); without ``--policy`` the swapped-in artifact's
+embedded document becomes current for events admitted from then on.
+``--metrics-addr HOST:PORT`` serves ``/metrics`` (the URL is logged).
+``replica replay --store FILE ...`` replays dead letters (``replay.py``).
 At the end it prints exactly one JSON line on stdout (everything else goes
 to stderr). Exit 0, or 2 for bad arguments (a refused artifact included).
 """
@@ -49,20 +37,22 @@ from typing import Any
 
 from ..artifact import ARTIFACT_ENV, current_artifact, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
-from ..async_policy import AsyncRetryPolicy
 from ..clock import OffsetClock, SystemClock
+from ..delivery_engine import DeliveryEngine, EngineError
 from ..errors import ArtifactError, PolicyError
+from ..ops import PolicyOps
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
-from ..reload import DocumentHolder
-from ..stores import AsyncInMemoryBudgetStore
-from ..types import EventClass, HealthDocument, PolicyDocument
-from .metered import MeteredStore
+from ..transport_kinds import TransportKind
+from .driver import Admissions, Driver
+from .journal_file import JournalError, JournalFile, read_bytes
 from .metrics import DispatcherMetrics, described, parse_metrics_addr
-from .replica_run import EVENT_CLASS, Replica, run_draining, signals_caught
+from .signals import drain_on_signals, signals_caught
+from .tally import HOST
 from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
+EVENT_CLASS = "storm"
 log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 
@@ -194,42 +184,77 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return a
 
 
-def _artifact_and_metrics(args: argparse.Namespace, metrics: DispatcherMetrics, document_version: str,
-                          embedded: HealthDocument | None = None) -> ArtifactWatch | None:
-    """Log the artifact, serve /metrics when asked, start the file watch when
-    asked. ``embedded``: the artifact's document this run took (no
-    ``--policy``); a swapped-in artifact embedding another one is logged as
-    NOT applied (the run keeps its document, format 2 or 3 alike)."""
-    info = current_artifact().info
-    artifact_log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, document_version))
-    metrics.set_policy_info(info.sha256, info.abi, document_version)
-    if args.metrics_addr is not None:
-        host, port = args.metrics_addr
-        try:
-            metrics.serve(port, addr=host)
-        except OSError as e:  # cannot bind there (in use, not an address of this host, unresolvable)
-            raise UsageError(f"--metrics-addr {host}:{port}: {e}") from None
-        artifact_log.info("metrics on %s", metrics.url())
-    watch = None
-    if args.watch_artifact_ms is not None:
-        def on_event(e: WatchEvent) -> None:
-            if e.kind == "swapped" and e.new is not None:
-                metrics.set_policy_info(e.new.sha256, e.new.abi, document_version)
-            if e.kind in ("swapped", "refused"):
-                metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
-            if e.kind == "swapped" and e.old is not None and e.new is not None:
-                artifact_log.info("policy artifact swapped sha256=%s -> %s %s", e.old.sha256, e.new.sha256,
-                                  described(e.new, document_version))
-            else:
-                artifact_log.warning("%s", e.line)
-            now_embedded = current_artifact().health_document if e.kind == "swapped" else None
-            if embedded is not None and now_embedded is not None and now_embedded != embedded:
-                artifact_log.warning("the swapped-in artifact's embedded document (version %r) is not applied: "
-                                     "this run keeps document version %r until a restart",
-                                     now_embedded.version, document_version)
+def _document(args: argparse.Namespace) -> tuple[str, str]:
+    """The document the run admits under (``--policy``'s text, else the
+    artifact's embedded one) and its version; UsageError when unreadable or refused."""
+    source = f"--policy {args.policy}" if args.policy is not None else "the artifact's embedded document"
+    try:
+        if args.policy is not None:
+            with open(args.policy, encoding="utf-8") as f:
+                text = f.read()
+        else:
+            embedded = current_artifact().document_text
+            if embedded is None:
+                raise UsageError("the running artifact embeds no policy document: pass --policy FILE")
+            text = embedded
+        return text, PolicyOps().load_health_document(text).version
+    except (OSError, UnicodeDecodeError, PolicyError) as e:
+        raise UsageError(f"{source}: {e}") from None
 
-        watch = ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
-    return watch
+
+def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver, document: str,
+           version: str) -> ArtifactWatch | None:
+    """Poll the artifact file (``--watch-artifact-ms``). A new artifact is a
+    new engine (docs/engine.md section 11): the driver drains the old one,
+    and its snapshot goes on in an engine of the new artifact, whose
+    embedded document (without ``--policy``) is current for events admitted
+    from then on; events admitted before keep their policy."""
+    if args.watch_artifact_ms is None:
+        return None
+    loop = asyncio.get_running_loop()
+    state = {"document": document, "version": version}
+
+    def on_swap(text: str | None, new_version: str) -> None:  # on the loop's thread
+        if text is not None:
+            state["document"], state["version"] = text, new_version
+        doc = state["document"]
+        driver.swap(lambda: _open_engine(doc, args))
+
+    def on_event(e: WatchEvent) -> None:  # on the watch's thread
+        if e.kind in ("swapped", "refused"):
+            metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
+        if e.kind == "swapped" and e.old is not None and e.new is not None:
+            text = current_artifact().document_text if args.policy is None else None
+            new_version = e.new.document_version if text is not None else state["version"]
+            metrics.set_policy_info(e.new.sha256, e.new.abi, new_version)
+            artifact_log.info("policy artifact swapped sha256=%s -> %s %s", e.old.sha256, e.new.sha256,
+                              described(e.new, new_version))
+            loop.call_soon_threadsafe(on_swap, text, new_version)
+        else:
+            artifact_log.warning("%s", e.line)
+
+    return ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
+
+
+def _open_engine(document: str, args: argparse.Namespace) -> DeliveryEngine:
+    """An engine of the active artifact (this thread's instance of it)."""
+    memory = args.redis is None and args.redis_cluster is None
+    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "memory_store": memory,
+                           "journal": args.store is not None})
+
+
+def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None) -> None:
+    """``--store``'s own bytes first, then ``--resume``'s (any language's
+    journal; its open events are journaled into ``--store``: ``copy``)."""
+    path = args.store
+    try:
+        if journal is not None and journal.data:
+            driver.resume(journal.data)
+        if args.resume is not None and args.resume != args.store:
+            path = args.resume
+            driver.resume(read_bytes(args.resume), copy=True)
+    except (JournalError, EngineError) as e:
+        raise UsageError(f"--store/--resume {path}: {e}") from None
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
@@ -248,81 +273,67 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
         if args.redis is not None:  # connect (TLS, AUTH) before the first event, not inside its store timeout
             await redis_store.warm_up(args.concurrency)
-    metrics = DispatcherMetrics()
-    store = MeteredStore(redis_store if redis_store is not None else AsyncInMemoryBudgetStore(), metrics)
-    clock = OffsetClock(SystemClock(), args.clock_offset_ms) if args.clock_offset_ms else None
     try:
         if args.artifact is not None:
             swap_artifact(args.artifact)
-        current_artifact()
+        info = current_artifact().info
     except ArtifactError as e:
         raise UsageError(f"policy artifact refused: {e}") from None
-    # the store bounds each call itself; this outer bound only guards a store that never answers
-    policy = AsyncRetryPolicy(store, clock, store_timeout_s=max(1.0, 2 * timeout_s))
-    source = f"--policy {args.policy}" if args.policy is not None else "the artifact's embedded document"
+    document, version = _document(args)
     try:
-        health_doc = None
-        if args.policy is not None:
-            with open(args.policy, encoding="utf-8") as f:
-                # every document through load-health-document (format 2 reads as format 2)
-                health_doc = policy.load_health_document(f.read())
-            document = PolicyDocument(health_doc.version, tuple(EventClass(c.name, c.policy)
-                                                                for c in health_doc.classes))
-        else:  # the embedded document's health sections run as --policy's would (docs/artifact.md step 6)
-            holder = DocumentHolder.from_artifact(policy)
-            document, health_doc = holder.current, holder.health
-        storm = policy.class_policy(document, EVENT_CLASS)
-        # The class's schedule is the same for every event; admit once for
-        # max_attempts, and each event's first-attempt instant is its own.
-        max_attempts = policy.admit(document, EVENT_CLASS).schedule.max_attempts
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{source}: {e}") from None
-    except PolicyError as e:
-        raise UsageError(f"{source}: {e}") from None
-    watch = _artifact_and_metrics(args, metrics, document.version, health_doc if args.policy is None else None)
+        engine = _open_engine(document, args)
+    except EngineError as e:
+        raise UsageError(f"the policy document: {e}") from None
+    metrics = DispatcherMetrics()
+    artifact_log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, version))
+    metrics.set_policy_info(info.sha256, info.abi, version)
+    if args.metrics_addr is not None:
+        host, port = args.metrics_addr
+        try:
+            metrics.serve(port, addr=host)
+        except OSError as e:  # cannot bind there (in use, not an address of this host, unresolvable)
+            raise UsageError(f"--metrics-addr {host}:{port}: {e}") from None
+        artifact_log.info("metrics on %s", metrics.url())
+    try:
+        journal = JournalFile(args.store) if args.store is not None else None
+    except JournalError as e:
+        raise UsageError(f"--store: {e}") from None
+    clock = OffsetClock(SystemClock(), args.clock_offset_ms)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
-    async with client:
-        replica = Replica(args, policy, storm, max_attempts, client, metrics)
-        has_health = health_doc is not None and any(c.health is not None for c in health_doc.classes
-                                                        if c.name == EVENT_CLASS)
-        if args.store is not None or args.resume is not None or has_health:
-            from .journal_record import JournalError
-            from .replica_journal import JournaledReplica
-            try:
-                replica = JournaledReplica(args, policy, storm, max_attempts, client, document, store=store,
-                                           health_doc=health_doc, metrics=metrics)
-            except JournalError as e:
-                raise UsageError(f"--store/--resume: {e}") from None
-        try:
-            replica.metrics = metrics
-            await run_draining(replica, args.drain_ms)
-        finally:
-            close = getattr(replica, "close", None)  # a journaled run releases its journal's lock
-            if close is not None:
-                close()
-            if watch is not None:
-                watch.stop()
-            metrics.close()
-            if redis_store is not None:
+    driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
+                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms, now_ms=clock.now_ms)
+    watch = None
+    try:
+        async with client:
+            with drain_on_signals(driver.drain, args.drain_ms):
+                _resume(args, driver, journal)
+                watch = _watch(args, metrics, driver, document, version)
+                start = driver.now_ms()
+                admissions = Admissions(f"{HOST}-{os.getpid()}", args.events, args.endpoint_id, args.target,
+                                        EVENT_CLASS, None if args.deadline_ms is None else start + args.deadline_ms)
                 try:
-                    await redis_store.aclose()
-                except Exception:
-                    pass
+                    await driver.run(admissions, args.drain_ms)
+                except EngineError as e:
+                    raise UsageError(f"the policy document: {e}") from None
+    finally:
+        if watch is not None:
+            watch.stop()
+        if journal is not None:
+            journal.close()
+        metrics.close()
+        driver.engine.close()
+        if redis_store is not None:
+            try:
+                await redis_store.aclose()
+            except Exception:
+                pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
-    if replica.tally.destinations_refused:  # the REPLICA summary has a fixed key set: the count goes to stderr
+    refused = driver.tally.transport_errors.get(TransportKind.DESTINATION_REFUSED, 0)
+    if refused:  # the summary has a fixed key set: the explanation goes to stderr
         log.warning("destination_refused: %d attempts not sent (the target resolves to a refused address; "
-                    "--allow-private-targets allows it)", replica.tally.destinations_refused)
-    replica.tally.store_errors = store.errors
-    loop = getattr(replica, "loop", None)  # format 3: finish's disagreements are the send loop's
-    replica.tally.budget_disagreements = policy.budget_disagreements + (
-        loop.counts.budget_disagreements if loop is not None else 0)
-    # Redis commands sent; the in-memory store makes none.
-    summary = replica.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
-    health_summary = getattr(replica, "health_summary", None)
-    if health_summary is not None:
-        summary.update(health_summary())
-    return summary
+                    "--allow-private-targets allows it)", refused)
+    return driver.tally.summary(redis_store.commands if redis_store is not None else 0, elapsed_ms)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

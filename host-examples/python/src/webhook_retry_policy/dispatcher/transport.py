@@ -70,14 +70,40 @@ def make_client(*, concurrency: int = 16, attempt_deadline_ms: int = DEFAULT_ATT
 
 async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, headers: Mapping[str, str],
                   policy: PolicyOps, now_ms: int, deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS) -> AttemptOutcome:
-    """POST ``content`` to ``url`` under one deadline; never raises for
-    anything the endpoint does. The status decides the outcome; the body
-    (at most 64 KiB of it) is read only to let the endpoint finish, and an
-    error while reading it does not change the outcome."""
+    """:func:`post` as the per-attempt step's ``AttemptOutcome`` (for a caller
+    that keeps its own loop): the Retry-After header read by the component."""
+    r = await post(client, url, content=content, headers=headers, deadline_ms=deadline_ms)
+    if "error_kind" in r:
+        return TransportError(TransportKind(str(r["error_kind"])))
+    return HttpResponse(int(str(r["status"])), _retry_after(policy, r.get("retry_after"), now_ms))
+
+
+def _retry_after(policy: PolicyOps, header: object, now_ms: int) -> int | None:
+    if header is None:
+        return None
+    try:
+        return policy.parse_retry_after(str(header), now_ms)
+    except Exception:  # a header that is not text (never a crash)
+        return None
+
+
+async def post(client: httpx.AsyncClient, url: str, *, content: bytes, headers: Mapping[str, str],
+               deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS) -> dict[str, object]:
+    """POST ``content`` to ``url`` under one deadline, as the engine's
+    ``result`` fields (docs/engine.md section 2): ``{"status", "retry_after"?}``
+    (the raw header: the engine parses it) or ``{"error_kind"}``. Never raises
+    for anything the endpoint does; the body (at most 64 KiB) is read only to
+    let the endpoint finish."""
     try:
         async with asyncio.timeout(deadline_ms / 1000):
             async with client.stream("POST", url, content=content, headers=dict(headers)) as response:
-                outcome = outcome_from_response(response, policy, now_ms)
+                status = response.status_code
+                if not 100 <= status <= 599:
+                    return {"error_kind": TransportKind.UNEXPECTED_STATUS.value}
+                result: dict[str, object] = {"status": status}
+                header = response.headers.get("retry-after")
+                if header is not None:
+                    result["retry_after"] = header
                 try:
                     read = 0
                     async for chunk in response.aiter_raw():
@@ -86,25 +112,18 @@ async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, header
                             break
                 except httpx.HTTPError:
                     pass
-                return outcome
+                return result
     except (httpx.HTTPError, httpx.InvalidURL, DestinationRefused, TimeoutError) as exc:
-        return outcome_from_exception(exc)
+        return {"error_kind": error_kind(exc).value}
     except (ValueError, TypeError, UnicodeError):  # a header httpx will not send as built
-        return TransportError(TransportKind.LOCAL_PROTOCOL_ERROR)
+        return {"error_kind": TransportKind.LOCAL_PROTOCOL_ERROR.value}
 
 
 def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
     status = response.status_code
     if not 100 <= status <= 599:
         return TransportError(TransportKind.UNEXPECTED_STATUS)
-    header = response.headers.get("retry-after")
-    retry_after = None
-    if header is not None:
-        try:
-            retry_after = policy.parse_retry_after(header, now_ms)
-        except Exception:  # a header that is not text (never a crash)
-            retry_after = None
-    return HttpResponse(status, retry_after)
+    return HttpResponse(status, _retry_after(policy, response.headers.get("retry-after"), now_ms))
 
 
 # httpx's exceptions as the contract's kinds, the most specific class first
