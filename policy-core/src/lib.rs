@@ -90,6 +90,7 @@ pub mod budget;
 pub mod classify;
 pub mod compiled;
 pub mod decide;
+pub mod destination;
 pub mod engine;
 pub mod error;
 pub mod health;

@@ -255,6 +255,31 @@ def journal_cases():
         op("resume", 2000, journal=htext), tick(5010), tick(5011),
     ], "ev-2 was held paused until +5010: resumed held, it leaves the hold then (held_ms counts the restart); ev-1's "
        "retry is pending until +5011"))
+    other = case("setup", config(F2, memory_store=True), [
+        admit(0, "ev-1"), admit(0, "ev-9"), result(5, "ev-9", 1, status=503)])
+    otext = journal_text(other, 2)
+    cs.append(case("two journals: the host's own first, another copied into it, an event in both once (checked by hand)",
+                   config(F2, memory_store=True), [
+        op("resume", 1000, journal=text),
+        op("resume", 1001, journal=otext, copy=True),
+        tick(1005),
+        result(1100, "ev-9", 2, status=200),
+        result(1101, "ev-1", 3, status=200),
+    ], "the own journal gives ev-1 (attempt 2 journaled, due at +1005); the copied one gives ev-1 again (skipped, "
+       "one warn) and ev-9 (its record journaled into the own journal, due at +1005); at +1005 both are judged and "
+       "sent: ev-1 attempt 3, ev-9 attempt 2"))
+    busy = case("setup", config(F2, memory_store=True), [
+        admit(0, "ev-1"), admit(0, "ev-2"), result(5, "ev-2", 1, status=503), op("drain", 10),
+        result(20, "ev-1", 1, status=200), op("snapshot", 30)])
+    snap = [a["journal"] for a in busy["steps"][5]["expect"] if a["action"] == "snapshot"][0]
+    cs.append(case("a snapshot after drain is the state as a journal (checked by hand)", config(F2, memory_store=True), [
+        admit(0, "ev-1"), admit(0, "ev-2"), result(5, "ev-2", 1, status=503),
+        op("snapshot", 6), op("drain", 10), result(20, "ev-1", 1, status=200), op("snapshot", 30),
+    ], "refused (engine_busy) while ev-1's attempt is out; after the drain settles it: a header and ev-2's pending "
+       "record (ev-1 was delivered and forgotten)"))
+    cs.append(case("a new engine resumes a snapshot and goes on (checked by hand)", config(F2, memory_store=True), [
+        op("resume", 40, journal=snap), tick(1005), result(1010, "ev-2", 2, status=200),
+    ], "the swapped-in artifact's engine: ev-2 is due at +1005 (retry 0 after +5), sends attempt 2"))
     return cs
 
 

@@ -51,6 +51,8 @@ const (
 	fnEngineFeed
 	fnEngineResume
 	fnEngineClose
+	fnReadTarget
+	fnDestinationRefusal
 	fnCount
 )
 
@@ -91,6 +93,8 @@ var exportNames = [fnCount]string{
 	"webhook:retry-policy/policy@0.3.0#engine-feed",
 	"webhook:retry-policy/policy@0.3.0#engine-resume",
 	"webhook:retry-policy/policy@0.3.0#engine-close",
+	"webhook:retry-policy/policy@0.3.0#read-target",
+	"webhook:retry-policy/policy@0.3.0#destination-refusal",
 }
 
 // exportNeedsPost marks the functions whose results own guest memory (a `cabi_post_*` export frees it).
@@ -130,6 +134,8 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	false,
+	true,
+	true,
 }
 
 // callABIVersion calls the export `abi-version`: flat params, a flat result.
@@ -1616,6 +1622,99 @@ func (in *instance) callEngineClose(ctx context.Context, handle uint32) error {
 	return in.invoke(ctx, fnEngineClose, s)
 }
 
+// callReadTarget calls the export `read-target`: flat params, the result through the return area.
+func (in *instance) callReadTarget(ctx context.Context, url string) (Target, error) {
+	var zero Target
+	s := in.stack[:0]
+	if p80, n80, err := in.lowerString(ctx, url); err != nil {
+		return zero, withField("url", err)
+	} else {
+		s = append(s, uint64(p80), uint64(n80))
+	}
+	if err := in.invoke(ctx, fnReadTarget, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 44, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if v81, err := in.liftTarget(r[4:]); err != nil {
+			return zero, err
+		} else {
+			zero = v81
+		}
+	case 1:
+		var e string
+		if s82, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s82
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnReadTarget, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callDestinationRefusal calls the export `destination-refusal`: flat params, the result through the return area.
+func (in *instance) callDestinationRefusal(ctx context.Context, address string) (*string, error) {
+	var zero *string
+	s := in.stack[:0]
+	if p83, n83, err := in.lowerString(ctx, address); err != nil {
+		return zero, withField("address", err)
+	} else {
+		s = append(s, uint64(p83), uint64(n83))
+	}
+	if err := in.invoke(ctx, fnDestinationRefusal, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 16, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		switch r[4] {
+		case 0:
+			zero = nil
+		case 1:
+			var o84 string
+			if s85, err := in.liftString(le.Uint32(r[8:]), le.Uint32(r[12:])); err != nil {
+				return zero, err
+			} else {
+				o84 = s85
+			}
+			zero = &o84
+		default:
+			return zero, abiErrorf("option discriminant %d", r[4])
+		}
+	case 1:
+		var e string
+		if s86, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s86
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnDestinationRefusal, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
 // worldImports is the host side of the world's imports; the package implements it.
 type worldImports interface {
 	// Wall-clock now, milliseconds since the Unix epoch.
@@ -1660,16 +1759,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v80, rest80, err := a.liftFlatStoreRequest(s); err != nil {
+		if v87, rest87, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v80, rest80
+			request, s = v87, rest87
 		}
 		var budget Budget
-		if v81, rest81, err := a.liftFlatBudget(s); err != nil {
+		if v88, rest88, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v81, rest81
+			budget, s = v88, rest88
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1715,14 +1814,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a82, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a89, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l82 := make([]uint64, len(a82)/8)
-		for i82 := range l82 {
-			l82[i82] = le.Uint64(a82[i82*8:])
+		l89 := make([]uint64, len(a89)/8)
+		for i89 := range l89 {
+			l89[i89] = le.Uint64(a89[i89*8:])
 		}
-		v.OffsetsMs = l82
+		v.OffsetsMs = l89
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1739,15 +1838,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s83, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s90, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s83
+		v.Field = s90
 	}
-	if s84, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s91, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s84
+		v.Message = s91
 	}
 	return v, nil
 }
@@ -1763,15 +1862,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 
 // flatBudgetCounts appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts) ([]uint64, error) {
-	if s85, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s92, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s85
+		s = s92
 	}
-	if s86, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s93, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s86
+		s = s93
 	}
 	return s, nil
 }
@@ -1779,47 +1878,47 @@ func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts)
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s94, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s87
+		v.Version = s94
 	}
-	if a88, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a95, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l88 := make([]EventClass, len(a88)/88)
-		for i88 := range l88 {
-			if v89, err := a.liftEventClass(a88[i88*88:]); err != nil {
+		l95 := make([]EventClass, len(a95)/88)
+		for i95 := range l95 {
+			if v96, err := a.liftEventClass(a95[i95*88:]); err != nil {
 				return v, err
 			} else {
-				l88[i88] = v89
+				l95[i95] = v96
 			}
 		}
-		v.Classes = l88
+		v.Classes = l95
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p90, n90, err := a.lowerString(ctx, v.Version); err != nil {
+	if p97, n97, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p90), uint64(n90))
+		s = append(s, uint64(p97), uint64(n97))
 	}
-	if l91, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l98, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i91 := range v.Classes {
-			if err := a.storeEventClass(ctx, l91[i91*88:], &v.Classes[i91]); err != nil {
+		for i98 := range v.Classes {
+			if err := a.storeEventClass(ctx, l98[i98*88:], &v.Classes[i98]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p91, err := a.writeArea(ctx, 8, l91)
+		p98, err := a.writeArea(ctx, 8, l98)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p91), uint64(len(v.Classes)))
+		s = append(s, uint64(p98), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1827,27 +1926,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s92, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s99, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s92
+		v.Class = s99
 	}
-	if s93, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s100, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s93
+		v.PolicyVersion = s100
 	}
-	if s94, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s101, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s94
+		v.PolicyHash = s101
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v95, err := a.liftSchedule(b[40:]); err != nil {
+	if v102, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v95
+		v.Schedule = v102
 	}
 	return v, nil
 }
@@ -1867,17 +1966,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p96, n96, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p103, n103, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p96)
-		le.PutUint32(b[4:], n96)
+		le.PutUint32(b[0:], p103)
+		le.PutUint32(b[4:], n103)
 	}
-	if p97, n97, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p104, n104, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p97)
-		le.PutUint32(b[12:], n97)
+		le.PutUint32(b[8:], p104)
+		le.PutUint32(b[12:], n104)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1906,11 +2005,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p98, n98, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p105, n105, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p98)
-			le.PutUint32(b[12:], n98)
+			le.PutUint32(b[8:], p105)
+			le.PutUint32(b[12:], n105)
 		}
 	}
 	return nil
@@ -1923,13 +2022,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o99 Decision
-		if v100, err := a.liftDecision(b[8:]); err != nil {
+		var o106 Decision
+		if v107, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o99 = v100
+			o106 = v107
 		}
-		v.Decision = &o99
+		v.Decision = &o106
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1937,13 +2036,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o101 StoreRequest
-		if v102, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o108 StoreRequest
+		if v109, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o101 = v102
+			o108 = v109
 		}
-		v.Store = &o101
+		v.Store = &o108
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1977,10 +2076,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v103, err := a.liftDecision(b[0:]); err != nil {
+	if v110, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v103
+		v.Decision = v110
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1997,10 +2096,10 @@ func (a *abi) liftResumption(b []byte) (Resumption, error) {
 		v.Due = true
 	case 1:
 		var p Stop
-		if v104, err := a.liftStop(b[8:]); err != nil {
+		if v111, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v104
+			p = v111
 		}
 		v.Stop = &p
 	default:
@@ -2015,10 +2114,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p105, n105, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p112, n112, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p105), uint64(n105))
+		s = append(s, uint64(p112), uint64(n112))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -2028,15 +2127,15 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s106, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s113, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s106
+		s = s113
 	}
-	if s107, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s114, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s107
+		s = s114
 	}
 	return s, nil
 }
@@ -2044,15 +2143,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v108, err := a.liftReservation(b[0:]); err != nil {
+	if v115, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v108
+		v.Reply = v115
 	}
-	if v109, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v116, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v109
+		v.Held = v116
 	}
 	return v, nil
 }
@@ -2063,18 +2162,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v110, err := a.liftRetry(b[8:]); err != nil {
+		if v117, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v110
+			p = v117
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v111, err := a.liftStop(b[8:]); err != nil {
+		if v118, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v111
+			p = v118
 		}
 		v.Stop = &p
 	default:
@@ -2115,15 +2214,15 @@ func (a *abi) storeHealth(ctx context.Context, b []byte, v *Health) error {
 
 // flatDeliveryState appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatDeliveryState(ctx context.Context, s []uint64, v *DeliveryState) ([]uint64, error) {
-	if p112, n112, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p119, n119, err := a.lowerString(ctx, v.EventID); err != nil {
 		return s, withField("event_id", err)
 	} else {
-		s = append(s, uint64(p112), uint64(n112))
+		s = append(s, uint64(p119), uint64(n119))
 	}
-	if p113, n113, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p120, n120, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p113), uint64(n113))
+		s = append(s, uint64(p120), uint64(n120))
 	}
 	s = append(s, uint64(v.Attempt))
 	s = append(s, uint64(v.MaxAttempts))
@@ -2147,17 +2246,17 @@ func (a *abi) flatAttemptOutcome(ctx context.Context, s []uint64, v *AttemptOutc
 	switch {
 	case v.Response != nil:
 		s = append(s, 0)
-		if s114, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
+		if s121, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
 			return s, withField("response", err)
 		} else {
-			s = s114
+			s = s121
 		}
 	case v.TransportError != nil:
 		s = append(s, 1)
-		if p115, n115, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p122, n122, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return s, withField("transport_error", err)
 		} else {
-			s = append(s, uint64(p115), uint64(n115))
+			s = append(s, uint64(p122), uint64(n122))
 		}
 		s = append(s, 0)
 	}
@@ -2170,18 +2269,18 @@ func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Decided
-		if v116, err := a.liftDecided(b[8:]); err != nil {
+		if v123, err := a.liftDecided(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v116
+			p = v123
 		}
 		v.Decided = &p
 	case 1:
 		var p StoreCall
-		if v117, err := a.liftStoreCall(b[8:]); err != nil {
+		if v124, err := a.liftStoreCall(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v117
+			p = v124
 		}
 		v.NeedsStore = &p
 	default:
@@ -2193,10 +2292,10 @@ func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
 // liftFinished reads the Finished at b[0:72] (canonical ABI).
 func (a *abi) liftFinished(b []byte) (Finished, error) {
 	var v Finished
-	if v118, err := a.liftVerdict(b[0:]); err != nil {
+	if v125, err := a.liftVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v118
+		v.Verdict = v125
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -2207,17 +2306,17 @@ func (a *abi) liftFinished(b []byte) (Finished, error) {
 
 // storeGateEvent writes *v at b[0:48] (canonical ABI).
 func (a *abi) storeGateEvent(ctx context.Context, b []byte, v *GateEvent) error {
-	if p119, n119, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p126, n126, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p119)
-		le.PutUint32(b[4:], n119)
+		le.PutUint32(b[0:], p126)
+		le.PutUint32(b[4:], n126)
 	}
-	if p120, n120, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p127, n127, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p120)
-		le.PutUint32(b[12:], n120)
+		le.PutUint32(b[8:], p127)
+		le.PutUint32(b[12:], n127)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempts))
 	le.PutUint64(b[24:], uint64(v.FirstAttemptedAtMs))
@@ -2247,30 +2346,30 @@ func (a *abi) storePacer(ctx context.Context, b []byte, v *Pacer) error {
 // liftGateAnswer reads the GateAnswer at b[0:80] (canonical ABI).
 func (a *abi) liftGateAnswer(b []byte) (GateAnswer, error) {
 	var v GateAnswer
-	if v121, err := a.liftGateVerdict(b[0:]); err != nil {
+	if v128, err := a.liftGateVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v121
+		v.Verdict = v128
 	}
-	if v122, err := a.liftPacer(b[56:]); err != nil {
+	if v129, err := a.liftPacer(b[56:]); err != nil {
 		return v, err
 	} else {
-		v.Pacer = v122
+		v.Pacer = v129
 	}
 	return v, nil
 }
 
 // flatWake appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatWake(ctx context.Context, s []uint64, v *Wake) ([]uint64, error) {
-	if p123, n123, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p130, n130, err := a.lowerString(ctx, v.EventID); err != nil {
 		return s, withField("event_id", err)
 	} else {
-		s = append(s, uint64(p123), uint64(n123))
+		s = append(s, uint64(p130), uint64(n130))
 	}
-	if p124, n124, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p131, n131, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p124), uint64(n124))
+		s = append(s, uint64(p131), uint64(n131))
 	}
 	s = append(s, uint64(v.Attempts))
 	s = append(s, uint64(v.FirstAttemptedAtMs))
@@ -2296,10 +2395,10 @@ func (a *abi) flatStoreReply(ctx context.Context, s []uint64, v *StoreReply) ([]
 		s = append(s, 0, 0, 0, 0, 0)
 	case v.Answered != nil:
 		s = append(s, 1)
-		if s125, err := a.flatReservation(ctx, s, v.Answered); err != nil {
+		if s132, err := a.flatReservation(ctx, s, v.Answered); err != nil {
 			return s, withField("answered", err)
 		} else {
-			s = s125
+			s = s132
 		}
 	}
 	return s, nil
@@ -2313,18 +2412,18 @@ func (a *abi) liftWakeVerdict(b []byte) (WakeVerdict, error) {
 		v.Send = true
 	case 1:
 		var p WakeHold
-		if v126, err := a.liftWakeHold(b[8:]); err != nil {
+		if v133, err := a.liftWakeHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v126
+			p = v133
 		}
 		v.Hold = &p
 	case 2:
 		var p DeadLetter
-		if v127, err := a.liftDeadLetter(b[8:]); err != nil {
+		if v134, err := a.liftDeadLetter(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v127
+			p = v134
 		}
 		v.Stop = &p
 	default:
@@ -2340,33 +2439,33 @@ func (a *abi) liftStoreCall(b []byte) (StoreCall, error) {
 		return v, abiErrorf("CallOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = CallOp(uint64(b[0]))
-	if s128, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s135, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Key = s128
+		v.Key = s135
 	}
-	if s129, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s136, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s129
+		v.EndpointID = s136
 	}
 	v.Bucket = le.Uint64(b[24:])
-	if v130, err := a.liftBudget(b[32:]); err != nil {
+	if v137, err := a.liftBudget(b[32:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v130
+		v.Budget = v137
 	}
 	switch b[64] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o131 HealthCall
-		if v132, err := a.liftHealthCall(b[72:]); err != nil {
+		var o138 HealthCall
+		if v139, err := a.liftHealthCall(b[72:]); err != nil {
 			return v, err
 		} else {
-			o131 = v132
+			o138 = v139
 		}
-		v.Health = &o131
+		v.Health = &o138
 	default:
 		return v, abiErrorf("option discriminant %d", b[64])
 	}
@@ -2379,17 +2478,17 @@ func (a *abi) storeStoreCall(ctx context.Context, b []byte, v *StoreCall) error 
 		return withField("op", enumError("CallOp", uint64(v.Op)))
 	}
 	b[0] = uint8(v.Op)
-	if p133, n133, err := a.lowerString(ctx, v.Key); err != nil {
+	if p140, n140, err := a.lowerString(ctx, v.Key); err != nil {
 		return withField("key", err)
 	} else {
-		le.PutUint32(b[4:], p133)
-		le.PutUint32(b[8:], n133)
+		le.PutUint32(b[4:], p140)
+		le.PutUint32(b[8:], n140)
 	}
-	if p134, n134, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p141, n141, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[12:], p134)
-		le.PutUint32(b[16:], n134)
+		le.PutUint32(b[12:], p141)
+		le.PutUint32(b[16:], n141)
 	}
 	le.PutUint64(b[24:], uint64(v.Bucket))
 	if err := a.storeBudget(ctx, b[32:], &v.Budget); err != nil {
@@ -2420,15 +2519,15 @@ func (a *abi) storeHeldHealth(ctx context.Context, b []byte, v *HeldHealth) erro
 // liftCallApplied reads the CallApplied at b[0:216] (canonical ABI).
 func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
 	var v CallApplied
-	if v135, err := a.liftCallReply(b[0:]); err != nil {
+	if v142, err := a.liftCallReply(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v135
+		v.Reply = v142
 	}
-	if v136, err := a.liftHeldHealth(b[104:]); err != nil {
+	if v143, err := a.liftHeldHealth(b[104:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v136
+		v.Held = v143
 	}
 	return v, nil
 }
@@ -2436,23 +2535,23 @@ func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s137, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s144, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s137
+		v.Version = s144
 	}
-	if a138, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a145, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l138 := make([]HealthClass, len(a138)/208)
-		for i138 := range l138 {
-			if v139, err := a.liftHealthClass(a138[i138*208:]); err != nil {
+		l145 := make([]HealthClass, len(a145)/208)
+		for i145 := range l145 {
+			if v146, err := a.liftHealthClass(a145[i145*208:]); err != nil {
 				return v, err
 			} else {
-				l138[i138] = v139
+				l145[i145] = v146
 			}
 		}
-		v.Classes = l138
+		v.Classes = l145
 	}
 	return v, nil
 }
@@ -2475,15 +2574,51 @@ func (a *abi) flatPacer(ctx context.Context, s []uint64, v *Pacer) ([]uint64, er
 // liftPaced reads the Paced at b[0:40] (canonical ABI).
 func (a *abi) liftPaced(b []byte) (Paced, error) {
 	var v Paced
-	if v140, err := a.liftPaceVerdict(b[0:]); err != nil {
+	if v147, err := a.liftPaceVerdict(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Verdict = v140
+		v.Verdict = v147
 	}
-	if v141, err := a.liftPacer(b[16:]); err != nil {
+	if v148, err := a.liftPacer(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Pacer = v141
+		v.Pacer = v148
+	}
+	return v, nil
+}
+
+// liftTarget reads the Target at b[0:40] (canonical ABI).
+func (a *abi) liftTarget(b []byte) (Target, error) {
+	var v Target
+	if s149, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Scheme = s149
+	}
+	if s150, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+		return v, err
+	} else {
+		v.Host = s150
+	}
+	v.Port = le.Uint16(b[16:])
+	if s151, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+		return v, err
+	} else {
+		v.Path = s151
+	}
+	switch b[28] {
+	case 0:
+		v.Address = nil
+	case 1:
+		var o152 string
+		if s153, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+			return v, err
+		} else {
+			o152 = s153
+		}
+		v.Address = &o152
+	default:
+		return v, abiErrorf("option discriminant %d", b[28])
 	}
 	return v, nil
 }
@@ -2496,10 +2631,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s142, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s154, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s142
+		v.EndpointID = s154
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -2545,26 +2680,26 @@ func (a *abi) flatBucketCounts(ctx context.Context, s []uint64, v *BucketCounts)
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s143, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s155, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s143
+		v.Name = s155
 	}
-	if v144, err := a.liftPolicy(b[8:]); err != nil {
+	if v156, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v144
+		v.Policy = v156
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p145, n145, err := a.lowerString(ctx, v.Name); err != nil {
+	if p157, n157, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p145)
-		le.PutUint32(b[4:], n145)
+		le.PutUint32(b[0:], p157)
+		le.PutUint32(b[4:], n157)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -2612,10 +2747,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s146, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s158, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s146
+		v.EndpointID = s158
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -2637,13 +2772,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o147 DeadLetter
-		if v148, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o159 DeadLetter
+		if v160, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o147 = v148
+			o159 = v160
 		}
-		v.DeadLetter = &o147
+		v.DeadLetter = &o159
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -2657,10 +2792,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v149, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v161, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v149
+		v.Counts = v161
 	}
 	return v, nil
 }
@@ -2669,15 +2804,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v150, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v162, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v150
+		v.Current = v162
 	}
-	if v151, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v163, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v151
+		v.Previous = v163
 	}
 	return v, nil
 }
@@ -2733,22 +2868,22 @@ func (a *abi) flatHTTPResponse(ctx context.Context, s []uint64, v *HTTPResponse)
 // liftDecided reads the Decided at b[0:224] (canonical ABI).
 func (a *abi) liftDecided(b []byte) (Decided, error) {
 	var v Decided
-	if v152, err := a.liftDecision(b[0:]); err != nil {
+	if v164, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v152
+		v.Decision = v164
 	}
 	switch b[64] {
 	case 0:
 		v.Call = nil
 	case 1:
-		var o153 StoreCall
-		if v154, err := a.liftStoreCall(b[72:]); err != nil {
+		var o165 StoreCall
+		if v166, err := a.liftStoreCall(b[72:]); err != nil {
 			return v, err
 		} else {
-			o153 = v154
+			o165 = v166
 		}
-		v.Call = &o153
+		v.Call = &o165
 	default:
 		return v, abiErrorf("option discriminant %d", b[64])
 	}
@@ -2761,26 +2896,26 @@ func (a *abi) liftVerdict(b []byte) (Verdict, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v155, err := a.liftRetry(b[8:]); err != nil {
+		if v167, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v155
+			p = v167
 		}
 		v.Retry = &p
 	case 1:
 		var p BudgetHold
-		if v156, err := a.liftBudgetHold(b[8:]); err != nil {
+		if v168, err := a.liftBudgetHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v156
+			p = v168
 		}
 		v.Hold = &p
 	case 2:
 		var p Stop
-		if v157, err := a.liftStop(b[8:]); err != nil {
+		if v169, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v157
+			p = v169
 		}
 		v.Stop = &p
 	default:
@@ -2801,18 +2936,18 @@ func (a *abi) liftGateVerdict(b []byte) (GateVerdict, error) {
 		v.Probe = true
 	case 3:
 		var p Hold
-		if v158, err := a.liftHold(b[8:]); err != nil {
+		if v170, err := a.liftHold(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v158
+			p = v170
 		}
 		v.Hold = &p
 	case 4:
 		var p HeldStop
-		if v159, err := a.liftHeldStop(b[8:]); err != nil {
+		if v171, err := a.liftHeldStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v159
+			p = v171
 		}
 		v.Stop = &p
 	default:
@@ -2833,10 +2968,10 @@ func (a *abi) liftPacer(b []byte) (Pacer, error) {
 // flatReservation appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatReservation(ctx context.Context, s []uint64, v *Reservation) ([]uint64, error) {
 	s = append(s, b2u(v.Reserved))
-	if s160, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
+	if s172, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
 		return s, withField("counts", err)
 	} else {
-		s = s160
+		s = s172
 	}
 	return s, nil
 }
@@ -2852,15 +2987,15 @@ func (a *abi) liftWakeHold(b []byte) (WakeHold, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s161, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s173, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s161
+		v.EventID = s173
 	}
-	if s162, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s174, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s162
+		v.EndpointID = s174
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -2900,13 +3035,13 @@ func (a *abi) liftHealthCall(b []byte) (HealthCall, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o163 Circuit
-		if v164, err := a.liftCircuit(b[32:]); err != nil {
+		var o175 Circuit
+		if v176, err := a.liftCircuit(b[32:]); err != nil {
 			return v, err
 		} else {
-			o163 = v164
+			o175 = v176
 		}
-		v.Circuit = &o163
+		v.Circuit = &o175
 	default:
 		return v, abiErrorf("option discriminant %d", b[24])
 	}
@@ -2965,13 +3100,13 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.Reservation = nil
 	case 1:
-		var o165 Reservation
-		if v166, err := a.liftReservation(b[8:]); err != nil {
+		var o177 Reservation
+		if v178, err := a.liftReservation(b[8:]); err != nil {
 			return v, err
 		} else {
-			o165 = v166
+			o177 = v178
 		}
-		v.Reservation = &o165
+		v.Reservation = &o177
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -2979,12 +3114,12 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.Granted = nil
 	case 1:
-		var o167 bool
+		var o179 bool
 		if b[49] > 1 {
 			return v, abiErrorf("bool byte %d", b[49])
 		}
-		o167 = b[49] == 1
-		v.Granted = &o167
+		o179 = b[49] == 1
+		v.Granted = &o179
 	default:
 		return v, abiErrorf("option discriminant %d", b[48])
 	}
@@ -2992,13 +3127,13 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 	case 0:
 		v.View = nil
 	case 1:
-		var o168 HealthView
-		if v169, err := a.liftHealthView(b[64:]); err != nil {
+		var o180 HealthView
+		if v181, err := a.liftHealthView(b[64:]); err != nil {
 			return v, err
 		} else {
-			o168 = v169
+			o180 = v181
 		}
-		v.View = &o168
+		v.View = &o180
 	default:
 		return v, abiErrorf("option discriminant %d", b[56])
 	}
@@ -3008,15 +3143,15 @@ func (a *abi) liftCallReply(b []byte) (CallReply, error) {
 // liftHeldHealth reads the HeldHealth at b[0:112] (canonical ABI).
 func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
 	var v HeldHealth
-	if v170, err := a.liftHeldBuckets(b[0:]); err != nil {
+	if v182, err := a.liftHeldBuckets(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Buckets = v170
+		v.Buckets = v182
 	}
-	if v171, err := a.liftHealthState(b[40:]); err != nil {
+	if v183, err := a.liftHealthState(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Health = v171
+		v.Health = v183
 	}
 	return v, nil
 }
@@ -3024,43 +3159,43 @@ func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s172, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s184, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s172
+		v.Name = s184
 	}
-	if v173, err := a.liftPolicy(b[8:]); err != nil {
+	if v185, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v173
+		v.Policy = v185
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o174 Health
-		if v175, err := a.liftHealth(b[96:]); err != nil {
+		var o186 Health
+		if v187, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o174 = v175
+			o186 = v187
 		}
-		v.Health = &o174
+		v.Health = &o186
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s176, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s188, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s176
+		v.PolicyHash = s188
 	}
-	if a177, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a189, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l177 := make([]uint64, len(a177)/8)
-		for i177 := range l177 {
-			l177[i177] = le.Uint64(a177[i177*8:])
+		l189 := make([]uint64, len(a189)/8)
+		for i189 := range l189 {
+			l189[i189] = le.Uint64(a189[i189*8:])
 		}
-		v.HashWords = l177
+		v.HashWords = l189
 	}
 	return v, nil
 }
@@ -3084,17 +3219,17 @@ func (a *abi) liftPaceVerdict(b []byte) (PaceVerdict, error) {
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v178, err := a.liftBackoff(b[0:]); err != nil {
+	if v190, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v178
+		v.Backoff = v190
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v179, err := a.liftBudget(b[48:]); err != nil {
+	if v191, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v179
+		v.Budget = v191
 	}
 	return v, nil
 }
@@ -3102,15 +3237,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v180, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v192, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v180
+		v.Current = v192
 	}
-	if v181, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v193, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v181
+		v.Previous = v193
 	}
 	return v, nil
 }
@@ -3148,10 +3283,10 @@ func (a *abi) liftHold(b []byte) (Hold, error) {
 // liftHeldStop reads the HeldStop at b[0:48] (canonical ABI).
 func (a *abi) liftHeldStop(b []byte) (HeldStop, error) {
 	var v HeldStop
-	if v182, err := a.liftDeadLetter(b[0:]); err != nil {
+	if v194, err := a.liftDeadLetter(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.DeadLetter = v182
+		v.DeadLetter = v194
 	}
 	v.HeldMs = le.Uint64(b[40:])
 	return v, nil
@@ -3191,10 +3326,10 @@ func (a *abi) liftHealthView(b []byte) (HealthView, error) {
 // liftHealthState reads the HealthState at b[0:72] (canonical ABI).
 func (a *abi) liftHealthState(b []byte) (HealthState, error) {
 	var v HealthState
-	if v183, err := a.liftFailureBuckets(b[0:]); err != nil {
+	if v195, err := a.liftFailureBuckets(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Failures = v183
+		v.Failures = v195
 	}
 	v.PausedUntilMs = le.Uint64(b[24:])
 	v.OpenedAtMs = le.Uint64(b[32:])
@@ -3217,20 +3352,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o184 Circuit
-		if v185, err := a.liftCircuit(b[24:]); err != nil {
+		var o196 Circuit
+		if v197, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o184 = v185
+			o196 = v197
 		}
-		v.Circuit = &o184
+		v.Circuit = &o196
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v186, err := a.liftRelease(b[72:]); err != nil {
+	if v198, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v186
+		v.Release = v198
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

@@ -1271,3 +1271,23 @@ type HealthDocument struct {
 	// its classes, in document order
 	Classes []HealthClass `json:"classes"`
 }
+
+// A webhook target URL, read (docs/destinations.md, "Reading a target URL").
+type Target struct {
+	// `http` or `https`.
+	Scheme string `json:"scheme"`
+
+	// The host to connect to: a lowercase name, or an IP literal's canonical text
+	// (IPv4 dotted decimal, IPv6 without brackets).
+	Host string `json:"host"`
+
+	// The explicit port, else 80 (`http`) or 443 (`https`).
+	Port uint16 `json:"port"`
+
+	// The path and query (`/` at least); the fragment is never sent.
+	Path string `json:"path"`
+
+	// The address when the host is an IP literal (`127.1` and `2130706433` included):
+	// connect to it and look nothing up.
+	Address *string `json:"address,omitempty"`
+}

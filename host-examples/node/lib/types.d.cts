@@ -651,3 +651,23 @@ export interface HealthDocument {
   /** its classes, in document order */
   classes: HealthClass[];
 }
+
+/** A webhook target URL, read (docs/destinations.md, "Reading a target URL"). */
+export interface Target {
+  /** `http` or `https`. */
+  scheme: string;
+  /**
+   * The host to connect to: a lowercase name, or an IP literal's canonical text
+   * (IPv4 dotted decimal, IPv6 without brackets).
+   */
+  host: string;
+  /** The explicit port, else 80 (`http`) or 443 (`https`). */
+  port: number;
+  /** The path and query (`/` at least); the fragment is never sent. */
+  path: string;
+  /**
+   * The address when the host is an IP literal (`127.1` and `2130706433` included):
+   * connect to it and look nothing up.
+   */
+  address: string | null;
+}

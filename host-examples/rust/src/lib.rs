@@ -59,6 +59,7 @@ pub mod conformance;
 mod convert;
 mod convert_health;
 mod delivery;
+mod destinations;
 mod engine;
 pub mod reload;
 mod step;
@@ -68,7 +69,7 @@ pub use artifact::{
     ArtifactError, ArtifactInfo, ArtifactRef, ArtifactSource, BuildInfo, LiveArtifact, LiveInstance, Swapped,
     WatchEvent, ABI_VERSION, ARTIFACT_ENV, ARTIFACT_SHA256_ENV, WIT_PACKAGE,
 };
-pub use bindings::wit::{Admission, PolicyDocument};
+pub use bindings::wit::{Admission, PolicyDocument, Target};
 pub use cache::CACHE_ENV;
 pub use compiled::{CompiledPolicy, HealthClass, HealthDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};

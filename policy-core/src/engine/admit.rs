@@ -178,19 +178,29 @@ impl super::Engine {
         Ok(())
     }
 
-    /// The journal's events: open ones scheduled (judged by `resume` when
-    /// due), dead letters kept for replay, delivered ones dropped.
-    pub(super) fn resume(&mut self, bytes: &[u8]) -> Result<(), EngineError> {
-        if self.started || !self.events.is_empty() {
+    /// A journal's events: open ones scheduled (judged by `resume` when
+    /// due), dead letters kept for replay, delivered ones dropped. An event
+    /// an earlier `resume` already gave is skipped (the first journal wins;
+    /// one `warn` says how many). `copy`: the bytes are another journal,
+    /// read only: its open events are journaled into the host's own, and
+    /// its torn tail and header are not the host's business.
+    pub(super) fn resume(&mut self, bytes: &[u8], copy: bool) -> Result<(), EngineError> {
+        if self.started {
             return Err(EngineError::ResumeTooLate);
         }
         let recovered = super::records::recover(bytes)?;
-        if recovered.torn_bytes > 0 {
-            self.out.push_back(Output::JournalTruncate { keep_bytes: recovered.good_len });
+        if !copy {
+            if recovered.torn_bytes > 0 {
+                self.out.push_back(Output::JournalTruncate { keep_bytes: recovered.good_len });
+            }
+            self.header_written |= recovered.has_header;
         }
-        self.header_written = recovered.has_header;
-        self.started = true;
+        let mut skipped = 0u64;
         for (mut event, policy) in recovered.events {
+            if self.events.contains_key(&event.event_id) {
+                skipped += 1;
+                continue;
+            }
             self.policies.entry(event.policy_hash.clone()).or_insert(super::Known { policy });
             self.order += 1;
             event.order = self.order;
@@ -211,9 +221,33 @@ impl super::Engine {
                 self.keep_dead(&id);
             }
             if let Some(t) = due {
+                if copy {
+                    self.journal(&id);
+                }
                 self.schedule(&id, t.max(self.now_ms));
             }
         }
+        if skipped > 0 {
+            let message = alloc::format!("resume: {skipped} events an earlier journal gave were skipped");
+            self.out.push_back(Output::Warn { event_id: None, message });
+        }
+        Ok(())
+    }
+
+    /// The state as journal text: a header at `now_ms`, then every event's
+    /// record in first-seen order. Only while nothing is in flight, so no
+    /// record names an attempt whose result is still to come.
+    pub(super) fn snapshot(&mut self) -> Result<(), EngineError> {
+        if self.busy > 0 || !self.calls.is_empty() {
+            return Err(EngineError::Busy { in_flight: self.busy, calls: self.calls.len() as u64 });
+        }
+        let mut events: Vec<&super::Event> = self.events.values().collect();
+        events.sort_by_key(|e| e.order);
+        let mut journal = crate::journal::encode_header(self.now_ms);
+        for e in events {
+            journal.push_str(&crate::journal::encode_event(&e.rec));
+        }
+        self.out.push_back(Output::Snapshot { journal });
         Ok(())
     }
 }

@@ -24,8 +24,10 @@ pub enum EngineError {
     Draining,
     /// `admit` while the engine holds `max_events` open events (back-pressure).
     Full { max_events: u64 },
-    /// `resume` after the engine already admitted or resumed events.
+    /// `resume` after the engine admitted or replayed events.
     ResumeTooLate,
+    /// `snapshot` while a send or a store call is out (drain first).
+    Busy { in_flight: u32, calls: u64 },
     /// The journal could not be read (code and 1-based line as docs/journal.md).
     Journal { code: &'static str, line: u64, message: String },
     /// A field of the input is malformed (empty id, too long, out of range).
@@ -46,6 +48,7 @@ impl EngineError {
             EngineError::Draining => "draining",
             EngineError::Full { .. } => "engine_full",
             EngineError::ResumeTooLate => "resume_too_late",
+            EngineError::Busy { .. } => "engine_busy",
             EngineError::Journal { code, .. } => code,
             EngineError::InvalidInput { .. } => "invalid_input",
             EngineError::Policy(e) => e.code.as_str(),
@@ -77,7 +80,10 @@ impl fmt::Display for EngineError {
             EngineError::UnknownCall { call_id } => write!(f, "unknown_call: call {call_id} is not outstanding"),
             EngineError::Draining => f.write_str("draining: the engine admits nothing after drain"),
             EngineError::Full { max_events } => write!(f, "engine_full: {max_events} open events"),
-            EngineError::ResumeTooLate => f.write_str("resume_too_late: resume comes before any admission"),
+            EngineError::ResumeTooLate => f.write_str("resume_too_late: resume comes before any admission or replay"),
+            EngineError::Busy { in_flight, calls } => {
+                write!(f, "engine_busy: {in_flight} events in flight, {calls} store calls out (drain first)")
+            }
             EngineError::Journal { code, line, message } => write!(f, "{code} at line {line}: {message}"),
             EngineError::InvalidInput { field, message } => write!(f, "invalid_input at {field}: {message}"),
             EngineError::Policy(e) => write!(f, "{e}"),

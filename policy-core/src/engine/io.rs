@@ -72,8 +72,12 @@ pub enum Input {
     Drain,
     /// Admit not-yet-replayed dead letters again under the current document.
     Replay(ReplayFilter),
-    /// The journal's bytes (once, before any admission).
-    Resume(Vec<u8>),
+    /// A journal's bytes (before any admission or replay; several may come,
+    /// the host's own journal first).
+    Resume(Resume),
+    /// The engine's state as journal text ([`Output::Snapshot`]), for a new
+    /// engine (a swapped-in artifact) to resume; only while nothing is in flight.
+    Snapshot,
     /// A new current document (JSON, format 2 or 3) for events admitted from now on.
     Swap(String),
 }
@@ -105,6 +109,9 @@ pub enum Output {
     Replayed { replayed: u64, already_replayed: u64, skipped_no_class: u64, ids: Vec<String> },
     /// After [`Input::Drain`]: nothing is in flight any more.
     Drained,
+    /// The answer to [`Input::Snapshot`]: a header and every event's record
+    /// (open and dead-lettered, first-seen order), journal format 2.
+    Snapshot { journal: String },
     /// Something the operator should read (a store reply that was not the script's shape...).
     Warn { event_id: Option<String>, message: String },
 }
@@ -125,4 +132,14 @@ pub struct Send {
     pub refresh_credentials: bool,
     /// The attempt is the fleet's granted probe of an open circuit.
     pub probe: bool,
+}
+
+/// [`Input::Resume`]: a journal's bytes and whether they are the host's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resume {
+    pub journal: Vec<u8>,
+    /// `false`: the host's own journal (appended to from now on: a torn tail
+    /// is cut, its header stands). `true`: another journal, read only: its
+    /// open events are journaled into the host's own (docs/engine.md section 10).
+    pub copy: bool,
 }

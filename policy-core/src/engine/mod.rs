@@ -60,7 +60,7 @@ use crate::health::HealthDocument;
 pub use crate::journal::Status;
 pub use error::EngineError;
 pub use event::Event;
-pub use io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Send, StoreAnswer};
+pub use io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Send, StoreAnswer};
 pub use metrics::{COUNTERS, GAUGES};
 pub use store_wire::{call_argv, parse_reply, reply_ints};
 
@@ -197,7 +197,8 @@ impl Engine {
                 Ok(())
             }
             Input::Replay(filter) => self.replay(&filter),
-            Input::Resume(bytes) => self.resume(&bytes),
+            Input::Resume(r) => self.resume(&r.journal, r.copy),
+            Input::Snapshot => self.snapshot(),
             Input::Swap(document) => self.swap(&document),
         };
         if let Err(e) = handled {

@@ -6,7 +6,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Send, StoreAnswer};
+use super::io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Send, StoreAnswer};
 use super::{Config, EngineError};
 use crate::codec::{dead_letter_to_value, Fields};
 use crate::error::{ErrorCode, PolicyError};
@@ -55,20 +55,21 @@ pub fn config(v: &Value) -> Result<Config, EngineError> {
 pub fn input(v: &Value) -> Result<(u64, Input), EngineError> {
     let op = v.get("op").and_then(Value::as_str).ok_or_else(|| shape("op", "missing or not a string"))?;
     let fields: &[&str] = match op {
-        "tick" | "drain" => &["op", "now_ms"],
+        "tick" | "drain" | "snapshot" => &["op", "now_ms"],
         "admit" => &["op", "now_ms", "event_id", "endpoint_id", "target", "class", "body_b64"],
         "result" => &["op", "now_ms", "event_id", "attempt", "status", "retry_after", "error_kind", "not_started"],
         "store" => &["op", "now_ms", "call_id", "reply", "failed"],
         "replay" => &["op", "now_ms", "endpoint_id", "stop_reason", "from_ms", "to_ms", "limit"],
-        "resume" => &["op", "now_ms", "journal"],
+        "resume" => &["op", "now_ms", "journal", "copy"],
         "swap" => &["op", "now_ms", "document"],
-        _ => return Err(shape("op", "unknown op (tick, admit, result, store, drain, replay, resume, swap)")),
+        _ => return Err(shape("op", "unknown op (tick, admit, result, store, drain, replay, resume, snapshot, swap)")),
     };
     let f = Fields::new(v, fields)?;
     let now_ms = f.u64("now_ms")?;
     let input = match op {
         "tick" => Input::Tick,
         "drain" => Input::Drain,
+        "snapshot" => Input::Snapshot,
         "admit" => Input::Admit(NewEvent {
             event_id: f.str("event_id")?.to_string(),
             endpoint_id: f.str("endpoint_id")?.to_string(),
@@ -117,7 +118,10 @@ pub fn input(v: &Value) -> Result<(u64, Input), EngineError> {
             to_ms: opt_u64(&f, "to_ms")?,
             limit: opt_u64(&f, "limit")?,
         }),
-        "resume" => Input::Resume(f.str("journal")?.as_bytes().to_vec()),
+        "resume" => Input::Resume(Resume {
+            journal: f.str("journal")?.as_bytes().to_vec(),
+            copy: if f.opt("copy").is_some() { f.bool("copy")? } else { false },
+        }),
         _ => Input::Swap(match f.req("document")? {
             Value::String(s) => s.clone(),
             other => to_text(other),
@@ -197,6 +201,9 @@ pub fn output(o: &Output) -> Value {
             ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
         ]),
         Output::Drained => obj(alloc::vec![("action", "drained".into())]),
+        Output::Snapshot { journal } => {
+            obj(alloc::vec![("action", "snapshot".into()), ("journal", journal.as_str().into())])
+        }
         Output::Warn { event_id, message } => obj(alloc::vec![
             ("action", "warn".into()),
             ("event_id", opt(event_id)),
@@ -223,7 +230,8 @@ pub fn feed(engine: &mut super::Engine, inputs: &str) -> Result<String, EngineEr
 /// `resume` from the journal's raw bytes (a torn tail may end inside a
 /// multibyte character, so they need not be UTF-8), answered as [`feed`].
 pub fn resume(engine: &mut super::Engine, now_ms: u64, journal: &[u8]) -> String {
-    run(engine, core::iter::once(Ok((now_ms, Input::Resume(journal.to_vec())))))
+    let resume = Input::Resume(Resume { journal: journal.to_vec(), copy: false });
+    run(engine, core::iter::once(Ok((now_ms, resume))))
 }
 
 fn run(engine: &mut super::Engine, inputs: impl Iterator<Item = Result<(u64, Input), EngineError>>) -> String {

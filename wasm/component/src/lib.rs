@@ -338,6 +338,17 @@ impl Guest for Component {
     fn engine_close(handle: u32) {
         ENGINES.close(handle)
     }
+
+    fn read_target(url: String) -> Result<wit::Target, String> {
+        let t = retry_policy_core::destination::read_target(&url).map_err(|e| alloc::format!("{e}"))?;
+        Ok(wit::Target { scheme: t.scheme.into(), host: t.host, port: t.port, path: t.path, address: t.address })
+    }
+
+    fn destination_refusal(address: String) -> Result<Option<String>, String> {
+        retry_policy_core::destination::refusal_of(&address)
+            .map(|r| r.map(String::from))
+            .map_err(|e| alloc::format!("{e}"))
+    }
 }
 
 export!(Component);

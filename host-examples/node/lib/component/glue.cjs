@@ -4,6 +4,11 @@
 'use strict';
 function instantiate(getCoreModule, imports, instantiateCore = (module, importObject) => new WebAssembly.Instance(module, importObject)) {
   
+  function clampGuest(i, min, max) {
+    if (i < min || i > max) throw new TypeError(`must be between ${min} and ${max}`);
+    return i;
+  }
+  
   class ComponentError extends Error {
     constructor (value) {
       const enumerable = typeof value !== 'string';
@@ -163,6 +168,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     let postReturn13;
     let postReturn14;
     let postReturn15;
+    let postReturn16;
+    let postReturn17;
     ({ exports: exports0 } = instantiateCore(module1));
     ({ exports: exports1 } = instantiateCore(module0, {
       'webhook:retry-policy/budget-store@0.3.0': {
@@ -196,6 +203,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     postReturn13 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#load-health-document'];
     postReturn14 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#engine-open'];
     postReturn15 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#engine-feed'];
+    postReturn16 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#read-target'];
+    postReturn17 = exports1['cabi_post_webhook:retry-policy/policy@0.3.0#destination-refusal'];
     let policy030AbiVersion;
     
     function abiVersion() {
@@ -5755,6 +5764,127 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     function engineClose(arg0) {
       policy030EngineClose(toUint32(arg0));
     }
+    let policy030ReadTarget;
+    
+    function readTarget(arg0) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy030ReadTarget(ptr0, len0);
+      let variant7;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          var ptr2 = dataView(memory0).getInt32(ret + 12, true);
+          var len2 = dataView(memory0).getInt32(ret + 16, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          var ptr3 = dataView(memory0).getInt32(ret + 24, true);
+          var len3 = dataView(memory0).getInt32(ret + 28, true);
+          var result3 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr3, len3));
+          let variant5;
+          switch (dataView(memory0).getUint8(ret + 32, true)) {
+            case 0: {
+              variant5 = undefined;
+              break;
+            }
+            case 1: {
+              var ptr4 = dataView(memory0).getInt32(ret + 36, true);
+              var len4 = dataView(memory0).getInt32(ret + 40, true);
+              var result4 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr4, len4));
+              variant5 = result4;
+              break;
+            }
+            default: {
+              throw new TypeError('invalid variant discriminant for option');
+            }
+          }
+          variant7= {
+            tag: 'ok',
+            val: {
+              scheme: result1,
+              host: result2,
+              port: clampGuest(dataView(memory0).getUint16(ret + 20, true), 0, 65535),
+              path: result3,
+              address: variant5,
+            }
+          };
+          break;
+        }
+        case 1: {
+          var ptr6 = dataView(memory0).getInt32(ret + 4, true);
+          var len6 = dataView(memory0).getInt32(ret + 8, true);
+          var result6 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr6, len6));
+          variant7= {
+            tag: 'err',
+            val: result6
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant7;
+      postReturn16(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
+    let policy030DestinationRefusal;
+    
+    function destinationRefusal(arg0) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy030DestinationRefusal(ptr0, len0);
+      let variant4;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          let variant2;
+          switch (dataView(memory0).getUint8(ret + 4, true)) {
+            case 0: {
+              variant2 = undefined;
+              break;
+            }
+            case 1: {
+              var ptr1 = dataView(memory0).getInt32(ret + 8, true);
+              var len1 = dataView(memory0).getInt32(ret + 12, true);
+              var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+              variant2 = result1;
+              break;
+            }
+            default: {
+              throw new TypeError('invalid variant discriminant for option');
+            }
+          }
+          variant4= {
+            tag: 'ok',
+            val: variant2
+          };
+          break;
+        }
+        case 1: {
+          var ptr3 = dataView(memory0).getInt32(ret + 4, true);
+          var len3 = dataView(memory0).getInt32(ret + 8, true);
+          var result3 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr3, len3));
+          variant4= {
+            tag: 'err',
+            val: result3
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant4;
+      postReturn17(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
     policy030AbiVersion = exports1['webhook:retry-policy/policy@0.3.0#abi-version'];
     policy030Plan = exports1['webhook:retry-policy/policy@0.3.0#plan'];
     policy030Delay = exports1['webhook:retry-policy/policy@0.3.0#delay'];
@@ -5790,6 +5920,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     policy030EngineFeed = exports1['webhook:retry-policy/policy@0.3.0#engine-feed'];
     policy030EngineResume = exports1['webhook:retry-policy/policy@0.3.0#engine-resume'];
     policy030EngineClose = exports1['webhook:retry-policy/policy@0.3.0#engine-close'];
+    policy030ReadTarget = exports1['webhook:retry-policy/policy@0.3.0#read-target'];
+    policy030DestinationRefusal = exports1['webhook:retry-policy/policy@0.3.0#destination-refusal'];
     const policy030 = {
       abiVersion: abiVersion,
       admit: admit,
@@ -5805,6 +5937,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       decide: decide,
       decideWith: decideWith,
       delay: delay,
+      destinationRefusal: destinationRefusal,
       discard: discard,
       engineClose: engineClose,
       engineFeed: engineFeed,
@@ -5821,6 +5954,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       parseRetryAfter: parseRetryAfter,
       pauseUntil: pauseUntil,
       plan: plan,
+      readTarget: readTarget,
       resume: resume,
       settle: settle,
       settleWake: settleWake,

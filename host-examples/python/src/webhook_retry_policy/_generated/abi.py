@@ -77,6 +77,7 @@ from .types import (
     StoreOp,
     StoreReply,
     StoreRequest,
+    Target,
     TransportError,
     Unavailable,
     Verdict,
@@ -214,6 +215,8 @@ _S76 = struct.Struct("<I4xI4xI4x")
 _S77 = struct.Struct("<B")
 _S78 = struct.Struct("<I4xQI4xI4x")
 _S79 = struct.Struct("<I4x")
+_S80 = struct.Struct("<I4xI4x")
+_S81 = struct.Struct("<I4xI4x")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -228,6 +231,7 @@ _R_wake_hold = struct.Struct("<QI")
 _R_dead_letter = struct.Struct("<I4xQB")
 _R_call_applied = struct.Struct("<QQQQQQQQQQQQI4xQ")
 _R_paced = struct.Struct("<dQd")
+_R_target = struct.Struct("<H")
 _R_event_class = struct.Struct("<QdQB7xQI4xdQQ?")
 _R_store_request = struct.Struct("<B15xQQ")
 _R_health_call = struct.Struct("<B7xQ?")
@@ -799,6 +803,20 @@ def _mk_health_document(a0: Any, a1: Any) -> HealthDocument:
     return o
 
 
+_SET_TARGET = tuple(Target.__dict__[f].__set__ for f in ["scheme", "host", "port", "path", "address"])
+
+
+def _mk_target(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Target:
+    """A Target from the component's values (checked by the ABI, not again)."""
+    o = _new(Target)
+    _SET_TARGET[0](o, a0)
+    _SET_TARGET[1](o, a1)
+    _SET_TARGET[2](o, a2)
+    _SET_TARGET[3](o, a3)
+    _SET_TARGET[4](o, a4)
+    return o
+
+
 
 
 _IMG_POLICY: dict[int, tuple[Policy, bytes]] = {}
@@ -850,313 +868,330 @@ def _image_HELD_HEALTH(v: HeldHealth) -> tuple[HeldHealth, bytes]:
 
 
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f229, _f230, _f233, _f234 = _R_schedule.unpack_from(m, p + 0)
-    _p232, _n232 = _F_II.unpack_from(m, p + 16)
-    _f232 = struct.unpack_from("<%dQ" % _n232, m, _p232)
-    return _mk_schedule(_f229, _f230, _f232, _f233, _CASES_LIMITED_BY[_f234])
+    _f237, _f238, _f241, _f242 = _R_schedule.unpack_from(m, p + 0)
+    _p240, _n240 = _F_II.unpack_from(m, p + 16)
+    _f240 = struct.unpack_from("<%dQ" % _n240, m, _p240)
+    return _mk_schedule(_f237, _f238, _f240, _f241, _CASES_LIMITED_BY[_f242])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f235, = _R_policy_error.unpack_from(m, p + 0)
-    _p237, _n237 = _F_II.unpack_from(m, p + 4)
-    _p239, _n239 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f235], _str(m, _p237, _n237), _str(m, _p239, _n239))
+    _f243, = _R_policy_error.unpack_from(m, p + 0)
+    _p245, _n245 = _F_II.unpack_from(m, p + 4)
+    _p247, _n247 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f243], _str(m, _p245, _n245), _str(m, _p247, _n247))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p241, _n241 = _F_II.unpack_from(m, p + 0)
-    _p243, _n243 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p241, _n241), tuple(_lift_event_class(m, _p243 + _i243 * 88 + 0) for _i243 in range(_n243)))
+    _p249, _n249 = _F_II.unpack_from(m, p + 0)
+    _p251, _n251 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p249, _n249), tuple(_lift_event_class(m, _p251 + _i251 * 88 + 0) for _i251 in range(_n251)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f250, _f251 = _R_admission.unpack_from(m, p + 24)
-    _p245, _n245 = _F_II.unpack_from(m, p + 0)
-    _p247, _n247 = _F_II.unpack_from(m, p + 8)
-    _p249, _n249 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p245, _n245), _str(m, _p247, _n247), _str(m, _p249, _n249), _f250, _f251, _lift_schedule(m, p + 40))
+    _f258, _f259 = _R_admission.unpack_from(m, p + 24)
+    _p253, _n253 = _F_II.unpack_from(m, p + 0)
+    _p255, _n255 = _F_II.unpack_from(m, p + 8)
+    _p257, _n257 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p253, _n253), _str(m, _p255, _n255), _str(m, _p257, _n257), _f258, _f259, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v257: Any
-    _d257 = m[p + 0]
-    if _d257 == 0:
-        _v257 = None
-    elif _d257 == 1:
-        _v258: Any
-        _d258 = m[p + 8]
-        if _d258 == 0:
-            _v258 = _lift_retry(m, p + 16)
-        elif _d258 == 1:
-            _v258 = _lift_stop(m, p + 16)
+    _v265: Any
+    _d265 = m[p + 0]
+    if _d265 == 0:
+        _v265 = None
+    elif _d265 == 1:
+        _v266: Any
+        _d266 = m[p + 8]
+        if _d266 == 0:
+            _v266 = _lift_retry(m, p + 16)
+        elif _d266 == 1:
+            _v266 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d258, p + 8))
-        _v257 = _v258
+            raise Malformed("discriminant %d at %d" % (_d266, p + 8))
+        _v265 = _v266
     else:
-        raise Malformed("discriminant %d at %d" % (_d257, p + 0))
-    _v260: Any
-    _d260 = m[p + 72]
-    if _d260 == 0:
-        _v260 = None
-    elif _d260 == 1:
-        _v260 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d265, p + 0))
+    _v268: Any
+    _d268 = m[p + 72]
+    if _d268 == 0:
+        _v268 = None
+    elif _d268 == 1:
+        _v268 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d260, p + 72))
-    return _mk_step(_v257, _v260)
+        raise Malformed("discriminant %d at %d" % (_d268, p + 72))
+    return _mk_step(_v265, _v268)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f263, = _R_settlement.unpack_from(m, p + 64)
-    _v262: Any
-    _d262 = m[p + 0]
-    if _d262 == 0:
-        _v262 = _lift_retry(m, p + 8)
-    elif _d262 == 1:
-        _v262 = _lift_stop(m, p + 8)
+    _f271, = _R_settlement.unpack_from(m, p + 64)
+    _v270: Any
+    _d270 = m[p + 0]
+    if _d270 == 0:
+        _v270 = _lift_retry(m, p + 8)
+    elif _d270 == 1:
+        _v270 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d262, p + 0))
-    return _mk_settlement(_v262, _f263)
+        raise Malformed("discriminant %d at %d" % (_d270, p + 0))
+    return _mk_settlement(_v270, _f271)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f264, _f265 = _R_stop.unpack_from(m, p + 0)
-    _v267: Any
-    _d267 = m[p + 8]
-    if _d267 == 0:
-        _v267 = None
-    elif _d267 == 1:
-        _v267 = _lift_dead_letter(m, p + 16)
+    _f272, _f273 = _R_stop.unpack_from(m, p + 0)
+    _v275: Any
+    _d275 = m[p + 8]
+    if _d275 == 0:
+        _v275 = None
+    elif _d275 == 1:
+        _v275 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d267, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f264], _f265, _v267)
+        raise Malformed("discriminant %d at %d" % (_d275, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f272], _f273, _v275)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f269, _f272, _f273, _f275, _f276, _f278, _f280, _f281, _f283, _f284 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f269, _mk_budget_counts(_mk_bucket_counts(_f272, _f273), _mk_bucket_counts(_f275, _f276))), _mk_held_buckets(_f278, _mk_bucket_counts(_f280, _f281), _mk_bucket_counts(_f283, _f284)))
+    _f277, _f280, _f281, _f283, _f284, _f286, _f288, _f289, _f291, _f292 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f277, _mk_budget_counts(_mk_bucket_counts(_f280, _f281), _mk_bucket_counts(_f283, _f284))), _mk_held_buckets(_f286, _mk_bucket_counts(_f288, _f289), _mk_bucket_counts(_f291, _f292)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f285, _f286 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f285, _f286)
+    _f293, _f294 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f293, _f294)
 
 
 def _lift_decided(m: memoryview, p: int) -> Decided:
-    _v288: Any
-    _d288 = m[p + 0]
-    if _d288 == 0:
-        _v288 = _lift_retry(m, p + 8)
-    elif _d288 == 1:
-        _v288 = _lift_stop(m, p + 8)
+    _v296: Any
+    _d296 = m[p + 0]
+    if _d296 == 0:
+        _v296 = _lift_retry(m, p + 8)
+    elif _d296 == 1:
+        _v296 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d288, p + 0))
-    _v290: Any
-    _d290 = m[p + 64]
-    if _d290 == 0:
-        _v290 = None
-    elif _d290 == 1:
-        _v290 = _lift_store_call(m, p + 72)
+        raise Malformed("discriminant %d at %d" % (_d296, p + 0))
+    _v298: Any
+    _d298 = m[p + 64]
+    if _d298 == 0:
+        _v298 = None
+    elif _d298 == 1:
+        _v298 = _lift_store_call(m, p + 72)
     else:
-        raise Malformed("discriminant %d at %d" % (_d290, p + 64))
-    return _mk_decided(_v288, _v290)
+        raise Malformed("discriminant %d at %d" % (_d298, p + 64))
+    return _mk_decided(_v296, _v298)
 
 
 def _lift_store_call(m: memoryview, p: int) -> StoreCall:
-    _f291, _f296, _f298, _f299, _f300, _f301 = _R_store_call.unpack_from(m, p + 0)
-    _p293, _n293 = _F_II.unpack_from(m, p + 4)
-    _p295, _n295 = _F_II.unpack_from(m, p + 12)
-    _v303: Any
-    _d303 = m[p + 64]
-    if _d303 == 0:
-        _v303 = None
-    elif _d303 == 1:
-        _v303 = _lift_health_call(m, p + 72)
+    _f299, _f304, _f306, _f307, _f308, _f309 = _R_store_call.unpack_from(m, p + 0)
+    _p301, _n301 = _F_II.unpack_from(m, p + 4)
+    _p303, _n303 = _F_II.unpack_from(m, p + 12)
+    _v311: Any
+    _d311 = m[p + 64]
+    if _d311 == 0:
+        _v311 = None
+    elif _d311 == 1:
+        _v311 = _lift_health_call(m, p + 72)
     else:
-        raise Malformed("discriminant %d at %d" % (_d303, p + 64))
-    return _mk_store_call(_CASES_CALL_OP[_f291], _str(m, _p293, _n293), _str(m, _p295, _n295), _f296, _mk_budget(_f298, _f299, _f300, _f301), _v303)
+        raise Malformed("discriminant %d at %d" % (_d311, p + 64))
+    return _mk_store_call(_CASES_CALL_OP[_f299], _str(m, _p301, _n301), _str(m, _p303, _n303), _f304, _mk_budget(_f306, _f307, _f308, _f309), _v311)
 
 
 def _lift_finished(m: memoryview, p: int) -> Finished:
-    _f306, = _R_finished.unpack_from(m, p + 64)
-    _v305: Any
-    _d305 = m[p + 0]
-    if _d305 == 0:
-        _v305 = _lift_retry(m, p + 8)
-    elif _d305 == 1:
-        _v305 = _lift_budget_hold(m, p + 8)
-    elif _d305 == 2:
-        _v305 = _lift_stop(m, p + 8)
+    _f314, = _R_finished.unpack_from(m, p + 64)
+    _v313: Any
+    _d313 = m[p + 0]
+    if _d313 == 0:
+        _v313 = _lift_retry(m, p + 8)
+    elif _d313 == 1:
+        _v313 = _lift_budget_hold(m, p + 8)
+    elif _d313 == 2:
+        _v313 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d305, p + 0))
-    return _mk_finished(_v305, _f306)
+        raise Malformed("discriminant %d at %d" % (_d313, p + 0))
+    return _mk_finished(_v313, _f314)
 
 
 def _lift_gate_answer(m: memoryview, p: int) -> GateAnswer:
-    _f310, _f311, _f312 = _R_gate_answer.unpack_from(m, p + 56)
-    _v308: Any
-    _d308 = m[p + 0]
-    if _d308 == 0:
-        _v308 = Send()
-    elif _d308 == 1:
-        _v308 = SendProbe()
-    elif _d308 == 2:
-        _v308 = Probe()
-    elif _d308 == 3:
-        _v308 = _lift_hold(m, p + 8)
-    elif _d308 == 4:
-        _v308 = _lift_held_stop(m, p + 8)
+    _f318, _f319, _f320 = _R_gate_answer.unpack_from(m, p + 56)
+    _v316: Any
+    _d316 = m[p + 0]
+    if _d316 == 0:
+        _v316 = Send()
+    elif _d316 == 1:
+        _v316 = SendProbe()
+    elif _d316 == 2:
+        _v316 = Probe()
+    elif _d316 == 3:
+        _v316 = _lift_hold(m, p + 8)
+    elif _d316 == 4:
+        _v316 = _lift_held_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d308, p + 0))
-    return _mk_gate_answer(_v308, _mk_pacer(_f310, _f311, _f312))
+        raise Malformed("discriminant %d at %d" % (_d316, p + 0))
+    return _mk_gate_answer(_v316, _mk_pacer(_f318, _f319, _f320))
 
 
 def _lift_wake_hold(m: memoryview, p: int) -> WakeHold:
-    _f313, _f314 = _R_wake_hold.unpack_from(m, p + 0)
-    return _mk_wake_hold(_f313, _f314)
+    _f321, _f322 = _R_wake_hold.unpack_from(m, p + 0)
+    return _mk_wake_hold(_f321, _f322)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f319, _f320, _f321 = _R_dead_letter.unpack_from(m, p + 16)
-    _p316, _n316 = _F_II.unpack_from(m, p + 0)
-    _p318, _n318 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p316, _n316), _str(m, _p318, _n318), _f319, _f320, _CASES_STOP_REASON[_f321])
+    _f327, _f328, _f329 = _R_dead_letter.unpack_from(m, p + 16)
+    _p324, _n324 = _F_II.unpack_from(m, p + 0)
+    _p326, _n326 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p324, _n324), _str(m, _p326, _n326), _f327, _f328, _CASES_STOP_REASON[_f329])
 
 
 def _lift_call_applied(m: memoryview, p: int) -> CallApplied:
-    _f326, _f328, _f329, _f331, _f332, _f335, _f336, _f337, _f338, _f339, _f340, _f341, _f342, _f343 = _R_call_applied.unpack_from(m, p + 104)
-    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f326, _mk_bucket_counts(_f328, _f329), _mk_bucket_counts(_f331, _f332)), _mk_health_state(_mk_failure_buckets(_f335, _f336, _f337), _f338, _f339, _f340, _f341, _f342, _f343)))
+    _f334, _f336, _f337, _f339, _f340, _f343, _f344, _f345, _f346, _f347, _f348, _f349, _f350, _f351 = _R_call_applied.unpack_from(m, p + 104)
+    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f334, _mk_bucket_counts(_f336, _f337), _mk_bucket_counts(_f339, _f340)), _mk_health_state(_mk_failure_buckets(_f343, _f344, _f345), _f346, _f347, _f348, _f349, _f350, _f351)))
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p345, _n345 = _F_II.unpack_from(m, p + 0)
-    _p347, _n347 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p345, _n345), tuple(_lift_health_class(m, _p347 + _i347 * 208 + 0) for _i347 in range(_n347)))
+    _p353, _n353 = _F_II.unpack_from(m, p + 0)
+    _p355, _n355 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p353, _n353), tuple(_lift_health_class(m, _p355 + _i355 * 208 + 0) for _i355 in range(_n355)))
 
 
 def _lift_paced(m: memoryview, p: int) -> Paced:
-    _f351, _f352, _f353 = _R_paced.unpack_from(m, p + 16)
-    _v349: Any
-    _d349 = m[p + 0]
-    if _d349 == 0:
-        _v349 = Send()
-    elif _d349 == 1:
-        _v349 = Wait(_F_Q.unpack_from(m, p + 8)[0])
+    _f359, _f360, _f361 = _R_paced.unpack_from(m, p + 16)
+    _v357: Any
+    _d357 = m[p + 0]
+    if _d357 == 0:
+        _v357 = Send()
+    elif _d357 == 1:
+        _v357 = Wait(_F_Q.unpack_from(m, p + 8)[0])
     else:
-        raise Malformed("discriminant %d at %d" % (_d349, p + 0))
-    return _mk_paced(_v349, _mk_pacer(_f351, _f352, _f353))
+        raise Malformed("discriminant %d at %d" % (_d357, p + 0))
+    return _mk_paced(_v357, _mk_pacer(_f359, _f360, _f361))
+
+
+def _lift_target(m: memoryview, p: int) -> Target:
+    _f366, = _R_target.unpack_from(m, p + 16)
+    _p363, _n363 = _F_II.unpack_from(m, p + 0)
+    _p365, _n365 = _F_II.unpack_from(m, p + 8)
+    _p368, _n368 = _F_II.unpack_from(m, p + 20)
+    _v370: Any
+    _d370 = m[p + 28]
+    if _d370 == 0:
+        _v370 = None
+    elif _d370 == 1:
+        _p371, _n371 = _F_II.unpack_from(m, p + 32)
+        _v370 = _str(m, _p371, _n371)
+    else:
+        raise Malformed("discriminant %d at %d" % (_d370, p + 28))
+    return _mk_target(_str(m, _p363, _n363), _str(m, _p365, _n365), _f366, _str(m, _p368, _n368), _v370)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f358, _f359, _f360, _f361, _f362, _f363, _f365, _f366, _f367, _f368 = _R_event_class.unpack_from(m, p + 8)
-    _p355, _n355 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p355, _n355), _mk_policy(_mk_backoff(_f358, _f359, _f360, _CASES_JITTER[_f361]), _f362, _f363, _mk_budget(_f365, _f366, _f367, _f368)))
+    _f376, _f377, _f378, _f379, _f380, _f381, _f383, _f384, _f385, _f386 = _R_event_class.unpack_from(m, p + 8)
+    _p373, _n373 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p373, _n373), _mk_policy(_mk_backoff(_f376, _f377, _f378, _CASES_JITTER[_f379]), _f380, _f381, _mk_budget(_f383, _f384, _f385, _f386)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f369, _f372, _f373 = _R_store_request.unpack_from(m, p + 0)
-    _p371, _n371 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f369], _str(m, _p371, _n371), _f372, _f373)
+    _f387, _f390, _f391 = _R_store_request.unpack_from(m, p + 0)
+    _p389, _n389 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f387], _str(m, _p389, _n389), _f390, _f391)
 
 
 def _lift_health_call(m: memoryview, p: int) -> HealthCall:
-    _f374, _f375, _f376 = _R_health_call.unpack_from(m, p + 0)
-    _v378: Any
-    _d378 = m[p + 24]
-    if _d378 == 0:
-        _v378 = None
-    elif _d378 == 1:
-        _v378 = _lift_circuit(m, p + 32)
+    _f392, _f393, _f394 = _R_health_call.unpack_from(m, p + 0)
+    _v396: Any
+    _d396 = m[p + 24]
+    if _d396 == 0:
+        _v396 = None
+    elif _d396 == 1:
+        _v396 = _lift_circuit(m, p + 32)
     else:
-        raise Malformed("discriminant %d at %d" % (_d378, p + 24))
-    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f374], _f375, _f376, _v378)
+        raise Malformed("discriminant %d at %d" % (_d396, p + 24))
+    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f392], _f393, _f394, _v396)
 
 
 def _lift_budget_hold(m: memoryview, p: int) -> BudgetHold:
-    _f379, _f380 = _R_budget_hold.unpack_from(m, p + 0)
-    return _mk_budget_hold(_f379, _f380)
+    _f397, _f398 = _R_budget_hold.unpack_from(m, p + 0)
+    return _mk_budget_hold(_f397, _f398)
 
 
 def _lift_hold(m: memoryview, p: int) -> Hold:
-    _f381, _f382 = _R_hold.unpack_from(m, p + 0)
-    return _mk_hold(_f381, _CASES_HOLD_REASON[_f382])
+    _f399, _f400 = _R_hold.unpack_from(m, p + 0)
+    return _mk_hold(_f399, _CASES_HOLD_REASON[_f400])
 
 
 def _lift_held_stop(m: memoryview, p: int) -> HeldStop:
-    _f385, = _R_held_stop.unpack_from(m, p + 40)
-    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f385)
+    _f403, = _R_held_stop.unpack_from(m, p + 40)
+    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f403)
 
 
 def _lift_call_reply(m: memoryview, p: int) -> CallReply:
-    _v387: Any
-    _d387 = m[p + 0]
-    if _d387 == 0:
-        _v387 = None
-    elif _d387 == 1:
-        _v387 = _lift_reservation(m, p + 8)
+    _v405: Any
+    _d405 = m[p + 0]
+    if _d405 == 0:
+        _v405 = None
+    elif _d405 == 1:
+        _v405 = _lift_reservation(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d387, p + 0))
-    _v389: Any
-    _d389 = m[p + 48]
-    if _d389 == 0:
-        _v389 = None
-    elif _d389 == 1:
-        _v389 = _F_bool.unpack_from(m, p + 49)[0]
+        raise Malformed("discriminant %d at %d" % (_d405, p + 0))
+    _v407: Any
+    _d407 = m[p + 48]
+    if _d407 == 0:
+        _v407 = None
+    elif _d407 == 1:
+        _v407 = _F_bool.unpack_from(m, p + 49)[0]
     else:
-        raise Malformed("discriminant %d at %d" % (_d389, p + 48))
-    _v391: Any
-    _d391 = m[p + 56]
-    if _d391 == 0:
-        _v391 = None
-    elif _d391 == 1:
-        _v391 = _lift_health_view(m, p + 64)
+        raise Malformed("discriminant %d at %d" % (_d407, p + 48))
+    _v409: Any
+    _d409 = m[p + 56]
+    if _d409 == 0:
+        _v409 = None
+    elif _d409 == 1:
+        _v409 = _lift_health_view(m, p + 64)
     else:
-        raise Malformed("discriminant %d at %d" % (_d391, p + 56))
-    return _mk_call_reply(_v387, _v389, _v391)
+        raise Malformed("discriminant %d at %d" % (_d409, p + 56))
+    return _mk_call_reply(_v405, _v407, _v409)
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f396, _f397, _f398, _f399, _f400, _f401, _f403, _f404, _f405, _f406 = _R_health_class.unpack_from(m, p + 8)
-    _p393, _n393 = _F_II.unpack_from(m, p + 0)
-    _v408: Any
-    _d408 = m[p + 88]
-    if _d408 == 0:
-        _v408 = None
-    elif _d408 == 1:
-        _v408 = _lift_health(m, p + 96)
+    _f414, _f415, _f416, _f417, _f418, _f419, _f421, _f422, _f423, _f424 = _R_health_class.unpack_from(m, p + 8)
+    _p411, _n411 = _F_II.unpack_from(m, p + 0)
+    _v426: Any
+    _d426 = m[p + 88]
+    if _d426 == 0:
+        _v426 = None
+    elif _d426 == 1:
+        _v426 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d408, p + 88))
-    _p410, _n410 = _F_II.unpack_from(m, p + 192)
-    _p412, _n412 = _F_II.unpack_from(m, p + 200)
-    _f412 = struct.unpack_from("<%dQ" % _n412, m, _p412)
-    return _mk_health_class(_str(m, _p393, _n393), _mk_policy(_mk_backoff(_f396, _f397, _f398, _CASES_JITTER[_f399]), _f400, _f401, _mk_budget(_f403, _f404, _f405, _f406)), _v408, _str(m, _p410, _n410), _f412)
+        raise Malformed("discriminant %d at %d" % (_d426, p + 88))
+    _p428, _n428 = _F_II.unpack_from(m, p + 192)
+    _p430, _n430 = _F_II.unpack_from(m, p + 200)
+    _f430 = struct.unpack_from("<%dQ" % _n430, m, _p430)
+    return _mk_health_class(_str(m, _p411, _n411), _mk_policy(_mk_backoff(_f414, _f415, _f416, _CASES_JITTER[_f417]), _f418, _f419, _mk_budget(_f421, _f422, _f423, _f424)), _v426, _str(m, _p428, _n428), _f430)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f413, _f414, _f415, _f416, _f417, _f418 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f413, _f414, _f415, _f416, _f417, _f418)
+    _f431, _f432, _f433, _f434, _f435, _f436 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f431, _f432, _f433, _f434, _f435, _f436)
 
 
 def _lift_reservation(m: memoryview, p: int) -> Reservation:
-    _f419, _f422, _f423, _f425, _f426 = _R_reservation.unpack_from(m, p + 0)
-    return _mk_reservation(_f419, _mk_budget_counts(_mk_bucket_counts(_f422, _f423), _mk_bucket_counts(_f425, _f426)))
+    _f437, _f440, _f441, _f443, _f444 = _R_reservation.unpack_from(m, p + 0)
+    return _mk_reservation(_f437, _mk_budget_counts(_mk_bucket_counts(_f440, _f441), _mk_bucket_counts(_f443, _f444)))
 
 
 def _lift_health_view(m: memoryview, p: int) -> HealthView:
-    _f427, _f428, _f429, _f430, _f431 = _R_health_view.unpack_from(m, p + 0)
-    return _mk_health_view(_f427, _f428, _f429, _f430, _f431)
+    _f445, _f446, _f447, _f448, _f449 = _R_health_view.unpack_from(m, p + 0)
+    return _mk_health_view(_f445, _f446, _f447, _f448, _f449)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f432, _f433, _f437, _f438, _f439 = _R_health.unpack_from(m, p + 0)
-    _v435: Any
-    _d435 = m[p + 16]
-    if _d435 == 0:
-        _v435 = None
-    elif _d435 == 1:
-        _v435 = _lift_circuit(m, p + 24)
+    _f450, _f451, _f455, _f456, _f457 = _R_health.unpack_from(m, p + 0)
+    _v453: Any
+    _d453 = m[p + 16]
+    if _d453 == 0:
+        _v453 = None
+    elif _d453 == 1:
+        _v453 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d435, p + 16))
-    return _mk_health(_f432, _f433, _v435, _mk_release(_f437, _f438), _f439)
+        raise Malformed("discriminant %d at %d" % (_d453, p + 16))
+    return _mk_health(_f450, _f451, _v453, _mk_release(_f455, _f456), _f457)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -2733,6 +2768,81 @@ def lift_engine_close(m: memoryview, r: int) -> None:
     return None
 
 
+def lower_read_target(x: Scratch, url: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if url.__class__ is not str:
+        c.text("url", url)
+    _t229 = url.encode()
+    _n229 = len(_t229)
+    if d + _n229 > lim:
+        raise Grow(d + _n229)
+    m[d:d + _n229] = _t229
+    _p229 = d
+    d += _n229
+    fx += (s + 8, 1, _n229)
+    _S80.pack_into(m, s + FLAT + 0, _p229, _n229)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_read_target(m: memoryview, r: int) -> Target:
+    _v230: Any
+    _d230 = m[r + 0]
+    if _d230 == 0:
+        _v230 = _lift_target(m, r + 4)
+    elif _d230 == 1:
+        _p231, _n231 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p231, _n231))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d230, r + 0))
+    return _v230
+
+
+def lower_destination_refusal(x: Scratch, address: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if address.__class__ is not str:
+        c.text("address", address)
+    _t232 = address.encode()
+    _n232 = len(_t232)
+    if d + _n232 > lim:
+        raise Grow(d + _n232)
+    m[d:d + _n232] = _t232
+    _p232 = d
+    d += _n232
+    fx += (s + 8, 1, _n232)
+    _S81.pack_into(m, s + FLAT + 0, _p232, _n232)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_destination_refusal(m: memoryview, r: int) -> Optional[str]:
+    _v233: Any
+    _d233 = m[r + 0]
+    if _d233 == 0:
+        _v234: Any
+        _d234 = m[r + 4]
+        if _d234 == 0:
+            _v234 = None
+        elif _d234 == 1:
+            _p235, _n235 = _F_II.unpack_from(m, r + 8)
+            _v234 = _str(m, _p235, _n235)
+        else:
+            raise Malformed("discriminant %d at %d" % (_d234, r + 4))
+        _v233 = _v234
+    elif _d233 == 1:
+        _p236, _n236 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p236, _n236))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d233, r + 0))
+    return _v233
+
+
 class Function(NamedTuple):
     """One export: core names, adapter export names, lowering and lifting."""
 
@@ -2780,6 +2890,8 @@ FUNCTIONS: dict[str, Function] = {
     "engine-feed": Function("engine-feed", "webhook:retry-policy/policy@0.3.0#engine-feed", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-feed", lower_engine_feed, lift_engine_feed, True),
     "engine-resume": Function("engine-resume", "webhook:retry-policy/policy@0.3.0#engine-resume", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-resume", lower_engine_resume, lift_engine_resume, True),
     "engine-close": Function("engine-close", "webhook:retry-policy/policy@0.3.0#engine-close", None, lower_engine_close, lift_engine_close, False),
+    "read-target": Function("read-target", "webhook:retry-policy/policy@0.3.0#read-target", "cabi_post_webhook:retry-policy/policy@0.3.0#read-target", lower_read_target, lift_read_target, True),
+    "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@0.3.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@0.3.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
 }
 
 

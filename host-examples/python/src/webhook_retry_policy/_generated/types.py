@@ -1633,6 +1633,45 @@ class HealthDocument(_Frozen):
         return hash((self.version, self.classes))
 
 
+class Target(_Frozen):
+    """A webhook target URL, read (docs/destinations.md, "Reading a target URL")."""
+
+    __slots__ = ("scheme", "host", "port", "path", "address")
+    __match_args__ = ("scheme", "host", "port", "path", "address")
+
+    scheme: str
+    """`http` or `https`."""
+    host: str
+    """The host to connect to: a lowercase name, or an IP literal's canonical text (IPv4 dotted decimal, IPv6 without brackets)."""
+    port: int
+    """The explicit port, else 80 (`http`) or 443 (`https`)."""
+    path: str
+    """The path and query (`/` at least); the fragment is never sent."""
+    address: Optional[str]
+    """The address when the host is an IP literal (`127.1` and `2130706433` included): connect to it and look nothing up."""
+
+    def __init__(self, scheme: str, host: str, port: int, path: str, address: Optional[str] = None) -> None:
+        _set(self, "scheme", scheme)
+        c.text("target.scheme", scheme)
+        _set(self, "host", host)
+        c.text("target.host", host)
+        _set(self, "port", port)
+        c.uint("target.port", port, 65535)
+        _set(self, "path", path)
+        c.text("target.path", path)
+        _set(self, "address", address)
+        if address is not None:
+            c.text("target.address", address)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.scheme, self.host, self.port, self.path, self.address) == (other.scheme, other.host, other.port, other.path, other.address)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.scheme, self.host, self.port, self.path, self.address))
+
+
 AttemptOutcome = Union[HttpResponse, TransportError]
 """How an attempt ended."""
 
