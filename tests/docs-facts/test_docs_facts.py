@@ -25,7 +25,7 @@ SOURCES = {
     "wasm/npm/Cargo.toml": 'version = "0.2.0"\n',
     "host-examples/go/cmd/replica/args.go": "  --store FILE  journal (docs/journal.md, format 2:\n",
     "host-examples/rust/artifact/retry_policy.wasm": b"\0asm" + bytes(1020),
-    "host-examples/rust/dispatcher/src/journal_record.rs": 'json!({"v": 2, "type": "header", "format": FORMAT})\n',
+    "policy-core/src/journal/record.rs": '    obj([\n        ("v", 2u64.into()),\n        ("type", "header".into()),\n',
     "host-examples/node/examples/dispatcher/journal-record.mjs": "const header = (ms) => ({ v: 2, type: 'header' });\n",
     "host-examples/python/src/webhook_retry_policy/dispatcher/journal_record.py": 'return {"v": 2, "type": "header"}\n',
     "host-examples/go/journal/record.go": '\t}{2, "header", Format, createdAtMs})\n',

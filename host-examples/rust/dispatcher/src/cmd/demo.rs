@@ -143,7 +143,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
     let classes = ["notification", "presence", "provisioning", "ledger"];
     let metrics = Arc::new(Metrics::default());
     super::replica::check_document(&engine, &document, &classes, &metrics)?;
-    let (journal, resume) = super::replica::journals(f, retry_policy_dispatcher::clock::now_ms())?;
+    let (journal, store_bytes, resume_bytes) = super::replica::journals(f, retry_policy_dispatcher::clock::now_ms())?;
     let store_name = if redis.is_some() { "redis" } else { "in-memory" };
 
     let statuses = [200, 503, 410];
@@ -199,7 +199,8 @@ pub fn run(f: &Flags) -> Result<(), String> {
         document,
         redis,
         journal,
-        resume,
+        store_bytes,
+        resume_bytes,
         metrics: metrics.clone(),
         config,
         source: Box::new(source),

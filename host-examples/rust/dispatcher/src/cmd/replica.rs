@@ -121,20 +121,19 @@ pub fn common(f: &Flags) -> Result<(DriverConfig, Option<Arc<RedisStore>>), Stri
 
 /// `--store FILE` (locked, its bytes resumed first) and `--resume OTHER`
 /// (read only, resumed next; any language's journal).
-pub fn journals(f: &Flags, now_ms: u64) -> Result<(Option<JournalFile>, Vec<Vec<u8>>), String> {
-    let mut resume = Vec::new();
-    let journal = match f.str("store") {
+pub fn journals(f: &Flags, now_ms: u64) -> Result<(Option<JournalFile>, Vec<u8>, Option<Vec<u8>>), String> {
+    let (journal, own) = match f.str("store") {
         Some(p) => {
             let (j, bytes) = JournalFile::open(Path::new(p), now_ms).map_err(|e| format!("--store {p}: {e}"))?;
-            resume.push(bytes);
-            Some(j)
+            (Some(j), bytes)
         }
+        None => (None, Vec::new()),
+    };
+    let other = match f.str("resume").filter(|p| Some(*p) != f.str("store")) {
+        Some(p) => Some(journal_file::read(Path::new(p)).map_err(|e| format!("--resume {p}: {e}"))?),
         None => None,
     };
-    if let Some(p) = f.str("resume").filter(|p| Some(*p) != f.str("store")) {
-        resume.push(journal_file::read(Path::new(p)).map_err(|e| format!("--resume {p}: {e}"))?);
-    }
-    Ok((journal, resume))
+    Ok((journal, own, other))
 }
 
 pub fn run(f: &Flags) -> Result<String, String> {
@@ -161,7 +160,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     check_document(&engine, &document, &[class.as_str()], &metrics)?;
     let (mut config, redis) = common(f)?;
     config.document_from_artifact = from_artifact;
-    let (journal, resume) = journals(f, retry_policy_dispatcher::clock::now_ms())?;
+    let (journal, store_bytes, resume_bytes) = journals(f, retry_policy_dispatcher::clock::now_ms())?;
     let prefix = format!("rust-{}-", std::process::id());
     let source = (0..events).map(move |i| NewEvent {
         event_id: format!("{prefix}{i}"),
@@ -184,7 +183,8 @@ pub fn run(f: &Flags) -> Result<String, String> {
         document,
         redis,
         journal,
-        resume,
+        store_bytes,
+        resume_bytes,
         metrics: metrics.clone(),
         config,
         source: Box::new(source),

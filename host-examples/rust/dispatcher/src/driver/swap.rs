@@ -1,0 +1,72 @@
+//! An artifact swapped in (`--watch-artifact-ms`, docs/engine.md section
+//! 11): new code is a new engine. The old engine drains (nothing new
+//! starts; what is in flight finishes), then its `snapshot` — every event
+//! it holds, as journal lines — is resumed by an engine opened on the new
+//! artifact, and the run goes on there: events keep the policy they were
+//! admitted under; with `document_from_artifact` the new artifact's
+//! embedded document is current for new ones. `/metrics` shows the new
+//! artifact at once.
+
+use serde_json::json;
+
+use super::io::log;
+use super::{document_version, instantiate, open_engine, refusal_text, Driver};
+use crate::artifact_reload::with_document_version;
+use retry_policy_host::Swapped;
+
+impl Driver {
+    /// A swap the watcher made: log it, show it, and say whether the old
+    /// engine must now drain (not when it already drains for an earlier swap).
+    pub(super) fn swapped(&mut self, sw: &Swapped) -> bool {
+        if let (true, Some(d)) = (self.config.document_from_artifact, &sw.new.document_json) {
+            self.document = d.clone();
+            self.metrics.policy_reload(true);
+        }
+        let version = document_version(&self.document);
+        log(&Swapped { new: with_document_version(&sw.new, &version), ..sw.clone() }.line());
+        self.metrics.set_policy_info(&sw.new, &version);
+        let draining = self.swap_to.is_some();
+        self.swap_to = Some(self.artifact.current());
+        !draining
+    }
+
+    /// The old engine has drained: its snapshot into a new engine on the
+    /// new artifact (on any failure there, into a new engine of the old
+    /// instance, so nothing is lost).
+    pub(super) fn migrate(&mut self) -> Result<(), String> {
+        let Some(engine) = self.swap_to.take() else { return Ok(()) };
+        let now = self.now();
+        self.feed(vec![json!({"op": "snapshot", "now_ms": now})])?;
+        let snapshot = self.snapshot.take().ok_or("the drained engine gave no snapshot")?;
+        let old = self.handle;
+        let memory = self.redis.is_none();
+        let next = instantiate(&engine).and_then(|mut inst| {
+            let handle = open_engine(&mut inst, &self.document, &self.config, memory)?;
+            Ok((inst, handle))
+        });
+        match next {
+            Ok((inst, handle)) => {
+                let _ = self.inst.engine_close(old);
+                self.inst = inst;
+                self.handle = handle;
+            }
+            Err(e) => {
+                log(&format!("the new artifact's engine cannot start ({e}): going on with the old artifact"));
+                self.handle = open_engine(&mut self.inst, &self.document, &self.config, memory)?;
+                let _ = self.inst.engine_close(old);
+            }
+        }
+        self.drained = false;
+        self.tally.crossings += 1;
+        let out = self
+            .inst
+            .engine_resume(self.handle, now, snapshot.as_bytes())
+            .map_err(|e| format!("policy artifact: {e}"))?;
+        // The snapshot itself is not appended (the journal holds those
+        // events already); what the new engine then writes is.
+        self.own_bytes = false;
+        let acted = out.map_err(|e| format!("snapshot: {}", refusal_text(&e))).and_then(|a| self.act(&a));
+        self.own_bytes = true;
+        acted
+    }
+}
