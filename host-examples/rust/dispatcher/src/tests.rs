@@ -65,6 +65,8 @@ pub(crate) fn run_with(
         source: src,
         signals: Signals::none(),
         watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
         progress: None,
         replay: None,
     })?;
@@ -180,4 +182,64 @@ fn a_loopback_target_is_refused_by_default_as_a_terminal_stop_without_a_request(
     assert_eq!(ok.stats.requests(), 0, "nothing was sent");
     assert!(stops.iter().all(|s| (s.reason.as_str(), s.attempts) == ("terminal_response", 1)), "{stops:?}");
     assert!(m.render().contains("webhook_transport_errors_total{kind=\"destination_refused\"} 3\n"));
+}
+
+#[test]
+fn a_watched_policy_file_becomes_current_for_new_events_and_a_broken_edit_keeps_the_last_good_one() {
+    let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+    let dir = std::env::temp_dir().join(format!("rpd-watch-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("policy.json");
+    let doc_with = |cap: u32| {
+        format!(
+            r#"{{"version":"cap{cap}","classes":{{"storm":{{"window_ms":5000,"hard_cap":{cap},
+            "backoff":{{"base_ms":2,"factor":2.0,"cap_ms":5,"jitter":"none"}},
+            "budget":{{"ratio":1.0,"window_ms":10000,"min_sample":1000000,"sliding":true}}}}}}}}"#
+        )
+    };
+    std::fs::write(&path, doc_with(6)).unwrap();
+    let writer = {
+        let (path, late) = (path.clone(), doc_with(2));
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            std::fs::write(&path, &late).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            std::fs::write(&path, "{ not json").unwrap();
+        })
+    };
+    // Two events at once, two after the good edit, two after the broken one.
+    let url = broken.url();
+    let src = Box::new((0..6u64).map(move |i| NewEvent {
+        event_id: format!("w-{i}"),
+        endpoint_id: "w".into(),
+        target: url.clone(),
+        class: "storm".into(),
+        at_ms: Some([0, 0, 800, 800, 1600, 1600][i as usize]),
+    }));
+    let metrics = Arc::new(Metrics::default());
+    let t = driver::run(Run {
+        artifact: Arc::new(live(engine(), false, Vec::new())),
+        document: doc_with(6),
+        redis: None,
+        journal: None,
+        store_bytes: Vec::new(),
+        resume_bytes: None,
+        metrics: metrics.clone(),
+        config: DriverConfig { cap_in_progress: false, ..local_config() },
+        source: src,
+        signals: Signals::none(),
+        watch: None,
+        watch_policy: Some((path.clone(), std::time::Duration::from_millis(50))),
+        needed: vec!["storm".into()],
+        progress: None,
+        replay: None,
+    })
+    .unwrap();
+    writer.join().unwrap();
+    let attempts = |id: &str| t.stop_log.iter().find(|s| s.event_id == id).map(|s| s.attempts);
+    assert_eq!((attempts("w-0"), attempts("w-1")), (Some(6), Some(6)), "admitted under the first document");
+    assert_eq!((attempts("w-2"), attempts("w-3")), (Some(2), Some(2)), "admitted under the reloaded one");
+    assert_eq!((attempts("w-4"), attempts("w-5")), (Some(2), Some(2)), "the broken edit kept the last good one");
+    assert_eq!(metrics.policy_reloads(), (1, 1));
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -97,6 +97,8 @@ fn run(
         source: events(n, "drain", url),
         signals,
         watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
         progress: None,
         replay: None,
     })

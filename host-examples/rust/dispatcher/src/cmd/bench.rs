@@ -103,6 +103,8 @@ fn scenario(
         source: Box::new(source),
         signals: Signals::none(),
         watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
         progress: None,
         replay: None,
     })?;

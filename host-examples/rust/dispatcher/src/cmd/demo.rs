@@ -206,6 +206,8 @@ pub fn run(f: &Flags) -> Result<(), String> {
         source: Box::new(source),
         signals,
         watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
         progress: Some(Box::new(|second, t| println!("{}", progress_line(second, t)))),
         replay: None,
     })?;

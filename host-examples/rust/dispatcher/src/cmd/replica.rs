@@ -178,8 +178,14 @@ pub fn run(f: &Flags) -> Result<String, String> {
         None => None,
     };
     let needed = vec![f.str("class").unwrap_or("storm").to_string()];
+    // `--watch-policy` (a Rust extra): `--policy` polled every 200 ms.
+    let watch_policy = match (f.has("watch-policy"), f.str("policy")) {
+        (true, Some(p)) => Some((p.into(), Duration::from_millis(200))),
+        (true, None) => return Err("--watch-policy needs --policy FILE".into()),
+        _ => None,
+    };
     let tally = driver::run(Run {
-        artifact: Arc::new(live(engine, from_artifact, needed)),
+        artifact: Arc::new(live(engine, from_artifact, needed.clone())),
         document,
         redis,
         journal,
@@ -190,6 +196,8 @@ pub fn run(f: &Flags) -> Result<String, String> {
         source: Box::new(source),
         signals,
         watch,
+        watch_policy,
+        needed,
         progress: None,
         replay: None,
     })?;

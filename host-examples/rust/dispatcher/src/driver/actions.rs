@@ -9,8 +9,9 @@ use super::io::{log, SendJob};
 use super::{refusal_text, Driver, Stop};
 
 impl Driver {
-    /// One crossing: the batch in, its actions done.
-    pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<(), String> {
+    /// One crossing: the batch in, its actions done; the engine's refusals
+    /// of inputs (each logged), as `code: message`.
+    pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<Vec<String>, String> {
         let text = Value::Array(batch).to_string();
         self.tally.crossings += 1;
         let out = self.inst.engine_feed(self.handle, &text).map_err(|e| format!("policy artifact: {e}"))?;
@@ -19,10 +20,13 @@ impl Driver {
 
     /// A batch's answer: journal lines first (appended, then synced once),
     /// then every other action in order.
-    pub(super) fn act(&mut self, answer: &str) -> Result<(), String> {
+    pub(super) fn act(&mut self, answer: &str) -> Result<Vec<String>, String> {
         let v: Value = serde_json::from_str(answer).map_err(|e| format!("engine answered no JSON: {e}"))?;
+        let mut errors = Vec::new();
         for e in v["errors"].as_array().into_iter().flatten() {
-            log(&format!("engine refused an input: {}: {}", e["error"].as_str().unwrap_or("?"), e["message"]));
+            let text = format!("{}: {}", e["error"].as_str().unwrap_or("?"), e["message"].as_str().unwrap_or_default());
+            log(&format!("engine refused an input: {text}"));
+            errors.push(text);
         }
         let outputs = v["outputs"].as_array().map(Vec::as_slice).unwrap_or_default();
         if let Some(j) = self.journal.as_mut() {
@@ -39,7 +43,7 @@ impl Driver {
             self.output(o);
         }
         self.timeout_at = v["timeout_ms"].as_u64();
-        Ok(())
+        Ok(errors)
     }
 
     fn output(&mut self, o: &Value) {

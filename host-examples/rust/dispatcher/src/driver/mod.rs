@@ -115,6 +115,11 @@ pub struct Run {
     pub signals: Signals,
     /// `--watch-artifact-ms`: the file and how often.
     pub watch: Option<(PathBuf, Duration)>,
+    /// `--watch-policy`: the policy file and how often; a new document is
+    /// fed as `swap` (the classes in `needed` required first).
+    pub watch_policy: Option<(PathBuf, Duration)>,
+    /// The classes this run's events are admitted in.
+    pub needed: Vec<String>,
     /// Called about once a second while the run lasts (the demo's progress).
     pub progress: Option<Box<dyn FnMut(u64, &Tally)>>,
     /// A `replay` input fed after the resume.
@@ -125,6 +130,8 @@ pub struct Run {
 enum Msg {
     Io(Done),
     Swapped(Box<Swapped>),
+    /// `--watch-policy`: the file's new text, or why it could not be read.
+    Document(Result<String, String>),
 }
 
 struct Driver {
@@ -156,6 +163,8 @@ struct Driver {
     swap_to: Option<PolicyEngine>,
     /// The old engine's `snapshot` action.
     snapshot: Option<String>,
+    /// The classes this run's events are admitted in.
+    needed: Vec<String>,
 }
 
 /// Open an engine for `document` in `inst`.
@@ -196,6 +205,17 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
     if let Some((path, every)) = r.watch.take() {
         watch(&r.artifact, path, every, tx.clone())?;
     }
+    if let Some((path, every)) = r.watch_policy.take() {
+        let (to, shown) = (std::sync::Mutex::new(tx.clone()), path.display().to_string());
+        retry_policy_host::poll_file(path, every, move |tick| match tick {
+            None => true,
+            Some(text) => {
+                let text = text.map_err(|e| format!("{shown}: {e}"));
+                to.lock().unwrap_or_else(|p| p.into_inner()).send(Msg::Document(text)).is_ok()
+            }
+        })
+        .map_err(|e| format!("--watch-policy: {e}"))?;
+    }
     let mut d = Driver {
         inst,
         handle,
@@ -218,6 +238,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         own_bytes: true,
         swap_to: None,
         snapshot: None,
+        needed: std::mem::take(&mut r.needed),
     };
     d.resume(std::mem::take(&mut r.store_bytes), r.resume_bytes.take())?;
     if let Some(filter) = r.replay.take() {
@@ -290,13 +311,18 @@ impl Driver {
             let now = self.now();
             self.tally.crossings += 1;
             let out = self.inst.engine_resume(self.handle, now, &own).map_err(|e| format!("policy artifact: {e}"))?;
-            self.act(&out.map_err(|e| format!("--store: {}", refusal_text(&e)))?)?;
+            if let Some(e) = self.act(&out.map_err(|e| format!("--store: {}", refusal_text(&e)))?)?.first() {
+                return Err(format!("--store: {e}"));
+            }
         }
         if let Some(bytes) = other.filter(|b| !b.is_empty()) {
             // A torn tail may end inside a character: lossy text leaves it torn.
             let journal = String::from_utf8_lossy(&bytes);
             let now = self.now();
-            self.feed(vec![json!({"op": "resume", "now_ms": now, "journal": journal, "copy": true})])?;
+            let refused = self.feed(vec![json!({"op": "resume", "now_ms": now, "journal": journal, "copy": true})])?;
+            if let Some(e) = refused.first() {
+                return Err(format!("--resume: {e}"));
+            }
         }
         Ok(())
     }

@@ -35,6 +35,7 @@ impl Driver {
                         }
                     }
                     Msg::Swapped(_) => log("an artifact swapped in during the drain: this run ends on the old one"),
+                    Msg::Document(text) => self.reload(text, now)?,
                 }
             }
             if draining.is_none() && r.signals.received() {

@@ -15,6 +15,44 @@ use crate::artifact_reload::with_document_version;
 use retry_policy_host::Swapped;
 
 impl Driver {
+    /// `--watch-policy`: a changed policy file becomes the current document
+    /// (the engine's `swap`) when the component loads it and it has every
+    /// class the run's events need; else the current one stays. Either way
+    /// one log line and `webhook_policy_reloads_total{result}`.
+    pub(super) fn reload(&mut self, text: Result<String, String>, now: u64) -> Result<(), String> {
+        let checked = text.and_then(|t| {
+            let doc = self.inst.load_document(&t).map_err(|e| e.to_string())?;
+            crate::policy_reload::has_classes(&doc, self.needed.iter().map(String::as_str))
+                .map_err(|e| e.to_string())?;
+            Ok(t)
+        });
+        let refused = match checked {
+            Ok(t) => {
+                let errors = self.feed(vec![json!({"op": "swap", "now_ms": now, "document": t.clone()})])?;
+                if errors.is_empty() {
+                    self.document = t;
+                    None
+                } else {
+                    Some(errors.join("; "))
+                }
+            }
+            Err(e) => Some(e),
+        };
+        self.metrics.policy_reload(refused.is_none());
+        match refused {
+            None => {
+                let version = document_version(&self.document);
+                if let Some([sha, abi, _]) = self.metrics.policy_info() {
+                    let info = retry_policy_host::ArtifactInfo { sha256: sha, abi, ..self.artifact.info() };
+                    self.metrics.set_policy_info(&info, &version);
+                }
+                log(&format!("policy document reloaded: version {version}"));
+            }
+            Some(e) => log(&format!("policy document refused, the current one is kept: {e}")),
+        }
+        Ok(())
+    }
+
     /// A swap the watcher made: log it, show it, and say whether the old
     /// engine must now drain (not when it already drains for an earlier swap).
     pub(super) fn swapped(&mut self, sw: &Swapped) -> bool {
@@ -67,6 +105,9 @@ impl Driver {
         self.own_bytes = false;
         let acted = out.map_err(|e| format!("snapshot: {}", refusal_text(&e))).and_then(|a| self.act(&a));
         self.own_bytes = true;
-        acted
+        match acted?.first() {
+            Some(e) => Err(format!("the new engine refused the old one's snapshot: {e}")),
+            None => Ok(()),
+        }
     }
 }
