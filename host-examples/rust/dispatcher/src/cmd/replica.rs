@@ -119,9 +119,12 @@ pub fn common(f: &Flags) -> Result<(DriverConfig, Option<Arc<RedisStore>>), Stri
     Ok((config, Some(Arc::new(redis))))
 }
 
+/// `--store`'s file, its bytes, and `--resume`'s bytes.
+pub type Journals = (Option<JournalFile>, Vec<u8>, Option<Vec<u8>>);
+
 /// `--store FILE` (locked, its bytes resumed first) and `--resume OTHER`
 /// (read only, resumed next; any language's journal).
-pub fn journals(f: &Flags, now_ms: u64) -> Result<(Option<JournalFile>, Vec<u8>, Option<Vec<u8>>), String> {
+pub fn journals(f: &Flags, now_ms: u64) -> Result<Journals, String> {
     let (journal, own) = match f.str("store") {
         Some(p) => {
             let (j, bytes) = JournalFile::open(Path::new(p), now_ms).map_err(|e| format!("--store {p}: {e}"))?;

@@ -96,6 +96,9 @@ impl Default for DriverConfig {
     }
 }
 
+/// Called with the second and the figures so far.
+pub type Progress = Box<dyn FnMut(u64, &Tally)>;
+
 /// Everything one run needs.
 pub struct Run {
     pub artifact: Arc<LiveArtifact>,
@@ -121,7 +124,7 @@ pub struct Run {
     /// The classes this run's events are admitted in.
     pub needed: Vec<String>,
     /// Called about once a second while the run lasts (the demo's progress).
-    pub progress: Option<Box<dyn FnMut(u64, &Tally)>>,
+    pub progress: Option<Progress>,
     /// A `replay` input fed after the resume.
     pub replay: Option<Value>,
 }
