@@ -137,12 +137,14 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Start the threads; every answer goes to `done`.
-    pub fn start(
+    /// Start the threads; every answer goes to `done` (as `wrap` makes it
+    /// the receiver's message: one hop, no forwarding thread).
+    pub fn start<M: Send + 'static>(
         threads: usize,
         sender: Arc<Sender_>,
         redis: Option<Arc<RedisStore>>,
-        done: Sender<Done>,
+        done: Sender<M>,
+        wrap: fn(Done) -> M,
     ) -> Result<Pool, String> {
         let (tx, rx) = channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
@@ -150,7 +152,7 @@ impl Pool {
             let (rx, done, sender, redis) = (rx.clone(), done.clone(), sender.clone(), redis.clone());
             thread::Builder::new()
                 .name(format!("io-{i}"))
-                .spawn(move || worker(&rx, &done, &sender, redis.as_deref()))
+                .spawn(move || worker(&rx, &done, wrap, &sender, redis.as_deref()))
                 .map_err(|e| format!("cannot start an I/O thread: {e}"))?;
         }
         Ok(Pool { jobs: Some(tx) })
@@ -169,7 +171,13 @@ impl Pool {
     }
 }
 
-fn worker(rx: &Mutex<Receiver<Job>>, done: &Sender<Done>, sender: &Sender_, redis: Option<&RedisStore>) {
+fn worker<M>(
+    rx: &Mutex<Receiver<Job>>,
+    done: &Sender<M>,
+    wrap: fn(Done) -> M,
+    sender: &Sender_,
+    redis: Option<&RedisStore>,
+) {
     loop {
         let job = match rx.lock().unwrap_or_else(|p| p.into_inner()).recv() {
             Ok(job) => job,
@@ -185,7 +193,7 @@ fn worker(rx: &Mutex<Receiver<Job>>, done: &Sender<Done>, sender: &Sender_, redi
                 Done::Stored { call_id, reply }
             }
         };
-        if done.send(answer).is_err() {
+        if done.send(wrap(answer)).is_err() {
             return;
         }
     }

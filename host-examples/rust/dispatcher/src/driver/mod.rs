@@ -23,7 +23,7 @@ mod swap;
 pub mod tally;
 
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -144,6 +144,10 @@ struct Driver {
     /// The current document (a swapped-in artifact's, when it follows the artifact).
     document: String,
     last_now: u64,
+    /// The `now_ms` of the last batch fed: a timeout at or before it is an
+    /// event the engine could not start (every slot busy): no tick helps,
+    /// the next answer will.
+    fed_now: u64,
     start_ms: u64,
     pool: Pool,
     journal: Option<JournalFile>,
@@ -195,8 +199,6 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
     let mut inst = instantiate(&r.artifact.current())?;
     let handle = open_engine(&mut inst, &r.document, c, r.redis.is_none())?;
     let (tx, rx) = channel::<Msg>();
-    let (done_tx, done_rx) = channel::<Done>();
-    forward(done_rx, tx.clone());
     let http = HttpClient::new(ClientConfig { idle_per_host: c.concurrency, ..c.client.clone() });
     let sender = Arc::new(io::Sender_ {
         http,
@@ -204,7 +206,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         metrics: r.metrics.clone(),
         clock_offset_ms: c.clock_offset_ms,
     });
-    let pool = Pool::start(c.concurrency * 2, sender, r.redis.clone(), done_tx)?;
+    let pool = Pool::start(c.concurrency * 2, sender, r.redis.clone(), tx.clone(), Msg::Io)?;
     if let Some((path, every)) = r.watch.take() {
         watch(&r.artifact, path, every, tx.clone())?;
     }
@@ -225,6 +227,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         artifact: r.artifact.clone(),
         document: r.document.clone(),
         last_now: 0,
+        fed_now: 0,
         start_ms: skewed_now(c.clock_offset_ms),
         pool,
         journal: r.journal.take(),
@@ -253,17 +256,6 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
     d.tally.round_trips = d.redis.as_ref().map_or(0, |s| s.commands());
     d.tally.elapsed_ms = skewed_now(d.config.clock_offset_ms).saturating_sub(d.start_ms);
     Ok(d.tally)
-}
-
-/// The I/O threads' answers into the loop's one channel.
-fn forward(done: Receiver<Done>, to: Sender<Msg>) {
-    std::thread::spawn(move || {
-        while let Ok(d) = done.recv() {
-            if to.send(Msg::Io(d)).is_err() {
-                return;
-            }
-        }
-    });
 }
 
 /// `--watch-artifact-ms`: a swap goes to the loop (a new engine on the new
