@@ -168,6 +168,10 @@ struct Driver {
     own_bytes: bool,
     /// An artifact swapped in, waiting for the old engine to drain.
     swap_to: Option<PolicyEngine>,
+    /// The live artifact's generation this driver has taken in: when the
+    /// watcher swapped again, its message is on the way and nothing is
+    /// admitted on the old engine meanwhile.
+    generation: u64,
     /// The old engine's `snapshot` action.
     snapshot: Option<String>,
     /// The classes this run's events are admitted in.
@@ -243,6 +247,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         drained: false,
         own_bytes: true,
         swap_to: None,
+        generation: r.artifact.generation(),
         snapshot: None,
         needed: std::mem::take(&mut r.needed),
     };

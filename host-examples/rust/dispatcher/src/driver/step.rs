@@ -61,6 +61,9 @@ impl Driver {
                         source_open = false;
                         break;
                     };
+                    if self.artifact.generation() != self.generation {
+                        break; // a swap's message is on its way: admit on the new engine
+                    }
                     let paced = self.config.rate_per_s.map(|rate| (admitted as f64 * 1000.0 / rate) as u64);
                     let due = paced.max(ev.at_ms).unwrap_or(0);
                     if elapsed < due {

@@ -65,6 +65,7 @@ impl Driver {
         self.metrics.set_policy_info(&sw.new, &version);
         let draining = self.swap_to.is_some();
         self.swap_to = Some(self.artifact.current());
+        self.generation = self.artifact.generation();
         !draining
     }
 
