@@ -64,6 +64,8 @@ mod tests_redis_health;
 #[cfg(test)]
 mod tests_redis_server;
 #[cfg(test)]
+mod tests_safety;
+#[cfg(test)]
 mod tests_swap;
 #[cfg(test)]
 mod tests_tls;
