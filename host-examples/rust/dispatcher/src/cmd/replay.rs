@@ -4,8 +4,10 @@
 //! engine on `--policy`'s document, feeds the engine's `replay` input, and
 //! appends the lines the engine writes for it (each replay's record first,
 //! then the dead letter's with `replayed_as`); the attempts are the next
-//! run's (`replica --store FILE`, or `--resume`), so what the engine would
-//! start right after the `replayed` action is not taken. Prints the
+//! run's (`replica --store FILE`, or `--resume`): the sends the engine asks
+//! for at once are not made, and their attempt records (the line the
+//! engine journals right before each `send`) are not written, so the next
+//! run makes attempt 1. Prints the
 //! `replayed` action as one JSON line: `{"replayed", "already_replayed",
 //! "skipped_no_class", "ids"}`. Exit 0; 2 on bad flags, an unreadable
 //! policy or a journal error.
@@ -74,16 +76,16 @@ pub fn run(f: &Flags) -> Result<String, String> {
     outputs.extend(v["outputs"].as_array().cloned().unwrap_or_default());
     let _ = inst.engine_close(handle);
     let mut replayed = None;
-    for o in &outputs {
+    for (i, o) in outputs.iter().enumerate() {
+        let before_send = outputs.get(i + 1).is_some_and(|next| next["action"] == "send");
         match o["action"].as_str() {
-            Some("journal") => journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?,
+            Some("journal") if !before_send => {
+                journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?
+            }
             Some("journal_truncate") => {
                 journal.truncate(o["keep_bytes"].as_u64().unwrap_or(0)).map_err(journal_error)?
             }
-            Some("replayed") => {
-                replayed = Some(o.clone());
-                break; // what follows is the engine starting them: the next run's
-            }
+            Some("replayed") => replayed = Some(o.clone()),
             _ => {}
         }
     }

@@ -1,5 +1,5 @@
-//! STOPGAP until the engine says which events a `resume` reopened
-//! (/work/briefs/requests-drive-rust.md R1): how many events of the
+//! STOPGAP until the engine's `resume` says which events it reopened
+//! (asked of the engine, issue 26): how many events of the
 //! journals are open (their newest record `pending` or `held`; an event of
 //! a later journal that an earlier one already gave is skipped, as the
 //! engine skips it), for the summary's `events` and the `--concurrency`
