@@ -108,6 +108,7 @@ fuzz_target!(|data: &[u8]| {
                 Output::Delivered { event_id, .. } => assert!(ended.insert(event_id), "ended twice"),
                 Output::DeadLetter { dead_letter, .. } => assert!(ended.insert(dead_letter.event_id), "ended twice"),
                 Output::Journal { line } => text.push_str(&line),
+                Output::JournalCompact { journal } => text = journal,
                 _ => {}
             }
         }

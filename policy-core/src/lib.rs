@@ -101,6 +101,7 @@ pub mod retry_after;
 pub mod step;
 pub mod store;
 mod text;
+pub mod vectors;
 
 pub mod codec;
 pub mod document;

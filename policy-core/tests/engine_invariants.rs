@@ -82,6 +82,7 @@ impl Host {
                 Output::Delivered { event_id, .. } => self.end(event_id),
                 Output::DeadLetter { dead_letter, .. } => self.end(dead_letter.event_id),
                 Output::Journal { line } => self.journal.push_str(&line),
+                Output::JournalCompact { journal } => self.journal = journal,
                 Output::JournalTruncate { .. } => panic!("no torn tail in a journal the engine wrote whole"),
                 _ => {}
             }

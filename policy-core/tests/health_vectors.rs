@@ -30,6 +30,20 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Whether `got` answers `want`: [`same`], except that an expected error
+/// without a `field` pins only the code (docs/health.md section 7: where
+/// the path of a refused op input starts is each host's reading).
+fn answers(got: &Value, want: &Value) -> bool {
+    if let (Value::Object(g), Value::Object(w)) = (got, want) {
+        let has = |m: &Vec<(String, Value)>, k: &str| m.iter().any(|(n, _)| n == k);
+        if has(w, "error") && !has(w, "field") {
+            let code_only: Vec<(String, Value)> = g.iter().filter(|(k, _)| k != "field").cloned().collect();
+            return same(&Value::Object(code_only), want);
+        }
+    }
+    same(got, want)
+}
+
 /// Runs one file; returns (cases run, names of the failing ones).
 fn run_suite(suite: &str) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(path(suite)).unwrap_or_else(|e| panic!("{suite}: {e}"));
@@ -44,7 +58,7 @@ fn run_suite(suite: &str) -> (usize, Vec<String>) {
         let name = c.str("name").unwrap();
         let got = run_case(c.str("op").unwrap(), c.req("input").unwrap()).unwrap_or_else(|e| codec::error_to_value(&e));
         let want = c.req("expect").unwrap();
-        if !same(&got, want) {
+        if !answers(&got, want) {
             eprintln!("FAIL {suite}: {name}\n  got:    {got:?}\n  expect: {want:?}");
             failed.push(format!("{suite}: {name}"));
         }
@@ -68,6 +82,14 @@ fn every_format3_vector_passes_and_each_file_has_cases() {
 fn the_runner_refuses_an_unknown_input_field() {
     let input = json::parse(r#"{"outcome": {"status": 200}, "extra": 1}"#).unwrap();
     assert_eq!(run_case("health_outcome", &input).unwrap_err().field, "extra");
+}
+
+#[test]
+fn an_expected_error_without_a_field_pins_only_the_code() {
+    let got = json::parse(r#"{"error": "invalid_budget", "field": "budget.window_ms"}"#).unwrap();
+    assert!(answers(&got, &json::parse(r#"{"error": "invalid_budget"}"#).unwrap()));
+    assert!(!answers(&got, &json::parse(r#"{"error": "invalid_input"}"#).unwrap()));
+    assert!(!answers(&got, &json::parse(r#"{"error": "invalid_budget", "field": "window_ms"}"#).unwrap()));
 }
 
 #[test]

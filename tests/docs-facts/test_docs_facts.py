@@ -26,7 +26,6 @@ SOURCES = {
     "host-examples/go/cmd/replica/args.go": "  --store FILE  journal (docs/journal.md, format 2:\n",
     "host-examples/rust/artifact/retry_policy.wasm": b"\0asm" + bytes(1020),
     "policy-core/src/journal/record.rs": '    obj([\n        ("v", 2u64.into()),\n        ("type", "header".into()),\n',
-    "host-examples/node/examples/dispatcher/journal-record.mjs": "const header = (ms) => ({ v: 2, type: 'header' });\n",
     "host-examples/python/src/webhook_retry_policy/dispatcher/journal_record.py": 'return {"v": 2, "type": "header"}\n',
     "host-examples/go/journal/record.go": '\t}{2, "header", Format, createdAtMs})\n',
 }

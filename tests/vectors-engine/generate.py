@@ -280,6 +280,16 @@ def journal_cases():
     cs.append(case("a new engine resumes a snapshot and goes on (checked by hand)", config(F2, memory_store=True), [
         op("resume", 40, journal=snap), tick(1005), result(1010, "ev-2", 2, status=200),
     ], "the swapped-in artifact's engine: ev-2 is due at +1005 (retry 0 after +5), sends attempt 2"))
+    cs.append(case("an engine that does not dispatch resumes and replays, and sends nothing", config(F2, dispatch=False), [
+        op("resume", 100, journal=dtext),
+        op("resume", 101, journal=text, copy=True),
+        op("replay", 200),
+        tick(5000),
+    ], "dispatch false (a replay command whose next run sends): the replay and the dead letter are journaled, no "
+       "send, no timeout; ev-1 stays pending"))
+    cs.append(case("without a journal the engine writes no journal lines", config(F2, memory_store=True, journal=False), [
+        admit(0, "ev-1"), result(5, "ev-1", 1, status=503), tick(1005), result(1010, "ev-1", 2, status=200),
+    ]))
     return cs
 
 

@@ -48,10 +48,9 @@ def _obj(v: Any, allowed: list[str], nulls_ok: tuple[str, ...] = ()) -> dict[str
 
 
 def _u64(v: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    if key not in v:
-        return default
-    x = v[key]
-    ok = (isinstance(x, int) and not isinstance(x, bool) and x >= 0) or (
+    # draft 4: a defaulted value is range-checked too (cooldown_max_ms against a written cooldown_ms).
+    x = v.get(key, default)
+    ok = (isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= U64) or (
         isinstance(x, float) and x.is_integer() and 0 <= x < 2**53)
     if not ok:
         raise Refused("invalid_document", key)

@@ -7,10 +7,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from model import allows_retry, sat_add, weight
+from model import Refused, allows_retry, sat_add, weight
 
 
 # ---- section 4: the pacer and the gate ------------------------------------------------------------
+
+def check_pace(pacer: dict[str, Any], release: dict[str, Any]) -> None:
+    """draft 4: the pacer's values are invalid_input, a release out of range a section's invalid_document."""
+    if not (0.0 <= pacer["tokens"] < math.inf) or not (0.0 <= pacer["normal_per_s"] <= 1e9):
+        raise Refused("invalid_input", "pacer")
+    if not (0.0 < release["multiple"] <= 100.0) or not (0.0 < release["floor_per_s"] <= 10000.0):
+        raise Refused("invalid_document", "health.release")
+
 
 def pace(pacer: dict[str, Any], release: dict[str, Any], now: int) -> tuple[dict[str, Any], dict[str, Any]]:
     rate = max(release["floor_per_s"], release["multiple"] * pacer["normal_per_s"])
@@ -26,6 +34,9 @@ def pace(pacer: dict[str, Any], release: dict[str, Any], now: int) -> tuple[dict
 
 
 def normal_per_s(budget: dict[str, Any], now: int, current: int, previous: int) -> float:
+    # draft 4: the budget is judged as a policy's (no window_ms 0 read as 1).
+    if budget["window_ms"] < 1 or not (0.0 < budget["ratio"] <= 1.0):
+        raise Refused("invalid_budget", "budget")
     return min((current + previous * weight(budget, now)) * 1000.0 / budget["window_ms"], 1e9)
 
 
@@ -96,6 +107,8 @@ def classify(outcome: dict[str, Any]) -> str:
 
 
 def health_outcome(outcome: dict[str, Any]) -> str:
+    if "status" in outcome and not 100 <= outcome["status"] <= 599:
+        raise Refused("invalid_status", "outcome.status")
     return {"success": "success", "retryable": "failure", "terminal": "none"}[classify(outcome)]
 
 
@@ -165,6 +178,9 @@ def settle(policy: dict[str, Any], health: dict[str, Any] | None, st: dict[str, 
 
 
 def settle_wake(policy: dict[str, Any], wake: dict[str, Any], reply: dict[str, Any], now: int) -> dict[str, Any]:
+    # draft 4: a budget hold follows an attempt; the window is not judged here (the gate was).
+    if wake["attempts"] < 1:
+        raise Refused("invalid_state", "wake.attempts")
     if reply.get("unavailable"):
         dl = {"event_id": wake["event_id"], "endpoint_id": wake["endpoint_id"], "attempts": wake["attempts"],
               "elapsed_ms": max(now - wake["first_attempted_at_ms"], 0), "stop_reason": "budget_unavailable"}

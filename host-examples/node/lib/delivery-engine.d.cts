@@ -32,7 +32,8 @@ export type EngineInput =
   | { op: 'store'; now_ms: Ms; call_id: number; reply: number[] }
   | { op: 'store'; now_ms: Ms; call_id: number; failed: true }
   | { op: 'replay'; now_ms: Ms; endpoint_id?: string; stop_reason?: string; from_ms?: Ms; to_ms?: Ms; limit?: Ms }
-  | { op: 'resume'; now_ms: Ms; journal: string }
+  | { op: 'resume'; now_ms: Ms; journal: string; copy?: boolean }
+  | { op: 'snapshot'; now_ms: Ms }
   | { op: 'swap'; now_ms: Ms; document: object | string };
 
 /** The codes of an input the engine refuses (docs/engine.md section 2), and the policy codes. */
@@ -46,6 +47,7 @@ export type EngineErrorCode =
   | 'draining'
   | 'engine_full'
   | 'resume_too_late'
+  | 'engine_busy'
   | 'journal_unsupported'
   | 'journal_corrupt'
   | 'journal_record_invalid';
@@ -71,6 +73,8 @@ export interface EngineAction {
     | 'gauge'
     | 'replayed'
     | 'drained'
+    | 'resumed'
+    | 'snapshot'
     | 'warn';
   [field: string]: unknown;
 }

@@ -16,6 +16,7 @@ const health = require('./health-ops.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
 const { DeliveryEngine } = require('./delivery-engine.cjs');
+const { destinationRefusal } = require('./destinations.cjs');
 const { ManualClock, systemClock } = require('./clock.cjs');
 const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
 const signing = require('./signing.cjs');
@@ -52,6 +53,7 @@ module.exports = {
   CompiledPolicy,
   RetryPolicy,
   DeliveryEngine,
+  destinationRefusal,
   InMemoryBudgetStore,
   RedisBudgetStore,
   evictionWarning,

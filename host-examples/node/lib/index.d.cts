@@ -249,6 +249,8 @@ export declare class RedisBudgetStore implements BudgetStore {
   call(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
   /** A whole store call (ABI 0.3) in ONE command: 18 arguments with health (11 integers back), 8 without (5). */
   answer(call: StoreCall, nowMs: number): Promise<CallReply>;
+  /** One script call as a DeliveryEngine `store_call` action gives it (`key`, `argv`): the script's raw reply. */
+  command(key: string, argv: readonly string[]): Promise<unknown>;
 }
 
 /** Why `maxmemory-policy` `policy` lets Redis evict budget keys (counts silently reset), or null for `noeviction`. */
@@ -302,6 +304,13 @@ export declare const CONTRACT_FORMAT: number;
 
 /** Every transport error kind a dispatcher reports (fleet/transport-kinds.json); classifyError gives each its class. */
 /** The delivery engine (docs/engine.md), driven through the component: JSON batches in, actions out. */
+/**
+ * Why `address` (IPv4 or IPv6 text; a zone is ignored) may not be a webhook destination
+ * (docs/destinations.md: `loopback`, `private`, ...), or null; the component's table.
+ * Throws PolicyError `invalid_address` for a text that is no address.
+ */
+export declare function destinationRefusal(address: string): string | null;
+
 export { DeliveryEngine, EngineConfig, EngineInput, EngineAnswer, EngineAction, EngineInputError, EngineErrorCode } from './delivery-engine.cjs';
 export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } from './transport-kinds.cjs';
 

@@ -34,6 +34,7 @@ export const {
   CompiledPolicy,
   RetryPolicy,
   DeliveryEngine,
+  destinationRefusal,
   InMemoryBudgetStore,
   RedisBudgetStore,
   evictionWarning,

@@ -114,6 +114,15 @@ class RedisBudgetStore {
     }
   }
 
+  /**
+   * One script call exactly as the delivery engine's `store_call` action
+   * gives it (docs/engine.md section 6): `key` and `argv` (8 or 18 strings);
+   * resolves the script's raw reply (its shape is the engine's to judge).
+   */
+  command(key, argv) {
+    return this.#run(key, argv);
+  }
+
   /** Answer one request from `evaluate` with one script call. */
   async call(request, budget, nowMs) {
     const key = storeKey(request);

@@ -1,8 +1,7 @@
 // npm's `prepack` (npm pack, npm publish, an install from git): make lib/
 // hold everything the package's exports need, or refuse with one clear line.
-//   1. lib/fleet/budget.lua and lib/fleet/destinations.json: copied from
-//      the repository's fleet/ (never committed here; RedisBudgetStore reads
-//      the script, the dispatcher's destination guard the table);
+//   1. lib/fleet/budget.lua: copied from the repository's fleet/ (never
+//      committed here; RedisBudgetStore reads the script);
 //   2. lib/tools/wasm/ (the `tools` export): built by scripts/build-tools
 //      when missing or built from other sources than these (wasm/npm's
 //      SOURCES digest); that needs cargo with the wasm32-unknown-unknown
@@ -27,7 +26,7 @@ function refuse(message) {
 function copyFleetFiles() {
   if (!existsSync(join(root, 'fleet', 'budget.lua'))) return; // not in the repository: checked in step 3
   mkdirSync(join(pkg, 'lib', 'fleet'), { recursive: true });
-  for (const f of ['budget.lua', 'destinations.json']) copyFileSync(join(root, 'fleet', f), join(pkg, 'lib', 'fleet', f));
+  for (const f of ['budget.lua']) copyFileSync(join(root, 'fleet', f), join(pkg, 'lib', 'fleet', f));
 }
 
 async function toolsAreCurrent() {
@@ -68,6 +67,6 @@ copyFleetFiles();
 await buildTools();
 const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
 const needed = [...exportedFiles(manifest), './lib/retry_policy.wasm', './lib/component/glue.cjs',
-  './lib/fleet/budget.lua', './lib/fleet/destinations.json', ...TOOLS_FILES.map((f) => `./lib/tools/wasm/${f}`)];
+  './lib/fleet/budget.lua', ...TOOLS_FILES.map((f) => `./lib/tools/wasm/${f}`)];
 const missing = needed.filter((f) => !existsSync(join(pkg, f)));
 if (missing.length > 0) refuse(`the package would miss ${missing.join(', ')}: run ./setup (or scripts/build-component) first`);

@@ -14,8 +14,7 @@ import path from 'node:path';
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { ArtifactError, PolicyError, RetryPolicy, ManualClock, appendCustomSection, embeddedDocument, swapArtifact } from '@webhook/retry-policy';
-import { HealthPolicy } from '../examples/dispatcher/health-policy.mjs';
+import { ArtifactError, PolicyError, RetryPolicy, appendCustomSection, embeddedDocument, swapArtifact } from '@webhook/retry-policy';
 
 const require = createRequire(import.meta.url);
 const { loadArtifact } = require('../lib/artifact/load.cjs');
@@ -122,29 +121,6 @@ test('a RetryPolicy given no document refuses an embedded format-3 document inst
     assert.throws(() => new RetryPolicy(), (e) => e instanceof PolicyError && e.code === 'invalid_document' && e.field === 'classes.storm.health');
   }));
 
-test('a HealthPolicy given no document runs the embedded health sections and follows swaps: new events take the new document', () =>
-  onArtifact(bundle(doc('f3-a', { cache_ms: 1000 })), () => {
-    const p = new HealthPolicy(null, { clock: new ManualClock(1_796_180_000_000) });
-    try {
-      assert.equal(p.followsArtifact, true);
-      assert.equal(p.version, 'f3-a');
-      const first = p.compiled('storm');
-      assert.notEqual(first.health, null);
-      assert.ok(swapArtifact(bundle(doc('f3-b', { cache_ms: 3000 }))).ok);
-      assert.equal(p.version, 'f3-b');
-      assert.equal(p.admit('storm').policy_version, 'f3-b');
-      assert.notEqual(p.compiled('storm'), first, 'compiled from the new document');
-      assert.equal(first.health.cache_ms, 1000, 'the old class stays usable for an event in flight');
-      assert.equal(p.compiled('storm').health.cache_ms, 3000);
-      assert.ok(swapArtifact(bundle(doc('f2-c'))).ok); // format 2: no health
-      assert.equal(p.compiled('storm').health, null);
-      assert.ok(swapArtifact(SHIPPED).ok); // embeds none: the followed document stays
-      assert.equal(p.version, 'f2-c');
-    } finally {
-      p.close();
-    }
-  }));
-
 test('a RetryPolicy following a format-2 embedded document keeps it at a swap to a format-3 one, and counts the skip', () =>
   onArtifact(bundle(doc('f2-d')), () => {
     const p = new RetryPolicy();
@@ -246,10 +222,12 @@ test('a replica on an embedded format-3 document takes the swapped-in format-3 d
   assert.doesNotMatch(r.stderr, /not applied/);
 });
 
-test('a replica started on an embedded format-2 document says a swapped-in format-3 one is not applied, and keeps its document', { timeout: 30_000 }, async () => {
+test('a replica started on an embedded format-2 document takes a swapped-in format-3 one for new events: a new engine resumes the old one\'s snapshot', { timeout: 30_000 }, async () => {
   const r = await swapMidRun('swap-23', doc('f2-before'), doc('f3-after', {}));
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /document with health sections \(format 3, document_version=f3-after\): not applied, this replica started on format 2 and keeps document_version=f2-before; restart it/);
-  assert.equal(r.versionAfter, 'f2-before');
+  assert.match(r.stderr, /the new artifact's engine resumed the old one's snapshot \(\d+ open events\)/);
+  assert.match(r.stderr, /policy artifact swapped .* document_version=f3-after/);
+  assert.equal(r.versionAfter, 'f3-after');
   assert.equal(r.summary.stop_reasons.delivered, 3);
+  assert.doesNotMatch(r.stderr, /not applied/);
 });

@@ -7,11 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
 import { post, MAX_BODY_PREFIX_BYTES } from '../examples/dispatcher/http-client.mjs';
-import { refusal, checkedLookup, DESTINATIONS_PATH } from '../examples/dispatcher/destination.mjs';
-import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
-import { Metrics } from '../examples/dispatcher/metrics.mjs';
+import { refusal, checkedLookup } from '../examples/dispatcher/destination.mjs';
 
 const servers = [];
 after(() => servers.forEach((s) => s.close()));
@@ -124,10 +121,6 @@ test('every case of tests/vectors-destination/destinations.json is judged as the
   assert.equal(refusal('not an ip'), 'unparsable');
 });
 
-test('the package copy lib/fleet/destinations.json is fleet/destinations.json (else: run ./setup)', () => {
-  assert.equal(fs.readFileSync(DESTINATIONS_PATH, 'utf8'), fs.readFileSync(new URL('../../../fleet/destinations.json', import.meta.url), 'utf8'));
-});
-
 test('the lookup hook resolves once and hands the checked address to the connection', async () => {
   let calls = 0;
   const resolve = (host, opts, cb) => (calls++, cb(null, [{ address: '93.184.216.34', family: 4 }]));
@@ -140,23 +133,3 @@ test('the lookup hook resolves once and hands the checked address to the connect
   assert.equal(calls, 1);
 });
 
-test('a loopback target is a terminal destination_refused stop, counted, and never connected to', async () => {
-  let connected = 0;
-  const url = await raw((s) => (connected++, s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n')));
-  const clock = new ManualClock(1_700_000_000_000);
-  const metrics = new Metrics();
-  const policy = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000, jitter: 'full' } } } }, { clock });
-  const dispatcher = new Dispatcher(policy, { metrics, scheduler: virtualScheduler(clock) });
-  for (const target of [url, url.replace('127.0.0.1', 'localhost'), 'http://[::1]:9/x']) {
-    const d = await dispatcher.deliver({ id: 'e', class: 'n', endpoint_id: 'ep', url: target });
-    assert.equal(d.stop_reason, 'terminal_response', target);
-    assert.equal(d.dead_letter.attempts, 1);
-  }
-  assert.equal(connected, 0);
-  assert.equal(metrics.get('webhook_transport_errors_total', { kind: 'destination_refused' }), 3);
-  assert.equal(metrics.get('webhook_attempts_total', { kind: 'first' }), 3, 'a refused attempt was allowed, so it counts');
-  assert.equal(dispatcher.deadLetters[0].error_kind, 'destination_refused');
-  assert.match(await metrics.render(), /^webhook_transport_errors_total\{kind="destination_refused"\} 3$/m);
-  assert.match(await metrics.render(), /^webhook_delivery_duration_seconds_count 0$/m, 'a refused attempt is not timed');
-  dispatcher.close();
-});

@@ -17,7 +17,7 @@ test('the packed tarball installs offline into a fresh project and works with im
   try {
     const [info] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], pkg));
     const files = info.files.map((f) => f.path).sort();
-    for (const f of ['lib/index.cjs', 'lib/index.mjs', 'lib/index.d.cts', 'lib/index.d.mts', 'lib/retry_policy.wasm', 'lib/component/glue.cjs', 'lib/artifact/reader.cjs', 'lib/fleet/budget.lua', 'lib/fleet/destinations.json', 'package.json']) {
+    for (const f of ['lib/index.cjs', 'lib/index.mjs', 'lib/index.d.cts', 'lib/index.d.mts', 'lib/retry_policy.wasm', 'lib/component/glue.cjs', 'lib/artifact/reader.cjs', 'lib/fleet/budget.lua', 'package.json']) {
       assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(', ')}`);
     }
     assert.ok(!files.some((f) => f.startsWith('tests/') || f.startsWith('benchmarks/') || f.startsWith('examples/')), files.join(', '));

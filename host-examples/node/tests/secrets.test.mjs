@@ -9,10 +9,6 @@ import path from 'node:path';
 import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
-import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
-import { Metrics } from '../examples/dispatcher/metrics.mjs';
-import { fileSigner } from '../examples/dispatcher/signer.mjs';
 import { redactText, safeTarget } from '../examples/dispatcher/redact.mjs';
 
 const REPLICA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../replica');
@@ -30,37 +26,6 @@ test('redaction blanks passwords, query strings, whsec_ keys and Authorization v
   const text = redactText('redis://u:hunter2@h:1/0 http://h/x?token=tok3n whsec_c2VjcmV0IGtleQ== Authorization: Bearer pa55');
   clean('redactText', text);
   assert.equal(safeTarget('https://u:pa55@h:8/a?t=tok3n#x'), 'https://h:8/a');
-});
-
-test('dead letters, metrics and outcomes of a dispatcher carry no query string, userinfo or signing secret', async () => {
-  const server = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(req.url.includes('gone') ? 410 : 503).end()));
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
-  const file = path.join(dir, 'secrets.json');
-  fs.writeFileSync(file, JSON.stringify({ ep: 'whsec_c2VjcmV0IGtleQ==' }));
-  try {
-    const clock = new ManualClock(Date.now());
-    const metrics = new Metrics();
-    const base = `http://u:pa55@127.0.0.1:${server.address().port}`;
-    const d = new Dispatcher(new RetryPolicy(DOC, { clock }), { metrics, scheduler: virtualScheduler(clock), allowPrivateTargets: true, signer: fileSigner(file) });
-    const refusing = new Dispatcher(new RetryPolicy(DOC, { clock }), { metrics, scheduler: virtualScheduler(clock) });
-    const decisions = [
-      await d.deliver({ id: 'a', class: 'n', endpoint_id: 'ep', url: `${base}/busy?token=tok3n` }),
-      await d.deliver({ id: 'b', class: 'n', endpoint_id: 'ep', url: `${base}/gone?token=tok3n` }),
-      await refusing.deliver({ id: 'c', class: 'n', endpoint_id: 'ep', url: `${base}/x?token=tok3n` }),
-    ];
-    fs.writeFileSync(file, '{"ep": "whsec_c2VjcmV0IGtleQ== broken'); // a bad file: the error must not quote it
-    const e = await d.deliver({ id: 'e', class: 'n', endpoint_id: 'other', url: `${base}/busy?token=tok3n` });
-    clean('dead letters', JSON.stringify([...d.deadLetters, ...refusing.deadLetters]));
-    clean('decisions', JSON.stringify([...decisions, e]));
-    clean('metrics', await metrics.render());
-    assert.equal(d.deadLetters[0].target, `http://127.0.0.1:${server.address().port}/busy`);
-    assert.equal(d.deadLetters.at(-1).error_kind, 'credentials_unavailable'); // no signing secret: never sent unsigned
-    d.close();
-    refusing.close();
-  } finally {
-    server.close();
-  }
 });
 
 test('the replica never prints a Redis password or a target\'s token, in usage errors or logs', async () => {

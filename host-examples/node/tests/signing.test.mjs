@@ -5,14 +5,8 @@
 // commit 10d3e46d720c4e5861a792bec25792a04ad4e2b3).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import http from 'node:http';
-import { sign, signatureHeaders, verify, WebhookVerificationError, RetryPolicy, ManualClock } from '@webhook/retry-policy';
-import { Signer, fileSigner } from '../examples/dispatcher/signer.mjs';
-import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
-import { Metrics } from '../examples/dispatcher/metrics.mjs';
+import { sign, signatureHeaders, verify, WebhookVerificationError } from '@webhook/retry-policy';
+import { Signer } from '../examples/dispatcher/signer.mjs';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const ID = 'msg_p5jXN8AQM9LWM0D4loKWxJek';
@@ -64,40 +58,6 @@ test('a malformed secret is refused without echoing it', () => {
   }
 });
 
-test('a 401 makes the dispatcher reload the secret and sign the retry with the rotated one', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signer-'));
-  const file = path.join(dir, 'secrets.json');
-  const OLD = `whsec_${Buffer.from('the old key').toString('base64')}`;
-  const NEW = `whsec_${Buffer.from('the new key').toString('base64')}`;
-  fs.writeFileSync(file, JSON.stringify({ ep: OLD }));
-  const seen = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      let ok = false;
-      try {
-        ok = verify(NEW, req.headers, Buffer.concat(chunks), { nowS: Math.floor(Date.now() / 1000) });
-      } catch {}
-      seen.push({ ok, attempt: req.headers['x-attempt'], id: req.headers['webhook-id'] });
-      // The receiver rotated first: the old secret no longer verifies; the dispatcher's file catches up.
-      if (!ok) fs.writeFileSync(file, JSON.stringify({ ep: `${NEW} ${OLD}` }));
-      res.writeHead(ok ? 204 : 401).end();
-    });
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  try {
-    const clock = new ManualClock(Date.now());
-    const policy = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000, jitter: 'full' } } } }, { clock });
-    const dispatcher = new Dispatcher(policy, { metrics: new Metrics(), scheduler: virtualScheduler(clock), allowPrivateTargets: true, signer: fileSigner(file) });
-    const d = await dispatcher.deliver({ id: 'evt_sig', class: 'n', endpoint_id: 'ep', url: `http://127.0.0.1:${server.address().port}/`, body: { a: 1 } });
-    assert.equal(d.stop_reason, 'delivered');
-    assert.deepEqual(seen, [{ ok: false, attempt: '1', id: 'evt_sig' }, { ok: true, attempt: '2', id: 'evt_sig' }]);
-    dispatcher.close();
-  } finally {
-    server.close();
-  }
-});
 
 test('an endpoint without a secret gets no unsigned request', async () => {
   const signer = new Signer(async () => []);

@@ -6,13 +6,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { RetryPolicy, ManualClock } from '@webhook/retry-policy';
+import { Sender } from '../examples/dispatcher/send.mjs';
 import { Metrics } from '../examples/dispatcher/metrics.mjs';
-import { Dispatcher, virtualScheduler } from '../examples/dispatcher/dispatcher.mjs';
 import { post, NotSentError } from '../examples/dispatcher/http-client.mjs';
 
-const WINDOW_MS = 10_000;
-const DOC = { classes: { n: { window_ms: WINDOW_MS, hard_cap: 8, backoff: { base_ms: 1000, factor: 2.0, cap_ms: 4000, jitter: 'none' } } } };
 const servers = [];
 const sockets = new Set();
 after(() => {
@@ -38,14 +35,6 @@ async function endpoint() {
   return { url: `http://127.0.0.1:${server.address().port}/hook`, seen };
 }
 
-function setup({ scheduler, signer = null } = {}) {
-  const clock = new ManualClock(1_700_000_000_000);
-  const metrics = new Metrics();
-  const policy = new RetryPolicy(DOC, { clock });
-  const dispatcher = new Dispatcher(policy, { metrics, scheduler: scheduler?.(clock) ?? virtualScheduler(clock), allowPrivateTargets: true, signer, attemptDeadlineMs: 3000 });
-  return { clock, metrics, dispatcher };
-}
-
 test('post asks mayWrite once the connection is up and, refused, writes not one byte', async () => {
   const { url, seen } = await endpoint();
   let calls = 0;
@@ -66,64 +55,32 @@ test('post asks mayWrite once the connection is up and, refused, writes not one 
   assert.equal(seen.bytes, 0);
 });
 
-test('a retry whose wait ends past the window is not sent and stops retry_window_elapsed', async () => {
+
+/** The engine's `send` action for `url`, to start before `startBeforeMs` (the driver's clock). */
+const sendAction = (url, startBeforeMs) => ({ action: 'send', event_id: 'e1', attempt: 2, endpoint_id: 'ep', target: url, body_b64: null, first_attempted_at_ms: 0, start_before_ms: startBeforeMs, refresh_credentials: false, probe: false });
+
+test('a send whose start_before_ms has passed when the connection is up writes nothing and is not_started', async () => {
   const { url, seen } = await endpoint();
-  // The wait overshoots: the clock lands past the window's end.
-  const late = (clock) => ({ sleep: async (ms) => clock.advance(ms + WINDOW_MS) });
-  const { dispatcher, metrics } = setup({ scheduler: late });
-  const d = await dispatcher.deliver({ id: 'e1', class: 'n', endpoint_id: 'ep', url });
-  assert.equal(d.stop_reason, 'retry_window_elapsed');
-  assert.equal(d.dead_letter.attempts, 1);
-  assert.equal(seen.requests, 1, 'only the first attempt was sent');
-  assert.equal(metrics.total('webhook_attempts_total'), 1);
-  dispatcher.close();
+  let now = 1_000;
+  // The clock passes the edge while connecting (as a wait, a store call or DNS would).
+  const sender = new Sender({ nowMs: () => now++, metrics: new Metrics(), attemptDeadlineMs: 3000, allowPrivateTargets: true });
+  try {
+    assert.deepEqual(await sender.attempt(sendAction(url, 1_001)), { not_started: true }); // checked at 1000, then at 1001 before the write
+    assert.equal(seen.bytes, 0, 'not one byte written');
+    assert.deepEqual(await sender.attempt(sendAction(url, now)), { not_started: true }, 'at the edge: not started, not even connected');
+  } finally {
+    sender.close();
+  }
 });
 
-test('a window that closes between the wait and the write (here: while signing) sends nothing more', async () => {
+test('one ms before the edge the attempt is still sent and its status is the result', async () => {
   const { url, seen } = await endpoint();
-  let clockRef;
-  let signed = 0;
-  const signer = {
-    // The second attempt's preparation takes the clock to the window's end exactly.
-    headers: async () => {
-      signed += 1;
-      if (signed === 2) clockRef.set(firstAt + WINDOW_MS);
-      return {};
-    },
-    refresh: async () => {},
-  };
-  let firstAt;
-  const { dispatcher, clock, metrics } = setup({ signer });
-  clockRef = clock;
-  firstAt = clock.nowMs();
-  const d = await dispatcher.deliver({ id: 'e2', class: 'n', endpoint_id: 'ep', url });
-  assert.equal(d.stop_reason, 'retry_window_elapsed');
-  assert.equal(d.dead_letter.attempts, 1, 'the attempt that was not sent is not counted');
-  assert.equal(seen.requests, 1);
-  assert.equal(metrics.get('webhook_attempts_total', { kind: 'retry' }), 0);
-  assert.equal(metrics.get('webhook_deadletter_total', { stop_reason: 'retry_window_elapsed' }), 1);
-  dispatcher.close();
-});
-
-test('one ms before the edge the retry is still sent', async () => {
-  const { url, seen } = await endpoint();
-  let firstAt;
-  let clockRef;
-  let signed = 0;
-  const signer = {
-    headers: async () => {
-      signed += 1;
-      if (signed === 2) clockRef.set(firstAt + WINDOW_MS - 1);
-      return {};
-    },
-    refresh: async () => {},
-  };
-  const { dispatcher, clock } = setup({ signer });
-  clockRef = clock;
-  firstAt = clock.nowMs();
-  const d = await dispatcher.deliver({ id: 'e3', class: 'n', endpoint_id: 'ep', url });
-  assert.equal(seen.requests, 2, 'the second attempt went out before the edge');
-  assert.equal(d.stop_reason, 'retry_window_elapsed');
-  assert.equal(d.dead_letter.attempts, 2);
-  dispatcher.close();
+  const now = 1_000;
+  const sender = new Sender({ nowMs: () => now, metrics: new Metrics(), attemptDeadlineMs: 3000, allowPrivateTargets: true });
+  try {
+    assert.deepEqual(await sender.attempt(sendAction(url, now + 1)), { status: 503 });
+    assert.equal(seen.requests, 1);
+  } finally {
+    sender.close();
+  }
 });

@@ -194,8 +194,10 @@ impl super::Engine {
                 self.out.push_back(Output::JournalTruncate { keep_bytes: recovered.good_len });
             }
             self.header_written |= recovered.has_header;
+            self.journal_records += recovered.records;
         }
         let mut skipped = 0u64;
+        let mut ids = Vec::new();
         for (mut event, policy) in recovered.events {
             if self.events.contains_key(&event.event_id) {
                 skipped += 1;
@@ -221,6 +223,7 @@ impl super::Engine {
                 self.keep_dead(&id);
             }
             if let Some(t) = due {
+                ids.push(id.clone());
                 if copy {
                     self.journal(&id);
                 }
@@ -231,6 +234,7 @@ impl super::Engine {
             let message = alloc::format!("resume: {skipped} events an earlier journal gave were skipped");
             self.out.push_back(Output::Warn { event_id: None, message });
         }
+        self.out.push_back(Output::Resumed { ids });
         Ok(())
     }
 
@@ -241,12 +245,7 @@ impl super::Engine {
         if self.busy > 0 || !self.calls.is_empty() {
             return Err(EngineError::Busy { in_flight: self.busy, calls: self.calls.len() as u64 });
         }
-        let mut events: Vec<&super::Event> = self.events.values().collect();
-        events.sort_by_key(|e| e.order);
-        let mut journal = crate::journal::encode_header(self.now_ms);
-        for e in events {
-            journal.push_str(&crate::journal::encode_event(&e.rec));
-        }
+        let journal = self.state_text();
         self.out.push_back(Output::Snapshot { journal });
         Ok(())
     }

@@ -36,7 +36,7 @@ impl Engine {
 
     /// Start due events while fewer than `max_in_flight` are busy.
     pub(crate) fn run_due(&mut self) {
-        while !self.draining && self.busy < self.config.max_in_flight {
+        while self.config.dispatch && !self.draining && self.busy < self.config.max_in_flight {
             let Some((t, _, _)) = self.queue.first() else { return };
             if *t > self.now_ms {
                 return;

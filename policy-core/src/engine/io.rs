@@ -88,6 +88,9 @@ pub enum Input {
 pub enum Output {
     /// Append this whole line (`<crc32> <json>\n`) to the journal.
     Journal { line: String },
+    /// Replace the whole journal with this text (write a new file, make it
+    /// durable, rename it over the old one), then go on appending.
+    JournalCompact { journal: String },
     /// Cut the journal back to its first `keep_bytes` (a torn tail) before appending.
     JournalTruncate { keep_bytes: u64 },
     /// Send attempt `attempt` of the event; do not start it at or after `start_before_ms`.
@@ -109,6 +112,9 @@ pub enum Output {
     Replayed { replayed: u64, already_replayed: u64, skipped_no_class: u64, ids: Vec<String> },
     /// After [`Input::Drain`]: nothing is in flight any more.
     Drained,
+    /// After every [`Input::Resume`]: the open (pending and held) events it
+    /// reopened, first-seen order (dead letters kept for replay are not listed).
+    Resumed { ids: Vec<String> },
     /// The answer to [`Input::Snapshot`]: a header and every event's record
     /// (open and dead-lettered, first-seen order), journal format 2.
     Snapshot { journal: String },

@@ -82,6 +82,11 @@ pub struct Config {
     pub memory_store: bool,
     /// The script's clock-skew check flag (`argv[8]`).
     pub skew_check: bool,
+    /// Start due events (false: an engine that only resumes, replays and
+    /// journals, e.g. a `replay` command whose next run sends).
+    pub dispatch: bool,
+    /// Emit `journal` actions (false: a host that keeps no journal).
+    pub journal: bool,
 }
 
 impl Default for Config {
@@ -93,6 +98,8 @@ impl Default for Config {
             max_endpoints: 10_000,
             memory_store: false,
             skew_check: true,
+            dispatch: true,
+            journal: true,
         }
     }
 }
@@ -137,6 +144,10 @@ pub struct Engine {
     memory_calls: VecDeque<u64>,
     out: VecDeque<Output>,
     header_written: bool,
+    /// Records in the host's journal: resumed, written, or left by a compaction.
+    journal_records: u64,
+    /// Dead letters that left memory (past `max_events`) since the last compaction.
+    evicted_dead: u64,
     started: bool,
     draining: bool,
     drained_said: bool,
@@ -169,6 +180,8 @@ impl Engine {
             next_call: 1,
             out: VecDeque::new(),
             header_written: false,
+            journal_records: 0,
+            evicted_dead: 0,
             started: false,
             draining: false,
             drained_said: false,
@@ -209,6 +222,7 @@ impl Engine {
         self.settle_memory_calls();
         self.say_gauges();
         self.check_drained();
+        self.maybe_compact();
         Ok(())
     }
 
@@ -235,7 +249,7 @@ impl Engine {
 
     /// When the engine next needs a [`Input::Tick`] (none: nothing is scheduled).
     pub fn poll_timeout(&self) -> Option<u64> {
-        if self.draining {
+        if self.draining || !self.config.dispatch {
             return None;
         }
         self.queue.first().map(|(t, _, _)| (*t).max(self.now_ms))
@@ -257,6 +271,7 @@ impl Engine {
         if self.dead.len() as u64 > self.config.max_events {
             if let Some(old) = self.dead.pop_front() {
                 self.events.remove(&old);
+                self.evicted_dead += 1;
             }
         }
     }

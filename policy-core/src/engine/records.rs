@@ -2,6 +2,7 @@
 //! a line per state change, the header before the first one, and the
 //! journal's events turned back into engine events on resume.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::event::{Event, Phase};
@@ -12,6 +13,8 @@ use crate::journal;
 
 /// What `resume` found in the journal's bytes.
 pub(super) struct Resumed {
+    /// Complete records in the bytes (the header included).
+    pub records: u64,
     /// Newest record per event, first-seen order, each with its compiled policy.
     pub events: Vec<(Event, CompiledPolicy)>,
     pub torn_bytes: u64,
@@ -37,19 +40,70 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
         let event = Event { rec, refresh_next: false, resumed: true, order: 0, phase: Phase::Waiting, queued: None };
         events.push((event, policy));
     }
-    Ok(Resumed { events, torn_bytes: r.torn_bytes, good_len: r.good_len, has_header: r.created_at_ms.is_some() })
+    Ok(Resumed {
+        records: r.records,
+        events,
+        torn_bytes: r.torn_bytes,
+        good_len: r.good_len,
+        has_header: r.created_at_ms.is_some(),
+    })
 }
 
 impl Engine {
     /// Journal the event's record as it stands now (the header first, once).
     pub(crate) fn journal(&mut self, id: &str) {
+        if !self.config.journal {
+            return;
+        }
+        self.journal_records += 1;
         if !self.header_written {
+            self.journal_records += 1;
             self.header_written = true;
             self.out.push_back(Output::Journal { line: journal::encode_header(self.now_ms) });
         }
         if let Some(e) = self.events.get(id) {
             let line = journal::encode_event(&e.rec);
             self.out.push_back(Output::Journal { line });
+        }
+    }
+
+    /// The journal as it would be rewritten now: a header at `now_ms`, then
+    /// every event's record (open and the dead letters kept), first-seen order.
+    pub(super) fn state_text(&self) -> String {
+        let mut events: Vec<&Event> = self.events.values().collect();
+        events.sort_by_key(|e| e.order);
+        let mut text = journal::encode_header(self.now_ms);
+        for e in events {
+            text.push_str(&journal::encode_event(&e.rec));
+        }
+        text
+    }
+
+    /// docs/journal.md "Compaction", decided here once: when the journal
+    /// holds at least 1024 records and more than twice the live ones, one
+    /// `journal_compact` with the journal rewritten (header, then each live
+    /// event's record, first-seen order).
+    pub(super) fn maybe_compact(&mut self) {
+        if !self.config.journal {
+            return;
+        }
+        let live = self.events.values().filter(|e| e.is_live()).count() as u64;
+        if !journal::compaction_due(self.journal_records, live) {
+            return;
+        }
+        let mut events: Vec<&Event> = self.events.values().collect();
+        events.sort_by_key(|e| e.order);
+        let journal = journal::compact_events(self.now_ms, events.into_iter().map(|e| &e.rec));
+        self.journal_records = 1 + live;
+        self.header_written = true;
+        self.out.push_back(Output::JournalCompact { journal });
+        let evicted = core::mem::take(&mut self.evicted_dead);
+        if evicted > 0 {
+            let message = alloc::format!(
+                "journal compaction: {evicted} dead letters past max_events ({}) left the journal",
+                self.config.max_events
+            );
+            self.out.push_back(Output::Warn { event_id: None, message });
         }
     }
 }

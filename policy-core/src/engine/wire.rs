@@ -34,8 +34,19 @@ fn opt_u64(f: &Fields<'_>, key: &str) -> Result<Option<u64>, EngineError> {
 /// An engine config: `{document, max_in_flight?, max_events?, max_endpoints?, memory_store?, skew_check?}`
 /// (`document` an object, or its JSON text).
 pub fn config(v: &Value) -> Result<Config, EngineError> {
-    let f =
-        Fields::new(v, &["document", "max_in_flight", "max_events", "max_endpoints", "memory_store", "skew_check"])?;
+    let f = Fields::new(
+        v,
+        &[
+            "document",
+            "max_in_flight",
+            "max_events",
+            "max_endpoints",
+            "memory_store",
+            "skew_check",
+            "dispatch",
+            "journal",
+        ],
+    )?;
     let d = Config::default();
     let document = match f.req("document")? {
         Value::String(s) => s.clone(),
@@ -48,6 +59,8 @@ pub fn config(v: &Value) -> Result<Config, EngineError> {
         max_endpoints: opt_u64(&f, "max_endpoints")?.map_or(d.max_endpoints, |n| n.min(1 << 20) as usize),
         memory_store: if f.opt("memory_store").is_some() { f.bool("memory_store")? } else { d.memory_store },
         skew_check: if f.opt("skew_check").is_some() { f.bool("skew_check")? } else { d.skew_check },
+        dispatch: if f.opt("dispatch").is_some() { f.bool("dispatch")? } else { d.dispatch },
+        journal: if f.opt("journal").is_some() { f.bool("journal")? } else { d.journal },
     })
 }
 
@@ -201,6 +214,13 @@ pub fn output(o: &Output) -> Value {
             ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
         ]),
         Output::Drained => obj(alloc::vec![("action", "drained".into())]),
+        Output::Resumed { ids } => obj(alloc::vec![
+            ("action", "resumed".into()),
+            ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
+        ]),
+        Output::JournalCompact { journal } => {
+            obj(alloc::vec![("action", "journal_compact".into()), ("journal", journal.as_str().into())])
+        }
         Output::Snapshot { journal } => {
             obj(alloc::vec![("action", "snapshot".into()), ("journal", journal.as_str().into())])
         }

@@ -80,13 +80,13 @@ pub fn hash_words_to_value(h: &Health) -> Value {
     Value::Array(h.hash_words().into_iter().map(|w| Value::String(hex16(w))).collect())
 }
 
-/// `{multiple, floor_per_s}`, both required, validated as in a section.
+/// `{multiple, floor_per_s}`, both required (shape: `invalid_input`),
+/// validated as in a section: a value out of range is `invalid_document`
+/// (`health.release.multiple`), as the component's `pace` judges it.
 pub fn release(v: &Value) -> Result<Release, PolicyError> {
     let f = Fields::new(v, &["multiple", "floor_per_s"])?;
     let r = Release { multiple: f.f64("multiple")?, floor_per_s: f.f64("floor_per_s")? };
-    Health { release: r, ..Health::default() }
-        .validate()
-        .map_err(|e| PolicyError { code: ErrorCode::InvalidInput, ..e })?;
+    Health { release: r, ..Health::default() }.validate().map_err(|e| e.within("health"))?;
     Ok(r)
 }
 
@@ -290,14 +290,12 @@ pub fn settlement_to_value(s: &HealthSettlement) -> Value {
 
 pub fn wake(v: &Value) -> Result<Wake, PolicyError> {
     let f = Fields::new(v, &["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "refusals"])?;
-    let attempts = f.u32("attempts")?;
-    if attempts < 1 {
-        return Err(PolicyError::new(ErrorCode::InvalidState, "attempts", "a held retry follows an attempt: >= 1"));
-    }
+    // `attempts` 0 is judged by `settle_wake` (`invalid_state`, after the
+    // policy), as the component judges it, not here.
     Ok(Wake {
         event_id: f.str("event_id")?.to_string(),
         endpoint_id: f.str("endpoint_id")?.to_string(),
-        attempts,
+        attempts: f.u32("attempts")?,
         first_attempted_at_ms: f.u64("first_attempted_at_ms")?,
         refusals: f.u32("refusals")?,
     })

@@ -14,7 +14,7 @@ use alloc::string::String;
 
 use crate::classify::{classify_error, classify_status, OutcomeClass};
 use crate::decide::{gates, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, Policy, StopReason};
-use crate::error::PolicyError;
+use crate::error::{ErrorCode, PolicyError};
 use crate::step::{self, Settlement};
 use crate::store::StoreReply;
 use crate::MAX_RETRY_INDEX;
@@ -77,6 +77,8 @@ pub fn settle(
     now_ms: u64,
     reply: &StoreReply,
 ) -> Result<HealthSettlement, PolicyError> {
+    // The policy before the section, as `compile` judges them (draft 4).
+    policy.validate()?;
     if let Some(h) = health {
         h.validate().map_err(|e| e.within("health"))?;
     }
@@ -117,8 +119,19 @@ pub enum WakeDecision {
 }
 
 /// The wake's `reserve` reply (module docs). `now_ms` is the wake's instant.
+/// The policy is judged first, then `wake.attempts` (0 is `invalid_state`:
+/// a budget hold follows an attempt). The window is not judged here (the
+/// gate before the wake's call did): a refused wake past its deadline holds
+/// until the deadline, an instant already reached, whose gate stops it.
 pub fn settle_wake(policy: &Policy, wake: &Wake, reply: &StoreReply, now_ms: u64) -> Result<WakeDecision, PolicyError> {
     policy.validate()?;
+    if wake.attempts < 1 {
+        return Err(PolicyError::new(
+            ErrorCode::InvalidState,
+            "wake.attempts",
+            "a held retry follows an attempt: >= 1",
+        ));
+    }
     Ok(match reply {
         StoreReply::Answered(r) if r.reserved => WakeDecision::Send,
         StoreReply::Answered(_) => {

@@ -157,6 +157,9 @@ pub fn run_case(op: &str, input: &Value) -> Result<Value, PolicyError> {
         "pace" => pace(&f),
         _ => {
             let budget = f.nested("budget", c2::budget)?;
+            // A budget is validated as a policy's (`invalid_budget`), as the
+            // component's `normal-per-s` judges it (draft 4).
+            budget.validate().map_err(|e| e.within("budget"))?;
             let n = health::normal_per_s(&budget, f.u64("now_ms")?, f.u64("current")?, f.u64("previous")?);
             Ok(obj(vec![("normal_per_s", Value::Float(n))]))
         }

@@ -6,7 +6,7 @@
 // that is not such JSON, is journal_locked, named (never guessed stale).
 import fs from 'node:fs';
 import os from 'node:os';
-import { JournalError } from './journal-record.mjs';
+import { JournalError } from './journal-error.mjs';
 
 export const lockPath = (journalPath) => `${journalPath}.lock`;
 

@@ -8,7 +8,7 @@
 //   webhook_transport_errors_total{kind}          every kind of fleet/transport-kinds.json
 //   webhook_endpoint_disable_signals_total        410 Gone responses
 //   webhook_budget_refusals_total                 the store's verdict reserved = false
-//   webhook_budget_disagreements_total            read from the RetryPolicy at each scrape
+//   webhook_budget_disagreements_total
 //   webhook_budget_store_errors_total
 //   webhook_budget_store_duration_seconds         histogram
 //   webhook_delivery_duration_seconds             histogram
@@ -60,10 +60,8 @@ export class Metrics {
   #counters = new Map();
   #histograms = new Map();
   #counts = new Map(); // counter values, for the run's summary (read synchronously)
-  #observed = new Map(); // counter name -> () => value kept elsewhere
   #inFlight;
-  #held;
-  #heldNow = 0;
+  #gauges = new Map();
   #info = () => [];
 
   constructor() {
@@ -74,13 +72,6 @@ export class Metrics {
         help: spec.help,
         labelNames: spec.label ? [spec.label] : [],
         registers: [this.registry],
-        collect() {
-          const read = metrics.#observed.get(name);
-          if (read !== undefined) {
-            this.reset();
-            this.inc(read());
-          }
-        },
       });
       for (const value of spec.values ?? []) counter.inc({ [spec.label]: value }, 0);
       this.#counters.set(name, counter);
@@ -89,7 +80,7 @@ export class Metrics {
       this.#histograms.set(name, new Histogram({ name, help: spec.help, buckets: [...spec.buckets], registers: [this.registry] }));
     }
     this.#inFlight = new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] });
-    this.#held = new Gauge({ name: 'webhook_held_events', help: 'Events held now (journaled as held).', registers: [this.registry] });
+    this.#gauges.set('webhook_held_events', new Gauge({ name: 'webhook_held_events', help: 'Events held now (journaled as held).', registers: [this.registry] }));
     new Gauge({ // eslint-disable-line no-new
       name: 'webhook_policy_info',
       help: 'The policy artifact this dispatcher runs and its current document version (value always 1).',
@@ -113,21 +104,14 @@ export class Metrics {
 
   /** The value of counter `name` with exactly `labels` (this process's count). */
   get(name, labels = {}) {
-    if (this.#observed.has(name)) return this.#observed.get(name)();
     return this.#counts.get(key(name, labels)) ?? 0;
   }
 
   /** The sum of counter `name` over all its label values. */
   total(name) {
-    if (this.#observed.has(name)) return this.#observed.get(name)();
     let sum = 0;
     for (const [k, v] of this.#counts) if (k.startsWith(`${name}[`)) sum += v;
     return sum;
-  }
-
-  /** Counter `name` is kept elsewhere: `read()` gives its value at every scrape. */
-  observe(name, read) {
-    this.#observed.set(name, read);
   }
 
   /** Record one duration in seconds in histogram `name`. */
@@ -140,15 +124,11 @@ export class Metrics {
     this.#inFlight.inc(delta);
   }
 
-  /** One more (+1) or one fewer (-1) event held now. */
-  held(delta) {
-    this.#heldNow += delta;
-    this.#held.inc(delta);
-  }
-
-  /** Events held now. */
-  get heldNow() {
-    return this.#heldNow;
+  /** Set gauge `name` (the engine's webhook_held_events) to `value`. */
+  gauge(name, value) {
+    const g = this.#gauges.get(name);
+    if (g === undefined) throw new TypeError(`no gauge ${name} in docs/metrics.md`);
+    g.set(value);
   }
 
   /** webhook_policy_info's series, read at every scrape: `read()` -> [{labels, value}]. */

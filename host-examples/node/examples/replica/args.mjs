@@ -16,8 +16,9 @@ export const USAGE = `usage: replica --help | --version
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE; without --policy, of the document
 embedded in the artifact (retry-policy bundle), which then follows artifact
-swaps; an error when it embeds none), C in flight (default 8), sleeping each
-decided delay. With --redis the retry budget is the fleet's shared one
+swaps; an error when it embeds none), at most C events open at once (default
+8; an event is open from its admission to its stop, retry waits included),
+every decision the delivery engine's (docs/engine.md). With --redis the retry budget is the fleet's shared one
 (fleet/README.md; --redis-cluster: a Redis Cluster through one seed node);
 without it, an in-memory budget. --deadline-ms: stop starting new events after
 N ms (events already started run to their stop). --store-timeout-ms: longest
@@ -40,11 +41,12 @@ for https:// targets and rediss:// stores (verification is never skipped).
 attempts in progress finish for up to N ms (default 5000), print the summary
 ("drained": true; unfinished events are "pending") and exit 0.
 --store FILE: journal every event to FILE (journal format 2, docs/journal.md:
-fsynced before each event is acknowledged, one writer by its lock file); its
-own pending events are continued first (a restart after a crash). --resume
-FILE: first continue the pending events of another replica's journal (any
-language), each under the policy it was admitted with (never --policy's);
-they are written to --store's journal when given. --events 0 --resume FILE
+each attempt's record fsynced before its request is sent, one writer by its
+lock file); its own pending and held events are continued first (a restart
+after a crash). --resume FILE: then continue the pending and held events of
+another replica's journal (any language), each under the policy it was
+admitted with (never --policy's); they are copied into --store's journal
+when given. --events 0 --resume FILE
 only resumes. A drained run leaves its unfinished events pending in the journal.
 A --policy document with health sections (format 3) gates every send, holds
 (journaled as held, resumed by --store/--resume) and probes

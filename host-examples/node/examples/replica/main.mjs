@@ -1,54 +1,34 @@
-// The Node replica (REPLICA contract, issue 6): a thin wrapper around the
-// dispatcher example. C workers take events "node-<pid>-<i>" until N are
-// started (or --deadline-ms passed); each is delivered by Dispatcher.deliver,
-// which asks RetryPolicy.step after every attempt: evaluate, at most
-// ONE Redis command (EVALSHA `record` for a decided first attempt,
-// `record_reserve` for a first attempt whose retry needs the budget,
-// `reserve` for a later one), settle. A Redis failure or timeout fails a
-// pending retry closed (`budget_unavailable`) and never a first attempt's
-// delivery. It sleeps the decided delay. At the end: ONE JSON line on stdout.
-// The policy artifact (--artifact, else RETRY_POLICY_ARTIFACT, else the
-// package's copy) is logged on stderr at load and at every swap
-// (--watch-artifact-ms) and exported on /metrics (--metrics-addr). Without
-// --policy the document is the one the artifact embeds (retry-policy
-// bundle), followed across swaps; an artifact that embeds none is an
-// argument error (exit 2). SIGTERM/SIGINT drain (docs/replica.md): admit
-// nothing more, start no attempt, give attempts in progress --drain-ms,
-// print the summary with "drained": true and the unfinished events as
-// "pending", exit 0. --store FILE journals the run (journal format 2; held records too) and
-// --resume FILE continues another replica's pending events, each under its
-// admitted policy (stored-events.mjs); a drain leaves the unfinished ones
-// pending in the journal, resumable. A --policy document with health
-// sections (format 3), or without --policy an embedded one with them
-// (docs/artifact.md step 6), runs the send loop of docs/health-dispatch.md
-// (HealthPolicy, health-loop.mjs): gate, hold, probe, wake; the summary adds
-// holds, held, probe_calls and wake_calls. `replica replay ...` replays dead
-// letters of a journal (replay-command.mjs).
+// The Node replica (REPLICA contract, docs/replica.md): the dispatcher
+// (examples/dispatcher/driver.mjs, a thin driver of the delivery engine)
+// run from the contract's flags. It opens ONE engine on the policy document
+// (--policy, else the artifact's embedded one), resumes --store's journal
+// and then --resume's, admits events "node-<pid>-<i>" while fewer than
+// --concurrency are open (until --events or --deadline-ms), and acts on the
+// engine's actions: HTTP sends, EVALSHA store calls (with --redis /
+// --redis-cluster; without them the engine's memory store), journal lines
+// (--store), metrics (--metrics-addr). SIGTERM/SIGINT feed `drain`; the run
+// ends at `drained` or --drain-ms, then ONE JSON summary line on stdout.
+// The artifact is logged at load and at every swap (--watch-artifact-ms);
+// without --policy a swapped-in artifact's embedded document becomes the
+// engine's current document (`swap`). `replica replay ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
-import { RetryPolicy, InMemoryBudgetStore, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
-import { meteredStore } from '../dispatcher/metered-store.mjs';
-import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
+import fs from 'node:fs';
+import {
+  DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
+  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS,
+} from '@webhook/retry-policy';
+import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
-import { Dispatcher } from '../dispatcher/dispatcher.mjs';
-import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
-import { connectRedis, countingClient, redact } from './redis-client.mjs';
+import { Driver, rateLimited } from '../dispatcher/driver.mjs';
+import { Sender } from '../dispatcher/send.mjs';
+import { StoreCaller } from '../dispatcher/store-call.mjs';
+import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
-import { openStoredEvents, admittedPolicies } from './stored-events.mjs';
-import { HealthPolicy, hasHealth } from '../dispatcher/health-policy.mjs';
-import { HOLD_REASONS } from '../dispatcher/metrics.mjs';
+import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
+import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
-import fs from 'node:fs';
-
-export const STOP_REASONS = [
-  'delivered',
-  'max_attempts_exhausted',
-  'retry_budget_exhausted',
-  'budget_unavailable',
-  'terminal_response',
-  'retry_window_elapsed',
-];
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
 
@@ -57,94 +37,27 @@ function usageExit(message) {
   process.exit(2);
 }
 
-/** Logs the first of a kind, then every 1000th (an outage fails every call). */
-function rateLimited(what) {
-  let n = 0;
-  return (line) => {
-    n += 1;
-    if (n === 1 || n % 1000 === 0) log(`${what} (${n} so far): ${line}`);
-  };
-}
-
-/** The options of every RetryPolicy of the run (the document's, and those journaled events were admitted under): one metered store, one clock. */
-function policyOptions(opts, store, metrics) {
-  const storeError = rateLimited('budget store call failed');
-  const disagreement = rateLimited('budget store disagreed with the policy (its verdict stands)');
-  const offset = opts.clockOffsetMs;
-  return {
-    store: meteredStore(store, metrics, { timeoutMs: opts.storeTimeoutMs }),
-    clock: { nowMs: () => Date.now() + offset },
-    storeTimeoutMs: opts.storeTimeoutMs,
-    onStoreError: (e, { operation, timedOut }) => {
-      metrics.inc('webhook_budget_store_errors_total');
-      storeError(`${operation}${timedOut ? ' timed out' : ''}: ${redact(e.message)}`);
-    },
-    onBudgetDisagreement: ({ request, reply }) => disagreement(`${request.op} answered reserved=${reply.reserved}`),
-  };
-}
-
-/** A format-2 policy whose run resumes a record with `health` runs as format 3 (its events keep their own policy). */
-function resumesHealth(policy, resumed, opts, options) {
-  if (policy instanceof HealthPolicy || !resumed.some((r) => r.policy.health !== undefined)) return policy;
-  if (opts.policyText === null) throw new UsageError('the journal holds format-3 records (a health section): pass --policy FILE to resume them');
-  return new HealthPolicy(opts.policyText, options);
-}
-
-function loadPolicy(opts, options) {
+/** The document the engine runs (--policy's text, else the artifact's embedded one) and its version; UsageError when refused. */
+function policyDocument(opts) {
   const where = opts.policyPath === null ? "the artifact's embedded document" : `--policy ${opts.policyPath}`;
-  if (opts.policyPath === null && artifactInfo().document_version === null) {
+  const text = opts.policyText ?? embeddedDocument()?.text ?? null;
+  if (text === null) {
     const { sha256, source } = artifactInfo();
     throw new UsageError(`no --policy FILE given, and the artifact (sha256 ${sha256}, source ${source}) embeds no policy document `
       + '(custom section webhook-retry-policy:document): pass --policy FILE, or an artifact made by retry-policy bundle');
   }
+  let doc;
   try {
-    const embeddedHealth = opts.policyText === null && embeddedDocument()?.hasHealth === true;
-    if (embeddedHealth || (opts.policyText !== null && healthSections(opts.policyText))) {
-      // Format 3 (docs/health-dispatch.md): gate, hold, probe; every class on its compiled handle.
-      // The artifact's embedded format-3 document runs so too (docs/artifact.md step 6), followed across swaps.
-      const policy = new HealthPolicy(opts.policyText, options);
-      policy.compiled(EVENT_CLASS);
-      return policy;
-    }
-    const policy = new RetryPolicy(opts.policyText, options);
-    policy.policy(EVENT_CLASS); // the class must exist (unknown_event_class otherwise)
-    return policy;
+    doc = loadHealthDocument(text);
   } catch (e) {
     if (e instanceof PolicyError) throw new UsageError(`${where}: ${e.code} at ${e.field}: ${e.message}`);
     throw e;
   }
+  if (!doc.classes.some((c) => c.name === EVENT_CLASS)) throw new UsageError(`${where}: unknown_event_class at ${EVENT_CLASS}: the document has no class "${EVENT_CLASS}"`);
+  return { text, version: doc.version };
 }
 
-/**
- * A replica on the embedded format-2 document (a RetryPolicy following the
- * artifact) does not switch send loops at a swap: a swapped-in document with
- * health sections is not applied (the RetryPolicy keeps its document), and
- * that is said, once per swap. A restart runs it with the health send loop.
- * Returns a function that stops listening.
- */
-function noticeFormatThreeSwaps(policy, opts) {
-  if (!(policy instanceof RetryPolicy) || opts.policyText !== null) return () => {};
-  return onArtifactChange((e) => {
-    if (e.kind !== 'swapped' || embeddedDocument()?.hasHealth !== true) return;
-    log(`policy artifact swapped to a document with health sections (format 3, document_version=${e.info.document_version}): `
-      + `not applied, this replica started on format 2 and keeps document_version=${policy.version}; restart it to run the health send loop`);
-  });
-}
-
-/** Whether the document has `health` sections (a text load-health-document refuses is left to RetryPolicy's own error). */
-function healthSections(text) {
-  try {
-    return hasHealth(text);
-  } catch (e) {
-    if (e instanceof PolicyError) return false;
-    throw e;
-  }
-}
-
-/**
- * SIGTERM / SIGINT: the first one calls `onSignal(name)`; a second one
- * during the drain is ignored (SIGKILL is the operator's hard stop).
- */
+/** SIGTERM / SIGINT: the first one calls `onSignal(name)`; a second one during the drain is ignored. */
 function onFirstSignal(onSignal) {
   let seen = false;
   const handler = (name) => {
@@ -156,161 +69,171 @@ function onFirstSignal(onSignal) {
   process.on('SIGINT', handler);
 }
 
+/** Open --store's journal; UsageError naming the flag when it is refused. */
+function openJournal(opts) {
+  if (opts.store === null) return null;
+  try {
+    return new JournalFile(opts.store, { log });
+  } catch (e) {
+    if (e instanceof JournalError) throw new UsageError(`--store ${opts.store}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** --store's own bytes, then --resume's (copied into --store's journal), into the engine; UsageError naming the flag when refused. */
+function resumeJournals(driver, journal, opts) {
+  const own = journal === null ? Buffer.alloc(0) : journal.bytes();
+  let other = null;
+  if (opts.resume !== null && opts.resume !== opts.store) {
+    try {
+      other = fs.readFileSync(opts.resume);
+    } catch (e) {
+      throw new UsageError(`--resume ${opts.resume}: journal_io: ${e.message}`);
+    }
+  }
+  const feed = (bytes, flag, path, options) => {
+    const refused = driver.resume(bytes, options);
+    if (refused !== null) throw new UsageError(`${flag} ${path}: ${refused.message.startsWith(refused.error) ? '' : `${refused.error}: `}${refused.message}`);
+  };
+  if (own.length > 0) feed(own, '--store', opts.store, { own: true });
+  if (other !== null) feed(other, '--resume', opts.resume, { own: false, copy: journal !== null });
+}
+
 async function run(opts) {
   const startMs = performance.now();
   const metrics = new Metrics();
-  // Draining from the first signal on, even one that lands during setup.
-  let drainStarted = null; // resolves when a signal arrives
+  let driver = null;
   let signalled = null;
-  const signal = new Promise((resolve) => (drainStarted = resolve));
-  let dispatcher = null;
   onFirstSignal((name) => {
     signalled = name;
     log(`${name}: draining (admitting nothing, starting no attempt; in-progress attempts get up to ${opts.drainMs} ms)`);
-    dispatcher?.drain();
-    drainStarted();
+    driver?.drain(opts.drainMs);
   });
+  let version = null;
+  // Without --policy, a swapped-in artifact's document is fed to the engine
+  // first (so the swap's log line and /metrics name the document now run).
+  let onSwap = () => {};
+  const stopSwaps = onArtifactChange((e) => onSwap(e));
   let tracked;
-  let policy = null; // set below, before /metrics is served: it names the document the replica decides with
   try {
-    tracked = trackPolicyArtifact(metrics, log, {
-      source: opts.artifact,
-      watchMs: opts.watchArtifactMs,
-      documentVersion: () => policy?.version ?? null, // /metrics is served once the policy is loaded
-      announce: false, // logged once the policy is loaded: the line names its version
-    });
+    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version, announce: false });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
   }
+  const doc = policyDocument(opts); // refuse a bad document before connecting anywhere
+  version = doc.version;
+  const memoryStore = opts.redis === null && opts.redisCluster === null;
+  const openEngine = (text) => new DeliveryEngine({ document: text, max_in_flight: opts.concurrency, memory_store: memoryStore });
+  let engine;
+  try {
+    engine = openEngine(doc.text);
+  } catch (e) {
+    if (e instanceof PolicyError) throw new UsageError(`the delivery engine refused the document: ${e.code}: ${e.message}`);
+    throw e;
+  }
+  tracked.announce();
   let redis = null;
   let counter = { roundTrips: 0 };
-  let store = new InMemoryBudgetStore();
-  let options = policyOptions(opts, store, metrics);
-  const policyCheck = loadPolicy(opts, options); // refuse a bad document before connecting anywhere
+  let store = null;
   if (opts.redis !== null || opts.redisCluster !== null) {
     redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null, ca: opts.caCerts });
     const eviction = await checkEviction(redis);
     if (eviction !== null) log(`WARNING: ${eviction}`);
     const counting = countingClient(redis);
     counter = counting.counter;
-    store = new RedisBudgetStore(counting.client);
+    const failed = rateLimited(log, 'budget store call failed');
+    store = new StoreCaller({ store: new RedisBudgetStore(counting.client), metrics, timeoutMs: opts.storeTimeoutMs, onError: (m) => failed(redact(m)) });
   }
-  if (redis !== null) options = policyOptions(opts, store, metrics);
-  policy = redis === null ? policyCheck : loadPolicy(opts, options);
-  tracked.announce();
-  const { journal, resumed } = openStoredEvents(opts, log);
+  const journal = openJournal(opts);
+  let next = 0;
+  const deadlineAt = opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs;
+  const nextEvent = () => {
+    if (next >= opts.events || performance.now() >= deadlineAt) return null;
+    const id = `node-${process.pid}-${next++}`;
+    return { event_id: id, endpoint_id: opts.endpointId, target: opts.target, class: EVENT_CLASS };
+  };
+  const sender = new Sender({
+    nowMs: () => driver.nowMs(),
+    metrics,
+    attemptDeadlineMs: opts.attemptDeadlineMs,
+    allowPrivateTargets: opts.allowPrivateTargets,
+    ca: opts.caCerts,
+    signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
+  });
+  driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clockOffsetMs });
   try {
-    policy = resumesHealth(policy, resumed, opts, options);
+    resumeJournals(driver, journal, opts);
   } catch (e) {
     journal?.closeSync(); // before the usage error exits: the lock is removed
     throw e;
   }
-  const stopNotice = noticeFormatThreeSwaps(policy, opts);
-  const journalError = rateLimited('journal write failed (the run goes on; the journal stays whole)');
+  // A new artifact is a new engine (docs/engine.md section 11): the old one
+  // drains, its snapshot is resumed by one opened on the new artifact, with
+  // --policy's document or the new artifact's embedded one.
+  onSwap = (e) => {
+    if (e.kind !== 'swapped') return;
+    const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
+    driver.swapArtifact(() => {
+      try {
+        return openEngine(text);
+      } catch (err) {
+        log(`the swapped-in artifact's document is refused by its engine (${err.message}); it runs document_version=${version}`);
+        return openEngine(doc.text);
+      }
+    });
+    try {
+      version = loadHealthDocument(text).version;
+    } catch {
+      // refused: the version stays
+    }
+  };
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
-  dispatcher = new Dispatcher(policy, {
-    metrics,
-    attemptDeadlineMs: opts.attemptDeadlineMs,
-    allowPrivateTargets: opts.allowPrivateTargets,
-    signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
-    ca: opts.caCerts,
-    journal,
-    admittedPolicy: admittedPolicies(options),
-    onJournalError: (e) => journalError(redact(e.message)),
-  });
-  if (signalled !== null) dispatcher.drain();
-  // This journal knows every event it continues (--resume's written to --store's).
-  if (journal !== null) await Promise.all(resumed.map((r) => journal.append(r).catch((e) => journalError(redact(e.message)))));
-  const stopReasons = Object.fromEntries(STOP_REASONS.map((r) => [r, 0]));
-  let started = 0;
-  let pending = 0;
-  let crashed = 0;
-  const deadlineAt = opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs;
-
-  // Resumed events first, then new ones: at most --concurrency in progress at once.
-  let resumedTaken = 0;
-  async function worker() {
-    for (;;) {
-      if (signalled !== null) return;
-      let id;
-      let run;
-      if (resumedTaken < resumed.length) {
-        const rec = resumed[resumedTaken++];
-        id = rec.event_id;
-        run = () => dispatcher.resumeRecord(rec);
-      } else if (started < opts.events && performance.now() < deadlineAt) {
-        const i = started++;
-        id = `node-${process.pid}-${i}`;
-        run = () => dispatcher.deliver({ id, class: EVENT_CLASS, endpoint_id: opts.endpointId, url: opts.target, body: { id, i } });
-      } else {
-        return;
-      }
-      try {
-        const decision = await run();
-        if (decision.pending === true) pending += 1;
-        else stopReasons[decision.stop_reason] += 1;
-      } catch (e) {
-        crashed += 1; // a bug, never a policy outcome: reported and counted, the run exits 1
-        log(`event ${id} failed: ${e?.stack ?? e}`);
-      }
-      dispatcher.deadLetters.length = 0; // only the counts are reported; keep memory flat
-    }
+  if (signalled !== null) driver.drain(opts.drainMs);
+  const { how, abandoned } = await driver.run();
+  if (how === 'deadline' && abandoned.first + abandoned.retry > 0) {
+    log(`drain: ${abandoned.first + abandoned.retry} attempt(s) still running at ${opts.drainMs} ms abandoned; their events are pending`);
   }
-  const finished = Promise.all(Array.from({ length: opts.concurrency }, worker));
-  // After a signal, in-progress attempts get --drain-ms; then they are abandoned.
-  let drainTimer;
-  const drainDeadline = signal.then(() => new Promise((resolve) => (drainTimer = setTimeout(() => resolve('deadline'), opts.drainMs))));
-  const how = await Promise.race([finished.then(() => 'finished'), drainDeadline]);
-  clearTimeout(drainTimer);
-  if (how === 'deadline') {
-    const abandoned = dispatcher.abandon(); // counted as made
-    const settled = Object.values(stopReasons).reduce((a, b) => a + b, 0) + pending + crashed;
-    if (abandoned > 0) log(`drain: ${abandoned} attempt(s) still running at ${opts.drainMs} ms abandoned; their events are pending`);
-    pending += started + resumedTaken - settled; // every event not settled yet is pending
-  }
-  pending += resumed.length - resumedTaken; // resumed events a drain left untouched: still pending in their journal
-
+  const counted = (name, labels) => metrics.get(name, labels);
+  const firsts = counted('webhook_attempts_total', { kind: 'first' }) + abandoned.first;
+  const retries = counted('webhook_attempts_total', { kind: 'retry' }) + abandoned.retry;
   const summary = {
     host: 'node',
-    events: started + resumed.length,
-    attempts: metrics.total('webhook_attempts_total'),
-    first_attempts: metrics.get('webhook_attempts_total', { kind: 'first' }),
-    retries: metrics.get('webhook_attempts_total', { kind: 'retry' }),
-    stop_reasons: stopReasons,
-    pending,
+    events: driver.admitted + driver.resumed,
+    attempts: firsts + retries,
+    first_attempts: firsts,
+    retries,
+    stop_reasons: Object.fromEntries(STOP_REASONS.map((r) => [r, driver.stopReasons.get(r) ?? 0])),
+    pending: driver.open,
     drained: signalled !== null,
-    transport_errors: Object.fromEntries(TRANSPORT_KIND_NAMES.map((k) => [k, metrics.get('webhook_transport_errors_total', { kind: k })])),
+    transport_errors: Object.fromEntries(TRANSPORT_KIND_NAMES.map((k) => [k, counted('webhook_transport_errors_total', { kind: k })])),
     redis_round_trips: counter.roundTrips,
-    store_errors: metrics.get('webhook_budget_store_errors_total'),
-    budget_disagreements: dispatcher.budgetDisagreements,
+    store_errors: counted('webhook_budget_store_errors_total'),
+    budget_disagreements: counted('webhook_budget_disagreements_total'),
     elapsed_ms: Math.round(performance.now() - startMs),
-    holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, metrics.get('webhook_holds_total', { reason: r })])),
-    held: metrics.heldNow + resumed.slice(resumedTaken).filter((r) => r.status === 'held').length, // a drain leaves untaken held records held
+    holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, counted('webhook_holds_total', { reason: r })])),
+    held: driver.held,
     probe_calls: metrics.total('webhook_probe_calls_total'),
-    wake_calls: metrics.get('webhook_wake_calls_total'),
+    wake_calls: counted('webhook_wake_calls_total'),
   };
-  if (crashed > 0) summary.crashed = crashed;
   // The journal is synced and unlocked before the summary: a reader of the
   // summary finds it whole (a drain's pending events resumable).
   await journal?.close().catch((e) => log(`--store ${opts.store}: ${redact(e.message)}`));
-  // The summary is written before anything is torn down: an abandoned
-  // attempt cut by close() cannot change a count that was printed.
   process.stdout.write(`${JSON.stringify(summary)}\n`);
   redis?.disconnect();
-  dispatcher.close();
+  driver.close();
+  driver.engine.close();
   tracked.close();
-  stopNotice();
+  stopSwaps();
   await server?.close();
-  if (how === 'deadline') process.exit(crashed > 0 ? 1 : 0); // abandoned attempts may still hold sockets and timers
-  return crashed > 0 ? 1 : 0;
+  if (how === 'deadline') process.exit(0); // abandoned attempts may still hold sockets and timers
+  return 0;
 }
 
 requireSupportedNode('replica');
 if (process.argv[2] === 'replay') {
   process.exitCode = await replayCommand(process.argv.slice(3));
-  // the command is done: nothing below runs
 } else {
   await main();
 }

@@ -1,21 +1,21 @@
-// `replica replay`: replay dead letters of a journal (docs/health-dispatch.md
-// section 4). Opens --store's journal as its one writer (the lock), writes
-// the replays under --policy's document, prints ONE JSON line
-// {"replayed", "already_replayed", "skipped_no_class", "ids"} and exits 0;
-// 2 on bad flags, an unreadable policy or a journal error. The next run
-// (--store / --resume) sends the replays, paced.
+// `replica replay`: replay dead letters of a journal (docs/engine.md section
+// 9) by feeding the delivery engine's `replay` input: the engine resumes
+// --store's journal (its one writer: the lock), replays under --policy's
+// document, and the lines of the replay (each new event's record, then the
+// dead letter's with `replayed_as`) are appended to the journal. Nothing is
+// sent: the next run (--store / --resume) sends the replays. Prints ONE JSON
+// line {"replayed", "already_replayed", "skipped_no_class", "ids"} and exits
+// 0; 2 on bad flags, an unreadable or refused policy or journal.
 import fs from 'node:fs';
-import { PolicyError } from '@webhook/retry-policy';
-import { Journal, JournalError } from '../dispatcher/journal.mjs';
-import { HealthPolicy } from '../dispatcher/health-policy.mjs';
-import { replayDeadLetters, DEFAULT_REPLAY_LIMIT } from '../dispatcher/replay.mjs';
+import { DeliveryEngine, PolicyError } from '@webhook/retry-policy';
+import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { UsageError, integer } from './args.mjs';
 
 export const REPLAY_USAGE = `usage: replica replay --store FILE --policy FILE [--endpoint ID] [--reason STOP_REASON]
                       [--from-ms N] [--to-ms N] [--limit N] [--now-ms N]
 
 Replays the dead letters of journal FILE not yet replayed (journal order; at
-most --limit, default ${DEFAULT_REPLAY_LIMIT}), chosen by endpoint id, stop reason and
+most --limit, default and largest 10000), chosen by endpoint id, stop reason and
 finished_at_ms in [--from-ms, --to-ms), each as a new event "<id>~r<n>" under
 --policy's document (its class's current policy). --now-ms: the admission
 instant (tests; default the wall clock). Prints one JSON line.`;
@@ -54,10 +54,21 @@ export function parseReplayArgs(argv) {
     store: seen.get('--store'),
     policyText,
     policyPath: seen.get('--policy'),
-    filter: { endpoint_id: opt('--endpoint', (v) => v), stop_reason: opt('--reason', (v) => v), from_ms: int('--from-ms'), to_ms: int('--to-ms'), limit: int('--limit') ?? DEFAULT_REPLAY_LIMIT },
+    filter: { endpoint_id: opt('--endpoint', (v) => v), stop_reason: opt('--reason', (v) => v), from_ms: int('--from-ms'), to_ms: int('--to-ms'), limit: int('--limit') },
     nowMs: int('--now-ms') ?? Date.now(),
   };
 }
+
+/**
+ * The journal lines of `outputs` but the record of an attempt about to be
+ * sent (a `journal` action right before its `send`, docs/engine.md section 4
+ * step 6): nothing is sent here, so no attempt is recorded; every other
+ * change (a resumed event judged past its window, the replay's records) is.
+ */
+const unsent = (outputs) => outputs.filter((a, i) => a.action === 'journal' && outputs[i + 1]?.action !== 'send').map((a) => a.line);
+
+/** The replay input of a filter (its unset fields left out). */
+const replayInput = (filter, nowMs) => Object.fromEntries(Object.entries({ op: 'replay', now_ms: nowMs, ...filter }).filter(([, v]) => v !== null));
 
 /** Run `replica replay ...`: the exit code (0, or 2 with one line on stderr). */
 export async function replayCommand(argv, { out = process.stdout, err = process.stderr } = {}) {
@@ -65,21 +76,35 @@ export async function replayCommand(argv, { out = process.stdout, err = process.
     err.write(`${REPLAY_USAGE}\n`);
     return 0;
   }
-  let policy = null;
+  let engine = null;
   let journal = null;
   try {
     const o = parseReplayArgs(argv);
     try {
-      policy = new HealthPolicy(o.policyText, { clock: { nowMs: () => o.nowMs } });
+      engine = new DeliveryEngine({ document: o.policyText, memory_store: true });
     } catch (e) {
       if (e instanceof PolicyError) throw new UsageError(`--policy ${o.policyPath}: ${e.code} at ${e.field}: ${e.message}`);
       throw e;
     }
     try {
-      journal = new Journal(o.store, { nowMs: o.nowMs });
-      const result = await replayDeadLetters(journal, policy, o.filter, o.nowMs);
+      journal = new JournalFile(o.store, { nowMs: o.nowMs });
+      const bytes = journal.bytes();
+      const lines = [];
+      if (bytes.length > 0) {
+        const resumed = engine.resume(o.nowMs, bytes);
+        if (resumed.errors.length > 0) throw new UsageError(`--store ${o.store}: ${resumed.errors[0].message}`);
+        for (const a of resumed.outputs) if (a.action === 'journal_truncate') journal.truncate(a.keep_bytes);
+        lines.push(...unsent(resumed.outputs));
+      }
+      const answer = engine.feed([replayInput(o.filter, o.nowMs)]);
+      if (answer.errors.length > 0) throw new UsageError(`replay: ${answer.errors[0].message}`);
+      // The replay's own lines come before its `replayed` action; what follows it is the replays' first sends.
+      const end = answer.outputs.findIndex((a) => a.action === 'replayed');
+      lines.push(...unsent(answer.outputs.slice(0, end)));
+      if (lines.length > 0) await journal.append(lines);
       await journal.close();
       journal = null;
+      const { action, ...result } = answer.outputs[end];
       out.write(`${JSON.stringify(result)}\n`);
       return 0;
     } catch (e) {
@@ -92,6 +117,6 @@ export async function replayCommand(argv, { out = process.stdout, err = process.
     return 2;
   } finally {
     if (journal !== null) await journal.close().catch(() => {});
-    policy?.close();
+    engine?.close();
   }
 }

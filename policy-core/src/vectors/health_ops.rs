@@ -1,23 +1,18 @@
-//! Format 3's vectors (`tests/vectors/format3-*.json`, format
-//! "webhook-retry-policy/health-vectors 1", docs/health.md section 7)
-//! through a host: `native` runs policy-core's `health` module (the
-//! reference, as `policy-core/tests/health_vectors.rs`), `wasmtime` the
-//! component: `load-health-document`, `apply-call` call by call, `compile`
-//! then `gate` / `after-probe` / `finish` / `settle-wake` (discarded after),
-//! `pace`, `normal-per-s`, `health-outcome-of`, `pause-until`. Inputs are
-//! decoded and results encoded with policy-core's `health::codec`; a decode
-//! refusal is an answer `{error, field}`, as in the reference.
+//! Format 3 (`format3-*.json`, "webhook-retry-policy/health-vectors 1",
+//! docs/health.md section 7): one case's actual answer. Inputs are decoded
+//! and results encoded with `health::codec`; a decode refusal is an answer
+//! `{error, field}`.
 
-use retry_policy_core::codec::{self as c2, Fields};
-use retry_policy_core::health::{self, codec, Health};
-use retry_policy_core::json::Value;
-use retry_policy_core::PolicyError;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
 
-use crate::HealthClass;
-
-#[path = "conformance_health_hosts.rs"]
-mod hosts;
-pub use hosts::HealthHost;
+use super::host::{DocClass, HealthHost};
+use crate::codec::{self as c2, Fields};
+use crate::health::{self, codec, Health};
+use crate::json::Value;
+use crate::PolicyError;
 
 /// The format string of a format-3 vector file.
 pub const FORMAT: &str = "webhook-retry-policy/health-vectors 1";
@@ -65,7 +60,7 @@ fn need<T>(v: Option<T>, what: &str) -> Result<T, Result<PolicyError, String>> {
     v.ok_or_else(|| Err(format!("broken vector: {what}")))
 }
 
-fn class_to_value(c: &HealthClass) -> Value {
+fn class_to_value(c: &DocClass) -> Value {
     let words = c.health.map_or(Value::Null, |_| {
         Value::Array(c.hash_words.iter().map(|w| Value::String(format!("{w:016x}"))).collect())
     });

@@ -1,0 +1,327 @@
+// The dispatcher: a thin driver of the delivery engine (docs/engine.md). The
+// engine decides everything (admission, sends, retries, holds, probes,
+// wakes, the window's edge, dead letters, the journal's records, drain);
+// this file only moves its actions to I/O and their ends back as inputs:
+//
+//   journal          -> appended to the journal file; the lines of a batch
+//                       are on disk (one fdatasync) before any send of it starts
+//   journal_truncate -> the journal file cut there (a torn last record)
+//   send             -> send.mjs (HTTP POST), then `result`
+//   store_call       -> store-call.mjs (EVALSHA), then `store`
+//   count / gauge    -> the metrics registry (counters move only so)
+//   delivered / dead_letter -> the run's tallies; warn -> one stderr line
+//   resumed          -> the events a resume reopened count as open
+//   drained          -> the drain is over (or, for an artifact swap, the
+//                       old engine's `snapshot` is resumed by a new one)
+//   timeout_ms       -> a timer that feeds `tick`
+//
+// Inputs that arrive together are fed in ONE crossing; time is the wall
+// clock plus the offset, never fed smaller than before. New events are
+// admitted only while fewer than `concurrency` events are open (admitted or
+// resumed, not yet delivered or dead-lettered: their retry waits included).
+
+/** Logs the first of a kind, then every 1000th (an outage fails every call). */
+export function rateLimited(log, what) {
+  let n = 0;
+  return (line) => {
+    n += 1;
+    if (n === 1 || n % 1000 === 0) log(`${what} (${n} so far): ${line}`);
+  };
+}
+
+export class Driver {
+  #engine;
+  #journal;
+  #sender;
+  #store;
+  #metrics;
+  #log;
+  #concurrency;
+  #nextEvent;
+  #clockOffsetMs;
+  #lastMs = 0;
+  #queue = [];
+  #scheduled = false;
+  #timer = null;
+  #open = new Set(); // event ids admitted or resumed, not yet ended
+  #sends = new Map(); // `${event_id}/${attempt}` -> attempt number, while the HTTP attempt runs
+  #calls = 0; // store calls out
+  #admitting = true;
+  #draining = false;
+  #swapping = null; // an artifact swap waiting for the old engine's `drained`: () => a new DeliveryEngine
+  #done = null; // resolves {how} once
+  #finished;
+  #journalError;
+  /** The run's tallies (from the engine's actions). */
+  stopReasons = new Map();
+  admitted = 0;
+  resumed = 0;
+  crossings = 0;
+  held = 0;
+
+  /**
+   * engine: a DeliveryEngine; journal: a JournalFile or null; sender: a
+   * Sender; store: a StoreCaller or null (the engine's memory store);
+   * nextEvent(): the next event to admit ({event_id, endpoint_id, target,
+   * class}), or null: admit nothing more.
+   */
+  constructor({ engine, journal = null, sender, store = null, metrics, log, concurrency, nextEvent, clockOffsetMs = 0 }) {
+    this.#engine = engine;
+    this.#journal = journal;
+    this.#sender = sender;
+    this.#store = store;
+    this.#metrics = metrics;
+    this.#log = log;
+    this.#concurrency = concurrency;
+    this.#nextEvent = nextEvent;
+    this.#clockOffsetMs = clockOffsetMs;
+    this.#journalError = rateLimited(log, 'journal write failed');
+    this.#finished = new Promise((resolve) => (this.#done = resolve));
+  }
+
+  /** The engine's time: wall clock + offset, never smaller than a time already fed. */
+  nowMs() {
+    this.#lastMs = Math.max(this.#lastMs, Date.now() + this.#clockOffsetMs);
+    return this.#lastMs;
+  }
+
+  /** Events open now (admitted or resumed, not ended). */
+  get open() {
+    return this.#open.size;
+  }
+
+  /**
+   * Resume from a journal's bytes (before any admission): `own` the
+   * --store file's (a torn tail is cut there), else another journal whose
+   * open events are copied into ours (`copy`, when we journal). Returns the
+   * engine's refusal ({error, message}) or null.
+   */
+  resume(bytes, { own, copy = false }) {
+    const now = this.nowMs();
+    const answer = own
+      ? this.#cross(() => this.#engine.resume(now, bytes))
+      : this.#cross(() => this.#engine.feed([{ op: 'resume', now_ms: now, journal: bytes.toString('utf8'), copy }]));
+    if (answer.errors.length > 0) return answer.errors[0];
+    this.#act(answer, { own });
+    return null;
+  }
+
+  /** Start: admit and run until every event ended (or `drain()`); resolves {how: 'finished'|'drained'|'deadline', abandoned}. */
+  run() {
+    this.#schedule();
+    return this.#finished;
+  }
+
+  /** SIGTERM/SIGINT: feed `drain`; after `drainMs` whatever still runs is abandoned. */
+  drain(drainMs) {
+    if (this.#draining) return;
+    this.#draining = true;
+    this.#admitting = false;
+    if (this.#swapping === null) this.#input({ op: 'drain' }); // else the engine drains already (a swap): its `drained` ends the run
+    const t = setTimeout(() => this.#end('deadline'), drainMs);
+    this.#finished.then(() => clearTimeout(t));
+  }
+
+  /**
+   * A new artifact (docs/engine.md section 11): admit nothing, drain the
+   * engine, and once it is `drained` resume its `snapshot` in the engine
+   * `open()` makes (on the new artifact), then go on there.
+   */
+  swapArtifact(open) {
+    if (this.#done === null || this.#draining) return;
+    const first = this.#swapping === null;
+    this.#swapping = open; // a later swap before this one ends: its engine is the one opened
+    if (first) this.#input({ op: 'drain' });
+  }
+
+  /** Close the HTTP agents. */
+  close() {
+    clearTimeout(this.#timer);
+    this.#sender.close();
+  }
+
+  #input(input) {
+    this.#queue.push(input);
+    this.#schedule();
+  }
+
+  #schedule() {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#pump();
+    });
+  }
+
+  #cross(f) {
+    this.crossings += 1;
+    return f();
+  }
+
+  /** One batch: what arrived, plus admissions up to the concurrency, in one crossing. */
+  #pump() {
+    if (this.#done === null) return;
+    const now = this.nowMs();
+    const inputs = this.#queue.splice(0).map((i) => ({ ...i, now_ms: now }));
+    while (this.#admitting && this.#swapping === null && this.#open.size < this.#concurrency) {
+      const ev = this.#nextEvent();
+      if (ev === null) {
+        this.#admitting = false;
+        break;
+      }
+      this.#open.add(ev.event_id);
+      this.admitted += 1;
+      inputs.push({ op: 'admit', now_ms: now, ...ev });
+    }
+    if (inputs.length > 0) {
+      const answer = this.#cross(() => this.#engine.feed(inputs));
+      for (const e of answer.errors) {
+        const input = inputs[e.index];
+        this.#log(`engine refused ${input.op}${input.event_id === undefined ? '' : ` ${input.event_id}`}: ${e.error}: ${e.message}`);
+        if (input.op === 'admit') this.#open.delete(input.event_id);
+      }
+      this.#act(answer);
+    }
+    if (!this.#draining && !this.#admitting && this.#open.size === 0 && this.#sends.size === 0 && this.#calls === 0 && this.#queue.length === 0) {
+      this.#end('finished');
+    }
+  }
+
+  /** Act on every output in order; a batch's journal lines are on disk before its sends start. */
+  #act(answer, { own = true } = {}) {
+    const lines = [];
+    const sends = [];
+    for (const o of answer.outputs) {
+      switch (o.action) {
+        case 'journal':
+          lines.push(o.line);
+          break;
+        case 'journal_truncate':
+          if (own) this.#journal?.truncate(o.keep_bytes);
+          break;
+        case 'send':
+          sends.push(o);
+          break;
+        case 'store_call':
+          this.#call(o);
+          break;
+        case 'delivered':
+          this.#ended(o.event_id, 'delivered');
+          break;
+        case 'dead_letter':
+          this.#ended(o.dead_letter.event_id, o.dead_letter.stop_reason);
+          break;
+        case 'count':
+          this.#metrics.inc(o.name, o.label ?? {}, o.delta);
+          break;
+        case 'gauge':
+          this.#metrics.gauge(o.name, o.value);
+          if (o.name === 'webhook_held_events') this.held = o.value;
+          break;
+        case 'warn':
+          this.#log(`engine: ${o.event_id == null ? '' : `${o.event_id}: `}${o.message}`);
+          break;
+        case 'resumed':
+          for (const id of o.ids) {
+            if (!this.#open.has(id)) this.resumed += 1;
+            this.#open.add(id);
+          }
+          break;
+        case 'drained':
+          if (this.#swapping !== null && !this.#draining) this.#afterDrain = () => this.#takeOver();
+          else this.#end('drained');
+          break;
+        default: // hold, replayed: counted through `count`
+      }
+    }
+    const written = lines.length > 0 && this.#journal !== null ? this.#journal.append(lines).catch((e) => this.#journalError(e.message)) : null;
+    for (const s of sends) this.#send(s, written);
+    this.#arm(answer.timeout_ms);
+    const after = this.#afterDrain;
+    this.#afterDrain = null;
+    after?.();
+  }
+
+  #afterDrain = null;
+
+  /** The swap's second half: the old engine's snapshot resumed by the new one (its events already open here). */
+  #takeOver() {
+    const open = this.#swapping;
+    this.#swapping = null;
+    const old = this.#engine;
+    const answer = this.#cross(() => old.feed([{ op: 'snapshot', now_ms: this.nowMs() }]));
+    const snap = answer.outputs.find((o) => o.action === 'snapshot');
+    if (snap === undefined) {
+      this.#log(`artifact swap: no snapshot (${answer.errors[0]?.message ?? 'no answer'}); the run ends here, its events pending in the journal`);
+      this.#end('drained');
+      return;
+    }
+    let fresh;
+    try {
+      fresh = open();
+    } catch (e) {
+      this.#log(`artifact swap: the new engine could not be opened (${e.message}); the run ends here, its events pending in the journal`);
+      this.#end('drained');
+      return;
+    }
+    this.#engine = fresh;
+    old.close();
+    const resumed = this.#cross(() => fresh.feed([{ op: 'resume', now_ms: this.nowMs(), journal: snap.journal }]));
+    for (const e of resumed.errors) this.#log(`artifact swap: the new engine refused the snapshot: ${e.message}`);
+    const moved = resumed.outputs.find((o) => o.action === 'resumed')?.ids.length ?? 0;
+    this.#log(`artifact swap: the new artifact's engine resumed the old one's snapshot (${moved} open events)`);
+    this.#act(resumed);
+    this.#schedule();
+  }
+
+  /** The engine in use (a swap replaces it). */
+  get engine() {
+    return this.#engine;
+  }
+
+  #ended(id, reason) {
+    this.#open.delete(id);
+    this.stopReasons.set(reason, (this.stopReasons.get(reason) ?? 0) + 1);
+    if (this.#admitting) this.#schedule(); // room for the next event
+  }
+
+  async #send(s, written) {
+    const key = `${s.event_id}/${s.attempt}`;
+    this.#sends.set(key, s.attempt);
+    if (written !== null) await written;
+    if (!this.#sends.has(key)) return; // the run ended (the drain's deadline) while its record was synced
+    const result = await this.#sender.attempt(s);
+    if (!this.#sends.delete(key)) return; // abandoned at the drain's deadline
+    this.#input({ op: 'result', event_id: s.event_id, attempt: s.attempt, ...result });
+  }
+
+  async #call(c) {
+    if (this.#store === null) {
+      this.#log(`engine asked for store call ${c.call_id} with its memory store`);
+      return;
+    }
+    this.#calls += 1;
+    const fields = await this.#store.answer(c);
+    this.#calls -= 1;
+    if (this.#done !== null) this.#input({ op: 'store', call_id: c.call_id, ...fields });
+  }
+
+  #arm(timeoutMs) {
+    clearTimeout(this.#timer);
+    this.#timer = null;
+    if (timeoutMs === null || timeoutMs === undefined || this.#done === null) return;
+    this.#timer = setTimeout(() => this.#input({ op: 'tick' }), Math.max(0, timeoutMs - this.nowMs()));
+  }
+
+  #end(how) {
+    if (this.#done === null) return;
+    const done = this.#done;
+    this.#done = null;
+    clearTimeout(this.#timer);
+    const abandoned = { first: 0, retry: 0 };
+    for (const attempt of this.#sends.values()) abandoned[attempt === 1 ? 'first' : 'retry'] += 1;
+    this.#sends.clear();
+    done({ how, abandoned });
+  }
+}

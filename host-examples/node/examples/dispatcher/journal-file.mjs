@@ -1,0 +1,152 @@
+// The journal's file, nothing else (docs/journal.md; the records and their
+// reading are the delivery engine's): one writer by its lock
+// (journal-lock.mjs), the bytes read once at open, the engine's lines
+// appended in order with one write per batch and one fdatasync covering
+// every line written before it (group commit), a torn tail cut where the
+// engine says (`journal_truncate`), synced and unlocked at close.
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { acquireLock } from './journal-lock.mjs';
+import { JournalError } from './journal-error.mjs';
+
+export { JournalError };
+
+const fdatasync = promisify(fs.fdatasync);
+const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
+
+function fsyncDir(file) {
+  const fd = fs.openSync(path.dirname(path.resolve(file)), 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export class JournalFile {
+  #path;
+  #fd;
+  #release;
+  #written = 0; // batches written
+  #synced = 0; // batches known to be on disk
+  #syncing = null;
+  #closed = false;
+  /** fdatasync calls made (group commit: at most one per batch). */
+  syncs = 0;
+
+  /** Lock `file` and open it for appending (created 0600: records hold full target URLs). Throws JournalError. */
+  constructor(file, { nowMs = Date.now(), log = () => {} } = {}) {
+    this.#path = file;
+    this.#release = acquireLock(file, nowMs, log);
+    try {
+      this.#fd = fs.openSync(file, 'a+', 0o600);
+      fsyncDir(file);
+    } catch (e) {
+      if (this.#fd !== undefined) fs.closeSync(this.#fd);
+      this.#release();
+      throw io(file, e);
+    }
+  }
+
+  get path() {
+    return this.#path;
+  }
+
+  /** The file's bytes as they are now (from its start, whatever was appended). */
+  bytes() {
+    try {
+      const size = fs.fstatSync(this.#fd).size;
+      const buf = Buffer.alloc(size);
+      let got = 0;
+      while (got < size) {
+        const n = fs.readSync(this.#fd, buf, got, size - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } catch (e) {
+      throw io(this.#path, e);
+    }
+  }
+
+  /** Cut the file to `keepBytes` (a torn last record the engine found), durably. */
+  truncate(keepBytes) {
+    try {
+      fs.ftruncateSync(this.#fd, keepBytes);
+      fs.fsyncSync(this.#fd);
+    } catch (e) {
+      throw io(this.#path, e);
+    }
+  }
+
+  /**
+   * Append `lines` (each `<crc> <json>\n`) with one write; resolves once they
+   * are on disk (group commit). Rejects JournalError journal_io: the file is
+   * cut back to where it was, never a partial line left for the next batch.
+   */
+  append(lines) {
+    if (this.#closed) return Promise.reject(new JournalError('journal_io', `${this.#path}: the journal is closed`));
+    const buf = Buffer.from(lines.join(''), 'utf8');
+    let size;
+    try {
+      size = fs.fstatSync(this.#fd).size;
+      const n = fs.writeSync(this.#fd, buf);
+      if (n !== buf.length) throw Object.assign(new Error(`short write (${n} of ${buf.length} bytes)`), { code: 'EIO' });
+    } catch (e) {
+      try {
+        if (size !== undefined) fs.ftruncateSync(this.#fd, size);
+      } catch {
+        // the write's error is the one reported
+      }
+      return Promise.reject(io(this.#path, e));
+    }
+    return this.#syncTo(++this.#written);
+  }
+
+  async #syncTo(seq) {
+    while (this.#synced < seq) {
+      if (this.#syncing === null) {
+        const upto = this.#written;
+        this.syncs += 1;
+        this.#syncing = fdatasync(this.#fd)
+          .then(
+            () => {
+              this.#synced = Math.max(this.#synced, upto);
+            },
+            (e) => {
+              throw io(this.#path, e);
+            },
+          )
+          .finally(() => {
+            this.#syncing = null;
+          });
+      }
+      await this.#syncing;
+    }
+  }
+
+  /** Sync what was written, close the file and remove the lock (idempotent). */
+  async close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#syncTo(this.#written);
+    } finally {
+      fs.closeSync(this.#fd);
+      this.#release();
+    }
+  }
+
+  /** Close at once (a setup that fails before any append): close the file, remove the lock. */
+  closeSync() {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      fs.fdatasyncSync(this.#fd);
+    } finally {
+      fs.closeSync(this.#fd);
+      this.#release();
+    }
+  }
+}
