@@ -285,8 +285,10 @@ def journal_cases():
         op("resume", 101, journal=text, copy=True),
         op("replay", 200),
         tick(5000),
+        tick(61000),
     ], "dispatch false (a replay command whose next run sends): the replay and the dead letter are journaled, no "
-       "send, no timeout; ev-1 stays pending"))
+       "send, no timeout; ev-1 stays pending until its window is over, then it is judged and dead-lettered "
+       "retry_window_elapsed with its 2 attempts"))
     cs.append(case("without a journal the engine writes no journal lines", config(F2, memory_store=True, journal=False), [
         admit(0, "ev-1"), result(5, "ev-1", 1, status=503), tick(1005), result(1010, "ev-1", 2, status=200),
     ]))

@@ -20,6 +20,10 @@ export interface EngineConfig {
   memory_store?: boolean;
   /** Default true. */
   skew_check?: boolean;
+  /** Default true; false: resume, replay and journal, never send (docs/engine.md section 1). */
+  dispatch?: boolean;
+  /** Default true; false: no `journal` or `journal_compact` actions. */
+  journal?: boolean;
 }
 
 /** One input (docs/engine.md section 2); every input carries `now_ms`. */
@@ -64,6 +68,7 @@ export interface EngineAction {
   action:
     | 'journal'
     | 'journal_truncate'
+    | 'journal_compact'
     | 'send'
     | 'store_call'
     | 'delivered'

@@ -49,3 +49,17 @@ test('a lock of another host, or one that is not JSON, is never guessed stale', 
   fs.writeFileSync(`${file}.lock`, '12345');
   assert.throws(() => new JournalFile(file), (e) => e.code === 'journal_locked' && e.message.includes('unreadable holder'));
 });
+
+test('a compaction replaces the whole file through a renamed copy, and appends go on in the new file', async () => {
+  const file = tmp();
+  const j = new JournalFile(file);
+  await j.append(['old-1\n', 'old-2\n', 'old-3\n']);
+  const pending = j.append(['old-4\n']); // its sync may still run when the file is replaced
+  j.replace('header\nlive\n');
+  await pending;
+  await j.append(['next\n']);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'header\nlive\nnext\n');
+  assert.ok(!fs.existsSync(`${file}.compact`), 'the copy was renamed over the journal');
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  await j.close();
+});

@@ -36,7 +36,10 @@ impl Engine {
 
     /// Start due events while fewer than `max_in_flight` are busy.
     pub(crate) fn run_due(&mut self) {
-        while self.config.dispatch && !self.draining && self.busy < self.config.max_in_flight {
+        if !self.config.dispatch {
+            return self.judge_due();
+        }
+        while !self.draining && self.busy < self.config.max_in_flight {
             let Some((t, _, _)) = self.queue.first() else { return };
             if *t > self.now_ms {
                 return;
@@ -46,6 +49,39 @@ impl Engine {
                 e.queued = None;
             }
             self.due(&id);
+        }
+    }
+
+    /// An engine that does not dispatch (docs/engine.md section 1): each due
+    /// event is judged (section 4 step 2) and dead-lettered when its window
+    /// or its attempts are spent; the others stay where they are.
+    fn judge_due(&mut self) {
+        let now = self.now_ms;
+        let due: alloc::vec::Vec<String> =
+            self.queue.iter().take_while(|(t, _, _)| *t <= now).map(|(_, _, id)| id.clone()).collect();
+        for id in due {
+            let Some(e) = self.events.get(&id) else { continue };
+            if e.attempts == 0 && !e.resumed {
+                continue;
+            }
+            let known = &self.policies[&e.policy_hash].policy;
+            let Ok(Resumption::Stop(st)) = crate::step::resume(known.policy(), &e.state(e.attempts), now) else {
+                continue;
+            };
+            let Some(dl) = st.dead_letter else { continue };
+            if let Some(q) = self.events.get_mut(&id).and_then(|e| e.queued.take()) {
+                self.queue.remove(&(q.0, q.1, id.clone()));
+            }
+            let e = self.events.get_mut(&id).expect("checked above");
+            if e.status == Status::Held {
+                e.held_ms = e.held_ms.saturating_add(now.saturating_sub(e.held_since_ms));
+                e.held_since_ms = 0;
+                e.hold_reason = None;
+                e.held_until_ms = 0;
+                e.status = Status::Pending;
+                self.held_changed(false);
+            }
+            self.dead_letter(&id, dl, false);
         }
     }
 

@@ -6,6 +6,7 @@
 //   journal          -> appended to the journal file; the lines of a batch
 //                       are on disk (one fdatasync) before any send of it starts
 //   journal_truncate -> the journal file cut there (a torn last record)
+//   journal_compact  -> the journal file replaced by the engine's compacted text
 //   send             -> send.mjs (HTTP POST), then `result`
 //   store_call       -> store-call.mjs (EVALSHA), then `store`
 //   count / gauge    -> the metrics registry (counters move only so)
@@ -199,6 +200,15 @@ export class Driver {
           break;
         case 'journal_truncate':
           if (own) this.#journal?.truncate(o.keep_bytes);
+          break;
+        case 'journal_compact':
+          // The lines before it in this batch are in the compacted text.
+          lines.length = 0;
+          try {
+            this.#journal?.replace(o.journal);
+          } catch (e) {
+            this.#journalError(e.message);
+          }
           break;
         case 'send':
           sends.push(o);

@@ -126,6 +126,36 @@ export class JournalFile {
     }
   }
 
+  /**
+   * Replace the whole journal with `text` (the engine's `journal_compact`,
+   * docs/journal.md "Compaction"): written to `<journal>.compact`, synced,
+   * renamed over the journal, the directory synced; appends go on in the new
+   * file. Everything written before is in `text`, so it is durable now.
+   */
+  replace(text) {
+    const tmp = `${this.#path}.compact`;
+    let fd;
+    try {
+      fd = fs.openSync(tmp, 'w', 0o600);
+      fs.writeSync(fd, Buffer.from(text, 'utf8'));
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      fs.renameSync(tmp, this.#path);
+      fsyncDir(this.#path);
+      const old = this.#fd;
+      this.#fd = fs.openSync(this.#path, 'a+', 0o600);
+      this.#synced = this.#written;
+      // A sync still running on the old descriptor settles first; then it is closed.
+      Promise.resolve(this.#syncing)
+        .catch(() => {})
+        .finally(() => fs.closeSync(old));
+    } catch (e) {
+      if (fd !== undefined) fs.closeSync(fd);
+      throw io(this.#path, e);
+    }
+  }
+
   /** Sync what was written, close the file and remove the lock (idempotent). */
   async close() {
     if (this.#closed) return;

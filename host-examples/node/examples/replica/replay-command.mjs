@@ -59,13 +59,8 @@ export function parseReplayArgs(argv) {
   };
 }
 
-/**
- * The journal lines of `outputs` but the record of an attempt about to be
- * sent (a `journal` action right before its `send`, docs/engine.md section 4
- * step 6): nothing is sent here, so no attempt is recorded; every other
- * change (a resumed event judged past its window, the replay's records) is.
- */
-const unsent = (outputs) => outputs.filter((a, i) => a.action === 'journal' && outputs[i + 1]?.action !== 'send').map((a) => a.line);
+/** Every journal line of `outputs` (an engine that does not dispatch sends nothing). */
+const journalLines = (outputs) => outputs.filter((a) => a.action === 'journal').map((a) => a.line);
 
 /** The replay input of a filter (its unset fields left out). */
 const replayInput = (filter, nowMs) => Object.fromEntries(Object.entries({ op: 'replay', now_ms: nowMs, ...filter }).filter(([, v]) => v !== null));
@@ -81,7 +76,7 @@ export async function replayCommand(argv, { out = process.stdout, err = process.
   try {
     const o = parseReplayArgs(argv);
     try {
-      engine = new DeliveryEngine({ document: o.policyText, memory_store: true });
+      engine = new DeliveryEngine({ document: o.policyText, memory_store: true, dispatch: false });
     } catch (e) {
       if (e instanceof PolicyError) throw new UsageError(`--policy ${o.policyPath}: ${e.code} at ${e.field}: ${e.message}`);
       throw e;
@@ -94,13 +89,13 @@ export async function replayCommand(argv, { out = process.stdout, err = process.
         const resumed = engine.resume(o.nowMs, bytes);
         if (resumed.errors.length > 0) throw new UsageError(`--store ${o.store}: ${resumed.errors[0].message}`);
         for (const a of resumed.outputs) if (a.action === 'journal_truncate') journal.truncate(a.keep_bytes);
-        lines.push(...unsent(resumed.outputs));
+        lines.push(...journalLines(resumed.outputs));
       }
       const answer = engine.feed([replayInput(o.filter, o.nowMs)]);
       if (answer.errors.length > 0) throw new UsageError(`replay: ${answer.errors[0].message}`);
-      // The replay's own lines come before its `replayed` action; what follows it is the replays' first sends.
+      // dispatch false: the replays are journaled, and the next run sends them.
       const end = answer.outputs.findIndex((a) => a.action === 'replayed');
-      lines.push(...unsent(answer.outputs.slice(0, end)));
+      lines.push(...journalLines(answer.outputs));
       if (lines.length > 0) await journal.append(lines);
       await journal.close();
       journal = null;
