@@ -2,8 +2,10 @@
 //! writes every line (`journal` actions) and reads them back (`resume`);
 //! this file opens `--store FILE` as its one writer ([`JournalLock`]),
 //! hands its bytes to the engine, appends the engine's lines, syncs them
-//! (one `fsync` per batch: group commit) and cuts a torn tail when the
-//! engine says so (`journal_truncate`).
+//! (one `fsync` per batch: group commit), cuts a torn tail when the
+//! engine says so (`journal_truncate`) and replaces the file with the
+//! engine's compacted text (`journal_compact`: `<journal>.compact`, fsync,
+//! rename, fsync the directory; a leftover `.compact` is deleted at open).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -28,6 +30,10 @@ impl JournalFile {
     pub fn open(path: &Path, now_ms: u64) -> Result<(JournalFile, Vec<u8>), JournalError> {
         let lock = JournalLock::acquire(path, now_ms)?;
         let io = |e: std::io::Error| JournalError::io(path, e);
+        match std::fs::remove_file(compact_path(path)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
+            _ => {}
+        }
         let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -61,6 +67,31 @@ impl JournalFile {
         self.file.set_len(keep_bytes).map_err(io)?;
         self.file.sync_all().map_err(io)
     }
+}
+
+impl JournalFile {
+    /// Replace the journal with `text` (the engine's compacted journal)
+    /// durably; later lines are appended to the new file.
+    pub fn compact(&mut self, text: &str) -> Result<(), JournalError> {
+        let io = |e: std::io::Error| JournalError::io(&self.path, e);
+        let tmp = compact_path(&self.path);
+        let mut f = OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(&tmp).map_err(io)?;
+        f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(io)?;
+        std::fs::rename(&tmp, &self.path).map_err(io)?;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+        }
+        self.file = OpenOptions::new().append(true).open(&self.path).map_err(io)?;
+        self.unsynced = false;
+        Ok(())
+    }
+}
+
+/// `<journal>.compact`.
+fn compact_path(journal: &Path) -> PathBuf {
+    let mut s = journal.as_os_str().to_owned();
+    s.push(".compact");
+    PathBuf::from(s)
 }
 
 /// Another run's journal, read only (`--resume FILE`).

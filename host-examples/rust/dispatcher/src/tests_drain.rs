@@ -159,3 +159,44 @@ fn an_attempt_outlasting_the_drain_is_abandoned_counted_and_its_event_left_pendi
     no_pair_twice(&received);
     let _ = std::fs::remove_dir_all(journal.parent().unwrap());
 }
+
+#[test]
+fn a_long_run_s_journal_is_compacted_by_the_engine_and_still_resumes() {
+    let ok = crate::endpoints::Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let journal = scratch("compact");
+    let open = || JournalFile::open(&journal, crate::clock::now_ms()).unwrap();
+    let go = |n: u64, (file, bytes): (JournalFile, Vec<u8>)| {
+        let t = driver::run(Run {
+            artifact: Arc::new(live(engine(), false, Vec::new())),
+            document: crate::tests::doc(1_000_000),
+            redis: None,
+            journal: Some(file),
+            store_bytes: bytes,
+            resume_bytes: None,
+            metrics: Arc::new(Metrics::default()),
+            config: local_config(),
+            source: events(n, "compact", &ok.url()),
+            signals: Signals::none(),
+            watch: None,
+            watch_policy: None,
+            needed: Vec::new(),
+            progress: None,
+            replay: None,
+        })
+        .unwrap();
+        assert_eq!(t.pending(), 0);
+        t
+    };
+    // 500 delivered events write 1,500 records: the engine compacts at 1,024.
+    let t = go(500, open());
+    assert_eq!(t.stops["delivered"], 500);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines = text.lines().count();
+    assert!(lines < 1024, "compacted: {lines} lines");
+    assert!(text.lines().next().unwrap().contains("\"type\":\"header\""), "a compacted journal starts with its header");
+    assert!(!journal.with_file_name("journal.compact").exists(), "the copy was renamed over the journal");
+    // It resumes (nothing open) and takes more.
+    let t = go(3, open());
+    assert_eq!((t.resumed, t.stops["delivered"]), (0, 3));
+    let _ = std::fs::remove_dir_all(journal.parent().unwrap());
+}

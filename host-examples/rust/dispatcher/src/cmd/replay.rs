@@ -4,10 +4,8 @@
 //! engine on `--policy`'s document, feeds the engine's `replay` input, and
 //! appends the lines the engine writes for it (each replay's record first,
 //! then the dead letter's with `replayed_as`); the attempts are the next
-//! run's (`replica --store FILE`, or `--resume`): the sends the engine asks
-//! for at once are not made, and their attempt records (the line the
-//! engine journals right before each `send`) are not written, so the next
-//! run makes attempt 1. Prints the
+//! run's (`replica --store FILE`, or `--resume`): the engine runs with
+//! `dispatch` off (it resumes, replays and journals, never sends). Prints the
 //! `replayed` action as one JSON line: `{"replayed", "already_replayed",
 //! "skipped_no_class", "ids"}`. Exit 0; 2 on bad flags, an unreadable
 //! policy or a journal error.
@@ -61,7 +59,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let mut inst = engine
         .instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new())
         .map_err(|e| format!("policy artifact: {e}"))?;
-    let config = json!({"document": document, "memory_store": true});
+    let config = json!({"document": document, "memory_store": true, "dispatch": false});
     let handle = inst
         .engine_open(&config.to_string())
         .map_err(|e| format!("policy artifact: {e}"))?
@@ -76,14 +74,14 @@ pub fn run(f: &Flags) -> Result<String, String> {
     outputs.extend(v["outputs"].as_array().cloned().unwrap_or_default());
     let _ = inst.engine_close(handle);
     let mut replayed = None;
-    for (i, o) in outputs.iter().enumerate() {
-        let before_send = outputs.get(i + 1).is_some_and(|next| next["action"] == "send");
+    for o in &outputs {
         match o["action"].as_str() {
-            Some("journal") if !before_send => {
-                journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?
-            }
+            Some("journal") => journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?,
             Some("journal_truncate") => {
                 journal.truncate(o["keep_bytes"].as_u64().unwrap_or(0)).map_err(journal_error)?
+            }
+            Some("journal_compact") => {
+                journal.compact(o["journal"].as_str().unwrap_or_default()).map_err(journal_error)?
             }
             Some("replayed") => replayed = Some(o.clone()),
             _ => {}

@@ -34,7 +34,8 @@ impl Driver {
             for o in outputs {
                 match o["action"].as_str() {
                     Some("journal") => j.append(o["line"].as_str().unwrap_or_default())?,
-                    Some("journal_truncate") if self.own_bytes => j.truncate(o["keep_bytes"].as_u64().unwrap_or(0))?,
+                    Some("journal_truncate") if !self.migrating => j.truncate(o["keep_bytes"].as_u64().unwrap_or(0))?,
+                    Some("journal_compact") => j.compact(o["journal"].as_str().unwrap_or_default())?,
                     _ => {}
                 }
             }
@@ -50,7 +51,13 @@ impl Driver {
     fn output(&mut self, o: &Value) {
         let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
         match o["action"].as_str().unwrap_or_default() {
-            "journal" | "journal_truncate" => {}
+            "journal" | "journal_truncate" | "journal_compact" => {}
+            "resumed" if self.migrating => {}
+            "resumed" => {
+                let n = o["ids"].as_array().map_or(0, Vec::len) as u64;
+                self.tally.resumed += n;
+                self.open += n;
+            }
             "send" => match SendJob::from_action(o) {
                 Some(job) => {
                     self.endpoint_of.entry(job.event_id.clone()).or_insert_with(|| job.endpoint_id.clone());

@@ -17,7 +17,6 @@
 
 mod actions;
 pub mod io;
-mod resumed;
 mod step;
 mod swap;
 pub mod tally;
@@ -164,8 +163,10 @@ struct Driver {
     endpoint_of: std::collections::HashMap<String, String>,
     timeout_at: Option<u64>,
     drained: bool,
-    /// Whether a `journal_truncate` is about `journal`'s own bytes.
-    own_bytes: bool,
+    /// Resuming the old engine's snapshot into a new one: its events are
+    /// not new to the run (no `resumed` count) and its bytes are not the
+    /// journal file's (no `journal_truncate`).
+    migrating: bool,
     /// An artifact swapped in, waiting for the old engine to drain.
     swap_to: Option<PolicyEngine>,
     /// The live artifact's generation this driver has taken in: when the
@@ -178,10 +179,17 @@ struct Driver {
     needed: Vec<String>,
 }
 
-/// Open an engine for `document` in `inst`.
-fn open_engine(inst: &mut PolicyInstance, document: &str, c: &DriverConfig, memory: bool) -> Result<u32, String> {
+/// Open an engine for `document` in `inst`: its budget in memory without
+/// Redis, its journal lines only for a run that keeps a journal.
+fn open_engine(
+    inst: &mut PolicyInstance,
+    document: &str,
+    c: &DriverConfig,
+    memory: bool,
+    journal: bool,
+) -> Result<u32, String> {
     let config = json!({"document": document, "max_in_flight": c.concurrency, "memory_store": memory,
-        "skew_check": c.skew_check});
+        "skew_check": c.skew_check, "journal": journal});
     inst.engine_open(&config.to_string())
         .map_err(|e| format!("policy artifact: {e}"))?
         .map_err(|e| format!("policy document: {}", refusal_text(&e)))
@@ -201,7 +209,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         return Err("rate must be a positive number of events per second".into());
     }
     let mut inst = instantiate(&r.artifact.current())?;
-    let handle = open_engine(&mut inst, &r.document, c, r.redis.is_none())?;
+    let handle = open_engine(&mut inst, &r.document, c, r.redis.is_none(), r.journal.is_some())?;
     let (tx, rx) = channel::<Msg>();
     let http = HttpClient::new(ClientConfig { idle_per_host: c.concurrency, ..c.client.clone() });
     let sender = Arc::new(io::Sender_ {
@@ -245,7 +253,7 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         endpoint_of: Default::default(),
         timeout_at: None,
         drained: false,
-        own_bytes: true,
+        migrating: false,
         swap_to: None,
         generation: r.artifact.generation(),
         snapshot: None,
@@ -304,9 +312,6 @@ impl Driver {
     /// file), then `--resume`'s (`resume {copy: true}`: read only, its open
     /// events journaled into ours).
     fn resume(&mut self, own: Vec<u8>, other: Option<Vec<u8>>) -> Result<(), String> {
-        let opened = resumed::open_events(&[&own, other.as_deref().unwrap_or_default()]);
-        self.tally.resumed += opened;
-        self.open += opened;
         if !own.is_empty() {
             let now = self.now();
             self.tally.crossings += 1;

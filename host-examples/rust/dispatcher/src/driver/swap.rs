@@ -78,9 +78,9 @@ impl Driver {
         self.feed(vec![json!({"op": "snapshot", "now_ms": now})])?;
         let snapshot = self.snapshot.take().ok_or("the drained engine gave no snapshot")?;
         let old = self.handle;
-        let memory = self.redis.is_none();
+        let (memory, journal) = (self.redis.is_none(), self.journal.is_some());
         let next = instantiate(&engine).and_then(|mut inst| {
-            let handle = open_engine(&mut inst, &self.document, &self.config, memory)?;
+            let handle = open_engine(&mut inst, &self.document, &self.config, memory, journal)?;
             Ok((inst, handle))
         });
         match next {
@@ -91,7 +91,7 @@ impl Driver {
             }
             Err(e) => {
                 log(&format!("the new artifact's engine cannot start ({e}): going on with the old artifact"));
-                self.handle = open_engine(&mut self.inst, &self.document, &self.config, memory)?;
+                self.handle = open_engine(&mut self.inst, &self.document, &self.config, memory, journal)?;
                 let _ = self.inst.engine_close(old);
             }
         }
@@ -103,9 +103,9 @@ impl Driver {
             .map_err(|e| format!("policy artifact: {e}"))?;
         // The snapshot itself is not appended (the journal holds those
         // events already); what the new engine then writes is.
-        self.own_bytes = false;
+        self.migrating = true;
         let acted = out.map_err(|e| format!("snapshot: {}", refusal_text(&e))).and_then(|a| self.act(&a));
-        self.own_bytes = true;
+        self.migrating = false;
         match acted?.first() {
             Some(e) => Err(format!("the new engine refused the old one's snapshot: {e}")),
             None => Ok(()),
