@@ -68,7 +68,6 @@ pub(crate) fn run_with(
         watch_policy: None,
         needed: Vec::new(),
         progress: None,
-        replay: None,
     })?;
     Ok((t, metrics))
 }
@@ -232,7 +231,6 @@ fn a_watched_policy_file_becomes_current_for_new_events_and_a_broken_edit_keeps_
         watch_policy: Some((path.clone(), std::time::Duration::from_millis(50))),
         needed: vec!["storm".into()],
         progress: None,
-        replay: None,
     })
     .unwrap();
     writer.join().unwrap();

@@ -100,7 +100,6 @@ fn run(
         watch_policy: None,
         needed: Vec::new(),
         progress: None,
-        replay: None,
     })
     .unwrap();
     (t, metrics)
@@ -181,7 +180,6 @@ fn a_long_run_s_journal_is_compacted_by_the_engine_and_still_resumes() {
             watch_policy: None,
             needed: Vec::new(),
             progress: None,
-            replay: None,
         })
         .unwrap();
         assert_eq!(t.pending(), 0);

@@ -87,7 +87,6 @@ fn a_swapped_artifact_takes_over_mid_run_and_events_keep_the_policy_they_were_ad
         watch_policy: None,
         needed: vec!["storm".into()],
         progress: None,
-        replay: None,
     })
     .unwrap();
     swapper.join().unwrap();

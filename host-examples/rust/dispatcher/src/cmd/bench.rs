@@ -106,7 +106,6 @@ fn scenario(
         watch_policy: None,
         needed: Vec::new(),
         progress: None,
-        replay: None,
     })?;
     let healthy_stops: Vec<_> = t.stop_log.iter().filter(|r| r.endpoint_id.ends_with("healthy")).collect();
     let delivered = healthy_stops.iter().filter(|r| r.reason == "delivered").count() as u64;

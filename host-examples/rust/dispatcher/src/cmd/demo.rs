@@ -209,7 +209,6 @@ pub fn run(f: &Flags) -> Result<(), String> {
         watch_policy: None,
         needed: Vec::new(),
         progress: Some(Box::new(|second, t| println!("{}", progress_line(second, t)))),
-        replay: None,
     })?;
     if t.drained {
         println!("\n(drained on a signal: unfinished events are pending)");

@@ -202,7 +202,6 @@ pub fn run(f: &Flags) -> Result<String, String> {
         watch_policy,
         needed,
         progress: None,
-        replay: None,
     })?;
     Ok(tally.summary(&metrics).to_string())
 }

@@ -124,8 +124,6 @@ pub struct Run {
     pub needed: Vec<String>,
     /// Called about once a second while the run lasts (the demo's progress).
     pub progress: Option<Progress>,
-    /// A `replay` input fed after the resume.
-    pub replay: Option<Value>,
 }
 
 /// Messages to the loop from the other threads.
@@ -260,9 +258,6 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         needed: std::mem::take(&mut r.needed),
     };
     d.resume(std::mem::take(&mut r.store_bytes), r.resume_bytes.take())?;
-    if let Some(filter) = r.replay.take() {
-        d.feed(vec![filter])?;
-    }
     let result = d.run_loop(&mut r, &rx);
     let _ = d.inst.engine_close(d.handle);
     result?;
