@@ -2,44 +2,16 @@ package redisbudget
 
 import (
 	"context"
-	"encoding/json"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/vectors"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
-
-var policy = rp.Policy{
-	Backoff:  rp.Backoff{BaseMs: 2000, Factor: 2, CapMs: 300000, Jitter: rp.JitterFull},
-	WindowMs: 900000, HardCap: 16,
-	Budget: rp.Budget{Ratio: 0.1, WindowMs: 60000, MinSample: 3, Sliding: false},
-}
-
-func engine(t *testing.T) *rp.Engine {
-	t.Helper()
-	e, err := rp.New(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close(context.Background()) })
-	return e
-}
-
-func nowMs() uint64 { return uint64(time.Now().UnixMilli()) }
-
-func state(event string, attempt uint32, first uint64) rp.DeliveryState {
-	return rp.DeliveryState{EventID: event, EndpointID: "ep_1", Attempt: attempt, MaxAttempts: 13, FirstAttemptedAtMs: first}
-}
 
 // commands counts the commands a client sends, by name.
 type commands struct {
@@ -60,102 +32,88 @@ func (c *commands) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 	return next
 }
 
-func TestTheScriptAgreesWithTheComponentOnEveryBudgetVector(t *testing.T) {
-	rdb := startRedis(t)
-	ctx := context.Background()
-	dir := os.Getenv("RETRY_POLICY_VECTORS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "tests", "vectors")
-	}
-	files, err := vectors.LoadDir(dir)
-	if err != nil {
-		t.Skipf("no vectors: %v", err)
-	}
-	e := engine(t)
-	s, n := New(rdb, e, WithoutSkewCheck()), 0
-	for _, f := range files {
-		for _, c := range f.Cases {
-			if c.Op != "budget" {
-				continue
-			}
-			var want struct {
-				Allows *bool `json:"allows_retry"`
-			}
-			in, err := vectors.DecodeBudget(c.Input)
-			if json.Unmarshal(c.Expect, &want) != nil || want.Allows == nil || err != nil {
-				continue // refused inputs are the component's business
-			}
-			r := rp.StoreRequest{Op: rp.StoreOpReserve, EndpointID: "ep_" + strconv.Itoa(n), WindowMs: in.Budget.WindowMs, Bucket: in.NowMs / in.Budget.WindowMs}
-			key, _ := e.StoreKey(ctx, r)
-			cur := strconv.FormatUint(r.Bucket, 10)
-			rdb.HSet(ctx, key, "t:"+cur, in.Counts.Current.Total, "r:"+cur, in.Counts.Current.Retries)
-			if r.Bucket > 0 {
-				prev := strconv.FormatUint(r.Bucket-1, 10)
-				rdb.HSet(ctx, key, "t:"+prev, in.Counts.Previous.Total, "r:"+prev, in.Counts.Previous.Retries)
-			} else if in.Counts.Previous != (rp.BucketCounts{}) {
-				continue // no bucket before bucket 0 to seed
-			}
-			got, err := s.Call(ctx, r, in.Budget, in.NowMs)
-			if err != nil {
-				t.Fatalf("%s: %v", c.Name, err)
-			}
-			if got.Reserved != *want.Allows || got.Counts != in.Counts {
-				t.Errorf("%s: the script reserved=%v on %+v, the contract says %v on %+v", c.Name, got.Reserved, got.Counts, *want.Allows, in.Counts)
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		t.Fatal("no budget vectors")
-	}
+type storeCall struct {
+	Action string   `json:"action"`
+	CallID uint64   `json:"call_id"`
+	Key    string   `json:"key"`
+	Argv   []string `json:"argv"`
 }
 
-func TestEachStoreRequestIsOneEvalshaAndNoscriptResendsOnlyThatCommandAsEval(t *testing.T) {
+type answer struct {
+	Outputs []storeCall `json:"outputs"`
+	Errors  []struct {
+		Error string `json:"error"`
+	} `json:"errors"`
+}
+
+// engineCall opens a delivery engine (no memory store), admits one event
+// at now and answers its first attempt with a 503: the record_reserve
+// store call the engine then asks for.
+func engineCall(t *testing.T, now uint64) (*rp.DeliveryEngine, storeCall) {
+	t.Helper()
+	ctx := context.Background()
+	e, err := rp.New(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	d, err := e.OpenDeliveryEngine(ctx, map[string]any{"document": map[string]any{"version": "t", "classes": map[string]any{
+		"storm": map[string]any{"window_ms": 900000, "hard_cap": 16,
+			"backoff": map[string]any{"base_ms": 2000, "factor": 2.0, "cap_ms": 300000, "jitter": "full"},
+			"budget":  map[string]any{"ratio": 0.1, "window_ms": 60000, "min_sample": 3, "sliding": false}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close(ctx) })
+	var a answer
+	if err := d.FeedInto(ctx, []any{
+		map[string]any{"op": "admit", "now_ms": now, "event_id": "evt_1", "endpoint_id": "ep_1", "target": "https://x.example/", "class": "storm"},
+		map[string]any{"op": "result", "now_ms": now, "event_id": "evt_1", "attempt": 1, "status": 503},
+	}, &a); err != nil || len(a.Errors) > 0 {
+		t.Fatalf("%v %+v", err, a.Errors)
+	}
+	for _, o := range a.Outputs {
+		if o.Action == "store_call" {
+			return d, o
+		}
+	}
+	t.Fatalf("no store call: %+v", a.Outputs)
+	return nil, storeCall{}
+}
+
+func TestAnEnginesStoreCallIsOneEvalshaAndNoscriptResendsOnlyThatCommandAsEval(t *testing.T) {
 	rdb := startRedis(t)
 	cmds := &commands{n: map[string]int{}}
 	rdb.AddHook(cmds)
 	ctx := context.Background()
-	e := engine(t)
-	s := New(rdb, e)
-	now := nowMs()
-	res, err := e.Step(ctx, s, policy, state("evt_1", 1, now), rp.ResponseOutcome(503), now)
-	if err != nil || res.Decision.Retry == nil || res.Store.Op != rp.StoreOpRecordReserve {
-		t.Fatalf("a first attempt's 503: want a retry reserved by record_reserve, got %+v %v", res, err)
+	now := uint64(time.Now().UnixMilli())
+	d, call := engineCall(t, now)
+	s := New(rdb)
+	reply, err := s.Call(ctx, call.Key, call.Argv)
+	if err != nil || len(reply) != 5 {
+		t.Fatalf("record_reserve: %v %v", reply, err)
 	}
 	if cmds.n["evalsha"] != 1 || cmds.n["eval"] != 1 || len(cmds.n) != 2 {
 		t.Fatalf("the first call on an empty script cache: want EVALSHA -> NOSCRIPT -> one EVAL, got %v", cmds.n)
 	}
-	cmds.n = map[string]int{}
-	if _, err := e.Step(ctx, s, policy, state("evt_2", 1, now), rp.ResponseOutcome(200), now); err != nil {
-		t.Fatal(err)
+	bucket := strconv.FormatUint(now/60000, 10)
+	if total, _ := rdb.HGet(ctx, call.Key, "t:"+bucket).Int64(); total != reply[1]+reply[0] {
+		t.Fatalf("Redis holds total %d, the reply says %d counted and %d reserved: the NOSCRIPT resend counted twice", total, reply[1], reply[0])
 	}
-	if cmds.n["evalsha"] != 1 || len(cmds.n) != 1 {
-		t.Fatalf("a delivered first attempt: want one EVALSHA (record), got %v", cmds.n)
+	var a answer
+	if err := d.FeedInto(ctx, []any{map[string]any{"op": "store", "now_ms": now, "call_id": call.CallID, "reply": reply}}, &a); err != nil || len(a.Errors) > 0 {
+		t.Fatalf("the engine refused the script's reply: %v %+v", err, a.Errors)
 	}
-	rdb.ScriptFlush(ctx)
 	if err := s.LoadScript(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cmds.n = map[string]int{}
-	if _, err := e.Step(ctx, s, policy, state("evt_4", 1, now), rp.ResponseOutcome(200), now); err != nil || cmds.n["evalsha"] != 1 || cmds.n["eval"] != 0 {
+	if _, err := s.Call(ctx, call.Key, call.Argv); err != nil || cmds.n["evalsha"] != 1 || len(cmds.n) != 1 {
 		t.Fatalf("after LoadScript: want one EVALSHA and no EVAL, got %v %v", cmds.n, err)
-	}
-	rdb.ScriptFlush(ctx)
-	cmds.n = map[string]int{}
-	if _, err := e.Step(ctx, s, policy, state("evt_3", 2, now), rp.ResponseOutcome(503), now); err != nil {
-		t.Fatal(err)
-	}
-	if cmds.n["evalsha"] != 1 || cmds.n["eval"] != 1 || len(cmds.n) != 2 {
-		t.Fatalf("after SCRIPT FLUSH: want the EVALSHA, then the same command as EVAL, got %v", cmds.n)
-	}
-	key, _ := e.StoreKey(ctx, *res.Store)
-	bucket := strconv.FormatUint(res.Store.Bucket, 10)
-	if total, _ := rdb.HGet(ctx, key, "t:"+bucket).Int(); total != 4 {
-		t.Fatalf("three first attempts and one retry: want total 4 (nothing counted twice), got %d", total)
 	}
 }
 
-func TestARedisThatHangsFailsTheRetryClosedWithinTheTimeout(t *testing.T) {
+func TestARedisThatHangsFailsTheCallWithinTheTimeout(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -172,80 +130,30 @@ func TestARedisThatHangsFailsTheRetryClosedWithinTheTimeout(t *testing.T) {
 	}()
 	rdb := redis.NewClient(ClientOptions(l.Addr().String(), 100*time.Millisecond))
 	defer rdb.Close()
-	e := engine(t)
-	s := New(rdb, e, WithTimeout(100*time.Millisecond))
-	now := nowMs()
+	_, call := engineCall(t, uint64(time.Now().UnixMilli()))
 	start := time.Now()
-	res, err := e.Step(context.Background(), s, policy, state("evt_1", 2, now), rp.ResponseOutcome(503), now)
-	if err != nil || res.Decision.Stop == nil || res.Decision.Stop.Reason != rp.StopReasonBudgetUnavailable || res.StoreErr == nil {
-		t.Fatalf("want budget_unavailable, got %+v %v", res, err)
+	if _, err := New(rdb, WithTimeout(100*time.Millisecond)).Call(context.Background(), call.Key, call.Argv); err == nil {
+		t.Fatal("a hung Redis answered")
 	}
 	if took := time.Since(start); took > time.Second {
 		t.Fatalf("the store call took %v with a 100 ms timeout", took)
 	}
-	// a first attempt that was delivered is still delivered
-	res, err = e.Step(context.Background(), s, policy, state("evt_2", 1, now), rp.ResponseOutcome(200), now)
-	if err != nil || res.Decision.Stop == nil || res.Decision.Stop.Reason != rp.StopReasonDelivered {
-		t.Fatalf("want delivered, got %+v %v", res, err)
-	}
 }
 
-func TestAClockSkewedPastAQuarterWindowIsAStoreErrorThatFailsClosed(t *testing.T) {
+func TestAClockSkewedPastAQuarterWindowIsAnErrorReply(t *testing.T) {
 	rdb := startRedis(t)
-	e := engine(t)
-	s := New(rdb, e)
-	skewed := nowMs() + policy.Budget.WindowMs/4 + 2000
-	res, err := e.Step(context.Background(), s, policy, state("evt_1", 2, skewed), rp.ResponseOutcome(503), skewed)
-	if err != nil || res.Decision.Stop == nil || res.Decision.Stop.Reason != rp.StopReasonBudgetUnavailable || res.StoreErr == nil {
-		t.Fatalf("want budget_unavailable with the skew error, got %+v %v", res, err)
-	}
-	if !strings.Contains(res.StoreErr.Error(), "skew") {
-		t.Logf("store error: %v", res.StoreErr)
+	_, call := engineCall(t, uint64(time.Now().UnixMilli())+60000/4+2000)
+	if _, err := New(rdb).Call(context.Background(), call.Key, call.Argv); err == nil {
+		t.Fatal("the script took a call 17 s in the future")
 	}
 }
 
-func TestReplicasRacingOnOneEndpointNeverExceedTheRatio(t *testing.T) {
-	rdb := startRedis(t)
-	e := engine(t)
-	p := policy
-	p.Budget.MinSample = 0
-	now := nowMs()
-	var retries, attempts atomic.Int64
-	var wg sync.WaitGroup
-	for r := 0; r < 4; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := New(rdb, e) // one store per replica, one Redis
-			for i := 0; i < 50; i++ {
-				res, err := e.Step(context.Background(), s, p, state("evt_"+strconv.Itoa(r)+"_"+strconv.Itoa(i), 1, now), rp.ResponseOutcome(503), now)
-				if err != nil || res.BudgetDisagreement {
-					t.Errorf("%+v %v", res, err)
-					return
-				}
-				attempts.Add(1)
-				if res.Decision.Retry != nil {
-					retries.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	total := attempts.Load() + retries.Load()
-	// every reservation kept (retries+1) <= ratio*(total+1) on the counts before it
-	if r := retries.Load(); r == 0 || float64(r) > p.Budget.Ratio*float64(total)+1e-9 {
-		t.Fatalf("%d retries reserved for %d attempts in all: the ratio is %v", r, total, p.Budget.Ratio)
-	}
-}
-
-func TestAnUnreachableRedisFailsTheBudgetClosed(t *testing.T) {
+func TestAnUnreachableRedisFailsTheCall(t *testing.T) {
 	rdb := redis.NewClient(ClientOptions("127.0.0.1:1", 100*time.Millisecond))
 	defer rdb.Close()
-	e := engine(t)
-	now := nowMs()
-	d, err := e.Step(context.Background(), New(rdb, e), policy, state("evt_1", 2, now), rp.ResponseOutcome(503), now)
-	if err != nil || d.Decision.Stop == nil || d.Decision.Stop.Reason != rp.StopReasonBudgetUnavailable {
-		t.Fatalf("want budget_unavailable, got %+v %v", d, err)
+	_, call := engineCall(t, uint64(time.Now().UnixMilli()))
+	if _, err := New(rdb).Call(context.Background(), call.Key, call.Argv); err == nil {
+		t.Fatal("an unreachable Redis answered")
 	}
 	if _, err := CheckEviction(context.Background(), rdb); err == nil {
 		t.Fatal("CheckEviction on an unreachable Redis must report an error")
@@ -260,42 +168,5 @@ func TestTheStoreChecksTheEvictionPolicy(t *testing.T) {
 	rdb.ConfigSet(context.Background(), "maxmemory-policy", "volatile-lru")
 	if _, err := CheckEviction(context.Background(), rdb); err == nil {
 		t.Fatal("volatile-lru must be reported")
-	}
-}
-
-func TestDecideThroughTheImportsMakesOneEvalshaOnTheBlockingRedisStore(t *testing.T) {
-	rdb := startRedis(t)
-	ctx := context.Background()
-	var store *Store
-	e, err := rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore {
-		store = New(rdb, e)
-		return store
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
-	if err := store.LoadScript(ctx); err != nil {
-		t.Fatal(err)
-	}
-	cmds := &commands{n: map[string]int{}}
-	rdb.AddHook(cmds)
-	now := nowMs()
-	d, err := e.Decide(ctx, policy, state("evt_imports", 1, now), rp.ResponseOutcome(503))
-	if err != nil || d.Retry == nil {
-		t.Fatalf("a first attempt's 503 through the imports: want a retry, got %+v %v", d, err)
-	}
-	if cmds.n["evalsha"] != 1 || len(cmds.n) != 1 {
-		t.Fatalf("want ONE EVALSHA (record_reserve) from the store import, got %v", cmds.n)
-	}
-	key, err := e.StoreKey(ctx, rp.StoreRequest{Op: rp.StoreOpRecordReserve, EndpointID: "ep_1", WindowMs: policy.Budget.WindowMs, Bucket: now / policy.Budget.WindowMs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bucket := strconv.FormatUint(now/policy.Budget.WindowMs, 10)
-	total, _ := rdb.HGet(ctx, key, "t:"+bucket).Int()
-	retries, _ := rdb.HGet(ctx, key, "r:"+bucket).Int()
-	if total != 2 || retries != 1 {
-		t.Fatalf("Redis holds total %d, retries %d: want the first attempt and the reserved retry (2, 1), each counted once", total, retries)
 	}
 }

@@ -134,11 +134,39 @@ func (d *DeliveryEngine) Close(ctx context.Context) error {
 	return d.call(ctx, "engine-close", func() error { return d.in.callEngineClose(ctx, d.handle) }, true)
 }
 
+// FeedInto is Feed with the answer decoded into out instead (a struct of
+// the caller's own with "outputs", "errors" and "timeout_ms" fields, e.g.
+// typed actions): one decode, no maps.
+func (d *DeliveryEngine) FeedInto(ctx context.Context, inputs []any, out any) error {
+	text, err := json.Marshal(inputs)
+	if err != nil {
+		return fmt.Errorf("retrypolicy: delivery engine: the inputs are not JSON: %w", err)
+	}
+	return d.answerInto(ctx, "engine-feed", func(in *instance) (string, error) {
+		return in.callEngineFeed(ctx, d.handle, string(text))
+	}, out)
+}
+
+// ResumeInto is Resume with the answer decoded into out (as FeedInto).
+func (d *DeliveryEngine) ResumeInto(ctx context.Context, nowMs uint64, journal []byte, out any) error {
+	return d.answerInto(ctx, "engine-resume", func(in *instance) (string, error) {
+		return in.callEngineResume(ctx, d.handle, nowMs, journal)
+	}, out)
+}
+
 func (d *DeliveryEngine) answer(ctx context.Context, op string, fn func(*instance) (string, error)) (EngineAnswer, error) {
+	var a EngineAnswer
+	if err := d.answerInto(ctx, op, fn, &a); err != nil {
+		return EngineAnswer{}, err
+	}
+	return a, nil
+}
+
+func (d *DeliveryEngine) answerInto(ctx context.Context, op string, fn func(*instance) (string, error), out any) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.in == nil {
-		return EngineAnswer{}, errStale
+		return errStale
 	}
 	var text string
 	err := d.call(ctx, op, func() error {
@@ -147,15 +175,14 @@ func (d *DeliveryEngine) answer(ctx context.Context, op string, fn func(*instanc
 		return err
 	}, false)
 	if err != nil {
-		return EngineAnswer{}, err
+		return err
 	}
-	var a EngineAnswer
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
 	dec.UseNumber()
-	if err := dec.Decode(&a); err != nil {
-		return EngineAnswer{}, &TrapError{Op: op, Err: fmt.Errorf("the engine's answer is not {outputs, errors, timeout_ms}: %w", err)}
+	if err := dec.Decode(out); err != nil {
+		return &TrapError{Op: op, Err: fmt.Errorf("the engine's answer is not {outputs, errors, timeout_ms}: %w", err)}
 	}
-	return a, nil
+	return nil
 }
 
 // call runs fn on d's instance as one call of the Engine (an Engine.Close

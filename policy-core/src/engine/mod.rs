@@ -249,7 +249,9 @@ impl Engine {
 
     /// When the engine next needs a [`Input::Tick`] (none: nothing is scheduled).
     pub fn poll_timeout(&self) -> Option<u64> {
-        if self.draining || !self.config.dispatch {
+        // Draining, not dispatching, or every slot busy: only a result or a
+        // store answer can start anything (no timer that would spin at now).
+        if self.draining || !self.config.dispatch || self.busy >= self.config.max_in_flight {
             return None;
         }
         self.queue.first().map(|(t, _, _)| (*t).max(self.now_ms))

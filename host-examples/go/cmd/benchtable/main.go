@@ -46,7 +46,7 @@ func human(v float64) string {
 func main() {
 	rounds := flag.Int("rounds", 10, "interleaved rounds; the best of each benchmark is kept")
 	per := flag.Duration("per", 200*time.Millisecond, "time per benchmark per round")
-	deliveries := flag.Int("deliveries", 20000, "attempts of the dispatcher row (0: skip it)")
+	deliveries := flag.Int("deliveries", 20000, "events of the dispatcher row (0: skip it)")
 	child := flag.Bool("cold-start-child", false, "(internal) be the measured fresh process")
 	cache := flag.String("cache", "", "(internal) compilation cache directory of the child")
 	mixChild := flag.Bool("serve-mix-child", false, "(internal) be the dispatcher row's endpoint")
@@ -97,7 +97,7 @@ func main() {
 			}
 		}
 	}
-	var dispatched, dispatchedChild bench.Dispatched
+	var dispatched, dispatchedChild dispatchRun
 	if *deliveries > 0 {
 		var err error
 		if dispatched, dispatchedChild, err = dispatchRows(*deliveries); err != nil {
@@ -134,7 +134,7 @@ func main() {
 	printEngine(w, engineRow)
 	fmt.Fprintln(w, "\t\t\t\t\t")
 	if *deliveries > 0 {
-		printDispatch(w, dispatched, dispatchedChild, ns(rows[1].best))
+		printDispatch(w, dispatched, dispatchedChild)
 		fmt.Fprintln(w, "\t\t\t\t\t")
 	}
 	fmt.Fprintln(w, "startup\ttime\t\t\t\t")

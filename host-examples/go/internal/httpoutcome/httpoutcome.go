@@ -126,16 +126,32 @@ func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Head
 	return rp.ResponseOutcome(status), nil
 }
 
-// Attempt posts req through c and names how it ended. A request its send
+// Ended is how one attempt ended, as the delivery engine's result input
+// takes it (docs/engine.md section 2): a status 100..=599 with its raw
+// Retry-After header (the engine reads it), or a transport kind.
+type Ended struct {
+	Status     int     // 0: no response (Kind names why)
+	RetryAfter *string // the first Retry-After header, raw
+	Kind       TransportKind
+}
+
+// Post posts req through c and names how it ended. A request its send
 // gate refused (safehttp.WithSendGate) was not sent: the error is
-// safehttp.ErrNotSent, and there is no outcome.
-func Attempt(ctx context.Context, e *rp.Engine, c *safehttp.Client, req *http.Request, nowMs func() uint64) (rp.AttemptOutcome, error) {
+// safehttp.ErrNotSent.
+func Post(ctx context.Context, c *safehttp.Client, req *http.Request) (Ended, error) {
 	resp, err := c.Post(ctx, req)
 	if errors.Is(err, safehttp.ErrNotSent) {
-		return rp.AttemptOutcome{}, err
+		return Ended{}, err
 	}
 	if err != nil {
-		return Failed(ErrorKind(err)), nil
+		return Ended{Kind: ErrorKind(err)}, nil
 	}
-	return Outcome(ctx, e, resp.StatusCode, resp.Header, nowMs())
+	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+		return Ended{Kind: UnexpectedStatus}, nil
+	}
+	e := Ended{Status: resp.StatusCode}
+	if h := resp.Header.Values("Retry-After"); len(h) > 0 {
+		e.RetryAfter = &h[0]
+	}
+	return e, nil
 }

@@ -1,14 +1,16 @@
-// Package webhookmetrics is docs/metrics.md for the Go dispatchers (the
-// fleet replica and the example dispatcher): every family of the schema,
-// with its labels, type and buckets, in a private client_golang registry,
-// every closed label set present from the first scrape with 0, and no
-// other webhook_* family. webhook_policy_info and
-// webhook_policy_reloads_total are internal/policyinfo's, registered by
-// ShowPolicy.
+// Package webhookmetrics is docs/metrics.md for the Go dispatcher: every
+// family of the schema, with its labels, type and buckets, in a private
+// client_golang registry, every closed label set present from the first
+// scrape with 0, and no other webhook_* family. The counters and the
+// held-events gauge move ONLY by the delivery engine's deltas (Count,
+// SetGauge: its count and gauge actions, docs/engine.md section 13); the
+// histograms and webhook_in_flight measure the host's own I/O;
+// webhook_policy_info and webhook_policy_reloads_total are
+// internal/policyinfo's, registered by ShowPolicy.
 package webhookmetrics
 
 import (
-	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -27,22 +29,54 @@ var (
 	DeliveryBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 )
 
+// counter is one row of the engine's counter table (policy-core
+// engine::COUNTERS): its name, help, label name and closed label values.
+type counter struct {
+	name, help, label string
+	values            []string
+}
+
+func counters() []counter {
+	stops := []string{}
+	for _, r := range rp.StopReasonValues() {
+		if r != rp.StopReasonDelivered {
+			stops = append(stops, r.String())
+		}
+	}
+	kinds := []string{}
+	for _, k := range httpoutcome.TransportKinds() {
+		kinds = append(kinds, string(k))
+	}
+	holds := []string{}
+	for _, r := range rp.HoldReasonValues() {
+		holds = append(holds, r.String())
+	}
+	return []counter{
+		{"webhook_attempts_total", "Delivery attempts the policy allowed and the dispatcher started (a destination_refused one included).", "kind", []string{"first", "retry"}},
+		{"webhook_delivered_total", "Events delivered (a 2xx).", "", nil},
+		{"webhook_deadletter_total", "Events dead-lettered, by the reason their retries stopped.", "stop_reason", stops},
+		{"webhook_transport_errors_total", "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).", "kind", kinds},
+		{"webhook_endpoint_disable_signals_total", "410 Gone responses: the receiver asks to be disabled.", "", nil},
+		{"webhook_budget_refusals_total", "Retries the fleet budget refused (the store's verdict reserved = false).", "", nil},
+		{"webhook_budget_disagreements_total", "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).", "", nil},
+		{"webhook_budget_store_errors_total", "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).", "", nil},
+		{"webhook_holds_total", "Holds started (format 3): the event waits, spending no attempt, by reason.", "reason", holds},
+		{"webhook_probe_calls_total", "Probe store calls made because the gate asked (an open circuit after its cooldown).", "granted", []string{"true", "false", "error"}},
+		{"webhook_wake_calls_total", "Reserve calls made by budget-held events at their wake.", "", nil},
+		{"webhook_replayed_total", "Dead letters replayed as new events.", "", nil},
+	}
+}
+
 // Metrics are one dispatcher's families. Every method is safe for
 // concurrent use.
 type Metrics struct {
 	registry         *prometheus.Registry
-	attempts         *prometheus.CounterVec
-	delivered        prometheus.Counter
-	deadLetters      *prometheus.CounterVec
-	transportErrors  *prometheus.CounterVec
-	disableSignals   prometheus.Counter
-	budgetRefusals   prometheus.Counter
-	disagreements    prometheus.Counter
-	storeErrors      prometheus.Counter
+	counters         map[string]*prometheus.CounterVec // by name; no label: one series with no label values
+	closed           map[string]map[string]bool        // a labelled counter's closed label values
+	held             prometheus.Gauge
 	storeDuration    prometheus.Histogram
 	deliveryDuration prometheus.Histogram
 	inFlight         prometheus.Gauge
-	health           healthFamilies // format 3 (health.go)
 }
 
 // New registers every family but the policy's in a new private registry
@@ -50,24 +84,10 @@ type Metrics struct {
 func New() *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
-		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhook_attempts_total",
-			Help: "Delivery attempts the policy allowed and the dispatcher started (a destination_refused one included)."},
-			[]string{"kind"}),
-		delivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "webhook_delivered_total",
-			Help: "Events delivered (a 2xx)."}),
-		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhook_deadletter_total",
-			Help: "Events dead-lettered, by the reason their retries stopped."}, []string{"stop_reason"}),
-		transportErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhook_transport_errors_total",
-			Help: "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json)."},
-			[]string{"kind"}),
-		disableSignals: prometheus.NewCounter(prometheus.CounterOpts{Name: "webhook_endpoint_disable_signals_total",
-			Help: "410 Gone responses: the receiver asks to be disabled."}),
-		budgetRefusals: prometheus.NewCounter(prometheus.CounterOpts{Name: "webhook_budget_refusals_total",
-			Help: "Retries the fleet budget refused (the store's verdict reserved = false)."}),
-		disagreements: prometheus.NewCounter(prometheus.CounterOpts{Name: "webhook_budget_disagreements_total",
-			Help: "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands)."}),
-		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "webhook_budget_store_errors_total",
-			Help: "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable)."}),
+		counters: map[string]*prometheus.CounterVec{},
+		closed:   map[string]map[string]bool{},
+		held: prometheus.NewGauge(prometheus.GaugeOpts{Name: "webhook_held_events",
+			Help: "Events held now (journaled as held)."}),
 		storeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhook_budget_store_duration_seconds",
 			Help: "One budget store call, from the request to the reply or the error.", Buckets: StoreBuckets}),
 		deliveryDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhook_delivery_duration_seconds",
@@ -76,21 +96,56 @@ func New() *Metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "webhook_in_flight",
 			Help: "HTTP attempts in progress now."}),
 	}
-	m.registry.MustRegister(m.attempts, m.delivered, m.deadLetters, m.transportErrors, m.disableSignals,
-		m.budgetRefusals, m.disagreements, m.storeErrors, m.storeDuration, m.deliveryDuration, m.inFlight)
-	m.health = newHealthFamilies(m.registry)
-	for _, kind := range []string{"first", "retry"} {
-		m.attempts.WithLabelValues(kind)
-	}
-	for _, r := range rp.StopReasonValues() {
-		if r != rp.StopReasonDelivered {
-			m.deadLetters.WithLabelValues(r.String())
+	m.registry.MustRegister(m.held, m.storeDuration, m.deliveryDuration, m.inFlight)
+	for _, c := range counters() {
+		labels := []string{}
+		if c.label != "" {
+			labels = []string{c.label}
+		}
+		v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: c.name, Help: c.help}, labels)
+		m.registry.MustRegister(v)
+		m.counters[c.name] = v
+		if c.label == "" {
+			v.WithLabelValues()
+		}
+		for _, value := range c.values {
+			v.WithLabelValues(value)
+			if m.closed[c.name] == nil {
+				m.closed[c.name] = map[string]bool{}
+			}
+			m.closed[c.name][value] = true
 		}
 	}
-	for _, k := range httpoutcome.TransportKinds() {
-		m.transportErrors.WithLabelValues(string(k))
-	}
 	return m
+}
+
+// Count moves counter name (its label's value, "" for none) by delta: an
+// engine count action. A name or label value outside docs/metrics.md's
+// tables is an error (the family's closed set never grows).
+func (m *Metrics) Count(name, value string, delta uint64) error {
+	v, ok := m.counters[name]
+	if !ok {
+		return fmt.Errorf("webhookmetrics: no counter %q", name)
+	}
+	closed := m.closed[name]
+	if (closed == nil) != (value == "") || (closed != nil && !closed[value]) {
+		return fmt.Errorf("webhookmetrics: %s: label value %q is not in docs/metrics.md's closed set", name, value)
+	}
+	if value == "" {
+		v.WithLabelValues().Add(float64(delta))
+	} else {
+		v.WithLabelValues(value).Add(float64(delta))
+	}
+	return nil
+}
+
+// SetGauge sets gauge name: an engine gauge action.
+func (m *Metrics) SetGauge(name string, value uint64) error {
+	if name != "webhook_held_events" {
+		return fmt.Errorf("webhookmetrics: no gauge %q", name)
+	}
+	m.held.Set(float64(value))
+	return nil
 }
 
 // ShowPolicy registers webhook_policy_info and webhook_policy_reloads_total
@@ -138,45 +193,6 @@ func (m *Metrics) Value(family string, labels ...string) float64 {
 	return -1
 }
 
-// AttemptStarted counts an attempt the policy allowed (attempt 1 is the first).
-func (m *Metrics) AttemptStarted(attempt uint32) {
-	kind := "retry"
-	if attempt <= 1 {
-		kind = "first"
-	}
-	m.attempts.WithLabelValues(kind).Inc()
-}
-
-// AttemptEnded counts how an attempt ended: its transport kind, or a 410.
-func (m *Metrics) AttemptEnded(o rp.AttemptOutcome) {
-	if k, ok := httpoutcome.KindOf(o); ok {
-		m.transportErrors.WithLabelValues(string(k)).Inc()
-		return
-	}
-	if o.Response != nil && o.Response.Status == http.StatusGone {
-		m.disableSignals.Inc()
-	}
-}
-
-// Stopped counts an event's stop: delivered, or dead-lettered by reason.
-func (m *Metrics) Stopped(reason rp.StopReason) {
-	if reason == rp.StopReasonDelivered {
-		m.delivered.Inc()
-		return
-	}
-	m.deadLetters.WithLabelValues(reason.String()).Inc()
-}
-
-// Stepped counts what a step reports: a failed store call, a disagreement.
-func (m *Metrics) Stepped(res rp.StepResult) {
-	if res.StoreErr != nil {
-		m.storeErrors.Inc()
-	}
-	if res.BudgetDisagreement {
-		m.disagreements.Inc()
-	}
-}
-
 // InFlight counts one HTTP attempt in progress until the returned func is called.
 func (m *Metrics) InFlight() (done func()) {
 	m.inFlight.Inc()
@@ -186,17 +202,5 @@ func (m *Metrics) InFlight() (done func()) {
 // ObserveDelivery is a safehttp.Options.Observe: one attempt's duration.
 func (m *Metrics) ObserveDelivery(d time.Duration) { m.deliveryDuration.Observe(d.Seconds()) }
 
-// Store wraps a budget store: every call's duration (the NOSCRIPT
-// fallback inside one is the same call) and every reserve the store
-// refused (reserved = false) are counted.
-func (m *Metrics) Store(s rp.BudgetStore) rp.BudgetStore {
-	return rp.BudgetStoreFunc(func(ctx context.Context, r rp.StoreRequest, b rp.Budget, nowMs uint64) (rp.Reservation, error) {
-		start := time.Now()
-		res, err := s.Call(ctx, r, b, nowMs)
-		m.storeDuration.Observe(time.Since(start).Seconds())
-		if err == nil && r.Op != rp.StoreOpRecord && !res.Reserved {
-			m.budgetRefusals.Inc()
-		}
-		return res, err
-	})
-}
+// ObserveStore is one budget store call's duration.
+func (m *Metrics) ObserveStore(d time.Duration) { m.storeDuration.Observe(d.Seconds()) }

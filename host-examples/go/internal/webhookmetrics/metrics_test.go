@@ -1,13 +1,9 @@
 package webhookmetrics
 
 import (
-	"context"
-	"errors"
 	"testing"
-	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
-	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 func TestEveryClosedLabelSetStartsAtZero(t *testing.T) {
@@ -27,47 +23,44 @@ func TestEveryClosedLabelSetStartsAtZero(t *testing.T) {
 	}
 }
 
-func TestTheStoreWrapperCountsARefusedReserveButNotARecordOrAnError(t *testing.T) {
+func TestCountersMoveOnlyByTheEnginesDeltasAndRefuseNamesOutsideTheTables(t *testing.T) {
 	m := New()
-	reply := rp.Reservation{Reserved: false}
-	var fail error
-	store := m.Store(rp.BudgetStoreFunc(func(context.Context, rp.StoreRequest, rp.Budget, uint64) (rp.Reservation, error) {
-		time.Sleep(time.Millisecond)
-		return reply, fail
-	}))
-	ctx := context.Background()
-	_, _ = store.Call(ctx, rp.StoreRequest{Op: rp.StoreOpRecord}, rp.Budget{}, 0)
-	_, _ = store.Call(ctx, rp.StoreRequest{Op: rp.StoreOpReserve}, rp.Budget{}, 0)
-	_, _ = store.Call(ctx, rp.StoreRequest{Op: rp.StoreOpRecordReserve}, rp.Budget{}, 0)
-	reply.Reserved = true
-	_, _ = store.Call(ctx, rp.StoreRequest{Op: rp.StoreOpReserve}, rp.Budget{}, 0)
-	reply.Reserved, fail = false, errors.New("down")
-	_, _ = store.Call(ctx, rp.StoreRequest{Op: rp.StoreOpReserve}, rp.Budget{}, 0)
-	if got := m.Value("webhook_budget_refusals_total"); got != 2 {
-		t.Errorf("webhook_budget_refusals_total = %v, want 2", got)
-	}
-	fams, _ := m.registry.Gather()
-	for _, f := range fams {
-		if f.GetName() == "webhook_budget_store_duration_seconds" {
-			h := f.GetMetric()[0].GetHistogram()
-			if h.GetSampleCount() != 5 || h.GetSampleSum() < 0.005 {
-				t.Errorf("store duration: %d calls, %v s; want 5 calls of at least 1 ms", h.GetSampleCount(), h.GetSampleSum())
-			}
+	for _, c := range []struct {
+		name, value string
+		delta       uint64
+	}{
+		{"webhook_endpoint_disable_signals_total", "", 1},
+		{"webhook_transport_errors_total", string(httpoutcome.ConnectTimeout), 2},
+		{"webhook_holds_total", "paused", 3},
+	} {
+		if err := m.Count(c.name, c.value, c.delta); err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-func TestA410IsADisableSignalAndATransportErrorIsCountedByKind(t *testing.T) {
-	m := New()
-	m.AttemptEnded(rp.ResponseOutcome(410))
-	m.AttemptEnded(rp.ResponseOutcome(503))
-	m.AttemptEnded(httpoutcome.Failed(httpoutcome.ConnectTimeout))
 	if got := m.Value("webhook_endpoint_disable_signals_total"); got != 1 {
 		t.Errorf("disable signals %v, want 1", got)
 	}
-	if got := m.Value("webhook_transport_errors_total", "kind", string(httpoutcome.ConnectTimeout)); got != 1 {
-		t.Errorf("connect_timeout %v, want 1", got)
+	if got := m.Value("webhook_transport_errors_total", "kind", string(httpoutcome.ConnectTimeout)); got != 2 {
+		t.Errorf("connect_timeout %v, want 2", got)
 	}
+	if got := m.Value("webhook_holds_total", "reason", "paused"); got != 3 {
+		t.Errorf("paused holds %v, want 3", got)
+	}
+	if err := m.SetGauge("webhook_held_events", 4); err != nil || m.Value("webhook_held_events") != 4 {
+		t.Errorf("held gauge %v (%v), want 4", m.Value("webhook_held_events"), err)
+	}
+	for _, bad := range [][2]string{{"webhook_nope_total", ""}, {"webhook_attempts_total", "third"}, {"webhook_attempts_total", ""}} {
+		if err := m.Count(bad[0], bad[1], 1); err == nil {
+			t.Errorf("%v was counted", bad)
+		}
+	}
+	if err := m.SetGauge("webhook_in_flight", 1); err == nil {
+		t.Error("webhook_in_flight is the host's gauge, not the engine's")
+	}
+}
+
+func TestInFlightCountsAnAttemptUntilItEnds(t *testing.T) {
+	m := New()
 	done := m.InFlight()
 	if got := m.Value("webhook_in_flight"); got != 1 {
 		t.Errorf("in flight %v, want 1", got)

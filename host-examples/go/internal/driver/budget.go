@@ -1,0 +1,129 @@
+package driver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/redisbudget"
+)
+
+// redisBudget is the fleet's Redis (--redis, --redis-cluster): the
+// engine's store calls go there, one EVALSHA of fleet/budget.lua each
+// (redisbudget); trips counts the store commands Redis answered.
+type redisBudget struct {
+	store *redisbudget.Store
+	trips *tripCounter
+	close func() error
+}
+
+// newRedisBudget connects to a standalone Redis (redisURL) or a cluster
+// (clusterURL, a seed node); every store call is bounded by timeout. A
+// user in the URL is an ACL user (AUTH USER PASSWORD, once per
+// connection); rediss:// speaks TLS, verified against roots (the
+// platform's trust store plus --ca-file; nil: the platform's alone) and
+// the URL's host name.
+func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x509.CertPool) (*redisBudget, error) {
+	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
+	trips := &tripCounter{}
+	var client redis.UniversalClient
+	if clusterURL != "" {
+		u, err := url.Parse(clusterURL)
+		if err != nil {
+			return nil, usageErrorf("--redis-cluster %q: %v", redact.URL(clusterURL), redactErr(err, clusterURL))
+		}
+		password, _ := u.User.Password()
+		var tlsConfig *tls.Config
+		if u.Scheme == "rediss" {
+			tlsConfig = &tls.Config{ServerName: u.Hostname(), RootCAs: roots, MinVersion: tls.VersionTLS12}
+		}
+		client = redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: []string{u.Host}, Username: u.User.Username(), Password: password, DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout,
+			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2, TLSConfig: tlsConfig,
+		})
+	} else {
+		opts, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return nil, usageErrorf("--redis %q: %v", redact.URL(redisURL), redactErr(err, redisURL))
+		}
+		o := redisbudget.ClientOptions(opts.Addr, timeout)
+		o.DB, o.Username, o.Password, o.TLSConfig = opts.DB, opts.Username, opts.Password, opts.TLSConfig
+		if o.TLSConfig != nil { // rediss://: ParseURL named the server; trust --ca-file too
+			o.TLSConfig.RootCAs = roots
+		}
+		// fail fast while Redis is down; the pool dials again on later calls
+		o.DialerRetries, o.DialerRetryTimeout = 1, time.Millisecond
+		client = redis.NewClient(o)
+	}
+	store := redisbudget.New(client, redisbudget.WithTimeout(timeout))
+	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
+	client.AddHook(trips)
+	return &redisBudget{store: store, trips: trips, close: client.Close}, nil
+}
+
+// redactErr is a URL error's message without the URL (it may carry a password).
+func redactErr(err error, raw string) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), raw, redact.URL(raw))
+}
+
+// quietLogger drops go-redis's own log lines (one per failed dial while
+// Redis is down); the replica reports the first failure and the counts.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...interface{}) {}
+
+// tripCounter counts store commands (EVALSHA, EVAL) Redis answered (a
+// reply or a Redis error reply); calls that never reached it (refused,
+// timed out) are not trips, nor is a connection's AUTH/SELECT.
+type tripCounter struct{ n atomic.Uint64 }
+
+func (*tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (t *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if storeCommand(cmd) && answered(err) {
+			t.n.Add(1)
+		}
+		return err
+	}
+}
+
+func (t *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			if storeCommand(cmd) && answered(cmd.Err()) {
+				t.n.Add(1)
+			}
+		}
+		return err
+	}
+}
+
+func storeCommand(cmd redis.Cmder) bool {
+	name := cmd.Name()
+	return name == "evalsha" || name == "eval"
+}
+
+func answered(err error) bool {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return true
+	}
+	var re redis.Error
+	var ne net.Error
+	return errors.As(err, &re) && !errors.As(err, &ne)
+}

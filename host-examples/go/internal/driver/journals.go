@@ -1,0 +1,93 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"unicode/utf8"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/journal"
+)
+
+// The replica's --store FILE and --resume FILE (docs/journal.md; what the
+// lines say is the engine's, docs/engine.md sections 7 and 10):
+//
+//   - --store FILE is locked (one writer; a stale lock of a killed writer
+//     removed) and its bytes are resumed first (copy false: a torn tail is
+//     cut when the engine says so). Every journal action of the run is
+//     appended to it, durable before any later attempt starts.
+//   - --resume FILE (another run's journal, any language, read only) is
+//     resumed next with copy true: the engine journals the open events it
+//     takes into --store, and each goes on under the policy it was
+//     admitted with.
+
+// openStore locks and reads --store (nil bytes without it).
+func (d *driver) openStore() ([]byte, error) {
+	if d.cfg.StorePath == "" {
+		return nil, nil
+	}
+	j, err := journal.Open(d.cfg.StorePath)
+	if err != nil {
+		return nil, usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+	}
+	d.journal = j
+	text, err := j.Bytes()
+	if err != nil {
+		return nil, usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+	}
+	return text, nil
+}
+
+// resumeJournals hands the engine --store's bytes, then --resume's. A
+// journal the engine refuses (corrupt, unsupported) is a setup error.
+func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
+	if len(store) > 0 {
+		var a answer
+		d.crossings++
+		if err := d.de.ResumeInto(ctx, d.now(), store, &a); err != nil {
+			return usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+		}
+		if len(a.Errors) > 0 {
+			return usageErrorf("--store %s: %s: %s", d.cfg.StorePath, a.Errors[0].Error, a.Errors[0].Message)
+		}
+		d.act(a.Outputs)
+		d.timeout = a.TimeoutMs
+	}
+	if d.cfg.ResumePath == "" || d.cfg.ResumePath == d.cfg.StorePath {
+		return nil
+	}
+	other, err := os.ReadFile(d.cfg.ResumePath)
+	if err != nil {
+		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
+	}
+	if !utf8.Valid(other) { // a torn tail of a killed writer: never acknowledged
+		other = other[:bytes.LastIndexByte(other, '\n')+1]
+	}
+	if !utf8.Valid(other) {
+		return usageErrorf("--resume %s: journal_corrupt: not UTF-8 text", d.cfg.ResumePath)
+	}
+	var a answer
+	d.crossings++
+	in := input{Op: "resume", NowMs: d.now(), Journal: string(other), Copy: true}
+	if err := d.de.FeedInto(ctx, []any{&in}, &a); err != nil {
+		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
+	}
+	if len(a.Errors) > 0 {
+		return usageErrorf("--resume %s: %s: %s", d.cfg.ResumePath, a.Errors[0].Error, a.Errors[0].Message)
+	}
+	d.act(a.Outputs)
+	d.timeout = a.TimeoutMs
+	return nil
+}
+
+// closeJournal closes --store and removes its lock (a clean exit, a
+// drain included: the pending events stay in it).
+func (d *driver) closeJournal() {
+	if d.journal != nil {
+		if err := d.journal.Close(); err != nil {
+			fmt.Fprintf(d.stderr, "replica: --store: %v\n", err)
+		}
+		d.journal = nil
+	}
+}

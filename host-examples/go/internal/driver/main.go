@@ -1,0 +1,186 @@
+// Package driver is the Go host's one dispatcher program (issue 26: the
+// example dispatcher and the REPLICA program are one): the REPLICA
+// contract's command line (docs/replica.md) on the component's delivery
+// engine (docs/engine.md). It admits --events events to --target, feeds
+// the engine and does what it says: HTTP attempts (safehttp: destination
+// checks, HTTPS with --ca-file), store calls on the fleet's Redis
+// (redisbudget: TLS, ACL, Cluster), journal lines in --store (package
+// journal: lock, append, fsync, truncate), the metrics of docs/metrics.md
+// on --metrics-addr, artifact swaps; and prints exactly one JSON line on
+// stdout. SIGTERM or SIGINT drains the run (--drain-ms) and it still
+// exits 0 with the summary. Exit codes (docs/replica.md): 0 the run
+// ended, 2 a usage or setup error (a bad flag; an unreadable or refused
+// artifact, policy, CA file or journal), 1 anything else. `replay` replays
+// a journal's dead letters through the engine's replay input.
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// Main runs the program on args and returns its exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" { // docs/health-dispatch.md section 4
+		return replayExit(ctx, args[1:], stdout, stderr)
+	}
+	cfg, err := parseArgs(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
+		return 2
+	}
+	// SIGTERM/SIGINT, watched from the start: a signal while the artifact
+	// loads ends the run before it admits anything
+	drain := newDrainSignal()
+	defer drain.onSignals()()
+	summary, err := run(ctx, cfg, drain, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		var ue errUsage
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	line, err := json.Marshal(summary)
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s\n", line)
+	return 0
+}
+
+// run sets the replica up (artifact, document, engine, Redis, journals,
+// metrics) and runs it; a setup error is an errUsage (exit 2).
+func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) (Summary, error) {
+	engine, err := newEngine(ctx, cfg)
+	if err != nil {
+		return Summary{}, usageErrorf("policy artifact: %v", err)
+	}
+	defer engine.Close(ctx)
+	doc, err := currentDocument(ctx, cfg, engine)
+	if err != nil {
+		return Summary{}, err
+	}
+	metrics := webhookmetrics.New()
+	d := newDriver(cfg, stderr, metrics)
+	d.drain, d.prefix = drain, fmt.Sprintf("go-%d", os.Getpid())
+	d.client = safehttp.NewClient(safehttp.Options{
+		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
+		AllowPrivateTargets: cfg.AllowPrivate,
+		IdlePerHost:         cfg.Concurrency,
+		RootCAs:             cfg.Roots,
+		Observe:             metrics.ObserveDelivery,
+	})
+	if cfg.SecretsPath != "" {
+		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
+	}
+	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
+		if d.redis, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
+			return Summary{}, err
+		}
+		defer d.redis.close()
+	}
+	store, err := d.openStore()
+	defer d.closeJournal() // the lock goes on a clean exit, a drain included
+	if err != nil {
+		return Summary{}, err
+	}
+	if d.de, err = engine.OpenDeliveryEngine(ctx, d.engineConfig(doc.text)); err != nil {
+		return Summary{}, usageErrorf("%s: %v", doc.where, err)
+	}
+	defer func() { d.de.Close(ctx) }()                   // the engine the run ends on (a swap opens another)
+	if err := d.resumeJournals(ctx, store); err != nil { // --store, then --resume
+		return Summary{}, err
+	}
+	d.engine, d.document = engine, doc.text
+	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, metrics, stderr)
+	if err != nil {
+		return Summary{}, err
+	}
+	if cfg.ready != nil {
+		cfg.ready()
+	}
+	summary := d.run(ctx)
+	if cfg.ran != nil {
+		cfg.ran()
+	}
+	stop()
+	d.closeJournal()
+	return summary, nil
+}
+
+// engineConfig is the engine's config (docs/engine.md section 1) on document.
+func (d *driver) engineConfig(document string) map[string]any {
+	return map[string]any{"document": document, "max_in_flight": d.cfg.Concurrency,
+		"memory_store": d.redis == nil, "journal": d.journal != nil}
+}
+
+// document is the engine's current document at start.
+type document struct {
+	text    string
+	where   string                       // how to name it in an error
+	version func(rp.ArtifactInfo) string // the version webhook_policy_info shows (nil: the artifact's document's)
+}
+
+// currentDocument is --policy's document, else the one the artifact
+// embeds (then a swapped-in artifact's document becomes current); its
+// class --class must be there.
+func currentDocument(ctx context.Context, cfg Config, engine *rp.Engine) (document, error) {
+	var doc rp.HealthDocument
+	var text []byte
+	where := "the artifact's document"
+	if cfg.PolicyPath != "" {
+		var err error
+		where = "--policy " + cfg.PolicyPath
+		if text, err = os.ReadFile(cfg.PolicyPath); err != nil {
+			return document{}, usageErrorf("--policy: %v", err)
+		}
+		if doc, err = engine.LoadHealthDocument(ctx, text); err != nil {
+			return document{}, usageErrorf("%s: %v", where, err)
+		}
+	} else {
+		var ok bool
+		if doc, text, ok = engine.ArtifactHealthDocument(); !ok {
+			return document{}, usageErrorf("the artifact embeds no policy document: give --policy FILE")
+		}
+	}
+	found := false
+	for _, c := range doc.Classes {
+		found = found || c.Name == cfg.Class
+	}
+	if !found {
+		return document{}, usageErrorf("%s: class %q: unknown_event_class: not in the document", where, cfg.Class)
+	}
+	out := document{text: string(text), where: where}
+	if cfg.PolicyPath != "" {
+		version := doc.Version
+		out.version = func(rp.ArtifactInfo) string { return version }
+	}
+	return out, nil
+}
+
+// newEngine loads the artifact of --artifact, else the default
+// ($RETRY_POLICY_ARTIFACT, else the embedded copy); the pin is the
+// environment's.
+func newEngine(ctx context.Context, cfg Config) (*rp.Engine, error) {
+	var opts []rp.Option
+	if cfg.ArtifactPath != "" {
+		opts = append(opts, rp.WithArtifactPath(cfg.ArtifactPath))
+	}
+	return rp.New(ctx, opts...)
+}

@@ -1,0 +1,220 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+)
+
+// syncBuffer is a bytes.Buffer written by the replica and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// eventually polls cond every 20 ms for up to 20 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
+
+func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryEvent(t *testing.T) {
+	const events, before = 60, 20
+	// the endpoint answers 503; first attempts after the 20th wait until
+	// the test has seen the swap, so the swap happens mid-run
+	gate := make(chan struct{})
+	var openGate sync.Once
+	var firsts, retries atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Attempt") == "1" {
+			if firsts.Add(1) > before {
+				<-gate
+			}
+		} else {
+			retries.Add(1)
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { openGate.Do(func() { close(gate) }) }) // before srv.Close, which waits for the handlers
+
+	old := rp.EmbeddedArtifact()
+	next := rp.AppendCustomSection(old, "test:replica-swap", []byte("a different artifact"))
+	path := filepath.Join(t.TempDir(), "retry_policy.wasm")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- Main(context.Background(), []string{"--target", srv.URL, "--endpoint-id", "ep-swap",
+			"--events", "60", "--concurrency", "4", "--policy", writePolicy(t, "1.0", "1000000"), "--allow-private-targets",
+			"--artifact", path, "--watch-artifact-ms", "50", "--metrics-addr", "127.0.0.1:0"}, &stdout, &stderr)
+	}()
+	metricsLine := regexp.MustCompile(`metrics on (http://\S+/metrics)`)
+	eventually(t, "the metrics address on stderr", func() bool { return metricsLine.MatchString(stderr.String()) })
+	metrics := metricsLine.FindStringSubmatch(stderr.String())[1]
+	info := func(digest string) string {
+		return `webhook_policy_info{abi="webhook:retry-policy@0.3.0",artifact_sha256="` + digest + `",document_version="replica-test"} 1`
+	}
+	if body := scrape(t, metrics); !strings.Contains(body, info(sha(old))) {
+		t.Fatalf("/metrics before the swap:\n%s", body)
+	}
+	eventually(t, "20 first attempts", func() bool { return firsts.Load() >= before })
+
+	tmp := path + ".new" // deploys replace the file by rename
+	if err := os.WriteFile(tmp, next, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	eventually(t, "the new sha256 on /metrics", func() bool {
+		body = scrape(t, metrics)
+		return strings.Contains(body, info(sha(next)))
+	})
+	if strings.Contains(body, sha(old)) {
+		t.Fatalf("the old artifact's series is still on /metrics:\n%s", body)
+	}
+	// a broken file is refused, logged once, and the new artifact stays
+	if err := os.WriteFile(tmp, next[:4096], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	refused := "replica: policy artifact refused path=" + path + " code=artifact_invalid: "
+	eventually(t, "the refusal on stderr", func() bool { return strings.Contains(stderr.String(), refused) })
+	time.Sleep(150 * time.Millisecond) // three more polls
+	if n := strings.Count(stderr.String(), refused); n != 1 || !strings.Contains(scrape(t, metrics), info(sha(next))) {
+		t.Fatalf("the refused file was logged %d times (want once), or /metrics moved:\n%s", n, stderr.String())
+	}
+	openGate.Do(func() { close(gate) })
+
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit %d: %s", c, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the replica did not finish")
+	}
+	var s Summary
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(stdout.String())), &s); err != nil {
+		t.Fatalf("stdout %q: %v", stdout.String(), err)
+	}
+	checkNothingLost(t, s)
+	if s.Events != events || s.FirstAttempts != events || firsts.Load() != events || s.Retries != retries.Load() ||
+		s.StopReasons["max_attempts_exhausted"] != events {
+		t.Fatalf("want %d events each run to max_attempts_exhausted, the endpoint agreeing: %+v (endpoint: %d first attempts, %d retries)",
+			events, s, firsts.Load(), retries.Load())
+	}
+	for _, want := range []string{
+		"replica: policy artifact loaded sha256=" + sha(old) + " abi=webhook:retry-policy@0.3.0 document_version=replica-test source=" + path,
+		"replica: policy artifact swapped sha256=" + sha(old) + " -> " + sha(next),
+		"replica: the delivery engine moved to the swapped-in artifact (",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestWatchAndMetricsFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
+	base := []string{"--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1",
+		"--policy", writePolicy(t, "1.0", "10"), "--artifact", "/nonexistent/retry_policy.wasm"}
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"zero interval":       {[]string{"--watch-artifact-ms", "0"}, "--watch-artifact-ms"},
+		"negative interval":   {[]string{"--watch-artifact-ms", "-5"}, "--watch-artifact-ms"},
+		"interval not number": {[]string{"--watch-artifact-ms", "soon"}, "--watch-artifact-ms"},
+		"old boolean watch":   {[]string{"--watch-artifact"}, "watch-artifact"},
+		"port only":           {[]string{"--metrics-addr", "9100"}, "--metrics-addr"},
+		"port not number":     {[]string{"--metrics-addr", "127.0.0.1:http"}, "--metrics-addr"},
+		"port out of range":   {[]string{"--metrics-addr", "127.0.0.1:65536"}, "--metrics-addr"},
+		"negative port":       {[]string{"--metrics-addr", "127.0.0.1:-1"}, "--metrics-addr"},
+		"unbracketed ipv6":    {[]string{"--metrics-addr", "::1:0"}, "--metrics-addr"},
+		"old metrics port":    {[]string{"--metrics-port", "0"}, "metrics-port"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			// the artifact does not exist: exit 2 (not 1) means the flag was refused first
+			_, stderr, code := runReplica(t, append(append([]string{}, base...), c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+	t.Run("no file to watch", func(t *testing.T) {
+		t.Setenv(rp.EnvArtifact, "")
+		_, stderr, code := runReplica(t, "--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1",
+			"--watch-artifact-ms", "100")
+		if code != 2 || !strings.Contains(stderr, "--watch-artifact-ms needs --artifact PATH") {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+}
+
+func TestParsedWatchIntervalAndMetricsAddress(t *testing.T) {
+	cfg, err := parseArgs([]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1",
+		"--artifact", "/a.wasm", "--watch-artifact-ms", "75", "--metrics-addr", ":0"}, io.Discard)
+	if err != nil || cfg.WatchPath != "/a.wasm" || cfg.WatchInterval != 75*time.Millisecond || cfg.MetricsAddr != "127.0.0.1:0" {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+	for in, want := range map[string]string{"127.0.0.1:0": "127.0.0.1:0", "[::1]:9100": "[::1]:9100", "localhost:65535": "localhost:65535"} {
+		if got, err := metricsAddr(in); err != nil || got != want {
+			t.Errorf("metricsAddr(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
