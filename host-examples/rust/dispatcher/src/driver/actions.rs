@@ -14,7 +14,6 @@ impl Driver {
     pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<Vec<String>, String> {
         let text = Value::Array(batch).to_string();
         self.tally.crossings += 1;
-        self.fed_now = self.last_now;
         let out = self.inst.engine_feed(self.handle, &text).map_err(|e| format!("policy artifact: {e}"))?;
         self.act(&out.map_err(|e| format!("engine: {}", refusal_text(&e)))?)
     }

@@ -141,10 +141,6 @@ struct Driver {
     /// The current document (a swapped-in artifact's, when it follows the artifact).
     document: String,
     last_now: u64,
-    /// The `now_ms` of the last batch fed: a timeout at or before it is an
-    /// event the engine could not start (every slot busy): no tick helps,
-    /// the next answer will.
-    fed_now: u64,
     start_ms: u64,
     pool: Pool,
     journal: Option<JournalFile>,
@@ -237,7 +233,6 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         artifact: r.artifact.clone(),
         document: r.document.clone(),
         last_now: 0,
-        fed_now: 0,
         start_ms: skewed_now(c.clock_offset_ms),
         pool,
         journal: r.journal.take(),

@@ -82,7 +82,7 @@ impl Driver {
                     self.tally.admitted += 1;
                 }
             }
-            if batch.is_empty() && self.tick_due().is_some_and(|t| t <= now) {
+            if batch.is_empty() && self.timeout_at.is_some_and(|t| t <= now) {
                 batch.push(json!({"op": "tick", "now_ms": now}));
             }
             if !batch.is_empty() {
@@ -116,7 +116,7 @@ impl Driver {
             // or (at most 10 ms) a signal.
             let now = self.now();
             let mut wait = 10u64;
-            for t in [self.tick_due(), next_admission].into_iter().flatten() {
+            for t in [self.timeout_at, next_admission].into_iter().flatten() {
                 wait = wait.min(t.saturating_sub(now));
             }
             match rx.recv_timeout(Duration::from_millis(wait)) {
@@ -125,12 +125,6 @@ impl Driver {
                 Err(RecvTimeoutError::Disconnected) => return Err("the I/O threads are gone".into()),
             }
         }
-    }
-
-    /// When a `tick` is due: the engine's timeout, unless the engine already
-    /// saw that instant (then it waits for a free slot: the next answer).
-    fn tick_due(&self) -> Option<u64> {
-        self.timeout_at.filter(|t| *t > self.fed_now)
     }
 
     /// An I/O thread's answer as the engine's input.
