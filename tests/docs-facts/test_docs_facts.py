@@ -25,7 +25,6 @@ SOURCES = {
     "wasm/npm/Cargo.toml": 'version = "0.2.0"\n',
     "host-examples/go/internal/driver/args.go": "  --store FILE  journal (docs/journal.md, format 2:\n",
     "host-examples/rust/artifact/retry_policy.wasm": b"\0asm" + bytes(1020),
-    "host-examples/rust/dispatcher/src/journal_record.rs": 'json!({"v": 2, "type": "header", "format": FORMAT})\n',
     "policy-core/src/journal/record.rs": '        ("v", 2u64.into()),\n        ("type", "header".into()),\n',
 }
 VECTORS = {"a.json": (1, 2), "b.json": (2, 1), "format3-c.json": ("webhook-retry-policy/health-vectors 1", 4)}

@@ -195,7 +195,7 @@ impl Endpoint {
             ("GET", "/__stats") => Response::new(200, "application/json", st.to_json().to_string()),
             ("GET", "/__log") => Response::new(200, "application/x-ndjson", st.log_lines()),
             ("POST", _) => {
-                let now = crate::dispatcher::now_ms();
+                let now = crate::clock::now_ms();
                 let (status, retry_after_s) = st.answer(now);
                 st.requests.fetch_add(1, Ordering::Relaxed);
                 let attempt: Option<u32> = req.header("x-attempt").and_then(|a| a.parse().ok());
@@ -282,13 +282,13 @@ mod tests {
         std::thread::sleep(Duration::from_millis(500));
         let (_, _, stats) = request(&ep, "GET", "/__stats");
         assert!(stats.contains("\"up_at_ms\":null"), "{stats}");
-        let t0 = crate::dispatcher::now_ms();
+        let t0 = crate::clock::now_ms();
         assert_eq!(request(&ep, "POST", "/webhook").0, 429);
         let (status, ra, _) = request(&ep, "POST", "/webhook");
         assert_eq!((status, ra.as_deref()), (429, Some("2")));
         let up_at = ep.stats.up_at_ms().unwrap();
         assert!(up_at >= t0 + 400 && up_at <= t0 + 600, "up_at_ms {up_at}, first POST at ~{t0}");
-        std::thread::sleep(Duration::from_millis(up_at.saturating_sub(crate::dispatcher::now_ms()) + 20));
+        std::thread::sleep(Duration::from_millis(up_at.saturating_sub(crate::clock::now_ms()) + 20));
         for _ in 0..3 {
             assert_eq!(request(&ep, "POST", "/webhook"), (200, None, "{\"status\":200}".to_string()));
         }

@@ -166,7 +166,7 @@ pub struct SendEdge {
 
 impl SendEdge {
     pub fn passed(self) -> bool {
-        crate::shared::skewed_now(self.clock_offset_ms) >= self.deadline_ms
+        crate::clock::skewed_now(self.clock_offset_ms) >= self.deadline_ms
     }
 }
 

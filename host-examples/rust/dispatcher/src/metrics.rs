@@ -1,15 +1,21 @@
 //! The dispatcher's metrics, exactly the families of docs/metrics.md, on
 //! `prometheus-client` (the Prometheus project's Rust client; OpenMetrics
-//! text), served on `GET /metrics`. Every family exists from the start and
-//! every closed label set is there with 0. `webhook_deadletter_total{stop_reason}`
-//! is the one the design note asks for: the ratio of `retry_budget_exhausted`
-//! to `max_attempts_exhausted` tells "one endpoint is down" from "delivery is
+//! text), served on `GET /metrics`. The counters and the held gauge are
+//! registered from the engine's tables (`engine::COUNTERS`, `GAUGES`) and
+//! move ONLY by the engine's `count` and `gauge` actions
+//! ([`Metrics::count`], [`Metrics::gauge`]); every closed label set is
+//! there with 0 from the first scrape. The histograms, `webhook_in_flight`,
+//! `webhook_policy_reloads_total` and `webhook_policy_info` measure the
+//! host's own I/O. `webhook_deadletter_total{stop_reason}` is the one the
+//! design note asks for: the ratio of `retry_budget_exhausted` to
+//! `max_attempts_exhausted` tells "one endpoint is down" from "delivery is
 //! degraded everywhere".
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -19,9 +25,9 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
-use retry_policy_core::compiled::{CallOp, CallReply, StoreCall};
-use retry_policy_core::{Reservation, StopReason, StoreOp, StoreRequest};
-use retry_policy_host::ArtifactInfo;
+use retry_policy_core::engine::{COUNTERS, GAUGES};
+use retry_policy_core::StopReason;
+use retry_policy_host::{ArtifactInfo, HoldReason};
 
 use crate::http_client::Delivery;
 use crate::http_server::{Response, Server};
@@ -34,11 +40,49 @@ pub const DELIVERY_BUCKETS_S: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 /// What `GET /metrics` answers.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// The transport kinds (the closed label set of
-/// `webhook_transport_errors_total`): fleet/transport-kinds.json, as the
-/// constants of [`crate::transport_kind`].
-fn transport_kinds() -> impl Iterator<Item = &'static str> {
-    transport_kind::ALL.iter().map(|(kind, _)| *kind)
+/// Every hold reason, in the table's order (docs/health-dispatch.md section 3).
+pub const HOLD_REASONS: [HoldReason; 5] = [
+    HoldReason::Paused,
+    HoldReason::CircuitOpen,
+    HoldReason::ProbeRefused,
+    HoldReason::ReleasePacing,
+    HoldReason::BudgetRefused,
+];
+
+/// Each engine counter's help text (docs/metrics.md).
+fn help(name: &str) -> &'static str {
+    match name {
+        "webhook_attempts_total" => "Delivery attempts the policy allowed and the dispatcher started (destination_refused ones included).",
+        "webhook_delivered_total" => "Events delivered (a 2xx).",
+        "webhook_deadletter_total" => "Events dead-lettered, by the reason their retries stopped.",
+        "webhook_transport_errors_total" => "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).",
+        "webhook_endpoint_disable_signals_total" => "410 Gone responses: the receiver asks to be disabled.",
+        "webhook_budget_refusals_total" => "Retries the fleet budget refused (the store's verdict reserved = false).",
+        "webhook_budget_disagreements_total" => "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).",
+        "webhook_budget_store_errors_total" => "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).",
+        "webhook_holds_total" => "Holds started (format 3): the event waits, spending no attempt.",
+        "webhook_probe_calls_total" => "probe store calls made because the gate asked (an open circuit after its cooldown).",
+        "webhook_wake_calls_total" => "reserve calls made by budget-held events at their wake.",
+        "webhook_replayed_total" => "Dead letters replayed as new events.",
+        "webhook_held_events" => "Events held now (journaled as held).",
+        _ => "",
+    }
+}
+
+/// A labelled counter's closed label values (docs/metrics.md).
+fn closed_values(name: &str) -> Vec<String> {
+    match name {
+        "webhook_attempts_total" => vec!["first".into(), "retry".into()],
+        "webhook_deadletter_total" => StopReason::ALL
+            .into_iter()
+            .filter(|r| *r != StopReason::Delivered)
+            .map(|r| r.as_str().to_string())
+            .collect(),
+        "webhook_transport_errors_total" => transport_kind::ALL.iter().map(|(k, _)| k.to_string()).collect(),
+        "webhook_holds_total" => HOLD_REASONS.iter().map(|r| r.as_str().to_string()).collect(),
+        "webhook_probe_calls_total" => vec!["true".into(), "false".into(), "error".into()],
+        _ => Vec::new(),
+    }
 }
 
 /// One label, its value from a closed set or a table.
@@ -48,56 +92,62 @@ fn label(name: &'static str, value: &str) -> Label {
     [(name, value.to_string())]
 }
 
+/// An engine counter: plain, or a family under one label.
+#[derive(Debug)]
+enum EngineCounter {
+    Plain(Counter),
+    Labelled(&'static str, Family<Label, Counter>),
+}
+
 /// The dispatcher's metrics and the registry that writes them.
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
-    attempts: Family<Label, Counter>,
-    delivered: Counter,
-    deadletters: Family<Label, Counter>,
-    transport_errors: Family<Label, Counter>,
-    endpoint_disable_signals: Counter,
-    budget_refusals: Counter,
-    budget_disagreements: Counter,
-    budget_store_errors: Counter,
+    counters: HashMap<&'static str, EngineCounter>,
+    held: Gauge,
     budget_store_duration: Histogram,
     delivery_duration: Histogram,
     in_flight: Gauge,
     policy_reloads: Family<Label, Counter>,
     policy_info: Arc<PolicyInfo>,
-    /// The format-3 families (docs/health-dispatch.md section 5).
-    pub health: crate::metrics_health::HealthMetrics,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
+        let mut registry = Registry::default();
+        let mut counters = HashMap::new();
+        for (name, label_name) in COUNTERS {
+            // Counters are registered without `_total`: the encoder appends it.
+            let short = name.strip_suffix("_total").unwrap_or(name);
+            let c = match label_name {
+                None => {
+                    let c = Counter::default();
+                    registry.register(short, help(name), c.clone());
+                    EngineCounter::Plain(c)
+                }
+                Some(l) => {
+                    let f = Family::<Label, Counter>::default();
+                    for v in closed_values(name) {
+                        let _ = f.get_or_create(&[(l, v)]);
+                    }
+                    registry.register(short, help(name), f.clone());
+                    EngineCounter::Labelled(l, f)
+                }
+            };
+            counters.insert(name, c);
+        }
+        let held = Gauge::default();
+        registry.register(GAUGES[0], help(GAUGES[0]), held.clone());
         let m = Metrics {
-            registry: Registry::default(),
-            attempts: Family::default(),
-            delivered: Counter::default(),
-            deadletters: Family::default(),
-            transport_errors: Family::default(),
-            endpoint_disable_signals: Counter::default(),
-            budget_refusals: Counter::default(),
-            budget_disagreements: Counter::default(),
-            budget_store_errors: Counter::default(),
+            registry,
+            counters,
+            held,
             budget_store_duration: Histogram::new(STORE_BUCKETS_S),
             delivery_duration: Histogram::new(DELIVERY_BUCKETS_S),
             in_flight: Gauge::default(),
             policy_reloads: Family::default(),
             policy_info: Arc::default(),
-            health: Default::default(),
         };
-        // Every closed label set from the first scrape, at 0.
-        for kind in ["first", "retry"] {
-            let _ = m.attempts.get_or_create(&label("kind", kind));
-        }
-        for r in StopReason::ALL.into_iter().filter(|r| *r != StopReason::Delivered) {
-            let _ = m.deadletters.get_or_create(&label("stop_reason", r.as_str()));
-        }
-        for kind in transport_kinds() {
-            let _ = m.transport_errors.get_or_create(&label("kind", kind));
-        }
         for result in ["applied", "refused"] {
             let _ = m.policy_reloads.get_or_create(&label("result", result));
         }
@@ -108,43 +158,6 @@ impl Default for Metrics {
 impl Metrics {
     fn register(mut self) -> Self {
         let r = &mut self.registry;
-        // Counters are named without `_total`: the encoder appends it.
-        r.register(
-            "webhook_attempts",
-            "Delivery attempts the policy allowed and the dispatcher started (destination_refused ones included).",
-            self.attempts.clone(),
-        );
-        r.register("webhook_delivered", "Events delivered (a 2xx).", self.delivered.clone());
-        r.register(
-            "webhook_deadletter",
-            "Events dead-lettered, by the reason their retries stopped.",
-            self.deadletters.clone(),
-        );
-        r.register(
-            "webhook_transport_errors",
-            "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).",
-            self.transport_errors.clone(),
-        );
-        r.register(
-            "webhook_endpoint_disable_signals",
-            "410 Gone responses: the receiver asks to be disabled.",
-            self.endpoint_disable_signals.clone(),
-        );
-        r.register(
-            "webhook_budget_refusals",
-            "Retries the fleet budget refused (the store's verdict reserved = false).",
-            self.budget_refusals.clone(),
-        );
-        r.register(
-            "webhook_budget_disagreements",
-            "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).",
-            self.budget_disagreements.clone(),
-        );
-        r.register(
-            "webhook_budget_store_errors",
-            "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).",
-            self.budget_store_errors.clone(),
-        );
         r.register_with_unit(
             "webhook_budget_store_duration",
             "One budget store call, from the request to the reply or the error.",
@@ -163,42 +176,44 @@ impl Metrics {
             "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
             self.policy_reloads.clone(),
         );
-        self.health = crate::metrics_health::HealthMetrics::registered(r);
         r.register_collector(Box::new(self.policy_info.clone()));
         self
     }
 
-    pub fn stopped(&self, reason: StopReason, disable_endpoint: bool) {
-        if reason == StopReason::Delivered {
-            self.delivered.inc();
-        } else {
-            self.deadletters.get_or_create(&label("stop_reason", reason.as_str())).inc();
+    /// The engine's `count {name, label, delta}`: a name or label value
+    /// outside docs/metrics.md's tables is `Err` (said by the caller),
+    /// never a new series.
+    pub fn count(&self, name: &str, label: Option<(&str, &str)>, delta: u64) -> Result<(), String> {
+        let bad = || format!("count {name} {label:?}: not a counter of docs/metrics.md");
+        match (self.counters.get(name).ok_or_else(bad)?, label) {
+            (EngineCounter::Plain(c), None) => {
+                c.inc_by(delta);
+            }
+            (EngineCounter::Labelled(l, f), Some((k, v))) if *l == k && closed_values(name).iter().any(|x| x == v) => {
+                f.get_or_create(&[(*l, v.to_string())]).inc_by(delta);
+            }
+            _ => return Err(bad()),
         }
-        if disable_endpoint {
-            self.endpoint_disable_signals.inc();
+        Ok(())
+    }
+
+    /// The engine's `gauge {name, value}`.
+    pub fn gauge(&self, name: &str, value: u64) -> Result<(), String> {
+        if name != GAUGES[0] {
+            return Err(format!("gauge {name}: not a gauge of docs/metrics.md"));
         }
+        self.held.set(i64::try_from(value).unwrap_or(i64::MAX));
+        Ok(())
     }
 
-    pub fn attempted(&self, first: bool) {
-        self.attempts.get_or_create(&label("kind", if first { "first" } else { "retry" })).inc();
-    }
-
-    /// Count a failed budget store call; returns how many there were.
-    pub fn budget_store_error(&self) -> u64 {
-        self.budget_store_errors.inc() + 1
-    }
-
-    /// Count a `budget_disagreement` from `settle`; returns how many there were.
-    pub fn budget_disagreement(&self) -> u64 {
-        self.budget_disagreements.inc() + 1
-    }
-
-    /// Count an attempt that ended without a response, by its transport
-    /// kind; a kind outside fleet/transport-kinds.json has no series
-    /// (every kind this dispatcher produces is in the table).
-    pub fn transport_failure(&self, kind: &str) {
-        if transport_kinds().any(|k| k == kind) {
-            self.transport_errors.get_or_create(&label("kind", kind)).inc();
+    /// A counter's value (`label` as `(name, value)`), 0 when it has none.
+    pub fn counter(&self, name: &str, label: Option<(&str, &str)>) -> u64 {
+        match (self.counters.get(name), label) {
+            (Some(EngineCounter::Plain(c)), None) => c.get(),
+            (Some(EngineCounter::Labelled(l, f)), Some((k, v))) if *l == k => {
+                f.get(&[(*l, v.to_string())]).map_or(0, |c| c.get())
+            }
+            _ => 0,
         }
     }
 
@@ -216,39 +231,9 @@ impl Metrics {
         delivery
     }
 
-    /// One budget store call: its duration in
-    /// `webhook_budget_store_duration_seconds`, and a refused reservation
-    /// (`reserve`, `record_reserve`) in `webhook_budget_refusals_total`.
-    pub fn budget_store_call(
-        &self,
-        request: &StoreRequest,
-        call: impl FnOnce() -> Result<Reservation, String>,
-    ) -> Result<Reservation, String> {
-        let started = Instant::now();
-        let reply = call();
-        self.budget_store_duration.observe(started.elapsed().as_secs_f64());
-        if matches!(&reply, Ok(r) if !r.reserved) && request.op != StoreOp::Record {
-            self.budget_refusals.inc();
-        }
-        reply
-    }
-
-    /// One whole store call (ABI 0.3 `store-call`, formats 2 and 3), timed
-    /// and counted as [`Metrics::budget_store_call`]: a refused reservation
-    /// of `reserve` / `record_reserve` is a budget refusal.
-    pub fn budget_store_call_whole(
-        &self,
-        call: &StoreCall,
-        f: impl FnOnce() -> Result<CallReply, String>,
-    ) -> Result<CallReply, String> {
-        let started = Instant::now();
-        let reply = f();
-        self.budget_store_duration.observe(started.elapsed().as_secs_f64());
-        let judged = matches!(call.op, CallOp::Reserve | CallOp::RecordReserve);
-        if judged && matches!(&reply, Ok(CallReply { reservation: Some(r), .. }) if !r.reserved) {
-            self.budget_refusals.inc();
-        }
-        reply
+    /// One budget store call's duration, reply or error.
+    pub fn store_duration(&self, took: Duration) {
+        self.budget_store_duration.observe(took.as_secs_f64());
     }
 
     /// Count a policy reload (`applied`, or refused with the old document kept).
@@ -263,50 +248,15 @@ impl Metrics {
         *self.policy_info.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(info);
     }
 
-    fn count(family: &Family<Label, Counter>, name: &'static str, value: &str) -> u64 {
-        family.get(&label(name, value)).map(|c| c.get()).unwrap_or(0)
-    }
-
     /// Policy reloads (applied, refused).
     pub fn policy_reloads(&self) -> (u64, u64) {
-        (Self::count(&self.policy_reloads, "result", "applied"), Self::count(&self.policy_reloads, "result", "refused"))
+        let n = |r: &str| self.policy_reloads.get(&label("result", r)).map_or(0, |c| c.get());
+        (n("applied"), n("refused"))
     }
 
-    pub fn budget_store_errors(&self) -> u64 {
-        self.budget_store_errors.get()
-    }
-
-    pub fn budget_disagreements(&self) -> u64 {
-        self.budget_disagreements.get()
-    }
-
-    pub fn budget_refusals(&self) -> u64 {
-        self.budget_refusals.get()
-    }
-
-    /// Attempts that ended with the transport kind `kind`.
-    pub fn transport_errors(&self, kind: &str) -> u64 {
-        Self::count(&self.transport_errors, "kind", kind)
-    }
-
-    pub fn destinations_refused(&self) -> u64 {
-        self.transport_errors(crate::transport_kind::DESTINATION_REFUSED)
-    }
-
-    /// Events stopped with `reason`.
-    pub fn stops(&self, reason: StopReason) -> u64 {
-        match reason {
-            StopReason::Delivered => self.delivered.get(),
-            r => Self::count(&self.deadletters, "stop_reason", r.as_str()),
-        }
-    }
-
-    pub fn first_attempts(&self) -> u64 {
-        Self::count(&self.attempts, "kind", "first")
-    }
-
-    pub fn retries(&self) -> u64 {
-        Self::count(&self.attempts, "kind", "retry")
+    /// What `webhook_policy_info` shows now: sha256, abi, document version.
+    pub fn policy_info(&self) -> Option<[String; 3]> {
+        self.policy_info.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// HTTP attempts in progress now.

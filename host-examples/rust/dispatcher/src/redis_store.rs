@@ -26,13 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::Value;
-use retry_policy_core::compiled::{CallReply, StoreCall};
-use retry_policy_core::{Budget, Reservation, StoreRequest};
 
-use crate::redis_call::{call_argv, parse_call_reply};
 use crate::redis_error::RedisError;
 use crate::redis_pool::RedisPool;
-use crate::redis_reply::{argv, parse_reply};
 use crate::tls::TrustRoots;
 
 /// `fleet/budget.lua`, the script every host loads.
@@ -41,7 +37,6 @@ pub const BUDGET_LUA: &str = include_str!("../../../../fleet/budget.lua");
 /// The Redis store. Share it between threads.
 pub struct RedisStore {
     pool: RedisPool,
-    skew_check: bool,
     sha: String,
     /// Whether Redis is believed to hold the script (after a first `EVAL`).
     loaded: AtomicBool,
@@ -53,32 +48,20 @@ impl RedisStore {
     /// message never echoes it (it may hold a password). Connections open
     /// lazily: an unreachable Redis makes retries `budget_unavailable`, it
     /// does not stop the dispatcher.
-    pub fn new(url: &str, timeout: Duration, skew_check: bool, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
-        Self::open(url, false, timeout, skew_check, trust)
+    pub fn new(url: &str, timeout: Duration, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
+        Self::open(url, false, timeout, trust)
     }
 
     /// A Redis Cluster reached through the seed node `url` (the other
     /// masters are discovered by the crate's cluster client).
-    pub fn cluster(
-        url: &str,
-        timeout: Duration,
-        skew_check: bool,
-        trust: &TrustRoots,
-    ) -> Result<RedisStore, RedisError> {
-        Self::open(url, true, timeout, skew_check, trust)
+    pub fn cluster(url: &str, timeout: Duration, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
+        Self::open(url, true, timeout, trust)
     }
 
-    fn open(
-        url: &str,
-        cluster: bool,
-        timeout: Duration,
-        skew: bool,
-        trust: &TrustRoots,
-    ) -> Result<RedisStore, RedisError> {
+    fn open(url: &str, cluster: bool, timeout: Duration, trust: &TrustRoots) -> Result<RedisStore, RedisError> {
         let timeout = timeout.max(Duration::from_millis(1));
         Ok(RedisStore {
             pool: RedisPool::new(url, cluster, timeout, trust)?,
-            skew_check: skew,
             sha: redis::Script::new(BUDGET_LUA).get_hash().to_string(),
             loaded: AtomicBool::new(false),
             commands: AtomicU64::new(0),
@@ -110,25 +93,22 @@ impl RedisStore {
         self.commands.load(Ordering::Relaxed)
     }
 
-    /// Answer `request` (filed under `key`, from the component's
-    /// `store-key`) with one script command, within the store timeout.
-    pub fn call(
-        &self,
-        key: &str,
-        request: &StoreRequest,
-        budget: &Budget,
-        now_ms: u64,
-    ) -> Result<Reservation, RedisError> {
-        let reply = self.script(key, &argv(request, budget, now_ms, self.skew_check))?;
-        parse_reply(&reply)
-    }
-
-    /// Answer an ABI 0.3 `store-call` whole (its key is the call's): 8
-    /// arguments and 5 integers for a format-2 call, 18 and 11 with health
-    /// fields (docs/health.md section 3). One script command, as [`Self::call`].
-    pub fn call_whole(&self, call: &StoreCall, now_ms: u64) -> Result<CallReply, RedisError> {
-        let reply = self.script(&call.key, &call_argv(call, now_ms, self.skew_check))?;
-        parse_call_reply(call, &reply)
+    /// One engine `store_call` (docs/engine.md section 6): the script with
+    /// `key` and the engine's `argv` (8 arguments for a format-2 call, 18
+    /// with health fields), its reply as integers (any other shape is a
+    /// failed call; what they mean is the engine's business). One script
+    /// command, within the store timeout.
+    pub fn call_ints(&self, key: &str, argv: &[String]) -> Result<Vec<i64>, RedisError> {
+        match self.script(key, argv)? {
+            Value::Array(items) => items
+                .iter()
+                .map(|i| match i {
+                    Value::Int(x) => Ok(*x),
+                    _ => Err(RedisError::Protocol("budget.lua answered a value that is not an integer".into())),
+                })
+                .collect(),
+            _ => Err(RedisError::Protocol("budget.lua answered something other than integers".into())),
+        }
     }
 
     /// One script command (`EVAL` first, then `EVALSHA`; `NOSCRIPT` sends
@@ -169,11 +149,11 @@ pub fn eviction_warning(policy: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retry_policy_core::StoreOp;
     use std::time::Instant;
 
-    fn request(op: StoreOp) -> StoreRequest {
-        StoreRequest { op, endpoint_id: "ep_42".into(), window_ms: 60_000, bucket: 28_333_333 }
+    /// A format-2 `reserve`'s eight arguments.
+    fn argv() -> Vec<String> {
+        ["reserve", "5", "1000", "5000", "0.1", "5", "1", "1"].map(String::from).to_vec()
     }
 
     fn no_roots() -> TrustRoots {
@@ -182,7 +162,7 @@ mod tests {
 
     #[test]
     fn the_sha_is_the_sha1_of_budget_lua() {
-        let store = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), true, &no_roots()).unwrap();
+        let store = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), &no_roots()).unwrap();
         assert_eq!(store.sha.len(), 40);
         assert!(store.sha.chars().all(|c| c.is_ascii_hexdigit()));
     }
@@ -194,17 +174,15 @@ mod tests {
             let w = eviction_warning(p).unwrap();
             assert!(w.contains(p) && w.contains("noeviction"), "{w}");
         }
-        let unreachable =
-            RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), true, &no_roots()).unwrap();
+        let unreachable = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(100), &no_roots()).unwrap();
         assert_eq!(unreachable.eviction_warning(), None, "an unreachable Redis says nothing, quickly");
     }
 
     #[test]
     fn an_unreachable_redis_is_a_failed_call_within_the_timeout() {
-        let store = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(200), true, &no_roots()).unwrap();
-        let b = Budget { ratio: 0.1, window_ms: 1000, min_sample: 5, sliding: true };
+        let store = RedisStore::new("redis://127.0.0.1:1/0", Duration::from_millis(200), &no_roots()).unwrap();
         let t = Instant::now();
-        let e = store.call("rb:{e6570}:1000", &request(StoreOp::Reserve), &b, 5000).unwrap_err();
+        let e = store.call_ints("rb:{e6570}:1000", &argv()).unwrap_err();
         assert!(matches!(e, RedisError::Io(_) | RedisError::Timeout), "{e:?}");
         assert!(t.elapsed() < Duration::from_secs(2));
     }
@@ -235,11 +213,10 @@ mod tests {
             }
         });
         let url = format!("redis://127.0.0.1:{port}/0");
-        let store = RedisStore::cluster(&url, Duration::from_millis(500), true, &no_roots()).unwrap();
-        let b = Budget { ratio: 0.1, window_ms: 1000, min_sample: 5, sliding: true };
+        let store = RedisStore::cluster(&url, Duration::from_millis(500), &no_roots()).unwrap();
         let t = Instant::now();
         for _ in 0..20 {
-            assert!(store.call("rb:{e6570}:1000", &request(StoreOp::Reserve), &b, 5000).is_err());
+            assert!(store.call_ints("rb:{e6570}:1000", &argv()).is_err());
         }
         assert!(t.elapsed() < Duration::from_secs(1), "the calls after the first failed at once");
         assert_eq!(connections.load(Ordering::Relaxed), 1, "20 calls within a second try the seed once");

@@ -1,21 +1,24 @@
-//! End-to-end tests of the dispatcher against real local endpoints and the
-//! real artifact (`$RETRY_POLICY_ARTIFACT`, else the copy built into the
-//! host library). Kept in the library's test binary so the
-//! crate links wasmtime into one test executable only.
+//! End-to-end tests of the dispatcher (the driver and the engine in the
+//! real artifact: `$RETRY_POLICY_ARTIFACT`, else the copy built into the
+//! host library) against real local endpoints. Kept in the library's test
+//! binary so the crate links wasmtime into one test executable only.
 
 use std::sync::Arc;
 
-use retry_policy_core::StopReason;
-use retry_policy_host::PolicyEngine;
+use retry_policy_host::{ArtifactRef, PolicyEngine};
 
+use crate::artifact_reload::live;
+use crate::drain::Signals;
+use crate::driver::{self, DriverConfig, NewEvent, Run, Stop, Tally};
 use crate::endpoints::Endpoint;
 use crate::http_client::ClientConfig;
-use crate::report::stop_reason_counts;
-use crate::store::{EventStore, Status};
-use crate::{BudgetStore, Dispatcher, DispatcherConfig, EventRecord, Metrics, NewEvent};
+use crate::redis_store::RedisStore;
+use crate::tls::TrustRoots;
+use crate::Metrics;
 
 pub(crate) fn engine() -> PolicyEngine {
-    PolicyEngine::load_default().expect("the policy artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)")
+    PolicyEngine::load(ArtifactRef::Default, None)
+        .expect("the policy artifact ($RETRY_POLICY_ARTIFACT or the embedded copy)")
 }
 
 pub(crate) fn doc(min_sample: u64) -> String {
@@ -26,7 +29,7 @@ pub(crate) fn doc(min_sample: u64) -> String {
     )
 }
 
-pub(crate) fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent> + Send> {
+pub(crate) fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item = NewEvent>> {
     let (e, u) = (endpoint.to_string(), url.to_string());
     Box::new((0..n).map(move |i| NewEvent {
         event_id: format!("{e}-{i}"),
@@ -37,94 +40,70 @@ pub(crate) fn events(n: u64, endpoint: &str, url: &str) -> Box<dyn Iterator<Item
     }))
 }
 
-pub(crate) fn local_config() -> DispatcherConfig {
+pub(crate) fn local_config() -> DriverConfig {
     let client = ClientConfig { allow_private_targets: true, ..ClientConfig::default() };
-    DispatcherConfig { concurrency: 4, client, ..DispatcherConfig::default() }
+    DriverConfig { concurrency: 4, client, record_stops: true, ..DriverConfig::default() }
 }
 
+/// A run as the REPLICA runs it, minus the command line.
+pub(crate) fn run_with(
+    config: DriverConfig,
+    redis: Option<Arc<RedisStore>>,
+    document: &str,
+    src: Box<dyn Iterator<Item = NewEvent>>,
+) -> Result<(Tally, Arc<Metrics>), String> {
+    let metrics = Arc::new(Metrics::default());
+    let t = driver::run(Run {
+        artifact: Arc::new(live(engine(), false, Vec::new())),
+        document: document.to_string(),
+        redis,
+        journal: None,
+        store_bytes: Vec::new(),
+        resume_bytes: None,
+        metrics: metrics.clone(),
+        config,
+        source: src,
+        signals: Signals::none(),
+        watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
+        progress: None,
+    })?;
+    Ok((t, metrics))
+}
+
+/// Every event's stop, from a run that ends by itself.
 pub(crate) fn dispatch_with(
-    config: DispatcherConfig,
-    budget: BudgetStore,
+    config: DriverConfig,
     document: &str,
-    resumed: Vec<EventRecord>,
-    src: Box<dyn Iterator<Item = NewEvent> + Send>,
-) -> (Vec<EventRecord>, Arc<Metrics>) {
-    let metrics = Arc::new(Metrics::default());
-    let d = Dispatcher::start(
-        engine(),
-        document,
-        &["storm"],
-        budget,
-        EventStore::in_memory(),
-        metrics.clone(),
-        config,
-        resumed,
-        src,
-    )
-    .expect("dispatcher starts")
-    .wait();
-    (d.store().all(), metrics)
+    src: Box<dyn Iterator<Item = NewEvent>>,
+) -> (Vec<Stop>, Arc<Metrics>) {
+    let (t, m) = run_with(config, None, document, src).expect("the run ends");
+    assert_eq!(t.pending(), 0, "every event stopped");
+    (t.stop_log, m)
 }
 
-pub(crate) fn dispatch(
-    budget: BudgetStore,
-    document: &str,
-    src: Box<dyn Iterator<Item = NewEvent> + Send>,
-) -> (Vec<EventRecord>, Arc<Metrics>) {
-    let metrics = Arc::new(Metrics::default());
-    let config = local_config();
-    let d = Dispatcher::start(
-        engine(),
-        document,
-        &["storm"],
-        budget,
-        EventStore::in_memory(),
-        metrics.clone(),
-        config,
-        Vec::new(),
-        src,
-    )
-    .expect("dispatcher starts")
-    .wait();
-    (d.store().all(), metrics)
+fn counter(m: &Metrics, name: &str, label: Option<(&str, &str)>) -> u64 {
+    m.counter(name, label)
 }
 
 #[test]
-fn a_healthy_endpoint_gets_every_event_once_and_each_keeps_its_admitted_schedule() {
+fn a_healthy_endpoint_gets_every_event_once_and_each_is_delivered_on_its_first_attempt() {
     let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
-    let before = crate::dispatcher::now_ms();
-    let (recs, m) = dispatch(BudgetStore::local(), &doc(50), events(30, "ok", &ok.url()));
-    let after = crate::dispatcher::now_ms();
-    assert_eq!(recs.len(), 30);
+    let (stops, m) = dispatch_with(local_config(), &doc(50), events(30, "ok", &ok.url()));
+    assert_eq!(stops.len(), 30);
     assert_eq!(ok.stats.requests(), 30);
-    assert_eq!(m.stops(StopReason::Delivered), 30);
-    let mut policy =
-        engine().instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
-    let d = policy.load_document(&doc(50)).unwrap();
-    let expected = policy.admit(&d, "storm", before).unwrap();
-    for r in &recs {
-        assert_eq!((r.status, r.stop_reason, r.attempts), (Status::Delivered, Some(StopReason::Delivered), 1));
-        assert!(before <= r.first_attempted_at_ms && r.first_attempted_at_ms <= after);
-        assert_eq!(r.deadline_ms, r.first_attempted_at_ms + 2000);
-        assert_eq!((r.max_attempts, &r.offsets_ms), (expected.schedule.max_attempts, &expected.schedule.offsets_ms));
-        assert_eq!(r.policy_hash, expected.policy_hash);
-        assert!(r.dead_letter.is_none());
-    }
+    assert!(stops.iter().all(|s| (s.reason.as_str(), s.attempts) == ("delivered", 1)), "{stops:?}");
+    assert_eq!(counter(&m, "webhook_delivered_total", None), 30);
+    assert_eq!(counter(&m, "webhook_attempts_total", Some(("kind", "first"))), 30);
 }
 
 #[test]
 fn a_gone_endpoint_dead_letters_at_once_as_terminal_and_asks_to_disable_the_endpoint() {
     let gone = Endpoint::start("127.0.0.1:0", 410, false).unwrap();
-    let (recs, m) = dispatch(BudgetStore::local(), &doc(50), events(5, "gone", &gone.url()));
-    for r in &recs {
-        assert_eq!(r.stop_reason, Some(StopReason::TerminalResponse));
-        assert!(r.disable_endpoint);
-        let dl = r.dead_letter.as_ref().expect("a dead letter with the reason");
-        assert_eq!(
-            (dl.attempts, dl.stop_reason, dl.event_id.as_str()),
-            (1, StopReason::TerminalResponse, r.event_id.as_str())
-        );
-    }
+    let (stops, m) = dispatch_with(local_config(), &doc(50), events(5, "gone", &gone.url()));
+    assert!(stops.iter().all(|s| (s.reason.as_str(), s.attempts) == ("terminal_response", 1)), "{stops:?}");
+    assert_eq!(counter(&m, "webhook_endpoint_disable_signals_total", None), 5);
     assert!(m.render().contains("webhook_deadletter_total{stop_reason=\"terminal_response\"} 5\n"));
 }
 
@@ -141,133 +120,124 @@ fn a_broken_endpoint_flips_from_max_attempts_to_a_flood_of_budget_refusals() {
         class: "storm".into(),
         at_ms: Some(if i < 10 { i * 25 } else { 250 }),
     }));
-    let (recs, m) = dispatch(BudgetStore::local(), &doc(20), src);
-    let (c, pending) = stop_reason_counts(&recs);
-    assert_eq!(pending, 0);
-    assert_eq!(c.values().sum::<u64>(), 300, "every event stopped with a reason");
-    assert!(c["max_attempts_exhausted"] >= 1, "{c:?}");
-    assert!(c["retry_budget_exhausted"] > 200, "{c:?}");
-    let share = m.retries() as f64 / (m.retries() + m.first_attempts()) as f64;
+    let config = DriverConfig { cap_in_progress: false, ..local_config() };
+    let (t, m) = run_with(config, None, &doc(20), src).unwrap();
+    assert_eq!(t.pending(), 0);
+    assert_eq!(t.stops.values().sum::<u64>(), 300, "every event stopped with a reason");
+    assert!(t.stops["max_attempts_exhausted"] >= 1, "{:?}", t.stops);
+    assert!(t.stops["retry_budget_exhausted"] > 200, "{:?}", t.stops);
+    let first_b = t.stop_log.iter().position(|s| s.reason == "retry_budget_exhausted").unwrap();
+    assert!(t.stop_log[..first_b].iter().any(|s| s.reason == "max_attempts_exhausted"), "M before the flip");
+    let share = t.retries as f64 / (t.retries + t.first_attempts) as f64;
     assert!(share < 0.2, "retry share {share}");
-    let text = m.render();
-    assert!(text.contains(&format!(
+    assert!(m.render().contains(&format!(
         "webhook_deadletter_total{{stop_reason=\"retry_budget_exhausted\"}} {}\n",
-        c["retry_budget_exhausted"]
+        t.stops["retry_budget_exhausted"]
     )));
 }
 
 #[test]
 fn an_unreachable_redis_makes_every_wanted_retry_budget_unavailable_and_loses_nothing() {
     let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
-    let budget = BudgetStore::redis("redis://127.0.0.1:1/0").unwrap();
-    let (recs, m) = dispatch(budget, &doc(20), events(20, "down", &broken.url()));
-    assert_eq!(recs.len(), 20);
-    for r in &recs {
-        assert_eq!((r.stop_reason, r.attempts), (Some(StopReason::BudgetUnavailable), 1), "{r:?}");
-    }
+    let redis = RedisStore::new("redis://127.0.0.1:1/0", std::time::Duration::from_millis(250), &TrustRoots::default())
+        .unwrap();
+    let (t, m) = run_with(local_config(), Some(Arc::new(redis)), &doc(20), events(20, "down", &broken.url())).unwrap();
+    assert_eq!(t.stop_log.len(), 20);
+    assert!(t.stop_log.iter().all(|s| (s.reason.as_str(), s.attempts) == ("budget_unavailable", 1)), "{t:?}");
     assert_eq!(broken.stats.requests(), 20, "no retry without the budget: it fails closed");
     assert!(m.render().contains("webhook_budget_store_errors_total 20\n"));
+    assert_eq!(t.summary(&m)["store_errors"], 20);
 }
 
 #[test]
 fn a_refused_connection_is_a_retryable_connect_error() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/hook");
-    let (recs, _) = dispatch(BudgetStore::local(), &doc(1000), events(2, "nobody", &url));
-    for r in &recs {
-        assert_eq!(r.last_outcome, "connect_error");
-        assert_eq!(r.stop_reason, Some(StopReason::MaxAttemptsExhausted), "{r:?}");
-        assert_eq!(r.attempts, r.max_attempts);
-    }
+    let (stops, m) = dispatch_with(local_config(), &doc(1000), events(2, "nobody", &url));
+    assert!(stops.iter().all(|s| (s.reason.as_str(), s.attempts) == ("max_attempts_exhausted", 8)), "{stops:?}");
+    assert_eq!(counter(&m, "webhook_transport_errors_total", Some(("kind", "connect_error"))), 16);
 }
 
 #[test]
 fn bad_configuration_is_refused_with_a_clear_message() {
-    let start = |doc: &str, classes: &[&str], concurrency: usize| {
-        let config = DispatcherConfig { concurrency, ..DispatcherConfig::default() };
-        let src: Box<dyn Iterator<Item = NewEvent> + Send> = Box::new(std::iter::empty());
-        Dispatcher::start(
-            engine(),
-            doc,
-            classes,
-            BudgetStore::local(),
-            EventStore::in_memory(),
-            Arc::default(),
-            config,
-            Vec::new(),
-            src,
-        )
-        .err()
-        .unwrap_or_default()
-    };
-    assert!(start(&doc(1), &["nope"], 4).contains("no event class `nope` (it has: storm)"));
-    assert!(start(&doc(1), &["storm"], 0).contains("concurrency must be between 1 and 1024"));
-    let bad = start(
+    let none = || -> Box<dyn Iterator<Item = NewEvent>> { Box::new(std::iter::empty()) };
+    let err = |config: DriverConfig, doc: &str| run_with(config, None, doc, none()).err().unwrap_or_default();
+    let zero = DriverConfig { concurrency: 0, ..local_config() };
+    assert!(err(zero, &doc(1)).contains("concurrency must be between 1 and 1024"));
+    let bad = err(
+        local_config(),
         r#"{"version":"x","classes":{"a":{"window_ms":1000,"backoff":{"base_ms":0,"factor":2.0,"cap_ms":5}}}}"#,
-        &[],
-        1,
     );
     assert!(bad.starts_with("policy document: ") && bad.contains("base_ms"), "{bad}");
-    assert!(BudgetStore::redis("localhost:6379").err().unwrap_or_default().contains("redis://"));
-}
-
-#[test]
-fn the_journal_gives_back_the_newest_record_of_each_event_and_skips_a_torn_last_line() {
-    let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
-    let (recs, _) = dispatch(BudgetStore::local(), &doc(50), events(3, "j", &ok.url()));
-    let dir = std::env::temp_dir().join(format!("dispatcher-journal-{}", std::process::id()));
-    let _ = std::fs::remove_file(&dir);
-    let store = EventStore::with_journal(&dir, &mut crate::tests_journal::hasher()).unwrap();
-    let mut pending = recs[0].clone();
-    pending.status = Status::Pending;
-    pending.stop_reason = None;
-    store.put(&pending).unwrap();
-    for r in &recs {
-        store.put(r).unwrap();
-    }
-    std::fs::write(&dir, std::fs::read_to_string(&dir).unwrap() + "0badc0de {\"event_id\": \"torn").unwrap();
-    drop(store);
-    let back = EventStore::read_journal(&dir, &mut crate::tests_journal::hasher()).unwrap();
-    let _ = std::fs::remove_file(&dir);
-    assert_eq!(back.len(), 3);
-    for r in &recs {
-        assert_eq!(back.iter().find(|b| b.event_id == r.event_id), Some(r));
-    }
+    let url = RedisStore::new("localhost:6379", std::time::Duration::from_millis(10), &TrustRoots::default());
+    assert!(url.err().map(|e| e.to_string()).unwrap_or_default().contains("redis://"));
 }
 
 #[test]
 fn a_loopback_target_is_refused_by_default_as_a_terminal_stop_without_a_request() {
     let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
-    let config = DispatcherConfig { concurrency: 2, ..DispatcherConfig::default() };
-    let (recs, m) = dispatch_with(config, BudgetStore::local(), &doc(50), Vec::new(), events(3, "internal", &ok.url()));
+    let config = DriverConfig { concurrency: 2, record_stops: true, ..DriverConfig::default() };
+    let (stops, m) = dispatch_with(config, &doc(50), events(3, "internal", &ok.url()));
     assert_eq!(ok.stats.requests(), 0, "nothing was sent");
-    for r in &recs {
-        assert_eq!(
-            (r.last_outcome.as_str(), r.stop_reason, r.attempts),
-            ("destination_refused", Some(StopReason::TerminalResponse), 1)
-        );
-    }
+    assert!(stops.iter().all(|s| (s.reason.as_str(), s.attempts) == ("terminal_response", 1)), "{stops:?}");
     assert!(m.render().contains("webhook_transport_errors_total{kind=\"destination_refused\"} 3\n"));
 }
 
 #[test]
-fn a_reloaded_event_past_its_window_is_dead_lettered_by_resume_without_a_request() {
-    let ok = Endpoint::start("127.0.0.1:0", 200, false).unwrap();
-    let (recs, _) = dispatch(BudgetStore::local(), &doc(50), events(2, "r", &ok.url()));
-    let mut old = recs[0].clone();
-    old.status = Status::Pending;
-    old.stop_reason = None;
-    old.first_attempted_at_ms -= 2_000; // exactly the 2 s window ago: elapsed >= window
-    old.attempts = 1;
-    let mut spent = recs[1].clone();
-    spent.status = Status::Pending;
-    spent.stop_reason = None;
-    spent.attempts = spent.max_attempts;
-    let before = ok.stats.requests();
-    let none: Box<dyn Iterator<Item = NewEvent> + Send> = Box::new(std::iter::empty());
-    let (back, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(50), vec![old, spent], none);
-    assert_eq!(ok.stats.requests(), before, "no request for a dead event");
-    let reason = |id: &str| back.iter().find(|r| r.event_id == id).and_then(|r| r.stop_reason);
-    assert_eq!(reason(&recs[0].event_id), Some(StopReason::RetryWindowElapsed));
-    assert_eq!(reason(&recs[1].event_id), Some(StopReason::MaxAttemptsExhausted));
+fn a_watched_policy_file_becomes_current_for_new_events_and_a_broken_edit_keeps_the_last_good_one() {
+    let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
+    let dir = std::env::temp_dir().join(format!("rpd-watch-policy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("policy.json");
+    let doc_with = |cap: u32| {
+        format!(
+            r#"{{"version":"cap{cap}","classes":{{"storm":{{"window_ms":5000,"hard_cap":{cap},
+            "backoff":{{"base_ms":2,"factor":2.0,"cap_ms":5,"jitter":"none"}},
+            "budget":{{"ratio":1.0,"window_ms":10000,"min_sample":1000000,"sliding":true}}}}}}}}"#
+        )
+    };
+    std::fs::write(&path, doc_with(6)).unwrap();
+    let writer = {
+        let (path, late) = (path.clone(), doc_with(2));
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            std::fs::write(&path, &late).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            std::fs::write(&path, "{ not json").unwrap();
+        })
+    };
+    // Two events at once, two after the good edit, two after the broken one.
+    let url = broken.url();
+    let src = Box::new((0..6u64).map(move |i| NewEvent {
+        event_id: format!("w-{i}"),
+        endpoint_id: "w".into(),
+        target: url.clone(),
+        class: "storm".into(),
+        at_ms: Some([0, 0, 800, 800, 1600, 1600][i as usize]),
+    }));
+    let metrics = Arc::new(Metrics::default());
+    let t = driver::run(Run {
+        artifact: Arc::new(live(engine(), false, Vec::new())),
+        document: doc_with(6),
+        redis: None,
+        journal: None,
+        store_bytes: Vec::new(),
+        resume_bytes: None,
+        metrics: metrics.clone(),
+        config: DriverConfig { cap_in_progress: false, ..local_config() },
+        source: src,
+        signals: Signals::none(),
+        watch: None,
+        watch_policy: Some((path.clone(), std::time::Duration::from_millis(50))),
+        needed: vec!["storm".into()],
+        progress: None,
+    })
+    .unwrap();
+    writer.join().unwrap();
+    let attempts = |id: &str| t.stop_log.iter().find(|s| s.event_id == id).map(|s| s.attempts);
+    assert_eq!((attempts("w-0"), attempts("w-1")), (Some(6), Some(6)), "admitted under the first document");
+    assert_eq!((attempts("w-2"), attempts("w-3")), (Some(2), Some(2)), "admitted under the reloaded one");
+    assert_eq!((attempts("w-4"), attempts("w-5")), (Some(2), Some(2)), "the broken edit kept the last good one");
+    assert_eq!(metrics.policy_reloads(), (1, 1));
+    let _ = std::fs::remove_dir_all(dir);
 }

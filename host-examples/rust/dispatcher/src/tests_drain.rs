@@ -1,23 +1,25 @@
-//! SIGTERM drain of a replica process (docs/replica.md): a child process
-//! (this test binary, running `drain_child`) delivers to a slow 503
-//! endpoint with SIGTERM/SIGINT handlers installed as the replica installs
-//! them, and gets SIGTERM mid-run. It must exit 0 with the summary
-//! (`drained: true`), `events == sum(stop_reasons) + pending`, every
-//! attempt counted, and no (event id, attempt) received twice.
+//! Drain and resume through the driver (docs/replica.md "SIGTERM and
+//! SIGINT: drain"; docs/engine.md sections 7, 8, 10): a run delivering to a
+//! slow 503 endpoint gets its signal mid-run and drains: the summary says
+//! `drained`, `events == sum(stop_reasons) + pending`, at most
+//! `concurrency` events are left pending, no (event, attempt) is received
+//! twice; a second run resuming the first's journal finishes every pending
+//! event without reusing an attempt number. The fleet test
+//! `tests/fleet/test_sigterm.py` holds the real process to the same.
 
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::artifact_reload::live;
 use crate::drain::Signals;
-use crate::report::replica_summary;
-use crate::tests::{doc, engine, events, local_config};
-use crate::{BudgetStore, Dispatcher, EventStore, Metrics};
+use crate::driver::{self, DriverConfig, Run, Tally};
+use crate::journal_file::JournalFile;
+use crate::tests::{engine, events, local_config};
+use crate::Metrics;
 
 type Received = Arc<Mutex<Vec<(String, u32)>>>;
 
@@ -56,128 +58,143 @@ fn slow_503(latency: Duration) -> (String, Received) {
     (url, got)
 }
 
-/// The child: 30 events at 4 at a time to `RPD_DRAIN_TARGET`, journalled
-/// to `RPD_DRAIN_JOURNAL`, drained for `RPD_DRAIN_MS` on a signal; writes
-/// the summary to `RPD_DRAIN_SUMMARY`.
-#[test]
-#[ignore = "run as a child process by the SIGTERM tests"]
-fn drain_child() {
-    let var = |k: &str| std::env::var(k).ok();
-    let (Some(url), Some(journal), Some(summary), Some(drain_ms)) =
-        (var("RPD_DRAIN_TARGET"), var("RPD_DRAIN_JOURNAL"), var("RPD_DRAIN_SUMMARY"), var("RPD_DRAIN_MS"))
-    else {
-        return;
-    };
-    let signals = Signals::install().unwrap();
-    let store = EventStore::with_journal(Path::new(&journal), &mut crate::tests_journal::hasher()).unwrap();
+/// `n` events, 4 in progress at once, journalled to `journal` (resumed
+/// first), the signal raised once `raise_after` requests arrived.
+fn run(
+    url: &str,
+    journal: &Path,
+    n: u64,
+    raise_after: Option<(usize, Received)>,
+    drain: Duration,
+) -> (Tally, Arc<Metrics>) {
+    let signals = Signals::none();
+    if let Some((after, received)) = raise_after {
+        let s = signals.clone();
+        thread::spawn(move || {
+            let until = Instant::now() + Duration::from_secs(20);
+            while received.lock().unwrap().len() < after && Instant::now() < until {
+                thread::sleep(Duration::from_millis(2));
+            }
+            s.raise();
+        });
+    }
+    let (file, bytes) = JournalFile::open(journal, crate::clock::now_ms()).unwrap();
     let metrics = Arc::new(Metrics::default());
-    let d = Dispatcher::start(
-        engine(),
-        &doc(1_000_000),
-        &["storm"],
-        BudgetStore::local(),
-        store,
-        metrics,
-        crate::DispatcherConfig { cap_events_in_progress: true, ..local_config() },
-        vec![],
-        events(30, "drain", &url),
-    )
+    // Slow retries (no budget pressure): events wait between attempts.
+    let document = r#"{"version":"drain","classes":{"storm":{"window_ms":8000,"hard_cap":8,
+        "backoff":{"base_ms":50,"factor":2.0,"cap_ms":200,"jitter":"none"},
+        "budget":{"ratio":1.0,"window_ms":10000,"min_sample":1000000,"sliding":true}}}}"#
+        .to_string();
+    let t = driver::run(Run {
+        artifact: Arc::new(live(engine(), false, Vec::new())),
+        document,
+        redis: None,
+        journal: Some(file),
+        store_bytes: bytes,
+        resume_bytes: None,
+        metrics: metrics.clone(),
+        config: DriverConfig { drain, ..local_config() },
+        source: events(n, "drain", url),
+        signals,
+        watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
+        progress: None,
+    })
     .unwrap();
-    let (d, drained) = d.wait_or_drain(&signals, Duration::from_millis(drain_ms.parse().unwrap()));
-    let line = replica_summary(&d.store().all(), d.metrics(), d.budget().round_trips(), 0, drained);
-    std::fs::write(summary, line.to_string()).unwrap();
+    (t, metrics)
 }
 
-fn temp(name: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("rpd-drain-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_file(&p);
-    p
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rpd-drain-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("journal")
 }
 
-/// Run the child against a slow endpoint, SIGTERM it once `after`
-/// requests arrived; returns its exit status, summary and what the
-/// endpoint received.
-fn sigterm_run(
-    latency: Duration,
-    drain_ms: u64,
-    after: usize,
-    tag: &str,
-) -> (bool, serde_json::Value, Vec<(String, u32)>) {
-    let (url, got) = slow_503(latency);
-    let (journal, summary) = (temp(&format!("{tag}.jsonl")), temp(&format!("{tag}.json")));
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "tests_drain::drain_child", "--ignored", "--test-threads", "1", "-q"])
-        .env("RPD_DRAIN_TARGET", &url)
-        .env("RPD_DRAIN_JOURNAL", &journal)
-        .env("RPD_DRAIN_SUMMARY", &summary)
-        .env("RPD_DRAIN_MS", drain_ms.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while got.lock().unwrap().len() < after && t.elapsed() < Duration::from_secs(20) {
-        thread::sleep(Duration::from_millis(5));
+fn no_pair_twice(received: &Received) {
+    let got = received.lock().unwrap().clone();
+    let mut seen = std::collections::HashSet::new();
+    for pair in &got {
+        assert!(seen.insert(pair.clone()), "{pair:?} was received twice");
     }
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
-    let status = child.wait().unwrap();
-    let line: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap_or_default()).unwrap_or_default();
-    let received = got.lock().unwrap().clone();
-    let _ = (std::fs::remove_file(&journal), std::fs::remove_file(&summary));
-    (status.success(), line, received)
-}
-
-fn check_summary(line: &serde_json::Value, received: &[(String, u32)]) {
-    assert_eq!(line["drained"], true, "{line}");
-    let stopped: u64 = line["stop_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
-    let pending = line["pending"].as_u64().unwrap();
-    assert_eq!(line["events"].as_u64().unwrap(), stopped + pending, "{line}");
-    assert!(pending > 0, "a mid-run drain leaves events pending: {line}");
-    let kinds = line["transport_errors"].as_object().unwrap();
-    assert_eq!(kinds.len(), crate::transport_kind::ALL.len(), "{line}");
-    assert!(line["store_errors"].is_u64() && line["budget_disagreements"].is_u64(), "{line}");
-    let mut twice: HashMap<&(String, u32), u32> = HashMap::new();
-    for r in received {
-        *twice.entry(r).or_default() += 1;
-    }
-    assert!(twice.values().all(|&n| n == 1), "an attempt was sent twice: {received:?}");
-    assert_eq!(line["attempts"].as_u64().unwrap(), received.len() as u64, "every attempt sent is counted: {line}");
 }
 
 #[test]
-fn sigterm_mid_run_lets_attempts_in_flight_finish_and_exits_0_with_the_drained_summary() {
-    let (ok, line, received) = sigterm_run(Duration::from_millis(300), 5_000, 6, "finish");
-    assert!(ok, "the drained child exits 0");
-    check_summary(&line, &received);
+fn a_signal_mid_run_drains_leaves_at_most_concurrency_events_pending_and_a_resumed_run_finishes_them() {
+    let (url, received) = slow_503(Duration::from_millis(60));
+    let journal = scratch("resume");
+    let (t, m) = run(&url, &journal, 30, Some((12, received.clone())), Duration::from_secs(3));
+    let s = t.summary(&m);
+    assert!(t.drained, "{s}");
+    assert_eq!(t.events(), t.stops.values().sum::<u64>() + t.pending(), "{s}");
+    assert!(t.pending() > 0 && t.pending() <= 4, "at most --concurrency events in progress: {s}");
+    let got = received.lock().unwrap().len() as u64;
+    assert!(s["attempts"].as_u64().unwrap() >= got, "every request received is counted: {s} vs {got}");
+    no_pair_twice(&received);
+
+    // The next run resumes the journal: the pending events continue, each
+    // with attempt numbers it has not used.
+    let (t2, m2) = run(&url, &journal, 0, None, Duration::from_secs(3));
+    assert!(!t2.drained);
+    assert_eq!(t2.resumed, t.pending(), "{}", t2.summary(&m2));
+    assert_eq!(t2.pending(), 0, "every resumed event stops: {}", t2.summary(&m2));
+    no_pair_twice(&received);
+    let _ = std::fs::remove_dir_all(journal.parent().unwrap());
 }
 
 #[test]
 fn an_attempt_outlasting_the_drain_is_abandoned_counted_and_its_event_left_pending() {
-    let (ok, line, received) = sigterm_run(Duration::from_millis(3_000), 200, 4, "abandon");
-    assert!(ok, "the drained child exits 0");
-    check_summary(&line, &received);
-    assert_eq!(line["stop_reasons"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>(), 0);
+    let (url, received) = slow_503(Duration::from_millis(1500));
+    let journal = scratch("abandon");
+    let started = Instant::now();
+    let (t, m) = run(&url, &journal, 8, Some((4, received.clone())), Duration::from_millis(200));
+    let s = t.summary(&m);
+    assert!(started.elapsed() < Duration::from_millis(1400), "the drain deadline ended the run: {s}");
+    assert!(t.drained, "{s}");
+    assert_eq!(t.pending(), 4, "the four events whose attempts were abandoned stay pending: {s}");
+    assert_eq!(t.first_attempts, 4, "abandoned attempts are counted as made: {s}");
+    assert_eq!(t.events(), 4, "nothing admitted after the signal: {s}");
+    no_pair_twice(&received);
+    let _ = std::fs::remove_dir_all(journal.parent().unwrap());
 }
 
 #[test]
-fn with_the_replicas_cap_at_most_concurrency_events_are_in_progress_waits_for_a_retry_included() {
-    let ep = crate::endpoints::Endpoint::start("127.0.0.1:0", 503, false).unwrap();
-    let config = crate::DispatcherConfig { concurrency: 2, cap_events_in_progress: true, ..local_config() };
-    let (records, _) =
-        crate::tests::dispatch_with(config, BudgetStore::local(), &doc(1_000_000), vec![], events(6, "cap", &ep.url()));
-    assert_eq!(records.len(), 6);
-    for r in &records {
-        // Events admitted before r and not stopped when r was admitted.
-        let open = records
-            .iter()
-            .filter(|o| o.event_id != r.event_id)
-            .filter(|o| {
-                o.first_attempted_at_ms <= r.first_attempted_at_ms && o.finished_at_ms > r.first_attempted_at_ms
-            })
-            .count();
-        assert!(open < 2, "{} admitted while {open} others were in progress", r.event_id);
-        assert!(r.attempts > 1, "the 503s were retried: {r:?}");
-    }
+fn a_long_run_s_journal_is_compacted_by_the_engine_and_still_resumes() {
+    let ok = crate::endpoints::Endpoint::start("127.0.0.1:0", 200, false).unwrap();
+    let journal = scratch("compact");
+    let open = || JournalFile::open(&journal, crate::clock::now_ms()).unwrap();
+    let go = |n: u64, (file, bytes): (JournalFile, Vec<u8>)| {
+        let t = driver::run(Run {
+            artifact: Arc::new(live(engine(), false, Vec::new())),
+            document: crate::tests::doc(1_000_000),
+            redis: None,
+            journal: Some(file),
+            store_bytes: bytes,
+            resume_bytes: None,
+            metrics: Arc::new(Metrics::default()),
+            config: local_config(),
+            source: events(n, "compact", &ok.url()),
+            signals: Signals::none(),
+            watch: None,
+            watch_policy: None,
+            needed: Vec::new(),
+            progress: None,
+        })
+        .unwrap();
+        assert_eq!(t.pending(), 0);
+        t
+    };
+    // 500 delivered events write 1,500 records: the engine compacts at 1,024.
+    let t = go(500, open());
+    assert_eq!(t.stops["delivered"], 500);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines = text.lines().count();
+    assert!(lines < 1024, "compacted: {lines} lines");
+    assert!(text.lines().next().unwrap().contains("\"type\":\"header\""), "a compacted journal starts with its header");
+    assert!(!journal.with_file_name("journal.compact").exists(), "the copy was renamed over the journal");
+    // It resumes (nothing open) and takes more.
+    let t = go(3, open());
+    assert_eq!((t.resumed, t.stops["delivered"]), (0, 3));
+    let _ = std::fs::remove_dir_all(journal.parent().unwrap());
 }

@@ -7,11 +7,8 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use retry_policy_core::StopReason;
-
 use crate::http_client::{ClientConfig, Delivery, HttpClient};
 use crate::tests::{dispatch_with, doc, events, local_config};
-use crate::BudgetStore;
 
 /// Serve `answer` to every connection (after reading the request head).
 fn hostile(answer: fn(&mut TcpStream)) -> String {
@@ -135,9 +132,9 @@ fn a_redirect_is_not_followed_and_is_a_terminal_status() {
         );
     });
     assert_eq!(post(&url, 5_000).0, Delivery::Response { status: 307, retry_after: None });
-    let (recs, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(50), Vec::new(), events(2, "redir", &url));
+    let (recs, _) = dispatch_with(local_config(), &doc(50), events(2, "redir", &url));
     for r in &recs {
-        assert_eq!((r.stop_reason, r.attempts), (Some(StopReason::TerminalResponse), 1), "{r:?}");
+        assert_eq!((r.reason.as_str(), r.attempts), ("terminal_response", 1), "{r:?}");
     }
 }
 
@@ -149,16 +146,12 @@ fn retry_after_garbage_and_huge_values_never_break_an_event() {
     let url2 = hostile(|c| {
         let _ = c.write_all(b"HTTP/1.1 503 Busy\r\nRetry-After: 99999999999999999999\r\nContent-Length: 0\r\n\r\n");
     });
-    let (a, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(1000), Vec::new(), events(2, "ra1", &url));
-    let (b, _) = dispatch_with(local_config(), BudgetStore::local(), &doc(1000), Vec::new(), events(2, "ra2", &url2));
+    let (a, _) = dispatch_with(local_config(), &doc(1000), events(2, "ra1", &url));
+    let (b, _) = dispatch_with(local_config(), &doc(1000), events(2, "ra2", &url2));
     for r in &a {
-        assert_eq!(r.stop_reason, Some(StopReason::MaxAttemptsExhausted), "unusable header ignored: {r:?}");
+        assert_eq!(r.reason, "max_attempts_exhausted", "unusable header ignored: {r:?}");
     }
     for r in &b {
-        assert_eq!(
-            (r.stop_reason, r.attempts),
-            (Some(StopReason::RetryWindowElapsed), 1),
-            "a far-future retry stops: {r:?}"
-        );
+        assert_eq!((r.reason.as_str(), r.attempts), ("retry_window_elapsed", 1), "a far-future retry stops: {r:?}");
     }
 }

@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use retry_policy_core::{BudgetCounts, Reservation, StopReason, StoreOp, StoreRequest};
 use retry_policy_host::ArtifactInfo;
 
 use super::*;
@@ -180,19 +179,26 @@ fn the_transport_errors_family_has_every_kind_of_fleet_transport_kinds_json() {
 }
 
 #[test]
-fn stops_attempts_and_transport_errors_count_under_their_labels() {
+fn the_engines_count_actions_move_counters_under_their_labels_and_nothing_else_makes_a_series() {
     let m = Metrics::default();
-    m.stopped(StopReason::RetryBudgetExhausted, false);
-    m.stopped(StopReason::RetryBudgetExhausted, false);
-    m.stopped(StopReason::Delivered, false);
-    m.stopped(StopReason::TerminalResponse, true);
-    m.attempted(true);
-    m.attempted(false);
-    m.attempted(false);
-    m.transport_failure("destination_refused");
-    m.transport_failure("read_timeout");
-    m.transport_failure("credentials_unavailable");
-    m.transport_failure("not_a_kind");
+    let stop = Some(("stop_reason", "retry_budget_exhausted"));
+    m.count("webhook_deadletter_total", stop, 2).unwrap();
+    m.count("webhook_delivered_total", None, 1).unwrap();
+    m.count("webhook_endpoint_disable_signals_total", None, 1).unwrap();
+    m.count("webhook_attempts_total", Some(("kind", "first")), 1).unwrap();
+    m.count("webhook_attempts_total", Some(("kind", "retry")), 2).unwrap();
+    for kind in ["destination_refused", "read_timeout", "credentials_unavailable"] {
+        m.count("webhook_transport_errors_total", Some(("kind", kind)), 1).unwrap();
+    }
+    m.count("webhook_holds_total", Some(("reason", "circuit_open")), 3).unwrap();
+    m.count("webhook_probe_calls_total", Some(("granted", "error")), 1).unwrap();
+    m.gauge("webhook_held_events", 4).unwrap();
+    assert!(m.count("webhook_transport_errors_total", Some(("kind", "not_a_kind")), 1).is_err());
+    assert!(m.count("webhook_deadletter_total", Some(("stop_reason", "delivered")), 1).is_err());
+    assert!(m.count("webhook_delivered_total", Some(("kind", "first")), 1).is_err(), "no label on a plain counter");
+    assert!(m.count("webhook_attempts_total", None, 1).is_err(), "a labelled counter needs its label");
+    assert!(m.count("webhook_nonsense_total", None, 1).is_err());
+    assert!(m.gauge("webhook_in_flight", 1).is_err(), "the host's own gauge is not the engine's");
     let text = m.render();
     for want in [
         "webhook_deadletter_total{stop_reason=\"retry_budget_exhausted\"} 2\n",
@@ -204,12 +210,15 @@ fn stops_attempts_and_transport_errors_count_under_their_labels() {
         "webhook_transport_errors_total{kind=\"destination_refused\"} 1\n",
         "webhook_transport_errors_total{kind=\"read_timeout\"} 1\n",
         "webhook_transport_errors_total{kind=\"credentials_unavailable\"} 1\n",
+        "webhook_holds_total{reason=\"circuit_open\"} 3\n",
+        "webhook_probe_calls_total{granted=\"error\"} 1\n",
+        "webhook_held_events 4\n",
     ] {
         assert!(text.contains(want), "{want}{text}");
     }
     assert!(!text.contains("stop_reason=\"delivered\""), "delivered is not a dead letter");
     assert!(!text.contains("not_a_kind"), "not a transport kind: no series");
-    assert_eq!((m.first_attempts(), m.retries(), m.destinations_refused()), (1, 2, 1));
+    assert_eq!(m.counter("webhook_attempts_total", Some(("kind", "retry"))), 2);
 }
 
 #[test]
@@ -230,19 +239,13 @@ fn a_delivery_is_in_flight_while_it_runs_and_timed_unless_nothing_was_sent() {
 }
 
 #[test]
-fn every_store_call_is_timed_and_a_refused_reservation_is_a_budget_refusal() {
+fn every_store_call_is_timed() {
     let m = Metrics::default();
-    let request = |op| StoreRequest { op, endpoint_id: "ep".into(), window_ms: 1000, bucket: 1 };
-    let answer = |reserved| move || Ok(Reservation { reserved, counts: BudgetCounts::default() });
-    m.budget_store_call(&request(StoreOp::Reserve), answer(false)).unwrap();
-    m.budget_store_call(&request(StoreOp::RecordReserve), answer(false)).unwrap();
-    m.budget_store_call(&request(StoreOp::Reserve), answer(true)).unwrap();
-    m.budget_store_call(&request(StoreOp::Record), answer(false)).unwrap();
-    m.budget_store_call(&request(StoreOp::Reserve), || Err("timeout".into())).unwrap_err();
-    assert_eq!(m.budget_refusals(), 2, "record is never a refusal; an error is not a verdict");
+    for ms in [1, 2, 300] {
+        m.store_duration(std::time::Duration::from_millis(ms));
+    }
     let text = m.render();
-    assert!(text.contains("webhook_budget_store_duration_seconds_count 5\n"), "{text}");
-    assert!(text.contains("webhook_budget_refusals_total 2\n"), "{text}");
+    assert!(text.contains("webhook_budget_store_duration_seconds_count 3\n"), "{text}");
 }
 
 #[test]

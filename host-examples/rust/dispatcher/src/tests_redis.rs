@@ -7,18 +7,17 @@
 
 use std::time::{Duration, Instant};
 
-use retry_policy_core::{Budget, StoreOp, StoreRequest};
-
 use crate::redis_error::RedisError;
 use crate::redis_store::RedisStore;
 use crate::tests_redis_server::{free_port, make_certs, temp_dir, RedisServer};
 use crate::tls::{TrustConfig, TrustRoots};
 
 const KEY: &str = "rb:{e6570}:10000";
-const BUDGET: Budget = Budget { ratio: 0.5, window_ms: 10_000, min_sample: 5, sliding: true };
 
-fn record(now_ms: u64) -> StoreRequest {
-    StoreRequest { op: StoreOp::Record, endpoint_id: "ep".into(), window_ms: 10_000, bucket: now_ms / 10_000 }
+/// A format-2 `record`'s eight arguments (docs/contract.md, the engine's encoding).
+pub(crate) fn record(now_ms: u64) -> Vec<String> {
+    let bucket = (now_ms / 10_000).to_string();
+    ["record", &bucket, "10000", &now_ms.to_string(), "0.5", "5", "1", "1"].map(String::from).to_vec()
 }
 
 fn now_ms() -> u64 {
@@ -26,7 +25,7 @@ fn now_ms() -> u64 {
 }
 
 fn store(url: &str, trust: &TrustRoots) -> RedisStore {
-    RedisStore::new(url, Duration::from_millis(1000), true, trust).expect("a valid URL")
+    RedisStore::new(url, Duration::from_millis(1000), trust).expect("a valid URL")
 }
 
 /// Attempts Redis counted in the key's hash (all buckets).
@@ -58,11 +57,11 @@ fn each_call_is_one_script_command_and_after_script_flush_one_eval_reloads_it() 
     let s = store(&format!("redis://127.0.0.1:{}/0", server.port), &TrustRoots::only(vec![]));
     let now = now_ms();
     for i in 0..3 {
-        s.call(KEY, &record(now), &BUDGET, now + i).expect("a healthy Redis answers");
+        s.call_ints(KEY, &record(now + i)).expect("a healthy Redis answers");
     }
     assert_eq!(script_commands(&mut admin), (1, 2), "EVAL once, then EVALSHA");
     let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut admin).expect("SCRIPT FLUSH");
-    s.call(KEY, &record(now), &BUDGET, now + 3).expect("NOSCRIPT is answered by one EVAL");
+    s.call_ints(KEY, &record(now + 3)).expect("NOSCRIPT is answered by one EVAL");
     assert_eq!(script_commands(&mut admin), (2, 3), "the NOSCRIPT retry is one EVAL");
     assert_eq!(counted(&mut admin), 4, "four calls, four attempts counted, none twice");
     assert_eq!(s.commands(), 5);
@@ -78,9 +77,9 @@ fn an_acl_user_is_used_and_a_wrong_password_fails_closed() {
     let now = now_ms();
     let port = server.port;
     let ok = store(&format!("redis://fleet:secret@127.0.0.1:{port}/0"), &TrustRoots::only(vec![]));
-    ok.call(KEY, &record(now), &BUDGET, now).expect("the ACL user is authenticated");
+    ok.call_ints(KEY, &record(now)).expect("the ACL user is authenticated");
     for bad in [format!("redis://fleet:wrong@127.0.0.1:{port}/0"), format!("redis://:secret@127.0.0.1:{port}/0")] {
-        let e = store(&bad, &TrustRoots::only(vec![])).call(KEY, &record(now), &BUDGET, now).unwrap_err();
+        let e = store(&bad, &TrustRoots::only(vec![])).call_ints(KEY, &record(now)).unwrap_err();
         assert!(matches!(e, RedisError::Server(_)), "{e:?}");
         assert!(!e.to_string().contains("secret") && !e.to_string().contains("wrong"), "{e}");
     }
@@ -116,10 +115,10 @@ fn rediss_works_with_the_ca_file_and_fails_closed_without_it() {
     let now = now_ms();
     let trusted = TrustRoots::load(&TrustConfig { ca_file: Some(ca) }).expect("the CA file loads");
     assert!(trusted.extra() > 0);
-    store(&url, &trusted).call(KEY, &record(now), &BUDGET, now).expect("verified against the CA file");
-    let e = store(&url, &TrustRoots::default()).call(KEY, &record(now), &BUDGET, now).unwrap_err();
+    store(&url, &trusted).call_ints(KEY, &record(now)).expect("verified against the CA file");
+    let e = store(&url, &TrustRoots::default()).call_ints(KEY, &record(now)).unwrap_err();
     assert!(matches!(e, RedisError::Io(_)), "the platform's roots alone do not trust it: {e:?}");
-    let e = store(&format!("redis://127.0.0.1:{}/0", server.port), &trusted).call(KEY, &record(now), &BUDGET, now);
+    let e = store(&format!("redis://127.0.0.1:{}/0", server.port), &trusted).call_ints(KEY, &record(now));
     assert!(e.is_err(), "plain TCP to a TLS port fails closed");
 }
 
@@ -128,23 +127,23 @@ fn a_hung_redis_fails_the_call_within_the_timeout_and_the_command_is_never_sent_
     let Some(server) = RedisServer::start("hung", &[], None) else { return };
     let mut admin = server.admin();
     let timeout = Duration::from_millis(200);
-    let s = RedisStore::new(&format!("redis://127.0.0.1:{}/0", server.port), timeout, true, &TrustRoots::only(vec![]))
-        .unwrap();
+    let s =
+        RedisStore::new(&format!("redis://127.0.0.1:{}/0", server.port), timeout, &TrustRoots::only(vec![])).unwrap();
     let now = now_ms();
-    s.call(KEY, &record(now), &BUDGET, now).expect("healthy first");
+    s.call_ints(KEY, &record(now)).expect("healthy first");
     server.pause(true);
     let t = Instant::now();
-    let e = s.call(KEY, &record(now), &BUDGET, now).unwrap_err();
+    let e = s.call_ints(KEY, &record(now)).unwrap_err();
     let hung_ms = t.elapsed().as_millis();
     let t = Instant::now();
-    assert!(s.call(KEY, &record(now), &BUDGET, now).is_err(), "a new connection to a hung Redis fails too");
+    assert!(s.call_ints(KEY, &record(now)).is_err(), "a new connection to a hung Redis fails too");
     let second_ms = t.elapsed().as_millis();
     server.pause(false);
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(e, RedisError::Timeout);
     assert!(hung_ms < 600 && second_ms < 600, "calls took {hung_ms} ms and {second_ms} ms (timeout 200 ms)");
     let later = now_ms();
-    s.call(KEY, &record(later), &BUDGET, later).expect("recovers when Redis wakes");
+    s.call_ints(KEY, &record(later)).expect("recovers when Redis wakes");
     // The timed-out EVALSHA ran when Redis woke (it was sent once); the
     // second call never got a connection, so it sent nothing.
     assert_eq!(counted(&mut admin), 3, "first + the one sent while hung + after");

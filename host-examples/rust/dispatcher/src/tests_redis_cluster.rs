@@ -6,14 +6,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use retry_policy_core::{Budget, StoreOp, StoreRequest};
-
 use crate::redis_store::RedisStore;
 use crate::tests_redis::script_commands;
 use crate::tests_redis_server::RedisServer;
 use crate::tls::TrustRoots;
-
-const BUDGET: Budget = Budget { ratio: 0.5, window_ms: 10_000, min_sample: 5, sliding: true };
 
 /// A free port below 30000 whose cluster bus port (+10000) is free too.
 fn free_cluster_port() -> u16 {
@@ -87,27 +83,25 @@ fn a_cluster_call_follows_ask_and_moved_and_runs_the_script_once_where_the_slot_
     let store = RedisStore::cluster(
         &format!("redis://127.0.0.1:{}/0", a.port),
         Duration::from_secs(2),
-        true,
         &TrustRoots::only(vec![]),
     )
     .unwrap();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
-    let request =
-        StoreRequest { op: StoreOp::Record, endpoint_id: "ep".into(), window_ms: 10_000, bucket: now / 10_000 };
+    let request = crate::tests_redis::record(now);
     // Load the script and open the pooled cluster connection (map: all on A).
-    store.call("rb:{e6570}:10000", &request, &BUDGET, now).expect("a healthy cluster answers");
+    store.call_ints("rb:{e6570}:10000", &request).expect("a healthy cluster answers");
 
     // Migrating: A has no such key, so it answers ASK; B imports the slot.
     let _: () = q(&mut cb, &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &id_a]);
     let _: () = q(&mut ca, &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &id_b]);
-    store.call(key, &request, &BUDGET, now).expect("ASK followed");
+    store.call_ints(key, &request).expect("ASK followed");
     assert_eq!((attempts(&mut ca, key), attempts(&mut cb, key)), (0, 1), "the script ran on the importing node");
 
     // Migrated: A answers MOVED to the client's stale map.
     for c in [&mut ca, &mut cb] {
         let _: () = q(c, &["CLUSTER", "SETSLOT", &slot, "NODE", &id_b]);
     }
-    store.call(key, &request, &BUDGET, now).expect("MOVED followed");
+    store.call_ints(key, &request).expect("MOVED followed");
     assert_eq!((attempts(&mut ca, key), attempts(&mut cb, key)), (0, 2), "counted once more, on B");
     // Script commands B received: after ASK an EVALSHA (NOSCRIPT there),
     // the one EVAL that loaded it, and after MOVED one EVALSHA.

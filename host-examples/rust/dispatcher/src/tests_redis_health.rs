@@ -1,8 +1,9 @@
 //! The Redis store's health calls against a real `redis-server` on
 //! loopback (as the other Redis tests): 18 arguments, the 11-integer reply
-//! as a `call-reply`, one script command per call, and the same answers as
-//! the in-memory store's `apply-call` over a sequence that opens the
-//! circuit, refuses and grants probes, and closes it.
+//! read by the engine's reader as a `call-reply`, one script command per
+//! call, and the same answers as the component's `apply-call` (what the
+//! engine's in-memory store runs) over a sequence that opens the circuit,
+//! refuses and grants probes, and closes it.
 
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use retry_policy_core::compiled::{CallOp, HealthCall, StoreCall};
 use retry_policy_core::health::{Circuit, Health, HealthOutcome};
 use retry_policy_core::{Backoff, Budget, Jitter, Policy};
 
-use crate::local_store::LocalStore;
+use retry_policy_core::engine::{call_argv, parse_reply};
+use retry_policy_core::health::HeldHealth;
+
 use crate::redis_store::RedisStore;
 use crate::tests_redis::script_commands;
 use crate::tests_redis_server::RedisServer;
@@ -34,9 +37,19 @@ fn policy() -> (Policy, Health) {
 fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_reply_as_apply_call_does() {
     let Some(server) = RedisServer::start("health", &[], None) else { return };
     let url = format!("redis://127.0.0.1:{}/0", server.port);
-    let redis = RedisStore::new(&url, Duration::from_millis(2000), false, &TrustRoots::only(vec![])).unwrap();
-    let local = LocalStore::new();
-    let mut inst = crate::shared::instance(&crate::tests::engine()).unwrap();
+    let redis = RedisStore::new(&url, Duration::from_millis(2000), &TrustRoots::only(vec![])).unwrap();
+    let engine = retry_policy_host::PolicyEngine::load(retry_policy_host::ArtifactRef::Default, None).unwrap();
+    let mut inst = engine.instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
+    let mut held = HeldHealth::default();
+    let mut local = |inst: &mut retry_policy_host::PolicyInstance, c: &StoreCall, now: u64| {
+        let (reply, next) = inst.apply_call(c, now, &held).unwrap();
+        held = next;
+        reply
+    };
+    let call_redis = |c: &StoreCall, now: u64| {
+        let ints = redis.call_ints(&c.key, &call_argv(c, now, false))?;
+        parse_reply(c, &ints).map_err(|e| crate::redis_error::RedisError::Protocol(e.to_string()))
+    };
     let (p, h) = policy();
     let compiled = inst.compile(&p, Some(&h)).unwrap();
     let t0 = 1_796_180_000_000u64;
@@ -62,17 +75,17 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
     let before = script_commands(&mut admin);
     let mut granted = Vec::new();
     for (i, (now, c)) in steps.iter().enumerate() {
-        assert_eq!(crate::redis_call::call_argv(c, *now, false).len(), 18);
-        let got = redis.call_whole(c, *now).unwrap_or_else(|e| panic!("step {i}: {e}"));
-        let want = local.call_whole(&mut inst, c, *now).unwrap();
+        assert_eq!(call_argv(c, *now, false).len(), 18);
+        let got = call_redis(c, *now).unwrap_or_else(|e| panic!("step {i}: {e}"));
+        let want = local(&mut inst, c, *now);
         assert_eq!(got, want, "step {i} ({:?})", c.op);
         granted.push(got.granted);
     }
     let after = script_commands(&mut admin);
     assert_eq!((after.0 + after.1) - (before.0 + before.1), steps.len() as u64, "one script command per call");
     assert_eq!(&granted[3..6], [Some(false), Some(true), Some(false)]);
-    let closed = redis.call_whole(&steps[7].1, t0 + 1_500).unwrap().view.unwrap();
+    let closed = call_redis(&steps[7].1, t0 + 1_500).unwrap().view.unwrap();
     assert_eq!((closed.opened_at_ms, closed.closed_at_ms), (0, t0 + 1_300), "the probe's success closed the circuit");
-    let opened = local.call_whole(&mut inst, &steps[0].1, t0 + 1_600).unwrap().view.unwrap();
+    let opened = local(&mut inst, &steps[0].1, t0 + 1_600).view.unwrap();
     assert_eq!(opened.paused_until_ms, t0 + 5_000, "the pause stays");
 }

@@ -13,13 +13,11 @@ use std::thread;
 use std::time::Duration;
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
-use retry_policy_core::StopReason;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::http_client::{ClientConfig, Delivery, HttpClient};
 use crate::tests::{dispatch_with, doc, events, local_config};
 use crate::tls::{TrustConfig, TrustRoots};
-use crate::BudgetStore;
 
 pub(crate) struct Pki {
     pub(crate) ca_pem: String,
@@ -181,15 +179,13 @@ fn a_handshake_cut_by_the_server_is_a_retryable_connect_error() {
 fn an_event_to_an_untrusted_https_target_is_dead_lettered_terminal_after_one_attempt() {
     let p = pki();
     let (url, received) = https_server(p.loopback);
-    let (records, metrics) =
-        dispatch_with(local_config(), BudgetStore::local(), &doc(1000), vec![], events(2, "tls", &url));
+    let (records, metrics) = dispatch_with(local_config(), &doc(1000), events(2, "tls", &url));
     assert_eq!(records.len(), 2);
     for r in &records {
-        assert_eq!(r.stop_reason, Some(StopReason::TerminalResponse), "{r:?}");
-        assert_eq!(r.attempts, 1);
-        assert_eq!(r.last_outcome, "tls_certificate");
+        assert_eq!((r.reason.as_str(), r.attempts), ("terminal_response", 1), "{r:?}");
     }
-    assert_eq!(metrics.retries(), 0);
+    assert_eq!(metrics.counter("webhook_transport_errors_total", Some(("kind", "tls_certificate"))), 2);
+    assert_eq!(metrics.counter("webhook_attempts_total", Some(("kind", "retry"))), 0);
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }
 

@@ -8,13 +8,10 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use retry_policy_core::StopReason;
-
 use crate::http_client::{ClientConfig, Delivery, HttpClient, SendEdge};
 use crate::tests::{dispatch_with, events, local_config};
 use crate::tests_tls::{pki, slow_https_server};
 use crate::tls::TrustRoots;
-use crate::BudgetStore;
 
 fn client(ca: &crate::tests_tls::Pki) -> HttpClient {
     let trust = TrustRoots::only(vec![ca.ca_der.clone()]);
@@ -22,14 +19,14 @@ fn client(ca: &crate::tests_tls::Pki) -> HttpClient {
 }
 
 fn edge_in(ms: u64) -> SendEdge {
-    SendEdge { deadline_ms: crate::shared::now_ms() + ms, clock_offset_ms: 0 }
+    SendEdge { deadline_ms: crate::clock::now_ms() + ms, clock_offset_ms: 0 }
 }
 
 #[test]
 fn an_edge_already_passed_sends_nothing() {
     let p = pki();
     let (url, received) = slow_https_server(p.loopback.clone(), Duration::ZERO);
-    let past = SendEdge { deadline_ms: crate::shared::now_ms().saturating_sub(1), clock_offset_ms: 0 };
+    let past = SendEdge { deadline_ms: crate::clock::now_ms().saturating_sub(1), clock_offset_ms: 0 };
     assert_eq!(client(&p).post_before(&url, &[], b"{}", Some(past)), Delivery::NotSent);
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }
@@ -54,13 +51,15 @@ fn an_event_whose_window_ends_before_its_request_is_written_stops_retry_window_e
         "budget":{"ratio":0.1,"window_ms":10000,"min_sample":1000,"sliding":true}}}}"#;
     let mut config = local_config();
     config.client.trust = TrustRoots::only(vec![p.ca_der.clone()]);
-    let (records, metrics) = dispatch_with(config, BudgetStore::local(), doc, vec![], events(2, "edge", &url));
+    let (records, metrics) = dispatch_with(config, doc, events(2, "edge", &url));
     assert_eq!(records.len(), 2);
     for r in &records {
-        assert_eq!(r.stop_reason, Some(StopReason::RetryWindowElapsed), "{r:?}");
-        assert_eq!(r.attempts, 0, "the unsent attempt is not counted");
-        assert_eq!(r.dead_letter.as_ref().map(|d| d.stop_reason), Some(StopReason::RetryWindowElapsed));
+        assert_eq!(
+            (r.reason.as_str(), r.attempts),
+            ("retry_window_elapsed", 0),
+            "the unsent attempt is not counted: {r:?}"
+        );
     }
-    assert_eq!(metrics.first_attempts(), 0);
+    assert_eq!(metrics.counter("webhook_attempts_total", Some(("kind", "first"))), 0);
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }

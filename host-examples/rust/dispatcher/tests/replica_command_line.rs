@@ -63,3 +63,37 @@ fn the_artifact_s_load_line_names_the_version_of_the_policy_document_it_runs() {
     assert!(line.contains(" document_version=command-line-test "), "{line}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `retry-policy-dispatcher replay` on `dir`'s policy and `journal`: its one JSON line.
+fn replay(dir: &Path, journal: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_retry-policy-dispatcher"))
+        .args(["replay", "--store", journal.to_str().unwrap(), "--policy", dir.join("policy.json").to_str().unwrap()])
+        .env_remove("RETRY_POLICY_ARTIFACT")
+        .env_remove("RETRY_POLICY_ARTIFACT_SHA256")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn replayed_dead_letters_are_sent_by_the_next_run_from_their_first_attempt_and_never_replayed_twice() {
+    let gone = Server::start("127.0.0.1:0", |_: &Request| Response::text(410, "")).expect("a loopback receiver");
+    let ok = Server::start("127.0.0.1:0", |_: &Request| Response::text(200, "")).expect("a loopback receiver");
+    let dir = scratch("replay");
+    let journal = dir.join("journal.jsonl");
+    let store = ["--store", journal.to_str().unwrap()];
+    let (first, _) = replica(&dir, &gone.url("/hook"), 3, &store);
+    assert_eq!(first["stop_reasons"]["terminal_response"], 3, "{first}");
+    let r = replay(&dir, &journal);
+    assert_eq!((r["replayed"].as_u64(), r["already_replayed"].as_u64()), (Some(3), Some(0)), "{r}");
+    assert!(r["ids"].as_array().unwrap().iter().all(|id| id.as_str().unwrap().ends_with("~r1")), "{r}");
+    let again = replay(&dir, &journal);
+    assert_eq!((again["replayed"].as_u64(), again["already_replayed"].as_u64()), (Some(0), Some(3)), "{again}");
+    // The replays keep their dead letters' target (410 again): each makes
+    // its attempt 1 in this run, none was spent by the replay command.
+    let (next, _) = replica(&dir, &ok.url("/hook"), 0, &store);
+    let counts = (next["events"].as_u64(), next["first_attempts"].as_u64(), next["retries"].as_u64());
+    assert_eq!(counts, (Some(3), Some(3), Some(0)), "{next}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -6,17 +6,19 @@
 //! budget trips, while the healthy endpoint keeps delivering. Ends with the
 //! `/metrics` lines, fetched over HTTP.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
+use retry_policy_dispatcher::artifact_reload::live;
 use retry_policy_dispatcher::drain::Signals;
+use retry_policy_dispatcher::driver::{self, NewEvent, Run, Stop, Tally};
 use retry_policy_dispatcher::endpoints::Endpoint;
-use retry_policy_dispatcher::report::{endpoint_table, stop_reason_counts};
-use retry_policy_dispatcher::{Dispatcher, EventRecord, EventStore, Metrics, NewEvent};
+use retry_policy_dispatcher::Metrics;
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
 const ENDPOINTS: [&str; 3] = ["healthy", "broken", "gone"];
@@ -29,15 +31,58 @@ fn mix(i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn short(r: StopReason) -> &'static str {
+fn short(r: &str) -> &'static str {
     match r {
-        StopReason::Delivered => "D",
-        StopReason::TerminalResponse => "T",
-        StopReason::MaxAttemptsExhausted => "M",
-        StopReason::RetryWindowElapsed => "W",
-        StopReason::RetryBudgetExhausted => "B",
-        StopReason::BudgetUnavailable => "U",
+        "delivered" => "D",
+        "terminal_response" => "T",
+        "max_attempts_exhausted" => "M",
+        "retry_window_elapsed" => "W",
+        "retry_budget_exhausted" => "B",
+        "budget_unavailable" => "U",
+        _ => "?",
     }
+}
+
+/// Events of `endpoint` per stop reason (every reason, zeros included) and those not stopped yet.
+fn counts(t: &Tally, endpoint: &str) -> (BTreeMap<&'static str, u64>, u64) {
+    let mut c: BTreeMap<&'static str, u64> = StopReason::ALL.iter().map(|r| (r.as_str(), 0)).collect();
+    let mut stopped = 0;
+    for s in t.stop_log.iter().filter(|s| s.endpoint_id == endpoint) {
+        if let Some(n) = StopReason::ALL.iter().find(|r| r.as_str() == s.reason).and_then(|r| c.get_mut(r.as_str())) {
+            *n += 1;
+        }
+        stopped += 1;
+    }
+    (c, t.admitted_by_endpoint.get(endpoint).copied().unwrap_or(0).saturating_sub(stopped))
+}
+
+const COLUMNS: [(&str, &str); 6] = [
+    ("delivered", "delivered"),
+    ("terminal_response", "terminal"),
+    ("max_attempts_exhausted", "max_attempts"),
+    ("retry_budget_exhausted", "budget_exh"),
+    ("retry_window_elapsed", "window"),
+    ("budget_unavailable", "budget_unav"),
+];
+
+/// One row per endpoint, one column per stop reason, then attempts made and events pending.
+fn endpoint_table(t: &Tally) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "{:<10} {:>7}", "endpoint", "events");
+    for (_, c) in COLUMNS {
+        let _ = write!(out, " {c:>12}");
+    }
+    let _ = writeln!(out, " {:>9} {:>8}", "attempts", "pending");
+    for ep in ENDPOINTS {
+        let (c, pending) = counts(t, ep);
+        let attempts: u64 = t.stop_log.iter().filter(|s| s.endpoint_id == ep).map(|s| s.attempts).sum();
+        let _ = write!(out, "{:<10} {:>7}", ep, t.admitted_by_endpoint.get(ep).copied().unwrap_or(0));
+        for (r, _) in COLUMNS {
+            let _ = write!(out, " {:>12}", c[r]);
+        }
+        let _ = writeln!(out, " {attempts:>9} {pending:>8}");
+    }
+    out
 }
 
 fn http_get(url: &str) -> Result<String, String> {
@@ -45,10 +90,10 @@ fn http_get(url: &str) -> Result<String, String> {
     resp.into_body().read_to_string().map_err(|e| format!("GET {url}: {e}"))
 }
 
-fn progress_line(t_s: u64, records: &[EventRecord]) -> String {
+fn progress_line(t_s: u64, t: &Tally) -> String {
     let mut line = format!("t={t_s:>2}s ");
     for ep in ENDPOINTS {
-        let (c, pending) = stop_reason_counts(records.iter().filter(|r| r.endpoint_id == ep));
+        let (c, pending) = counts(t, ep);
         line += &match ep {
             "healthy" => format!("| healthy delivered {:>5} ", c["delivered"]),
             "broken" => format!(
@@ -89,17 +134,17 @@ pub fn run(f: &Flags) -> Result<(), String> {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => DEMO_POLICY.to_string(),
     };
-    let (mut config, budget) = super::replica::common(f)?;
+    let (mut config, redis) = super::replica::common(f)?;
     config.rate_per_s = None; // every event has its own start instant
-    config.cap_events_in_progress = false; // events waiting for a retry hold no worker
+    config.cap_in_progress = false; // events waiting for a retry hold nothing
+    config.record_stops = true;
+    config.drain = Duration::from_secs(2);
     let engine = super::replica::load_artifact(f)?;
-    let store = match f.str("store") {
-        Some(p) => {
-            let mut hasher = retry_policy_dispatcher::journal_read::ComponentHasher::new(&engine)?;
-            EventStore::with_journal(Path::new(p), &mut hasher)?
-        }
-        None => EventStore::in_memory(),
-    };
+    let classes = ["notification", "presence", "provisioning", "ledger"];
+    let metrics = Arc::new(Metrics::default());
+    super::replica::check_document(&engine, &document, &classes, &metrics)?;
+    let (journal, store_bytes, resume_bytes) = super::replica::journals(f, retry_policy_dispatcher::clock::now_ms())?;
+    let store_name = if redis.is_some() { "redis" } else { "in-memory" };
 
     let statuses = [200, 503, 410];
     let mut eps = Vec::new();
@@ -107,13 +152,11 @@ pub fn run(f: &Flags) -> Result<(), String> {
         eps.push(Endpoint::start("127.0.0.1:0", status, false).map_err(|e| format!("endpoint {name}: {e}"))?);
     }
     let urls: Vec<String> = eps.iter().map(Endpoint::url).collect();
-    let metrics = Arc::new(Metrics::default());
     let metrics_server = metrics.serve(&metrics_bind).map_err(|e| format!("--metrics-addr {metrics_bind}: {e}"))?;
 
     println!(
         "== storm demo: {events} events, {quiet_rate}/s for {quiet_s} s then {rate}/s; {} workers; budget store: {}",
-        config.concurrency,
-        budget.name()
+        config.concurrency, store_name
     );
     for (name, (url, status)) in ENDPOINTS.iter().zip(urls.iter().zip(statuses)) {
         println!("   endpoint {name:<8} {url}  (answers {status})");
@@ -149,67 +192,50 @@ pub fn run(f: &Flags) -> Result<(), String> {
         }
     });
     let started = Instant::now();
-    let classes = ["notification", "presence", "provisioning", "ledger"];
     // Ctrl-C (SIGINT) or SIGTERM: drain for up to 2 s, then the tables of what ran.
     let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
-    let mut d = Dispatcher::start(
-        engine,
-        &document,
-        &classes,
-        budget,
-        store,
-        metrics.clone(),
+    let t = driver::run(Run {
+        artifact: Arc::new(live(engine, false, Vec::new())),
+        document,
+        redis,
+        journal,
+        store_bytes,
+        resume_bytes,
+        metrics: metrics.clone(),
         config,
-        Vec::new(),
-        Box::new(source),
-    )?;
-    super::replica::log_loaded(&d);
-    let mut second = 1;
-    let d = loop {
-        // Print a progress line every second until the dispatcher is done.
-        thread::sleep(Duration::from_millis(100));
-        if started.elapsed() >= Duration::from_secs(second) {
-            println!("{}", progress_line(second, &d.store().all()));
-            second += 1;
-        }
-        if d.is_idle() {
-            break d.wait();
-        }
-        if signals.received() {
-            let abandoned = d.drain(Duration::from_secs(2));
-            println!("\n(drained on a signal: {abandoned} attempt(s) abandoned; unfinished events are pending)");
-            break d;
-        }
-    };
-    let elapsed = started.elapsed();
-    let records = d.store().all();
-    println!("\n== stop reasons per endpoint (after {:.1} s)", elapsed.as_secs_f64());
-    print!("{}", endpoint_table(&records, &ENDPOINTS));
+        source: Box::new(source),
+        signals,
+        watch: None,
+        watch_policy: None,
+        needed: Vec::new(),
+        progress: Some(Box::new(|second, t| println!("{}", progress_line(second, t)))),
+    })?;
+    if t.drained {
+        println!("\n(drained on a signal: unfinished events are pending)");
+    }
+    println!("\n== stop reasons per endpoint (after {:.1} s)", started.elapsed().as_secs_f64());
+    print!("{}", endpoint_table(&t));
 
-    let mut broken: Vec<&EventRecord> =
-        records.iter().filter(|r| r.endpoint_id == "broken" && r.stop_reason.is_some()).collect();
-    broken.sort_by_key(|r| (r.finished_at_ms, r.event_id.clone()));
-    let seq: String = broken.iter().take(60).filter_map(|r| r.stop_reason.map(short)).collect::<Vec<_>>().join("");
+    let broken: Vec<&Stop> = t.stop_log.iter().filter(|s| s.endpoint_id == "broken").collect();
+    let seq: String = broken.iter().take(60).map(|s| short(&s.reason)).collect::<Vec<_>>().join("");
     println!("\n== the flip: the broken endpoint's first 60 dead letters, in the order they stopped");
     println!("   {seq}");
     println!(
         "   (M = max_attempts_exhausted, B = retry_budget_exhausted, W = retry_window_elapsed, U = budget_unavailable)"
     );
-    let first_b = broken.iter().position(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted));
-    let m_before = broken
-        .iter()
-        .take(first_b.unwrap_or(broken.len()))
-        .filter(|r| r.stop_reason == Some(StopReason::MaxAttemptsExhausted))
-        .count();
-    println!("   {m_before} max_attempts_exhausted before the budget tripped; then {} of the remaining {} stopped by the budget",
-        broken.iter().skip(first_b.unwrap_or(broken.len())).filter(|r| r.stop_reason == Some(StopReason::RetryBudgetExhausted)).count(),
-        broken.len() - first_b.unwrap_or(broken.len()));
-    let m = d.metrics();
+    let is = |s: &&&Stop, r: StopReason| s.reason == r.as_str();
+    let first_b = broken.iter().position(|s| is(&s, StopReason::RetryBudgetExhausted)).unwrap_or(broken.len());
+    let m_before = broken.iter().take(first_b).filter(|s| is(s, StopReason::MaxAttemptsExhausted)).count();
+    let b_after = broken.iter().skip(first_b).filter(|s| is(s, StopReason::RetryBudgetExhausted)).count();
+    println!(
+        "   {m_before} max_attempts_exhausted before the budget tripped; then {b_after} of the remaining {} stopped by the budget",
+        broken.len() - first_b
+    );
     println!(
         "   attempts: {} first, {} retries (retry share {:.1}% across all endpoints)",
-        m.first_attempts(),
-        m.retries(),
-        100.0 * m.retries() as f64 / (m.first_attempts() + m.retries()).max(1) as f64
+        t.first_attempts,
+        t.retries,
+        100.0 * t.retries as f64 / (t.first_attempts + t.retries).max(1) as f64
     );
     for (name, ep) in ENDPOINTS.iter().zip(&eps) {
         println!(

@@ -1,54 +1,96 @@
 //! `retry-policy-dispatcher replay`: replay dead letters of a journal as new
-//! events (docs/health-dispatch.md section 4). Opens `--store FILE` as its
-//! one writer (the lock), admits each chosen dead letter under `--policy`'s
-//! current document, writes the replays and exits; the next run
-//! (`replica --store FILE`, or `--resume`) sends them, paced. Prints one
-//! JSON line: `{"replayed", "already_replayed", "skipped_no_class", "ids"}`.
-//! Exit 0; 2 on bad flags, an unreadable policy or a journal error.
+//! events (docs/health-dispatch.md section 4, docs/engine.md section 9).
+//! Opens `--store FILE` as its one writer (the lock), resumes it into an
+//! engine on `--policy`'s document, feeds the engine's `replay` input, and
+//! appends the lines the engine writes for it (each replay's record first,
+//! then the dead letter's with `replayed_as`); the attempts are the next
+//! run's (`replica --store FILE`, or `--resume`): the engine runs with
+//! `dispatch` off (it resumes, replays and journals, never sends). Prints the
+//! `replayed` action as one JSON line: `{"replayed", "already_replayed",
+//! "skipped_no_class", "ids"}`. Exit 0; 2 on bad flags, an unreadable
+//! policy or a journal error.
 
 use std::path::Path;
 
 use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
-use retry_policy_dispatcher::artifact_reload::with_document_version;
-use retry_policy_dispatcher::journal_read::ComponentHasher;
-use retry_policy_dispatcher::replay::{replay, ReplayFilter, DEFAULT_LIMIT};
-use retry_policy_dispatcher::EventStore;
-use retry_policy_host::Policies;
+use retry_policy_dispatcher::journal_file::JournalFile;
+use retry_policy_dispatcher::Metrics;
+use serde_json::{json, Value};
+
+/// The engine's answer as JSON, or its refusal as the error.
+fn answer(out: Result<Result<String, String>, retry_policy_host::HostError>) -> Result<Value, String> {
+    let text = out.map_err(|e| format!("policy artifact: {e}"))?.map_err(|e| format!("engine: {e}"))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("engine answered no JSON: {e}"))?;
+    if let Some(e) = v["errors"].as_array().and_then(|e| e.first()) {
+        return Err(format!("{}: {}", e["error"].as_str().unwrap_or("error"), e["message"].as_str().unwrap_or("")));
+    }
+    Ok(v)
+}
 
 pub fn run(f: &Flags) -> Result<String, String> {
     let store_path = f.required("store")?;
     let policy_path = f.required("policy")?;
-    let stop_reason = match f.str("reason") {
-        None => None,
-        Some(r) => Some(
-            StopReason::ALL
-                .into_iter()
-                .find(|x| x.as_str() == r && *x != StopReason::Delivered)
-                .ok_or_else(|| format!("--reason {r}: not a stop reason of a dead letter"))?,
-        ),
-    };
+    if let Some(r) = f.str("reason") {
+        if !StopReason::ALL.iter().any(|x| x.as_str() == r && *x != StopReason::Delivered) {
+            return Err(format!("--reason {r}: not a stop reason of a dead letter"));
+        }
+    }
     let n = "a whole number";
-    let filter = ReplayFilter {
-        endpoint_id: f.str("endpoint").map(str::to_string),
-        stop_reason,
-        from_ms: f.get("from-ms", n)?,
-        to_ms: f.get("to-ms", n)?,
-        limit: f.get("limit", n)?.unwrap_or(DEFAULT_LIMIT),
-    };
-    let now_ms: u64 = f.get("now-ms", n)?.unwrap_or_else(retry_policy_dispatcher::dispatcher::now_ms);
-    let engine = crate::cmd::replica::load_artifact(f)?;
-    let text = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
+    let mut filter = json!({"op": "replay"});
+    for (flag, field) in [("from-ms", "from_ms"), ("to-ms", "to_ms"), ("limit", "limit")] {
+        if let Some(x) = f.get::<u64>(flag, n)? {
+            filter[field] = x.into();
+        }
+    }
+    for (flag, field) in [("endpoint", "endpoint_id"), ("reason", "stop_reason")] {
+        if let Some(x) = f.str(flag) {
+            filter[field] = x.into();
+        }
+    }
+    let now_ms: u64 = f.get("now-ms", n)?.unwrap_or_else(retry_policy_dispatcher::clock::now_ms);
+    filter["now_ms"] = now_ms.into();
+    let engine = super::replica::load_artifact(f)?;
+    let document = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
+    super::replica::check_document(&engine, &document, &[], &Metrics::default())
+        .map_err(|e| format!("--policy {policy_path}: {e}"))?;
+    let (mut journal, bytes) =
+        JournalFile::open(Path::new(store_path), now_ms).map_err(|e| format!("--store {store_path}: {e}"))?;
     let mut inst = engine
         .instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new())
         .map_err(|e| format!("policy artifact: {e}"))?;
-    let policies = Policies::new(&mut inst, &text).map_err(|e| format!("--policy {policy_path}: {e}"))?;
-    let shown = with_document_version(engine.info(), &policies.current().version);
-    eprintln!("dispatcher: {}", shown.loaded_line());
-    let mut hasher = ComponentHasher::new(&engine).map_err(|e| e.to_string())?;
-    let (store, records) = EventStore::open_journal(Path::new(store_path), &mut hasher)
-        .map_err(|e| format!("--store {store_path}: {e}"))?;
-    let report = replay(&store, &records, &policies, &mut inst, &filter, now_ms)
-        .map_err(|e| format!("--store {store_path}: {e}"))?;
-    Ok(report.to_json().to_string())
+    let config = json!({"document": document, "memory_store": true, "dispatch": false});
+    let handle = inst
+        .engine_open(&config.to_string())
+        .map_err(|e| format!("policy artifact: {e}"))?
+        .map_err(|e| format!("--policy {policy_path}: {e}"))?;
+    let journal_error = |e| format!("--store {store_path}: {e}");
+    let mut outputs = Vec::new();
+    if !bytes.is_empty() {
+        let v = answer(inst.engine_resume(handle, now_ms, &bytes)).map_err(|e| format!("--store {store_path}: {e}"))?;
+        outputs.extend(v["outputs"].as_array().cloned().unwrap_or_default());
+    }
+    let v = answer(inst.engine_feed(handle, &Value::Array(vec![filter]).to_string()))?;
+    outputs.extend(v["outputs"].as_array().cloned().unwrap_or_default());
+    let _ = inst.engine_close(handle);
+    let mut replayed = None;
+    for o in &outputs {
+        match o["action"].as_str() {
+            Some("journal") => journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?,
+            Some("journal_truncate") => {
+                journal.truncate(o["keep_bytes"].as_u64().unwrap_or(0)).map_err(journal_error)?
+            }
+            Some("journal_compact") => {
+                journal.compact(o["journal"].as_str().unwrap_or_default()).map_err(journal_error)?
+            }
+            Some("replayed") => replayed = Some(o.clone()),
+            _ => {}
+        }
+    }
+    journal.sync().map_err(journal_error)?;
+    let mut r = replayed.ok_or("the engine answered the replay without a `replayed` action")?;
+    if let Some(m) = r.as_object_mut() {
+        m.remove("action");
+    }
+    Ok(r.to_string())
 }

@@ -1,6 +1,7 @@
 //! The dispatcher row (issue 20): one worker delivering to a loopback
 //! endpoint as fast as it can, each attempt the way the dispatcher's worker
-//! makes it (`dispatcher/src/worker.rs`): admit a new event, POST it with
+//! made it before it drove the delivery engine (ABI 0.3's per-attempt path;
+//! the engine's rows are `engine.rs`): admit a new event, POST it with
 //! ureq configured as the dispatcher's client, read `Retry-After` through
 //! the component, then the step (`step_via`, on the policy's compiled
 //! handle since ABI 0.3: `advance`, ONE store call answered by the
