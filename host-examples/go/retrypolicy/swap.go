@@ -46,8 +46,9 @@ func cloneHealthDocument(d HealthDocument) HealthDocument {
 	return d
 }
 
-// SwapArtifact checks component like New does (with expectedSHA256 as
-// the pin when not ""), then makes it the artifact every later call runs.
+// SwapArtifact checks component like New does (the pin: expectedSHA256
+// when not "", else RETRY_POLICY_ARTIFACT_SHA256 when set, as every host
+// does: docs/artifact.md), then makes it the artifact every later call runs.
 // Calls already running finish on the instance they began on. On any
 // error (an *ArtifactError) the current artifact stays. It returns the
 // new artifact's info.
@@ -69,6 +70,10 @@ func (e *Engine) swap(ctx context.Context, raw []byte, source, pin string) (Arti
 	defer e.swapMu.Unlock()
 	if e.closed.Load() {
 		return ArtifactInfo{}, ErrClosed
+	}
+	pin, err := pinOf(pin)
+	if err != nil {
+		return e.Info(), err
 	}
 	g, err := e.load(ctx, raw, source, pin)
 	if err != nil {
@@ -95,8 +100,9 @@ const DefaultWatchInterval = time.Second
 // swap and each refusal; a refused file is reported once per distinct
 // sha256 (an unreadable one once per distinct error), not at every poll.
 // Polling, not inotify: deploys replace files by rename or symlink swap,
-// which a watch on the old inode misses. The environment's pin does not
-// apply to swaps (it names one file); pin a swap with SwapArtifactFile.
+// which a watch on the old inode misses. RETRY_POLICY_ARTIFACT_SHA256, when
+// set, pins every swap as it pins the load (docs/artifact.md): a pinned
+// engine takes no other bytes.
 func (e *Engine) WatchArtifact(ctx context.Context, path string, interval time.Duration, report func(ArtifactEvent)) {
 	if interval <= 0 {
 		interval = DefaultWatchInterval

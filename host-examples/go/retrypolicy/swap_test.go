@@ -182,3 +182,23 @@ func TestConcurrentCallsDuringRepeatedSwapsAllSucceed(t *testing.T) {
 		}
 	}
 }
+
+func TestTheEnvironmentsPinPinsEverySwapAsItPinsTheLoad(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t, WithArtifact(embeddedArtifact))
+	before := e.Info()
+	t.Setenv(EnvArtifactSHA256, digest(embeddedArtifact))
+	next := another("env-pinned")
+	_, err := e.SwapArtifact(ctx, next, "")
+	wantCode(t, err, ArtifactSHA256Mismatch, digest(next), digest(embeddedArtifact))
+	if e.Info() != before {
+		t.Fatalf("a refused swap changed the artifact: %+v", e.Info())
+	}
+	// The caller's own pin wins over the environment's.
+	if _, err := e.SwapArtifact(ctx, next, digest(next)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvArtifactSHA256, "not-a-sha256")
+	_, err = e.SwapArtifact(ctx, embeddedArtifact, "")
+	wantCode(t, err, ArtifactPinInvalid)
+}
