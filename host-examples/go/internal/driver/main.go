@@ -82,6 +82,7 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	d.client = safehttp.NewClient(safehttp.Options{
 		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
 		AllowPrivateTargets: cfg.AllowPrivate,
+		Judge:               judgeWith(ctx, engine),
 		IdlePerHost:         cfg.Concurrency,
 		RootCAs:             cfg.Roots,
 		Observe:             metrics.ObserveDelivery,

@@ -43,6 +43,7 @@ type Options struct {
 	AttemptDeadline     time.Duration // 0 = DefaultAttemptDeadline
 	ConnectTimeout      time.Duration // 0 = 10 s (never longer than the attempt deadline)
 	AllowPrivateTargets bool          // deliver to loopback/private/... too (local development, tests)
+	Judge               Judge         // the component's destination-refusal (nil: every address refused)
 	IdlePerHost         int           // keep-alive connections per host (0 = 8)
 	// RootCAs verifies https:// servers (nil: the platform's trust store;
 	// TrustWithCAFile adds a --ca-file to it).
@@ -73,7 +74,7 @@ func NewClient(o Options) *Client {
 	if o.IdlePerHost <= 0 {
 		o.IdlePerHost = 8
 	}
-	g := &Guard{AllowPrivate: o.AllowPrivateTargets}
+	g := &Guard{AllowPrivate: o.AllowPrivateTargets, Judge: o.Judge}
 	g.Dialer.Timeout = o.ConnectTimeout
 	g.Dialer.KeepAlive = 30 * time.Second
 	tr := &http.Transport{

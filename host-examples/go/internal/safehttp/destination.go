@@ -2,13 +2,10 @@ package safehttp
 
 import (
 	"context"
-	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
 	"syscall"
 )
 
@@ -17,76 +14,15 @@ import (
 // private targets are not allowed.
 var ErrDestinationRefused = errors.New("destination refused")
 
-// destinationsJSON is fleet/destinations.json, byte for byte (a copy: a Go
-// module cannot embed files outside itself; TestTheEmbeddedTableIsCurrent
-// fails when it is stale).
-//
-//go:generate cp ../../../../fleet/destinations.json destinations.json
-//go:embed destinations.json
-var destinationsJSON []byte
+// Judge says why ip may not be a webhook destination ("" when it may):
+// the component's destination-refusal (fleet/destinations.json, judged once
+// for every host: docs/destinations.md), bound by the caller so this
+// package needs no table of its own.
+type Judge func(ip netip.Addr) string
 
-type entry struct {
-	prefix netip.Prefix
-	reason string
-}
-
-type table struct {
-	embedded []netip.Prefix
-	refused  []entry
-}
-
-var loaded = sync.OnceValue(func() table {
-	var doc struct {
-		EmbeddedIPv4 []string `json:"embedded_ipv4"`
-		Refused      []struct {
-			CIDR   string `json:"cidr"`
-			Reason string `json:"reason"`
-		} `json:"refused"`
-	}
-	if err := json.Unmarshal(destinationsJSON, &doc); err != nil {
-		panic("destinations.json: " + err.Error())
-	}
-	var t table
-	for _, c := range doc.EmbeddedIPv4 {
-		t.embedded = append(t.embedded, netip.MustParsePrefix(c))
-	}
-	for _, e := range doc.Refused {
-		t.refused = append(t.refused, entry{netip.MustParsePrefix(e.CIDR), e.Reason})
-	}
-	return t
-})
-
-// Refusal names why a webhook must not be sent to ip by default ("" when
-// it may): the first entry of fleet/destinations.json that contains it,
-// after an IPv6 address carrying an IPv4 one (IPv4-mapped, NAT64) is
-// replaced by that IPv4 address. An invalid address is "unparsable".
-func Refusal(ip netip.Addr) string {
-	if !ip.IsValid() {
-		return "unparsable"
-	}
-	t := loaded()
-	ip = ip.WithZone("")
-	if ip.Is6() {
-		for _, p := range t.embedded {
-			if p.Contains(ip) {
-				b := ip.As16()
-				ip = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-				break
-			}
-		}
-	}
-	for _, e := range t.refused {
-		if e.prefix.Contains(ip) {
-			return e.reason
-		}
-	}
-	return ""
-}
-
-// Refused reports whether a webhook must not be sent to ip by default.
-func Refused(ip netip.Addr) bool {
-	return Refusal(ip) != ""
-}
+// refuseAll is the judge of a Guard given none while private targets are
+// not allowed: fail closed.
+func refuseAll(netip.Addr) string { return "unjudged" }
 
 // Guard dials only checked addresses: it resolves a host once, refuses
 // the connection if any of its addresses is refused (unless AllowPrivate),
@@ -95,8 +31,19 @@ func Refused(ip netip.Addr) bool {
 // checks the socket's address once more, whatever path reached it.
 type Guard struct {
 	AllowPrivate bool
+	Judge        Judge         // nil refuses every address (unless AllowPrivate)
 	Resolver     *net.Resolver // nil = net.DefaultResolver
 	Dialer       net.Dialer
+}
+
+func (g *Guard) judge(ip netip.Addr) string {
+	if !ip.IsValid() {
+		return "unparsable"
+	}
+	if g.Judge == nil {
+		return refuseAll(ip)
+	}
+	return g.Judge(ip.WithZone(""))
 }
 
 // DialContext is an http.Transport DialContext.
@@ -119,14 +66,14 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 	}
 	if !g.AllowPrivate {
 		for _, ip := range ips {
-			if why := Refusal(ip); why != "" {
+			if why := g.judge(ip); why != "" {
 				return nil, fmt.Errorf("%w: %s resolves to a %s address (%s)", ErrDestinationRefused, host, why, ip)
 			}
 		}
 	}
 	d := g.Dialer
 	if !g.AllowPrivate {
-		d.Control = controlRefused
+		d.Control = g.controlRefused
 	}
 	var firstErr error
 	for _, ip := range ips {
@@ -148,9 +95,9 @@ func (g *Guard) DialContext(ctx context.Context, network, address string) (net.C
 }
 
 // controlRefused is the last check, on the address the socket connects to.
-func controlRefused(_, address string, _ syscall.RawConn) error {
+func (g *Guard) controlRefused(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil || Refused(ap.Addr()) {
+	if err != nil || g.judge(ap.Addr()) != "" {
 		return fmt.Errorf("%w: %s", ErrDestinationRefused, address)
 	}
 	return nil

@@ -10,15 +10,26 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-func TestTheEmbeddedTableIsCurrent(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "fleet", "destinations.json"))
+// componentJudge is the judge a dispatcher binds: the artifact's
+// destination-refusal (fleet/destinations.json, once for every host).
+func componentJudge(t *testing.T) Judge {
+	t.Helper()
+	ctx := context.Background()
+	e, err := retrypolicy.New(ctx)
 	if err != nil {
-		t.Skipf("no fleet/destinations.json to compare with: %v", err)
+		t.Fatal(err)
 	}
-	if !bytes.Equal(want, destinationsJSON) {
-		t.Fatal("internal/safehttp/destinations.json is stale: run `go generate ./internal/safehttp` in host-examples/go")
+	t.Cleanup(func() { e.Close(ctx) })
+	return func(ip netip.Addr) string {
+		why, err := e.DestinationRefusal(ctx, ip.String())
+		if err != nil {
+			t.Fatalf("%s: %v", ip, err)
+		}
+		return why
 	}
 }
 
@@ -45,13 +56,14 @@ func TestEveryDestinationVector(t *testing.T) {
 	if len(doc.Cases) == 0 {
 		t.Fatal("no cases")
 	}
+	judge := componentJudge(t)
 	for _, c := range doc.Cases {
 		ip, err := netip.ParseAddr(c.Address)
 		if err != nil {
 			t.Errorf("case %q: %v", c.Name, err)
 			continue
 		}
-		got := Refusal(ip)
+		got := judge(ip)
 		switch c.Expect {
 		case "allowed":
 			if got != "" {
@@ -68,16 +80,17 @@ func TestEveryDestinationVector(t *testing.T) {
 }
 
 func TestInternalAddressesAreRefusedAndPublicOnesAllowed(t *testing.T) {
+	g := &Guard{Judge: componentJudge(t)}
 	for _, a := range []string{"127.0.0.1", "::1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
 		"fc00::1", "fd12::1", "169.254.169.254", "fe80::1", "100.64.0.1", "100.127.255.255", "0.0.0.0", "::",
 		"224.0.0.1", "ff02::1", "255.255.255.255", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "2002:7f00:1::"} {
-		if !Refused(netip.MustParseAddr(a)) {
+		if g.judge(netip.MustParseAddr(a)) == "" {
 			t.Errorf("%s is allowed, want refused", a)
 		}
 	}
 	for _, a := range []string{"93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:1.1.1.1"} {
-		if Refused(netip.MustParseAddr(a)) {
-			t.Errorf("%s is refused, want allowed", a)
+		if why := g.judge(netip.MustParseAddr(a)); why != "" {
+			t.Errorf("%s is refused (%s), want allowed", a, why)
 		}
 	}
 }
@@ -89,7 +102,7 @@ func TestALiteralInternalAddressIsRefusedWithoutALookup(t *testing.T) {
 		dials++
 		return nil, errors.New("no DNS in tests")
 	}}
-	g := &Guard{Resolver: r}
+	g := &Guard{Resolver: r, Judge: componentJudge(t)}
 	_, err := g.DialContext(context.Background(), "tcp", "127.0.0.1:9")
 	if !errors.Is(err, ErrDestinationRefused) {
 		t.Fatalf("loopback literal: %v, want refused", err)
@@ -104,10 +117,11 @@ func TestALiteralInternalAddressIsRefusedWithoutALookup(t *testing.T) {
 }
 
 func TestTheLastCheckIsOnTheSocketAddressItself(t *testing.T) {
-	if err := controlRefused("tcp4", "127.0.0.1:80", nil); !errors.Is(err, ErrDestinationRefused) {
+	g := &Guard{Judge: componentJudge(t)}
+	if err := g.controlRefused("tcp4", "127.0.0.1:80", nil); !errors.Is(err, ErrDestinationRefused) {
 		t.Fatalf("control on loopback: %v", err)
 	}
-	if err := controlRefused("tcp4", "93.184.216.34:80", nil); err != nil {
+	if err := g.controlRefused("tcp4", "93.184.216.34:80", nil); err != nil {
 		t.Fatalf("control on a public address: %v", err)
 	}
 }
@@ -124,4 +138,12 @@ func TestAllowingPrivateTargetsDialsLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+func TestAGuardWithoutAJudgeRefusesEveryAddressFailingClosed(t *testing.T) {
+	g := &Guard{}
+	_, err := g.DialContext(context.Background(), "tcp", "93.184.216.34:80")
+	if !errors.Is(err, ErrDestinationRefused) {
+		t.Fatalf("a public address without a judge: %v, want refused", err)
+	}
 }

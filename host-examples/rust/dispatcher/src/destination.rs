@@ -1,5 +1,6 @@
 //! Which addresses a webhook may be delivered to: the product's one table,
-//! `fleet/destinations.json` (docs/destinations.md), compiled in. By
+//! `fleet/destinations.json` (docs/destinations.md), judged by policy-core (the
+//! code the component runs for every host). By
 //! default a target that resolves to loopback, private, link-local, cloud
 //! metadata, shared (CGNAT), unspecified, multicast, broadcast,
 //! documentation, benchmarking or reserved space is refused: a webhook URL
@@ -15,84 +16,18 @@
 use std::fmt;
 use std::io;
 use std::net::IpAddr;
-use std::sync::OnceLock;
 
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
-/// `fleet/destinations.json`, the table every host loads.
-pub const DESTINATIONS_JSON: &str = include_str!("../../../../fleet/destinations.json");
-
-/// One prefix of the table: address bits (IPv4 in the low 32 bits of a
-/// v4 entry), length, family, reason.
-struct Entry {
-    v4: bool,
-    bits: u128,
-    len: u32,
-    reason: &'static str,
-}
-
-struct Table {
-    embedded_ipv4: Vec<Entry>,
-    refused: Vec<Entry>,
-}
-
-fn parse_cidr(cidr: &str, reason: &'static str) -> Entry {
-    let (addr, len) = cidr.split_once('/').expect("destinations.json: a cidr is ADDR/LEN");
-    let len: u32 = len.parse().expect("destinations.json: a prefix length");
-    match addr.parse::<IpAddr>().expect("destinations.json: an address") {
-        IpAddr::V4(a) => Entry { v4: true, bits: u32::from(a) as u128, len, reason },
-        IpAddr::V6(a) => Entry { v4: false, bits: u128::from(a), len, reason },
-    }
-}
-
-impl Entry {
-    fn contains(&self, v4: bool, bits: u128) -> bool {
-        let width = if v4 { 32 } else { 128 };
-        if self.v4 != v4 || self.len > width {
-            return false;
-        }
-        let shift = width - self.len;
-        shift == width || (bits >> shift) == (self.bits >> shift)
-    }
-}
-
-fn table() -> &'static Table {
-    static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let doc: serde_json::Value = serde_json::from_str(DESTINATIONS_JSON).expect("fleet/destinations.json is JSON");
-        let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
-        let embedded_ipv4 = doc["embedded_ipv4"]
-            .as_array()
-            .expect("destinations.json: embedded_ipv4")
-            .iter()
-            .map(|c| parse_cidr(c.as_str().expect("a cidr"), ""))
-            .collect();
-        let refused = doc["refused"]
-            .as_array()
-            .expect("destinations.json: refused")
-            .iter()
-            .map(|e| parse_cidr(e["cidr"].as_str().expect("a cidr"), leak(e["reason"].as_str().expect("a reason"))))
-            .collect();
-        Table { embedded_ipv4, refused }
-    })
-}
-
-/// Why an address may not be a webhook destination (`None`: it may): the
-/// first entry of `fleet/destinations.json` that contains it, after an
-/// IPv6 address carrying an IPv4 one (IPv4-mapped, NAT64) is replaced by it.
+/// Why an address may not be a webhook destination (`None`: it may):
+/// policy-core's judgement (`fleet/destinations.json`, generated into
+/// `policy-core/src/destination/table.rs`), the same code the component runs
+/// for every other host.
 pub fn refusal(ip: IpAddr) -> Option<&'static str> {
-    let t = table();
-    let (mut v4, mut bits) = match ip {
-        IpAddr::V4(a) => (true, u32::from(a) as u128),
-        IpAddr::V6(a) => (false, u128::from(a)),
-    };
-    if !v4 && t.embedded_ipv4.iter().any(|e| e.contains(false, bits)) {
-        (v4, bits) = (true, bits & 0xffff_ffff);
-    }
-    t.refused.iter().find(|e| e.contains(v4, bits)).map(|e| e.reason)
+    retry_policy_core::destination::refusal(ip)
 }
 
 /// The error a refused destination travels in through the HTTP client (an
