@@ -9,39 +9,14 @@ use retry_policy_core::codec::Fields;
 use retry_policy_core::health::codec;
 use retry_policy_core::health::vectors::run_case;
 use retry_policy_core::json::{self, Value};
+// The comparison every host's runner uses (docs/health.md section 7: an
+// expected error without a `field` pins only the code).
+use retry_policy_core::vectors::{answers, same};
 
 const SUITES: [&str; 5] = ["format3-documents", "format3-store", "format3-gate", "format3-settle", "format3-pacer"];
 
 fn path(suite: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors").join(format!("{suite}.json"))
-}
-
-/// Equal as JSON: numbers by value (the parser reads `0.0` as the integer 0).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.iter().any(|(k2, v2)| k == k2 && same(v, v2)))
-        }
-        (Value::Int(_) | Value::NegInt(_) | Value::Float(_), Value::Int(_) | Value::NegInt(_) | Value::Float(_)) => {
-            a.as_f64() == b.as_f64() && (a.as_u64() == b.as_u64())
-        }
-        _ => a == b,
-    }
-}
-
-/// Whether `got` answers `want`: [`same`], except that an expected error
-/// without a `field` pins only the code (docs/health.md section 7: where
-/// the path of a refused op input starts is each host's reading).
-fn answers(got: &Value, want: &Value) -> bool {
-    if let (Value::Object(g), Value::Object(w)) = (got, want) {
-        let has = |m: &Vec<(String, Value)>, k: &str| m.iter().any(|(n, _)| n == k);
-        if has(w, "error") && !has(w, "field") {
-            let code_only: Vec<(String, Value)> = g.iter().filter(|(k, _)| k != "field").cloned().collect();
-            return same(&Value::Object(code_only), want);
-        }
-    }
-    same(got, want)
 }
 
 /// Runs one file; returns (cases run, names of the failing ones).

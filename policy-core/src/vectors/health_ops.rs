@@ -83,7 +83,7 @@ fn calls<'a>(f: &Fields<'a>) -> Result<&'a Vec<Value>, Result<PolicyError, Strin
     }
 }
 
-fn run_op(host: &mut dyn HealthHost, op: &str, input: &Value) -> Out {
+pub(crate) fn run_op(host: &mut dyn HealthHost, op: &str, input: &Value) -> Out {
     let keys: &[&str] = match op {
         "parse_document" => &["document"],
         "apply" => &["section", "budget", "held", "calls"],

@@ -20,7 +20,7 @@ use crate::journal::json_text::to_text;
 use crate::json::Value;
 use crate::PolicyError;
 
-mod health_ops;
+pub(crate) mod health_ops;
 mod host;
 mod policy_ops;
 
