@@ -34,6 +34,12 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A leftover `<journal>.compact` is a compaction whose rename never
+	// happened: the journal is whole, the copy goes (docs/journal.md).
+	if err := os.Remove(path + ".compact"); err != nil && !errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(lock)
+		return nil, ioError(path, err)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		_ = os.Remove(lock)

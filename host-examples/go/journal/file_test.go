@@ -172,3 +172,24 @@ func TestAWriteToAClosedJournalIsAJournalIOErrorNotAPanic(t *testing.T) {
 		t.Fatalf("a second Close: %v", err)
 	}
 }
+
+func TestALeftoverCompactCopyIsDeletedAtOpenAndTheJournalKeptWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	if err := os.WriteFile(path, []byte("whole\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".compact", []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := os.Stat(path + ".compact"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the leftover copy is still there: %v", err)
+	}
+	if b, err := j.Bytes(); err != nil || string(b) != "whole\n" {
+		t.Fatalf("bytes %q %v", b, err)
+	}
+}

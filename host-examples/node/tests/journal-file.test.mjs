@@ -63,3 +63,13 @@ test('a compaction replaces the whole file through a renamed copy, and appends g
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   await j.close();
 });
+
+test('a leftover .compact (a compaction whose rename never happened) is deleted at open and the journal kept whole', async () => {
+  const file = tmp();
+  fs.writeFileSync(file, 'whole\n');
+  fs.writeFileSync(`${file}.compact`, 'half');
+  const j = new JournalFile(file);
+  assert.ok(!fs.existsSync(`${file}.compact`));
+  assert.equal(j.bytes().toString(), 'whole\n');
+  await j.close();
+});

@@ -40,6 +40,9 @@ export class JournalFile {
     this.#path = file;
     this.#release = acquireLock(file, nowMs, log);
     try {
+      // A leftover `<journal>.compact` is a compaction whose rename never happened:
+      // the journal is whole, the copy goes (docs/journal.md).
+      fs.rmSync(`${file}.compact`, { force: true });
       this.#fd = fs.openSync(file, 'a+', 0o600);
       fsyncDir(file);
     } catch (e) {
