@@ -72,15 +72,7 @@ impl Engine {
             if let Some(q) = self.events.get_mut(&id).and_then(|e| e.queued.take()) {
                 self.queue.remove(&(q.0, q.1, id.clone()));
             }
-            let e = self.events.get_mut(&id).expect("checked above");
-            if e.status == Status::Held {
-                e.held_ms = e.held_ms.saturating_add(now.saturating_sub(e.held_since_ms));
-                e.held_since_ms = 0;
-                e.hold_reason = None;
-                e.held_until_ms = 0;
-                e.status = Status::Pending;
-                self.held_changed(false);
-            }
+            self.leave_hold(&id);
             self.dead_letter(&id, dl, false);
         }
     }
@@ -111,27 +103,35 @@ impl Engine {
         call_id
     }
 
+    /// Section 4 step 1: a held event leaves its hold (`held_ms` counts the
+    /// span, the gauge goes down); whether it was held.
+    fn leave_hold(&mut self, id: &str) -> bool {
+        let now = self.now_ms;
+        let Some(e) = self.events.get_mut(id) else { return false };
+        if e.status != Status::Held {
+            return false;
+        }
+        e.held_ms = e.held_ms.saturating_add(now.saturating_sub(e.held_since_ms));
+        e.held_since_ms = 0;
+        e.status = Status::Pending;
+        e.hold_reason = None;
+        e.held_until_ms = 0;
+        self.held_changed(false);
+        true
+    }
+
     /// One due event (module docs).
     fn due(&mut self, id: &str) {
         let now = self.now_ms;
-        let Some(e) = self.events.get_mut(id) else { return };
+        let Some(e) = self.events.get(id) else { return };
         if !e.open() || e.active() {
             return;
         }
-        let was_held = e.status == Status::Held;
-        if was_held {
-            e.held_ms = e.held_ms.saturating_add(now.saturating_sub(e.held_since_ms));
-            e.held_since_ms = 0;
-            e.status = Status::Pending;
-            e.hold_reason = None;
-            e.held_until_ms = 0;
-        }
+        let was_held = self.leave_hold(id);
+        let e = self.events.get_mut(id).expect("checked above");
         let resumed = core::mem::replace(&mut e.resumed, false);
         let unsent_replay = e.replay_of.is_some() && e.attempts == 0;
         let known = self.policies[&e.policy_hash].policy.clone();
-        if was_held {
-            self.held_changed(false);
-        }
         let e = &self.events[id];
         if resumed || e.attempts > 0 {
             match crate::step::resume(known.policy(), &e.state(e.attempts), now) {
