@@ -18,83 +18,49 @@ import (
 const (
 	fnABIVersion = iota
 	fnPlan
-	fnDelay
 	fnClassifyStatus
 	fnClassifyError
-	fnBudgetAllows
 	fnLoadDocument
 	fnAdmit
 	fnEvaluate
 	fnSettle
-	fnResume
 	fnParseRetryAfter
 	fnStoreKey
 	fnStoreApply
 	fnDecide
-	fnDecideWith
-	fnCompile
-	fnDiscard
-	fnAdmitCompiled
-	fnAdvance
-	fnFinish
-	fnGate
-	fnAfterProbe
-	fnSettleWake
-	fnCallFor
-	fnApplyCall
 	fnLoadHealthDocument
-	fnPace
-	fnNormalPerS
-	fnHealthOutcomeOf
-	fnPauseUntil
 	fnEngineOpen
 	fnEngineFeed
 	fnEngineResume
 	fnEngineClose
 	fnReadTarget
 	fnDestinationRefusal
+	fnVectorCase
 	fnCount
 )
 
 // exportNames are the core export of each function.
 var exportNames = [fnCount]string{
-	"webhook:retry-policy/policy@0.3.0#abi-version",
-	"webhook:retry-policy/policy@0.3.0#plan",
-	"webhook:retry-policy/policy@0.3.0#delay",
-	"webhook:retry-policy/policy@0.3.0#classify-status",
-	"webhook:retry-policy/policy@0.3.0#classify-error",
-	"webhook:retry-policy/policy@0.3.0#budget-allows",
-	"webhook:retry-policy/policy@0.3.0#load-document",
-	"webhook:retry-policy/policy@0.3.0#admit",
-	"webhook:retry-policy/policy@0.3.0#evaluate",
-	"webhook:retry-policy/policy@0.3.0#settle",
-	"webhook:retry-policy/policy@0.3.0#resume",
-	"webhook:retry-policy/policy@0.3.0#parse-retry-after",
-	"webhook:retry-policy/policy@0.3.0#store-key",
-	"webhook:retry-policy/policy@0.3.0#store-apply",
-	"webhook:retry-policy/policy@0.3.0#decide",
-	"webhook:retry-policy/policy@0.3.0#decide-with",
-	"webhook:retry-policy/policy@0.3.0#compile",
-	"webhook:retry-policy/policy@0.3.0#discard",
-	"webhook:retry-policy/policy@0.3.0#admit-compiled",
-	"webhook:retry-policy/policy@0.3.0#advance",
-	"webhook:retry-policy/policy@0.3.0#finish",
-	"webhook:retry-policy/policy@0.3.0#gate",
-	"webhook:retry-policy/policy@0.3.0#after-probe",
-	"webhook:retry-policy/policy@0.3.0#settle-wake",
-	"webhook:retry-policy/policy@0.3.0#call-for",
-	"webhook:retry-policy/policy@0.3.0#apply-call",
-	"webhook:retry-policy/policy@0.3.0#load-health-document",
-	"webhook:retry-policy/policy@0.3.0#pace",
-	"webhook:retry-policy/policy@0.3.0#normal-per-s",
-	"webhook:retry-policy/policy@0.3.0#health-outcome-of",
-	"webhook:retry-policy/policy@0.3.0#pause-until",
-	"webhook:retry-policy/policy@0.3.0#engine-open",
-	"webhook:retry-policy/policy@0.3.0#engine-feed",
-	"webhook:retry-policy/policy@0.3.0#engine-resume",
-	"webhook:retry-policy/policy@0.3.0#engine-close",
-	"webhook:retry-policy/policy@0.3.0#read-target",
-	"webhook:retry-policy/policy@0.3.0#destination-refusal",
+	"webhook:retry-policy/policy@1.0.0#abi-version",
+	"webhook:retry-policy/policy@1.0.0#plan",
+	"webhook:retry-policy/policy@1.0.0#classify-status",
+	"webhook:retry-policy/policy@1.0.0#classify-error",
+	"webhook:retry-policy/policy@1.0.0#load-document",
+	"webhook:retry-policy/policy@1.0.0#admit",
+	"webhook:retry-policy/policy@1.0.0#evaluate",
+	"webhook:retry-policy/policy@1.0.0#settle",
+	"webhook:retry-policy/policy@1.0.0#parse-retry-after",
+	"webhook:retry-policy/policy@1.0.0#store-key",
+	"webhook:retry-policy/policy@1.0.0#store-apply",
+	"webhook:retry-policy/policy@1.0.0#decide",
+	"webhook:retry-policy/policy@1.0.0#load-health-document",
+	"webhook:retry-policy/policy@1.0.0#engine-open",
+	"webhook:retry-policy/policy@1.0.0#engine-feed",
+	"webhook:retry-policy/policy@1.0.0#engine-resume",
+	"webhook:retry-policy/policy@1.0.0#engine-close",
+	"webhook:retry-policy/policy@1.0.0#read-target",
+	"webhook:retry-policy/policy@1.0.0#destination-refusal",
+	"webhook:retry-policy/policy@1.0.0#vector-case",
 }
 
 // exportNeedsPost marks the functions whose results own guest memory (a `cabi_post_*` export frees it).
@@ -102,10 +68,7 @@ var exportNeedsPost = [fnCount]bool{
 	false,
 	true,
 	true,
-	true,
 	false,
-	true,
-	true,
 	true,
 	true,
 	true,
@@ -116,24 +79,10 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	true,
-	false,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
-	true,
 	true,
 	true,
 	false,
+	true,
 	true,
 	true,
 }
@@ -192,50 +141,6 @@ func (in *instance) callPlan(ctx context.Context, backoff *Backoff, windowMs uin
 	return zero, callErr
 }
 
-// callDelay calls the export `delay`: flat params, the result through the return area.
-func (in *instance) callDelay(ctx context.Context, backoff *Backoff, eventID string, retryIndex uint32) (uint64, error) {
-	var zero uint64
-	s := in.stack[:0]
-	if s4, err := in.flatBackoff(ctx, s, backoff); err != nil {
-		return zero, withField("backoff", err)
-	} else {
-		s = s4
-	}
-	if p5, n5, err := in.lowerString(ctx, eventID); err != nil {
-		return zero, withField("event_id", err)
-	} else {
-		s = append(s, uint64(p5), uint64(n5))
-	}
-	s = append(s, uint64(retryIndex))
-	if err := in.invoke(ctx, fnDelay, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 32, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		zero = le.Uint64(r[8:])
-	case 1:
-		var e PolicyError
-		if v6, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v6
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnDelay, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
 // callClassifyStatus calls the export `classify-status`: flat params, the result through the return area.
 func (in *instance) callClassifyStatus(ctx context.Context, status uint16) (OutcomeClass, error) {
 	var zero OutcomeClass
@@ -258,10 +163,10 @@ func (in *instance) callClassifyStatus(ctx context.Context, status uint16) (Outc
 		zero = OutcomeClass(uint64(r[4]))
 	case 1:
 		var e PolicyError
-		if v7, err := in.liftPolicyError(r[4:]); err != nil {
+		if v4, err := in.liftPolicyError(r[4:]); err != nil {
 			return zero, err
 		} else {
-			e = v7
+			e = v4
 		}
 		callErr = &e
 	default:
@@ -277,10 +182,10 @@ func (in *instance) callClassifyStatus(ctx context.Context, status uint16) (Outc
 func (in *instance) callClassifyError(ctx context.Context, errorKind string) (OutcomeClass, error) {
 	var zero OutcomeClass
 	s := in.stack[:0]
-	if p8, n8, err := in.lowerString(ctx, errorKind); err != nil {
+	if p5, n5, err := in.lowerString(ctx, errorKind); err != nil {
 		return zero, withField("error_kind", err)
 	} else {
-		s = append(s, uint64(p8), uint64(n8))
+		s = append(s, uint64(p5), uint64(n5))
 	}
 	if err := in.invoke(ctx, fnClassifyError, s); err != nil {
 		return zero, err
@@ -291,61 +196,14 @@ func (in *instance) callClassifyError(ctx context.Context, errorKind string) (Ou
 	return OutcomeClass(uint32(s[0])), nil
 }
 
-// callBudgetAllows calls the export `budget-allows`: flat params, the result through the return area.
-func (in *instance) callBudgetAllows(ctx context.Context, budget *Budget, nowMs uint64, counts *BudgetCounts) (bool, error) {
-	var zero bool
-	s := in.stack[:0]
-	if s9, err := in.flatBudget(ctx, s, budget); err != nil {
-		return zero, withField("budget", err)
-	} else {
-		s = s9
-	}
-	s = append(s, uint64(nowMs))
-	if s10, err := in.flatBudgetCounts(ctx, s, counts); err != nil {
-		return zero, withField("counts", err)
-	} else {
-		s = s10
-	}
-	if err := in.invoke(ctx, fnBudgetAllows, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 24, 4)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if r[4] > 1 {
-			return zero, abiErrorf("bool byte %d", r[4])
-		}
-		zero = r[4] == 1
-	case 1:
-		var e PolicyError
-		if v11, err := in.liftPolicyError(r[4:]); err != nil {
-			return zero, err
-		} else {
-			e = v11
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnBudgetAllows, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
 // callLoadDocument calls the export `load-document`: flat params, the result through the return area.
 func (in *instance) callLoadDocument(ctx context.Context, json string) (PolicyDocument, error) {
 	var zero PolicyDocument
 	s := in.stack[:0]
-	if p12, n12, err := in.lowerString(ctx, json); err != nil {
+	if p6, n6, err := in.lowerString(ctx, json); err != nil {
 		return zero, withField("json", err)
 	} else {
-		s = append(s, uint64(p12), uint64(n12))
+		s = append(s, uint64(p6), uint64(n6))
 	}
 	if err := in.invoke(ctx, fnLoadDocument, s); err != nil {
 		return zero, err
@@ -358,17 +216,17 @@ func (in *instance) callLoadDocument(ctx context.Context, json string) (PolicyDo
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v13, err := in.liftPolicyDocument(r[4:]); err != nil {
+		if v7, err := in.liftPolicyDocument(r[4:]); err != nil {
 			return zero, err
 		} else {
-			zero = v13
+			zero = v7
 		}
 	case 1:
 		var e PolicyError
-		if v14, err := in.liftPolicyError(r[4:]); err != nil {
+		if v8, err := in.liftPolicyError(r[4:]); err != nil {
 			return zero, err
 		} else {
-			e = v14
+			e = v8
 		}
 		callErr = &e
 	default:
@@ -384,15 +242,15 @@ func (in *instance) callLoadDocument(ctx context.Context, json string) (PolicyDo
 func (in *instance) callAdmit(ctx context.Context, document *PolicyDocument, class string, nowMs uint64) (Admission, error) {
 	var zero Admission
 	s := in.stack[:0]
-	if s15, err := in.flatPolicyDocument(ctx, s, document); err != nil {
+	if s9, err := in.flatPolicyDocument(ctx, s, document); err != nil {
 		return zero, withField("document", err)
 	} else {
-		s = s15
+		s = s9
 	}
-	if p16, n16, err := in.lowerString(ctx, class); err != nil {
+	if p10, n10, err := in.lowerString(ctx, class); err != nil {
 		return zero, withField("class", err)
 	} else {
-		s = append(s, uint64(p16), uint64(n16))
+		s = append(s, uint64(p10), uint64(n10))
 	}
 	s = append(s, uint64(nowMs))
 	if err := in.invoke(ctx, fnAdmit, s); err != nil {
@@ -406,17 +264,17 @@ func (in *instance) callAdmit(ctx context.Context, document *PolicyDocument, cla
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v17, err := in.liftAdmission(r[8:]); err != nil {
+		if v11, err := in.liftAdmission(r[8:]); err != nil {
 			return zero, err
 		} else {
-			zero = v17
+			zero = v11
 		}
 	case 1:
 		var e PolicyError
-		if v18, err := in.liftPolicyError(r[8:]); err != nil {
+		if v12, err := in.liftPolicyError(r[8:]); err != nil {
 			return zero, err
 		} else {
-			e = v18
+			e = v12
 		}
 		callErr = &e
 	default:
@@ -459,17 +317,17 @@ func (in *instance) callEvaluate(ctx context.Context, policy *Policy, state *Del
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v19, err := in.liftStep(r[8:]); err != nil {
+		if v13, err := in.liftStep(r[8:]); err != nil {
 			return zero, err
 		} else {
-			zero = v19
+			zero = v13
 		}
 	case 1:
 		var e PolicyError
-		if v20, err := in.liftPolicyError(r[8:]); err != nil {
+		if v14, err := in.liftPolicyError(r[8:]); err != nil {
 			return zero, err
 		} else {
-			e = v20
+			e = v14
 		}
 		callErr = &e
 	default:
@@ -515,17 +373,17 @@ func (in *instance) callSettle(ctx context.Context, policy *Policy, state *Deliv
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v21, err := in.liftSettlement(r[8:]); err != nil {
+		if v15, err := in.liftSettlement(r[8:]); err != nil {
 			return zero, err
 		} else {
-			zero = v21
+			zero = v15
 		}
 	case 1:
 		var e PolicyError
-		if v22, err := in.liftPolicyError(r[8:]); err != nil {
+		if v16, err := in.liftPolicyError(r[8:]); err != nil {
 			return zero, err
 		} else {
-			e = v22
+			e = v16
 		}
 		callErr = &e
 	default:
@@ -537,64 +395,14 @@ func (in *instance) callSettle(ctx context.Context, policy *Policy, state *Deliv
 	return zero, callErr
 }
 
-// callResume calls the export `resume`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callResume(ctx context.Context, policy *Policy, state *DeliveryState, nowMs uint64) (Resumption, error) {
-	var zero Resumption
-	b := in.scratchArea(128)
-	if err := in.storePolicy(ctx, b[0:], policy); err != nil {
-		return zero, withField("policy", err)
-	}
-	if err := in.storeDeliveryState(ctx, b[80:], state); err != nil {
-		return zero, withField("state", err)
-	}
-	le.PutUint64(b[120:], uint64(nowMs))
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnResume, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 72, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v23, err := in.liftResumption(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v23
-		}
-	case 1:
-		var e PolicyError
-		if v24, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v24
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnResume, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
 // callParseRetryAfter calls the export `parse-retry-after`: flat params, the result through the return area.
 func (in *instance) callParseRetryAfter(ctx context.Context, header string, nowMs uint64) (uint64, bool, error) {
 	var zero uint64
 	s := in.stack[:0]
-	if p25, n25, err := in.lowerString(ctx, header); err != nil {
+	if p17, n17, err := in.lowerString(ctx, header); err != nil {
 		return zero, false, withField("header", err)
 	} else {
-		s = append(s, uint64(p25), uint64(n25))
+		s = append(s, uint64(p17), uint64(n17))
 	}
 	s = append(s, uint64(nowMs))
 	if err := in.invoke(ctx, fnParseRetryAfter, s); err != nil {
@@ -621,10 +429,10 @@ func (in *instance) callParseRetryAfter(ctx context.Context, header string, nowM
 func (in *instance) callStoreKey(ctx context.Context, request *StoreRequest) (string, error) {
 	var zero string
 	s := in.stack[:0]
-	if s26, err := in.flatStoreRequest(ctx, s, request); err != nil {
+	if s18, err := in.flatStoreRequest(ctx, s, request); err != nil {
 		return zero, withField("request", err)
 	} else {
-		s = s26
+		s = s18
 	}
 	if err := in.invoke(ctx, fnStoreKey, s); err != nil {
 		return zero, err
@@ -634,10 +442,10 @@ func (in *instance) callStoreKey(ctx context.Context, request *StoreRequest) (st
 	if err != nil {
 		return zero, err
 	}
-	if s27, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
+	if s19, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
 		return zero, err
 	} else {
-		zero = s27
+		zero = s19
 	}
 	if err := in.post(ctx, fnStoreKey, ret); err != nil {
 		return zero, err
@@ -649,21 +457,21 @@ func (in *instance) callStoreKey(ctx context.Context, request *StoreRequest) (st
 func (in *instance) callStoreApply(ctx context.Context, request *StoreRequest, budget *Budget, nowMs uint64, held *HeldBuckets) (Applied, error) {
 	var zero Applied
 	s := in.stack[:0]
-	if s28, err := in.flatStoreRequest(ctx, s, request); err != nil {
+	if s20, err := in.flatStoreRequest(ctx, s, request); err != nil {
 		return zero, withField("request", err)
 	} else {
-		s = s28
+		s = s20
 	}
-	if s29, err := in.flatBudget(ctx, s, budget); err != nil {
+	if s21, err := in.flatBudget(ctx, s, budget); err != nil {
 		return zero, withField("budget", err)
 	} else {
-		s = s29
+		s = s21
 	}
 	s = append(s, uint64(nowMs))
-	if s30, err := in.flatHeldBuckets(ctx, s, held); err != nil {
+	if s22, err := in.flatHeldBuckets(ctx, s, held); err != nil {
 		return zero, withField("held", err)
 	} else {
-		s = s30
+		s = s22
 	}
 	if err := in.invoke(ctx, fnStoreApply, s); err != nil {
 		return zero, err
@@ -673,10 +481,10 @@ func (in *instance) callStoreApply(ctx context.Context, request *StoreRequest, b
 	if err != nil {
 		return zero, err
 	}
-	if v31, err := in.liftApplied(r[0:]); err != nil {
+	if v23, err := in.liftApplied(r[0:]); err != nil {
 		return zero, err
 	} else {
-		zero = v31
+		zero = v23
 	}
 	return zero, nil
 }
@@ -711,17 +519,17 @@ func (in *instance) callDecide(ctx context.Context, policy *Policy, state *Deliv
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v32, err := in.liftDecision(r[8:]); err != nil {
+		if v24, err := in.liftDecision(r[8:]); err != nil {
 			return zero, err
 		} else {
-			zero = v32
+			zero = v24
 		}
 	case 1:
 		var e PolicyError
-		if v33, err := in.liftPolicyError(r[8:]); err != nil {
+		if v25, err := in.liftPolicyError(r[8:]); err != nil {
 			return zero, err
 		} else {
-			e = v33
+			e = v25
 		}
 		callErr = &e
 	default:
@@ -733,546 +541,14 @@ func (in *instance) callDecide(ctx context.Context, policy *Policy, state *Deliv
 	return zero, callErr
 }
 
-// callDecideWith calls the export `decide-with`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callDecideWith(ctx context.Context, policy *Policy, state *DeliveryState, outcome *AttemptOutcome, nowMs uint64, budgetCounts *BudgetCounts) (Decision, error) {
-	var zero Decision
-	b := in.scratchArea(200)
-	if err := in.storePolicy(ctx, b[0:], policy); err != nil {
-		return zero, withField("policy", err)
-	}
-	if err := in.storeDeliveryState(ctx, b[80:], state); err != nil {
-		return zero, withField("state", err)
-	}
-	if err := in.storeAttemptOutcome(ctx, b[120:], outcome); err != nil {
-		return zero, withField("outcome", err)
-	}
-	le.PutUint64(b[152:], uint64(nowMs))
-	if budgetCounts == nil {
-		b[160] = 0
-	} else {
-		b[160] = 1
-		if err := in.storeBudgetCounts(ctx, b[168:], budgetCounts); err != nil {
-			return zero, withField("budget_counts", err)
-		}
-	}
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnDecideWith, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 72, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v34, err := in.liftDecision(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v34
-		}
-	case 1:
-		var e PolicyError
-		if v35, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v35
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnDecideWith, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callCompile calls the export `compile`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callCompile(ctx context.Context, policy *Policy, health *Health) (uint32, error) {
-	var zero uint32
-	b := in.scratchArea(184)
-	if err := in.storePolicy(ctx, b[0:], policy); err != nil {
-		return zero, withField("policy", err)
-	}
-	if health == nil {
-		b[80] = 0
-	} else {
-		b[80] = 1
-		if err := in.storeHealth(ctx, b[88:], health); err != nil {
-			return zero, withField("health", err)
-		}
-	}
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnCompile, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 24, 4)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		zero = le.Uint32(r[4:])
-	case 1:
-		var e PolicyError
-		if v36, err := in.liftPolicyError(r[4:]); err != nil {
-			return zero, err
-		} else {
-			e = v36
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnCompile, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callDiscard calls the export `discard`: flat params, no result.
-func (in *instance) callDiscard(ctx context.Context, handle uint32) error {
-	s := in.stack[:0]
-	s = append(s, uint64(handle))
-	return in.invoke(ctx, fnDiscard, s)
-}
-
-// callAdmitCompiled calls the export `admit-compiled`: flat params, the result through the return area.
-func (in *instance) callAdmitCompiled(ctx context.Context, handle uint32, class string, policyVersion string, nowMs uint64) (Admission, error) {
-	var zero Admission
-	s := in.stack[:0]
-	s = append(s, uint64(handle))
-	if p37, n37, err := in.lowerString(ctx, class); err != nil {
-		return zero, withField("class", err)
-	} else {
-		s = append(s, uint64(p37), uint64(n37))
-	}
-	if p38, n38, err := in.lowerString(ctx, policyVersion); err != nil {
-		return zero, withField("policy_version", err)
-	} else {
-		s = append(s, uint64(p38), uint64(n38))
-	}
-	s = append(s, uint64(nowMs))
-	if err := in.invoke(ctx, fnAdmitCompiled, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 88, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v39, err := in.liftAdmission(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v39
-		}
-	case 1:
-		var e PolicyError
-		if v40, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v40
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnAdmitCompiled, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callAdvance calls the export `advance`: flat params, the result through the return area.
-func (in *instance) callAdvance(ctx context.Context, handle uint32, state *DeliveryState, outcome *AttemptOutcome, probe bool, nowMs uint64) (AdvanceResult, error) {
-	var zero AdvanceResult
-	s := in.stack[:0]
-	s = append(s, uint64(handle))
-	if s41, err := in.flatDeliveryState(ctx, s, state); err != nil {
-		return zero, withField("state", err)
-	} else {
-		s = s41
-	}
-	if s42, err := in.flatAttemptOutcome(ctx, s, outcome); err != nil {
-		return zero, withField("outcome", err)
-	} else {
-		s = s42
-	}
-	s = append(s, b2u(probe))
-	s = append(s, uint64(nowMs))
-	if err := in.invoke(ctx, fnAdvance, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 240, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v43, err := in.liftAdvanceResult(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v43
-		}
-	case 1:
-		var e PolicyError
-		if v44, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v44
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnAdvance, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callFinish calls the export `finish`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callFinish(ctx context.Context, handle uint32, state *DeliveryState, outcome *AttemptOutcome, nowMs uint64, reply *StoreReply) (Finished, error) {
-	var zero Finished
-	b := in.scratchArea(136)
-	le.PutUint32(b[0:], uint32(handle))
-	if err := in.storeDeliveryState(ctx, b[8:], state); err != nil {
-		return zero, withField("state", err)
-	}
-	if err := in.storeAttemptOutcome(ctx, b[48:], outcome); err != nil {
-		return zero, withField("outcome", err)
-	}
-	le.PutUint64(b[80:], uint64(nowMs))
-	if err := in.storeStoreReply(ctx, b[88:], reply); err != nil {
-		return zero, withField("reply", err)
-	}
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnFinish, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 80, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v45, err := in.liftFinished(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v45
-		}
-	case 1:
-		var e PolicyError
-		if v46, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v46
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnFinish, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callGate calls the export `gate`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callGate(ctx context.Context, handle uint32, event *GateEvent, view *HealthView, pacer *Pacer, nowMs uint64) (GateAnswer, error) {
-	var zero GateAnswer
-	b := in.scratchArea(136)
-	le.PutUint32(b[0:], uint32(handle))
-	if err := in.storeGateEvent(ctx, b[8:], event); err != nil {
-		return zero, withField("event", err)
-	}
-	if view == nil {
-		b[56] = 0
-	} else {
-		b[56] = 1
-		if err := in.storeHealthView(ctx, b[64:], view); err != nil {
-			return zero, withField("view", err)
-		}
-	}
-	if err := in.storePacer(ctx, b[104:], pacer); err != nil {
-		return zero, withField("pacer", err)
-	}
-	le.PutUint64(b[128:], uint64(nowMs))
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnGate, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 88, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v47, err := in.liftGateAnswer(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v47
-		}
-	case 1:
-		var e PolicyError
-		if v48, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v48
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnGate, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callAfterProbe calls the export `after-probe`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callAfterProbe(ctx context.Context, handle uint32, event *GateEvent, granted bool, view *HealthView, pacer *Pacer, nowMs uint64) (GateAnswer, error) {
-	var zero GateAnswer
-	b := in.scratchArea(136)
-	le.PutUint32(b[0:], uint32(handle))
-	if err := in.storeGateEvent(ctx, b[8:], event); err != nil {
-		return zero, withField("event", err)
-	}
-	b[56] = uint8(b2u(granted))
-	if err := in.storeHealthView(ctx, b[64:], view); err != nil {
-		return zero, withField("view", err)
-	}
-	if err := in.storePacer(ctx, b[104:], pacer); err != nil {
-		return zero, withField("pacer", err)
-	}
-	le.PutUint64(b[128:], uint64(nowMs))
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnAfterProbe, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 88, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v49, err := in.liftGateAnswer(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v49
-		}
-	case 1:
-		var e PolicyError
-		if v50, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v50
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnAfterProbe, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callSettleWake calls the export `settle-wake`: flat params, the result through the return area.
-func (in *instance) callSettleWake(ctx context.Context, handle uint32, wake *Wake, reply *StoreReply, nowMs uint64) (WakeVerdict, error) {
-	var zero WakeVerdict
-	s := in.stack[:0]
-	s = append(s, uint64(handle))
-	if s51, err := in.flatWake(ctx, s, wake); err != nil {
-		return zero, withField("wake", err)
-	} else {
-		s = s51
-	}
-	if s52, err := in.flatStoreReply(ctx, s, reply); err != nil {
-		return zero, withField("reply", err)
-	} else {
-		s = s52
-	}
-	s = append(s, uint64(nowMs))
-	if err := in.invoke(ctx, fnSettleWake, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 56, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v53, err := in.liftWakeVerdict(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v53
-		}
-	case 1:
-		var e PolicyError
-		if v54, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v54
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnSettleWake, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callCallFor calls the export `call-for`: flat params, the result through the return area.
-func (in *instance) callCallFor(ctx context.Context, handle uint32, op CallOp, endpointID string, nowMs uint64) (StoreCall, error) {
-	var zero StoreCall
-	s := in.stack[:0]
-	s = append(s, uint64(handle))
-	if uint64(op) >= 5 {
-		return zero, withField("op", enumError("CallOp", uint64(op)))
-	}
-	s = append(s, uint64(op))
-	if p55, n55, err := in.lowerString(ctx, endpointID); err != nil {
-		return zero, withField("endpoint_id", err)
-	} else {
-		s = append(s, uint64(p55), uint64(n55))
-	}
-	s = append(s, uint64(nowMs))
-	if err := in.invoke(ctx, fnCallFor, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 160, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v56, err := in.liftStoreCall(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v56
-		}
-	case 1:
-		var e PolicyError
-		if v57, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v57
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnCallFor, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callApplyCall calls the export `apply-call`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callApplyCall(ctx context.Context, call *StoreCall, nowMs uint64, held *HeldHealth) (CallApplied, error) {
-	var zero CallApplied
-	b := in.scratchArea(272)
-	if err := in.storeStoreCall(ctx, b[0:], call); err != nil {
-		return zero, withField("call", err)
-	}
-	le.PutUint64(b[152:], uint64(nowMs))
-	if err := in.storeHeldHealth(ctx, b[160:], held); err != nil {
-		return zero, withField("held", err)
-	}
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnApplyCall, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 224, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v58, err := in.liftCallApplied(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v58
-		}
-	case 1:
-		var e PolicyError
-		if v59, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v59
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnApplyCall, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
 // callLoadHealthDocument calls the export `load-health-document`: flat params, the result through the return area.
 func (in *instance) callLoadHealthDocument(ctx context.Context, json string) (HealthDocument, error) {
 	var zero HealthDocument
 	s := in.stack[:0]
-	if p60, n60, err := in.lowerString(ctx, json); err != nil {
+	if p26, n26, err := in.lowerString(ctx, json); err != nil {
 		return zero, withField("json", err)
 	} else {
-		s = append(s, uint64(p60), uint64(n60))
+		s = append(s, uint64(p26), uint64(n26))
 	}
 	if err := in.invoke(ctx, fnLoadHealthDocument, s); err != nil {
 		return zero, err
@@ -1285,17 +561,17 @@ func (in *instance) callLoadHealthDocument(ctx context.Context, json string) (He
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v61, err := in.liftHealthDocument(r[4:]); err != nil {
+		if v27, err := in.liftHealthDocument(r[4:]); err != nil {
 			return zero, err
 		} else {
-			zero = v61
+			zero = v27
 		}
 	case 1:
 		var e PolicyError
-		if v62, err := in.liftPolicyError(r[4:]); err != nil {
+		if v28, err := in.liftPolicyError(r[4:]); err != nil {
 			return zero, err
 		} else {
-			e = v62
+			e = v28
 		}
 		callErr = &e
 	default:
@@ -1307,190 +583,14 @@ func (in *instance) callLoadHealthDocument(ctx context.Context, json string) (He
 	return zero, callErr
 }
 
-// callPace calls the export `pace`: flat params, the result through the return area.
-func (in *instance) callPace(ctx context.Context, release *Release, pacer *Pacer, nowMs uint64) (Paced, error) {
-	var zero Paced
-	s := in.stack[:0]
-	if s63, err := in.flatRelease(ctx, s, release); err != nil {
-		return zero, withField("release", err)
-	} else {
-		s = s63
-	}
-	if s64, err := in.flatPacer(ctx, s, pacer); err != nil {
-		return zero, withField("pacer", err)
-	} else {
-		s = s64
-	}
-	s = append(s, uint64(nowMs))
-	if err := in.invoke(ctx, fnPace, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 48, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if v65, err := in.liftPaced(r[8:]); err != nil {
-			return zero, err
-		} else {
-			zero = v65
-		}
-	case 1:
-		var e PolicyError
-		if v66, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v66
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnPace, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callNormalPerS calls the export `normal-per-s`: flat params, the result through the return area.
-func (in *instance) callNormalPerS(ctx context.Context, budget *Budget, nowMs uint64, current uint64, previous uint64) (float64, error) {
-	var zero float64
-	s := in.stack[:0]
-	if s67, err := in.flatBudget(ctx, s, budget); err != nil {
-		return zero, withField("budget", err)
-	} else {
-		s = s67
-	}
-	s = append(s, uint64(nowMs))
-	s = append(s, uint64(current))
-	s = append(s, uint64(previous))
-	if err := in.invoke(ctx, fnNormalPerS, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 32, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		zero = math.Float64frombits(le.Uint64(r[8:]))
-	case 1:
-		var e PolicyError
-		if v68, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v68
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnNormalPerS, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callHealthOutcomeOf calls the export `health-outcome-of`: flat params, the result through the return area.
-func (in *instance) callHealthOutcomeOf(ctx context.Context, outcome *AttemptOutcome) (HealthOutcome, error) {
-	var zero HealthOutcome
-	s := in.stack[:0]
-	if s69, err := in.flatAttemptOutcome(ctx, s, outcome); err != nil {
-		return zero, withField("outcome", err)
-	} else {
-		s = s69
-	}
-	if err := in.invoke(ctx, fnHealthOutcomeOf, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 24, 4)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		if uint64(r[4]) >= 3 {
-			return zero, abiErrorf("HealthOutcome discriminant %d", uint64(r[4]))
-		}
-		zero = HealthOutcome(uint64(r[4]))
-	case 1:
-		var e PolicyError
-		if v70, err := in.liftPolicyError(r[4:]); err != nil {
-			return zero, err
-		} else {
-			e = v70
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnHealthOutcomeOf, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
-// callPauseUntil calls the export `pause-until`: the params tuple in memory (more than 16 flat values), the result through the return area.
-func (in *instance) callPauseUntil(ctx context.Context, health *Health, outcome *AttemptOutcome, nowMs uint64) (uint64, error) {
-	var zero uint64
-	b := in.scratchArea(136)
-	if err := in.storeHealth(ctx, b[0:], health); err != nil {
-		return zero, withField("health", err)
-	}
-	if err := in.storeAttemptOutcome(ctx, b[96:], outcome); err != nil {
-		return zero, withField("outcome", err)
-	}
-	le.PutUint64(b[128:], uint64(nowMs))
-	ptr, err := in.writeArea(ctx, 8, b)
-	if err != nil {
-		return zero, err
-	}
-	s := in.stack[:1]
-	s[0] = uint64(ptr)
-	if err := in.invoke(ctx, fnPauseUntil, s); err != nil {
-		return zero, err
-	}
-	ret := uint32(s[0])
-	r, err := in.viewAligned(ret, 32, 8)
-	if err != nil {
-		return zero, err
-	}
-	var callErr error
-	switch r[0] {
-	case 0:
-		zero = le.Uint64(r[8:])
-	case 1:
-		var e PolicyError
-		if v71, err := in.liftPolicyError(r[8:]); err != nil {
-			return zero, err
-		} else {
-			e = v71
-		}
-		callErr = &e
-	default:
-		return zero, abiErrorf("result discriminant %d", r[0])
-	}
-	if err := in.post(ctx, fnPauseUntil, ret); err != nil {
-		return zero, err
-	}
-	return zero, callErr
-}
-
 // callEngineOpen calls the export `engine-open`: flat params, the result through the return area.
 func (in *instance) callEngineOpen(ctx context.Context, config string) (uint32, error) {
 	var zero uint32
 	s := in.stack[:0]
-	if p72, n72, err := in.lowerString(ctx, config); err != nil {
+	if p29, n29, err := in.lowerString(ctx, config); err != nil {
 		return zero, withField("config", err)
 	} else {
-		s = append(s, uint64(p72), uint64(n72))
+		s = append(s, uint64(p29), uint64(n29))
 	}
 	if err := in.invoke(ctx, fnEngineOpen, s); err != nil {
 		return zero, err
@@ -1506,10 +606,10 @@ func (in *instance) callEngineOpen(ctx context.Context, config string) (uint32, 
 		zero = le.Uint32(r[4:])
 	case 1:
 		var e string
-		if s73, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s30, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			e = s73
+			e = s30
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1526,10 +626,10 @@ func (in *instance) callEngineFeed(ctx context.Context, handle uint32, inputs st
 	var zero string
 	s := in.stack[:0]
 	s = append(s, uint64(handle))
-	if p74, n74, err := in.lowerString(ctx, inputs); err != nil {
+	if p31, n31, err := in.lowerString(ctx, inputs); err != nil {
 		return zero, withField("inputs", err)
 	} else {
-		s = append(s, uint64(p74), uint64(n74))
+		s = append(s, uint64(p31), uint64(n31))
 	}
 	if err := in.invoke(ctx, fnEngineFeed, s); err != nil {
 		return zero, err
@@ -1542,17 +642,17 @@ func (in *instance) callEngineFeed(ctx context.Context, handle uint32, inputs st
 	var callErr error
 	switch r[0] {
 	case 0:
-		if s75, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s32, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			zero = s75
+			zero = s32
 		}
 	case 1:
 		var e string
-		if s76, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s33, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			e = s76
+			e = s33
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1570,17 +670,17 @@ func (in *instance) callEngineResume(ctx context.Context, handle uint32, nowMs u
 	s := in.stack[:0]
 	s = append(s, uint64(handle))
 	s = append(s, uint64(nowMs))
-	if l77, err := in.listArea(len(journal), 1); err != nil {
+	if l34, err := in.listArea(len(journal), 1); err != nil {
 		return zero, withField("journal", err)
 	} else {
-		for i77 := range journal {
-			l77[i77*1] = journal[i77]
+		for i34 := range journal {
+			l34[i34*1] = journal[i34]
 		}
-		p77, err := in.writeArea(ctx, 1, l77)
+		p34, err := in.writeArea(ctx, 1, l34)
 		if err != nil {
 			return zero, withField("journal", err)
 		}
-		s = append(s, uint64(p77), uint64(len(journal)))
+		s = append(s, uint64(p34), uint64(len(journal)))
 	}
 	if err := in.invoke(ctx, fnEngineResume, s); err != nil {
 		return zero, err
@@ -1593,17 +693,17 @@ func (in *instance) callEngineResume(ctx context.Context, handle uint32, nowMs u
 	var callErr error
 	switch r[0] {
 	case 0:
-		if s78, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s35, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			zero = s78
+			zero = s35
 		}
 	case 1:
 		var e string
-		if s79, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s36, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			e = s79
+			e = s36
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1626,10 +726,10 @@ func (in *instance) callEngineClose(ctx context.Context, handle uint32) error {
 func (in *instance) callReadTarget(ctx context.Context, url string) (Target, error) {
 	var zero Target
 	s := in.stack[:0]
-	if p80, n80, err := in.lowerString(ctx, url); err != nil {
+	if p37, n37, err := in.lowerString(ctx, url); err != nil {
 		return zero, withField("url", err)
 	} else {
-		s = append(s, uint64(p80), uint64(n80))
+		s = append(s, uint64(p37), uint64(n37))
 	}
 	if err := in.invoke(ctx, fnReadTarget, s); err != nil {
 		return zero, err
@@ -1642,17 +742,17 @@ func (in *instance) callReadTarget(ctx context.Context, url string) (Target, err
 	var callErr error
 	switch r[0] {
 	case 0:
-		if v81, err := in.liftTarget(r[4:]); err != nil {
+		if v38, err := in.liftTarget(r[4:]); err != nil {
 			return zero, err
 		} else {
-			zero = v81
+			zero = v38
 		}
 	case 1:
 		var e string
-		if s82, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s39, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			e = s82
+			e = s39
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1668,10 +768,10 @@ func (in *instance) callReadTarget(ctx context.Context, url string) (Target, err
 func (in *instance) callDestinationRefusal(ctx context.Context, address string) (*string, error) {
 	var zero *string
 	s := in.stack[:0]
-	if p83, n83, err := in.lowerString(ctx, address); err != nil {
+	if p40, n40, err := in.lowerString(ctx, address); err != nil {
 		return zero, withField("address", err)
 	} else {
-		s = append(s, uint64(p83), uint64(n83))
+		s = append(s, uint64(p40), uint64(n40))
 	}
 	if err := in.invoke(ctx, fnDestinationRefusal, s); err != nil {
 		return zero, err
@@ -1688,22 +788,22 @@ func (in *instance) callDestinationRefusal(ctx context.Context, address string) 
 		case 0:
 			zero = nil
 		case 1:
-			var o84 string
-			if s85, err := in.liftString(le.Uint32(r[8:]), le.Uint32(r[12:])); err != nil {
+			var o41 string
+			if s42, err := in.liftString(le.Uint32(r[8:]), le.Uint32(r[12:])); err != nil {
 				return zero, err
 			} else {
-				o84 = s85
+				o41 = s42
 			}
-			zero = &o84
+			zero = &o41
 		default:
 			return zero, abiErrorf("option discriminant %d", r[4])
 		}
 	case 1:
 		var e string
-		if s86, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s43, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return zero, err
 		} else {
-			e = s86
+			e = s43
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1713,6 +813,47 @@ func (in *instance) callDestinationRefusal(ctx context.Context, address string) 
 		return zero, err
 	}
 	return zero, callErr
+}
+
+// callVectorCase calls the export `vector-case`: flat params, the result through the return area.
+func (in *instance) callVectorCase(ctx context.Context, format string, case string) error {
+	s := in.stack[:0]
+	if p44, n44, err := in.lowerString(ctx, format); err != nil {
+		return withField("format", err)
+	} else {
+		s = append(s, uint64(p44), uint64(n44))
+	}
+	if p45, n45, err := in.lowerString(ctx, case); err != nil {
+		return withField("case", err)
+	} else {
+		s = append(s, uint64(p45), uint64(n45))
+	}
+	if err := in.invoke(ctx, fnVectorCase, s); err != nil {
+		return err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+	case 1:
+		var e string
+		if s46, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return err
+		} else {
+			e = s46
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnVectorCase, ret); err != nil {
+		return err
+	}
+	return callErr
 }
 
 // worldImports is the host side of the world's imports; the package implements it.
@@ -1730,17 +871,17 @@ type worldImports interface {
 // instantiateImports registers the world's imports as wazero host modules calling h.
 func instantiateImports(ctx context.Context, rt wazero.Runtime, h worldImports) error {
 	{
-		b := rt.NewHostModuleBuilder("webhook:retry-policy/clock@0.3.0")
+		b := rt.NewHostModuleBuilder("webhook:retry-policy/clock@1.0.0")
 		b.NewFunctionBuilder().WithGoModuleFunction(importClockNowMs(h), []api.ValueType{}, []api.ValueType{api.ValueTypeI64}).Export("now-ms")
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/clock@0.3.0", err)
+			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/clock@1.0.0", err)
 		}
 	}
 	{
-		b := rt.NewHostModuleBuilder("webhook:retry-policy/budget-store@0.3.0")
+		b := rt.NewHostModuleBuilder("webhook:retry-policy/budget-store@1.0.0")
 		b.NewFunctionBuilder().WithGoModuleFunction(importBudgetStoreCall(h), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI64, api.ValueTypeF64, api.ValueTypeI64, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32}, []api.ValueType{}).Export("call")
 		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/budget-store@0.3.0", err)
+			return fmt.Errorf("host module %s: %w", "webhook:retry-policy/budget-store@1.0.0", err)
 		}
 	}
 	return nil
@@ -1759,16 +900,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v87, rest87, err := a.liftFlatStoreRequest(s); err != nil {
+		if v47, rest47, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v87, rest87
+			request, s = v47, rest47
 		}
 		var budget Budget
-		if v88, rest88, err := a.liftFlatBudget(s); err != nil {
+		if v48, rest48, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v88, rest88
+			budget, s = v48, rest48
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1814,14 +955,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a89, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a49, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l89 := make([]uint64, len(a89)/8)
-		for i89 := range l89 {
-			l89[i89] = le.Uint64(a89[i89*8:])
+		l49 := make([]uint64, len(a49)/8)
+		for i49 := range l49 {
+			l49[i49] = le.Uint64(a49[i49*8:])
 		}
-		v.OffsetsMs = l89
+		v.OffsetsMs = l49
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1838,87 +979,63 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s90, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s50, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s90
+		v.Field = s50
 	}
-	if s91, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s51, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s91
+		v.Message = s51
 	}
 	return v, nil
-}
-
-// flatBudget appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, error) {
-	s = append(s, math.Float64bits(v.Ratio))
-	s = append(s, uint64(v.WindowMs))
-	s = append(s, uint64(v.MinSample))
-	s = append(s, b2u(v.Sliding))
-	return s, nil
-}
-
-// flatBudgetCounts appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatBudgetCounts(ctx context.Context, s []uint64, v *BudgetCounts) ([]uint64, error) {
-	if s92, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
-		return s, withField("current", err)
-	} else {
-		s = s92
-	}
-	if s93, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
-		return s, withField("previous", err)
-	} else {
-		s = s93
-	}
-	return s, nil
 }
 
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s94, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s52, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s94
+		v.Version = s52
 	}
-	if a95, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a53, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l95 := make([]EventClass, len(a95)/88)
-		for i95 := range l95 {
-			if v96, err := a.liftEventClass(a95[i95*88:]); err != nil {
+		l53 := make([]EventClass, len(a53)/88)
+		for i53 := range l53 {
+			if v54, err := a.liftEventClass(a53[i53*88:]); err != nil {
 				return v, err
 			} else {
-				l95[i95] = v96
+				l53[i53] = v54
 			}
 		}
-		v.Classes = l95
+		v.Classes = l53
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p97, n97, err := a.lowerString(ctx, v.Version); err != nil {
+	if p55, n55, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p97), uint64(n97))
+		s = append(s, uint64(p55), uint64(n55))
 	}
-	if l98, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l56, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i98 := range v.Classes {
-			if err := a.storeEventClass(ctx, l98[i98*88:], &v.Classes[i98]); err != nil {
+		for i56 := range v.Classes {
+			if err := a.storeEventClass(ctx, l56[i56*88:], &v.Classes[i56]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p98, err := a.writeArea(ctx, 8, l98)
+		p56, err := a.writeArea(ctx, 8, l56)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p98), uint64(len(v.Classes)))
+		s = append(s, uint64(p56), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1926,27 +1043,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s99, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s57, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s99
+		v.Class = s57
 	}
-	if s100, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s58, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s100
+		v.PolicyVersion = s58
 	}
-	if s101, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s59, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s101
+		v.PolicyHash = s59
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v102, err := a.liftSchedule(b[40:]); err != nil {
+	if v60, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v102
+		v.Schedule = v60
 	}
 	return v, nil
 }
@@ -1966,17 +1083,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p103, n103, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p61, n61, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p103)
-		le.PutUint32(b[4:], n103)
+		le.PutUint32(b[0:], p61)
+		le.PutUint32(b[4:], n61)
 	}
-	if p104, n104, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p62, n62, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p104)
-		le.PutUint32(b[12:], n104)
+		le.PutUint32(b[8:], p62)
+		le.PutUint32(b[12:], n62)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -2005,11 +1122,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p105, n105, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p63, n63, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p105)
-			le.PutUint32(b[12:], n105)
+			le.PutUint32(b[8:], p63)
+			le.PutUint32(b[12:], n63)
 		}
 	}
 	return nil
@@ -2022,13 +1139,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o106 Decision
-		if v107, err := a.liftDecision(b[8:]); err != nil {
+		var o64 Decision
+		if v65, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o106 = v107
+			o64 = v65
 		}
-		v.Decision = &o106
+		v.Decision = &o64
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -2036,13 +1153,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o108 StoreRequest
-		if v109, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o66 StoreRequest
+		if v67, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o108 = v109
+			o66 = v67
 		}
-		v.Store = &o108
+		v.Store = &o66
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -2076,35 +1193,15 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v110, err := a.liftDecision(b[0:]); err != nil {
+	if v68, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v110
+		v.Decision = v68
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
 	}
 	v.BudgetDisagreement = b[64] == 1
-	return v, nil
-}
-
-// liftResumption reads the Resumption at b[0:64] (canonical ABI).
-func (a *abi) liftResumption(b []byte) (Resumption, error) {
-	var v Resumption
-	switch uint64(b[0]) {
-	case 0:
-		v.Due = true
-	case 1:
-		var p Stop
-		if v111, err := a.liftStop(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v111
-		}
-		v.Stop = &p
-	default:
-		return v, abiErrorf("Resumption discriminant %d", uint64(b[0]))
-	}
 	return v, nil
 }
 
@@ -2114,28 +1211,37 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p112, n112, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p69, n69, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p112), uint64(n112))
+		s = append(s, uint64(p69), uint64(n69))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
 	return s, nil
 }
 
+// flatBudget appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, error) {
+	s = append(s, math.Float64bits(v.Ratio))
+	s = append(s, uint64(v.WindowMs))
+	s = append(s, uint64(v.MinSample))
+	s = append(s, b2u(v.Sliding))
+	return s, nil
+}
+
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s113, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s70, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s113
+		s = s70
 	}
-	if s114, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s71, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s114
+		s = s71
 	}
 	return s, nil
 }
@@ -2143,15 +1249,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v115, err := a.liftReservation(b[0:]); err != nil {
+	if v72, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v115
+		v.Reply = v72
 	}
-	if v116, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v73, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v116
+		v.Held = v73
 	}
 	return v, nil
 }
@@ -2162,18 +1268,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v117, err := a.liftRetry(b[8:]); err != nil {
+		if v74, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v117
+			p = v74
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v118, err := a.liftStop(b[8:]); err != nil {
+		if v75, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v118
+			p = v75
 		}
 		v.Stop = &p
 	default:
@@ -2182,407 +1288,26 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	return v, nil
 }
 
-// storeBudgetCounts writes *v at b[0:32] (canonical ABI).
-func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) error {
-	if err := a.storeBucketCounts(ctx, b[0:], &v.Current); err != nil {
-		return withField("current", err)
-	}
-	if err := a.storeBucketCounts(ctx, b[16:], &v.Previous); err != nil {
-		return withField("previous", err)
-	}
-	return nil
-}
-
-// storeHealth writes *v at b[0:96] (canonical ABI).
-func (a *abi) storeHealth(ctx context.Context, b []byte, v *Health) error {
-	b[0] = uint8(b2u(v.HoldBudgetRefusals))
-	le.PutUint64(b[8:], uint64(v.PauseMaxMs))
-	if v.Circuit == nil {
-		b[16] = 0
-	} else {
-		b[16] = 1
-		if err := a.storeCircuit(ctx, b[24:], v.Circuit); err != nil {
-			return withField("circuit", err)
-		}
-	}
-	if err := a.storeRelease(ctx, b[72:], &v.Release); err != nil {
-		return withField("release", err)
-	}
-	le.PutUint64(b[88:], uint64(v.CacheMs))
-	return nil
-}
-
-// flatDeliveryState appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatDeliveryState(ctx context.Context, s []uint64, v *DeliveryState) ([]uint64, error) {
-	if p119, n119, err := a.lowerString(ctx, v.EventID); err != nil {
-		return s, withField("event_id", err)
-	} else {
-		s = append(s, uint64(p119), uint64(n119))
-	}
-	if p120, n120, err := a.lowerString(ctx, v.EndpointID); err != nil {
-		return s, withField("endpoint_id", err)
-	} else {
-		s = append(s, uint64(p120), uint64(n120))
-	}
-	s = append(s, uint64(v.Attempt))
-	s = append(s, uint64(v.MaxAttempts))
-	s = append(s, uint64(v.FirstAttemptedAtMs))
-	s = append(s, b2u(v.CredentialsRefreshed))
-	return s, nil
-}
-
-// flatAttemptOutcome appends the flat values of *v to s (canonical ABI); exactly one case must be set.
-func (a *abi) flatAttemptOutcome(ctx context.Context, s []uint64, v *AttemptOutcome) ([]uint64, error) {
-	n := 0
-	if v.Response != nil {
-		n++
-	}
-	if v.TransportError != nil {
-		n++
-	}
-	if n != 1 {
-		return s, lowerErrorf("AttemptOutcome", "set exactly one of Response, TransportError (%d set)", n)
-	}
-	switch {
-	case v.Response != nil:
-		s = append(s, 0)
-		if s121, err := a.flatHTTPResponse(ctx, s, v.Response); err != nil {
-			return s, withField("response", err)
-		} else {
-			s = s121
-		}
-	case v.TransportError != nil:
-		s = append(s, 1)
-		if p122, n122, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
-			return s, withField("transport_error", err)
-		} else {
-			s = append(s, uint64(p122), uint64(n122))
-		}
-		s = append(s, 0)
-	}
-	return s, nil
-}
-
-// liftAdvanceResult reads the AdvanceResult at b[0:232] (canonical ABI).
-func (a *abi) liftAdvanceResult(b []byte) (AdvanceResult, error) {
-	var v AdvanceResult
-	switch uint64(b[0]) {
-	case 0:
-		var p Decided
-		if v123, err := a.liftDecided(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v123
-		}
-		v.Decided = &p
-	case 1:
-		var p StoreCall
-		if v124, err := a.liftStoreCall(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v124
-		}
-		v.NeedsStore = &p
-	default:
-		return v, abiErrorf("AdvanceResult discriminant %d", uint64(b[0]))
-	}
-	return v, nil
-}
-
-// liftFinished reads the Finished at b[0:72] (canonical ABI).
-func (a *abi) liftFinished(b []byte) (Finished, error) {
-	var v Finished
-	if v125, err := a.liftVerdict(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Verdict = v125
-	}
-	if b[64] > 1 {
-		return v, abiErrorf("bool byte %d", b[64])
-	}
-	v.BudgetDisagreement = b[64] == 1
-	return v, nil
-}
-
-// storeGateEvent writes *v at b[0:48] (canonical ABI).
-func (a *abi) storeGateEvent(ctx context.Context, b []byte, v *GateEvent) error {
-	if p126, n126, err := a.lowerString(ctx, v.EventID); err != nil {
-		return withField("event_id", err)
-	} else {
-		le.PutUint32(b[0:], p126)
-		le.PutUint32(b[4:], n126)
-	}
-	if p127, n127, err := a.lowerString(ctx, v.EndpointID); err != nil {
-		return withField("endpoint_id", err)
-	} else {
-		le.PutUint32(b[8:], p127)
-		le.PutUint32(b[12:], n127)
-	}
-	le.PutUint32(b[16:], uint32(v.Attempts))
-	le.PutUint64(b[24:], uint64(v.FirstAttemptedAtMs))
-	b[32] = uint8(b2u(v.Held))
-	le.PutUint64(b[40:], uint64(v.HeldMs))
-	return nil
-}
-
-// storeHealthView writes *v at b[0:40] (canonical ABI).
-func (a *abi) storeHealthView(ctx context.Context, b []byte, v *HealthView) error {
-	le.PutUint64(b[0:], uint64(v.PausedUntilMs))
-	le.PutUint64(b[8:], uint64(v.OpenedAtMs))
-	le.PutUint64(b[16:], uint64(v.CooldownMs))
-	le.PutUint64(b[24:], uint64(v.ClosedAtMs))
-	le.PutUint64(b[32:], uint64(v.AsOfMs))
-	return nil
-}
-
-// storePacer writes *v at b[0:24] (canonical ABI).
-func (a *abi) storePacer(ctx context.Context, b []byte, v *Pacer) error {
-	le.PutUint64(b[0:], math.Float64bits(v.Tokens))
-	le.PutUint64(b[8:], uint64(v.UpdatedMs))
-	le.PutUint64(b[16:], math.Float64bits(v.NormalPerS))
-	return nil
-}
-
-// liftGateAnswer reads the GateAnswer at b[0:80] (canonical ABI).
-func (a *abi) liftGateAnswer(b []byte) (GateAnswer, error) {
-	var v GateAnswer
-	if v128, err := a.liftGateVerdict(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Verdict = v128
-	}
-	if v129, err := a.liftPacer(b[56:]); err != nil {
-		return v, err
-	} else {
-		v.Pacer = v129
-	}
-	return v, nil
-}
-
-// flatWake appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatWake(ctx context.Context, s []uint64, v *Wake) ([]uint64, error) {
-	if p130, n130, err := a.lowerString(ctx, v.EventID); err != nil {
-		return s, withField("event_id", err)
-	} else {
-		s = append(s, uint64(p130), uint64(n130))
-	}
-	if p131, n131, err := a.lowerString(ctx, v.EndpointID); err != nil {
-		return s, withField("endpoint_id", err)
-	} else {
-		s = append(s, uint64(p131), uint64(n131))
-	}
-	s = append(s, uint64(v.Attempts))
-	s = append(s, uint64(v.FirstAttemptedAtMs))
-	s = append(s, uint64(v.Refusals))
-	return s, nil
-}
-
-// flatStoreReply appends the flat values of *v to s (canonical ABI); exactly one case must be set.
-func (a *abi) flatStoreReply(ctx context.Context, s []uint64, v *StoreReply) ([]uint64, error) {
-	n := 0
-	if v.Unavailable {
-		n++
-	}
-	if v.Answered != nil {
-		n++
-	}
-	if n != 1 {
-		return s, lowerErrorf("StoreReply", "set exactly one of Unavailable, Answered (%d set)", n)
-	}
-	switch {
-	case v.Unavailable:
-		s = append(s, 0)
-		s = append(s, 0, 0, 0, 0, 0)
-	case v.Answered != nil:
-		s = append(s, 1)
-		if s132, err := a.flatReservation(ctx, s, v.Answered); err != nil {
-			return s, withField("answered", err)
-		} else {
-			s = s132
-		}
-	}
-	return s, nil
-}
-
-// liftWakeVerdict reads the WakeVerdict at b[0:48] (canonical ABI).
-func (a *abi) liftWakeVerdict(b []byte) (WakeVerdict, error) {
-	var v WakeVerdict
-	switch uint64(b[0]) {
-	case 0:
-		v.Send = true
-	case 1:
-		var p WakeHold
-		if v133, err := a.liftWakeHold(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v133
-		}
-		v.Hold = &p
-	case 2:
-		var p DeadLetter
-		if v134, err := a.liftDeadLetter(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v134
-		}
-		v.Stop = &p
-	default:
-		return v, abiErrorf("WakeVerdict discriminant %d", uint64(b[0]))
-	}
-	return v, nil
-}
-
-// liftStoreCall reads the StoreCall at b[0:152] (canonical ABI).
-func (a *abi) liftStoreCall(b []byte) (StoreCall, error) {
-	var v StoreCall
-	if uint64(b[0]) >= 5 {
-		return v, abiErrorf("CallOp discriminant %d", uint64(b[0]))
-	}
-	v.Op = CallOp(uint64(b[0]))
-	if s135, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
-		return v, err
-	} else {
-		v.Key = s135
-	}
-	if s136, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
-		return v, err
-	} else {
-		v.EndpointID = s136
-	}
-	v.Bucket = le.Uint64(b[24:])
-	if v137, err := a.liftBudget(b[32:]); err != nil {
-		return v, err
-	} else {
-		v.Budget = v137
-	}
-	switch b[64] {
-	case 0:
-		v.Health = nil
-	case 1:
-		var o138 HealthCall
-		if v139, err := a.liftHealthCall(b[72:]); err != nil {
-			return v, err
-		} else {
-			o138 = v139
-		}
-		v.Health = &o138
-	default:
-		return v, abiErrorf("option discriminant %d", b[64])
-	}
-	return v, nil
-}
-
-// storeStoreCall writes *v at b[0:152] (canonical ABI).
-func (a *abi) storeStoreCall(ctx context.Context, b []byte, v *StoreCall) error {
-	if uint64(v.Op) >= 5 {
-		return withField("op", enumError("CallOp", uint64(v.Op)))
-	}
-	b[0] = uint8(v.Op)
-	if p140, n140, err := a.lowerString(ctx, v.Key); err != nil {
-		return withField("key", err)
-	} else {
-		le.PutUint32(b[4:], p140)
-		le.PutUint32(b[8:], n140)
-	}
-	if p141, n141, err := a.lowerString(ctx, v.EndpointID); err != nil {
-		return withField("endpoint_id", err)
-	} else {
-		le.PutUint32(b[12:], p141)
-		le.PutUint32(b[16:], n141)
-	}
-	le.PutUint64(b[24:], uint64(v.Bucket))
-	if err := a.storeBudget(ctx, b[32:], &v.Budget); err != nil {
-		return withField("budget", err)
-	}
-	if v.Health == nil {
-		b[64] = 0
-	} else {
-		b[64] = 1
-		if err := a.storeHealthCall(ctx, b[72:], v.Health); err != nil {
-			return withField("health", err)
-		}
-	}
-	return nil
-}
-
-// storeHeldHealth writes *v at b[0:112] (canonical ABI).
-func (a *abi) storeHeldHealth(ctx context.Context, b []byte, v *HeldHealth) error {
-	if err := a.storeHeldBuckets(ctx, b[0:], &v.Buckets); err != nil {
-		return withField("buckets", err)
-	}
-	if err := a.storeHealthState(ctx, b[40:], &v.Health); err != nil {
-		return withField("health", err)
-	}
-	return nil
-}
-
-// liftCallApplied reads the CallApplied at b[0:216] (canonical ABI).
-func (a *abi) liftCallApplied(b []byte) (CallApplied, error) {
-	var v CallApplied
-	if v142, err := a.liftCallReply(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Reply = v142
-	}
-	if v143, err := a.liftHeldHealth(b[104:]); err != nil {
-		return v, err
-	} else {
-		v.Held = v143
-	}
-	return v, nil
-}
-
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s144, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s76, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s144
+		v.Version = s76
 	}
-	if a145, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a77, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l145 := make([]HealthClass, len(a145)/208)
-		for i145 := range l145 {
-			if v146, err := a.liftHealthClass(a145[i145*208:]); err != nil {
+		l77 := make([]HealthClass, len(a77)/208)
+		for i77 := range l77 {
+			if v78, err := a.liftHealthClass(a77[i77*208:]); err != nil {
 				return v, err
 			} else {
-				l145[i145] = v146
+				l77[i77] = v78
 			}
 		}
-		v.Classes = l145
-	}
-	return v, nil
-}
-
-// flatRelease appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatRelease(ctx context.Context, s []uint64, v *Release) ([]uint64, error) {
-	s = append(s, math.Float64bits(v.Multiple))
-	s = append(s, math.Float64bits(v.FloorPerS))
-	return s, nil
-}
-
-// flatPacer appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatPacer(ctx context.Context, s []uint64, v *Pacer) ([]uint64, error) {
-	s = append(s, math.Float64bits(v.Tokens))
-	s = append(s, uint64(v.UpdatedMs))
-	s = append(s, math.Float64bits(v.NormalPerS))
-	return s, nil
-}
-
-// liftPaced reads the Paced at b[0:40] (canonical ABI).
-func (a *abi) liftPaced(b []byte) (Paced, error) {
-	var v Paced
-	if v147, err := a.liftPaceVerdict(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Verdict = v147
-	}
-	if v148, err := a.liftPacer(b[16:]); err != nil {
-		return v, err
-	} else {
-		v.Pacer = v148
+		v.Classes = l77
 	}
 	return v, nil
 }
@@ -2590,33 +1315,33 @@ func (a *abi) liftPaced(b []byte) (Paced, error) {
 // liftTarget reads the Target at b[0:40] (canonical ABI).
 func (a *abi) liftTarget(b []byte) (Target, error) {
 	var v Target
-	if s149, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s79, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Scheme = s149
+		v.Scheme = s79
 	}
-	if s150, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s80, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.Host = s150
+		v.Host = s80
 	}
 	v.Port = le.Uint16(b[16:])
-	if s151, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+	if s81, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
 		return v, err
 	} else {
-		v.Path = s151
+		v.Path = s81
 	}
 	switch b[28] {
 	case 0:
 		v.Address = nil
 	case 1:
-		var o152 string
-		if s153, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+		var o82 string
+		if s83, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
 			return v, err
 		} else {
-			o152 = s153
+			o82 = s83
 		}
-		v.Address = &o152
+		v.Address = &o82
 	default:
 		return v, abiErrorf("option discriminant %d", b[28])
 	}
@@ -2631,10 +1356,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s154, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s84, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s154
+		v.EndpointID = s84
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -2670,36 +1395,29 @@ func (a *abi) storeReservation(ctx context.Context, b []byte, v *Reservation) er
 	return nil
 }
 
-// flatBucketCounts appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatBucketCounts(ctx context.Context, s []uint64, v *BucketCounts) ([]uint64, error) {
-	s = append(s, uint64(v.Total))
-	s = append(s, uint64(v.Retries))
-	return s, nil
-}
-
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s155, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s85, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s155
+		v.Name = s85
 	}
-	if v156, err := a.liftPolicy(b[8:]); err != nil {
+	if v86, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v156
+		v.Policy = v86
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p157, n157, err := a.lowerString(ctx, v.Name); err != nil {
+	if p87, n87, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p157)
-		le.PutUint32(b[4:], n157)
+		le.PutUint32(b[0:], p87)
+		le.PutUint32(b[4:], n87)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -2747,13 +1465,63 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s158, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s88, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s158
+		v.EndpointID = s88
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
+	return v, nil
+}
+
+// flatBucketCounts appends the flat values of *v to s (canonical ABI).
+func (a *abi) flatBucketCounts(ctx context.Context, s []uint64, v *BucketCounts) ([]uint64, error) {
+	s = append(s, uint64(v.Total))
+	s = append(s, uint64(v.Retries))
+	return s, nil
+}
+
+// liftReservation reads the Reservation at b[0:40] (canonical ABI).
+func (a *abi) liftReservation(b []byte) (Reservation, error) {
+	var v Reservation
+	if b[0] > 1 {
+		return v, abiErrorf("bool byte %d", b[0])
+	}
+	v.Reserved = b[0] == 1
+	if v89, err := a.liftBudgetCounts(b[8:]); err != nil {
+		return v, err
+	} else {
+		v.Counts = v89
+	}
+	return v, nil
+}
+
+// liftHeldBuckets reads the HeldBuckets at b[0:40] (canonical ABI).
+func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
+	var v HeldBuckets
+	v.Bucket = le.Uint64(b[0:])
+	if v90, err := a.liftBucketCounts(b[8:]); err != nil {
+		return v, err
+	} else {
+		v.Current = v90
+	}
+	if v91, err := a.liftBucketCounts(b[24:]); err != nil {
+		return v, err
+	} else {
+		v.Previous = v91
+	}
+	return v, nil
+}
+
+// liftRetry reads the Retry at b[0:16] (canonical ABI).
+func (a *abi) liftRetry(b []byte) (Retry, error) {
+	var v Retry
+	v.DelayMs = le.Uint64(b[0:])
+	if b[8] > 1 {
+		return v, abiErrorf("bool byte %d", b[8])
+	}
+	v.RefreshCredentials = b[8] == 1
 	return v, nil
 }
 
@@ -2772,59 +1540,166 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o159 DeadLetter
-		if v160, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o92 DeadLetter
+		if v93, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o159 = v160
+			o92 = v93
 		}
-		v.DeadLetter = &o159
+		v.DeadLetter = &o92
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
 	return v, nil
 }
 
-// liftReservation reads the Reservation at b[0:40] (canonical ABI).
-func (a *abi) liftReservation(b []byte) (Reservation, error) {
-	var v Reservation
+// liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
+func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
+	var v HealthClass
+	if s94, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Name = s94
+	}
+	if v95, err := a.liftPolicy(b[8:]); err != nil {
+		return v, err
+	} else {
+		v.Policy = v95
+	}
+	switch b[88] {
+	case 0:
+		v.Health = nil
+	case 1:
+		var o96 Health
+		if v97, err := a.liftHealth(b[96:]); err != nil {
+			return v, err
+		} else {
+			o96 = v97
+		}
+		v.Health = &o96
+	default:
+		return v, abiErrorf("option discriminant %d", b[88])
+	}
+	if s98, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+		return v, err
+	} else {
+		v.PolicyHash = s98
+	}
+	if a99, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+		return v, err
+	} else {
+		l99 := make([]uint64, len(a99)/8)
+		for i99 := range l99 {
+			l99[i99] = le.Uint64(a99[i99*8:])
+		}
+		v.HashWords = l99
+	}
+	return v, nil
+}
+
+// storeBudgetCounts writes *v at b[0:32] (canonical ABI).
+func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) error {
+	if err := a.storeBucketCounts(ctx, b[0:], &v.Current); err != nil {
+		return withField("current", err)
+	}
+	if err := a.storeBucketCounts(ctx, b[16:], &v.Previous); err != nil {
+		return withField("previous", err)
+	}
+	return nil
+}
+
+// liftPolicy reads the Policy at b[0:80] (canonical ABI).
+func (a *abi) liftPolicy(b []byte) (Policy, error) {
+	var v Policy
+	if v100, err := a.liftBackoff(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Backoff = v100
+	}
+	v.WindowMs = le.Uint64(b[32:])
+	v.HardCap = le.Uint32(b[40:])
+	if v101, err := a.liftBudget(b[48:]); err != nil {
+		return v, err
+	} else {
+		v.Budget = v101
+	}
+	return v, nil
+}
+
+// liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
+func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
+	var v BudgetCounts
+	if v102, err := a.liftBucketCounts(b[0:]); err != nil {
+		return v, err
+	} else {
+		v.Current = v102
+	}
+	if v103, err := a.liftBucketCounts(b[16:]); err != nil {
+		return v, err
+	} else {
+		v.Previous = v103
+	}
+	return v, nil
+}
+
+// liftBucketCounts reads the BucketCounts at b[0:16] (canonical ABI).
+func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
+	var v BucketCounts
+	v.Total = le.Uint64(b[0:])
+	v.Retries = le.Uint64(b[8:])
+	return v, nil
+}
+
+// liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
+func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
+	var v DeadLetter
+	if s104, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.EventID = s104
+	}
+	if s105, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+		return v, err
+	} else {
+		v.EndpointID = s105
+	}
+	v.Attempts = le.Uint32(b[16:])
+	v.ElapsedMs = le.Uint64(b[24:])
+	if uint64(b[32]) >= 6 {
+		return v, abiErrorf("StopReason discriminant %d", uint64(b[32]))
+	}
+	v.StopReason = StopReason(uint64(b[32]))
+	return v, nil
+}
+
+// liftHealth reads the Health at b[0:96] (canonical ABI).
+func (a *abi) liftHealth(b []byte) (Health, error) {
+	var v Health
 	if b[0] > 1 {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
-	v.Reserved = b[0] == 1
-	if v161, err := a.liftBudgetCounts(b[8:]); err != nil {
+	v.HoldBudgetRefusals = b[0] == 1
+	v.PauseMaxMs = le.Uint64(b[8:])
+	switch b[16] {
+	case 0:
+		v.Circuit = nil
+	case 1:
+		var o106 Circuit
+		if v107, err := a.liftCircuit(b[24:]); err != nil {
+			return v, err
+		} else {
+			o106 = v107
+		}
+		v.Circuit = &o106
+	default:
+		return v, abiErrorf("option discriminant %d", b[16])
+	}
+	if v108, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v161
+		v.Release = v108
 	}
-	return v, nil
-}
-
-// liftHeldBuckets reads the HeldBuckets at b[0:40] (canonical ABI).
-func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
-	var v HeldBuckets
-	v.Bucket = le.Uint64(b[0:])
-	if v162, err := a.liftBucketCounts(b[8:]); err != nil {
-		return v, err
-	} else {
-		v.Current = v162
-	}
-	if v163, err := a.liftBucketCounts(b[24:]); err != nil {
-		return v, err
-	} else {
-		v.Previous = v163
-	}
-	return v, nil
-}
-
-// liftRetry reads the Retry at b[0:16] (canonical ABI).
-func (a *abi) liftRetry(b []byte) (Retry, error) {
-	var v Retry
-	v.DelayMs = le.Uint64(b[0:])
-	if b[8] > 1 {
-		return v, abiErrorf("bool byte %d", b[8])
-	}
-	v.RefreshCredentials = b[8] == 1
+	v.CacheMs = le.Uint64(b[88:])
 	return v, nil
 }
 
@@ -2835,174 +1710,16 @@ func (a *abi) storeBucketCounts(ctx context.Context, b []byte, v *BucketCounts) 
 	return nil
 }
 
-// storeCircuit writes *v at b[0:48] (canonical ABI).
-func (a *abi) storeCircuit(ctx context.Context, b []byte, v *Circuit) error {
-	le.PutUint64(b[0:], math.Float64bits(v.FailureRatio))
-	le.PutUint64(b[8:], uint64(v.MinSample))
-	le.PutUint64(b[16:], uint64(v.CooldownMs))
-	le.PutUint64(b[24:], uint64(v.CooldownMaxMs))
-	le.PutUint32(b[32:], uint32(v.Probes))
-	le.PutUint64(b[40:], uint64(v.ProbeIntervalMs))
-	return nil
-}
-
-// storeRelease writes *v at b[0:16] (canonical ABI).
-func (a *abi) storeRelease(ctx context.Context, b []byte, v *Release) error {
-	le.PutUint64(b[0:], math.Float64bits(v.Multiple))
-	le.PutUint64(b[8:], math.Float64bits(v.FloorPerS))
-	return nil
-}
-
-// flatHTTPResponse appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatHTTPResponse(ctx context.Context, s []uint64, v *HTTPResponse) ([]uint64, error) {
-	s = append(s, uint64(v.Status))
-	if v.RetryAfterMs == nil {
-		s = append(s, 0, 0)
-	} else {
-		s = append(s, 1)
-		s = append(s, uint64((*v.RetryAfterMs)))
+// liftBackoff reads the Backoff at b[0:32] (canonical ABI).
+func (a *abi) liftBackoff(b []byte) (Backoff, error) {
+	var v Backoff
+	v.BaseMs = le.Uint64(b[0:])
+	v.Factor = math.Float64frombits(le.Uint64(b[8:]))
+	v.CapMs = le.Uint64(b[16:])
+	if uint64(b[24]) >= 3 {
+		return v, abiErrorf("Jitter discriminant %d", uint64(b[24]))
 	}
-	return s, nil
-}
-
-// liftDecided reads the Decided at b[0:224] (canonical ABI).
-func (a *abi) liftDecided(b []byte) (Decided, error) {
-	var v Decided
-	if v164, err := a.liftDecision(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Decision = v164
-	}
-	switch b[64] {
-	case 0:
-		v.Call = nil
-	case 1:
-		var o165 StoreCall
-		if v166, err := a.liftStoreCall(b[72:]); err != nil {
-			return v, err
-		} else {
-			o165 = v166
-		}
-		v.Call = &o165
-	default:
-		return v, abiErrorf("option discriminant %d", b[64])
-	}
-	return v, nil
-}
-
-// liftVerdict reads the Verdict at b[0:64] (canonical ABI).
-func (a *abi) liftVerdict(b []byte) (Verdict, error) {
-	var v Verdict
-	switch uint64(b[0]) {
-	case 0:
-		var p Retry
-		if v167, err := a.liftRetry(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v167
-		}
-		v.Retry = &p
-	case 1:
-		var p BudgetHold
-		if v168, err := a.liftBudgetHold(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v168
-		}
-		v.Hold = &p
-	case 2:
-		var p Stop
-		if v169, err := a.liftStop(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v169
-		}
-		v.Stop = &p
-	default:
-		return v, abiErrorf("Verdict discriminant %d", uint64(b[0]))
-	}
-	return v, nil
-}
-
-// liftGateVerdict reads the GateVerdict at b[0:56] (canonical ABI).
-func (a *abi) liftGateVerdict(b []byte) (GateVerdict, error) {
-	var v GateVerdict
-	switch uint64(b[0]) {
-	case 0:
-		v.Send = true
-	case 1:
-		v.SendProbe = true
-	case 2:
-		v.Probe = true
-	case 3:
-		var p Hold
-		if v170, err := a.liftHold(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v170
-		}
-		v.Hold = &p
-	case 4:
-		var p HeldStop
-		if v171, err := a.liftHeldStop(b[8:]); err != nil {
-			return v, err
-		} else {
-			p = v171
-		}
-		v.Stop = &p
-	default:
-		return v, abiErrorf("GateVerdict discriminant %d", uint64(b[0]))
-	}
-	return v, nil
-}
-
-// liftPacer reads the Pacer at b[0:24] (canonical ABI).
-func (a *abi) liftPacer(b []byte) (Pacer, error) {
-	var v Pacer
-	v.Tokens = math.Float64frombits(le.Uint64(b[0:]))
-	v.UpdatedMs = le.Uint64(b[8:])
-	v.NormalPerS = math.Float64frombits(le.Uint64(b[16:]))
-	return v, nil
-}
-
-// flatReservation appends the flat values of *v to s (canonical ABI).
-func (a *abi) flatReservation(ctx context.Context, s []uint64, v *Reservation) ([]uint64, error) {
-	s = append(s, b2u(v.Reserved))
-	if s172, err := a.flatBudgetCounts(ctx, s, &v.Counts); err != nil {
-		return s, withField("counts", err)
-	} else {
-		s = s172
-	}
-	return s, nil
-}
-
-// liftWakeHold reads the WakeHold at b[0:16] (canonical ABI).
-func (a *abi) liftWakeHold(b []byte) (WakeHold, error) {
-	var v WakeHold
-	v.UntilMs = le.Uint64(b[0:])
-	v.Refusals = le.Uint32(b[8:])
-	return v, nil
-}
-
-// liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
-func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
-	var v DeadLetter
-	if s173, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
-		return v, err
-	} else {
-		v.EventID = s173
-	}
-	if s174, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
-		return v, err
-	} else {
-		v.EndpointID = s174
-	}
-	v.Attempts = le.Uint32(b[16:])
-	v.ElapsedMs = le.Uint64(b[24:])
-	if uint64(b[32]) >= 6 {
-		return v, abiErrorf("StopReason discriminant %d", uint64(b[32]))
-	}
-	v.StopReason = StopReason(uint64(b[32]))
+	v.Jitter = Jitter(uint64(b[24]))
 	return v, nil
 }
 
@@ -3019,279 +1736,6 @@ func (a *abi) liftBudget(b []byte) (Budget, error) {
 	return v, nil
 }
 
-// liftHealthCall reads the HealthCall at b[0:80] (canonical ABI).
-func (a *abi) liftHealthCall(b []byte) (HealthCall, error) {
-	var v HealthCall
-	if uint64(b[0]) >= 3 {
-		return v, abiErrorf("HealthOutcome discriminant %d", uint64(b[0]))
-	}
-	v.Outcome = HealthOutcome(uint64(b[0]))
-	v.PauseUntilMs = le.Uint64(b[8:])
-	if b[16] > 1 {
-		return v, abiErrorf("bool byte %d", b[16])
-	}
-	v.Probe = b[16] == 1
-	switch b[24] {
-	case 0:
-		v.Circuit = nil
-	case 1:
-		var o175 Circuit
-		if v176, err := a.liftCircuit(b[32:]); err != nil {
-			return v, err
-		} else {
-			o175 = v176
-		}
-		v.Circuit = &o175
-	default:
-		return v, abiErrorf("option discriminant %d", b[24])
-	}
-	return v, nil
-}
-
-// storeHealthCall writes *v at b[0:80] (canonical ABI).
-func (a *abi) storeHealthCall(ctx context.Context, b []byte, v *HealthCall) error {
-	if uint64(v.Outcome) >= 3 {
-		return withField("outcome", enumError("HealthOutcome", uint64(v.Outcome)))
-	}
-	b[0] = uint8(v.Outcome)
-	le.PutUint64(b[8:], uint64(v.PauseUntilMs))
-	b[16] = uint8(b2u(v.Probe))
-	if v.Circuit == nil {
-		b[24] = 0
-	} else {
-		b[24] = 1
-		if err := a.storeCircuit(ctx, b[32:], v.Circuit); err != nil {
-			return withField("circuit", err)
-		}
-	}
-	return nil
-}
-
-// storeHeldBuckets writes *v at b[0:40] (canonical ABI).
-func (a *abi) storeHeldBuckets(ctx context.Context, b []byte, v *HeldBuckets) error {
-	le.PutUint64(b[0:], uint64(v.Bucket))
-	if err := a.storeBucketCounts(ctx, b[8:], &v.Current); err != nil {
-		return withField("current", err)
-	}
-	if err := a.storeBucketCounts(ctx, b[24:], &v.Previous); err != nil {
-		return withField("previous", err)
-	}
-	return nil
-}
-
-// storeHealthState writes *v at b[0:72] (canonical ABI).
-func (a *abi) storeHealthState(ctx context.Context, b []byte, v *HealthState) error {
-	if err := a.storeFailureBuckets(ctx, b[0:], &v.Failures); err != nil {
-		return withField("failures", err)
-	}
-	le.PutUint64(b[24:], uint64(v.PausedUntilMs))
-	le.PutUint64(b[32:], uint64(v.OpenedAtMs))
-	le.PutUint64(b[40:], uint64(v.CooldownMs))
-	le.PutUint64(b[48:], uint64(v.ProbeWindow))
-	le.PutUint32(b[56:], uint32(v.ProbesGranted))
-	le.PutUint64(b[64:], uint64(v.ClosedAtMs))
-	return nil
-}
-
-// liftCallReply reads the CallReply at b[0:104] (canonical ABI).
-func (a *abi) liftCallReply(b []byte) (CallReply, error) {
-	var v CallReply
-	switch b[0] {
-	case 0:
-		v.Reservation = nil
-	case 1:
-		var o177 Reservation
-		if v178, err := a.liftReservation(b[8:]); err != nil {
-			return v, err
-		} else {
-			o177 = v178
-		}
-		v.Reservation = &o177
-	default:
-		return v, abiErrorf("option discriminant %d", b[0])
-	}
-	switch b[48] {
-	case 0:
-		v.Granted = nil
-	case 1:
-		var o179 bool
-		if b[49] > 1 {
-			return v, abiErrorf("bool byte %d", b[49])
-		}
-		o179 = b[49] == 1
-		v.Granted = &o179
-	default:
-		return v, abiErrorf("option discriminant %d", b[48])
-	}
-	switch b[56] {
-	case 0:
-		v.View = nil
-	case 1:
-		var o180 HealthView
-		if v181, err := a.liftHealthView(b[64:]); err != nil {
-			return v, err
-		} else {
-			o180 = v181
-		}
-		v.View = &o180
-	default:
-		return v, abiErrorf("option discriminant %d", b[56])
-	}
-	return v, nil
-}
-
-// liftHeldHealth reads the HeldHealth at b[0:112] (canonical ABI).
-func (a *abi) liftHeldHealth(b []byte) (HeldHealth, error) {
-	var v HeldHealth
-	if v182, err := a.liftHeldBuckets(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Buckets = v182
-	}
-	if v183, err := a.liftHealthState(b[40:]); err != nil {
-		return v, err
-	} else {
-		v.Health = v183
-	}
-	return v, nil
-}
-
-// liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
-func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
-	var v HealthClass
-	if s184, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
-		return v, err
-	} else {
-		v.Name = s184
-	}
-	if v185, err := a.liftPolicy(b[8:]); err != nil {
-		return v, err
-	} else {
-		v.Policy = v185
-	}
-	switch b[88] {
-	case 0:
-		v.Health = nil
-	case 1:
-		var o186 Health
-		if v187, err := a.liftHealth(b[96:]); err != nil {
-			return v, err
-		} else {
-			o186 = v187
-		}
-		v.Health = &o186
-	default:
-		return v, abiErrorf("option discriminant %d", b[88])
-	}
-	if s188, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
-		return v, err
-	} else {
-		v.PolicyHash = s188
-	}
-	if a189, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
-		return v, err
-	} else {
-		l189 := make([]uint64, len(a189)/8)
-		for i189 := range l189 {
-			l189[i189] = le.Uint64(a189[i189*8:])
-		}
-		v.HashWords = l189
-	}
-	return v, nil
-}
-
-// liftPaceVerdict reads the PaceVerdict at b[0:16] (canonical ABI).
-func (a *abi) liftPaceVerdict(b []byte) (PaceVerdict, error) {
-	var v PaceVerdict
-	switch uint64(b[0]) {
-	case 0:
-		v.Send = true
-	case 1:
-		var p uint64
-		p = le.Uint64(b[8:])
-		v.Wait = &p
-	default:
-		return v, abiErrorf("PaceVerdict discriminant %d", uint64(b[0]))
-	}
-	return v, nil
-}
-
-// liftPolicy reads the Policy at b[0:80] (canonical ABI).
-func (a *abi) liftPolicy(b []byte) (Policy, error) {
-	var v Policy
-	if v190, err := a.liftBackoff(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Backoff = v190
-	}
-	v.WindowMs = le.Uint64(b[32:])
-	v.HardCap = le.Uint32(b[40:])
-	if v191, err := a.liftBudget(b[48:]); err != nil {
-		return v, err
-	} else {
-		v.Budget = v191
-	}
-	return v, nil
-}
-
-// liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
-func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
-	var v BudgetCounts
-	if v192, err := a.liftBucketCounts(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Current = v192
-	}
-	if v193, err := a.liftBucketCounts(b[16:]); err != nil {
-		return v, err
-	} else {
-		v.Previous = v193
-	}
-	return v, nil
-}
-
-// liftBucketCounts reads the BucketCounts at b[0:16] (canonical ABI).
-func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
-	var v BucketCounts
-	v.Total = le.Uint64(b[0:])
-	v.Retries = le.Uint64(b[8:])
-	return v, nil
-}
-
-// liftBudgetHold reads the BudgetHold at b[0:16] (canonical ABI).
-func (a *abi) liftBudgetHold(b []byte) (BudgetHold, error) {
-	var v BudgetHold
-	v.UntilMs = le.Uint64(b[0:])
-	if b[8] > 1 {
-		return v, abiErrorf("bool byte %d", b[8])
-	}
-	v.RefreshCredentials = b[8] == 1
-	return v, nil
-}
-
-// liftHold reads the Hold at b[0:16] (canonical ABI).
-func (a *abi) liftHold(b []byte) (Hold, error) {
-	var v Hold
-	v.UntilMs = le.Uint64(b[0:])
-	if uint64(b[8]) >= 5 {
-		return v, abiErrorf("HoldReason discriminant %d", uint64(b[8]))
-	}
-	v.Reason = HoldReason(uint64(b[8]))
-	return v, nil
-}
-
-// liftHeldStop reads the HeldStop at b[0:48] (canonical ABI).
-func (a *abi) liftHeldStop(b []byte) (HeldStop, error) {
-	var v HeldStop
-	if v194, err := a.liftDeadLetter(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.DeadLetter = v194
-	}
-	v.HeldMs = le.Uint64(b[40:])
-	return v, nil
-}
-
 // liftCircuit reads the Circuit at b[0:48] (canonical ABI).
 func (a *abi) liftCircuit(b []byte) (Circuit, error) {
 	var v Circuit
@@ -3301,95 +1745,6 @@ func (a *abi) liftCircuit(b []byte) (Circuit, error) {
 	v.CooldownMaxMs = le.Uint64(b[24:])
 	v.Probes = le.Uint32(b[32:])
 	v.ProbeIntervalMs = le.Uint64(b[40:])
-	return v, nil
-}
-
-// storeFailureBuckets writes *v at b[0:24] (canonical ABI).
-func (a *abi) storeFailureBuckets(ctx context.Context, b []byte, v *FailureBuckets) error {
-	le.PutUint64(b[0:], uint64(v.Bucket))
-	le.PutUint64(b[8:], uint64(v.Current))
-	le.PutUint64(b[16:], uint64(v.Previous))
-	return nil
-}
-
-// liftHealthView reads the HealthView at b[0:40] (canonical ABI).
-func (a *abi) liftHealthView(b []byte) (HealthView, error) {
-	var v HealthView
-	v.PausedUntilMs = le.Uint64(b[0:])
-	v.OpenedAtMs = le.Uint64(b[8:])
-	v.CooldownMs = le.Uint64(b[16:])
-	v.ClosedAtMs = le.Uint64(b[24:])
-	v.AsOfMs = le.Uint64(b[32:])
-	return v, nil
-}
-
-// liftHealthState reads the HealthState at b[0:72] (canonical ABI).
-func (a *abi) liftHealthState(b []byte) (HealthState, error) {
-	var v HealthState
-	if v195, err := a.liftFailureBuckets(b[0:]); err != nil {
-		return v, err
-	} else {
-		v.Failures = v195
-	}
-	v.PausedUntilMs = le.Uint64(b[24:])
-	v.OpenedAtMs = le.Uint64(b[32:])
-	v.CooldownMs = le.Uint64(b[40:])
-	v.ProbeWindow = le.Uint64(b[48:])
-	v.ProbesGranted = le.Uint32(b[56:])
-	v.ClosedAtMs = le.Uint64(b[64:])
-	return v, nil
-}
-
-// liftHealth reads the Health at b[0:96] (canonical ABI).
-func (a *abi) liftHealth(b []byte) (Health, error) {
-	var v Health
-	if b[0] > 1 {
-		return v, abiErrorf("bool byte %d", b[0])
-	}
-	v.HoldBudgetRefusals = b[0] == 1
-	v.PauseMaxMs = le.Uint64(b[8:])
-	switch b[16] {
-	case 0:
-		v.Circuit = nil
-	case 1:
-		var o196 Circuit
-		if v197, err := a.liftCircuit(b[24:]); err != nil {
-			return v, err
-		} else {
-			o196 = v197
-		}
-		v.Circuit = &o196
-	default:
-		return v, abiErrorf("option discriminant %d", b[16])
-	}
-	if v198, err := a.liftRelease(b[72:]); err != nil {
-		return v, err
-	} else {
-		v.Release = v198
-	}
-	v.CacheMs = le.Uint64(b[88:])
-	return v, nil
-}
-
-// liftBackoff reads the Backoff at b[0:32] (canonical ABI).
-func (a *abi) liftBackoff(b []byte) (Backoff, error) {
-	var v Backoff
-	v.BaseMs = le.Uint64(b[0:])
-	v.Factor = math.Float64frombits(le.Uint64(b[8:]))
-	v.CapMs = le.Uint64(b[16:])
-	if uint64(b[24]) >= 3 {
-		return v, abiErrorf("Jitter discriminant %d", uint64(b[24]))
-	}
-	v.Jitter = Jitter(uint64(b[24]))
-	return v, nil
-}
-
-// liftFailureBuckets reads the FailureBuckets at b[0:24] (canonical ABI).
-func (a *abi) liftFailureBuckets(b []byte) (FailureBuckets, error) {
-	var v FailureBuckets
-	v.Bucket = le.Uint64(b[0:])
-	v.Current = le.Uint64(b[8:])
-	v.Previous = le.Uint64(b[16:])
 	return v, nil
 }
 

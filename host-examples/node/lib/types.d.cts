@@ -277,14 +277,6 @@ export interface Settlement {
   budget_disagreement: boolean;
 }
 
-/** An event reloaded from storage. */
-export type Resumption = Due | StopDecision;
-
-/** Make the next attempt now. */
-export interface Due {
-  due: true;
-}
-
 /**
  * The two newest buckets an in-memory store keeps for one endpoint
  * and bucket width (all zero for a store that holds nothing yet).
@@ -310,19 +302,19 @@ export interface Applied {
  * ---- 0.3: endpoint health (contract format 3, docs/health.md) ----
  * The circuit of a `health` section (docs/health.md section 1).
  */
-export interface Circuit<N extends Int = number> {
+export interface Circuit {
   /** open at or above this share of failed attempts, `(0, 1]` */
   failure_ratio: number;
   /** ... once the estimated attempts reach this, `>= 1` */
-  min_sample: N;
+  min_sample: number;
   /** first wait before probing, `1..=86400000` */
-  cooldown_ms: N;
+  cooldown_ms: number;
   /** cap of the doubling cooldown, `cooldown-ms..=86400000` */
-  cooldown_max_ms: N;
+  cooldown_max_ms: number;
   /** probes granted fleet-wide per probe interval, `1..=100` */
-  probes: N;
+  probes: number;
   /** the probe interval, `1..=3600000` */
-  probe_interval_ms: N;
+  probe_interval_ms: number;
 }
 
 /** How held events leave their holds after a recovery. */
@@ -334,300 +326,17 @@ export interface Release {
 }
 
 /** A class's `health` section. */
-export interface Health<N extends Int = number> {
+export interface Health {
   /** a retry the budget refuses is held, not dead-lettered */
   hold_budget_refusals: boolean;
   /** cap on a `Retry-After` pause, `0..=86400000`; 0 turns pauses off */
-  pause_max_ms: N;
+  pause_max_ms: number;
   /** none: no circuit */
-  circuit?: Circuit<N> | null;
+  circuit: Circuit | null;
   /** release pacing */
   release: Release;
   /** how long a host may use a health view, `1..=60000` */
-  cache_ms: N;
-}
-
-/**
- * The health class of an attempt: 2xx, retryable, anything else.
- * * `success`: a 2xx
- * * `failure`: a retryable outcome (5xx, 408, 425, 429, timeouts, connection errors)
- * * `none`: a terminal answer, or no attempt preceded the call
- */
-export type HealthOutcome = 'success' | 'failure' | 'none';
-
-/** An endpoint's health as a store reply showed it. */
-export interface HealthView<N extends Int = number> {
-  /** 0, or when a `Retry-After` pause ends */
-  paused_until_ms: N;
-  /** 0 while the circuit is closed, else when it (re)opened */
-  opened_at_ms: N;
-  /** the current cooldown (0 while closed) */
-  cooldown_ms: N;
-  /** when the circuit last closed (0: never) */
-  closed_at_ms: N;
-  /** the store's `now-ms` when it answered */
-  as_of_ms: N;
-}
-
-/** A replica's release token bucket for one endpoint (pass in, keep what comes back). */
-export interface Pacer<N extends Int = number> {
-  /** tokens left, finite and `>= 0` */
-  tokens: number;
-  /** when they were counted (0: a new pacer, full at first use) */
-  updated_ms: N;
-  /** the replica's admission rate to the endpoint (`normal-per-s`), `0..=1e9` */
-  normal_per_s: number;
-}
-
-/**
- * Why an event is held.
- * * `paused`: the endpoint asked us to come back later (`Retry-After`)
- * * `circuit_open`: the circuit is open and cooling down
- * * `probe_refused`: the circuit wants a probe and another replica has this window's
- * * `release_pacing`: the release pacer has no token yet
- * * `budget_refused`: the budget refused the retry
- */
-export type HoldReason = 'paused' | 'circuit_open' | 'probe_refused' | 'release_pacing' | 'budget_refused';
-
-/** Wait, spending no attempt; the window keeps running. */
-export interface Hold {
-  /** gate again at this instant (never after the deadline) */
-  until_ms: number;
-  /** why */
-  reason: HoldReason;
-}
-
-/** An event about to be sent, as the gate sees it. */
-export interface GateEvent<N extends Int = number> {
-  /** the event */
-  event_id: string;
-  /** its endpoint */
-  endpoint_id: string;
-  /** attempts made so far (0 before the first) */
-  attempts: N;
-  /** when the event was first accepted */
-  first_attempted_at_ms: N;
-  /** it is leaving a hold, or is a replay (spends a pacer token) */
-  held: boolean;
-  /** total time held so far (for its dead letter) */
-  held_ms: N;
-}
-
-/** The window ended (gate 1): the dead letter, and how long it was held. */
-export interface HeldStop {
-  /** stop reason `retry-window-elapsed` */
-  dead_letter: DeadLetter;
-  /** total time the event spent held */
-  held_ms: number;
-}
-
-/**
- * What the gate says about a send.
- * * `send`: send it
- * * `send_probe`: send it as the granted probe (report its outcome with `probe: true`)
- * * `probe`: ask the store for a probe permit (`call-for(probe)`), then `after-probe`
- * * `hold`: do not send yet
- * * `stop`: the window is over
- */
-export type GateVerdict =
-  | { action: 'send' }
-  | { action: 'send_probe' }
-  | { action: 'probe' }
-  | ({ action: 'hold' } & Hold)
-  | ({ action: 'stop' } & HeldStop);
-
-/** The gate's verdict and the pacer to keep. */
-export interface GateAnswer {
-  /** the verdict */
-  verdict: GateVerdict;
-  /** keep this pacer for the endpoint */
-  pacer: Pacer;
-}
-
-/** A retry the budget refused, held instead of dead-lettered. */
-export interface BudgetHold {
-  /** wake (gate, then a `reserve` call) at this instant */
-  until_ms: number;
-  /** refresh signing material before the retry finally goes */
-  refresh_credentials: boolean;
-}
-
-/**
- * What to do with an event after a store-backed step.
- * * `retry`: try again after the delay
- * * `hold`: hold (format 3 with `hold-budget-refusals`)
- * * `stop`: stop
- */
-export type Verdict =
-  | ({ action: 'retry' } & Retry)
-  | ({ action: 'hold' } & BudgetHold)
-  | ({ action: 'stop' } & StopDecision);
-
-/** `finish`'s answer. */
-export interface Finished {
-  /** what to do */
-  verdict: Verdict;
-  /** the store's verdict differs from the rule on its own counts (count it in a metric) */
-  budget_disagreement: boolean;
-}
-
-/**
- * What a store call does.
- * * `record`: count one first attempt
- * * `reserve`: judge a retry; count it if allowed
- * * `record_reserve`: `record`, then `reserve`, atomically
- * * `report`: format 3: count only the attempt's health
- * * `probe`: format 3: ask for a probe permit
- */
-export type CallOp = 'record' | 'reserve' | 'record_reserve' | 'report' | 'probe';
-
-/** The format-3 fields of a call (present exactly when the policy has `health`). */
-export interface HealthCall<N extends Int = number> {
-  /** the health class of the attempt the call follows */
-  outcome: HealthOutcome;
-  /** 0, or when the attempt's `Retry-After` pause ends */
-  pause_until_ms: N;
-  /** the attempt was a granted probe */
-  probe: boolean;
-  /** the circuit the store judges with (none: no circuit) */
-  circuit?: Circuit<N> | null;
-}
-
-/** One store call, complete: the store needs nothing else to answer it. */
-export interface StoreCall<N extends Int = number> {
-  /** what to do */
-  op: CallOp;
-  /** the store key (`rb:{e<hex endpoint>}:<window-ms>`) */
-  key: string;
-  /** the endpoint */
-  endpoint_id: string;
-  /** `now-ms / budget.window-ms` */
-  bucket: N;
-  /** what `reserve` judges with (its `window-ms` is the bucket width) */
-  budget: Budget<N>;
-  /** format 3 only */
-  health?: HealthCall<N> | null;
-}
-
-/** A store's answer to a `store-call`. */
-export interface CallReply {
-  /** for `record`, `reserve`, `record-reserve` */
-  reservation: Reservation | null;
-  /** for `probe` */
-  granted: boolean | null;
-  /** format 3: the endpoint's health after the call (keep it for `cache-ms`) */
-  view: HealthView | null;
-}
-
-/** Failed attempts in the newest bucket and the one before it. */
-export interface FailureBuckets<N extends Int = number> {
-  /** index of the newest */
-  bucket: N;
-  /** its failures */
-  current: N;
-  /** the bucket before it */
-  previous: N;
-}
-
-/** An endpoint's health state in a store (all zero when new). */
-export interface HealthState<N extends Int = number> {
-  /** failure counts */
-  failures: FailureBuckets<N>;
-  /** 0, or when the pause ends */
-  paused_until_ms: N;
-  /** 0 while closed */
-  opened_at_ms: N;
-  /** current cooldown */
-  cooldown_ms: N;
-  /** the probe interval index of `probes-granted` */
-  probe_window: N;
-  /** probes granted in it */
-  probes_granted: N;
-  /** when the circuit last closed */
-  closed_at_ms: N;
-}
-
-/** What an in-memory store holds for one key. */
-export interface HeldHealth<N extends Int = number> {
-  /** the budget counts */
-  buckets: HeldBuckets<N>;
-  /** the health state (all zero for a format-2 key) */
-  health: HealthState<N>;
-}
-
-/** An in-memory store's call applied to what it holds. */
-export interface CallApplied {
-  /** the answer */
-  reply: CallReply;
-  /** what the store holds afterwards (write it back) */
-  held: HeldHealth;
-}
-
-/** The decision is known without waiting on the store. */
-export interface Decided {
-  /** the decision */
-  decision: Decision;
-  /** a call to make anyway (`record` of a first attempt, `report`), not waited on */
-  call: StoreCall | null;
-}
-
-/**
- * What `advance` hands back.
- * * `decided`: one call in all
- * * `needs_store`: make this call, then `finish` with its reply
- */
-export type AdvanceResult =
-  | ({ action: 'decided' } & Decided)
-  | ({ action: 'needs_store' } & StoreCall);
-
-/** A budget-held retry at its wake. */
-export interface Wake<N extends Int = number> {
-  /** the event */
-  event_id: string;
-  /** its endpoint */
-  endpoint_id: string;
-  /** attempts made, `>= 1` */
-  attempts: N;
-  /** when the event was first accepted */
-  first_attempted_at_ms: N;
-  /** wakes the budget already refused in this hold */
-  refusals: N;
-}
-
-/** Hold again after a refused wake. */
-export interface WakeHold {
-  /** next wake */
-  until_ms: number;
-  /** keep this count */
-  refusals: number;
-}
-
-/**
- * What a wake's `reserve` reply means.
- * * `send`: reserved: send now
- * * `hold`: refused: hold again
- * * `stop`: the store could not answer: `budget-unavailable`
- */
-export type WakeVerdict =
-  | { action: 'send' }
-  | ({ action: 'hold' } & WakeHold)
-  | ({ action: 'stop' } & DeadLetter);
-
-/**
- * Release pacing's answer.
- * * `send`: a token was spent: send
- * * `wait`: no token before this instant
- */
-export type PaceVerdict =
-  | { action: 'send' }
-  | { action: 'wait'; value: number };
-
-/** `pace`'s answer and the pacer to keep. */
-export interface Paced {
-  /** the verdict */
-  verdict: PaceVerdict;
-  /** keep this pacer */
-  pacer: Pacer;
+  cache_ms: number;
 }
 
 /** A class of a format-3 document. */

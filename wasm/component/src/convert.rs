@@ -202,13 +202,6 @@ pub mod to_wit {
         wit::Settlement { decision: decision(s.decision), budget_disagreement: s.budget_disagreement }
     }
 
-    pub fn resumption(r: c::Resumption) -> wit::Resumption {
-        match r {
-            c::Resumption::Due => wit::Resumption::Due,
-            c::Resumption::Stop(s) => wit::Resumption::Stop(stop(s)),
-        }
-    }
-
     pub fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
         wit::BucketCounts { total: b.total, retries: b.retries }
     }

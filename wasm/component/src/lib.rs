@@ -1,5 +1,5 @@
 //! The retry policy as a component: `policy-core` behind the WIT world
-//! `webhook:retry-policy/retry-policy@0.3.0` (see `wit/`). No WASI imports:
+//! `webhook:retry-policy/retry-policy@1.0.0` (see `wit/`). No WASI imports:
 //! the only imports are the host's clock and budget store.
 //!
 //! Build: `scripts/build-component` (cargo build --target wasm32-wasip2).
@@ -10,7 +10,6 @@ extern crate alloc;
 mod convert;
 mod convert_health;
 mod engines;
-mod handles;
 #[cfg(target_arch = "wasm32")]
 mod libc_shim;
 
@@ -43,15 +42,14 @@ use retry_policy_core as core_;
 use webhook::retry_policy::types as wit;
 
 use convert::{from_wit, to_wit};
-use convert_health::{from_wit as from_wit3, to_wit as to_wit3};
+use convert_health::to_wit as to_wit3;
 use engines::ENGINES;
-use handles::TABLE;
-use retry_policy_core::compiled::{self as compiled, CompiledPolicy};
 use retry_policy_core::engine::wire;
 use retry_policy_core::health;
 
-/// Bumped on any breaking change of the WIT `policy` interface.
-pub const ABI_VERSION: u32 = 3;
+/// Bumped on any breaking change of the WIT `policy` interface: 1, 2 and 3 were
+/// ABI 0.1-0.3, 4 is ABI 1.0 (`webhook:retry-policy@1.0.0`, docs/abi-1.0.md).
+pub const ABI_VERSION: u32 = 4;
 
 struct Component;
 
@@ -96,20 +94,12 @@ impl Guest for Component {
         core_::plan(&from_wit::backoff(backoff), window_ms, hard_cap).map(to_wit::plan).map_err(to_wit::error)
     }
 
-    fn delay(backoff: wit::Backoff, event_id: String, retry_index: u32) -> Result<u64, wit::PolicyError> {
-        core_::delay(&from_wit::backoff(backoff), &event_id, retry_index).map_err(to_wit::error)
-    }
-
     fn classify_status(status: u16) -> Result<wit::OutcomeClass, wit::PolicyError> {
         core_::classify_status(status).map(to_wit::class).map_err(to_wit::error)
     }
 
     fn classify_error(error_kind: String) -> wit::OutcomeClass {
         to_wit::class(core_::classify_error(&error_kind))
-    }
-
-    fn budget_allows(budget: wit::Budget, now_ms: u64, counts: wit::BudgetCounts) -> Result<bool, wit::PolicyError> {
-        core_::budget_allows(&from_wit::budget(budget), now_ms, &from_wit::counts(counts)).map_err(to_wit::error)
     }
 
     fn load_document(json: String) -> Result<wit::PolicyDocument, wit::PolicyError> {
@@ -155,16 +145,6 @@ impl Guest for Component {
             .map_err(to_wit::error)
     }
 
-    fn resume(
-        policy: wit::Policy,
-        state: wit::DeliveryState,
-        now_ms: u64,
-    ) -> Result<wit::Resumption, wit::PolicyError> {
-        core_::resume(&from_wit::policy(policy), &from_wit::state(state), now_ms)
-            .map(to_wit::resumption)
-            .map_err(to_wit::error)
-    }
-
     fn parse_retry_after(header: String, now_ms: u64) -> Option<u64> {
         core_::parse_retry_after(&header, now_ms)
     }
@@ -184,143 +164,8 @@ impl Guest for Component {
         to_wit::applied(reply, held)
     }
 
-    fn decide_with(
-        policy: wit::Policy,
-        state: wit::DeliveryState,
-        outcome: wit::AttemptOutcome,
-        now_ms: u64,
-        budget_counts: Option<wit::BudgetCounts>,
-    ) -> Result<wit::Decision, wit::PolicyError> {
-        let (policy, state, outcome) = (from_wit::policy(policy), from_wit::state(state), from_wit::outcome(outcome));
-        let counts = budget_counts.map(from_wit::counts);
-        core_::decide_with(&policy, &state, &outcome, now_ms, counts.as_ref())
-            .map(to_wit::decision)
-            .map_err(to_wit::error)
-    }
-    fn compile(policy: wit::Policy, health: Option<wit::Health>) -> Result<u32, wit::PolicyError> {
-        CompiledPolicy::new(from_wit::policy(policy), health.map(from_wit3::health))
-            .and_then(|p| TABLE.insert(p))
-            .map_err(to_wit::error)
-    }
-
-    fn discard(handle: u32) {
-        TABLE.remove(handle)
-    }
-
-    fn admit_compiled(
-        handle: u32,
-        class: String,
-        policy_version: String,
-        now_ms: u64,
-    ) -> Result<wit::Admission, wit::PolicyError> {
-        TABLE.with(handle, |p| p.admit(&class, &policy_version, now_ms)).map(to_wit::admission).map_err(to_wit::error)
-    }
-
-    fn advance(
-        handle: u32,
-        state: wit::DeliveryState,
-        outcome: wit::AttemptOutcome,
-        probe: bool,
-        now_ms: u64,
-    ) -> Result<wit::AdvanceResult, wit::PolicyError> {
-        let (state, outcome) = (from_wit::state(state), from_wit::outcome(outcome));
-        TABLE.with(handle, |p| p.step(&state, &outcome, probe, now_ms)).map(to_wit3::step).map_err(to_wit::error)
-    }
-
-    fn finish(
-        handle: u32,
-        state: wit::DeliveryState,
-        outcome: wit::AttemptOutcome,
-        now_ms: u64,
-        reply: wit::StoreReply,
-    ) -> Result<wit::Finished, wit::PolicyError> {
-        let (state, outcome, reply) = (from_wit::state(state), from_wit::outcome(outcome), from_wit::reply(reply));
-        TABLE.with(handle, |p| p.finish(&state, &outcome, now_ms, &reply)).map(to_wit3::finished).map_err(to_wit::error)
-    }
-
-    fn gate(
-        handle: u32,
-        event: wit::GateEvent,
-        view: Option<wit::HealthView>,
-        pacer: wit::Pacer,
-        now_ms: u64,
-    ) -> Result<wit::GateAnswer, wit::PolicyError> {
-        let (event, view, pacer) = (from_wit3::event(event), view.map(from_wit3::view), from_wit3::pacer(pacer));
-        TABLE.with(handle, |p| p.gate(&event, view.as_ref(), &pacer, now_ms)).map(to_wit3::gate).map_err(to_wit::error)
-    }
-
-    fn after_probe(
-        handle: u32,
-        event: wit::GateEvent,
-        granted: bool,
-        view: wit::HealthView,
-        pacer: wit::Pacer,
-        now_ms: u64,
-    ) -> Result<wit::GateAnswer, wit::PolicyError> {
-        let (event, view, pacer) = (from_wit3::event(event), from_wit3::view(view), from_wit3::pacer(pacer));
-        TABLE
-            .with(handle, |p| p.after_probe(&event, granted, &view, &pacer, now_ms))
-            .map(to_wit3::gate)
-            .map_err(to_wit::error)
-    }
-
-    fn settle_wake(
-        handle: u32,
-        wake: wit::Wake,
-        reply: wit::StoreReply,
-        now_ms: u64,
-    ) -> Result<wit::WakeVerdict, wit::PolicyError> {
-        let (wake, reply) = (from_wit3::wake(wake), from_wit::reply(reply));
-        TABLE.with(handle, |p| p.wake(&wake, &reply, now_ms)).map(to_wit3::wake).map_err(to_wit::error)
-    }
-
-    fn call_for(
-        handle: u32,
-        op: wit::CallOp,
-        endpoint_id: String,
-        now_ms: u64,
-    ) -> Result<wit::StoreCall, wit::PolicyError> {
-        let op = from_wit3::op(op);
-        TABLE.with(handle, |p| p.call_for(op, &endpoint_id, now_ms)).map(to_wit3::call).map_err(to_wit::error)
-    }
-
-    fn apply_call(
-        call: wit::StoreCall,
-        now_ms: u64,
-        held: wit::HeldHealth,
-    ) -> Result<wit::CallApplied, wit::PolicyError> {
-        compiled::apply_call(&from_wit3::call(call), now_ms, &from_wit3::held(held))
-            .map(to_wit3::applied)
-            .map_err(to_wit::error)
-    }
-
     fn load_health_document(json: String) -> Result<wit::HealthDocument, wit::PolicyError> {
         health::HealthDocument::from_json(&json).map(to_wit3::document).map_err(to_wit::error)
-    }
-
-    fn pace(release: wit::Release, pacer: wit::Pacer, now_ms: u64) -> Result<wit::Paced, wit::PolicyError> {
-        let pacer = from_wit3::pacer(pacer);
-        pacer.validate().map_err(to_wit::error)?;
-        let release = from_wit3::release(release);
-        let section = health::Health { release, ..health::Health::default() };
-        section.validate().map_err(|e| to_wit::error(e.within("health")))?;
-        Ok(to_wit3::paced(health::pace(&pacer, &release, now_ms)))
-    }
-
-    fn normal_per_s(budget: wit::Budget, now_ms: u64, current: u64, previous: u64) -> Result<f64, wit::PolicyError> {
-        let budget = from_wit::budget(budget);
-        budget.validate().map_err(|e| to_wit::error(e.within("budget")))?;
-        Ok(health::normal_per_s(&budget, now_ms, current, previous))
-    }
-
-    fn health_outcome_of(outcome: wit::AttemptOutcome) -> Result<wit::HealthOutcome, wit::PolicyError> {
-        health::health_outcome(&from_wit::outcome(outcome)).map(to_wit3::outcome).map_err(to_wit::error)
-    }
-
-    fn pause_until(health: wit::Health, outcome: wit::AttemptOutcome, now_ms: u64) -> Result<u64, wit::PolicyError> {
-        let health = from_wit3::health(health);
-        health.validate().map_err(|e| to_wit::error(e.within("health")))?;
-        Ok(health::pause_until_ms(&health, &from_wit::outcome(outcome), now_ms))
     }
 
     fn engine_open(config: String) -> Result<u32, String> {
@@ -348,6 +193,10 @@ impl Guest for Component {
         retry_policy_core::destination::refusal_of(&address)
             .map(|r| r.map(String::from))
             .map_err(|e| alloc::format!("{e}"))
+    }
+
+    fn vector_case(format: String, case: String) -> Result<(), String> {
+        retry_policy_core::vectors::check_case_text(&format, &case)
     }
 }
 

@@ -15,76 +15,43 @@ from .. import _checks as c
 from .types import *  # noqa: F403
 from .types import (
     Admission,
-    AdvanceResult,
     Applied,
     AttemptOutcome,
     Backoff,
     BucketCounts,
     Budget,
     BudgetCounts,
-    BudgetHold,
-    CallApplied,
-    CallOp,
-    CallReply,
     Circuit,
     DeadLetter,
-    Decided,
     Decision,
     DeliveryState,
-    Due,
     ErrorCode,
     EventClass,
-    FailureBuckets,
-    Finished,
-    GateAnswer,
-    GateEvent,
-    GateVerdict,
     Health,
-    HealthCall,
     HealthClass,
     HealthDocument,
-    HealthOutcome,
-    HealthState,
-    HealthView,
     HeldBuckets,
-    HeldHealth,
-    HeldStop,
-    Hold,
-    HoldReason,
     HttpResponse,
     Jitter,
     LimitedBy,
     OutcomeClass,
-    PaceVerdict,
-    Paced,
-    Pacer,
     Policy,
     PolicyDocument,
     PolicyError,
-    Probe,
     Release,
     Reservation,
-    Resumption,
     Retry,
     Schedule,
-    Send,
-    SendProbe,
     Settlement,
     Step,
     Stop,
     StopReason,
-    StoreCall,
     StoreOp,
     StoreReply,
     StoreRequest,
     Target,
     TransportError,
     Unavailable,
-    Verdict,
-    Wait,
-    Wake,
-    WakeHold,
-    WakeVerdict,
 )
 
 FLAT, RESULT, DATA = 8, 136, 144
@@ -140,109 +107,52 @@ _HDR = struct.Struct("<II")
 _FLAT_PTR = struct.Struct("<I")
 _F_I = struct.Struct("<I")
 _S4 = struct.Struct("<QdQI4xQI4x")
-_S5 = struct.Struct("<QdQI4xI4xI4xI4x")
-_F_Q = struct.Struct("<Q")
-_S7 = struct.Struct("<I4x")
-_S8 = struct.Struct("<I4xI4x")
-_S9 = struct.Struct("<dQQI4xQQQQQ")
-_F_bool = struct.Struct("<?")
-_S11 = struct.Struct("<I4xI4x")
-_S12 = struct.Struct("<IIQdQB7xQI4xdQQ?")
-_S13 = struct.Struct("<I4xI4xI4xI4xI4xI4xQ")
+_S5 = struct.Struct("<I4x")
+_S6 = struct.Struct("<I4xI4x")
+_S7 = struct.Struct("<I4xI4x")
+_S8 = struct.Struct("<IIQdQB7xQI4xdQQ?")
+_S9 = struct.Struct("<I4xI4xI4xI4xI4xI4xQ")
+_S10 = struct.Struct("<B7xQ")
+_S11 = struct.Struct("<B7xH")
+_S12 = struct.Struct("<B7xII")
+_S13 = struct.Struct("<IIIIIIQ?39xQ")
 _S14 = struct.Struct("<B7xQ")
 _S15 = struct.Struct("<B7xH")
 _S16 = struct.Struct("<B7xII")
-_S17 = struct.Struct("<IIIIIIQ?39xQ")
-_S18 = struct.Struct("<B7xQ")
-_S19 = struct.Struct("<B7xH")
-_S20 = struct.Struct("<B7xII")
-_S21 = struct.Struct("<B")
-_S22 = struct.Struct("<B7x?7xQQQQ")
-_S23 = struct.Struct("<IIIIIIQ?39xQ")
-_S24 = struct.Struct("<IIIIIIQ?7xQ")
-_S25 = struct.Struct("<I4xI4xQ")
-_S26 = struct.Struct("<I4xI4xI4xQQ")
-_S27 = struct.Struct("<I4xI4xI4xQQdQQI4xQQQQQQ")
-_S28 = struct.Struct("<B7xQ")
-_S29 = struct.Struct("<B7xH")
-_S30 = struct.Struct("<B7xII")
-_S31 = struct.Struct("<IIIIIIQ?")
-_S32 = struct.Struct("<B7xQ")
-_S33 = struct.Struct("<B7xH")
-_S34 = struct.Struct("<B7xII")
-_S35 = struct.Struct("<B7xQQQQ")
-_S36 = struct.Struct("<IIIIIIQ?39xQ")
-_S37 = struct.Struct("<B7xdQQQI4xQ")
-_S38 = struct.Struct("<B7x?7xQ56xddQ")
-_S39 = struct.Struct("<I4x")
-_S40 = struct.Struct("<I4xI4xI4xI4xI4xQ")
-_S41 = struct.Struct("<QQ")
-_S42 = struct.Struct("<QQ")
-_S43 = struct.Struct("<QI4x")
-_S44 = struct.Struct("<QI4xI4xQ")
-_S45 = struct.Struct("<I4xI4xI4xI4xI4xI4xI4xQI4x32xI4xQ")
-_S46 = struct.Struct("<B7xQ")
-_S47 = struct.Struct("<B7xH")
-_S48 = struct.Struct("<B7xII")
-_S49 = struct.Struct("<B")
-_S50 = struct.Struct("<B7x?7xQQQQ")
-_S51 = struct.Struct("<I4xIIIIIIQ?39xQ")
-_S52 = struct.Struct("<B7xQQQQQ")
-_S53 = struct.Struct("<I4xIIIII4xQ?7xQ72xQ")
-_S54 = struct.Struct("<I4xIIIII4xQ?7xQ?71xQ")
-_S55 = struct.Struct("<QQQQQQ")
-_S56 = struct.Struct("<QI4xQQQQ")
-_S57 = struct.Struct("<I4xI4xI4xI4xI4xI4xQI4x48xQ")
-_S58 = struct.Struct("<I4xI4xI4xI4xQ")
-_S59 = struct.Struct("<B7xdQQQI4xQ")
-_S60 = struct.Struct("<B7xB7xQ?")
-_S61 = struct.Struct("<B3xIIII4xQdQQ?95xQ")
-_S62 = struct.Struct("<I4xI4x")
-_S63 = struct.Struct("<dddQdQ")
-_S64 = struct.Struct("<dQQI4xQQQ")
-_F_d = struct.Struct("<d")
-_S66 = struct.Struct("<QQ")
-_S67 = struct.Struct("<QQ")
-_S68 = struct.Struct("<QI4x")
-_S69 = struct.Struct("<QI4xI4xQ")
-_S70 = struct.Struct("<B7xdQQQI4xQ")
-_S71 = struct.Struct("<B7xQ")
-_S72 = struct.Struct("<B7xH")
-_S73 = struct.Struct("<B7xII")
-_S74 = struct.Struct("<?7xQ56xddQ32xQ")
-_S75 = struct.Struct("<I4xI4x")
-_S76 = struct.Struct("<I4xI4xI4x")
-_S77 = struct.Struct("<B")
-_S78 = struct.Struct("<I4xQI4xI4x")
-_S79 = struct.Struct("<I4x")
-_S80 = struct.Struct("<I4xI4x")
-_S81 = struct.Struct("<I4xI4x")
+_S17 = struct.Struct("<B")
+_S18 = struct.Struct("<B7x?7xQQQQ")
+_S19 = struct.Struct("<IIIIIIQ?39xQ")
+_S20 = struct.Struct("<I4xI4xQ")
+_F_Q = struct.Struct("<Q")
+_S22 = struct.Struct("<I4xI4xI4xQQ")
+_S23 = struct.Struct("<I4xI4xI4xQQdQQI4xQQQQQQ")
+_S24 = struct.Struct("<B7xQ")
+_S25 = struct.Struct("<B7xH")
+_S26 = struct.Struct("<B7xII")
+_S27 = struct.Struct("<IIIIIIQ?")
+_S28 = struct.Struct("<I4xI4x")
+_S29 = struct.Struct("<I4xI4x")
+_S30 = struct.Struct("<I4xI4xI4x")
+_S31 = struct.Struct("<B")
+_S32 = struct.Struct("<I4xQI4xI4x")
+_S33 = struct.Struct("<I4x")
+_S34 = struct.Struct("<I4xI4x")
+_S35 = struct.Struct("<I4xI4x")
+_S36 = struct.Struct("<I4xI4xI4xI4x")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
 _R_settlement = struct.Struct("<?")
-_R_stop = struct.Struct("<B?")
 _R_applied = struct.Struct("<?7xQQQQQQQQQ")
 _R_retry = struct.Struct("<Q?")
-_R_store_call = struct.Struct("<B23xQdQQ?")
-_R_finished = struct.Struct("<?")
-_R_gate_answer = struct.Struct("<dQd")
-_R_wake_hold = struct.Struct("<QI")
-_R_dead_letter = struct.Struct("<I4xQB")
-_R_call_applied = struct.Struct("<QQQQQQQQQQQQI4xQ")
-_R_paced = struct.Struct("<dQd")
+_R_stop = struct.Struct("<B?")
 _R_target = struct.Struct("<H")
 _R_event_class = struct.Struct("<QdQB7xQI4xdQQ?")
 _R_store_request = struct.Struct("<B15xQQ")
-_R_health_call = struct.Struct("<B7xQ?")
-_R_budget_hold = struct.Struct("<Q?")
-_R_hold = struct.Struct("<QB")
-_R_held_stop = struct.Struct("<Q")
+_R_dead_letter = struct.Struct("<I4xQB")
 _R_health_class = struct.Struct("<QdQB7xQI4xdQQ?")
-_R_circuit = struct.Struct("<dQQQI4xQ")
-_R_reservation = struct.Struct("<?7xQQQQ")
-_R_health_view = struct.Struct("<QQQQQ")
 _R_health = struct.Struct("<?7xQ56xddQ")
+_R_circuit = struct.Struct("<dQQQI4xQ")
 _CASES_JITTER = (Jitter.NONE, Jitter.FULL, Jitter.EQUAL,)
 _IDX_JITTER = {v: i for i, v in enumerate(_CASES_JITTER)}
 _SET_BACKOFF = tuple(Backoff.__dict__[f].__set__ for f in ["base_ms", "factor", "cap_ms", "jitter"])
@@ -539,245 +449,6 @@ def _mk_health(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Health:
     return o
 
 
-_CASES_HEALTH_OUTCOME = (HealthOutcome.SUCCESS, HealthOutcome.FAILURE, HealthOutcome.NONE,)
-_IDX_HEALTH_OUTCOME = {v: i for i, v in enumerate(_CASES_HEALTH_OUTCOME)}
-_SET_HEALTH_VIEW = tuple(HealthView.__dict__[f].__set__ for f in ["paused_until_ms", "opened_at_ms", "cooldown_ms", "closed_at_ms", "as_of_ms"])
-
-
-def _mk_health_view(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> HealthView:
-    """A HealthView from the component's values (checked by the ABI, not again)."""
-    o = _new(HealthView)
-    _SET_HEALTH_VIEW[0](o, a0)
-    _SET_HEALTH_VIEW[1](o, a1)
-    _SET_HEALTH_VIEW[2](o, a2)
-    _SET_HEALTH_VIEW[3](o, a3)
-    _SET_HEALTH_VIEW[4](o, a4)
-    return o
-
-
-_SET_PACER = tuple(Pacer.__dict__[f].__set__ for f in ["tokens", "updated_ms", "normal_per_s"])
-
-
-def _mk_pacer(a0: Any, a1: Any, a2: Any) -> Pacer:
-    """A Pacer from the component's values (checked by the ABI, not again)."""
-    o = _new(Pacer)
-    _SET_PACER[0](o, a0)
-    _SET_PACER[1](o, a1)
-    _SET_PACER[2](o, a2)
-    return o
-
-
-_CASES_HOLD_REASON = (HoldReason.PAUSED, HoldReason.CIRCUIT_OPEN, HoldReason.PROBE_REFUSED, HoldReason.RELEASE_PACING, HoldReason.BUDGET_REFUSED,)
-_IDX_HOLD_REASON = {v: i for i, v in enumerate(_CASES_HOLD_REASON)}
-_SET_HOLD = tuple(Hold.__dict__[f].__set__ for f in ["until_ms", "reason"])
-
-
-def _mk_hold(a0: Any, a1: Any) -> Hold:
-    """A Hold from the component's values (checked by the ABI, not again)."""
-    o = _new(Hold)
-    _SET_HOLD[0](o, a0)
-    _SET_HOLD[1](o, a1)
-    return o
-
-
-_SET_GATE_EVENT = tuple(GateEvent.__dict__[f].__set__ for f in ["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "held", "held_ms"])
-
-
-def _mk_gate_event(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> GateEvent:
-    """A GateEvent from the component's values (checked by the ABI, not again)."""
-    o = _new(GateEvent)
-    _SET_GATE_EVENT[0](o, a0)
-    _SET_GATE_EVENT[1](o, a1)
-    _SET_GATE_EVENT[2](o, a2)
-    _SET_GATE_EVENT[3](o, a3)
-    _SET_GATE_EVENT[4](o, a4)
-    _SET_GATE_EVENT[5](o, a5)
-    return o
-
-
-_SET_HELD_STOP = tuple(HeldStop.__dict__[f].__set__ for f in ["dead_letter", "held_ms"])
-
-
-def _mk_held_stop(a0: Any, a1: Any) -> HeldStop:
-    """A HeldStop from the component's values (checked by the ABI, not again)."""
-    o = _new(HeldStop)
-    _SET_HELD_STOP[0](o, a0)
-    _SET_HELD_STOP[1](o, a1)
-    return o
-
-
-_SET_GATE_ANSWER = tuple(GateAnswer.__dict__[f].__set__ for f in ["verdict", "pacer"])
-
-
-def _mk_gate_answer(a0: Any, a1: Any) -> GateAnswer:
-    """A GateAnswer from the component's values (checked by the ABI, not again)."""
-    o = _new(GateAnswer)
-    _SET_GATE_ANSWER[0](o, a0)
-    _SET_GATE_ANSWER[1](o, a1)
-    return o
-
-
-_SET_BUDGET_HOLD = tuple(BudgetHold.__dict__[f].__set__ for f in ["until_ms", "refresh_credentials"])
-
-
-def _mk_budget_hold(a0: Any, a1: Any) -> BudgetHold:
-    """A BudgetHold from the component's values (checked by the ABI, not again)."""
-    o = _new(BudgetHold)
-    _SET_BUDGET_HOLD[0](o, a0)
-    _SET_BUDGET_HOLD[1](o, a1)
-    return o
-
-
-_SET_FINISHED = tuple(Finished.__dict__[f].__set__ for f in ["verdict", "budget_disagreement"])
-
-
-def _mk_finished(a0: Any, a1: Any) -> Finished:
-    """A Finished from the component's values (checked by the ABI, not again)."""
-    o = _new(Finished)
-    _SET_FINISHED[0](o, a0)
-    _SET_FINISHED[1](o, a1)
-    return o
-
-
-_CASES_CALL_OP = (CallOp.RECORD, CallOp.RESERVE, CallOp.RECORD_RESERVE, CallOp.REPORT, CallOp.PROBE,)
-_IDX_CALL_OP = {v: i for i, v in enumerate(_CASES_CALL_OP)}
-_SET_HEALTH_CALL = tuple(HealthCall.__dict__[f].__set__ for f in ["outcome", "pause_until_ms", "probe", "circuit"])
-
-
-def _mk_health_call(a0: Any, a1: Any, a2: Any, a3: Any) -> HealthCall:
-    """A HealthCall from the component's values (checked by the ABI, not again)."""
-    o = _new(HealthCall)
-    _SET_HEALTH_CALL[0](o, a0)
-    _SET_HEALTH_CALL[1](o, a1)
-    _SET_HEALTH_CALL[2](o, a2)
-    _SET_HEALTH_CALL[3](o, a3)
-    return o
-
-
-_SET_STORE_CALL = tuple(StoreCall.__dict__[f].__set__ for f in ["op", "key", "endpoint_id", "bucket", "budget", "health"])
-
-
-def _mk_store_call(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> StoreCall:
-    """A StoreCall from the component's values (checked by the ABI, not again)."""
-    o = _new(StoreCall)
-    _SET_STORE_CALL[0](o, a0)
-    _SET_STORE_CALL[1](o, a1)
-    _SET_STORE_CALL[2](o, a2)
-    _SET_STORE_CALL[3](o, a3)
-    _SET_STORE_CALL[4](o, a4)
-    _SET_STORE_CALL[5](o, a5)
-    return o
-
-
-_SET_CALL_REPLY = tuple(CallReply.__dict__[f].__set__ for f in ["reservation", "granted", "view"])
-
-
-def _mk_call_reply(a0: Any, a1: Any, a2: Any) -> CallReply:
-    """A CallReply from the component's values (checked by the ABI, not again)."""
-    o = _new(CallReply)
-    _SET_CALL_REPLY[0](o, a0)
-    _SET_CALL_REPLY[1](o, a1)
-    _SET_CALL_REPLY[2](o, a2)
-    return o
-
-
-_SET_FAILURE_BUCKETS = tuple(FailureBuckets.__dict__[f].__set__ for f in ["bucket", "current", "previous"])
-
-
-def _mk_failure_buckets(a0: Any, a1: Any, a2: Any) -> FailureBuckets:
-    """A FailureBuckets from the component's values (checked by the ABI, not again)."""
-    o = _new(FailureBuckets)
-    _SET_FAILURE_BUCKETS[0](o, a0)
-    _SET_FAILURE_BUCKETS[1](o, a1)
-    _SET_FAILURE_BUCKETS[2](o, a2)
-    return o
-
-
-_SET_HEALTH_STATE = tuple(HealthState.__dict__[f].__set__ for f in ["failures", "paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms"])
-
-
-def _mk_health_state(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any, a6: Any) -> HealthState:
-    """A HealthState from the component's values (checked by the ABI, not again)."""
-    o = _new(HealthState)
-    _SET_HEALTH_STATE[0](o, a0)
-    _SET_HEALTH_STATE[1](o, a1)
-    _SET_HEALTH_STATE[2](o, a2)
-    _SET_HEALTH_STATE[3](o, a3)
-    _SET_HEALTH_STATE[4](o, a4)
-    _SET_HEALTH_STATE[5](o, a5)
-    _SET_HEALTH_STATE[6](o, a6)
-    return o
-
-
-_SET_HELD_HEALTH = tuple(HeldHealth.__dict__[f].__set__ for f in ["buckets", "health"])
-
-
-def _mk_held_health(a0: Any, a1: Any) -> HeldHealth:
-    """A HeldHealth from the component's values (checked by the ABI, not again)."""
-    o = _new(HeldHealth)
-    _SET_HELD_HEALTH[0](o, a0)
-    _SET_HELD_HEALTH[1](o, a1)
-    return o
-
-
-_SET_CALL_APPLIED = tuple(CallApplied.__dict__[f].__set__ for f in ["reply", "held"])
-
-
-def _mk_call_applied(a0: Any, a1: Any) -> CallApplied:
-    """A CallApplied from the component's values (checked by the ABI, not again)."""
-    o = _new(CallApplied)
-    _SET_CALL_APPLIED[0](o, a0)
-    _SET_CALL_APPLIED[1](o, a1)
-    return o
-
-
-_SET_DECIDED = tuple(Decided.__dict__[f].__set__ for f in ["decision", "call"])
-
-
-def _mk_decided(a0: Any, a1: Any) -> Decided:
-    """A Decided from the component's values (checked by the ABI, not again)."""
-    o = _new(Decided)
-    _SET_DECIDED[0](o, a0)
-    _SET_DECIDED[1](o, a1)
-    return o
-
-
-_SET_WAKE = tuple(Wake.__dict__[f].__set__ for f in ["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "refusals"])
-
-
-def _mk_wake(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Wake:
-    """A Wake from the component's values (checked by the ABI, not again)."""
-    o = _new(Wake)
-    _SET_WAKE[0](o, a0)
-    _SET_WAKE[1](o, a1)
-    _SET_WAKE[2](o, a2)
-    _SET_WAKE[3](o, a3)
-    _SET_WAKE[4](o, a4)
-    return o
-
-
-_SET_WAKE_HOLD = tuple(WakeHold.__dict__[f].__set__ for f in ["until_ms", "refusals"])
-
-
-def _mk_wake_hold(a0: Any, a1: Any) -> WakeHold:
-    """A WakeHold from the component's values (checked by the ABI, not again)."""
-    o = _new(WakeHold)
-    _SET_WAKE_HOLD[0](o, a0)
-    _SET_WAKE_HOLD[1](o, a1)
-    return o
-
-
-_SET_PACED = tuple(Paced.__dict__[f].__set__ for f in ["verdict", "pacer"])
-
-
-def _mk_paced(a0: Any, a1: Any) -> Paced:
-    """A Paced from the component's values (checked by the ABI, not again)."""
-    o = _new(Paced)
-    _SET_PACED[0](o, a0)
-    _SET_PACED[1](o, a1)
-    return o
-
-
 _SET_HEALTH_CLASS = tuple(HealthClass.__dict__[f].__set__ for f in ["name", "policy", "health", "policy_hash", "hash_words"])
 
 
@@ -831,367 +502,173 @@ def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
     return img
 
 
-_IMG_PACER: dict[int, tuple[Pacer, bytes]] = {}
-_IMG_PACER_S = struct.Struct("<dQd")
-
-
-def _image_PACER(v: Pacer) -> tuple[Pacer, bytes]:
-    """The canonical-ABI image of a (frozen) Pacer, cached per object."""
-    if len(_IMG_PACER) >= 1024:
-        _IMG_PACER.clear()
-    img = _IMG_PACER[id(v)] = (v, _IMG_PACER_S.pack(v.tokens, v.updated_ms, v.normal_per_s))
-    return img
-
-
-_IMG_HEALTH_VIEW: dict[int, tuple[HealthView, bytes]] = {}
-_IMG_HEALTH_VIEW_S = struct.Struct("<QQQQQ")
-
-
-def _image_HEALTH_VIEW(v: HealthView) -> tuple[HealthView, bytes]:
-    """The canonical-ABI image of a (frozen) HealthView, cached per object."""
-    if len(_IMG_HEALTH_VIEW) >= 1024:
-        _IMG_HEALTH_VIEW.clear()
-    img = _IMG_HEALTH_VIEW[id(v)] = (v, _IMG_HEALTH_VIEW_S.pack(v.paused_until_ms, v.opened_at_ms, v.cooldown_ms, v.closed_at_ms, v.as_of_ms))
-    return img
-
-
-_IMG_HELD_HEALTH: dict[int, tuple[HeldHealth, bytes]] = {}
-_IMG_HELD_HEALTH_S = struct.Struct("<QQQQQQQQQQQQI4xQ")
-
-
-def _image_HELD_HEALTH(v: HeldHealth) -> tuple[HeldHealth, bytes]:
-    """The canonical-ABI image of a (frozen) HeldHealth, cached per object."""
-    if len(_IMG_HELD_HEALTH) >= 1024:
-        _IMG_HELD_HEALTH.clear()
-    img = _IMG_HELD_HEALTH[id(v)] = (v, _IMG_HELD_HEALTH_S.pack(v.buckets.bucket, v.buckets.current.total, v.buckets.current.retries, v.buckets.previous.total, v.buckets.previous.retries, v.health.failures.bucket, v.health.failures.current, v.health.failures.previous, v.health.paused_until_ms, v.health.opened_at_ms, v.health.cooldown_ms, v.health.probe_window, v.health.probes_granted, v.health.closed_at_ms))
-    return img
-
-
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f237, _f238, _f241, _f242 = _R_schedule.unpack_from(m, p + 0)
-    _p240, _n240 = _F_II.unpack_from(m, p + 16)
-    _f240 = struct.unpack_from("<%dQ" % _n240, m, _p240)
-    return _mk_schedule(_f237, _f238, _f240, _f241, _CASES_LIMITED_BY[_f242])
+    _f100, _f101, _f104, _f105 = _R_schedule.unpack_from(m, p + 0)
+    _p103, _n103 = _F_II.unpack_from(m, p + 16)
+    _f103 = struct.unpack_from("<%dQ" % _n103, m, _p103)
+    return _mk_schedule(_f100, _f101, _f103, _f104, _CASES_LIMITED_BY[_f105])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f243, = _R_policy_error.unpack_from(m, p + 0)
-    _p245, _n245 = _F_II.unpack_from(m, p + 4)
-    _p247, _n247 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f243], _str(m, _p245, _n245), _str(m, _p247, _n247))
+    _f106, = _R_policy_error.unpack_from(m, p + 0)
+    _p108, _n108 = _F_II.unpack_from(m, p + 4)
+    _p110, _n110 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f106], _str(m, _p108, _n108), _str(m, _p110, _n110))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p249, _n249 = _F_II.unpack_from(m, p + 0)
-    _p251, _n251 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p249, _n249), tuple(_lift_event_class(m, _p251 + _i251 * 88 + 0) for _i251 in range(_n251)))
+    _p112, _n112 = _F_II.unpack_from(m, p + 0)
+    _p114, _n114 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p112, _n112), tuple(_lift_event_class(m, _p114 + _i114 * 88 + 0) for _i114 in range(_n114)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f258, _f259 = _R_admission.unpack_from(m, p + 24)
-    _p253, _n253 = _F_II.unpack_from(m, p + 0)
-    _p255, _n255 = _F_II.unpack_from(m, p + 8)
-    _p257, _n257 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p253, _n253), _str(m, _p255, _n255), _str(m, _p257, _n257), _f258, _f259, _lift_schedule(m, p + 40))
+    _f121, _f122 = _R_admission.unpack_from(m, p + 24)
+    _p116, _n116 = _F_II.unpack_from(m, p + 0)
+    _p118, _n118 = _F_II.unpack_from(m, p + 8)
+    _p120, _n120 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p116, _n116), _str(m, _p118, _n118), _str(m, _p120, _n120), _f121, _f122, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v265: Any
-    _d265 = m[p + 0]
-    if _d265 == 0:
-        _v265 = None
-    elif _d265 == 1:
-        _v266: Any
-        _d266 = m[p + 8]
-        if _d266 == 0:
-            _v266 = _lift_retry(m, p + 16)
-        elif _d266 == 1:
-            _v266 = _lift_stop(m, p + 16)
+    _v128: Any
+    _d128 = m[p + 0]
+    if _d128 == 0:
+        _v128 = None
+    elif _d128 == 1:
+        _v129: Any
+        _d129 = m[p + 8]
+        if _d129 == 0:
+            _v129 = _lift_retry(m, p + 16)
+        elif _d129 == 1:
+            _v129 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d266, p + 8))
-        _v265 = _v266
+            raise Malformed("discriminant %d at %d" % (_d129, p + 8))
+        _v128 = _v129
     else:
-        raise Malformed("discriminant %d at %d" % (_d265, p + 0))
-    _v268: Any
-    _d268 = m[p + 72]
-    if _d268 == 0:
-        _v268 = None
-    elif _d268 == 1:
-        _v268 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d128, p + 0))
+    _v131: Any
+    _d131 = m[p + 72]
+    if _d131 == 0:
+        _v131 = None
+    elif _d131 == 1:
+        _v131 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d268, p + 72))
-    return _mk_step(_v265, _v268)
+        raise Malformed("discriminant %d at %d" % (_d131, p + 72))
+    return _mk_step(_v128, _v131)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f271, = _R_settlement.unpack_from(m, p + 64)
-    _v270: Any
-    _d270 = m[p + 0]
-    if _d270 == 0:
-        _v270 = _lift_retry(m, p + 8)
-    elif _d270 == 1:
-        _v270 = _lift_stop(m, p + 8)
+    _f134, = _R_settlement.unpack_from(m, p + 64)
+    _v133: Any
+    _d133 = m[p + 0]
+    if _d133 == 0:
+        _v133 = _lift_retry(m, p + 8)
+    elif _d133 == 1:
+        _v133 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d270, p + 0))
-    return _mk_settlement(_v270, _f271)
-
-
-def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f272, _f273 = _R_stop.unpack_from(m, p + 0)
-    _v275: Any
-    _d275 = m[p + 8]
-    if _d275 == 0:
-        _v275 = None
-    elif _d275 == 1:
-        _v275 = _lift_dead_letter(m, p + 16)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d275, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f272], _f273, _v275)
+        raise Malformed("discriminant %d at %d" % (_d133, p + 0))
+    return _mk_settlement(_v133, _f134)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f277, _f280, _f281, _f283, _f284, _f286, _f288, _f289, _f291, _f292 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f277, _mk_budget_counts(_mk_bucket_counts(_f280, _f281), _mk_bucket_counts(_f283, _f284))), _mk_held_buckets(_f286, _mk_bucket_counts(_f288, _f289), _mk_bucket_counts(_f291, _f292)))
+    _f136, _f139, _f140, _f142, _f143, _f145, _f147, _f148, _f150, _f151 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f136, _mk_budget_counts(_mk_bucket_counts(_f139, _f140), _mk_bucket_counts(_f142, _f143))), _mk_held_buckets(_f145, _mk_bucket_counts(_f147, _f148), _mk_bucket_counts(_f150, _f151)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f293, _f294 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f293, _f294)
+    _f152, _f153 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f152, _f153)
 
 
-def _lift_decided(m: memoryview, p: int) -> Decided:
-    _v296: Any
-    _d296 = m[p + 0]
-    if _d296 == 0:
-        _v296 = _lift_retry(m, p + 8)
-    elif _d296 == 1:
-        _v296 = _lift_stop(m, p + 8)
+def _lift_stop(m: memoryview, p: int) -> Stop:
+    _f154, _f155 = _R_stop.unpack_from(m, p + 0)
+    _v157: Any
+    _d157 = m[p + 8]
+    if _d157 == 0:
+        _v157 = None
+    elif _d157 == 1:
+        _v157 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d296, p + 0))
-    _v298: Any
-    _d298 = m[p + 64]
-    if _d298 == 0:
-        _v298 = None
-    elif _d298 == 1:
-        _v298 = _lift_store_call(m, p + 72)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d298, p + 64))
-    return _mk_decided(_v296, _v298)
-
-
-def _lift_store_call(m: memoryview, p: int) -> StoreCall:
-    _f299, _f304, _f306, _f307, _f308, _f309 = _R_store_call.unpack_from(m, p + 0)
-    _p301, _n301 = _F_II.unpack_from(m, p + 4)
-    _p303, _n303 = _F_II.unpack_from(m, p + 12)
-    _v311: Any
-    _d311 = m[p + 64]
-    if _d311 == 0:
-        _v311 = None
-    elif _d311 == 1:
-        _v311 = _lift_health_call(m, p + 72)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d311, p + 64))
-    return _mk_store_call(_CASES_CALL_OP[_f299], _str(m, _p301, _n301), _str(m, _p303, _n303), _f304, _mk_budget(_f306, _f307, _f308, _f309), _v311)
-
-
-def _lift_finished(m: memoryview, p: int) -> Finished:
-    _f314, = _R_finished.unpack_from(m, p + 64)
-    _v313: Any
-    _d313 = m[p + 0]
-    if _d313 == 0:
-        _v313 = _lift_retry(m, p + 8)
-    elif _d313 == 1:
-        _v313 = _lift_budget_hold(m, p + 8)
-    elif _d313 == 2:
-        _v313 = _lift_stop(m, p + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d313, p + 0))
-    return _mk_finished(_v313, _f314)
-
-
-def _lift_gate_answer(m: memoryview, p: int) -> GateAnswer:
-    _f318, _f319, _f320 = _R_gate_answer.unpack_from(m, p + 56)
-    _v316: Any
-    _d316 = m[p + 0]
-    if _d316 == 0:
-        _v316 = Send()
-    elif _d316 == 1:
-        _v316 = SendProbe()
-    elif _d316 == 2:
-        _v316 = Probe()
-    elif _d316 == 3:
-        _v316 = _lift_hold(m, p + 8)
-    elif _d316 == 4:
-        _v316 = _lift_held_stop(m, p + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d316, p + 0))
-    return _mk_gate_answer(_v316, _mk_pacer(_f318, _f319, _f320))
-
-
-def _lift_wake_hold(m: memoryview, p: int) -> WakeHold:
-    _f321, _f322 = _R_wake_hold.unpack_from(m, p + 0)
-    return _mk_wake_hold(_f321, _f322)
-
-
-def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f327, _f328, _f329 = _R_dead_letter.unpack_from(m, p + 16)
-    _p324, _n324 = _F_II.unpack_from(m, p + 0)
-    _p326, _n326 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p324, _n324), _str(m, _p326, _n326), _f327, _f328, _CASES_STOP_REASON[_f329])
-
-
-def _lift_call_applied(m: memoryview, p: int) -> CallApplied:
-    _f334, _f336, _f337, _f339, _f340, _f343, _f344, _f345, _f346, _f347, _f348, _f349, _f350, _f351 = _R_call_applied.unpack_from(m, p + 104)
-    return _mk_call_applied(_lift_call_reply(m, p + 0), _mk_held_health(_mk_held_buckets(_f334, _mk_bucket_counts(_f336, _f337), _mk_bucket_counts(_f339, _f340)), _mk_health_state(_mk_failure_buckets(_f343, _f344, _f345), _f346, _f347, _f348, _f349, _f350, _f351)))
+        raise Malformed("discriminant %d at %d" % (_d157, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f154], _f155, _v157)
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p353, _n353 = _F_II.unpack_from(m, p + 0)
-    _p355, _n355 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p353, _n353), tuple(_lift_health_class(m, _p355 + _i355 * 208 + 0) for _i355 in range(_n355)))
-
-
-def _lift_paced(m: memoryview, p: int) -> Paced:
-    _f359, _f360, _f361 = _R_paced.unpack_from(m, p + 16)
-    _v357: Any
-    _d357 = m[p + 0]
-    if _d357 == 0:
-        _v357 = Send()
-    elif _d357 == 1:
-        _v357 = Wait(_F_Q.unpack_from(m, p + 8)[0])
-    else:
-        raise Malformed("discriminant %d at %d" % (_d357, p + 0))
-    return _mk_paced(_v357, _mk_pacer(_f359, _f360, _f361))
+    _p159, _n159 = _F_II.unpack_from(m, p + 0)
+    _p161, _n161 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p159, _n159), tuple(_lift_health_class(m, _p161 + _i161 * 208 + 0) for _i161 in range(_n161)))
 
 
 def _lift_target(m: memoryview, p: int) -> Target:
-    _f366, = _R_target.unpack_from(m, p + 16)
-    _p363, _n363 = _F_II.unpack_from(m, p + 0)
-    _p365, _n365 = _F_II.unpack_from(m, p + 8)
-    _p368, _n368 = _F_II.unpack_from(m, p + 20)
-    _v370: Any
-    _d370 = m[p + 28]
-    if _d370 == 0:
-        _v370 = None
-    elif _d370 == 1:
-        _p371, _n371 = _F_II.unpack_from(m, p + 32)
-        _v370 = _str(m, _p371, _n371)
+    _f166, = _R_target.unpack_from(m, p + 16)
+    _p163, _n163 = _F_II.unpack_from(m, p + 0)
+    _p165, _n165 = _F_II.unpack_from(m, p + 8)
+    _p168, _n168 = _F_II.unpack_from(m, p + 20)
+    _v170: Any
+    _d170 = m[p + 28]
+    if _d170 == 0:
+        _v170 = None
+    elif _d170 == 1:
+        _p171, _n171 = _F_II.unpack_from(m, p + 32)
+        _v170 = _str(m, _p171, _n171)
     else:
-        raise Malformed("discriminant %d at %d" % (_d370, p + 28))
-    return _mk_target(_str(m, _p363, _n363), _str(m, _p365, _n365), _f366, _str(m, _p368, _n368), _v370)
+        raise Malformed("discriminant %d at %d" % (_d170, p + 28))
+    return _mk_target(_str(m, _p163, _n163), _str(m, _p165, _n165), _f166, _str(m, _p168, _n168), _v170)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f376, _f377, _f378, _f379, _f380, _f381, _f383, _f384, _f385, _f386 = _R_event_class.unpack_from(m, p + 8)
-    _p373, _n373 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p373, _n373), _mk_policy(_mk_backoff(_f376, _f377, _f378, _CASES_JITTER[_f379]), _f380, _f381, _mk_budget(_f383, _f384, _f385, _f386)))
+    _f176, _f177, _f178, _f179, _f180, _f181, _f183, _f184, _f185, _f186 = _R_event_class.unpack_from(m, p + 8)
+    _p173, _n173 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p173, _n173), _mk_policy(_mk_backoff(_f176, _f177, _f178, _CASES_JITTER[_f179]), _f180, _f181, _mk_budget(_f183, _f184, _f185, _f186)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f387, _f390, _f391 = _R_store_request.unpack_from(m, p + 0)
-    _p389, _n389 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f387], _str(m, _p389, _n389), _f390, _f391)
+    _f187, _f190, _f191 = _R_store_request.unpack_from(m, p + 0)
+    _p189, _n189 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f187], _str(m, _p189, _n189), _f190, _f191)
 
 
-def _lift_health_call(m: memoryview, p: int) -> HealthCall:
-    _f392, _f393, _f394 = _R_health_call.unpack_from(m, p + 0)
-    _v396: Any
-    _d396 = m[p + 24]
-    if _d396 == 0:
-        _v396 = None
-    elif _d396 == 1:
-        _v396 = _lift_circuit(m, p + 32)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d396, p + 24))
-    return _mk_health_call(_CASES_HEALTH_OUTCOME[_f392], _f393, _f394, _v396)
-
-
-def _lift_budget_hold(m: memoryview, p: int) -> BudgetHold:
-    _f397, _f398 = _R_budget_hold.unpack_from(m, p + 0)
-    return _mk_budget_hold(_f397, _f398)
-
-
-def _lift_hold(m: memoryview, p: int) -> Hold:
-    _f399, _f400 = _R_hold.unpack_from(m, p + 0)
-    return _mk_hold(_f399, _CASES_HOLD_REASON[_f400])
-
-
-def _lift_held_stop(m: memoryview, p: int) -> HeldStop:
-    _f403, = _R_held_stop.unpack_from(m, p + 40)
-    return _mk_held_stop(_lift_dead_letter(m, p + 0), _f403)
-
-
-def _lift_call_reply(m: memoryview, p: int) -> CallReply:
-    _v405: Any
-    _d405 = m[p + 0]
-    if _d405 == 0:
-        _v405 = None
-    elif _d405 == 1:
-        _v405 = _lift_reservation(m, p + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d405, p + 0))
-    _v407: Any
-    _d407 = m[p + 48]
-    if _d407 == 0:
-        _v407 = None
-    elif _d407 == 1:
-        _v407 = _F_bool.unpack_from(m, p + 49)[0]
-    else:
-        raise Malformed("discriminant %d at %d" % (_d407, p + 48))
-    _v409: Any
-    _d409 = m[p + 56]
-    if _d409 == 0:
-        _v409 = None
-    elif _d409 == 1:
-        _v409 = _lift_health_view(m, p + 64)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d409, p + 56))
-    return _mk_call_reply(_v405, _v407, _v409)
+def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
+    _f196, _f197, _f198 = _R_dead_letter.unpack_from(m, p + 16)
+    _p193, _n193 = _F_II.unpack_from(m, p + 0)
+    _p195, _n195 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p193, _n193), _str(m, _p195, _n195), _f196, _f197, _CASES_STOP_REASON[_f198])
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f414, _f415, _f416, _f417, _f418, _f419, _f421, _f422, _f423, _f424 = _R_health_class.unpack_from(m, p + 8)
-    _p411, _n411 = _F_II.unpack_from(m, p + 0)
-    _v426: Any
-    _d426 = m[p + 88]
-    if _d426 == 0:
-        _v426 = None
-    elif _d426 == 1:
-        _v426 = _lift_health(m, p + 96)
+    _f203, _f204, _f205, _f206, _f207, _f208, _f210, _f211, _f212, _f213 = _R_health_class.unpack_from(m, p + 8)
+    _p200, _n200 = _F_II.unpack_from(m, p + 0)
+    _v215: Any
+    _d215 = m[p + 88]
+    if _d215 == 0:
+        _v215 = None
+    elif _d215 == 1:
+        _v215 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d426, p + 88))
-    _p428, _n428 = _F_II.unpack_from(m, p + 192)
-    _p430, _n430 = _F_II.unpack_from(m, p + 200)
-    _f430 = struct.unpack_from("<%dQ" % _n430, m, _p430)
-    return _mk_health_class(_str(m, _p411, _n411), _mk_policy(_mk_backoff(_f414, _f415, _f416, _CASES_JITTER[_f417]), _f418, _f419, _mk_budget(_f421, _f422, _f423, _f424)), _v426, _str(m, _p428, _n428), _f430)
-
-
-def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f431, _f432, _f433, _f434, _f435, _f436 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f431, _f432, _f433, _f434, _f435, _f436)
-
-
-def _lift_reservation(m: memoryview, p: int) -> Reservation:
-    _f437, _f440, _f441, _f443, _f444 = _R_reservation.unpack_from(m, p + 0)
-    return _mk_reservation(_f437, _mk_budget_counts(_mk_bucket_counts(_f440, _f441), _mk_bucket_counts(_f443, _f444)))
-
-
-def _lift_health_view(m: memoryview, p: int) -> HealthView:
-    _f445, _f446, _f447, _f448, _f449 = _R_health_view.unpack_from(m, p + 0)
-    return _mk_health_view(_f445, _f446, _f447, _f448, _f449)
+        raise Malformed("discriminant %d at %d" % (_d215, p + 88))
+    _p217, _n217 = _F_II.unpack_from(m, p + 192)
+    _p219, _n219 = _F_II.unpack_from(m, p + 200)
+    _f219 = struct.unpack_from("<%dQ" % _n219, m, _p219)
+    return _mk_health_class(_str(m, _p200, _n200), _mk_policy(_mk_backoff(_f203, _f204, _f205, _CASES_JITTER[_f206]), _f207, _f208, _mk_budget(_f210, _f211, _f212, _f213)), _v215, _str(m, _p217, _n217), _f219)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f450, _f451, _f455, _f456, _f457 = _R_health.unpack_from(m, p + 0)
-    _v453: Any
-    _d453 = m[p + 16]
-    if _d453 == 0:
-        _v453 = None
-    elif _d453 == 1:
-        _v453 = _lift_circuit(m, p + 24)
+    _f220, _f221, _f225, _f226, _f227 = _R_health.unpack_from(m, p + 0)
+    _v223: Any
+    _d223 = m[p + 16]
+    if _d223 == 0:
+        _v223 = None
+    elif _d223 == 1:
+        _v223 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d453, p + 16))
-    return _mk_health(_f450, _f451, _v453, _mk_release(_f455, _f456), _f457)
+        raise Malformed("discriminant %d at %d" % (_d223, p + 16))
+    return _mk_health(_f220, _f221, _v223, _mk_release(_f225, _f226), _f227)
+
+
+def _lift_circuit(m: memoryview, p: int) -> Circuit:
+    _f228, _f229, _f230, _f231, _f232, _f233 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f228, _f229, _f230, _f231, _f232, _f233)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1235,42 +712,6 @@ def lift_plan(m: memoryview, r: int) -> Schedule:
     return _v1
 
 
-def lower_delay(x: Scratch, backoff: Backoff, event_id: str, retry_index: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(backoff, Backoff):
-        raise c.wrong_type("backoff", backoff, "Backoff")
-    if event_id.__class__ is not str:
-        c.text("event_id", event_id)
-    if retry_index.__class__ is not int or not 0 <= retry_index <= 4294967295:
-        c.uint("retry_index", retry_index, 4294967295)
-    _t2 = event_id.encode()
-    _n2 = len(_t2)
-    if d + _n2 > lim:
-        raise Grow(d + _n2)
-    m[d:d + _n2] = _t2
-    _p2 = d
-    d += _n2
-    fx += (s + 40, 1, _n2)
-    _S5.pack_into(m, s + FLAT + 0, backoff.base_ms, backoff.factor, backoff.cap_ms, _IDX_JITTER[backoff.jitter], _p2, _n2, retry_index)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_delay(m: memoryview, r: int) -> int:
-    _v3: Any
-    _d3 = m[r + 0]
-    if _d3 == 0:
-        _v3 = _F_Q.unpack_from(m, r + 8)[0]
-    elif _d3 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d3, r + 0))
-    return _v3
-
-
 def lower_classify_status(x: Scratch, status: int) -> None:
     m = x.mem
     s = x.scratch
@@ -1279,20 +720,20 @@ def lower_classify_status(x: Scratch, status: int) -> None:
     fx: list[int] = []
     if status.__class__ is not int or not 0 <= status <= 65535:
         c.uint("status", status, 65535)
-    _S7.pack_into(m, s + FLAT + 0, status)
+    _S5.pack_into(m, s + FLAT + 0, status)
     _finish(m, s, d, lim, fx)
 
 
 def lift_classify_status(m: memoryview, r: int) -> OutcomeClass:
-    _v4: Any
-    _d4 = m[r + 0]
-    if _d4 == 0:
-        _v4 = _CASES_OUTCOME_CLASS[m[r + 4]]
-    elif _d4 == 1:
+    _v2: Any
+    _d2 = m[r + 0]
+    if _d2 == 0:
+        _v2 = _CASES_OUTCOME_CLASS[m[r + 4]]
+    elif _d2 == 1:
         raise _lift_policy_error(m, r + 4)
     else:
-        raise Malformed("discriminant %d at %d" % (_d4, r + 0))
-    return _v4
+        raise Malformed("discriminant %d at %d" % (_d2, r + 0))
+    return _v2
 
 
 def lower_classify_error(x: Scratch, error_kind: str) -> None:
@@ -1303,48 +744,20 @@ def lower_classify_error(x: Scratch, error_kind: str) -> None:
     fx: list[int] = []
     if error_kind.__class__ is not str:
         c.text("error_kind", error_kind)
-    _t5 = error_kind.encode()
-    _n5 = len(_t5)
-    if d + _n5 > lim:
-        raise Grow(d + _n5)
-    m[d:d + _n5] = _t5
-    _p5 = d
-    d += _n5
-    fx += (s + 8, 1, _n5)
-    _S8.pack_into(m, s + FLAT + 0, _p5, _n5)
+    _t3 = error_kind.encode()
+    _n3 = len(_t3)
+    if d + _n3 > lim:
+        raise Grow(d + _n3)
+    m[d:d + _n3] = _t3
+    _p3 = d
+    d += _n3
+    fx += (s + 8, 1, _n3)
+    _S6.pack_into(m, s + FLAT + 0, _p3, _n3)
     _finish(m, s, d, lim, fx)
 
 
 def lift_classify_error(m: memoryview, r: int) -> OutcomeClass:
     return _CASES_OUTCOME_CLASS[_F_I.unpack_from(m, r)[0]]
-
-
-def lower_budget_allows(x: Scratch, budget: Budget, now_ms: int, counts: BudgetCounts) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(budget, Budget):
-        raise c.wrong_type("budget", budget, "Budget")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    if not isinstance(counts, BudgetCounts):
-        raise c.wrong_type("counts", counts, "BudgetCounts")
-    _S9.pack_into(m, s + FLAT + 0, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, counts.current.total, counts.current.retries, counts.previous.total, counts.previous.retries)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_budget_allows(m: memoryview, r: int) -> bool:
-    _v6: Any
-    _d6 = m[r + 0]
-    if _d6 == 0:
-        _v6 = _F_bool.unpack_from(m, r + 4)[0]
-    elif _d6 == 1:
-        raise _lift_policy_error(m, r + 4)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d6, r + 0))
-    return _v6
 
 
 def lower_load_document(x: Scratch, json: str) -> None:
@@ -1355,28 +768,28 @@ def lower_load_document(x: Scratch, json: str) -> None:
     fx: list[int] = []
     if json.__class__ is not str:
         c.text("json", json)
-    _t7 = json.encode()
-    _n7 = len(_t7)
-    if d + _n7 > lim:
-        raise Grow(d + _n7)
-    m[d:d + _n7] = _t7
-    _p7 = d
-    d += _n7
-    fx += (s + 8, 1, _n7)
-    _S11.pack_into(m, s + FLAT + 0, _p7, _n7)
+    _t4 = json.encode()
+    _n4 = len(_t4)
+    if d + _n4 > lim:
+        raise Grow(d + _n4)
+    m[d:d + _n4] = _t4
+    _p4 = d
+    d += _n4
+    fx += (s + 8, 1, _n4)
+    _S7.pack_into(m, s + FLAT + 0, _p4, _n4)
     _finish(m, s, d, lim, fx)
 
 
 def lift_load_document(m: memoryview, r: int) -> PolicyDocument:
-    _v8: Any
-    _d8 = m[r + 0]
-    if _d8 == 0:
-        _v8 = _lift_policy_document(m, r + 4)
-    elif _d8 == 1:
+    _v5: Any
+    _d5 = m[r + 0]
+    if _d5 == 0:
+        _v5 = _lift_policy_document(m, r + 4)
+    elif _d5 == 1:
         raise _lift_policy_error(m, r + 4)
     else:
-        raise Malformed("discriminant %d at %d" % (_d8, r + 0))
-    return _v8
+        raise Malformed("discriminant %d at %d" % (_d5, r + 0))
+    return _v5
 
 
 def lower_admit(x: Scratch, document: PolicyDocument, class_: str, now_ms: int) -> None:
@@ -1391,55 +804,55 @@ def lower_admit(x: Scratch, document: PolicyDocument, class_: str, now_ms: int) 
         c.text("class_", class_)
     if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
         c.uint("now_ms", now_ms, 18446744073709551615)
-    _t9 = document.version.encode()
+    _t6 = document.version.encode()
+    _n6 = len(_t6)
+    if d + _n6 > lim:
+        raise Grow(d + _n6)
+    m[d:d + _n6] = _t6
+    _p6 = d
+    d += _n6
+    fx += (s + 8, 1, _n6)
+    _l7 = document.classes
+    _k7 = len(_l7)
+    d = (d + 7) & -8
+    if d + _k7 * 88 > lim:
+        raise Grow(d + _k7 * 88)
+    _e7 = d
+    d += _k7 * 88
+    for _i7, _x7 in enumerate(_l7):
+        _b7 = _e7 + _i7 * 88
+        _t8 = _x7.name.encode()
+        _n8 = len(_t8)
+        if d + _n8 > lim:
+            raise Grow(d + _n8)
+        m[d:d + _n8] = _t8
+        _p8 = d
+        d += _n8
+        fx += (_b7 + 0, 1, _n8)
+        _S8.pack_into(m, _b7 + 0, _p8, _n8, _x7.policy.backoff.base_ms, _x7.policy.backoff.factor, _x7.policy.backoff.cap_ms, _IDX_JITTER[_x7.policy.backoff.jitter], _x7.policy.window_ms, _x7.policy.hard_cap, _x7.policy.budget.ratio, _x7.policy.budget.window_ms, _x7.policy.budget.min_sample, _x7.policy.budget.sliding)
+    fx += (s + 24, 8, _k7 * 88)
+    _t9 = class_.encode()
     _n9 = len(_t9)
     if d + _n9 > lim:
         raise Grow(d + _n9)
     m[d:d + _n9] = _t9
     _p9 = d
     d += _n9
-    fx += (s + 8, 1, _n9)
-    _l10 = document.classes
-    _k10 = len(_l10)
-    d = (d + 7) & -8
-    if d + _k10 * 88 > lim:
-        raise Grow(d + _k10 * 88)
-    _e10 = d
-    d += _k10 * 88
-    for _i10, _x10 in enumerate(_l10):
-        _b10 = _e10 + _i10 * 88
-        _t11 = _x10.name.encode()
-        _n11 = len(_t11)
-        if d + _n11 > lim:
-            raise Grow(d + _n11)
-        m[d:d + _n11] = _t11
-        _p11 = d
-        d += _n11
-        fx += (_b10 + 0, 1, _n11)
-        _S12.pack_into(m, _b10 + 0, _p11, _n11, _x10.policy.backoff.base_ms, _x10.policy.backoff.factor, _x10.policy.backoff.cap_ms, _IDX_JITTER[_x10.policy.backoff.jitter], _x10.policy.window_ms, _x10.policy.hard_cap, _x10.policy.budget.ratio, _x10.policy.budget.window_ms, _x10.policy.budget.min_sample, _x10.policy.budget.sliding)
-    fx += (s + 24, 8, _k10 * 88)
-    _t12 = class_.encode()
-    _n12 = len(_t12)
-    if d + _n12 > lim:
-        raise Grow(d + _n12)
-    m[d:d + _n12] = _t12
-    _p12 = d
-    d += _n12
-    fx += (s + 40, 1, _n12)
-    _S13.pack_into(m, s + FLAT + 0, _p9, _n9, _e10, _k10, _p12, _n12, now_ms)
+    fx += (s + 40, 1, _n9)
+    _S9.pack_into(m, s + FLAT + 0, _p6, _n6, _e7, _k7, _p9, _n9, now_ms)
     _finish(m, s, d, lim, fx)
 
 
 def lift_admit(m: memoryview, r: int) -> Admission:
-    _v13: Any
-    _d13 = m[r + 0]
-    if _d13 == 0:
-        _v13 = _lift_admission(m, r + 8)
-    elif _d13 == 1:
+    _v10: Any
+    _d10 = m[r + 0]
+    if _d10 == 0:
+        _v10 = _lift_admission(m, r + 8)
+    elif _d10 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d13, r + 0))
-    return _v13
+        raise Malformed("discriminant %d at %d" % (_d10, r + 0))
+    return _v10
 
 
 def lower_evaluate(x: Scratch, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int) -> None:
@@ -1458,62 +871,62 @@ def lower_evaluate(x: Scratch, policy: Policy, state: DeliveryState, outcome: At
     d = a + 160
     if d > lim:
         raise Grow(d)
-    _t27 = state.event_id.encode()
-    _n27 = len(_t27)
-    if d + _n27 > lim:
-        raise Grow(d + _n27)
-    m[d:d + _n27] = _t27
-    _p27 = d
-    d += _n27
-    fx += (a + 80, 1, _n27)
-    _t28 = state.endpoint_id.encode()
-    _n28 = len(_t28)
-    if d + _n28 > lim:
-        raise Grow(d + _n28)
-    m[d:d + _n28] = _t28
-    _p28 = d
-    d += _n28
-    fx += (a + 88, 1, _n28)
-    _S17.pack_into(m, a + 80, _p27, _n27, _p28, _n28, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _t24 = state.event_id.encode()
+    _n24 = len(_t24)
+    if d + _n24 > lim:
+        raise Grow(d + _n24)
+    m[d:d + _n24] = _t24
+    _p24 = d
+    d += _n24
+    fx += (a + 80, 1, _n24)
+    _t25 = state.endpoint_id.encode()
+    _n25 = len(_t25)
+    if d + _n25 > lim:
+        raise Grow(d + _n25)
+    m[d:d + _n25] = _t25
+    _p25 = d
+    d += _n25
+    fx += (a + 88, 1, _n25)
+    _S13.pack_into(m, a + 80, _p24, _n24, _p25, _n25, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
     _c_policy = _IMG_POLICY.get(id(policy))
     if _c_policy is None or _c_policy[0] is not policy:
         _c_policy = _image_POLICY(policy)
     m[a + 0:a + 80] = _c_policy[1]
-    _v29 = outcome
-    if isinstance(_v29, HttpResponse):
-        _S15.pack_into(m, a + 120, 0, _v29.status)
-        _o30 = _v29.retry_after_ms
-        if _o30 is None:
+    _v26 = outcome
+    if isinstance(_v26, HttpResponse):
+        _S11.pack_into(m, a + 120, 0, _v26.status)
+        _o27 = _v26.retry_after_ms
+        if _o27 is None:
             m[a + 136] = 0
         else:
-            _S14.pack_into(m, a + 136, 1, _o30)
-    elif isinstance(_v29, TransportError):
-        _t31 = _v29.kind.encode()
-        _n31 = len(_t31)
-        if d + _n31 > lim:
-            raise Grow(d + _n31)
-        m[d:d + _n31] = _t31
-        _p31 = d
-        d += _n31
-        fx += (a + 128, 1, _n31)
-        _S16.pack_into(m, a + 120, 1, _p31, _n31)
+            _S10.pack_into(m, a + 136, 1, _o27)
+    elif isinstance(_v26, TransportError):
+        _t28 = _v26.kind.encode()
+        _n28 = len(_t28)
+        if d + _n28 > lim:
+            raise Grow(d + _n28)
+        m[d:d + _n28] = _t28
+        _p28 = d
+        d += _n28
+        fx += (a + 128, 1, _n28)
+        _S12.pack_into(m, a + 120, 1, _p28, _n28)
     else:
-        raise c.wrong_type("attempt_outcome", _v29, "AttemptOutcome")
+        raise c.wrong_type("attempt_outcome", _v26, "AttemptOutcome")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 160)
     _finish(m, s, d, lim, fx)
 
 
 def lift_evaluate(m: memoryview, r: int) -> Step:
-    _v32: Any
-    _d32 = m[r + 0]
-    if _d32 == 0:
-        _v32 = _lift_step(m, r + 8)
-    elif _d32 == 1:
+    _v29: Any
+    _d29 = m[r + 0]
+    if _d29 == 0:
+        _v29 = _lift_step(m, r + 8)
+    elif _d29 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d32, r + 0))
-    return _v32
+        raise Malformed("discriminant %d at %d" % (_d29, r + 0))
+    return _v29
 
 
 def lower_settle(x: Scratch, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply) -> None:
@@ -1532,131 +945,69 @@ def lower_settle(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d = a + 208
     if d > lim:
         raise Grow(d)
-    _t46 = state.event_id.encode()
-    _n46 = len(_t46)
-    if d + _n46 > lim:
-        raise Grow(d + _n46)
-    m[d:d + _n46] = _t46
-    _p46 = d
-    d += _n46
-    fx += (a + 80, 1, _n46)
-    _t47 = state.endpoint_id.encode()
-    _n47 = len(_t47)
-    if d + _n47 > lim:
-        raise Grow(d + _n47)
-    m[d:d + _n47] = _t47
-    _p47 = d
-    d += _n47
-    fx += (a + 88, 1, _n47)
-    _S23.pack_into(m, a + 80, _p46, _n46, _p47, _n47, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
+    _t43 = state.event_id.encode()
+    _n43 = len(_t43)
+    if d + _n43 > lim:
+        raise Grow(d + _n43)
+    m[d:d + _n43] = _t43
+    _p43 = d
+    d += _n43
+    fx += (a + 80, 1, _n43)
+    _t44 = state.endpoint_id.encode()
+    _n44 = len(_t44)
+    if d + _n44 > lim:
+        raise Grow(d + _n44)
+    m[d:d + _n44] = _t44
+    _p44 = d
+    d += _n44
+    fx += (a + 88, 1, _n44)
+    _S19.pack_into(m, a + 80, _p43, _n43, _p44, _n44, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
     _c_policy = _IMG_POLICY.get(id(policy))
     if _c_policy is None or _c_policy[0] is not policy:
         _c_policy = _image_POLICY(policy)
     m[a + 0:a + 80] = _c_policy[1]
-    _v48 = outcome
-    if isinstance(_v48, HttpResponse):
-        _S19.pack_into(m, a + 120, 0, _v48.status)
-        _o49 = _v48.retry_after_ms
-        if _o49 is None:
+    _v45 = outcome
+    if isinstance(_v45, HttpResponse):
+        _S15.pack_into(m, a + 120, 0, _v45.status)
+        _o46 = _v45.retry_after_ms
+        if _o46 is None:
             m[a + 136] = 0
         else:
-            _S18.pack_into(m, a + 136, 1, _o49)
-    elif isinstance(_v48, TransportError):
-        _t50 = _v48.kind.encode()
-        _n50 = len(_t50)
-        if d + _n50 > lim:
-            raise Grow(d + _n50)
-        m[d:d + _n50] = _t50
-        _p50 = d
-        d += _n50
-        fx += (a + 128, 1, _n50)
-        _S20.pack_into(m, a + 120, 1, _p50, _n50)
+            _S14.pack_into(m, a + 136, 1, _o46)
+    elif isinstance(_v45, TransportError):
+        _t47 = _v45.kind.encode()
+        _n47 = len(_t47)
+        if d + _n47 > lim:
+            raise Grow(d + _n47)
+        m[d:d + _n47] = _t47
+        _p47 = d
+        d += _n47
+        fx += (a + 128, 1, _n47)
+        _S16.pack_into(m, a + 120, 1, _p47, _n47)
     else:
-        raise c.wrong_type("attempt_outcome", _v48, "AttemptOutcome")
-    _v51 = reply
-    if isinstance(_v51, Unavailable):
-        _S21.pack_into(m, a + 160, 0)
-    elif isinstance(_v51, Reservation):
-        _S22.pack_into(m, a + 160, 1, _v51.reserved, _v51.counts.current.total, _v51.counts.current.retries, _v51.counts.previous.total, _v51.counts.previous.retries)
+        raise c.wrong_type("attempt_outcome", _v45, "AttemptOutcome")
+    _v48 = reply
+    if isinstance(_v48, Unavailable):
+        _S17.pack_into(m, a + 160, 0)
+    elif isinstance(_v48, Reservation):
+        _S18.pack_into(m, a + 160, 1, _v48.reserved, _v48.counts.current.total, _v48.counts.current.retries, _v48.counts.previous.total, _v48.counts.previous.retries)
     else:
-        raise c.wrong_type("store_reply", _v51, "StoreReply")
+        raise c.wrong_type("store_reply", _v48, "StoreReply")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 208)
     _finish(m, s, d, lim, fx)
 
 
 def lift_settle(m: memoryview, r: int) -> Settlement:
-    _v52: Any
-    _d52 = m[r + 0]
-    if _d52 == 0:
-        _v52 = _lift_settlement(m, r + 8)
-    elif _d52 == 1:
+    _v49: Any
+    _d49 = m[r + 0]
+    if _d49 == 0:
+        _v49 = _lift_settlement(m, r + 8)
+    elif _d49 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d52, r + 0))
-    return _v52
-
-
-def lower_resume(x: Scratch, policy: Policy, state: DeliveryState, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(policy, Policy):
-        raise c.wrong_type("policy", policy, "Policy")
-    if not isinstance(state, DeliveryState):
-        raise c.wrong_type("state", state, "DeliveryState")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 128
-    if d > lim:
-        raise Grow(d)
-    _t66 = state.event_id.encode()
-    _n66 = len(_t66)
-    if d + _n66 > lim:
-        raise Grow(d + _n66)
-    m[d:d + _n66] = _t66
-    _p66 = d
-    d += _n66
-    fx += (a + 80, 1, _n66)
-    _t67 = state.endpoint_id.encode()
-    _n67 = len(_t67)
-    if d + _n67 > lim:
-        raise Grow(d + _n67)
-    m[d:d + _n67] = _t67
-    _p67 = d
-    d += _n67
-    fx += (a + 88, 1, _n67)
-    _S24.pack_into(m, a + 80, _p66, _n66, _p67, _n67, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c_policy = _IMG_POLICY.get(id(policy))
-    if _c_policy is None or _c_policy[0] is not policy:
-        _c_policy = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c_policy[1]
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 128)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_resume(m: memoryview, r: int) -> Resumption:
-    _v68: Any
-    _d68 = m[r + 0]
-    if _d68 == 0:
-        _v69: Any
-        _d69 = m[r + 8]
-        if _d69 == 0:
-            _v69 = Due()
-        elif _d69 == 1:
-            _v69 = _lift_stop(m, r + 16)
-        else:
-            raise Malformed("discriminant %d at %d" % (_d69, r + 8))
-        _v68 = _v69
-    elif _d68 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d68, r + 0))
-    return _v68
+        raise Malformed("discriminant %d at %d" % (_d49, r + 0))
+    return _v49
 
 
 def lower_parse_retry_after(x: Scratch, header: str, now_ms: int) -> None:
@@ -1669,28 +1020,28 @@ def lower_parse_retry_after(x: Scratch, header: str, now_ms: int) -> None:
         c.text("header", header)
     if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
         c.uint("now_ms", now_ms, 18446744073709551615)
-    _t70 = header.encode()
-    _n70 = len(_t70)
-    if d + _n70 > lim:
-        raise Grow(d + _n70)
-    m[d:d + _n70] = _t70
-    _p70 = d
-    d += _n70
-    fx += (s + 8, 1, _n70)
-    _S25.pack_into(m, s + FLAT + 0, _p70, _n70, now_ms)
+    _t50 = header.encode()
+    _n50 = len(_t50)
+    if d + _n50 > lim:
+        raise Grow(d + _n50)
+    m[d:d + _n50] = _t50
+    _p50 = d
+    d += _n50
+    fx += (s + 8, 1, _n50)
+    _S20.pack_into(m, s + FLAT + 0, _p50, _n50, now_ms)
     _finish(m, s, d, lim, fx)
 
 
 def lift_parse_retry_after(m: memoryview, r: int) -> Optional[int]:
-    _v71: Any
-    _d71 = m[r + 0]
-    if _d71 == 0:
-        _v71 = None
-    elif _d71 == 1:
-        _v71 = _F_Q.unpack_from(m, r + 8)[0]
+    _v51: Any
+    _d51 = m[r + 0]
+    if _d51 == 0:
+        _v51 = None
+    elif _d51 == 1:
+        _v51 = _F_Q.unpack_from(m, r + 8)[0]
     else:
-        raise Malformed("discriminant %d at %d" % (_d71, r + 0))
-    return _v71
+        raise Malformed("discriminant %d at %d" % (_d51, r + 0))
+    return _v51
 
 
 def lower_store_key(x: Scratch, request: StoreRequest) -> None:
@@ -1701,21 +1052,21 @@ def lower_store_key(x: Scratch, request: StoreRequest) -> None:
     fx: list[int] = []
     if not isinstance(request, StoreRequest):
         raise c.wrong_type("request", request, "StoreRequest")
-    _t72 = request.endpoint_id.encode()
-    _n72 = len(_t72)
-    if d + _n72 > lim:
-        raise Grow(d + _n72)
-    m[d:d + _n72] = _t72
-    _p72 = d
-    d += _n72
-    fx += (s + 16, 1, _n72)
-    _S26.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p72, _n72, request.window_ms, request.bucket)
+    _t52 = request.endpoint_id.encode()
+    _n52 = len(_t52)
+    if d + _n52 > lim:
+        raise Grow(d + _n52)
+    m[d:d + _n52] = _t52
+    _p52 = d
+    d += _n52
+    fx += (s + 16, 1, _n52)
+    _S22.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p52, _n52, request.window_ms, request.bucket)
     _finish(m, s, d, lim, fx)
 
 
 def lift_store_key(m: memoryview, r: int) -> str:
-    _p73, _n73 = _F_II.unpack_from(m, r + 0)
-    return _str(m, _p73, _n73)
+    _p53, _n53 = _F_II.unpack_from(m, r + 0)
+    return _str(m, _p53, _n53)
 
 
 def lower_store_apply(x: Scratch, request: StoreRequest, budget: Budget, now_ms: int, held: HeldBuckets) -> None:
@@ -1732,15 +1083,15 @@ def lower_store_apply(x: Scratch, request: StoreRequest, budget: Budget, now_ms:
         c.uint("now_ms", now_ms, 18446744073709551615)
     if not isinstance(held, HeldBuckets):
         raise c.wrong_type("held", held, "HeldBuckets")
-    _t74 = request.endpoint_id.encode()
-    _n74 = len(_t74)
-    if d + _n74 > lim:
-        raise Grow(d + _n74)
-    m[d:d + _n74] = _t74
-    _p74 = d
-    d += _n74
-    fx += (s + 16, 1, _n74)
-    _S27.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p74, _n74, request.window_ms, request.bucket, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, held.bucket, held.current.total, held.current.retries, held.previous.total, held.previous.retries)
+    _t54 = request.endpoint_id.encode()
+    _n54 = len(_t54)
+    if d + _n54 > lim:
+        raise Grow(d + _n54)
+    m[d:d + _n54] = _t54
+    _p54 = d
+    d += _n54
+    fx += (s + 16, 1, _n54)
+    _S23.pack_into(m, s + FLAT + 0, _IDX_STORE_OP[request.op], _p54, _n54, request.window_ms, request.bucket, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, held.bucket, held.current.total, held.current.retries, held.previous.total, held.previous.retries)
     _finish(m, s, d, lim, fx)
 
 
@@ -1762,698 +1113,70 @@ def lower_decide(x: Scratch, policy: Policy, state: DeliveryState, outcome: Atte
     d = a + 152
     if d > lim:
         raise Grow(d)
-    _t88 = state.event_id.encode()
-    _n88 = len(_t88)
-    if d + _n88 > lim:
-        raise Grow(d + _n88)
-    m[d:d + _n88] = _t88
-    _p88 = d
-    d += _n88
-    fx += (a + 80, 1, _n88)
-    _t89 = state.endpoint_id.encode()
-    _n89 = len(_t89)
-    if d + _n89 > lim:
-        raise Grow(d + _n89)
-    m[d:d + _n89] = _t89
-    _p89 = d
-    d += _n89
-    fx += (a + 88, 1, _n89)
-    _S31.pack_into(m, a + 80, _p88, _n88, _p89, _n89, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed)
+    _t68 = state.event_id.encode()
+    _n68 = len(_t68)
+    if d + _n68 > lim:
+        raise Grow(d + _n68)
+    m[d:d + _n68] = _t68
+    _p68 = d
+    d += _n68
+    fx += (a + 80, 1, _n68)
+    _t69 = state.endpoint_id.encode()
+    _n69 = len(_t69)
+    if d + _n69 > lim:
+        raise Grow(d + _n69)
+    m[d:d + _n69] = _t69
+    _p69 = d
+    d += _n69
+    fx += (a + 88, 1, _n69)
+    _S27.pack_into(m, a + 80, _p68, _n68, _p69, _n69, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed)
     _c_policy = _IMG_POLICY.get(id(policy))
     if _c_policy is None or _c_policy[0] is not policy:
         _c_policy = _image_POLICY(policy)
     m[a + 0:a + 80] = _c_policy[1]
-    _v90 = outcome
-    if isinstance(_v90, HttpResponse):
-        _S29.pack_into(m, a + 120, 0, _v90.status)
-        _o91 = _v90.retry_after_ms
-        if _o91 is None:
+    _v70 = outcome
+    if isinstance(_v70, HttpResponse):
+        _S25.pack_into(m, a + 120, 0, _v70.status)
+        _o71 = _v70.retry_after_ms
+        if _o71 is None:
             m[a + 136] = 0
         else:
-            _S28.pack_into(m, a + 136, 1, _o91)
-    elif isinstance(_v90, TransportError):
-        _t92 = _v90.kind.encode()
-        _n92 = len(_t92)
-        if d + _n92 > lim:
-            raise Grow(d + _n92)
-        m[d:d + _n92] = _t92
-        _p92 = d
-        d += _n92
-        fx += (a + 128, 1, _n92)
-        _S30.pack_into(m, a + 120, 1, _p92, _n92)
+            _S24.pack_into(m, a + 136, 1, _o71)
+    elif isinstance(_v70, TransportError):
+        _t72 = _v70.kind.encode()
+        _n72 = len(_t72)
+        if d + _n72 > lim:
+            raise Grow(d + _n72)
+        m[d:d + _n72] = _t72
+        _p72 = d
+        d += _n72
+        fx += (a + 128, 1, _n72)
+        _S26.pack_into(m, a + 120, 1, _p72, _n72)
     else:
-        raise c.wrong_type("attempt_outcome", _v90, "AttemptOutcome")
+        raise c.wrong_type("attempt_outcome", _v70, "AttemptOutcome")
     _FLAT_PTR.pack_into(m, s + FLAT, a)
     fx += (s + FLAT, 8, 152)
     _finish(m, s, d, lim, fx)
 
 
 def lift_decide(m: memoryview, r: int) -> Decision:
-    _v93: Any
-    _d93 = m[r + 0]
-    if _d93 == 0:
-        _v94: Any
-        _d94 = m[r + 8]
-        if _d94 == 0:
-            _v94 = _lift_retry(m, r + 16)
-        elif _d94 == 1:
-            _v94 = _lift_stop(m, r + 16)
+    _v73: Any
+    _d73 = m[r + 0]
+    if _d73 == 0:
+        _v74: Any
+        _d74 = m[r + 8]
+        if _d74 == 0:
+            _v74 = _lift_retry(m, r + 16)
+        elif _d74 == 1:
+            _v74 = _lift_stop(m, r + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d94, r + 8))
-        _v93 = _v94
-    elif _d93 == 1:
+            raise Malformed("discriminant %d at %d" % (_d74, r + 8))
+        _v73 = _v74
+    elif _d73 == 1:
         raise _lift_policy_error(m, r + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d93, r + 0))
-    return _v93
-
-
-def lower_decide_with(x: Scratch, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, budget_counts: Optional[BudgetCounts]) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(policy, Policy):
-        raise c.wrong_type("policy", policy, "Policy")
-    if not isinstance(state, DeliveryState):
-        raise c.wrong_type("state", state, "DeliveryState")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 200
-    if d > lim:
-        raise Grow(d)
-    _t108 = state.event_id.encode()
-    _n108 = len(_t108)
-    if d + _n108 > lim:
-        raise Grow(d + _n108)
-    m[d:d + _n108] = _t108
-    _p108 = d
-    d += _n108
-    fx += (a + 80, 1, _n108)
-    _t109 = state.endpoint_id.encode()
-    _n109 = len(_t109)
-    if d + _n109 > lim:
-        raise Grow(d + _n109)
-    m[d:d + _n109] = _t109
-    _p109 = d
-    d += _n109
-    fx += (a + 88, 1, _n109)
-    _S36.pack_into(m, a + 80, _p108, _n108, _p109, _n109, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _c_policy = _IMG_POLICY.get(id(policy))
-    if _c_policy is None or _c_policy[0] is not policy:
-        _c_policy = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c_policy[1]
-    _v110 = outcome
-    if isinstance(_v110, HttpResponse):
-        _S33.pack_into(m, a + 120, 0, _v110.status)
-        _o111 = _v110.retry_after_ms
-        if _o111 is None:
-            m[a + 136] = 0
-        else:
-            _S32.pack_into(m, a + 136, 1, _o111)
-    elif isinstance(_v110, TransportError):
-        _t112 = _v110.kind.encode()
-        _n112 = len(_t112)
-        if d + _n112 > lim:
-            raise Grow(d + _n112)
-        m[d:d + _n112] = _t112
-        _p112 = d
-        d += _n112
-        fx += (a + 128, 1, _n112)
-        _S34.pack_into(m, a + 120, 1, _p112, _n112)
-    else:
-        raise c.wrong_type("attempt_outcome", _v110, "AttemptOutcome")
-    _o113 = budget_counts
-    if _o113 is None:
-        m[a + 160] = 0
-    else:
-        _S35.pack_into(m, a + 160, 1, _o113.current.total, _o113.current.retries, _o113.previous.total, _o113.previous.retries)
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 200)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_decide_with(m: memoryview, r: int) -> Decision:
-    _v114: Any
-    _d114 = m[r + 0]
-    if _d114 == 0:
-        _v115: Any
-        _d115 = m[r + 8]
-        if _d115 == 0:
-            _v115 = _lift_retry(m, r + 16)
-        elif _d115 == 1:
-            _v115 = _lift_stop(m, r + 16)
-        else:
-            raise Malformed("discriminant %d at %d" % (_d115, r + 8))
-        _v114 = _v115
-    elif _d114 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d114, r + 0))
-    return _v114
-
-
-def lower_compile(x: Scratch, policy: Policy, health: Optional[Health]) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(policy, Policy):
-        raise c.wrong_type("policy", policy, "Policy")
-    a = (d + 7) & -8
-    d = a + 184
-    if d > lim:
-        raise Grow(d)
-    _c_policy = _IMG_POLICY.get(id(policy))
-    if _c_policy is None or _c_policy[0] is not policy:
-        _c_policy = _image_POLICY(policy)
-    m[a + 0:a + 80] = _c_policy[1]
-    _o128 = health
-    if _o128 is None:
-        m[a + 80] = 0
-    else:
-        _S38.pack_into(m, a + 80, 1, _o128.hold_budget_refusals, _o128.pause_max_ms, _o128.release.multiple, _o128.release.floor_per_s, _o128.cache_ms)
-        _o129 = _o128.circuit
-        if _o129 is None:
-            m[a + 104] = 0
-        else:
-            _S37.pack_into(m, a + 104, 1, _o129.failure_ratio, _o129.min_sample, _o129.cooldown_ms, _o129.cooldown_max_ms, _o129.probes, _o129.probe_interval_ms)
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 184)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_compile(m: memoryview, r: int) -> int:
-    _v130: Any
-    _d130 = m[r + 0]
-    if _d130 == 0:
-        _v130 = _F_I.unpack_from(m, r + 4)[0]
-    elif _d130 == 1:
-        raise _lift_policy_error(m, r + 4)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d130, r + 0))
-    return _v130
-
-
-def lower_discard(x: Scratch, handle: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    _S39.pack_into(m, s + FLAT + 0, handle)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_discard(m: memoryview, r: int) -> None:
-    return None
-
-
-def lower_admit_compiled(x: Scratch, handle: int, class_: str, policy_version: str, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if class_.__class__ is not str:
-        c.text("class_", class_)
-    if policy_version.__class__ is not str:
-        c.text("policy_version", policy_version)
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    _t131 = class_.encode()
-    _n131 = len(_t131)
-    if d + _n131 > lim:
-        raise Grow(d + _n131)
-    m[d:d + _n131] = _t131
-    _p131 = d
-    d += _n131
-    fx += (s + 16, 1, _n131)
-    _t132 = policy_version.encode()
-    _n132 = len(_t132)
-    if d + _n132 > lim:
-        raise Grow(d + _n132)
-    m[d:d + _n132] = _t132
-    _p132 = d
-    d += _n132
-    fx += (s + 32, 1, _n132)
-    _S40.pack_into(m, s + FLAT + 0, handle, _p131, _n131, _p132, _n132, now_ms)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_admit_compiled(m: memoryview, r: int) -> Admission:
-    _v133: Any
-    _d133 = m[r + 0]
-    if _d133 == 0:
-        _v133 = _lift_admission(m, r + 8)
-    elif _d133 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d133, r + 0))
-    return _v133
-
-
-def lower_advance(x: Scratch, handle: int, state: DeliveryState, outcome: AttemptOutcome, probe: bool, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if not isinstance(state, DeliveryState):
-        raise c.wrong_type("state", state, "DeliveryState")
-    c.boolean("probe", probe)
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    _t134 = state.event_id.encode()
-    _n134 = len(_t134)
-    if d + _n134 > lim:
-        raise Grow(d + _n134)
-    m[d:d + _n134] = _t134
-    _p134 = d
-    d += _n134
-    fx += (s + 16, 1, _n134)
-    _t135 = state.endpoint_id.encode()
-    _n135 = len(_t135)
-    if d + _n135 > lim:
-        raise Grow(d + _n135)
-    m[d:d + _n135] = _t135
-    _p135 = d
-    d += _n135
-    fx += (s + 32, 1, _n135)
-    _S45.pack_into(m, s + FLAT + 0, handle, _p134, _n134, _p135, _n135, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, probe, now_ms)
-    _w136 = outcome
-    if isinstance(_w136, HttpResponse):
-        _S43.pack_into(m, s + 80, 0, _w136.status)
-        _w137 = _w136.retry_after_ms
-        if _w137 is None:
-            _S41.pack_into(m, s + 96, 0, 0)
-        elif _w137 is not None:
-            _S42.pack_into(m, s + 96, 1, _w137)
-    elif isinstance(_w136, TransportError):
-        _t138 = _w136.kind.encode()
-        _n138 = len(_t138)
-        if d + _n138 > lim:
-            raise Grow(d + _n138)
-        m[d:d + _n138] = _t138
-        _p138 = d
-        d += _n138
-        fx += (s + 88, 1, _n138)
-        _S44.pack_into(m, s + 80, 1, _p138, _n138, 0)
-    else:
-        raise c.wrong_type("attempt_outcome", _w136, "AttemptOutcome")
-    _finish(m, s, d, lim, fx)
-
-
-def lift_advance(m: memoryview, r: int) -> AdvanceResult:
-    _v139: Any
-    _d139 = m[r + 0]
-    if _d139 == 0:
-        _v140: Any
-        _d140 = m[r + 8]
-        if _d140 == 0:
-            _v140 = _lift_decided(m, r + 16)
-        elif _d140 == 1:
-            _v140 = _lift_store_call(m, r + 16)
-        else:
-            raise Malformed("discriminant %d at %d" % (_d140, r + 8))
-        _v139 = _v140
-    elif _d139 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d139, r + 0))
-    return _v139
-
-
-def lower_finish(x: Scratch, handle: int, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, reply: StoreReply) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if not isinstance(state, DeliveryState):
-        raise c.wrong_type("state", state, "DeliveryState")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 136
-    if d > lim:
-        raise Grow(d)
-    _t142 = state.event_id.encode()
-    _n142 = len(_t142)
-    if d + _n142 > lim:
-        raise Grow(d + _n142)
-    m[d:d + _n142] = _t142
-    _p142 = d
-    d += _n142
-    fx += (a + 8, 1, _n142)
-    _t143 = state.endpoint_id.encode()
-    _n143 = len(_t143)
-    if d + _n143 > lim:
-        raise Grow(d + _n143)
-    m[d:d + _n143] = _t143
-    _p143 = d
-    d += _n143
-    fx += (a + 16, 1, _n143)
-    _S51.pack_into(m, a + 0, handle, _p142, _n142, _p143, _n143, state.attempt, state.max_attempts, state.first_attempted_at_ms, state.credentials_refreshed, now_ms)
-    _v144 = outcome
-    if isinstance(_v144, HttpResponse):
-        _S47.pack_into(m, a + 48, 0, _v144.status)
-        _o145 = _v144.retry_after_ms
-        if _o145 is None:
-            m[a + 64] = 0
-        else:
-            _S46.pack_into(m, a + 64, 1, _o145)
-    elif isinstance(_v144, TransportError):
-        _t146 = _v144.kind.encode()
-        _n146 = len(_t146)
-        if d + _n146 > lim:
-            raise Grow(d + _n146)
-        m[d:d + _n146] = _t146
-        _p146 = d
-        d += _n146
-        fx += (a + 56, 1, _n146)
-        _S48.pack_into(m, a + 48, 1, _p146, _n146)
-    else:
-        raise c.wrong_type("attempt_outcome", _v144, "AttemptOutcome")
-    _v147 = reply
-    if isinstance(_v147, Unavailable):
-        _S49.pack_into(m, a + 88, 0)
-    elif isinstance(_v147, Reservation):
-        _S50.pack_into(m, a + 88, 1, _v147.reserved, _v147.counts.current.total, _v147.counts.current.retries, _v147.counts.previous.total, _v147.counts.previous.retries)
-    else:
-        raise c.wrong_type("store_reply", _v147, "StoreReply")
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 136)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_finish(m: memoryview, r: int) -> Finished:
-    _v148: Any
-    _d148 = m[r + 0]
-    if _d148 == 0:
-        _v148 = _lift_finished(m, r + 8)
-    elif _d148 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d148, r + 0))
-    return _v148
-
-
-def lower_gate(x: Scratch, handle: int, event: GateEvent, view: Optional[HealthView], pacer: Pacer, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if not isinstance(event, GateEvent):
-        raise c.wrong_type("event", event, "GateEvent")
-    if not isinstance(pacer, Pacer):
-        raise c.wrong_type("pacer", pacer, "Pacer")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 136
-    if d > lim:
-        raise Grow(d)
-    _t150 = event.event_id.encode()
-    _n150 = len(_t150)
-    if d + _n150 > lim:
-        raise Grow(d + _n150)
-    m[d:d + _n150] = _t150
-    _p150 = d
-    d += _n150
-    fx += (a + 8, 1, _n150)
-    _t151 = event.endpoint_id.encode()
-    _n151 = len(_t151)
-    if d + _n151 > lim:
-        raise Grow(d + _n151)
-    m[d:d + _n151] = _t151
-    _p151 = d
-    d += _n151
-    fx += (a + 16, 1, _n151)
-    _S53.pack_into(m, a + 0, handle, _p150, _n150, _p151, _n151, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, now_ms)
-    _c_pacer = _IMG_PACER.get(id(pacer))
-    if _c_pacer is None or _c_pacer[0] is not pacer:
-        _c_pacer = _image_PACER(pacer)
-    m[a + 104:a + 128] = _c_pacer[1]
-    _o152 = view
-    if _o152 is None:
-        m[a + 56] = 0
-    else:
-        _S52.pack_into(m, a + 56, 1, _o152.paused_until_ms, _o152.opened_at_ms, _o152.cooldown_ms, _o152.closed_at_ms, _o152.as_of_ms)
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 136)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_gate(m: memoryview, r: int) -> GateAnswer:
-    _v156: Any
-    _d156 = m[r + 0]
-    if _d156 == 0:
-        _v156 = _lift_gate_answer(m, r + 8)
-    elif _d156 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d156, r + 0))
-    return _v156
-
-
-def lower_after_probe(x: Scratch, handle: int, event: GateEvent, granted: bool, view: HealthView, pacer: Pacer, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if not isinstance(event, GateEvent):
-        raise c.wrong_type("event", event, "GateEvent")
-    c.boolean("granted", granted)
-    if not isinstance(view, HealthView):
-        raise c.wrong_type("view", view, "HealthView")
-    if not isinstance(pacer, Pacer):
-        raise c.wrong_type("pacer", pacer, "Pacer")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 136
-    if d > lim:
-        raise Grow(d)
-    _t158 = event.event_id.encode()
-    _n158 = len(_t158)
-    if d + _n158 > lim:
-        raise Grow(d + _n158)
-    m[d:d + _n158] = _t158
-    _p158 = d
-    d += _n158
-    fx += (a + 8, 1, _n158)
-    _t159 = event.endpoint_id.encode()
-    _n159 = len(_t159)
-    if d + _n159 > lim:
-        raise Grow(d + _n159)
-    m[d:d + _n159] = _t159
-    _p159 = d
-    d += _n159
-    fx += (a + 16, 1, _n159)
-    _S54.pack_into(m, a + 0, handle, _p158, _n158, _p159, _n159, event.attempts, event.first_attempted_at_ms, event.held, event.held_ms, granted, now_ms)
-    _c_view = _IMG_HEALTH_VIEW.get(id(view))
-    if _c_view is None or _c_view[0] is not view:
-        _c_view = _image_HEALTH_VIEW(view)
-    m[a + 64:a + 104] = _c_view[1]
-    _c_pacer = _IMG_PACER.get(id(pacer))
-    if _c_pacer is None or _c_pacer[0] is not pacer:
-        _c_pacer = _image_PACER(pacer)
-    m[a + 104:a + 128] = _c_pacer[1]
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 136)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_after_probe(m: memoryview, r: int) -> GateAnswer:
-    _v168: Any
-    _d168 = m[r + 0]
-    if _d168 == 0:
-        _v168 = _lift_gate_answer(m, r + 8)
-    elif _d168 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d168, r + 0))
-    return _v168
-
-
-def lower_settle_wake(x: Scratch, handle: int, wake: Wake, reply: StoreReply, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    if not isinstance(wake, Wake):
-        raise c.wrong_type("wake", wake, "Wake")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    _t169 = wake.event_id.encode()
-    _n169 = len(_t169)
-    if d + _n169 > lim:
-        raise Grow(d + _n169)
-    m[d:d + _n169] = _t169
-    _p169 = d
-    d += _n169
-    fx += (s + 16, 1, _n169)
-    _t170 = wake.endpoint_id.encode()
-    _n170 = len(_t170)
-    if d + _n170 > lim:
-        raise Grow(d + _n170)
-    m[d:d + _n170] = _t170
-    _p170 = d
-    d += _n170
-    fx += (s + 32, 1, _n170)
-    _S57.pack_into(m, s + FLAT + 0, handle, _p169, _n169, _p170, _n170, wake.attempts, wake.first_attempted_at_ms, wake.refusals, now_ms)
-    _w171 = reply
-    if isinstance(_w171, Unavailable):
-        _S55.pack_into(m, s + 72, 0, 0, 0, 0, 0, 0)
-    elif isinstance(_w171, Reservation):
-        _S56.pack_into(m, s + 72, 1, _w171.reserved, _w171.counts.current.total, _w171.counts.current.retries, _w171.counts.previous.total, _w171.counts.previous.retries)
-    else:
-        raise c.wrong_type("store_reply", _w171, "StoreReply")
-    _finish(m, s, d, lim, fx)
-
-
-def lift_settle_wake(m: memoryview, r: int) -> WakeVerdict:
-    _v172: Any
-    _d172 = m[r + 0]
-    if _d172 == 0:
-        _v173: Any
-        _d173 = m[r + 8]
-        if _d173 == 0:
-            _v173 = Send()
-        elif _d173 == 1:
-            _v173 = _lift_wake_hold(m, r + 16)
-        elif _d173 == 2:
-            _v173 = _lift_dead_letter(m, r + 16)
-        else:
-            raise Malformed("discriminant %d at %d" % (_d173, r + 8))
-        _v172 = _v173
-    elif _d172 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d172, r + 0))
-    return _v172
-
-
-def lower_call_for(x: Scratch, handle: int, op: CallOp, endpoint_id: str, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if handle.__class__ is not int or not 0 <= handle <= 4294967295:
-        c.uint("handle", handle, 4294967295)
-    op = c.enum_member("op", op, CallOp)
-    if endpoint_id.__class__ is not str:
-        c.text("endpoint_id", endpoint_id)
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    _t174 = endpoint_id.encode()
-    _n174 = len(_t174)
-    if d + _n174 > lim:
-        raise Grow(d + _n174)
-    m[d:d + _n174] = _t174
-    _p174 = d
-    d += _n174
-    fx += (s + 24, 1, _n174)
-    _S58.pack_into(m, s + FLAT + 0, handle, _IDX_CALL_OP[op], _p174, _n174, now_ms)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_call_for(m: memoryview, r: int) -> StoreCall:
-    _v175: Any
-    _d175 = m[r + 0]
-    if _d175 == 0:
-        _v175 = _lift_store_call(m, r + 8)
-    elif _d175 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d175, r + 0))
-    return _v175
-
-
-def lower_apply_call(x: Scratch, call: StoreCall, now_ms: int, held: HeldHealth) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(call, StoreCall):
-        raise c.wrong_type("call", call, "StoreCall")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    if not isinstance(held, HeldHealth):
-        raise c.wrong_type("held", held, "HeldHealth")
-    a = (d + 7) & -8
-    d = a + 272
-    if d > lim:
-        raise Grow(d)
-    _t178 = call.key.encode()
-    _n178 = len(_t178)
-    if d + _n178 > lim:
-        raise Grow(d + _n178)
-    m[d:d + _n178] = _t178
-    _p178 = d
-    d += _n178
-    fx += (a + 4, 1, _n178)
-    _t179 = call.endpoint_id.encode()
-    _n179 = len(_t179)
-    if d + _n179 > lim:
-        raise Grow(d + _n179)
-    m[d:d + _n179] = _t179
-    _p179 = d
-    d += _n179
-    fx += (a + 12, 1, _n179)
-    _S61.pack_into(m, a + 0, _IDX_CALL_OP[call.op], _p178, _n178, _p179, _n179, call.bucket, call.budget.ratio, call.budget.window_ms, call.budget.min_sample, call.budget.sliding, now_ms)
-    _c_held = _IMG_HELD_HEALTH.get(id(held))
-    if _c_held is None or _c_held[0] is not held:
-        _c_held = _image_HELD_HEALTH(held)
-    m[a + 160:a + 272] = _c_held[1]
-    _o180 = call.health
-    if _o180 is None:
-        m[a + 64] = 0
-    else:
-        _S60.pack_into(m, a + 64, 1, _IDX_HEALTH_OUTCOME[_o180.outcome], _o180.pause_until_ms, _o180.probe)
-        _o181 = _o180.circuit
-        if _o181 is None:
-            m[a + 96] = 0
-        else:
-            _S59.pack_into(m, a + 96, 1, _o181.failure_ratio, _o181.min_sample, _o181.cooldown_ms, _o181.cooldown_max_ms, _o181.probes, _o181.probe_interval_ms)
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 272)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_apply_call(m: memoryview, r: int) -> CallApplied:
-    _v201: Any
-    _d201 = m[r + 0]
-    if _d201 == 0:
-        _v201 = _lift_call_applied(m, r + 8)
-    elif _d201 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d201, r + 0))
-    return _v201
+        raise Malformed("discriminant %d at %d" % (_d73, r + 0))
+    return _v73
 
 
 def lower_load_health_document(x: Scratch, json: str) -> None:
@@ -2464,184 +1187,28 @@ def lower_load_health_document(x: Scratch, json: str) -> None:
     fx: list[int] = []
     if json.__class__ is not str:
         c.text("json", json)
-    _t202 = json.encode()
-    _n202 = len(_t202)
-    if d + _n202 > lim:
-        raise Grow(d + _n202)
-    m[d:d + _n202] = _t202
-    _p202 = d
-    d += _n202
-    fx += (s + 8, 1, _n202)
-    _S62.pack_into(m, s + FLAT + 0, _p202, _n202)
+    _t75 = json.encode()
+    _n75 = len(_t75)
+    if d + _n75 > lim:
+        raise Grow(d + _n75)
+    m[d:d + _n75] = _t75
+    _p75 = d
+    d += _n75
+    fx += (s + 8, 1, _n75)
+    _S28.pack_into(m, s + FLAT + 0, _p75, _n75)
     _finish(m, s, d, lim, fx)
 
 
 def lift_load_health_document(m: memoryview, r: int) -> HealthDocument:
-    _v203: Any
-    _d203 = m[r + 0]
-    if _d203 == 0:
-        _v203 = _lift_health_document(m, r + 4)
-    elif _d203 == 1:
+    _v76: Any
+    _d76 = m[r + 0]
+    if _d76 == 0:
+        _v76 = _lift_health_document(m, r + 4)
+    elif _d76 == 1:
         raise _lift_policy_error(m, r + 4)
     else:
-        raise Malformed("discriminant %d at %d" % (_d203, r + 0))
-    return _v203
-
-
-def lower_pace(x: Scratch, release: Release, pacer: Pacer, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(release, Release):
-        raise c.wrong_type("release", release, "Release")
-    if not isinstance(pacer, Pacer):
-        raise c.wrong_type("pacer", pacer, "Pacer")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    _S63.pack_into(m, s + FLAT + 0, release.multiple, release.floor_per_s, pacer.tokens, pacer.updated_ms, pacer.normal_per_s, now_ms)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_pace(m: memoryview, r: int) -> Paced:
-    _v204: Any
-    _d204 = m[r + 0]
-    if _d204 == 0:
-        _v204 = _lift_paced(m, r + 8)
-    elif _d204 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d204, r + 0))
-    return _v204
-
-
-def lower_normal_per_s(x: Scratch, budget: Budget, now_ms: int, current: int, previous: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(budget, Budget):
-        raise c.wrong_type("budget", budget, "Budget")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    if current.__class__ is not int or not 0 <= current <= 18446744073709551615:
-        c.uint("current", current, 18446744073709551615)
-    if previous.__class__ is not int or not 0 <= previous <= 18446744073709551615:
-        c.uint("previous", previous, 18446744073709551615)
-    _S64.pack_into(m, s + FLAT + 0, budget.ratio, budget.window_ms, budget.min_sample, budget.sliding, now_ms, current, previous)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_normal_per_s(m: memoryview, r: int) -> float:
-    _v205: Any
-    _d205 = m[r + 0]
-    if _d205 == 0:
-        _v205 = _F_d.unpack_from(m, r + 8)[0]
-    elif _d205 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d205, r + 0))
-    return _v205
-
-
-def lower_health_outcome_of(x: Scratch, outcome: AttemptOutcome) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    _w206 = outcome
-    if isinstance(_w206, HttpResponse):
-        _S68.pack_into(m, s + 8, 0, _w206.status)
-        _w207 = _w206.retry_after_ms
-        if _w207 is None:
-            _S66.pack_into(m, s + 24, 0, 0)
-        elif _w207 is not None:
-            _S67.pack_into(m, s + 24, 1, _w207)
-    elif isinstance(_w206, TransportError):
-        _t208 = _w206.kind.encode()
-        _n208 = len(_t208)
-        if d + _n208 > lim:
-            raise Grow(d + _n208)
-        m[d:d + _n208] = _t208
-        _p208 = d
-        d += _n208
-        fx += (s + 16, 1, _n208)
-        _S69.pack_into(m, s + 8, 1, _p208, _n208, 0)
-    else:
-        raise c.wrong_type("attempt_outcome", _w206, "AttemptOutcome")
-    _finish(m, s, d, lim, fx)
-
-
-def lift_health_outcome_of(m: memoryview, r: int) -> HealthOutcome:
-    _v209: Any
-    _d209 = m[r + 0]
-    if _d209 == 0:
-        _v209 = _CASES_HEALTH_OUTCOME[m[r + 4]]
-    elif _d209 == 1:
-        raise _lift_policy_error(m, r + 4)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d209, r + 0))
-    return _v209
-
-
-def lower_pause_until(x: Scratch, health: Health, outcome: AttemptOutcome, now_ms: int) -> None:
-    m = x.mem
-    s = x.scratch
-    lim = x.limit
-    d = s + DATA
-    fx: list[int] = []
-    if not isinstance(health, Health):
-        raise c.wrong_type("health", health, "Health")
-    if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
-        c.uint("now_ms", now_ms, 18446744073709551615)
-    a = (d + 7) & -8
-    d = a + 136
-    if d > lim:
-        raise Grow(d)
-    _S74.pack_into(m, a + 0, health.hold_budget_refusals, health.pause_max_ms, health.release.multiple, health.release.floor_per_s, health.cache_ms, now_ms)
-    _o213 = health.circuit
-    if _o213 is None:
-        m[a + 16] = 0
-    else:
-        _S70.pack_into(m, a + 16, 1, _o213.failure_ratio, _o213.min_sample, _o213.cooldown_ms, _o213.cooldown_max_ms, _o213.probes, _o213.probe_interval_ms)
-    _v214 = outcome
-    if isinstance(_v214, HttpResponse):
-        _S72.pack_into(m, a + 96, 0, _v214.status)
-        _o215 = _v214.retry_after_ms
-        if _o215 is None:
-            m[a + 112] = 0
-        else:
-            _S71.pack_into(m, a + 112, 1, _o215)
-    elif isinstance(_v214, TransportError):
-        _t216 = _v214.kind.encode()
-        _n216 = len(_t216)
-        if d + _n216 > lim:
-            raise Grow(d + _n216)
-        m[d:d + _n216] = _t216
-        _p216 = d
-        d += _n216
-        fx += (a + 104, 1, _n216)
-        _S73.pack_into(m, a + 96, 1, _p216, _n216)
-    else:
-        raise c.wrong_type("attempt_outcome", _v214, "AttemptOutcome")
-    _FLAT_PTR.pack_into(m, s + FLAT, a)
-    fx += (s + FLAT, 8, 136)
-    _finish(m, s, d, lim, fx)
-
-
-def lift_pause_until(m: memoryview, r: int) -> int:
-    _v217: Any
-    _d217 = m[r + 0]
-    if _d217 == 0:
-        _v217 = _F_Q.unpack_from(m, r + 8)[0]
-    elif _d217 == 1:
-        raise _lift_policy_error(m, r + 8)
-    else:
-        raise Malformed("discriminant %d at %d" % (_d217, r + 0))
-    return _v217
+        raise Malformed("discriminant %d at %d" % (_d76, r + 0))
+    return _v76
 
 
 def lower_engine_open(x: Scratch, config: str) -> None:
@@ -2652,29 +1219,29 @@ def lower_engine_open(x: Scratch, config: str) -> None:
     fx: list[int] = []
     if config.__class__ is not str:
         c.text("config", config)
-    _t218 = config.encode()
-    _n218 = len(_t218)
-    if d + _n218 > lim:
-        raise Grow(d + _n218)
-    m[d:d + _n218] = _t218
-    _p218 = d
-    d += _n218
-    fx += (s + 8, 1, _n218)
-    _S75.pack_into(m, s + FLAT + 0, _p218, _n218)
+    _t77 = config.encode()
+    _n77 = len(_t77)
+    if d + _n77 > lim:
+        raise Grow(d + _n77)
+    m[d:d + _n77] = _t77
+    _p77 = d
+    d += _n77
+    fx += (s + 8, 1, _n77)
+    _S29.pack_into(m, s + FLAT + 0, _p77, _n77)
     _finish(m, s, d, lim, fx)
 
 
 def lift_engine_open(m: memoryview, r: int) -> int:
-    _v219: Any
-    _d219 = m[r + 0]
-    if _d219 == 0:
-        _v219 = _F_I.unpack_from(m, r + 4)[0]
-    elif _d219 == 1:
-        _p220, _n220 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p220, _n220))
+    _v78: Any
+    _d78 = m[r + 0]
+    if _d78 == 0:
+        _v78 = _F_I.unpack_from(m, r + 4)[0]
+    elif _d78 == 1:
+        _p79, _n79 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p79, _n79))
     else:
-        raise Malformed("discriminant %d at %d" % (_d219, r + 0))
-    return _v219
+        raise Malformed("discriminant %d at %d" % (_d78, r + 0))
+    return _v78
 
 
 def lower_engine_feed(x: Scratch, handle: int, inputs: str) -> None:
@@ -2687,30 +1254,30 @@ def lower_engine_feed(x: Scratch, handle: int, inputs: str) -> None:
         c.uint("handle", handle, 4294967295)
     if inputs.__class__ is not str:
         c.text("inputs", inputs)
-    _t221 = inputs.encode()
-    _n221 = len(_t221)
-    if d + _n221 > lim:
-        raise Grow(d + _n221)
-    m[d:d + _n221] = _t221
-    _p221 = d
-    d += _n221
-    fx += (s + 16, 1, _n221)
-    _S76.pack_into(m, s + FLAT + 0, handle, _p221, _n221)
+    _t80 = inputs.encode()
+    _n80 = len(_t80)
+    if d + _n80 > lim:
+        raise Grow(d + _n80)
+    m[d:d + _n80] = _t80
+    _p80 = d
+    d += _n80
+    fx += (s + 16, 1, _n80)
+    _S30.pack_into(m, s + FLAT + 0, handle, _p80, _n80)
     _finish(m, s, d, lim, fx)
 
 
 def lift_engine_feed(m: memoryview, r: int) -> str:
-    _v222: Any
-    _d222 = m[r + 0]
-    if _d222 == 0:
-        _p223, _n223 = _F_II.unpack_from(m, r + 4)
-        _v222 = _str(m, _p223, _n223)
-    elif _d222 == 1:
-        _p224, _n224 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p224, _n224))
+    _v81: Any
+    _d81 = m[r + 0]
+    if _d81 == 0:
+        _p82, _n82 = _F_II.unpack_from(m, r + 4)
+        _v81 = _str(m, _p82, _n82)
+    elif _d81 == 1:
+        _p83, _n83 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p83, _n83))
     else:
-        raise Malformed("discriminant %d at %d" % (_d222, r + 0))
-    return _v222
+        raise Malformed("discriminant %d at %d" % (_d81, r + 0))
+    return _v81
 
 
 def lower_engine_resume(x: Scratch, handle: int, now_ms: int, journal: tuple[int, ...]) -> None:
@@ -2723,33 +1290,33 @@ def lower_engine_resume(x: Scratch, handle: int, now_ms: int, journal: tuple[int
         c.uint("handle", handle, 4294967295)
     if now_ms.__class__ is not int or not 0 <= now_ms <= 18446744073709551615:
         c.uint("now_ms", now_ms, 18446744073709551615)
-    _l225 = journal
-    _k225 = len(_l225)
+    _l84 = journal
+    _k84 = len(_l84)
     d = (d + 0) & -1
-    if d + _k225 * 1 > lim:
-        raise Grow(d + _k225 * 1)
-    _e225 = d
-    d += _k225 * 1
-    for _i225, _x225 in enumerate(_l225):
-        _b225 = _e225 + _i225 * 1
-        _S77.pack_into(m, _b225 + 0, _x225)
-    fx += (s + 24, 1, _k225 * 1)
-    _S78.pack_into(m, s + FLAT + 0, handle, now_ms, _e225, _k225)
+    if d + _k84 * 1 > lim:
+        raise Grow(d + _k84 * 1)
+    _e84 = d
+    d += _k84 * 1
+    for _i84, _x84 in enumerate(_l84):
+        _b84 = _e84 + _i84 * 1
+        _S31.pack_into(m, _b84 + 0, _x84)
+    fx += (s + 24, 1, _k84 * 1)
+    _S32.pack_into(m, s + FLAT + 0, handle, now_ms, _e84, _k84)
     _finish(m, s, d, lim, fx)
 
 
 def lift_engine_resume(m: memoryview, r: int) -> str:
-    _v226: Any
-    _d226 = m[r + 0]
-    if _d226 == 0:
-        _p227, _n227 = _F_II.unpack_from(m, r + 4)
-        _v226 = _str(m, _p227, _n227)
-    elif _d226 == 1:
-        _p228, _n228 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p228, _n228))
+    _v85: Any
+    _d85 = m[r + 0]
+    if _d85 == 0:
+        _p86, _n86 = _F_II.unpack_from(m, r + 4)
+        _v85 = _str(m, _p86, _n86)
+    elif _d85 == 1:
+        _p87, _n87 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p87, _n87))
     else:
-        raise Malformed("discriminant %d at %d" % (_d226, r + 0))
-    return _v226
+        raise Malformed("discriminant %d at %d" % (_d85, r + 0))
+    return _v85
 
 
 def lower_engine_close(x: Scratch, handle: int) -> None:
@@ -2760,7 +1327,7 @@ def lower_engine_close(x: Scratch, handle: int) -> None:
     fx: list[int] = []
     if handle.__class__ is not int or not 0 <= handle <= 4294967295:
         c.uint("handle", handle, 4294967295)
-    _S79.pack_into(m, s + FLAT + 0, handle)
+    _S33.pack_into(m, s + FLAT + 0, handle)
     _finish(m, s, d, lim, fx)
 
 
@@ -2776,29 +1343,29 @@ def lower_read_target(x: Scratch, url: str) -> None:
     fx: list[int] = []
     if url.__class__ is not str:
         c.text("url", url)
-    _t229 = url.encode()
-    _n229 = len(_t229)
-    if d + _n229 > lim:
-        raise Grow(d + _n229)
-    m[d:d + _n229] = _t229
-    _p229 = d
-    d += _n229
-    fx += (s + 8, 1, _n229)
-    _S80.pack_into(m, s + FLAT + 0, _p229, _n229)
+    _t88 = url.encode()
+    _n88 = len(_t88)
+    if d + _n88 > lim:
+        raise Grow(d + _n88)
+    m[d:d + _n88] = _t88
+    _p88 = d
+    d += _n88
+    fx += (s + 8, 1, _n88)
+    _S34.pack_into(m, s + FLAT + 0, _p88, _n88)
     _finish(m, s, d, lim, fx)
 
 
 def lift_read_target(m: memoryview, r: int) -> Target:
-    _v230: Any
-    _d230 = m[r + 0]
-    if _d230 == 0:
-        _v230 = _lift_target(m, r + 4)
-    elif _d230 == 1:
-        _p231, _n231 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p231, _n231))
+    _v89: Any
+    _d89 = m[r + 0]
+    if _d89 == 0:
+        _v89 = _lift_target(m, r + 4)
+    elif _d89 == 1:
+        _p90, _n90 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p90, _n90))
     else:
-        raise Malformed("discriminant %d at %d" % (_d230, r + 0))
-    return _v230
+        raise Malformed("discriminant %d at %d" % (_d89, r + 0))
+    return _v89
 
 
 def lower_destination_refusal(x: Scratch, address: str) -> None:
@@ -2809,38 +1376,81 @@ def lower_destination_refusal(x: Scratch, address: str) -> None:
     fx: list[int] = []
     if address.__class__ is not str:
         c.text("address", address)
-    _t232 = address.encode()
-    _n232 = len(_t232)
-    if d + _n232 > lim:
-        raise Grow(d + _n232)
-    m[d:d + _n232] = _t232
-    _p232 = d
-    d += _n232
-    fx += (s + 8, 1, _n232)
-    _S81.pack_into(m, s + FLAT + 0, _p232, _n232)
+    _t91 = address.encode()
+    _n91 = len(_t91)
+    if d + _n91 > lim:
+        raise Grow(d + _n91)
+    m[d:d + _n91] = _t91
+    _p91 = d
+    d += _n91
+    fx += (s + 8, 1, _n91)
+    _S35.pack_into(m, s + FLAT + 0, _p91, _n91)
     _finish(m, s, d, lim, fx)
 
 
 def lift_destination_refusal(m: memoryview, r: int) -> Optional[str]:
-    _v233: Any
-    _d233 = m[r + 0]
-    if _d233 == 0:
-        _v234: Any
-        _d234 = m[r + 4]
-        if _d234 == 0:
-            _v234 = None
-        elif _d234 == 1:
-            _p235, _n235 = _F_II.unpack_from(m, r + 8)
-            _v234 = _str(m, _p235, _n235)
+    _v92: Any
+    _d92 = m[r + 0]
+    if _d92 == 0:
+        _v93: Any
+        _d93 = m[r + 4]
+        if _d93 == 0:
+            _v93 = None
+        elif _d93 == 1:
+            _p94, _n94 = _F_II.unpack_from(m, r + 8)
+            _v93 = _str(m, _p94, _n94)
         else:
-            raise Malformed("discriminant %d at %d" % (_d234, r + 4))
-        _v233 = _v234
-    elif _d233 == 1:
-        _p236, _n236 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p236, _n236))
+            raise Malformed("discriminant %d at %d" % (_d93, r + 4))
+        _v92 = _v93
+    elif _d92 == 1:
+        _p95, _n95 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p95, _n95))
     else:
-        raise Malformed("discriminant %d at %d" % (_d233, r + 0))
-    return _v233
+        raise Malformed("discriminant %d at %d" % (_d92, r + 0))
+    return _v92
+
+
+def lower_vector_case(x: Scratch, format: str, case: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if format.__class__ is not str:
+        c.text("format", format)
+    if case.__class__ is not str:
+        c.text("case", case)
+    _t96 = format.encode()
+    _n96 = len(_t96)
+    if d + _n96 > lim:
+        raise Grow(d + _n96)
+    m[d:d + _n96] = _t96
+    _p96 = d
+    d += _n96
+    fx += (s + 8, 1, _n96)
+    _t97 = case.encode()
+    _n97 = len(_t97)
+    if d + _n97 > lim:
+        raise Grow(d + _n97)
+    m[d:d + _n97] = _t97
+    _p97 = d
+    d += _n97
+    fx += (s + 24, 1, _n97)
+    _S36.pack_into(m, s + FLAT + 0, _p96, _n96, _p97, _n97)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_vector_case(m: memoryview, r: int) -> None:
+    _v98: Any
+    _d98 = m[r + 0]
+    if _d98 == 0:
+        _v98 = None
+    elif _d98 == 1:
+        _p99, _n99 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p99, _n99))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d98, r + 0))
+    return _v98
 
 
 class Function(NamedTuple):
@@ -2855,43 +1465,26 @@ class Function(NamedTuple):
 
 
 FUNCTIONS: dict[str, Function] = {
-    "abi-version": Function("abi-version", "webhook:retry-policy/policy@0.3.0#abi-version", None, lower_abi_version, lift_abi_version, False),
-    "plan": Function("plan", "webhook:retry-policy/policy@0.3.0#plan", "cabi_post_webhook:retry-policy/policy@0.3.0#plan", lower_plan, lift_plan, True),
-    "delay": Function("delay", "webhook:retry-policy/policy@0.3.0#delay", "cabi_post_webhook:retry-policy/policy@0.3.0#delay", lower_delay, lift_delay, True),
-    "classify-status": Function("classify-status", "webhook:retry-policy/policy@0.3.0#classify-status", "cabi_post_webhook:retry-policy/policy@0.3.0#classify-status", lower_classify_status, lift_classify_status, True),
-    "classify-error": Function("classify-error", "webhook:retry-policy/policy@0.3.0#classify-error", None, lower_classify_error, lift_classify_error, False),
-    "budget-allows": Function("budget-allows", "webhook:retry-policy/policy@0.3.0#budget-allows", "cabi_post_webhook:retry-policy/policy@0.3.0#budget-allows", lower_budget_allows, lift_budget_allows, True),
-    "load-document": Function("load-document", "webhook:retry-policy/policy@0.3.0#load-document", "cabi_post_webhook:retry-policy/policy@0.3.0#load-document", lower_load_document, lift_load_document, True),
-    "admit": Function("admit", "webhook:retry-policy/policy@0.3.0#admit", "cabi_post_webhook:retry-policy/policy@0.3.0#admit", lower_admit, lift_admit, True),
-    "evaluate": Function("evaluate", "webhook:retry-policy/policy@0.3.0#evaluate", "cabi_post_webhook:retry-policy/policy@0.3.0#evaluate", lower_evaluate, lift_evaluate, True),
-    "settle": Function("settle", "webhook:retry-policy/policy@0.3.0#settle", "cabi_post_webhook:retry-policy/policy@0.3.0#settle", lower_settle, lift_settle, True),
-    "resume": Function("resume", "webhook:retry-policy/policy@0.3.0#resume", "cabi_post_webhook:retry-policy/policy@0.3.0#resume", lower_resume, lift_resume, True),
-    "parse-retry-after": Function("parse-retry-after", "webhook:retry-policy/policy@0.3.0#parse-retry-after", None, lower_parse_retry_after, lift_parse_retry_after, True),
-    "store-key": Function("store-key", "webhook:retry-policy/policy@0.3.0#store-key", "cabi_post_webhook:retry-policy/policy@0.3.0#store-key", lower_store_key, lift_store_key, True),
-    "store-apply": Function("store-apply", "webhook:retry-policy/policy@0.3.0#store-apply", None, lower_store_apply, lift_store_apply, True),
-    "decide": Function("decide", "webhook:retry-policy/policy@0.3.0#decide", "cabi_post_webhook:retry-policy/policy@0.3.0#decide", lower_decide, lift_decide, True),
-    "decide-with": Function("decide-with", "webhook:retry-policy/policy@0.3.0#decide-with", "cabi_post_webhook:retry-policy/policy@0.3.0#decide-with", lower_decide_with, lift_decide_with, True),
-    "compile": Function("compile", "webhook:retry-policy/policy@0.3.0#compile", "cabi_post_webhook:retry-policy/policy@0.3.0#compile", lower_compile, lift_compile, True),
-    "discard": Function("discard", "webhook:retry-policy/policy@0.3.0#discard", None, lower_discard, lift_discard, False),
-    "admit-compiled": Function("admit-compiled", "webhook:retry-policy/policy@0.3.0#admit-compiled", "cabi_post_webhook:retry-policy/policy@0.3.0#admit-compiled", lower_admit_compiled, lift_admit_compiled, True),
-    "advance": Function("advance", "webhook:retry-policy/policy@0.3.0#advance", "cabi_post_webhook:retry-policy/policy@0.3.0#advance", lower_advance, lift_advance, True),
-    "finish": Function("finish", "webhook:retry-policy/policy@0.3.0#finish", "cabi_post_webhook:retry-policy/policy@0.3.0#finish", lower_finish, lift_finish, True),
-    "gate": Function("gate", "webhook:retry-policy/policy@0.3.0#gate", "cabi_post_webhook:retry-policy/policy@0.3.0#gate", lower_gate, lift_gate, True),
-    "after-probe": Function("after-probe", "webhook:retry-policy/policy@0.3.0#after-probe", "cabi_post_webhook:retry-policy/policy@0.3.0#after-probe", lower_after_probe, lift_after_probe, True),
-    "settle-wake": Function("settle-wake", "webhook:retry-policy/policy@0.3.0#settle-wake", "cabi_post_webhook:retry-policy/policy@0.3.0#settle-wake", lower_settle_wake, lift_settle_wake, True),
-    "call-for": Function("call-for", "webhook:retry-policy/policy@0.3.0#call-for", "cabi_post_webhook:retry-policy/policy@0.3.0#call-for", lower_call_for, lift_call_for, True),
-    "apply-call": Function("apply-call", "webhook:retry-policy/policy@0.3.0#apply-call", "cabi_post_webhook:retry-policy/policy@0.3.0#apply-call", lower_apply_call, lift_apply_call, True),
-    "load-health-document": Function("load-health-document", "webhook:retry-policy/policy@0.3.0#load-health-document", "cabi_post_webhook:retry-policy/policy@0.3.0#load-health-document", lower_load_health_document, lift_load_health_document, True),
-    "pace": Function("pace", "webhook:retry-policy/policy@0.3.0#pace", "cabi_post_webhook:retry-policy/policy@0.3.0#pace", lower_pace, lift_pace, True),
-    "normal-per-s": Function("normal-per-s", "webhook:retry-policy/policy@0.3.0#normal-per-s", "cabi_post_webhook:retry-policy/policy@0.3.0#normal-per-s", lower_normal_per_s, lift_normal_per_s, True),
-    "health-outcome-of": Function("health-outcome-of", "webhook:retry-policy/policy@0.3.0#health-outcome-of", "cabi_post_webhook:retry-policy/policy@0.3.0#health-outcome-of", lower_health_outcome_of, lift_health_outcome_of, True),
-    "pause-until": Function("pause-until", "webhook:retry-policy/policy@0.3.0#pause-until", "cabi_post_webhook:retry-policy/policy@0.3.0#pause-until", lower_pause_until, lift_pause_until, True),
-    "engine-open": Function("engine-open", "webhook:retry-policy/policy@0.3.0#engine-open", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-open", lower_engine_open, lift_engine_open, True),
-    "engine-feed": Function("engine-feed", "webhook:retry-policy/policy@0.3.0#engine-feed", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-feed", lower_engine_feed, lift_engine_feed, True),
-    "engine-resume": Function("engine-resume", "webhook:retry-policy/policy@0.3.0#engine-resume", "cabi_post_webhook:retry-policy/policy@0.3.0#engine-resume", lower_engine_resume, lift_engine_resume, True),
-    "engine-close": Function("engine-close", "webhook:retry-policy/policy@0.3.0#engine-close", None, lower_engine_close, lift_engine_close, False),
-    "read-target": Function("read-target", "webhook:retry-policy/policy@0.3.0#read-target", "cabi_post_webhook:retry-policy/policy@0.3.0#read-target", lower_read_target, lift_read_target, True),
-    "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@0.3.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@0.3.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
+    "abi-version": Function("abi-version", "webhook:retry-policy/policy@1.0.0#abi-version", None, lower_abi_version, lift_abi_version, False),
+    "plan": Function("plan", "webhook:retry-policy/policy@1.0.0#plan", "cabi_post_webhook:retry-policy/policy@1.0.0#plan", lower_plan, lift_plan, True),
+    "classify-status": Function("classify-status", "webhook:retry-policy/policy@1.0.0#classify-status", "cabi_post_webhook:retry-policy/policy@1.0.0#classify-status", lower_classify_status, lift_classify_status, True),
+    "classify-error": Function("classify-error", "webhook:retry-policy/policy@1.0.0#classify-error", None, lower_classify_error, lift_classify_error, False),
+    "load-document": Function("load-document", "webhook:retry-policy/policy@1.0.0#load-document", "cabi_post_webhook:retry-policy/policy@1.0.0#load-document", lower_load_document, lift_load_document, True),
+    "admit": Function("admit", "webhook:retry-policy/policy@1.0.0#admit", "cabi_post_webhook:retry-policy/policy@1.0.0#admit", lower_admit, lift_admit, True),
+    "evaluate": Function("evaluate", "webhook:retry-policy/policy@1.0.0#evaluate", "cabi_post_webhook:retry-policy/policy@1.0.0#evaluate", lower_evaluate, lift_evaluate, True),
+    "settle": Function("settle", "webhook:retry-policy/policy@1.0.0#settle", "cabi_post_webhook:retry-policy/policy@1.0.0#settle", lower_settle, lift_settle, True),
+    "parse-retry-after": Function("parse-retry-after", "webhook:retry-policy/policy@1.0.0#parse-retry-after", None, lower_parse_retry_after, lift_parse_retry_after, True),
+    "store-key": Function("store-key", "webhook:retry-policy/policy@1.0.0#store-key", "cabi_post_webhook:retry-policy/policy@1.0.0#store-key", lower_store_key, lift_store_key, True),
+    "store-apply": Function("store-apply", "webhook:retry-policy/policy@1.0.0#store-apply", None, lower_store_apply, lift_store_apply, True),
+    "decide": Function("decide", "webhook:retry-policy/policy@1.0.0#decide", "cabi_post_webhook:retry-policy/policy@1.0.0#decide", lower_decide, lift_decide, True),
+    "load-health-document": Function("load-health-document", "webhook:retry-policy/policy@1.0.0#load-health-document", "cabi_post_webhook:retry-policy/policy@1.0.0#load-health-document", lower_load_health_document, lift_load_health_document, True),
+    "engine-open": Function("engine-open", "webhook:retry-policy/policy@1.0.0#engine-open", "cabi_post_webhook:retry-policy/policy@1.0.0#engine-open", lower_engine_open, lift_engine_open, True),
+    "engine-feed": Function("engine-feed", "webhook:retry-policy/policy@1.0.0#engine-feed", "cabi_post_webhook:retry-policy/policy@1.0.0#engine-feed", lower_engine_feed, lift_engine_feed, True),
+    "engine-resume": Function("engine-resume", "webhook:retry-policy/policy@1.0.0#engine-resume", "cabi_post_webhook:retry-policy/policy@1.0.0#engine-resume", lower_engine_resume, lift_engine_resume, True),
+    "engine-close": Function("engine-close", "webhook:retry-policy/policy@1.0.0#engine-close", None, lower_engine_close, lift_engine_close, False),
+    "read-target": Function("read-target", "webhook:retry-policy/policy@1.0.0#read-target", "cabi_post_webhook:retry-policy/policy@1.0.0#read-target", lower_read_target, lift_read_target, True),
+    "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@1.0.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@1.0.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
+    "vector-case": Function("vector-case", "webhook:retry-policy/policy@1.0.0#vector-case", "cabi_post_webhook:retry-policy/policy@1.0.0#vector-case", lower_vector_case, lift_vector_case, True),
 }
 
 
@@ -2922,12 +1515,12 @@ def _reason(e: BaseException) -> str:
 
 
 def import_clock_now_ms(h: Host, x: Guest, *a: Any) -> Any:
-    """`webhook:retry-policy/clock@0.3.0#now-ms`."""
+    """`webhook:retry-policy/clock@1.0.0#now-ms`."""
     return _signed64(c.uint("now-ms", h.clock_now_ms()))
 
 
 def import_budget_store_call(h: Host, x: Guest, *a: Any) -> Any:
-    """`webhook:retry-policy/budget-store@0.3.0#call`."""
+    """`webhook:retry-policy/budget-store@1.0.0#call`."""
     ret = a[10] & 0xFFFFFFFF
     if ret % 8 or ret + 48 > len(x.view()):
         raise Malformed(f"return area {ret:#x} misaligned or out of bounds")
@@ -2974,6 +1567,6 @@ class Import(NamedTuple):
 
 
 IMPORTS: tuple[Import, ...] = (
-    Import("webhook:retry-policy/clock@0.3.0", "now-ms", (), ("i64",), import_clock_now_ms),
-    Import("webhook:retry-policy/budget-store@0.3.0", "call", ("i32", "i32", "i32", "i64", "i64", "f64", "i64", "i64", "i32", "i64", "i32",), (), import_budget_store_call),
+    Import("webhook:retry-policy/clock@1.0.0", "now-ms", (), ("i64",), import_clock_now_ms),
+    Import("webhook:retry-policy/budget-store@1.0.0", "call", ("i32", "i32", "i32", "i64", "i64", "f64", "i64", "i64", "i32", "i64", "i32",), (), import_budget_store_call),
 )
