@@ -272,6 +272,7 @@ impl Engine {
         };
         self.journal(id);
         self.set_phase(id, Phase::Sending { attempt: send.attempt, probe });
+        self.write_records();
         self.out.push_back(Output::Send(send));
     }
 }

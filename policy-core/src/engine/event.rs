@@ -36,6 +36,9 @@ pub struct Event {
     pub(crate) phase: Phase,
     /// Memory only: its key in the due queue.
     pub(crate) queued: Option<(u64, u64)>,
+    /// Memory only: the action number of its record queued but not yet
+    /// written (records.rs, "one record per event per input").
+    pub(crate) unwritten: Option<u64>,
 }
 
 impl Deref for Event {

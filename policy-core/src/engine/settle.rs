@@ -250,6 +250,7 @@ impl Engine {
                 e.stop_reason = Some(StopReason::Delivered);
                 e.finished_at_ms = now;
                 self.journal(id);
+                self.write_records();
                 let e = self.events.remove(id).expect("an open event");
                 if let Some((t, s)) = e.queued {
                     self.queue.remove(&(t, s, String::from(id)));
