@@ -62,7 +62,7 @@ pub use error::EngineError;
 pub use event::Event;
 pub use io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Send, StoreAnswer};
 pub use metrics::{COUNTERS, GAUGES};
-pub use store_wire::{call_argv, parse_reply, reply_ints};
+pub use store_wire::{call_argv, decode_argv, parse_reply, reply_ints, SharedStore};
 
 use endpoint::Endpoints;
 use store_wire::MemoryStore;

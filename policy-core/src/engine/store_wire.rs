@@ -3,9 +3,12 @@
 //! 3 "Redis encoding"). The host only runs `EVALSHA sha 1 key argv...`;
 //! the encoding lives here, once, so no host carries its own.
 //!
-//! An in-memory store ([`MemoryStore`]) answers the same calls inside the
-//! engine with the same rule ([`apply_call`]), so a single-replica
-//! dispatcher needs no store at all.
+//! A [`SharedStore`] answers the same calls with the same rule
+//! ([`apply_call`]): inside the engine (`memory_store`: a single-replica
+//! dispatcher needs no store at all), or outside it for any number of
+//! engines, from the wire form itself ([`SharedStore::answer_wire`] reads
+//! back what [`call_argv`] wrote: [`decode_argv`]), as a simulator that
+//! plays the fleet's Redis does.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -13,10 +16,12 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::budget::{BucketCounts, BudgetCounts};
-use crate::compiled::{apply_call, CallOp, CallReply, StoreCall};
-use crate::health::{HealthView, HeldHealth};
+use crate::budget::{BucketCounts, Budget, BudgetCounts};
+use crate::compiled::{apply_call, CallOp, CallReply, HealthCall, StoreCall};
+use crate::health::{Circuit, HealthOutcome, HealthView, HeldHealth};
 use crate::store::Reservation;
+
+const OPS: [CallOp; 5] = [CallOp::Record, CallOp::Reserve, CallOp::RecordReserve, CallOp::Report, CallOp::Probe];
 
 pub(crate) fn op_name(op: CallOp) -> &'static str {
     match op {
@@ -146,18 +151,69 @@ pub fn reply_ints(call: &StoreCall, r: &CallReply) -> Vec<i64> {
     n
 }
 
-/// The in-memory store: what it holds per key, answered with the script's rule.
+/// The call [`call_argv`] encoded, read back from `key` and `argv` (the
+/// inverse of the encoder: `call_argv(&decode_argv(k, &call_argv(c, n,
+/// s))?, n, s)` is the same argv). `endpoint_id` is not on the wire (the key
+/// carries it): it comes back empty. Any other shape is an error naming the
+/// argument, as the script would refuse it.
+pub fn decode_argv(key: &str, argv: &[String]) -> Result<StoreCall, String> {
+    if argv.len() != 8 && argv.len() != 18 {
+        return Err(format!("{} arguments, not 8 or 18", argv.len()));
+    }
+    let at = |i: usize| argv[i].as_str();
+    let int = |i: usize| at(i).parse::<u64>().map_err(|_| format!("argv[{}] `{}`: not a count", i + 1, at(i)));
+    let float = |i: usize| match at(i).parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("argv[{}] `{}`: not a number", i + 1, at(i))),
+    };
+    let flag = |i: usize| match at(i) {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        other => Err(format!("argv[{}] `{other}`: not 0 or 1", i + 1)),
+    };
+    let op =
+        OPS.into_iter().find(|op| op_name(*op) == at(0)).ok_or_else(|| format!("argv[1] `{}`: no such op", at(0)))?;
+    let budget = Budget { ratio: float(4)?, window_ms: int(2)?, min_sample: int(5)?, sliding: flag(6)? };
+    flag(7)?;
+    let health = if argv.len() == 18 {
+        let outcome = HealthOutcome::parse(at(8)).ok_or_else(|| format!("argv[9] `{}`: no such outcome", at(8)))?;
+        let circuit = match flag(11)? {
+            false => None,
+            true => Some(Circuit {
+                failure_ratio: float(12)?,
+                min_sample: int(13)?,
+                cooldown_ms: int(14)?,
+                cooldown_max_ms: int(15)?,
+                probes: u32::try_from(int(16)?).map_err(|_| String::from("argv[17]: too many probes"))?,
+                probe_interval_ms: int(17)?,
+            }),
+        };
+        Some(HealthCall { outcome, pause_until_ms: int(9)?, probe: flag(10)?, circuit })
+    } else {
+        None
+    };
+    Ok(StoreCall { op, key: String::from(key), endpoint_id: String::new(), bucket: int(1)?, budget, health })
+}
+
+/// What one store holds per key, answered with the script's rule
+/// ([`apply_call`]): the engine's in-memory store, and a store any number
+/// of engines share (a simulated Redis). The clock-skew flag is not
+/// judged: the caller's `now_ms` is the store's clock.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct MemoryStore {
+pub struct SharedStore {
     held: BTreeMap<String, HeldHealth>,
     /// Keys kept at most (one per endpoint and budget width); past it the
     /// smallest key is dropped, its counts starting again from zero.
     max_keys: usize,
 }
 
-impl MemoryStore {
+/// The engine's own store (`memory_store`) is the same type.
+pub(crate) type MemoryStore = SharedStore;
+
+impl SharedStore {
+    /// A store keeping at most `max_keys` keys (at least 1).
     pub fn new(max_keys: usize) -> Self {
-        MemoryStore { held: BTreeMap::new(), max_keys: max_keys.max(1) }
+        SharedStore { held: BTreeMap::new(), max_keys: max_keys.max(1) }
     }
 
     /// Answer `call` at `now_ms` as the script's integers (an invalid call: failed).
@@ -169,5 +225,12 @@ impl MemoryStore {
         }
         self.held.insert(call.key.clone(), next);
         Some(reply_ints(call, &reply))
+    }
+
+    /// Answer a [`super::Output::StoreCall`] as it went on the wire (`key`,
+    /// `argv`) at the store's `now_ms`: none when the argv is not one
+    /// [`call_argv`] writes or the call is invalid (the engine's `failed`).
+    pub fn answer_wire(&mut self, key: &str, argv: &[String], now_ms: u64) -> Option<Vec<i64>> {
+        self.answer(&decode_argv(key, argv).ok()?, now_ms)
     }
 }
