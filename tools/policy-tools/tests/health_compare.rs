@@ -15,7 +15,7 @@ fn compare_on(policy: &str, scenario: &str) -> Comparison {
     compare::compare(&mut NativeEngine, &p, &sc, None).unwrap()
 }
 
-fn endpoint<'a>(c: &'a Comparison, run: &'a sim::health::FleetRun, id: &str) -> &'a sim::figures::Figures {
+fn endpoint<'a>(c: &'a Comparison, run: &'a sim::fleet::FleetRun, id: &str) -> &'a sim::figures::Figures {
     let i = c.scenario.endpoints.iter().position(|e| e.id == id).unwrap();
     &run.endpoints[i]
 }

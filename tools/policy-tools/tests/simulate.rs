@@ -89,3 +89,38 @@ fn simulating_a_document_with_health_says_its_sections_run_as_format_2() {
     );
     assert!(!out.contains("note:"), "{out}");
 }
+
+#[test]
+fn every_figure_of_a_run_is_what_the_engines_counted() {
+    let s = simulate("flip", None);
+    let run = &s.runs[0];
+    assert_eq!(run.unfinished, 0, "every event ended, so every send was answered");
+    let c = |k: &str| run.counters.get(k).copied().unwrap_or(0);
+    let sum = |f: fn(&sim::EndpointTotals) -> u64| run.endpoints.iter().map(f).sum::<u64>();
+    assert_eq!(sum(|e| e.attempts - e.retries), c("webhook_attempts_total{kind=first}"));
+    assert_eq!(sum(|e| e.retries), c("webhook_attempts_total{kind=retry}"));
+    assert_eq!(sum(|e| e.delivered), c("webhook_delivered_total"));
+    for (i, reason) in sim::series::DEAD.iter().enumerate() {
+        let key = format!("webhook_deadletter_total{{stop_reason={}}}", reason.as_str());
+        assert_eq!(run.endpoints.iter().map(|e| e.dead[i]).sum::<u64>(), c(&key), "{key}");
+    }
+    assert!(c("webhook_budget_refusals_total") > 0, "{:?}", run.counters);
+}
+
+#[test]
+fn a_scenario_that_bounds_the_replicas_in_flight_sends_fewer_at_once() {
+    let r = root();
+    let doc =
+        policy_tools::source::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap().document;
+    let text = std::fs::read_to_string(format!("{r}/scenarios/patterns.toml")).unwrap();
+    let free = Scenario::parse("p.toml", &text).unwrap();
+    let bound = Scenario::parse("p.toml", &format!("max_in_flight = 1\n{text}")).unwrap();
+    let (a, b) = (
+        sim::simulate(&mut NativeEngine, &doc, &free, Some(1)).unwrap(),
+        sim::simulate(&mut NativeEngine, &doc, &bound, Some(1)).unwrap(),
+    );
+    let events = |s: &sim::Simulation| s.runs[0].endpoints.iter().map(|e| e.events).sum::<u64>();
+    assert_eq!(events(&a), events(&b), "the same arrivals");
+    assert_ne!(a.runs[0].series, b.runs[0].series, "one send at a time waits for each answer");
+    assert!(Scenario::parse("p.toml", &format!("max_in_flight = 0\n{text}")).unwrap_err().contains("max_in_flight"));
+}

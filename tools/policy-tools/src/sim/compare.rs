@@ -8,8 +8,9 @@ use retry_policy_core::document::PolicyDocument;
 use retry_policy_core::health::{Health, HealthDocument};
 use retry_policy_core::StopReason;
 
+use super::document::checked_document;
 use super::figures::Figures;
-use super::health::{run_fleet, FleetRun};
+use super::fleet::{run_fleet, FleetRun};
 use super::scenario::{Failure, Scenario};
 use super::series::DEAD;
 use crate::human::pct;
@@ -92,8 +93,11 @@ pub fn compare(
     let seed = seed.unwrap_or(scenario.seed);
     let classes = &policy.document.classes;
     let none = vec![None; classes.len()];
-    let format2 = run_fleet(engine, classes, &none, scenario, seed, "format 2")?;
-    let health = run_fleet(engine, classes, &policy.health, scenario, seed, "health")?;
+    let version = &policy.document.version;
+    checked_document(engine, version, classes, &none)?;
+    checked_document(engine, version, classes, &policy.health)?;
+    let format2 = run_fleet(version, classes, &none, scenario, seed, "format 2")?;
+    let health = run_fleet(version, classes, &policy.health, scenario, seed, "health")?;
     let first = classes.iter().position(|(n, _)| scenario.traffic.first().is_some_and(|t| t.class == *n)).unwrap_or(0);
     let p = classes.get(first).map(|(_, p)| *p).ok_or("the policy has no class")?;
     Ok(Comparison {
@@ -194,8 +198,6 @@ pub fn rows(c: &Comparison, i: usize) -> Vec<[String; 4]> {
             _ => String::new(),
         },
     ]);
-    out.push(n("retries sent > 60 s after their reservation", a.late_retries, b.late_retries));
-    out.push(n("retries reserved under min_sample (unjudged)", a.floor_retries, b.floor_retries));
     out.push(n("429 answers", a.answers_429, b.answers_429));
     let mean_held = |f: &Figures| f.dead_held_ms.checked_div(f.dead_held).map_or("-".to_string(), crate::human::ms);
     out.push([
@@ -296,7 +298,7 @@ pub fn render(c: &Comparison) -> String {
     let _ = writeln!(out, "scenario {}: {}", sc.name, sc.about);
     let _ = writeln!(
         out,
-        "seed {}, {} replica(s), {} budget, arrivals for {} s; health: {} (sections read by the engine; the store rule, gate, pacer, holds and wakes from policy-core's health module natively; format-2 decisions from the engine)",
+        "seed {}, {} replica(s), {} budget, arrivals for {} s; health: {} (each replica is the delivery engine, policy-core's engine natively; every figure is counted from its actions)",
         c.seed,
         sc.replicas,
         sc.budget.as_str(),

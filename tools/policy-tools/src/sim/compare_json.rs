@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::compare::{goals, pattern, render, rows, Comparison};
-use super::health::FleetRun;
+use super::fleet::FleetRun;
 
 fn calls(r: &FleetRun) -> Value {
     json!({"attempt_calls": r.attempt_calls, "probe_calls": r.probe_calls, "wake_calls": r.wake_calls,

@@ -8,7 +8,7 @@ use super::series::ratio;
 /// One second of one endpoint.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EndpointSecond {
-    /// Requests sent to the endpoint (first attempts, retries, probes).
+    /// Requests sent to the endpoint (`send` actions: first attempts, retries, probes).
     pub requests: u64,
     /// Of those, retries (attempt number 2 or more).
     pub retries: u64,
@@ -32,12 +32,6 @@ pub struct Figures {
     pub requests: u64,
     pub retries: u64,
     pub probes: u64,
-    /// Retries sent more than 60 s after the store reserved them (a
-    /// reservation stands while the gate holds the retry).
-    pub late_retries: u64,
-    /// Retries reserved on counts under the budget's `min_sample` (let
-    /// through unjudged).
-    pub floor_retries: u64,
     /// Answers 429 received.
     pub answers_429: u64,
     /// Requests sent while the endpoint was down (its pattern's outage).

@@ -105,7 +105,7 @@ pub fn summary(sim: &Simulation, budget_window_s: usize) -> String {
     for run in &sim.runs {
         let _ = writeln!(
             out,
-            "{}: failing endpoints' retry share {} overall; between the first budget window and the end of arrivals, peak {} over any {} s, peak {} over any 10 s (ratio {}, {}, min_sample {}); {} engine calls, {} disagreements, {} unfinished",
+            "{}: failing endpoints' retry share {} overall; between the first budget window and the end of arrivals, peak {} over any {} s, peak {} over any 10 s (ratio {}, {}, min_sample {}); {} engine inputs, {} disagreements, {} unfinished",
             run.variant,
             pct(failing_share(run)),
             pct(peak_window_share(run, budget_window_s, run.min_sample, budget_window_s, until)),
@@ -216,6 +216,7 @@ pub fn json(sim: &Simulation, budget_window_s: usize, with_series: bool) -> serd
                 "peak_window_share": peak_window_share(run, budget_window_s, run.min_sample, budget_window_s, until),
                 "peak_10s_share": peak_window_share(run, 10, 20, budget_window_s, until),
                 "disagreements": run.disagreements, "engine_calls": run.engine_calls, "unfinished": run.unfinished,
+                "counters": run.counters,
                 "endpoints": endpoints, "series": series,
             })
         })

@@ -136,6 +136,9 @@ pub struct Scenario {
     pub traffic: Vec<Traffic>,
     #[serde(default)]
     pub variants: Vec<Variant>,
+    /// Events busy at once per replica (the engine's `max_in_flight`;
+    /// default: so many that the engine never throttles).
+    pub max_in_flight: Option<u32>,
 }
 
 fn default_drain() -> u64 {
@@ -166,6 +169,9 @@ impl Scenario {
         }
         if s.replicas == 0 || s.variants.iter().any(|v| v.replicas == Some(0)) {
             return Err(format!("{path}: replicas must be at least 1"));
+        }
+        if s.max_in_flight == Some(0) {
+            return Err(format!("{path}: max_in_flight must be at least 1"));
         }
         Ok(s)
     }
