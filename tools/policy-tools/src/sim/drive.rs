@@ -58,6 +58,12 @@ enum Item {
     Answer(usize),
 }
 
+/// What replica `r` reads next: an input, or the answer to one of its calls.
+enum Next {
+    Input(Input),
+    Call { call_id: u64, key: String, argv: Vec<String> },
+}
+
 struct Fleet<'a> {
     sc: &'a Scenario,
     start: u64,
@@ -86,19 +92,23 @@ impl Fleet<'_> {
     /// store calls in order, then schedule its next tick.
     fn feed(&mut self, r: usize, t: u64, input: Input) -> Result<(), String> {
         let now = self.start + t;
-        let mut pending = VecDeque::from([input]);
-        while let Some(input) = pending.pop_front() {
+        let mut pending = VecDeque::from([Next::Input(input)]);
+        while let Some(next) = pending.pop_front() {
+            let input = match next {
+                Next::Input(input) => input,
+                // Answered when the engine reads the answer, as its own store answers.
+                Next::Call { call_id, key, argv } => {
+                    let store = &mut self.stores[if self.shared { 0 } else { r }];
+                    let reply = store.answer_wire(&key, &argv, now);
+                    self.tally.store_reply(r as u32, self.keys.get(&key).copied(), reply.as_deref());
+                    Input::Store { call_id, answer: reply.map_or(StoreAnswer::Failed, StoreAnswer::Reply) }
+                }
+            };
             self.tally.inputs += 1;
             self.engines[r].handle(now, input).map_err(|e| format!("replica {r} at {t} ms: {e}"))?;
             while let Some(o) = self.engines[r].poll_output() {
                 match o {
-                    Output::StoreCall { call_id, key, argv } => {
-                        let store = &mut self.stores[if self.shared { 0 } else { r }];
-                        let reply = store.answer_wire(&key, &argv, now);
-                        self.tally.store_reply(r as u32, self.keys.get(&key).copied(), reply.as_deref());
-                        let answer = reply.map_or(StoreAnswer::Failed, StoreAnswer::Reply);
-                        pending.push_back(Input::Store { call_id, answer });
-                    }
+                    Output::StoreCall { call_id, key, argv } => pending.push_back(Next::Call { call_id, key, argv }),
                     Output::Send(s) => {
                         let (sc, e) = (self.sc, self.event(&s.event_id)?);
                         let ep = &sc.endpoints[self.events[e].endpoint];
