@@ -4,11 +4,11 @@
 //! [`sim`]ulate a storm on a virtual clock, [`diff`] two documents, and draw
 //! the schedule and the storm as SVG ([`charts`]).
 //!
-//! Nothing here computes a schedule, a delay or a budget verdict: every
-//! number comes from a [`DecisionSource`]. The `retry-policy` CLI plugs in the
-//! WebAssembly component (the artifact every dispatcher runs), so what the
-//! tools print is what the fleet does; tests plug in [`native::NativeEngine`]
-//! (`policy-core` itself), and a CLI test checks both give identical results.
+//! Nothing here computes a schedule, a delay or a budget verdict: lint and
+//! diff get every number from a [`DecisionSource`] (the `retry-policy` CLI
+//! plugs in the WebAssembly component, tests [`native::NativeEngine`]), and
+//! [`sim`] runs each simulated replica as `policy-core`'s delivery engine,
+//! the code the component runs, so what it predicts is what dispatchers do.
 //! This crate does not link wasmtime, so it builds and tests in seconds.
 
 pub mod charts;
