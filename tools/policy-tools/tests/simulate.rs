@@ -124,3 +124,15 @@ fn a_scenario_that_bounds_the_replicas_in_flight_sends_fewer_at_once() {
     assert_ne!(a.runs[0].series, b.runs[0].series, "one send at a time waits for each answer");
     assert!(Scenario::parse("p.toml", &format!("max_in_flight = 0\n{text}")).unwrap_err().contains("max_in_flight"));
 }
+
+#[test]
+fn a_scenario_naming_a_class_the_policy_lacks_is_refused_with_the_class_named() {
+    let r = root();
+    let doc =
+        policy_tools::source::load(&mut NativeEngine, &format!("{r}/scenarios/design-note.toml")).unwrap().document;
+    let text =
+        std::fs::read_to_string(format!("{r}/scenarios/flip.toml")).unwrap().replace("\"notification\"", "\"nope\"");
+    let sc = Scenario::parse("f.toml", &text).unwrap();
+    let e = sim::simulate(&mut NativeEngine, &doc, &sc, None).unwrap_err();
+    assert!(e.starts_with("scenario traffic names class `nope`, which the policy does not define"), "{e}");
+}

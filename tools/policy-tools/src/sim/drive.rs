@@ -142,6 +142,20 @@ impl Fleet<'_> {
     }
 }
 
+/// Each traffic line's class (index into `classes`) and endpoint; an
+/// error names a class the policy does not define.
+pub fn traffic_of(sc: &Scenario, classes: &[(String, Policy)]) -> Result<Vec<(usize, usize)>, String> {
+    sc.traffic
+        .iter()
+        .map(|t| {
+            let class = classes.iter().position(|(n, _)| *n == t.class).ok_or_else(|| {
+                format!("scenario traffic names class `{}`, which the policy does not define", t.class)
+            })?;
+            Ok((class, sc.endpoints.iter().position(|e| e.id == t.endpoint).unwrap_or(0)))
+        })
+        .collect()
+}
+
 /// Run `setup` to the end of its drain time, counting into `tally`; the
 /// number of events still open then.
 pub fn drive(setup: &Setup, tally: &mut Tally) -> Result<u64, String> {
@@ -158,16 +172,7 @@ pub fn drive(setup: &Setup, tally: &mut Tally) -> Result<u64, String> {
     let replicas = setup.replicas as usize;
     let engines = (0..replicas).map(|_| Engine::new(config.clone())).collect::<Result<Vec<_>, _>>();
     let engines = engines.map_err(|e| format!("the engine refused the document: {e}"))?;
-    let traffic: Vec<(usize, usize)> = sc
-        .traffic
-        .iter()
-        .map(|t| {
-            let class = setup.classes.iter().position(|(n, _)| *n == t.class).ok_or_else(|| {
-                format!("scenario traffic names class `{}`, which the policy does not define", t.class)
-            })?;
-            Ok((class, sc.endpoints.iter().position(|e| e.id == t.endpoint).unwrap_or(0)))
-        })
-        .collect::<Result<_, String>>()?;
+    let traffic = traffic_of(sc, setup.classes)?;
     let mut keys = HashMap::new();
     for (i, ep) in sc.endpoints.iter().enumerate() {
         for (_, p) in setup.classes {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use retry_policy_core::{Policy, StopReason};
 
 use super::document::policies;
-use super::drive::{drive, Setup};
+use super::drive::{drive, traffic_of, Setup};
 use super::scenario::{Scenario, Scope, Variant};
 use super::series::Series;
 use super::tally::Tally;
@@ -58,6 +58,7 @@ pub fn run(
     seed: u64,
 ) -> Result<Run, String> {
     let pols = policies(classes, variant);
+    traffic_of(scenario, &pols)?;
     let replicas = variant.replicas.unwrap_or(scenario.replicas);
     let scope = variant.budget.unwrap_or(scenario.budget);
     let health = vec![None; pols.len()];
