@@ -4,10 +4,13 @@
 //! [`sim`]ulate a storm on a virtual clock, [`diff`] two documents, and draw
 //! the schedule and the storm as SVG ([`charts`]).
 //!
-//! Nothing here computes a schedule, a delay or a budget verdict: every
-//! number comes from a [`DecisionSource`]. The `retry-policy` CLI plugs in the
-//! WebAssembly component (the artifact every dispatcher runs), so what the
-//! tools print is what the fleet does; tests plug in [`native::NativeEngine`]
+//! Nothing here computes a schedule, a delay or a budget verdict: the
+//! numbers come from a [`DecisionSource`] (plans, documents, the step) and,
+//! for the two rules ABI 1.0 no longer exports (`delay`'s ceilings and
+//! `budget-allows`), from `policy-core` itself ([`engine::ceilings`],
+//! [`engine::budget_allows`]: the code the component runs). The
+//! `retry-policy` CLI plugs in the WebAssembly component (the artifact
+//! every dispatcher runs), so what the tools print is what the fleet does; tests plug in [`native::NativeEngine`]
 //! (`policy-core` itself), and a CLI test checks both give identical results.
 //! This crate does not link wasmtime, so it builds and tests in seconds.
 
