@@ -18,17 +18,6 @@ type BudgetStore interface {
 	Call(ctx context.Context, r StoreRequest, b Budget, nowMs uint64) (Reservation, error)
 }
 
-// KeyedBudgetStore is a BudgetStore that files counts under the
-// component's store key (a shared store: redisbudget). Engine.Step and
-// Compiled.Step hand it the key the compiled policy put in its call
-// (StoreCall.Key, equal to StoreKey of the request), which spares the
-// store a store-key call into the component per request.
-type KeyedBudgetStore interface {
-	BudgetStore
-	// CallKeyed is Call with r's key already known.
-	CallKeyed(ctx context.Context, key string, r StoreRequest, b Budget, nowMs uint64) (Reservation, error)
-}
-
 // BudgetStoreFunc adapts a function to BudgetStore.
 type BudgetStoreFunc func(ctx context.Context, r StoreRequest, b Budget, nowMs uint64) (Reservation, error)
 
@@ -90,19 +79,4 @@ func callStore(ctx context.Context, s BudgetStore, r StoreRequest, b Budget, now
 		}
 	}()
 	return s.Call(ctx, r, b, nowMs)
-}
-
-// callStoreKeyed is callStore with the key known: CallKeyed when s is a
-// KeyedBudgetStore, else Call.
-func callStoreKeyed(ctx context.Context, s BudgetStore, key string, r StoreRequest, b Budget, nowMs uint64) (res Reservation, err error) {
-	ks, ok := s.(KeyedBudgetStore)
-	if !ok || key == "" {
-		return callStore(ctx, s, r, b, nowMs)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("budget store panicked: %v", p)
-		}
-	}()
-	return ks.CallKeyed(ctx, key, r, b, nowMs)
 }
