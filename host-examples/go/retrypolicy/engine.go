@@ -69,10 +69,11 @@ func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 func WithBudgetStore(s BudgetStore) Option { return func(cfg *config) { cfg.store = s } }
 
 // WithBudgetStoreFor sets the store Decide calls to the one newStore
-// builds from the engine, for stores that use the engine themselves
-// (redisbudget.New computes its keys with it):
+// builds from the engine, for stores that use the engine themselves (a
+// shared store computing its keys with StoreKey; MemoryStore applies
+// requests with it):
 //
-//	rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore { return redisbudget.New(rdb, e) }))
+//	rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore { return rp.NewMemoryStore(e) }))
 func WithBudgetStoreFor(newStore func(*Engine) BudgetStore) Option {
 	return func(cfg *config) { cfg.storeFor = newStore }
 }

@@ -9,8 +9,8 @@ import (
 // BudgetStore answers the store requests of the delivery step (record,
 // reserve, record-reserve), each in ONE call atomic with respect to every
 // other call on that endpoint. It never judges a reply: a shared store
-// runs the fleet script (redisbudget), an in-memory one the component's
-// store-apply (MemoryStore). An error (unreachable, timeout) makes a
+// runs the fleet script (fleet/budget.lua, under StoreKey's key), an
+// in-memory one the component's store-apply (MemoryStore). An error (unreachable, timeout) makes a
 // pending retry budget_unavailable; it never fails the call.
 // Implementations must be safe for concurrent use.
 type BudgetStore interface {
@@ -30,7 +30,8 @@ func (f BudgetStoreFunc) Call(ctx context.Context, r StoreRequest, b Budget, now
 // component's store-apply on what it holds for that endpoint and bucket
 // width, under one mutex. It keeps two buckets per endpoint and width, so
 // memory is bounded by the endpoints seen. A budget kept in one process
-// does not hold across replicas; a fleet shares one store (redisbudget).
+// does not hold across replicas; a fleet shares one store (Redis:
+// redisbudget, which the delivery engine's store calls drive).
 type MemoryStore struct {
 	engine *Engine
 	mu     sync.Mutex
