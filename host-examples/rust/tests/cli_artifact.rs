@@ -56,7 +56,7 @@ fn bundle_embeds_a_toml_document_as_json_and_inspect_shows_it_with_policy_hashes
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["wit_package"], "webhook:retry-policy@1.0.0");
-    assert_eq!(v["abi_version"], 3);
+    assert_eq!(v["abi_version"], 4);
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(v["size_bytes"], bytes.len());
     assert!(v["build"]["source_digest"].as_str().unwrap().starts_with("sha256:"));
