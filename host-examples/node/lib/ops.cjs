@@ -6,7 +6,7 @@
 // artifact's component; every other check is the component's.
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { call, callWithImports, STEP_PATHS, BUDGET_PATHS } = require('./call.cjs');
+const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
@@ -19,13 +19,6 @@ const plan = (backoff, windowMs, hardCap) => {
   return lower.scheduleOut(call((api) => api.plan(b, w, h)));
 };
 
-const delay = (backoff, eventId, retryIndex) => {
-  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
-  const e = lower.str(arg(eventId, 'event_id'), 'event_id');
-  const i = lower.u32(arg(retryIndex, 'retry_index'), 'retry_index');
-  return lower.n(call((api) => api.delay(b, e, i)));
-};
-
 const classifyStatus = (status) => {
   const s = lower.uint(arg(status, 'status'), 'status', 0xffff, 'invalid_status');
   return call((api) => api.classifyStatus(s));
@@ -34,13 +27,6 @@ const classifyStatus = (status) => {
 const classifyError = (errorKind) => {
   const k = lower.str(arg(errorKind, 'error_kind'), 'error_kind');
   return call((api) => api.classifyError(k));
-};
-
-const budgetAllows = (budget, nowMs, counts) => {
-  const b = lower.budget(arg(budget, 'budget'), 'budget');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  const c = lower.counts(arg(counts, ''), '');
-  return call((api) => api.budgetAllows(b, now, c), artifact(), BUDGET_PATHS);
 };
 
 /**
@@ -60,25 +46,12 @@ function stepArgs(policy, state, outcome) {
 }
 
 const PROBE_STATE = Object.freeze({ eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false });
+const PROBE_OUTCOME = Object.freeze({ tag: 'response', val: Object.freeze({ status: 200, retryAfterMs: undefined }) });
 
-/** Throw the component's refusal of a lowered policy, if any (it checks the policy before the state). */
+/** Throw the component's refusal of a lowered policy, if any (`evaluate` checks the policy before the state; it records nothing). */
 function checkPolicy(p) {
-  call((api) => api.resume(p, PROBE_STATE, 0n), artifact(), STEP_PATHS);
+  call((api) => api.evaluate(p, PROBE_STATE, PROBE_OUTCOME, 0n), artifact(), STEP_PATHS);
 }
-
-const budgetCountsArg = (c) => {
-  if (c === null) return undefined; // none: the store could not be read
-  if (c === undefined) throw lower.fail('budget_counts', 'missing (pass null when the store could not be read)');
-  return lower.counts(arg(c, 'budget_counts'), 'budget_counts');
-};
-
-/** The format-1 pure decision: `nowMs` and the counts (`null`: store unreadable) passed in. Records nothing. */
-const decideWith = (policy, state, outcome, nowMs, budgetCounts) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  const c = budgetCountsArg(budgetCounts);
-  return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c), artifact(), STEP_PATHS));
-};
 
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
 const evaluate = (policy, state, outcome, nowMs) => {
@@ -93,13 +66,6 @@ const settle = (policy, state, outcome, nowMs, reply) => {
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
   const r = lower.reply(arg(reply, 'reply'), 'reply');
   return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
-};
-
-const resume = (policy, state, nowMs) => {
-  const p = lower.policy(arg(policy, 'policy'), 'policy');
-  const s = lower.state(arg(state, 'state'), 'state');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  return lower.resumptionOut(call((api) => api.resume(p, s, now), artifact(), STEP_PATHS));
 };
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
@@ -161,21 +127,15 @@ const decide = (policy, state, outcome, { store, clock = systemClock, onStoreErr
 
 module.exports = {
   plan,
-  delay,
   classifyStatus,
   classifyError,
-  budgetAllows,
   decide,
-  decideWith,
   evaluate,
   settle,
-  resume,
   retryAfter,
   storeKey,
   storeApply,
   EMPTY_HELD,
   stepArgs,
-  checkPolicy,
   readClock,
-  syncStore,
 };
