@@ -136,6 +136,5 @@ module.exports = {
   storeKey,
   storeApply,
   EMPTY_HELD,
-  stepArgs,
   readClock,
 };
