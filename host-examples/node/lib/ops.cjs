@@ -30,27 +30,14 @@ const classifyError = (errorKind) => {
 };
 
 /**
- * The lowered policy, state and outcome of a step. The component checks the
- * policy before the rest: a state or outcome refused here with a code of its
- * own (a status above 65535: `invalid_status`) is reported only once the
- * policy is known to be valid, so every path names the same first error.
+ * The lowered policy, state and outcome of a step. Lowering refuses only
+ * shapes (`invalid_input`; a status above 65535 is lowered as 65535, which
+ * the component refuses as `invalid_status` after the policy), so the
+ * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
   const p = lower.policy(arg(policy, 'policy'), 'policy');
-  try {
-    return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
-  } catch (e) {
-    if (e?.code !== undefined && e.code !== 'invalid_input') checkPolicy(p);
-    throw e;
-  }
-}
-
-const PROBE_STATE = Object.freeze({ eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false });
-const PROBE_OUTCOME = Object.freeze({ tag: 'response', val: Object.freeze({ status: 200, retryAfterMs: undefined }) });
-
-/** Throw the component's refusal of a lowered policy, if any (`evaluate` checks the policy before the state; it records nothing). */
-function checkPolicy(p) {
-  call((api) => api.evaluate(p, PROBE_STATE, PROBE_OUTCOME, 0n), artifact(), STEP_PATHS);
+  return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
 }
 
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
