@@ -47,8 +47,8 @@ from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, OutcomeClass, PolicyDocument
 
-ABI = "webhook:retry-policy@0.3.0"
-ABI_VERSION = 3
+ABI = "webhook:retry-policy@1.0.0"
+ABI_VERSION = 4
 INTERFACE = "webhook:retry-policy/policy@0.3.0"
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
 RESOURCE = "retry_policy.wasm"
