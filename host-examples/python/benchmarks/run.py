@@ -40,7 +40,7 @@ import engine_feed
 import httpx
 
 from webhook_retry_policy import ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import conformance_json as cj
 from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.instance import current
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import conformance_json as cj
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import baseline_decide  # noqa: E402

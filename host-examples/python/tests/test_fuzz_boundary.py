@@ -55,7 +55,7 @@ from webhook_retry_policy import (
     Unavailable,
     instance,
 )
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import conformance_json as cj
 from webhook_retry_policy._generated.abi import GuestError
 from webhook_retry_policy.types import HeldBuckets
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from .clock import Clock
-from .ops import PolicyOps, logger
-from .policy import UNAVAILABLE
+from .ops import UNAVAILABLE, PolicyOps, logger
 from .redact import redact
 from .stores import AsyncBudgetStore, AsyncInMemoryBudgetStore
 from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply
@@ -38,23 +37,14 @@ class AsyncRetryPolicy(PolicyOps):
         """``evaluate`` -> at most ONE awaited ``store.call`` -> ``settle``."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)
-        request = step.store
-        if request is None:
-            if step.decision is not None:
-                return step.decision
-            # Neither a decision nor a request never comes from a conforming
-            # artifact; like every host, settle it as a failed store call (the
-            # component decides, failing closed: docs/contract.md).
-            return self._settled(self.settle(policy, state, outcome, now, UNAVAILABLE), state)
-        try:
-            call = self.store.call(request, policy.budget, now)
-            answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))
-            reply: StoreReply = answer if isinstance(answer, Reservation) else UNAVAILABLE
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:  # any store failure or timeout fails closed
-            logger().debug("budget store call failed: %s", redact(repr(e)))
-            reply = UNAVAILABLE
-        if step.decision is not None:
-            return step.decision  # a decided first attempt: recorded (or not), decided anyway
-        return self._settled(self.settle(policy, state, outcome, now, reply), state)
+        reply: StoreReply = UNAVAILABLE
+        if step.store is not None:
+            try:
+                call = self.store.call(step.store, policy.budget, now)
+                answer = await (call if self.store_timeout_s is None else asyncio.wait_for(call, self.store_timeout_s))
+                reply = answer if isinstance(answer, Reservation) else UNAVAILABLE
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # any store failure or timeout fails closed
+                logger().debug("budget store call failed: %s", redact(repr(e)))
+        return self._settled(policy, state, outcome, now, step, reply)

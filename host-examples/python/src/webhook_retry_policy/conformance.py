@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import conformance_engine
-from . import contract_json as cj
+from . import conformance_json as cj
 from ._generated.abi import GuestError
 from .conformance_engine import FORMAT as ENGINE_FORMAT
 from .conformance_health import FORMAT as HEALTH_FORMAT

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import contract_json as cj
+from . import conformance_json as cj
 from .errors import PolicyError
 from .ops import PolicyOps
 from .types import Health, HealthClass

@@ -35,12 +35,14 @@ from .types import (
     Step,
     StoreReply,
     StoreRequest,
+    Unavailable,
 )
 
 if TYPE_CHECKING:
     import logging
 
 _LOG_EVERY_S = 10.0
+UNAVAILABLE = Unavailable()
 
 
 def logger() -> logging.Logger:
@@ -140,7 +142,14 @@ class PolicyOps:
         names = ", ".join(ec.name for ec in document.classes)
         raise PolicyError("unknown_event_class", "class", f"no event class `{event_class}` (defined: {names})")
 
-    def _settled(self, settlement: Settlement, state: DeliveryState) -> Decision:
+    def _settled(
+        self, policy: Policy, state: DeliveryState, outcome: AttemptOutcome, now_ms: int, step: Step, reply: StoreReply
+    ) -> Decision:
+        """A step's decision once its store call answered ``reply`` (``Unavailable()`` also when ``step``
+        named no call and no decision, which a conforming artifact never answers: fails closed)."""
+        if step.decision is not None:
+            return step.decision  # a decided first attempt: recorded (or not), decided anyway; a decided retry
+        settlement = self.settle(policy, state, outcome, now_ms, reply)
         if settlement.budget_disagreement:
             self._disagreed(state)
         return settlement.decision

@@ -19,11 +19,9 @@ from __future__ import annotations
 
 from . import instance
 from .clock import Clock
-from .ops import PolicyOps, logger
+from .ops import UNAVAILABLE, PolicyOps, logger
 from .stores import BudgetStore, InMemoryBudgetStore
-from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply, Unavailable
-
-UNAVAILABLE = Unavailable()
+from .types import AttemptOutcome, Decision, DeliveryState, Policy, Reservation, StoreReply
 
 
 class RetryPolicy(PolicyOps):
@@ -47,20 +45,11 @@ class RetryPolicy(PolicyOps):
         """``evaluate`` -> at most ONE ``store.call`` -> ``settle``."""
         now = self.clock.now_ms() if now_ms is None else now_ms
         step = self.evaluate(policy, state, outcome, now)
-        request = step.store
-        if request is None:
-            if step.decision is not None:
-                return step.decision
-            # Neither a decision nor a request never comes from a conforming
-            # artifact; like every host, settle it as a failed store call (the
-            # component decides, failing closed: docs/contract.md).
-            return self._settled(self.settle(policy, state, outcome, now, UNAVAILABLE), state)
-        try:
-            answer = self.store.call(request, policy.budget, now)
-            reply: StoreReply = answer if isinstance(answer, Reservation) else UNAVAILABLE
-        except Exception as e:  # any store failure fails closed
-            logger().debug("budget store call failed: %r", e)
-            reply = UNAVAILABLE
-        if step.decision is not None:
-            return step.decision  # a decided first attempt: recorded (or not), decided anyway
-        return self._settled(self.settle(policy, state, outcome, now, reply), state)
+        reply: StoreReply = UNAVAILABLE
+        if step.store is not None:
+            try:
+                answer = self.store.call(step.store, policy.budget, now)
+                reply = answer if isinstance(answer, Reservation) else UNAVAILABLE
+            except Exception as e:  # any store failure fails closed
+                logger().debug("budget store call failed: %r", e)
+        return self._settled(policy, state, outcome, now, step, reply)

@@ -1,5 +1,6 @@
-"""The conformance contract's JSON shapes (SPEC "Vector files") <-> typed
-values. Decoding is strict: an unknown or missing field raises
+"""The conformance runner's JSON shapes (SPEC "Vector files") <-> typed
+values, for the ops it runs through this host's glue (``conformance.py``;
+the benchmarks and the boundary fuzz reuse them). Decoding is strict: an unknown or missing field raises
 :class:`ShapeError` naming its path (a broken vector, not a policy error);
 a wrong type raises ``PolicyError("invalid_input")`` from the typed
 constructors. Shapes only, no policy logic.
