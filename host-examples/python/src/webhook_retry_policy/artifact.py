@@ -49,7 +49,6 @@ from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, Outco
 
 ABI = "webhook:retry-policy@1.0.0"
 ABI_VERSION = 4
-INTERFACE = "webhook:retry-policy/policy@0.3.0"
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
 RESOURCE = "retry_policy.wasm"
 BUILD_SECTION = "webhook-retry-policy:build"
@@ -67,7 +66,7 @@ class ArtifactInfo(_Frozen):
     sha256: str
     """64 lowercase hex digits of the whole file"""
     abi: str
-    """the WIT package it implements, ``webhook:retry-policy@0.3.0``"""
+    """the WIT package it implements, ``webhook:retry-policy@1.0.0``"""
     document_version: str
     """the embedded document's version, ``""`` when it carries none"""
     source: str
