@@ -1,4 +1,5 @@
-//! A compiled policy (ABI 0.3, `docs/abi-0.3.md`): a class's policy and its
+//! A compiled policy (what the delivery engine keeps per class; ABI 0.3 exported it,
+//! `docs/abi-1.0.md`): a class's policy and its
 //! optional `health` section, validated once, then driven one step at a
 //! time with only the event's state, the outcome, the time and the store's
 //! reply. Format 2 (no section) and format 3 go through the same calls.

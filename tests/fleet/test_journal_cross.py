@@ -1,7 +1,12 @@
-"""Journal format 1 across languages (docs/journal.md): a replica journaling
-its run (``--store``) is killed (SIGKILL) mid-run; a replica of the OTHER
-language resumes its journal (``--resume``): Rust killed -> Python resumes,
-and Python killed -> Rust resumes.
+"""The journal across languages (docs/journal.md): a replica journaling its
+run (``--store``) is killed (SIGKILL) mid-run, with attempts in flight; a
+replica of the OTHER language resumes its journal (``--resume``), in six
+pairs of languages.
+
+No (event, attempt number) pair reaches the endpoint twice: the engine
+journals attempt n before it asks for its send, so an attempt cut by the
+kill is followed by attempt n + 1, never by n again (docs/engine.md
+section 7, "A crash mid-attempt").
 
 Every event the killed replica left pending ends delivered or dead-lettered
 in the resuming replica's journal, with its first-attempt instant, deadline,
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import signal
 import time
+from collections import Counter
 
 import pytest
 
@@ -82,6 +88,8 @@ def test_a_journal_killed_in_one_language_is_resumed_in_the_other_under_its_admi
                 assert rec["dead_letter"]["elapsed_ms"] <= WINDOW_MS + SEND_SLACK_MS, rec
                 elapsed.append(rec["dead_letter"]["elapsed_ms"])
         log = eps.log("broken")
+        sent_twice = {pair: n for pair, n in Counter((x["event_id"], x["attempt"]) for x in log).items() if n > 1}
+        assert not sent_twice, f"(event, attempt) pairs sent more than once across the kill: {sent_twice}"
         for x in log:
             first = (after.get(x["event_id"]) or before[x["event_id"]])["first_attempted_at_ms"]
             assert x["t_ms"] <= first + WINDOW_MS + SEND_SLACK_MS, \
@@ -94,7 +102,7 @@ def test_a_journal_killed_in_one_language_is_resumed_in_the_other_under_its_admi
     reasons = {k: v for k, v in sb["stop_reasons"].items() if v}
     print(f"journal cross ({killed} killed -> {resumer} resumed): {len(pending)} of {len(before)} events pending "
           f"at the kill; {resumer} resumed them: {reasons}, {len(resumed_attempts)} attempts after the kill "
-          f"({len(past_short)} past the --policy window); "
+          f"({len(past_short)} past the --policy window); {len(log)} (event, attempt) pairs, none twice; "
           f"dead-letter elapsed_ms max {max(elapsed, default=0)} (admitted window {WINDOW_MS}, "
           f"--policy window {SHORT_WINDOW_MS})")
     assert resumed_attempts, f"{resumer} made no attempt of the resumed events"

@@ -68,7 +68,17 @@ impl super::Engine {
             replayed_dead_letter: None,
             replayed_as: None,
         };
-        Event { rec, refresh_next: false, resumed: false, order: self.order, phase: Phase::Waiting, queued: None }
+        Event {
+            rec,
+            refresh_next: false,
+            resumed: false,
+            order: self.order,
+            phase: Phase::Waiting,
+            queued: None,
+            unwritten: None,
+            pacing: None,
+            pacing_held: false,
+        }
     }
 
     fn admission(&self, class: &str) -> Result<Admission, EngineError> {
@@ -191,6 +201,7 @@ impl super::Engine {
         let recovered = super::records::recover(bytes)?;
         if !copy {
             if recovered.torn_bytes > 0 {
+                self.write_records();
                 self.out.push_back(Output::JournalTruncate { keep_bytes: recovered.good_len });
             }
             self.header_written |= recovered.has_header;
@@ -246,6 +257,7 @@ impl super::Engine {
             return Err(EngineError::Busy { in_flight: self.busy, calls: self.calls.len() as u64 });
         }
         let journal = self.state_text();
+        self.write_records();
         self.out.push_back(Output::Snapshot { journal });
         Ok(())
     }

@@ -46,6 +46,7 @@ mod event;
 mod io;
 mod metrics;
 mod records;
+mod release;
 mod settle;
 mod store_wire;
 pub mod wire;
@@ -143,6 +144,12 @@ pub struct Engine {
     /// Calls the in-memory store answers once the current input is handled.
     memory_calls: VecDeque<u64>,
     out: VecDeque<Output>,
+    /// Actions polled so far: `out[i]` is action number `out_polled + i`.
+    out_polled: u64,
+    /// Events whose record is queued in `out` but not yet written (each
+    /// event's `unwritten` says where): written when polled, or before
+    /// anything that must follow them (records.rs).
+    unwritten: Vec<String>,
     header_written: bool,
     /// Records in the host's journal: resumed, written, or left by a compaction.
     journal_records: u64,
@@ -179,6 +186,8 @@ impl Engine {
             calls: BTreeMap::new(),
             next_call: 1,
             out: VecDeque::new(),
+            out_polled: 0,
+            unwritten: Vec::new(),
             header_written: false,
             journal_records: 0,
             evicted_dead: 0,
@@ -244,7 +253,10 @@ impl Engine {
 
     /// The next action, if any.
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.out.pop_front()
+        self.write_records();
+        let o = self.out.pop_front();
+        self.out_polled += u64::from(o.is_some());
+        o
     }
 
     /// When the engine next needs a [`Input::Tick`] (none: nothing is scheduled).
@@ -272,6 +284,7 @@ impl Engine {
         self.dead.push_back(String::from(id));
         if self.dead.len() as u64 > self.config.max_events {
             if let Some(old) = self.dead.pop_front() {
+                self.write_records();
                 self.events.remove(&old);
                 self.evicted_dead += 1;
             }

@@ -37,7 +37,17 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
             line: 0,
             message: alloc::format!("event {}: {e}", rec.event_id),
         })?;
-        let event = Event { rec, refresh_next: false, resumed: true, order: 0, phase: Phase::Waiting, queued: None };
+        let event = Event {
+            rec,
+            refresh_next: false,
+            resumed: true,
+            order: 0,
+            phase: Phase::Waiting,
+            queued: None,
+            unwritten: None,
+            pacing: None,
+            pacing_held: false,
+        };
         events.push((event, policy));
     }
     Ok(Resumed {
@@ -50,9 +60,19 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
 }
 
 impl Engine {
-    /// Journal the event's record as it stands now (the header first, once).
+    /// Journal the event's record (the header first, once).
+    ///
+    /// **One record per event per batch.** The line is queued now and its
+    /// text written from the event's state when it is polled, or earlier,
+    /// just before a `send`, a compaction, a truncation or a snapshot is
+    /// queued or the event leaves memory ([`Engine::write_records`]). A
+    /// second change of the event before that needs no line of its own:
+    /// the queued one will carry the newer state. So an event admitted and
+    /// sent in one input is journaled once (its first attempt), not twice.
+    /// A host appends a batch's lines before it performs the batch's sends,
+    /// so the skipped state could never have been the last durable one.
     pub(crate) fn journal(&mut self, id: &str) {
-        if !self.config.journal {
+        if !self.config.journal || self.events.get(id).is_none_or(|e| e.unwritten.is_some()) {
             return;
         }
         self.journal_records += 1;
@@ -61,9 +81,23 @@ impl Engine {
             self.header_written = true;
             self.out.push_back(Output::Journal { line: journal::encode_header(self.now_ms) });
         }
-        if let Some(e) = self.events.get(id) {
-            let line = journal::encode_event(&e.rec);
-            self.out.push_back(Output::Journal { line });
+        let at = self.out_polled + self.out.len() as u64;
+        self.out.push_back(Output::Journal { line: String::new() });
+        if let Some(e) = self.events.get_mut(id) {
+            e.unwritten = Some(at);
+        }
+        self.unwritten.push(String::from(id));
+    }
+
+    /// Write the text of every queued record from its event's state now.
+    pub(super) fn write_records(&mut self) {
+        for id in core::mem::take(&mut self.unwritten) {
+            let Some(e) = self.events.get_mut(&id) else { continue };
+            let Some(at) = e.unwritten.take() else { continue };
+            let slot = usize::try_from(at - self.out_polled).ok().and_then(|i| self.out.get_mut(i));
+            if let Some(Output::Journal { line }) = slot {
+                *line = journal::encode_event(&e.rec);
+            }
         }
     }
 
@@ -94,6 +128,7 @@ impl Engine {
         let mut events: Vec<&Event> = self.events.values().collect();
         events.sort_by_key(|e| e.order);
         let journal = journal::compact_events(self.now_ms, events.into_iter().map(|e| &e.rec));
+        self.write_records();
         self.journal_records = 1 + live;
         self.header_written = true;
         self.out.push_back(Output::JournalCompact { journal });
