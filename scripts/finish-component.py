@@ -24,7 +24,7 @@ import sys
 SOURCES = ["policy-core/src", "policy-core/Cargo.toml", "wasm/component", "wasm/alloc-classes/src",
            "wasm/alloc-classes/Cargo.toml", "wit"]
 BUILD_SECTION = "webhook-retry-policy:build"
-WIT_PACKAGE = "webhook:retry-policy@0.3.0"
+WIT_PACKAGE = "webhook:retry-policy@1.0.0"
 
 
 def leb(b, i):

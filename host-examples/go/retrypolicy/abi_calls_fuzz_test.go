@@ -115,45 +115,6 @@ var callChecks = []func(t *testing.T, g *fakeGuest, r *fz){
 			answered(t, "settle", errCase, r.bad, st, pe, got, err)
 		}
 	},
-	func(t *testing.T, g *fakeGuest, r *fz) { // decide-with
-		p, s, o, bad := params(r)
-		now := r.u64()
-		var counts *BudgetCounts
-		if r.flag() {
-			c := r.budgetCounts()
-			counts = &c
-		}
-		errCase := r.flag()
-		pe, peBad := errorAnswer(r)
-		d := r.decision()
-		r.bad = pick(errCase, peBad, r.bad)
-		g.answerResult(72, 8, errCase, &pe, func(at uint32) { g.encDecision(at, &d) })
-		got, err := g.in.callDecideWith(t.Context(), &p, &s, &o, now, counts)
-		if lowered(t, "decide-with", bad, errIfLower(err)) {
-			ptr := stepParamsBack(t, g, "decide-with", p, s, o)
-			var back *BudgetCounts
-			if g.r8(ptr+160) == 1 {
-				c := g.decCounts(ptr + 168)
-				back = &c
-			}
-			lifted(t, "decide-with counts", false, counts, back, nil)
-			answered(t, "decide-with", errCase, r.bad, d, pe, got, err)
-		}
-	},
-	func(t *testing.T, g *fakeGuest, r *fz) { // resume
-		r.bad = false
-		p, s := r.policy(), r.state()
-		bad := r.bad
-		now, errCase := r.u64(), r.flag()
-		pe, peBad := errorAnswer(r)
-		res := r.resumption()
-		r.bad = pick(errCase, peBad, r.bad)
-		g.answerResult(72, 8, errCase, &pe, func(at uint32) { g.encResumption(at, &res) })
-		got, err := g.in.callResume(t.Context(), &p, &s, now)
-		if lowered(t, "resume", bad, errIfLower(err)) {
-			answered(t, "resume", errCase, r.bad, res, pe, got, err)
-		}
-	},
 	func(t *testing.T, g *fakeGuest, r *fz) { // plan
 		r.bad = false
 		b, window, hardCap := r.backoff(), r.u64(), r.u32()
@@ -237,15 +198,7 @@ var callChecks = []func(t *testing.T, g *fakeGuest, r *fz){
 		g.answerResult(24, 4, errCase, &pe, func(at uint32) { g.w8(at, uint8(class)) })
 		c, err := g.in.callClassifyStatus(t.Context(), r.u16())
 		answered(t, "classify-status", errCase, pick(errCase, peBad, r.bad), class, pe, c, err)
-		peBad = errCase && peBad
-		allows := r.flag()
-		g.answerResult(24, 4, errCase, &pe, func(at uint32) { g.wb(at, allows) })
-		ok, err := g.in.callBudgetAllows(t.Context(), &seedPolicy.Budget, 1, &seedCounts)
-		answered(t, "budget-allows", errCase, peBad, allows, pe, ok, err)
 		ms := r.u64()
-		g.answerResult(32, 8, errCase, &pe, func(at uint32) { g.w64(at, ms) })
-		gotMs, err := g.in.callDelay(t.Context(), &seedPolicy.Backoff, "evt_1", 1)
-		answered(t, "delay", errCase, peBad, ms, pe, gotMs, err)
 		some := r.flag()
 		ret, _ := g.area(16)
 		g.wb(ret, some)

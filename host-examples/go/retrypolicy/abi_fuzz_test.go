@@ -82,7 +82,6 @@ var liftCases = []liftCase{
 	{"Admission", at(80, (*abi).liftAdmission)},
 	{"Step", at(112, (*abi).liftStep)},
 	{"Settlement", at(72, (*abi).liftSettlement)},
-	{"Resumption", at(64, (*abi).liftResumption)},
 	{"Applied", at(80, (*abi).liftApplied)},
 	{"Decision", at(64, (*abi).liftDecision)},
 	{"StoreRequest", at(32, (*abi).liftStoreRequest)},
@@ -97,29 +96,15 @@ var liftCases = []liftCase{
 	{"Backoff", at(32, (*abi).liftBackoff)},
 	{"Budget", at(32, (*abi).liftBudget)},
 	{"EventClass", at(88, (*abi).liftEventClass)},
-	{"AdvanceResult", at(232, (*abi).liftAdvanceResult)},
-	{"Finished", at(72, (*abi).liftFinished)},
-	{"GateAnswer", at(80, (*abi).liftGateAnswer)},
-	{"WakeVerdict", at(48, (*abi).liftWakeVerdict)},
-	{"StoreCall", at(152, (*abi).liftStoreCall)},
-	{"CallApplied", at(216, (*abi).liftCallApplied)},
 	{"HealthDocument", at(16, (*abi).liftHealthDocument)},
-	{"Paced", at(40, (*abi).liftPaced)},
-	{"HeldHealth", at(112, (*abi).liftHeldHealth)},
 	{"Health", at(96, (*abi).liftHealth)},
 	{"abi-version", call(func(in *instance, ctx context.Context) (uint32, error) { return in.callABIVersion(ctx) })},
 	{"plan", call(func(in *instance, ctx context.Context) (Schedule, error) {
 		return in.callPlan(ctx, &seedPolicy.Backoff, 900000, 16)
 	})},
-	{"delay", call(func(in *instance, ctx context.Context) (uint64, error) {
-		return in.callDelay(ctx, &seedPolicy.Backoff, "evt_1", 3)
-	})},
 	{"classify-status", call(func(in *instance, ctx context.Context) (OutcomeClass, error) { return in.callClassifyStatus(ctx, 503) })},
 	{"classify-error", call(func(in *instance, ctx context.Context) (OutcomeClass, error) {
 		return in.callClassifyError(ctx, "read_timeout")
-	})},
-	{"budget-allows", call(func(in *instance, ctx context.Context) (bool, error) {
-		return in.callBudgetAllows(ctx, &seedPolicy.Budget, 10, &seedCounts)
 	})},
 	{"load-document", call(func(in *instance, ctx context.Context) (PolicyDocument, error) {
 		return in.callLoadDocument(ctx, `{"classes":{}}`)
@@ -133,9 +118,6 @@ var liftCases = []liftCase{
 	{"settle", call(func(in *instance, ctx context.Context) (Settlement, error) {
 		return in.callSettle(ctx, &seedPolicy, &seedState, &seedOutcome, 10, &StoreReply{Unavailable: true})
 	})},
-	{"resume", call(func(in *instance, ctx context.Context) (Resumption, error) {
-		return in.callResume(ctx, &seedPolicy, &seedState, 10)
-	})},
 	{"parse-retry-after", call(func(in *instance, ctx context.Context) (uint64, error) {
 		ms, _, err := in.callParseRetryAfter(ctx, "120", 10)
 		return ms, err
@@ -147,60 +129,10 @@ var liftCases = []liftCase{
 	{"decide", call(func(in *instance, ctx context.Context) (Decision, error) {
 		return in.callDecide(ctx, &seedPolicy, &seedState, &seedOutcome)
 	})},
-	{"decide-with", call(func(in *instance, ctx context.Context) (Decision, error) {
-		return in.callDecideWith(ctx, &seedPolicy, &seedState, &seedOutcome, 10, &seedCounts)
-	})},
-	{"compile", call(func(in *instance, ctx context.Context) (uint32, error) {
-		return in.callCompile(ctx, &seedPolicy, &seedHealth)
-	})},
-	{"admit-compiled", call(func(in *instance, ctx context.Context) (Admission, error) {
-		return in.callAdmitCompiled(ctx, 1, "a", "v1", 10)
-	})},
-	{"advance", call(func(in *instance, ctx context.Context) (AdvanceResult, error) {
-		return in.callAdvance(ctx, 1, &seedState, &seedOutcome, false, 10)
-	})},
-	{"finish", call(func(in *instance, ctx context.Context) (Finished, error) {
-		return in.callFinish(ctx, 1, &seedState, &seedOutcome, 10, &StoreReply{Unavailable: true})
-	})},
-	{"gate", call(func(in *instance, ctx context.Context) (GateAnswer, error) {
-		return in.callGate(ctx, 1, &seedEvent, &HealthView{AsOfMs: 10}, &Pacer{}, 10)
-	})},
-	{"after-probe", call(func(in *instance, ctx context.Context) (GateAnswer, error) {
-		return in.callAfterProbe(ctx, 1, &seedEvent, true, &HealthView{AsOfMs: 10}, &Pacer{}, 10)
-	})},
-	{"settle-wake", call(func(in *instance, ctx context.Context) (WakeVerdict, error) {
-		return in.callSettleWake(ctx, 1, &Wake{EventID: "evt_1", EndpointID: "ep_42", Attempts: 2}, &StoreReply{Unavailable: true}, 10)
-	})},
-	{"call-for", call(func(in *instance, ctx context.Context) (StoreCall, error) {
-		return in.callCallFor(ctx, 1, CallOpProbe, "ep_42", 10)
-	})},
-	{"apply-call", call(func(in *instance, ctx context.Context) (CallApplied, error) {
-		call := StoreCall{Op: CallOpReport, Key: "k", EndpointID: "ep_42", Bucket: 7, Budget: seedPolicy.Budget,
-			Health: &HealthCall{Outcome: HealthOutcomeFailure, Circuit: seedHealth.Circuit}}
-		return in.callApplyCall(ctx, &call, 10, &HeldHealth{})
-	})},
 	{"load-health-document", call(func(in *instance, ctx context.Context) (HealthDocument, error) {
 		return in.callLoadHealthDocument(ctx, `{"classes":{}}`)
 	})},
-	{"pace", call(func(in *instance, ctx context.Context) (Paced, error) {
-		return in.callPace(ctx, &seedHealth.Release, &Pacer{}, 10)
-	})},
-	{"normal-per-s", call(func(in *instance, ctx context.Context) (float64, error) {
-		return in.callNormalPerS(ctx, &seedPolicy.Budget, 10, 3, 4)
-	})},
-	{"health-outcome-of", call(func(in *instance, ctx context.Context) (HealthOutcome, error) {
-		return in.callHealthOutcomeOf(ctx, &seedOutcome)
-	})},
-	{"pause-until", call(func(in *instance, ctx context.Context) (uint64, error) {
-		return in.callPauseUntil(ctx, &seedHealth, &seedOutcome, 10)
-	})},
 }
-
-var (
-	seedHealth = Health{HoldBudgetRefusals: true, PauseMaxMs: 600000, CacheMs: 1000, Release: Release{Multiple: 1, FloorPerS: 1},
-		Circuit: &Circuit{FailureRatio: 0.5, MinSample: 20, CooldownMs: 5000, CooldownMaxMs: 120000, Probes: 1, ProbeIntervalMs: 1000}}
-	seedEvent = GateEvent{EventID: "evt_1", EndpointID: "ep_42", Attempts: 1, FirstAttemptedAtMs: 1}
-)
 
 // fakeStore answers the import with a reservation, or an error when told to.
 type fakeStore struct{ fail bool }
@@ -272,7 +204,6 @@ func liftSeeds(g *fakeGuest) []liftSeed {
 		g.encAdmission(p+8, &Admission{Class: "a", PolicyVersion: "v1", PolicyHash: "h", Schedule: sched})
 		return p
 	})
-	add("resumption", func() uint32 { p := g.put(8, 72); g.encResumption(p+8, &Resumption{Stop: &stop}); return p })
 	add("applied", func() uint32 {
 		p := g.put(8, 80)
 		g.encReservation(p, &Reservation{Reserved: true, Counts: seedCounts})

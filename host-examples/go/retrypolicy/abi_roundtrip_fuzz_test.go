@@ -140,15 +140,6 @@ func roundTrips(t *testing.T, g *fakeGuest, r *fz) {
 		got, err := a.liftBackoff(b)
 		lifted(t, "Backoff", false, bo, got, err)
 	}
-	cnt := r.budgetCounts()
-	if s, err := a.flatBudgetCounts(ctx, nil, &cnt); lowered(t, "BudgetCounts", false, err) {
-		_, b := g.area(32)
-		for i, v := range s {
-			le.PutUint64(b[8*i:], v)
-		}
-		got, err := a.liftBudgetCounts(b)
-		lifted(t, "BudgetCounts", false, cnt, got, err)
-	}
 }
 
 func paramsReadBack(t *testing.T, g *fakeGuest, r *fz) {
@@ -195,7 +186,6 @@ func resultsLift(t *testing.T, g *fakeGuest, r *fz) {
 	liftBack(t, g, r, "Stop", 56, r.stop, g.encStop, (*abi).liftStop)
 	liftBack(t, g, r, "Decision", 64, r.decision, g.encDecision, (*abi).liftDecision)
 	liftBack(t, g, r, "Step", 112, r.step, g.encStep, (*abi).liftStep)
-	liftBack(t, g, r, "Resumption", 64, r.resumption, g.encResumption, (*abi).liftResumption)
 	liftBack(t, g, r, "Settlement", 72, func() Settlement {
 		return Settlement{Decision: r.decision(), BudgetDisagreement: r.flag()}
 	}, func(p uint32, v *Settlement) {

@@ -1,12 +1,18 @@
 package retrypolicy
 
-import "context"
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tetratelabs/wazero/sys"
+)
 
 // The planning and classification operations of the WIT interface
 // `policy`: each lowers its arguments (generated code), calls the guest and
 // lifts the answer. A refused input is a *PolicyError; a trap a *TrapError.
 
-// ABIVersion returns the module's abi-version (3 for this host).
+// ABIVersion returns the module's abi-version (4 for this host: ABI 1.0).
 func (e *Engine) ABIVersion(ctx context.Context) (v uint32, err error) {
 	in, err := e.acquire(ctx)
 	if err != nil {
@@ -26,17 +32,6 @@ func (e *Engine) Plan(ctx context.Context, b Backoff, windowMs uint64, hardCap u
 	defer e.done(ctx, "plan", in, &err)
 	s, err = in.callPlan(ctx, &b, windowMs, hardCap)
 	return s, err
-}
-
-// Delay is the jittered delay of retry retryIndex (0-based, <= 99) for an event.
-func (e *Engine) Delay(ctx context.Context, b Backoff, eventID string, retryIndex uint32) (ms uint64, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "delay", in, &err)
-	ms, err = in.callDelay(ctx, &b, eventID, retryIndex)
-	return ms, err
 }
 
 // ClassifyStatus classifies an HTTP status (100..=599, else invalid_status).
@@ -59,17 +54,6 @@ func (e *Engine) ClassifyError(ctx context.Context, kind string) (c OutcomeClass
 	defer e.done(ctx, "classify-error", in, &err)
 	c, err = in.callClassifyError(ctx, kind)
 	return c, err
-}
-
-// BudgetAllows reports whether one more retry fits the budget, given the counts.
-func (e *Engine) BudgetAllows(ctx context.Context, b Budget, nowMs uint64, counts BudgetCounts) (ok bool, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "budget-allows", in, &err)
-	ok, err = in.callBudgetAllows(ctx, &b, nowMs, &counts)
-	return ok, err
 }
 
 // LoadDocument parses and validates a JSON policy document (at most 1 MiB).
@@ -95,4 +79,75 @@ func (e *Engine) Admit(ctx context.Context, d PolicyDocument, class string, nowM
 	defer e.done(ctx, "admit", in, &err)
 	a, err = in.callAdmit(ctx, &d, class, nowMs)
 	return a, err
+}
+
+// LoadHealthDocument parses and validates a format-3 document (format 2
+// with optional health sections, at most 1 MiB): each class with its
+// effective section (its own, else the document's; nil: format 2), its
+// policy hash and the words the section adds to it. The delivery engine
+// (OpenDeliveryEngine) runs its health sections.
+func (e *Engine) LoadHealthDocument(ctx context.Context, json []byte) (d HealthDocument, err error) {
+	text := string(json)
+	err = e.with(ctx, "load-health-document", func(in *instance) (err error) {
+		d, err = in.callLoadHealthDocument(ctx, text)
+		return err
+	})
+	return d, err
+}
+
+// VectorCase runs one conformance vector case inside the component (the
+// test-only export `vector-case`, for the ops whose functions ABI 1.0 no
+// longer exports): format is the vector file's `format` value and kase the
+// case, each as JSON text exactly as in the file (numbers unrounded). nil:
+// the case passed; a *CaseFailure: the component's reason it failed; any
+// other error: the call itself failed (a trap, a done context).
+func (e *Engine) VectorCase(ctx context.Context, format, kase string) error {
+	err := e.withAnswer(ctx, "vector-case", func(in *instance) error { return in.callVectorCase(ctx, format, kase) })
+	var answer *answerError
+	if errors.As(err, &answer) {
+		return &CaseFailure{Message: answer.msg}
+	}
+	return err
+}
+
+// CaseFailure is a vector case the component judged failed (VectorCase).
+type CaseFailure struct{ Message string }
+
+func (f *CaseFailure) Error() string { return f.Message }
+
+// answerError is the Err text of a result<_, string> (read-target,
+// destination-refusal, vector-case): the guest's answer, not a failure of
+// the call; its text is the guest's.
+type answerError struct{ msg string }
+
+func (e *answerError) Error() string { return e.msg }
+
+// withAnswer is with for an export whose error is a string: that Err text
+// comes back as an *answerError, the instance kept (a trap still discards
+// it and is a *TrapError).
+func (e *Engine) withAnswer(ctx context.Context, op string, fn func(*instance) error) error {
+	var answer error
+	err := e.with(ctx, op, func(in *instance) error {
+		err := fn(in)
+		if isGuestErr(err) {
+			answer, err = &answerError{err.Error()}, nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return answer
+}
+
+// isGuestErr reports whether err is the Err text the glue lifted from a
+// result<_, string> (an errors.New, wrapping nothing), not a value refused
+// before the call, an ABI error or a trap (wazero's trap errors wrap the
+// cause, or carry the wasm stack trace).
+func isGuestErr(err error) bool {
+	var le *lowerError
+	var ab *abiError
+	var exit *sys.ExitError
+	return err != nil && errors.Unwrap(err) == nil && !errors.As(err, &le) && !errors.As(err, &ab) &&
+		!errors.As(err, &exit) && !strings.Contains(err.Error(), "\nwasm stack trace:")
 }

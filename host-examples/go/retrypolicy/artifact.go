@@ -9,7 +9,7 @@ import (
 // host runs, found at run time, checked before first use.
 
 // ABI is the WIT package this host speaks, as ArtifactInfo.ABI spells it.
-const ABI = "webhook:retry-policy@0.3.0"
+const ABI = "webhook:retry-policy@1.0.0"
 
 // The environment variables every host honours: the artifact's path, and
 // a sha256 pin used when the caller gives none.
@@ -22,7 +22,7 @@ const (
 type ArtifactInfo struct {
 	// SHA256 is the whole file's digest, 64 lowercase hex digits.
 	SHA256 string
-	// ABI is the WIT package the artifact implements ("webhook:retry-policy@0.3.0").
+	// ABI is the WIT package the artifact implements ("webhook:retry-policy@1.0.0").
 	ABI string
 	// DocumentVersion is the version of the document the artifact embeds
 	// (custom section webhook-retry-policy:document); "" when none.

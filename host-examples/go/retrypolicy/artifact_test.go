@@ -91,7 +91,7 @@ func TestByDefaultTheEngineRunsTheEmbeddedArtifact(t *testing.T) {
 	t.Setenv(EnvArtifact, "")
 	t.Setenv(EnvArtifactSHA256, "")
 	info := newEngine(t).Info()
-	want := ArtifactInfo{SHA256: digest(embeddedArtifact), ABI: "webhook:retry-policy@0.3.0", Source: "embedded"}
+	want := ArtifactInfo{SHA256: digest(embeddedArtifact), ABI: "webhook:retry-policy@1.0.0", Source: "embedded"}
 	if info != want {
 		t.Fatalf("info %+v, want %+v", info, want)
 	}
@@ -138,18 +138,18 @@ func TestAPinThatDoesNotMatchRefusesTheArtifactNamingBothDigests(t *testing.T) {
 }
 
 func TestAnotherWITPackageVersionIsAnABIMismatchNamingBoth(t *testing.T) {
-	renamed := []byte(strings.ReplaceAll(string(embeddedArtifact), "policy@0.3.0#", "policy@0.4.0#"))
+	renamed := []byte(strings.ReplaceAll(string(embeddedArtifact), "policy@1.0.0#", "policy@1.1.0#"))
 	_, err := New(context.Background(), WithArtifact(renamed))
-	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@0.4.0", "this host speaks webhook:retry-policy@0.3.0 (abi 3)")
+	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@1.1.0", "this host speaks webhook:retry-policy@1.0.0 (abi 4)")
 }
 
 func TestAnotherABIVersionIsAnABIMismatch(t *testing.T) {
-	_, err := New(context.Background(), WithArtifact(tinyComponent(4)))
-	wantCode(t, err, ArtifactABIMismatch, "(abi 4)", "(abi 3)")
+	_, err := New(context.Background(), WithArtifact(tinyComponent(5)))
+	wantCode(t, err, ArtifactABIMismatch, "(abi 5)", "(abi 4)")
 }
 
 func TestAWrongKnownAnswerFailsTheSelfTest(t *testing.T) {
-	_, err := New(context.Background(), WithArtifact(tinyComponent(3)))
+	_, err := New(context.Background(), WithArtifact(tinyComponent(ABIVersion)))
 	wantCode(t, err, ArtifactSelfTestFailed, "plan(", "expected max_attempts 4")
 }
 

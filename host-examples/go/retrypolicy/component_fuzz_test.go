@@ -13,8 +13,8 @@ import (
 // ranges, with a share of refusals) and checks: no call traps (every
 // error is a *PolicyError); each call answers the same twice; Settle
 // keeps a decision Evaluate's gates made, whatever the store replied
-// (what Engine.Step relies on to skip it); Evaluate, Settle and
-// DecideWith refuse the same step params alike (one code, one field).
+// (what Engine.Step relies on to skip it); Evaluate and Settle refuse the
+// same step params alike (one code, one field).
 func FuzzTheComponentAnswersRandomStepsAlikeEveryTime(f *testing.F) {
 	ctx := context.Background()
 	e, err := New(ctx, WithMaxIdle(1), WithClock(ClockFunc(func() uint64 { return 1_700_000_000_000 })))
@@ -29,7 +29,7 @@ func FuzzTheComponentAnswersRandomStepsAlikeEveryTime(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := &realistic{fz{b: data}}
 		p, s, o, now := r.policy(), r.state(), r.outcome(), r.now()
-		reply, counts := r.reply(), r.counts()
+		reply := r.reply()
 		twice := func(what string, call func() (any, error)) (any, error) {
 			t.Helper()
 			a, errA := call()
@@ -42,11 +42,7 @@ func FuzzTheComponentAnswersRandomStepsAlikeEveryTime(f *testing.F) {
 		}
 		st, errEval := twice("evaluate", func() (any, error) { return e.Evaluate(ctx, p, s, o, now) })
 		settled, errSettle := twice("settle", func() (any, error) { return e.Settle(ctx, p, s, o, now, reply) })
-		_, errWith := twice("decide-with", func() (any, error) { return e.DecideWith(ctx, p, s, o, now, counts) })
-		twice("resume", func() (any, error) { return e.Resume(ctx, p, s, now) })
 		twice("plan", func() (any, error) { return e.Plan(ctx, p.Backoff, p.WindowMs, p.HardCap) })
-		twice("delay", func() (any, error) { return e.Delay(ctx, p.Backoff, s.EventID, s.Attempt) })
-		twice("budget-allows", func() (any, error) { return e.BudgetAllows(ctx, p.Budget, now, *r.countsOrZero(counts)) })
 		if o.Response != nil {
 			twice("classify-status", func() (any, error) { return e.ClassifyStatus(ctx, o.Response.Status) })
 		} else {
@@ -61,70 +57,10 @@ func FuzzTheComponentAnswersRandomStepsAlikeEveryTime(f *testing.F) {
 				twice("store-apply", func() (any, error) { return e.StoreApply(ctx, *req, p.Budget, now, HeldBuckets{}) })
 			}
 		}
-		if !sameCode(errEval, errSettle) || !sameCode(errEval, errWith) {
-			t.Fatalf("the same step params refused differently: evaluate %v, settle %v, decide-with %v", errEval, errSettle, errWith)
+		if !sameCode(errEval, errSettle) {
+			t.Fatalf("the same step params refused differently: evaluate %v, settle %v", errEval, errSettle)
 		}
-		compiledAgrees(t, e, p, s, o, now, reply, st, errEval, settled, errSettle)
 	})
-}
-
-// compiledAgrees checks the 0.3 compiled step against the 0.2 answers of
-// the same params: advance decides what evaluate decided or asks for the
-// same request (RequestOf) under store-key's key, finish gives settle's
-// decision and disagreement, and a refusal is refused alike.
-func compiledAgrees(t *testing.T, e *Engine, p Policy, s DeliveryState, o AttemptOutcome, now uint64, reply StoreReply,
-	st any, errEval error, settled any, errSettle error) {
-	t.Helper()
-	ctx := context.Background()
-	c, err := e.Compile(ctx, p, nil)
-	noTrap(t, "compile", err)
-	if err != nil {
-		if errEval == nil {
-			t.Fatalf("compile refused %+v (%v), evaluate did not", p, err)
-		}
-		return
-	}
-	defer c.Close()
-	adv, errAdv := c.Advance(ctx, s, o, false, now)
-	noTrap(t, "advance", errAdv)
-	if !sameCode(errAdv, errEval) {
-		t.Fatalf("advance %v, evaluate %v", errAdv, errEval)
-	}
-	if errAdv != nil {
-		return
-	}
-	step := st.(Step)
-	var call *StoreCall
-	if adv.Decided != nil {
-		if step.Decision == nil || !same(adv.Decided.Decision, *step.Decision) {
-			t.Fatalf("advance decided %+v, evaluate %+v", adv.Decided, step)
-		}
-		call = adv.Decided.Call
-	} else {
-		call = adv.NeedsStore
-		fin, errFin := c.Finish(ctx, s, o, now, reply)
-		noTrap(t, "finish", errFin)
-		if !sameCode(errFin, errSettle) {
-			t.Fatalf("finish %v, settle %v", errFin, errSettle)
-		}
-		if errFin == nil {
-			got := Decision{Retry: fin.Verdict.Retry, Stop: fin.Verdict.Stop}
-			want := settled.(Settlement)
-			if fin.Verdict.Hold != nil || !same(got, want.Decision) || fin.BudgetDisagreement != want.BudgetDisagreement {
-				t.Fatalf("finish %+v, settle %+v", fin, want)
-			}
-		}
-	}
-	if (call == nil) != (step.Store == nil) {
-		t.Fatalf("advance's call %+v, evaluate's request %+v", call, step.Store)
-	}
-	if call != nil {
-		req, err := RequestOf(*call)
-		key, errKey := e.StoreKey(ctx, req)
-		if err != nil || req != *step.Store || errKey != nil || key != call.Key {
-			t.Fatalf("advance's call %+v (%v) maps onto %+v, evaluate asked %+v; store-key %q (%v)", call, err, req, *step.Store, key, errKey)
-		}
-	}
 }
 
 func noTrap(t *testing.T, what string, err error) {

@@ -41,9 +41,8 @@ func TestEveryVectorCaseMatchesItsExpectation(t *testing.T) {
 	// interpreter (every other platform).
 	for name, opts := range map[string][]retrypolicy.Option{"compiler": nil, "interpreter": {retrypolicy.WithInterpreter()}} {
 		t.Run(name, func(t *testing.T) {
-			imports := &vectors.Imports{}
-			ctx := vectors.WithImports(context.Background(), imports)
-			engine, err := retrypolicy.New(ctx, append(opts, imports.Options()...)...)
+			ctx := context.Background()
+			engine, err := retrypolicy.New(ctx, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

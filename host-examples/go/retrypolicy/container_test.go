@@ -33,8 +33,8 @@ func TestTheReaderFindsTheMainModuleAndTheBuildSectionOfTheShippedArtifact(t *te
 			t.Errorf("the main module lacks the export %s", name)
 		}
 	}
-	if !bytes.Contains(c.custom[buildSection], []byte(`"wit_package":"webhook:retry-policy@0.3.0"`)) &&
-		!bytes.Contains(c.custom[buildSection], []byte(`"wit_package": "webhook:retry-policy@0.3.0"`)) {
+	if !bytes.Contains(c.custom[buildSection], []byte(`"wit_package":"webhook:retry-policy@1.0.0"`)) &&
+		!bytes.Contains(c.custom[buildSection], []byte(`"wit_package": "webhook:retry-policy@1.0.0"`)) {
 		t.Errorf("the build section does not name the WIT package: %s", c.custom[buildSection])
 	}
 	if _, ok := c.custom[documentSection]; ok {

@@ -9,16 +9,14 @@ import "context"
 // host refuses the same addresses. Text that is not an address is an
 // error (invalid_address).
 func (e *Engine) DestinationRefusal(ctx context.Context, address string) (reason string, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer e.done(ctx, "destination-refusal", in, &err)
-	r, err := in.callDestinationRefusal(ctx, address)
-	if err != nil || r == nil {
-		return "", err
-	}
-	return *r, nil
+	err = e.withAnswer(ctx, "destination-refusal", func(in *instance) error {
+		r, err := in.callDestinationRefusal(ctx, address)
+		if r != nil {
+			reason = *r
+		}
+		return err
+	})
+	return reason, err
 }
 
 // ReadTarget reads a webhook's target URL as the component reads it for
@@ -27,10 +25,9 @@ func (e *Engine) DestinationRefusal(ctx context.Context, address string) (reason
 // 127.0.0.1). The error's text starts with its code (invalid_url,
 // unsupported_scheme, userinfo, invalid_host, invalid_port).
 func (e *Engine) ReadTarget(ctx context.Context, url string) (t Target, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return Target{}, err
-	}
-	defer e.done(ctx, "read-target", in, &err)
-	return in.callReadTarget(ctx, url)
+	err = e.withAnswer(ctx, "read-target", func(in *instance) (err error) {
+		t, err = in.callReadTarget(ctx, url)
+		return err
+	})
+	return t, err
 }

@@ -15,7 +15,7 @@
 // replace it without a restart.
 //
 // It speaks the component model's canonical ABI to the module for the
-// WIT world webhook:retry-policy/retry-policy@0.3.0 through generated
+// WIT world webhook:retry-policy/retry-policy@1.0.0 (ABI 1.0) through generated
 // glue (zz_generated_*.go, from wit/ by tools/witgen): the exports of
 // interface `policy` are Engine's methods, and the imports `clock` and
 // `budget-store` call the Clock and BudgetStore given to New. The
@@ -27,11 +27,12 @@
 // contract's code and the field path; a guest trap is a *TrapError, a
 // refused artifact an *ArtifactError; never a panic.
 //
-// ABI 0.3 adds the compiled policy: Engine.Compile validates a policy
-// (and its format-3 health section) once and returns a *Compiled whose
-// calls (Advance, Finish, Gate, ...) lower only the event's state, the
-// outcome and the time. Engine.Step, the default typed step, runs on one
-// compiled per policy value. Handles are per instance: see Compiled.
+// The delivery engine (OpenDeliveryEngine, docs/engine.md) is what a
+// dispatcher drives: it decides every step of every event, and the host
+// performs its actions. Beside it: Plan, classification, ParseRetryAfter,
+// LoadDocument and LoadHealthDocument, Admit, the one per-attempt step
+// (Evaluate, the store's one call, Settle: Engine.Step; or Decide through
+// the imported clock and store), ReadTarget and DestinationRefusal.
 //
 // An Engine compiles the module once and pools instances; it is safe for
 // concurrent use by any number of goroutines (see Engine).

@@ -14,7 +14,7 @@ import (
 
 // ABIVersion is the abi-version() of the WIT `policy` interface this host
 // was generated against; New refuses an artifact reporting another one.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // memoryLimitPages bounds each instance's linear memory (64 KiB pages):
 // 64 MiB, far above what a policy call needs (a 1 MiB document included).
@@ -44,8 +44,6 @@ type Engine struct {
 
 	inFlight atomic.Int64
 	closed   atomic.Bool
-
-	compiled compiledCache // Step's compiled policies (compiled_cache.go)
 }
 
 type config struct {
@@ -71,10 +69,11 @@ func WithClock(c Clock) Option { return func(cfg *config) { cfg.clock = c } }
 func WithBudgetStore(s BudgetStore) Option { return func(cfg *config) { cfg.store = s } }
 
 // WithBudgetStoreFor sets the store Decide calls to the one newStore
-// builds from the engine, for stores that use the engine themselves
-// (redisbudget.New computes its keys with it):
+// builds from the engine, for stores that use the engine themselves (a
+// shared store computing its keys with StoreKey; MemoryStore applies
+// requests with it):
 //
-//	rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore { return redisbudget.New(rdb, e) }))
+//	rp.New(ctx, rp.WithBudgetStoreFor(func(e *rp.Engine) rp.BudgetStore { return rp.NewMemoryStore(e) }))
 func WithBudgetStoreFor(newStore func(*Engine) BudgetStore) Option {
 	return func(cfg *config) { cfg.storeFor = newStore }
 }
@@ -190,10 +189,7 @@ func (e *Engine) acquireOn(ctx context.Context, g *generation, apply bool) (*ins
 	}
 	if in := p.get(); in != nil {
 		in.allocs = 0
-		if !in.hasPending.Load() || in.drainDiscards(ctx) {
-			return in, nil
-		}
-		in.close(context.WithoutCancel(ctx)) // a discard trapped: start afresh
+		return in, nil
 	}
 	in, err := newInstance(ctx, e.rt, g.compiled)
 	if err != nil {
@@ -243,7 +239,7 @@ func (in *instance) judgeError(ctx context.Context, op string, err error) error 
 	var pe *PolicyError
 	var le *lowerError
 	switch {
-	case errors.As(err, &pe), errors.Is(err, ErrCompiledClosed):
+	case errors.As(err, &pe):
 		return err
 	case errors.As(err, &le):
 		// refused before the guest ran; what it allocated so far is leaked, so start afresh

@@ -60,19 +60,17 @@ func TestInvalidUTF8IsRefusedAsInvalidInputBeforeReachingTheGuest(t *testing.T) 
 	e := newEngine(t)
 	s := someState
 	s.EventID = "evt_\xff"
-	_, err := e.DecideWith(context.Background(), notification, s, rp.ResponseOutcome(503), firstAt, &rp.BudgetCounts{})
+	_, err := e.Evaluate(context.Background(), notification, s, rp.ResponseOutcome(503), firstAt)
 	wantCode(t, err, rp.ErrorCodeInvalidInput, "state.event_id")
 	_, err = e.ClassifyError(context.Background(), "\xc3")
 	wantCode(t, err, rp.ErrorCodeInvalidInput, "error_kind")
-	_, err = e.Delay(context.Background(), notification.Backoff, "evt", 100)
-	wantCode(t, err, rp.ErrorCodeInvalidRetryIndex, "")
 }
 
 func TestAJitterOutsideTheWITEnumIsInvalidBackoff(t *testing.T) {
 	e := newEngine(t)
 	p := notification
 	p.Backoff.Jitter = 7
-	_, err := e.DecideWith(context.Background(), p, someState, rp.ResponseOutcome(503), firstAt, nil)
+	_, err := e.Settle(context.Background(), p, someState, rp.ResponseOutcome(503), firstAt, rp.StoreReply{Unavailable: true})
 	wantCode(t, err, rp.ErrorCodeInvalidBackoff, "policy.backoff.jitter")
 	if _, ok := rp.ParseJitter("decorrelated"); ok {
 		t.Fatal("ParseJitter accepted an unknown jitter")
@@ -83,30 +81,34 @@ func TestAnOutcomeWithNoneOrBothCasesSetIsInvalidInput(t *testing.T) {
 	e := newEngine(t)
 	o := rp.ResponseOutcome(503)
 	o.TransportError = rp.TransportErrorOutcome("connect_timeout").TransportError
-	_, err := e.DecideWith(context.Background(), notification, someState, o, firstAt, nil)
+	_, err := e.Settle(context.Background(), notification, someState, o, firstAt, rp.StoreReply{Unavailable: true})
 	wantCode(t, err, rp.ErrorCodeInvalidInput, "outcome")
 	_, err = e.Evaluate(context.Background(), notification, someState, rp.AttemptOutcome{}, firstAt)
 	wantCode(t, err, rp.ErrorCodeInvalidInput, "outcome")
 }
 
-func TestDecideWithFollowsTheSpecGatesForA503AndA410(t *testing.T) {
+func TestEvaluateAndSettleFollowTheSpecGatesForA503AndA410(t *testing.T) {
 	e := newEngine(t)
 	ctx := context.Background()
-	counts := &rp.BudgetCounts{Current: rp.BucketCounts{Total: 1000, Retries: 5}, Previous: rp.BucketCounts{Total: 1000, Retries: 5}}
-	d, err := e.DecideWith(ctx, notification, someState, rp.ResponseOutcome(503), firstAt+100, counts)
-	if err != nil || d.Retry == nil || d.Retry.DelayMs != 8 || d.Stop != nil {
+	reserved := rp.StoreReply{Answered: &rp.Reservation{Reserved: true,
+		Counts: rp.BudgetCounts{Current: rp.BucketCounts{Total: 1000, Retries: 5}, Previous: rp.BucketCounts{Total: 1000, Retries: 5}}}}
+	st, err := e.Settle(ctx, notification, someState, rp.ResponseOutcome(503), firstAt+100, reserved)
+	if d := st.Decision; err != nil || d.Retry == nil || d.Retry.DelayMs != 8 || d.Stop != nil {
 		t.Fatalf("503 on attempt 1: want retry after 8 ms (the SPEC vector), got %+v %v", d, err)
 	}
-	d, err = e.DecideWith(ctx, notification, someState, rp.ResponseOutcome(410), firstAt+100, counts)
-	if err != nil || d.Stop == nil || d.Stop.Reason != rp.StopReasonTerminalResponse || !d.Stop.DisableEndpoint {
-		t.Fatalf("410: want terminal_response with disable_endpoint, got %+v %v", d, err)
+	step, err := e.Evaluate(ctx, notification, someState, rp.ResponseOutcome(410), firstAt+100)
+	if err != nil || step.Decision == nil || step.Decision.Stop == nil {
+		t.Fatalf("410: want a gate's stop, got %+v %v", step, err)
 	}
-	if dl := d.Stop.DeadLetter; dl == nil || dl.EventID != "evt_1" || dl.ElapsedMs != 100 || dl.StopReason != rp.StopReasonTerminalResponse {
-		t.Fatalf("410: dead letter %+v", d.Stop.DeadLetter)
+	if d := *step.Decision; d.Stop.Reason != rp.StopReasonTerminalResponse || !d.Stop.DisableEndpoint {
+		t.Fatalf("410: want terminal_response with disable_endpoint, got %+v", d)
 	}
-	d, err = e.DecideWith(ctx, notification, someState, rp.ResponseOutcome(503), firstAt+100, nil)
-	if err != nil || d.Stop == nil || d.Stop.Reason != rp.StopReasonBudgetUnavailable {
-		t.Fatalf("unreadable counts: want budget_unavailable, got %+v %v", d, err)
+	if dl := step.Decision.Stop.DeadLetter; dl == nil || dl.EventID != "evt_1" || dl.ElapsedMs != 100 || dl.StopReason != rp.StopReasonTerminalResponse {
+		t.Fatalf("410: dead letter %+v", dl)
+	}
+	st, err = e.Settle(ctx, notification, someState, rp.ResponseOutcome(503), firstAt+100, rp.StoreReply{Unavailable: true})
+	if d := st.Decision; err != nil || d.Stop == nil || d.Stop.Reason != rp.StopReasonBudgetUnavailable {
+		t.Fatalf("an unavailable store: want budget_unavailable, got %+v %v", d, err)
 	}
 }
 
@@ -138,9 +140,13 @@ func TestConcurrentDecisionsAgreeWithSequentialOnes(t *testing.T) {
 		s.Attempt = uint32(1 + i%12)
 		return s
 	}
-	counts := &rp.BudgetCounts{}
+	reply := rp.StoreReply{Answered: &rp.Reservation{Reserved: true}}
+	decide := func(i int) (rp.Decision, error) {
+		st, err := e.Settle(ctx, notification, stateOf(i), rp.ResponseOutcome(503), firstAt+uint64(i)*1000, reply)
+		return st.Decision, err
+	}
 	for i := range want {
-		d, err := e.DecideWith(ctx, notification, stateOf(i), rp.ResponseOutcome(503), firstAt+uint64(i)*1000, counts)
+		d, err := decide(i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +160,7 @@ func TestConcurrentDecisionsAgreeWithSequentialOnes(t *testing.T) {
 			defer wg.Done()
 			for r := 0; r < 10; r++ {
 				for i := range want {
-					d, err := e.DecideWith(ctx, notification, stateOf(i), rp.ResponseOutcome(503), firstAt+uint64(i)*1000, counts)
+					d, err := decide(i)
 					if err != nil || !sameDecision(d, want[i]) {
 						mismatches.Add(1)
 					}

@@ -52,6 +52,3 @@ func (e *TrapError) Unwrap() error { return e.Err }
 
 // ErrClosed is returned by calls on an Engine after Close.
 var ErrClosed = errors.New("retrypolicy: engine is closed")
-
-// ErrCompiledClosed is returned by calls on a Compiled after its Close.
-var ErrCompiledClosed = errors.New("retrypolicy: compiled policy is closed")

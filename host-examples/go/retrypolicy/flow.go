@@ -17,14 +17,12 @@ type StepResult struct {
 	StoreErr error
 }
 
-// StepEvaluateSettle is the budget flow of one attempt through the 0.2
-// functions, which lower the whole policy in every call: Evaluate, then at
-// most ONE call to store, then Settle with its reply (skipped when a gate
-// already decided: Settle would return that decision whatever the reply).
-// It gives what Step gives; Step is cheaper (a compiled policy, one call
-// when a gate decides). Kept for comparison (the bench) and for callers
-// pinned to 0.2's path.
-func (e *Engine) StepEvaluateSettle(ctx context.Context, store BudgetStore, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (StepResult, error) {
+// Step is the budget flow of one attempt: Evaluate, then at most ONE call
+// to store, then Settle with its reply (skipped when a gate already
+// decided: Settle would return that decision whatever the reply). The
+// host computes nothing and judges nothing. When ctx ends during the store
+// call, Step returns ctx's error instead of a budget_unavailable stop.
+func (e *Engine) Step(ctx context.Context, store BudgetStore, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (StepResult, error) {
 	st, err := e.Evaluate(ctx, p, s, o, nowMs)
 	if err != nil {
 		return StepResult{}, err

@@ -158,15 +158,6 @@ func (g *fakeGuest) encStep(at uint32, v *Step) {
 	}
 }
 
-func (g *fakeGuest) encResumption(at uint32, v *Resumption) {
-	if v.Due {
-		g.w8(at, 0)
-		return
-	}
-	g.w8(at, 1)
-	g.encStop(at+8, v.Stop)
-}
-
 func (g *fakeGuest) decBackoff(at uint32) Backoff {
 	return Backoff{BaseMs: g.r64(at), Factor: math.Float64frombits(g.r64(at + 8)), CapMs: g.r64(at + 16), Jitter: Jitter(g.r8(at + 24))}
 }

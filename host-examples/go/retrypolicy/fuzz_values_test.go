@@ -197,14 +197,6 @@ func (r *fz) step() Step {
 	return s
 }
 
-func (r *fz) resumption() Resumption {
-	if r.flag() {
-		s := r.stop()
-		return Resumption{Stop: &s}
-	}
-	return Resumption{Due: true}
-}
-
 // same is reflect.DeepEqual with floats compared by their bits (a NaN
 // must come back as the same NaN).
 func same(a, b any) bool { return sameValue(reflect.ValueOf(a), reflect.ValueOf(b)) }

@@ -13,14 +13,13 @@ import (
 // an ABI error, since its memory may then be inconsistent.
 type instance struct {
 	abi
-	fns             [fnCount]api.Function
-	posts           [fnCount]api.Function
-	stack           [17]uint64 // 16 flat params + 1
-	scratch         []byte
-	broken          bool
-	home            *pool       // the pool it returns to
-	gen             *generation // the artifact it runs
-	instanceHandles             // the compiled policies' handles in it (compiled_handles.go)
+	fns     [fnCount]api.Function
+	posts   [fnCount]api.Function
+	stack   [17]uint64 // 16 flat params + 1
+	scratch []byte
+	broken  bool
+	home    *pool       // the pool it returns to
+	gen     *generation // the artifact it runs
 }
 
 func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {
@@ -79,8 +78,7 @@ func (in *instance) post(ctx context.Context, fn int, ptr uint32) error {
 	return p.CallWithStack(ctx, s)
 }
 
-// close closes the module; the handles compiled in it go with it.
+// close closes the module.
 func (in *instance) close(ctx context.Context) {
-	in.forgetHandles()
 	_ = in.mod.Close(ctx)
 }

@@ -13,7 +13,7 @@ import (
 // interface `policy` this host speaks (the generated exportNames).
 const exportPrefix = "webhook:retry-policy/policy@"
 
-// abiPackageVersion is ABI's version ("0.3.0").
+// abiPackageVersion is ABI's version ("1.0.0").
 var abiPackageVersion = strings.TrimPrefix(ABI, "webhook:retry-policy@")
 
 // load runs the checks of docs/artifact.md on raw (pin, container, ABI,

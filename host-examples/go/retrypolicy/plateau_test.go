@@ -107,20 +107,16 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 			}
 			_, err = e.Settle(ctx, p, s, o, now, reply)
 		case 2:
-			if i%4 == 2 {
-				counts = nil
-			}
-			_, err = e.DecideWith(ctx, p, s, o, now, counts)
+			_, err = e.Evaluate(ctx, p, s, ResponseOutcome(uint16(i%700)), now) // refused below 100 and above 599
 		case 3:
-			s.Attempt = uint32(i % 14)
-			_, err = e.Resume(ctx, p, s, now)
+			_, err = e.DestinationRefusal(ctx, "10."+strconv.Itoa(i%256)+".0.1")
 		case 4:
 			_, err = e.Step(ctx, e.store, p, s, o, now)
 		case 5:
 			_, err = e.Decide(ctx, p, s, o)
 		case 6:
 			s.Attempt = 0 // refused: invalid_state
-			_, err = e.DecideWith(ctx, p, s, o, now, nil)
+			_, err = e.Evaluate(ctx, p, s, o, now)
 		case 7:
 			header := strconv.Itoa(i)
 			if i%2 == 0 {
@@ -137,7 +133,7 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 		case 9:
 			_, err = e.Plan(ctx, p.Backoff, p.WindowMs, uint32(i%40)) // refused above the hard cap's limit or at 0
 		case 10:
-			_, err = e.Delay(ctx, p.Backoff, id, uint32(i%120)) // refused past retry 99
+			_, err = e.ReadTarget(ctx, "https://"+id+".example/hook") // refused past a label's 63 bytes
 		case 11:
 			_, err = e.ClassifyStatus(ctx, uint16(i%700)) // refused below 100 and above 599
 		case 12:
@@ -147,7 +143,7 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 			}
 			_, err = e.ClassifyError(ctx, kind)
 		case 13:
-			_, err = e.BudgetAllows(ctx, p.Budget, now, *counts)
+			_, err = e.LoadHealthDocument(ctx, []byte(`{"classes":{"c":{"window_ms":60000,"backoff":{"base_ms":1000,"factor":2,"cap_ms":8000}}},"health":{"cache_ms":`+strconv.Itoa(i%3)+`}}`))
 		case 14:
 			if i%1000 == 14 {
 				_, err = e.Admit(ctx, doc, "c", now)
@@ -167,7 +163,8 @@ func TestGuestMemoryLevelsOffOverMixedCallsOfEveryExport(t *testing.T) {
 			}
 		}
 		var pe *PolicyError
-		if errors.As(err, &pe) {
+		var answer *answerError
+		if errors.As(err, &pe) || errors.As(err, &answer) {
 			refused++
 		} else if err != nil {
 			t.Fatalf("call %d (kind %d): %v", i, i%16, err)

@@ -4,7 +4,7 @@ import "context"
 
 // The delivery step of contract 0.2: Evaluate names the one store request
 // an attempt needs, the host makes it, Settle turns the reply into the
-// decision. Engine.Step runs the three; Resume judges a reloaded event.
+// decision. Engine.Step runs the three.
 
 // Evaluate runs gates 1-5 after an attempt and names the one store request
 // the attempt needs (Step.Store; nil: nothing to count or reserve).
@@ -31,18 +31,6 @@ func (e *Engine) Settle(ctx context.Context, p Policy, s DeliveryState, o Attemp
 	defer e.done(ctx, "settle", in, &err)
 	st, err = in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
 	return st, err
-}
-
-// Resume judges an event reloaded from storage (s.Attempt = attempts
-// already made, 0 allowed): Due, or a Stop.
-func (e *Engine) Resume(ctx context.Context, p Policy, s DeliveryState, nowMs uint64) (r Resumption, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "resume", in, &err)
-	r, err = in.callResume(ctx, &p, &s, nowMs)
-	return r, err
 }
 
 // ParseRetryAfter reads a Retry-After header value (as received) as
@@ -101,17 +89,4 @@ func (e *Engine) decide(ctx context.Context, p *Policy, s *DeliveryState, o *Att
 	}
 	defer e.done(ctx, "decide", in, &err)
 	return in.callDecide(ctx, p, s, o)
-}
-
-// DecideWith is the format-1 pure decision: nowMs and the counts given
-// (nil: the store could not be read, which fails the budget closed).
-// It records nothing.
-func (e *Engine) DecideWith(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, counts *BudgetCounts) (d Decision, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "decide-with", in, &err)
-	d, err = in.callDecideWith(ctx, &p, &s, &o, nowMs, counts)
-	return d, err
 }

@@ -158,21 +158,6 @@ func TestTheMemoryStoreReservesUntilTheRatioIsReached(t *testing.T) {
 	}
 }
 
-func TestResumeStopsAnEventWhoseWindowHasElapsedAtTheBoundary(t *testing.T) {
-	e := newEngine(t)
-	ctx := context.Background()
-	s := someState
-	s.Attempt = 3
-	r, err := e.Resume(ctx, notification, s, firstAt+notification.WindowMs-1)
-	if err != nil || !r.Due {
-		t.Fatalf("inside the window: want due, got %+v %v", r, err)
-	}
-	r, err = e.Resume(ctx, notification, s, firstAt+notification.WindowMs)
-	if err != nil || r.Stop == nil || r.Stop.Reason != rp.StopReasonRetryWindowElapsed || r.Stop.DeadLetter.Attempts != 3 {
-		t.Fatalf("elapsed == window: want retry_window_elapsed, got %+v %v", r, err)
-	}
-}
-
 func TestRetryAfterHeadersAreReadByTheComponent(t *testing.T) {
 	e := newEngine(t)
 	ctx := context.Background()

@@ -9,24 +9,13 @@ import (
 // BudgetStore answers the store requests of the delivery step (record,
 // reserve, record-reserve), each in ONE call atomic with respect to every
 // other call on that endpoint. It never judges a reply: a shared store
-// runs the fleet script (redisbudget), an in-memory one the component's
-// store-apply (MemoryStore). An error (unreachable, timeout) makes a
+// runs the fleet script (fleet/budget.lua, under StoreKey's key), an
+// in-memory one the component's store-apply (MemoryStore). An error (unreachable, timeout) makes a
 // pending retry budget_unavailable; it never fails the call.
 // Implementations must be safe for concurrent use.
 type BudgetStore interface {
 	// Call answers r; b and nowMs are what a reserve judges with.
 	Call(ctx context.Context, r StoreRequest, b Budget, nowMs uint64) (Reservation, error)
-}
-
-// KeyedBudgetStore is a BudgetStore that files counts under the
-// component's store key (a shared store: redisbudget). Engine.Step and
-// Compiled.Step hand it the key the compiled policy put in its call
-// (StoreCall.Key, equal to StoreKey of the request), which spares the
-// store a store-key call into the component per request.
-type KeyedBudgetStore interface {
-	BudgetStore
-	// CallKeyed is Call with r's key already known.
-	CallKeyed(ctx context.Context, key string, r StoreRequest, b Budget, nowMs uint64) (Reservation, error)
 }
 
 // BudgetStoreFunc adapts a function to BudgetStore.
@@ -41,7 +30,8 @@ func (f BudgetStoreFunc) Call(ctx context.Context, r StoreRequest, b Budget, now
 // component's store-apply on what it holds for that endpoint and bucket
 // width, under one mutex. It keeps two buckets per endpoint and width, so
 // memory is bounded by the endpoints seen. A budget kept in one process
-// does not hold across replicas; a fleet shares one store (redisbudget).
+// does not hold across replicas; a fleet shares one store (Redis:
+// redisbudget, which the delivery engine's store calls drive).
 type MemoryStore struct {
 	engine *Engine
 	mu     sync.Mutex
@@ -90,19 +80,4 @@ func callStore(ctx context.Context, s BudgetStore, r StoreRequest, b Budget, now
 		}
 	}()
 	return s.Call(ctx, r, b, nowMs)
-}
-
-// callStoreKeyed is callStore with the key known: CallKeyed when s is a
-// KeyedBudgetStore, else Call.
-func callStoreKeyed(ctx context.Context, s BudgetStore, key string, r StoreRequest, b Budget, nowMs uint64) (res Reservation, err error) {
-	ks, ok := s.(KeyedBudgetStore)
-	if !ok || key == "" {
-		return callStore(ctx, s, r, b, nowMs)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("budget store panicked: %v", p)
-		}
-	}()
-	return ks.CallKeyed(ctx, key, r, b, nowMs)
 }

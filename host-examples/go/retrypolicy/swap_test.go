@@ -39,7 +39,7 @@ func TestABadArtifactKeepsTheOldOneAndSaysWhy(t *testing.T) {
 	wantCode(t, err, ArtifactInvalid, "truncated")
 	_, err = e.SwapArtifact(ctx, another("pinned"), digest(embeddedArtifact))
 	wantCode(t, err, ArtifactSHA256Mismatch)
-	_, err = e.SwapArtifact(ctx, tinyComponent(3), "")
+	_, err = e.SwapArtifact(ctx, tinyComponent(ABIVersion), "")
 	wantCode(t, err, ArtifactSelfTestFailed)
 	_, err = e.SwapArtifactFile(ctx, "/nonexistent/artifact.wasm", "")
 	wantCode(t, err, ArtifactUnreadable)

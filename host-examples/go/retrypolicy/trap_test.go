@@ -16,15 +16,15 @@ func TestAGuestTrapIsATrapErrorAndTheInstanceIsDiscarded(t *testing.T) {
 	}
 	defer e.Close(ctx)
 	var trapped *instance
-	err = e.with(ctx, "decide-with", func(in *instance) error {
+	err = e.with(ctx, "evaluate", func(in *instance) error {
 		trapped = in
 		s := in.stack[:1]
 		s[0] = 0xFFFF_FFF0 // a params pointer far outside memory
-		return in.invoke(ctx, fnDecideWith, s)
+		return in.invoke(ctx, fnEvaluate, s)
 	})
 	var te *TrapError
-	if !errors.As(err, &te) || te.Op != "decide-with" {
-		t.Fatalf("want a *TrapError for decide-with, got %v", err)
+	if !errors.As(err, &te) || te.Op != "evaluate" {
+		t.Fatalf("want a *TrapError for evaluate, got %v", err)
 	}
 	if e.cur.Load().pool.len() != 0 || !trapped.mod.IsClosed() {
 		t.Fatal("the trapped instance was not discarded")
@@ -116,7 +116,7 @@ func TestGuestMemoryStaysFlatOverManyCalls(t *testing.T) {
 	})
 	round := func() {
 		for _, o := range []AttemptOutcome{ResponseOutcome(503), ResponseOutcome(410), TransportErrorOutcome("read_timeout")} {
-			if _, err := e.DecideWith(ctx, p, s, o, 10, &BudgetCounts{}); err != nil {
+			if _, err := e.Settle(ctx, p, s, o, 10, StoreReply{Answered: &Reservation{}}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := e.Step(ctx, failing, p, s, o, 10); err != nil {

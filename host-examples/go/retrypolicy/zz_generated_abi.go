@@ -816,14 +816,14 @@ func (in *instance) callDestinationRefusal(ctx context.Context, address string) 
 }
 
 // callVectorCase calls the export `vector-case`: flat params, the result through the return area.
-func (in *instance) callVectorCase(ctx context.Context, format string, case string) error {
+func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
 	s := in.stack[:0]
 	if p44, n44, err := in.lowerString(ctx, format); err != nil {
 		return withField("format", err)
 	} else {
 		s = append(s, uint64(p44), uint64(n44))
 	}
-	if p45, n45, err := in.lowerString(ctx, case); err != nil {
+	if p45, n45, err := in.lowerString(ctx, case_); err != nil {
 		return withField("case", err)
 	} else {
 		s = append(s, uint64(p45), uint64(n45))

@@ -2,10 +2,8 @@
 // in this one run on this machine:
 //
 //   * the package's calls through the ONE artifact (the component's main
-//     module through jco's glue): every plain function beside its compiled
-//     counterpart (goal: none above 2x), the typed step (evaluate + settle,
-//     goal <= 2 us) and beside it the compiled step of ABI 0.3 (advance,
-//     + finish when the store answers), the imports-driven decide (one call), RetryPolicy's
+//     module through jco's glue): the step (evaluate + settle, goal <= 2 us),
+//     the imports-driven decide (one call), RetryPolicy's evaluate + settle,
 //     decide and step, retryAfter (goal <= 1 us); jco's glue alone (the
 //     same call with arguments already in jco's shape) shows what the
 //     package's own conversion costs; against the design note's path in
@@ -28,7 +26,7 @@ import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { compilePolicy, evaluate, settle, decideWith, decide, resume, retryAfter, RetryPolicy, ManualClock, InMemoryBudgetStore } from '@webhook/retry-policy';
+import { evaluate, settle, decide, retryAfter, RetryPolicy, ManualClock, InMemoryBudgetStore } from '@webhook/retry-policy';
 import { POLICY, DOCUMENT, workload, nsPerCall, nsPerAsyncCall } from './workload.mjs';
 import { loopbackPostNs } from './loopback.mjs';
 import { engineTable } from './engine.mjs';
@@ -51,31 +49,12 @@ const classed = cases.map((c) => {
   return { ...c, state };
 });
 const clock = new ManualClock(1_700_000_000_000);
-const compiled = compilePolicy(POLICY);
 const rp = new RetryPolicy(DOCUMENT, { clock });
 const store = new InMemoryBudgetStore();
 const imports = { store, clock };
-const typedStep = (c) => {
-  const s = compiled.evaluate(c.state, c.outcome, c.nowMs);
-  return s.decision ?? compiled.settle(c.state, c.outcome, c.nowMs, c.reply).decision;
-};
 const plainStep = (c) => {
   const s = evaluate(POLICY, c.state, c.outcome, c.nowMs);
   return s.decision ?? settle(POLICY, c.state, c.outcome, c.nowMs, c.reply).decision;
-};
-// ABI 0.3: the compiled handle (one call when advance decides, two when the store answers).
-const compiledStep = (c) => {
-  const r = compiled.advance(c.state, c.outcome, c.nowMs);
-  return r.action === 'decided' ? r.decision : compiled.finish(c.state, c.outcome, c.nowMs, c.reply).verdict;
-};
-// RetryPolicy's step before 0.3 (evaluate, the store, settle), beside the step it runs now.
-const rpBudget = rp.policy('bench').toJSON().budget;
-const rpOldStep = async (c) => {
-  const nowMs = clock.nowMs();
-  const s = rp.evaluate(c.state, c.outcome, nowMs);
-  if (s.store === null) return s.decision;
-  const reply = store.call(s.store, rpBudget, nowMs);
-  return s.decision ?? rp.settle(c.state, c.outcome, nowMs, reply).decision;
 };
 const rpStep = (c) => {
   const s = rp.evaluate(c.state, c.outcome, c.nowMs);
@@ -89,28 +68,17 @@ const jcoCases = cases.map((c) => ({
   now: BigInt(c.nowMs),
 }));
 const jcoApi = artifact().run((api) => api); // the primary instance's interface, for this measurement only
-const jcoHandle = jcoApi.compile(lower.policy(POLICY, 'policy'), undefined);
 
 const rows = [];
 const add = (what, ns, goal = '') => rows.push([what, ns, goal]);
 add('design note in plain JS (random jitter, no validation)', nsPerCall((c) => designNote.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
 add('plain-JS port, validated (benchmarks/baseline-decide.cjs)', nsPerCall((c) => ported.decide(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases));
 add("jco's glue alone: evaluate, arguments pre-converted", nsPerCall((c) => jcoApi.evaluate(c.p, c.s, c.o, c.now), jcoCases));
-add("jco's glue alone: advance on a handle, arguments pre-converted", nsPerCall((c) => jcoApi.advance(jcoHandle, c.s, c.o, false, c.now), jcoCases));
-add('typed step: CompiledPolicy evaluate + settle', nsPerCall(typedStep, cases), '<= 2 us');
-add('  plain: evaluate(policy, ...) + settle(policy, ...)', nsPerCall(plainStep, cases), '<= 2x typed step');
-add('compiled step (0.3 handle): CompiledPolicy advance (+ finish)', nsPerCall(compiledStep, cases), '<= 2 us');
-add('  0.2 typed step: CompiledPolicy evaluate + settle (same run)', nsPerCall(typedStep, cases));
-add('CompiledPolicy decideWith', nsPerCall((c) => compiled.decideWith(c.state, c.outcome, c.nowMs, c.counts), cases));
-add('  plain: decideWith(policy, ...)', nsPerCall((c) => decideWith(POLICY, c.state, c.outcome, c.nowMs, c.counts), cases), '<= 2x');
-add('CompiledPolicy resume', nsPerCall((c) => compiled.resume(c.state, c.nowMs), cases));
-add('  plain: resume(policy, ...)', nsPerCall((c) => resume(POLICY, c.state, c.nowMs), cases), '<= 2x');
-add('CompiledPolicy decide (one call; clock + in-memory store imports)', nsPerCall((c) => compiled.decide(c.state, c.outcome, imports), cases));
-add('  plain: decide(policy, ..., {store, clock})', nsPerCall((c) => decide(POLICY, c.state, c.outcome, imports), cases), '<= 2x');
+add('step: evaluate(policy, ...) + settle(policy, ...)', nsPerCall(plainStep, cases), '<= 2 us');
+add('decide(policy, ..., {store, clock}) (one call; clock + in-memory store imports)', nsPerCall((c) => decide(POLICY, c.state, c.outcome, imports), cases));
 add('RetryPolicy evaluate + settle (classed state)', nsPerCall(rpStep, classed));
 add('RetryPolicy decide (one call, in-memory store)', nsPerCall((c) => rp.decide(c.state, c.outcome), classed));
-add('RetryPolicy step, in-memory store (whole step, async; 0.3: advance, store, finish)', await nsPerAsyncCall((c) => rp.step(c.state, c.outcome), classed));
-add('  0.2 path: RetryPolicy evaluate, store, settle (async, same store)', await nsPerAsyncCall(rpOldStep, classed));
+add('RetryPolicy step, in-memory store (whole step, async: evaluate, store, settle)', await nsPerAsyncCall((c) => rp.step(c.state, c.outcome), classed));
 add("retryAfter('120', now)", nsPerCall((c) => retryAfter('120', c.nowMs), cases), '<= 1 us');
 add("RetryPolicy.retryAfter('120')", nsPerCall(() => rp.retryAfter('120'), cases), '<= 1 us');
 const post = await loopbackPostNs();
@@ -141,9 +109,9 @@ const shapes = [
   ['{error_kind: "connect_timeout"}', base, { error_kind: 'connect_timeout' }, 1_700_000_001_000, { reserved: true, counts }],
   ['store unavailable', base, { status: 503 }, 1_700_000_001_000, { unavailable: true }],
 ];
-const shapeNs = shapes.map(([what, s, o, now, reply]) => [what, nsPerCall(typedStep, [{ state: s, outcome: o, nowMs: now, reply }])]);
+const shapeNs = shapes.map(([what, s, o, now, reply]) => [what, nsPerCall(plainStep, [{ state: s, outcome: o, nowMs: now, reply }])]);
 console.log('');
-console.log('| input shape (CompiledPolicy evaluate + settle) | µs | vs canonical |');
+console.log('| input shape (evaluate + settle) | µs | vs canonical |');
 console.log('|---|---:|---:|');
 for (const [what, ns] of shapeNs) console.log(`| ${what} | ${(ns / 1000).toFixed(3)} | ${(ns / shapeNs[0][1]).toFixed(2)}x |`);
 
@@ -168,7 +136,7 @@ console.log('');
 console.log('| cold start, fresh process (median of 7 each, alternating) | ms, cache on | ms, cache off | on / off |');
 console.log('|---|---:|---:|---:|');
 console.log(coldRow("import (the package's modules; the artifact loads on first use)", 'import_ms'));
-console.log(coldRow('first compilePolicy + evaluate + settle (read + check + compile + instantiate the artifact)', 'first_step_ms'));
+console.log(coldRow('first evaluate + settle (read + check + compile + instantiate the artifact)', 'first_step_ms'));
 console.log(`${coldRow('**import to first decision** (goal <= 5 ms with the cache)', 'total_ms')}`);
 console.log(coldRow('  the same, CPU time of the process (all its threads)', 'cpu_ms'));
 console.log(coldRow("(node's own boot before the import, not the package's)", 'boot_ms'));
@@ -198,7 +166,7 @@ console.log(`| component + glue | ${kib(wasm[0] + glue[0])} | ${kib(wasm[1] + gl
 // dispatcher features: stores, signing, reload). Before: the wasm-bindgen
 // build at BEFORE (its JS glue and the wasm/npm Rust crate).
 const BEFORE = 'cb1c7b7';
-const GLUE_NOW = ['lib/artifact/code-cache.cjs', 'lib/artifact/current.cjs', 'lib/artifact/instance.cjs', 'lib/artifact/load.cjs', 'lib/artifact/reader.cjs', 'lib/call.cjs', 'lib/compiled.cjs', 'lib/document.cjs', 'lib/errors.cjs', 'lib/lower.cjs', 'lib/ops.cjs', 'lib/snapshot.cjs', 'lib/constants.cjs'];
+const GLUE_NOW = ['lib/artifact/code-cache.cjs', 'lib/artifact/current.cjs', 'lib/artifact/instance.cjs', 'lib/artifact/load.cjs', 'lib/artifact/reader.cjs', 'lib/call.cjs', 'lib/document.cjs', 'lib/errors.cjs', 'lib/lower.cjs', 'lib/ops.cjs', 'lib/snapshot.cjs', 'lib/constants.cjs'];
 const GLUE_BEFORE = ['host-examples/node/lib/compiled.cjs', 'host-examples/node/lib/errors.cjs', 'host-examples/node/lib/fast.cjs', 'host-examples/node/lib/native.cjs', 'host-examples/node/lib/ops.cjs', 'host-examples/node/lib/snapshot.cjs'];
 const count = (text) => text.split('\n').length - 1;
 const now = GLUE_NOW.reduce((n, f) => n + count(fs.readFileSync(path.join(pkg, f), 'utf8')), 0);

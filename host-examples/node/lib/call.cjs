@@ -18,7 +18,6 @@ const STEP_PATHS = Object.freeze({
   invalid_budget: 'policy',
   invalid_state: 'state',
 });
-const BUDGET_PATHS = Object.freeze({ invalid_budget: 'budget' });
 const NO_PATHS = Object.freeze({});
 
 /** The component's refusal as a PolicyError; anything else unchanged. */
@@ -49,4 +48,4 @@ function callWithImports(nowMs, store, onStoreError, f, on = artifact()) {
   }
 }
 
-module.exports = { call, callWithImports, converted, STEP_PATHS, BUDGET_PATHS };
+module.exports = { call, callWithImports, STEP_PATHS };

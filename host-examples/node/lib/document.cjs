@@ -1,12 +1,13 @@
 'use strict';
-// Policy documents through the component's `load-document` and `admit`: a
-// document object or its JSON text in, the component's validated
-// policy-document value out.
+// Policy documents through the component: `load-document` and `admit`
+// (format 2), `load-health-document` (format 3: format 2 with optional
+// `health` sections). A document object or its JSON text in, the
+// component's validated value out.
 const { PolicyError } = require('./errors.cjs');
 const { plain, plainDocument } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
 const { call } = require('./call.cjs');
-const { fromLowered } = require('./compiled.cjs');
+const { artifact } = require('./artifact/current.cjs');
 
 /** JSON text of plain data, bigints written as JSON integers. */
 function jsonText(value) {
@@ -47,35 +48,18 @@ function loadDocument(document, on) {
 
 /**
  * The admission of a new event of `eventClass` at `nowMs` under `doc` (a
- * loaded document). Through the compiled handle (`admit-compiled`): the
- * class's policy is compiled once per instance (compiledClass) and the
- * component copies the schedule and hash derived then, instead of lowering
- * the whole document each event; the admission is 0.2 `admit`'s. A class
- * the document lacks goes to 0.2 `admit`, so its `unknown_event_class` is
- * the one it always was.
+ * loaded document). The component's `admit` reads only the class it admits
+ * and the version, so it is handed a document of that one class (lowering
+ * the whole document every event would cost in proportion to its size); a
+ * class the document lacks is handed the whole document, so its
+ * `unknown_event_class` names the classes defined.
  */
 function admit(doc, eventClass, nowMs) {
   const c = lower.str(plain(eventClass, 'class'), 'class');
   const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
-  const compiled = compiledClass(doc, c);
-  if (compiled === undefined) return lower.admissionOut(call((api) => api.admit(doc, c, now)));
-  return compiled.admit(c, doc.version, now);
-}
-
-// A loaded document -> Map(class name -> CompiledPolicy), the first class of
-// a name. A loaded document is validated and never changed, so its classes
-// compile; their handles go with the document (the finalizer releases them).
-const compiledClasses = new WeakMap();
-
-/** The CompiledPolicy of class `name` of the loaded document `doc` (compiled lazily, per instance), or undefined. */
-function compiledClass(doc, name) {
-  let classes = compiledClasses.get(doc);
-  if (classes === undefined) {
-    classes = new Map();
-    for (const c of doc.classes) if (!classes.has(c.name)) classes.set(c.name, fromLowered(c.policy));
-    compiledClasses.set(doc, classes);
-  }
-  return classes.get(name);
+  const one = doc.classes.find((k) => k.name === c);
+  const arg = one === undefined ? doc : { version: doc.version, classes: [one] };
+  return lower.admissionOut(call((api) => api.admit(arg, c, now)));
 }
 
 /** The class `name`'s policy (component shape) in `doc`, or undefined. */
@@ -84,4 +68,53 @@ function classPolicy(doc, name) {
   return undefined;
 }
 
-module.exports = { loadDocument, admit, compiledClass, classPolicy, jsonText, documentText };
+/** A format-3 document (object or JSON text): `{version, classes: [{name, policy, health, policy_hash, hash_words}]}`. */
+function loadHealthDocument(document) {
+  const text = documentText(document);
+  return healthDocumentOut(call((api) => api.loadHealthDocument(text)));
+}
+
+/**
+ * The current artifact's embedded document (docs/artifact.md, step 6), as
+ * its load-health-document read it: `{text, hasHealth, document}` (document:
+ * loadHealthDocument's shape, health sections included), or null when it
+ * embeds none.
+ */
+function embeddedDocument() {
+  const a = artifact();
+  if (a.healthDocument === null) return null;
+  return { text: a.documentText, hasHealth: a.hasHealth, document: healthDocumentOut(a.healthDocument) };
+}
+
+const { n } = lower;
+
+const circuitOut = (c) => ({
+  failure_ratio: c.failureRatio,
+  min_sample: n(c.minSample),
+  cooldown_ms: n(c.cooldownMs),
+  cooldown_max_ms: n(c.cooldownMaxMs),
+  probes: c.probes,
+  probe_interval_ms: n(c.probeIntervalMs),
+});
+
+const healthOut = (h) => ({
+  hold_budget_refusals: h.holdBudgetRefusals,
+  pause_max_ms: n(h.pauseMaxMs),
+  circuit: h.circuit === undefined ? null : circuitOut(h.circuit),
+  release: { multiple: h.release.multiple, floor_per_s: h.release.floorPerS },
+  cache_ms: n(h.cacheMs),
+});
+
+/** The component's health-document in the contract's shape. */
+const healthDocumentOut = (d) => ({
+  version: d.version,
+  classes: d.classes.map((c) => ({
+    name: c.name,
+    policy: lower.policyOut(c.policy),
+    health: c.health === undefined ? null : healthOut(c.health),
+    policy_hash: c.policyHash,
+    hash_words: Array.from(c.hashWords, n),
+  })),
+});
+
+module.exports = { loadDocument, admit, classPolicy, jsonText, documentText, loadHealthDocument, embeddedDocument };

@@ -11,8 +11,7 @@ const constants = require('./constants.cjs');
 const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
 const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
-const { CompiledPolicy, compilePolicy } = require('./compiled.cjs');
-const health = require('./health-ops.cjs');
+const { loadHealthDocument, embeddedDocument } = require('./document.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
 const { DeliveryEngine } = require('./delivery-engine.cjs');
@@ -27,30 +26,17 @@ const { WIT_PACKAGE, ABI_VERSION } = require('./artifact/load.cjs');
 
 module.exports = {
   plan: ops.plan,
-  delay: ops.delay,
   classifyStatus: ops.classifyStatus,
   classifyError: ops.classifyError,
-  budgetAllows: ops.budgetAllows,
   decide: ops.decide,
-  decideWith: ops.decideWith,
   evaluate: ops.evaluate,
   settle: ops.settle,
-  resume: ops.resume,
   retryAfter: ops.retryAfter,
   storeKey: ops.storeKey,
   storeApply: ops.storeApply,
   EMPTY_HELD: ops.EMPTY_HELD,
-  applyCall: health.applyCall,
-  EMPTY_HELD_HEALTH: health.EMPTY_HELD_HEALTH,
-  loadHealthDocument: health.loadHealthDocument,
-  embeddedDocument: health.embeddedDocument,
-  compileDocument: health.compileDocument,
-  pace: health.pace,
-  normalPerS: health.normalPerS,
-  healthOutcome: health.healthOutcome,
-  pauseUntil: health.pauseUntil,
-  compilePolicy,
-  CompiledPolicy,
+  loadHealthDocument,
+  embeddedDocument,
   RetryPolicy,
   DeliveryEngine,
   destinationRefusal,

@@ -11,14 +11,12 @@ import type {
   Policy,
   DeliveryState,
   AttemptOutcome,
-  BudgetCounts,
   Schedule,
   OutcomeClass,
   Decision,
   Step,
   StoreReply,
   Settlement,
-  Resumption,
   StoreRequest,
   Reservation,
   HeldBuckets,
@@ -28,15 +26,14 @@ import type {
   StopReason,
   StoreOp,
   Jitter,
-  StoreCall,
-  CallReply,
+  HealthDocument,
 } from './types.cjs';
 
 export type * from './types.cjs';
 
 declare global {
   interface SymbolConstructor {
-    /** CompiledPolicy and CompiledDocument release their handles on it (`using`); Node defines it (as @types/node declares). */
+    /** DeliveryEngine closes on it (`using`); Node defines it (as @types/node declares). */
     readonly dispose: unique symbol;
   }
 }
@@ -85,20 +82,8 @@ export declare class PolicyError extends Error {
 
 /** Derive max attempts and the schedule from a retry window. */
 export declare function plan(backoff: Backoff<Int>, windowMs: Int, hardCap: Int): Schedule;
-/** The jittered delay (ms) of retry `retryIndex` (0-based, `<= 99`) for an event. */
-export declare function delay(backoff: Backoff<Int>, eventId: string, retryIndex: Int): number;
 export declare function classifyStatus(status: Int): OutcomeClass;
 export declare function classifyError(errorKind: string): Exclude<OutcomeClass, 'success'>;
-/** Whether one more retry fits the budget given the counts read at `nowMs`. */
-export declare function budgetAllows(budget: Budget<Int>, nowMs: Int, counts: BudgetCounts<Int>): boolean;
-/** The format-1 pure decision: `budgetCounts` read from the store, or `null` when it could not be (fails closed). Records nothing. */
-export declare function decideWith(
-  policy: Policy<Int>,
-  state: DeliveryState<Int>,
-  outcome: AttemptOutcome<Int>,
-  nowMs: Int,
-  budgetCounts: BudgetCounts<Int> | null,
-): Decision;
 /** What the component's imports answer during `decide`. */
 export interface DecideImports {
   /** Answers the one store call synchronously (an async store goes through RetryPolicy#step). */
@@ -123,8 +108,6 @@ export declare function settle(
   nowMs: Int,
   reply: StoreReply<Int>,
 ): Settlement;
-/** Judge an event reloaded from storage (`state.attempt` = attempts already made, 0 allowed). */
-export declare function resume(policy: Policy<Int>, state: DeliveryState<Int>, nowMs: Int): Resumption;
 /** A Retry-After header value (as received) in ms from `nowMs`; `null` when unusable. */
 export declare function retryAfter(header: string, nowMs: Int): number | null;
 /** The key a shared store files the request's endpoint and bucket width under. */
@@ -134,9 +117,18 @@ export declare function storeApply(request: StoreRequest<Int>, budget: Budget<In
 /** What an in-memory store holds for an endpoint it has not seen. */
 export declare const EMPTY_HELD: Readonly<HeldBuckets>;
 
-// CompiledPolicy, compilePolicy and ABI 0.3's format-3 functions: compiled-api.d.cts.
-export * from './compiled-api.cjs';
-import type { CompiledPolicy } from './compiled-api.cjs';
+/** A format-3 document (format 2 with optional `health` sections; object or JSON text) through the component's load-health-document. */
+export declare function loadHealthDocument(document: object | string): HealthDocument;
+/** The current artifact's embedded document (format 2 or 3, read by its load-health-document), or null when it embeds none. */
+export interface EmbeddedDocument {
+  /** Its JSON text, as embedded. */
+  readonly text: string;
+  /** Whether a class has a `health` section (format 3). */
+  readonly hasHealth: boolean;
+  /** As loadHealthDocument gives it, health sections included. */
+  readonly document: HealthDocument;
+}
+export declare function embeddedDocument(): EmbeddedDocument | null;
 
 /**
  * Where a RetryPolicy counts attempts per endpoint: answers each request
@@ -202,32 +194,27 @@ export declare class RetryPolicy {
   readonly budgetDisagreements: number;
   /** States whose policy_hash named no document this process knows (judged by the current one). */
   readonly policyHashMisses: number;
-  /** Swaps whose embedded document had health sections (format 3): this kept its document (run those with the health send loop). */
+  /** Swaps whose embedded document had health sections (format 3): this kept its document (a DeliveryEngine runs those). */
   readonly skippedHealthDocuments: number;
   /** Validate, then swap in a new document (a bad one keeps the current one and says why; never throws). */
   reload(document: PolicyDocument | string): ReloadResult;
   /** The schedule a new event of `eventClass` is admitted under (default: now). */
   admit(eventClass: string, nowMs?: Int): Admission;
-  /** The class's compiled policy, owned by this RetryPolicy (its step runs on it): do not close() it. */
-  policy(eventClass: string): CompiledPolicy;
+  /** The class's policy, in the contract's shape (frozen). */
+  policy(eventClass: string): Readonly<Policy>;
   /** The decision after an attempt, at `clock.nowMs()`: counts the attempt, reserves the retry it schedules (any store). */
   step(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Promise<Decision>;
   /** The same in ONE call into the component, through its clock and store imports (the store must be synchronous). */
   decide(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>): Decision;
-  /** Judge an event reloaded from storage (`state.attempt` = attempts made), at `clock.nowMs()` by default. */
-  resume(state: ClassedDeliveryState<Int>, nowMs?: Int): Resumption;
   /** A Retry-After header in ms from now (`clock.nowMs()` by default); `null` when unusable. */
   retryAfter(header: string, nowMs?: Int): number | null;
   evaluate(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int): Step;
   settle(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, reply: StoreReply<Int>): Settlement;
-  decideWith(state: ClassedDeliveryState<Int>, outcome: AttemptOutcome<Int>, nowMs: Int, budgetCounts: BudgetCounts<Int> | null): Decision;
 }
 
 /** Process-local counts, each request answered by the component's `storeApply`: right for one process only. Synchronous. */
 export declare class InMemoryBudgetStore implements SyncBudgetStore {
   call(request: StoreRequest, budget: Budget, nowMs: number): Reservation;
-  /** A whole store call (ABI 0.3): a health call is `applyCall` on what this store holds for `call.key`; a format-2 one is `call`'s request. */
-  answer(call: StoreCall, nowMs: number): CallReply;
 }
 
 /** Minimal ioredis surface the Redis store uses. */
@@ -247,8 +234,6 @@ export interface RedisBudgetStoreOptions {
 export declare class RedisBudgetStore implements BudgetStore {
   constructor(redis: RedisLike, options?: RedisBudgetStoreOptions);
   call(request: StoreRequest, budget: Budget, nowMs: number): Promise<Reservation>;
-  /** A whole store call (ABI 0.3) in ONE command: 18 arguments with health (11 integers back), 8 without (5). */
-  answer(call: StoreCall, nowMs: number): Promise<CallReply>;
   /** One script call as a DeliveryEngine `store_call` action gives it (`key`, `argv`): the script's raw reply. */
   command(key: string, argv: readonly string[]): Promise<unknown>;
 }
@@ -320,7 +305,7 @@ export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CL
 export interface ArtifactInfo {
   /** sha256 of the whole file, 64 lowercase hex digits. */
   readonly sha256: string;
-  /** The WIT package it implements: "webhook:retry-policy@0.3.0". */
+  /** The WIT package it implements: "webhook:retry-policy@1.0.0". */
   readonly abi: string;
   /** The embedded document's version, or null when it embeds none. */
   readonly document_version: string | null;
@@ -374,7 +359,7 @@ export declare function artifactInfo(): ArtifactInfo;
 export declare function onArtifactChange(listener: (event: ArtifactEvent) => void): () => void;
 /** `component` with one more custom section (a different, still valid artifact). */
 export declare function appendCustomSection(component: Uint8Array, name: string, content: string | Uint8Array): Uint8Array;
-/** "webhook:retry-policy@0.3.0" */
+/** "webhook:retry-policy@1.0.0" */
 export declare const WIT_PACKAGE: string;
-/** 2 */
+/** 4 */
 export declare const ABI_VERSION: number;

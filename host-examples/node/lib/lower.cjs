@@ -243,7 +243,6 @@ const stepOut = (s) => ({
 });
 
 const settlementOut = (s) => ({ decision: decisionOut(s.decision), budget_disagreement: s.budgetDisagreement });
-const resumptionOut = (r) => (r.tag === 'due' ? { due: true } : stopOut(r.val));
 const reservationOut = (r) => ({ reserved: r.reserved, counts: countsOut(r.counts) });
 const appliedOut = (a) => ({
   reply: reservationOut(a.reply),
@@ -280,7 +279,6 @@ module.exports = {
   policy,
   state,
   outcome,
-  counts,
   reservation,
   reply,
   request,
@@ -291,12 +289,9 @@ module.exports = {
   decisionOut,
   stepOut,
   settlementOut,
-  resumptionOut,
-  reservationOut,
   appliedOut,
   admissionOut,
   requestOut,
-  countsOut,
   policyOut,
   policyError,
 };

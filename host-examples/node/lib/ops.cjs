@@ -6,7 +6,7 @@
 // artifact's component; every other check is the component's.
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { call, callWithImports, STEP_PATHS, BUDGET_PATHS } = require('./call.cjs');
+const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
@@ -19,13 +19,6 @@ const plan = (backoff, windowMs, hardCap) => {
   return lower.scheduleOut(call((api) => api.plan(b, w, h)));
 };
 
-const delay = (backoff, eventId, retryIndex) => {
-  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
-  const e = lower.str(arg(eventId, 'event_id'), 'event_id');
-  const i = lower.u32(arg(retryIndex, 'retry_index'), 'retry_index');
-  return lower.n(call((api) => api.delay(b, e, i)));
-};
-
 const classifyStatus = (status) => {
   const s = lower.uint(arg(status, 'status'), 'status', 0xffff, 'invalid_status');
   return call((api) => api.classifyStatus(s));
@@ -36,49 +29,16 @@ const classifyError = (errorKind) => {
   return call((api) => api.classifyError(k));
 };
 
-const budgetAllows = (budget, nowMs, counts) => {
-  const b = lower.budget(arg(budget, 'budget'), 'budget');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  const c = lower.counts(arg(counts, ''), '');
-  return call((api) => api.budgetAllows(b, now, c), artifact(), BUDGET_PATHS);
-};
-
 /**
- * The lowered policy, state and outcome of a step. The component checks the
- * policy before the rest: a state or outcome refused here with a code of its
- * own (a status above 65535: `invalid_status`) is reported only once the
- * policy is known to be valid, so every path names the same first error.
+ * The lowered policy, state and outcome of a step. Lowering refuses only
+ * shapes (`invalid_input`; a status above 65535 is lowered as 65535, which
+ * the component refuses as `invalid_status` after the policy), so the
+ * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
   const p = lower.policy(arg(policy, 'policy'), 'policy');
-  try {
-    return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
-  } catch (e) {
-    if (e?.code !== undefined && e.code !== 'invalid_input') checkPolicy(p);
-    throw e;
-  }
+  return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
 }
-
-const PROBE_STATE = Object.freeze({ eventId: '', endpointId: '', attempt: 1, maxAttempts: 1, firstAttemptedAtMs: 0n, credentialsRefreshed: false });
-
-/** Throw the component's refusal of a lowered policy, if any (it checks the policy before the state). */
-function checkPolicy(p) {
-  call((api) => api.resume(p, PROBE_STATE, 0n), artifact(), STEP_PATHS);
-}
-
-const budgetCountsArg = (c) => {
-  if (c === null) return undefined; // none: the store could not be read
-  if (c === undefined) throw lower.fail('budget_counts', 'missing (pass null when the store could not be read)');
-  return lower.counts(arg(c, 'budget_counts'), 'budget_counts');
-};
-
-/** The format-1 pure decision: `nowMs` and the counts (`null`: store unreadable) passed in. Records nothing. */
-const decideWith = (policy, state, outcome, nowMs, budgetCounts) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  const c = budgetCountsArg(budgetCounts);
-  return lower.decisionOut(call((api) => api.decideWith(p, s, o, now, c), artifact(), STEP_PATHS));
-};
 
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
 const evaluate = (policy, state, outcome, nowMs) => {
@@ -93,13 +53,6 @@ const settle = (policy, state, outcome, nowMs, reply) => {
   const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
   const r = lower.reply(arg(reply, 'reply'), 'reply');
   return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
-};
-
-const resume = (policy, state, nowMs) => {
-  const p = lower.policy(arg(policy, 'policy'), 'policy');
-  const s = lower.state(arg(state, 'state'), 'state');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
-  return lower.resumptionOut(call((api) => api.resume(p, s, now), artifact(), STEP_PATHS));
 };
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
@@ -161,21 +114,14 @@ const decide = (policy, state, outcome, { store, clock = systemClock, onStoreErr
 
 module.exports = {
   plan,
-  delay,
   classifyStatus,
   classifyError,
-  budgetAllows,
   decide,
-  decideWith,
   evaluate,
   settle,
-  resume,
   retryAfter,
   storeKey,
   storeApply,
   EMPTY_HELD,
-  stepArgs,
-  checkPolicy,
   readClock,
-  syncStore,
 };

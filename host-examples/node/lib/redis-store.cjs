@@ -34,26 +34,6 @@ function reservation(reply) {
   };
 }
 
-/** The script's 11-integer reply to a health call as a call-reply `{reservation, granted, view}`. */
-function callReply(reply) {
-  if (!Array.isArray(reply) || reply.length !== 11 || !reply.every(Number.isSafeInteger)) {
-    throw new Error(`budget.lua: expected 11 integers (a health call's reply), got ${JSON.stringify(reply)}`);
-  }
-  const [reserved, , , , , granted, paused, opened, cooldown, closed, asOf] = reply;
-  return {
-    reservation: reserved === -1 ? null : reservation(reply.slice(0, 5)),
-    granted: granted === -1 ? null : granted === 1,
-    view: { paused_until_ms: paused, opened_at_ms: opened, cooldown_ms: cooldown, closed_at_ms: closed, as_of_ms: asOf },
-  };
-}
-
-/** ARGV[9..18] of a health call (docs/health.md section 3, "Redis encoding"). */
-function healthArgs(h) {
-  const c = h.circuit;
-  const circuit = c == null ? ['0', '0', '0', '0', '0', '0', '0'] : ['1', String(c.failure_ratio), String(c.min_sample), String(c.cooldown_ms), String(c.cooldown_max_ms), String(c.probes), String(c.probe_interval_ms)];
-  return [h.outcome, String(h.pause_until_ms), h.probe ? '1' : '0', ...circuit];
-}
-
 class RedisBudgetStore {
   #redis;
   #script;
@@ -129,18 +109,6 @@ class RedisBudgetStore {
     return reservation(await this.#run(key, this.#args(request.op, request.bucket, request.window_ms, nowMs, budget)));
   }
 
-  /**
-   * Answer a store call whole (ABI 0.3 `store-call`) with one script call:
-   * its `key` is the policy's. A format-2 call is the 8-argument EVALSHA (5
-   * integers back); a health call the 18-argument one (`report` and `probe`
-   * included), its 11 integers turned into `{reservation, granted, view}`.
-   */
-  async answer(storeCall, nowMs) {
-    const c = storeCall;
-    const args = this.#args(c.op, c.bucket, c.budget.window_ms, nowMs, c.budget);
-    if (c.health == null) return { reservation: reservation(await this.#run(c.key, args)), granted: null, view: null };
-    return callReply(await this.#run(c.key, [...args, ...healthArgs(c.health)]));
-  }
 }
 
 /**
@@ -173,4 +141,4 @@ async function checkEviction(redis, timeoutMs = 250) {
   }
 }
 
-module.exports = { callReply, healthArgs, RedisBudgetStore, evictionWarning, checkEviction };
+module.exports = { RedisBudgetStore, evictionWarning, checkEviction };

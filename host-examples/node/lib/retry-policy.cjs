@@ -5,39 +5,32 @@
 //
 //   decide(state, outcome): ONE call into the component, which reads the
 //     clock and calls the (synchronous) store through its imports;
-//   step(state, outcome), for async stores (Redis), on the class's
-//   compiled handle (ABI 0.3: one component call when `advance` decides,
-//   two when the store answers):
-//     1. advance at clock.nowMs(): `decided {decision, call}` or
-//        `needs-store(call)`;
+//   step(state, outcome), for async stores (Redis):
+//     1. evaluate at clock.nowMs(): the decision if a gate fired, and the
+//        one store request this attempt needs (or none);
 //     2. at most ONE store call, `store.call(request, budget, nowMs)` (Redis:
 //        one EVALSHA), bounded by `storeTimeoutMs` (default 250 ms); a
-//        throw, rejection or timeout is the reply `{unavailable: true}`.
-//        The store call maps 1:1 onto the store request of 0.2 (op,
-//        endpoint_id, window_ms = budget.window_ms, bucket), so every
-//        BudgetStore keeps working unchanged;
+//        throw, rejection or timeout is the reply `{unavailable: true}`;
 //     3. a decided attempt keeps its decision whatever the store said (its
-//        `record` is still awaited, as before); otherwise finish turns the
-//        reply into the decision: unavailable fails closed
-//        (`budget_unavailable`), and the store's verdict stands when it
-//        differs from the rule on the counts it reports
-//        (`budget_disagreement`, counted and reported).
-//   The step runs on the artifact it began on, even across a swap (a
-//   handle is compiled per instance: lib/handles.cjs).
+//        `record` is still awaited); otherwise settle turns the reply into
+//        the decision: unavailable fails closed (`budget_unavailable`), and
+//        the store's verdict stands when it differs from the rule on the
+//        counts it reports (`budget_disagreement`, counted and reported).
+//   The step runs on the artifact it began on, even across a swap.
 //
 // Without a document, the policy follows the artifact's embedded document
 // (`retry-policy bundle`), reloading it when a swap brings another.
 const { PolicyError } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { CompiledPolicy, fromLowered } = require('./compiled.cjs');
-const { retryAfter } = require('./ops.cjs');
+const { retryAfter, readClock } = require('./ops.cjs');
+const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
 
 const UNAVAILABLE = Object.freeze({ unavailable: true });
-// Compiled classes of earlier documents kept for events admitted under them
+// Classes of earlier documents kept for events admitted under them
 // (keyed by class and policy_hash); the oldest are dropped beyond this.
 const MAX_KEPT_POLICIES = 256;
 
@@ -59,7 +52,7 @@ function formatThree(a) {
     'invalid_document',
     `classes.${c.name}.health`,
     `the artifact's embedded document (version ${a.info.document_version}) has health sections (format 3); `
-      + 'RetryPolicy runs format 2: run it with the health send loop (HealthPolicy given no document, docs/health-dispatch.md)',
+      + 'RetryPolicy runs format 2: run it with the delivery engine (DeliveryEngine, docs/engine.md)',
   );
 }
 
@@ -75,7 +68,7 @@ function embeddedDocument() {
 class RetryPolicy {
   #doc;
   #follows = null; // the artifact whose embedded document this follows, or null (a document was given)
-  #classes = new Map(); // name -> {policy: CompiledPolicy, budget, hash} of the current document
+  #classes = new Map(); // name -> {policy (the component's shape), budget (the contract's), hash} of the current document
   #byHash = new Map(); // `${class}\n${policy_hash}` -> the same, for every document admitted under (bounded)
   #hashMisses = 0;
   #store;
@@ -127,7 +120,7 @@ class RetryPolicy {
     return this.#disagreements;
   }
 
-  /** Swaps whose embedded document had health sections (format 3): this kept its document (a HealthPolicy runs them). */
+  /** Swaps whose embedded document had health sections (format 3): this kept its document (a DeliveryEngine runs them). */
   get skippedHealthDocuments() {
     return this.#skipped;
   }
@@ -181,29 +174,28 @@ class RetryPolicy {
   /** The schedule a new event of `eventClass` is admitted under (persist it with the event, policy_hash included). */
   admit(eventClass, nowMs = this.#clock.nowMs()) {
     const admission = admit(this.#current(), eventClass, nowMs);
-    this.#entry(eventClass, 'class'); // compiled and kept under its hash for a later reload
+    this.#entry(eventClass, 'class'); // kept under its hash for a later reload
     return admission;
   }
 
-  /** The class's policy, compiled (throws `unknown_event_class`). */
+  /** The class's policy in the contract's shape (throws `unknown_event_class`). */
   policy(eventClass) {
-    return this.#entry(eventClass, 'class').policy;
+    return this.#entry(eventClass, 'class').json;
   }
 
+  /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
   evaluate(state, outcome, nowMs) {
-    const snap = snapshot(state);
-    return this.#policyFor(snap)._evaluate(snap, outcome, nowMs, true);
+    const [p, s, o] = this.#args(state, outcome);
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
   }
 
+  /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
   settle(state, outcome, nowMs, reply) {
-    const snap = snapshot(state);
-    return this.#policyFor(snap)._settle(snap, outcome, nowMs, reply, true);
-  }
-
-  /** The format-1 pure decision at `nowMs` on the counts read (`null`: store unreadable). */
-  decideWith(state, outcome, nowMs, budgetCounts) {
-    const snap = snapshot(state);
-    return this.#policyFor(snap)._decideWith(snap, outcome, nowMs, budgetCounts, true);
+    const [p, s, o] = this.#args(state, outcome);
+    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const r = lower.reply(plain(reply, 'reply'), 'reply');
+    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
   }
 
   /**
@@ -213,14 +205,9 @@ class RetryPolicy {
    * throws or answers a Promise is `budget_unavailable` for a pending retry.
    */
   decide(state, outcome) {
-    const snap = snapshot(state);
-    return this.#policyFor(snap)._decide(snap, outcome, this.#store, this.#clock, this.#reportStoreError, true);
-  }
-
-  /** An event reloaded from storage: `{due: true}` or the stop it has reached. */
-  resume(state, nowMs = this.#clock.nowMs()) {
-    const snap = snapshot(state);
-    return this.#policyFor(snap)._resume(snap, nowMs, true);
+    const [p, s, o] = this.#args(state, outcome);
+    const now = readClock(this.#clock);
+    return lower.decisionOut(callWithImports(now, this.#store, this.#reportStoreError, (api) => api.decide(p, s, o)));
   }
 
   /** A Retry-After header value in ms from `nowMs`, or null (the component's parser). */
@@ -228,33 +215,31 @@ class RetryPolicy {
     return retryAfter(header, nowMs);
   }
 
-  /** The decision after an attempt: advance, at most one store call (sync or async), finish. */
+  /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
   async step(input, outcome) {
-    const state = snapshot(input);
-    const entry = isObject(state) ? this.#entryFor(state) : this.#entry(undefined);
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
+    const [p, s, o, entry] = this.#args(input, outcome);
     const nowMs = this.#clock.nowMs();
-    const s = lower.state(state, 'state', true);
-    const o = lower.outcome(plain(outcome, 'outcome'), 'outcome');
     const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
-    const r = entry.policy._advance(s, o, now, false, on);
-    if (r.tag === 'decided') {
-      if (r.val.call !== undefined) await this.#call(requestOf(r.val.call), entry.budget, nowMs);
-      return lower.decisionOut(r.val.decision);
+    const step = call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
+    const request = step.store === undefined ? null : lower.requestOut(step.store);
+    if (step.decision !== undefined) {
+      if (request !== null) await this.#call(request, entry.budget, nowMs);
+      return lower.decisionOut(step.decision);
     }
-    const request = requestOf(r.val);
     const reply = await this.#call(request, entry.budget, nowMs);
-    let finished;
+    const settle = (r) => call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
+    let settled;
     try {
-      finished = entry.policy._finish(s, o, now, lower.reply(plain(reply, 'reply'), 'reply'), on);
+      settled = settle(lower.reply(plain(reply, 'reply'), 'reply'));
     } catch (e) {
-      // The inputs were good (advance took them): the store's answer was not.
+      // The inputs were good (evaluate took them): the store's answer was not.
       if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
       this.#report(e, request, false);
-      finished = entry.policy._finish(s, o, now, { tag: 'unavailable' }, on);
+      settled = settle({ tag: 'unavailable' });
     }
-    const decision = decisionOf(finished.verdict);
-    if (finished.budgetDisagreement) {
+    const decision = lower.decisionOut(settled.decision);
+    if (settled.budgetDisagreement) {
       this.#disagreements += 1;
       try {
         this.#onDisagreement({ request, reply, decision });
@@ -296,9 +281,10 @@ class RetryPolicy {
         const names = doc.classes.map((c) => c.name).join(', ');
         throw new PolicyError('unknown_event_class', field, `no event class \`${eventClass}\` (defined: ${names})`);
       }
-      const policy = fromLowered(p);
+      const out = lower.policyOut(p);
+      const json = Object.freeze({ ...out, backoff: Object.freeze(out.backoff), budget: Object.freeze(out.budget) });
       const hash = admit(doc, eventClass, 0).policy_hash;
-      entry = { policy, budget: Object.freeze(policy.toJSON().budget), hash };
+      entry = { policy: p, json, budget: json.budget, hash };
       this.#classes.set(eventClass, entry);
       const key = `${eventClass}\n${hash}`;
       this.#byHash.delete(key);
@@ -330,34 +316,19 @@ class RetryPolicy {
     return current;
   }
 
-  #policyFor(state) {
-    if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
-    return this.#entryFor(state).policy;
+  /**
+   * The step's arguments lowered, and the entry of the policy the state was
+   * admitted under: `[policy, state, outcome, entry]`. The state is copied
+   * once (snapshot.cjs): `class` and `policy_hash` are read from the copy,
+   * and the same copy is lowered, so each field of the caller's object is
+   * read exactly once.
+   */
+  #args(state, outcome) {
+    const snap = isObject(state) ? plain(state, 'state') : state;
+    if (!isObject(snap)) throw new PolicyError('invalid_input', 'state', 'expected an object');
+    const entry = this.#entryFor(snap);
+    return [entry.policy, lower.state(snap, 'state', true), lower.outcome(plain(outcome, 'outcome'), 'outcome'), entry];
   }
-}
-
-/** A format-2 store call as 0.2's store request (what every BudgetStore answers). */
-function requestOf(c) {
-  if (c.op !== 'record' && c.op !== 'reserve' && c.op !== 'record-reserve') {
-    throw new PolicyError('invalid_input', 'call.op', `a ${c.op} call needs a format-3 store (this policy has no health section)`);
-  }
-  return { op: lower.snake(c.op), endpoint_id: c.endpointId, window_ms: lower.n(c.budget.windowMs), bucket: lower.n(c.bucket) };
-}
-
-/** A format-2 verdict (retry or stop) as the contract's decision. */
-function decisionOf(v) {
-  if (v.tag === 'hold') throw new PolicyError('invalid_input', 'verdict', 'a hold needs a health section (format 3)');
-  return lower.decisionOut(v);
-}
-
-/**
- * The state copied once (snapshot.cjs): RetryPolicy reads `class` and
- * `policy_hash` from the copy, and the step lowers the same copy, so each
- * field of the caller's object is read exactly once. A value that is not
- * an object stays as it is (refused at `state`).
- */
-function snapshot(state) {
-  return isObject(state) ? plain(state, 'state') : state;
 }
 
 module.exports = { RetryPolicy };

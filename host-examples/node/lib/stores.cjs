@@ -10,12 +10,6 @@
 // the counts the reservation was judged on. One call, atomic per endpoint.
 // `decide` (imports-driven) needs a synchronous answer; `step` takes both.
 const { storeApply, EMPTY_HELD } = require('./ops.cjs');
-const { applyCall, EMPTY_HELD_HEALTH } = require('./health-ops.cjs');
-
-/** A store call's format-2 store request (0.2's shape: what `call` answers). */
-function requestOfCall(c) {
-  return { op: c.op, endpoint_id: c.endpoint_id, window_ms: c.budget.window_ms, bucket: c.bucket };
-}
 const { systemClock, ManualClock } = require('./clock.cjs');
 
 /**
@@ -39,25 +33,6 @@ class InMemoryBudgetStore {
     byEndpoint.set(request.endpoint_id, held);
     return reply;
   }
-
-  /** key -> held-health, for health calls */
-  #healthHeld = new Map();
-
-  /**
-   * A store call answered whole (ABI 0.3 `store-call`, as `advance` or
-   * `call-for` gave it): `{reservation, granted, view}` (null where the op
-   * has none). A format-2 call (no `health`) is `call`'s request, unchanged;
-   * a health call is the component's `apply-call` on what this store holds
-   * for the call's key.
-   */
-  answer(storeCall, nowMs) {
-    if (storeCall.health == null) {
-      return { reservation: this.call(requestOfCall(storeCall), storeCall.budget, nowMs), granted: null, view: null };
-    }
-    const { reply, held } = applyCall(storeCall, nowMs, this.#healthHeld.get(storeCall.key) ?? EMPTY_HELD_HEALTH);
-    this.#healthHeld.set(storeCall.key, held);
-    return reply;
-  }
 }
 
 /** A store call that did not answer in time. */
@@ -77,4 +52,4 @@ function withTimeout(promise, ms) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-module.exports = { requestOfCall, InMemoryBudgetStore, systemClock, ManualClock, StoreTimeoutError, withTimeout };
+module.exports = { InMemoryBudgetStore, systemClock, ManualClock, StoreTimeoutError, withTimeout };

@@ -60,7 +60,7 @@ function patched(bytes, from, to) {
 test('the reader finds the main module and the custom sections of the shipped artifact', () => {
   const c = readComponent(SHIPPED);
   assert.ok(c.mainExports.includes('cabi_realloc'));
-  assert.ok(c.mainExports.includes('webhook:retry-policy/policy@0.3.0#decide'));
+  assert.ok(c.mainExports.includes('webhook:retry-policy/policy@1.0.0#engine-feed'));
   assert.equal(Buffer.from(c.main.subarray(0, 4)).toString('latin1'), '\0asm');
   assert.ok(c.custom.has('webhook-retry-policy:build'), [...c.custom.keys()].join(', '));
 });
@@ -128,11 +128,11 @@ test('every loading step refuses with its code: unreadable, sha256 mismatch, inv
   assert.equal(loadArtifact(SHIPPED, { expectedSha256: sha(SHIPPED) }).info.sha256, sha(SHIPPED));
   refused(() => loadArtifact(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), 'artifact_invalid', /header/);
   refused(
-    () => loadArtifact(patched(SHIPPED, 'webhook:retry-policy/policy@0.3.0', 'webhook:retry-policy/policy@0.4.0')),
+    () => loadArtifact(patched(SHIPPED, 'webhook:retry-policy/policy@1.0.0', 'webhook:retry-policy/policy@0.3.0')),
     'artifact_abi_mismatch',
-    /artifact implements webhook:retry-policy@0\.4\.0 \(abi unknown\); this host speaks webhook:retry-policy@0\.3\.0 \(abi 3\)/,
+    /artifact implements webhook:retry-policy@0\.3\.0 \(abi unknown\); this host speaks webhook:retry-policy@1\.0\.0 \(abi 4\)/,
   );
-  refused(() => loadArtifact(patched(SHIPPED, 'policy@0.3.0#decide-with', 'policy@0.3.0#decide-wiTH')), 'artifact_abi_mismatch', /does not export webhook:retry-policy\/policy@0\.3\.0#decide-with/);
+  refused(() => loadArtifact(patched(SHIPPED, 'policy@1.0.0#store-apply', 'policy@1.0.0#store-applY')), 'artifact_abi_mismatch', /does not export webhook:retry-policy\/policy@1\.0\.0#store-apply/);
   refused(
     () => loadArtifact(appendCustomSection(SHIPPED, 'webhook-retry-policy:document', '{"classes": {"a": {"window_ms": 1000, "max_attempts": 3}}}')),
     'artifact_document_invalid',

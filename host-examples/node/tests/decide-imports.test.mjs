@@ -4,7 +4,7 @@
 // throws, answers badly or answers a Promise fails a pending retry closed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, decideWith, compilePolicy, RetryPolicy, InMemoryBudgetStore, ManualClock, PolicyError } from '@webhook/retry-policy';
+import { decide, evaluate, settle, RetryPolicy, InMemoryBudgetStore, ManualClock, PolicyError } from '@webhook/retry-policy';
 
 const policy = {
   backoff: { base_ms: 1000, factor: 2, cap_ms: 60_000, jitter: 'full' },
@@ -31,7 +31,9 @@ test('decide makes exactly one store call with the clock\'s now and the policy\'
   assert.deepEqual(request, { op: 'reserve', endpoint_id: 'ep_1', window_ms: 60_000, bucket: Math.floor((T0 + 5000) / 60_000) });
   assert.deepEqual(budget, policy.budget);
   assert.equal(nowMs, T0 + 5000);
-  assert.deepEqual(d, decideWith(policy, state(2), { status: 503 }, T0 + 5000, counts));
+  const step = evaluate(policy, state(2), { status: 503 }, T0 + 5000);
+  assert.deepEqual(step.store, request);
+  assert.deepEqual(d, settle(policy, state(2), { status: 503 }, T0 + 5000, { reserved: true, counts }).decision);
 });
 
 test('a store that refuses the reservation stops the event as retry_budget_exhausted', () => {
@@ -86,12 +88,10 @@ test('an in-memory store serves decide (its store-apply call runs while decide i
   assert.ok(viaDecide.some((d) => d.stop_reason === 'retry_budget_exhausted'), 'the budget tripped');
 });
 
-test('CompiledPolicy.decide is the same one call; bad inputs are PolicyErrors before the store is asked', () => {
+test('bad inputs to decide are PolicyErrors before the store is asked', () => {
   const store = recording(() => ({ reserved: true, counts }));
-  const c = compilePolicy(policy);
-  assert.deepEqual(c.decide(state(2), { status: 503 }, { store, clock: new ManualClock(T0 + 5000) }), decide(policy, state(2), { status: 503 }, { store, clock: new ManualClock(T0 + 5000) }));
-  store.calls.length = 0;
-  assert.throws(() => c.decide({ ...state(2), attempt: 0 }, { status: 503 }, { store, clock: new ManualClock(T0) }), (e) => e instanceof PolicyError && e.code === 'invalid_state' && e.field === 'state.attempt');
+  assert.throws(() => decide(policy, { ...state(2), attempt: 0 }, { status: 503 }, { store, clock: new ManualClock(T0) }), (e) => e instanceof PolicyError && e.code === 'invalid_state' && e.field === 'state.attempt');
+  assert.throws(() => decide({ ...policy, hard_cap: 0 }, state(2), { status: 503 }, { store, clock: new ManualClock(T0) }), (e) => e instanceof PolicyError && e.code === 'invalid_hard_cap' && e.field === 'policy.hard_cap');
   assert.throws(() => decide(policy, state(2), { status: 503 }, { store, clock: { nowMs: () => NaN } }), (e) => e instanceof PolicyError && e.field === 'now_ms');
   assert.equal(store.calls.length, 0);
   assert.throws(() => decide(policy, state(2), { status: 503 }, {}), TypeError);

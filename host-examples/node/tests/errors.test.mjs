@@ -4,58 +4,57 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '@webhook/retry-policy';
 
-const { PolicyError, decideWith, settle, plan, delay, classifyStatus, classifyError, budgetAllows, compilePolicy, RetryPolicy, storeKey, retryAfter } = api;
+const { PolicyError, evaluate, settle, decide, plan, classifyStatus, classifyError, RetryPolicy, InMemoryBudgetStore, storeKey, retryAfter } = api;
 
 const backoff = { base_ms: 2000, factor: 2.0, cap_ms: 300_000, jitter: 'full' };
 const policy = { backoff, window_ms: 900_000, hard_cap: 16, budget: { ratio: 0.1, window_ms: 60_000, min_sample: 50, sliding: true } };
 const state = { event_id: 'evt_1', endpoint_id: 'ep_42', attempt: 1, max_attempts: 13, first_attempted_at_ms: 1_700_000_000_000, credentials_refreshed: false };
 const counts = { current: { total: 10, retries: 1 }, previous: { total: 10, retries: 1 } };
 const NOW = 1_700_000_000_100;
-const good = () => decideWith(policy, state, { status: 503 }, NOW, counts);
+const good = () => settle(policy, state, { status: 503 }, NOW, { reserved: true, counts }).decision;
 const GOOD = { stop_reason: null, disable_endpoint: false, retry: { delay_ms: 8, refresh_credentials: false } };
 
 const without = (obj, key) => Object.fromEntries(Object.entries(obj).filter(([k]) => k !== key));
 
 /** [description, call, code, field] */
 const CASES = [
-  ['a missing policy field', () => decideWith(without(policy, 'hard_cap'), state, { status: 503 }, NOW, counts), 'invalid_input', 'policy.hard_cap'],
-  ['a missing state field', () => decideWith(policy, without(state, 'event_id'), { status: 503 }, NOW, counts), 'invalid_input', 'state.event_id'],
-  ['an unknown field', () => decideWith(policy, state, { status: 503, retry_after: 5 }, NOW, counts), 'invalid_input', 'outcome.retry_after'],
-  ['a string for a number', () => decideWith(policy, { ...state, attempt: '1' }, { status: 503 }, NOW, counts), 'invalid_input', 'state.attempt'],
-  ['a number for a string', () => decideWith(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.endpoint_id'],
-  ['a number for a boolean', () => decideWith(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW, counts), 'invalid_input', 'state.credentials_refreshed'],
-  ['NaN', () => decideWith(policy, state, { status: 503 }, NaN, counts), 'invalid_input', 'now_ms'],
+  ['a missing policy field', () => evaluate(without(policy, 'hard_cap'), state, { status: 503 }, NOW), 'invalid_input', 'policy.hard_cap'],
+  ['a missing state field', () => evaluate(policy, without(state, 'event_id'), { status: 503 }, NOW), 'invalid_input', 'state.event_id'],
+  ['an unknown field', () => evaluate(policy, state, { status: 503, retry_after: 5 }, NOW), 'invalid_input', 'outcome.retry_after'],
+  ['a string for a number', () => evaluate(policy, { ...state, attempt: '1' }, { status: 503 }, NOW), 'invalid_input', 'state.attempt'],
+  ['a number for a string', () => evaluate(policy, { ...state, endpoint_id: 42 }, { status: 503 }, NOW), 'invalid_input', 'state.endpoint_id'],
+  ['a number for a boolean', () => evaluate(policy, { ...state, credentials_refreshed: 0 }, { status: 503 }, NOW), 'invalid_input', 'state.credentials_refreshed'],
+  ['NaN', () => evaluate(policy, state, { status: 503 }, NaN), 'invalid_input', 'now_ms'],
   ['Infinity', () => plan({ ...backoff, factor: Infinity }, 900_000, 16), 'invalid_backoff', 'backoff.factor'],
-  ['NaN for a factor', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: NaN } }), 'invalid_backoff', 'policy.backoff.factor'],
-  ['a retry index above 99', () => delay(backoff, 'evt_1', 100), 'invalid_retry_index', 'retry_index'],
-  ['max_attempts above 100', () => compilePolicy(policy).evaluate({ ...state, max_attempts: 101 }, { status: 503 }, NOW), 'invalid_state', 'state.max_attempts'],
-  ['a malformed store reply', () => compilePolicy(policy).settle(state, { status: 503 }, NOW, { reserved: 1, counts }), 'invalid_input', 'reply.reserved'],
+  ['NaN for a factor', () => evaluate({ ...policy, backoff: { ...backoff, factor: NaN } }, state, { status: 503 }, NOW), 'invalid_backoff', 'policy.backoff.factor'],
+  ['max_attempts above 100', () => evaluate(policy, { ...state, max_attempts: 101 }, { status: 503 }, NOW), 'invalid_state', 'state.max_attempts'],
+  ['a malformed store reply', () => settle(policy, state, { status: 503 }, NOW, { reserved: 1, counts }), 'invalid_input', 'reply.reserved'],
   ['a store reply with both shapes', () => settle(policy, state, { status: 503 }, NOW, { unavailable: true, reserved: true, counts }), 'invalid_input', 'reply'],
   ['a store request with an unknown op', () => storeKey({ op: 'read', endpoint_id: 'e', window_ms: 1, bucket: 0 }), 'invalid_input', 'request.op'],
   ['a Retry-After that is not a string', () => retryAfter(5, NOW), 'invalid_input', 'header'],
   ['a document above 1 MiB', () => new RetryPolicy(`{"classes": {}, "version": "${'x'.repeat(1 << 20)}"}`), 'document_too_large', ''],
-  ['a negative number', () => delay(backoff, 'evt_1', -1), 'invalid_input', 'retry_index'],
-  ['a fraction', () => delay(backoff, 'evt_1', 1.5), 'invalid_input', 'retry_index'],
+  ['a negative number', () => plan(backoff, 900_000, -1), 'invalid_input', 'hard_cap'],
+  ['a fraction', () => plan(backoff, 900_000, 1.5), 'invalid_input', 'hard_cap'],
   ['an unsafe integer', () => plan(backoff, 2 ** 60, 16), 'invalid_input', 'window_ms'],
   ['a bigint above 2^64-1', () => plan(backoff, 2n ** 64n, 16), 'invalid_input', 'window_ms'],
   ['a negative bigint', () => plan(backoff, -1n, 16), 'invalid_input', 'window_ms'],
   ['a bigint too big for u32', () => plan(backoff, 900_000, 2n ** 40n), 'invalid_input', 'hard_cap'],
-  ['null for an object', () => decideWith(null, state, { status: 503 }, NOW, counts), 'invalid_input', 'policy'],
-  ['an array for an object', () => decideWith(policy, [state], { status: 503 }, NOW, counts), 'invalid_input', 'state'],
-  ['undefined budget counts', () => decideWith(policy, state, { status: 503 }, NOW, undefined), 'invalid_input', 'budget_counts'],
-  ['malformed budget counts', () => decideWith(policy, state, { status: 503 }, NOW, { current: { total: 1 }, previous: counts.previous }), 'invalid_input', 'budget_counts.current.retries'],
-  ['an outcome with both status and error_kind', () => decideWith(policy, state, { status: 503, error_kind: 'connect_error' }, NOW, counts), 'invalid_input', 'outcome'],
-  ['an outcome with neither', () => decideWith(policy, state, {}, NOW, counts), 'invalid_input', 'outcome'],
+  ['null for an object', () => evaluate(null, state, { status: 503 }, NOW), 'invalid_input', 'policy'],
+  ['an array for an object', () => evaluate(policy, [state], { status: 503 }, NOW), 'invalid_input', 'state'],
+  ['an undefined store reply', () => settle(policy, state, { status: 503 }, NOW, undefined), 'invalid_input', 'reply'],
+  ['malformed budget counts', () => settle(policy, state, { status: 503 }, NOW, { reserved: true, counts: { current: { total: 1 }, previous: counts.previous } }), 'invalid_input', 'reply.counts.current.retries'],
+  ['an outcome with both status and error_kind', () => evaluate(policy, state, { status: 503, error_kind: 'connect_error' }, NOW), 'invalid_input', 'outcome'],
+  ['an outcome with neither', () => evaluate(policy, state, {}, NOW), 'invalid_input', 'outcome'],
   ['a function', () => classifyStatus(() => 503), 'invalid_input', 'status'],
   ['a symbol', () => classifyError(Symbol('x')), 'invalid_input', 'error_kind'],
-  ['binary data', () => decideWith(policy, new Uint8Array(4), { status: 503 }, NOW, counts), 'invalid_input', 'state'],
-  ['a cyclic object', () => { const o = { ...state }; o.self = o; return decideWith(policy, o, { status: 503 }, NOW, counts); }, 'invalid_input', `state${'.self'.repeat(32)}`],
-  ['attempt 0', () => decideWith(policy, { ...state, attempt: 0 }, { status: 503 }, NOW, counts), 'invalid_state', 'state.attempt'],
-  ['status 600', () => decideWith(policy, state, { status: 600 }, NOW, counts), 'invalid_status', 'outcome.status'],
+  ['binary data', () => evaluate(policy, new Uint8Array(4), { status: 503 }, NOW), 'invalid_input', 'state'],
+  ['a cyclic object', () => { const o = { ...state }; o.self = o; return evaluate(policy, o, { status: 503 }, NOW); }, 'invalid_input', `state${'.self'.repeat(32)}`],
+  ['attempt 0', () => evaluate(policy, { ...state, attempt: 0 }, { status: 503 }, NOW), 'invalid_state', 'state.attempt'],
+  ['status 600', () => evaluate(policy, state, { status: 600 }, NOW), 'invalid_status', 'outcome.status'],
   ['status 70000', () => classifyStatus(70_000), 'invalid_status', 'status'],
-  ['hard_cap 0', () => decideWith({ ...policy, hard_cap: 0 }, state, { status: 503 }, NOW, counts), 'invalid_hard_cap', 'policy.hard_cap'],
-  ['factor 0.5', () => compilePolicy({ ...policy, backoff: { ...backoff, factor: 0.5 } }), 'invalid_backoff', 'policy.backoff.factor'],
-  ['ratio 0', () => budgetAllows({ ...policy.budget, ratio: 0 }, NOW, counts), 'invalid_budget', 'budget.ratio'],
+  ['hard_cap 0', () => evaluate({ ...policy, hard_cap: 0 }, state, { status: 503 }, NOW), 'invalid_hard_cap', 'policy.hard_cap'],
+  ['factor 0.5', () => evaluate({ ...policy, backoff: { ...backoff, factor: 0.5 } }, state, { status: 503 }, NOW), 'invalid_backoff', 'policy.backoff.factor'],
+  ['ratio 0', () => evaluate({ ...policy, budget: { ...policy.budget, ratio: 0 } }, state, { status: 503 }, NOW), 'invalid_budget', 'policy.budget.ratio'],
   ['a window above 30 days', () => plan(backoff, 2_592_000_001, 16), 'invalid_window', 'window_ms'],
   ['an unknown jitter', () => plan({ ...backoff, jitter: 'decorrelated' }, 900_000, 16), 'invalid_backoff', 'backoff.jitter'],
   ['a document that sets max_attempts', () => new RetryPolicy({ classes: { a: { window_ms: 1000, max_attempts: 3, backoff } } }), 'invalid_document', 'classes.a.max_attempts'],
@@ -83,16 +82,15 @@ test('the module stays usable after many rejected calls', () => {
     for (const [, call] of CASES) assert.throws(call, PolicyError);
   }
   assert.deepEqual(good(), GOOD);
-  assert.deepEqual(compilePolicy(policy).decideWith(state, { status: 503 }, NOW, counts), GOOD);
 });
 
 test('throwing getters and proxies are refused as invalid_input, without disturbing the module', () => {
   const getter = Object.defineProperty({ ...state }, 'attempt', { enumerable: true, get() { throw new Error('boom'); } });
   const proxy = new Proxy({}, { ownKeys() { throw new Error('trap'); } });
   for (let i = 0; i < 100; i++) {
-    assert.throws(() => decideWith(policy, getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
-    assert.throws(() => decideWith(policy, proxy, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input', field: 'state' });
-    assert.throws(() => compilePolicy(policy).decideWith(getter, { status: 503 }, NOW, counts), { name: 'PolicyError', code: 'invalid_input' });
+    assert.throws(() => evaluate(policy, getter, { status: 503 }, NOW), { name: 'PolicyError', code: 'invalid_input' });
+    assert.throws(() => evaluate(policy, proxy, { status: 503 }, NOW), { name: 'PolicyError', code: 'invalid_input', field: 'state' });
+    assert.throws(() => decide(policy, getter, { status: 503 }, { store: new InMemoryBudgetStore() }), { name: 'PolicyError', code: 'invalid_input' });
   }
   assert.deepEqual(good(), GOOD);
 });
@@ -125,23 +123,23 @@ test('random garbage into every function only ever returns or throws PolicyError
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return (seed >>> 8) % n;
   };
-  const compiled = compilePolicy(policy);
   const doc = new RetryPolicy({ classes: { n: { window_ms: 60_000, backoff } } });
+  const imports = { store: new InMemoryBudgetStore(), clock: { nowMs: () => NOW } };
   const fns = [
     (g) => plan(g(), g(), g()),
-    (g) => delay(g(), g(), g()),
     (g) => classifyStatus(g()),
     (g) => classifyError(g()),
-    (g) => budgetAllows(g(), g(), g()),
-    (g) => decideWith(g(), g(), g(), g(), g()),
-    (g) => compiled.decideWith(g(), g(), g(), g()),
-    (g) => compiled.evaluate(g(), g(), g()),
-    (g) => compiled.settle(g(), g(), g(), g()),
-    (g) => compiled.resume(g(), g()),
+    (g) => evaluate(g(), g(), g(), g()),
+    (g) => settle(g(), g(), g(), g(), g()),
+    (g) => decide(g(), g(), g(), imports),
     (g) => api.storeApply(g(), g(), g(), g()),
+    (g) => api.storeKey(g()),
     (g) => api.retryAfter(g(), g()),
+    (g) => api.loadHealthDocument(g()),
     (g) => doc.admit(g(), g()),
-    (g) => doc.decideWith(g(), g(), g(), g()),
+    (g) => doc.evaluate(g(), g(), g()),
+    (g) => doc.settle(g(), g(), g(), g()),
+    (g) => doc.decide(g(), g()),
     (g) => new RetryPolicy(g()),
   ];
   let thrown = 0;

@@ -7,20 +7,21 @@
 // strings, lone surrogates).
 //
 // Properties:
-//   (a) the fast path (CompiledPolicy, RetryPolicy) and the object path
-//       (evaluate/settle/decide/resume on plain objects) give the same result
-//       or the same PolicyError (code and field);
+//   (a) RetryPolicy and the plain functions (evaluate/settle on plain
+//       objects) give the same result or the same PolicyError code;
 //   (b) nothing but a PolicyError is ever thrown, and after every refusal a
 //       known-good call still gives the known answer;
 //   (c) contract invariants: evaluate's store request (op table, endpoint,
 //       window, bucket = floor(now / window)); settle retries iff the reply
 //       reserved and gates 1-5 passed (otherwise evaluate's decision);
-//       retryAfter of ASCII digits is digits * 1000, saturating at 2^53 - 1.
+//       decide (one call, the clock and store imports) decides as evaluate,
+//       the store, settle; retryAfter of ASCII digits is digits * 1000,
+//       saturating at 2^53 - 1.
 //
 // CI: modest numRuns (about 10 s here). FUZZ_LONG=1 runs 30x as many
 // cases (a few minutes); FUZZ_SEED=N replays a seed.
 //
-// This fuzzer's findings F-N1..F-N7, fixed in lib/, are kept as regression
+// This fuzzer's findings F-N1..F-N8, fixed in lib/, are kept as regression
 // tests in tests/fuzz-findings.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,12 +29,11 @@ import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import {
-  compilePolicy,
   RetryPolicy,
+  InMemoryBudgetStore,
   evaluate,
   settle,
-  decideWith,
-  resume,
+  decide,
   retryAfter,
   PolicyError,
   ERROR_CODES,
@@ -136,7 +136,7 @@ const policies = [
   },
 ].map((policy) => {
   const document = { version: 'fuzz', classes: { c: { window_ms: policy.window_ms, hard_cap: policy.hard_cap, backoff: policy.backoff, budget: policy.budget } } };
-  return { policy, compiled: compilePolicy(policy), retry: new RetryPolicy(document) };
+  return { policy, retry: new RetryPolicy(document) };
 });
 
 // ---------------------------------------------------------------- the known-good call
@@ -152,8 +152,7 @@ assert.equal(GOOD_ANSWER.decision.stop_reason, null);
 
 function stillUsable() {
   const p = policies[0];
-  assert.deepStrictEqual(p.compiled.settle(GOOD.state, GOOD.outcome, GOOD.now, GOOD.reply), GOOD_ANSWER, 'fast path after a refusal');
-  assert.deepStrictEqual(settle(p.policy, GOOD.state, GOOD.outcome, GOOD.now, GOOD.reply), GOOD_ANSWER, 'object path after a refusal');
+  assert.deepStrictEqual(settle(p.policy, GOOD.state, GOOD.outcome, GOOD.now, GOOD.reply), GOOD_ANSWER, 'plain settle after a refusal');
   assert.deepStrictEqual(
     p.retry.settle({ ...GOOD.state, class: 'c' }, GOOD.outcome, GOOD.now, GOOD.reply),
     GOOD_ANSWER,
@@ -171,7 +170,7 @@ let reentryWrong = 0;
 function reenter() {
   let r;
   try {
-    r = policies[1].compiled.evaluate(REENTER.state, REENTER.outcome, REENTER.now);
+    r = evaluate(policies[1].policy, REENTER.state, REENTER.outcome, REENTER.now);
   } catch (e) {
     r = e;
   }
@@ -393,8 +392,6 @@ const replyArb = fc.oneof(
 );
 const replyRecipe = fc.tuple(replyArb, mutation).map(([r, mut]) => ({ ...r, mut }));
 
-const budgetCountsArb = fc.oneof({ weight: 1, arbitrary: fc.constant(null) }, { weight: 6, arbitrary: countsArb }, { weight: 1, arbitrary: fc.constantFrom(undefined, 0, 'null', {}) });
-
 const caseArb = fc.record({
   pi: fc.nat(policies.length - 1),
   state: stateArb,
@@ -402,7 +399,6 @@ const caseArb = fc.record({
   now: fc.oneof({ weight: 8, arbitrary: intField(instant) }, { weight: 1, arbitrary: fc.constant('near') }),
   nearBy: fc.integer({ min: -1000, max: 4_000_000 }),
   reply: replyRecipe,
-  counts: budgetCountsArb,
 });
 
 /** The inputs of one call, built fresh. `classed` adds RetryPolicy's `class`. */
@@ -413,13 +409,12 @@ function inputs(c, classed) {
   const state = build(stateEntries, { ...c.state.mut, at: c.state.mut.at % 6 });
   const outcome = build(c.outcome.entries, c.outcome.mut);
   const reply = build(c.reply.entries, c.reply.mut);
-  const counts = typeof c.counts === 'function' ? c.counts() : c.counts;
   let now = c.now;
   if (now === 'near') {
     const f = c.state.fields.first_attempted_at_ms;
     now = typeof f === 'number' && Number.isSafeInteger(f) ? Math.max(0, f + c.nearBy) : T0;
   }
-  return { state, outcome, reply, counts, now };
+  return { state, outcome, reply, now };
 }
 
 function toBig(x) {
@@ -431,27 +426,23 @@ function intOf(x) {
   return typeof x === 'bigint' ? x : BigInt(x);
 }
 
-// ---------------------------------------------------------------- (a) (b) (c): the four steps
+// ---------------------------------------------------------------- (a) (b) (c): the two steps
 
-test('fast path == object path on every input shape; only PolicyErrors; invariants of evaluate/settle', () => {
+test('RetryPolicy == plain functions on every input shape; only PolicyErrors; invariants of evaluate/settle', () => {
   stats.calls = stats.refused = 0;
   fc.assert(
     fc.property(caseArb, (c) => {
       const P = policies[c.pi];
       const ops = {
-        evaluate: [(i) => P.compiled.evaluate(i.state, i.outcome, i.now), (i) => P.retry.evaluate(i.state, i.outcome, i.now), (i) => evaluate(P.policy, i.state, i.outcome, i.now)],
-        settle: [(i) => P.compiled.settle(i.state, i.outcome, i.now, i.reply), (i) => P.retry.settle(i.state, i.outcome, i.now, i.reply), (i) => settle(P.policy, i.state, i.outcome, i.now, i.reply)],
-        decide: [(i) => P.compiled.decideWith(i.state, i.outcome, i.now, i.counts), (i) => P.retry.decideWith(i.state, i.outcome, i.now, i.counts), (i) => decideWith(P.policy, i.state, i.outcome, i.now, i.counts)],
-        resume: [(i) => P.compiled.resume(i.state, i.now), (i) => P.retry.resume(i.state, i.now), (i) => resume(P.policy, i.state, i.now)],
+        evaluate: [(i) => P.retry.evaluate(i.state, i.outcome, i.now), (i) => evaluate(P.policy, i.state, i.outcome, i.now)],
+        settle: [(i) => P.retry.settle(i.state, i.outcome, i.now, i.reply), (i) => settle(P.policy, i.state, i.outcome, i.now, i.reply)],
       };
       const results = {};
       let refused = false;
-      for (const [op, [fast, classed, object]] of Object.entries(ops)) {
-        const a = call(() => fast(inputs(c, false)));
+      for (const [op, [classed, object]] of Object.entries(ops)) {
         const b = call(() => classed(inputs(c, true)));
         const o = call(() => object(inputs(c, false)));
         // Lone surrogates in ids: the same U+FFFD on both paths (finding F-N6).
-        same(a, o, `${op}: CompiledPolicy vs object path`);
         // RetryPolicy resolves `state.class` first: a state that is no object
         // with a class is refused there, with another field than the object
         // path's. A state that throws when read is refused like any other
@@ -544,32 +535,33 @@ const policyArb = fc
     ),
   }));
 
-test('random policies: compilePolicy(p).evaluate == evaluate(p, ...) (a refused policy: the same code)', () => {
+test('random policies: evaluate only returns or refuses with a PolicyError, and decide (one call) decides as evaluate, the store, settle', () => {
   fc.assert(
     fc.property(policyArb, (r) => {
       const st = () => build(Object.entries(r.state.fields), r.state.mut);
       const oc = () => build(r.outcome.entries, r.outcome.mut);
-      const compiled = call(() => compilePolicy(r.policy()));
-      noCrash(compiled, 'compilePolicy');
       const o = call(() => evaluate(r.policy(), st(), oc(), r.now));
       noCrash(o, 'evaluate');
-      if ('code' in compiled) {
-        // A policy fault comes first in the validation order: the same code
-        // and field, unless the object path met a value of the wrong shape
-        // elsewhere first (decoding, `invalid_input`, precedes validation).
-        assert.ok('code' in o, 'the object path refuses the policy too');
-        if (!(o.code === 'invalid_input' && !o.field.startsWith('policy'))) {
-          assert.deepStrictEqual({ code: o.code, field: o.field }, compiled, 'the same refusal');
-        }
+      const calls = [];
+      const memory = new InMemoryBudgetStore();
+      const store = { call: (request, budget, nowMs) => (calls.push({ request, budget, nowMs }), memory.call(request, budget, nowMs)) };
+      const d = call(() => decide(r.policy(), st(), oc(), { store, clock: { nowMs: () => r.now } }));
+      noCrash(d, 'decide');
+      if ('code' in o) {
+        // the same refusal: decide checks its inputs in evaluate's order (the clock where evaluate takes now_ms)
+        assert.deepStrictEqual(d, o, 'decide refuses as evaluate does');
+        assert.equal(calls.length, 0, 'no store call for refused inputs');
         stillUsable();
-      } else {
-        const a = call(() => compiled.ok.evaluate(st(), oc(), r.now));
-        same(a, o, 'evaluate: compiled vs object path');
-        // the compiled policy in the contract's shape compiles to the same policy
-        assert.deepStrictEqual(compilePolicy(compiled.ok.toJSON()).toJSON(), compiled.ok.toJSON());
-        compiled.ok.free();
-        if ('code' in o) stillUsable();
+        return;
       }
+      const { decision, store: request } = o.ok;
+      assert.deepStrictEqual(calls.map((x) => x.request), request === null ? [] : [request], "decide's one store call is evaluate's request");
+      let want = decision;
+      if (decision === null) {
+        const reply = new InMemoryBudgetStore().call(request, calls[0].budget, calls[0].nowMs);
+        want = settle(r.policy(), st(), oc(), r.now, reply).decision;
+      }
+      assert.deepStrictEqual(d, { ok: want }, 'decide == evaluate, the store, settle');
     }),
     runs(1500),
   );

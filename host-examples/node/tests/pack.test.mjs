@@ -37,11 +37,11 @@ console.log(JSON.stringify({ max: p.max_attempts, code }));`,
     );
     fs.writeFileSync(
       path.join(app, 'cjs.cjs'),
-      `const { compilePolicy, RetryPolicy } = require('@webhook/retry-policy');
-const c = compilePolicy({ backoff: { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' }, window_ms: 900000, hard_cap: 16,
-  budget: { ratio: 0.1, window_ms: 60000, min_sample: 50, sliding: true } });
-const d = c.decideWith({ event_id: 'evt_1', endpoint_id: 'ep', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false },
-  { status: 410 }, 5, null);
+      `const { evaluate, RetryPolicy } = require('@webhook/retry-policy');
+const policy = { backoff: { base_ms: 2000, factor: 2, cap_ms: 300000, jitter: 'full' }, window_ms: 900000, hard_cap: 16,
+  budget: { ratio: 0.1, window_ms: 60000, min_sample: 50, sliding: true } };
+const d = evaluate(policy, { event_id: 'evt_1', endpoint_id: 'ep', attempt: 1, max_attempts: 13, first_attempted_at_ms: 0, credentials_refreshed: false },
+  { status: 410 }, 5).decision;
 const rp = new RetryPolicy({ classes: { n: { window_ms: 60000, backoff: { base_ms: 100, factor: 2, cap_ms: 1000 } } } });
 console.log(JSON.stringify({ reason: d.stop_reason, disable: d.disable_endpoint, classes: rp.classes }));`,
     );

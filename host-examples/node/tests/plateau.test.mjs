@@ -2,22 +2,23 @@
 // instance the package runs, sampling the wasm linear memory
 // (the artifact's instances' `memory`, artifact().memoryBytes()) and
 // process.memoryUsage(). The wasm memory must level off: no growth over the
-// last half of the calls. The mix: every step through CompiledPolicy,
-// RetryPolicy and the object path, refusals, stores, documents, Retry-After,
+// last half of the calls. The mix: every step through RetryPolicy and the
+// plain functions (decide through its imports), refusals, stores, documents,
+// delivery engines opened, fed and closed, Retry-After,
 // event ids up to 4 KiB, a refused (> 1 MiB) document every 20,000 calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import {
-  compilePolicy,
   RetryPolicy,
+  InMemoryBudgetStore,
+  DeliveryEngine,
   evaluate,
   settle,
-  decideWith,
-  resume,
+  decide,
+  loadHealthDocument,
   retryAfter,
   plan,
-  delay,
   classifyStatus,
   classifyError,
   storeKey,
@@ -41,8 +42,8 @@ const document = JSON.stringify({ version: 'plateau', classes: { c: { window_ms:
 const HUGE_DOC = `{"classes":{"c":${' '.repeat(1 << 20)}}}`;
 
 test(`plateau: ${CALLS} mixed calls, the wasm memory levels off`, () => {
-  const compiled = compilePolicy(policy);
-  const retry = new RetryPolicy(document);
+  const store = new InMemoryBudgetStore();
+  const retry = new RetryPolicy(document, { store, clock: { nowMs: () => 1_000_000 } });
   let held = EMPTY_HELD;
   const samples = [];
   const sample = (i) => {
@@ -59,15 +60,15 @@ test(`plateau: ${CALLS} mixed calls, the wasm memory levels off`, () => {
     const outcome = i % 5 === 0 ? { error_kind: 'read_timeout' } : { status: [503, 429, 500, 200, 410, 401][i % 6], retry_after_ms: i % 7 === 0 ? 30_000 : null };
     try {
       switch (i % 16) {
-        case 0: compiled.evaluate(state, outcome, now); break;
-        case 1: compiled.settle(state, outcome, now, i % 3 ? { unavailable: true } : { reserved: true, counts: held }); break;
-        case 2: compiled.decideWith(state, outcome, now, i % 4 ? null : { current: { total: 50, retries: 3 }, previous: { total: 20, retries: 1 } }); break;
-        case 3: compiled.resume({ ...state, attempt: i % 14 }, now); break;
+        case 0: retry.settle({ ...state, class: 'c' }, outcome, now, { unavailable: true }); break;
+        case 1: settle(policy, state, outcome, now, i % 3 ? { unavailable: true } : { reserved: true, counts: held }); break;
+        case 2: decide(policy, state, outcome, { store, clock: { nowMs: () => now } }); break;
+        case 3: retry.decide({ ...state, class: 'c' }, outcome); break;
         case 4: retry.evaluate({ ...state, class: 'c' }, outcome, now); break;
         case 5: evaluate(policy, state, outcome, BigInt(now)); break;
         case 6: settle(policy, state, outcome, now, { unavailable: true }); break;
-        case 7: decideWith(policy, { ...state, attempt: 0 }, outcome, now, null); break; // refused: invalid_state
-        case 8: resume(policy, state, now); break;
+        case 7: decide(policy, { ...state, attempt: 0 }, outcome, { store }); break; // refused: invalid_state
+        case 8: loadHealthDocument(document); break;
         case 9: retryAfter(i % 2 ? `${i}` : 'Sun, 06 Nov 1994 08:49:37 GMT', now); break;
         case 10: {
           const request = { op: ['record', 'reserve', 'record_reserve'][i % 3], endpoint_id: `ep_${i % 13}`, window_ms: 10_000, bucket: Math.floor(now / 10_000) };
@@ -76,13 +77,21 @@ test(`plateau: ${CALLS} mixed calls, the wasm memory levels off`, () => {
           break;
         }
         case 11: plan(policy.backoff, 3_600_000, 20); break;
-        case 12: delay(policy.backoff, id, i % 100); break;
+        case 12: {
+          if (i % 100 !== 12) evaluate(policy, { ...state, max_attempts: 101 }, outcome, now); // refused: invalid_state
+          else {
+            const engine = new DeliveryEngine({ document, memory_store: true });
+            engine.feed([{ op: 'admit', now_ms: now, event_id: id, endpoint_id: 'p', target: 'https://example.com/', class: 'c' }]);
+            engine.close();
+          }
+          break;
+        }
         case 13: classifyStatus(i % 700); break; // refused below 100 and above 599
         case 14: classifyError(i % 2 ? 'connect_timeout' : 'nope'); break;
         case 15: {
           if (i % 20_000 === 15) new RetryPolicy(HUGE_DOC); // refused: document_too_large
           else if (i % 1000 === 15) retry.admit('c', now);
-          else compiled.evaluate({ ...state, attempt: -1 }, outcome, now); // refused
+          else evaluate(policy, { ...state, attempt: -1 }, outcome, now); // refused
           break;
         }
       }

@@ -70,7 +70,7 @@ test('a running replica swaps artifacts through the file watch: a broken file is
   try {
     const url = await until('the metrics line', () => /metrics on (\S+)/.exec(stderr)?.[1]);
     const metrics = async () => (await fetch(url)).text();
-    assert.match(await metrics(), new RegExp(`webhook_policy_info\\{artifact_sha256="${sha(A)}",abi="webhook:retry-policy@0.3.0",document_version="swap-test"\\} 1`));
+    assert.match(await metrics(), new RegExp(`webhook_policy_info\\{artifact_sha256="${sha(A)}",abi="webhook:retry-policy@1.0.0",document_version="swap-test"\\} 1`));
     await until('20 answered requests', () => answered >= 20);
 
     // A broken deploy (truncated) is refused and logged once; A stays.
@@ -98,7 +98,7 @@ test('a running replica swaps artifacts through the file watch: a broken file is
     const ended = Object.values(summary.stop_reasons).reduce((a, b) => a + b, 0);
     assert.equal(ended, EVENTS, `every event has one stop reason: ${stdout}`);
     assert.equal(summary.crashed, undefined);
-    assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(A)} abi=webhook:retry-policy@0\\.3\\.0 document_version=swap-test source=${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(A)} abi=webhook:retry-policy@1\\.0\\.0 document_version=swap-test source=${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
     assert.match(stderr, new RegExp(`policy artifact swapped sha256=${sha(A)} -> ${sha(B)} abi=\\S+ document_version=swap-test `));
   } finally {
     release();

@@ -1,13 +1,14 @@
 // Usage: host-examples/node/conformance DIR
-// Runs every *.json vector file in DIR (formats 1, 2 and 3) through the npm
-// package's public API (plain, imports-driven decide, compiled) on the
-// artifact RETRY_POLICY_ARTIFACT names (else the package's copy), and prints one
+// Runs every *.json vector file in DIR (formats 1, 2 and 3, engine traces)
+// through the component (conformance-runner.mjs: the package's functions,
+// else the component's `vector-case`) on the artifact RETRY_POLICY_ARTIFACT
+// names (else the package's copy), and prints one
 // line per failing case, then `node: N passed, M failed`. Exit 1 on any
 // failure (a refused artifact included, or when DIR holds no case at all),
 // 2 on bad usage.
 import fs from 'node:fs';
 import * as api from '@webhook/retry-policy';
-import { runDir, PURE, IMPORTS, compiledImpl } from './conformance-runner.mjs';
+import { runDir } from './conformance-runner.mjs';
 
 const dir = process.argv[2];
 if (process.argv.length !== 3 || !fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
@@ -28,10 +29,7 @@ try {
   console.log('node: 0 passed, 1 failed');
   process.exit(1);
 }
-// A case passes when the plain functions, the compiled policy (what a
-// RetryPolicy runs) and, for `decide`, the imports-driven step all give its
-// `expect`. The artifact is the package's copy, or RETRY_POLICY_ARTIFACT.
-const { passed, failed, failures } = runDir(dir, [PURE, IMPORTS, compiledImpl()]);
+const { passed, failed, failures } = runDir(dir);
 for (const f of failures) console.log(`FAIL ${f.file} :: ${f.name}: ${f.why}`);
 console.log(`node: ${passed} passed, ${failed} failed`);
 if (passed + failed === 0) console.error(`conformance: no vector case found in ${dir}`);

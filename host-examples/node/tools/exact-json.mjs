@@ -2,11 +2,19 @@
 // 2^53 - 1 to the nearest double (9007199254741991 reads as
 // 9007199254741992), so an expectation such as a wake at
 // 9007199254741090 ms could never be compared exactly. Here (lossless-json)
-// an integer literal that is not a safe integer is read as a BigInt, every
-// other number as a Number: the package's own shape for a u64 (a number up
-// to 2^53 - 1, a bigint above; README, "API"). Values are printed back with
-// bigints as JSON integers, never as "...n" strings.
-import { parse, stringify } from 'lossless-json';
+// a file is parsed once with every number kept as its literal text
+// (LosslessNumber), and then:
+//   * `values(raw)`: the value in the package's own shape for a u64, an
+//     integer literal that is not a safe integer as a BigInt and every other
+//     number as a Number (what the package's functions take);
+//   * `exactText(raw)`: the value written back as JSON text with each number
+//     EXACTLY as the file wrote it (lossless-json writes a LosslessNumber's
+//     text verbatim): what the component's `vector-case` reads. Strings and
+//     keys are their parsed values re-escaped, a duplicate key with a
+//     different value is a parse error, so nothing the component reads
+//     differs from the file but insignificant whitespace and escapes.
+// Values are printed back with bigints as JSON integers, never as "...n" strings.
+import { parse, stringify, isLosslessNumber } from 'lossless-json';
 
 const INTEGER = /^-?\d+$/;
 
@@ -16,8 +24,24 @@ function number(text) {
   return INTEGER.test(text) && !Number.isSafeInteger(x) ? BigInt(text) : x;
 }
 
+/** JSON text -> its value with every number kept as its literal text. Throws a SyntaxError on bad JSON. */
+export const readRaw = (text) => parse(text);
+
+/** A raw value (readRaw) with its numbers as the package takes them: integers beyond 2^53 - 1 exact (BigInt). */
+export function values(raw) {
+  if (isLosslessNumber(raw)) return number(raw.value);
+  if (Array.isArray(raw)) return raw.map(values);
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const out = {};
+  for (const [k, v] of Object.entries(raw)) out[k] = values(v);
+  return out;
+}
+
+/** A raw value (readRaw) as JSON text, each number exactly as it was read. */
+export const exactText = (raw) => stringify(raw);
+
 /** JSON text -> its value, integers beyond 2^53 - 1 exact (BigInt). Throws a SyntaxError on bad JSON. */
-export const readJson = (text) => parse(text, null, number);
+export const readJson = (text) => values(readRaw(text));
 
 /** A value as JSON text, bigints written as JSON integers. */
 export const showJson = (value) => stringify(value) ?? 'undefined';
@@ -33,7 +57,7 @@ function sameNumber(a, b) {
 
 /**
  * Equal as JSON values, as the Rust reference compares
- * (policy-core/tests/health_vectors.rs `same`): numbers by exact value
+ * (policy-core/src/vectors `same`): numbers by exact value
  * (a Number and a BigInt of one value are equal, a boolean never equals a
  * number), object members in any order, arrays element by element.
  */

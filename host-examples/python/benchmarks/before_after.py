@@ -30,7 +30,7 @@ PER_CALL = r"""
 import json, sys, time
 from pathlib import Path
 import webhook_retry_policy as w
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import conformance_json as cj
 cases = []
 for path in sorted(Path(sys.argv[1]).glob("*.json")):
     for case in json.loads(path.read_text())["cases"]:

@@ -3,17 +3,15 @@
     host-examples/python/bench [--vectors DIR] [--repeat R] [--no-cold]
     host-examples/python/bench --before [REV]     (before_after.py: REV's package and this tree side by side)
 
-Rows: evaluate+settle with no store, and its compiled counterpart
-advance(+finish) (ABI 0.3: the policy compiled once, not lowered per call);
-one ``step``, the default (compiled: advance, or advance -> in-memory
-store-apply -> finish) beside the 0.2 step it replaced (``step_evaluated``:
-evaluate -> in-memory store-apply -> settle), with their ratio; one ``decide`` (ONE component
-call; the clock and the in-memory store through the WIT imports); one
-``decide_with`` (format 1); the exact pure-Python BASELINE port and the
-design note's hand-written floor (random jitter, no validation; both
-benchmark only, ``baseline_decide.py``); one event delivered through the
-delivery engine (``engine_feed.py``: two feed batches); one loopback httpx POST. Inputs:
-every non-error decide vector, cycled. Each row is the best of R rounds,
+Rows: evaluate+settle with no store; one ``step`` (evaluate -> in-memory
+store-apply -> settle); one ``decide`` (ONE component call; the clock and
+the in-memory store through the WIT imports); the exact pure-Python
+BASELINE port and the design note's hand-written floor (random jitter, no
+validation; both benchmark only, ``baseline_decide.py``); one event
+delivered through the delivery engine (``engine_feed.py``: two feed
+batches); one loopback httpx POST. Inputs: every non-error decide vector
+(format 1), cycled; the baseline is checked against each one's ``expect``,
+which the artifact's ``vector-case`` confirms first. Each row is the best of R rounds,
 the rounds of all rows interleaved (a shared machine: every row sees the
 same load). Then the cold start of a fresh process: ``import wasmtime``
 and, beside it, the rest to the first decision (the package's import +
@@ -41,15 +39,14 @@ import baseline_decide
 import engine_feed
 import httpx
 
-from webhook_retry_policy import Decided, ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import ManualClock, PolicyError, Reservation, RetryPolicy, Unavailable
+from webhook_retry_policy import conformance_json as cj
 from webhook_retry_policy.dispatcher import LocalEndpoint
+from webhook_retry_policy.instance import current
 
 HERE = Path(__file__).resolve().parent
-EVALUATE = "typed API: evaluate + settle (0.2, no store)"
-ADVANCE = "typed API: compiled advance (+ finish) (0.3, no store)"
-STEP_02 = "typed API: 0.2 step (evaluate, in-memory store-apply, settle)"
-STEP = "typed API: step, the default (compiled: advance [, in-memory store-apply, finish])"
+EVALUATE = "typed API: evaluate + settle (no store)"
+STEP = "typed API: step (evaluate [, in-memory store-apply, settle])"
 NOTE = "design-note path in plain Python (random jitter, no checks)"
 COLD = (
     "import time; t0 = time.perf_counter()\n"
@@ -63,15 +60,19 @@ COLD = (
 COLD_GOAL_MS = 5.0  # issue 20: Python's cold start <= the `import wasmtime` time + 5 ms
 
 
-def load_cases(directory: Path) -> list[tuple[Any, ...]]:
+def load_expected(directory: Path) -> list[tuple[Any, ...]]:
+    """Every non-error decide case, its ``expect`` last, after the artifact's
+    ``vector-case`` confirmed that the component answers exactly that."""
     cases = []
     for path in sorted(directory.glob("*.json")):
-        for case in json.loads(path.read_text())["cases"]:
+        doc = json.loads(path.read_text())
+        for case in doc["cases"]:
             if case["op"] != "decide" or "error" in case["expect"]:
                 continue
+            current().run("vector-case", json.dumps(doc["format"]), json.dumps(case))  # GuestError if not
             i = case["input"]
             cases.append((cj.policy(i["policy"]), cj.state(i["state"]), cj.outcome(i["outcome"]), i["now_ms"],
-                          cj.budget_counts(i["budget_counts"])))
+                          cj.budget_counts(i["budget_counts"]), case["expect"]))
     return cases
 
 
@@ -123,10 +124,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--no-cold", action="store_true")
     args = ap.parse_args()
-    cases = load_cases(Path(args.vectors))
+    expected = load_expected(Path(args.vectors))
+    cases = [c[:5] for c in expected]
     rp = RetryPolicy(ManualClock())
-    for c in cases:  # the exact port decides like the component on every vector
-        assert baseline_decide.decide_with(*c) == rp.decide_with(*c), c
+    for c in expected:  # the exact port decides like the component on every vector
+        assert cj.decision_to_json(baseline_decide.decide_with(*c[:5])) == c[5], c
 
     def step(policy: Any, state: Any, outcome: Any, now_ms: int, counts: Any) -> Any:
         s = rp.evaluate(policy, state, outcome, now_ms)
@@ -134,14 +136,6 @@ def main() -> None:
             reply = Unavailable() if counts is None else Reservation(True, counts)
             return rp.settle(policy, state, outcome, now_ms, reply).decision
         return s.decision
-
-    def advance(policy: Any, state: Any, outcome: Any, now_ms: int, counts: Any) -> Any:
-        cp = rp.compiled(policy)
-        a = cp.advance(state, outcome, now_ms)
-        if isinstance(a, Decided):
-            return a.decision
-        reply = Unavailable() if counts is None else Reservation(True, counts)
-        return cp.finish(state, outcome, now_ms, reply).verdict
 
     class Fixed:  # the clock the imports-driven decide reads: the vector's now
         t = 0
@@ -159,11 +153,8 @@ def main() -> None:
     n = 2000
     paths: list[tuple[str, Callable[[], Any], int]] = [
         (EVALUATE, over(cases, step, n), n),
-        (ADVANCE, over(cases, advance, n), n),
-        (STEP_02, over(cases, lambda p, s, o, t, c: rp.step_evaluated(p, s, o, t), n), n),
         (STEP, over(cases, lambda p, s, o, t, c: rp.step(p, s, o, t), n), n),
         ("typed API: decide (ONE call; clock + in-memory store through the imports)", over(cases, decide, n), n),
-        ("typed API: decide_with (format 1, one call)", over(cases, rp.decide_with, n), n),
         ("BASELINE exact pure-Python port (benchmark only)", over(cases, baseline_decide.decide_with, n), n),
         (NOTE,
          over(cases, baseline_decide.design_note_decide, n), n),
@@ -186,8 +177,6 @@ def main() -> None:
         print(f"| {name} | {us:.2f} | {us / note_us:.1f} | {100 * us / post_us:.2f}% |")
     print(f"delivery engine: {best[engine_feed.ROW]:.1f} µs per delivered event, {engine_feed.CROSSINGS_PER_EVENT} crossings "
           f"(feed batches) per delivered event, {best[engine_feed.ROW] / engine_feed.CROSSINGS_PER_EVENT:.1f} µs per feed")
-    print(f"compiled (ABI 0.3) / 0.2 path, same run: step {best[STEP] / best[STEP_02]:.2f}x, "
-          f"no store {best[ADVANCE] / best[EVALUATE]:.2f}x")
     step_pct = 100 * best[STEP] / post_us
     print(f"goal: typed API <= 2% of one loopback POST: step {step_pct:.2f}% -> {'met' if step_pct <= 2 else 'MISSED'}")
     if not args.no_cold:

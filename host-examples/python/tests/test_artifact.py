@@ -54,7 +54,7 @@ def refused(code: str, *args, **kwargs) -> str:
     return e.value.message
 
 
-def fake_component(shipped: bytes, version: str = "0.3.0", abi_version: int = 3, extra_import: str = "") -> bytes:
+def fake_component(shipped: bytes, version: str = "1.0.0", abi_version: int = 4, extra_import: str = "") -> bytes:
     """A component whose main module has the shipped one's export names and
     signatures (renamed to ``version``) and answers zeros: links, runs, lies."""
     main = wasmtime.Module(wasmtime.Engine(), read_component(shipped).main_module)
@@ -65,7 +65,7 @@ def fake_component(shipped: bytes, version: str = "0.3.0", abi_version: int = 3,
         params = " ".join(str(p) for p in e.type.params)
         results = [str(r) for r in e.type.results]
         body = " ".join(f"({r}.const {abi_version if e.name.endswith('#abi-version') else 0})" for r in results)
-        name = e.name.replace("@0.3.0", f"@{version}")
+        name = e.name.replace("@1.0.0", f"@{version}")
         param_decl = f"(param {params})" if params else ""
         result_decl = "(result " + " ".join(results) + ")" if results else ""
         funcs.append(f'(func (export "{name}") {param_decl} {result_decl} {body})')
@@ -80,7 +80,7 @@ def fake_component(shipped: bytes, version: str = "0.3.0", abi_version: int = 3,
 def test_the_default_is_the_packages_copy_and_its_info_names_it(shipped):
     a = load_artifact()
     assert a.info.source == "embedded" and a.info.sha256 == hashlib.sha256(shipped).hexdigest()
-    assert a.info.abi == "webhook:retry-policy@0.3.0" and a.info.document_version == "" and a.document is None
+    assert a.info.abi == "webhook:retry-policy@1.0.0" and a.info.document_version == "" and a.document is None
 
 
 def test_a_path_or_bytes_from_the_caller_come_first_then_the_environment(tmp_path, shipped, monkeypatch):
@@ -113,18 +113,23 @@ def test_bytes_that_are_not_a_component_are_invalid():
 
 
 def test_another_wit_package_version_is_named_in_the_abi_mismatch(shipped):
-    msg = refused("artifact_abi_mismatch", fake_component(shipped, version="0.4.0"))
-    assert msg.startswith("artifact implements webhook:retry-policy@0.4.0") and "this host speaks webhook:retry-policy@0.3.0 (abi 3)" in msg
+    msg = refused("artifact_abi_mismatch", fake_component(shipped, version="1.1.0"))
+    assert msg.startswith("artifact implements webhook:retry-policy@1.1.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 4)" in msg
+
+
+def test_an_abi_0_3_artifact_is_refused_naming_its_version(shipped):
+    msg = refused("artifact_abi_mismatch", fake_component(shipped, version="0.3.0", abi_version=3))
+    assert msg.startswith("artifact implements webhook:retry-policy@0.3.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 4)" in msg
 
 
 def test_another_abi_version_is_an_abi_mismatch(shipped):
-    assert "(abi 4); this host speaks webhook:retry-policy@0.3.0 (abi 3)" in refused(
-        "artifact_abi_mismatch", fake_component(shipped, abi_version=4))
+    assert "(abi 5); this host speaks webhook:retry-policy@1.0.0 (abi 4)" in refused(
+        "artifact_abi_mismatch", fake_component(shipped, abi_version=5))
 
 
 def test_a_main_module_that_imports_what_this_host_does_not_supply_is_an_abi_mismatch(shipped):
     msg = refused("artifact_abi_mismatch", fake_component(shipped, extra_import='(import "wasi:io/poll@0.2.0" "poll" (func))'))
-    assert "wasi:io/poll@0.2.0#poll" in msg and "webhook:retry-policy/clock@0.3.0#now-ms" in msg
+    assert "wasi:io/poll@0.2.0#poll" in msg and "webhook:retry-policy/clock@1.0.0#now-ms" in msg
 
 
 def test_a_component_that_gives_wrong_known_answers_fails_the_self_test(shipped):

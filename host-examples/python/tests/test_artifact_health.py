@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from test_replica import REPLICA, run_replica, summary_of
 
-from webhook_retry_policy import AsyncRetryPolicy, instance
+from webhook_retry_policy import instance
 from webhook_retry_policy.artifact import ARTIFACT_ENV, DOCUMENT_SECTION, current_artifact, load_artifact, swap_artifact
 from webhook_retry_policy.component_reader import append_custom_section
 from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.errors import ArtifactError
-from webhook_retry_policy.reload import DocumentHolder
 
 SHIPPED = REPLICA.parent / "src" / "webhook_retry_policy" / "retry_policy.wasm"
 STORM = {"window_ms": 3000, "hard_cap": 16, "backoff": {"base_ms": 5, "factor": 2.0, "cap_ms": 50, "jitter": "full"},
@@ -68,17 +67,16 @@ def test_an_invalid_health_section_in_the_embedded_document_is_refused_naming_it
     assert "classes.storm.health.cache_ms" in str(e.value)
 
 
-def test_a_swap_to_a_format_3_artifact_makes_its_sections_what_new_events_are_admitted_under():
+def test_a_swap_to_a_format_3_artifact_makes_its_sections_the_current_artifacts():
     swap_artifact(bundled(document(health=None, version="two")))
-    holder = DocumentHolder.from_artifact(AsyncRetryPolicy())
-    assert holder.health is not None and holder.health.classes[0].health is None
+    two = current_artifact()
+    assert two.health_document is not None and two.health_document.classes[0].health is None and not two.has_health
     swap_artifact(bundled(document(version="three")))
-    assert holder.current.version == "three" and holder.follows_artifact
-    assert holder.health is not None and holder.health.classes[0].health is not None
+    three = current_artifact()
+    assert three.document is not None and three.document.version == "three" and three.has_health
+    assert three.health_document is not None and three.health_document.classes[0].health is not None
     swap_artifact(bundled(document(health=None, version="two-again")))
-    assert holder.health is not None and holder.health.classes[0].health is None
-
-
+    assert not current_artifact().has_health
 
 
 def replica_on(tmp_path: Path, doc: dict, url: str) -> dict:

@@ -47,7 +47,7 @@ def invalid(data: bytes) -> str:
 def test_the_shipped_component_has_one_main_module_with_the_policy_exports(shipped):
     c = read_component(shipped)
     assert c.main_module.startswith(b"\0asm\x01\x00\x00\x00")
-    assert "cabi_realloc" in c.main_exports and "webhook:retry-policy/policy@0.3.0#decide" in c.main_exports
+    assert "cabi_realloc" in c.main_exports and "webhook:retry-policy/policy@1.0.0#decide" in c.main_exports
     assert "webhook-retry-policy:build" in c.custom
     wasmtime.Module(wasmtime.Engine(), c.main_module)  # a module wasmtime accepts
 

@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from webhook_retry_policy.conformance import Runner
+from webhook_retry_policy.conformance import IN_ARTIFACT, Runner, raw_cases, raw_json
 from webhook_retry_policy.conformance_health import FORMAT as HEALTH_FORMAT
 from webhook_retry_policy.conformance_health import same
 
 HERE = Path(__file__).resolve().parent.parent
 
 
+def _file(path: Path):
+    """``(kind, format text, cases, raw cases)`` of a vector file."""
+    text = path.read_text()
+    doc = json.loads(text)
+    format_text, raws = raw_cases(text)
+    return ("health" if doc.get("format") == HEALTH_FORMAT else "policy"), format_text, doc["cases"], raws
+
+
 def _cases(directory: Path):
     for path in sorted(directory.glob("*.json")):
-        doc = json.loads(path.read_text())
-        health = doc.get("format") == HEALTH_FORMAT
-        for case in doc["cases"]:
-            yield pytest.param((health, case), id=f"{path.stem}:{case.get('name')}")
+        kind, format_text, cases, raws = _file(path)
+        for case, raw in zip(cases, raws, strict=True):
+            yield pytest.param((kind, format_text, case, raw), id=f"{path.stem}:{case.get('name')}")
 
 
 def pytest_generate_tests(metafunc):
@@ -38,32 +45,54 @@ def runner():
 
 
 def test_the_vector_case_passes(runner, vector_case):
-    health, case = vector_case
-    assert (runner.run_health_case(case) if health else runner.run_case(case)) is None
+    kind, format_text, case, raw = vector_case
+    assert runner.run_case_text(kind, case, format_text, raw) is None
 
 
-def _health_case(vectors_dir: Path, suite: str, op: str) -> dict:
-    return next(c for c in json.loads((vectors_dir / f"format3-{suite}.json").read_text())["cases"] if c["op"] == op)
+def _case(vectors_dir: Path, name: str, op: str):
+    kind, format_text, cases, raws = _file(vectors_dir / name)
+    i = next(i for i, c in enumerate(cases) if c["op"] == op)
+    return kind, format_text, cases[i], raws[i]
 
 
-@pytest.mark.parametrize(("suite", "op"), [("gate", "gate"), ("gate", "after_probe"), ("settle", "settle"),
-                                           ("settle", "settle_wake"), ("store", "apply"), ("pacer", "pace"),
-                                           ("pacer", "normal_per_s"), ("documents", "parse_document")])
-def test_a_format3_case_with_a_wrong_expectation_fails_naming_both_answers(vectors_dir, suite, op):
-    case = _health_case(vectors_dir, suite, op)
-    assert Runner().run_health_case(case) is None
-    wrong = {**case, "expect": {"answer": "not this"}}
-    problem = Runner().run_health_case(wrong) or ""
-    assert problem.startswith('expected {"answer": "not this"}, got {'), problem
+def _run(kind, format_text, case):
+    """A case edited in the test: its raw form is its JSON text."""
+    return Runner().run_case_text(kind, case, format_text, json.loads(json.dumps(case)))
 
 
-def test_a_format3_input_with_an_unknown_field_is_a_broken_vector(vectors_dir):
-    case = _health_case(vectors_dir, "gate", "gate")
-    problem = Runner().run_health_case({**case, "input": {**case["input"], "extra": 1}}) or ""
-    assert problem == "broken vector: input.extra: unknown field"
-    event = {**case["input"]["event"], "priority": 1}
-    problem = Runner().run_health_case({**case, "input": {**case["input"], "event": event}}) or ""
-    assert problem == "broken vector: event.priority: unknown field"
+@pytest.mark.parametrize(("name", "op"), [
+    ("format3-gate.json", "gate"), ("format3-gate.json", "after_probe"), ("format3-settle.json", "settle"),
+    ("format3-settle.json", "settle_wake"), ("format3-store.json", "apply"), ("format3-pacer.json", "pace"),
+    ("format3-pacer.json", "normal_per_s"), ("format3-documents.json", "parse_document"), ("decide.json", "decide"),
+    ("delay.json", "delay"), ("budget.json", "budget"), ("resume.json", "resume"), ("step.json", "evaluate"),
+    ("plan.json", "plan")])
+def test_a_case_with_a_wrong_expectation_fails_naming_both_answers(vectors_dir, name, op):
+    kind, format_text, case, raw = _case(vectors_dir, name, op)
+    assert Runner().run_case_text(kind, case, format_text, raw) is None
+    problem = _run(kind, format_text, {**case, "expect": {"answer": "not this"}}) or ""
+    assert problem.startswith("expected ") and "not this" in problem and "got " in problem, problem
+
+
+def test_the_ops_run_inside_the_artifact_are_exactly_those_abi_1_no_longer_exports():
+    assert IN_ARTIFACT["policy"] == {"delay", "budget", "decide", "resume"}
+    assert "parse_document" not in IN_ARTIFACT["health"] and len(IN_ARTIFACT["health"]) == 9
+
+
+def test_an_input_with_an_unknown_field_is_a_broken_vector_in_the_glue_and_in_the_artifact(vectors_dir):
+    for name, op in [("format3-gate.json", "gate"), ("delay.json", "delay"), ("format3-documents.json", "parse_document"),
+                     ("step.json", "evaluate")]:
+        kind, format_text, case, _ = _case(vectors_dir, name, op)
+        problem = _run(kind, format_text, {**case, "input": {**case["input"], "extra": 1}}) or ""
+        assert "extra" in problem, (op, problem)  # a failure naming the field (format 3: as its answer)
+    kind, format_text, case, _ = _case(vectors_dir, "delay.json", "delay")
+    assert _run(kind, format_text, {**case, "op": "jitter"}) == "broken vector: op: unknown op 'jitter'"
+
+
+def test_numbers_reach_the_artifact_spelled_as_in_the_file():
+    text = '{"format": 1, "cases": [{"a": 18446744073709551615, "b": 2e3, "c": 900000.0, "d": -0, "e": [1.5E+2, "x"]}]}'
+    format_text, raws = raw_cases(text)
+    assert format_text == "1"
+    assert raw_json(raws[0]) == '{"a":18446744073709551615,"b":2e3,"c":900000.0,"d":-0,"e":[1.5E+2,"x"]}'
 
 
 def test_format3_answers_compare_numbers_by_value_and_never_a_boolean_as_a_number():
@@ -88,14 +117,5 @@ def test_the_conformance_executable_prints_one_summary_line(vectors_dir):
     assert out.returncode == 0, out.stdout + out.stderr
     last = out.stdout.strip().splitlines()[-1]
     assert last.startswith("python: ") and last.endswith(" passed, 0 failed")
-    through = [line for line in out.stderr.splitlines() if line.startswith("decide cases also run through the imports")]
-    assert through and int(through[0].rsplit(" ", 1)[1]) > 0, out.stderr
-
-
-def test_a_decide_case_fails_when_the_imports_driven_decide_disagrees_with_decide_with(vectors_dir, monkeypatch):
-    case = next(c for c in json.loads((vectors_dir / "decide.json").read_text())["cases"]
-                if c["expect"].get("retry") and c["input"]["budget_counts"] is not None)  # a retry the budget allowed
-    r = Runner()
-    assert r.run_case(case) is None
-    monkeypatch.setattr(r.store, "call", lambda *a: (_ for _ in ()).throw(ConnectionError("down")))
-    assert "decide through the imports gave" in (r.run_case(case) or "")
+    inside = [line for line in out.stderr.splitlines() if line.startswith("cases run inside the artifact (vector-case)")]
+    assert inside and int(inside[0].rsplit(" ", 1)[1]) > 0, out.stderr

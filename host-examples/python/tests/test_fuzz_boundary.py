@@ -6,7 +6,7 @@
     checked constructor). Each call returns or raises ``PolicyError`` with a
     known code; never another exception, never a ``PolicyTrap``; afterwards
     the same instance gives the known answer to a known-good call.
-(b) Differential: valid vector-shape inputs of evaluate/settle/resume/
+(b) Differential: valid vector-shape inputs of evaluate/settle/
     retry_after through the package, checked against invariants stated in
     docs/contract.md inside each example, then all examples at once against
     the native answers of ``target/release/expect`` (policy-core; skipped
@@ -55,7 +55,8 @@ from webhook_retry_policy import (
     Unavailable,
     instance,
 )
-from webhook_retry_policy import contract_json as cj
+from webhook_retry_policy import conformance_json as cj
+from webhook_retry_policy._generated.abi import GuestError
 from webhook_retry_policy.types import HeldBuckets
 
 _COMMON = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -139,20 +140,18 @@ NOW = st.one_of(INTS, st.none(), ANY)
 CALLS: dict[str, st.SearchStrategy[tuple[Any, ...]]] = {
     "evaluate": st.tuples(POLICY, STATE, OUTCOME, NOW),
     "settle": st.tuples(POLICY, STATE, OUTCOME, NOW, REPLY),
-    "resume": st.tuples(POLICY, STATE, NOW),
     "parse_retry_after": st.tuples(TEXT, NOW),
     "store_key": st.tuples(REQUEST),
     "store_apply": st.tuples(REQUEST, BUDGET, NOW, HELD),
-    "decide_with": st.tuples(POLICY, STATE, OUTCOME, NOW, st.one_of(st.none(), COUNTS)),
     "step": st.tuples(POLICY, STATE, OUTCOME, NOW),
     "decide": st.tuples(POLICY, STATE, OUTCOME),
     "plan": st.tuples(BACKOFF, INTS, INTS),
-    "delay": st.tuples(BACKOFF, TEXT, INTS),
     "classify_status": st.tuples(INTS),
     "classify_error": st.tuples(TEXT),
-    "budget_allows": st.tuples(BUDGET, NOW, COUNTS),
     "load_document": st.tuples(TEXT),
     "load_document_toml": st.tuples(TEXT),
+    "load_health_document": st.tuples(TEXT),
+    "admit": st.tuples(st.one_of(JUNK, TEXT), TEXT, NOW),
     "module_store_key": st.tuples(TEXT, INTS),
 }
 
@@ -273,7 +272,6 @@ CASES = {
     "evaluate": st.fixed_dictionaries({"policy": J_POLICY, "state": J_STATE, "outcome": J_OUTCOME, "now_ms": J_NOW}),
     "settle": st.fixed_dictionaries({"policy": J_POLICY, "state": J_STATE, "outcome": J_OUTCOME, "now_ms": J_NOW,
                                      "reply": J_REPLY}),
-    "resume": st.fixed_dictionaries({"policy": J_POLICY, "state": J_STATE, "now_ms": J_NOW}),
     "retry_after": st.fixed_dictionaries({"header": HEADER, "now_ms": J_NOW}),
 }
 
@@ -284,14 +282,25 @@ def _answer(rp: RetryPolicy, op: str, i: dict[str, Any]) -> dict[str, Any]:
         if op == "retry_after":
             return {"retry_after_ms": rp.parse_retry_after(i["header"], i["now_ms"])}
         p, s = cj.policy(i["policy"]), cj.state(i["state"])
-        if op == "resume":
-            return cj.resumption_to_json(rp.resume(p, s, i["now_ms"]))
         o = cj.outcome(i["outcome"])
         if op == "evaluate":
             return cj.step_to_json(rp.evaluate(p, s, o, i["now_ms"]))
         return cj.settlement_to_json(rp.settle(p, s, o, i["now_ms"], cj.reply(i["reply"])))
     except PolicyError as e:
         return {"error": e.code.value}
+
+
+def _allows(budget: dict[str, Any], now_ms: int, counts: dict[str, Any]) -> bool:
+    """The budget rule on ``counts`` (format 1's ``budget`` op, which ABI 1.0 runs inside the artifact)."""
+    for allows in (True, False):
+        case = {"name": "allows", "op": "budget", "expect": {"allows_retry": allows},
+                "input": {"budget": budget, "now_ms": now_ms, "current": counts["current"], "previous": counts["previous"]}}
+        try:
+            instance.current().run("vector-case", "1", json.dumps(case))
+            return allows
+        except GuestError:
+            continue
+    raise AssertionError(f"the budget case answered neither true nor false: {budget} {counts}")
 
 
 def _digits(header: str) -> str | None:
@@ -312,16 +321,6 @@ def _check_invariants(rp: RetryPolicy, op: str, i: dict[str, Any], got: dict[str
     st_, now = i["state"], i["now_ms"]
     elapsed = max(0, now - st_["first_attempted_at_ms"])
     window = i["policy"]["window_ms"]
-    if op == "resume":
-        if st_["attempt"] >= st_["max_attempts"]:
-            assert got["stop_reason"] == "max_attempts_exhausted"
-        elif elapsed >= window:
-            assert got["stop_reason"] == "retry_window_elapsed"
-        else:
-            assert got == {"due": True}
-        if "dead_letter" in got:
-            assert (got["dead_letter"]["attempts"], got["dead_letter"]["elapsed_ms"]) == (st_["attempt"], elapsed)
-        return
     bw = i["policy"]["budget"]["window_ms"]
     ev = got if op == "evaluate" else _answer(rp, "evaluate", {k: v for k, v in i.items() if k != "reply"})
     assert "error" not in ev, f"settle accepted what evaluate refused: {ev}"
@@ -344,7 +343,7 @@ def _check_invariants(rp: RetryPolicy, op: str, i: dict[str, Any], got: dict[str
             assert retry == reply["reserved"] or (not retry and got["decision"]["stop_reason"] == "retry_budget_exhausted")
             assert retry == reply["reserved"]
             c = reply["counts"]
-            allows = rp.budget_allows(cj.budget(i["policy"]["budget"]), now, cj.budget_counts(c))
+            allows = _allows(i["policy"]["budget"], now, c)
             assert got["budget_disagreement"] == (allows != reply["reserved"])
     for d in decisions:
         if d is not None and d["stop_reason"] is None:

@@ -19,6 +19,7 @@ from webhook_retry_policy import (
     RetryPolicy,
     Stop,
     TransportError,
+    Unavailable,
     _raw,
     instance,
 )
@@ -33,7 +34,7 @@ def test_each_thread_gets_its_own_instance_and_all_agree(policy, state):
     def work() -> None:
         together.wait()  # all four alive at once
         seen.append(instance.current())
-        results.append(rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None))
+        results.append(rp.settle(policy, state, HttpResponse(503), NOW_MS, Unavailable()).decision)
         together.wait()
 
     threads = [threading.Thread(target=work) for _ in range(4)]
@@ -51,14 +52,14 @@ def test_a_trap_raises_policy_trap_and_the_next_call_gets_a_fresh_instance(polic
     with pytest.raises(PolicyTrap):
         before.run("decide", policy, state, HttpResponse(503))  # the imports-driven export: its imports trap
     assert instance.current() is not before
-    assert isinstance(rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None), Stop)
+    assert isinstance(rp.settle(policy, state, HttpResponse(503), NOW_MS, Unavailable()).decision, Stop)
 
 
 def test_long_strings_grow_the_scratch_block_and_come_back_intact(policy):
     rp = RetryPolicy()
     long_id = "é" * 200_000
     state = DeliveryState(long_id, "ep", 3, 3, NOW_MS)
-    stop = rp.decide_with(policy, state, TransportError("k" * 50_000), NOW_MS + 1, None)
+    stop = rp.settle(policy, state, TransportError("k" * 50_000), NOW_MS + 1, Unavailable()).decision
     assert isinstance(stop, Stop) and stop.dead_letter is not None and stop.dead_letter.event_id == long_id
     assert instance.current().cap >= 400_000
 
@@ -72,12 +73,12 @@ def test_a_document_with_many_classes_is_admitted(policy):
 
 def test_many_calls_reuse_one_instance_without_leaking_guest_memory(policy, state):
     rp = RetryPolicy()
-    rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None)
+    rp.settle(policy, state, HttpResponse(503), NOW_MS, Unavailable())
     inst = instance.current()
     size = inst.memory.data_len(inst.store)
     for i in range(20_000):
-        assert isinstance(rp.decide_with(policy, DeliveryState(f"evt_{i}", "ep", 1, 13, NOW_MS),
-                                         HttpResponse(503), NOW_MS, None), Stop | Retry)
+        assert isinstance(rp.settle(policy, DeliveryState(f"evt_{i}", "ep", 1, 13, NOW_MS),
+                                         HttpResponse(503), NOW_MS, Unavailable()).decision, Stop | Retry)
     assert instance.current() is inst and inst.memory.data_len(inst.store) == size
 
 
@@ -89,7 +90,7 @@ def test_the_raw_call_self_test_passes_on_the_pinned_wasmtime():
 def test_a_result_read_after_guest_memory_grew_is_freed_exactly_once(policy, state):
     rp = RetryPolicy()
     for n in (9_000, 70_000, 300_000):  # results past the last view of guest memory
-        stop = rp.decide_with(policy, DeliveryState("e" * n, "ep", 3, 3, NOW_MS), TransportError("k"), NOW_MS + 1, None)
+        stop = rp.settle(policy, DeliveryState("e" * n, "ep", 3, 3, NOW_MS), TransportError("k"), NOW_MS + 1, Unavailable()).decision
         assert isinstance(stop, Stop) and stop.dead_letter is not None and len(stop.dead_letter.event_id) == n
         assert isinstance(rp.evaluate(policy, state, HttpResponse(503), NOW_MS).store, object)
     for i in range(200):  # a double free would hand one block out twice and corrupt these
@@ -123,7 +124,7 @@ def test_instances_of_finished_threads_and_trapped_instances_are_freed(policy, s
 
     def work() -> None:
         refs.append(weakref.ref(instance.current()))
-        rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None)
+        rp.settle(policy, state, HttpResponse(503), NOW_MS, Unavailable())
 
     for _ in range(20):  # one at a time: each thread's instance goes with its thread-local
         t = threading.Thread(target=work)
@@ -147,5 +148,5 @@ def test_a_forged_value_the_lowering_cannot_take_is_a_short_policy_error(jitter)
     for name, v in zip(Backoff.__slots__, (2000, 2.0, 300_000, jitter), strict=True):
         object.__setattr__(forged, name, v)
     with pytest.raises(PolicyError) as e:
-        RetryPolicy().delay(forged, "evt_1", 0)
+        RetryPolicy().plan(forged, 900_000, 16)
     assert e.value.code is ErrorCode.INVALID_INPUT and len(e.value.message) < 300, e.value.message[:200]

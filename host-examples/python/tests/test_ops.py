@@ -3,6 +3,8 @@ come back as the generated types, refused inputs as typed PolicyErrors."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import NOW_MS
 
@@ -10,7 +12,6 @@ from webhook_retry_policy import (
     Backoff,
     BucketCounts,
     BudgetCounts,
-    Due,
     ErrorCode,
     HttpResponse,
     LimitedBy,
@@ -23,10 +24,11 @@ from webhook_retry_policy import (
     StopReason,
     StoreOp,
     StoreRequest,
-    TransportError,
     Unavailable,
 )
 from webhook_retry_policy.types import HeldBuckets
+
+POLICY_JSON = Path(__file__).resolve().parents[2] / "policy.json"
 
 
 @pytest.fixture
@@ -34,21 +36,14 @@ def rp(clock):
     return RetryPolicy(clock)
 
 
-def test_the_abi_version_is_3(rp):
-    assert rp.abi_version() == 3
+def test_the_abi_version_is_4(rp):
+    assert rp.abi_version() == 4
 
 
 def test_plan_derives_13_attempts_over_855_s_from_a_15_minute_window(rp, policy):
     s = rp.plan(policy.backoff, 900_000, 16)
     assert (s.max_attempts, s.expected_span_ms, s.limited_by) == (13, 855_000, LimitedBy.WINDOW)
     assert s.offsets_ms[:4] == (0, 1000, 3000, 7000)
-
-
-def test_delay_refuses_a_retry_index_above_99_with_the_new_code(rp, policy):
-    assert 0 <= rp.delay(policy.backoff, "evt_1", 99) <= 300_000
-    with pytest.raises(PolicyError) as e:
-        rp.delay(policy.backoff, "evt_1", 100)
-    assert e.value.code is ErrorCode.INVALID_RETRY_INDEX
 
 
 def test_classification_comes_from_the_component(rp):
@@ -77,16 +72,23 @@ def test_a_delivered_first_attempt_is_decided_and_only_recorded(rp, policy, stat
     assert step.store is not None and step.store.op is StoreOp.RECORD
 
 
-def test_resume_stops_an_event_whose_window_elapsed_and_lets_a_fresh_one_go(rp, policy, state):
-    assert rp.resume(policy, state, NOW_MS + 10) == Due()
-    late = rp.resume(policy, state, NOW_MS + 900_000)
-    assert isinstance(late, Stop) and late.reason is StopReason.RETRY_WINDOW_ELAPSED
-
-
 def test_retry_after_headers_are_parsed_by_the_component(rp):
     assert rp.parse_retry_after(" 5\t", 0) == 5000
     assert rp.parse_retry_after("²", 0) is None
     assert rp.parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", 784111777000 - 1000) == 1000
+
+
+def test_admit_answers_the_schedule_of_a_class_and_refuses_an_unknown_one(rp):
+    doc = rp.load_document(POLICY_JSON.read_text())
+    a = rp.admit(doc, "ledger", 5)
+    assert (a.class_, a.first_attempted_at_ms, a.deadline_ms) == ("ledger", 5, 5 + 86_400_000)
+    assert len(a.policy_hash) == 16 and a.schedule.max_attempts >= 1
+    with pytest.raises(PolicyError) as e:
+        rp.admit(doc, "billing", 5)
+    assert (e.value.code, e.value.field) == (ErrorCode.UNKNOWN_EVENT_CLASS, "class")
+    with pytest.raises(PolicyError) as e:
+        rp.admit(doc, "ledger", 2**64)
+    assert e.value.code is ErrorCode.INVALID_INPUT
 
 
 def test_store_key_and_store_apply_are_the_components(rp, policy):
@@ -98,20 +100,14 @@ def test_store_key_and_store_apply_are_the_components(rp, policy):
     assert applied.held.bucket == 5 and applied.held.current == BucketCounts(1, 0) and not applied.reply.reserved
 
 
-def test_decide_with_is_the_format_1_pure_decision(rp, policy, state):
-    assert isinstance(rp.decide_with(policy, state, TransportError("connect_timeout"), NOW_MS, BudgetCounts(
-        BucketCounts(1000, 5), BucketCounts(1000, 5))), Retry)
-    stop = rp.decide_with(policy, state, HttpResponse(503), NOW_MS, None)
-    assert isinstance(stop, Stop) and stop.reason is StopReason.BUDGET_UNAVAILABLE
-
-
 @pytest.mark.parametrize("call", [
     lambda rp, p, s: rp.evaluate(None, s, HttpResponse(503), NOW_MS),
     lambda rp, p, s: rp.evaluate(p, s, "503", NOW_MS),
     lambda rp, p, s: rp.evaluate(p, s, HttpResponse(503), -1),
     lambda rp, p, s: rp.evaluate(p, s, HttpResponse(503), True),
     lambda rp, p, s: rp.settle(p, s, HttpResponse(503), NOW_MS, None),
-    lambda rp, p, s: rp.delay(p.backoff, b"evt", 1),
+    lambda rp, p, s: rp.classify_error(b"connect_timeout"),
+    lambda rp, p, s: rp.admit(None, "ledger", 0),
     lambda rp, p, s: rp.parse_retry_after("\udc00", 0),
     lambda rp, p, s: rp.classify_status(2**16),
 ])

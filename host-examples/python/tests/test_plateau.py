@@ -73,15 +73,15 @@ def test_guest_memory_levels_off_over_mixed_calls(policy):
         elif k == 1:
             rp.settle(policy, state, outcome, now, Reservation(n % 3 == 0, counts) if n % 5 else Unavailable())
         elif k == 2:
-            rp.resume(policy, state, now)
+            rp.decide(policy, state, outcome)
         elif k == 3:
             rp.parse_retry_after("Sun, 06 Nov 2094 08:49:37 GMT" if n % 2 else str(n), now)
         elif k == 4:
-            rp.decide_with(policy, state, outcome, now, counts if n % 7 else None)
+            rp.settle(policy, state, outcome, now, Reservation(n % 7 == 0, counts) if n % 5 else Unavailable())
         elif k == 5:
             rp.plan(policy.backoff, policy.window_ms, 16)
         elif k == 6:
-            rp.delay(policy.backoff, eid, n % 100)
+            instance.current().run("read-target", f"https://h{n % 4096}.example:{1 + n % 65535}/{eid}")
         elif k == 7:
             req = StoreRequest(StoreOp.RESERVE, state.endpoint_id, 60_000, now // 60_000)
             rp.store_key(req)

@@ -165,7 +165,7 @@ def test_only_noeviction_keeps_budget_keys_safe() -> None:
     assert _policy_of(None) is None
 
 
-def test_the_compiled_step_hands_redis_the_calls_key_and_makes_no_store_key_call(redis_url, policy, monkeypatch):
+def test_a_step_files_its_redis_command_under_the_components_store_key(redis_url, policy, monkeypatch):
     from webhook_retry_policy.instance import Instance
 
     names: list[str] = []
@@ -174,10 +174,8 @@ def test_the_compiled_step_hands_redis_the_calls_key_and_makes_no_store_key_call
     store = RedisBudgetStore.from_url(redis_url)
     rp = RetryPolicy(store=store)
     now = rp.clock.now_ms()
-    assert isinstance(rp.step(policy, DeliveryState("evt_k", "ep-keyed", 1, 13, now), HttpResponse(503), now), Retry)
-    steps = [n for n in names if n in ("compile", "advance", "finish", "store-key", "evaluate", "settle")]
-    assert steps == ["compile", "advance", "finish"] and store.commands == 1
-    key = rp.compiled(policy).advance(DeliveryState("evt_k", "ep-keyed", 1, 13, now), HttpResponse(503), now).key
-    assert key == rp.store_key(RetryPolicy().evaluate(policy, DeliveryState("evt_k", "ep-keyed", 1, 13, now),
-                                                      HttpResponse(503), now).store)
+    state = DeliveryState("evt_k", "ep-keyed", 1, 13, now)
+    assert isinstance(rp.step(policy, state, HttpResponse(503), now), Retry)
+    assert names == ["evaluate", "store-key", "settle"] and store.commands == 1
+    key = rp.store_key(rp.evaluate(policy, state, HttpResponse(503), now).store)
     assert store.client.exists(key)  # the script counted under the component's key

@@ -289,7 +289,7 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
         url = next(line.split("metrics on ", 1)[1].strip() for line in err_lines if "metrics on " in line)
         return urllib.request.urlopen(url, timeout=5).read().decode()
 
-    info = 'webhook_policy_info{{abi="webhook:retry-policy@0.3.0",artifact_sha256="{}",document_version="swap-test"}} 1.0'
+    info = 'webhook_policy_info{{abi="webhook:retry-policy@1.0.0",artifact_sha256="{}",document_version="swap-test"}} 1.0'
     assert info.format(old_sha) in metrics()
     staged = tmp_path / "staged.wasm"
     staged.write_bytes(new)
@@ -310,8 +310,8 @@ def test_a_running_replica_swaps_its_artifact_through_the_file_watch_and_account
     assert unavailable.requests - before == s["attempts"] and s["retries"] > 0
     log = "".join(err_lines)
     # the lines name the --policy document's version, as /metrics does
-    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@0.3.0 document_version=swap-test " in log
-    assert f"policy artifact swapped sha256={old_sha} -> {new_sha} abi=webhook:retry-policy@0.3.0 " \
+    assert f"policy artifact loaded sha256={old_sha} abi=webhook:retry-policy@1.0.0 document_version=swap-test " in log
+    assert f"policy artifact swapped sha256={old_sha} -> {new_sha} abi=webhook:retry-policy@1.0.0 " \
         "document_version=swap-test " in log
 
 

@@ -153,15 +153,14 @@ def test_a_clock_that_raises_in_decide_is_a_policy_trap_and_the_next_call_works(
 
 def test_a_step_with_neither_a_decision_nor_a_request_is_settled_as_a_failed_store_call(clock, policy, state, monkeypatch):
     """A conforming artifact never answers so; every host then settles with
-    ``unavailable`` (the component decides, failing closed), never a trap or None.
-    (The 0.2 path, ``step_evaluated``: ``advance``'s answer is a variant, always one or the other.)"""
+    ``unavailable`` (the component decides, failing closed), never a trap or None."""
     from webhook_retry_policy import Step
 
     for p in (RetryPolicy(clock=clock, store=Recording(InMemoryBudgetStore())), AsyncRetryPolicy(clock=clock)):
         monkeypatch.setattr(p, "evaluate", lambda *a, **k: Step(None, None))
         retry_state = DeliveryState(state.event_id, state.endpoint_id, 2, state.max_attempts,
                                     state.first_attempted_at_ms, False)
-        got = p.step_evaluated(policy, retry_state, HttpResponse(503, None))
+        got = p.step(policy, retry_state, HttpResponse(503, None))
         if asyncio.iscoroutine(got):
             got = asyncio.run(got)
         assert isinstance(got, Stop) and got.reason is StopReason.BUDGET_UNAVAILABLE, got

@@ -46,7 +46,7 @@ def test_an_installed_wheel_decides_from_its_own_copy(wheel, tmp_path):
         "p = w.Policy(w.Backoff(2000, 2.0, 300000, 'full'), 900000, 16, w.Budget(0.1, 60000, 50, True));"
         "s = w.DeliveryState('evt_1', 'ep_42', 1, 13, 0);"
         "z = w.BucketCounts(0, 0);"
-        "print(w.RetryPolicy().decide_with(p, s, w.HttpResponse(503), 100, w.BudgetCounts(z, z)),"
+        "print(w.RetryPolicy().settle(p, s, w.HttpResponse(503), 100, w.Reservation(True, w.BudgetCounts(z, z))).decision,"
         " w.RetryPolicy().step(p, s, w.HttpResponse(503), 100), w.RetryPolicy().artifact_info().source)"
     )
     env = dict(os.environ, PYTHONPATH=str(target))

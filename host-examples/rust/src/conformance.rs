@@ -4,13 +4,16 @@
 //! Decoding, encoding and comparing live once, in policy-core's
 //! `vectors` module (formats 1-3); this file binds the component's
 //! functions to its `Host` traits, and runs files (and the engine traces of
-//! [`engine`]). A case with an unknown `op`, or an input with an unknown or
-//! missing field, is a broken vector: it fails, by name.
+//! [`engine`]). The ops whose function ABI 1.0 no longer exports
+//! (`vectors::exported`) run inside the component: `vector-case` with the
+//! file's `format` value and the whole case as JSON text. A case with an
+//! unknown `op`, or an input with an unknown or missing field, is a broken
+//! vector: it fails, by name.
 
 use std::path::{Path, PathBuf};
 
 use retry_policy_core::json::Value;
-use retry_policy_core::vectors::{self, Answer};
+use retry_policy_core::vectors::{self, Answer, DocClass, Kind};
 use retry_policy_core::{self as core_, PolicyError};
 
 pub use retry_policy_core::vectors::Native;
@@ -19,13 +22,15 @@ use crate::{HostError, PolicyInstance};
 
 #[path = "conformance_engine.rs"]
 pub mod engine;
-#[path = "conformance_health_hosts.rs"]
-mod health_hosts;
 
 /// A host the runner can name and open engines on.
 pub trait Host: vectors::Host {
     fn name(&self) -> &'static str;
     fn engines(&mut self) -> Box<dyn engine::EngineHost + '_>;
+    /// One case of an op the host does not bind (`vectors::exported` is
+    /// false), judged by the artifact's `vector-case`: `format` is the
+    /// file's `format` value and `case` the case, both as JSON text.
+    fn vector_case(&mut self, format: &str, case: &str) -> Result<(), String>;
 }
 
 impl Host for Native {
@@ -34,6 +39,10 @@ impl Host for Native {
     }
     fn engines(&mut self) -> Box<dyn engine::EngineHost + '_> {
         Box::new(engine::NativeEngines::default())
+    }
+    /// What `vector-case` runs inside the artifact, natively.
+    fn vector_case(&mut self, format: &str, case: &str) -> Result<(), String> {
+        vectors::check_case_text(format, case)
     }
 }
 
@@ -44,6 +53,10 @@ impl Host for PolicyInstance {
     fn engines(&mut self) -> Box<dyn engine::EngineHost + '_> {
         Box::new(engine::ComponentEngines(self))
     }
+    fn vector_case(&mut self, format: &str, case: &str) -> Result<(), String> {
+        self.call(|b, s| b.webhook_retry_policy_policy().call_vector_case(s, format, case))
+            .map_err(|e| e.to_string())?
+    }
 }
 
 fn host_err(e: HostError) -> Result<PolicyError, String> {
@@ -53,32 +66,17 @@ fn host_err(e: HostError) -> Result<PolicyError, String> {
     }
 }
 
-/// The component, in wasmtime.
+/// The component, in wasmtime: the ops ABI 1.0 still exports (the others
+/// keep the trait's "not bound" bodies; [`run`] sends them to `vector-case`).
 impl vectors::Host for PolicyInstance {
     fn plan(&mut self, b: &core_::Backoff, w: u64, h: u32) -> Answer<core_::Plan> {
         PolicyInstance::plan(self, b, w, h).map_err(host_err)
-    }
-    fn delay(&mut self, b: &core_::Backoff, id: &str, i: u32) -> Answer<u64> {
-        PolicyInstance::delay(self, b, id, i).map_err(host_err)
     }
     fn classify_status(&mut self, s: u16) -> Answer<core_::OutcomeClass> {
         PolicyInstance::classify_status(self, s).map_err(host_err)
     }
     fn classify_error(&mut self, k: &str) -> Answer<core_::OutcomeClass> {
         PolicyInstance::classify_error(self, k).map_err(host_err)
-    }
-    fn budget(&mut self, b: &core_::Budget, n: u64, c: &core_::BudgetCounts) -> Answer<bool> {
-        self.budget_allows(b, n, c).map_err(host_err)
-    }
-    fn decide(
-        &mut self,
-        p: &core_::Policy,
-        s: &core_::DeliveryState,
-        o: &core_::AttemptOutcome,
-        n: u64,
-        c: Option<&core_::BudgetCounts>,
-    ) -> Answer<core_::Decision> {
-        self.decide_with(p, s, o, n, c).map_err(host_err)
     }
     fn evaluate(
         &mut self,
@@ -99,12 +97,36 @@ impl vectors::Host for PolicyInstance {
     ) -> Answer<core_::Settlement> {
         PolicyInstance::settle(self, p, s, o, n, r).map_err(host_err)
     }
-    fn resume(&mut self, p: &core_::Policy, s: &core_::DeliveryState, n: u64) -> Answer<core_::Resumption> {
-        PolicyInstance::resume(self, p, s, n).map_err(host_err)
-    }
     fn retry_after(&mut self, h: &str, n: u64) -> Answer<Option<u64>> {
         self.parse_retry_after(h, n).map_err(host_err)
     }
+}
+
+/// Format 3's `parse_document`: `load-health-document`.
+impl vectors::HealthHost for PolicyInstance {
+    fn health_document(&mut self, doc: &Value) -> Answer<Vec<DocClass>> {
+        let json = serde_json::to_string(doc).map_err(|e| Err(e.to_string()))?;
+        let doc = self.load_health_document(&json).map_err(host_err)?;
+        let class = |c: crate::HealthClass| DocClass {
+            name: c.name,
+            health: c.health,
+            policy_hash: c.policy_hash,
+            hash_words: c.hash_words,
+        };
+        Ok(doc.classes.into_iter().map(class).collect())
+    }
+}
+
+/// One case: through the host's glue when ABI 1.0 exports its op, else
+/// whole through `vector-case` (the numbers as parsed: `json::Value` keeps
+/// every u64 and f64 exactly, so the text carries the file's values).
+fn check_case(host: &mut dyn Host, kind: Kind, format: &Value, case: &Value) -> Result<(), String> {
+    let op = case.get("op").and_then(Value::as_str).unwrap_or_default();
+    if vectors::exported(kind, op) {
+        return vectors::check_case(host, kind, case);
+    }
+    let text = |v: &Value| serde_json::to_string(v).map_err(|e| format!("cannot write the case as JSON: {e}"));
+    host.vector_case(&text(format)?, &text(case)?)
 }
 
 /// Totals of a run, and one line per failing case.
@@ -182,8 +204,9 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
                 continue;
             }
         };
+        let format = doc.get("format").cloned().unwrap_or(Value::Null);
         for (i, case) in cases.iter().enumerate() {
-            match vectors::check_case(host, kind, case) {
+            match check_case(host, kind, &format, case) {
                 Ok(()) => report.passed += 1,
                 Err(e) => fail(&mut report, &vectors::case_name(case, i), e),
             }

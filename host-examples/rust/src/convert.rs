@@ -232,13 +232,6 @@ pub mod from_wit {
         c::Settlement { decision: decision(s.decision), budget_disagreement: s.budget_disagreement }
     }
 
-    pub fn resumption(r: wit::Resumption) -> c::Resumption {
-        match r {
-            wit::Resumption::Due => c::Resumption::Due,
-            wit::Resumption::Stop(s) => c::Resumption::Stop(stop(s)),
-        }
-    }
-
     pub fn applied(a: wit::Applied) -> (c::Reservation, c::HeldBuckets) {
         let h = a.held;
         (

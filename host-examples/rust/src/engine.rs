@@ -11,9 +11,7 @@ use wasmtime::{Config, Engine, Store};
 
 use crate::artifact::{ArtifactError, ArtifactInfo, ArtifactSource};
 use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
-use crate::compiled::HandleTable;
 use crate::convert::{from_wit, to_wit};
-use crate::step_cache::StepCache;
 
 /// Why a call did not produce a result.
 #[non_exhaustive]
@@ -197,29 +195,19 @@ impl PolicyEngine {
         B::Error: fmt::Display,
     {
         let state = HostState { clock: Box::new(clock), store: Box::new(Adapt(store)) };
-        let mut inst = PolicyInstance {
-            engine: self.clone(),
-            store: Store::new(&self.engine, state),
-            bindings: None,
-            handles: Arc::default(),
-            step_cache: StepCache::default(),
-        };
+        let mut inst = PolicyInstance { engine: self.clone(), store: Store::new(&self.engine, state), bindings: None };
         inst.ensure()?;
         Ok(inst)
     }
 }
 
 /// One instance of the component. Not `Sync`: one per thread, or a mutex.
-/// Its compiled policies ([`crate::CompiledPolicy`]) live in it and end with
-/// it (or with a trap, which replaces it).
+/// Its delivery engines (`engine-open` handles) live in it and end with it
+/// (or with a trap, which replaces it).
 pub struct PolicyInstance {
     engine: PolicyEngine,
     store: Store<HostState>,
     bindings: Option<RetryPolicy>,
-    /// The handle table of the current component instance.
-    pub(crate) handles: Arc<HandleTable>,
-    /// The default step's compiled policies, by policy value.
-    pub(crate) step_cache: StepCache,
 }
 
 impl PolicyInstance {
@@ -243,9 +231,6 @@ impl PolicyInstance {
             Ok(v) => Ok(v),
             Err(trap) => {
                 self.bindings = None;
-                // The handles died with the instance: new table, empty cache.
-                self.handles = Arc::default();
-                self.step_cache.clear();
                 let data = std::mem::replace(self.store.data_mut(), HostState::placeholder());
                 self.store = Store::new(&self.engine.engine, data);
                 Err(HostError::Trap(format!("{trap:#}")))
@@ -269,13 +254,6 @@ impl PolicyInstance {
         Ok(r.map(from_wit::plan).map_err(from_wit::error)?)
     }
 
-    pub fn delay(&mut self, backoff: &core_::Backoff, event_id: &str, retry_index: u32) -> Result<u64, HostError> {
-        let r = self.call(|b, s| {
-            b.webhook_retry_policy_policy().call_delay(s, to_wit::backoff(backoff), event_id, retry_index)
-        })?;
-        Ok(r.map_err(from_wit::error)?)
-    }
-
     pub fn classify_status(&mut self, status: u16) -> Result<core_::OutcomeClass, HostError> {
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_classify_status(s, status))?;
         Ok(r.map(from_wit::class).map_err(from_wit::error)?)
@@ -285,23 +263,6 @@ impl PolicyInstance {
         self.call(|b, s| b.webhook_retry_policy_policy().call_classify_error(s, error_kind)).map(from_wit::class)
     }
 
-    pub fn budget_allows(
-        &mut self,
-        budget: &core_::Budget,
-        now_ms: u64,
-        counts: &core_::BudgetCounts,
-    ) -> Result<bool, HostError> {
-        let r = self.call(|b, s| {
-            b.webhook_retry_policy_policy().call_budget_allows(
-                s,
-                to_wit::budget(budget),
-                now_ms,
-                to_wit::counts(*counts),
-            )
-        })?;
-        Ok(r.map_err(from_wit::error)?)
-    }
-
     /// Parse and validate a JSON policy document (in the component).
     pub fn load_document(&mut self, json: &str) -> Result<wit::PolicyDocument, HostError> {
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_load_document(s, json))?;
@@ -309,57 +270,9 @@ impl PolicyInstance {
     }
 
     /// The schedule a new event of `class` is admitted under at `now_ms`.
-    ///
-    /// Through the compiled handle: the class's policy is compiled once per
-    /// instance (the default step's cache) and `admit-compiled` copies the
-    /// schedule and hash derived then, instead of lowering the document
-    /// each event. The admission is the 0.2 `admit`'s; a document or class
-    /// that call refuses (an unknown class, an invalid policy in any class,
-    /// more classes than half the cache holds) goes to the 0.2 call, so its
-    /// error is exactly the one it always was.
     pub fn admit(&mut self, doc: &wit::PolicyDocument, class: &str, now_ms: u64) -> Result<wit::Admission, HostError> {
-        let Some(handle) = self.admission_handle(doc, class)? else {
-            return self.admit_document(doc, class, now_ms);
-        };
-        let version = doc.version.as_str();
-        let r =
-            self.call(|b, s| b.webhook_retry_policy_policy().call_admit_compiled(s, handle, class, version, now_ms))?;
-        Ok(r.map_err(from_wit::error)?)
-    }
-
-    /// 0.2's `admit`: the whole document lowered and validated, every call.
-    pub fn admit_document(
-        &mut self,
-        doc: &wit::PolicyDocument,
-        class: &str,
-        now_ms: u64,
-    ) -> Result<wit::Admission, HostError> {
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_admit(s, doc, class, now_ms))?;
         Ok(r.map_err(from_wit::error)?)
-    }
-
-    /// The handle of `class`'s policy when 0.2's `admit` would accept the
-    /// document: every class compiles (it validates them all) and `class`
-    /// is one (its first). Looked up last, so no other compile drops it.
-    fn admission_handle(&mut self, doc: &wit::PolicyDocument, class: &str) -> Result<Option<u32>, HostError> {
-        let Some(at) = doc.classes.iter().position(|c| c.name == class) else {
-            return Ok(None);
-        };
-        if doc.classes.len() > crate::step_cache::STEP_CACHE_MAX / 2 {
-            return Ok(None);
-        }
-        for (i, c) in doc.classes.iter().enumerate() {
-            if i != at {
-                match self.step_handle(&from_wit::policy(&c.policy)) {
-                    Err(HostError::Policy(_)) => return Ok(None),
-                    r => drop(r?),
-                }
-            }
-        }
-        match self.step_handle(&from_wit::policy(&doc.classes[at].policy)) {
-            Err(HostError::Policy(_)) => Ok(None),
-            r => r.map(Some),
-        }
     }
 
     /// The whole step with this instance's clock and store: evaluate, ONE
@@ -372,21 +285,6 @@ impl PolicyInstance {
     ) -> Result<core_::Decision, HostError> {
         let (p, st, o) = (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome));
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_decide(s, p, &st, &o))?;
-        Ok(r.map(from_wit::decision).map_err(from_wit::error)?)
-    }
-
-    /// The pure decision: `now_ms` and the counts (`None` = store unreadable) given.
-    pub fn decide_with(
-        &mut self,
-        policy: &core_::Policy,
-        state: &core_::DeliveryState,
-        outcome: &core_::AttemptOutcome,
-        now_ms: u64,
-        counts: Option<&core_::BudgetCounts>,
-    ) -> Result<core_::Decision, HostError> {
-        let (p, st, o) = (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome));
-        let k = counts.map(|c| to_wit::counts(*c));
-        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_decide_with(s, p, &st, &o, now_ms, k))?;
         Ok(r.map(from_wit::decision).map_err(from_wit::error)?)
     }
 }

@@ -25,25 +25,24 @@
 //!   `Send` and `Sync`); [`PolicyInstance`] is one instance with its own
 //!   wasmtime store, clock and budget store — use one per thread or guard it
 //!   with a mutex.
-//! * The delivery step: [`PolicyInstance::step`] (on the policy's compiled
-//!   handle, cached per instance by value: `advance`, ONE call of the
-//!   caller's store, `finish`), or 0.2's parts [`PolicyInstance::evaluate`]
-//!   and [`PolicyInstance::settle`]; [`PolicyInstance::resume`] judges a reloaded
-//!   event and [`PolicyInstance::parse_retry_after`] reads the header.
+//! * The delivery engine (docs/engine.md): [`PolicyInstance::engine_open`],
+//!   [`PolicyInstance::engine_feed`], [`PolicyInstance::engine_resume`],
+//!   [`PolicyInstance::engine_close`] (JSON in, the engine's actions out;
+//!   the dispatcher in `dispatcher/` drives it), and the destination check
+//!   ([`PolicyInstance::read_target`], [`PolicyInstance::destination_refusal`]).
+//! * One attempt on its own: [`PolicyInstance::step`] (`evaluate`, ONE call
+//!   of the caller's store, `settle`), or its parts
+//!   [`PolicyInstance::evaluate`] and [`PolicyInstance::settle`];
+//!   [`PolicyInstance::store_apply`] is the in-memory store's rule and
+//!   [`PolicyInstance::store_key`] a shared store's key;
+//!   [`PolicyInstance::parse_retry_after`] reads the header.
 //!   [`PolicyInstance::decide`] is the WIT `decide`: the whole step inside
 //!   the component, through the instance's clock and store imports
 //!   (`policy-core`'s [`Clock`] and [`BudgetStore`] traits); a store error
 //!   becomes `budget_unavailable` (the budget fails closed), never a trap.
-//!   [`PolicyInstance::decide_with`] is the pure call (explicit now and counts).
-//! * ABI 0.3's compiled policy: [`PolicyInstance::compile`] (or
-//!   [`PolicyInstance::compile_document`] for a format-3
-//!   [`HealthDocument`] from [`PolicyInstance::load_health_document`])
-//!   gives a [`CompiledPolicy`] that owns one handle of that instance
-//!   (dropping it releases the handle; [`CompiledPolicy::close`] discards
-//!   it now); [`PolicyInstance::advance`] / [`PolicyInstance::finish`],
-//!   the format-3 [`PolicyInstance::gate`], [`PolicyInstance::after_probe`],
-//!   [`PolicyInstance::settle_wake`], [`PolicyInstance::call_for`] take it;
-//!   [`PolicyInstance::apply_call`] is the in-memory store's rule.
+//! * Documents: [`PolicyInstance::load_document`] (format 2) and
+//!   [`PolicyInstance::load_health_document`] (format 3: each class's
+//!   `health` section, [`HealthDocument`]); [`PolicyInstance::admit`].
 //! * A refused artifact is [`HostError::Artifact`] ([`ArtifactError`], one
 //!   variant per code of `docs/artifact.md`). Refused input comes back as
 //!   [`HostError::Policy`] with the contract's code and field. A guest trap
@@ -54,16 +53,14 @@ pub mod artifact;
 mod bindings;
 mod cache;
 pub mod cli;
-mod compiled;
 pub mod conformance;
 mod convert;
-mod convert_health;
 mod delivery;
 mod destinations;
 mod engine;
+mod health_document;
 pub mod reload;
 mod step;
-mod step_cache;
 
 pub use artifact::{
     ArtifactError, ArtifactInfo, ArtifactRef, ArtifactSource, BuildInfo, LiveArtifact, LiveInstance, Swapped,
@@ -71,23 +68,18 @@ pub use artifact::{
 };
 pub use bindings::wit::{Admission, PolicyDocument, Target};
 pub use cache::CACHE_ENV;
-pub use compiled::{CompiledPolicy, HealthClass, HealthDocument};
 pub use engine::{HostError, PolicyEngine, PolicyInstance};
+pub use health_document::{HealthClass, HealthDocument};
 pub use reload::{poll_file, watch, Policies};
-/// ABI 0.3's compiled-policy and format-3 types, as `policy-core` defines them.
-pub use retry_policy_core::compiled::{CallOp, CallReply, HealthCall, StepResult, StoreCall};
-pub use retry_policy_core::health::{
-    Circuit, GateDecision, GateEvent, Health, HealthDecision, HealthOutcome, HealthSettlement, HealthView, HeldHealth,
-    HoldReason, Pace, Pacer, Release, Wake, WakeDecision,
-};
-pub use step::{request_of, StepOutcome};
-pub use step_cache::STEP_CACHE_MAX;
+/// The `health` section of a format-3 class, as `policy-core` defines it.
+pub use retry_policy_core::health::{Circuit, Health, Release};
+pub use step::StepOutcome;
 
 /// The classes of a loaded document, as `policy-core` policies.
 pub fn document_classes(doc: &PolicyDocument) -> Vec<(String, retry_policy_core::Policy)> {
     doc.classes.iter().map(|c| (c.name.clone(), convert::from_wit::policy(&c.policy))).collect()
 }
-/// The whole of `policy-core` (its `health`, `compiled` and `document`
+/// The whole of `policy-core` (its `engine`, `health` and `document`
 /// modules, the native functions), under one name, without a dependency of
 /// the app's own.
 pub use retry_policy_core as policy_core;
@@ -95,7 +87,7 @@ pub use retry_policy_core as policy_core;
 /// app depends on this crate alone (`tests/install/run` builds one that does).
 pub use retry_policy_core::{
     AttemptOutcome, Backoff, BucketCounts, Budget, BudgetCounts, DeadLetter, Decision, DeliveryState, ErrorCode,
-    HeldBuckets, Jitter, LimitedBy, OutcomeClass, Plan, Policy, PolicyError, Reservation, Resumption, Retry,
-    Settlement, Step, Stop, StopReason, StoreOp, StoreReply, StoreRequest,
+    HeldBuckets, Jitter, LimitedBy, OutcomeClass, Plan, Policy, PolicyError, Reservation, Retry, Settlement, Step,
+    Stop, StopReason, StoreOp, StoreReply, StoreRequest,
 };
 pub use retry_policy_core::{BudgetStore, Clock, FakeClock, InMemoryStore, SystemClock};

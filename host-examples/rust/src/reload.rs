@@ -128,17 +128,15 @@ impl Policies {
     }
 
     /// Admit a new event of `class` under the current document (a class
-    /// with `health`: `admit-compiled` on its policy and section, so the
-    /// hash covers the section).
+    /// with `health`: the hash is the one `load-health-document` gave it,
+    /// covering the section; the schedule does not depend on the section).
     pub fn admit(&self, inst: &mut PolicyInstance, class: &str, now_ms: u64) -> Result<Admission, HostError> {
         let current = self.current();
-        match current.health_of(class) {
-            Some(c) => {
-                let compiled = inst.compile(&c.policy, c.health.as_ref())?;
-                inst.admit_compiled(&compiled, class, &current.version, now_ms)
-            }
-            None => inst.admit(&current.document, class, now_ms),
+        let mut admission = inst.admit(&current.document, class, now_ms)?;
+        if let Some(c) = current.health_of(class) {
+            admission.policy_hash = c.policy_hash.clone();
         }
+        Ok(admission)
     }
 
     /// The policy an event was admitted under (its persisted `policy_hash`),

@@ -1,39 +1,15 @@
-//! The delivery step through the component: `step` (on the policy's
-//! compiled handle: `advance`, the host's ONE store call, `finish`), 0.2's
-//! parts (`evaluate`, `settle`); resume;
-//! Retry-After; the store helpers. Every rule runs in the component; this
-//! file only moves values.
+//! The delivery step through the component: `step` (`evaluate`, the
+//! host's ONE store call, `settle`), its parts, Retry-After, and the store
+//! helpers (`store-key` for a shared store, `store-apply` for an in-memory
+//! one). Every rule runs in the component; this file only moves values.
 
 use std::fmt::Display;
 
 use retry_policy_core as core_;
-use retry_policy_core::compiled::{CallOp, StepResult, StoreCall};
-use retry_policy_core::health::HealthDecision;
 use retry_policy_core::BudgetStore;
 
 use crate::convert::{from_wit, to_wit};
 use crate::engine::{HostError, PolicyInstance};
-
-/// A format-2 step's call as 0.2's store request (op, endpoint,
-/// `budget.window_ms`, bucket): what the Redis script and the in-memory
-/// stores take, unchanged.
-pub fn request_of(call: StoreCall) -> Result<core_::StoreRequest, HostError> {
-    let op = match call.op {
-        CallOp::Record => core_::StoreOp::Record,
-        CallOp::Reserve => core_::StoreOp::Reserve,
-        CallOp::RecordReserve => core_::StoreOp::RecordReserve,
-        CallOp::Report | CallOp::Probe => return Err(not_format_2("a `report` or `probe` call")),
-    };
-    Ok(core_::StoreRequest { op, endpoint_id: call.endpoint_id, window_ms: call.budget.window_ms, bucket: call.bucket })
-}
-
-fn not_format_2(what: &str) -> HostError {
-    HostError::Policy(core_::PolicyError::new(
-        core_::ErrorCode::InvalidState,
-        "health",
-        format!("{what} from a policy compiled without `health`"),
-    ))
-}
 
 /// One delivery step's outcome ([`PolicyInstance::step`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -51,10 +27,9 @@ pub struct StepOutcome {
 }
 
 impl PolicyInstance {
-    /// The whole step: `advance` on the policy's compiled handle, at most
-    /// ONE call of `store`, then `finish` with its reply (skipped when a gate
-    /// already decided). A store error fails a pending retry closed. Same
-    /// decisions as [`PolicyInstance::evaluate`] + [`PolicyInstance::settle`].
+    /// The whole step: `evaluate`, at most ONE call of `store`, then `settle`
+    /// with its reply (skipped when a gate already decided). A store error
+    /// fails a pending retry closed.
     pub fn step<S>(
         &mut self,
         policy: &core_::Policy,
@@ -76,13 +51,10 @@ impl PolicyInstance {
     /// instance and the request (for stores that use the component, such as
     /// one answering with [`PolicyInstance::store_apply`]).
     ///
-    /// Runs on the policy's compiled handle (ABI 0.3, compiled once per
-    /// policy value in this instance): ONE component call (`advance`) when
-    /// a gate decides, two (`advance`, the store, `finish`) when the budget
-    /// must answer. The store sees exactly 0.2's request (the call's op,
-    /// endpoint, `budget.window_ms`, bucket). `advance` and `finish` are
-    /// pure: a trap in either is retried once on the rebuilt instance
-    /// (compiling anew); the store is never called twice.
+    /// ONE component call (`evaluate`) when a gate decides, two
+    /// (`evaluate`, the store, `settle`) when the budget must answer.
+    /// `evaluate` and `settle` are pure: a trap in either is retried once on
+    /// the rebuilt instance; the store is never called twice.
     pub fn step_via(
         &mut self,
         policy: &core_::Policy,
@@ -91,21 +63,12 @@ impl PolicyInstance {
         now_ms: u64,
         call: impl FnOnce(&mut PolicyInstance, &core_::StoreRequest) -> Result<core_::Reservation, String>,
     ) -> Result<StepOutcome, HostError> {
-        let advance = |inst: &mut PolicyInstance| {
-            let h = inst.step_handle(policy)?;
-            inst.advance_handle(h, state, outcome, false, now_ms)
-        };
-        let advanced = match advance(self) {
-            Err(HostError::Trap(_)) => advance(self)?,
+        let step = match self.evaluate(policy, state, outcome, now_ms) {
+            Err(HostError::Trap(_)) => self.evaluate(policy, state, outcome, now_ms)?,
             r => r?,
         };
-        let (decision, call_made) = match advanced {
-            StepResult::Decided { decision, call } => (Some(decision), call),
-            StepResult::NeedsStore(c) => (None, Some(c)),
-        };
-        let store = call_made.map(request_of).transpose()?;
         let mut store_error = None;
-        let reply = match &store {
+        let reply = match &step.store {
             Some(request) => match call(self, request) {
                 Ok(reservation) => core_::StoreReply::Answered(reservation),
                 Err(e) => {
@@ -115,22 +78,19 @@ impl PolicyInstance {
             },
             None => core_::StoreReply::Unavailable,
         };
-        if let Some(decision) = decision {
-            return Ok(StepOutcome { decision, budget_disagreement: false, store, store_error });
+        if let Some(decision) = step.decision {
+            return Ok(StepOutcome { decision, budget_disagreement: false, store: step.store, store_error });
         }
-        let finish = |inst: &mut PolicyInstance| {
-            let h = inst.step_handle(policy)?;
-            inst.finish_handle(h, state, outcome, now_ms, &reply)
-        };
-        let finished = match finish(self) {
-            Err(HostError::Trap(_)) => finish(self)?,
+        let settled = match self.settle(policy, state, outcome, now_ms, &reply) {
+            Err(HostError::Trap(_)) => self.settle(policy, state, outcome, now_ms, &reply)?,
             r => r?,
         };
-        let decision = match finished.decision {
-            HealthDecision::Decided(d) => d,
-            HealthDecision::Hold { .. } => return Err(not_format_2("a hold")),
-        };
-        Ok(StepOutcome { decision, budget_disagreement: finished.budget_disagreement, store, store_error })
+        Ok(StepOutcome {
+            decision: settled.decision,
+            budget_disagreement: settled.budget_disagreement,
+            store: step.store,
+            store_error,
+        })
     }
 
     /// Gates 1-5 and the one store request this attempt needs.
@@ -159,18 +119,6 @@ impl PolicyInstance {
             (to_wit::policy(policy), to_wit::state(state), to_wit::outcome(outcome), to_wit::reply(reply));
         let r = self.call(|b, s| b.webhook_retry_policy_policy().call_settle(s, p, &st, &o, now_ms, rp))?;
         Ok(r.map(from_wit::settlement).map_err(from_wit::error)?)
-    }
-
-    /// Judge an event reloaded from storage (`state.attempt` = attempts made).
-    pub fn resume(
-        &mut self,
-        policy: &core_::Policy,
-        state: &core_::DeliveryState,
-        now_ms: u64,
-    ) -> Result<core_::Resumption, HostError> {
-        let (p, st) = (to_wit::policy(policy), to_wit::state(state));
-        let r = self.call(|b, s| b.webhook_retry_policy_policy().call_resume(s, p, &st, now_ms))?;
-        Ok(r.map(from_wit::resumption).map_err(from_wit::error)?)
     }
 
     /// A Retry-After header value in milliseconds from `now_ms` (`None`: unusable).

@@ -27,14 +27,14 @@ fn the_component_imports_only_the_clock_and_the_budget_store() {
     assert_eq!(
         imports,
         [
-            "webhook:retry-policy/budget-store@0.3.0",
-            "webhook:retry-policy/clock@0.3.0",
-            "webhook:retry-policy/types@0.3.0",
+            "webhook:retry-policy/budget-store@1.0.0",
+            "webhook:retry-policy/clock@1.0.0",
+            "webhook:retry-policy/types@1.0.0",
         ]
     );
     assert!(imports.iter().all(|i| !i.starts_with("wasi:")), "no WASI imports");
     let exports: Vec<String> = ty.exports(&engine).map(|(n, _)| n.to_string()).collect();
-    assert_eq!(exports, ["webhook:retry-policy/policy@0.3.0"]);
+    assert_eq!(exports, ["webhook:retry-policy/policy@1.0.0"]);
 }
 
 #[test]
@@ -150,7 +150,7 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
     let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
     let mut bad = note_policy();
     bad.backoff.factor = f64::NAN;
-    match inst.decide_with(&bad, &state(1), &AttemptOutcome::Response { status: 503, retry_after_ms: None }, 0, None) {
+    match inst.evaluate(&bad, &state(1), &AttemptOutcome::Response { status: 503, retry_after_ms: None }, 0) {
         Err(HostError::Policy(e)) => {
             assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidBackoff, "backoff.factor"))
         }
@@ -161,7 +161,7 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
         other => panic!("{other:?}"),
     }
     assert_eq!(inst.classify_status(503).unwrap(), OutcomeClass::Retryable);
-    assert_eq!(inst.abi_version().unwrap(), 3);
+    assert_eq!(inst.abi_version().unwrap(), 4);
 }
 
 #[test]

@@ -76,6 +76,8 @@ impl super::Engine {
             phase: Phase::Waiting,
             queued: None,
             unwritten: None,
+            pacing: None,
+            pacing_held: false,
         }
     }
 

@@ -78,6 +78,10 @@ impl Engine {
     }
 
     pub(crate) fn set_phase(&mut self, id: &str, phase: Phase) {
+        if phase != Phase::Waiting {
+            // Busy now (a send or a call): out of the release queue.
+            self.leave_release(id);
+        }
         let Some(e) = self.events.get_mut(id) else { return };
         let was = e.active();
         e.phase = phase;
@@ -127,6 +131,10 @@ impl Engine {
         if !e.open() || e.active() {
             return;
         }
+        if e.status == Status::Held && e.hold_reason == Some(HoldReason::ReleasePacing) && e.pacing.is_none() {
+            // Resumed in a journaled release hold: waiting for the pacer again writes no record.
+            self.events.get_mut(id).expect("checked above").pacing_held = true;
+        }
         let was_held = self.leave_hold(id);
         let e = self.events.get_mut(id).expect("checked above");
         let resumed = core::mem::replace(&mut e.resumed, false);
@@ -157,6 +165,11 @@ impl Engine {
         let known = self.policies[&e.policy_hash].policy.clone();
         let ep = self.endpoints.get(&gate.endpoint_id);
         ep.set_normal(&known.policy().budget, now);
+        if let Some(release) = known.health().map(|h| h.release) {
+            // The backlog's need (release.rs): never slower than the queue's deadlines require.
+            let need = ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s);
+            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
+        }
         let view = ep.view;
         match known.gate(&gate, view.as_ref(), &ep.pacer, now) {
             Ok((d, pacer)) => {

@@ -4,7 +4,7 @@
 //! entries; past that the least recently used one is dropped (a dropped
 //! view is a missing view: the gate fails open).
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 
 use crate::budget::Budget;
@@ -21,6 +21,10 @@ pub(crate) struct Endpoint {
     /// No probe call before this instant (the end of the probe window of the last answered probe).
     pub probe_busy_until_ms: u64,
     pub probe_in_flight: bool,
+    /// The release queue (release.rs): `(deadline_ms, seq, event id)`, earliest deadline first.
+    pub release: BTreeSet<(u64, u64, String)>,
+    /// When the queue's head may next have a token (the latest `release_pacing` hold's end).
+    pub release_at_ms: u64,
     used: u64,
 }
 
@@ -53,6 +57,19 @@ impl Endpoint {
         self.pacer.normal_per_s = normal_per_s(budget, now_ms, self.adm_current, self.adm_previous);
     }
 
+    /// What the release queue needs per second to meet every deadline in
+    /// order (release.rs, "The backlog's need"); 0 for an empty queue.
+    pub fn backlog_need_per_s(&self, now_ms: u64) -> f64 {
+        let mut need: f64 = 0.0;
+        for (k, (deadline, _, _)) in self.release.iter().take(super::release::NEED_HORIZON).enumerate() {
+            let left_ms = deadline.saturating_sub(now_ms);
+            if left_ms > 0 {
+                need = need.max((k + 1) as f64 * 1000.0 / left_ms.max(10) as f64);
+            }
+        }
+        need * super::release::NEED_MARGIN
+    }
+
     /// Keep `view` unless the kept one is newer.
     pub fn observe(&mut self, view: HealthView) {
         if self.view.is_none_or(|v| v.as_of_ms <= view.as_of_ms) {
@@ -81,7 +98,11 @@ impl Endpoints {
             if self.map.len() >= self.max {
                 // O(n) over at most `max` entries, only when a new endpoint
                 // arrives at a full table.
-                let oldest = self.map.iter().filter(|(_, e)| !e.probe_in_flight).min_by_key(|(_, e)| e.used);
+                let oldest = self
+                    .map
+                    .iter()
+                    .filter(|(_, e)| !e.probe_in_flight && e.release.is_empty())
+                    .min_by_key(|(_, e)| e.used);
                 if let Some(k) = oldest.map(|(k, _)| k.clone()) {
                     self.map.remove(&k);
                 }

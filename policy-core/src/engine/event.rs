@@ -39,6 +39,12 @@ pub struct Event {
     /// Memory only: the action number of its record queued but not yet
     /// written (records.rs, "one record per event per input").
     pub(crate) unwritten: Option<u64>,
+    /// Memory only: its key `(deadline_ms, seq)` in its endpoint's release
+    /// queue (release.rs), while it waits there.
+    pub(crate) pacing: Option<(u64, u64)>,
+    /// Memory only: it is leaving a journaled `release_pacing` hold it was
+    /// resumed in (so waiting again for the pacer writes no new record).
+    pub(crate) pacing_held: bool,
 }
 
 impl Deref for Event {

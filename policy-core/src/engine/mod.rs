@@ -46,6 +46,7 @@ mod event;
 mod io;
 mod metrics;
 mod records;
+mod release;
 mod settle;
 mod store_wire;
 pub mod wire;

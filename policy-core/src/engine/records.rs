@@ -45,6 +45,8 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
             phase: Phase::Waiting,
             queued: None,
             unwritten: None,
+            pacing: None,
+            pacing_held: false,
         };
         events.push((event, policy));
     }

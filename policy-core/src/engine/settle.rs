@@ -277,6 +277,10 @@ impl Engine {
 
     /// Hold `id` until `until_ms` (journaled before it is acknowledged).
     pub(crate) fn hold(&mut self, id: &str, until_ms: u64, reason: HoldReason) {
+        if reason == HoldReason::ReleasePacing {
+            return self.pace_hold(id, until_ms);
+        }
+        self.leave_release(id);
         let now = self.now_ms;
         let e = self.events.get_mut(id).expect("an open event");
         e.status = Status::Held;
@@ -292,6 +296,7 @@ impl Engine {
 
     /// Stop `id` with `dl` (kept for replay, journaled).
     pub(crate) fn dead_letter(&mut self, id: &str, dl: DeadLetter, disable_endpoint: bool) {
+        self.leave_release(id);
         let now = self.now_ms;
         let e = self.events.get_mut(id).expect("an open event");
         if let Some((t, s)) = e.queued.take() {
@@ -313,6 +318,7 @@ impl Engine {
     /// record): said once, the event stays pending and meets its window's
     /// end at its deadline (never lost, never a busy loop).
     pub(crate) fn stuck(&mut self, id: &str, err: &PolicyError) {
+        self.leave_release(id);
         let Some(e) = self.events.get(id) else { return };
         let deadline = e.deadline_ms;
         if self.now_ms >= deadline {

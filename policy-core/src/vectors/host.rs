@@ -12,6 +12,13 @@ use crate::{self as core_, PolicyError};
 /// `Err(Ok(e))`: the policy refused; `Err(Err(msg))`: the host failed.
 pub type Answer<T> = Result<T, Result<PolicyError, String>>;
 
+/// The answer of an op a host does not bind (ABI 1.0 no longer exports its
+/// function: the host runs its cases through the component's `vector-case`,
+/// see [`super::exported`]); reaching it is a runner bug, reported as one.
+fn unbound<T>(op: &str) -> Answer<T> {
+    Err(Err(alloc::format!("`{op}` is not bound by this host: run its cases through vector-case")))
+}
+
 /// One class of a format-3 document as `parse_document` answers it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DocClass {
@@ -24,21 +31,30 @@ pub struct DocClass {
     pub hash_words: Vec<u64>,
 }
 
-/// Formats 1 and 2.
+/// Formats 1 and 2. The ops of functions ABI 1.0 no longer exports
+/// (`delay`, `budget`, `decide`, `resume`) have default bodies that answer
+/// "not bound": a host of the component leaves them out and runs those cases
+/// through `vector-case` ([`super::exported`]); [`Native`] answers them all.
 pub trait Host: HealthHost {
     fn plan(&mut self, b: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Answer<core_::Plan>;
-    fn delay(&mut self, b: &core_::Backoff, event_id: &str, retry_index: u32) -> Answer<u64>;
+    fn delay(&mut self, _b: &core_::Backoff, _event_id: &str, _retry_index: u32) -> Answer<u64> {
+        unbound("delay")
+    }
     fn classify_status(&mut self, status: u16) -> Answer<core_::OutcomeClass>;
     fn classify_error(&mut self, kind: &str) -> Answer<core_::OutcomeClass>;
-    fn budget(&mut self, b: &core_::Budget, now_ms: u64, c: &core_::BudgetCounts) -> Answer<bool>;
+    fn budget(&mut self, _b: &core_::Budget, _now_ms: u64, _c: &core_::BudgetCounts) -> Answer<bool> {
+        unbound("budget")
+    }
     fn decide(
         &mut self,
-        p: &core_::Policy,
-        s: &core_::DeliveryState,
-        o: &core_::AttemptOutcome,
-        now_ms: u64,
-        counts: Option<&core_::BudgetCounts>,
-    ) -> Answer<core_::Decision>;
+        _p: &core_::Policy,
+        _s: &core_::DeliveryState,
+        _o: &core_::AttemptOutcome,
+        _now_ms: u64,
+        _counts: Option<&core_::BudgetCounts>,
+    ) -> Answer<core_::Decision> {
+        unbound("decide")
+    }
     fn evaluate(
         &mut self,
         p: &core_::Policy,
@@ -54,56 +70,81 @@ pub trait Host: HealthHost {
         now_ms: u64,
         r: &core_::StoreReply,
     ) -> Answer<core_::Settlement>;
-    fn resume(&mut self, p: &core_::Policy, s: &core_::DeliveryState, now_ms: u64) -> Answer<core_::Resumption>;
+    fn resume(&mut self, _p: &core_::Policy, _s: &core_::DeliveryState, _now_ms: u64) -> Answer<core_::Resumption> {
+        unbound("resume")
+    }
     fn retry_after(&mut self, header: &str, now_ms: u64) -> Answer<Option<u64>>;
 }
 
-/// Format 3; errors are the policy's refusals.
+/// Format 3; errors are the policy's refusals. Every op but
+/// `parse_document` (`health_document`) has a default "not bound" body, as
+/// in [`Host`]: ABI 1.0 exports only `load-health-document` of format 3.
 pub trait HealthHost {
     /// The classes of a document (given as its JSON value).
     fn health_document(&mut self, doc: &Value) -> Answer<Vec<DocClass>>;
     /// One store call on what the store holds (section, budget: the key's).
     fn health_apply(
         &mut self,
-        r: &HealthRequest,
-        s: &Health,
-        b: &core_::Budget,
-        now_ms: u64,
-        held: &HeldHealth,
-    ) -> Answer<(HealthReply, HeldHealth)>;
+        _r: &HealthRequest,
+        _s: &Health,
+        _b: &core_::Budget,
+        _now_ms: u64,
+        _held: &HeldHealth,
+    ) -> Answer<(HealthReply, HeldHealth)> {
+        unbound("apply")
+    }
     /// `gate`, or `after_probe` when `probe` is `Some(granted)`.
     #[allow(clippy::too_many_arguments)]
     fn health_gate(
         &mut self,
-        p: &core_::Policy,
-        h: Option<&Health>,
-        e: &health::GateEvent,
-        probe: Option<bool>,
-        v: Option<&health::HealthView>,
-        pacer: &health::Pacer,
-        now_ms: u64,
-    ) -> Answer<(health::GateDecision, health::Pacer)>;
+        _p: &core_::Policy,
+        _h: Option<&Health>,
+        _e: &health::GateEvent,
+        _probe: Option<bool>,
+        _v: Option<&health::HealthView>,
+        _pacer: &health::Pacer,
+        _now_ms: u64,
+    ) -> Answer<(health::GateDecision, health::Pacer)> {
+        unbound("gate")
+    }
     #[allow(clippy::too_many_arguments)]
     fn health_settle(
         &mut self,
-        p: &core_::Policy,
-        h: Option<&Health>,
-        s: &core_::DeliveryState,
-        o: &core_::AttemptOutcome,
-        now_ms: u64,
-        r: &core_::StoreReply,
-    ) -> Answer<health::HealthSettlement>;
+        _p: &core_::Policy,
+        _h: Option<&Health>,
+        _s: &core_::DeliveryState,
+        _o: &core_::AttemptOutcome,
+        _now_ms: u64,
+        _r: &core_::StoreReply,
+    ) -> Answer<health::HealthSettlement> {
+        unbound("settle")
+    }
     fn settle_wake(
         &mut self,
-        p: &core_::Policy,
-        w: &health::Wake,
-        r: &core_::StoreReply,
-        now_ms: u64,
-    ) -> Answer<health::WakeDecision>;
-    fn health_outcome(&mut self, o: &core_::AttemptOutcome) -> Answer<health::HealthOutcome>;
-    fn pause_until(&mut self, h: &Health, o: &core_::AttemptOutcome, now_ms: u64) -> Answer<u64>;
-    fn pace(&mut self, r: &health::Release, p: &health::Pacer, now_ms: u64) -> Answer<(health::Pace, health::Pacer)>;
-    fn normal_per_s(&mut self, b: &core_::Budget, now_ms: u64, current: u64, previous: u64) -> Answer<f64>;
+        _p: &core_::Policy,
+        _w: &health::Wake,
+        _r: &core_::StoreReply,
+        _now_ms: u64,
+    ) -> Answer<health::WakeDecision> {
+        unbound("settle_wake")
+    }
+    fn health_outcome(&mut self, _o: &core_::AttemptOutcome) -> Answer<health::HealthOutcome> {
+        unbound("health_outcome")
+    }
+    fn pause_until(&mut self, _h: &Health, _o: &core_::AttemptOutcome, _now_ms: u64) -> Answer<u64> {
+        unbound("pause_until")
+    }
+    fn pace(
+        &mut self,
+        _r: &health::Release,
+        _p: &health::Pacer,
+        _now_ms: u64,
+    ) -> Answer<(health::Pace, health::Pacer)> {
+        unbound("pace")
+    }
+    fn normal_per_s(&mut self, _b: &core_::Budget, _now_ms: u64, _current: u64, _previous: u64) -> Answer<f64> {
+        unbound("normal_per_s")
+    }
 }
 
 /// policy-core, natively: the reference.

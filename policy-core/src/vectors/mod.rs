@@ -87,6 +87,23 @@ pub fn check_case(host: &mut dyn Host, kind: Kind, case: &Value) -> Result<(), S
     }
 }
 
+/// Whether ABI 1.0 still exports the function a vector `op` runs (formats
+/// 1-2: `plan`, `classify_status`, `classify_error`, `evaluate`, `settle`,
+/// `retry_after`; format 3: `parse_document`, i.e. `load-health-document`).
+/// A host of the component binds those through its glue ([`check_case`] on
+/// its [`Host`]) and hands every other case, whole, to the component's
+/// `vector-case` ([`check_case_text`] inside the artifact): the file's
+/// `format` value and the case as JSON text. An unknown op is not exported:
+/// `vector-case` refuses it by name, as [`check_case`] would.
+pub fn exported(kind: Kind, op: &str) -> bool {
+    match kind {
+        Kind::Policy => {
+            matches!(op, "plan" | "classify_status" | "classify_error" | "evaluate" | "settle" | "retry_after")
+        }
+        Kind::Health => op == "parse_document",
+    }
+}
+
 /// A case's name, else `#index`.
 pub fn case_name(case: &Value, index: usize) -> String {
     case.get("name").and_then(Value::as_str).map_or_else(|| format!("#{index}"), String::from)

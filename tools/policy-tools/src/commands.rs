@@ -93,7 +93,7 @@ pub fn schedule_series(
     let mut out = Vec::new();
     for (name, p) in &doc.classes {
         let plan = engine.plan(&p.backoff, p.window_ms, p.hard_cap)?;
-        let c = ceilings(engine, &p.backoff, plan.max_attempts - 1)?;
+        let c = ceilings(&p.backoff, plan.max_attempts - 1)?;
         let worst = std::iter::once(0).chain(c.iter().scan(0u64, |acc, x| {
             *acc = acc.saturating_add(*x);
             Some(*acc)

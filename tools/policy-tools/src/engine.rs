@@ -48,8 +48,6 @@ pub trait DecisionSource {
     fn load_health_document(&mut self, json: &str) -> Result<HealthDocument, EngineError>;
     /// The schedule a class's events are admitted under.
     fn plan(&mut self, backoff: &Backoff, window_ms: u64, hard_cap: u32) -> Result<Plan, EngineError>;
-    /// The ceiling of retry `retry_index` (the delay of an unjittered backoff).
-    fn ceiling_ms(&mut self, backoff: &Backoff, retry_index: u32) -> Result<u64, EngineError>;
     /// Gates 1-5 and the one store request the attempt needs.
     fn evaluate(
         &mut self,
@@ -75,18 +73,20 @@ pub trait DecisionSource {
         now_ms: u64,
         held: &HeldBuckets,
     ) -> Result<(Reservation, HeldBuckets), EngineError>;
-    /// Whether one more retry fits the budget on these counts.
-    fn budget_allows(&mut self, budget: &Budget, now_ms: u64, counts: &BudgetCounts) -> Result<bool, EngineError>;
     /// A `Retry-After` header value in ms from `now_ms` (`None`: unusable).
     fn parse_retry_after(&mut self, header: &str, now_ms: u64) -> Result<Option<u64>, EngineError>;
 }
 
-/// The unjittered twin of a backoff (its delays are its ceilings).
-pub fn unjittered(backoff: &Backoff) -> Backoff {
-    Backoff { jitter: retry_policy_core::Jitter::None, ..*backoff }
+/// Ceilings of retries `0..n`: `policy-core`'s own curve (ABI 1.0 no longer
+/// exports `delay`; the curve is the same code inside the component).
+pub fn ceilings(backoff: &Backoff, n: u32) -> Result<Vec<u64>, EngineError> {
+    let unjittered = Backoff { jitter: retry_policy_core::Jitter::None, ..*backoff };
+    Ok((0..n).map(|i| retry_policy_core::delay(&unjittered, "", i)).collect::<Result<_, _>>()?)
 }
 
-/// Ceilings of retries `0..n`, from the engine.
-pub fn ceilings(engine: &mut dyn DecisionSource, backoff: &Backoff, n: u32) -> Result<Vec<u64>, EngineError> {
-    (0..n).map(|i| engine.ceiling_ms(backoff, i)).collect()
+/// Whether one more retry fits the budget on these counts: `policy-core`'s
+/// own rule (ABI 1.0 no longer exports `budget-allows`; the engine and the
+/// stores run the same code inside the component).
+pub fn budget_allows(budget: &Budget, now_ms: u64, counts: &BudgetCounts) -> Result<bool, EngineError> {
+    Ok(retry_policy_core::budget_allows(budget, now_ms, counts)?)
 }

@@ -5,7 +5,7 @@ use retry_policy_core as core_;
 use retry_policy_core::document::PolicyDocument;
 use retry_policy_core::health::HealthDocument;
 
-use crate::engine::{unjittered, DecisionSource, EngineError};
+use crate::engine::{DecisionSource, EngineError};
 
 /// The native policy (no wasm).
 #[derive(Debug, Default, Clone, Copy)]
@@ -22,10 +22,6 @@ impl DecisionSource for NativeEngine {
 
     fn plan(&mut self, backoff: &core_::Backoff, window_ms: u64, hard_cap: u32) -> Result<core_::Plan, EngineError> {
         Ok(core_::plan(backoff, window_ms, hard_cap)?)
-    }
-
-    fn ceiling_ms(&mut self, backoff: &core_::Backoff, retry_index: u32) -> Result<u64, EngineError> {
-        Ok(core_::delay(&unjittered(backoff), "", retry_index)?)
     }
 
     fn evaluate(
@@ -57,15 +53,6 @@ impl DecisionSource for NativeEngine {
         held: &core_::HeldBuckets,
     ) -> Result<(core_::Reservation, core_::HeldBuckets), EngineError> {
         Ok(core_::store_apply(request, budget, now_ms, held))
-    }
-
-    fn budget_allows(
-        &mut self,
-        budget: &core_::Budget,
-        now_ms: u64,
-        counts: &core_::BudgetCounts,
-    ) -> Result<bool, EngineError> {
-        Ok(core_::budget_allows(budget, now_ms, counts)?)
     }
 
     fn parse_retry_after(&mut self, header: &str, now_ms: u64) -> Result<Option<u64>, EngineError> {

@@ -1,8 +1,7 @@
 // Command benchtable runs the Go host's benchmarks in one process and
 // prints one table with ratios: one delivery step (evaluate + settle) and
-// one decide through the typed API, against the BASELINE plain Go port of
-// the design note's path (internal/baseline) and one loopback POST with
-// net/http; the dispatcher row (one worker delivering to a loopback
+// one decide through the typed API, against one loopback POST with
+// net/http; the delivery engine's row; the dispatcher row (one worker delivering to a loopback
 // endpoint as fast as it can: the policy's share of the process's CPU
 // time); then cold start in fresh processes (with and without wazero's
 // compilation cache) and the hand-kept glue, before and after generation.
@@ -15,7 +14,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"testing"
@@ -66,27 +64,17 @@ func main() {
 	}
 	rows := []*row{
 		{name: "evaluate + settle (typed API, by hand)", fn: bench.EvaluateSettle},
-		{name: "Engine.Step (compiled: advance, store call, finish)", fn: bench.Step},
+		{name: "Engine.Step (evaluate, store call, settle)", fn: bench.Step},
+		{name: "Engine.Step, wazero interpreter", fn: bench.StepInterpreter},
+		{name: "Engine.Step, a gate decides (410: evaluate alone)", fn: bench.StepDecided},
 		{name: "decide (clock + store imports)", fn: bench.Decide},
 		{name: "decide, default MemoryStore (store-apply)", fn: bench.DecideMemoryStore},
-		{name: "decide-with (format 1)", fn: bench.DecideWithWazero},
-		{name: "decide-with, wazero interpreter", fn: bench.DecideWithInterpreter},
-		{name: "BASELINE plain Go port (design note's path)", fn: bench.DecideWithBaseline},
+		{name: "admit (the whole document lowered)", fn: bench.AdmitDocument},
 		{name: "one loopback POST, net/http", fn: bench.LoopbackPOST},
-	}
-	// the compiled step beside the 0.2 path, same rounds (printed apart, ratio to the 0.2 path)
-	compiledRows := []*row{
-		{name: "retry (503, reserved): 0.2 path, evaluate + store call + settle", fn: bench.StepEvaluateSettle},
-		{name: "retry: Engine.Step, compiled (advance + store call + finish)", fn: bench.Step},
-		{name: "retry: Compiled.Step on a held Compiled (no cache lookup)", fn: bench.CompiledStep},
-		{name: "gate decides (410): 0.2 path, evaluate", fn: bench.StepDecidedEvaluateSettle},
-		{name: "gate decides (410): Engine.Step, compiled (advance)", fn: bench.StepDecided},
-		{name: "admit: Engine.Admit (the whole document lowered)", fn: bench.AdmitDocument},
-		{name: "admit: Engine.AdmitClass (admit-compiled, cached)", fn: bench.AdmitClass},
 	}
 	start := time.Now()
 	for i := 0; i < *rounds; i++ {
-		for _, r := range append(append(rows[:len(rows):len(rows)], compiledRows...), engineRow) {
+		for _, r := range append(rows[:len(rows):len(rows)], engineRow) {
 			res := testing.Benchmark(r.fn)
 			if res.N == 0 {
 				fmt.Fprintf(os.Stderr, "benchtable: %s failed\n", r.name)
@@ -120,16 +108,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable:", err1, err2)
 		os.Exit(1)
 	}
-	base, post := ns(rows[6].best), ns(rows[7].best)
+	post := ns(rows[len(rows)-1].best)
 	fmt.Printf("Go host (%s/%s, GOMAXPROCS=%d, %s): %d interleaved rounds in %.0f s, best of each\n\n",
 		runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.Version(), *rounds, time.Since(start).Seconds())
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(w, "one attempt (503, attempt 3, retry reserved)\ttime\tallocs\tvs BASELINE\tvs loopback POST\t")
+	fmt.Fprintln(w, "one attempt (503, attempt 3, retry reserved)\ttime\tallocs\tvs loopback POST\t\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.1fx\t%.2f%%\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/base, 100*ns(r.best)/post)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.2f%%\t\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), 100*ns(r.best)/post)
 	}
-	fmt.Fprintln(w, "\t\t\t\t\t")
-	printCompiled(w, compiledRows)
 	fmt.Fprintln(w, "\t\t\t\t\t")
 	printEngine(w, engineRow)
 	fmt.Fprintln(w, "\t\t\t\t\t")
@@ -159,20 +145,5 @@ func main() {
 	w.Flush()
 	if *deliveries > 0 {
 		fmt.Println(goalLine(dispatched, dispatchedChild))
-	}
-}
-
-// printCompiled prints the compiled step's rows with their ratio to the
-// 0.2 path on the same work (rows 0, 3 and 5 are the 0.2 paths).
-func printCompiled(w io.Writer, rows []*row) {
-	fmt.Fprintln(w, "the compiled step (ABI 0.3) vs the 0.2 path\ttime\tallocs\tvs 0.2 path\t\t")
-	for i, r := range rows {
-		old := rows[0]
-		if i >= 5 {
-			old = rows[5]
-		} else if i >= 3 {
-			old = rows[3]
-		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%.2fx\t\t\n", r.name, human(ns(r.best)), r.best.AllocsPerOp(), ns(r.best)/ns(old.best))
 	}
 }

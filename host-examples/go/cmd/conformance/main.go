@@ -1,11 +1,10 @@
 // Command conformance runs a directory of SPEC vector files through the Go
 // host (the policy artifact on wazero: RETRY_POLICY_ARTIFACT when set, else
 // the copy embedded in the package) and prints one line per failing case,
-// then "go: N passed, M failed". Every decide case runs twice: decide-with
-// (counts passed in) and the imports-driven Decide (the clock and a
-// synchronous store supplied through the imports), which must agree. The
-// format-3 files (tests/vectors/format3-*.json) run through the
-// component's 0.3 functions (internal/vectors EvaluateHealth). The engine
+// then "go: N passed, M failed". The ops whose function ABI 1.0 still
+// exports run through this host's glue; every other op of formats 1-3
+// runs inside the artifact through the test-only vector-case, with the
+// case's JSON text exactly as in the file (internal/vectors). The engine
 // trace files (format "webhook-retry-policy/engine-trace 1",
 // tests/vectors-engine, docs/engine.md section 14) run through
 // retrypolicy.DeliveryEngine, one input per batch. It exits 1 on any failure (including a broken vector, an unknown op or a
@@ -33,9 +32,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: conformance DIR   (a directory of vector *.json files)")
 		return 2
 	}
-	imports := &vectors.Imports{}
-	ctx := vectors.WithImports(context.Background(), imports)
-	engine, err := retrypolicy.New(ctx, imports.Options()...)
+	ctx := context.Background()
+	engine, err := retrypolicy.New(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "conformance:", err)
 		return 1

@@ -51,7 +51,7 @@ func TestTheRunnerRunsTheArtifactNamedByTheEnvironment(t *testing.T) {
 		t.Fatalf("the status-408 case did not fail, or the runner did not say which artifact it ran:\n%s\n%s", out.String(), errOut.String())
 	}
 	if strings.Contains(out.String(), "host error") {
-		t.Fatalf("decide through the imports and decide-with disagree on the mutant:\n%s", out.String())
+		t.Fatalf("a case failed as a host error (a trap, not an answer) on the mutant:\n%s", out.String())
 	}
 	t.Setenv(retrypolicy.EnvArtifact, "")
 	out.Reset()

@@ -7,7 +7,6 @@ import (
 	"context"
 	"testing"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/baseline"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -23,9 +22,8 @@ var (
 	State   = rp.DeliveryState{EventID: "evt_01HZX3K9Q2", EndpointID: "ep_42", Attempt: 3, MaxAttempts: 13, FirstAttemptedAtMs: 1700000000000}
 	Outcome = rp.ResponseOutcome(503)
 	NowMs   = uint64(1700000005000)
-	Counts  = &rp.BudgetCounts{Current: rp.BucketCounts{Total: 1000, Retries: 5}, Previous: rp.BucketCounts{Total: 1000, Retries: 5}}
-	// Reply is what a store answers for the attempt: reserved, on Counts.
-	Reply = rp.Reservation{Reserved: true, Counts: *Counts}
+	// Reply is what a store answers for the attempt: reserved, on these counts.
+	Reply = rp.Reservation{Reserved: true, Counts: rp.BudgetCounts{Current: rp.BucketCounts{Total: 1000, Retries: 5}, Previous: rp.BucketCounts{Total: 1000, Retries: 5}}}
 )
 
 // ConstantStore answers every request with Reply (the store's own cost is
@@ -107,29 +105,45 @@ func DecideMemoryStore(b *testing.B) {
 	}
 }
 
-// DecideWithWazero: the format-1 pure decision through the component.
-func DecideWithWazero(b *testing.B) { decideWith(b, engine(b)) }
+// StepInterpreter: Engine.Step in wazero's interpreter.
+func StepInterpreter(b *testing.B) { stepWith(b, engine(b, rp.WithInterpreter()), Outcome, true) }
 
-// DecideWithInterpreter: the same in wazero's interpreter.
-func DecideWithInterpreter(b *testing.B) { decideWith(b, engine(b, rp.WithInterpreter())) }
+// Terminal is an attempt a gate decides (410 on attempt 3): no store call,
+// one component call (evaluate).
+var Terminal = rp.ResponseOutcome(410)
 
-func decideWith(b *testing.B, e *rp.Engine) {
+// StepDecided: Engine.Step on an attempt a gate decides.
+func StepDecided(b *testing.B) { stepWith(b, engine(b), Terminal, false) }
+
+func stepWith(b *testing.B, e *rp.Engine, o rp.AttemptOutcome, retry bool) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, err := e.DecideWith(ctx, Policy, State, Outcome, NowMs, Counts)
-		mustRetry(b, d, err)
+		r, err := e.Step(ctx, ConstantStore, Policy, State, o, NowMs)
+		if retry {
+			mustRetry(b, r.Decision, err)
+		} else if err != nil || r.Decision.Stop == nil {
+			b.Fatalf("want a stop, got %+v %v", r, err)
+		}
 	}
 }
 
-// DecideWithBaseline: the BASELINE plain Go port (internal/baseline): the
-// design note's path, random jitter, no validation.
-func DecideWithBaseline(b *testing.B) {
+// AdmitDocument: Engine.Admit, the whole document (the dispatcher row's,
+// one class) lowered per event.
+func AdmitDocument(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	doc, err := e.LoadDocument(ctx, []byte(dispatchDocument))
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, err := baseline.DecideWith(Policy, State, Outcome, NowMs, Counts)
-		mustRetry(b, d, err)
+		if _, err := e.Admit(ctx, doc, DispatchClass, NowMs); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -143,17 +157,6 @@ func StepParallel(b *testing.B) {
 		for pb.Next() {
 			r, err := e.Step(ctx, ConstantStore, Policy, State, Outcome, NowMs)
 			mustRetry(b, r.Decision, err)
-		}
-	})
-}
-
-// DecideWithBaselineParallel: the baseline from GOMAXPROCS goroutines.
-func DecideWithBaselineParallel(b *testing.B) {
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			d, err := baseline.DecideWith(Policy, State, Outcome, NowMs, Counts)
-			mustRetry(b, d, err)
 		}
 	})
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 )
 
 // The replica's class ("storm") with the default health section (pauses up to 10 minutes,
@@ -89,7 +89,7 @@ func TestAFormatTwoRunReportsEveryHoldReasonAtZero(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if len(s.Holds) != len(rp.HoldReasonValues()) || s.Held != 0 || s.ProbeCalls != 0 || s.WakeCalls != 0 {
+	if len(s.Holds) != len(webhookmetrics.HoldReasons) || s.Held != 0 || s.ProbeCalls != 0 || s.WakeCalls != 0 {
 		t.Fatalf("holds %v held %d probe_calls %d wake_calls %d: want every reason at 0 and zeros", s.Holds, s.Held, s.ProbeCalls, s.WakeCalls)
 	}
 	for reason, n := range s.Holds {

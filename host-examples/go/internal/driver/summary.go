@@ -2,6 +2,7 @@ package driver
 
 import (
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -36,8 +37,8 @@ func newSummary() Summary {
 	for _, k := range httpoutcome.TransportKinds() {
 		s.TransportErrors[string(k)] = 0
 	}
-	for _, r := range rp.HoldReasonValues() {
-		s.Holds[r.String()] = 0
+	for _, r := range webhookmetrics.HoldReasons {
+		s.Holds[r] = 0
 	}
 	return s
 }

@@ -103,7 +103,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 	eventually(t, "the metrics address on stderr", func() bool { return metricsLine.MatchString(stderr.String()) })
 	metrics := metricsLine.FindStringSubmatch(stderr.String())[1]
 	info := func(digest string) string {
-		return `webhook_policy_info{abi="webhook:retry-policy@0.3.0",artifact_sha256="` + digest + `",document_version="replica-test"} 1`
+		return `webhook_policy_info{abi="webhook:retry-policy@1.0.0",artifact_sha256="` + digest + `",document_version="replica-test"} 1`
 	}
 	if body := scrape(t, metrics); !strings.Contains(body, info(sha(old))) {
 		t.Fatalf("/metrics before the swap:\n%s", body)
@@ -159,7 +159,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 			events, s, firsts.Load(), retries.Load())
 	}
 	for _, want := range []string{
-		"replica: policy artifact loaded sha256=" + sha(old) + " abi=webhook:retry-policy@0.3.0 document_version=replica-test source=" + path,
+		"replica: policy artifact loaded sha256=" + sha(old) + " abi=webhook:retry-policy@1.0.0 document_version=replica-test source=" + path,
 		"replica: policy artifact swapped sha256=" + sha(old) + " -> " + sha(next),
 		"replica: the delivery engine moved to the swapped-in artifact (",
 	} {

@@ -37,7 +37,6 @@ import (
 	"syscall"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
-	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 // ErrorKind names a Go transport error with the contract's kinds.
@@ -102,28 +101,6 @@ func certificateRefused(err error) bool {
 func isTLS(err error) bool {
 	var re tls.RecordHeaderError
 	return errors.As(err, &re)
-}
-
-// Outcome is the attempt outcome of a response: its status, and its
-// Retry-After as the component reads it (ParseRetryAfter; an unusable
-// header counts as absent). A status outside 100..=599 is the transport
-// kind unexpected_status (terminal by the contract's rule for unknown kinds).
-func Outcome(ctx context.Context, e *rp.Engine, statusCode int, header http.Header, nowMs uint64) (rp.AttemptOutcome, error) {
-	if statusCode < 100 || statusCode > 599 {
-		return Failed(UnexpectedStatus), nil
-	}
-	status := uint16(statusCode)
-	if h := header.Values("Retry-After"); len(h) > 0 {
-		ms, ok, err := e.ParseRetryAfter(ctx, h[0], nowMs)
-		var pe *rp.PolicyError
-		if err != nil && !errors.As(err, &pe) { // a header the WIT cannot carry (not UTF-8) is unusable
-			return rp.AttemptOutcome{}, err
-		}
-		if ok {
-			return rp.ResponseOutcomeRetryAfter(status, ms), nil
-		}
-	}
-	return rp.ResponseOutcome(status), nil
 }
 
 // Ended is how one attempt ended, as the delivery engine's result input

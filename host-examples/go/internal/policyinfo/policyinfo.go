@@ -7,12 +7,10 @@
 package policyinfo
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -87,12 +85,6 @@ func (p *Info) Event(ev rp.ArtifactEvent) {
 		ev.Old.SHA256, ev.New.SHA256, ev.New.ABI, v, ev.New.Source)
 	p.set(ev.New, v)
 	p.Reloaded(true)
-}
-
-// Watch runs e.WatchArtifact on path until ctx ends, logging and moving
-// the gauge (interval <= 0: rp.DefaultWatchInterval).
-func (p *Info) Watch(ctx context.Context, e *rp.Engine, path string, interval time.Duration) {
-	e.WatchArtifact(ctx, path, interval, p.Event)
 }
 
 func (p *Info) set(a rp.ArtifactInfo, documentVersion string) {

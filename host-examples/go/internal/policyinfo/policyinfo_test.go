@@ -24,7 +24,7 @@ func TestASwapReplacesTheInfoSeriesAndEveryChangeIsOneLogLine(t *testing.T) {
 	p.Event(rp.ArtifactEvent{Path: b.Source, Old: b, New: b, Err: errors.Join(refused)})
 	want := `# HELP webhook_policy_info The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version.
 # TYPE webhook_policy_info gauge
-webhook_policy_info{abi="webhook:retry-policy@0.3.0",artifact_sha256="` + b.SHA256 + `",document_version="doc-7"} 1
+webhook_policy_info{abi="webhook:retry-policy@1.0.0",artifact_sha256="` + b.SHA256 + `",document_version="doc-7"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "webhook_policy_info"); err != nil {
 		t.Fatal(err)
@@ -39,8 +39,8 @@ webhook_policy_reloads_total{result="refused"} 1
 	}
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	wantLines := []string{
-		"policy artifact loaded sha256=" + a.SHA256 + " abi=webhook:retry-policy@0.3.0 document_version=doc-7 source=embedded",
-		"policy artifact swapped sha256=" + a.SHA256 + " -> " + b.SHA256 + " abi=webhook:retry-policy@0.3.0 document_version=doc-7 source=/etc/policy.wasm",
+		"policy artifact loaded sha256=" + a.SHA256 + " abi=webhook:retry-policy@1.0.0 document_version=doc-7 source=embedded",
+		"policy artifact swapped sha256=" + a.SHA256 + " -> " + b.SHA256 + " abi=webhook:retry-policy@1.0.0 document_version=doc-7 source=/etc/policy.wasm",
 		"policy artifact refused path=/etc/policy.wasm code=artifact_invalid: truncated at byte 9; keeping sha256=" + b.SHA256,
 	}
 	if len(lines) != len(wantLines) {

@@ -29,10 +29,11 @@ func TestBrokenVectorsAreToldApartFromInvalidInput(t *testing.T) {
 		{"broken wins over a type error first", "plan", `{"backoff": ` + backoff + `, "window_ms": "x", "hard_cap": 1, "y": 2}`, true, ""},
 		{"string for a number", "classify_status", `{"status": "200"}`, false, "invalid_input"},
 		{"fraction for an integer", "plan", `{"backoff": ` + backoff + `, "window_ms": 1.5, "hard_cap": 1}`, false, "invalid_input"},
-		{"negative integer", "delay", `{"backoff": ` + backoff + `, "event_id": "e", "retry_index": -1}`, false, "invalid_input"},
+		{"negative integer", "plan", `{"backoff": ` + backoff + `, "window_ms": -1, "hard_cap": 1}`, false, "invalid_input"},
 		{"u16 overflow is an invalid status", "classify_status", `{"status": 70000}`, false, "invalid_status"},
 		{"unknown jitter", "plan", `{"backoff": {"base_ms": 1, "factor": 1.0, "cap_ms": 1, "jitter": "x"}, "window_ms": 1, "hard_cap": 0}`, false, "invalid_backoff"},
-		{"both outcome kinds", "decide", `{"policy": {}, "state": {}, "outcome": {"status": 1, "error_kind": "x"}, "now_ms": 0, "budget_counts": null}`, true, ""},
+		{"both outcome kinds", "evaluate", `{"policy": {}, "state": {}, "outcome": {"status": 1, "error_kind": "x"}, "now_ms": 0}`, true, ""},
+		{"an op run through vector-case", "decide", `{}`, true, ""},
 	} {
 		got, err := Evaluate(ctx, e, c.op, json.RawMessage(c.input))
 		var be *BrokenError

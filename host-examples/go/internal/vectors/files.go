@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -20,8 +21,11 @@ type Case struct {
 	Op     string
 	Input  json.RawMessage
 	Expect json.RawMessage
-	// Health: a case of a format-3 file (HealthFormat), run by EvaluateHealth.
+	// Health: a case of a format-3 file (HealthFormat).
 	Health bool
+	// Format and Raw: the file's format value and the whole case, as JSON
+	// text exactly as in the file (what vector-case takes).
+	Format, Raw json.RawMessage
 }
 
 // File is one vector file; Err is set when the file itself is broken.
@@ -91,7 +95,7 @@ func loadFile(path string) File {
 	}
 	for i, raw := range cases {
 		c := loadCase(i, raw)
-		c.Health = health
+		c.Health, c.Format, c.Raw = health, bytes.TrimSpace(top["format"]), raw
 		f.Cases = append(f.Cases, c)
 	}
 	return f
@@ -126,7 +130,20 @@ func Check(ctx context.Context, e *rp.Engine, c Case) string {
 		_ = json.Unmarshal(c.Input, &why)
 		return "broken vector: " + why
 	}
+	if slices.Contains(CaseOps[c.Health], c.Op) {
+		err := e.VectorCase(ctx, string(c.Format), string(c.Raw))
+		var failed *rp.CaseFailure
+		if errors.As(err, &failed) {
+			return failed.Message
+		} else if err != nil {
+			return "host error: " + err.Error()
+		}
+		return ""
+	}
 	if c.Health {
+		if c.Op != "parse_document" {
+			return broken("unknown op %q", c.Op).Error()
+		}
 		return checkHealth(ctx, e, c)
 	}
 	got, err := Evaluate(ctx, e, c.Op, c.Input)

@@ -1,6 +1,11 @@
-// Package vectors runs the SPEC's conformance vectors (formats 1 and 2, and the format-3 files of docs/health.md section 7) through
-// the Go host: strict decoding of case inputs, one call per case, and the
-// result in the contract's JSON shape compared with the case's expect.
+// Package vectors runs the SPEC's conformance vectors (formats 1 and 2,
+// the format-3 files of docs/health.md section 7, and the engine traces of
+// docs/engine.md section 14) through the Go host. The ops whose function
+// ABI 1.0 still exports (Ops, and format 3's parse_document) are decoded
+// strictly here and called through the glue, the result compared in the
+// contract's JSON shape with the case's expect; every other op of the
+// contract (CaseOps) runs inside the artifact through the test-only
+// vector-case, with the case's own JSON text (numbers as in the file).
 package vectors
 
 import (
@@ -13,8 +18,15 @@ import (
 
 var jsonUnmarshal = json.Unmarshal
 
-// Ops lists the vector ops this runner knows.
-var Ops = []string{"plan", "delay", "classify_status", "classify_error", "budget", "decide", "evaluate", "settle", "resume", "retry_after"}
+// Ops lists the format-1/2 ops this runner calls through the glue.
+var Ops = []string{"plan", "classify_status", "classify_error", "evaluate", "settle", "retry_after"}
+
+// CaseOps lists, per kind of file (health: format 3), the ops that run
+// through vector-case: their functions are no longer exported.
+var CaseOps = map[bool][]string{
+	false: {"delay", "budget", "decide", "resume"},
+	true:  {"apply", "gate", "after_probe", "settle", "settle_wake", "health_outcome", "pause_until", "pace", "normal_per_s"},
+}
 
 // Evaluate runs one case input through the engine and returns the result
 // in the contract's JSON shape: the op's result object, or
@@ -28,22 +40,14 @@ func Evaluate(ctx context.Context, e *rp.Engine, op string, input json.RawMessag
 	switch op {
 	case "plan":
 		call, err = d.plan(ctx, e, input)
-	case "delay":
-		call, err = d.delay(ctx, e, input)
 	case "classify_status":
 		call, err = d.classifyStatus(ctx, e, input)
 	case "classify_error":
 		call, err = d.classifyError(ctx, e, input)
-	case "budget":
-		call, err = d.budget(ctx, e, input)
-	case "decide":
-		call, err = d.decide(ctx, e, input)
 	case "evaluate":
 		call, err = d.evaluate(ctx, e, input)
 	case "settle":
 		call, err = d.settle(ctx, e, input)
-	case "resume":
-		call, err = d.resume(ctx, e, input)
 	case "retry_after":
 		call, err = d.retryAfter(ctx, e, input)
 	default:
@@ -92,22 +96,6 @@ func (d *decoder) plan(ctx context.Context, e *rp.Engine, input json.RawMessage)
 	}, nil
 }
 
-func (d *decoder) delay(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
-	in, err := d.object("", input, []string{"backoff", "event_id", "retry_index"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	b, err := in.backoff("backoff")
-	if err != nil {
-		return nil, err
-	}
-	eventID, index := in.str("event_id"), in.u32("retry_index")
-	return func() (map[string]any, error) {
-		ms, err := e.Delay(ctx, b, eventID, index)
-		return map[string]any{"delay_ms": ms}, err
-	}, nil
-}
-
 func (d *decoder) classifyStatus(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
 	in, err := d.object("", input, []string{"status"}, nil)
 	if err != nil {
@@ -129,59 +117,6 @@ func (d *decoder) classifyError(ctx context.Context, e *rp.Engine, input json.Ra
 	return func() (map[string]any, error) {
 		c, err := e.ClassifyError(ctx, kind)
 		return map[string]any{"outcome": c.String()}, err
-	}, nil
-}
-
-func (d *decoder) budget(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
-	in, err := d.object("", input, []string{"budget", "now_ms", "current", "previous"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	b, err := in.budget("budget")
-	if err != nil {
-		return nil, err
-	}
-	now := in.u64("now_ms")
-	var counts rp.BudgetCounts
-	if counts.Current, err = in.bucket("current"); err != nil {
-		return nil, err
-	}
-	if counts.Previous, err = in.bucket("previous"); err != nil {
-		return nil, err
-	}
-	return func() (map[string]any, error) {
-		ok, err := e.BudgetAllows(ctx, b, now, counts)
-		return map[string]any{"allows_retry": ok}, err
-	}, nil
-}
-
-func (d *decoder) decide(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
-	in, p, s, o, err := d.stepInput(input, "budget_counts")
-	if err != nil {
-		return nil, err
-	}
-	now := in.u64("now_ms")
-	counts, err := in.counts("budget_counts")
-	if err != nil {
-		return nil, err
-	}
-	return func() (map[string]any, error) {
-		dec, err := e.DecideWith(ctx, p, s, o, now, counts)
-		var out map[string]any
-		if err != nil {
-			if out, err = refused(err); err != nil {
-				return nil, err
-			}
-		} else {
-			out = decisionJSON(dec)
-		}
-		if im := importsFrom(ctx); im != nil {
-			in := DecideInput{Policy: p, State: s, Outcome: o, NowMs: now, Counts: counts}
-			if err := im.decideThroughImports(ctx, e, in, out); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
 	}, nil
 }
 
@@ -215,69 +150,4 @@ func decisionJSON(d rp.Decision) map[string]any {
 		}
 	}
 	return out
-}
-
-// DecideInput is a decoded decide case input.
-type DecideInput struct {
-	Policy  rp.Policy
-	State   rp.DeliveryState
-	Outcome rp.AttemptOutcome
-	NowMs   uint64
-	Counts  *rp.BudgetCounts
-}
-
-// DecodeDecide decodes a decide input (for the baseline's test): a
-// *BrokenError, or the first *PolicyError of a value of the wrong shape.
-func DecodeDecide(input json.RawMessage) (DecideInput, error) {
-	d := &decoder{}
-	var out DecideInput
-	in, err := d.object("", input, []string{"policy", "state", "outcome", "now_ms", "budget_counts"}, nil)
-	if err != nil {
-		return out, err
-	}
-	if out.Policy, err = in.policy("policy"); err != nil {
-		return out, err
-	}
-	if out.State, err = in.state("state"); err != nil {
-		return out, err
-	}
-	if out.Outcome, err = in.outcome("outcome"); err != nil {
-		return out, err
-	}
-	out.NowMs = in.u64("now_ms")
-	if out.Counts, err = in.counts("budget_counts"); err != nil {
-		return out, err
-	}
-	return out, d.first
-}
-
-// DecisionJSON is a decision in the SPEC's decide result shape.
-func DecisionJSON(d rp.Decision) map[string]any { return decisionJSON(d) }
-
-// BudgetInput is a decoded budget case input.
-type BudgetInput struct {
-	Budget rp.Budget
-	NowMs  uint64
-	Counts rp.BudgetCounts
-}
-
-// DecodeBudget decodes a budget input (for the Redis script's test).
-func DecodeBudget(input json.RawMessage) (BudgetInput, error) {
-	d := &decoder{}
-	var out BudgetInput
-	in, err := d.object("", input, []string{"budget", "now_ms", "current", "previous"}, nil)
-	if err != nil {
-		return out, err
-	}
-	if out.Budget, err = in.budget("budget"); err != nil {
-		return out, err
-	}
-	out.NowMs = in.u64("now_ms")
-	if out.Counts.Current, err = in.bucket("current"); err != nil {
-		return out, err
-	}
-	if out.Counts.Previous, err = in.bucket("previous"); err != nil {
-		return out, err
-	}
-	return out, d.first
 }

@@ -7,7 +7,7 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// The format-2 ops (SPEC "Format 2"): evaluate, settle, resume, retry_after,
+// The format-2 ops (SPEC "Format 2") the glue still binds: evaluate, settle, retry_after,
 // each through the public package.
 
 // stepInput decodes {policy, state, outcome, now_ms} plus extra required keys.
@@ -66,32 +66,6 @@ func (d *decoder) settle(ctx context.Context, e *rp.Engine, input json.RawMessag
 			return nil, err
 		}
 		return map[string]any{"decision": decisionJSON(st.Decision), "budget_disagreement": st.BudgetDisagreement}, nil
-	}, nil
-}
-
-func (d *decoder) resume(ctx context.Context, e *rp.Engine, input json.RawMessage) (thunk, error) {
-	in, err := d.object("", input, []string{"policy", "state", "now_ms"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	p, err := in.policy("policy")
-	if err != nil {
-		return nil, err
-	}
-	s, err := in.state("state")
-	if err != nil {
-		return nil, err
-	}
-	now := in.u64("now_ms")
-	return func() (map[string]any, error) {
-		r, err := e.Resume(ctx, p, s, now)
-		if err != nil {
-			return nil, err
-		}
-		if r.Due {
-			return map[string]any{"due": true}, nil
-		}
-		return decisionJSON(rp.Decision{Stop: r.Stop}), nil
 	}, nil
 }
 

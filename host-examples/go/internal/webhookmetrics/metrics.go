@@ -36,6 +36,12 @@ type counter struct {
 	values            []string
 }
 
+// HoldReasons are why the engine holds an event (docs/health-dispatch.md
+// section 3), the closed set of webhook_holds_total{reason} as
+// docs/metrics.md lists it (ABI 1.0 has no WIT enum of them: the engine
+// names them in its outputs).
+var HoldReasons = []string{"paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"}
+
 func counters() []counter {
 	stops := []string{}
 	for _, r := range rp.StopReasonValues() {
@@ -47,10 +53,7 @@ func counters() []counter {
 	for _, k := range httpoutcome.TransportKinds() {
 		kinds = append(kinds, string(k))
 	}
-	holds := []string{}
-	for _, r := range rp.HoldReasonValues() {
-		holds = append(holds, r.String())
-	}
+	holds := HoldReasons
 	return []counter{
 		{"webhook_attempts_total", "Delivery attempts the policy allowed and the dispatcher started (a destination_refused one included).", "kind", []string{"first", "retry"}},
 		{"webhook_delivered_total", "Events delivered (a 2xx).", "", nil},

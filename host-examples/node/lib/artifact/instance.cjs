@@ -30,12 +30,6 @@ function jco() {
 const lower = require('../lower.cjs');
 const { plain } = require('../snapshot.cjs');
 
-/**
- * On each instance's `policy` object: the Instances it belongs to (compiled
- * handles, lib/handles.cjs, live in ONE instance and never cross to another).
- */
-const OWNER = Symbol('owning instances');
-
 let adapters = null;
 function adapterModules() {
   if (adapters === null) {
@@ -69,9 +63,6 @@ class Instances {
   }
 
   #memories = new Set(); // the main instances' linear memories (memoryBytes)
-  #busy = new Set(); // instances in a call right now
-  #dead = new WeakSet(); // instances dropped after a trap
-  #pending = []; // [api, handle] discards asked for while that instance was busy
 
   #create() {
     const mods = { 'retry_policy.core.wasm': this.#module, ...adapterModules() };
@@ -80,7 +71,7 @@ class Instances {
       if (module === this.#module) this.#memories.add(instance.exports.memory);
       return instance;
     };
-    const api = jco().instantiate(
+    return jco().instantiate(
       (name) => mods[name],
       {
         'webhook:retry-policy/clock': { nowMs: () => this.#nowMs() },
@@ -88,34 +79,6 @@ class Instances {
       },
       instantiateCore,
     ).policy;
-    api[OWNER] = this;
-    return api;
-  }
-
-  /**
-   * Discard compiled `handle` on `api` (one of these instances): now, or
-   * once its call returns if it is in one (a close from a store callback);
-   * nothing for an instance dropped after a trap (its table went with it).
-   */
-  discard(api, handle) {
-    if (this.#dead.has(api)) return;
-    if (this.#busy.has(api)) {
-      this.#pending.push([api, handle]);
-      return;
-    }
-    try {
-      api.discard(handle);
-    } catch {
-      // a discard cannot fail on a live instance; nothing to do if it did
-    }
-  }
-
-  #leave(api) {
-    this.#busy.delete(api);
-    if (this.#pending.length === 0) return;
-    const due = this.#pending.filter(([a]) => !this.#busy.has(a));
-    this.#pending = this.#pending.filter(([a]) => this.#busy.has(a));
-    for (const [a, h] of due) this.discard(a, h);
   }
 
   /** Bytes of linear memory held by the instances made so far (plateau tests). */
@@ -157,7 +120,6 @@ class Instances {
     if (this.#depth > 0) return this.#runSpare(f);
     const api = (this.#primary ??= this.#create());
     this.#depth = 1;
-    this.#busy.add(api);
     try {
       return f(api);
     } catch (e) {
@@ -165,7 +127,6 @@ class Instances {
       throw e;
     } finally {
       this.#depth = 0;
-      this.#leave(api);
     }
   }
 
@@ -174,7 +135,6 @@ class Instances {
     const api = this.#spares.pop() ?? this.#create();
     const outer = this.imports;
     this.imports = imports;
-    this.#busy.add(api);
     let ok = false;
     try {
       const out = f(api);
@@ -187,12 +147,10 @@ class Instances {
       this.imports = outer;
       if (ok) this.#spares.push(api);
       else this.#drop(api);
-      this.#leave(api);
     }
   }
 
   #drop(api) {
-    this.#dead.add(api);
     if (api === this.#primary) this.#primary = null;
     // its memory stays counted until collected; a trapped instance is rare
   }
@@ -209,4 +167,4 @@ class Instances {
   }
 }
 
-module.exports = { Instances, adapterModules, OWNER };
+module.exports = { Instances, adapterModules };

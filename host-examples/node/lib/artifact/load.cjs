@@ -10,9 +10,9 @@ const { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf } = require('./re
 const { Instances } = require('./instance.cjs');
 const lower = require('../lower.cjs');
 
-const WIT_VERSION = '0.3.0';
+const WIT_VERSION = '1.0.0';
 const WIT_PACKAGE = `webhook:retry-policy@${WIT_VERSION}`;
-const ABI_VERSION = 3;
+const ABI_VERSION = 4;
 const INTERFACE = `webhook:retry-policy/policy@${WIT_VERSION}`;
 const DOCUMENT_SECTION = 'webhook-retry-policy:document';
 const BUILD_SECTION = 'webhook-retry-policy:build';
@@ -20,10 +20,9 @@ const BUILD_SECTION = 'webhook-retry-policy:build';
 const EMBEDDED_PATH = path.join(__dirname, '..', 'retry_policy.wasm');
 /** Every function of the interface the glue calls. */
 const FUNCTIONS = [
-  'abi-version', 'plan', 'delay', 'classify-status', 'classify-error', 'budget-allows', 'load-document', 'admit',
-  'evaluate', 'settle', 'resume', 'parse-retry-after', 'store-key', 'store-apply', 'decide', 'decide-with',
-  'compile', 'discard', 'admit-compiled', 'advance', 'finish', 'gate', 'after-probe', 'settle-wake', 'call-for',
-  'apply-call', 'load-health-document', 'pace', 'normal-per-s', 'health-outcome-of', 'pause-until',
+  'abi-version', 'plan', 'classify-status', 'classify-error', 'load-document', 'admit', 'evaluate', 'settle',
+  'parse-retry-after', 'store-key', 'store-apply', 'decide', 'load-health-document', 'engine-open', 'engine-feed',
+  'engine-resume', 'engine-close', 'read-target', 'destination-refusal', 'vector-case',
 ];
 
 const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');

@@ -1,7 +1,7 @@
 // Compiled (never run) by tests/types.test.mjs: a CommonJS TypeScript user.
 import retryPolicy = require('@webhook/retry-policy');
 
-const d: retryPolicy.Decision = retryPolicy.decideWith(
+const d: retryPolicy.Decision = retryPolicy.decide(
   {
     backoff: { base_ms: 1, factor: 1, cap_ms: 1, jitter: 'none' },
     window_ms: 1,
@@ -10,8 +10,7 @@ const d: retryPolicy.Decision = retryPolicy.decideWith(
   },
   { event_id: 'e', endpoint_id: 'p', attempt: 1, max_attempts: 1, first_attempted_at_ms: 0, credentials_refreshed: false },
   { status: 200 },
-  0,
-  null,
+  { store: new retryPolicy.InMemoryBudgetStore() },
 );
 export const reason: retryPolicy.StopReason | null = d.stop_reason;
 export const codes: readonly retryPolicy.ErrorCode[] = retryPolicy.ERROR_CODES;

@@ -3,11 +3,8 @@
 // marked as expected errors must stay errors: they prove the types are not `any`.
 import {
   RetryPolicy,
-  compilePolicy,
-  decideWith,
   evaluate,
   settle,
-  resume,
   retryAfter,
   storeKey,
   storeApply,
@@ -25,8 +22,10 @@ import {
   type Reservation,
   type Step,
   type Settlement,
-  type Resumption,
   type ErrorCode,
+  type HealthDocument,
+  loadHealthDocument,
+  embeddedDocument,
   DeliveryEngine,
   type EngineAnswer,
   type EngineErrorCode,
@@ -68,9 +67,10 @@ export function describe(d: Decision): string {
   return `dead-letter ${d.dead_letter.event_id}: ${reason}`;
 }
 
-describe(decideWith(policy, state, { status: 503, retry_after_ms: 1000 }, 100, null));
-describe(decideWith(policy, state, { status: 503, retry_after_ms: null }, 100n, null));
-describe(compilePolicy(policy).decideWith({ ...state, first_attempted_at_ms: 0n }, { error_kind: 'connect_timeout' }, 100n, null));
+const store = new InMemoryBudgetStore();
+describe(decide(policy, state, { status: 503, retry_after_ms: 1000 }, { store }));
+describe(decide(policy, state, { status: 503, retry_after_ms: null }, { store, clock: new ManualClock(100) }));
+describe(decide(policy, { ...state, first_attempted_at_ms: 0n }, { error_kind: 'connect_timeout' }, { store }));
 plan(policy.backoff, 900_000, 16).limited_by satisfies 'window' | 'hard_cap';
 
 // The step: evaluate -> one store call -> settle.
@@ -82,9 +82,6 @@ if (step.store !== null) {
   void [key, s.budget_disagreement, describe(s.decision)];
 }
 settle(policy, state, { status: 503 }, 100, { unavailable: true });
-const r: Resumption = resume(policy, { ...state, attempt: 0 }, 100);
-if ('due' in r) void r.due;
-else void r.stop_reason;
 const ms: number | null = retryAfter('120', 0);
 void ms;
 
@@ -92,7 +89,7 @@ void ms;
 const bad: Policy = { ...policy, backoff: { ...policy.backoff, jitter: 'decorrelated' } };
 void bad;
 // @ts-expect-error an outcome is a status or an error kind
-decideWith(policy, state, { code: 503 }, 100, null);
+evaluate(policy, state, { code: 503 }, 100);
 // @ts-expect-error a store reply is {unavailable: true} or {reserved, counts}
 settle(policy, state, { status: 503 }, 100, { unavailable: false });
 // @ts-expect-error store ops are string literals
@@ -116,7 +113,6 @@ declare const redisClient: { evalsha(...a: unknown[]): Promise<unknown>; eval(..
 new RetryPolicy('{"classes":{}}', { store: new RedisBudgetStore(redisClient, { skewCheck: false }) });
 // The imports-driven step: one call, the component asks the clock and a synchronous store.
 describe(decide(policy, state, { status: 503 }, { store: new InMemoryBudgetStore(), clock: new ManualClock(100) }));
-describe(compilePolicy(policy).decide(state, { status: 503 }, { store: new InMemoryBudgetStore() }));
 // @ts-expect-error decide needs a synchronous store
 decide(policy, state, { status: 503 }, { store: asyncStore });
 const synced = new RetryPolicy(null, { store: new InMemoryBudgetStore() });
@@ -138,8 +134,8 @@ void [loadArtifact, ArtifactError, appendCustomSection(new Uint8Array(8), 'x', '
 export async function run(): Promise<void> {
   const d = await rp.step({ ...state, class: 'n' }, { status: 500 });
   describe(d);
-  const again: Resumption = rp.resume({ ...state, class: 'n' });
-  void [again, rp.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT'), rp.budgetDisagreements];
+  const n: Readonly<Policy> = rp.policy('n');
+  void [n.budget.window_ms, rp.retryAfter('Sun, 06 Nov 1994 08:49:37 GMT'), rp.budgetDisagreements];
   try {
     rp.admit('nope');
   } catch (e) {
@@ -156,30 +152,14 @@ const kindNames: readonly TransportKind[] = TRANSPORT_KIND_NAMES;
 const misspelt: TransportKind = 'tls_error';
 void [tlsKind, kindNames, misspelt];
 
-// ABI 0.3: the compiled policy and format 3.
-import { applyCall, compileDocument, EMPTY_HELD_HEALTH, pace, type AdvanceResult, type Finished, type Health } from '@webhook/retry-policy';
-const health: Health = { hold_budget_refusals: true, pause_max_ms: 600_000, circuit: null, release: { multiple: 1, floor_per_s: 1 }, cache_ms: 1000 };
+// Format-3 documents: loaded by the component (the delivery engine runs them).
 {
-  const compiled = compilePolicy(policy, { health });
-  const advanced: AdvanceResult = compiled.advance(state, { status: 503 }, 100, { probe: false });
-  if (advanced.action === 'needs_store') {
-    const { action, ...call } = advanced;
-    void action;
-    const applied = applyCall(call, 100, EMPTY_HELD_HEALTH);
-    const fin: Finished = compiled.finish(state, { status: 503 }, 100, applied.reply.reservation ?? { unavailable: true });
-    if (fin.verdict.action === 'hold') void fin.verdict.until_ms;
-  } else {
-    describe(advanced.decision);
-  }
-  const gated = compiled.gate({ event_id: 'e', endpoint_id: 'p', attempts: 0, first_attempted_at_ms: 0, held: false, held_ms: 0 }, null, { tokens: 0, updated_ms: 0, normal_per_s: 0 }, 100);
-  void [gated.verdict.action, gated.pacer.tokens, compiled.callFor('probe', 'p', 100).key, compiled.health?.cache_ms];
-  // @ts-expect-error advance's probe is an option, not a positional flag
-  compiled.advance(state, { status: 503 }, 100, true);
-  compiled[Symbol.dispose]();
+  const loaded: HealthDocument = loadHealthDocument('{"classes":{}}');
+  const embedded = embeddedDocument();
+  void [loaded.classes.map((c) => [c.policy_hash, c.health?.cache_ms]), embedded?.hasHealth, embedded?.document.version];
+  // @ts-expect-error a document is an object or its JSON text
+  loadHealthDocument(42);
 }
-const doc = compileDocument('{"classes":{}}');
-void [doc.classes.get('n')?.admit('n', doc.version, 0), pace(health.release, { tokens: 0, updated_ms: 0, normal_per_s: 0 }, 0).verdict.action];
-doc.close();
 
 // The delivery engine: typed inputs in, typed answers out.
 {

@@ -7,13 +7,11 @@ checks it (pin, ABI, self-test), and runs its main core module through
 wasmtime's core API with generated canonical-ABI glue (``_generated/``),
 one raw call per operation:
 
-* :class:`RetryPolicy` — every WIT export; ``step`` (on the compiled
-  policy: advance -> at most one budget-store call -> finish) and ``decide`` (the same in ONE call:
-  the component asks the clock and the store through the WIT imports).
+* :class:`RetryPolicy` — the ABI 1.0 operations (plan, classification,
+  Retry-After, documents, admission); ``step`` (evaluate -> at most one
+  budget-store call -> settle) and ``decide`` (the same in ONE call: the
+  component asks the clock and the store through the WIT imports).
 * :class:`AsyncRetryPolicy` — ``step`` with an async store (Redis).
-* :class:`CompiledPolicy` — a policy (and its format-3 ``health`` section)
-  compiled once in the component (ABI 0.3): ``advance``/``finish``, the
-  gate, ``settle_wake``, ``call_for``; the steps above run through it.
 * :func:`load_artifact`, :func:`swap_artifact`, :func:`watch_artifact`,
   :func:`current_artifact` — the artifact (docs/artifact.md).
 * :class:`DeliveryEngine` — the component's delivery engine (docs/engine.md),
@@ -24,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from .artifact import Artifact, ArtifactInfo, current_artifact, load_artifact, swap_artifact
 from .clock import Clock, ManualClock, SystemClock
-from .compiled import CompiledPolicy
 from .errors import ArtifactError, ErrorCode, PolicyError, PolicyTrap
 from .policy import RetryPolicy
 from .stores import (
@@ -32,7 +29,6 @@ from .stores import (
     AsyncInMemoryBudgetStore,
     BudgetStore,
     InMemoryBudgetStore,
-    InMemoryCallStore,
     UnavailableBudgetStore,
 )
 from .types import (
@@ -42,12 +38,9 @@ from .types import (
     BucketCounts,
     Budget,
     BudgetCounts,
-    CallOp,
     DeadLetter,
-    Decided,
     Decision,
     DeliveryState,
-    Due,
     EventClass,
     HttpResponse,
     Jitter,
@@ -56,14 +49,12 @@ from .types import (
     Policy,
     PolicyDocument,
     Reservation,
-    Resumption,
     Retry,
     Schedule,
     Settlement,
     Step,
     Stop,
     StopReason,
-    StoreCall,
     StoreOp,
     StoreReply,
     StoreRequest,
@@ -108,10 +99,9 @@ __all__ = [
     "swap_artifact", "watch_artifact",
     "Admission", "AsyncBudgetStore", "AsyncInMemoryBudgetStore", "AsyncRetryPolicy", "AttemptOutcome", "Backoff",
     "BucketCounts", "Budget", "BudgetCounts", "BudgetStore", "Clock", "DeadLetter", "Decision", "DeliveryState",
-    "Due", "ErrorCode", "EventClass", "HttpResponse", "InMemoryBudgetStore", "Jitter", "LimitedBy", "ManualClock",
-    "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Resumption", "Retry",
+    "ErrorCode", "EventClass", "HttpResponse", "InMemoryBudgetStore", "Jitter", "LimitedBy", "ManualClock",
+    "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Retry",
     "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
     "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore", "store_key",
-    "CallOp", "CompiledPolicy", "Decided", "InMemoryCallStore", "StoreCall",
     "DeliveryEngine", "EngineAnswer", "EngineError",
 ]

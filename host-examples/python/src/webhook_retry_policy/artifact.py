@@ -47,9 +47,8 @@ from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, OutcomeClass, PolicyDocument
 
-ABI = "webhook:retry-policy@0.3.0"
-ABI_VERSION = 3
-INTERFACE = "webhook:retry-policy/policy@0.3.0"
+ABI = "webhook:retry-policy@1.0.0"
+ABI_VERSION = 4
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
 RESOURCE = "retry_policy.wasm"
 BUILD_SECTION = "webhook-retry-policy:build"
@@ -67,7 +66,7 @@ class ArtifactInfo(_Frozen):
     sha256: str
     """64 lowercase hex digits of the whole file"""
     abi: str
-    """the WIT package it implements, ``webhook:retry-policy@0.3.0``"""
+    """the WIT package it implements, ``webhook:retry-policy@1.0.0``"""
     document_version: str
     """the embedded document's version, ``""`` when it carries none"""
     source: str

@@ -9,13 +9,15 @@ prints one line per failing case (file, name, what differed), then
 ``python: N passed, M failed``. Exit 1 on any failure, including a broken
 vector (unknown op, unknown or missing field) or a DIR without vectors.
 
-Every ``decide`` case runs twice: through ``decide_with`` (now and counts
-passed in) and through the imports-driven ``decide`` (ONE call; the
-component reads the clock, which answers the case's ``now_ms``, and calls
-the budget store at most once, at that ``now_ms``; the store answers
-``reserved`` by the component's own ``budget_allows`` on the case's counts
-(never for ``record``), or fails when they are ``null``). A case passes only
-when both give the expected answer.
+The ops whose function ABI 1.0 still exports run through this host's glue
+(``plan``, ``classify_status``, ``classify_error``, ``retry_after``,
+``evaluate``, ``settle``; format 3's ``parse_document``). Every other op
+(``delay``, ``budget``, ``decide``, ``resume``, format 3's store, gate,
+settle, pacer and pause ops) runs inside the artifact through the
+test-only ``vector-case(format, case)``: the file's ``format`` value and
+the case as JSON text, every number spelled exactly as in the file (u64
+values above 2^53 occur). The component judges those cases (an unknown
+field is a broken vector there); its error message is the failure.
 
 The artifact is the package's default: ``RETRY_POLICY_ARTIFACT`` when set
 (else the copy shipped in the package); its sha256 and the number of decide
@@ -32,19 +34,26 @@ from pathlib import Path
 from typing import Any
 
 from . import conformance_engine
-from . import contract_json as cj
-from .clock import ManualClock
+from . import conformance_json as cj
+from ._generated.abi import GuestError
 from .conformance_engine import FORMAT as ENGINE_FORMAT
 from .conformance_health import FORMAT as HEALTH_FORMAT
-from .conformance_health import HealthRunner, compare
+from .conformance_health import compare, parse_document
 from .errors import PolicyError, PolicyTrap
+from .instance import current
 from .ops import PolicyOps
 from .policy import RetryPolicy
-from .types import AttemptOutcome, Budget, BudgetCounts, DeliveryState, Policy, Reservation, StoreOp, StoreRequest
+from .types import AttemptOutcome, DeliveryState, Policy
 
 HOST = "python"
 FORMATS = (1, 2)
 Thunk = Callable[[], Any]
+# The ops run inside the artifact (``vector-case``), by format.
+IN_ARTIFACT = {
+    "policy": frozenset({"delay", "budget", "decide", "resume"}),
+    "health": frozenset({"apply", "gate", "after_probe", "settle", "settle_wake", "health_outcome", "pause_until",
+                         "pace", "normal_per_s"}),
+}
 
 # The contract's integer fields. A JSON number is its value however it is
 # spelled, so `900000.0`, `2e3` or `-0` in one of these is that integer, as
@@ -76,65 +85,48 @@ class CaseResult:
     problem: str | None  # None = passed
 
 
-class VectorStore:
-    """The budget store of a decide case: the case's counts, judged by the
-    component's own rule (a nested call), or unreachable (counts null)."""
+class Raw:
+    """A JSON number as spelled in the file (``vector-case`` gets it unchanged)."""
 
-    def __init__(self, ops: PolicyOps) -> None:
-        self.ops = ops
-        self.counts: BudgetCounts | None = None
-        self.now_ms = 0
-        self.calls = 0
-        self.bad: str | None = None  # what the component asked wrongly, if anything
+    __slots__ = ("text",)
 
-    def start(self, now_ms: int, counts: BudgetCounts | None) -> None:
-        self.now_ms, self.counts, self.calls, self.bad = now_ms, counts, 0, None
-
-    def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
-        self.calls += 1
-        if now_ms != self.now_ms:
-            self.bad = f"the store was asked at now_ms {now_ms}, the clock said {self.now_ms}"
-        if self.counts is None:
-            raise ConnectionError("the case's store is unreadable (budget_counts null)")
-        reserved = request.op != StoreOp.RECORD and self.ops.budget_allows(budget, now_ms, self.counts)
-        return Reservation(reserved, self.counts)
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
-class Mismatch(Exception):
-    """The imports-driven decide answered differently from decide_with."""
+def raw_json(v: Any) -> str:
+    """``v`` (parsed with numbers as :class:`Raw`) as JSON text, every number as in the file."""
+    if isinstance(v, Raw):
+        return v.text
+    if isinstance(v, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{raw_json(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(raw_json(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def raw_cases(text: str) -> tuple[str, list[Any]]:
+    """The file's ``format`` value and its cases, numbers kept as spelled."""
+    doc = json.loads(text, parse_int=Raw, parse_float=Raw, parse_constant=Raw)
+    cases = doc.get("cases") if isinstance(doc, dict) else None
+    return raw_json(doc.get("format")), cases if isinstance(cases, list) else []
+
+
+def in_artifact(format_text: str, case_text: str) -> str | None:
+    """One case run by the artifact's ``vector-case``: None if it passed, else its message."""
+    try:
+        current().run("vector-case", format_text, case_text)
+    except GuestError as e:
+        return str(e)
+    except (PolicyError, PolicyTrap) as e:
+        return f"vector-case: {type(e).__name__}: {e}"
+    return None
 
 
 class Runner:
     def __init__(self) -> None:
-        self.ops = PolicyOps(ManualClock())
-        self.clock = ManualClock()
-        self.store = VectorStore(self.ops)
-        self.imports = RetryPolicy(self.clock, self.store)
-        self.health = HealthRunner(self.ops)
-        self.through_imports = 0
-
-    def _both(self, args: tuple[Policy, DeliveryState, AttemptOutcome, int], counts: BudgetCounts | None) -> Any:
-        """decide_with's answer, after checking decide through the imports gives the same."""
-        answers = []
-        for way in ("decide_with", "decide"):
-            try:
-                if way == "decide_with":
-                    answers.append(cj.decision_to_json(self.ops.decide_with(*args, counts)))
-                else:
-                    self.clock.set(args[3])
-                    self.store.start(args[3], counts)
-                    answers.append(cj.decision_to_json(self.imports.decide(*args[:3])))
-            except PolicyError as e:
-                answers.append({"error": e.code.value})
-        self.through_imports += 1
-        if self.store.bad or self.store.calls > 1:
-            raise Mismatch(f"decide through the imports: {self.store.bad or f'{self.store.calls} store calls (at most one)'}")
-        if answers[0] != answers[1]:
-            raise Mismatch(f"decide through the imports gave {json.dumps(answers[1], sort_keys=True)}, "
-                           f"decide_with {json.dumps(answers[0], sort_keys=True)}")
-        if "error" in answers[0]:
-            raise PolicyError(answers[0]["error"], "", "")
-        return answers[0]
+        self.ops = PolicyOps()
+        self.in_artifact = 0
 
     def _thunk(self, op: str, inp: Any) -> Thunk:  # noqa: C901 - one branch per op
         p = self.ops
@@ -142,34 +134,21 @@ class Runner:
         if op == "plan":
             f = cj.fields(inp, "input", ("backoff", "window_ms", "hard_cap"))
             return lambda: cj.schedule_to_json(p.plan(cj.backoff(f["backoff"]), f["window_ms"], f["hard_cap"]))
-        if op == "delay":
-            f = cj.fields(inp, "input", ("backoff", "event_id", "retry_index"))
-            return lambda: {"delay_ms": p.delay(cj.backoff(f["backoff"]), f["event_id"], f["retry_index"])}
         if op == "classify_status":
             f = cj.fields(inp, "input", ("status",))
             return lambda: {"outcome": p.classify_status(f["status"]).value}
         if op == "classify_error":
             f = cj.fields(inp, "input", ("error_kind",))
             return lambda: {"outcome": p.classify_error(f["error_kind"]).value}
-        if op == "budget":
-            f = cj.fields(inp, "input", ("budget", "now_ms", "current", "previous"))
-            return lambda: {"allows_retry": p.budget_allows(cj.budget(f["budget"]), f["now_ms"], BudgetCounts(
-                cj.bucket_counts(f["current"], "current"), cj.bucket_counts(f["previous"], "previous")))}
-        if op in ("decide", "evaluate", "settle"):
-            extra = {"decide": ("budget_counts",), "evaluate": (), "settle": ("reply",)}[op]
-            f = cj.fields(inp, "input", s + extra)
+        if op in ("evaluate", "settle"):
+            f = cj.fields(inp, "input", s + (("reply",) if op == "settle" else ()))
 
             def args() -> tuple[Policy, DeliveryState, AttemptOutcome, int]:
                 return (cj.policy(f["policy"]), cj.state(f["state"]), cj.outcome(f["outcome"]), f["now_ms"])
 
-            if op == "decide":
-                return lambda: self._both(args(), cj.budget_counts(f["budget_counts"]))
             if op == "evaluate":
                 return lambda: cj.step_to_json(p.evaluate(*args()))
             return lambda: cj.settlement_to_json(p.settle(*args(), cj.reply(f["reply"])))
-        if op == "resume":
-            f = cj.fields(inp, "input", ("policy", "state", "now_ms"))
-            return lambda: cj.resumption_to_json(p.resume(cj.policy(f["policy"]), cj.state(f["state"]), f["now_ms"]))
         if op == "retry_after":
             f = cj.fields(inp, "input", ("header", "now_ms"))
             return lambda: {"retry_after_ms": p.parse_retry_after(f["header"], f["now_ms"])}
@@ -187,24 +166,33 @@ class Runner:
             actual = {"error": e.code.value}
         except PolicyTrap as e:
             return f"trapped: {e}"
-        except Mismatch as e:
-            return str(e)
         return _compare(c["expect"], actual)
 
     def run_health_case(self, case: Any) -> str | None:
-        """A format-3 case: None if it passes, else what differed."""
+        """A format-3 ``parse_document`` case: None if it passes, else what differed."""
         try:
             c = cj.fields(case, "case", ("name", "op", "input", "expect"))
-            actual = self.health.run_case(c["op"], c["input"])
+            if c["op"] != "parse_document":
+                raise cj.ShapeError("op", f"unknown op {c['op']!r}")
+            actual = parse_document(self.ops, c["input"])
         except cj.ShapeError as e:
             return f"broken vector: {e}"
         except PolicyTrap as e:
             return f"trapped: {e}"
         return compare(c["expect"], actual)
 
+    def run_case_text(self, kind: str, case: Any, format_text: str, raw: Any) -> str | None:
+        """A case whose op runs inside the artifact (``vector-case``), else through the glue."""
+        op = case.get("op") if isinstance(case, dict) else None
+        if op in IN_ARTIFACT[kind]:
+            self.in_artifact += 1
+            return in_artifact(format_text, raw_json(raw))
+        return self.run_health_case(case) if kind == "health" else self.run_case(case)
+
     def run_file(self, path: Path) -> list[CaseResult]:
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            doc = json.loads(text)
             traces = isinstance(doc, dict) and doc.get("format") == ENGINE_FORMAT  # taken as written: no integer fix-ups
             doc = conformance_engine.file_cases(doc) if traces else _integers_by_value(doc)
             health = isinstance(doc, dict) and doc.get("format") == HEALTH_FORMAT
@@ -214,15 +202,14 @@ class Runner:
                 raise cj.ShapeError("format", f"unsupported format {f['format']!r}")
             if not isinstance(f["cases"], list):
                 raise cj.ShapeError("cases", "expected a list")
+            format_text, raws = ("", []) if traces else raw_cases(text)
         except (ValueError, OSError) as e:
             return [CaseResult(path.name, "<file>", f"unreadable vector file: {e}")]
         if traces:
             return self.run_traces(path, f["cases"])
-        results = []
-        for i, case in enumerate(f["cases"]):
-            problem = self.run_health_case(case) if health else self.run_case(case)
-            results.append(CaseResult(path.name, _name(case, i), problem))
-        return results
+        kind = "health" if health else "policy"
+        return [CaseResult(path.name, _name(case, i), self.run_case_text(kind, case, format_text, raws[i]))
+                for i, case in enumerate(f["cases"])]
 
     def run_traces(self, path: Path, cases: list[Any]) -> list[CaseResult]:
         """An engine trace file's cases (``conformance_engine``)."""
@@ -280,7 +267,7 @@ def main(argv: list[str]) -> int:
         print(f"FAIL {r.file}: {r.name}: {r.problem}")
     if not results:
         print(f"conformance: no vector files (*.json) in {directory}", file=sys.stderr)
-    print(f"decide cases also run through the imports (clock + budget-store): {runner.through_imports}", file=sys.stderr)
+    print(f"cases run inside the artifact (vector-case): {runner.in_artifact}", file=sys.stderr)
     print(f"{HOST}: {len(results) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed or not results else 0
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import contract_json as cj
+from . import conformance_json as cj
 from .conformance_health import same
 from .delivery_engine import DeliveryEngine, EngineError
 from .errors import PolicyTrap

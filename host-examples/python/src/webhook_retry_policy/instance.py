@@ -113,8 +113,6 @@ class Instance:
         self.base = ctypes.cast(self.memory.data_ptr(store), ctypes.c_void_p).value or 0
         self.mem = memoryview(b"")
         self.scratch = self.limit = self.cap = self.result_at = 0
-        self.handles: dict[Any, int] = {}  # compiled policies' handles in this instance (compiled.py)
-        self.doomed: list[int] = []  # handles released by other threads or finalizers, discarded by this thread
         self.grow(_INITIAL_SCRATCH)
         self._probe(raw.caller(_as(exports["probe"], wasmtime.Func)))
 
@@ -169,11 +167,6 @@ class Instance:
             raise
         except _BAD_OUTPUT:
             return self._lift_again(name, lift, r)
-
-    def discard_doomed(self) -> None:
-        """Discard the handles queued for this instance (called on its own thread, between calls)."""
-        while self.doomed:
-            self.run("discard", self.doomed.pop())
 
     def decide(self, clock: Any, store: Any, *args: Any) -> Any:
         """The imports-driven ``decide``: ONE call into the component, which
@@ -282,12 +275,6 @@ def decide(clock: Any, store: Any, *args: Any) -> Any:
         _local.instance = inst
         if nested is not None:
             _local.spare = nested
-
-
-def this_thread_instance() -> Instance | None:
-    """This thread's instance if it has a live one (never builds one)."""
-    inst: Instance | None = getattr(_local, "instance", None)
-    return inst if inst is not None and inst.artifact is not None and inst.artifact is _active else None
 
 
 def drop() -> None:

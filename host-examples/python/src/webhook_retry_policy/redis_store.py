@@ -127,9 +127,9 @@ class _Script:
         # EVAL until Redis has run the script once (no NOSCRIPT round trip at start), then EVALSHA
         self.loaded = False
 
-    def command(self, request: StoreRequest, budget: Budget, now_ms: int, key: str | None = None) -> tuple[str, list[str]]:
-        """``key``: the compiled step's call already names it (else the component's ``store_key``)."""
-        return key if key is not None else self.ops.store_key(request), script_args(request, budget, now_ms, self.skew_check)
+    def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
+        """The key (the component's ``store_key``) and ``ARGV`` of ``request``."""
+        return self.ops.store_key(request), script_args(request, budget, now_ms, self.skew_check)
 
 
 class RedisBudgetStore(_Script):
@@ -154,11 +154,7 @@ class RedisBudgetStore(_Script):
         return cls(client, skew_check=skew_check)
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
-        return self.call_keyed(None, request, budget, now_ms)
-
-    def call_keyed(self, key: str | None, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
-        """``call`` with the key the compiled step's store call names (no ``store_key`` call)."""
-        key, args = self.command(request, budget, now_ms, key)
+        key, args = self.command(request, budget, now_ms)
         return reservation(self._eval(key, args))
 
     def _eval(self, key: str, args: list[str]) -> Any:
@@ -215,11 +211,7 @@ class AsyncRedisBudgetStore(_Script):
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
-        return await self.call_keyed(None, request, budget, now_ms)
-
-    async def call_keyed(self, key: str | None, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
-        """``call`` with the key the compiled step's store call names (no ``store_key`` call)."""
-        key, args = self.command(request, budget, now_ms, key)
+        key, args = self.command(request, budget, now_ms)
         return reservation(await self._eval(key, args))
 
     async def eval_argv(self, key: str, argv: list[str]) -> Any:

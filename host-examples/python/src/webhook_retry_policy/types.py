@@ -1,4 +1,4 @@
-"""Typed values of the WIT package ``webhook:retry-policy@0.3.0``.
+"""Typed values of the WIT package ``webhook:retry-policy@1.0.0``.
 
 All generated from ``wit/`` (``_generated/types.py``): ``str`` enums with
 the SPEC's snake_case values, frozen slotted classes (checked on
@@ -8,99 +8,71 @@ variant as a ``Union`` of them:
 * ``AttemptOutcome = HttpResponse | TransportError``
 * ``Decision = Retry | Stop``
 * ``StoreReply = Unavailable | Reservation``
-* ``Resumption = Due | Stop``
 
-0.3 (compiled policies and format 3, docs/health.md):
-
-* ``AdvanceResult = Decided | StoreCall`` (``needs-store`` is the call itself)
-* ``Verdict = Retry | BudgetHold | Stop``
-* ``GateVerdict = Send | SendProbe | Probe | Hold | HeldStop``
-* ``WakeVerdict = Send | WakeHold | DeadLetter``
-* ``PaceVerdict = Send | Wait``
+:class:`HoldReason` is not a WIT type: it names the reasons the delivery
+engine holds an event for (docs/engine.md, ``held`` actions), which the
+dispatcher counts.
 """
 
 from __future__ import annotations
 
+from enum import Enum
+
 from ._generated.types import (
     Admission,
-    AdvanceResult,
     Applied,
     AttemptOutcome,
     Backoff,
     BucketCounts,
     Budget,
     BudgetCounts,
-    BudgetHold,
-    CallApplied,
-    CallOp,
-    CallReply,
     Circuit,
     DeadLetter,
-    Decided,
     Decision,
     DeliveryState,
-    Due,
     ErrorCode,
     EventClass,
-    FailureBuckets,
-    Finished,
-    GateAnswer,
-    GateEvent,
-    GateVerdict,
     Health,
-    HealthCall,
     HealthClass,
     HealthDocument,
-    HealthOutcome,
-    HealthState,
-    HealthView,
     HeldBuckets,
-    HeldHealth,
-    HeldStop,
-    Hold,
-    HoldReason,
     HttpResponse,
     Jitter,
     LimitedBy,
     OutcomeClass,
-    Paced,
-    Pacer,
-    PaceVerdict,
     Policy,
     PolicyDocument,
-    Probe,
     Release,
     Reservation,
-    Resumption,
     Retry,
     Schedule,
-    Send,
-    SendProbe,
     Settlement,
     Step,
     Stop,
     StopReason,
-    StoreCall,
     StoreOp,
     StoreReply,
     StoreRequest,
+    Target,
     TransportError,
     Unavailable,
-    Verdict,
-    Wait,
-    Wake,
-    WakeHold,
-    WakeVerdict,
 )
 
+
+class HoldReason(str, Enum):
+    """Why the delivery engine holds an event (docs/engine.md)."""
+
+    PAUSED = "paused"
+    CIRCUIT_OPEN = "circuit_open"
+    PROBE_REFUSED = "probe_refused"
+    RELEASE_PACING = "release_pacing"
+    BUDGET_REFUSED = "budget_refused"
+
+
 __all__ = [
-    "Admission", "AdvanceResult", "Applied", "AttemptOutcome", "Backoff", "BucketCounts", "Budget", "BudgetCounts",
-    "BudgetHold", "CallApplied", "CallOp", "CallReply", "Circuit", "DeadLetter", "Decided", "Decision",
-    "DeliveryState", "Due", "ErrorCode", "EventClass", "FailureBuckets", "Finished", "GateAnswer", "GateEvent",
-    "GateVerdict", "Health", "HealthCall", "HealthClass", "HealthDocument", "HealthOutcome", "HealthState",
-    "HealthView", "HeldBuckets", "HeldHealth", "HeldStop", "Hold", "HoldReason", "HttpResponse", "Jitter",
-    "LimitedBy", "OutcomeClass", "PaceVerdict", "Paced", "Pacer", "Policy", "PolicyDocument", "Probe", "Release",
-    "Reservation", "Resumption", "Retry", "Schedule", "Send", "SendProbe", "Settlement", "Step", "Stop",
-    "StopReason", "StoreCall", "StoreOp", "StoreReply", "StoreRequest", "TransportError", "Unavailable", "Verdict",
-    "Wait", "Wake", "WakeHold", "WakeVerdict",
+    "Admission", "Applied", "AttemptOutcome", "Backoff", "BucketCounts", "Budget", "BudgetCounts", "Circuit",
+    "DeadLetter", "Decision", "DeliveryState", "ErrorCode", "EventClass", "Health", "HealthClass", "HealthDocument",
+    "HeldBuckets", "HoldReason", "HttpResponse", "Jitter", "LimitedBy", "OutcomeClass", "Policy", "PolicyDocument",
+    "Release", "Reservation", "Retry", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp",
+    "StoreReply", "StoreRequest", "Target", "TransportError", "Unavailable",
 ]

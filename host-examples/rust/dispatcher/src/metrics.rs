@@ -26,8 +26,9 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 use retry_policy_core::engine::{COUNTERS, GAUGES};
+use retry_policy_core::health::HoldReason;
 use retry_policy_core::StopReason;
-use retry_policy_host::{ArtifactInfo, HoldReason};
+use retry_policy_host::ArtifactInfo;
 
 use crate::http_client::Delivery;
 use crate::http_server::{Response, Server};

@@ -130,7 +130,7 @@ fn exposed_families(text: &str) -> BTreeMap<String, Family> {
 fn artifact(sha256: &str) -> ArtifactInfo {
     ArtifactInfo {
         sha256: sha256.into(),
-        abi: "webhook:retry-policy@0.3.0".into(),
+        abi: "webhook:retry-policy@1.0.0".into(),
         abi_version: 2,
         size_bytes: 0,
         source: retry_policy_host::ArtifactSource::Bytes,
@@ -258,7 +258,7 @@ fn the_policy_info_series_is_replaced_on_a_swap_never_duplicated() {
     let series: Vec<_> = text.lines().filter(|l| l.starts_with("webhook_policy_info{")).collect();
     assert_eq!(
         series,
-        ["webhook_policy_info{artifact_sha256=\"new\",abi=\"webhook:retry-policy@0.3.0\",document_version=\"\"} 1"]
+        ["webhook_policy_info{artifact_sha256=\"new\",abi=\"webhook:retry-policy@1.0.0\",document_version=\"\"} 1"]
     );
     m.policy_reload(false);
     assert_eq!(m.policy_reloads(), (0, 1));

@@ -1,13 +1,13 @@
 //! The Redis store's health calls against a real `redis-server` on
 //! loopback (as the other Redis tests): 18 arguments, the 11-integer reply
 //! read by the engine's reader as a `call-reply`, one script command per
-//! call, and the same answers as the component's `apply-call` (what the
-//! engine's in-memory store runs) over a sequence that opens the circuit,
-//! refuses and grants probes, and closes it.
+//! call, and the same answers as policy-core's `apply_call` (the rule the
+//! engine's in-memory store runs inside the component) over a sequence that
+//! opens the circuit, refuses and grants probes, and closes it.
 
 use std::time::Duration;
 
-use retry_policy_core::compiled::{CallOp, HealthCall, StoreCall};
+use retry_policy_core::compiled::{apply_call, CallOp, CompiledPolicy, HealthCall, StoreCall};
 use retry_policy_core::health::{Circuit, Health, HealthOutcome};
 use retry_policy_core::{Backoff, Budget, Jitter, Policy};
 
@@ -38,11 +38,9 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
     let Some(server) = RedisServer::start("health", &[], None) else { return };
     let url = format!("redis://127.0.0.1:{}/0", server.port);
     let redis = RedisStore::new(&url, Duration::from_millis(2000), &TrustRoots::only(vec![])).unwrap();
-    let engine = retry_policy_host::PolicyEngine::load(retry_policy_host::ArtifactRef::Default, None).unwrap();
-    let mut inst = engine.instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new()).unwrap();
     let mut held = HeldHealth::default();
-    let mut local = |inst: &mut retry_policy_host::PolicyInstance, c: &StoreCall, now: u64| {
-        let (reply, next) = inst.apply_call(c, now, &held).unwrap();
+    let mut local = |c: &StoreCall, now: u64| {
+        let (reply, next) = apply_call(c, now, &held).unwrap();
         held = next;
         reply
     };
@@ -51,9 +49,9 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
         parse_reply(c, &ints).map_err(|e| crate::redis_error::RedisError::Protocol(e.to_string()))
     };
     let (p, h) = policy();
-    let compiled = inst.compile(&p, Some(&h)).unwrap();
+    let compiled = CompiledPolicy::new(p, Some(h)).unwrap();
     let t0 = 1_796_180_000_000u64;
-    let base = inst.call_for(&compiled, CallOp::Reserve, "ep-h", t0).unwrap();
+    let base = compiled.call_for(CallOp::Reserve, "ep-h", t0).unwrap();
     let hc = base.health.expect("a health call carries its fields");
     let call = |op, outcome, probe, pause_until_ms| StoreCall {
         op,
@@ -77,7 +75,7 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
     for (i, (now, c)) in steps.iter().enumerate() {
         assert_eq!(call_argv(c, *now, false).len(), 18);
         let got = call_redis(c, *now).unwrap_or_else(|e| panic!("step {i}: {e}"));
-        let want = local(&mut inst, c, *now);
+        let want = local(c, *now);
         assert_eq!(got, want, "step {i} ({:?})", c.op);
         granted.push(got.granted);
     }
@@ -86,6 +84,6 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
     assert_eq!(&granted[3..6], [Some(false), Some(true), Some(false)]);
     let closed = call_redis(&steps[7].1, t0 + 1_500).unwrap().view.unwrap();
     assert_eq!((closed.opened_at_ms, closed.closed_at_ms), (0, t0 + 1_300), "the probe's success closed the circuit");
-    let opened = local(&mut inst, &steps[0].1, t0 + 1_600).view.unwrap();
+    let opened = local(&steps[0].1, t0 + 1_600).view.unwrap();
     assert_eq!(opened.paused_until_ms, t0 + 5_000, "the pause stays");
 }

@@ -147,7 +147,7 @@ fn trapped(call: &str, expected: &str, e: HostError) -> ArtifactError {
     ArtifactError::SelfTestFailed { call: call.into(), expected: expected.into(), got: e.to_string() }
 }
 
-/// `webhook:retry-policy/policy@0.3.0` -> `webhook:retry-policy@0.3.0`.
+/// `webhook:retry-policy/policy@1.0.0` -> `webhook:retry-policy@1.0.0`.
 fn package_of(exports: &[String]) -> String {
     let Some(name) = exports.iter().find(|e| e.starts_with("webhook:retry-policy/")).or(exports.first()) else {
         return "unknown".into();

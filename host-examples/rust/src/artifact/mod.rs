@@ -25,11 +25,11 @@ pub use read::{read_file, MAX_ARTIFACT_BYTES};
 pub use swap::{LiveArtifact, LiveInstance, Swapped, WatchEvent};
 
 /// The WIT package this host speaks.
-pub const WIT_PACKAGE: &str = "webhook:retry-policy@0.3.0";
+pub const WIT_PACKAGE: &str = "webhook:retry-policy@1.0.0";
 /// The interface the artifact must export.
-pub const POLICY_INTERFACE: &str = "webhook:retry-policy/policy@0.3.0";
+pub const POLICY_INTERFACE: &str = "webhook:retry-policy/policy@1.0.0";
 /// What `abi-version()` must return.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 /// The artifact's path, honoured by the library default, the CLI, the
 /// conformance runner and the dispatcher.
 pub const ARTIFACT_ENV: &str = "RETRY_POLICY_ARTIFACT";
@@ -75,7 +75,7 @@ pub struct BuildInfo {
 pub struct ArtifactInfo {
     /// Lowercase hex sha256 of the whole file.
     pub sha256: String,
-    /// The WIT package it implements (`webhook:retry-policy@0.3.0`).
+    /// The WIT package it implements (`webhook:retry-policy@1.0.0`).
     pub abi: String,
     /// What its `abi-version()` returned.
     pub abi_version: u32,

@@ -48,7 +48,7 @@ fn plan_cmd(p: Plan) -> Result<u8, Failure> {
         let policies = document::load(&mut inst, &engine, p.policy.as_deref())?;
         for (name, c) in document_classes(&policies.current().document) {
             let plan = inst.plan(&c.backoff, c.window_ms, c.hard_cap)?;
-            print!("{}", schedule_table(&mut inst, &name, &c.backoff, c.window_ms, c.hard_cap, &plan)?);
+            print!("{}", schedule_table(&name, &c.backoff, c.window_ms, c.hard_cap, &plan)?);
             println!();
         }
         return Ok(0);
@@ -72,7 +72,7 @@ fn plan_cmd(p: Plan) -> Result<u8, Failure> {
     };
     // Every value is checked by the component: `--factor -2` is its typed refusal.
     let plan = inst.plan(&backoff, window, hard_cap)?;
-    print!("{}", schedule_table(&mut inst, "plan", &backoff, window, hard_cap, &plan)?);
+    print!("{}", schedule_table("plan", &backoff, window, hard_cap, &plan)?);
     Ok(0)
 }
 

@@ -82,7 +82,7 @@ pub fn inspect(path: &str) -> Result<serde_json::Value, Failure> {
             let mut classes = Vec::new();
             for (name, policy) in document_classes(doc) {
                 let admitted = inst.admit(doc, &name, 0)?;
-                // A class with `health` is admitted with its section (`admit-compiled`): that hash.
+                // A class with `health` is admitted under `load-health-document`'s hash (it covers the section).
                 let health_hash = engine
                     .health_document()
                     .and_then(|h| h.classes.iter().find(|c| c.name == name && c.health.is_some()))

@@ -35,10 +35,10 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
 pub use policy_tools::human::ms as human_ms;
 
 /// The schedule as a table: attempt, expected offset, ceiling of the wait
-/// before it, cumulative worst case. Ceilings come from the component (the
-/// delay of a `jitter: none` backoff is exactly its ceiling).
+/// before it, cumulative worst case. The plan comes from the component, the
+/// ceilings from policy-core's curve (`policy_tools::engine::ceilings`: ABI
+/// 1.0 no longer exports `delay`).
 pub fn schedule_table(
-    policy: &mut PolicyInstance,
     title: &str,
     backoff: &Backoff,
     window_ms: u64,
@@ -46,7 +46,11 @@ pub fn schedule_table(
     plan: &Plan,
 ) -> Result<String, HostError> {
     let mut out = String::new();
-    let unjittered = Backoff { jitter: retry_policy_core::Jitter::None, ..*backoff };
+    let ceilings =
+        policy_tools::engine::ceilings(backoff, plan.max_attempts.saturating_sub(1)).map_err(|e| match e {
+            policy_tools::EngineError::Refused(p) => HostError::Policy(p),
+            policy_tools::EngineError::Failed(m) => HostError::Load(m),
+        })?;
     let _ = writeln!(
         out,
         "{title}: window {} ({} ms), {} attempts, expected span {} ms, worst case {} ms, limited by {}",
@@ -64,7 +68,7 @@ pub fn schedule_table(
     );
     let mut worst = 0u64;
     for (i, offset) in plan.offsets_ms.iter().enumerate() {
-        let ceiling = if i == 0 { None } else { Some(policy.delay(&unjittered, "", (i - 1) as u32)?) };
+        let ceiling = if i == 0 { None } else { ceilings.get(i - 1).copied() };
         worst = worst.saturating_add(ceiling.unwrap_or(0));
         let c = ceiling.map_or_else(|| "-".to_string(), |c| c.to_string());
         let _ = writeln!(out, "{:>7}  {:>12}  {:>12}  {:>14}  {:>10}", i + 1, offset, c, worst, human_ms(*offset));
@@ -118,11 +122,6 @@ impl policy_tools::DecisionSource for ComponentSource {
         self.0.plan(backoff, window_ms, hard_cap).map_err(engine_err)
     }
 
-    fn ceiling_ms(&mut self, backoff: &Backoff, retry_index: u32) -> Result<u64, policy_tools::EngineError> {
-        let unjittered = Backoff { jitter: retry_policy_core::Jitter::None, ..*backoff };
-        self.0.delay(&unjittered, "", retry_index).map_err(engine_err)
-    }
-
     fn evaluate(
         &mut self,
         policy: &retry_policy_core::Policy,
@@ -152,15 +151,6 @@ impl policy_tools::DecisionSource for ComponentSource {
         held: &retry_policy_core::HeldBuckets,
     ) -> Result<(retry_policy_core::Reservation, retry_policy_core::HeldBuckets), policy_tools::EngineError> {
         self.0.store_apply(request, budget, now_ms, held).map_err(engine_err)
-    }
-
-    fn budget_allows(
-        &mut self,
-        budget: &retry_policy_core::Budget,
-        now_ms: u64,
-        counts: &retry_policy_core::BudgetCounts,
-    ) -> Result<bool, policy_tools::EngineError> {
-        self.0.budget_allows(budget, now_ms, counts).map_err(engine_err)
     }
 
     fn parse_retry_after(&mut self, header: &str, now_ms: u64) -> Result<Option<u64>, policy_tools::EngineError> {

@@ -1,7 +1,8 @@
 //! The plateau test: N mixed calls (default 10^6) through ONE instance of the
 //! component in wasmtime, sampling the guest's linear memory size (seen
 //! through a `ResourceLimiter`, which wasmtime asks before every growth).
-//! Calls cycle through every export with varying sizes: event ids up to
+//! Calls cycle through the exports (not the engine's, nor the test-only
+//! `vector-case`) with varying sizes: event ids up to
 //! 4 KiB, documents of 1-4 classes and, every 1000 calls, up to 400 (~40 KiB), a refused 1 MiB + 1 document every 50k
 //! calls, refusals, the imports-driven `decide` against a store that fails
 //! every 7th call. The memory must level off: the run fails when the guest
@@ -150,7 +151,7 @@ fn main() -> wasmtime::Result<()> {
                 };
                 api.call_settle(s, policy(i), &state(i), &outcome(i), 1_700_000_000_000 + i, reply)?.is_err()
             }
-            2 => api.call_resume(s, policy(i), &state(i), 1_700_000_000_000 + i * 10)?.is_err(),
+            2 => api.call_load_health_document(s, &document(i))?.is_err(),
             3 => {
                 let h = match i % 4 {
                     0 => format!("{}", i),
@@ -160,10 +161,16 @@ fn main() -> wasmtime::Result<()> {
                 };
                 api.call_parse_retry_after(s, &h, i)?.is_none()
             }
-            4 => api.call_decide_with(s, policy(i), &state(i), &outcome(i), i, None)?.is_err(),
+            4 => {
+                let url = format!("https://h{}.example:{}/{}", i % 1000, i % 70_000, "p".repeat((i % 500) as usize));
+                api.call_read_target(s, &url)?.is_err()
+            }
             5 => api.call_decide(s, policy(i), &state(i), &outcome(i))?.is_err(),
             6 => api.call_plan(s, policy(i).backoff, 900_000 + i, (1 + i % 120) as u32)?.is_err(),
-            7 => api.call_delay(s, policy(i).backoff, &state(i).event_id, (i % 120) as u32)?.is_err(),
+            7 => {
+                let address = format!("{}.{}.{}.{}", i % 256, (i / 256) % 256, i % 7, i % 300);
+                api.call_destination_refusal(s, &address)?.is_err()
+            }
             8 => {
                 let text = if i % 50_000 == 8 { huge.clone() } else { document(i) };
                 match api.call_load_document(s, &text)? {

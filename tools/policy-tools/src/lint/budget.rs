@@ -1,49 +1,40 @@
 //! The sample-floor rules: `min_sample` against the traffic an endpoint
-//! sees. Every verdict is the engine's `budget_allows` on the counts.
+//! sees. Every verdict is policy-core's `budget_allows` on the counts (the
+//! rule the component's stores run).
 
 use retry_policy_core::{BucketCounts, BudgetCounts};
 
 use super::rules::ClassFacts;
 use super::{Finding, Rate, Severity};
-use crate::engine::{DecisionSource, EngineError};
+use crate::engine::{budget_allows, EngineError};
 use crate::human::{ms, pct};
 
 /// Search no further than this many attempts per window.
 const LIMIT: u64 = 200_000;
 
-fn allows(engine: &mut dyn DecisionSource, c: &ClassFacts, total: u64, retries: u64) -> Result<bool, EngineError> {
+fn allows(c: &ClassFacts, total: u64, retries: u64) -> Result<bool, EngineError> {
     let counts = BudgetCounts { current: BucketCounts { total, retries }, previous: BucketCounts::default() };
-    engine.budget_allows(&c.policy.budget, 0, &counts)
+    budget_allows(&c.policy.budget, 0, &counts)
 }
 
 /// Retries the budget lets through, one after the other, on a window that
 /// already holds `first` first attempts (at most `limit`).
-fn retries_allowed(
-    engine: &mut dyn DecisionSource,
-    c: &ClassFacts,
-    first: u64,
-    limit: u64,
-) -> Result<u64, EngineError> {
+fn retries_allowed(c: &ClassFacts, first: u64, limit: u64) -> Result<u64, EngineError> {
     let mut k = 0;
-    while k < limit && allows(engine, c, first + k, k)? {
+    while k < limit && allows(c, first + k, k)? {
         k += 1;
     }
     Ok(k)
 }
 
 /// The budget rules for one class, with the rates that apply to it.
-pub fn check(
-    engine: &mut dyn DecisionSource,
-    c: &ClassFacts,
-    rates: &[Rate],
-    classes: &[String],
-) -> Result<Vec<Finding>, EngineError> {
+pub fn check(c: &ClassFacts, rates: &[Rate], classes: &[String]) -> Result<Vec<Finding>, EngineError> {
     let mut out = Vec::new();
     let b = c.policy.budget;
     let field = c.field("budget.min_sample");
-    if !allows(engine, c, b.min_sample, 0)? {
+    if !allows(c, b.min_sample, 0)? {
         let mut t = b.min_sample;
-        while t < LIMIT && !allows(engine, c, t, 0)? {
+        while t < LIMIT && !allows(c, t, 0)? {
             t += 1;
         }
         out.push(
@@ -67,7 +58,7 @@ pub fn check(
         let who = if rate.key == c.name { format!("class {}", c.name) } else { format!("endpoint {}", rate.key) };
         let first = (rate.per_s * b.window_ms as f64 / 1000.0).round() as u64;
         let storm_cap = first.saturating_mul(u64::from(c.plan.max_attempts.saturating_sub(1))).min(LIMIT);
-        let k = retries_allowed(engine, c, first, storm_cap + 1)?;
+        let k = retries_allowed(c, first, storm_cap + 1)?;
         let base = |f: Finding| {
             f.with("rate_per_s", rate.per_s)
                 .with("first_attempts_per_window", first)

@@ -1,7 +1,9 @@
 //! `lint`: what a policy document will do that its authors may not mean.
 //!
-//! Every number in a finding comes from the engine (the plan, the ceilings,
-//! the budget's verdicts); the rules only compare them. The rule table:
+//! Every number in a finding comes from the engine (the plan) or, for what
+//! ABI 1.0 no longer exports, from policy-core itself (the ceilings, the
+//! budget's verdicts: the same code the component runs); the rules only
+//! compare them. The rule table:
 //!
 //! | rule | severity | fires when |
 //! |---|---|---|
@@ -197,7 +199,7 @@ fn lint_read(engine: &mut dyn DecisionSource, path: &str, read: Read, rates: &[R
         report.classes.push(name.clone());
         let facts = rules::ClassFacts::gather(engine, name, policy).map_err(|e| Unreadable(e.to_string()))?;
         report.findings.extend(rules::check(engine, &facts).map_err(|e| Unreadable(e.to_string()))?);
-        report.findings.extend(budget::check(engine, &facts, rates, &names).map_err(|e| Unreadable(e.to_string()))?);
+        report.findings.extend(budget::check(&facts, rates, &names).map_err(|e| Unreadable(e.to_string()))?);
         let section = sections.iter().find(|(n, _)| n == name).and_then(|(_, h)| h.as_ref());
         report.findings.extend(health::check(&facts, &src.tree, section, rates, &names));
     }

@@ -22,7 +22,7 @@ impl ClassFacts {
     pub fn gather(engine: &mut dyn DecisionSource, name: &str, policy: &Policy) -> Result<ClassFacts, EngineError> {
         let plan = engine.plan(&policy.backoff, policy.window_ms, policy.hard_cap)?;
         let n = plan.max_attempts.min(MAX_HARD_CAP);
-        let ceilings = crate::engine::ceilings(engine, &policy.backoff, n)?;
+        let ceilings = crate::engine::ceilings(&policy.backoff, n)?;
         let mut worst_offsets = vec![0u64];
         for c in ceilings.iter().take(plan.max_attempts as usize - 1) {
             let last = *worst_offsets.last().unwrap_or(&0);

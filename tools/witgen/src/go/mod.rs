@@ -71,7 +71,34 @@ struct Gen<'a> {
 // ---- names ----
 
 const INITIALISMS: &[&str] = &["id", "http", "abi", "json", "url", "ip"];
-const KEYWORDS: &[&str] = &["type", "func", "range", "map", "chan", "go", "select", "default", "var", "const"];
+/// Go's reserved words (a WIT name that is one gets a suffix).
+const KEYWORDS: &[&str] = &[
+    "break",
+    "case",
+    "chan",
+    "const",
+    "continue",
+    "default",
+    "defer",
+    "else",
+    "fallthrough",
+    "for",
+    "func",
+    "go",
+    "goto",
+    "if",
+    "import",
+    "interface",
+    "map",
+    "package",
+    "range",
+    "return",
+    "select",
+    "struct",
+    "switch",
+    "type",
+    "var",
+];
 
 fn pascal(name: &str) -> String {
     name.split('-')

@@ -1,12 +1,11 @@
 //! The dispatcher row (issue 20): one worker delivering to a loopback
 //! endpoint as fast as it can, each attempt the way the dispatcher's worker
-//! made it before it drove the delivery engine (ABI 0.3's per-attempt path;
-//! the engine's rows are `engine.rs`): admit a new event, POST it with
-//! ureq configured as the dispatcher's client, read `Retry-After` through
-//! the component, then the step (`step_via`, on the policy's compiled
-//! handle since ABI 0.3: `advance`, ONE store call answered by the
-//! component's `store-apply` as the dispatcher's in-process budget store
-//! does, `finish` when the budget answers). Every policy call is timed here; the
+//! made it before it drove the delivery engine (the per-attempt path; the
+//! engine's rows are `engine.rs`): admit a new event, POST it with ureq
+//! configured as the dispatcher's client, read `Retry-After` through the
+//! component, then the step (`step_via`: `evaluate`, ONE store call
+//! answered by the component's `store-apply` as an in-process budget store
+//! does, `settle` when the budget answers). Every policy call is timed here; the
 //! process's CPU time and the worker thread's are read around the run.
 //!
 //! Left out (so the policy's share is, if anything, overstated): the event

@@ -8,7 +8,6 @@
 //!   target/release/bench [--iters N] [--deliveries N]     (built by scripts/build-rust)
 
 mod baseline;
-mod compiled;
 mod cpu;
 mod dispatch;
 mod engine;
@@ -88,27 +87,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let cached_engine = PolicyEngine::load_default()?; // the same checks, the code from the cache
     let mut cached = cached_engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
-    cached.decide_with(&policy, &cases[0].0, &cases[0].1, now, Some(&cases[0].2))?;
+    cached.decide(&policy, &cases[0].0, &cases[0].1)?;
     let cached_ms = t.elapsed().as_secs_f64() * 1e3;
     drop((cached, cached_engine));
     let _ = std::fs::remove_dir_all(&cache_dir);
     let t = Instant::now();
     let mut inst = engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
-    let (s0, o0, c0) = &cases[0];
-    inst.decide_with(&policy, s0, o0, now, Some(c0))?;
+    let (s0, o0, _) = &cases[0];
+    inst.decide(&policy, s0, o0)?;
     let first_decision_us = t.elapsed().as_secs_f64() * 1e6;
     let artifact = std::env::temp_dir().join(format!("retry-policy-bench-{}.cwasm", std::process::id()));
     engine.precompile_to(&artifact)?;
     let t = Instant::now();
     let warm_engine = PolicyEngine::from_precompiled_file(&artifact, engine.info())?;
     let mut warm = warm_engine.instantiate(FakeClock::new(now), InMemoryStore::new())?;
-    warm.decide_with(&policy, s0, o0, now, Some(c0))?;
+    warm.decide(&policy, s0, o0)?;
     let precompiled_ms = t.elapsed().as_secs_f64() * 1e3;
     let _ = std::fs::remove_file(&artifact);
 
     // Same answers, or the comparison means nothing.
     for (s, o, c) in &cases {
-        assert_eq!(inst.decide_with(&policy, s, o, now, Some(c))?, decide_with(&policy, s, o, now, Some(c))?);
+        assert_eq!(inst.evaluate(&policy, s, o, now)?, evaluate(&policy, s, o, now)?);
         let r = reply(&policy, now, c);
         assert_eq!(inst.settle(&policy, s, o, now, &r)?, settle(&policy, s, o, now, &r)?);
     }
@@ -147,10 +146,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     });
-    let wasm_decide_with = time_ns(iters, |i| {
-        let (s, o, c) = &cases[i as usize % cases.len()];
-        black_box(inst.decide_with(black_box(&policy), s, o, now, Some(c)).ok());
-    });
     let wasm_decide = time_ns(iters, |i| {
         let (s, o, _) = &cases[i as usize % cases.len()];
         black_box(inst.decide(black_box(&policy), s, o).ok());
@@ -170,10 +165,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     row("native policy-core decide_with", native_decide, native_decide);
     row("native policy-core evaluate + settle", native_step, native_step);
     row("component evaluate + settle (wasmtime)", wasm_step, native_step);
-    row("component decide-with (wasmtime)", wasm_decide_with, native_decide);
     row("component decide (imports: clock, one store call)", wasm_decide, native_decide);
     row("one loopback POST (ureq -> tiny_http, keep-alive)", post_ns, native_decide);
-    compiled::rows(&mut inst, &policy, &cases, now, iters, |n, f| time_ns(n, f))?;
     engine::rows(&mut inst, u64::from(iters / 20).max(1_000), post_ns)?;
     println!();
     dispatch::print(&d, wasm_step);

@@ -1,5 +1,6 @@
-"""The conformance contract's JSON shapes (SPEC "Vector files") <-> typed
-values. Decoding is strict: an unknown or missing field raises
+"""The conformance runner's JSON shapes (SPEC "Vector files") <-> typed
+values, for the ops it runs through this host's glue (``conformance.py``;
+the benchmarks and the boundary fuzz reuse them). Decoding is strict: an unknown or missing field raises
 :class:`ShapeError` naming its path (a broken vector, not a policy error);
 a wrong type raises ``PolicyError("invalid_input")`` from the typed
 constructors. Shapes only, no policy logic.
@@ -17,18 +18,15 @@ from .types import (
     BudgetCounts,
     Decision,
     DeliveryState,
-    Due,
     HttpResponse,
     Policy,
     Reservation,
-    Resumption,
     Retry,
     Schedule,
     Settlement,
     Step,
     Stop,
     StoreReply,
-    StoreRequest,
     TransportError,
     Unavailable,
 )
@@ -146,12 +144,3 @@ def step_to_json(s: Step) -> dict[str, Any]:
 
 def settlement_to_json(s: Settlement) -> dict[str, Any]:
     return {"decision": decision_to_json(s.decision), "budget_disagreement": s.budget_disagreement}
-
-
-def resumption_to_json(r: Resumption) -> dict[str, Any]:
-    return {"due": True} if isinstance(r, Due) else stop_to_json(r)
-
-
-def request_from_json(v: Any, path: str = "store") -> StoreRequest:
-    f = fields(v, path, ("op", "endpoint_id", "window_ms", "bucket"))
-    return StoreRequest(f["op"], f["endpoint_id"], f["window_ms"], f["bucket"])
