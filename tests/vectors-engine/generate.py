@@ -320,6 +320,19 @@ def error_cases():
         result(6, "ev-1", 1, status=200),
     ], "a refused input changes nothing, the clock included: after the refused result at +100 the drain at +4 is "
        "taken"))
+    cs.append(case("a target URL is read at admission: refused with its reason, else sent spelled one way",
+                   config(F2), [
+        admit(0, "ev-u", target="http://user:pw@hooks.example.com/x"),
+        admit(0, "ev-s", target="ftp://hooks.example.com/x"),
+        admit(0, "ev-h", target="http://256.1.1.1/x"),
+        admit(0, "ev-p", target="http://hooks.example.com:70000/x"),
+        admit(0, "ev-b", target="http://hooks.example.com/a b"),
+        admit(1, "ev-1", target="HTTP://Hooks.Example.COM:80/in?x=1#frag"),
+        admit(2, "ev-2", target="http://127.1:8080"),
+        admit(3, "ev-3", target="https://[::1]:443/v6"),
+    ], "checked by hand: the five refusals are invalid_target (userinfo, unsupported_scheme, invalid_host, "
+       "invalid_port, invalid_url) and admit nothing; the sends go to http://hooks.example.com/in?x=1, "
+       "http://127.0.0.1:8080/ and https://[::1]/v6, while the journal keeps each target as given"))
     cs.append(case("a journal that is not a journal is refused at resume", config(F2), [
         op("resume", 0, journal="not a journal\nreally not\n"),
         admit(1, "ev-1"),

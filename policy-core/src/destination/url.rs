@@ -30,6 +30,23 @@ pub struct Target {
     pub address: Option<String>,
 }
 
+impl Target {
+    /// The URL a host sends to, spelled one way: `scheme://host[:port]path`,
+    /// the host lowercase or the IP literal's canonical text (IPv6 in
+    /// brackets), the port only when it is not the scheme's default, no
+    /// fragment. `http://127.1/x#f` is `http://127.0.0.1/x`, so every
+    /// host's HTTP client connects to the address the table judges.
+    pub fn url(&self) -> String {
+        let host = if self.host.contains(':') { format!("[{}]", self.host) } else { self.host.clone() };
+        let default = if self.scheme == "https" { 443 } else { 80 };
+        if self.port == default {
+            format!("{}://{}{}", self.scheme, host, self.path)
+        } else {
+            format!("{}://{}:{}{}", self.scheme, host, self.port, self.path)
+        }
+    }
+}
+
 /// Why a target URL was refused: a code (`invalid_url`,
 /// `unsupported_scheme`, `userinfo`, `invalid_host`, `invalid_port`, and
 /// `invalid_address` from [`super::refusal_of`]) and a sentence.
@@ -217,4 +234,37 @@ fn check_name(host: &str) -> Result<(), TargetError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_target;
+
+    #[test]
+    fn a_target_is_sent_spelled_one_way() {
+        let cases = [
+            ("HTTP://Hooks.Example.COM:80/in?x=1#frag", "http://hooks.example.com/in?x=1"),
+            ("http://127.1:8080", "http://127.0.0.1:8080/"),
+            ("http://2130706433/x", "http://127.0.0.1/x"),
+            ("https://[::1]:443/v6", "https://[::1]/v6"),
+            ("https://hooks.example.com:8443/a", "https://hooks.example.com:8443/a"),
+        ];
+        for (given, sent) in cases {
+            assert_eq!(read_target(given).unwrap().url(), sent, "{given}");
+        }
+    }
+
+    #[test]
+    fn each_refused_target_names_its_reason() {
+        let cases = [
+            ("http://user:pw@hooks.example.com/x", "userinfo"),
+            ("ftp://hooks.example.com/x", "unsupported_scheme"),
+            ("http://256.1.1.1/x", "invalid_host"),
+            ("http://hooks.example.com:70000/x", "invalid_port"),
+            ("http://hooks.example.com/a b", "invalid_url"),
+        ];
+        for (given, code) in cases {
+            assert_eq!(read_target(given).unwrap_err().code, code, "{given}");
+        }
+    }
 }

@@ -100,6 +100,9 @@ impl super::Engine {
         check_text("endpoint_id", &ev.endpoint_id, MAX_ID_BYTES)?;
         check_text("class", &ev.class, MAX_ID_BYTES)?;
         check_text("target", &ev.target, MAX_TARGET_BYTES)?;
+        if let Err(t) = crate::destination::read_target(&ev.target) {
+            return Err(EngineError::InvalidTarget { reason: t.code, message: t.message });
+        }
         if self.events.contains_key(&ev.event_id) {
             return Err(EngineError::DuplicateEvent { event_id: ev.event_id });
         }

@@ -276,7 +276,10 @@ impl Engine {
             event_id: e.event_id.clone(),
             attempt: e.attempts,
             endpoint_id: e.endpoint_id.clone(),
-            target: e.target.clone(),
+            // The target spelled one way (docs/destinations.md): every host's
+            // client connects where the table judges. A record written before
+            // admissions were read keeps its own text.
+            target: crate::destination::read_target(&e.target).map_or_else(|_| e.target.clone(), |t| t.url()),
             body_b64: e.body_b64.clone(),
             first_attempted_at_ms: e.first_attempted_at_ms,
             start_before_ms: e.deadline_ms,

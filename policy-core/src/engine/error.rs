@@ -30,6 +30,9 @@ pub enum EngineError {
     Busy { in_flight: u32, calls: u64 },
     /// The journal could not be read (code and 1-based line as docs/journal.md).
     Journal { code: &'static str, line: u64, message: String },
+    /// `admit` of a target URL that docs/destinations.md ("Reading a target
+    /// URL") refuses: `reason` is its code (`invalid_url`, `userinfo`...).
+    InvalidTarget { reason: &'static str, message: String },
     /// A field of the input is malformed (empty id, too long, out of range).
     InvalidInput { field: String, message: String },
     /// The policy refused the input (unknown class, bad status, bad document...).
@@ -50,6 +53,7 @@ impl EngineError {
             EngineError::ResumeTooLate => "resume_too_late",
             EngineError::Busy { .. } => "engine_busy",
             EngineError::Journal { code, .. } => code,
+            EngineError::InvalidTarget { .. } => "invalid_target",
             EngineError::InvalidInput { .. } => "invalid_input",
             EngineError::Policy(e) => e.code.as_str(),
         }
@@ -85,6 +89,7 @@ impl fmt::Display for EngineError {
                 write!(f, "engine_busy: {in_flight} events in flight, {calls} store calls out (drain first)")
             }
             EngineError::Journal { code, line, message } => write!(f, "{code} at line {line}: {message}"),
+            EngineError::InvalidTarget { reason, message } => write!(f, "invalid_target: {reason}: {message}"),
             EngineError::InvalidInput { field, message } => write!(f, "invalid_input at {field}: {message}"),
             EngineError::Policy(e) => write!(f, "{e}"),
         }

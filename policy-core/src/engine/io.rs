@@ -129,6 +129,7 @@ pub struct Send {
     /// 1-based; journaled before this action is emitted, so never reused.
     pub attempt: u32,
     pub endpoint_id: String,
+    /// The event's target spelled one way ([`crate::destination::Target::url`]).
     pub target: String,
     pub body_b64: Option<String>,
     pub first_attempted_at_ms: u64,
