@@ -10,7 +10,7 @@ use super::io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Se
 use super::{Config, EngineError};
 use crate::codec::{dead_letter_to_value, Fields};
 use crate::error::{ErrorCode, PolicyError};
-use crate::journal::json_text::to_text;
+use crate::journal::json_text::{self, to_text};
 use crate::json::Value;
 
 fn shape(field: &str, message: &str) -> EngineError {
@@ -254,8 +254,30 @@ pub fn resume(engine: &mut super::Engine, now_ms: u64, journal: &[u8]) -> String
     run(engine, core::iter::once(Ok((now_ms, resume))))
 }
 
+/// Append one action's JSON text to `out`. The actions that carry journal
+/// text (`journal`, `journal_compact`, `snapshot`: most of a batch's bytes)
+/// are written straight from their string, without first copying it into a
+/// JSON value; the others through [`output`].
+fn write_output(out: &mut Vec<u8>, o: &Output) {
+    let (action, field, text) = match o {
+        Output::Journal { line } => ("journal", "line", line),
+        Output::JournalCompact { journal } => ("journal_compact", "journal", journal),
+        Output::Snapshot { journal } => ("snapshot", "journal", journal),
+        other => return json_text::write(out, &output(other)),
+    };
+    out.extend_from_slice(b"{\"action\":\"");
+    out.extend_from_slice(action.as_bytes());
+    out.extend_from_slice(b"\",\"");
+    out.extend_from_slice(field.as_bytes());
+    out.extend_from_slice(b"\":");
+    json_text::string(out, text);
+    out.push(b'}');
+}
+
 fn run(engine: &mut super::Engine, inputs: impl Iterator<Item = Result<(u64, Input), EngineError>>) -> String {
-    let mut outputs = Vec::new();
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(b"{\"outputs\":[");
+    let mut first = true;
     let mut errors = Vec::new();
     for (index, item) in inputs.enumerate() {
         if let Err(e) = item.and_then(|(now_ms, i)| engine.handle(now_ms, i)) {
@@ -266,15 +288,19 @@ fn run(engine: &mut super::Engine, inputs: impl Iterator<Item = Result<(u64, Inp
             ]));
         }
         while let Some(o) = engine.poll_output() {
-            outputs.push(output(&o));
+            if !core::mem::replace(&mut first, false) {
+                out.push(b',');
+            }
+            write_output(&mut out, &o);
         }
     }
-    let timeout = engine.poll_timeout().map_or(Value::Null, Value::from);
-    to_text(&obj(alloc::vec![
-        ("outputs", Value::Array(outputs)),
-        ("errors", Value::Array(errors)),
-        ("timeout_ms", timeout),
-    ]))
+    out.extend_from_slice(b"],\"errors\":");
+    json_text::write(&mut out, &Value::Array(errors));
+    out.extend_from_slice(b",\"timeout_ms\":");
+    json_text::write(&mut out, &engine.poll_timeout().map_or(Value::Null, Value::from));
+    out.push(b'}');
+    // Only UTF-8 was written: ASCII punctuation and the strings' own UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// An error as JSON text, for a boundary that answers errors as strings.

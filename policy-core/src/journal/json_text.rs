@@ -26,7 +26,8 @@ pub fn to_text(v: &Value) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-fn write(out: &mut Vec<u8>, v: &Value) {
+/// Append `v`'s compact JSON text to `out`.
+pub fn write(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
@@ -81,7 +82,8 @@ static ESCAPED: [bool; 256] = {
     t
 };
 
-fn string(out: &mut Vec<u8>, s: &str) {
+/// Append `s` as a JSON string (quoted, escaped) to `out`.
+pub fn string(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push(b'"');
