@@ -1,5 +1,5 @@
 //! Run engine traces and print what the engine does: the trace vector
-//! generator's one dependency (`tests/vectors-engine/generate.py`).
+//! generator's one dependency (`tests/vectors-engine/generate.py`, which writes `tests/vectors/engine-*.json`).
 //!
 //! stdin: `{"config": {...}, "inputs": [...]}`; stdout: one JSON line per
 //! input, `{"outputs": [...], "errors": [...], "timeout_ms": N | null}`.

@@ -1,4 +1,4 @@
-//! Every trace vector (`tests/vectors-engine/engine-*.json`, docs/engine.md
+//! Every trace vector (`tests/vectors/engine-*.json`, docs/engine.md
 //! section 14) through the engine's wire: after each step's input the
 //! actions, the refused input's code and the timeout must be exactly the
 //! expected ones. Unknown fields in a vector file are an error; a failure
@@ -12,7 +12,7 @@ use retry_policy_core::json;
 use serde_json::Value;
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors-engine")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
 }
 
 fn keys_within(v: &Value, allowed: &[&str], at: &str) {
@@ -54,7 +54,7 @@ fn run_case(case: &Value) -> Result<(), String> {
 #[test]
 fn every_engine_trace_gives_exactly_its_expected_actions() {
     let mut files: Vec<PathBuf> = fs::read_dir(dir())
-        .expect("tests/vectors-engine")
+        .expect("tests/vectors")
         .map(|e| e.unwrap().path())
         .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("engine-"))
         .collect();

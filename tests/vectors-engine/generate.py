@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write tests/vectors-engine/engine-*.json: the delivery engine's trace
+"""Write tests/vectors/engine-*.json: the delivery engine's trace
 vectors (docs/engine.md section 14).
 
 Each case is a config and a list of inputs; the expected actions after each
@@ -343,7 +343,7 @@ def error_cases():
 def write(name, cases):
     doc = {"format": "webhook-retry-policy/engine-trace 1", "spec": "docs/engine.md",
            "regenerate": "python3 tests/vectors-engine/generate.py", "cases": cases}
-    with open(os.path.join(HERE, name), "w") as f:
+    with open(os.path.join(HERE, "..", "vectors", name), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     print(f"{name}: {len(cases)} cases")

@@ -1,4 +1,4 @@
-// The delivery engine's trace files (tests/vectors-engine) through the
+// The delivery engine's trace files (tests/vectors/engine-*.json) through the
 // conformance runner (tools/conformance-engine.mjs, on DeliveryEngine), and
 // the runner's own handling of broken or wrong traces.
 import { test } from 'node:test';
@@ -12,7 +12,10 @@ import { runDir, vectorFiles, readVectorFile } from '../tools/conformance-runner
 import { ENGINE_FORMAT } from '../tools/conformance-engine.mjs';
 
 const pkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const traces = path.resolve(pkg, '../../tests/vectors-engine');
+const vectors = path.resolve(pkg, '../../tests/vectors');
+// The engine traces (engine-*.json, beside the other vectors), copied into a directory of their own.
+const traces = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-traces-'));
+for (const f of fs.readdirSync(vectors).filter((f) => /^engine-.*\.json$/.test(f))) fs.copyFileSync(path.join(vectors, f), path.join(traces, f));
 const delivery = readVectorFile(path.join(traces, 'engine-delivery.json'));
 
 /** A directory holding `files` ({name: value}) as JSON. */
@@ -24,7 +27,7 @@ function tempTraces(files) {
 const file = (cases, extra = {}) => ({ format: ENGINE_FORMAT, spec: 'docs/engine.md', regenerate: '', cases, ...extra });
 const copy = (v) => structuredClone(v);
 
-test('every engine trace of tests/vectors-engine passes through DeliveryEngine, one count per case', () => {
+test('every engine trace of tests/vectors passes through DeliveryEngine, one count per case', () => {
   const cases = vectorFiles(traces).reduce((n, f) => n + readVectorFile(f).cases.length, 0);
   const { passed, failed, failures } = runDir(traces);
   assert.deepEqual(failures, []);

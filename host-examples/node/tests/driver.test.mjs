@@ -1,7 +1,7 @@
 // The dispatcher as a driver of the delivery engine (examples/dispatcher/
 // driver.mjs): a real engine (memory store) and real HTTP to a loopback
 // receiver. What the engine decides is its trace vectors' business
-// (tests/vectors-engine); here: that the driver does the I/O the actions ask
+// (tests/vectors/engine-*.json); here: that the driver does the I/O the actions ask
 // for, in the order docs/engine.md requires.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

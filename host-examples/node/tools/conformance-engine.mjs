@@ -1,4 +1,4 @@
-// Engine trace files (tests/vectors-engine/engine-*.json, format
+// Engine trace files (tests/vectors/engine-*.json, format
 // "webhook-retry-policy/engine-trace 1", docs/engine.md section 14) through
 // the package's DeliveryEngine, so through the COMPONENT: for each case, open
 // an engine on its config, feed each step's input alone, and compare the

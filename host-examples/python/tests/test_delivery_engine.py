@@ -17,7 +17,7 @@ from webhook_retry_policy.conformance import Runner
 T = 1_800_000_000_000
 DOCUMENT = {"version": "t1", "classes": {"n": {"window_ms": 60000, "hard_cap": 4, "backoff": {
     "base_ms": 1000, "factor": 2.0, "cap_ms": 60000, "jitter": "none"}}}}
-TRACES = Path(__file__).resolve().parents[3] / "tests" / "vectors-engine"
+TRACES = Path(__file__).resolve().parents[3] / "tests" / "vectors"  # engine-*.json beside the other vectors
 
 
 def admit(now_ms: int, event_id: str = "ev-1") -> dict[str, Any]:

@@ -6,7 +6,7 @@
 // runs inside the artifact through the test-only vector-case, with the
 // case's JSON text exactly as in the file (internal/vectors). The engine
 // trace files (format "webhook-retry-policy/engine-trace 1",
-// tests/vectors-engine, docs/engine.md section 14) run through
+// tests/vectors/engine-*.json, docs/engine.md section 14) run through
 // retrypolicy.DeliveryEngine, one input per batch. It exits 1 on any failure (including a broken vector, an unknown op or a
 // refused artifact) and 2 on a usage error.
 //
