@@ -393,6 +393,7 @@ MUTANTS = {
     "failures kept on close": ("if redis.call('HDEL', key, f) == 1 then wrote = true end", "wrote = true"),
     "stale failure buckets kept": ("if not b or b < newest_f - 1 then", "if not b then"),
     "probe granted during the cooldown": ("now >= h.opened_at_ms + h.cooldown_ms", "now >= h.opened_at_ms"),
+    "every failed probe doubles the cooldown": ("and now - h.opened_at_ms >= h.cooldown_ms then", "then"),
     "open judged on the counts before the op": ("local est_total = get('t:' .. dec(bucket))",
                                                 "local est_total = reply[2]"),
 }

@@ -153,6 +153,16 @@ def store() -> list[dict[str, Any]]:
              [(T0 + 5000, req("report", "failure", probe=True))])
     hand("probe counts", e, {"held": {"health": {"failures": {"current": 31}, "opened_at_ms": T0 + 5000,
                                                  "cooldown_ms": 10000}}})
+    e = case("two probes in flight fail: the cooldown doubles once (draft 5)",
+             held(40, 0, 30, opened_at_ms=T0, cooldown_ms=5000),
+             [(T0 + 5800, req("report", "failure", probe=True)), (T0 + 6600, req("report", "failure", probe=True)),
+              (T0 + 16000, req("report", "failure", probe=True))])
+    # The first reopens at T0 + 5800 for 10 s; the second, inside those 10 s, only counts its failure; a
+    # third after them (T0 + 15800 has passed) doubles again.
+    hand("two probes", e, {"replies": [{"view": {"opened_at_ms": T0 + 5800, "cooldown_ms": 10000}},
+                                       {"view": {"opened_at_ms": T0 + 5800, "cooldown_ms": 10000}},
+                                       {"view": {"opened_at_ms": T0 + 16000, "cooldown_ms": 20000}}],
+                           "held": {"health": {"failures": {"current": 33}}}})
     zero = {"buckets": {"bucket": 0, "current": {"total": 19, "retries": 0}, "previous": {"total": 0, "retries": 0}},
             "health": {**held()["health"], "failures": {"bucket": 0, "current": 9, "previous": 0},
                        "opened_at_ms": 1, "cooldown_ms": 0}}

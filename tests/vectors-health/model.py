@@ -281,7 +281,8 @@ def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, 
             elif req["probe"] and req["outcome"] == "success":
                 h.update(opened_at_ms=0, closed_at_ms=now, cooldown_ms=0,
                          failures={"bucket": 0, "current": 0, "previous": 0})
-            elif req["probe"] and req["outcome"] == "failure":
+            elif req["probe"] and req["outcome"] == "failure" and now >= h["opened_at_ms"] + h["cooldown_ms"]:
+                # draft 5: only a probe of a cooldown that had ended moves it
                 h["opened_at_ms"] = max(now, 1)
                 h["cooldown_ms"] = min(2 * h["cooldown_ms"], c["cooldown_max_ms"])
     view = {k: h[k] for k in ("paused_until_ms", "opened_at_ms", "cooldown_ms", "closed_at_ms")}

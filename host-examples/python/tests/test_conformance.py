@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from webhook_retry_policy.conformance import IN_ARTIFACT, Runner, raw_cases, raw_json
+from webhook_retry_policy.conformance_engine import FORMAT as ENGINE_FORMAT
 from webhook_retry_policy.conformance_health import FORMAT as HEALTH_FORMAT
 from webhook_retry_policy.conformance_health import same
 
@@ -26,7 +27,11 @@ def _file(path: Path):
 
 
 def _cases(directory: Path):
+    """Every case of the policy and health vector files (the engine traces,
+    ``engine-*.json``, run in test_delivery_engine.py)."""
     for path in sorted(directory.glob("*.json")):
+        if json.loads(path.read_text()).get("format") == ENGINE_FORMAT:
+            continue
         kind, format_text, cases, raws = _file(path)
         for case, raw in zip(cases, raws, strict=True):
             yield pytest.param((kind, format_text, case, raw), id=f"{path.stem}:{case.get('name')}")

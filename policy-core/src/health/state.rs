@@ -20,7 +20,8 @@
 //! atomic step: count a failure; raise the pause; then, if the circuit was
 //! closed when the call began, maybe open it, else, if this attempt was a
 //! granted probe, close it (success) or reopen it with a doubled cooldown
-//! (failure). The `probe` op grants at most `circuit.probes` per probe
+//! (failure, when the cooldown in force had ended: a second probe failing
+//! inside the cooldown another probe's failure started moves nothing). The `probe` op grants at most `circuit.probes` per probe
 //! window `floor(now_ms / probe_interval_ms)` once the cooldown is over.
 //! `opened_at_ms` 0 means closed, so an opening at `now_ms` 0 records 1.
 
@@ -286,10 +287,15 @@ pub fn apply(
                     h.failures = FailureBuckets::default();
                     h.cooldown_ms = 0;
                 }
-                HealthOutcome::Failure => {
+                // Only a probe of a cooldown that had ended moves it: a second
+                // probe's failure inside the cooldown the first one's failure
+                // started (two probes in flight at once) changes nothing, so
+                // the cooldown doubles once per failed round (draft 5).
+                HealthOutcome::Failure if now_ms >= h.opened_at_ms.saturating_add(h.cooldown_ms) => {
                     h.opened_at_ms = now_ms.max(1);
                     h.cooldown_ms = h.cooldown_ms.saturating_mul(2).min(c.cooldown_max_ms);
                 }
+                HealthOutcome::Failure => {}
                 HealthOutcome::None => {}
             }
         }
