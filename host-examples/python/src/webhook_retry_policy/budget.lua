@@ -361,8 +361,10 @@ if hp then
         for _, f in ipairs(fail_fields) do
           if redis.call('HDEL', key, f) == 1 then wrote = true end
         end
-      elseif hp.probe and hp.outcome == 'failure' then
-        -- 4. The probe failed: reopened, the cooldown doubled up to its cap.
+      elseif hp.probe and hp.outcome == 'failure' and now - h.opened_at_ms >= h.cooldown_ms then
+        -- 4. The probe failed: reopened, the cooldown doubled up to its cap
+        -- (once per failed round: a second probe failing inside the cooldown
+        -- the first one's failure started moves nothing).
         h.opened_at_ms = math.max(now, 1)
         h.cooldown_ms = math.min(2 * h.cooldown_ms, c.cooldown_max)
       end
