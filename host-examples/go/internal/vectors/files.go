@@ -147,28 +147,39 @@ func Check(ctx context.Context, e *rp.Engine, c Case) string {
 		return checkHealth(ctx, e, c)
 	}
 	got, err := Evaluate(ctx, e, c.Op, c.Input)
-	if err != nil {
-		var be *BrokenError
-		if errors.As(err, &be) {
-			return be.Error()
-		}
-		return "host error: " + err.Error()
-	}
-	gotJSON, err := json.Marshal(got)
-	if err != nil {
-		return "host error: " + err.Error()
-	}
-	var want, have any
-	if err := strictJSON(c.Expect, &want); err != nil {
-		return "broken vector: expect is not JSON"
-	}
-	if err := strictJSON(gotJSON, &have); err != nil {
-		return "host error: " + err.Error()
+	want, have, gotJSON, problem := answered(got, err, c.Expect)
+	if problem != "" {
+		return problem
 	}
 	if reflect.DeepEqual(want, have) {
 		return ""
 	}
 	return fmt.Sprintf("expected %s, got %s", compact(c.Expect), gotJSON)
+}
+
+// answered reads a host's answer (got, or the error that replaced it) and
+// the case's expectation as generic JSON for comparison: want, have, the
+// answer's JSON text, or the problem that stops the comparison (a broken
+// vector, a host error).
+func answered(got any, err error, expect json.RawMessage) (want, have any, gotJSON []byte, problem string) {
+	if err != nil {
+		var be *BrokenError
+		if errors.As(err, &be) {
+			return nil, nil, nil, be.Error()
+		}
+		return nil, nil, nil, "host error: " + err.Error()
+	}
+	gotJSON, err = json.Marshal(got)
+	if err != nil {
+		return nil, nil, nil, "host error: " + err.Error()
+	}
+	if err := strictJSON(expect, &want); err != nil {
+		return nil, nil, nil, "broken vector: expect is not JSON"
+	}
+	if err := strictJSON(gotJSON, &have); err != nil {
+		return nil, nil, nil, "host error: " + err.Error()
+	}
+	return want, have, gotJSON, ""
 }
 
 func compact(raw json.RawMessage) string {

@@ -38,23 +38,9 @@ func parseDocument(ctx context.Context, e *rp.Engine, input json.RawMessage) (an
 // checkHealth runs a parse_document case: "" when it passes, else what differed.
 func checkHealth(ctx context.Context, e *rp.Engine, c Case) string {
 	got, err := parseDocument(ctx, e, c.Input)
-	if err != nil {
-		var be *BrokenError
-		if errors.As(err, &be) {
-			return be.Error()
-		}
-		return "host error: " + err.Error()
-	}
-	gotJSON, err := json.Marshal(got)
-	if err != nil {
-		return "host error: " + err.Error()
-	}
-	var want, have any
-	if err := strictJSON(c.Expect, &want); err != nil {
-		return "broken vector: expect is not JSON"
-	}
-	if err := strictJSON(gotJSON, &have); err != nil {
-		return "host error: " + err.Error()
+	want, have, gotJSON, problem := answered(got, err, c.Expect)
+	if problem != "" {
+		return problem
 	}
 	// An expected error without a "field" pins only the code (docs/health.md
 	// section 7; as the format-2 vectors do for an op's inputs).
