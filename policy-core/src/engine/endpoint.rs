@@ -23,8 +23,6 @@ pub(crate) struct Endpoint {
     pub probe_in_flight: bool,
     /// The release queue (release.rs): `(deadline_ms, seq, event id)`, earliest deadline first.
     pub release: BTreeSet<(u64, u64, String)>,
-    /// When the queue's head may next have a token (the latest `release_pacing` hold's end).
-    pub release_at_ms: u64,
     used: u64,
 }
 

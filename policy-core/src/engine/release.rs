@@ -35,7 +35,6 @@ use alloc::string::String;
 
 use super::Engine;
 use crate::health::HoldReason;
-use crate::journal::Status;
 
 /// Members of a queue the need is computed over (the earliest deadlines).
 pub(crate) const NEED_HORIZON: usize = 1024;
@@ -48,15 +47,10 @@ impl Engine {
     /// Hold `id` for the release pacer until `until_ms` (the next token, by
     /// its deadline): the queue's rule above.
     pub(crate) fn pace_hold(&mut self, id: &str, until_ms: u64) {
-        let now = self.now_ms;
         let e = self.events.get_mut(id).expect("an open event");
         let silent = e.pacing.is_some() || core::mem::replace(&mut e.pacing_held, false);
         let deadline = e.deadline_ms;
         let endpoint = e.endpoint_id.clone();
-        e.status = Status::Held;
-        e.held_until_ms = until_ms;
-        e.hold_reason = Some(HoldReason::ReleasePacing);
-        e.held_since_ms = now;
         let key = match e.pacing {
             Some(k) => k,
             None => {
@@ -67,18 +61,8 @@ impl Engine {
                 k
             }
         };
-        self.held_changed(true);
-        if !silent {
-            self.journal(id);
-            self.count_by("webhook_holds_total", "reason", HoldReason::ReleasePacing.as_str());
-            self.out.push_back(super::io::Output::Hold {
-                event_id: String::from(id),
-                until_ms,
-                reason: HoldReason::ReleasePacing,
-            });
-        }
+        self.mark_held(id, until_ms, HoldReason::ReleasePacing, !silent);
         let ep = self.endpoints.get(&endpoint);
-        ep.release_at_ms = until_ms;
         let head = ep.release.first().map(|(d, s, _)| (*d, *s));
         if head == Some(key) {
             // The new head waits for the token; the head it displaced, if

@@ -281,17 +281,26 @@ impl Engine {
             return self.pace_hold(id, until_ms);
         }
         self.leave_release(id);
+        self.mark_held(id, until_ms, reason, true);
+        self.schedule(id, until_ms);
+    }
+
+    /// The event is held until `until_ms` for `reason` (status, instants,
+    /// the gauge); `said`: a new hold, journaled, counted in
+    /// `webhook_holds_total{reason}` and told as an action `hold`.
+    pub(crate) fn mark_held(&mut self, id: &str, until_ms: u64, reason: HoldReason, said: bool) {
         let now = self.now_ms;
         let e = self.events.get_mut(id).expect("an open event");
         e.status = Status::Held;
         e.held_until_ms = until_ms;
         e.hold_reason = Some(reason);
         e.held_since_ms = now;
-        self.journal(id);
-        self.schedule(id, until_ms);
-        self.count_by("webhook_holds_total", "reason", reason.as_str());
         self.held_changed(true);
-        self.out.push_back(Output::Hold { event_id: String::from(id), until_ms, reason });
+        if said {
+            self.journal(id);
+            self.count_by("webhook_holds_total", "reason", reason.as_str());
+            self.out.push_back(Output::Hold { event_id: String::from(id), until_ms, reason });
+        }
     }
 
     /// Stop `id` with `dl` (kept for replay, journaled).
