@@ -60,6 +60,8 @@ mod destinations;
 mod engine;
 mod health_document;
 pub mod reload;
+#[cfg(feature = "rollout")]
+pub mod rollout;
 mod step;
 
 pub use artifact::{

@@ -49,6 +49,8 @@ pub enum ArtifactSource {
     Embedded,
     /// Bytes the caller passed.
     Bytes,
+    /// The fleet's published artifact, fetched from Redis (docs/rollout.md).
+    Redis,
 }
 
 impl fmt::Display for ArtifactSource {
@@ -57,6 +59,7 @@ impl fmt::Display for ArtifactSource {
             ArtifactSource::Path(p) => write!(f, "{}", p.display()),
             ArtifactSource::Embedded => f.write_str("embedded"),
             ArtifactSource::Bytes => f.write_str("bytes"),
+            ArtifactSource::Redis => f.write_str("redis"),
         }
     }
 }

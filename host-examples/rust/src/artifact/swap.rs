@@ -121,6 +121,15 @@ impl LiveArtifact {
         self.install(engine)
     }
 
+    /// Swap in bytes already read (the fleet rollout's fetched artifact):
+    /// every load check of docs/artifact.md from the size on (no sha256
+    /// pin: the caller checked the digest it wanted), this live artifact's
+    /// own check, then the swap. On error nothing changes.
+    pub fn swap_bytes(&self, bytes: &[u8], source: ArtifactSource) -> Result<Swapped, ArtifactError> {
+        let engine = PolicyEngine::check_bytes(bytes, source, None)?;
+        self.install(engine)
+    }
+
     fn install(&self, engine: PolicyEngine) -> Result<Swapped, ArtifactError> {
         (self.check)(&engine)?;
         let new = engine.info().clone();

@@ -10,6 +10,8 @@
 //!   retry-policy diff OLD NEW [--format json]
 //!   retry-policy bundle --policy FILE [--component C] -o OUT.wasm [--allow-lint-errors yes]
 //!   retry-policy inspect FILE [--format json]
+//!   retry-policy publish ARTIFACT --redis URL | --redis-cluster URL --key FILE [--canary PERCENT]
+//!   retry-policy rollout status|promote|rollback --redis URL | --redis-cluster URL [--json]
 //!   global: --component PATH   (default: $RETRY_POLICY_ARTIFACT, else the copy built into this binary)
 //!
 //! Exit status, one rule for every command (`cli::exit`): 0 done; 1 a
@@ -142,6 +144,46 @@ fn inspect_cmd(file: &str, format: Option<&str>) -> Result<u8, Failure> {
     Ok(0)
 }
 
+/// `publish` (docs/rollout.md): prints the new record.
+#[cfg(feature = "rollout")]
+fn publish_cmd(p: retry_policy_host::cli::args::Publish) -> Result<u8, Failure> {
+    use retry_policy_host::cli::rollout;
+    let key = p.key.ok_or_else(|| usage("missing --key FILE (a PKCS#8 PEM Ed25519 private key)"))?;
+    let canary = rollout::canary_percent(p.canary.as_deref())?;
+    let mut conn = rollout::connect(p.store.redis.as_deref(), p.store.redis_cluster.as_deref())?;
+    let record = rollout::publish(conn.as_mut(), &p.artifact, &key, canary)?;
+    println!("{}", record.canonical());
+    Ok(0)
+}
+
+/// `rollout status|promote|rollback`.
+#[cfg(feature = "rollout")]
+fn rollout_cmd(r: retry_policy_host::cli::args::Rollout) -> Result<u8, Failure> {
+    use retry_policy_host::cli::args::RolloutAction;
+    use retry_policy_host::cli::rollout;
+    use retry_policy_host::rollout::admin;
+    let store = match &r.action {
+        RolloutAction::Status(s) => &s.store,
+        RolloutAction::Promote(c) | RolloutAction::Rollback(c) => &c.store,
+    };
+    let mut conn = rollout::connect(store.redis.as_deref(), store.redis_cluster.as_deref())?;
+    let record = match r.action {
+        RolloutAction::Status(s) => {
+            let v = rollout::status(conn.as_mut(), rollout::now_ms())?;
+            if s.json {
+                println!("{v}");
+            } else {
+                print!("{}", rollout::status_text(&v));
+            }
+            return Ok(0);
+        }
+        RolloutAction::Promote(_) => admin::promote(conn.as_mut())?,
+        RolloutAction::Rollback(_) => admin::rollback(conn.as_mut())?,
+    };
+    println!("{}", record.canonical());
+    Ok(0)
+}
+
 type ToolCommand = fn(&mut dyn policy_tools::DecisionSource, &Args, &mut dyn std::io::Write) -> Result<u8, String>;
 
 /// `lint`, `simulate`, `diff`: the policy tools on the component. The
@@ -194,6 +236,10 @@ fn main() -> ExitCode {
         Command::Bundle(b) => bundle_cmd(b),
         Command::Plan(p) => plan_cmd(p),
         Command::Admit(a) => admit_cmd(a),
+        #[cfg(feature = "rollout")]
+        Command::Publish(p) => publish_cmd(p),
+        #[cfg(feature = "rollout")]
+        Command::Rollout(r) => rollout_cmd(r),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -7,7 +7,7 @@ use clap::{Args as ClapArgs, CommandFactory, FromArgMatches, Parser, Subcommand}
 #[derive(Parser, Debug)]
 #[command(
     name = "retry-policy",
-    about = "Plan, lint, simulate, diff, bundle and inspect retry policies with the policy artifact",
+    about = "Plan, lint, simulate, diff, bundle, inspect and publish retry policies with the policy artifact",
     after_help = super::exit::EXIT_STATUS,
     disable_help_subcommand = true,
     arg_required_else_help = true,
@@ -45,6 +45,75 @@ pub enum Command {
     Bundle(Bundle),
     /// What an artifact is (exit 1 when it is refused, 2 when it cannot be read).
     Inspect(Inspect),
+    /// Ship an artifact to the fleet through its Redis (docs/rollout.md): checked, signed, announced.
+    #[cfg(feature = "rollout")]
+    Publish(Publish),
+    /// The fleet's rollout: status, promote the canary, roll back.
+    #[cfg(feature = "rollout")]
+    Rollout(Rollout),
+}
+
+/// The fleet's Redis (`--redis` or `--redis-cluster`).
+#[cfg(feature = "rollout")]
+#[derive(ClapArgs, Debug, Default, Clone)]
+pub struct Store {
+    /// the fleet's Redis: redis://[USER[:PASSWORD]@]HOST:PORT[/DB] or rediss://...
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// the same, as a Redis Cluster seed
+    #[arg(long, value_name = "URL")]
+    pub redis_cluster: Option<String>,
+}
+
+#[cfg(feature = "rollout")]
+#[derive(ClapArgs, Debug)]
+pub struct Publish {
+    /// the artifact (checked as a replica checks it)
+    #[arg(value_name = "ARTIFACT")]
+    pub artifact: String,
+    /// the signing key: PKCS#8 PEM Ed25519 (`openssl genpkey -algorithm ed25519`) (required)
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<String>,
+    /// publish as a canary for PERCENT (1 to 100) of the replicas [default: make it stable]
+    #[arg(long, value_name = "PERCENT")]
+    pub canary: Option<String>,
+    #[command(flatten)]
+    pub store: Store,
+}
+
+#[cfg(feature = "rollout")]
+#[derive(ClapArgs, Debug)]
+pub struct Rollout {
+    #[command(subcommand)]
+    pub action: RolloutAction,
+}
+
+#[cfg(feature = "rollout")]
+#[derive(Subcommand, Debug)]
+pub enum RolloutAction {
+    /// The record and every replica seen in the last 5 s (bucket, running artifact, refusal).
+    Status(RolloutStatus),
+    /// The canary becomes stable (refused without a canary).
+    Promote(RolloutChange),
+    /// Drop the canary, else go back to the previous stable artifact.
+    Rollback(RolloutChange),
+}
+
+#[cfg(feature = "rollout")]
+#[derive(ClapArgs, Debug)]
+pub struct RolloutStatus {
+    /// print one JSON object {"record": ..., "replicas": [...]}
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: Store,
+}
+
+#[cfg(feature = "rollout")]
+#[derive(ClapArgs, Debug)]
+pub struct RolloutChange {
+    #[command(flatten)]
+    pub store: Store,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -198,7 +267,15 @@ mod tests {
 
     #[test]
     fn help_and_version_exit_0_and_bad_flags_exit_2_naming_them() {
-        for line in ["--help", "--version", "plan --help", "lint --help", "bundle --help"] {
+        for line in [
+            "--help",
+            "--version",
+            "plan --help",
+            "lint --help",
+            "bundle --help",
+            "publish --help",
+            "rollout status --help",
+        ] {
             assert_eq!(run(line).unwrap_err().exit_code(), 0, "{line}");
         }
         for (line, flag) in [("plan --nope 1", "--nope"), ("plan --base 1 --base 2", "--base"), ("frob", "frob")] {

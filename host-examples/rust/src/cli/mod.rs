@@ -7,6 +7,8 @@ pub mod args;
 pub mod artifact;
 pub mod document;
 pub mod exit;
+#[cfg(feature = "rollout")]
+pub mod rollout;
 
 use std::fmt::Write as _;
 

@@ -1,0 +1,167 @@
+//! `retry-policy publish` and `retry-policy rollout status|promote|rollback`
+//! (docs/rollout.md, "The commands"): the artifact is checked as a replica
+//! checks it, signed with the team's Ed25519 key, written to the fleet's
+//! Redis, and announced by a compare-and-set of the rollout record
+//! ([`crate::rollout::admin`]). Exit 0 done, 1 refused or failed (a refused
+//! artifact or change, the store unreachable), 2 usage or unreadable input.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::exit::{usage, Failure};
+use crate::artifact::container::sha256_hex;
+use crate::artifact::read_file;
+use crate::rollout::admin::{self, AdminError, ArtifactFields};
+use crate::rollout::{bucket, desired, PrivateKey, Record};
+use crate::{ArtifactRef, PolicyEngine};
+
+/// How long one store command may take.
+const STORE_TIMEOUT: Duration = Duration::from_secs(5);
+/// `rollout status` lists the replicas seen within this many ms.
+pub const SEEN_WITHIN_MS: u64 = 5_000;
+
+impl From<AdminError> for Failure {
+    fn from(e: AdminError) -> Failure {
+        match e {
+            AdminError::Url(m) => Failure::Usage(m),
+            other => Failure::Refused(other.to_string()),
+        }
+    }
+}
+
+/// `--redis URL` or `--redis-cluster URL`, exactly one.
+pub fn connect(redis: Option<&str>, cluster: Option<&str>) -> Result<Box<dyn redis::ConnectionLike>, Failure> {
+    let (url, is_cluster) = match (redis, cluster) {
+        (Some(u), None) => (u, false),
+        (None, Some(u)) => (u, true),
+        (Some(_), Some(_)) => return Err(usage("give --redis URL or --redis-cluster URL, not both")),
+        (None, None) => return Err(usage("missing --redis URL (or --redis-cluster URL)")),
+    };
+    let flag = if is_cluster { "--redis-cluster" } else { "--redis" };
+    admin::connect(url, is_cluster, STORE_TIMEOUT).map_err(|e| Failure::from(e).within(flag))
+}
+
+/// `--canary PERCENT`: a whole number from 1 to 100.
+pub fn canary_percent(text: Option<&str>) -> Result<Option<u8>, Failure> {
+    match text {
+        None => Ok(None),
+        Some(t) => match t.parse::<u8>() {
+            Ok(p) if (1..=100).contains(&p) => Ok(Some(p)),
+            _ => Err(usage(format!("--canary must be a whole number from 1 to 100, not `{t}`"))),
+        },
+    }
+}
+
+/// `publish ARTIFACT --key FILE [--canary P]` on `conn`: the new record.
+pub fn publish(
+    conn: &mut dyn redis::ConnectionLike,
+    artifact: &str,
+    key_file: &str,
+    canary: Option<u8>,
+) -> Result<Record, Failure> {
+    let bytes = read_file(Path::new(artifact))?;
+    let sha256 = sha256_hex(&bytes);
+    // Every check a replica runs (its own sha256 as the pin: a pin in the
+    // environment names a build, not this artifact).
+    let engine = PolicyEngine::load(ArtifactRef::Bytes(&bytes), Some(&sha256))
+        .map_err(|e| Failure::Refused(format!("{artifact}: {e}")))?;
+    let text = std::fs::read_to_string(key_file).map_err(|e| usage(format!("--key {key_file}: {e}")))?;
+    let key = PrivateKey::parse(&text).map_err(|e| usage(format!("--key {key_file}: {e}")))?;
+    let info = engine.info();
+    let fields = ArtifactFields {
+        bytes: &bytes,
+        sha256: &sha256,
+        signature: &key.sign(&sha256),
+        key_id: &key.key_id(),
+        abi: &info.abi,
+        document_version: info.document_version.as_deref().unwrap_or(""),
+        published_at_ms: now_ms(),
+    };
+    Ok(admin::publish(conn, &fields, canary)?)
+}
+
+/// Unix time in ms.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `rollout status` as JSON: `{"record": ..., "replicas": [...]}`, each
+/// replica seen within [`SEEN_WITHIN_MS`] of `now_ms` with its bucket and
+/// whether it runs its desired artifact.
+pub fn status(conn: &mut dyn redis::ConnectionLike, now_ms: u64) -> Result<Value, Failure> {
+    let record = admin::read_record(conn)?;
+    let replicas: Vec<Value> = admin::replicas(conn)?
+        .into_iter()
+        .filter(|(_, s)| s["seen_ms"].as_u64().is_some_and(|seen| now_ms.saturating_sub(seen) <= SEEN_WITHIN_MS))
+        .map(|(id, mut s)| {
+            let want = record.as_ref().map(|r| desired(r, &id).to_string());
+            s["replica_id"] = json!(id);
+            s["bucket"] = json!(bucket(&id));
+            s["desired"] = json!(want.as_deref().is_some_and(|w| s["artifact_sha256"] == w));
+            s
+        })
+        .collect();
+    let record = match &record {
+        Some(r) => serde_json::from_str(&r.canonical()).map_err(|e| Failure::Refused(e.to_string()))?,
+        None => Value::Null,
+    };
+    Ok(json!({"record": record, "replicas": replicas}))
+}
+
+fn short(v: &Value) -> String {
+    v.as_str().map_or_else(|| "-".to_string(), |s| s.chars().take(12).collect())
+}
+
+/// `rollout status`'s text form.
+pub fn status_text(v: &Value) -> String {
+    let mut out = String::new();
+    match v["record"].as_object() {
+        None => out.push_str("record   (nothing published)\n"),
+        Some(r) => {
+            let canary = match r["canary"].as_object() {
+                Some(c) => format!("{} at {}%", short(&c["sha256"]), c["percent"]),
+                None => "none".into(),
+            };
+            let previous: Vec<String> = r["previous"].as_array().into_iter().flatten().map(short).collect();
+            let _ = writeln!(
+                out,
+                "record   epoch {}  stable {}  canary {}  previous [{}]",
+                r["epoch"],
+                short(&r["stable"]),
+                canary,
+                previous.join(", ")
+            );
+        }
+    }
+    let replicas = v["replicas"].as_array().cloned().unwrap_or_default();
+    let _ = writeln!(out, "replicas seen in the last {SEEN_WITHIN_MS} ms: {}", replicas.len());
+    let _ = writeln!(
+        out,
+        "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  refusal",
+        "replica", "language", "host", "bucket", "running", "desired", "since_ms", "events", "dead"
+    );
+    for s in replicas {
+        let refusal = match s["refusal"].as_object() {
+            Some(r) => format!("{} {}", r["code"].as_str().unwrap_or(""), short(&r["sha256"])),
+            None => "-".into(),
+        };
+        let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
+        let _ = writeln!(
+            out,
+            "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  {refusal}",
+            text("replica_id"),
+            text("language"),
+            text("host"),
+            s["bucket"],
+            short(&s["artifact_sha256"]),
+            if s["desired"] == true { "yes" } else { "NO" },
+            s["since_ms"],
+            s["events"],
+            s["dead_letters"],
+        );
+    }
+    out
+}
