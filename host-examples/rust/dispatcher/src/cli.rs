@@ -123,6 +123,20 @@ pub struct Replica {
     /// poll the artifact file every N ms (N >= 1) and swap when its sha256 changes
     #[arg(long, value_name = "N")]
     watch_artifact_ms: Option<String>,
+    /// follow the fleet's published artifact (docs/rollout.md) through --redis or --redis-cluster (required),
+    /// verified against --trust-key (required): one tick before the first admission, then every --rollout-poll-ms
+    #[arg(long)]
+    artifact_from_redis: bool,
+    /// PEM file of the Ed25519 public keys whose signatures are trusted (only with --artifact-from-redis)
+    #[arg(long, value_name = "FILE")]
+    trust_key: Option<String>,
+    /// this replica's id in the rollout's status records and canary rule (1 to 200 bytes)
+    /// [default: rust-<hostname>-<pid>]
+    #[arg(long, value_name = "ID")]
+    replica_id: Option<String>,
+    /// the rollout follower's tick, 50 to 60000 ms [default: 500]
+    #[arg(long, value_name = "N")]
+    rollout_poll_ms: Option<String>,
     /// add N ms (may be negative) to this replica's clock
     #[arg(long, value_name = "N")]
     clock_offset_ms: Option<String>,
@@ -345,7 +359,10 @@ mod tests {
                 assert!(e.use_stderr().not(), "{line}: printed on stderr");
             }
         }
-        assert!(run("replica --help").unwrap_err().to_string().contains("--ca-file"));
+        let help = run("replica --help").unwrap_err().to_string();
+        for flag in ["--ca-file", "--artifact-from-redis", "--trust-key", "--replica-id", "--rollout-poll-ms"] {
+            assert!(help.contains(flag), "replica --help lacks {flag}");
+        }
         let version = run("replica --version").unwrap_err().to_string();
         assert!(version.contains(env!("CARGO_PKG_VERSION")), "{version}");
     }

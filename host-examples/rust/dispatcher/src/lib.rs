@@ -43,6 +43,7 @@ pub mod redis_error;
 mod redis_node;
 pub mod redis_pool;
 pub mod redis_store;
+pub mod rollout_follow;
 pub mod signing;
 pub mod tls;
 pub mod transport_kind;

@@ -139,8 +139,24 @@ impl RedisPool {
     /// One command where its key lives (the cluster client routes it by its
     /// first key), answered before `deadline`.
     pub fn query(&self, cmd: &redis::Cmd, deadline: Instant) -> Result<Value, RedisError> {
+        self.exec(deadline, |c| cmd.query::<Value>(c))
+    }
+
+    /// A pipeline in one round trip where its first command's key lives
+    /// (every key must be in one slot on a cluster), answered before
+    /// `deadline`: the replies in order.
+    pub fn pipeline(&self, pipe: &redis::Pipeline, deadline: Instant) -> Result<Value, RedisError> {
+        self.exec(deadline, |c| pipe.query::<Value>(c))
+    }
+
+    /// `run` on a connection to where the keys live, before `deadline`.
+    fn exec(
+        &self,
+        deadline: Instant,
+        run: impl FnOnce(&mut dyn redis::ConnectionLike) -> redis::RedisResult<Value>,
+    ) -> Result<Value, RedisError> {
         match &self.topology {
-            Topology::Standalone => self.on_seed(cmd, deadline),
+            Topology::Standalone => self.exec_on_seed(deadline, run),
             Topology::Cluster { client, idle, failed_at } => {
                 let pooled = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
                 let conn = match pooled {
@@ -164,7 +180,7 @@ impl RedisPool {
                 let mut conn = conn;
                 let t = left(deadline)?;
                 conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
-                let result = cmd.query::<Value>(&mut conn).map_err(RedisError::from);
+                let result = run(&mut conn).map_err(RedisError::from);
                 keep(idle, conn, &result);
                 result
             }
@@ -174,6 +190,14 @@ impl RedisPool {
     /// One command on the URL's own node (standalone store, or questions
     /// to the seed), answered before `deadline`.
     pub fn on_seed(&self, cmd: &redis::Cmd, deadline: Instant) -> Result<Value, RedisError> {
+        self.exec_on_seed(deadline, |c| cmd.query::<Value>(c))
+    }
+
+    fn exec_on_seed(
+        &self,
+        deadline: Instant,
+        run: impl FnOnce(&mut dyn redis::ConnectionLike) -> redis::RedisResult<Value>,
+    ) -> Result<Value, RedisError> {
         let pooled = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let mut conn = match pooled {
             Some(c) => c,
@@ -182,7 +206,7 @@ impl RedisPool {
         let t = left(deadline)?;
         conn.set_read_timeout(Some(t))?;
         conn.set_write_timeout(Some(t))?;
-        let result = cmd.query::<Value>(&mut conn).map_err(RedisError::from);
+        let result = run(&mut conn).map_err(RedisError::from);
         keep(&self.idle, conn, &result);
         result
     }

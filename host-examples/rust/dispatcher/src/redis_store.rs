@@ -88,6 +88,12 @@ impl RedisStore {
         }
     }
 
+    /// The store's connections (the fleet rollout's follower sends its
+    /// ticks through them: same URL, TLS, user and timeout).
+    pub fn pool(&self) -> &RedisPool {
+        &self.pool
+    }
+
     /// Script commands sent so far (`NOSCRIPT` fallbacks included).
     pub fn commands(&self) -> u64 {
         self.commands.load(Ordering::Relaxed)

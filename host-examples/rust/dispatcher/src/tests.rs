@@ -66,6 +66,7 @@ pub(crate) fn run_with(
         signals: Signals::none(),
         watch: None,
         watch_policy: None,
+        follow: None,
         needed: Vec::new(),
         progress: None,
     })?;
@@ -229,6 +230,7 @@ fn a_watched_policy_file_becomes_current_for_new_events_and_a_broken_edit_keeps_
         signals: Signals::none(),
         watch: None,
         watch_policy: Some((path.clone(), std::time::Duration::from_millis(50))),
+        follow: None,
         needed: vec!["storm".into()],
         progress: None,
     })

@@ -98,6 +98,7 @@ fn run(
         signals,
         watch: None,
         watch_policy: None,
+        follow: None,
         needed: Vec::new(),
         progress: None,
     })
@@ -178,6 +179,7 @@ fn a_long_run_s_journal_is_compacted_by_the_engine_and_still_resumes() {
             signals: Signals::none(),
             watch: None,
             watch_policy: None,
+            follow: None,
             needed: Vec::new(),
             progress: None,
         })

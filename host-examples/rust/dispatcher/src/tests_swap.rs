@@ -85,6 +85,7 @@ fn a_swapped_artifact_takes_over_mid_run_and_events_keep_the_policy_they_were_ad
         signals: Signals::none(),
         watch: Some((path.clone(), Duration::from_millis(20))),
         watch_policy: None,
+        follow: None,
         needed: vec!["storm".into()],
         progress: None,
     })

@@ -104,6 +104,7 @@ fn scenario(
         signals: Signals::none(),
         watch: None,
         watch_policy: None,
+        follow: None,
         needed: Vec::new(),
         progress: None,
     })?;

@@ -207,6 +207,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
         signals,
         watch: None,
         watch_policy: None,
+        follow: None,
         needed: Vec::new(),
         progress: Some(Box::new(|second, t| println!("{}", progress_line(second, t)))),
     })?;

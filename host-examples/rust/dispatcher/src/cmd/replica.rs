@@ -15,6 +15,7 @@ use retry_policy_dispatcher::driver::{self, DriverConfig, NewEvent, Run};
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::journal_file::{self, JournalFile};
 use retry_policy_dispatcher::redis_store::RedisStore;
+use retry_policy_dispatcher::rollout_follow::{self, Following};
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::Metrics;
@@ -140,6 +141,7 @@ pub fn journals(f: &Flags, now_ms: u64) -> Result<Journals, String> {
 }
 
 pub fn run(f: &Flags) -> Result<String, String> {
+    let rollout = rollout_follow::options(f)?;
     let watch = artifact_watch(f)?;
     let metrics_bind = f.host_port("metrics-addr")?;
     let target = f.required("target")?.to_string();
@@ -152,16 +154,31 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
     let class = f.str("class").unwrap_or("storm").to_string();
     let engine = load_artifact(f)?;
-    let (document, from_artifact) = match f.str("policy") {
-        Some(p) => (std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?, false),
-        None => match &engine.info().document_json {
-            Some(text) => (text.clone(), true),
-            None => return Err("--policy is required (the artifact embeds no document)".into()),
-        },
-    };
+    let from_artifact = f.str("policy").is_none();
+    if from_artifact && engine.info().document_json.is_none() {
+        return Err("--policy is required (the artifact embeds no document)".into());
+    }
     let metrics = Arc::new(Metrics::default());
-    check_document(&engine, &document, &[class.as_str()], &metrics)?;
     let (mut config, redis) = common(f)?;
+    let needed = vec![class.clone()];
+    let artifact = Arc::new(live(engine, from_artifact, needed.clone()));
+    // `--artifact-from-redis`: one tick before the first admission (a swap
+    // there is what the run starts on), the others on the follower's thread.
+    let follow: Option<driver::Follow> = match (rollout, &redis) {
+        (Some(options), Some(store)) => {
+            let mut following = Following::new(options, store.clone(), artifact.clone(), metrics.clone());
+            following.first_tick();
+            Some(Box::new(move |on_swap| following.spawn(on_swap)))
+        }
+        (Some(_), None) => return Err("--artifact-from-redis needs --redis URL or --redis-cluster URL".into()),
+        (None, _) => None,
+    };
+    let engine = artifact.current();
+    let document = match f.str("policy") {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
+        None => engine.info().document_json.clone().ok_or("--policy is required (the artifact embeds no document)")?,
+    };
+    check_document(&engine, &document, &[class.as_str()], &metrics)?;
     config.document_from_artifact = from_artifact;
     let (journal, store_bytes, resume_bytes) = journals(f, retry_policy_dispatcher::clock::now_ms())?;
     let prefix = format!("rust-{}-", std::process::id());
@@ -180,7 +197,6 @@ pub fn run(f: &Flags) -> Result<String, String> {
         }
         None => None,
     };
-    let needed = vec![f.str("class").unwrap_or("storm").to_string()];
     // `--watch-policy` (a Rust extra): `--policy` polled every 200 ms.
     let watch_policy = match (f.has("watch-policy"), f.str("policy")) {
         (true, Some(p)) => Some((p.into(), Duration::from_millis(200))),
@@ -188,7 +204,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
         _ => None,
     };
     let tally = driver::run(Run {
-        artifact: Arc::new(live(engine, from_artifact, needed.clone())),
+        artifact,
         document,
         redis,
         journal,
@@ -201,6 +217,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
         watch,
         watch_policy,
         needed,
+        follow,
         progress: None,
     })?;
     Ok(tally.summary(&metrics).to_string())

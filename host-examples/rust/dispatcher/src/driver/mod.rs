@@ -122,9 +122,15 @@ pub struct Run {
     pub watch_policy: Option<(PathBuf, Duration)>,
     /// The classes this run's events are admitted in.
     pub needed: Vec<String>,
+    /// `--artifact-from-redis`: started with the loop's swap hand-off once
+    /// the loop can take swaps (docs/rollout.md).
+    pub follow: Option<Follow>,
     /// Called about once a second while the run lasts (the demo's progress).
     pub progress: Option<Progress>,
 }
+
+/// Starts a follower of the fleet rollout; its argument hands a swap to the loop.
+pub type Follow = Box<dyn FnOnce(Box<dyn Fn(Swapped) + Send>) -> Result<(), String>>;
 
 /// Messages to the loop from the other threads.
 enum Msg {
@@ -215,6 +221,12 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
     let pool = Pool::start(c.concurrency * 2, sender, r.redis.clone(), tx.clone(), Msg::Io)?;
     if let Some((path, every)) = r.watch.take() {
         watch(&r.artifact, path, every, tx.clone())?;
+    }
+    if let Some(start) = r.follow.take() {
+        let to = tx.clone();
+        start(Box::new(move |sw| {
+            let _ = to.send(Msg::Swapped(Box::new(sw)));
+        }))?;
     }
     if let Some((path, every)) = r.watch_policy.take() {
         let (to, shown) = (std::sync::Mutex::new(tx.clone()), path.display().to_string());
