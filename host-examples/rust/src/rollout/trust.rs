@@ -137,6 +137,16 @@ impl PrivateKey {
         key_id(&self.0.verifying_key())
     }
 
+    /// Its public key as a trust file holds it (SubjectPublicKeyInfo PEM,
+    /// as `openssl pkey -pubout` writes).
+    pub fn public_key_pem(&self) -> String {
+        // The SubjectPublicKeyInfo of an Ed25519 key: this DER prefix (RFC 8410), then the 32 bytes.
+        const SPKI_PREFIX: [u8; 12] = [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00];
+        let mut der = SPKI_PREFIX.to_vec();
+        der.extend_from_slice(self.0.verifying_key().as_bytes());
+        format!("-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n", STANDARD.encode(der))
+    }
+
     /// The signature of an artifact by its sha256, in standard base64 (88 characters).
     pub fn sign(&self, artifact_sha256_hex: &str) -> String {
         STANDARD.encode(self.0.sign(&signed_message(artifact_sha256_hex)).to_bytes())

@@ -1,0 +1,277 @@
+//! The follower (docs/rollout.md, "What a replica does") against a fake
+//! store that counts what it is asked: follow a publish, the canary share by
+//! bucket, every refusal keeping the running artifact and reported once with
+//! its code, and a store that is down changing nothing.
+#![cfg(feature = "rollout")]
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+
+use base64::Engine as _;
+use retry_policy_host::artifact::container::{self, sha256_hex};
+use retry_policy_host::artifact::{EMBEDDED, MAX_ARTIFACT_BYTES};
+use retry_policy_host::rollout::{
+    bucket, Canary, Counts, Follower, Identity, PrivateKey, Record, RolloutStore, Tick, TrustedKeys,
+};
+use retry_policy_host::{LiveArtifact, PolicyEngine};
+use serde_json::Value;
+
+/// A PKCS#8 PEM Ed25519 key whose seed is 32 times `byte`.
+fn key(byte: u8) -> PrivateKey {
+    let mut der = vec![0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+    der.extend([byte; 32]);
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    PrivateKey::parse(&format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n")).unwrap()
+}
+
+/// The embedded artifact with a document of version `version` (another sha256).
+fn artifact(version: &str) -> Vec<u8> {
+    let doc = format!(
+        r#"{{"version":"{version}","classes":{{"storm":{{"window_ms":3000,"hard_cap":16,"backoff":{{"base_ms":5,"factor":2.0,"cap_ms":50,"jitter":"full"}}}}}}}}"#
+    );
+    container::parse(EMBEDDED).unwrap().with_document(EMBEDDED, &doc)
+}
+
+/// The fleet's Redis as the follower sees it, counting the commands.
+#[derive(Default)]
+struct Fake {
+    state: RefCell<Option<String>>,
+    /// sha256 -> (bytes, signature, key_id), any of them absent.
+    artifacts: RefCell<HashMap<String, [Option<Vec<u8>>; 3]>>,
+    /// HSTRLEN answers that lie (an oversized artifact without storing 4 MiB).
+    lengths: RefCell<HashMap<String, u64>>,
+    statuses: RefCell<HashMap<String, String>>,
+    down: Cell<bool>,
+    fetches: Cell<u32>,
+}
+
+impl RolloutStore for Fake {
+    fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String> {
+        if self.down.get() {
+            return Err("redis unreachable: Connection refused".into());
+        }
+        self.statuses.borrow_mut().insert(replica_id.into(), status.into());
+        Ok(self.state.borrow().clone().map(String::into_bytes))
+    }
+
+    fn artifact_len(&self, sha256: &str) -> Result<u64, String> {
+        if let Some(n) = self.lengths.borrow().get(sha256) {
+            return Ok(*n);
+        }
+        Ok(self.artifacts.borrow().get(sha256).and_then(|a| a[0].as_ref()).map_or(0, |b| b.len() as u64))
+    }
+
+    fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String> {
+        self.fetches.set(self.fetches.get() + 1);
+        Ok(self.artifacts.borrow().get(sha256).cloned().unwrap_or_default())
+    }
+}
+
+impl Fake {
+    /// Store `bytes` signed by `by`, and return its sha256.
+    fn put(&self, bytes: &[u8], by: &PrivateKey) -> String {
+        let sha = sha256_hex(bytes);
+        let entry = [Some(bytes.to_vec()), Some(by.sign(&sha).into_bytes()), Some(by.key_id().into_bytes())];
+        self.artifacts.borrow_mut().insert(sha.clone(), entry);
+        sha
+    }
+
+    fn record(&self, r: &Record) {
+        *self.state.borrow_mut() = Some(r.canonical());
+    }
+
+    fn status(&self, id: &str) -> Value {
+        serde_json::from_str(&self.statuses.borrow()[id]).unwrap()
+    }
+}
+
+fn record(epoch: u64, stable: &str, canary: Option<(&str, u8)>) -> Record {
+    let canary = canary.map(|(sha256, percent)| Canary { sha256: sha256.into(), percent });
+    Record { epoch, stable: stable.into(), canary, previous: vec![] }
+}
+
+struct Replica {
+    follower: Follower,
+    live: LiveArtifact,
+}
+
+impl Replica {
+    fn new(id: &str) -> Replica {
+        let trusted = TrustedKeys::parse(&key(1).public_key_pem()).unwrap();
+        let me = Identity { replica_id: id.into(), language: "rust".into(), host: "test".into(), pid: 1 };
+        Replica {
+            follower: Follower::new(me, trusted, 1_000),
+            live: LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()),
+        }
+    }
+
+    fn tick(&mut self, store: &Fake, now_ms: u64) -> Tick {
+        self.follower.tick(store, &self.live, Counts { events: 10, dead_letters: 2 }, now_ms)
+    }
+
+    fn running(&self) -> String {
+        self.live.info().sha256
+    }
+}
+
+fn refused_code(t: &Tick) -> Option<&str> {
+    match t {
+        Tick::Refused { refusal, .. } => Some(refusal.code.as_str()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_replica_follows_a_publish_and_reports_it_in_its_next_status() {
+    let store = Fake::default();
+    let mut r = Replica::new("rust-a");
+    assert!(matches!(r.tick(&store, 2_000), Tick::Idle), "nothing published: keep what runs");
+    let v2 = store.put(&artifact("v2"), &key(1));
+    store.record(&record(1, &v2, None));
+    let Tick::Swapped(sw) = r.tick(&store, 3_000) else { panic!("no swap") };
+    assert_eq!((sw.new.sha256.as_str(), sw.new.source.to_string().as_str()), (v2.as_str(), "redis"));
+    assert_eq!(r.running(), v2);
+    assert!(matches!(r.tick(&store, 4_000), Tick::Idle), "the epoch is settled");
+    let s = store.status("rust-a");
+    assert_eq!(
+        (s["artifact_sha256"].as_str(), s["epoch"].as_u64(), s["since_ms"].as_u64()),
+        (Some(v2.as_str()), Some(1), Some(3_000))
+    );
+    assert_eq!(
+        (s["events"].as_u64(), s["dead_letters"].as_u64(), s["seen_ms"].as_u64()),
+        (Some(0), Some(0), Some(4_000))
+    );
+    assert_eq!(
+        (s["language"].as_str(), s["document_version"].as_str(), &s["refusal"]),
+        (Some("rust"), Some("v2"), &Value::Null)
+    );
+}
+
+#[test]
+fn a_canary_reaches_exactly_the_replicas_whose_bucket_is_below_its_percent() {
+    let store = Fake::default();
+    let stable = sha256_hex(EMBEDDED);
+    let canary = store.put(&artifact("canary"), &key(1));
+    store.record(&record(2, &stable, Some((&canary, 40))));
+    let ids: Vec<String> = (0..12).map(|i| format!("r{i}")).collect();
+    for id in &ids {
+        let mut r = Replica::new(id);
+        r.tick(&store, 5_000);
+        let want = if bucket(id) < 40 { &canary } else { &stable };
+        assert_eq!(&r.running(), want, "{id} (bucket {})", bucket(id));
+    }
+    assert!(ids.iter().any(|id| bucket(id) < 40) && ids.iter().any(|id| bucket(id) >= 40), "both sides are tried");
+}
+
+/// Publish `bytes` as it is stored by `prepare`, tick twice: the first
+/// refuses with `code` (logged once), the second says nothing, the artifact stays.
+fn refused_once(code: &str, prepare: impl FnOnce(&Fake) -> String) -> Fake {
+    let store = Fake::default();
+    let sha = prepare(&store);
+    store.record(&record(3, &sha, None));
+    let mut r = Replica::new("rust-a");
+    let before = r.running();
+    let first = r.tick(&store, 6_000);
+    assert_eq!(refused_code(&first), Some(code), "{first:?}");
+    let Tick::Refused { line, .. } = &first else { unreachable!() };
+    assert_eq!(
+        line,
+        &format!(
+            "policy artifact refused source=redis sha256={sha} code={code}: {}; keeping sha256={before}",
+            match &first {
+                Tick::Refused { refusal, .. } => refusal.message.clone(),
+                _ => unreachable!(),
+            }
+        )
+    );
+    assert!(matches!(r.tick(&store, 7_000), Tick::Idle), "reported once, not at every tick");
+    assert_eq!(r.running(), before, "the running artifact is kept");
+    let s = store.status("rust-a");
+    assert_eq!((s["refusal"]["code"].as_str(), s["refusal"]["sha256"].as_str()), (Some(code), Some(sha.as_str())));
+    assert_eq!(s["epoch"].as_u64(), Some(3), "a refusal settles the epoch");
+    store
+}
+
+#[test]
+fn a_bad_signature_is_refused_once_and_the_artifact_is_kept() {
+    refused_once("rollout_signature_invalid", |s| {
+        let sha = s.put(&artifact("v2"), &key(1));
+        s.artifacts.borrow_mut().get_mut(&sha).unwrap()[1] = Some(key(1).sign(&"0".repeat(64)).into_bytes());
+        sha
+    });
+}
+
+#[test]
+fn an_artifact_signed_by_an_untrusted_key_is_refused_as_key_unknown() {
+    refused_once("rollout_key_unknown", |s| s.put(&artifact("v2"), &key(2)));
+}
+
+#[test]
+fn an_oversized_artifact_is_refused_from_hstrlen_without_fetching_it() {
+    let store = refused_once("artifact_too_large", |s| {
+        let sha = s.put(&artifact("v2"), &key(1));
+        s.lengths.borrow_mut().insert(sha.clone(), MAX_ARTIFACT_BYTES as u64 + 1);
+        sha
+    });
+    assert_eq!(store.fetches.get(), 0, "HMGET was never sent");
+}
+
+#[test]
+fn a_missing_artifact_is_refused_without_fetching_and_a_partial_one_after() {
+    let store = refused_once("rollout_artifact_missing", |_| "ab".repeat(32));
+    assert_eq!(store.fetches.get(), 0);
+    refused_once("rollout_artifact_missing", |s| {
+        let sha = s.put(&artifact("v2"), &key(1));
+        s.artifacts.borrow_mut().get_mut(&sha).unwrap()[2] = None;
+        sha
+    });
+}
+
+#[test]
+fn bytes_that_are_not_the_desired_artifact_are_refused_as_a_sha256_mismatch() {
+    refused_once("artifact_sha256_mismatch", |s| {
+        let other = artifact("other");
+        let sha = s.put(&artifact("v2"), &key(1));
+        let entry = [
+            Some(other.clone()),
+            Some(key(1).sign(&sha256_hex(&other)).into_bytes()),
+            Some(key(1).key_id().into_bytes()),
+        ];
+        s.artifacts.borrow_mut().insert(sha.clone(), entry);
+        sha
+    });
+}
+
+#[test]
+fn an_invalid_record_is_refused_once_and_a_valid_one_after_it_is_followed() {
+    let store = Fake::default();
+    let mut r = Replica::new("rust-a");
+    *store.state.borrow_mut() = Some(r#"{"v":2,"epoch":1}"#.into());
+    let first = r.tick(&store, 1_500);
+    assert_eq!(refused_code(&first), Some("rollout_record_invalid"));
+    assert!(matches!(r.tick(&store, 1_600), Tick::Idle), "reported once");
+    let v2 = store.put(&artifact("v2"), &key(1));
+    store.record(&record(1, &v2, None));
+    assert!(matches!(r.tick(&store, 1_700), Tick::Swapped(_)));
+}
+
+#[test]
+fn a_store_that_is_down_keeps_the_artifact_says_so_once_and_the_epoch_is_followed_when_it_is_back() {
+    let store = Fake::default();
+    let mut r = Replica::new("rust-a");
+    let before = r.running();
+    let v2 = store.put(&artifact("v2"), &key(1));
+    store.record(&record(4, &v2, None));
+    store.down.set(true);
+    let firsts: Vec<bool> = (0..3)
+        .map(|i| match r.tick(&store, 2_000 + i) {
+            Tick::StoreFailed { first, .. } => first,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(firsts, [true, false, false], "the first failure of a run is logged, once");
+    assert_eq!(r.running(), before);
+    store.down.set(false);
+    assert!(matches!(r.tick(&store, 3_000), Tick::Swapped(_)));
+    assert_eq!(r.follower.epoch(), 4);
+}
