@@ -65,6 +65,8 @@ mod tests_redis_health;
 #[cfg(test)]
 mod tests_redis_server;
 #[cfg(test)]
+mod tests_rollout;
+#[cfg(test)]
 mod tests_safety;
 #[cfg(test)]
 mod tests_swap;

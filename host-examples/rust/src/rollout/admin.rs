@@ -201,7 +201,7 @@ pub fn publish(
     write_artifact(conn, artifact)?;
     let sha = artifact.sha256;
     let key = artifact_key(sha);
-    let record = change(
+    let changed = change(
         conn,
         Some(&key),
         |c| write_artifact(c, artifact),
@@ -222,9 +222,10 @@ pub fn publish(
                 ..r.clone()
             }),
         },
-    )?;
+    );
+    // A refused change leaves the hash written in step 3 unnamed: delete it too.
     collect_garbage(conn)?;
-    Ok(record)
+    changed
 }
 
 /// `rollout promote`: the canary becomes stable.
