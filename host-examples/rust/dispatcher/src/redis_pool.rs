@@ -144,9 +144,16 @@ impl RedisPool {
 
     /// A pipeline in one round trip where its first command's key lives
     /// (every key must be in one slot on a cluster), answered before
-    /// `deadline`: the replies in order.
+    /// `deadline`: the replies in order, an error reply as the error. Sent
+    /// as packed commands: the crate's cluster connection refuses
+    /// `Pipeline::query` but routes packed commands by the first one's key
+    /// (and follows `MOVED`/`ASK` for them).
     pub fn pipeline(&self, pipe: &redis::Pipeline, deadline: Instant) -> Result<Value, RedisError> {
-        self.exec(deadline, |c| pipe.query::<Value>(c))
+        let packed = pipe.get_packed_pipeline();
+        self.exec(deadline, |c| {
+            let replies = c.req_packed_commands(&packed, 0, pipe.len())?;
+            replies.into_iter().map(Value::extract_error).collect::<redis::RedisResult<Vec<_>>>().map(Value::Array)
+        })
     }
 
     /// `run` on a connection to where the keys live, before `deadline`.

@@ -24,7 +24,7 @@ fn free_cluster_port() -> u16 {
     panic!("no free cluster port pair");
 }
 
-fn node(name: &str) -> Option<RedisServer> {
+pub(crate) fn node(name: &str) -> Option<RedisServer> {
     let port = free_cluster_port();
     let args: Vec<String> = ["--cluster-enabled", "yes", "--cluster-node-timeout", "2000", "--cluster-config-file"]
         .iter()
@@ -34,7 +34,7 @@ fn node(name: &str) -> Option<RedisServer> {
     RedisServer::start(name, &args, Some(port))
 }
 
-fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
+pub(crate) fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
     let mut cmd = redis::cmd(args[0]);
     for a in &args[1..] {
         cmd.arg(*a);
@@ -42,7 +42,7 @@ fn q<T: redis::FromRedisValue>(c: &mut redis::Connection, args: &[&str]) -> T {
     cmd.query(c).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let t = Instant::now();
     while !cond() {
         assert!(t.elapsed() < Duration::from_secs(20), "{what}");

@@ -90,8 +90,10 @@ fn publish_canary_promote_rollback_and_status_change_the_record_as_docs_rollout_
         redis::cmd("HKEYS").arg(format!("retry-policy:{{rollout}}:artifact:{sha_c}")).query(conn).unwrap();
     assert_eq!(fields.len(), 7, "{fields:?}");
     let s = status(conn, 1_000).unwrap();
-    assert_eq!(s["record"]["epoch"], 5);
-    assert_eq!(s["replicas"].as_array().map(Vec::len), Some(0));
+    assert_eq!((s.record.as_ref().map(|r| r.epoch), s.replicas.len()), (Some(5), 0));
+    let line: serde_json::Value = serde_json::from_str(&s.json()).unwrap();
+    assert_eq!(line["record"]["stable"].as_str(), Some(sha_c.as_str()));
+    assert!(s.json().starts_with(&format!(r#"{{"record":{}"#, s.record.as_ref().unwrap().canonical())));
 }
 
 #[test]
@@ -121,7 +123,9 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
     assert_eq!(live.info().sha256, sha_b);
     std::thread::sleep(Duration::from_millis(200));
     let s = status(admin_conn.as_mut(), retry_policy_host::cli::rollout::now_ms()).unwrap();
-    let me = &s["replicas"][0];
+    assert_eq!(s.replicas.len(), 1);
+    let me = &s.replicas[0];
+    assert!(s.text().contains("rust-a"), "{}", s.text());
     assert_eq!((me["replica_id"].as_str(), me["artifact_sha256"].as_str()), (Some("rust-a"), Some(sha_b.as_str())));
     assert_eq!(
         (me["epoch"].as_u64(), me["bucket"].as_u64(), me["desired"].as_bool()),
@@ -152,4 +156,49 @@ fn a_redis_that_is_down_leaves_the_replica_on_its_local_artifact() {
     assert!(t.elapsed() < Duration::from_secs(2), "the first tick is bounded by the store timeout");
     assert_eq!(live.info().sha256, before);
     assert_eq!(following.follower.epoch(), 0);
+}
+
+#[test]
+fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_through_another_seed() {
+    use crate::tests_redis_cluster::{node, q, wait_for};
+    let Some(a) = node("rollout-cluster-a") else { return };
+    let Some(b) = node("rollout-cluster-b") else { return };
+    let (mut ca, mut cb) = (a.admin(), b.admin());
+    // Every slot on A but the `{rollout}` one, which B holds: the seed A must redirect.
+    let slot: u16 = q(&mut ca, &["CLUSTER", "KEYSLOT", "retry-policy:{rollout}:state"]);
+    let mut ranges = vec![];
+    if slot > 0 {
+        ranges.extend(["0".to_string(), (slot - 1).to_string()]);
+    }
+    if slot < 16383 {
+        ranges.extend([(slot + 1).to_string(), "16383".to_string()]);
+    }
+    let mut add = vec!["CLUSTER", "ADDSLOTSRANGE"];
+    add.extend(ranges.iter().map(String::as_str));
+    let _: () = q(&mut ca, &add);
+    let _: () = q(&mut cb, &["CLUSTER", "ADDSLOTS", &slot.to_string()]);
+    let _: () = q(&mut ca, &["CLUSTER", "MEET", "127.0.0.1", &b.port.to_string()]);
+    let ok = |c: &mut redis::Connection| q::<String>(c, &["CLUSTER", "INFO"]).contains("cluster_state:ok");
+    wait_for("the two nodes never formed a cluster", || ok(&mut ca) && ok(&mut cb));
+    let dir = temp_dir("rollout-cluster");
+    let (key, private) = key_file(&dir, 1);
+    let (art, sha) = artifact_file(&dir, "on-b");
+    let seed = url(&a);
+    let mut conn = admin::connect(&seed, true, Duration::from_secs(5)).unwrap();
+    publish(conn.as_mut(), art.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
+    let on_b: Option<String> = redis::cmd("GET").arg("retry-policy:{rollout}:state").query(&mut cb).unwrap();
+    assert!(on_b.is_some_and(|r| r.contains(&sha)), "the record lives on B");
+    let store = Arc::new(RedisStore::cluster(&seed, Duration::from_secs(2), &TrustRoots::only(vec![])).unwrap());
+    let live = Arc::new(LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()));
+    let options = Options {
+        trusted: TrustedKeys::parse(&private.public_key_pem()).unwrap(),
+        me: Identity::rust(Some("rust-cluster")),
+        every: Duration::from_millis(50),
+    };
+    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()));
+    following.first_tick();
+    assert_eq!(live.info().sha256, sha, "HSET+GET, HSTRLEN and HMGET were routed to B");
+    let seen: bool =
+        redis::cmd("HEXISTS").arg("retry-policy:{rollout}:replicas").arg("rust-cluster").query(&mut cb).unwrap();
+    assert!(seen, "the status record is on B");
 }

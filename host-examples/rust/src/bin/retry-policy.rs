@@ -169,11 +169,11 @@ fn rollout_cmd(r: retry_policy_host::cli::args::Rollout) -> Result<u8, Failure> 
     let mut conn = rollout::connect(store.redis.as_deref(), store.redis_cluster.as_deref())?;
     let record = match r.action {
         RolloutAction::Status(s) => {
-            let v = rollout::status(conn.as_mut(), rollout::now_ms())?;
+            let status = rollout::status(conn.as_mut(), rollout::now_ms())?;
             if s.json {
-                println!("{v}");
+                println!("{}", status.json());
             } else {
-                print!("{}", rollout::status_text(&v));
+                print!("{}", status.text());
             }
             return Ok(0);
         }

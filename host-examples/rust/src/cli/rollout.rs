@@ -88,12 +88,20 @@ pub fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
-/// `rollout status` as JSON: `{"record": ..., "replicas": [...]}`, each
-/// replica seen within [`SEEN_WITHIN_MS`] of `now_ms` with its bucket and
-/// whether it runs its desired artifact.
-pub fn status(conn: &mut dyn redis::ConnectionLike, now_ms: u64) -> Result<Value, Failure> {
+/// What `rollout status` shows: the record and the replicas seen lately.
+#[derive(Clone, Debug)]
+pub struct Status {
+    /// `None`: nothing is published.
+    pub record: Option<Record>,
+    /// Each replica seen within [`SEEN_WITHIN_MS`]: its status record plus
+    /// `bucket` and `desired` (whether it runs its desired artifact).
+    pub replicas: Vec<Value>,
+}
+
+/// `rollout status` on `conn`, at `now_ms`.
+pub fn status(conn: &mut dyn redis::ConnectionLike, now_ms: u64) -> Result<Status, Failure> {
     let record = admin::read_record(conn)?;
-    let replicas: Vec<Value> = admin::replicas(conn)?
+    let replicas = admin::replicas(conn)?
         .into_iter()
         .filter(|(_, s)| s["seen_ms"].as_u64().is_some_and(|seen| now_ms.saturating_sub(seen) <= SEEN_WITHIN_MS))
         .map(|(id, mut s)| {
@@ -104,64 +112,71 @@ pub fn status(conn: &mut dyn redis::ConnectionLike, now_ms: u64) -> Result<Value
             s
         })
         .collect();
-    let record = match &record {
-        Some(r) => serde_json::from_str(&r.canonical()).map_err(|e| Failure::Refused(e.to_string()))?,
-        None => Value::Null,
-    };
-    Ok(json!({"record": record, "replicas": replicas}))
+    Ok(Status { record, replicas })
 }
 
 fn short(v: &Value) -> String {
     v.as_str().map_or_else(|| "-".to_string(), |s| s.chars().take(12).collect())
 }
 
-/// `rollout status`'s text form.
-pub fn status_text(v: &Value) -> String {
-    let mut out = String::new();
-    match v["record"].as_object() {
-        None => out.push_str("record   (nothing published)\n"),
-        Some(r) => {
-            let canary = match r["canary"].as_object() {
-                Some(c) => format!("{} at {}%", short(&c["sha256"]), c["percent"]),
-                None => "none".into(),
-            };
-            let previous: Vec<String> = r["previous"].as_array().into_iter().flatten().map(short).collect();
-            let _ = writeln!(
-                out,
-                "record   epoch {}  stable {}  canary {}  previous [{}]",
-                r["epoch"],
-                short(&r["stable"]),
-                canary,
-                previous.join(", ")
-            );
-        }
+fn short_sha(s: &str) -> &str {
+    s.get(..12).unwrap_or(s)
+}
+
+impl Status {
+    /// `--json`: one object `{"record": <the record's canonical text, or null>, "replicas": [...]}`.
+    pub fn json(&self) -> String {
+        let record = self.record.as_ref().map_or_else(|| "null".to_string(), Record::canonical);
+        format!(r#"{{"record":{record},"replicas":{}}}"#, Value::Array(self.replicas.clone()))
     }
-    let replicas = v["replicas"].as_array().cloned().unwrap_or_default();
-    let _ = writeln!(out, "replicas seen in the last {SEEN_WITHIN_MS} ms: {}", replicas.len());
-    let _ = writeln!(
-        out,
-        "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  refusal",
-        "replica", "language", "host", "bucket", "running", "desired", "since_ms", "events", "dead"
-    );
-    for s in replicas {
-        let refusal = match s["refusal"].as_object() {
-            Some(r) => format!("{} {}", r["code"].as_str().unwrap_or(""), short(&r["sha256"])),
-            None => "-".into(),
-        };
-        let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
+
+    /// The text form: the record on one line, then a table of the replicas.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        match &self.record {
+            None => out.push_str("record   (nothing published)\n"),
+            Some(r) => {
+                let canary = r
+                    .canary
+                    .as_ref()
+                    .map_or_else(|| "none".to_string(), |c| format!("{} at {}%", short_sha(&c.sha256), c.percent));
+                let previous: Vec<&str> = r.previous.iter().map(|p| short_sha(p)).collect();
+                let _ = writeln!(
+                    out,
+                    "record   epoch {}  stable {}  canary {}  previous [{}]",
+                    r.epoch,
+                    short_sha(&r.stable),
+                    canary,
+                    previous.join(", ")
+                );
+            }
+        }
+        let _ = writeln!(out, "replicas seen in the last {SEEN_WITHIN_MS} ms: {}", self.replicas.len());
         let _ = writeln!(
             out,
-            "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  {refusal}",
-            text("replica_id"),
-            text("language"),
-            text("host"),
-            s["bucket"],
-            short(&s["artifact_sha256"]),
-            if s["desired"] == true { "yes" } else { "NO" },
-            s["since_ms"],
-            s["events"],
-            s["dead_letters"],
+            "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  refusal",
+            "replica", "language", "host", "bucket", "running", "desired", "since_ms", "events", "dead"
         );
+        for s in &self.replicas {
+            let refusal = match s["refusal"].as_object() {
+                Some(r) => format!("{} {}", r["code"].as_str().unwrap_or(""), short(&r["sha256"])),
+                None => "-".into(),
+            };
+            let text = |k: &str| s[k].as_str().unwrap_or("").to_string();
+            let _ = writeln!(
+                out,
+                "{:<24} {:<8} {:<16} {:>6}  {:<12} {:<7} {:>14} {:>8} {:>6}  {refusal}",
+                text("replica_id"),
+                text("language"),
+                text("host"),
+                s["bucket"],
+                short(&s["artifact_sha256"]),
+                if s["desired"] == true { "yes" } else { "NO" },
+                s["since_ms"],
+                s["events"],
+                s["dead_letters"],
+            );
+        }
+        out
     }
-    out
 }
