@@ -97,3 +97,46 @@ fn replayed_dead_letters_are_sent_by_the_next_run_from_their_first_attempt_and_n
     assert_eq!(counts, (Some(3), Some(3), Some(0)), "{next}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The replica with `args` (and the contract's required flags): exit code and stderr.
+fn replica_exit(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_retry-policy-dispatcher"))
+        .args(["replica", "--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_rollout_flags_refuse_what_docs_replica_md_refuses_with_exit_2_naming_the_flag() {
+    let dir = scratch("rollout-flags");
+    let public = dir.join("team.pub");
+    std::fs::write(&public, "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAiojj3XQJ8ZX9UtstPLpdcspnCb8dlBIb83SIAbQPb1w=\n-----END PUBLIC KEY-----\n").unwrap();
+    let not_a_key = dir.join("not-a-key.pem");
+    std::fs::write(&not_a_key, "ed25519 34750f98bd59fcfc\n").unwrap();
+    let (public, not_a_key) = (public.to_str().unwrap(), not_a_key.to_str().unwrap());
+    let redis = "redis://127.0.0.1:1/0";
+    let too_long = "x".repeat(201);
+    for (args, says) in [
+        (vec!["--artifact-from-redis", "--trust-key", public], "--artifact-from-redis needs --redis"),
+        (vec!["--artifact-from-redis", "--redis", redis], "--trust-key"),
+        (vec!["--trust-key", public], "--trust-key is only used with --artifact-from-redis"),
+        (
+            vec!["--artifact-from-redis", "--redis", redis, "--trust-key", public, "--watch-artifact-ms", "100"],
+            "--watch-artifact-ms",
+        ),
+        (vec!["--artifact-from-redis", "--redis", redis, "--trust-key", not_a_key], "rollout_trust_invalid"),
+        (vec!["--artifact-from-redis", "--redis", redis, "--trust-key", "/nonexistent.pub"], "rollout_trust_invalid"),
+        (vec!["--replica-id", ""], "--replica-id"),
+        (vec!["--replica-id", &too_long], "--replica-id"),
+        (vec!["--rollout-poll-ms", "49"], "--rollout-poll-ms"),
+        (vec!["--rollout-poll-ms", "60001"], "--rollout-poll-ms"),
+        (vec!["--rollout-poll-ms", "soon"], "--rollout-poll-ms"),
+    ] {
+        let (code, err) = replica_exit(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -150,8 +150,10 @@ fn publish_cmd(p: retry_policy_host::cli::args::Publish) -> Result<u8, Failure> 
     use retry_policy_host::cli::rollout;
     let key = p.key.ok_or_else(|| usage("missing --key FILE (a PKCS#8 PEM Ed25519 private key)"))?;
     let canary = rollout::canary_percent(p.canary.as_deref())?;
+    // The artifact and the key are checked before the store is reached.
+    let signed = rollout::sign(&p.artifact, &key)?;
     let mut conn = rollout::connect(p.store.redis.as_deref(), p.store.redis_cluster.as_deref())?;
-    let record = rollout::publish(conn.as_mut(), &p.artifact, &key, canary)?;
+    let record = rollout::publish_signed(conn.as_mut(), &signed, canary)?;
     println!("{}", record.canonical());
     Ok(0)
 }

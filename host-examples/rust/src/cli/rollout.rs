@@ -55,6 +55,52 @@ pub fn canary_percent(text: Option<&str>) -> Result<Option<u8>, Failure> {
     }
 }
 
+/// An artifact checked and signed, ready to publish (steps 1-2 of `publish`).
+pub struct Signed {
+    bytes: Vec<u8>,
+    sha256: String,
+    signature: String,
+    key_id: String,
+    abi: String,
+    document_version: String,
+}
+
+/// Steps 1-2: read `artifact` and run every check a replica runs (its own
+/// sha256 as the pin: a pin in the environment names a build, not this
+/// artifact), read the key, sign. Nothing is sent yet.
+pub fn sign(artifact: &str, key_file: &str) -> Result<Signed, Failure> {
+    let bytes = read_file(Path::new(artifact))?;
+    let sha256 = sha256_hex(&bytes);
+    let engine = PolicyEngine::load(ArtifactRef::Bytes(&bytes), Some(&sha256))
+        .map_err(|e| Failure::Refused(format!("{artifact}: {e}")))?;
+    let bytes_of_key = std::fs::read(key_file).map_err(|e| usage(format!("--key {key_file}: {e}")))?;
+    let key = PrivateKey::parse(&String::from_utf8_lossy(&bytes_of_key))
+        .map_err(|e| usage(format!("--key {key_file}: {e}")))?;
+    let info = engine.info();
+    Ok(Signed {
+        signature: key.sign(&sha256),
+        key_id: key.key_id(),
+        abi: info.abi.clone(),
+        document_version: info.document_version.clone().unwrap_or_default(),
+        bytes,
+        sha256,
+    })
+}
+
+/// Steps 3-5 on `conn`: the new record.
+pub fn publish_signed(conn: &mut dyn redis::ConnectionLike, a: &Signed, canary: Option<u8>) -> Result<Record, Failure> {
+    let fields = ArtifactFields {
+        bytes: &a.bytes,
+        sha256: &a.sha256,
+        signature: &a.signature,
+        key_id: &a.key_id,
+        abi: &a.abi,
+        document_version: &a.document_version,
+        published_at_ms: now_ms(),
+    };
+    Ok(admin::publish(conn, &fields, canary)?)
+}
+
 /// `publish ARTIFACT --key FILE [--canary P]` on `conn`: the new record.
 pub fn publish(
     conn: &mut dyn redis::ConnectionLike,
@@ -62,25 +108,7 @@ pub fn publish(
     key_file: &str,
     canary: Option<u8>,
 ) -> Result<Record, Failure> {
-    let bytes = read_file(Path::new(artifact))?;
-    let sha256 = sha256_hex(&bytes);
-    // Every check a replica runs (its own sha256 as the pin: a pin in the
-    // environment names a build, not this artifact).
-    let engine = PolicyEngine::load(ArtifactRef::Bytes(&bytes), Some(&sha256))
-        .map_err(|e| Failure::Refused(format!("{artifact}: {e}")))?;
-    let text = std::fs::read_to_string(key_file).map_err(|e| usage(format!("--key {key_file}: {e}")))?;
-    let key = PrivateKey::parse(&text).map_err(|e| usage(format!("--key {key_file}: {e}")))?;
-    let info = engine.info();
-    let fields = ArtifactFields {
-        bytes: &bytes,
-        sha256: &sha256,
-        signature: &key.sign(&sha256),
-        key_id: &key.key_id(),
-        abi: &info.abi,
-        document_version: info.document_version.as_deref().unwrap_or(""),
-        published_at_ms: now_ms(),
-    };
-    Ok(admin::publish(conn, &fields, canary)?)
+    publish_signed(conn, &sign(artifact, key_file)?, canary)
 }
 
 /// Unix time in ms.
