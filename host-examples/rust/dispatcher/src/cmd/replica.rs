@@ -154,10 +154,9 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
     let class = f.str("class").unwrap_or("storm").to_string();
     let engine = load_artifact(f)?;
+    // Without --policy the document is the artifact's: after the first
+    // rollout tick, which may bring one.
     let from_artifact = f.str("policy").is_none();
-    if from_artifact && engine.info().document_json.is_none() {
-        return Err("--policy is required (the artifact embeds no document)".into());
-    }
     let metrics = Arc::new(Metrics::default());
     let (mut config, redis) = common(f)?;
     let needed = vec![class.clone()];
