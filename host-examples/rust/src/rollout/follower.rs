@@ -103,7 +103,7 @@ pub struct Follower {
     settled: u64,
     refusal: Option<Refusal>,
     failing: bool,
-    /// The last refused record text (a record too invalid to have an epoch).
+    /// The sha256 of the last refused record text (a record too invalid to have an epoch).
     bad_record: Option<String>,
     since_ms: u64,
     base: Counts,
@@ -159,13 +159,15 @@ impl Follower {
         };
         self.failing = false;
         let Some(text) = text else { return Tick::Idle };
-        let text = String::from_utf8_lossy(&text).into_owned();
-        let record = match Record::parse(&text) {
+        let record = match Record::parse(&String::from_utf8_lossy(&text)) {
             Ok(r) => r,
-            // The same refused text again: reported already.
-            Err(_) if self.bad_record.as_deref() == Some(text.as_str()) => return Tick::Idle,
             Err(e) => {
-                self.bad_record = Some(text);
+                // The same refused text again (known by its digest): reported already.
+                let digest = sha256_hex(&text);
+                if self.bad_record.as_deref() == Some(digest.as_str()) {
+                    return Tick::Idle;
+                }
+                self.bad_record = Some(digest);
                 return self.refuse(live, None, e, now_ms);
             }
         };
