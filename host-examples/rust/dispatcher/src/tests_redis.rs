@@ -85,7 +85,7 @@ fn an_acl_user_is_used_and_a_wrong_password_fails_closed() {
     }
 }
 
-fn tls_server() -> Option<(RedisServer, std::path::PathBuf)> {
+pub(crate) fn tls_server() -> Option<(RedisServer, std::path::PathBuf)> {
     let dir = temp_dir("certs");
     let (ca, cert, key) = make_certs(&dir)?;
     let port = free_port();

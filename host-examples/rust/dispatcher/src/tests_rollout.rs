@@ -58,7 +58,7 @@ fn publish_canary_promote_rollback_and_status_change_the_record_as_docs_rollout_
     let (a, sha_a) = artifact_file(&dir, "a");
     let (b, sha_b) = artifact_file(&dir, "b");
     let (c, sha_c) = artifact_file(&dir, "c");
-    let mut conn = admin::connect(&url(&server), false, Duration::from_secs(5)).unwrap();
+    let mut conn = admin::connect(&url(&server), false, Duration::from_secs(5), None).unwrap();
     let conn = conn.as_mut();
     let refused = |r: Result<_, Failure>| matches!(r, Err(Failure::Refused(_)));
     assert!(refused(publish(conn, b.to_str().unwrap(), key, Some(25))), "a canary needs a stable artifact");
@@ -103,7 +103,7 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
     let (key, private) = key_file(&dir, 1);
     let (a, sha_a) = artifact_file(&dir, "a");
     let (b, sha_b) = artifact_file(&dir, "b");
-    let mut admin_conn = admin::connect(&url(&server), false, Duration::from_secs(5)).unwrap();
+    let mut admin_conn = admin::connect(&url(&server), false, Duration::from_secs(5), None).unwrap();
     publish(admin_conn.as_mut(), a.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
     let store =
         Arc::new(RedisStore::new(&url(&server), Duration::from_millis(500), &TrustRoots::only(vec![])).unwrap());
@@ -184,7 +184,7 @@ fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_throu
     let (key, private) = key_file(&dir, 1);
     let (art, sha) = artifact_file(&dir, "on-b");
     let seed = url(&a);
-    let mut conn = admin::connect(&seed, true, Duration::from_secs(5)).unwrap();
+    let mut conn = admin::connect(&seed, true, Duration::from_secs(5), None).unwrap();
     publish(conn.as_mut(), art.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
     let on_b: Option<String> = redis::cmd("GET").arg("retry-policy:{rollout}:state").query(&mut cb).unwrap();
     assert!(on_b.is_some_and(|r| r.contains(&sha)), "the record lives on B");
@@ -201,4 +201,23 @@ fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_throu
     let seen: bool =
         redis::cmd("HEXISTS").arg("retry-policy:{rollout}:replicas").arg("rust-cluster").query(&mut cb).unwrap();
     assert!(seen, "the status record is on B");
+}
+
+#[test]
+fn publish_over_rediss_trusts_the_ca_file_besides_the_platform_store_and_fails_without_it() {
+    let Some((server, ca)) = crate::tests_redis::tls_server() else { return };
+    let dir = temp_dir("rollout-tls");
+    let (key, _) = key_file(&dir, 1);
+    let (art, sha) = artifact_file(&dir, "tls");
+    let url = format!("rediss://127.0.0.1:{}/0", server.port);
+    let connect = retry_policy_host::cli::rollout::connect;
+    let mut conn = connect(Some(&url), None, Some(ca.to_str().unwrap())).unwrap();
+    let r = publish(conn.as_mut(), art.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
+    assert_eq!(r.stable, sha);
+    let untrusted = connect(Some(&url), None, None).err();
+    assert!(matches!(untrusted, Some(Failure::Refused(ref m)) if m.contains("store failed")), "{untrusted:?}");
+    let empty = dir.join("empty.pem");
+    std::fs::write(&empty, "no certificate here\n").unwrap();
+    let bad = connect(Some(&url), None, Some(empty.to_str().unwrap())).err();
+    assert!(matches!(bad, Some(Failure::Usage(ref m)) if m.contains("empty.pem")), "{bad:?}");
 }

@@ -152,7 +152,8 @@ fn publish_cmd(p: retry_policy_host::cli::args::Publish) -> Result<u8, Failure> 
     let canary = rollout::canary_percent(p.canary.as_deref())?;
     // The artifact and the key are checked before the store is reached.
     let signed = rollout::sign(&p.artifact, &key)?;
-    let mut conn = rollout::connect(p.store.redis.as_deref(), p.store.redis_cluster.as_deref())?;
+    let mut conn =
+        rollout::connect(p.store.redis.as_deref(), p.store.redis_cluster.as_deref(), p.store.ca_file.as_deref())?;
     let record = rollout::publish_signed(conn.as_mut(), &signed, canary)?;
     println!("{}", record.canonical());
     Ok(0)
@@ -168,7 +169,7 @@ fn rollout_cmd(r: retry_policy_host::cli::args::Rollout) -> Result<u8, Failure> 
         RolloutAction::Status(s) => &s.store,
         RolloutAction::Promote(c) | RolloutAction::Rollback(c) => &c.store,
     };
-    let mut conn = rollout::connect(store.redis.as_deref(), store.redis_cluster.as_deref())?;
+    let mut conn = rollout::connect(store.redis.as_deref(), store.redis_cluster.as_deref(), store.ca_file.as_deref())?;
     let record = match r.action {
         RolloutAction::Status(s) => {
             let status = rollout::status(conn.as_mut(), rollout::now_ms())?;

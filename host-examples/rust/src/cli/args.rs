@@ -63,6 +63,9 @@ pub struct Store {
     /// the same, as a Redis Cluster seed
     #[arg(long, value_name = "URL")]
     pub redis_cluster: Option<String>,
+    /// PEM CA certificates trusted for rediss:// in addition to the platform's store
+    #[arg(long, value_name = "PEM")]
+    pub ca_file: Option<String>,
 }
 
 #[cfg(feature = "rollout")]

@@ -32,8 +32,13 @@ impl From<AdminError> for Failure {
     }
 }
 
-/// `--redis URL` or `--redis-cluster URL`, exactly one.
-pub fn connect(redis: Option<&str>, cluster: Option<&str>) -> Result<Box<dyn redis::ConnectionLike>, Failure> {
+/// `--redis URL` or `--redis-cluster URL`, exactly one; `ca_file`: more
+/// CA certificates (PEM) trusted for `rediss://`.
+pub fn connect(
+    redis: Option<&str>,
+    cluster: Option<&str>,
+    ca_file: Option<&str>,
+) -> Result<Box<dyn redis::ConnectionLike>, Failure> {
     let (url, is_cluster) = match (redis, cluster) {
         (Some(u), None) => (u, false),
         (None, Some(u)) => (u, true),
@@ -41,7 +46,16 @@ pub fn connect(redis: Option<&str>, cluster: Option<&str>) -> Result<Box<dyn red
         (None, None) => return Err(usage("missing --redis URL (or --redis-cluster URL)")),
     };
     let flag = if is_cluster { "--redis-cluster" } else { "--redis" };
-    admin::connect(url, is_cluster, STORE_TIMEOUT).map_err(|e| Failure::from(e).within(flag))
+    let ca = match ca_file {
+        Some(p) => Some(std::fs::read(p).map_err(|e| usage(format!("--ca-file {p}: {e}")))?),
+        None => None,
+    };
+    admin::connect(url, is_cluster, STORE_TIMEOUT, ca.as_deref()).map_err(|e| match (e, ca_file) {
+        (AdminError::Url(m), Some(p)) if m.starts_with("--ca-file") => {
+            usage(m.replacen("--ca-file", &format!("--ca-file {p}"), 1))
+        }
+        (e, _) => Failure::from(e).within(flag),
+    })
 }
 
 /// `--canary PERCENT`: a whole number from 1 to 100.

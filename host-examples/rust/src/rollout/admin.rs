@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use redis::cluster::ClusterClientBuilder;
-use redis::{Client, ConnectionLike, IntoConnectionInfo, Value};
+use redis::{Client, ConnectionLike, IntoConnectionInfo, TlsCertificates, Value};
 
 use super::record::{Canary, Record, MAX_PREVIOUS};
 use super::{artifact_key, ARTIFACT_KEY_PREFIX, REPLICAS_KEY, STATE_KEY};
@@ -72,27 +72,66 @@ end
 return n
 ";
 
+/// The roots a `rediss://` connection trusts, as the one PEM blob the
+/// crate takes (it replaces the platform's store): the platform's
+/// certificates plus `ca_pem`'s (`--ca-file`).
+fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
+    use base64::Engine as _;
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::CertificateDer;
+    let mut out = Vec::new();
+    for der in rustls_native_certs::load_native_certs().certs {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+        out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
+        for line in b64.as_bytes().chunks(64) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"-----END CERTIFICATE-----\n");
+    }
+    if let Some(pem) = ca_pem {
+        let certs = CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).count();
+        if certs == 0 {
+            return Err(AdminError::Url("--ca-file holds no PEM certificate".into()));
+        }
+        out.extend_from_slice(pem);
+    }
+    Ok(out)
+}
+
 /// A connection to the fleet's Redis: `redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`
-/// or `rediss://` (TLS, the platform's roots), standalone or a Cluster seed,
-/// every command bounded by `timeout`.
-pub fn connect(url: &str, cluster: bool, timeout: Duration) -> Result<Box<dyn ConnectionLike>, AdminError> {
+/// or `rediss://` (TLS, verified against the platform's roots plus
+/// `ca_pem`), standalone or a Cluster seed, every command bounded by `timeout`.
+pub fn connect(
+    url: &str,
+    cluster: bool,
+    timeout: Duration,
+    ca_pem: Option<&[u8]>,
+) -> Result<Box<dyn ConnectionLike>, AdminError> {
     const FORM: &str = "the Redis URL must be redis://[user[:password]@]host[:port][/db] or rediss://... (TLS)";
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) || url.contains('#') {
         return Err(AdminError::Url(FORM.into()));
     }
-    if url.starts_with("rediss://") {
+    let certs = if url.starts_with("rediss://") {
         let _ = rustls::crypto::ring::default_provider().install_default();
-    }
+        Some(TlsCertificates { client_tls: None, root_cert: Some(roots_pem(ca_pem)?) })
+    } else {
+        None
+    };
     let info = url.into_connection_info().map_err(|_| AdminError::Url(FORM.into()))?;
     if cluster {
-        let client = ClusterClientBuilder::new(vec![info])
-            .connection_timeout(timeout)
-            .response_timeout(timeout)
-            .build()
-            .map_err(|_| AdminError::Url(FORM.into()))?;
+        let mut builder = ClusterClientBuilder::new(vec![info]).connection_timeout(timeout).response_timeout(timeout);
+        if let Some(c) = certs {
+            builder = builder.certs(c);
+        }
+        let client = builder.build().map_err(|_| AdminError::Url(FORM.into()))?;
         return Ok(Box::new(client.get_connection().map_err(store)?));
     }
-    let client = Client::open(info).map_err(|_| AdminError::Url(FORM.into()))?;
+    let client = match certs {
+        Some(c) => Client::build_with_tls(info, c),
+        None => Client::open(info),
+    }
+    .map_err(|_| AdminError::Url(FORM.into()))?;
     let conn = client.get_connection_with_timeout(timeout).map_err(store)?;
     conn.set_read_timeout(Some(timeout)).and_then(|_| conn.set_write_timeout(Some(timeout))).map_err(store)?;
     Ok(Box::new(conn))
