@@ -73,7 +73,9 @@ func ParseRecord(text []byte) (Record, error) {
 
 // check applies the field rules to what the parser read.
 func (w wireRecord) check() (Record, error) {
-	bad := func(format string, a ...any) (Record, error) { return Record{}, errorf(CodeRecordInvalid, format, a...) }
+	bad := func(format string, a ...any) (Record, error) {
+		return Record{}, errorf(CodeRecordInvalid, format, a...)
+	}
 	switch {
 	case w.V == nil || *w.V != 1:
 		return bad("v must be the integer 1 (a newer record format is not read)")

@@ -44,7 +44,7 @@ type trustCase struct {
 	PEM    string `json:"pem"`
 	Expect struct {
 		KeyIDs []string `json:"key_ids"`
-		Error  string    `json:"error"`
+		Error  string   `json:"error"`
 	} `json:"expect"`
 }
 
