@@ -72,6 +72,17 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 		return Summary{}, usageErrorf("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
+	var store *redisBudget
+	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
+		if store, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
+			return Summary{}, err
+		}
+		defer store.close()
+	}
+	follow, err := startFollowing(ctx, cfg, engine, store, stderr) // its first tick: before the document is read
+	if err != nil {
+		return Summary{}, err
+	}
 	doc, err := currentDocument(ctx, cfg, engine)
 	if err != nil {
 		return Summary{}, err
@@ -90,13 +101,8 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if cfg.SecretsPath != "" {
 		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
 	}
-	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
-		if d.redis, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
-			return Summary{}, err
-		}
-		defer d.redis.close()
-	}
-	store, err := d.openStore()
+	d.redis, d.follow = store, follow.follower()
+	journal, err := d.openStore()
 	defer d.closeJournal() // the lock goes on a clean exit, a drain included
 	if err != nil {
 		return Summary{}, err
@@ -104,12 +110,12 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if d.de, err = engine.OpenDeliveryEngine(ctx, d.engineConfig(doc.text)); err != nil {
 		return Summary{}, usageErrorf("%s: %v", doc.where, err)
 	}
-	defer func() { d.de.Close(ctx) }()                   // the engine the run ends on (a swap opens another)
-	if err := d.resumeJournals(ctx, store); err != nil { // --store, then --resume
+	defer func() { d.de.Close(ctx) }()                     // the engine the run ends on (a swap opens another)
+	if err := d.resumeJournals(ctx, journal); err != nil { // --store, then --resume
 		return Summary{}, err
 	}
 	d.engine, d.document = engine, doc.text
-	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, metrics, stderr)
+	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, follow, metrics, stderr)
 	if err != nil {
 		return Summary{}, err
 	}
