@@ -165,6 +165,9 @@ func (f *Follower) Tick(ctx context.Context) Event {
 	old := f.cfg.Engine.Info()
 	ev := f.tick(ctx)
 	ev.Old, ev.New = old, f.cfg.Engine.Info()
+	if ctx.Err() != nil && ev.Kind == StoreFailed {
+		return ev // the caller is stopping: not the store's fault, nothing to report
+	}
 	if ev.Kind == StoreFailed {
 		if f.failing {
 			return ev // reported at the first failure of the run
