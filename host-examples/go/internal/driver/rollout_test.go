@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/testpki"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testredis"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testrollout"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
@@ -190,4 +193,54 @@ func TestAReplicaWhoseRedisIsDownStartsOnItsLocalArtifactAndKeepsDelivering(t *t
 		strings.Count(stderr, "replica: rollout: the store failed, keeping sha256="+local) != 1 {
 		t.Fatalf("want the local artifact and one store failure logged:\n%s", stderr)
 	}
+}
+
+// followsOnce runs a replica with extra store flags and checks it starts
+// on the artifact f published.
+func followsOnce(t *testing.T, f *testrollout.Fleet, store ...string) {
+	t.Helper()
+	sha := f.Store(testrollout.Variant("through "+store[0]), nil)
+	f.Publish(sha, nil)
+	srv := ok200(t)
+	args := append([]string{"--target", srv.URL, "--endpoint-id", "ep-store", "--events", "2", "--policy", writePolicy(t, "1.0", "10"),
+		"--allow-private-targets", "--artifact-from-redis", "--trust-key", f.TrustFile(), "--replica-id", "go-a"}, store...)
+	s, stderr, code := runReplica(t, args...)
+	if code != 0 || s.StopReasons["delivered"] != 2 || !strings.Contains(stderr, "replica: policy artifact loaded sha256="+sha+" ") {
+		t.Fatalf("exit %d, %+v; want the published %s:\n%s", code, s, sha, stderr)
+	}
+	if st, ok := f.Status("go-a"); !ok || st.Epoch != 0 {
+		t.Fatalf("the status record written by the first tick: %+v", st)
+	}
+}
+
+func TestTheFollowerUsesTheReplicasOwnStoreConnectionClusterTLSAndACL(t *testing.T) {
+	t.Run("a Redis Cluster", func(t *testing.T) {
+		dir := t.TempDir()
+		port, admin := redisServer(t, nil, func(port int) []string {
+			return []string{"--port", strconv.Itoa(port), "--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf")}
+		})
+		if err := admin.Do(context.Background(), "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "cluster_state:ok", func() bool {
+			info, _ := admin.ClusterInfo(context.Background()).Result()
+			return strings.Contains(info, "cluster_state:ok")
+		})
+		followsOnce(t, testrollout.On(t, port, admin), "--redis-cluster", "redis://127.0.0.1:"+strconv.Itoa(port))
+	})
+	t.Run("rediss with an ACL user", func(t *testing.T) {
+		pki := testpki.New(t)
+		roots, err := safehttp.TrustWithCAFile(pki.CAFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, admin := redisServer(t, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}, func(port int) []string {
+			return []string{"--port", "0", "--tls-port", strconv.Itoa(port), "--tls-cert-file", pki.LoopbackCert,
+				"--tls-key-file", pki.LoopbackKey, "--tls-ca-cert-file", pki.CAFile, "--tls-auth-clients", "no"}
+		})
+		if err := admin.Do(context.Background(), "ACL", "SETUSER", "fleet", "on", ">s3cret", "~*", "&*", "+@all").Err(); err != nil {
+			t.Fatal(err)
+		}
+		followsOnce(t, testrollout.On(t, port, admin), "--redis", "rediss://fleet:s3cret@127.0.0.1:"+strconv.Itoa(port)+"/0", "--ca-file", pki.CAFile)
+	})
 }

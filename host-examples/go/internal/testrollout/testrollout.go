@@ -45,6 +45,13 @@ type Fleet struct {
 func New(t *testing.T) *Fleet {
 	t.Helper()
 	port, admin := testredis.Start(t, nil, nil)
+	return On(t, port, admin)
+}
+
+// On is New on a store already running (TLS, an ACL, a cluster): admin
+// writes the keys, port is where replicas connect.
+func On(t *testing.T, port int, admin *redis.Client) *Fleet {
+	t.Helper()
 	f := &Fleet{T: t, Port: port, Admin: admin}
 	f.Priv, f.TrustPEM = SigningKey(t)
 	var err error
