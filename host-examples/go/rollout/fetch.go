@@ -17,7 +17,7 @@ import (
 func (f *Follower) fetch(ctx context.Context, desired string) ([]byte, error) {
 	key := ArtifactKey(desired)
 	var size int64
-	if err := f.bounded(ctx, func(ctx context.Context) (err error) {
+	if err := bounded(ctx, f.cfg.Timeout, func(ctx context.Context) (err error) {
 		size, err = f.cfg.Client.HStrLen(ctx, key, "bytes").Result()
 		return err
 	}); err != nil {
@@ -30,7 +30,7 @@ func (f *Follower) fetch(ctx context.Context, desired string) ([]byte, error) {
 		return nil, errorf(CodeArtifactTooLarge, "%s is %d bytes; an artifact is at most %d bytes (4 MiB); not fetched", key, size, rp.MaxArtifactBytes)
 	}
 	var fields []any
-	if err := f.bounded(ctx, func(ctx context.Context) (err error) {
+	if err := bounded(ctx, f.cfg.FetchTimeout, func(ctx context.Context) (err error) {
 		fields, err = f.cfg.Client.HMGet(ctx, key, "bytes", "signature", "key_id").Result()
 		return err
 	}); err != nil {

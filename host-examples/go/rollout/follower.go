@@ -21,8 +21,12 @@ import (
 // Source is ArtifactInfo.Source of an artifact swapped in from the store.
 const Source = "redis"
 
-// DefaultTimeout bounds each store command of a tick by default.
-const DefaultTimeout = 250 * time.Millisecond
+// DefaultTimeout bounds each store command of a tick by default;
+// DefaultFetchTimeout is the least bound on the artifact's fetch.
+const (
+	DefaultTimeout      = 250 * time.Millisecond
+	DefaultFetchTimeout = 5 * time.Second
+)
 
 // Runner is what a follower runs artifacts on: the host's Engine
 // (*retrypolicy.Engine), whose SwapArtifactFrom runs every load check of
@@ -50,8 +54,14 @@ type Config struct {
 	// host (default os.Hostname()); PID its pid (default os.Getpid()).
 	Language, Host string
 	PID            int
-	// Timeout bounds each store command (default DefaultTimeout).
-	Timeout time.Duration
+	// Timeout bounds each store command (default DefaultTimeout) but the
+	// artifact's fetch (HMGET of up to 4 MiB), which FetchTimeout bounds
+	// (default the larger of Timeout and DefaultFetchTimeout).
+	Timeout, FetchTimeout time.Duration
+	// DocumentVersion names the version of the document new events are
+	// admitted under, for the status record (nil: the running artifact's
+	// embedded document's). A replica with its own --policy names that one.
+	DocumentVersion func(rp.ArtifactInfo) string
 	// Report, when set, is called with each event worth a log line:
 	// Swapped, Refused (once per refused record or (epoch, sha256)),
 	// Settled, StoreFailed (the first of a run of failures) and
@@ -99,6 +109,12 @@ func NewFollower(cfg Config) (*Follower, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.FetchTimeout <= 0 {
+		cfg.FetchTimeout = max(cfg.Timeout, DefaultFetchTimeout)
+	}
+	if cfg.DocumentVersion == nil {
+		cfg.DocumentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -133,7 +149,7 @@ func (f *Follower) Status() Status {
 func (f *Follower) status() Status {
 	info := f.cfg.Engine.Info()
 	return Status{ReplicaID: f.cfg.ReplicaID, Language: f.cfg.Language, Host: f.cfg.Host, PID: f.cfg.PID,
-		ArtifactSHA256: info.SHA256, DocumentVersion: info.DocumentVersion, SinceMs: f.sinceMs.Load(),
+		ArtifactSHA256: info.SHA256, DocumentVersion: f.cfg.DocumentVersion(info), SinceMs: f.sinceMs.Load(),
 		Events: f.events.Load(), DeadLetters: f.deadLetters.Load(), SeenMs: f.cfg.Now().UnixMilli(),
 		Epoch: f.settled, Refusal: f.refusal}
 }
@@ -195,7 +211,7 @@ func (f *Follower) tick(ctx context.Context) Event {
 	status, _ := json.Marshal(f.status()) // strings, integers, a pointer: cannot fail
 	var get *redis.StringCmd
 	var hset *redis.IntCmd
-	err := f.bounded(ctx, func(ctx context.Context) error {
+	err := bounded(ctx, f.cfg.Timeout, func(ctx context.Context) error {
 		_, err := f.cfg.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			hset = p.HSet(ctx, ReplicasKey, f.cfg.ReplicaID, status)
 			get = p.Get(ctx, StateKey)
@@ -259,9 +275,9 @@ func (f *Follower) refuse(epoch uint64, desired string, re *Error) Event {
 	return Event{Kind: Refused, Epoch: epoch, Refusal: f.refusal}
 }
 
-// bounded runs one store command (or pipeline) within the timeout.
-func (f *Follower) bounded(ctx context.Context, call func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+// bounded runs one store command (or pipeline) within timeout.
+func bounded(ctx context.Context, timeout time.Duration, call func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return call(ctx)
 }

@@ -136,6 +136,10 @@ func TestEveryRefusalKeepsTheRunningArtifactAndIsReportedOnceWithItsCode(t *test
 			if s.Refusal == nil || string(s.Refusal.Code) != c.code || s.ArtifactSHA256 != running || s.Epoch != f.Epoch {
 				t.Fatalf("the status: %+v refusal %+v", s, s.Refusal)
 			}
+			if raw, _ := f.Admin.HGet(ctx, rollout.ReplicasKey, "go-a").Result(); c.code == "rollout_record_invalid" &&
+				!strings.Contains(raw, `"refusal":{"sha256":null,"code":"rollout_record_invalid"`) {
+				t.Fatalf("a refused record names no artifact (sha256 null): %s", raw)
+			}
 			if c.code == "artifact_too_large" && f.Calls("hmget") != 0 {
 				t.Fatalf("an oversized artifact was fetched (%d HMGET)", f.Calls("hmget"))
 			}

@@ -7,7 +7,10 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
-	"os"
+	"errors"
+	"io/fs"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/regularfile"
 )
 
 // Trusted is the set of Ed25519 public keys whose signatures a replica
@@ -27,12 +30,21 @@ func KeyID(pub ed25519.PublicKey) string {
 // KeyIDs are the trusted keys' ids, in the order the file gives them.
 func (t *Trusted) KeyIDs() []string { return append([]string(nil), t.ids...) }
 
-// ReadTrustFile reads ParseTrust's text from path; an unreadable file is
-// CodeTrustInvalid too, its message naming the file.
+// MaxTrustFileBytes is the largest trust file read (a few keys are ~120
+// bytes each).
+const MaxTrustFileBytes = 1 << 20
+
+// ReadTrustFile reads ParseTrust's text from path; a file that cannot be
+// read, is not a regular file (a fifo is never waited on) or is over
+// MaxTrustFileBytes is CodeTrustInvalid too, its message naming the file.
 func ReadTrustFile(path string) (*Trusted, error) {
-	text, err := os.ReadFile(path)
+	text, err := regularfile.Read(path, MaxTrustFileBytes)
 	if err != nil {
-		return nil, errorf(CodeTrustInvalid, "cannot read the trust file: %v", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the path is named once
+			err = pe.Err
+		}
+		return nil, errorf(CodeTrustInvalid, "cannot read the trust file %s: %v", path, err)
 	}
 	t, perr := parseTrust(text)
 	if perr != nil {

@@ -25,6 +25,7 @@ type following struct {
 	mu      sync.Mutex
 	info    *policyinfo.Info // nil until /metrics' families exist (the first tick runs before)
 	swapped func()
+	version func(rp.ArtifactInfo) string // --policy's version (nil: the artifact's document's)
 }
 
 // startFollowing makes the follower and runs its first tick, before the
@@ -38,13 +39,36 @@ func startFollowing(ctx context.Context, cfg Config, engine *rp.Engine, store *r
 	}
 	fl := &following{poll: cfg.Rollout.Poll, stderr: stderr}
 	f, err := rollout.NewFollower(rollout.Config{Client: store.client, Trusted: cfg.Rollout.Trusted, Engine: engine,
-		ReplicaID: cfg.Rollout.ReplicaID, Timeout: time.Duration(cfg.StoreTimeoutMs) * time.Millisecond, Report: fl.report})
+		ReplicaID: cfg.Rollout.ReplicaID, Timeout: time.Duration(cfg.StoreTimeoutMs) * time.Millisecond, Report: fl.report,
+		DocumentVersion: fl.documentVersion})
 	if err != nil {
 		return nil, usageErrorf("--artifact-from-redis: %v", err)
 	}
 	fl.f = f
 	f.Tick(ctx)
 	return fl, nil
+}
+
+// useDocument names the current document's version for the status
+// record once the replica read its document (after the first tick, which
+// writes the artifact's): --policy's, else (nil) the artifact's.
+func (fl *following) useDocument(version func(rp.ArtifactInfo) string) {
+	if fl == nil {
+		return
+	}
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	fl.version = version
+}
+
+func (fl *following) documentVersion(a rp.ArtifactInfo) string {
+	fl.mu.Lock()
+	version := fl.version
+	fl.mu.Unlock()
+	if version == nil {
+		return a.DocumentVersion
+	}
+	return version(a)
 }
 
 // follower is the library's follower (nil when not following).

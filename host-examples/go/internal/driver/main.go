@@ -87,6 +87,7 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if err != nil {
 		return Summary{}, err
 	}
+	follow.useDocument(doc.version)
 	metrics := webhookmetrics.New()
 	d := newDriver(cfg, stderr, metrics)
 	d.drain, d.prefix = drain, fmt.Sprintf("go-%d", os.Getpid())
