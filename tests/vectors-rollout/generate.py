@@ -2,7 +2,8 @@
 """Writes tests/vectors-rollout/rollout.json: the parts of docs/rollout.md
 that every language computes (the record reader, the canary rule, the trust
 file, the signature check). GENERATED output - edit this file, then run
-`python3 tests/vectors-rollout/generate.py`; tests/repo checks it is fresh.
+`python3 tests/vectors-rollout/generate.py`; scripts/test runs it with `--check`
+(a stale file fails).
 
 Needs `cryptography` (Ed25519). Keys come from fixed seeds, and Ed25519
 signatures are deterministic, so the output is byte-stable."""
@@ -11,6 +12,7 @@ import hashlib
 import json
 import pathlib
 import struct
+import sys
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -193,8 +195,15 @@ def main():
         "trust": trust_cases(),
         "verify": verify_cases(),
     }
-    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"{OUT}: {sum(len(doc[k]) for k in ('bucket', 'select', 'trust', 'verify'))} cases")
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    n = sum(len(doc[k]) for k in ("bucket", "select", "trust", "verify"))
+    if "--check" in sys.argv[1:]:
+        if OUT.read_text() != text:
+            sys.exit(f"{OUT} is stale: run python3 {__file__}")
+        print(f"{OUT}: current ({n} cases)")
+        return
+    OUT.write_text(text)
+    print(f"{OUT}: {n} cases")
 
 
 if __name__ == "__main__":
