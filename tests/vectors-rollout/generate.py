@@ -150,6 +150,13 @@ EC_PEM = ("-----BEGIN PUBLIC KEY-----\n"
           "-----END PUBLIC KEY-----\n")
 
 
+def nonzero_pad(b64):
+    """The same 64 bytes with the 4 unused bits of the last character set: a lenient decoder reads it back."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    i = alphabet.index(b64[-3])
+    return b64[:-3] + alphabet[(i & ~0xF) | 0x5] + "=="
+
+
 def verify_cases():
     k1, k2, k3 = key(1), key(2), key(3)
     trust = pem(k1) + pem(k2)
@@ -175,6 +182,7 @@ def verify_cases():
         ("url-safe base64 is not standard base64", key_id(k1), URLSAFE_SIG.replace("+", "-").replace("/", "_"),
          URLSAFE_SHA, "rollout_signature_invalid"),
         ("the same signature in standard base64 verifies", key_id(k1), URLSAFE_SIG, URLSAFE_SHA, "ok"),
+        ("base64 with non-zero padding bits is not canonical", key_id(k1), nonzero_pad(good), A, "rollout_signature_invalid"),
         ("a signature over the digest without the prefix", key_id(k1), base64.b64encode(k1.sign(A.encode())).decode(), A,
          "rollout_signature_invalid"),
         ("a signature over the raw artifact digest bytes", key_id(k1), base64.b64encode(k1.sign(bytes.fromhex(A))).decode(), A,
