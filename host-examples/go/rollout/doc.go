@@ -11,8 +11,8 @@
 //     trusts (rollout_trust_invalid).
 //   - Trusted.Verify: an artifact's signature (rollout_key_unknown,
 //     rollout_signature_invalid).
-//   - Follower: the tick (HSET of this replica's status record, GET of the
-//     record, one pipelined round trip) and the fetch-verify-load-swap
+//   - Follower: the tick (HSET of this replica's status record, GETRANGE of
+//     the record's first 4,097 bytes, one pipelined round trip) and the fetch-verify-load-swap
 //     sequence, on any go-redis UniversalClient (standalone, TLS, ACL
 //     user, Cluster) and the host's own Engine (its load checks and swap).
 //

@@ -49,11 +49,15 @@ type Event struct {
 	Err      error    // StoreFailed
 }
 
-// String is the event's log line; a refusal's is docs/rollout.md's:
+// String is the event's log line, docs/rollout.md's for a refusal:
 //
 //	policy artifact refused source=redis sha256=<desired> code=<code>: <message>; keeping sha256=<running>
 //
-// (sha256=none when the record itself is invalid).
+// (sha256=none when the record itself is invalid), for a store failure
+// and the first success after failures:
+//
+//	rollout: store unreachable, keeping sha256=<running>, retrying every tick: <error>
+//	rollout: store reachable again
 func (e Event) String() string {
 	switch e.Kind {
 	case Refused:
@@ -67,9 +71,9 @@ func (e Event) String() string {
 		return fmt.Sprintf("policy artifact swapped sha256=%s -> %s abi=%s document_version=%s source=%s (rollout epoch %d)",
 			e.Old.SHA256, e.New.SHA256, e.New.ABI, e.New.DocumentVersion, e.New.Source, e.Epoch)
 	case StoreFailed:
-		return fmt.Sprintf("rollout: the store failed, keeping sha256=%s and retrying every tick: %v", e.Old.SHA256, e.Err)
+		return fmt.Sprintf("rollout: store unreachable, keeping sha256=%s, retrying every tick: %v", e.Old.SHA256, e.Err)
 	case StoreRecovered:
-		return fmt.Sprintf("rollout: the store answers again (running sha256=%s)", e.Old.SHA256)
+		return "rollout: store reachable again"
 	case Settled:
 		return fmt.Sprintf("rollout: epoch %d settled: sha256=%s already runs", e.Epoch, e.Old.SHA256)
 	}

@@ -82,7 +82,8 @@ type Follower struct {
 	// badRecord is the sha256 of the last refused record text (an
 	// invalid record has no epoch to settle: it is reported once per text)
 	badRecord string
-	failing   bool // the last tick failed to reach the store
+	failing   bool   // the last tick failed to reach the store
+	running   string // the sha256 that ran at the end of the last tick
 
 	sinceMs             atomic.Int64
 	events, deadLetters atomic.Uint64
@@ -118,7 +119,7 @@ func NewFollower(cfg Config) (*Follower, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Follower{cfg: cfg}
+	f := &Follower{cfg: cfg, running: cfg.Engine.Info().SHA256}
 	f.sinceMs.Store(cfg.Now().UnixMilli())
 	return f, nil
 }
@@ -170,7 +171,8 @@ func (f *Follower) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Tick is one tick of docs/rollout.md "What a replica does": HSET this
-// replica's status record then GET the record (one pipelined round trip),
+// replica's status record then GETRANGE the record's first 4,097 bytes
+// (one pipelined round trip),
 // and when the record's epoch is not the settled one, settle it: the
 // desired artifact already runs, or it is fetched (never more than HSTRLEN
 // said), verified, loaded and swapped in, or refused (the running one
@@ -179,7 +181,12 @@ func (f *Follower) Tick(ctx context.Context) Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	old := f.cfg.Engine.Info()
+	if old.SHA256 != f.running { // swapped by someone else (a file swap): counts restart too
+		f.running = old.SHA256
+		f.restartCounts()
+	}
 	ev := f.tick(ctx)
+	f.running = f.cfg.Engine.Info().SHA256
 	ev.Old, ev.New = old, f.cfg.Engine.Info()
 	if ctx.Err() != nil && ev.Kind == StoreFailed {
 		return ev // the caller is stopping: not the store's fault, nothing to report
@@ -210,20 +217,19 @@ func (f *Follower) report(ev Event) {
 func (f *Follower) tick(ctx context.Context) Event {
 	status, _ := json.Marshal(f.status()) // strings, integers, a pointer: cannot fail
 	var get *redis.StringCmd
-	var hset *redis.IntCmd
 	err := bounded(ctx, f.cfg.Timeout, func(ctx context.Context) error {
 		_, err := f.cfg.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			hset = p.HSet(ctx, ReplicasKey, f.cfg.ReplicaID, status)
-			get = p.Get(ctx, StateKey)
+			p.HSet(ctx, ReplicasKey, f.cfg.ReplicaID, status)
+			get = p.GetRange(ctx, StateKey, 0, MaxRecordBytes) // 4,097 bytes at most: more is refused
 			return nil
 		})
 		return err
 	})
-	if hset != nil && get != nil && hset.Err() == nil && errors.Is(get.Err(), redis.Nil) {
-		return Event{Kind: NoRecord}
-	}
 	if err != nil {
-		return Event{Kind: StoreFailed, Err: fmt.Errorf("HSET %s, GET %s: %w", ReplicasKey, StateKey, err)}
+		return Event{Kind: StoreFailed, Err: fmt.Errorf("HSET %s, GETRANGE %s: %w", ReplicasKey, StateKey, err)}
+	}
+	if get.Val() == "" { // GETRANGE of a missing key: nothing published
+		return Event{Kind: NoRecord}
 	}
 	text := []byte(get.Val())
 	rec, err := ParseRecord(text)
@@ -263,10 +269,16 @@ func (f *Follower) tick(ctx context.Context) Event {
 		return f.refuse(rec.Epoch, desired, &Error{Code: Code(ae.Code), Message: ae.Message})
 	}
 	f.settled = rec.Epoch
+	f.restartCounts()
+	return Event{Kind: Swapped, Epoch: rec.Epoch}
+}
+
+// restartCounts starts the status record's since_ms, events and
+// dead_letters again: another artifact runs from now.
+func (f *Follower) restartCounts() {
 	f.sinceMs.Store(f.cfg.Now().UnixMilli())
 	f.events.Store(0)
 	f.deadLetters.Store(0)
-	return Event{Kind: Swapped, Epoch: rec.Epoch}
 }
 
 // refuse records a refusal (the latest since start) and returns its event.

@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testredis"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testrollout"
@@ -31,13 +32,13 @@ func TestAFollowerSwapsToAPublishedArtifactThenWritesItsStatusAndTicksWithTwoCom
 	if s := status(f, "go-a"); s.ArtifactSHA256 != local || s.Epoch != 0 || s.Events != 1 || s.DeadLetters != 1 {
 		t.Fatalf("the status written before the swap: %+v", s)
 	}
-	hsets, gets := f.Calls("hset"), f.Calls("get")
+	hsets, gets := f.Calls("hset"), f.Calls("getrange")
 	if ev := fl.Tick(ctx); ev.Kind != rollout.Idle {
 		t.Fatalf("a settled epoch: %v", ev.Kind)
 	}
-	if f.Calls("hset") != hsets+1 || f.Calls("get") != gets+1 || f.Calls("hstrlen") != 1 || f.Calls("hmget") != 1 {
-		t.Fatalf("a settled tick is one HSET and one GET; the swap one HSTRLEN and one HMGET: hset %d->%d get %d->%d hstrlen %d hmget %d",
-			hsets, f.Calls("hset"), gets, f.Calls("get"), f.Calls("hstrlen"), f.Calls("hmget"))
+	if f.Calls("hset") != hsets+1 || f.Calls("getrange") != gets+1 || f.Calls("hstrlen") != 1 || f.Calls("hmget") != 1 || f.Calls("get") != 0 {
+		t.Fatalf("a settled tick is one HSET and one GETRANGE; the swap one HSTRLEN and one HMGET: hset %d->%d getrange %d->%d hstrlen %d hmget %d get %d",
+			hsets, f.Calls("hset"), gets, f.Calls("getrange"), f.Calls("hstrlen"), f.Calls("hmget"), f.Calls("get"))
 	}
 	s := status(f, "go-a")
 	if s.ArtifactSHA256 != sha || s.Epoch != 1 || s.Events != 0 || s.DeadLetters != 0 || s.Refusal != nil ||
@@ -107,6 +108,9 @@ func TestEveryRefusalKeepsTheRunningArtifactAndIsReportedOnceWithItsCode(t *test
 		}},
 		{"signed bytes that are not a component", "artifact_invalid", func(f *testrollout.Fleet) {
 			f.Publish(f.Store([]byte("not a wasm component"), nil), nil)
+		}},
+		{"a record of 1 MiB (4,097 bytes of it read)", "rollout_record_invalid", func(f *testrollout.Fleet) {
+			f.SetRecord(string(rollout.Record{V: 1, Epoch: 1, Stable: testrollout.Digest([]byte("x"))}.Canonical()) + strings.Repeat(" ", 1<<20))
 		}},
 		{"an invalid record", "rollout_record_invalid", func(f *testrollout.Fleet) {
 			f.SetRecord(`{"v":2,"epoch":1,"stable":"` + testrollout.Digest(testrollout.Variant("x")) + `","canary":null,"previous":[]}`)
@@ -235,5 +239,28 @@ func TestAFollowerRefusesAReplicaIDOutside1To200BytesOfUTF8(t *testing.T) {
 		if _, err := rollout.NewFollower(rollout.Config{Client: testrollout.Client(t, f.Port), Trusted: f.Trusted, Engine: engine(t), ReplicaID: id}); err == nil {
 			t.Errorf("replica id %q accepted", id)
 		}
+	}
+}
+
+// The status record's since_ms, events and dead_letters start again when
+// another artifact runs, whoever swapped it (a file swap too).
+func TestAnArtifactSwappedByAnotherPathRestartsTheStatusCounts(t *testing.T) {
+	f := testrollout.New(t)
+	e := engine(t)
+	var r reports
+	fl := follower(f, "go-a", e, &r)
+	fl.Finished(false)
+	fl.Finished(true)
+	if s := fl.Status(); s.Events != 2 || s.DeadLetters != 1 {
+		t.Fatalf("%+v", s)
+	}
+	before := fl.Status().SinceMs
+	time.Sleep(5 * time.Millisecond)
+	if _, err := e.SwapArtifact(ctx, testrollout.Variant("a file swap"), ""); err != nil {
+		t.Fatal(err)
+	}
+	fl.Tick(ctx)
+	if s := status(f, "go-a"); s.Events != 0 || s.DeadLetters != 0 || s.SinceMs <= before || s.ArtifactSHA256 != e.Info().SHA256 {
+		t.Fatalf("after another path's swap: %+v (since before %d)", s, before)
 	}
 }

@@ -55,7 +55,7 @@ type wireCanary struct {
 // with CodeRecordInvalid.
 func ParseRecord(text []byte) (Record, error) {
 	if len(text) > MaxRecordBytes {
-		return Record{}, errorf(CodeRecordInvalid, "the record is %d bytes; at most %d", len(text), MaxRecordBytes)
+		return Record{}, errorf(CodeRecordInvalid, "the record has more than %d bytes", MaxRecordBytes)
 	}
 	var w wireRecord
 	if err := json.Unmarshal(text, &w); err != nil {

@@ -96,20 +96,22 @@ func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped fun
 
 // report logs a follower's event: a swap as a file swap is logged (and
 // webhook_policy_info moves), a refusal with docs/rollout.md's line
-// (webhook_policy_reloads_total{result="refused"} counts it), the rest as is.
+// (webhook_policy_reloads_total{result="refused"} counts it), the rest as
+// is. Before /metrics exists (the first tick) nothing is counted, and a
+// swap is told by the load line alone.
 func (fl *following) report(ev rollout.Event) {
 	fl.mu.Lock()
 	info, swapped := fl.info, fl.swapped
 	fl.mu.Unlock()
-	if info != nil {
-		switch ev.Kind {
-		case rollout.Swapped:
-			info.Event(rp.ArtifactEvent{Path: rollout.Source, Old: ev.Old, New: ev.New})
-			swapped()
-			return
-		case rollout.Refused:
-			info.Reloaded(false)
-		}
+	switch {
+	case ev.Kind == rollout.Swapped && info == nil:
+		return // the first tick's: the "policy artifact loaded ... source=redis" line says it
+	case ev.Kind == rollout.Swapped:
+		info.Event(rp.ArtifactEvent{Path: rollout.Source, Old: ev.Old, New: ev.New})
+		swapped()
+		return
+	case ev.Kind == rollout.Refused && info != nil:
+		info.Reloaded(false)
 	}
 	fmt.Fprintf(fl.stderr, "replica: %s\n", ev)
 }

@@ -89,7 +89,7 @@ func TestReplicasStartingDuringACanaryRunTheirShareFromTheirFirstEvent(t *testin
 			if code != 0 || s.StopReasons["delivered"] != 3 {
 				t.Fatalf("exit %d, %+v: %s", code, s, stderr)
 			}
-			if !strings.Contains(stderr, "replica: policy artifact loaded sha256="+want+" ") {
+			if !strings.Contains(stderr, "replica: policy artifact loaded sha256="+want+" ") || strings.Contains(stderr, "swapped") {
 				t.Fatalf("%s does not start on %s:\n%s", id, want, stderr)
 			}
 			if st, ok := f.Status(id); !ok || st.ReplicaID != id || st.Language != "go" {
@@ -191,7 +191,7 @@ func TestAReplicaWhoseRedisIsDownStartsOnItsLocalArtifactAndKeepsDelivering(t *t
 	}
 	local := testrollout.Digest(rp.EmbeddedArtifact())
 	if !strings.Contains(stderr, "replica: policy artifact loaded sha256="+local+" ") ||
-		strings.Count(stderr, "replica: rollout: the store failed, keeping sha256="+local) != 1 {
+		strings.Count(stderr, "replica: rollout: store unreachable, keeping sha256="+local+", retrying every tick: ") != 1 {
 		t.Fatalf("want the local artifact and one store failure logged:\n%s", stderr)
 	}
 }
