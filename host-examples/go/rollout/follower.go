@@ -262,7 +262,7 @@ func (f *Follower) tick(ctx context.Context) Event {
 	}
 	if _, err := f.cfg.Engine.SwapArtifactFrom(ctx, raw, Source, desired); err != nil {
 		var ae *rp.ArtifactError
-		if !errors.As(err, &ae) { // the engine closed, or ctx ended: not the artifact's fault
+		if !errors.As(err, &ae) || ctx.Err() != nil { // the engine closed, or ctx ended: not the artifact's fault
 			return Event{Kind: StoreFailed, Epoch: rec.Epoch, Err: fmt.Errorf("loading %s: %w", desired, err)}
 		}
 		f.settled = rec.Epoch
