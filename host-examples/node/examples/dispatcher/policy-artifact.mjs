@@ -36,6 +36,7 @@ export function trackPolicyArtifact(metrics, log, { source = null, watchMs = nul
   const versionOf = (i) => (documentVersion === null ? i.document_version : documentVersion()) ?? '';
   const stop = onArtifactChange((e) => {
     if (e.kind === 'loaded') return; // the first load is logged once, below
+    if (e.kind === 'refused' && e.source === 'redis') return; // the rollout follower logs and counts its own refusals
     log(artifactLine(e, versionOf(e.info)));
     if (e.kind === 'swapped') metrics?.inc('webhook_policy_reloads_total', { result: 'applied' });
     if (e.kind === 'refused') metrics?.inc('webhook_policy_reloads_total', { result: 'refused' });

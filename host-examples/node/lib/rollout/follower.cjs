@@ -58,10 +58,11 @@ class RolloutFollower {
    * (the HMGET of up to 4 MiB, max(timeoutMs, 5000)), documentVersion()
    * (the version decided with; default the artifact's embedded one),
    * counts() ({events, dead_letters}: cumulative events finished and
-   * dead-lettered; default zeros), log(line), nowMs() (Unix ms, Date.now).
+   * dead-lettered; default zeros), log(line), onRefusal(refusal) (after
+   * its log line), nowMs() (Unix ms, Date.now).
    */
   constructor({ redis, trusted, replicaId, language = 'node', host = os.hostname(), timeoutMs = 250, fetchTimeoutMs = null,
-    documentVersion = null, counts = null, log = () => {}, nowMs = Date.now }) {
+    documentVersion = null, counts = null, log = () => {}, onRefusal = () => {}, nowMs = Date.now }) {
     if (redis == null || typeof redis.pipeline !== 'function') throw new TypeError('RolloutFollower: expected an ioredis client or Cluster as `redis`');
     if (!(trusted instanceof TrustedKeys)) throw new TypeError('RolloutFollower: expected `trusted` from readTrust');
     const idBytes = typeof replicaId === 'string' ? Buffer.byteLength(replicaId, 'utf8') : 0;
@@ -73,7 +74,7 @@ class RolloutFollower {
       replicaId, language, host, timeoutMs, fetchTimeoutMs: fetchTimeoutMs ?? Math.max(timeoutMs, 5000),
       documentVersion: documentVersion ?? (() => artifactInfo().document_version),
       counts: counts ?? (() => ({ events: 0, dead_letters: 0 })),
-      log, nowMs,
+      log, onRefusal, nowMs,
     };
     this.#restart();
     this.#stopListening = onArtifactChange((e) => {
@@ -209,6 +210,11 @@ class RolloutFollower {
     const message = error.detail ?? error.message;
     this.#refusal = { sha256: sha, code: error.code, message, at_ms: this.#opts.nowMs() };
     this.#opts.log(`policy artifact refused source=redis sha256=${sha ?? 'none'} code=${error.code}: ${message}; keeping sha256=${running}`);
+    try {
+      this.#opts.onRefusal(this.#refusal);
+    } catch {
+      // A failing hook must not stop the follower.
+    }
     return { kind: 'refused', epoch: this.#epoch, refusal: this.#refusal };
   }
 

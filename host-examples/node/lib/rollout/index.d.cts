@@ -109,6 +109,8 @@ export interface FollowerOptions {
   /** Cumulative events finished and dead-lettered (default zeros). */
   counts?: (() => { events: number; dead_letters: number }) | null;
   log?: (line: string) => void;
+  /** Told every refusal, after its log line. */
+  onRefusal?: (refusal: Refusal) => void;
   /** Unix ms (default Date.now). */
   nowMs?: () => number;
 }
