@@ -1,0 +1,141 @@
+// Two Node replicas follow a fleet rollout (docs/rollout.md) through a
+// private redis-server on loopback: started during a 40% canary, each runs
+// what the canary rule says for its id before its first event (node-b,
+// bucket 34: the canary; node-a, bucket 44: stable); a promote moves
+// node-a; an artifact signed by an untrusted key is refused once by each,
+// which keep what they run; Redis going down leaves both running to the
+// end of their events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { appendCustomSection } from '@webhook/retry-policy';
+import { haveRedis, startRedis } from './local-redis.mjs';
+import { SHIPPED, OTHER, sha, signingKey, publishArtifact, setRecord, statusOf } from './rollout-fixtures.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPLICA = path.resolve(here, '../replica');
+const EVENTS = 4;
+
+const until = async (what, f, ms = 20_000) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const count = (text, needle) => text.split(needle).length - 1;
+
+test('replicas follow a canary by bucket before their first event, then a promote; an untrusted artifact is refused once; Redis down keeps them running', { skip: haveRedis ? false : 'redis-server is not installed', timeout: 90_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replica-rollout-'));
+  const local = await startRedis('replica-rollout-');
+  const { redis } = local;
+  const key = signingKey();
+  const trust = path.join(dir, 'trust.pem');
+  fs.writeFileSync(trust, `# the policy team's key\n${key.publicPem}`);
+  const policy = path.join(dir, 'policy.json');
+  fs.writeFileSync(policy, JSON.stringify({
+    version: 'rollout-test',
+    classes: { storm: { window_ms: 60_000, hard_cap: 4, backoff: { base_ms: 5, factor: 2.0, cap_ms: 20, jitter: 'full' } } },
+  }));
+  const A = await publishArtifact(redis, SHIPPED, key);
+  const B = await publishArtifact(redis, OTHER, key);
+  await setRecord(redis, { epoch: 2, stable: A, canary: { sha256: B, percent: 40 } });
+
+  // The endpoint holds every request until released; it notes each replica's stderr at its first request.
+  let release;
+  const released = new Promise((r) => (release = r));
+  const replicas = {};
+  const server = http.createServer((req, res) => {
+    const r = replicas[req.url.slice(1)];
+    r.atFirstRequest ??= r.stderr;
+    req.resume();
+    req.on('end', async () => {
+      await released;
+      res.end();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const start = (id) => {
+    const child = spawn(REPLICA, [
+      '--target', `http://127.0.0.1:${server.address().port}/${id}`, '--endpoint-id', 'ep_rollout', '--events', String(EVENTS),
+      '--concurrency', String(EVENTS), '--policy', policy, '--allow-private-targets', '--metrics-addr', '127.0.0.1:0',
+      '--redis', `redis://127.0.0.1:${local.port}`, '--artifact-from-redis', '--trust-key', trust,
+      '--replica-id', id, '--rollout-poll-ms', '50',
+    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = { child, stdout: '', stderr: '', atFirstRequest: null };
+    child.stdout.on('data', (d) => (r.stdout += d));
+    child.stderr.on('data', (d) => (r.stderr += d));
+    r.exited = new Promise((done) => child.on('exit', (code) => done(code)));
+    replicas[id] = r;
+    return r;
+  };
+  const a = start('node-a');
+  const b = start('node-b');
+  const infoSha = async (r) => {
+    const url = /metrics on (\S+)/.exec(r.stderr)?.[1];
+    if (url === undefined) return null;
+    return /webhook_policy_info\{artifact_sha256="([0-9a-f]{64})"/.exec(await (await fetch(url)).text())?.[1] ?? null;
+  };
+  const status = (id) => statusOf(redis, id);
+  try {
+    // The canary rule, on the first tick, before any event.
+    await until('both replicas settled on epoch 2', async () => (await status('node-a'))?.epoch === 2 && (await status('node-b'))?.epoch === 2);
+    assert.equal((await status('node-b')).artifact_sha256, B, 'node-b (bucket 34) runs the 40% canary');
+    assert.equal((await status('node-a')).artifact_sha256, A, 'node-a (bucket 44) runs stable');
+    await until('a first request from each', () => a.atFirstRequest !== null && b.atFirstRequest !== null);
+    assert.ok(b.atFirstRequest.includes(`policy artifact swapped sha256=${A} -> ${B} abi=webhook:retry-policy@1.0.0 document_version=rollout-test source=redis`), b.atFirstRequest);
+    assert.ok(!a.stderr.includes('policy artifact swapped'), a.stderr);
+    assert.equal(await until('node-b /metrics', () => infoSha(b)), B);
+
+    // Promote: the canary becomes stable; node-a follows.
+    await setRecord(redis, { epoch: 3, stable: B, previous: [A] });
+    await until('node-a runs B', async () => (await status('node-a'))?.artifact_sha256 === B && (await status('node-a')).epoch === 3);
+    assert.equal(await infoSha(a), B, "node-a's /metrics names the new sha256");
+    assert.equal((await status('node-b')).artifact_sha256, B);
+
+    // An artifact signed by a key nobody trusts: refused once by each, B kept.
+    const C = await publishArtifact(redis, appendCustomSection(SHIPPED, 'rollout-test', 'a third build'), signingKey());
+    await setRecord(redis, { epoch: 4, stable: C, previous: [B, A] });
+    for (const id of ['node-a', 'node-b']) {
+      await until(`${id} refuses C`, async () => (await status(id))?.refusal?.code === 'rollout_key_unknown');
+      const s = await status(id);
+      assert.equal(s.refusal.sha256, C);
+      assert.equal(s.artifact_sha256, B);
+      assert.equal(s.epoch, 4);
+    }
+    await new Promise((r) => setTimeout(r, 300)); // six more ticks
+    for (const r of [a, b]) {
+      assert.equal(count(r.stderr, `policy artifact refused source=redis sha256=${C} code=rollout_key_unknown: `), 1, r.stderr);
+      assert.ok(r.stderr.includes(`; keeping sha256=${B}`), r.stderr);
+      assert.equal(await infoSha(r), B);
+    }
+
+    // Redis goes down: both keep running and finish their events.
+    redis.disconnect();
+    local.server.kill();
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    for (const r of [a, b]) {
+      assert.equal(await r.exited, 0, r.stderr);
+      const summary = JSON.parse(r.stdout.trim());
+      assert.equal(summary.events, EVENTS);
+      assert.equal(summary.stop_reasons.delivered, EVENTS, r.stdout);
+      assert.equal(count(r.stderr, 'rollout: the store failed'), 1, r.stderr);
+    }
+  } finally {
+    release();
+    for (const r of Object.values(replicas)) r.child.kill();
+    redis.disconnect();
+    local.server.kill();
+    await new Promise((r) => server.close(r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
