@@ -236,3 +236,46 @@ test('Redis down keeps the running artifact, settles nothing and logs the failur
   f.close();
   client.disconnect();
 });
+
+test('a follower on the replica's Redis Cluster client (one-node cluster on loopback) follows a publish through one hash tag', { skip }, async () => {
+  const { spawn } = await import('node:child_process');
+  const { freePort } = await import('./local-redis.mjs');
+  const { connectRedis } = await import('../examples/replica/redis-client.mjs');
+  const os = await import('node:os');
+  const fs = await import('node:fs');
+  const port = await freePort();
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/rollout-cluster-`);
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-announce-ip', '127.0.0.1',
+    '--cluster-config-file', `${dir}/nodes.conf`, '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const { default: Redis } = await import('ioredis');
+  const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+  admin.on('error', () => {});
+  let cluster = null;
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        await admin.connect();
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    for (let i = 0; i < 100 && !/cluster_state:ok/.test(await admin.call('CLUSTER', 'INFO')); i++) await new Promise((r) => setTimeout(r, 50));
+    cluster = await connectRedis(`redis://127.0.0.1:${port}`, () => {}, { cluster: true });
+    for (let i = 0; i < 100 && cluster.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    const b = await publishArtifact(cluster, OTHER, key);
+    await setRecord(cluster, { epoch: 1, stable: b });
+    const { f } = follower(cluster);
+    assert.equal((await f.tick()).kind, 'swapped');
+    assert.equal(artifactInfo().sha256, sha(OTHER));
+    assert.equal((await f.tick()).kind, 'unchanged');
+    assert.equal((await statusOf(cluster, 'node-a')).artifact_sha256, sha(OTHER));
+    f.close();
+  } finally {
+    cluster?.disconnect();
+    admin.disconnect();
+    server.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
