@@ -67,6 +67,8 @@ diagnostics go to stderr.`;
 export const EVENT_CLASS = 'storm';
 
 export class UsageError extends Error {}
+/** A setup file refused (docs/rollout.md: the trust file): one line on stderr, no usage text; exit 2 too. */
+export class SetupError extends UsageError {}
 
 const FLAGS = new Set([
   '--target',
@@ -152,12 +154,12 @@ function trustKey(file) {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`--trust-key ${file}: rollout_trust_invalid: cannot read it: ${e.message}`);
+    throw new SetupError(`--trust-key ${file}: rollout_trust_invalid: cannot read it: ${e.message}`);
   }
   try {
     return rollout.readTrust(text);
   } catch (e) {
-    if (e instanceof RolloutError) throw new UsageError(`--trust-key ${file}: ${e.message}`);
+    if (e instanceof RolloutError) throw new SetupError(`--trust-key ${file}: ${e.message}`);
     throw e;
   }
 }

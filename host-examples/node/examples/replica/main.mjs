@@ -29,15 +29,15 @@ import { StoreCaller } from '../dispatcher/store-call.mjs';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
-import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
+import { parseArgs, UsageError, SetupError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
 import { rolloutFollower, finishedCounts } from './rollout.mjs';
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
 
-function usageExit(message) {
-  process.stderr.write(`replica: ${message}\n${USAGE}\n`);
+function usageExit(message, setup = false) {
+  process.stderr.write(setup ? `replica: ${message}\n` : `replica: ${message}\n${USAGE}\n`);
   process.exit(2);
 }
 
@@ -268,7 +268,7 @@ async function main() {
   try {
     opts = parseArgs(process.argv.slice(2));
   } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message);
+    if (e instanceof UsageError) usageExit(e.message, e instanceof SetupError);
     throw e;
   }
   if (opts.help) {
