@@ -47,12 +47,12 @@ test('--replica-id is 1 to 200 bytes of UTF-8 and --rollout-poll-ms 50 to 60000'
   assert.equal(parseArgs([...FOLLOW, '--rollout-poll-ms', '60000']).rolloutPollMs, 60000);
 });
 
-test('a trust file that is unreadable, holds no PEM block or a non-Ed25519 key exits 2 with one line naming it and rollout_trust_invalid', () => {
+test('a trust file that is unreadable, not a regular file, holds no PEM block or a non-Ed25519 key exits 2 with one line naming it and rollout_trust_invalid', () => {
   const bad = path.join(dir, 'bad.pem');
   fs.writeFileSync(bad, '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE5/OdFux6o2d8VCNWgvkkz+x4xLPl\n3GfOZExoQwORDYE/BoNWh2QjGklKJT61b4vKM1kfg8FHhnZhhth0Y3NRiA==\n-----END PUBLIC KEY-----\n');
   const empty = path.join(dir, 'empty.pem');
   fs.writeFileSync(empty, '');
-  for (const file of [bad, empty, path.join(dir, 'missing.pem')]) {
+  for (const file of [bad, empty, path.join(dir, 'missing.pem'), dir, '/dev/zero']) {
     const proc = spawnSync(REPLICA, [...BASE, '--redis', 'redis://127.0.0.1:9', '--artifact-from-redis', '--trust-key', file], { encoding: 'utf8', timeout: 30_000 });
     assert.equal(proc.status, 2, proc.stderr);
     assert.equal(proc.stdout, '');

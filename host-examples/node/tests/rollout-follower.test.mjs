@@ -237,7 +237,7 @@ test('Redis down keeps the running artifact, settles nothing and logs the failur
   client.disconnect();
 });
 
-test('a follower on the replica's Redis Cluster client (one-node cluster on loopback) follows a publish through one hash tag', { skip }, async () => {
+test('a follower on a Redis Cluster client connected as the replica connects (one-node cluster on loopback) follows a publish through one hash tag', { skip }, async () => {
   const { spawn } = await import('node:child_process');
   const { freePort } = await import('./local-redis.mjs');
   const { connectRedis } = await import('../examples/replica/redis-client.mjs');
@@ -276,6 +276,22 @@ test('a follower on the replica's Redis Cluster client (one-node cluster on loop
     cluster?.disconnect();
     admin.disconnect();
     server.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readTrustFile reads a regular file and refuses a directory, a device and a file over 1 MiB unread', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/rollout-trust-`);
+  try {
+    fs.writeFileSync(`${dir}/ok.pem`, key.publicPem);
+    assert.deepEqual(rollout.readTrustFile(`${dir}/ok.pem`).keyIds, [key.keyId]);
+    fs.writeFileSync(`${dir}/big.pem`, Buffer.alloc(rollout.MAX_TRUST_FILE_BYTES + 1, 0x61));
+    for (const [file, why] of [[dir, /not a regular file/], ['/dev/zero', /not a regular file/], [`${dir}/big.pem`, /more than 1048576 bytes/], [`${dir}/none.pem`, /cannot read it/]]) {
+      assert.throws(() => rollout.readTrustFile(file), (e) => e.code === 'rollout_trust_invalid' && e.message.includes(file) && why.test(e.message), file);
+    }
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

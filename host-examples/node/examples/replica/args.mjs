@@ -148,18 +148,12 @@ function redisUrl(flag, text) {
   return text;
 }
 
-/** The trust file's keys; UsageError naming the file and rollout_trust_invalid when refused. */
+/** The trust file's keys; SetupError naming the file and rollout_trust_invalid when refused. */
 function trustKey(file) {
-  let text;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return rollout.readTrustFile(file);
   } catch (e) {
-    throw new SetupError(`--trust-key ${file}: rollout_trust_invalid: cannot read it: ${e.message}`);
-  }
-  try {
-    return rollout.readTrust(text);
-  } catch (e) {
-    if (e instanceof RolloutError) throw new SetupError(`--trust-key ${file}: ${e.message}`);
+    if (e instanceof RolloutError) throw new SetupError(`--trust-key: ${e.message}`);
     throw e;
   }
 }

@@ -14,6 +14,7 @@ module.exports = {
   canonicalRecord: record.canonicalRecord,
   desired: record.desired,
   readTrust: trust.readTrust,
+  readTrustFile: trust.readTrustFile,
   verify: trust.verify,
   keyIdOf: trust.keyIdOf,
   signedMessage: trust.signedMessage,
@@ -26,5 +27,6 @@ module.exports = {
   REPLICAS_KEY: record.REPLICAS_KEY,
   artifactKey: record.artifactKey,
   MAX_RECORD_BYTES: record.MAX_RECORD_BYTES,
+  MAX_TRUST_FILE_BYTES: trust.MAX_TRUST_FILE_BYTES,
   REDIS_SOURCE,
 };

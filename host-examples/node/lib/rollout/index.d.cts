@@ -46,6 +46,9 @@ export declare class TrustedKeys {
 }
 /** Read a trust file's text (PEM PUBLIC KEY blocks, Ed25519); throws RolloutError `rollout_trust_invalid`. */
 export declare function readTrust(text: string): TrustedKeys;
+/** Read the trust file at `file` (a regular file, at most 1 MiB, never blocking on a fifo); throws RolloutError `rollout_trust_invalid` naming it. */
+export declare function readTrustFile(file: string): TrustedKeys;
+export declare const MAX_TRUST_FILE_BYTES: number;
 /** True, or throws RolloutError `rollout_key_unknown` / `rollout_signature_invalid`. */
 export declare function verify(trusted: TrustedKeys, keyId: string, signatureBase64: string, artifactSha256: string): true;
 /** "webhook-retry-policy artifact v1\n" */

@@ -5,7 +5,11 @@
 // and the SubjectPublicKeyInfo DER are node:crypto's (OpenSSL's); the PEM
 // armour is read strictly here (standard base64 only, canonical).
 const crypto = require('node:crypto');
+const fs = require('node:fs');
 const { RolloutError } = require('../errors.cjs');
+
+/** The largest trust file read, in bytes (a few keys take a few hundred). */
+const MAX_TRUST_FILE_BYTES = 1024 * 1024;
 
 const SIGNED_MESSAGE_PREFIX = 'webhook-retry-policy artifact v1\n';
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
@@ -86,6 +90,40 @@ function readTrust(text) {
 }
 
 /**
+ * Read the trust file at `file` (a regular file of at most 1 MiB, opened
+ * without blocking: a fifo or a device is refused unread) and its keys
+ * (readTrust). Throws RolloutError `rollout_trust_invalid` naming the file.
+ */
+function readTrustFile(file) {
+  const refuse = (why) => trustInvalid(`${file}: ${why}`);
+  let fd;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw refuse(`cannot read it: ${e.message}`);
+  }
+  let bytes;
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw refuse('not a regular file');
+    const buf = Buffer.alloc(MAX_TRUST_FILE_BYTES + 1);
+    let total = 0;
+    for (let n = -1; n !== 0 && total < buf.length; total += n) n = fs.readSync(fd, buf, total, buf.length - total, null);
+    if (total > MAX_TRUST_FILE_BYTES) throw refuse(`more than ${MAX_TRUST_FILE_BYTES} bytes`);
+    bytes = buf.subarray(0, total);
+  } catch (e) {
+    throw e instanceof RolloutError ? e : refuse(`cannot read it: ${e.message}`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    return readTrust(bytes.toString('utf8'));
+  } catch (e) {
+    throw e instanceof RolloutError ? refuse(e.detail) : e;
+  }
+}
+
+/**
  * Check a published artifact's signature: `keyId` names a key of
  * `trusted`, `signatureBase64` is 88 characters of standard base64 of 64
  * bytes, and it verifies (Ed25519) over signedMessage(`artifactSha256`).
@@ -110,4 +148,4 @@ function verify(trusted, keyId, signatureBase64, artifactSha256) {
   return true;
 }
 
-module.exports = { SIGNED_MESSAGE_PREFIX, signedMessage, keyIdOf, readTrust, verify, TrustedKeys };
+module.exports = { SIGNED_MESSAGE_PREFIX, MAX_TRUST_FILE_BYTES, signedMessage, keyIdOf, readTrust, readTrustFile, verify, TrustedKeys };
