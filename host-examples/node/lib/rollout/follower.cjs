@@ -49,6 +49,7 @@ class RolloutFollower {
   #failing = false;
   #running = null;
   #timer = null;
+  #run = {};
   #stopListening;
 
   /**
@@ -235,11 +236,12 @@ class RolloutFollower {
   start(intervalMs) {
     if (!(Number.isSafeInteger(intervalMs) && intervalMs > 0)) throw new TypeError('RolloutFollower#start: intervalMs must be a positive integer');
     this.stop();
+    const run = this.#run; // a stop() or another start() ends this loop
     const next = () => {
       this.#timer = setTimeout(() => {
         this.tick()
           .catch((e) => this.#opts.log(`rollout: tick failed: ${e?.stack ?? e}`))
-          .finally(() => this.#timer !== null && next());
+          .finally(() => run === this.#run && next());
       }, intervalMs);
       this.#timer.unref?.();
     };
@@ -250,6 +252,7 @@ class RolloutFollower {
   stop() {
     clearTimeout(this.#timer);
     this.#timer = null;
+    this.#run = {};
   }
 
   /** Stop ticking and stop hearing artifact swaps. */
