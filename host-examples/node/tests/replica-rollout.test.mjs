@@ -14,7 +14,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { appendCustomSection } from '@webhook/retry-policy';
-import { haveRedis, startRedis } from './local-redis.mjs';
+import { haveRedis, startRedis, freePort } from './local-redis.mjs';
 import { SHIPPED, OTHER, sha, signingKey, publishArtifact, setRecord, statusOf } from './rollout-fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -136,6 +136,75 @@ test('replicas follow a canary by bucket before their first event, then a promot
     redis.disconnect();
     local.server.kill();
     await new Promise((r) => server.close(r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a replica whose first tick finds Redis down starts on its local artifact, then follows the publish once Redis is up and counts events since the swap', { skip: haveRedis ? false : 'redis-server is not installed', timeout: 90_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'replica-rollout-down-'));
+  const key = signingKey();
+  const trust = path.join(dir, 'trust.pem');
+  fs.writeFileSync(trust, key.publicPem);
+  const policy = path.join(dir, 'policy.json');
+  fs.writeFileSync(policy, JSON.stringify({
+    version: 'rollout-down',
+    classes: { storm: { window_ms: 60_000, hard_cap: 4, backoff: { base_ms: 5, factor: 2.0, cap_ms: 20, jitter: 'full' } } },
+  }));
+  const port = await freePort();
+  // Event i: i % 4 == 1 delivered, == 2 dead-lettered (410, terminal), once released; the others held to the end.
+  let release;
+  const released = new Promise((r) => (release = r));
+  let requests = 0;
+  const server = http.createServer((req, res) => {
+    requests += 1;
+    const i = Number(/-(\d+)$/.exec(req.headers['x-event-id'])[1]);
+    req.resume();
+    req.on('end', async () => {
+      await released;
+      if (i % 4 === 1) res.end();
+      else if (i % 4 === 2) res.writeHead(410).end();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const child = spawn(REPLICA, [
+    '--target', `http://127.0.0.1:${server.address().port}/`, '--endpoint-id', 'ep_down', '--events', '8', '--concurrency', '8',
+    '--policy', policy, '--allow-private-targets', '--redis', `redis://127.0.0.1:${port}`, '--artifact-from-redis', '--trust-key', trust,
+    '--replica-id', 'node-down', '--rollout-poll-ms', '50', '--store-timeout-ms', '100',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  let local = null;
+  try {
+    await until('8 requests on the local artifact', () => requests === 8);
+    assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(SHIPPED)} .*source=embedded`));
+    assert.equal(count(stderr, 'rollout: the store failed'), 1, stderr);
+    assert.ok(!stderr.includes('swapped'), stderr);
+
+    local = await startRedis('replica-rollout-down-', port);
+    const B = await publishArtifact(local.redis, OTHER, key);
+    await setRecord(local.redis, { epoch: 1, stable: B });
+    await until('node-down runs B', async () => (await statusOf(local.redis, 'node-down'))?.artifact_sha256 === B);
+    assert.match(stderr, /rollout: the store answers again/);
+    assert.ok(stderr.includes(`policy artifact swapped sha256=${sha(SHIPPED)} -> ${B} `), stderr);
+    const before = await statusOf(local.redis, 'node-down');
+    assert.deepEqual([before.epoch, before.events, before.dead_letters, before.refusal], [1, 0, 0, null]);
+
+    release();
+    const after = await until('4 events finished since the swap', async () => {
+      const st = await statusOf(local.redis, 'node-down');
+      return st.events === 4 ? st : null;
+    });
+    assert.equal(after.dead_letters, 2);
+    assert.equal(after.since_ms, before.since_ms);
+    assert.equal(after.document_version, 'rollout-down');
+    assert.equal(child.exitCode, null, 'still running its 4 held events');
+  } finally {
+    release();
+    child.kill('SIGKILL');
+    local?.redis.disconnect();
+    local?.server.kill();
+    await new Promise((r) => server.close(r));
+    server.closeAllConnections?.();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
