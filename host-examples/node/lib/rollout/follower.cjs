@@ -129,7 +129,9 @@ class RolloutFollower {
    * one runs returns that one.
    */
   tick() {
-    this.#running ??= this.#tick().finally(() => (this.#running = null));
+    this.#running ??= this.#tick()
+      .catch((e) => this.#storeFailed(e)) // an answer of an unexpected shape: nothing changed
+      .finally(() => (this.#running = null));
     return this.#running;
   }
 
@@ -165,8 +167,8 @@ class RolloutFollower {
     try {
       bytes = await this.#fetch(want);
     } catch (e) {
-      if (e instanceof StoreFailure) {
-        this.#storeFailed(e);
+      if (!(e instanceof RolloutError || e instanceof ArtifactError)) {
+        this.#storeFailed(e); // a store failure, or an answer no store gives: nothing settled
         return { kind: 'unsettled', error: e };
       }
       return this.#refuse(record.epoch, want, e);
