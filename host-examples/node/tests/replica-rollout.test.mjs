@@ -85,20 +85,29 @@ test('replicas follow a canary by bucket before their first event, then a promot
     return /webhook_policy_info\{artifact_sha256="([0-9a-f]{64})"/.exec(await (await fetch(url)).text())?.[1] ?? null;
   };
   const status = (id) => statusOf(redis, id);
+  const reloads = async (r, result) => {
+    const text = await (await fetch(/metrics on (\S+)/.exec(r.stderr)[1])).text();
+    return Number(new RegExp(`^webhook_policy_reloads_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  };
   try {
     // The canary rule, on the first tick, before any event.
     await until('both replicas settled on epoch 2', async () => (await status('node-a'))?.epoch === 2 && (await status('node-b'))?.epoch === 2);
     assert.equal((await status('node-b')).artifact_sha256, B, 'node-b (bucket 34) runs the 40% canary');
     assert.equal((await status('node-a')).artifact_sha256, A, 'node-a (bucket 44) runs stable');
     await until('a first request from each', () => a.atFirstRequest !== null && b.atFirstRequest !== null);
-    assert.ok(b.atFirstRequest.includes(`policy artifact swapped sha256=${A} -> ${B} abi=webhook:retry-policy@1.0.0 document_version=rollout-test source=redis`), b.atFirstRequest);
-    assert.ok(!a.stderr.includes('policy artifact swapped'), a.stderr);
+    // A first-tick swap is in the "loaded" line only, neither logged as a swap nor counted.
+    assert.ok(b.atFirstRequest.includes(`policy artifact loaded sha256=${B} abi=webhook:retry-policy@1.0.0 document_version=rollout-test source=redis`), b.atFirstRequest);
+    assert.ok(a.atFirstRequest.includes(`policy artifact loaded sha256=${A} abi=webhook:retry-policy@1.0.0 document_version=rollout-test source=embedded`), a.atFirstRequest);
+    assert.ok(!a.stderr.includes('policy artifact swapped') && !b.stderr.includes('policy artifact swapped'), a.stderr + b.stderr);
     assert.equal(await until('node-b /metrics', () => infoSha(b)), B);
+    assert.equal(await reloads(b, 'applied'), 0);
 
     // Promote: the canary becomes stable; node-a follows.
     await setRecord(redis, { epoch: 3, stable: B, previous: [A] });
     await until('node-a runs B', async () => (await status('node-a'))?.artifact_sha256 === B && (await status('node-a')).epoch === 3);
     assert.equal(await infoSha(a), B, "node-a's /metrics names the new sha256");
+    assert.ok(a.stderr.includes(`policy artifact swapped sha256=${A} -> ${B} abi=webhook:retry-policy@1.0.0 document_version=rollout-test source=redis`), a.stderr);
+    assert.equal(await reloads(a, 'applied'), 1);
     assert.equal((await status('node-b')).artifact_sha256, B);
 
     // An artifact signed by a key nobody trusts: refused once by each, B kept.
@@ -116,6 +125,7 @@ test('replicas follow a canary by bucket before their first event, then a promot
       assert.equal(count(r.stderr, `policy artifact refused source=redis sha256=${C} code=rollout_key_unknown: `), 1, r.stderr);
       assert.ok(r.stderr.includes(`; keeping sha256=${B}`), r.stderr);
       assert.equal(await infoSha(r), B);
+      assert.equal(await reloads(r, 'refused'), 1);
     }
 
     // Redis goes down: both keep running and finish their events.
@@ -128,7 +138,7 @@ test('replicas follow a canary by bucket before their first event, then a promot
       const summary = JSON.parse(r.stdout.trim());
       assert.equal(summary.events, EVENTS);
       assert.equal(summary.stop_reasons.delivered, EVENTS, r.stdout);
-      assert.equal(count(r.stderr, 'rollout: the store failed'), 1, r.stderr);
+      assert.equal(count(r.stderr, 'rollout: store unreachable, keeping sha256='), 1, r.stderr);
     }
   } finally {
     release();
@@ -177,14 +187,14 @@ test('a replica whose first tick finds Redis down starts on its local artifact, 
   try {
     await until('8 requests on the local artifact', () => requests === 8);
     assert.match(stderr, new RegExp(`policy artifact loaded sha256=${sha(SHIPPED)} .*source=embedded`));
-    assert.equal(count(stderr, 'rollout: the store failed'), 1, stderr);
+    assert.equal(count(stderr, 'rollout: store unreachable, keeping sha256='), 1, stderr);
     assert.ok(!stderr.includes('swapped'), stderr);
 
     local = await startRedis('replica-rollout-down-', port);
     const B = await publishArtifact(local.redis, OTHER, key);
     await setRecord(local.redis, { epoch: 1, stable: B });
     await until('node-down runs B', async () => (await statusOf(local.redis, 'node-down'))?.artifact_sha256 === B);
-    assert.match(stderr, /rollout: the store answers again/);
+    assert.match(stderr, /rollout: store reachable again/);
     assert.ok(stderr.includes(`policy artifact swapped sha256=${sha(SHIPPED)} -> ${B} `), stderr);
     const before = await statusOf(local.redis, 'node-down');
     assert.deepEqual([before.epoch, before.events, before.dead_letters, before.refusal], [1, 0, 0, null]);

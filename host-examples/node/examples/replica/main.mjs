@@ -136,7 +136,7 @@ async function run(opts) {
     if (e instanceof PolicyError) throw new UsageError(`the delivery engine refused the document: ${e.code}: ${e.message}`);
     throw e;
   }
-  tracked.announce();
+  if (!opts.artifactFromRedis) tracked.announce(); // else after the first rollout tick: it names what runs then
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = null;
@@ -153,7 +153,9 @@ async function run(opts) {
   // a swap reopens the engine on the new artifact's embedded document.
   let follower = null;
   if (opts.artifactFromRedis) {
-    follower = rolloutFollower(opts, redis, { log, metrics, counts: () => finishedCounts(driver), documentVersion: () => version });
+    let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
+    follower = rolloutFollower(opts, redis, { log, counts: () => finishedCounts(driver), documentVersion: () => version,
+      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }) });
     onSwap = (e) => {
       if (e.kind !== 'swapped') return;
       const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
@@ -167,6 +169,8 @@ async function run(opts) {
       }
     };
     await follower.tick();
+    started = true;
+    tracked.announce();
   }
   const journal = openJournal(opts);
   let next = 0;

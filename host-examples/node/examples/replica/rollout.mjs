@@ -18,10 +18,10 @@ export function finishedCounts(driver) {
 
 /**
  * The follower of `opts` (parseArgs: trusted, replicaId, storeTimeoutMs
- * bounds each command) on `redis`; refusals are logged by it and counted
- * in webhook_policy_reloads_total{result="refused"}.
+ * bounds each command) on `redis`; it logs refusals, `onRefusal` counts
+ * them (webhook_policy_reloads_total{result="refused"}).
  */
-export function rolloutFollower(opts, redis, { log, metrics, counts, documentVersion }) {
+export function rolloutFollower(opts, redis, { log, onRefusal, counts, documentVersion }) {
   return new rollout.RolloutFollower({
     redis,
     trusted: opts.trusted,
@@ -31,6 +31,6 @@ export function rolloutFollower(opts, redis, { log, metrics, counts, documentVer
     documentVersion,
     counts,
     log: (line) => log(redact(line)),
-    onRefusal: () => metrics.inc('webhook_policy_reloads_total', { result: 'refused' }),
+    onRefusal,
   });
 }

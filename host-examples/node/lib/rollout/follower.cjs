@@ -1,7 +1,7 @@
 'use strict';
 // The follower (docs/rollout.md "What a replica does"): each tick is ONE
-// pipelined round trip (HSET this replica's status record, GET the rollout
-// record); when the record's epoch differs from the last one settled, the
+// pipelined round trip (HSET this replica's status record, GETRANGE 0 4096
+// of the rollout record: never more than 4,097 bytes); when the record's epoch differs from the last one settled, the
 // replica's desired artifact is fetched (HSTRLEN first: never more than it
 // said), its key and signature checked, its sha256 compared, and then it is
 // swapped in through the package's own swap (lib/artifact/current.cjs: the
@@ -10,14 +10,14 @@
 // the running artifact, settles the epoch and is logged once.
 //
 // `redis` is an ioredis client or Cluster (anything with `pipeline()`
-// offering hset/getBuffer/exec, `hstrlen` and `hmgetBuffer`); the package
+// offering hset/getrangeBuffer/exec, `hstrlen` and `hmgetBuffer`); the package
 // itself depends on no Redis client.
 const os = require('node:os');
 const crypto = require('node:crypto');
 const { ArtifactError, RolloutError } = require('../errors.cjs');
 const { MAX_ARTIFACT_BYTES } = require('../artifact/read-file.cjs');
 const { artifactInfo, swapArtifact, onArtifactChange } = require('../artifact/current.cjs');
-const { STATE_KEY, REPLICAS_KEY, artifactKey, readRecord, desired } = require('./record.cjs');
+const { STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES, artifactKey, readRecord, desired } = require('./record.cjs');
 const { TrustedKeys, verify } = require('./trust.cjs');
 
 /** The `source` label of an artifact swapped in from Redis (ArtifactInfo.source, refused events). */
@@ -139,9 +139,10 @@ class RolloutFollower {
     let text;
     try {
       const replies = await bounded(
-        this.#redis.pipeline().hset(REPLICAS_KEY, this.#opts.replicaId, JSON.stringify(this.status())).getBuffer(STATE_KEY).exec(),
+        this.#redis.pipeline().hset(REPLICAS_KEY, this.#opts.replicaId, JSON.stringify(this.status()))
+          .getrangeBuffer(STATE_KEY, 0, MAX_RECORD_BYTES).exec(),
         this.#opts.timeoutMs,
-        'HSET + GET',
+        'HSET + GETRANGE',
       );
       for (const [error] of replies) if (error) throw error;
       text = replies[1][1];
@@ -149,7 +150,7 @@ class RolloutFollower {
       return this.#storeFailed(e);
     }
     this.#storeAnswered();
-    if (text === null) return { kind: 'none' };
+    if (text == null || text.length === 0) return { kind: 'none' }; // GETRANGE of no key: ""
     if (this.#refusedText !== null && text.equals(this.#refusedText)) return { kind: 'unchanged' };
     let record;
     try {
@@ -223,14 +224,14 @@ class RolloutFollower {
 
   #storeFailed(e) {
     if (!this.#failing) {
-      this.#opts.log(`rollout: the store failed (${e?.message ?? e}); keeping sha256=${artifactInfo().sha256}, trying again next tick`);
+      this.#opts.log(`rollout: store unreachable, keeping sha256=${artifactInfo().sha256}, retrying every tick: ${e?.message ?? e}`);
     }
     this.#failing = true;
     return { kind: 'store_failed', error: e };
   }
 
   #storeAnswered() {
-    if (this.#failing) this.#opts.log('rollout: the store answers again');
+    if (this.#failing) this.#opts.log('rollout: store reachable again');
     this.#failing = false;
   }
 

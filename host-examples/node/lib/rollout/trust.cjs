@@ -14,6 +14,7 @@ const MAX_TRUST_FILE_BYTES = 1024 * 1024;
 const SIGNED_MESSAGE_PREFIX = 'webhook-retry-policy artifact v1\n';
 const SIGNATURE_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END ([A-Z0-9 ]+)-----/g;
+const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]+-----/g;
 const BASE64_BODY = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const trustInvalid = (why) => new RolloutError('rollout_trust_invalid', why);
@@ -59,10 +60,11 @@ class TrustedKeys {
 
 /**
  * Read a trust file's text: one or more `-----BEGIN PUBLIC KEY-----` PEM
- * blocks (SubjectPublicKeyInfo, Ed25519), text outside blocks ignored.
- * Throws RolloutError `rollout_trust_invalid` for a text without such a
- * block, or with a block that is not an Ed25519 public key (a private key,
- * another algorithm, damaged base64).
+ * blocks (SubjectPublicKeyInfo, Ed25519), text that is not a PEM block
+ * ignored, the same key twice one key. Throws RolloutError
+ * `rollout_trust_invalid` for a text without such a block, or with any
+ * block that is not an Ed25519 public key (a private key, a certificate,
+ * another algorithm, damaged base64, no END line), even beside good ones.
  */
 function readTrust(text) {
   if (typeof text !== 'string') throw new TypeError('readTrust: expected the trust file text');
@@ -86,6 +88,8 @@ function readTrust(text) {
     keys.set(keyIdOf(key), key);
   }
   if (n === 0) throw trustInvalid('no -----BEGIN PUBLIC KEY----- block');
+  const begun = text.match(PEM_BEGIN)?.length ?? 0;
+  if (begun !== n) throw trustInvalid(`${begun - n} block(s) without their -----END----- line`);
   return new TrustedKeys(keys);
 }
 
