@@ -91,3 +91,53 @@ def publish(client, data: bytes, key: Ed25519PrivateKey) -> str:
     sha = store_artifact(client, data, key)
     set_record(client, sha)
     return sha
+
+
+@contextmanager
+def redis_cluster(tmp: Path, masters: int = 3) -> Iterator[str]:
+    """A local Redis Cluster (``--cluster-enabled yes`` nodes joined by ``redis-cli --cluster create``); yields a
+    seed node's URL."""
+    import redis
+
+    assert REDIS_SERVER is not None
+    ports: list[int] = []
+    while len(ports) < masters:
+        p = free_port()
+        if p + 10000 < 65536 and p not in ports:
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p + 10000))  # the cluster bus port
+                except OSError:
+                    continue
+            ports.append(p)
+    procs = []
+    try:
+        for p in ports:
+            d = tmp / str(p)
+            d.mkdir()
+            procs.append(subprocess.Popen([REDIS_SERVER, "--port", str(p), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                                           "--cluster-config-file", str(d / "nodes.conf"), "--save", "", "--appendonly",
+                                           "no", "--dir", str(d)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for p in ports:
+            c = redis.Redis(port=p)
+            for _ in range(200):
+                try:
+                    c.ping()
+                    break
+                except redis.ConnectionError:
+                    time.sleep(0.025)
+            c.close()
+        subprocess.run(["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports], "--cluster-replicas", "0",
+                        "--cluster-yes"], capture_output=True, check=True, timeout=60)
+        deadline = time.monotonic() + 30
+        for p in ports:
+            c = redis.Redis(port=p)
+            while b"cluster_state:ok" not in c.execute_command("CLUSTER", "INFO"):
+                assert time.monotonic() < deadline, "cluster_state never became ok"
+                time.sleep(0.1)
+            c.close()
+        yield f"redis://127.0.0.1:{ports[0]}/0"
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=10)
