@@ -65,10 +65,10 @@ def check_flags(a: argparse.Namespace) -> None:
         raise ValueError("--artifact-from-redis needs --trust-key FILE")
     if a.watch_artifact_ms is not None:
         raise ValueError("--artifact-from-redis and --watch-artifact-ms are exclusive")
-    from ..rollout._extra import missing_message
-    if (missing := missing_message()) is not None:
-        raise ValueError(f"--artifact-from-redis: {missing}")
-    from ..rollout import RolloutError, read_trust_file
+    try:
+        from ..rollout import RolloutError, read_trust_file
+    except ModuleNotFoundError as e:  # the rollout extra is missing: its one line
+        raise ValueError(f"--artifact-from-redis: {e}") from None
     try:
         a.trusted = read_trust_file(a.trust_key)
     except RolloutError as e:

@@ -17,7 +17,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 
 from ._extra import require_rollout_extra
@@ -37,6 +39,8 @@ SIGNED_MESSAGE_PREFIX = b"webhook-retry-policy artifact v1\n"
 _BLOCK = re.compile(r"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", re.DOTALL)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 SIGNATURE_CHARS = 88
+MAX_TRUST_BYTES = 1 << 20
+"""A trust file larger than 1 MiB is refused (``rollout_trust_invalid``), never read whole."""
 
 
 class TrustedKeys(Mapping[str, Ed25519PublicKey]):
@@ -82,10 +86,18 @@ def read_trust(text: str, source: str = "the trust file") -> TrustedKeys:
 
 
 def read_trust_file(path: str) -> TrustedKeys:
-    """:func:`read_trust` of the file at ``path`` (unreadable, not UTF-8: ``rollout_trust_invalid``)."""
+    """:func:`read_trust` of the file at ``path`` (unreadable, not UTF-8, over 1 MiB: ``rollout_trust_invalid``)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(1 << 20)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a fifo never blocks the open
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise RolloutError("rollout_trust_invalid", f"cannot read {path}: not a regular file")
+            data = os.read(fd, MAX_TRUST_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_TRUST_BYTES:
+            raise RolloutError("rollout_trust_invalid", f"{path} is larger than {MAX_TRUST_BYTES} bytes")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise RolloutError("rollout_trust_invalid", f"cannot read {path}: {e}") from None
     return read_trust(text, path)
