@@ -20,7 +20,7 @@ pytest.importorskip("redis")
 pytest.importorskip("cryptography")
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
-from rollout_fleet import REDIS_SERVER, SHIPPED, free_port, public_pem, publish, redis_server  # noqa: E402
+from rollout_fleet import REDIS_SERVER, SHIPPED, free_port, public_pem, publish, redis_cluster, redis_server  # noqa: E402
 from test_replica import REPLICA, run_replica, storm_policy  # noqa: E402
 
 from webhook_retry_policy.component_reader import append_custom_section  # noqa: E402
@@ -181,3 +181,21 @@ def test_without_the_rollout_extra_the_replica_exits_2_with_one_line_naming_it(t
     assert proc.stderr.splitlines() == ["replica: --artifact-from-redis: webhook_retry_policy.rollout needs the 'rollout' "
                                         "extra (missing: cryptography): pip install 'webhook-retry-policy[rollout]' "
                                         "(replica --help lists the flags)"]
+
+
+@needs_redis
+@pytest.mark.skipif(__import__("shutil").which("redis-cli") is None, reason="redis-cli is not installed")
+def test_a_replica_on_a_redis_cluster_starts_on_the_published_artifact_and_reports_its_status(tmp_path, trust,
+                                                                                            unavailable):
+    v1 = variant(b"cluster")
+    with redis_cluster(tmp_path) as seed:
+        with sync_client(seed, cluster=True, timeout_s=2) as client:
+            sha = publish(client, v1, KEY)
+            proc = run_replica("--target", unavailable.url, "--endpoint-id", "ep-cluster", "--events", "2",
+                               "--policy", str(storm_policy(tmp_path)), "--redis-cluster", seed, "--artifact-from-redis",
+                               "--trust-key", str(trust), "--replica-id", "python-cluster", "--store-timeout-ms", "2000",
+                               "--rollout-poll-ms", "50")
+            status = json.loads(client.hget(REPLICAS_KEY, "python-cluster"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"policy artifact loaded sha256={sha} " in proc.stderr and "source=redis" in proc.stderr
+    assert status["epoch"] == 1 and status["language"] == "python"
