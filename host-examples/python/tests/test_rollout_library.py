@@ -90,3 +90,20 @@ def test_without_the_rollout_extra_importing_the_module_is_one_line_naming_it():
     assert lib.returncode == 1, lib.stderr
     assert lib.stderr.splitlines()[-1] == ("ModuleNotFoundError: webhook_retry_policy.rollout needs the 'rollout' extra "
                                            "(missing: cryptography): pip install 'webhook-retry-policy[rollout]'")
+
+
+def test_a_trust_file_with_a_private_key_or_an_unterminated_block_beside_a_good_key_is_trust_invalid():
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+    from webhook_retry_policy.rollout import read_trust
+
+    key = Ed25519PrivateKey.generate()
+    good = key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo).decode()
+    private = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()).decode()
+    assert len(read_trust(good + "\n# notes\n" + good)) == 1  # the same key twice is one key id
+    for text in (good + private, good + "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n",
+                 good + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"):
+        with pytest.raises(RolloutError) as e:
+            read_trust(text)
+        assert e.value.code == "rollout_trust_invalid"

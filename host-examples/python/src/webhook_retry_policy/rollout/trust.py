@@ -2,8 +2,9 @@
 
 A trust file holds one or more PEM blocks ``-----BEGIN PUBLIC KEY-----``
 (SubjectPublicKeyInfo, Ed25519, as ``openssl pkey -pubout`` writes); text
-between blocks is ignored. No such block, or a block that is not an
-Ed25519 public key, is ``rollout_trust_invalid``. A key's id is the first 16
+between blocks is ignored. No such block, a block that is not an Ed25519
+public key, a PEM block of another kind (a private key, a certificate) or a
+block without its END line is ``rollout_trust_invalid``. A key's id is the first 16
 lowercase hex digits of sha256 of its raw 32 bytes.
 
 :func:`verify` checks ``signature`` (standard base64 with padding of 64
@@ -37,6 +38,7 @@ __all__ = ["SIGNED_MESSAGE_PREFIX", "TrustedKeys", "key_id_of", "read_trust", "r
 
 SIGNED_MESSAGE_PREFIX = b"webhook-retry-policy artifact v1\n"
 _BLOCK = re.compile(r"-----BEGIN PUBLIC KEY-----.*?-----END PUBLIC KEY-----", re.DOTALL)
+_BEGIN = re.compile(r"-----BEGIN ([^\n]*?)-----")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 SIGNATURE_CHARS = 88
 MAX_TRUST_BYTES = 1 << 20
@@ -72,6 +74,13 @@ def read_trust(text: str, source: str = "the trust file") -> TrustedKeys:
     blocks = _BLOCK.findall(text)
     if not blocks:
         raise RolloutError("rollout_trust_invalid", f"{source} holds no -----BEGIN PUBLIC KEY----- block")
+    labels = _BEGIN.findall(text)
+    other = [label for label in labels if label != "PUBLIC KEY"]
+    if other:  # a private key or a certificate is never trusted by mistake, nor silently skipped
+        raise RolloutError("rollout_trust_invalid", f"{source} holds a {other[0][:40]} block; a trust file holds "
+                           "only PUBLIC KEY blocks")
+    if len(labels) != len(blocks):
+        raise RolloutError("rollout_trust_invalid", f"{source} holds a PUBLIC KEY block without its END line")
     keys: dict[str, Ed25519PublicKey] = {}
     for n, block in enumerate(blocks, 1):
         try:
