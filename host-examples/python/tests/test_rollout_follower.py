@@ -249,3 +249,19 @@ def test_redis_down_keeps_the_running_artifact_reports_once_and_follows_when_it_
         f.tick()
     assert [e.kind for e in events] == ["store_failed", "store_recovered", "swapped"]
     assert current_artifact().info.sha256 == sha
+
+
+def test_the_artifact_is_fetched_on_the_fetch_client_when_one_is_given(client, shipped):
+    from rollout_fleet import public_pem
+
+    swap_artifact(shipped)
+    sha = publish(client, variant(shipped, b"fetch-client"), KEY)
+    fetched: list[str] = []
+
+    class Fetcher:
+        def hmget(self, key, fields):
+            fetched.append(key)
+            return client.hmget(key, fields)
+
+    f = Follower(read_trust(public_pem(KEY)), "python-a", client=client, fetch_connect=Fetcher)
+    assert f.tick().kind == "swapped" and fetched == [artifact_key(sha)]

@@ -2,7 +2,7 @@
 "What a replica does"): its four flags, their exit-2 rules, and the
 follower (:class:`~webhook_retry_policy.rollout.Follower`) on the replica's
 own store options (``--redis`` or ``--redis-cluster``, ``--ca-file``,
-``--store-timeout-ms`` per command).
+``--store-timeout-ms`` per command; the artifact's ``HMGET`` gets at least 5 s).
 
 :func:`first_tick` runs one tick before the first admission (a swap there
 happens before any engine is opened, so the first event already runs the
@@ -30,6 +30,9 @@ artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 DEFAULT_POLL_MS = 500
 POLL_MS = (50, 60_000)
 MAX_REPLICA_ID_BYTES = 200
+FETCH_TIMEOUT_S = 5.0
+"""The artifact's fetch (``HMGET``, up to 4 MiB) is bounded by max(``--store-timeout-ms``, 5 s); the tick and
+``HSTRLEN`` by ``--store-timeout-ms``."""
 
 
 def add_flags(p: argparse.ArgumentParser, whole: Any) -> None:
@@ -87,13 +90,15 @@ class ReplicaFollower:
         self.swaps: SwapPath | None = None
         self._clients: list[Any] = []
 
-        def connect() -> Any:
-            client = sync_client(url, cluster=cluster, timeout_s=timeout_s, ca_pem=args.ca_pem)
+        def connect(timeout: float = timeout_s) -> Any:
+            client = sync_client(url, cluster=cluster, timeout_s=timeout, ca_pem=args.ca_pem)
             self._clients.append(client)
             return client
 
         replica_id = args.replica_id or f"{HOST}-{socket.gethostname()}-{os.getpid()}"
-        self.follower = Follower(args.trusted, replica_id, connect=connect, language=HOST, counts=self._counts,
+        fetch_timeout_s = max(timeout_s, FETCH_TIMEOUT_S)  # the artifact's HMGET: up to 4 MiB
+        self.follower = Follower(args.trusted, replica_id, connect=connect,
+                                 fetch_connect=lambda: connect(fetch_timeout_s), language=HOST, counts=self._counts,
                                  document_version=self._document_version, on_event=self._on_event)
         self.poll_ms = args.rollout_poll_ms
 

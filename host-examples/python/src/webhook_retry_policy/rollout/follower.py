@@ -98,13 +98,16 @@ class Follower:
 
     ``client``: a blocking redis-py client, or ``connect``: a callable that
     makes one (called again at the next tick while it fails: a cluster client
-    contacts its seed when made). ``counts``: the running totals (events
+    contacts its seed when made). ``fetch_connect``: makes the client of the
+    artifact's ``HMGET`` (up to 4 MiB: a longer timeout than the tick's; default the
+    same client). ``counts``: the running totals (events
     finished, dead letters) the status record reports since the running
     artifact was loaded or swapped in. ``document_version``: the version the
     status names (default: the running artifact's embedded document's)."""
 
     def __init__(self, trusted: Mapping[str, Any], replica_id: str, *, client: Any = None,
-                 connect: Callable[[], Any] | None = None, language: str = "python",
+                 connect: Callable[[], Any] | None = None, fetch_connect: Callable[[], Any] | None = None,
+                 language: str = "python",
                  counts: Callable[[], tuple[int, int]] | None = None,
                  document_version: Callable[[], str] | None = None,
                  on_event: Callable[[FollowEvent], None] | None = None,
@@ -113,6 +116,8 @@ class Follower:
             raise ValueError("give exactly one of client and connect")
         self.trusted, self.replica_id, self.language = trusted, replica_id, language
         self._client, self._connect = client, connect
+        self._fetch_client: Any = None
+        self._fetch_connect = fetch_connect
         self._counts = counts or (lambda: (0, 0))
         self._document_version = document_version or (lambda: current_artifact().info.document_version)
         self.on_event, self._now_ms = on_event, now_ms
@@ -168,6 +173,13 @@ class Follower:
             self._client = self._connect()
         return self._client
 
+    def _fetch_client_now(self) -> Any:
+        if self._fetch_connect is None:
+            return self._client_now()
+        if self._fetch_client is None:
+            self._fetch_client = self._fetch_connect()
+        return self._fetch_client
+
     def _follow(self, record: RolloutRecord) -> FollowEvent | None:
         want = desired(record, self.replica_id)
         running = current_artifact().info
@@ -204,7 +216,7 @@ class Follower:
             raise ArtifactError("artifact_too_large", f"{key} bytes is {size} bytes (HSTRLEN); an artifact is at "
                                 f"most {MAX_ARTIFACT_BYTES} bytes (4 MiB): not fetched")
         try:
-            data, signature, key_id = self._client_now().hmget(key, ["bytes", "signature", "key_id"])
+            data, signature, key_id = self._fetch_client_now().hmget(key, ["bytes", "signature", "key_id"])
         except Exception as e:
             raise _StoreFailed() from e
         if data is None or signature is None or key_id is None:
