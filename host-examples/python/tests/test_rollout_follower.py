@@ -96,7 +96,7 @@ def test_a_published_artifact_is_fetched_verified_and_swapped_in_and_the_status_
     assert status["since_ms"] <= status["seen_ms"]
 
 
-def test_each_tick_is_one_round_trip_of_hset_then_get(client, shipped, url):
+def test_each_tick_is_one_round_trip_of_hset_then_getrange(client, shipped, url):
     swap_artifact(shipped)
     monitor = redis.Redis.from_url(url)
     before = monitor.info("commandstats")
@@ -107,7 +107,7 @@ def test_each_tick_is_one_round_trip_of_hset_then_get(client, shipped, url):
     def calls(stats, name):
         return stats.get(f"cmdstat_{name}", {}).get("calls", 0)
 
-    assert [calls(after, n) - calls(before, n) for n in ("hset", "get", "hstrlen", "hmget")] == [1, 1, 0, 0]
+    assert [calls(after, n) - calls(before, n) for n in ("hset", "getrange", "get", "hstrlen", "hmget")] == [1, 1, 0, 0, 0]
     assert client.get(STATE_KEY) is None and client.hexists(REPLICAS_KEY, "python-a")
 
 
@@ -196,6 +196,8 @@ def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(
     assert [e.refusal.code for e in events] == ["rollout_record_invalid"] * 2
     assert all(e.line.startswith("policy artifact refused source=redis sha256=none code=rollout_record_invalid: ")
                for e in events)
+    client.set(STATE_KEY, "x" * (64 << 20))  # 64 MiB: the tick reads 4,097 bytes of it, refused
+    assert f.tick().refusal.code == "rollout_record_invalid" and "4097 bytes" in events[-1].refusal.message
     assert f.epoch == 0 and current_artifact().info.sha256 == running
     assert json.loads(client.hget(REPLICAS_KEY, "python-a"))["refusal"]["sha256"] is None
 
@@ -249,6 +251,8 @@ def test_redis_down_keeps_the_running_artifact_reports_once_and_follows_when_it_
         f.tick()
     assert [e.kind for e in events] == ["store_failed", "store_recovered", "swapped"]
     assert current_artifact().info.sha256 == sha
+    assert events[0].line.startswith(f"rollout: store unreachable, keeping sha256={running}, retrying every tick: ")
+    assert events[1].line == "rollout: store reachable again"
 
 
 def test_the_artifact_is_fetched_on_the_fetch_client_when_one_is_given(client, shipped):

@@ -115,13 +115,15 @@ class ReplicaFollower:
         return self.swaps.version if self.swaps is not None else current_artifact().info.document_version
 
     def _on_event(self, e: Any) -> None:  # on the follower's thread (or the first tick's)
-        if e.kind == "swapped" and self.swaps is not None and e.old is not None and e.new is not None:
-            self.swaps.swapped(e.old, e.new)
+        if e.kind == "swapped":
+            if self.swaps is not None and e.old is not None and e.new is not None:
+                self.swaps.swapped(e.old, e.new)
+            # on the first tick (no engine, no /metrics yet) the `policy artifact loaded ... source=redis` line says it
         elif e.kind == "refused" and self.swaps is not None:
             self.swaps.refused(e.line)
-        elif e.kind in ("swapped", "store_recovered"):
+        elif e.kind == "store_recovered":
             artifact_log.info("%s", e.line)
-        else:
+        else:  # a refusal on the first tick (logged, not counted: no /metrics yet), a store failure
             artifact_log.warning("%s", redact(e.line))
 
     async def first_tick(self) -> None:

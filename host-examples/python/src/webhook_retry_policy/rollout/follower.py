@@ -1,13 +1,15 @@
 """The follower (docs/rollout.md "What a replica does"): each tick is ONE
 pipelined round trip, ``HSET retry-policy:{rollout}:replicas <id> <status>``
-then ``GET retry-policy:{rollout}:state``; when the record's epoch differs
+then ``GETRANGE retry-policy:{rollout}:state 0 4096`` (at most 4,097 bytes: a
+longer record is ``rollout_record_invalid``; an empty answer is no record); when the record's epoch differs
 from the last one settled, the replica's desired artifact is fetched,
 verified, loaded and swapped in:
 
 1. the desired sha256 is the running one: settled;
 2. ``HSTRLEN <artifact key> bytes``: 0 is ``rollout_artifact_missing``, more
    than the artifact cap ``artifact_too_large`` (the bytes are never fetched);
-3. ``HMGET <artifact key> bytes signature key_id`` (a nil: ``rollout_artifact_missing``);
+3. ``HMGET <artifact key> bytes signature key_id`` (a nil: ``rollout_artifact_missing``; on
+   ``fetch_connect``'s client when given: the replica bounds it by max(store timeout, 5 s));
 4. ``key_id`` not trusted: ``rollout_key_unknown``;
 5. the signature does not verify over sha256(bytes): ``rollout_signature_invalid``;
 6. sha256(bytes) is not the desired one: ``artifact_sha256_mismatch``;
@@ -41,10 +43,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..artifact import MAX_ARTIFACT_BYTES, ArtifactInfo, current_artifact, swap_artifact
+from ..artifact import MAX_ARTIFACT_BYTES, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..errors import ArtifactError
 from .errors import RolloutError
-from .record import RolloutRecord, desired, read_record
+from .record import MAX_RECORD_BYTES, RolloutRecord, desired, read_record
 from .trust import verify
 
 __all__ = ["REPLICAS_KEY", "STATE_KEY", "FollowEvent", "Follower", "Refusal", "artifact_key"]
@@ -151,13 +153,13 @@ class Follower:
             client = self._client_now()
             pipe = client.pipeline(transaction=False)
             pipe.hset(REPLICAS_KEY, self.replica_id, json.dumps(self.status(), separators=(",", ":")))
-            pipe.get(STATE_KEY)
+            pipe.getrange(STATE_KEY, 0, MAX_RECORD_BYTES)  # at most 4,097 bytes, never a huge value
             raw = pipe.execute()[1]
         except Exception as e:  # down, a timeout, an error reply: nothing changes
             return self._store_failed(e)
         event = self._store_ok()
-        if raw is None:
-            return event  # nothing published: keep what runs
+        if not raw:
+            return event  # nothing published (GETRANGE of no key is empty): keep what runs
         try:
             record = read_record(raw)
         except RolloutError as e:
@@ -201,7 +203,7 @@ class Follower:
         self.epoch = record.epoch
         self.since_ms, self._base = self._now_ms(), self._counts()
         return self._emit(FollowEvent("swapped", f"policy artifact swapped sha256={running.sha256} -> {new.sha256} "
-                                      f"source={SOURCE} epoch={record.epoch}", running, new))
+                                      f"{describe(new)}", running, new))
 
     def _fetch(self, sha256: str) -> tuple[bytes, str, str]:
         """Steps 2-3: the artifact's bytes, signature and key id, never more bytes than ``HSTRLEN`` allowed."""
@@ -250,14 +252,14 @@ class Follower:
         if self._failing:
             return None
         self._failing = True
-        return self._emit(FollowEvent("store_failed", f"rollout store unreachable ({type(e).__name__}: {e}); "
-                                      "keeping the running artifact, retrying every tick"))
+        return self._emit(FollowEvent("store_failed", f"rollout: store unreachable, keeping sha256="
+                                      f"{current_artifact().info.sha256}, retrying every tick: {type(e).__name__}: {e}"))
 
     def _store_ok(self) -> FollowEvent | None:
         if not self._failing:
             return None
         self._failing = False
-        return self._emit(FollowEvent("store_recovered", "rollout store reachable again"))
+        return self._emit(FollowEvent("store_recovered", "rollout: store reachable again"))
 
     def _emit(self, event: FollowEvent) -> FollowEvent:
         if self.on_event is not None:
