@@ -134,6 +134,12 @@ func (e errUsage) Error() string { return e.msg }
 
 func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(format, a...)} }
 
+// errSetup is a file a flag names that is refused (exit 2, one line, no
+// usage text: the flags were right).
+type errSetup struct{ msg string }
+
+func (e errSetup) Error() string { return e.msg }
+
 // parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help
 // and --version, once their text is printed on stdout.
 func parseArgs(args []string, stdout io.Writer) (Config, error) {

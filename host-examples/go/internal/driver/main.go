@@ -38,7 +38,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err != nil {
+	var setup errSetup
+	switch {
+	case errors.As(err, &setup): // a file the flags name is refused: one line
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 2
+	case err != nil:
 		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
 		return 2
 	}

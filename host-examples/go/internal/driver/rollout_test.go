@@ -58,6 +58,9 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, c.want)
 			}
+			if strings.Contains(c.want, "rollout_trust_invalid") && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("a refused trust file is one line on stderr: %q", stderr)
+			}
 		})
 	}
 	cfg, err := parseArgs(append(append([]string{}, base...), follow...), io.Discard)

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ func (r *RolloutConfig) check(set map[string]bool, pollMs string) error {
 		return usageErrorf("--artifact-from-redis and --watch-artifact-ms are exclusive (one source of artifacts)")
 	}
 	if r.Trusted, err = rollout.ReadTrustFile(r.TrustKeyPath); err != nil {
-		return usageErrorf("--trust-key: %v", err)
+		return errSetup{fmt.Sprintf("--trust-key: %v", err)} // one line naming the file and rollout_trust_invalid
 	}
 	return nil
 }
