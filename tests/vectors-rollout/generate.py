@@ -2,7 +2,8 @@
 """Writes tests/vectors-rollout/rollout.json: the parts of docs/rollout.md
 that every language computes (the record reader, the canary rule, the trust
 file, the signature check). GENERATED output - edit this file, then run
-`python3 tests/vectors-rollout/generate.py`; tests/repo checks it is fresh.
+`python3 tests/vectors-rollout/generate.py`; scripts/test runs it with `--check`
+(a stale file fails).
 
 Needs `cryptography` (Ed25519). Keys come from fixed seeds, and Ed25519
 signatures are deterministic, so the output is byte-stable."""
@@ -11,6 +12,7 @@ import hashlib
 import json
 import pathlib
 import struct
+import sys
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
@@ -148,6 +150,13 @@ EC_PEM = ("-----BEGIN PUBLIC KEY-----\n"
           "-----END PUBLIC KEY-----\n")
 
 
+def nonzero_pad(b64):
+    """The same 64 bytes with the 4 unused bits of the last character set: a lenient decoder reads it back."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    i = alphabet.index(b64[-3])
+    return b64[:-3] + alphabet[(i & ~0xF) | 0x5] + "=="
+
+
 def verify_cases():
     k1, k2, k3 = key(1), key(2), key(3)
     trust = pem(k1) + pem(k2)
@@ -173,6 +182,7 @@ def verify_cases():
         ("url-safe base64 is not standard base64", key_id(k1), URLSAFE_SIG.replace("+", "-").replace("/", "_"),
          URLSAFE_SHA, "rollout_signature_invalid"),
         ("the same signature in standard base64 verifies", key_id(k1), URLSAFE_SIG, URLSAFE_SHA, "ok"),
+        ("base64 with non-zero padding bits is not canonical", key_id(k1), nonzero_pad(good), A, "rollout_signature_invalid"),
         ("a signature over the digest without the prefix", key_id(k1), base64.b64encode(k1.sign(A.encode())).decode(), A,
          "rollout_signature_invalid"),
         ("a signature over the raw artifact digest bytes", key_id(k1), base64.b64encode(k1.sign(bytes.fromhex(A))).decode(), A,
@@ -193,8 +203,15 @@ def main():
         "trust": trust_cases(),
         "verify": verify_cases(),
     }
-    OUT.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-    print(f"{OUT}: {sum(len(doc[k]) for k in ('bucket', 'select', 'trust', 'verify'))} cases")
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    n = sum(len(doc[k]) for k in ("bucket", "select", "trust", "verify"))
+    if "--check" in sys.argv[1:]:
+        if OUT.read_text() != text:
+            sys.exit(f"{OUT} is stale: run python3 {__file__}")
+        print(f"{OUT}: current ({n} cases)")
+        return
+    OUT.write_text(text)
+    print(f"{OUT}: {n} cases")
 
 
 if __name__ == "__main__":

@@ -1,23 +1,23 @@
 package retrypolicy
 
 import (
-	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"syscall"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/regularfile"
 )
 
 // Step 1 of docs/artifact.md: the pin's form, then the artifact's bytes,
-// bounded. Only a regular file is read (opened non-blocking, so a fifo
-// never blocks the open, then judged by fstat): /dev/zero, a fifo, a
-// directory or a socket is artifact_unreadable without a byte read. A
-// regular file longer than MaxArtifactBytes is artifact_too_large from its
-// size alone, and the read stops at the cap + 1 byte, so a file that grows
-// while it is read (or whose size stat does not know) is refused the same
-// way.
+// bounded (internal/regularfile). Only a regular file is read (opened
+// non-blocking, so a fifo never blocks the open, then judged by fstat):
+// /dev/zero, a fifo, a directory or a socket is artifact_unreadable
+// without a byte read. A regular file longer than MaxArtifactBytes is
+// artifact_too_large from its size alone, and the read stops at the cap +
+// 1 byte, so a file that grows while it is read (or whose size stat does
+// not know) is refused the same way.
 
 // MaxArtifactBytes is the most bytes an artifact may have: 4 MiB, the same
 // in every host (tests/vectors-artifact). Today's is ~166 KB; a bundle adds
@@ -33,49 +33,18 @@ func tooLarge(source string, size int64) error {
 }
 
 func readArtifactFile(path string) ([]byte, error) {
-	unreadable := func(err error, why any) error {
-		return artifactErrorf(ArtifactUnreadable, err, "cannot read the artifact %s: %v", path, why)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, unreadable(err, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, unreadable(err, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, unreadable(nil, "not a regular file ("+fileKind(st.Mode())+")")
-	}
-	if st.Size() > MaxArtifactBytes {
-		return nil, tooLarge(path, st.Size())
-	}
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxArtifactBytes+1)); err != nil {
-		return nil, unreadable(err, err)
-	}
-	if buf.Len() > MaxArtifactBytes {
-		return nil, tooLarge(path, -1)
-	}
-	return buf.Bytes(), nil
-}
-
-func fileKind(m os.FileMode) string {
+	raw, err := regularfile.Read(path, MaxArtifactBytes)
+	var notRegular *regularfile.NotRegularError
+	var large *regularfile.TooLargeError
 	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a block device"
-	case m&os.ModeNamedPipe != 0:
-		return "a fifo"
-	case m&os.ModeSocket != 0:
-		return "a socket"
+	case errors.As(err, &large):
+		return nil, tooLarge(path, large.Size)
+	case errors.As(err, &notRegular):
+		return nil, artifactErrorf(ArtifactUnreadable, nil, "cannot read the artifact %s: %v", path, err)
+	case err != nil:
+		return nil, artifactErrorf(ArtifactUnreadable, err, "cannot read the artifact %s: %v", path, err)
 	}
-	return "not a file"
+	return raw, nil
 }
 
 // pinOf is the pin: given when not "", else RETRY_POLICY_ARTIFACT_SHA256

@@ -65,6 +65,16 @@ func (e *Engine) SwapArtifactFile(ctx context.Context, path, expectedSHA256 stri
 	return e.swap(ctx, raw, path, expectedSHA256)
 }
 
+// SwapArtifactFrom is SwapArtifact naming where component came from:
+// source becomes ArtifactInfo.Source (the fleet rollout's follower,
+// docs/rollout.md, says "redis"; "" is SourceBytes).
+func (e *Engine) SwapArtifactFrom(ctx context.Context, component []byte, source, expectedSHA256 string) (ArtifactInfo, error) {
+	if source == "" {
+		source = SourceBytes
+	}
+	return e.swap(ctx, component, source, expectedSHA256)
+}
+
 func (e *Engine) swap(ctx context.Context, raw []byte, source, pin string) (ArtifactInfo, error) {
 	e.swapMu.Lock()
 	defer e.swapMu.Unlock()

@@ -10,6 +10,10 @@
 // artifact_unreadable, artifact_too_large, artifact_sha256_mismatch,
 // artifact_invalid, artifact_abi_mismatch, artifact_self_test_failed,
 // artifact_document_invalid.
+//
+// RolloutError: a fleet rollout's record, trust file, key or signature
+// refused (docs/rollout.md): rollout_record_invalid, rollout_trust_invalid,
+// rollout_key_unknown, rollout_signature_invalid, rollout_artifact_missing.
 
 class PolicyError extends Error {
   /**
@@ -50,4 +54,25 @@ class ArtifactError extends Error {
   }
 }
 
-module.exports = { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES };
+const ROLLOUT_ERROR_CODES = Object.freeze([
+  'rollout_record_invalid',
+  'rollout_trust_invalid',
+  'rollout_key_unknown',
+  'rollout_signature_invalid',
+  'rollout_artifact_missing',
+]);
+
+class RolloutError extends Error {
+  /**
+   * @param {string} code one of ROLLOUT_ERROR_CODES
+   * @param {string} message what was expected and what was found
+   */
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.name = 'RolloutError';
+    this.code = code;
+    this.detail = message;
+  }
+}
+
+module.exports = { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES };

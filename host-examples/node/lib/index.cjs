@@ -6,10 +6,11 @@
 // names, or one handed to loadArtifact / swapArtifact. Its main core module
 // runs through jco's glue (lib/component/glue.cjs, generated).
 // Types: index.d.cts (API) and types.d.cts (generated from wit/).
+// `rollout`: following a policy shipped through the fleet's Redis (docs/rollout.md).
 // Semantics: the conformance contract (formats 1 and 2) and docs/health.md (format 3).
 const constants = require('./constants.cjs');
 const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
-const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES } = require('./errors.cjs');
+const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { loadHealthDocument, embeddedDocument } = require('./document.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
@@ -23,6 +24,7 @@ const { watchPolicyFile } = require('./reload.cjs');
 const artifacts = require('./artifact/current.cjs');
 const { appendCustomSection } = require('./artifact/reader.cjs');
 const { WIT_PACKAGE, ABI_VERSION } = require('./artifact/load.cjs');
+const rollout = require('./rollout/index.cjs');
 
 module.exports = {
   plan: ops.plan,
@@ -49,6 +51,9 @@ module.exports = {
   PolicyError,
   ArtifactError,
   ARTIFACT_ERROR_CODES,
+  RolloutError,
+  ROLLOUT_ERROR_CODES,
+  rollout,
   watchPolicyFile,
   loadArtifact: artifacts.loadArtifact,
   swapArtifact: artifacts.swapArtifact,

@@ -298,6 +298,9 @@ export declare function destinationRefusal(address: string): string | null;
 
 export { DeliveryEngine, EngineConfig, EngineInput, EngineAnswer, EngineAction, EngineInputError, EngineErrorCode } from './delivery-engine.cjs';
 export { TransportKind, TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } from './transport-kinds.cjs';
+/** Following a policy shipped to the fleet through its Redis (docs/rollout.md). */
+export * as rollout from './rollout/index.cjs';
+export { RolloutError, RolloutErrorCode, ROLLOUT_ERROR_CODES } from './rollout/index.cjs';
 
 // ---- the policy artifact (docs/artifact.md) ----
 
@@ -309,7 +312,7 @@ export interface ArtifactInfo {
   readonly abi: string;
   /** The embedded document's version, or null when it embeds none. */
   readonly document_version: string | null;
-  /** The path it was read from, "embedded" (the package's copy) or "bytes". */
+  /** The path it was read from, "embedded" (the package's copy), "bytes" (or a loadArtifact label, e.g. "redis"). */
   readonly source: string;
   /** Size in bytes. */
   readonly size: number;
@@ -338,6 +341,8 @@ export declare const ARTIFACT_ERROR_CODES: readonly ArtifactErrorCode[];
 export interface ArtifactOptions {
   /** The sha256 the file must have, 64 hex digits in either case (absent or '': RETRY_POLICY_ARTIFACT_SHA256 when set and not empty). */
   expectedSha256?: string;
+  /** What bytes are called in ArtifactInfo.source and refusals (default "bytes"). */
+  label?: string;
 }
 export type SwapResult = { ok: true; info: ArtifactInfo; previous: ArtifactInfo } | { ok: false; error: ArtifactError };
 export type ArtifactEvent =

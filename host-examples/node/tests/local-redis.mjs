@@ -21,11 +21,12 @@ export function freePort() {
 
 /**
  * Start redis-server (no persistence, its files in a temp dir named after
- * `prefix`) and connect one client to it, waiting up to 5 s.
+ * `prefix`) on `port` (default a free one) and connect one client to it,
+ * waiting up to 5 s.
  * @returns {Promise<{port: number, server: import('node:child_process').ChildProcess, redis: Redis}>}
  */
-export async function startRedis(prefix) {
-  const port = await freePort();
+export async function startRedis(prefix, port = null) {
+  port ??= await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });

@@ -61,7 +61,7 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     !c
 }
 
-fn hex8(n: u32) -> [u8; 8] {
+pub(super) fn hex8(n: u32) -> [u8; 8] {
     let mut out = [0u8; 8];
     for (i, d) in out.iter_mut().enumerate() {
         *d = b"0123456789abcdef"[((n >> (28 - 4 * i)) & 0xf) as usize];

@@ -92,6 +92,7 @@ use alloc::string::String;
 
 mod decode;
 pub mod error;
+mod event_text;
 pub mod json_text;
 pub mod line;
 pub mod record;
@@ -113,7 +114,7 @@ pub fn encode_header(created_at_ms: u64) -> String {
 
 /// The whole line of an event record, written as format 2.
 pub fn encode_event(record: &EventRecord) -> String {
-    line::frame(&record::event_to_value(record))
+    event_text::line(record)
 }
 
 /// Whether a journal of `records` records (the header included) with

@@ -305,3 +305,38 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn the_direct_writer_writes_the_bytes_the_value_tree_writes(
+        rec in any_record(),
+        floats in (any::<f64>(), any::<f64>()),
+        jitter in 0usize..3,
+        ints in (any::<u64>(), any::<u32>(), any::<u64>()),
+        sliding in any::<bool>(),
+        health in proptest::option::of((any::<bool>(), any::<u64>(), proptest::option::of((any::<f64>(), any::<u64>(), any::<u32>())),
+                                        any::<f64>(), any::<f64>(), any::<u64>())),
+    ) {
+        let mut rec = rec;
+        rec.health = health.map(|(hold, pause, circuit, multiple, floor, cache)| {
+            let mut h = Health { hold_budget_refusals: hold, pause_max_ms: pause, cache_ms: cache, ..Health::default() };
+            h.circuit = circuit.map(|(ratio, n, probes)| crate::health::Circuit {
+                failure_ratio: ratio, min_sample: n, cooldown_ms: n / 3, cooldown_max_ms: n / 2, probes, probe_interval_ms: n / 5,
+            });
+            (h.release.multiple, h.release.floor_per_s) = (multiple, floor);
+            h
+        });
+        (rec.policy.backoff.factor, rec.policy.budget.ratio) = floats;
+        rec.policy.backoff.jitter = [Jitter::None, Jitter::Full, Jitter::Equal][jitter];
+        (rec.policy.window_ms, rec.policy.hard_cap, rec.policy.budget.min_sample) = ints;
+        rec.policy.budget.sliding = sliding;
+        prop_assert_eq!(encode_event(&rec), line::frame(&record::event_to_value(&rec)));
+    }
+}
+
+#[test]
+fn the_direct_writer_writes_the_bytes_the_value_tree_writes_for_the_fixed_records() {
+    for rec in [pending("ev-1", None), pending("ev-\"2\"\n", Some(Health::default())), dead("ev-3")] {
+        assert_eq!(encode_event(&rec), line::frame(&record::event_to_value(&rec)));
+    }
+}

@@ -25,6 +25,7 @@ const usage = `usage: replica replay --store FILE --policy FILE [...]   (replica
                [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
+               [--artifact-from-redis --trust-key FILE [--replica-id ID] [--rollout-poll-ms N (500)]]
                [--ca-file PATH] [--drain-ms N (5000)] [--store FILE] [--resume FILE]
                [--help] [--version]
 Delivers N events to URL through the policy (class "storm" of FILE, else of
@@ -38,6 +39,17 @@ file); 1 on anything else. --help and --version print on stdout and exit 0.
                     poll the artifact file every N ms (N >= 1) and swap when its
                     sha256 changes (every check first, a refused file keeps the
                     old one); needs --artifact or $RETRY_POLICY_ARTIFACT
+  --artifact-from-redis
+                    follow the fleet's published artifact (docs/rollout.md) through
+                    --redis or --redis-cluster (required), verified against
+                    --trust-key (required): one tick before the first admission,
+                    then every --rollout-poll-ms; excludes --watch-artifact-ms
+  --trust-key FILE  PEM Ed25519 public keys whose signatures are trusted (only
+                    with --artifact-from-redis)
+  --replica-id ID   this replica's id in the rollout's status records and canary
+                    rule, 1 to 200 bytes of UTF-8 (default go-<hostname>-<pid>)
+  --rollout-poll-ms N
+                    the follower's tick, 50 <= N <= 60000 (default 500)
   --metrics-addr    serve GET /metrics on HOST:PORT (docs/metrics.md) while
                     running; [IPv6]:PORT, an empty HOST is 127.0.0.1, port 0 any
                     free port (the URL is logged)
@@ -100,6 +112,8 @@ type Config struct {
 	StorePath string
 	// ResumePath is --resume: another run's journal to continue ("" = none).
 	ResumePath string
+	// Rollout is --artifact-from-redis and its flags (rolloutargs.go).
+	Rollout RolloutConfig
 	// SecretsPath is --signing-secrets (a Go extra): sign every attempt
 	// (Standard Webhooks) with the endpoint's secrets ("" = unsigned).
 	SecretsPath string
@@ -120,13 +134,19 @@ func (e errUsage) Error() string { return e.msg }
 
 func usageErrorf(format string, a ...any) error { return errUsage{fmt.Sprintf(format, a...)} }
 
+// errSetup is a file a flag names that is refused (exit 2, one line, no
+// usage text: the flags were right).
+type errSetup struct{ msg string }
+
+func (e errSetup) Error() string { return e.msg }
+
 // parseArgs reads the REPLICA flags. flag.ErrHelp is returned for --help
 // and --version, once their text is printed on stdout.
 func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000, DrainMs: 5000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs, pollMs string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -147,6 +167,10 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	fs.StringVar(&cfg.StorePath, "store", "", "")
 	fs.StringVar(&cfg.ResumePath, "resume", "", "")
 	fs.StringVar(&cfg.SecretsPath, "signing-secrets", "", "")
+	fs.BoolVar(&cfg.Rollout.Follow, "artifact-from-redis", false, "")
+	fs.StringVar(&cfg.Rollout.TrustKeyPath, "trust-key", "", "")
+	fs.StringVar(&cfg.Rollout.ReplicaID, "replica-id", "", "")
+	fs.StringVar(&pollMs, "rollout-poll-ms", "500", "")
 	version := fs.Bool("version", false, "")
 	seen := map[string]int{}
 	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
@@ -214,6 +238,9 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 		if cfg.WatchPath == "" {
 			return cfg, usageErrorf("--watch-artifact-ms needs --artifact PATH or $%s", rp.EnvArtifact)
 		}
+	}
+	if err := cfg.Rollout.check(set, pollMs); err != nil {
+		return cfg, err
 	}
 	if set["metrics-addr"] {
 		if cfg.MetricsAddr, err = metricsAddr(cfg.MetricsAddr); err != nil {

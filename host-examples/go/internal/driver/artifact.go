@@ -12,14 +12,14 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// showPolicy logs the artifact's load (and, with --watch-artifact-ms, every
-// swap and refusal until ctx ends) on stderr, moves webhook_policy_info and
+// showPolicy logs the artifact's load (and, with --watch-artifact-ms or
+// --artifact-from-redis, every swap and refusal until ctx ends) on stderr, moves webhook_policy_info and
 // webhook_policy_reloads_total, and serves every family of docs/metrics.md
 // on --metrics-addr. The returned stop ends both.
 //
 // version names the current document's version (nil: the artifact's own
 // document's); swapped is called after every applied swap.
-func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, version func(rp.ArtifactInfo) string, swapped func(), metrics *webhookmetrics.Metrics, stderr io.Writer) (stop func(), err error) {
+func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, version func(rp.ArtifactInfo) string, swapped func(), follow *following, metrics *webhookmetrics.Metrics, stderr io.Writer) (stop func(), err error) {
 	info := metrics.ShowPolicy(prefixed{stderr}, version)
 	info.Loaded(engine.Info())
 	ctx, cancel := context.WithCancel(ctx)
@@ -52,6 +52,9 @@ func showPolicy(ctx context.Context, cfg Config, engine *rp.Engine, version func
 			})
 		}()
 		stops = append(stops, func() { <-done })
+	}
+	if follow != nil { // --artifact-from-redis: the same swap, from the fleet's store
+		stops = append(stops, follow.run(ctx, info, swapped))
 	}
 	return stop, nil
 }

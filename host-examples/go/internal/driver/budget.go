@@ -21,9 +21,10 @@ import (
 // engine's store calls go there, one EVALSHA of fleet/budget.lua each
 // (redisbudget); trips counts the store commands Redis answered.
 type redisBudget struct {
-	store *redisbudget.Store
-	trips *tripCounter
-	close func() error
+	client redis.UniversalClient // the rollout follower's connection too
+	store  *redisbudget.Store
+	trips  *tripCounter
+	close  func() error
 }
 
 // newRedisBudget connects to a standalone Redis (redisURL) or a cluster
@@ -67,7 +68,7 @@ func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x
 	store := redisbudget.New(client, redisbudget.WithTimeout(timeout))
 	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
 	client.AddHook(trips)
-	return &redisBudget{store: store, trips: trips, close: client.Close}, nil
+	return &redisBudget{client: client, store: store, trips: trips, close: client.Close}, nil
 }
 
 // redactErr is a URL error's message without the URL (it may carry a password).

@@ -38,7 +38,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err != nil {
+	var setup errSetup
+	switch {
+	case errors.As(err, &setup): // a file the flags name is refused: one line
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 2
+	case err != nil:
 		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
 		return 2
 	}
@@ -72,10 +77,22 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 		return Summary{}, usageErrorf("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
+	var store *redisBudget
+	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
+		if store, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
+			return Summary{}, err
+		}
+		defer store.close()
+	}
+	follow, err := startFollowing(ctx, cfg, engine, store, stderr) // its first tick: before the document is read
+	if err != nil {
+		return Summary{}, err
+	}
 	doc, err := currentDocument(ctx, cfg, engine)
 	if err != nil {
 		return Summary{}, err
 	}
+	follow.useDocument(doc.version)
 	metrics := webhookmetrics.New()
 	d := newDriver(cfg, stderr, metrics)
 	d.drain, d.prefix = drain, fmt.Sprintf("go-%d", os.Getpid())
@@ -90,13 +107,8 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if cfg.SecretsPath != "" {
 		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
 	}
-	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
-		if d.redis, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
-			return Summary{}, err
-		}
-		defer d.redis.close()
-	}
-	store, err := d.openStore()
+	d.redis, d.follow = store, follow.follower()
+	journal, err := d.openStore()
 	defer d.closeJournal() // the lock goes on a clean exit, a drain included
 	if err != nil {
 		return Summary{}, err
@@ -104,12 +116,12 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if d.de, err = engine.OpenDeliveryEngine(ctx, d.engineConfig(doc.text)); err != nil {
 		return Summary{}, usageErrorf("%s: %v", doc.where, err)
 	}
-	defer func() { d.de.Close(ctx) }()                   // the engine the run ends on (a swap opens another)
-	if err := d.resumeJournals(ctx, store); err != nil { // --store, then --resume
+	defer func() { d.de.Close(ctx) }()                     // the engine the run ends on (a swap opens another)
+	if err := d.resumeJournals(ctx, journal); err != nil { // --store, then --resume
 		return Summary{}, err
 	}
 	d.engine, d.document = engine, doc.text
-	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, metrics, stderr)
+	stop, err := showPolicy(ctx, cfg, engine, doc.version, d.swapped, follow, metrics, stderr)
 	if err != nil {
 		return Summary{}, err
 	}

@@ -3,62 +3,24 @@ package driver
 import (
 	"context"
 	"crypto/tls"
-	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testpki"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/testredis"
 )
 
-// redisServer runs Debian's redis-server on a free loopback port for one
-// test, with args added (its TLS or ACL settings), and returns the port
-// and an admin client (a client with tlsConfig when it speaks TLS).
-// Without redis-server the test is skipped, unless
-// RETRY_POLICY_REQUIRE_REDIS is set (the test script sets it when the
-// binary exists).
+// redisServer runs redis-server for one test (testredis.Start).
 func redisServer(t *testing.T, tlsConfig *tls.Config, args func(port int) []string) (int, *redis.Client) {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("RETRY_POLICY_REQUIRE_REDIS") != "" {
-			t.Fatal("redis-server is not installed")
-		}
-		t.Skip("redis-server is not installed (apt-get install redis-server)")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	argv := append([]string{"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}, args(port)...)
-	cmd := exec.Command(bin, argv...)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	admin := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), TLSConfig: tlsConfig, Protocol: 2})
-	t.Cleanup(func() { _ = admin.Close() })
-	deadline := time.Now().Add(10 * time.Second)
-	for admin.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start: %s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return port, admin
+	return testredis.Start(t, tlsConfig, args)
 }
 
-func plainPort(port int) []string { return []string{"--port", strconv.Itoa(port)} }
+func plainPort(port int) []string { return testredis.Plain(port) }
 
 // evalCalls is how many EVALSHA and EVAL commands Redis ran.
 func evalCalls(t *testing.T, admin *redis.Client) uint64 {

@@ -12,6 +12,7 @@ import (
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
 
 // driver runs one replica on the delivery engine (docs/engine.md): one
@@ -26,9 +27,10 @@ type driver struct {
 	stderr  io.Writer
 	metrics *webhookmetrics.Metrics
 	client  *safehttp.Client
-	redis   *redisBudget  // nil: the engine's memory store
-	journal *journal.File // --store (nil: none)
-	prefix  string        // event ids are prefix-i
+	redis   *redisBudget      // nil: the engine's memory store
+	follow  *rollout.Follower // --artifact-from-redis (nil: not following)
+	journal *journal.File     // --store (nil: none)
+	prefix  string            // event ids are prefix-i
 	drain   *drainSignal
 	clock   func() uint64 // nil: the wall clock plus --clock-offset-ms
 
@@ -231,6 +233,9 @@ func (d *driver) stopped(id, reason string) {
 	}
 	delete(d.open, id)
 	d.sum.StopReasons[reason]++
+	if d.follow != nil { // the status record's events and dead letters
+		d.follow.Finished(reason != rp.StopReasonDelivered.String())
+	}
 }
 
 // feed hands the engine one batch (all at one now_ms) and acts on its answer.

@@ -30,18 +30,26 @@ export function artifactLine(e, version = e.info.document_version ?? '') {
  * artifact's embedded one), read at every scrape and in every log line.
  * The "loaded" line is logged at once, or with `announce: false` when the
  * caller calls `announce()` (once its document is loaded: the line then
- * names its version). Returns {info, announce(), close()}.
+ * names its version, and the artifact running then: a swap before it, such
+ * as a rollout's first tick, is in that line only, neither logged nor
+ * counted apart). Returns {info, announce(), close()}.
  */
 export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion = null, announce = true } = {}) {
   const versionOf = (i) => (documentVersion === null ? i.document_version : documentVersion()) ?? '';
+  let announced = announce;
   const stop = onArtifactChange((e) => {
-    if (e.kind === 'loaded') return; // the first load is logged once, below
+    if (e.kind === 'loaded' || !announced) return; // the first load is logged once, below
+    if (e.kind === 'refused' && e.source === 'redis') return; // the rollout follower logs and counts its own refusals
     log(artifactLine(e, versionOf(e.info)));
     if (e.kind === 'swapped') metrics?.inc('webhook_policy_reloads_total', { result: 'applied' });
     if (e.kind === 'refused') metrics?.inc('webhook_policy_reloads_total', { result: 'refused' });
   });
   const info = source === null ? artifactInfo() : loadArtifact(source);
-  const loaded = () => log(artifactLine({ kind: 'loaded', info }, versionOf(info)));
+  const loaded = () => {
+    announced = true;
+    const now = artifactInfo();
+    log(artifactLine({ kind: 'loaded', info: now }, versionOf(now)));
+  };
   if (announce) loaded();
   metrics?.policyInfo(() => {
     const i = artifactInfo();

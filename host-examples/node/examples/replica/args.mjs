@@ -1,8 +1,10 @@
 // The REPLICA command line (issue 6, fleet tests): parse and check the flags.
 // Bad arguments throw UsageError; main.mjs prints it and exits 2.
 import fs from 'node:fs';
+import os from 'node:os';
 import { redactText } from '../dispatcher/redact.mjs';
 import { readCaFile, CaFileError } from '../dispatcher/trust.mjs';
+import { rollout, RolloutError } from '@webhook/retry-policy';
 
 export const USAGE = `usage: replica --help | --version
        replica replay --store FILE --policy FILE [...]   (replica replay --help)
@@ -12,6 +14,7 @@ export const USAGE = `usage: replica --help | --version
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
                [--ca-file PEM] [--drain-ms N] [--store FILE] [--resume FILE]
+               [--artifact-from-redis --trust-key PEM [--replica-id ID] [--rollout-poll-ms N]]
 
 Delivers N events (POST, ids "node-<pid>-<i>") to URL through the retry policy
 (class "storm" of the policy document FILE; without --policy, of the document
@@ -50,12 +53,22 @@ when given. --events 0 --resume FILE
 only resumes. A drained run leaves its unfinished events pending in the journal.
 A --policy document with health sections (format 3) gates every send, holds
 (journaled as held, resumed by --store/--resume) and probes
-(docs/health-dispatch.md). Prints one JSON summary line on stdout;
+(docs/health-dispatch.md).
+--artifact-from-redis: follow the artifact the fleet publishes in --redis /
+--redis-cluster (docs/rollout.md; retry-policy publish): one tick before the
+first admission, then every --rollout-poll-ms N ms (default 500, 50..60000),
+in the background; an artifact whose Ed25519 signature is not by a key of
+--trust-key PEM (required with it; PEM PUBLIC KEY blocks) is refused and the
+running one kept. --replica-id ID: this replica's id in the status records
+and the canary rule (1 to 200 bytes; default node-<hostname>-<pid>).
+Excludes --watch-artifact-ms. Prints one JSON summary line on stdout;
 diagnostics go to stderr.`;
 
 export const EVENT_CLASS = 'storm';
 
 export class UsageError extends Error {}
+/** A setup file refused (docs/rollout.md: the trust file): one line on stderr, no usage text; exit 2 too. */
+export class SetupError extends UsageError {}
 
 const FLAGS = new Set([
   '--target',
@@ -78,8 +91,12 @@ const FLAGS = new Set([
   '--drain-ms',
   '--store',
   '--resume',
+  '--artifact-from-redis',
+  '--trust-key',
+  '--replica-id',
+  '--rollout-poll-ms',
 ]);
-const SWITCHES = new Set(['--allow-private-targets']);
+const SWITCHES = new Set(['--allow-private-targets', '--artifact-from-redis']);
 
 /** `HOST:PORT` (an IPv6 host in brackets: `[::1]:0`) -> {host, port}; port 0 = any free port. */
 function hostPort(flag, text) {
@@ -131,13 +148,42 @@ function redisUrl(flag, text) {
   return text;
 }
 
+/** The trust file's keys; SetupError naming the file and rollout_trust_invalid when refused. */
+function trustKey(file) {
+  try {
+    return rollout.readTrustFile(file);
+  } catch (e) {
+    if (e instanceof RolloutError) throw new SetupError(`--trust-key: ${e.message}`);
+    throw e;
+  }
+}
+
+/** --artifact-from-redis, --trust-key, --replica-id, --rollout-poll-ms (docs/replica.md), checked together. */
+function rolloutOptions(seen) {
+  const follow = seen.has('--artifact-from-redis');
+  if (follow && !seen.has('--redis') && !seen.has('--redis-cluster')) throw new UsageError('--artifact-from-redis needs --redis or --redis-cluster');
+  if (follow && !seen.has('--trust-key')) throw new UsageError('--artifact-from-redis needs --trust-key FILE');
+  if (follow && seen.has('--watch-artifact-ms')) throw new UsageError('--artifact-from-redis and --watch-artifact-ms are exclusive');
+  if (!follow && seen.has('--trust-key')) throw new UsageError('--trust-key is only for --artifact-from-redis');
+  const replicaId = seen.get('--replica-id') ?? `node-${os.hostname()}-${process.pid}`;
+  const idBytes = Buffer.byteLength(replicaId, 'utf8');
+  if (idBytes < 1 || idBytes > 200) throw new UsageError(`--replica-id: expected 1 to 200 bytes of UTF-8, got ${idBytes}`);
+  let rolloutPollMs = 500;
+  if (seen.has('--rollout-poll-ms')) {
+    rolloutPollMs = integer('--rollout-poll-ms', seen.get('--rollout-poll-ms'), 0);
+    if (rolloutPollMs < 50 || rolloutPollMs > 60_000) throw new UsageError(`--rollout-poll-ms: expected an integer from 50 to 60000, got ${rolloutPollMs}`);
+  }
+  return { artifactFromRedis: follow, trusted: follow ? trustKey(seen.get('--trust-key')) : null, replicaId, rolloutPollMs };
+}
+
 /**
  * argv (without node and the script) -> {help}, {version} or
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
  *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
  *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs,
- *  store, resume (journal paths, null when not given)}.
+ *  store, resume (journal paths, null when not given),
+ *  artifactFromRedis, trusted (TrustedKeys or null), replicaId, rolloutPollMs}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
@@ -166,6 +212,7 @@ export function parseArgs(argv) {
     if (!seen.has(required)) throw new UsageError(`${required} is required`);
   }
   if (seen.has('--redis') && seen.has('--redis-cluster')) throw new UsageError('--redis and --redis-cluster are exclusive');
+  const followed = rolloutOptions(seen);
   const endpointId = seen.get('--endpoint-id');
   if (endpointId === '') throw new UsageError('--endpoint-id: must not be empty');
   const policyPath = seen.has('--policy') ? seen.get('--policy') : null; // null: the artifact's embedded document
@@ -210,5 +257,6 @@ export function parseArgs(argv) {
     drainMs: seen.has('--drain-ms') ? integer('--drain-ms', seen.get('--drain-ms'), 0) : 5000,
     store: seen.has('--store') ? filePath('--store', seen.get('--store')) : null,
     resume: seen.has('--resume') ? filePath('--resume', seen.get('--resume')) : null,
+    ...followed,
   };
 }

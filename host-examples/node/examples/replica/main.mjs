@@ -10,7 +10,10 @@
 // ends at `drained` or --drain-ms, then ONE JSON summary line on stdout.
 // The artifact is logged at load and at every swap (--watch-artifact-ms);
 // without --policy a swapped-in artifact's embedded document becomes the
-// engine's current document (`swap`). `replica replay ...`: replay-command.mjs.
+// engine's current document (`swap`). With --artifact-from-redis the
+// artifact follows the fleet's rollout (rollout.mjs, docs/rollout.md): one
+// tick before the first admission, then in the background.
+// `replica replay ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
 import fs from 'node:fs';
@@ -26,14 +29,15 @@ import { StoreCaller } from '../dispatcher/store-call.mjs';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
-import { parseArgs, UsageError, USAGE, EVENT_CLASS } from './args.mjs';
+import { parseArgs, UsageError, SetupError, USAGE, EVENT_CLASS } from './args.mjs';
 import { connectRedis, countingClient, redact } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
+import { rolloutFollower, finishedCounts } from './rollout.mjs';
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
 
-function usageExit(message) {
-  process.stderr.write(`replica: ${message}\n${USAGE}\n`);
+function usageExit(message, setup = false) {
+  process.stderr.write(setup ? `replica: ${message}\n` : `replica: ${message}\n${USAGE}\n`);
   process.exit(2);
 }
 
@@ -132,7 +136,7 @@ async function run(opts) {
     if (e instanceof PolicyError) throw new UsageError(`the delivery engine refused the document: ${e.code}: ${e.message}`);
     throw e;
   }
-  tracked.announce();
+  if (!opts.artifactFromRedis) tracked.announce(); // else after the first rollout tick: it names what runs then
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = null;
@@ -144,6 +148,29 @@ async function run(opts) {
     counter = counting.counter;
     const failed = rateLimited(log, 'budget store call failed');
     store = new StoreCaller({ store: new RedisBudgetStore(counting.client), metrics, timeoutMs: opts.storeTimeoutMs, onError: (m) => failed(redact(m)) });
+  }
+  // The first rollout tick, before the driver exists (nothing admitted yet):
+  // a swap reopens the engine on the new artifact's embedded document.
+  let follower = null;
+  if (opts.artifactFromRedis) {
+    let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
+    follower = rolloutFollower(opts, redis, { log, counts: () => finishedCounts(driver), documentVersion: () => version,
+      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }) });
+    onSwap = (e) => {
+      if (e.kind !== 'swapped') return;
+      const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
+      try {
+        const fresh = openEngine(text);
+        engine.close();
+        engine = fresh;
+        version = loadHealthDocument(text).version;
+      } catch (err) {
+        log(`the swapped-in artifact's document is refused by its engine (${err.message}); it runs document_version=${version}`);
+      }
+    };
+    await follower.tick();
+    started = true;
+    tracked.announce();
   }
   const journal = openJournal(opts);
   let next = 0;
@@ -188,6 +215,7 @@ async function run(opts) {
       // refused: the version stays
     }
   };
+  follower?.start(opts.rolloutPollMs);
   const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
   if (server !== null) log(`metrics on ${server.url}`);
   if (signalled !== null) driver.drain(opts.drainMs);
@@ -221,6 +249,7 @@ async function run(opts) {
   // summary finds it whole (a drain's pending events resumable).
   await journal?.close().catch((e) => log(`--store ${opts.store}: ${redact(e.message)}`));
   process.stdout.write(`${JSON.stringify(summary)}\n`);
+  follower?.close();
   redis?.disconnect();
   driver.close();
   driver.engine.close();
@@ -243,7 +272,7 @@ async function main() {
   try {
     opts = parseArgs(process.argv.slice(2));
   } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message);
+    if (e instanceof UsageError) usageExit(e.message, e instanceof SetupError);
     throw e;
   }
   if (opts.help) {

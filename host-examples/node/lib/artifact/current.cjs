@@ -62,7 +62,7 @@ function swapArtifact(source, options = {}) {
     next = load(source, options);
   } catch (e) {
     const error = e instanceof ArtifactError ? e : new ArtifactError('artifact_invalid', String(e?.message ?? e));
-    emit({ kind: 'refused', error, source: typeof source === 'string' ? source : 'bytes', info: previous.info });
+    emit({ kind: 'refused', error, source: typeof source === 'string' ? source : (options.label ?? 'bytes'), info: previous.info });
     return { ok: false, error };
   }
   current = next;

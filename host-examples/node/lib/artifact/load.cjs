@@ -30,13 +30,13 @@ const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(byt
 /**
  * Where the artifact comes from: `source` (a path or bytes) when given, else
  * RETRY_POLICY_ARTIFACT (when set and not empty), else the package's copy.
- * Returns {bytes, source}.
+ * Returns {bytes, source} (`bytesLabel`: the source named for bytes).
  */
-function read(source) {
+function read(source, bytesLabel = 'bytes') {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
     const bytes = new Uint8Array(source);
-    checkSize(bytes, 'bytes');
-    return { bytes, source: 'bytes' };
+    checkSize(bytes, bytesLabel);
+    return { bytes, source: bytesLabel };
   }
   let file;
   let label;
@@ -98,12 +98,13 @@ function selfTest(instances) {
  * Load and check an artifact. `source`: a path, bytes, or nothing (the
  * environment's RETRY_POLICY_ARTIFACT, else the package's copy);
  * `expectedSha256`: the pin, 64 hex digits in either case (absent or '':
- * RETRY_POLICY_ARTIFACT_SHA256 when set and not empty).
+ * RETRY_POLICY_ARTIFACT_SHA256 when set and not empty); `label`: what
+ * bytes are called in ArtifactInfo.source (default "bytes", e.g. "redis").
  * Returns an Artifact; throws ArtifactError.
  */
-function loadArtifact(source, { expectedSha256 } = {}) {
+function loadArtifact(source, { expectedSha256, label: bytesLabel } = {}) {
   const pin = pinOf(expectedSha256); // before reading: a malformed pin is the caller's error
-  const { bytes, source: label } = read(source);
+  const { bytes, source: label } = read(source, bytesLabel);
   // The digest is computed now only for a pin (never weakened); otherwise on
   // first read of info.sha256: node:crypto alone costs ~2-3 ms of a cold start.
   const digest = pin === null ? null : sha256(bytes);

@@ -36,6 +36,9 @@ import {
   onArtifactChange,
   loadArtifact,
   ArtifactError,
+  RolloutError,
+  type RolloutErrorCode,
+  rollout,
   appendCustomSection,
   type ArtifactInfo,
   type SwapResult,
@@ -170,4 +173,30 @@ void [tlsKind, kindNames, misspelt];
   // @ts-expect-error a result has a status, an error_kind or not_started
   engine.feed([{ op: 'result', now_ms: 3, event_id: 'e', attempt: 1 }]);
   engine.close();
+}
+
+// The fleet rollout (docs/rollout.md): typed records, trust, verify and refusals.
+{
+  const record: rollout.RolloutRecord = rollout.readRecord('{"v":1,"epoch":1,"stable":"","canary":null,"previous":[]}');
+  const want: string = rollout.desired(record, 'node-a');
+  const b: number = rollout.bucket('node-a');
+  const trusted: rollout.TrustedKeys = rollout.readTrust('');
+  const ok: true = rollout.verify(trusted, 'id', 'sig', want);
+  try {
+    rollout.readTrust('');
+  } catch (e) {
+    if (e instanceof RolloutError) {
+      const code: RolloutErrorCode = e.code;
+      // @ts-expect-error a rollout code is one of the doc's codes
+      const wrong: RolloutErrorCode = 'rollout_unknown';
+      void [code, wrong];
+    }
+  }
+  const follower = new rollout.RolloutFollower({ redis: {}, trusted, replicaId: 'node-a', timeoutMs: 250 });
+  const result: rollout.TickResult = await follower.tick();
+  const status: rollout.StatusRecord = follower.status();
+  if (result.kind === 'refused') void result.refusal.code;
+  // @ts-expect-error the replica id is a string
+  new rollout.RolloutFollower({ redis: {}, trusted, replicaId: 7 });
+  void [b, ok, status.epoch, record.canary?.percent];
 }

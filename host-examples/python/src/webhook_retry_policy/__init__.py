@@ -16,6 +16,9 @@ one raw call per operation:
   :func:`current_artifact` — the artifact (docs/artifact.md).
 * :class:`DeliveryEngine` — the component's delivery engine (docs/engine.md),
   driven by JSON batches; its refusals are :class:`EngineError`.
+* :mod:`webhook_retry_policy.rollout` (extra ``[rollout]``) — follow a policy
+  published to the fleet's Redis (docs/rollout.md): record, canary rule,
+  trusted keys, signature check, the follower.
 """
 
 from typing import TYPE_CHECKING, Any

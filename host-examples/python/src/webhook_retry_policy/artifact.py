@@ -109,11 +109,12 @@ class Artifact:
         return self.health_document is not None and any(c.health is not None for c in self.health_document.classes)
 
 
-def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None) -> tuple[bytes, str]:
+def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None,
+          label: str = "bytes") -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        check_size(data, "bytes")
-        return data, "bytes"
+        check_size(data, label)
+        return data, label
     path = os.fspath(source) if source is not None else os.environ.get(ARTIFACT_ENV) or None
     if path is None:
         try:
@@ -165,11 +166,14 @@ def _self_test(inst: instance.Instance) -> None:
 def load_artifact(
     source: str | os.PathLike[str] | bytes | bytearray | memoryview | None = None,
     expected_sha256: str | None = None,
+    *,
+    bytes_source: str = "bytes",
 ) -> Artifact:
     """Read and check an artifact (docs/artifact.md "Loading"); nothing changes. ``expected_sha256``: 64 hex
-    digits, either case (None or ``""``: ``RETRY_POLICY_ARTIFACT_SHA256`` when set and not empty)."""
+    digits, either case (None or ``""``: ``RETRY_POLICY_ARTIFACT_SHA256`` when set and not empty).
+    ``bytes_source``: the info's ``source`` when ``source`` is bytes (``redis`` for a rollout's artifact)."""
     pin = pin_of(expected_sha256)  # before reading: a malformed pin is the caller's error
-    data, label = _read(source)
+    data, label = _read(source, bytes_source)
     digest = _pin(data, pin)
     component = read_component(data)
     _check_exports(component.main_exports)
@@ -226,12 +230,13 @@ def current_artifact() -> Artifact:
 
 
 def swap_artifact(
-    source: str | os.PathLike[str] | bytes | bytearray | memoryview, expected_sha256: str | None = None
+    source: str | os.PathLike[str] | bytes | bytearray | memoryview, expected_sha256: str | None = None,
+    *, bytes_source: str = "bytes",
 ) -> ArtifactInfo:
     """Check ``source`` fully, then make it the artifact later calls run on.
     Raises :class:`ArtifactError` (the old artifact stays) when refused."""
     with _swap_lock:
-        new = load_artifact(source, expected_sha256)
+        new = load_artifact(source, expected_sha256, bytes_source=bytes_source)
         instance.activate(new)
         return new.info
 

@@ -117,6 +117,25 @@ def _redacted_errors() -> Iterator[None]:
     except (ValueError, TypeError) as e:
         raise ValueError(redact(str(e))) from None
 
+def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
+                ca_pem: str | None = None) -> Any:
+    """A blocking redis-py client with the store's connection options: ``redis.Redis`` for
+    ``redis://``/``rediss://``/``unix://`` URLs, ``redis.cluster.RedisCluster`` from one seed node's URL
+    when ``cluster``; ``timeout_s`` on connect and on every reply, no client-side retries, TLS as
+    :func:`_tls_kwargs` says (the rollout follower's client: docs/rollout.md)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.cluster import RedisCluster
+    from redis.retry import Retry
+
+    with _redacted_errors():
+        if cluster:
+            return RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
+                                         socket_connect_timeout=timeout_s, **_tls_kwargs(url, ca_pem))
+        return redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
+                                    **_tls_kwargs(url, ca_pem))
+
+
 class _Script:
     def __init__(self, script: str | None, skew_check: bool) -> None:
         self.script = script if script is not None else budget_script()
@@ -144,14 +163,7 @@ class RedisBudgetStore(_Script):
                  ca_pem: str | None = None) -> RedisBudgetStore:
         """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
         USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
-        import redis
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        with _redacted_errors():
-            client = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
-                                          **_tls_kwargs(url, ca_pem))
-        return cls(client, skew_check=skew_check)
+        return cls(sync_client(url, timeout_s=timeout_s, ca_pem=ca_pem), skew_check=skew_check)
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)

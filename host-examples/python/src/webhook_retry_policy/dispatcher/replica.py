@@ -17,6 +17,9 @@ logged (``policy artifact loaded sha256=...``). ``--watch-artifact-ms N``
 polls that file every N ms and swaps when its sha256 changes (logged
 ``swapped`` / ``refused``); without ``--policy`` the swapped-in artifact's
 embedded document becomes current for events admitted from then on.
+``--artifact-from-redis`` follows the fleet's rollout instead (docs/rollout.md,
+``rollout_follow.py``): one tick before the first event, then every
+``--rollout-poll-ms``; its swaps take the same path (``swaps.py``).
 ``--metrics-addr HOST:PORT`` serves ``/metrics`` (the URL is logged).
 ``replica replay --store FILE ...`` replays dead letters (``replay.py``).
 At the end it prints exactly one JSON line on stdout (everything else goes
@@ -35,7 +38,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..artifact import ARTIFACT_ENV, current_artifact, swap_artifact
+from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..clock import OffsetClock, SystemClock
 from ..delivery_engine import DeliveryEngine, EngineError
@@ -47,7 +50,9 @@ from ..transport_kinds import TransportKind
 from .driver import Admissions, Driver
 from .journal_file import JournalError, JournalFile, read_bytes
 from .metrics import DispatcherMetrics, described, parse_metrics_addr
+from .rollout_follow import ReplicaFollower, add_flags, check_flags
 from .signals import drain_on_signals, signals_caught
+from .swaps import SwapPath
 from .tally import HOST
 from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
@@ -149,6 +154,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
     p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
                    help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
+    add_flags(p, _whole)
     p.add_argument("--drain-ms", type=_whole("--drain-ms", 0), default=5000, metavar="N",
                    help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
     p.add_argument("--ca-file", metavar="PATH",
@@ -179,7 +185,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError("--redis and --redis-cluster are exclusive")
     try:
         a.ca_pem = read_ca_file(a.ca_file) if a.ca_file is not None else None
-    except CaFileError as e:
+        check_flags(a)
+    except (CaFileError, ValueError) as e:
         raise UsageError(str(e)) from None
     return a
 
@@ -202,34 +209,17 @@ def _document(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"{source}: {e}") from None
 
 
-def _watch(args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver, document: str,
-           version: str) -> ArtifactWatch | None:
-    """Poll the artifact file (``--watch-artifact-ms``). A new artifact is a
-    new engine (docs/engine.md section 11): the driver drains the old one,
-    and its snapshot goes on in an engine of the new artifact, whose
-    embedded document (without ``--policy``) is current for events admitted
-    from then on; events admitted before keep their policy."""
+def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
+    """Poll the artifact file (``--watch-artifact-ms``); a swap or a refusal takes the replica's one swap
+    path (``swaps.py``)."""
     if args.watch_artifact_ms is None:
         return None
-    loop = asyncio.get_running_loop()
-    state = {"document": document, "version": version}
-
-    def on_swap(text: str | None, new_version: str) -> None:  # on the loop's thread
-        if text is not None:
-            state["document"], state["version"] = text, new_version
-        doc = state["document"]
-        driver.swap(lambda: _open_engine(doc, args))
 
     def on_event(e: WatchEvent) -> None:  # on the watch's thread
-        if e.kind in ("swapped", "refused"):
-            metrics.policy_reloads.labels("applied" if e.kind == "swapped" else "refused").inc()
         if e.kind == "swapped" and e.old is not None and e.new is not None:
-            text = current_artifact().document_text if args.policy is None else None
-            new_version = e.new.document_version if text is not None else state["version"]
-            metrics.set_policy_info(e.new.sha256, e.new.abi, new_version)
-            artifact_log.info("policy artifact swapped sha256=%s -> %s %s", e.old.sha256, e.new.sha256,
-                              described(e.new, new_version))
-            loop.call_soon_threadsafe(on_swap, text, new_version)
+            swaps.swapped(e.old, e.new)
+        elif e.kind == "refused":
+            swaps.refused(e.line)
         else:
             artifact_log.warning("%s", e.line)
 
@@ -276,9 +266,22 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     try:
         if args.artifact is not None:
             swap_artifact(args.artifact)
-        info = current_artifact().info
+        current_artifact()
     except ArtifactError as e:
         raise UsageError(f"policy artifact refused: {e}") from None
+    follower = ReplicaFollower(args) if args.artifact_from_redis else None
+    try:
+        if follower is not None:  # the rollout's artifact before the first event; else the local one runs
+            await follower.first_tick()
+        info = current_artifact().info
+        return await _run(args, started, redis_store, info, follower)
+    finally:
+        if follower is not None:
+            follower.stop()
+
+
+async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedisBudgetStore | None,
+               info: ArtifactInfo, follower: ReplicaFollower | None) -> dict[str, Any]:
     document, version = _document(args)
     try:
         engine = _open_engine(document, args)
@@ -308,7 +311,10 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         async with client:
             with drain_on_signals(driver.drain, args.drain_ms):
                 _resume(args, driver, journal)
-                watch = _watch(args, metrics, driver, document, version)
+                swaps = SwapPath(args, metrics, driver, document, version, lambda doc: _open_engine(doc, args))
+                watch = _watch(args, swaps)
+                if follower is not None:
+                    follower.follow(driver.tally, swaps)
                 start = driver.now_ms()
                 admissions = Admissions(f"{HOST}-{os.getpid()}", args.events, args.endpoint_id, args.target,
                                         EVENT_CLASS, None if args.deadline_ms is None else start + args.deadline_ms)

@@ -1,0 +1,144 @@
+"""The replica's ``--artifact-from-redis`` (docs/replica.md, docs/rollout.md
+"What a replica does"): its four flags, their exit-2 rules, and the
+follower (:class:`~webhook_retry_policy.rollout.Follower`) on the replica's
+own store options (``--redis`` or ``--redis-cluster``, ``--ca-file``,
+``--store-timeout-ms`` per command; the artifact's ``HMGET`` gets at least 5 s).
+
+:func:`first_tick` runs one tick before the first admission (a swap there
+happens before any engine is opened, so the first event already runs the
+rollout's artifact); :func:`follow` then ticks every ``--rollout-poll-ms``
+on the follower's own thread, and its swaps and refusals go through the
+replica's one swap path (:class:`.swaps.SwapPath`). The status record
+counts the driver's finished events and dead letters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import socket
+from typing import Any
+
+from ..redact import redact
+from ..redis_store import sync_client
+from .swaps import SwapPath
+from .tally import HOST, Tally
+
+artifact_log = logging.getLogger("webhook_retry_policy.artifact")
+DEFAULT_POLL_MS = 500
+POLL_MS = (50, 60_000)
+MAX_REPLICA_ID_BYTES = 200
+FETCH_TIMEOUT_S = 5.0
+"""The artifact's fetch (``HMGET``, up to 4 MiB) is bounded by max(``--store-timeout-ms``, 5 s); the tick and
+``HSTRLEN`` by ``--store-timeout-ms``."""
+
+
+def add_flags(p: argparse.ArgumentParser, whole: Any) -> None:
+    p.add_argument("--artifact-from-redis", action="store_true",
+                   help="follow the fleet's published artifact (docs/rollout.md) through --redis or --redis-cluster, "
+                        "verified against --trust-key: one tick before the first event, then every --rollout-poll-ms")
+    p.add_argument("--trust-key", metavar="FILE",
+                   help="PEM file of the trusted Ed25519 public keys (only with --artifact-from-redis)")
+    p.add_argument("--replica-id", metavar="ID",
+                   help=f"this replica's id in the rollout's status records and canary rule (1 to "
+                        f"{MAX_REPLICA_ID_BYTES} bytes; default {HOST}-<hostname>-<pid>)")
+    p.add_argument("--rollout-poll-ms", type=whole("--rollout-poll-ms", POLL_MS[0]), default=DEFAULT_POLL_MS,
+                   metavar="N", help=f"the follower's tick ({POLL_MS[0]} <= N <= {POLL_MS[1]}; default {DEFAULT_POLL_MS})")
+
+
+def check_flags(a: argparse.Namespace) -> None:
+    """The flags' rules (ValueError naming the flag: the replica's exit 2); sets ``a.trusted``."""
+    a.trusted = None
+    if a.rollout_poll_ms > POLL_MS[1]:
+        raise ValueError(f"--rollout-poll-ms must be at most {POLL_MS[1]}, not {a.rollout_poll_ms}")
+    if a.replica_id is not None and not 1 <= len(a.replica_id.encode("utf-8", "surrogatepass")) <= MAX_REPLICA_ID_BYTES:
+        raise ValueError(f"--replica-id must be 1 to {MAX_REPLICA_ID_BYTES} bytes of UTF-8, "
+                         f"not {len(a.replica_id.encode('utf-8', 'surrogatepass'))}")
+    if a.replica_id is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in a.replica_id):
+        raise ValueError("--replica-id must be valid UTF-8")
+    if not a.artifact_from_redis:
+        if a.trust_key is not None:
+            raise ValueError("--trust-key is only used with --artifact-from-redis")
+        return
+    if a.redis is None and a.redis_cluster is None:
+        raise ValueError("--artifact-from-redis needs --redis URL or --redis-cluster URL")
+    if a.trust_key is None:
+        raise ValueError("--artifact-from-redis needs --trust-key FILE")
+    if a.watch_artifact_ms is not None:
+        raise ValueError("--artifact-from-redis and --watch-artifact-ms are exclusive")
+    try:
+        from ..rollout import RolloutError, read_trust_file
+    except ModuleNotFoundError as e:  # the rollout extra is missing: its one line
+        raise ValueError(f"--artifact-from-redis: {e}") from None
+    try:
+        a.trusted = read_trust_file(a.trust_key)
+    except RolloutError as e:
+        raise ValueError(f"--trust-key {a.trust_key}: {e}") from None
+
+
+class ReplicaFollower:
+    """The follower of one replica run: made before the first event, following until :meth:`stop`."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from ..rollout import Follower
+
+        url, cluster = (args.redis, False) if args.redis is not None else (args.redis_cluster, True)
+        timeout_s = args.store_timeout_ms / 1000
+        self.tally: Tally | None = None
+        self.swaps: SwapPath | None = None
+        self._clients: list[Any] = []
+
+        def connect(timeout: float = timeout_s) -> Any:
+            client = sync_client(url, cluster=cluster, timeout_s=timeout, ca_pem=args.ca_pem)
+            self._clients.append(client)
+            return client
+
+        replica_id = args.replica_id or f"{HOST}-{socket.gethostname()}-{os.getpid()}"
+        fetch_timeout_s = max(timeout_s, FETCH_TIMEOUT_S)  # the artifact's HMGET: up to 4 MiB
+        self.follower = Follower(args.trusted, replica_id, connect=connect,
+                                 fetch_connect=lambda: connect(fetch_timeout_s), language=HOST, counts=self._counts,
+                                 document_version=self._document_version, on_event=self._on_event)
+        self.poll_ms = args.rollout_poll_ms
+
+    def _counts(self) -> tuple[int, int]:
+        if self.tally is None:
+            return 0, 0
+        reasons = dict(self.tally.stop_reasons)  # a copy: the loop's thread updates it
+        finished = sum(reasons.values())
+        return finished, finished - reasons.get("delivered", 0)
+
+    def _document_version(self) -> str:
+        from ..artifact import current_artifact
+
+        return self.swaps.version if self.swaps is not None else current_artifact().info.document_version
+
+    def _on_event(self, e: Any) -> None:  # on the follower's thread (or the first tick's)
+        if e.kind == "swapped":
+            if self.swaps is not None and e.old is not None and e.new is not None:
+                self.swaps.swapped(e.old, e.new)
+            # on the first tick (no engine, no /metrics yet) the `policy artifact loaded ... source=redis` line says it
+        elif e.kind == "refused" and self.swaps is not None:
+            self.swaps.refused(e.line)
+        elif e.kind == "store_recovered":
+            artifact_log.info("%s", e.line)
+        else:  # a refusal on the first tick (logged, not counted: no /metrics yet), a store failure
+            artifact_log.warning("%s", redact(e.line))
+
+    async def first_tick(self) -> None:
+        """The tick before the first admission (off the loop: the fetch and the load block)."""
+        await asyncio.to_thread(self.follower.tick)
+
+    def follow(self, tally: Tally, swaps: SwapPath) -> None:
+        """From now on: count ``tally``'s events, swap through ``swaps``, tick every ``--rollout-poll-ms``."""
+        self.tally, self.swaps = tally, swaps
+        self.follower.start(self.poll_ms)
+
+    def stop(self) -> None:
+        self.follower.stop()
+        for client in self._clients:
+            try:
+                client.close()
+            except Exception:
+                pass
