@@ -106,7 +106,7 @@ impl Replica {
     }
 
     fn tick(&mut self, store: &Fake, now_ms: u64) -> Tick {
-        self.follower.tick(store, &self.live, Counts { events: 10, dead_letters: 2 }, now_ms)
+        self.follower.tick(store, &self.live, Counts { events: 10, dead_letters: 2 }, None, now_ms)
     }
 
     fn running(&self) -> String {
@@ -249,6 +249,10 @@ fn an_invalid_record_is_refused_once_and_a_valid_one_after_it_is_followed() {
     *store.state.borrow_mut() = Some(r#"{"v":2,"epoch":1}"#.into());
     let first = r.tick(&store, 1_500);
     assert_eq!(refused_code(&first), Some("rollout_record_invalid"));
+    let Tick::Refused { line, refusal } = &first else { unreachable!() };
+    assert!(line.contains("sha256=none code=rollout_record_invalid"), "{line}");
+    assert_eq!(refusal.sha256, None);
+    assert_eq!(r.follower.epoch(), 0, "an invalid record settles nothing");
     assert!(matches!(r.tick(&store, 1_600), Tick::Idle), "reported once");
     let v2 = store.put(&artifact("v2"), &key(1));
     store.record(&record(1, &v2, None));
@@ -271,7 +275,10 @@ fn a_store_that_is_down_keeps_the_artifact_says_so_once_and_the_epoch_is_followe
         .collect();
     assert_eq!(firsts, [true, false, false], "the first failure of a run is logged, once");
     assert_eq!(r.running(), before);
+    assert!(!r.follower.take_store_back());
     store.down.set(false);
     assert!(matches!(r.tick(&store, 3_000), Tick::Swapped(_)));
+    assert!(r.follower.take_store_back(), "the first success after failures is said");
+    assert!(!r.follower.take_store_back(), "once");
     assert_eq!(r.follower.epoch(), 4);
 }

@@ -136,6 +136,12 @@ impl RedisPool {
         Instant::now() + self.timeout
     }
 
+    /// The deadline of a call starting now that may take `min` even when
+    /// the store timeout is shorter (a 4 MiB artifact fetch).
+    pub fn deadline_at_least(&self, min: Duration) -> Instant {
+        Instant::now() + self.timeout.max(min)
+    }
+
     /// One command where its key lives (the cluster client routes it by its
     /// first key), answered before `deadline`.
     pub fn query(&self, cmd: &redis::Cmd, deadline: Instant) -> Result<Value, RedisError> {

@@ -1,17 +1,21 @@
 //! `--artifact-from-redis` (docs/rollout.md, "What a replica does"): the
 //! host library's [`Follower`] ticking through the budget store's own Redis
 //! connections ([`RedisPool`]: the same URL, TLS roots, ACL user, Cluster
-//! routing and per-command timeout). One tick runs before the first
-//! admission; then a thread ticks every `--rollout-poll-ms` and hands a
-//! swap to the driver's loop as `--watch-artifact-ms` does (the old engine
-//! drains into a new one on the new artifact), so delivery never waits for it.
+//! routing and per-command timeout; the artifact's fetch gets at least 5 s).
+//! One tick runs before the first admission (its swap is told by the
+//! `policy artifact loaded ... source=redis` line alone); then a thread
+//! ticks every `--rollout-poll-ms` and hands a swap to the driver's loop as
+//! `--watch-artifact-ms` does (the old engine drains into a new one on the
+//! new artifact), so delivery never waits for it. Swaps and refusals after
+//! the first tick count in `webhook_policy_reloads_total`.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use redis::Value;
 use retry_policy_host::rollout::{
-    artifact_key, Counts, Follower, Identity, RolloutStore, Tick, TrustedKeys, REPLICAS_KEY, STATE_KEY,
+    artifact_key, Counts, Follower, Identity, RolloutStore, Tick, TrustedKeys, MAX_RECORD_BYTES, REPLICAS_KEY,
+    STATE_KEY,
 };
 use retry_policy_host::{LiveArtifact, Swapped};
 
@@ -21,6 +25,9 @@ use crate::driver::io::log;
 use crate::metrics::Metrics;
 use crate::redis_pool::RedisPool;
 use crate::redis_store::RedisStore;
+
+/// The artifact's fetch (up to 4 MiB) may take this long even when the store timeout is shorter.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The follower's settings from the replica's flags.
 pub struct Options {
@@ -55,9 +62,7 @@ pub fn options(f: &Flags) -> Result<Option<Options>, String> {
         return Err("--artifact-from-redis and --watch-artifact-ms exclude each other".into());
     }
     let path = f.str("trust-key").ok_or("--artifact-from-redis needs --trust-key FILE")?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("--trust-key {path}: rollout_trust_invalid: cannot read it: {e}"))?;
-    let trusted = TrustedKeys::parse(&text).map_err(|e| format!("--trust-key {path}: {e}"))?;
+    let trusted = TrustedKeys::read_file(std::path::Path::new(path)).map_err(|e| format!("--trust-key {path}: {e}"))?;
     Ok(Some(Options { trusted, me: Identity::rust(f.str("replica-id")), every: Duration::from_millis(every) }))
 }
 
@@ -82,10 +87,11 @@ fn bulk(v: Value) -> Result<Option<Vec<u8>>, String> {
 impl RolloutStore for PoolStore {
     fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String> {
         let mut pipe = redis::pipe();
-        pipe.cmd("HSET").arg(REPLICAS_KEY).arg(replica_id).arg(status).cmd("GET").arg(STATE_KEY);
+        pipe.cmd("HSET").arg(REPLICAS_KEY).arg(replica_id).arg(status);
+        pipe.cmd("GETRANGE").arg(STATE_KEY).arg(0).arg(MAX_RECORD_BYTES);
         match self.pool().pipeline(&pipe, self.pool().deadline()).map_err(|e| e.to_string())? {
             Value::Array(mut replies) if replies.len() == 2 => bulk(replies.pop().unwrap_or(Value::Nil)),
-            other => Err(format!("redis answered {other:?} to HSET + GET")),
+            other => Err(format!("redis answered {other:?} to HSET + GETRANGE")),
         }
     }
 
@@ -101,7 +107,8 @@ impl RolloutStore for PoolStore {
     fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String> {
         let mut cmd = redis::cmd("HMGET");
         cmd.arg(artifact_key(sha256)).arg("bytes").arg("signature").arg("key_id");
-        match self.pool().query(&cmd, self.pool().deadline()).map_err(|e| e.to_string())? {
+        let deadline = self.pool().deadline_at_least(FETCH_TIMEOUT);
+        match self.pool().query(&cmd, deadline).map_err(|e| e.to_string())? {
             Value::Array(items) if items.len() == 3 => {
                 let mut it = items.into_iter().map(bulk);
                 let mut next = || it.next().unwrap_or(Ok(None));
@@ -129,62 +136,78 @@ pub struct Following {
     pub live: Arc<LiveArtifact>,
     pub metrics: Arc<Metrics>,
     pub every: Duration,
-}
-
-/// One tick, its log lines written; a swap is returned.
-fn tick(
-    follower: &mut Follower,
-    store: &PoolStore,
-    live: &LiveArtifact,
-    metrics: &Metrics,
-    every: Duration,
-) -> Option<Swapped> {
-    match follower.tick(store, live, counts(metrics), now_ms()) {
-        Tick::Idle | Tick::Settled => None,
-        Tick::StoreFailed { message, first } => {
-            if first {
-                log(&format!(
-                    "rollout: the store failed, keeping sha256={} (tried again every {} ms): {message}",
-                    live.info().sha256,
-                    every.as_millis()
-                ));
-            }
-            None
-        }
-        Tick::Refused { line, .. } => {
-            log(&line);
-            None
-        }
-        Tick::Swapped(sw) => Some(*sw),
-    }
+    /// The replica's document follows the artifact (no `--policy`): the
+    /// driver then counts the swap as a document reload itself.
+    pub document_from_artifact: bool,
 }
 
 impl Following {
     /// A follower of `options` on `store`'s connections, for `live`.
-    pub fn new(options: Options, store: Arc<RedisStore>, live: Arc<LiveArtifact>, metrics: Arc<Metrics>) -> Following {
+    pub fn new(
+        options: Options,
+        store: Arc<RedisStore>,
+        live: Arc<LiveArtifact>,
+        metrics: Arc<Metrics>,
+        document_from_artifact: bool,
+    ) -> Following {
         let follower = Follower::new(options.me, options.trusted, now_ms());
-        Following { follower, store: PoolStore(store), live, metrics, every: options.every }
+        Following { follower, store: PoolStore(store), live, metrics, every: options.every, document_from_artifact }
+    }
+
+    /// One tick, its log lines written (and, after the first tick, its
+    /// reload counted); a swap is returned.
+    fn tick(&mut self, first: bool) -> Option<Swapped> {
+        // The version `webhook_policy_info` shows (None before it is set: the artifact's).
+        let version = self.metrics.policy_info().map(|[_, _, v]| v);
+        let tick = self.follower.tick(&self.store, &self.live, counts(&self.metrics), version.as_deref(), now_ms());
+        if self.follower.take_store_back() {
+            log("rollout: store reachable again");
+        }
+        match tick {
+            Tick::Idle | Tick::Settled => None,
+            Tick::StoreFailed { message, first: true } => {
+                let running = self.live.info().sha256;
+                log(&format!("rollout: store unreachable, keeping sha256={running}, retrying every tick: {message}"));
+                None
+            }
+            Tick::StoreFailed { .. } => None,
+            Tick::Refused { line, .. } => {
+                log(&line);
+                if !first {
+                    self.metrics.policy_reload(false);
+                }
+                None
+            }
+            Tick::Swapped(sw) => {
+                // The driver counts a swap whose embedded document it takes; any other here.
+                let driver_counts = self.document_from_artifact && sw.new.document_json.is_some();
+                if !first && !driver_counts {
+                    self.metrics.policy_reload(true);
+                }
+                Some(*sw)
+            }
+        }
     }
 
     /// The tick before the first admission: a swap is made here (the run
-    /// starts on it) and logged.
+    /// starts on it; the artifact's load line tells it).
     pub fn first_tick(&mut self) {
-        if let Some(sw) = tick(&mut self.follower, &self.store, &self.live, &self.metrics, self.every) {
-            log(&sw.line());
-        }
+        let _ = self.tick(true);
     }
 
     /// Tick every `every` on a thread; each swap goes to `on_swap`. Stops
     /// when the live artifact is dropped (the run ended).
-    pub fn spawn(self, on_swap: Box<dyn Fn(Swapped) + Send>) -> Result<(), String> {
-        let Following { mut follower, store, live, metrics, every } = self;
-        let live: Weak<LiveArtifact> = Arc::downgrade(&live);
+    pub fn spawn(mut self, on_swap: Box<dyn Fn(Swapped) + Send>) -> Result<(), String> {
+        let live: Weak<LiveArtifact> = Arc::downgrade(&self.live);
         std::thread::Builder::new()
             .name("rollout-follow".into())
             .spawn(move || loop {
-                std::thread::sleep(every);
-                let Some(live) = live.upgrade() else { return };
-                if let Some(sw) = tick(&mut follower, &store, &live, &metrics, every) {
+                std::thread::sleep(self.every);
+                // The run is over when only this follower holds the artifact.
+                if live.strong_count() <= 1 {
+                    return;
+                }
+                if let Some(sw) = self.tick(false) {
                     on_swap(sw);
                 }
             })

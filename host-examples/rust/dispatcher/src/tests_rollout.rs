@@ -113,15 +113,29 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
         me: Identity::rust(Some("rust-a")),
         every: Duration::from_millis(50),
     };
-    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()));
+    let metrics = Arc::new(Metrics::default());
+    let mut following = Following::new(options, store, live.clone(), metrics.clone(), false);
     following.first_tick();
     assert_eq!(live.info().sha256, sha_a, "the first tick, before any admission, swaps in the stable artifact");
+    assert_eq!(metrics.policy_reloads(), (0, 0), "the first tick's swap is told by the load line alone");
     let (tx, rx) = channel();
     following.spawn(Box::new(move |sw| tx.send(sw.new.sha256).unwrap())).unwrap();
     publish(admin_conn.as_mut(), b.to_str().unwrap(), key.to_str().unwrap(), Some(100)).unwrap();
     assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), sha_b, "a 100% canary reaches every replica");
     assert_eq!(live.info().sha256, sha_b);
+    assert_eq!(metrics.policy_reloads(), (1, 0), "a later swap counts as applied");
+    let (untrusted, _) = key_file(&dir, 2);
+    let (c, _) = artifact_file(&dir, "c");
+    admin::promote(admin_conn.as_mut()).unwrap();
+    publish(admin_conn.as_mut(), c.to_str().unwrap(), untrusted.to_str().unwrap(), None).unwrap();
+    let t = std::time::Instant::now();
+    while metrics.policy_reloads().1 == 0 {
+        assert!(t.elapsed() < Duration::from_secs(10), "the refusal was never counted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(metrics.policy_reloads(), (1, 1), "an untrusted artifact is refused once, the running one kept");
+    assert_eq!(live.info().sha256, sha_b);
     let s = status(admin_conn.as_mut(), retry_policy_host::cli::rollout::now_ms()).unwrap();
     assert_eq!(s.replicas.len(), 1);
     let me = &s.replicas[0];
@@ -129,8 +143,10 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
     assert_eq!((me["replica_id"].as_str(), me["artifact_sha256"].as_str()), (Some("rust-a"), Some(sha_b.as_str())));
     assert_eq!(
         (me["epoch"].as_u64(), me["bucket"].as_u64(), me["desired"].as_bool()),
-        (Some(2), Some(u64::from(bucket("rust-a"))), Some(true))
+        (Some(4), Some(u64::from(bucket("rust-a"))), Some(false)),
+        "the refused epoch is settled; the replica does not run its desired artifact"
     );
+    assert_eq!(me["refusal"]["code"].as_str(), Some("rollout_key_unknown"));
 }
 
 #[test]
@@ -151,7 +167,7 @@ fn a_redis_that_is_down_leaves_the_replica_on_its_local_artifact() {
         options.me.replica_id.starts_with("rust-") && options.me.replica_id.ends_with(&std::process::id().to_string())
     );
     let t = std::time::Instant::now();
-    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()));
+    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true);
     following.first_tick();
     assert!(t.elapsed() < Duration::from_secs(2), "the first tick is bounded by the store timeout");
     assert_eq!(live.info().sha256, before);
@@ -195,7 +211,7 @@ fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_throu
         me: Identity::rust(Some("rust-cluster")),
         every: Duration::from_millis(50),
     };
-    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()));
+    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true);
     following.first_tick();
     assert_eq!(live.info().sha256, sha, "HSET+GET, HSTRLEN and HMGET were routed to B");
     let seen: bool =

@@ -13,7 +13,7 @@
 pub mod container;
 mod error;
 mod load;
-mod read;
+pub(crate) mod read;
 pub mod swap;
 
 use std::fmt;

@@ -20,20 +20,37 @@ pub const MAX_ARTIFACT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The bytes of the artifact file at `path`, at most [`MAX_ARTIFACT_BYTES`].
 pub fn read_file(path: &Path) -> Result<Vec<u8>, ArtifactError> {
-    let unreadable = |reason: String| ArtifactError::Unreadable { path: path.display().to_string(), reason };
-    let file = open(path).map_err(|e| unreadable(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| unreadable(e.to_string()))?;
+    read_regular(path, MAX_ARTIFACT_BYTES).map_err(|e| match e {
+        Unread::Unreadable(reason) => ArtifactError::Unreadable { path: path.display().to_string(), reason },
+        Unread::TooLarge(size) => ArtifactError::TooLarge { source: path.display().to_string(), size },
+    })
+}
+
+/// Why [`read_regular`] refused a file.
+#[derive(Debug)]
+pub(crate) enum Unread {
+    /// Cannot be opened or read, or not a regular file: the reason.
+    Unreadable(String),
+    /// Longer than the cap (its size when `stat` knew it).
+    TooLarge(Option<u64>),
+}
+
+/// A regular file's bytes, at most `cap` (opened non-blocking, judged by
+/// `fstat`, read at most `cap` + 1 bytes): the artifact's reader and the
+/// rollout's trust file.
+pub(crate) fn read_regular(path: &Path, cap: usize) -> Result<Vec<u8>, Unread> {
+    let file = open(path).map_err(|e| Unread::Unreadable(e.to_string()))?;
+    let meta = file.metadata().map_err(|e| Unread::Unreadable(e.to_string()))?;
     if !meta.is_file() {
-        return Err(unreadable(format!("not a regular file ({})", kind(&meta))));
+        return Err(Unread::Unreadable(format!("not a regular file ({})", kind(&meta))));
     }
-    let too_large = |size| ArtifactError::TooLarge { source: path.display().to_string(), size };
-    if meta.len() > MAX_ARTIFACT_BYTES as u64 {
-        return Err(too_large(Some(meta.len())));
+    if meta.len() > cap as u64 {
+        return Err(Unread::TooLarge(Some(meta.len())));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-    file.take(MAX_ARTIFACT_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(|e| unreadable(e.to_string()))?;
-    if bytes.len() > MAX_ARTIFACT_BYTES {
-        return Err(too_large(None));
+    file.take(cap as u64 + 1).read_to_end(&mut bytes).map_err(|e| Unread::Unreadable(e.to_string()))?;
+    if bytes.len() > cap {
+        return Err(Unread::TooLarge(None));
     }
     Ok(bytes)
 }

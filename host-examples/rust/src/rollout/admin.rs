@@ -137,10 +137,12 @@ pub fn connect(
     Ok(Box::new(conn))
 }
 
-/// The record text as stored (`None`: nothing published).
+/// The record text as stored, its first 4,097 bytes at most (more is
+/// refused as the record's reader refuses it; `None`: nothing published).
 fn record_text(conn: &mut dyn ConnectionLike) -> Result<Option<String>, AdminError> {
-    let v: Option<Vec<u8>> = redis::cmd("GET").arg(STATE_KEY).query(conn).map_err(store)?;
-    Ok(v.map(|b| String::from_utf8_lossy(&b).into_owned()))
+    let v: Vec<u8> =
+        redis::cmd("GETRANGE").arg(STATE_KEY).arg(0).arg(super::MAX_RECORD_BYTES).query(conn).map_err(store)?;
+    Ok((!v.is_empty()).then(|| String::from_utf8_lossy(&v).into_owned()))
 }
 
 /// The current record (`None`: nothing published); an invalid one is refused.

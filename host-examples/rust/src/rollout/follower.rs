@@ -1,6 +1,6 @@
 //! The follower (docs/rollout.md, "What a replica does"): one tick is one
-//! pipelined round trip (`HSET` this replica's status record, `GET` the
-//! rollout record); when the record's epoch differs from the last one
+//! pipelined round trip (`HSET` this replica's status record, `GETRANGE` of
+//! the rollout record's first 4,097 bytes); when the record's epoch differs from the last one
 //! settled, the desired artifact is sized (`HSTRLEN`), fetched (`HMGET`),
 //! its signer and signature checked, its digest compared, and it is swapped
 //! in through the host's own path ([`LiveArtifact::swap_bytes`]: every load
@@ -21,11 +21,13 @@ use crate::{ArtifactError, ArtifactSource, LiveArtifact, Swapped};
 /// replica's store timeout; `Err` is the store's failure, said in one line.
 pub trait RolloutStore {
     /// One pipelined round trip: `HSET retry-policy:{rollout}:replicas
-    /// <replica_id> <status>` then `GET retry-policy:{rollout}:state`.
+    /// <replica_id> <status>` then `GETRANGE retry-policy:{rollout}:state 0
+    /// 4096` (empty, or `None`: nothing published).
     fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String>;
     /// `HSTRLEN <artifact key> bytes`.
     fn artifact_len(&self, sha256: &str) -> Result<u64, String>;
-    /// `HMGET <artifact key> bytes signature key_id`.
+    /// `HMGET <artifact key> bytes signature key_id`, bounded by
+    /// max(store timeout, 5 s) (up to 4 MiB).
     fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String>;
 }
 
@@ -103,6 +105,8 @@ pub struct Follower {
     settled: u64,
     refusal: Option<Refusal>,
     failing: bool,
+    /// A tick succeeded after failures and nobody has said so yet.
+    back: bool,
     /// The sha256 of the last refused record text (a record too invalid to have an epoch).
     bad_record: Option<String>,
     since_ms: u64,
@@ -118,6 +122,7 @@ impl Follower {
             settled: 0,
             refusal: None,
             failing: false,
+            back: false,
             bad_record: None,
             since_ms,
             base: Counts::default(),
@@ -133,8 +138,22 @@ impl Follower {
         self.settled
     }
 
-    /// The status record of docs/rollout.md, as this tick sends it.
-    pub fn status(&self, live: &LiveArtifact, counts: Counts, now_ms: u64) -> serde_json::Value {
+    /// Whether the store answered again after a run of failures, once (the
+    /// caller logs `rollout: store reachable again`).
+    pub fn take_store_back(&mut self) -> bool {
+        std::mem::take(&mut self.back)
+    }
+
+    /// The status record of docs/rollout.md, as this tick sends it;
+    /// `document_version` is the version of the document new events are
+    /// admitted under (`None`: the running artifact's embedded one).
+    pub fn status(
+        &self,
+        live: &LiveArtifact,
+        counts: Counts,
+        document_version: Option<&str>,
+        now_ms: u64,
+    ) -> serde_json::Value {
         let info = live.info();
         let refusal = self
             .refusal
@@ -143,22 +162,33 @@ impl Follower {
         json!({
             "replica_id": self.me.replica_id, "language": self.me.language, "host": self.me.host,
             "pid": self.me.pid, "artifact_sha256": info.sha256,
-            "document_version": info.document_version.unwrap_or_default(), "since_ms": self.since_ms,
+            "document_version": document_version.map_or_else(|| info.document_version.unwrap_or_default(), str::to_string),
+            "since_ms": self.since_ms,
             "events": counts.events.saturating_sub(self.base.events),
             "dead_letters": counts.dead_letters.saturating_sub(self.base.dead_letters),
             "seen_ms": now_ms, "epoch": self.settled, "refusal": refusal,
         })
     }
 
-    /// One tick: report, read the record, and follow it when its epoch is new.
-    pub fn tick(&mut self, store: &dyn RolloutStore, live: &LiveArtifact, counts: Counts, now_ms: u64) -> Tick {
-        let status = self.status(live, counts, now_ms).to_string();
+    /// One tick: report, read the record, and follow it when its epoch is
+    /// new (`now_ms`: the wall clock without any skew; the status carries it).
+    pub fn tick(
+        &mut self,
+        store: &dyn RolloutStore,
+        live: &LiveArtifact,
+        counts: Counts,
+        document_version: Option<&str>,
+        now_ms: u64,
+    ) -> Tick {
+        let status = self.status(live, counts, document_version, now_ms).to_string();
         let text = match store.tick(&self.me.replica_id, &status) {
             Ok(text) => text,
             Err(message) => return self.store_failed(message),
         };
-        self.failing = false;
-        let Some(text) = text else { return Tick::Idle };
+        if std::mem::take(&mut self.failing) {
+            self.back = true;
+        }
+        let Some(text) = text.filter(|t| !t.is_empty()) else { return Tick::Idle };
         let record = match Record::parse(&String::from_utf8_lossy(&text)) {
             Ok(r) => r,
             Err(e) => {
@@ -243,7 +273,7 @@ impl Follower {
         let running = live.info().sha256;
         let line = format!(
             "policy artifact refused source=redis sha256={} code={}: {}; keeping sha256={running}",
-            sha256.as_deref().unwrap_or(""),
+            sha256.as_deref().unwrap_or("none"),
             e.code(),
             e.message()
         );

@@ -32,7 +32,10 @@ mod trust;
 pub use error::RolloutError;
 pub use follower::{Counts, Follower, Identity, Refusal, RolloutStore, Tick};
 pub use record::{bucket, desired, is_sha256, Canary, Record, MAX_EPOCH, MAX_PREVIOUS, MAX_RECORD_BYTES};
-pub use trust::{key_id, signed_message, verify, PrivateKey, TrustedKeys, SIGNATURE_B64_LEN, SIGNED_MESSAGE_PREFIX};
+pub use trust::{
+    key_id, signed_message, verify, PrivateKey, TrustedKeys, MAX_TRUST_FILE_BYTES, SIGNATURE_B64_LEN,
+    SIGNED_MESSAGE_PREFIX,
+};
 
 /// The rollout record's key.
 pub const STATE_KEY: &str = "retry-policy:{rollout}:state";

@@ -16,6 +16,8 @@ use super::RolloutError;
 
 /// The first line of the signed message, its `\n` included.
 pub const SIGNED_MESSAGE_PREFIX: &str = "webhook-retry-policy artifact v1\n";
+/// The largest trust file read (1 MiB).
+pub const MAX_TRUST_FILE_BYTES: usize = 1024 * 1024;
 /// The length of a signature in base64 (64 bytes, padded).
 pub const SIGNATURE_B64_LEN: usize = 88;
 
@@ -71,12 +73,32 @@ impl TrustedKeys {
             }
             let key = VerifyingKey::from_public_key_der(&der)
                 .map_err(|e| bad(format!("a PUBLIC KEY block is not an Ed25519 public key: {e}")))?;
-            keys.push((key_id(&key), key));
+            let id = key_id(&key);
+            // The same key twice is one key.
+            if !keys.iter().any(|(k, _)| *k == id) {
+                keys.push((id, key));
+            }
         }
         if keys.is_empty() {
             return Err(bad("no -----BEGIN PUBLIC KEY----- block".into()));
         }
         Ok(TrustedKeys { keys })
+    }
+
+    /// Read a trust file (`--trust-key`): a regular file of at most
+    /// [`MAX_TRUST_FILE_BYTES`], opened without blocking (a fifo, a device or
+    /// a directory is refused unread), then [`TrustedKeys::parse`]. Every
+    /// refusal is `rollout_trust_invalid`.
+    pub fn read_file(path: &std::path::Path) -> Result<TrustedKeys, RolloutError> {
+        use crate::artifact::read::{read_regular, Unread};
+        let bytes = read_regular(path, MAX_TRUST_FILE_BYTES).map_err(|e| {
+            RolloutError::TrustInvalid(match e {
+                Unread::Unreadable(why) => format!("cannot read it: {why}"),
+                Unread::TooLarge(_) => format!("more than {MAX_TRUST_FILE_BYTES} bytes"),
+            })
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| RolloutError::TrustInvalid("not UTF-8 text".into()))?;
+        Self::parse(&text)
     }
 
     /// The trusted keys' ids, in file order.
@@ -99,6 +121,10 @@ impl TrustedKeys {
         }
         let bytes = STANDARD.decode(signature_b64).map_err(|_| bad("the signature is not standard base64"))?;
         let bytes: [u8; 64] = bytes.try_into().map_err(|_| bad("the signature is not 64 bytes"))?;
+        // Canonical: re-encoding gives the same text (no non-zero padding bits).
+        if STANDARD.encode(bytes) != signature_b64 {
+            return Err(bad("the signature is not canonical base64"));
+        }
         key.verify(&signed_message(artifact_sha256_hex), &Signature::from_bytes(&bytes))
             .map_err(|_| bad("the signature does not verify with the trusted key over the artifact's sha256"))
     }
@@ -156,5 +182,39 @@ impl PrivateKey {
 impl std::fmt::Debug for PrivateKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "PrivateKey(key_id {})", self.key_id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str =
+        "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAiojj3XQJ8ZX9UtstPLpdcspnCb8dlBIb83SIAbQPb1w=\n-----END PUBLIC KEY-----\n";
+
+    #[test]
+    fn the_same_key_twice_is_one_key() {
+        let keys = TrustedKeys::parse(&format!("{KEY}# again\n{KEY}")).unwrap();
+        assert_eq!(keys.key_ids(), ["34750f98bd59fcfc"]);
+    }
+
+    #[test]
+    fn a_trust_file_that_is_not_a_regular_file_or_too_large_is_refused_unread() {
+        let dir = std::env::temp_dir().join(format!("rp-trust-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) on a path we own; a fifo that nobody writes would block a plain open.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let big = dir.join("big.pem");
+        std::fs::write(&big, format!("{KEY}{}", " ".repeat(MAX_TRUST_FILE_BYTES))).unwrap();
+        for path in [dir.clone(), fifo, big, dir.join("missing.pem")] {
+            let e = TrustedKeys::read_file(&path).unwrap_err();
+            assert_eq!(e.code(), "rollout_trust_invalid", "{}: {e}", path.display());
+        }
+        let good = dir.join("good.pem");
+        std::fs::write(&good, KEY).unwrap();
+        assert_eq!(TrustedKeys::read_file(&good).unwrap().key_ids(), ["34750f98bd59fcfc"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

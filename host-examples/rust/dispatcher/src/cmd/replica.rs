@@ -165,7 +165,8 @@ pub fn run(f: &Flags) -> Result<String, String> {
     // there is what the run starts on), the others on the follower's thread.
     let follow: Option<driver::Follow> = match (rollout, &redis) {
         (Some(options), Some(store)) => {
-            let mut following = Following::new(options, store.clone(), artifact.clone(), metrics.clone());
+            let mut following =
+                Following::new(options, store.clone(), artifact.clone(), metrics.clone(), from_artifact);
             following.first_tick();
             Some(Box::new(move |on_swap| following.spawn(on_swap)))
         }
