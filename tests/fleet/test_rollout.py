@@ -14,9 +14,10 @@ publisher puts in the fleet's Redis, under steady load.
   artifact: a bad signature, an unknown key, a truncated artifact, an
   oversized one (refused from HSTRLEN, never fetched), an ABI mismatch, a
   failing self-test (a real component whose Retry-After reading is off by
-  one in a thousand), a missing artifact, an invalid record; then Redis
-  stopped (SIGSTOP) during a rollout: replicas keep delivering on their
-  artifact and follow once it is back.
+  one in a thousand), a missing artifact, an invalid record (standalone and
+  Cluster); then Redis stopped (SIGSTOP) 3 s right after a publish is
+  announced: replicas keep delivering on their artifact and all follow once
+  it is back.
 """
 
 from __future__ import annotations
@@ -126,12 +127,13 @@ def test_the_same_rollout_works_on_a_redis_cluster(tmp_path, keys, cluster):
     run_publish_canary_promote(tmp_path, keys, ["--redis-cluster", cluster.url], cluster.node_for(rl.STATE))
 
 
-def test_refused_artifacts_and_a_store_outage_leave_every_replica_on_its_artifact(tmp_path, keys, redis_db):
+def run_refusals(tmp_path, keys, store: list[str], client, outage=None) -> None:
+    """Every refusal kind, planted straight into the store, seen by all eight
+    replicas; then, with ``outage`` = (pause, resume), a publish whose store
+    stops answering right after its announcement."""
     for lang in LANGS:
         require_replica(lang)
     (team, pub), (stranger, _) = keys
-    client = redis_db.client()
-    store = ["--redis", redis_db.url]
     policy = write_policy(tmp_path / "policy.json", ratio=RATIO, min_sample=20, budget_window_ms=1000, window_ms=3000)
     v1 = rl.bundle(tmp_path, "refuse-v1", policy)
     s1 = rl.sha256_hex(v1.read_bytes())
@@ -158,6 +160,7 @@ def test_refused_artifacts_and_a_store_outage_leave_every_replica_on_its_artifac
         ("a failing self-test", "artifact_self_test_failed", lambda: rl.plant(client, selftest, team)),
         ("a record naming no stored artifact", "rollout_artifact_missing", lambda: "ab" * 32),
     ]
+    during = None
     with Endpoints(latency_ms=100, mixed="200:503/4") as eps:
         fleet = rl.start_fleet(ids, target=eps.urls["mixed"], policy=policy, pub=pub, store=store, deadline_ms=120_000)
         try:
@@ -181,17 +184,22 @@ def test_refused_artifacts_and_a_store_outage_leave_every_replica_on_its_artifac
             assert on(client, all_ids, s1)
             client.set(rl.STATE, rl.canonical(100, s1))
 
-            before = eps.stats("mixed")["requests"]
-            redis_db.pause()
-            try:
-                time.sleep(3)
-                during = eps.stats("mixed")["requests"] - before
-            finally:
-                redis_db.resume()
-            assert during > 0, "no request reached the endpoint while the store was down: delivery stopped"
-            assert all(f.replica.proc.poll() is None for f in fleet), "a replica exited during the store outage"
-            rl.publish(rl.bundle(tmp_path, "refuse-v4", policy), store, team)
-            s4 = rl.record(client)["stable"]
+            v4 = rl.bundle(tmp_path, "refuse-v4", policy)
+            s4 = rl.sha256_hex(v4.read_bytes())
+            if outage:
+                pause, resume = outage
+                before = eps.stats("mixed")["requests"]
+                rl.publish(v4, store, team)
+                pause()  # the announcement is out; the artifact cannot be fetched
+                try:
+                    time.sleep(3)
+                    during = eps.stats("mixed")["requests"] - before
+                    assert all(f.replica.proc.poll() is None for f in fleet), "a replica exited during the store outage"
+                finally:
+                    resume()
+                assert during > 0, "no request reached the endpoint while the store was down: delivery stopped"
+            else:
+                rl.publish(v4, store, team)
             rl.wait_until(lambda: on(client, all_ids, s4), STEP_BOUND_S, lambda: where(client, all_ids))
             assert {f.replica_id: rl.scrape_sha(f.metrics_port) for f in fleet} == {r: s4 for r in all_ids}
         except BaseException:
@@ -199,5 +207,15 @@ def test_refused_artifacts_and_a_store_outage_leave_every_replica_on_its_artifac
                 f.replica.kill()
             raise
         summaries = rl.stop_fleet(fleet)
-    print(f"\nrollout refusals: {len(cases) + 1} kinds refused by {len(all_ids)} replicas; "
-          f"{during} requests while Redis was stopped 3 s; events {totals(summaries)['events']}")
+    print(f"\nrollout refusals ({store[0]}): {len(cases) + 1} kinds refused by {len(all_ids)} replicas; "
+          + (f"{during} requests during the 3 s the store was stopped right after a publish; " if outage else "")
+          + f"events {totals(summaries)['events']}")
+
+
+def test_refused_artifacts_and_a_store_outage_mid_rollout_leave_every_replica_on_its_artifact(tmp_path, keys, redis_db):
+    run_refusals(tmp_path, keys, ["--redis", redis_db.url], redis_db.client(), outage=(redis_db.pause, redis_db.resume))
+
+
+def test_the_same_refusals_on_a_redis_cluster(tmp_path, keys, cluster):
+    cluster.flushall()
+    run_refusals(tmp_path, keys, ["--redis-cluster", cluster.url], cluster.node_for(rl.STATE))
