@@ -39,7 +39,8 @@ def build(name: str, path: str, original: str, mutated: str) -> pathlib.Path:
     target.write_text(text.replace(original, mutated))
     subprocess.run(["git", "init", "-q"], cwd=src, check=True)
     subprocess.run(["git", "add", "-A"], cwd=src, check=True)
-    env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"))
+    flags = subprocess.run([str(ROOT / "scripts/component-rustflags")], check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ, CARGO_TARGET_DIR=str(WORK / "target"), RUSTFLAGS=flags)
     subprocess.run(["cargo", "build", "-q", "-p", "retry-policy-component", "--target", "wasm32-wasip2",
                     "--profile", "wasm"], cwd=src, env=env, check=True)
     out = WORK / f"{name}.wasm"
