@@ -14,8 +14,8 @@ publisher puts in the fleet's Redis, under steady load.
   artifact: a bad signature, an unknown key, a truncated artifact, an
   oversized one (refused from HSTRLEN, never fetched), an ABI mismatch, a
   failing self-test (a real component whose Retry-After reading is off by
-  one in a thousand), a missing artifact, an invalid record (standalone and
-  Cluster); then Redis stopped (SIGSTOP) 3 s right after a publish is
+  one in a thousand), a missing artifact, an invalid record (on standalone
+  Redis: each host's own suite runs its refusals on a Cluster too); then Redis stopped (SIGSTOP) 3 s right after a publish is
   announced: replicas keep delivering on their artifact and all follow once
   it is back.
 """
@@ -215,7 +215,3 @@ def run_refusals(tmp_path, keys, store: list[str], client, outage=None) -> None:
 def test_refused_artifacts_and_a_store_outage_mid_rollout_leave_every_replica_on_its_artifact(tmp_path, keys, redis_db):
     run_refusals(tmp_path, keys, ["--redis", redis_db.url], redis_db.client(), outage=(redis_db.pause, redis_db.resume))
 
-
-def test_the_same_refusals_on_a_redis_cluster(tmp_path, keys, cluster):
-    cluster.flushall()
-    run_refusals(tmp_path, keys, ["--redis-cluster", cluster.url], cluster.node_for(rl.STATE))
