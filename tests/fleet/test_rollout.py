@@ -15,7 +15,8 @@ publisher puts in the fleet's Redis, under steady load.
   oversized one (refused from HSTRLEN, never fetched), an ABI mismatch, a
   failing self-test (a real component whose Retry-After reading is off by
   one in a thousand), a missing artifact, an invalid record (on standalone
-  Redis: each host's own suite runs its refusals on a Cluster too); then Redis stopped (SIGSTOP) 3 s right after a publish is
+  Redis; the Cluster path is the publish test above and each host's own
+  Cluster tests); then Redis stopped (SIGSTOP) 3 s right after a publish is
   announced: replicas keep delivering on their artifact and all follow once
   it is back.
 """
