@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .artifact import ArtifactInfo, current_artifact, describe, swap_artifact
 from .artifact_file import read_artifact_file
 from .errors import ArtifactError
+from .periodic import Periodic
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class ArtifactWatch:
         self.on_event = on_event
         self.swaps = 0
         self._reported: str | None = None  # the sha256 (or error text) last reported as refused
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._ticks = Periodic("artifact-watch", self.poll, lambda e: self._emit(
+            WatchEvent("refused", f"policy artifact watch error path={self.path}: {e!r}")))
 
     def poll(self) -> WatchEvent | None:
         old = current_artifact().info
@@ -87,21 +87,11 @@ class ArtifactWatch:
             self.on_event(event)
 
     def start(self, interval_ms: int = 1000) -> ArtifactWatch:
-        def loop() -> None:
-            while not self._stop.wait(interval_ms / 1000):
-                try:
-                    self.poll()
-                except Exception as e:  # a watcher never dies silently: report and keep polling
-                    self._emit(WatchEvent("refused", f"policy artifact watch error path={self.path}: {e!r}"))
-
-        self._thread = threading.Thread(target=loop, name="artifact-watch", daemon=True)
-        self._thread.start()
+        self._ticks.start(interval_ms)
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._ticks.stop()
 
 
 def watch_artifact(path: str | os.PathLike[str], interval_ms: int = 1000, *, expected_sha256: str | None = None,

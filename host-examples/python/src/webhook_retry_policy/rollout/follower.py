@@ -37,7 +37,6 @@ import json
 import logging
 import os
 import socket
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from typing import Any
 
 from ..artifact import MAX_ARTIFACT_BYTES, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..errors import ArtifactError
+from ..periodic import Periodic
 from .errors import RolloutError
 from .record import MAX_RECORD_BYTES, RolloutRecord, desired, read_record
 from .trust import verify
@@ -131,8 +131,8 @@ class Follower:
         self._failing = False
         self._reported: set[tuple[int, str]] = set()
         self._bad_record: str | None = None  # the sha256 of the invalid record text last reported
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        # a follower never dies silently: report and keep ticking
+        self._ticks = Periodic("rollout-follower", self.tick, lambda e: log.warning("rollout follower error: %r", e))
 
     # ---- the status record ----
 
@@ -270,21 +270,11 @@ class Follower:
 
     def start(self, interval_ms: int = 500) -> Follower:
         """Tick every ``interval_ms`` on a daemon thread until :meth:`stop`."""
-        def loop() -> None:
-            while not self._stop.wait(interval_ms / 1000):
-                try:
-                    self.tick()
-                except Exception as e:  # a follower never dies silently: report and keep ticking
-                    log.warning("rollout follower error: %r", e)
-
-        self._thread = threading.Thread(target=loop, name="rollout-follower", daemon=True)
-        self._thread.start()
+        self._ticks.start(interval_ms)
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._ticks.stop()
 
 
 def _text(value: bytes | str) -> str:
