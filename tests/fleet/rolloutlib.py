@@ -210,31 +210,12 @@ def selftest_mutant() -> bytes:
 
 
 def fake_component(shipped: bytes, version: str) -> bytes:
-    """A component whose main module has the shipped one's export names with
-    the package renamed to `version` (another ABI) and answers zeros; every
-    host refuses it `artifact_abi_mismatch` (the component-model host finds
-    no interface it speaks, the core-module hosts other export names).
-    The same construction as the Python host's artifact tests."""
+    """A component of another ABI (the package renamed to `version`, every
+    function answering zeros): every host refuses it `artifact_abi_mismatch`.
+    Built by the Python host's test helper, the one builder of such fakes."""
     import sys
 
-    sys.path.insert(0, str(fleetlib.ROOT / "host-examples" / "python" / "src"))
-    import wasmtime
-    from webhook_retry_policy.component_reader import COMPONENT_HEADER, CORE_MODULE, _leb, read_component
+    sys.path[:0] = [str(fleetlib.ROOT / "host-examples" / "python" / p) for p in ("src", "tests")]
+    from fake_components import fake_component as build
 
-    main = wasmtime.Module(wasmtime.Engine(), read_component(shipped).main_module)
-    funcs = []
-    for e in main.exports:
-        if not isinstance(e.type, wasmtime.FuncType) or e.name == "cabi_realloc":
-            continue
-        params = " ".join(str(p) for p in e.type.params)
-        results = [str(r) for r in e.type.results]
-        body = " ".join(f"({r}.const {4 if e.name.endswith('#abi-version') else 0})" for r in results)
-        name = e.name.replace("@1.0.0", f"@{version}")
-        funcs.append(f'(func (export "{name}") {"(param " + params + ")" if params else ""} '
-                     f'{"(result " + " ".join(results) + ")" if results else ""} {body})')
-    wat = ('(module (memory (export "memory") 17) (global $p (mut i32) (i32.const 4096))'
-           '(func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (local $r i32)'
-           ' (local.set $r (global.get $p)) (global.set $p (i32.add (global.get $p) (i32.add (local.get 3) (i32.const 8))))'
-           ' (local.get $r))' + "".join(funcs) + ")")
-    body = wasmtime.wat2wasm(wat)
-    return bytes(COMPONENT_HEADER) + bytes([CORE_MODULE]) + _leb(len(body)) + body
+    return build(shipped, version=version)

@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
-import wasmtime
 from conftest import NOW_MS
+from fake_components import fake_component
 
 from webhook_retry_policy import HttpResponse, InMemoryBudgetStore, Retry, RetryPolicy, instance
 from webhook_retry_policy.artifact import (
@@ -24,7 +24,7 @@ from webhook_retry_policy.artifact import (
     swap_artifact,
 )
 from webhook_retry_policy.artifact_watch import ArtifactWatch
-from webhook_retry_policy.component_reader import COMPONENT_HEADER, CORE_MODULE, _leb, append_custom_section, read_component
+from webhook_retry_policy.component_reader import append_custom_section
 from webhook_retry_policy.errors import ArtifactError
 
 SHIPPED = Path(__file__).resolve().parent.parent / "src" / "webhook_retry_policy" / "retry_policy.wasm"
@@ -52,29 +52,6 @@ def refused(code: str, *args, **kwargs) -> str:
         load_artifact(*args, **kwargs)
     assert e.value.code == code, e.value
     return e.value.message
-
-
-def fake_component(shipped: bytes, version: str = "1.0.0", abi_version: int = 4, extra_import: str = "") -> bytes:
-    """A component whose main module has the shipped one's export names and
-    signatures (renamed to ``version``) and answers zeros: links, runs, lies."""
-    main = wasmtime.Module(wasmtime.Engine(), read_component(shipped).main_module)
-    funcs = []
-    for e in main.exports:
-        if not isinstance(e.type, wasmtime.FuncType) or e.name == "cabi_realloc":
-            continue
-        params = " ".join(str(p) for p in e.type.params)
-        results = [str(r) for r in e.type.results]
-        body = " ".join(f"({r}.const {abi_version if e.name.endswith('#abi-version') else 0})" for r in results)
-        name = e.name.replace("@1.0.0", f"@{version}")
-        param_decl = f"(param {params})" if params else ""
-        result_decl = "(result " + " ".join(results) + ")" if results else ""
-        funcs.append(f'(func (export "{name}") {param_decl} {result_decl} {body})')
-    wat = ('(module ' + extra_import + ' (memory (export "memory") 17) (global $p (mut i32) (i32.const 4096))'
-           '(func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (local $r i32)'
-           ' (local.set $r (global.get $p)) (global.set $p (i32.add (global.get $p) (i32.add (local.get 3) (i32.const 8))))'
-           ' (local.get $r))' + "".join(funcs) + ")")
-    body = wasmtime.wat2wasm(wat)
-    return COMPONENT_HEADER + bytes([CORE_MODULE]) + _leb(len(body)) + body
 
 
 def test_the_default_is_the_packages_copy_and_its_info_names_it(shipped):
