@@ -73,8 +73,8 @@ export function drawCompare(tools, policy, scenario, seed, note = '') {
     ul.appendChild(li);
   }
   $('health-chart').innerHTML = r.charts[`${scenario.name}-health.svg`];
-  const calls = (c) => c.attempt_calls + c.probe_calls + c.wake_calls;
-  $('compare-status').textContent = `${note}${r.health_source}; store calls: format 2 ${calls(r.calls.format2)}, health ${calls(r.calls.health)} (${r.calls.health.probe_calls} probe, ${r.calls.health.wake_calls} wake reserve); ${(performance.now() - t0).toFixed(0)} ms`;
+  const calls = (c) => c.attempt_calls + c.probe_calls;
+  $('compare-status').textContent = `${note}${r.health_source}; store calls: format 2 ${calls(r.calls.format2)}, health ${calls(r.calls.health)} (${r.calls.health.probe_calls} probe); ${(performance.now() - t0).toFixed(0)} ms`;
   document.body.dataset.compares = String(Number(document.body.dataset.compares ?? 0) + 1);
   return r;
 }

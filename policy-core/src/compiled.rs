@@ -20,9 +20,9 @@
 //!   key, the bucket, the budget, and with `health` the attempt's health
 //!   class, pause and probe flag plus the circuit. A Redis adapter builds
 //!   its `EVALSHA` from it, an in-memory store hands it to [`apply_call`].
-//! * The gate before each send, the probe's follow-up, a held retry's wake
-//!   and the calls not tied to an attempt (a wake's `reserve`, a `probe`)
-//!   are methods too, so a host holds one value per class.
+//! * The gate before each send, the probe's follow-up and the one call not
+//!   tied to an attempt (a `probe`) are methods too, so a host holds one
+//!   value per class.
 
 use alloc::string::String;
 
@@ -32,7 +32,7 @@ use crate::document::Admission;
 use crate::error::{ErrorCode, PolicyError};
 use crate::health::{
     self, Circuit, GateDecision, GateEvent, Health, HealthOp, HealthOutcome, HealthReply, HealthRequest, HealthView,
-    HeldHealth, Pacer, Wake, WakeDecision,
+    HeldHealth, Pacer,
 };
 use crate::plan::{plan, Plan};
 use crate::store::{self, StoreOp, StoreReply, StoreRequest};
@@ -255,19 +255,14 @@ impl CompiledPolicy {
         health::after_probe(&self.policy, h, event, granted, view, pacer, now_ms)
     }
 
-    /// A held retry's wake, once its `reserve` call answered.
-    pub fn wake(&self, wake: &Wake, reply: &StoreReply, now_ms: u64) -> Result<WakeDecision, PolicyError> {
-        health::settle_wake(&self.policy, wake, reply, now_ms)
-    }
-
-    /// A call not tied to an attempt: a wake's `reserve` or a gate's `probe`
-    /// (outcome `none`). Any other op is `invalid_input`.
+    /// The one call not tied to an attempt: a gate's `probe` (outcome
+    /// `none`). Any other op is `invalid_input` (since draft 6 a held
+    /// retry's wake makes no `reserve`).
     pub fn call_for(&self, op: CallOp, endpoint_id: &str, now_ms: u64) -> Result<StoreCall, PolicyError> {
         match op {
-            CallOp::Reserve => Ok(self.call(op, endpoint_id, now_ms, None)),
             CallOp::Probe if self.health.is_some() => Ok(self.call(op, endpoint_id, now_ms, None)),
             CallOp::Probe => Err(invalid_input("op", "a policy without `health` makes no probe calls")),
-            _ => Err(invalid_input("op", "only `reserve` and `probe` are made outside an attempt")),
+            _ => Err(invalid_input("op", "only `probe` is made outside an attempt")),
         }
     }
 }

@@ -188,30 +188,13 @@ fn a_pacer_with_impossible_numbers_is_a_typed_error_not_a_panic() {
 }
 
 #[test]
-fn a_wake_refused_many_times_stays_at_the_last_retry_index_without_overflow() {
-    let policy = common::note_policy();
-    let wake = Wake {
-        event_id: "e".into(),
-        endpoint_id: "p".into(),
-        attempts: 3,
-        first_attempted_at_ms: T0,
-        refusals: u32::MAX,
-    };
-    let refused = store::StoreReply::Answered(store::Reservation { reserved: false, counts: BudgetCounts::default() });
-    let d = settle_wake(&policy, &wake, &refused, T0 + 1_000).unwrap();
-    let WakeDecision::Hold { until_ms, refusals } = d else { panic!("{d:?}") };
-    assert_eq!(refusals, u32::MAX);
-    assert!(until_ms > T0 + 1_000 && until_ms <= T0 + policy.window_ms);
-}
-
-#[test]
 fn an_invalid_status_is_an_invalid_status_error_for_health_too() {
     let e = health_outcome(&AttemptOutcome::Response { status: 600, retry_after_ms: None }).unwrap_err();
     assert_eq!((e.code, e.field.as_str()), (ErrorCode::InvalidStatus, "outcome.status"));
 }
 
 #[test]
-fn a_budget_refusal_is_held_and_the_wakes_reserve_counts_no_failure() {
+fn a_budget_refusal_is_held_and_a_reserve_with_no_outcome_counts_no_failure() {
     // After attempt 2 the budget refuses: held, not dead-lettered.
     let policy = common::note_policy();
     let state = common::state(2);
@@ -219,7 +202,7 @@ fn a_budget_refusal_is_held_and_the_wakes_reserve_counts_no_failure() {
     let now = state.first_attempted_at_ms + 5_000;
     let s = settle(&policy, Some(&Health::default()), &state, &common::status(503), now, &refused).unwrap();
     assert!(matches!(s.decision, HealthDecision::Hold { .. }), "{s:?}");
-    // The wake's reserve is judged on counts like any retry's; its reply is a format-2 reservation.
+    // A `reserve` carrying outcome `none` is judged on counts like any retry's and counts no failure.
     let held = HeldHealth { buckets: HeldBuckets::default(), health: HealthState::default() };
     let r = request(HealthOp::Budget(StoreOp::Reserve), HealthOutcome::None, 0, false, T0);
     let (reply, next) = apply(&r, &Health::default(), &policy.budget, T0, &held);

@@ -198,14 +198,16 @@ def health_cases():
         tick(6000), tick(6001),
     ], "two 503s open the circuit (min_sample 2); the retries hold circuit_open until the cooldown's end; there ev-1 "
        "probes (granted) and ev-2, in the same window, holds probe_refused; the probe's 200 closes the circuit"))
-    cs.append(case("a budget-refused retry holds, wakes with one reserve, gates again and sends (checked by hand)",
+    cs.append(case("a budget-refused retry holds, and at its wake leaves with a release token, no store call (checked by hand)",
                    config(F3), [
         admit(0, "ev-1", cls="h"),
         result(10, "ev-1", 1, status=503),
         store(11, 1, [0, 20, 5, 0, 0, -1, 0, 0, 0, 0, T0 + 11]),
         tick(1011),
-        store(1012, 2, [1, 21, 6, 0, 0, -1, 0, 0, 0, 0, T0 + 1012]),
-    ], "hold budget_refused until +1011 (retry 0's delay); the wake's reserve is granted; the second gate sends attempt 2"))
+        result(1100, "ev-1", 2, status=200),
+    ], "hold budget_refused until +1011 (retry 0's delay); at +1011 the gate passes it (a new pacer is full) and "
+       "attempt 2 is journaled and sent with no store call before it (draft 6); its 200 delivers it with no call "
+       "(a retry's success that was no probe)"))
     cs.append(case("held events are released at the pacer's rate (one token a second at the floor)", config(F3), [
         admit(0, "a", cls="h"),
         result(10, "a", 1, status=429, retry_after="2"),

@@ -299,24 +299,6 @@ RESERVED = {"reserved": True, "counts": {"current": {"total": 200, "retries": 4}
 def settles() -> list[dict[str, Any]]:
     cases = []
 
-    def wake(name: str, reply: dict[str, Any], now: int, attempts: int = 2) -> Any:
-        w = {"event_id": "ev-1", "endpoint_id": "ep-1", "attempts": attempts, "first_attempted_at_ms": T0,
-             "refusals": 0}
-        expect = answer(lambda: ms.settle_wake(POLICY, w, reply, now))
-        cases.append({"name": P + name, "op": "settle_wake",
-                      "input": {"policy": POLICY, "wake": w, "reply": reply, "now_ms": now}, "expect": expect})
-        return expect
-
-    hand("w0", wake("settle_wake with wake.attempts 0 is invalid_state", RESERVED, T0 + 7000, attempts=0),
-         {"error": "invalid_state"})
-    hand("past send", wake("a reserved wake past the deadline still sends (the gate judged the window)", RESERVED,
-                           DEADLINE + 5000), {"action": "send"})
-    hand("past hold", wake("a refused wake past the deadline holds until the deadline, an instant already reached",
-                           REFUSED, DEADLINE + 5000), {"action": "hold", "until_ms": DEADLINE, "refusals": 1})
-    hand("past stop", wake("an unavailable store at a wake past the deadline stops budget_unavailable",
-                           {"unavailable": True}, DEADLINE + 5000),
-         {"action": "stop", "stop_reason": "budget_unavailable", "dead_letter": {"elapsed_ms": 905000}})
-
     def small(name: str, op: str, inp: dict[str, Any], f: Callable[[], Any], want: Any) -> None:
         got = answer(f)
         hand(name, got, want)

@@ -226,27 +226,6 @@ def settles() -> list[dict[str, Any]]:
                           s503, {"reserved": False, "counts": RESERVED["counts"]}),
          {"budget_disagreement": True, "decision": {"hold": {"until_ms": T0 + 7000}}})
 
-    def wake(name: str, reply: dict[str, Any], now: int, attempts: int = 2, refusals: int = 0) -> dict[str, Any]:
-        w = {"event_id": "ev-1", "endpoint_id": "ep-1", "attempts": attempts, "first_attempted_at_ms": T0,
-             "refusals": refusals}
-        expect = ms.settle_wake(POLICY, w, reply, now)
-        cases.append({"name": name, "op": "settle_wake",
-                      "input": {"policy": POLICY, "wake": w, "reply": reply, "now_ms": now}, "expect": expect})
-        return expect
-
-    hand("w send", wake("a wake the budget grants sends", RESERVED, T0 + 7000), {"action": "send"})
-    # attempts 2, first refused wake: index 1 + 1 = 2, ceiling 4000.
-    hand("w1", wake("a refused wake holds with the next retry index's delay", REFUSED, T0 + 7000),
-         {"action": "hold", "until_ms": T0 + 11000, "refusals": 1})
-    hand("w2", wake("the third refused wake: index 4, 16 s", REFUSED, T0 + 30000, refusals=2),
-         {"action": "hold", "until_ms": T0 + 46000, "refusals": 3})
-    hand("w cap", wake("refused wakes stop growing at the backoff's cap", REFUSED, T0 + 100000, refusals=20),
-         {"action": "hold", "until_ms": T0 + 160000, "refusals": 21})
-    hand("w deadline", wake("a refused wake holds at most until the deadline", REFUSED, DEADLINE - 1000, refusals=9),
-         {"action": "hold", "until_ms": DEADLINE})
-    hand("w unavailable", wake("an unavailable store at a wake fails closed", {"unavailable": True}, T0 + 7000),
-         {"action": "stop", "stop_reason": "budget_unavailable", "dead_letter": {"attempts": 2, "elapsed_ms": 7000}})
-
     def small(name: str, op: str, inp: dict[str, Any], expect: dict[str, Any]) -> None:
         cases.append({"name": name, "op": op, "input": inp, "expect": expect})
 

@@ -175,20 +175,3 @@ def settle(policy: dict[str, Any], health: dict[str, Any] | None, st: dict[str, 
         out = stop("retry_budget_exhausted")
     out["budget_disagreement"] = disagree
     return out
-
-
-def settle_wake(policy: dict[str, Any], wake: dict[str, Any], reply: dict[str, Any], now: int) -> dict[str, Any]:
-    # draft 4: a budget hold follows an attempt; the window is not judged here (the gate was).
-    if wake["attempts"] < 1:
-        raise Refused("invalid_state", "wake.attempts")
-    if reply.get("unavailable"):
-        dl = {"event_id": wake["event_id"], "endpoint_id": wake["endpoint_id"], "attempts": wake["attempts"],
-              "elapsed_ms": max(now - wake["first_attempted_at_ms"], 0), "stop_reason": "budget_unavailable"}
-        return {"action": "stop", "stop_reason": "budget_unavailable", "dead_letter": dl}
-    if reply["reserved"]:
-        return {"action": "send"}
-    refusals = wake["refusals"] + 1
-    index = min(wake["attempts"] - 1 + refusals, 99)
-    deadline = sat_add(wake["first_attempted_at_ms"], policy["window_ms"])
-    return {"action": "hold", "until_ms": min(sat_add(now, ceiling(policy["backoff"], index)), deadline),
-            "refusals": refusals}

@@ -8,14 +8,15 @@
 //!                                                                 ├─► stop (window): dead letter
 //!                                                                 └─► probe: one call per endpoint
 //!                                                                             and probe window
-//! send: a budget-held event first makes its wake `reserve` (then gates once more)
+//! a budget-held event leaves like any held event (a pacer token, no store
+//! call: docs/health.md draft 6)
 //! ```
 
 use alloc::string::String;
 
 use super::event::Phase;
 use super::io::{Output, Send};
-use super::{metrics, Engine, Pending};
+use super::{Engine, Pending};
 use crate::compiled::{CallOp, StoreCall};
 use crate::decide::{DeadLetter, StopReason};
 use crate::health::{GateDecision, GateEvent, HealthView, HoldReason};
@@ -186,13 +187,7 @@ impl Engine {
             GateDecision::Stop { dead_letter, .. } => self.dead_letter(id, dead_letter, false),
             GateDecision::Hold { until_ms, reason } => self.hold(id, until_ms, reason),
             GateDecision::Probe => self.probe(id, gate, view),
-            GateDecision::Send { probe } => {
-                if self.events[id].needs_reserve {
-                    self.wake(id, gate, probe);
-                } else {
-                    self.start_send(id, probe);
-                }
-            }
+            GateDecision::Send { probe } => self.start_send(id, probe),
         }
     }
 
@@ -232,19 +227,6 @@ impl Engine {
             Ok((d, pacer)) => {
                 self.endpoints.get(&gate.endpoint_id).pacer = pacer;
                 self.act(id, d, gate, Some(view));
-            }
-            Err(err) => self.stuck(id, &err),
-        }
-    }
-
-    /// A budget-held event's wake: one `reserve` call before its send.
-    fn wake(&mut self, id: &str, gate: GateEvent, probe: bool) {
-        let known = self.policies[&self.events[id].policy_hash].policy.clone();
-        match known.call_for(CallOp::Reserve, &gate.endpoint_id, self.now_ms) {
-            Ok(call) => {
-                self.count(metrics::WAKE_CALLS);
-                let call_id = self.call(call, Pending::Event(String::from(id)));
-                self.set_phase(id, Phase::Waking { call_id, gate, probe });
             }
             Err(err) => self.stuck(id, &err),
         }

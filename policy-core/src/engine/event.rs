@@ -14,8 +14,6 @@ pub(crate) enum Phase {
     Waiting,
     /// A `probe` call is out for it; `view` is what its gate read.
     Probing { call_id: u64, gate: GateEvent, view: Option<HealthView> },
-    /// Its wake's `reserve` call is out.
-    Waking { call_id: u64, gate: GateEvent, probe: bool },
     /// `Send` was emitted for `attempt`.
     Sending { attempt: u32, probe: bool },
     /// Its attempt ended; the budget's call is out.

@@ -9,7 +9,7 @@ use alloc::string::String;
 use super::{Engine, Output};
 
 /// Every counter the engine moves, with its label name (if any).
-pub const COUNTERS: [(&str, Option<&str>); 12] = [
+pub const COUNTERS: [(&str, Option<&str>); 11] = [
     ("webhook_attempts_total", Some("kind")),
     ("webhook_delivered_total", None),
     ("webhook_deadletter_total", Some("stop_reason")),
@@ -20,16 +20,14 @@ pub const COUNTERS: [(&str, Option<&str>); 12] = [
     ("webhook_budget_store_errors_total", None),
     ("webhook_holds_total", Some("reason")),
     ("webhook_probe_calls_total", Some("granted")),
-    ("webhook_wake_calls_total", None),
     ("webhook_replayed_total", None),
 ];
 
 /// Every gauge the engine sets.
 pub const GAUGES: [&str; 1] = ["webhook_held_events"];
 
-/// Two names the engine moves by hand.
-pub(crate) const WAKE_CALLS: &str = COUNTERS[10].0;
-pub(crate) const REPLAYED: &str = COUNTERS[11].0;
+/// A name the engine moves by hand.
+pub(crate) const REPLAYED: &str = COUNTERS[10].0;
 
 impl Engine {
     pub(crate) fn count(&mut self, name: &'static str) {

@@ -11,7 +11,7 @@ use super::{Engine, EngineError, Pending};
 use crate::compiled::{CallOp, CallReply, StepResult, StoreCall};
 use crate::decide::{AttemptOutcome, DeadLetter, Decision, StopReason};
 use crate::error::PolicyError;
-use crate::health::{GateDecision, HealthDecision, HoldReason, WakeDecision};
+use crate::health::{GateDecision, HealthDecision, HoldReason};
 use crate::journal::Status;
 use crate::store::StoreReply;
 
@@ -113,7 +113,6 @@ impl Engine {
         self.set_phase(&id, Phase::Waiting);
         match phase {
             Phase::Probing { gate, view, .. } => self.probe_reply(&id, &call, gate, view, reply),
-            Phase::Waking { gate, probe, .. } => self.wake_reply(&id, gate, probe, reply),
             Phase::Settling { outcome, probe, .. } => self.settle_reply(&id, &call, &outcome, probe, reply),
             Phase::Waiting | Phase::Sending { .. } => {}
         }
@@ -148,50 +147,6 @@ impl Engine {
         self.probe_answered(id, gate, granted, view);
     }
 
-    fn wake_reply(&mut self, id: &str, gate: crate::health::GateEvent, probe: bool, reply: Option<CallReply>) {
-        let now = self.now_ms;
-        let e = &self.events[id];
-        let known = self.policies[&e.policy_hash].policy.clone();
-        let wake = crate::health::Wake {
-            event_id: e.event_id.clone(),
-            endpoint_id: e.endpoint_id.clone(),
-            attempts: e.attempts,
-            first_attempted_at_ms: e.first_attempted_at_ms,
-            refusals: e.wake_refusals,
-        };
-        let store_reply = match reply.and_then(|r| r.reservation) {
-            Some(r) => StoreReply::Answered(r),
-            None => StoreReply::Unavailable,
-        };
-        match known.wake(&wake, &store_reply, now) {
-            Ok(WakeDecision::Send) => {
-                let e = self.events.get_mut(id).expect("waking");
-                e.needs_reserve = false;
-                e.wake_refusals = 0;
-                if probe {
-                    return self.start_send(id, true);
-                }
-                // Gate once more on this reply's view (the release token is spent).
-                let mut again = gate;
-                again.held = false;
-                let view = self.endpoints.get(&again.endpoint_id).view;
-                let pacer = self.endpoints.get(&again.endpoint_id).pacer;
-                match known.gate(&again, view.as_ref(), &pacer, now) {
-                    Ok((GateDecision::Hold { until_ms, reason }, _)) => self.hold(id, until_ms, reason),
-                    Ok((GateDecision::Stop { dead_letter, .. }, _)) => self.dead_letter(id, dead_letter, false),
-                    Ok(_) => self.start_send(id, false),
-                    Err(err) => self.stuck(id, &err),
-                }
-            }
-            Ok(WakeDecision::Hold { until_ms, refusals }) => {
-                self.events.get_mut(id).expect("waking").wake_refusals = refusals;
-                self.hold(id, until_ms, HoldReason::BudgetRefused);
-            }
-            Ok(WakeDecision::Stop { dead_letter }) => self.dead_letter(id, dead_letter, false),
-            Err(err) => self.stuck(id, &err),
-        }
-    }
-
     fn settle_reply(
         &mut self,
         id: &str,
@@ -220,8 +175,6 @@ impl Engine {
                         let e = self.events.get_mut(id).expect("settling");
                         e.credentials_refreshed |= refresh_credentials;
                         e.refresh_next = refresh_credentials;
-                        e.needs_reserve = true;
-                        e.wake_refusals = 0;
                         self.hold(id, until_ms, HoldReason::BudgetRefused);
                     }
                 }

@@ -16,7 +16,7 @@ use crate::text::hex16;
 use super::gate::{GateDecision, GateEvent};
 use super::pacer::{Pace, Pacer};
 use super::section::{Health, Release};
-use super::settle::{HealthDecision, HealthSettlement, Wake, WakeDecision};
+use super::settle::{HealthDecision, HealthSettlement};
 use super::state::{
     FailureBuckets, HealthOp, HealthOutcome, HealthReply, HealthRequest, HealthState, HealthView, HeldHealth,
 };
@@ -286,35 +286,6 @@ pub fn settlement_to_value(s: &HealthSettlement) -> Value {
         )]),
     };
     obj([("decision", decision), ("budget_disagreement", s.budget_disagreement.into())])
-}
-
-pub fn wake(v: &Value) -> Result<Wake, PolicyError> {
-    let f = Fields::new(v, &["event_id", "endpoint_id", "attempts", "first_attempted_at_ms", "refusals"])?;
-    // `attempts` 0 is judged by `settle_wake` (`invalid_state`, after the
-    // policy), as the component judges it, not here.
-    Ok(Wake {
-        event_id: f.str("event_id")?.to_string(),
-        endpoint_id: f.str("endpoint_id")?.to_string(),
-        attempts: f.u32("attempts")?,
-        first_attempted_at_ms: f.u64("first_attempted_at_ms")?,
-        refusals: f.u32("refusals")?,
-    })
-}
-
-/// `{action: send}`, `{action: hold, until_ms, refusals}` or `{action: stop,
-/// stop_reason, dead_letter}`.
-pub fn wake_decision_to_value(d: &WakeDecision) -> Value {
-    match d {
-        WakeDecision::Send => obj([("action", "send".into())]),
-        WakeDecision::Hold { until_ms, refusals } => {
-            obj([("action", "hold".into()), ("until_ms", (*until_ms).into()), ("refusals", (*refusals).into())])
-        }
-        WakeDecision::Stop { dead_letter } => obj([
-            ("action", "stop".into()),
-            ("stop_reason", dead_letter.stop_reason.as_str().into()),
-            ("dead_letter", c2::dead_letter_to_value(dead_letter)),
-        ]),
-    }
 }
 
 /// An error as the vectors expect it: `{error, field}`.

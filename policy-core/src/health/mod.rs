@@ -15,7 +15,7 @@
 //! * [`gate`](mod@gate): the gate before each send, [`gate()`], [`after_probe`].
 //! * [`pacer`]: the release token bucket, [`pace`], [`normal_per_s`].
 //! * [`settle`](mod@settle): holds instead of budget refusals,
-//!   [`settle()`], [`settle_wake`], and what an attempt's call carries
+//!   [`settle()`], and what an attempt's call carries
 //!   ([`health_outcome`], [`pause_until_ms`]).
 //! * [`codec`]: JSON of every input and output (the vectors' shapes).
 //! * [`vectors`]: the reference runner of the format-3 vectors, [`vectors::run_case`].
@@ -36,7 +36,7 @@ pub use gate::{after_probe, gate, GateDecision, GateEvent, HoldReason};
 pub use pacer::{normal_per_s, pace, rate_per_s, Pace, Pacer};
 pub use section::{parse_document, policy_hash, Circuit, Health, HealthDocument, Release};
 pub use settle::{
-    health_outcome, pause_until_ms, settle, settle_wake, HealthDecision, HealthSettlement, Wake, WakeDecision,
+    health_outcome, pause_until_ms, settle, HealthDecision, HealthSettlement,
 };
 pub use state::{
     apply, FailureBuckets, HealthOp, HealthOutcome, HealthReply, HealthRequest, HealthState, HealthView, HeldHealth,

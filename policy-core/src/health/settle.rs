@@ -5,19 +5,16 @@
 //! case: the budget refused the retry and the section holds refusals. Then
 //! the event is held until `min(now_ms + delay_ms, deadline_ms)`, `delay_ms`
 //! the retry's own (jittered, or `Retry-After` if longer), spending no
-//! attempt. When it wakes (after the gate) the host makes one `reserve`
-//! call ([`settle_wake`]): reserved sends; refused holds again with the
-//! delay of the next retry index, `attempts - 1 + k` for the `k`-th refused
-//! wake (at most 99); unavailable fails closed (`budget_unavailable`).
-
-use alloc::string::String;
+//! attempt. When it wakes it leaves like any held event: the gate, then a
+//! release token, and no store call before its send (draft 6: a wake's
+//! `reserve` was judged on the ratio, which follows new admissions, so
+//! held events died when arrivals stopped).
 
 use crate::classify::{classify_error, classify_status, OutcomeClass};
-use crate::decide::{gates, AttemptOutcome, DeadLetter, Decision, DeliveryState, Gates, Policy, StopReason};
-use crate::error::{ErrorCode, PolicyError};
+use crate::decide::{gates, AttemptOutcome, Decision, DeliveryState, Gates, Policy, StopReason};
+use crate::error::PolicyError;
 use crate::step::{self, Settlement};
 use crate::store::StoreReply;
-use crate::MAX_RETRY_INDEX;
 
 use super::section::Health;
 use super::state::HealthOutcome;
@@ -55,7 +52,7 @@ pub enum HealthDecision {
     /// Format 2's decision.
     Decided(Decision),
     /// The budget refused and the section holds refusals: wait until
-    /// `until_ms`, then gate, then one `reserve` call ([`settle_wake`]).
+    /// `until_ms`, then leave as any held event does (the gate).
     Hold { until_ms: u64, refresh_credentials: bool },
 }
 
@@ -93,62 +90,4 @@ pub fn settle(
         }
     }
     Ok(HealthSettlement { decision: HealthDecision::Decided(decision), budget_disagreement })
-}
-
-/// A held (budget-refused) event at its wake.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Wake {
-    pub event_id: String,
-    pub endpoint_id: String,
-    /// Attempts made (`>= 1`: a budget hold follows an attempt).
-    pub attempts: u32,
-    pub first_attempted_at_ms: u64,
-    /// Wakes the budget already refused for this hold.
-    pub refusals: u32,
-}
-
-/// What the wake's `reserve` reply means.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum WakeDecision {
-    /// Reserved: send the retry now.
-    Send,
-    /// Refused: hold again (`refusals` is the new count to keep).
-    Hold { until_ms: u64, refusals: u32 },
-    /// The store could not answer: fails closed.
-    Stop { dead_letter: DeadLetter },
-}
-
-/// The wake's `reserve` reply (module docs). `now_ms` is the wake's instant.
-/// The policy is judged first, then `wake.attempts` (0 is `invalid_state`:
-/// a budget hold follows an attempt). The window is not judged here (the
-/// gate before the wake's call did): a refused wake past its deadline holds
-/// until the deadline, an instant already reached, whose gate stops it.
-pub fn settle_wake(policy: &Policy, wake: &Wake, reply: &StoreReply, now_ms: u64) -> Result<WakeDecision, PolicyError> {
-    policy.validate()?;
-    if wake.attempts < 1 {
-        return Err(PolicyError::new(
-            ErrorCode::InvalidState,
-            "wake.attempts",
-            "a held retry follows an attempt: >= 1",
-        ));
-    }
-    Ok(match reply {
-        StoreReply::Answered(r) if r.reserved => WakeDecision::Send,
-        StoreReply::Answered(_) => {
-            let refusals = wake.refusals.saturating_add(1);
-            let index = wake.attempts.saturating_sub(1).saturating_add(refusals).min(MAX_RETRY_INDEX);
-            let delay_ms = policy.backoff.delay_ms(&wake.event_id, index);
-            let deadline_ms = wake.first_attempted_at_ms.saturating_add(policy.window_ms);
-            WakeDecision::Hold { until_ms: now_ms.saturating_add(delay_ms).min(deadline_ms), refusals }
-        }
-        StoreReply::Unavailable => WakeDecision::Stop {
-            dead_letter: DeadLetter {
-                event_id: wake.event_id.clone(),
-                endpoint_id: wake.endpoint_id.clone(),
-                attempts: wake.attempts,
-                elapsed_ms: now_ms.saturating_sub(wake.first_attempted_at_ms),
-                stop_reason: StopReason::BudgetUnavailable,
-            },
-        },
-    })
 }

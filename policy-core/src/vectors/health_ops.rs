@@ -90,7 +90,6 @@ pub(crate) fn run_op(host: &mut dyn HealthHost, op: &str, input: &Value) -> Out 
         "gate" => &["policy", "health", "event", "view", "pacer", "now_ms"],
         "after_probe" => &["policy", "health", "event", "granted", "view", "pacer", "now_ms"],
         "settle" => &["policy", "health", "state", "outcome", "now_ms", "reply"],
-        "settle_wake" => &["policy", "wake", "reply", "now_ms"],
         "health_outcome" => &["outcome"],
         "pause_until" => &["health", "outcome", "now_ms"],
         "pace" => &["release", "pacer", "calls"],
@@ -144,15 +143,6 @@ pub(crate) fn run_op(host: &mut dyn HealthHost, op: &str, input: &Value) -> Out 
                 &f.nested("reply", c2::store_reply).map_err(Ok)?,
             )?;
             Ok(codec::settlement_to_value(&s))
-        }
-        "settle_wake" => {
-            let d = host.settle_wake(
-                &f.nested("policy", c2::policy).map_err(Ok)?,
-                &f.nested("wake", codec::wake).map_err(Ok)?,
-                &f.nested("reply", c2::store_reply).map_err(Ok)?,
-                f.u64("now_ms").map_err(Ok)?,
-            )?;
-            Ok(codec::wake_decision_to_value(&d))
         }
         "health_outcome" => {
             let o = host.health_outcome(&f.nested("outcome", c2::outcome).map_err(Ok)?)?;

@@ -119,15 +119,6 @@ pub trait HealthHost {
     ) -> Answer<health::HealthSettlement> {
         unbound("settle")
     }
-    fn settle_wake(
-        &mut self,
-        _p: &core_::Policy,
-        _w: &health::Wake,
-        _r: &core_::StoreReply,
-        _now_ms: u64,
-    ) -> Answer<health::WakeDecision> {
-        unbound("settle_wake")
-    }
     fn health_outcome(&mut self, _o: &core_::AttemptOutcome) -> Answer<health::HealthOutcome> {
         unbound("health_outcome")
     }
@@ -254,15 +245,6 @@ impl HealthHost for Native {
         r: &core_::StoreReply,
     ) -> Answer<health::HealthSettlement> {
         health::settle(p, h, s, o, n, r).map_err(Ok)
-    }
-    fn settle_wake(
-        &mut self,
-        p: &core_::Policy,
-        w: &health::Wake,
-        r: &core_::StoreReply,
-        n: u64,
-    ) -> Answer<health::WakeDecision> {
-        health::settle_wake(p, w, r, n).map_err(Ok)
     }
     fn health_outcome(&mut self, o: &core_::AttemptOutcome) -> Answer<health::HealthOutcome> {
         health::health_outcome(o).map_err(Ok)

@@ -319,14 +319,13 @@ pub fn render(c: &Comparison) -> String {
     let calls = |r: &FleetRun| {
         let attempts: u64 = r.endpoints.iter().map(|e| e.requests).sum();
         format!(
-            "{}: {} store calls for {} attempts ({} per attempt: {} with attempts, {} probe, {} wake reserve), {} unfinished",
+            "{}: {} store calls for {} attempts ({} per attempt: {} with attempts, {} probe), {} unfinished",
             r.label,
-            r.attempt_calls + r.probe_calls + r.wake_calls,
+            r.attempt_calls + r.probe_calls,
             attempts,
-            format_args!("{:.2}", (r.attempt_calls + r.probe_calls + r.wake_calls) as f64 / attempts.max(1) as f64),
+            format_args!("{:.2}", (r.attempt_calls + r.probe_calls) as f64 / attempts.max(1) as f64),
             r.attempt_calls,
             r.probe_calls,
-            r.wake_calls,
             r.unfinished
         )
     };

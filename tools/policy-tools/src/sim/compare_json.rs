@@ -8,8 +8,7 @@ use super::compare::{goals, pattern, render, rows, Comparison};
 use super::fleet::FleetRun;
 
 fn calls(r: &FleetRun) -> Value {
-    json!({"attempt_calls": r.attempt_calls, "probe_calls": r.probe_calls, "wake_calls": r.wake_calls,
-           "unfinished": r.unfinished})
+    json!({"attempt_calls": r.attempt_calls, "probe_calls": r.probe_calls, "unfinished": r.unfinished})
 }
 
 /// `{scenario, seed, replicas, health_source, endpoints: [{id, pattern,

@@ -19,12 +19,10 @@ pub struct FleetRun {
     pub replicas: u32,
     pub endpoints: Vec<Figures>,
     /// Store calls tied to an attempt: every `store_call` action that is
-    /// neither a probe nor a wake (`record`, `reserve`, `record_reserve`, `report`).
+    /// not a probe (`record`, `reserve`, `record_reserve`, `report`).
     pub attempt_calls: u64,
     /// `webhook_probe_calls_total` (every `granted` label).
     pub probe_calls: u64,
-    /// `webhook_wake_calls_total`: `reserve` calls of budget-held events waking.
-    pub wake_calls: u64,
     /// Inputs fed to the replicas' engines.
     pub engine_calls: u64,
     /// Events still undecided when the drain time ran out.
@@ -53,14 +51,12 @@ pub fn run_fleet(
     let unfinished = drive(&setup, &mut tally)?;
     tally.finish();
     let probe_calls = tally.counter("webhook_probe_calls_total");
-    let wake_calls = tally.counter("webhook_wake_calls_total");
     Ok(FleetRun {
         label: label.to_string(),
         replicas: scenario.replicas,
         endpoints: tally.figures,
-        attempt_calls: tally.store_calls.saturating_sub(probe_calls + wake_calls),
+        attempt_calls: tally.store_calls.saturating_sub(probe_calls),
         probe_calls,
-        wake_calls,
         engine_calls: tally.inputs,
         unfinished,
     })
