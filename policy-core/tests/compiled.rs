@@ -159,14 +159,16 @@ fn an_invalid_section_is_refused_at_compile_time_with_its_path() {
 }
 
 #[test]
-fn calls_outside_an_attempt_are_only_reserve_and_probe() {
+fn the_only_call_outside_an_attempt_is_a_probe() {
     let plain = CompiledPolicy::new(policy(), None).unwrap();
-    assert_eq!(plain.call_for(CallOp::Reserve, "ep-1", T0).unwrap().op, CallOp::Reserve);
+    assert_eq!(plain.call_for(CallOp::Reserve, "ep-1", T0).unwrap_err().field, "op");
     assert_eq!(plain.call_for(CallOp::Probe, "ep-1", T0).unwrap_err().field, "op");
     assert_eq!(plain.call_for(CallOp::Report, "ep-1", T0).unwrap_err().field, "op");
     let health = CompiledPolicy::new(policy(), Some(Health::default())).unwrap();
     let probe = health.call_for(CallOp::Probe, "ep-1", T0).unwrap();
     assert_eq!(probe.health.unwrap().outcome, HealthOutcome::None);
+    // Since draft 6 a held retry's wake makes no `reserve` (docs/health.md section 5).
+    assert_eq!(health.call_for(CallOp::Reserve, "ep-1", T0).unwrap_err().field, "op");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 """Format-3 cases for gen.py (docs/health.md; the shapes of tests/vectors/format3-*.json).
 
-Ops: parse_document, apply, gate, after_probe, settle, settle_wake,
+Ops: parse_document, apply, gate, after_probe, settle,
 health_outcome, pause_until, pace, normal_per_s. Inputs are always well
 formed for the reference runner (policy-core/tests/health_vectors.rs):
 sections outside `parse_document` are written whole (every field, as a
@@ -14,15 +14,15 @@ documents nested 25-41 levels deep.
 
 `loose` (gen.py --loose3) adds values the reference's JSON decoding judges
 before the component does (pacer `normal_per_s` above 1e9, a `release`
-out of range, a wake with 0 attempts, an invalid budget for
+out of range, an invalid budget for
 `normal_per_s`): the runners disagree on those by construction today.
 """
 
 U53 = (1 << 53) - 1
 T0 = 1_796_180_820_000  # a 60 s bucket edge, as in tests/vectors-health/fixtures.py
-OPS = ["parse_document", "apply", "gate", "after_probe", "settle", "settle_wake", "health_outcome", "pause_until",
+OPS = ["parse_document", "apply", "gate", "after_probe", "settle", "health_outcome", "pause_until",
        "pace", "normal_per_s"]
-WEIGHTS = [8, 12, 14, 6, 10, 6, 2, 4, 6, 3]
+WEIGHTS = [8, 12, 14, 6, 10, 2, 4, 6, 3]
 FULL = {
     "hold_budget_refusals": True, "pause": {"max_ms": 600000},
     "circuit": {"failure_ratio": 0.5, "min_sample": 20, "cooldown_ms": 5000, "cooldown_max_ms": 120000, "probes": 1,
@@ -300,16 +300,6 @@ class H:
         return {"policy": policy, "health": section, "state": state,
                 "outcome": self.outcome([0, 1, 1000, 60_000, 600_000, U53]), "now_ms": now,
                 "reply": self.reply(policy["budget"])}
-
-    def settle_wake(self):
-        policy, _ = self.policy()
-        now = self.now()
-        w = policy["window_ms"] if isinstance(policy["window_ms"], int) else 1
-        wake = {"event_id": self.g.ident(), "endpoint_id": self.g.ident(),
-                "attempts": self.pick([1, 1, 2, 16, 99, 100, 101, (1 << 32) - 1] + ([0] if self.loose else [])),
-                "first_attempted_at_ms": self.before(now, [0, 1000, w - 1, w, w + 1]),
-                "refusals": self.pick([0, 1, 2, 98, 99, 100, (1 << 32) - 1])}
-        return {"policy": policy, "wake": wake, "reply": self.reply(policy["budget"]), "now_ms": now}
 
     def pause_until(self):
         section = self.section(may_be_null=False)

@@ -140,7 +140,7 @@ def summary_problems(s: dict, health: bool, need_holds: bool = True) -> list[str
     if s.get("pending", 0) or s.get("held", 0):
         out.append(f"pending {s.get('pending')} held {s.get('held')} at the end")
     if health:
-        missing = [k for k in ("holds", "held", "probe_calls", "wake_calls") if k not in s]
+        missing = [k for k in ("holds", "held", "probe_calls") if k not in s]
         if missing:
             out.append(f"summary lacks the format-3 fields {missing} (no health send loop?)")
         elif need_holds and s["holds"].get("circuit_open", 0) + s["holds"].get("paused", 0) == 0:

@@ -1,12 +1,12 @@
 //! ABI 0.3 on one structured case: the compiled policy's lifecycle
-//! (compile, admit, advance, finish, gate, after_probe, settle_wake,
+//! (compile, admit, advance, finish, gate, after_probe,
 //! call_for, discard), the in-memory store's `apply_call` on the calls the
 //! policy makes, and format 3's free functions (pace, normal_per_s,
 //! health_outcome, pause_until, load_health_document).
 //!
 //! * [`HealthCase::arbitrary`] starts with a [`Case`] (so the `ops` corpus
 //!   keeps its meaning) and adds a section, a gate event, a view, a pacer,
-//!   a wake, what the store holds and how the handle is used (live, or
+//!   what the store holds and how the handle is used (live, or
 //!   stale: used after its discard).
 //! * [`native_health`] computes every answer with `policy_core::compiled`;
 //!   [`HealthAnswers`] compare between hosts (tests/differential wasmdiff).
@@ -21,7 +21,7 @@ use retry_policy_core::compiled::{apply_call, CallOp, CallReply, CompiledPolicy,
 use retry_policy_core::document::Admission;
 use retry_policy_core::health::{
     self, Circuit, FailureBuckets, GateDecision, GateEvent, Health, HealthOutcome, HealthSettlement, HealthState,
-    HealthView, HeldHealth, Pace, Pacer, Release, Wake, WakeDecision,
+    HealthView, HeldHealth, Pace, Pacer, Release,
 };
 use retry_policy_core::{self as core_, AttemptOutcome, Budget};
 
@@ -144,7 +144,6 @@ pub struct HealthCase {
     pub view: Option<HealthView>,
     pub granted: bool,
     pub pacer: Pacer,
-    pub wake: Wake,
     pub call_op: CallOp,
     pub held: HeldHealth,
 }
@@ -176,13 +175,6 @@ impl<'a> Arbitrary<'a> for HealthCase {
             held: u.arbitrary()?,
             held_ms: edge_u64(u)?,
         };
-        let wake = Wake {
-            event_id: case.state.event_id.clone(),
-            endpoint_id: case.state.endpoint_id.clone(),
-            attempts: edge_u32(u)?.max(1),
-            first_attempted_at_ms: first,
-            refusals: edge_u32(u)?,
-        };
         let bucket = case.policy.budget.bucket(now);
         let held = HeldHealth {
             buckets: case.held,
@@ -209,7 +201,6 @@ impl<'a> Arbitrary<'a> for HealthCase {
             view: if u.ratio(1, 6)? { None } else { Some(view) },
             granted: u.arbitrary()?,
             pacer: pacer(u, now)?,
-            wake,
             call_op: pick(u, &[CallOp::Reserve, CallOp::Probe, CallOp::Record, CallOp::Report, CallOp::RecordReserve])?,
             held,
         })
@@ -228,7 +219,6 @@ pub struct HealthAnswers {
     pub apply: Ans<(CallReply, HeldHealth)>,
     pub gate: Ans<(GateDecision, Pacer)>,
     pub after_probe: Ans<(GateDecision, Pacer)>,
-    pub settle_wake: Ans<WakeDecision>,
     pub call_for: Ans<StoreCall>,
     pub pace: Ans<(Pace, Pacer)>,
     pub normal_per_s: Ans<f64>,
@@ -285,7 +275,6 @@ pub fn native_health(h: &HealthCase) -> HealthAnswers {
         apply,
         gate: on(&compiled, k, |p| p.gate(&h.event, h.view.as_ref(), &h.pacer, c.now_ms)),
         after_probe: on(&compiled, k, |p| p.after_probe(&h.event, h.granted, &view, &h.pacer, c.now_ms)),
-        settle_wake: on(&compiled, k, |p| p.wake(&h.wake, &c.reply, c.now_ms)),
         call_for,
         pace: h
             .pacer

@@ -3,9 +3,9 @@
 
 use retry_policy_core::compiled::{CallOp, StepResult, StoreCall};
 use retry_policy_core::health::{
-    self, pacer::MAX_NORMAL_PER_S, GateDecision, HealthDecision, HealthOutcome, Pace, Pacer, WakeDecision,
+    self, pacer::MAX_NORMAL_PER_S, GateDecision, HealthDecision, HealthOutcome, Pace, Pacer,
 };
-use retry_policy_core::{self as core_, StoreOp, StoreReply, StoreRequest};
+use retry_policy_core::{self as core_, StoreOp, StoreRequest};
 
 use crate::health::{call_of, native_health, stale, Handle, HealthAnswers, HealthCase};
 use crate::refusal;
@@ -113,22 +113,8 @@ fn check_live(h: &HealthCase, a: &HealthAnswers) {
     if let Ok((d, p)) = &a.after_probe {
         check_gate(h, d, p, true);
     }
-    if let Ok(w) = &a.settle_wake {
-        let deadline = h.wake.first_attempted_at_ms.saturating_add(c.policy.window_ms);
-        match (w, &c.reply) {
-            (WakeDecision::Send, StoreReply::Answered(r)) => assert!(r.reserved),
-            (WakeDecision::Hold { until_ms, refusals }, StoreReply::Answered(r)) => {
-                assert!(!r.reserved && *until_ms <= deadline, "wake hold: {w:?} for {h:?}");
-                assert_eq!(*refusals, h.wake.refusals.saturating_add(1));
-            }
-            (WakeDecision::Stop { dead_letter }, StoreReply::Unavailable) => {
-                assert_eq!(dead_letter.stop_reason, core_::StopReason::BudgetUnavailable)
-            }
-            other => panic!("settle_wake: {other:?} for {h:?}"),
-        }
-    }
     match (&a.call_for, h.call_op) {
-        (Ok(k), CallOp::Reserve | CallOp::Probe) => {
+        (Ok(k), CallOp::Probe) => {
             check_call(h, k);
             assert_eq!(k.op, h.call_op);
             if let Some(hc) = &k.health {
@@ -136,7 +122,7 @@ fn check_live(h: &HealthCase, a: &HealthAnswers) {
             }
         }
         (Err(e), op) => assert!(
-            e.code == "invalid_input" && e.field == "op" && (op != CallOp::Reserve),
+            e.code == "invalid_input" && e.field == "op",
             "call_for {op:?}: {e:?}"
         ),
         (Ok(k), op) => panic!("call_for {op:?} made {k:?}"),

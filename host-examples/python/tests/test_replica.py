@@ -62,9 +62,9 @@ def test_a_storm_without_redis_prints_one_json_line_and_loses_no_event(tmp_path,
     assert s["host"] == "python"
     assert list(s) == ["host", "events", "attempts", "first_attempts", "retries", "stop_reasons", "pending", "drained",
                        "transport_errors", "redis_round_trips", "store_errors", "budget_disagreements", "elapsed_ms",
-                       "holds", "held", "probe_calls", "wake_calls"]
+                       "holds", "held", "probe_calls"]
     assert s["holds"] == {"paused": 0, "circuit_open": 0, "probe_refused": 0, "release_pacing": 0, "budget_refused": 0}
-    assert (s["held"], s["probe_calls"], s["wake_calls"]) == (0, 0, 0)  # format 2: zeros
+    assert (s["held"], s["probe_calls"]) == (0, 0)  # format 2: zeros
     assert s["pending"] == 0 and s["drained"] is False and s["store_errors"] == 0
     assert set(s["transport_errors"].values()) == {0} and len(s["transport_errors"]) == len(ALL_KINDS)
     assert set(s["stop_reasons"]) == STOP_REASONS

@@ -89,8 +89,8 @@ func TestAFormatTwoRunReportsEveryHoldReasonAtZero(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if len(s.Holds) != len(webhookmetrics.HoldReasons) || s.Held != 0 || s.ProbeCalls != 0 || s.WakeCalls != 0 {
-		t.Fatalf("holds %v held %d probe_calls %d wake_calls %d: want every reason at 0 and zeros", s.Holds, s.Held, s.ProbeCalls, s.WakeCalls)
+	if len(s.Holds) != len(webhookmetrics.HoldReasons) || s.Held != 0 || s.ProbeCalls != 0 {
+		t.Fatalf("holds %v held %d probe_calls %d: want every reason at 0 and zeros", s.Holds, s.Held, s.ProbeCalls)
 	}
 	for reason, n := range s.Holds {
 		if n != 0 {
@@ -169,7 +169,7 @@ func (h heldOnDisk) received() int {
 	return 0
 }
 
-func TestAReplicaWithHealthOnRedisMakesAtMostOneCallPerAttemptPlusItsProbeAndWakeCalls(t *testing.T) {
+func TestAReplicaWithHealthOnRedisMakesAtMostOneCallPerAttemptPlusItsProbeCalls(t *testing.T) {
 	port, admin := redisServer(t, nil, plainPort)
 	e, url := newPauseEndpoint(t, true)
 	s, stderr, code := runReplica(t, "--target", url, "--endpoint-id", "ep-redis-health", "--events", "6", "--concurrency", "2",
@@ -182,9 +182,9 @@ func TestAReplicaWithHealthOnRedisMakesAtMostOneCallPerAttemptPlusItsProbeAndWak
 		t.Fatalf("want 6 delivered through a held pause, no store error: %+v", s)
 	}
 	calls := evalCalls(t, admin)
-	if calls == 0 || calls != s.RedisRoundTrips || s.RedisRoundTrips > s.Attempts+s.ProbeCalls+s.WakeCalls {
-		t.Fatalf("%d attempts, %d probe and %d wake calls, %d round trips, Redis ran %d scripts: want at most one per attempt plus probes and wakes",
-			s.Attempts, s.ProbeCalls, s.WakeCalls, s.RedisRoundTrips, calls)
+	if calls == 0 || calls != s.RedisRoundTrips || s.RedisRoundTrips > s.Attempts+s.ProbeCalls {
+		t.Fatalf("%d attempts, %d probe calls, %d round trips, Redis ran %d scripts: want at most one per attempt plus probes",
+			s.Attempts, s.ProbeCalls, s.RedisRoundTrips, calls)
 	}
 	// the health state lives in the budget's hash: the pause is on record
 	keys, err := admin.Keys(context.Background(), "rb:*").Result()

@@ -25,7 +25,6 @@ type Summary struct {
 	Holds      map[string]uint64 `json:"holds"`
 	Held       uint64            `json:"held"`
 	ProbeCalls uint64            `json:"probe_calls"`
-	WakeCalls  uint64            `json:"wake_calls"`
 }
 
 // newSummary has every stop reason, transport kind and hold reason at 0.
@@ -62,7 +61,5 @@ func (s *Summary) counted(a *action) {
 		s.Disagreements += a.Delta
 	case "webhook_probe_calls_total":
 		s.ProbeCalls += a.Delta
-	case "webhook_wake_calls_total":
-		s.WakeCalls += a.Delta
 	}
 }

@@ -65,7 +65,6 @@ func counters() []counter {
 		{"webhook_budget_store_errors_total", "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).", "", nil},
 		{"webhook_holds_total", "Holds started (format 3): the event waits, spending no attempt, by reason.", "reason", holds},
 		{"webhook_probe_calls_total", "Probe store calls made because the gate asked (an open circuit after its cooldown).", "granted", []string{"true", "false", "error"}},
-		{"webhook_wake_calls_total", "Reserve calls made by budget-held events at their wake.", "", nil},
 		{"webhook_replayed_total", "Dead letters replayed as new events.", "", nil},
 	}
 }

@@ -17,7 +17,6 @@
 //   webhook_holds_total{reason}                   holds started (format 3)
 //   webhook_held_events                           gauge: events held now
 //   webhook_probe_calls_total{granted=true|false|error}
-//   webhook_wake_calls_total                      budget-held wakes' reserve calls
 //   webhook_replayed_total                        dead letters replayed
 //   webhook_policy_info{artifact_sha256,abi,document_version} 1
 import http from 'node:http';
@@ -43,7 +42,6 @@ const COUNTERS = {
   webhook_policy_reloads_total: { help: 'Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).', label: 'result', values: ['applied', 'refused'] },
   webhook_holds_total: { help: 'Holds started (format 3): the event waits, spending no attempt.', label: 'reason', values: HOLD_REASONS },
   webhook_probe_calls_total: { help: 'Probe store calls made because the gate asked (an open circuit after its cooldown).', label: 'granted', values: ['true', 'false', 'error'] },
-  webhook_wake_calls_total: { help: 'Reserve calls made by budget-held events at their wake.' },
   webhook_replayed_total: { help: 'Dead letters replayed as new events.' },
 };
 

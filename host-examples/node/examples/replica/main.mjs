@@ -243,7 +243,6 @@ async function run(opts) {
     holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, counted('webhook_holds_total', { reason: r })])),
     held: driver.held,
     probe_calls: metrics.total('webhook_probe_calls_total'),
-    wake_calls: counted('webhook_wake_calls_total'),
   };
   // The journal is synced and unlocked before the summary: a reader of the
   // summary finds it whole (a drain's pending events resumable).

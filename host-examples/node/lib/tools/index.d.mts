@@ -145,7 +145,7 @@ export interface HealthComparison {
   /** Where the sections came from (the document's, or a default section in every class). */
   health_source: string;
   endpoints: { id: string; pattern: string; normal_per_s: number; rows: CompareRow[] }[];
-  calls: Record<'format2' | 'health', { attempt_calls: number; probe_calls: number; wake_calls: number; unfinished: number }>;
+  calls: Record<'format2' | 'health', { attempt_calls: number; probe_calls: number; unfinished: number }>;
   /** Issue 19's goals, judged on the health run. */
   goals: { endpoint: string; met: boolean; text: string }[];
   /** `retry-policy simulate --compare-health yes` output without its wall-time and `wrote` lines. */

@@ -63,7 +63,6 @@ fn help(name: &str) -> &'static str {
         "webhook_budget_store_errors_total" => "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).",
         "webhook_holds_total" => "Holds started (format 3): the event waits, spending no attempt.",
         "webhook_probe_calls_total" => "probe store calls made because the gate asked (an open circuit after its cooldown).",
-        "webhook_wake_calls_total" => "reserve calls made by budget-held events at their wake.",
         "webhook_replayed_total" => "Dead letters replayed as new events.",
         "webhook_held_events" => "Events held now (journaled as held).",
         _ => "",

@@ -90,8 +90,6 @@ class DispatcherMetrics:
         self.held_events = Gauge("webhook_held_events", "Events held now (journaled as held)", registry=r)
         self.probe_calls = Counter("webhook_probe_calls", "probe store calls made because the gate asked",
                                    ["granted"], registry=r)
-        self.wake_calls = Counter("webhook_wake_calls", "reserve calls made by budget-held events at their wake",
-                                  registry=r)
         self.replayed = Counter("webhook_replayed", "Dead letters replayed as new events", registry=r)
         for hold_reason in HoldReason:
             self.holds.labels(hold_reason.value)
@@ -110,7 +108,7 @@ class DispatcherMetrics:
         self._counters = {f"{c._name}_total": c for c in (
             self.attempts, self.delivered, self.deadletter, self.transport_errors, self.endpoint_disable_signals,
             self.budget_refusals, self.budget_disagreements, self.budget_store_errors, self.holds, self.probe_calls,
-            self.wake_calls, self.replayed)}
+            self.replayed)}
         self._server: Any = None
 
     def count(self, name: str, label: dict[str, str] | None, delta: int) -> None:

@@ -26,7 +26,6 @@ class Tally:
     holds: dict[str, int] = field(default_factory=lambda: {r.value: 0 for r in HoldReason})
     held: int = 0
     probe_calls: int = 0
-    wake_calls: int = 0
     drained: bool = False
 
     def sent(self, attempt: int) -> None:
@@ -48,8 +47,6 @@ class Tally:
             self.holds[value] = self.holds.get(value, 0) + delta
         elif name == "webhook_probe_calls_total":
             self.probe_calls += delta
-        elif name == "webhook_wake_calls_total":
-            self.wake_calls += delta
 
     def stopped(self, reason: str) -> None:
         self.stop_reasons[reason] = self.stop_reasons.get(reason, 0) + 1
@@ -71,5 +68,4 @@ class Tally:
             "budget_disagreements": self.budget_disagreements,
             "elapsed_ms": elapsed_ms,
             "holds": dict(self.holds), "held": self.held, "probe_calls": self.probe_calls,
-            "wake_calls": self.wake_calls,
         }

@@ -100,7 +100,6 @@ impl Tally {
             "holds": self.holds,
             "held": self.held,
             "probe_calls": probe_calls,
-            "wake_calls": m.counter("webhook_wake_calls_total", None),
         })
     }
 }
