@@ -100,7 +100,8 @@ def documents() -> list[dict[str, Any]]:
 
 def held(total: int = 0, retries: int = 0, failures: int = 0, **health: int) -> dict[str, Any]:
     h = {"failures": {"bucket": BUCKET, "current": failures, "previous": 0}, "paused_until_ms": 0,
-         "opened_at_ms": 0, "cooldown_ms": 0, "probe_window": 0, "probes_granted": 0, "closed_at_ms": 0}
+         "opened_at_ms": 0, "cooldown_ms": 0, "probe_window": 0, "probes_granted": 0, "closed_at_ms": 0,
+         "consecutive_failures": 0}
     h.update(health)
     return {"buckets": {"bucket": BUCKET, "current": {"total": total, "retries": retries},
                         "previous": {"total": 0, "retries": 0}}, "health": h}
@@ -217,4 +218,25 @@ def store() -> list[dict[str, Any]]:
         "health": {**held()["health"], "failures": {"bucket": 0, "current": 9, "previous": 0}}},
         [(0, req("record", "failure", bucket=0))])
     hand("zero", e, {"held": {"health": {"opened_at_ms": 1}}})
+    # Draft 6: a run of failures as long as min_sample opens, whatever the buckets' estimates say.
+    run = held(100, 0, 0, consecutive_failures=19)
+    e = case("draft 6: a run of min_sample failures opens a circuit the estimates keep closed", run,
+             [(t, req("record", "failure"))])
+    # est 101 attempts, 1 failure: 0.0099 < 0.5; the run reaches 20 = min_sample: open.
+    hand("run opens", e, {"held": {"health": {"opened_at_ms": t, "cooldown_ms": 5000, "consecutive_failures": 20}}})
+    e = case("draft 6: a success ends the run", run, [(t, req("record", "success")), (t + 1, req("record", "failure"))])
+    hand("run ends", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 1}}})
+    e = case("draft 6: a throttled failure (it carries a pause) does not lengthen the run", run,
+             [(t, req("record", "failure", pause=T0 + 9000))])
+    hand("run pause", e, {"held": {"health": {"opened_at_ms": 0, "paused_until_ms": T0 + 9000,
+                                              "consecutive_failures": 19}}})
+    e = case("draft 6: a terminal answer neither lengthens nor ends the run", run, [(t, req("record", "none"))])
+    hand("run none", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 19}}})
+    e = case("draft 6: without a circuit no run is counted", held(100, 0, 0), [(t, req("record", "failure"))],
+             section=m.parse_section({"circuit": None}))
+    hand("run no circuit", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 0}}})
+    e = case("draft 6: a probe's success closes and ends the run", held(40, 0, 30, opened_at_ms=T0, cooldown_ms=5000,
+                                                                          consecutive_failures=7),
+             [(T0 + 5000, req("report", "success", probe=True))])
+    hand("run close", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 0}}})
     return cases

@@ -270,13 +270,19 @@ def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, 
                     f["current"] += 1
                 elif f["bucket"] >= 1 and req["bucket"] == f["bucket"] - 1:
                     f["previous"] += 1
+            # draft 6: the run of failures since the last success (a failure with a pause is not counted)
+            if req["outcome"] == "failure" and req["pause_until_ms"] == 0:
+                h["consecutive_failures"] += 1
+            elif req["outcome"] == "success":
+                h["consecutive_failures"] = 0
             if not was_open:
                 cur, prev = _view(held["buckets"], req["bucket"], ZERO)
                 fc, fp = _view(f, req["bucket"], 0)
                 w = weight(budget, now)
                 est_total = cur["total"] + prev["total"] * w
                 est_failures = fc + fp * w
-                if est_total >= c["min_sample"] and est_failures / est_total >= c["failure_ratio"]:
+                if h["consecutive_failures"] >= c["min_sample"] or (
+                        est_total >= c["min_sample"] and est_failures / est_total >= c["failure_ratio"]):
                     h["opened_at_ms"], h["cooldown_ms"] = max(now, 1), c["cooldown_ms"]
             elif req["probe"] and req["outcome"] == "success":
                 h.update(opened_at_ms=0, closed_at_ms=now, cooldown_ms=0,

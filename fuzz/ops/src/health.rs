@@ -190,6 +190,7 @@ impl<'a> Arbitrary<'a> for HealthCase {
                 probe_window: near(u, now / c.probe_interval_ms.max(1), &[0, -1, 1])?,
                 probes_granted: pick(u, &[0, 1, c.probes.saturating_sub(1), c.probes, u32::MAX])?,
                 closed_at_ms: view.closed_at_ms,
+                consecutive_failures: pick(u, &[0, 1, c.min_sample.saturating_sub(1), c.min_sample, u64::MAX])?,
             },
         };
         Ok(HealthCase {

@@ -132,6 +132,7 @@ fn health_state(v: &Value) -> Result<HealthState, PolicyError> {
         "probe_window",
         "probes_granted",
         "closed_at_ms",
+        "consecutive_failures",
     ];
     let f = Fields::new(v, &keys)?;
     Ok(HealthState {
@@ -142,6 +143,7 @@ fn health_state(v: &Value) -> Result<HealthState, PolicyError> {
         probe_window: f.u64("probe_window")?,
         probes_granted: f.u32("probes_granted")?,
         closed_at_ms: f.u64("closed_at_ms")?,
+        consecutive_failures: f.u64("consecutive_failures")?,
     })
 }
 
@@ -183,6 +185,7 @@ pub fn held_to_value(h: &HeldHealth) -> Value {
                 ("probe_window", s.probe_window.into()),
                 ("probes_granted", s.probes_granted.into()),
                 ("closed_at_ms", s.closed_at_ms.into()),
+                ("consecutive_failures", s.consecutive_failures.into()),
             ]),
         ),
     ])

@@ -123,6 +123,9 @@ pub struct HealthState {
     pub probes_granted: u32,
     /// When the circuit last closed (0: never).
     pub closed_at_ms: u64,
+    /// Failures counted since the last success, fleet-wide, whatever their
+    /// bucket (draft 6); a failure that carries a pause counts none.
+    pub consecutive_failures: u64,
 }
 
 /// Everything a format-3 store holds for one endpoint and bucket width.
@@ -187,6 +190,11 @@ pub(crate) fn sliding_weight(budget: &Budget, now_ms: u64) -> f64 {
         Some(rem) if budget.sliding => (budget.window_ms - rem) as f64 / budget.window_ms as f64,
         _ => 0.0,
     }
+}
+
+/// The run of consecutive failures that opens a closed circuit (draft 6).
+pub fn run_to_open(circuit: &super::section::Circuit) -> u64 {
+    circuit.min_sample
 }
 
 /// Whether the estimates open the circuit (module docs).
@@ -267,14 +275,25 @@ pub fn apply(
     h.paused_until_ms = h.paused_until_ms.max(request.pause_until_ms);
     if let Some(c) = &section.circuit {
         let was_open = h.opened_at_ms != 0;
-        // 1. Count the failure.
+        // 1. Count the failure; the run of failures since the last success
+        // (a throttled answer, one carrying a pause, is not counted: the
+        // pause answers it).
         if request.outcome == HealthOutcome::Failure {
             count_failure(&mut h.failures, request.bucket);
+            if request.pause_until_ms == 0 {
+                h.consecutive_failures = h.consecutive_failures.saturating_add(1);
+            }
+        } else if request.outcome == HealthOutcome::Success {
+            h.consecutive_failures = 0;
         }
         if !was_open {
-            // 3. Open.
+            // 3. Open: on the estimates, or on a run of failures as long as
+            // the sample the estimates need (draft 6: the estimates are
+            // diluted by the previous bucket's successes, and starved of a
+            // sample when held retries make no attempts).
             let counts = crate::store::view(&next.buckets, request.bucket);
-            if should_open(c, budget, now_ms, &counts, failures_at(&h.failures, request.bucket)) {
+            let failures = failures_at(&h.failures, request.bucket);
+            if h.consecutive_failures >= run_to_open(c) || should_open(c, budget, now_ms, &counts, failures) {
                 h.opened_at_ms = now_ms.max(1);
                 h.cooldown_ms = c.cooldown_ms;
             }

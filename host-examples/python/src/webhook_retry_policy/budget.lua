@@ -83,12 +83,15 @@
 -- bucket (the newest failure bucket and the one before it are kept, rolled
 -- forward when a failure is counted, as policy-core `health::apply`), and
 -- "paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window",
--- "probes_granted", "closed_at_ms" (absent = 0; a field that becomes 0 is
--- deleted, so a healthy endpoint's hash holds only its t:/r: fields). After
--- the format-2 effect, in the same call: a failure adds 1 to f:<bucket>; the
--- pause only grows; a closed circuit opens when est_total >= min_sample and
--- est_failures / est_total >= failure_ratio (est_failures = f:<bucket> +
--- f:<bucket-1> * the budget's sliding weight); an open one, on a probe's
+-- "probes_granted", "closed_at_ms", "consecutive_failures" (absent = 0; a
+-- field that becomes 0 is deleted, so a healthy endpoint's hash holds only
+-- its t:/r: fields). After the format-2 effect, in the same call: a failure
+-- adds 1 to f:<bucket> and, when it carries no pause, to
+-- consecutive_failures (a success sets that to 0); the pause only grows; a
+-- closed circuit opens when consecutive_failures >= min_sample, or when
+-- est_total >= min_sample and est_failures / est_total >= failure_ratio
+-- (est_failures = f:<bucket> + f:<bucket-1> * the budget's sliding
+-- weight); an open one, on a probe's
 -- result, closes (success: f: fields deleted) or reopens with the cooldown
 -- doubled up to cooldown_max_ms (failure). A health call's write PEXPIREs
 -- the key to 3 * window_ms past the later of now_ms, the pause's end and an
@@ -207,7 +210,8 @@ end
 
 -- The health fields a format-2 call leaves alone; every other field that is
 -- not t:/r: of a kept bucket is deleted by the clean-up below.
-local HEALTH = {'paused_until_ms', 'opened_at_ms', 'cooldown_ms', 'probe_window', 'probes_granted', 'closed_at_ms'}
+local HEALTH = {'paused_until_ms', 'opened_at_ms', 'cooldown_ms', 'probe_window', 'probes_granted', 'closed_at_ms',
+                'consecutive_failures'}
 local is_health = {}
 for _, f in ipairs(HEALTH) do is_health[f] = true end
 local fields = redis.call('HKEYS', key)
@@ -339,6 +343,13 @@ if hp then
           wrote = true
         end
       end
+      -- The run of failures since the last success (draft 6); a failure
+      -- carrying a pause (a throttled answer) is not counted.
+      if hp.outcome == 'failure' and hp.pause_until == 0 then
+        h.consecutive_failures = h.consecutive_failures + 1
+      elseif hp.outcome == 'success' then
+        h.consecutive_failures = 0
+      end
       if not was_open then
         -- 3. Open: the estimates on the counts after the format-2 effect.
         local w = weight()
@@ -348,7 +359,9 @@ if hp then
         end
         local est_total = get('t:' .. dec(bucket)) + total_prev * w
         local est_failures = get('f:' .. dec(bucket)) + fail_prev * w
-        if est_total >= c.min_sample and est_failures / est_total >= c.failure_ratio then
+        -- Or a run of failures as long as the sample the estimates need.
+        if h.consecutive_failures >= c.min_sample
+           or (est_total >= c.min_sample and est_failures / est_total >= c.failure_ratio) then
           h.opened_at_ms = math.max(now, 1)
           h.cooldown_ms = c.cooldown
         end
