@@ -218,20 +218,30 @@ def store() -> list[dict[str, Any]]:
         "health": {**held()["health"], "failures": {"bucket": 0, "current": 9, "previous": 0}}},
         [(0, req("record", "failure", bucket=0))])
     hand("zero", e, {"held": {"health": {"opened_at_ms": 1}}})
-    # Draft 6: a run of failures as long as min_sample opens, whatever the buckets' estimates say.
-    run = held(100, 0, 0, consecutive_failures=19)
-    e = case("draft 6: a run of min_sample failures opens a circuit the estimates keep closed", run,
-             [(t, req("record", "failure"))])
-    # est 101 attempts, 1 failure: 0.0099 < 0.5; the run reaches 20 = min_sample: open.
-    hand("run opens", e, {"held": {"health": {"opened_at_ms": t, "cooldown_ms": 5000, "consecutive_failures": 20}}})
+    # Draft 6: a run of ceil(min_sample * failure_ratio) = ceil(20 * 0.5) = 10 failures opens, whatever the
+    # buckets' estimates say.
+    run = held(100, 0, 0, consecutive_failures=9)
+    e = case("draft 6: a run of ceil(min_sample * failure_ratio) failures opens a circuit the estimates keep closed",
+             run, [(t, req("record", "failure"))])
+    # est 101 attempts, 1 failure: 0.0099 < 0.5; the run reaches 10: open.
+    hand("run opens", e, {"held": {"health": {"opened_at_ms": t, "cooldown_ms": 5000, "consecutive_failures": 10}}})
     e = case("draft 6: a success ends the run", run, [(t, req("record", "success")), (t + 1, req("record", "failure"))])
     hand("run ends", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 1}}})
     e = case("draft 6: a throttled failure (it carries a pause) does not lengthen the run", run,
              [(t, req("record", "failure", pause=T0 + 9000))])
     hand("run pause", e, {"held": {"health": {"opened_at_ms": 0, "paused_until_ms": T0 + 9000,
-                                              "consecutive_failures": 19}}})
+                                              "consecutive_failures": 9}}})
     e = case("draft 6: a terminal answer neither lengthens nor ends the run", run, [(t, req("record", "none"))])
-    hand("run none", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 19}}})
+    hand("run none", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 9}}})
+    one = m.parse_section({"circuit": {"min_sample": 3, "failure_ratio": 0.1}})
+    e = case("draft 6: the run is at least one failure (ceil(3 * 0.1) = 1)", held(100, 0, 0),
+             [(t, req("record", "failure"))], section=one)
+    hand("run one", e, {"held": {"health": {"opened_at_ms": t, "consecutive_failures": 1}}})
+    one = m.parse_section({"circuit": {"min_sample": 7, "failure_ratio": 0.5}})
+    e = case("draft 6: the run rounds up (ceil(7 * 0.5) = 4: three failures stay closed, the fourth opens)",
+             held(100, 0, 0, consecutive_failures=2), [(t, req("record", "failure")), (t + 1, req("record", "failure"))],
+             section=one)
+    hand("run ceil", e, {"replies": [{"view": {"opened_at_ms": 0}}, {"view": {"opened_at_ms": t + 1}}]})
     e = case("draft 6: without a circuit no run is counted", held(100, 0, 0), [(t, req("record", "failure"))],
              section=m.parse_section({"circuit": None}))
     hand("run no circuit", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 0}}})

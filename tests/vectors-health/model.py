@@ -11,6 +11,7 @@ Doubles are Python floats (IEEE 754 binary64), used in the spec's order.
 from __future__ import annotations
 
 import copy
+import math
 import struct
 from typing import Any
 
@@ -281,7 +282,8 @@ def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, 
                 w = weight(budget, now)
                 est_total = cur["total"] + prev["total"] * w
                 est_failures = fc + fp * w
-                if h["consecutive_failures"] >= c["min_sample"] or (
+                run = max(1, min(math.ceil(c["min_sample"] * c["failure_ratio"]), c["min_sample"]))
+                if h["consecutive_failures"] >= run or (
                         est_total >= c["min_sample"] and est_failures / est_total >= c["failure_ratio"]):
                     h["opened_at_ms"], h["cooldown_ms"] = max(now, 1), c["cooldown_ms"]
             elif req["probe"] and req["outcome"] == "success":

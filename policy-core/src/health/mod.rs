@@ -35,9 +35,7 @@ pub mod vectors;
 pub use gate::{after_probe, gate, GateDecision, GateEvent, HoldReason};
 pub use pacer::{normal_per_s, pace, rate_per_s, Pace, Pacer};
 pub use section::{parse_document, policy_hash, Circuit, Health, HealthDocument, Release};
-pub use settle::{
-    health_outcome, pause_until_ms, settle, HealthDecision, HealthSettlement,
-};
+pub use settle::{health_outcome, pause_until_ms, settle, HealthDecision, HealthSettlement};
 pub use state::{
     apply, FailureBuckets, HealthOp, HealthOutcome, HealthReply, HealthRequest, HealthState, HealthView, HeldHealth,
 };

@@ -85,7 +85,7 @@ pub fn pace(pacer: &Pacer, release: &Release, now_ms: u64) -> (Pace, Pacer) {
 }
 
 /// `ceil(x)` for a positive `x` (core has no `f64::ceil`), saturating.
-fn ceil_u64(x: f64) -> u64 {
+pub(crate) fn ceil_u64(x: f64) -> u64 {
     let t = x as u64;
     if (t as f64) < x {
         t.saturating_add(1)

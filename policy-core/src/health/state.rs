@@ -192,9 +192,16 @@ pub(crate) fn sliding_weight(budget: &Budget, now_ms: u64) -> f64 {
     }
 }
 
-/// The run of consecutive failures that opens a closed circuit (draft 6).
+/// The run of consecutive failures that opens a closed circuit (draft 6):
+/// `ceil(min_sample * failure_ratio)`, the fewest failures the estimates
+/// can ever open on (`est_failures >= failure_ratio * est_total >=
+/// failure_ratio * min_sample`), so a run never opens on less evidence than
+/// the estimates accept, and at least 1. In doubles; the product is at most
+/// `min_sample` (`failure_ratio <= 1`); the result is kept in
+/// `1..=min_sample`.
 pub fn run_to_open(circuit: &super::section::Circuit) -> u64 {
-    circuit.min_sample
+    let run = super::pacer::ceil_u64(circuit.min_sample as f64 * circuit.failure_ratio);
+    run.clamp(1, circuit.min_sample.max(1))
 }
 
 /// Whether the estimates open the circuit (module docs).
