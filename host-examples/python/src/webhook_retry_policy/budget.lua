@@ -88,7 +88,8 @@
 -- its t:/r: fields). After the format-2 effect, in the same call: a failure
 -- adds 1 to f:<bucket> and, when it carries no pause, to
 -- consecutive_failures (a success sets that to 0); the pause only grows; a
--- closed circuit opens when consecutive_failures >= min_sample, or when
+-- closed circuit opens when consecutive_failures >= ceil(min_sample *
+-- failure_ratio) (at least 1), or when
 -- est_total >= min_sample and est_failures / est_total >= failure_ratio
 -- (est_failures = f:<bucket> + f:<bucket-1> * the budget's sliding
 -- weight); an open one, on a probe's
@@ -359,8 +360,10 @@ if hp then
         end
         local est_total = get('t:' .. dec(bucket)) + total_prev * w
         local est_failures = get('f:' .. dec(bucket)) + fail_prev * w
-        -- Or a run of failures as long as the sample the estimates need.
-        if h.consecutive_failures >= c.min_sample
+        -- Or a run of ceil(min_sample * failure_ratio) failures (draft 6: the
+        -- fewest the estimates can ever open on).
+        local run = math.max(1, math.min(math.ceil(c.min_sample * c.failure_ratio), c.min_sample))
+        if h.consecutive_failures >= run
            or (est_total >= c.min_sample and est_failures / est_total >= c.failure_ratio) then
           h.opened_at_ms = math.max(now, 1)
           h.cooldown_ms = c.cooldown
