@@ -78,7 +78,7 @@ def documented_schema(doc: Path = DOC) -> tuple[dict[str, dict], dict[str, list[
 
 def test_the_metrics_page_is_read_as_eighteen_families_with_their_labels_and_buckets():
     families, buckets = documented_schema()
-    assert len(families) == 18, sorted(families)
+    assert len(families) == 17, sorted(families)
     assert families["webhook_holds_total"]["labels"] == {
         "reason": ["paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"]}
     assert families["webhook_probe_calls_total"]["labels"] == {"granted": ["true", "false", "error"]}

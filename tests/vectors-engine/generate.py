@@ -188,7 +188,9 @@ def health_cases():
         tick(5010),
         tick(5011),
     ], "the reply's view pauses ep-1 until +5010; ev-2's gate holds it paused until then (then it leaves the hold with a "
-       "release token); ev-1's retry honours Retry-After: due at +5011"))
+       "release token); the 429 also set ep-1's learned limit (engine section 5: 0.7 x 1 request sent in the second "
+       "before, at least the floor 1/s, no token at the cut): ev-2 spends its token at +5010, so ev-1's retry, due at "
+       "+5011 (it honours Retry-After), waits in the release queue for the next one at +6010 (release_pacing)"))
     cs.append(case("an open circuit holds, probes once per window, and a granted probe's success closes it",
                    config(F3, memory_store=True), [
         admit(0, "ev-1", cls="h"), admit(0, "ev-2", cls="h"),
@@ -208,13 +210,17 @@ def health_cases():
     ], "hold budget_refused until +1011 (retry 0's delay); at +1011 the gate passes it (a new pacer is full) and "
        "attempt 2 is journaled and sent with no store call before it (draft 6); its 200 delivers it with no call "
        "(a retry's success that was no probe)"))
-    cs.append(case("held events are released at the pacer's rate (one token a second at the floor)", config(F3), [
+    cs.append(case("after a 429 every send to the endpoint waits for the learned limit's token, one a second at the "
+                   "floor (checked by hand)", config(F3), [
         admit(0, "a", cls="h"),
         result(10, "a", 1, status=429, retry_after="2"),
         store(11, 1, [1, 20, 0, 0, 0, -1, T0 + 2010, 0, 0, 0, T0 + 11]),
         admit(20, "b", cls="h"), admit(21, "c", cls="h"), admit(22, "d", cls="h"),
         tick(2010), tick(2011), tick(3010), tick(4010),
-    ]))
+    ], "the 429 pauses ep-1 until +2010 and sets its learned limit to the floor, 1/s, with no token (+10); b, c, d "
+       "hold paused; at +2010 b leaves with the limit's token, c and d wait in the release queue (one journaled "
+       "release_pacing hold each); a's retry, due at +2011, joins them; the queue releases one a second in "
+       "deadline order: a at +3010, c at +4010"))
     return cs
 
 

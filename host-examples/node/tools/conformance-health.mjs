@@ -17,7 +17,7 @@ import { vectorCase } from './vector-case.mjs';
 export const HEALTH_FORMAT = 'webhook-retry-policy/health-vectors 1';
 export const HEALTH_FILE_FIELDS = ['format', 'suite', 'spec', 'regenerate', 'cases'];
 /** The ops run inside the component (`vector-case`). */
-export const HEALTH_VECTOR_CASE_OPS = ['apply', 'gate', 'after_probe', 'settle', 'settle_wake', 'health_outcome', 'pause_until', 'pace', 'normal_per_s'];
+export const HEALTH_VECTOR_CASE_OPS = ['apply', 'gate', 'after_probe', 'settle', 'health_outcome', 'pause_until', 'pace', 'normal_per_s'];
 
 /** Why `v` is not an object of exactly `fields`, or null. */
 function notExactly(v, fields, what) {

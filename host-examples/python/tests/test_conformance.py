@@ -67,7 +67,7 @@ def _run(kind, format_text, case):
 
 @pytest.mark.parametrize(("name", "op"), [
     ("format3-gate.json", "gate"), ("format3-gate.json", "after_probe"), ("format3-settle.json", "settle"),
-    ("format3-settle.json", "settle_wake"), ("format3-store.json", "apply"), ("format3-pacer.json", "pace"),
+    ("format3-store.json", "apply"), ("format3-pacer.json", "pace"),
     ("format3-pacer.json", "normal_per_s"), ("format3-documents.json", "parse_document"), ("decide.json", "decide"),
     ("delay.json", "delay"), ("budget.json", "budget"), ("resume.json", "resume"), ("step.json", "evaluate"),
     ("plan.json", "plan")])

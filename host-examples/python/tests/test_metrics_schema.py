@@ -60,7 +60,7 @@ def scraped(url: str) -> dict[str, tuple[str, list]]:
 
 def assert_matches_the_page(url: str) -> dict[str, tuple[str, list]]:
     families, buckets = documented()
-    assert len(families) == 18 and set(buckets) == {"webhook_budget_store_duration_seconds",
+    assert len(families) == 17 and set(buckets) == {"webhook_budget_store_duration_seconds",
                                                    "webhook_delivery_duration_seconds"}
     got = scraped(url)
     assert sorted(got) == sorted(families), "families differ from docs/metrics.md"

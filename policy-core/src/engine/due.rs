@@ -166,8 +166,11 @@ impl Engine {
         let known = self.policies[&e.policy_hash].policy.clone();
         let ep = self.endpoints.get(&gate.endpoint_id);
         ep.set_normal(&known.policy().budget, now);
-        if let Some(release) = known.health().map(|h| h.release) {
-            // The backlog's need (release.rs): never slower than the queue's deadlines require.
+        let limited = ep.limit.active(now);
+        if let Some(release) = known.health().map(|h| h.release).filter(|_| !limited) {
+            // The backlog's need (release.rs): never slower than the queue's
+            // deadlines require, unless the endpoint has shown a limit
+            // (limit.rs): then what it accepts is the rate.
             let need = ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s);
             ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
         }
@@ -187,6 +190,7 @@ impl Engine {
             GateDecision::Stop { dead_letter, .. } => self.dead_letter(id, dead_letter, false),
             GateDecision::Hold { until_ms, reason } => self.hold(id, until_ms, reason),
             GateDecision::Probe => self.probe(id, gate, view),
+            GateDecision::Send { probe: false } if self.limited(id, &gate.endpoint_id) => {}
             GateDecision::Send { probe } => self.start_send(id, probe),
         }
     }
@@ -232,6 +236,25 @@ impl Engine {
         }
     }
 
+    /// A send to an endpoint with a learned limit (limit.rs) needs one of
+    /// its tokens; without one the event waits in the release queue (one
+    /// journaled `release_pacing` hold) for the next. Whether it waits.
+    fn limited(&mut self, id: &str, endpoint_id: &str) -> bool {
+        let now = self.now_ms;
+        let ep = self.endpoints.get(endpoint_id);
+        if !ep.limit.active(now) {
+            return false;
+        }
+        match ep.limit.take(now) {
+            Ok(()) => false,
+            Err(until_ms) => {
+                let deadline = self.events[id].deadline_ms;
+                self.pace_hold(id, until_ms.min(deadline));
+                true
+            }
+        }
+    }
+
     /// Journal attempt `attempts + 1`, then ask for it (never a number twice).
     pub(crate) fn start_send(&mut self, id: &str, probe: bool) {
         let now = self.now_ms;
@@ -254,6 +277,9 @@ impl Engine {
         e.attempts = e.attempts.saturating_add(1);
         e.status = Status::Pending;
         e.next_attempt_at_ms = now;
+        let endpoint = e.endpoint_id.clone();
+        self.endpoints.get(&endpoint).limit.sent(now);
+        let e = self.events.get_mut(id).expect("a due event");
         let send = Send {
             event_id: e.event_id.clone(),
             attempt: e.attempts,

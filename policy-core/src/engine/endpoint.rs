@@ -1,6 +1,6 @@
 //! Per endpoint, per replica, memory only (docs/health-dispatch.md section
 //! 1): the newest health view, the release pacer, the admissions counted in
-//! the budget's buckets and the probe window. At most `max_endpoints`
+//! the budget's buckets, the probe window and the learned limit. At most `max_endpoints`
 //! entries; past that the least recently used one is dropped (a dropped
 //! view is a missing view: the gate fails open).
 
@@ -23,6 +23,8 @@ pub(crate) struct Endpoint {
     pub probe_in_flight: bool,
     /// The release queue (release.rs): `(deadline_ms, seq, event id)`, earliest deadline first.
     pub release: BTreeSet<(u64, u64, String)>,
+    /// The rate this endpoint has shown it accepts (limit.rs).
+    pub limit: super::limit::Limit,
     used: u64,
 }
 

@@ -44,6 +44,7 @@ mod endpoint;
 mod error;
 mod event;
 mod io;
+mod limit;
 mod metrics;
 mod records;
 mod release;

@@ -66,6 +66,19 @@ impl Engine {
         }
         let e = &self.events[id];
         let known = self.policies[&e.policy_hash].policy.clone();
+        if let Some(h) = known.health() {
+            // The learned limit (limit.rs): "slow down" cuts it, a success grows it.
+            let limit = &mut self.endpoints.get(&e.endpoint_id).limit;
+            match &outcome {
+                AttemptOutcome::Response { status: 429, .. }
+                | AttemptOutcome::Response { status: 503, retry_after_ms: Some(_) } => {
+                    limit.throttled(h.release.floor_per_s, now)
+                }
+                AttemptOutcome::Response { status: 200..=299, .. } => limit.succeeded(h.release.floor_per_s, now),
+                _ => {}
+            }
+        }
+        let e = &self.events[id];
         match known.step(&e.state(attempt), &outcome, probe, now) {
             Ok(StepResult::Decided { decision, call }) => {
                 if let Some(call) = call {

@@ -25,7 +25,7 @@ var Ops = []string{"plan", "classify_status", "classify_error", "evaluate", "set
 // through vector-case: their functions are no longer exported.
 var CaseOps = map[bool][]string{
 	false: {"delay", "budget", "decide", "resume"},
-	true:  {"apply", "gate", "after_probe", "settle", "settle_wake", "health_outcome", "pause_until", "pace", "normal_per_s"},
+	true:  {"apply", "gate", "after_probe", "settle", "health_outcome", "pause_until", "pace", "normal_per_s"},
 }
 
 // Evaluate runs one case input through the engine and returns the result

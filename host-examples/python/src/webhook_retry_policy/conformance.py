@@ -51,7 +51,7 @@ Thunk = Callable[[], Any]
 # The ops run inside the artifact (``vector-case``), by format.
 IN_ARTIFACT = {
     "policy": frozenset({"delay", "budget", "decide", "resume"}),
-    "health": frozenset({"apply", "gate", "after_probe", "settle", "settle_wake", "health_outcome", "pause_until",
+    "health": frozenset({"apply", "gate", "after_probe", "settle", "health_outcome", "pause_until",
                          "pace", "normal_per_s"}),
 }
 
