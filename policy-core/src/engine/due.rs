@@ -190,8 +190,12 @@ impl Engine {
             GateDecision::Stop { dead_letter, .. } => self.dead_letter(id, dead_letter, false),
             GateDecision::Hold { until_ms, reason } => self.hold(id, until_ms, reason),
             GateDecision::Probe => self.probe(id, gate, view),
-            GateDecision::Send { probe: false } if self.limited(id, &gate.endpoint_id) => {}
-            GateDecision::Send { probe } => self.start_send(id, probe),
+            GateDecision::Send { probe } => {
+                // A probe is one request the store granted: no limit token.
+                if probe || !self.limited(id, &gate.endpoint_id) {
+                    self.start_send(id, probe);
+                }
+            }
         }
     }
 
