@@ -13,6 +13,9 @@ retries by the ``X-Attempt`` header, unlabelled); with ``--log``,
 
 ``NAME=STATUS:ALT/EVERY[@LATENCY_MS]`` answers every EVERY-th POST with
 ALT instead (e.g. ``200:503/3``: some retries).
+``NAME=cap<N>[+RA<S>][@LATENCY_MS]`` is a receiver capped at N requests a
+second: the first N POSTs of each wall-clock second get 200, the rest 429
+(with ``Retry-After: S``, default 1) (e.g. ``cap10+RA1``).
 ``NAME=DOWN[+RA<S>]~UP@DOWN_MS[@LATENCY_MS]`` is down, then healthy (e.g.
 ``503~200@5000``, ``429+RA3~200@4000``): DOWN (with ``Retry-After: S``)
 until DOWN_MS after the endpoint's **first POST** (the outage's clock
@@ -75,6 +78,14 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             retry_after_s = _ms(ra[2:], spec, "Retry-After seconds", 86_400)
         return name, {"status": status, "latency_ms": latency,
                       "down": (_status(down_status, spec), retry_after_s, down_ms)}
+    if rest.startswith("cap"):
+        head, _, latency = rest.partition("@")
+        n, plus, ra = head[3:].partition("+")
+        if plus and not ra.startswith("RA"):
+            raise SpecError(f"`{spec}`: `+{ra}` is not +RA<seconds 0..=86400>")
+        return name, {"status": 200, "latency_ms": _ms(latency or "0", spec, "LATENCY_MS"),
+                      "cap": (_ms(n, spec, "N", 1_000_000), _ms(ra[2:], spec, "Retry-After seconds", 86_400)
+                              if plus else 1)}
     status, _, latency = rest.partition("@")
     status, _, alt = status.partition(":")
     alt_status, _, every = alt.partition("/")
@@ -89,8 +100,10 @@ def now_ms() -> int:
 
 class Endpoint:
     def __init__(self, status: int, latency_ms: int, keep_log: bool, alt_status: int = 0, every: int = 0,
-                 down: tuple[int, int | None, int] | None = None) -> None:
+                 down: tuple[int, int | None, int] | None = None, cap: tuple[int, int] | None = None) -> None:
         self.status = status
+        self.cap = cap  # (requests a second, Retry-After seconds)
+        self.cap_second, self.cap_used = -1, 0
         self.alt_status, self.every = alt_status, every
         self.down = down  # (status, Retry-After seconds or None, DOWN_MS)
         self.first_post_ms: int | None = None
@@ -118,6 +131,12 @@ class Endpoint:
             if t_ms < self.first_post_ms + self.down[2]:
                 ra = self.down[1]
                 return self.down[0], ({"retry-after": str(ra)} if ra is not None else {})
+        if self.cap is not None:
+            if t_ms // 1000 != self.cap_second:
+                self.cap_second, self.cap_used = t_ms // 1000, 0
+            self.cap_used += 1
+            if self.cap_used > self.cap[0]:
+                return 429, {"retry-after": str(self.cap[1])}
         if self.every and self.requests % self.every == 0:
             return self.alt_status, {}
         return self.status, {}
