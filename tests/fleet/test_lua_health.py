@@ -26,7 +26,8 @@ from fleetlib import ROOT, script_argv, store_key
 
 SCRIPT = (ROOT / "fleet" / "budget.lua").read_text()
 VECTORS = ROOT / "tests" / "vectors" / "format3-store.json"
-HEALTH_FIELDS = ("paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms")
+HEALTH_FIELDS = ("paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms",
+                 "consecutive_failures")
 
 # ---------------------------------------------------------------- the vectors' shape (unknown fields: rejected)
 
@@ -308,7 +309,7 @@ def test_a_format2_call_replies_five_integers_and_leaves_the_health_fields_alone
     key = store_key("health-format2", 60_000)
     node.delete(key)
     health = {"f:7": 3, "f:6": 1, "paused_until_ms": 999_000, "opened_at_ms": 420_100, "cooldown_ms": 5000,
-              "probe_window": 420, "probes_granted": 1, "closed_at_ms": 7}
+              "probe_window": 420, "probes_granted": 1, "closed_at_ms": 7, "consecutive_failures": 4}
     node.hset(key, mapping={"t:7": 10, "r:7": 1, **health})
     reply = node.evalsha(sha, 1, key, *script_argv("record_reserve", 7, BUDGET, 7 * 60_000 + 5))
     assert [int(x) for x in reply] == [1, 11, 1, 0, 0]
