@@ -51,7 +51,7 @@ fn the_redis_stores_health_call_sends_18_arguments_and_reads_the_11_integer_repl
     let (p, h) = policy();
     let compiled = CompiledPolicy::new(p, Some(h)).unwrap();
     let t0 = 1_796_180_000_000u64;
-    let base = compiled.call_for(CallOp::Reserve, "ep-h", t0).unwrap();
+    let base = compiled.call_for(CallOp::Probe, "ep-h", t0).unwrap();
     let hc = base.health.expect("a health call carries its fields");
     let call = |op, outcome, probe, pause_until_ms| StoreCall {
         op,
