@@ -204,7 +204,10 @@ class H:
                            "cooldown_ms": 0 if opened == 0 else self.pick([c["cooldown_ms"], c["cooldown_max_ms"]]),
                            "probe_window": self.pick([0, window, max(0, window - 1)]),
                            "probes_granted": self.pick([0, 1, c["probes"] - 1, c["probes"]]),
-                           "closed_at_ms": self.pick([0, max(0, now - 1000)])}}
+                           "closed_at_ms": self.pick([0, max(0, now - 1000)]),
+                           # draft 6: the run, around the count that opens (ceil(min_sample x failure_ratio))
+                           "consecutive_failures": self.pick([0, 1, 4, 5, 9, 10, c["min_sample"] - 1,
+                                                              c["min_sample"]])}}
 
     def request(self, now, budget):
         op = self.pick(["record", "reserve", "record_reserve", "report", "probe", "probe"])

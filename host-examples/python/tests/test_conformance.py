@@ -80,7 +80,7 @@ def test_a_case_with_a_wrong_expectation_fails_naming_both_answers(vectors_dir, 
 
 def test_the_ops_run_inside_the_artifact_are_exactly_those_abi_1_no_longer_exports():
     assert IN_ARTIFACT["policy"] == {"delay", "budget", "decide", "resume"}
-    assert "parse_document" not in IN_ARTIFACT["health"] and len(IN_ARTIFACT["health"]) == 9
+    assert "parse_document" not in IN_ARTIFACT["health"] and len(IN_ARTIFACT["health"]) == 8
 
 
 def test_an_input_with_an_unknown_field_is_a_broken_vector_in_the_glue_and_in_the_artifact(vectors_dir):
