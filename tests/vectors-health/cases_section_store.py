@@ -242,6 +242,17 @@ def store() -> list[dict[str, Any]]:
              held(100, 0, 0, consecutive_failures=2), [(t, req("record", "failure")), (t + 1, req("record", "failure"))],
              section=one)
     hand("run ceil", e, {"replies": [{"view": {"opened_at_ms": 0}}, {"view": {"opened_at_ms": t + 1}}]})
+    # With no run to open on, the estimates still weigh the previous bucket's failures (sliding, w = 0.5
+    # 30 s into the bucket): est_total 10 + 40 x 0.5 = 30, est_failures 4 + 12 x 0.5 = 10: 0.33 < 0.5, closed
+    # (unweighted, 4 + 12 = 16 of 30 would open).
+    wt = held(9, 0, 3, consecutive_failures=0)
+    wt["buckets"]["previous"] = {"total": 40, "retries": 0}
+    wt["health"]["failures"]["previous"] = 12
+    e = case("draft 6: a short run leaves the estimates to weigh the previous bucket's failures", wt,
+             [(T0 + 30000, req("record", "failure"))], budget=SLIDING)
+    hand("run weighted", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 1,
+                                                 "failures": {"current": 4, "previous": 12}},
+                                      "buckets": {"current": {"total": 10}}}})
     e = case("draft 6: without a circuit no run is counted", held(100, 0, 0), [(t, req("record", "failure"))],
              section=m.parse_section({"circuit": None}))
     hand("run no circuit", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 0}}})
