@@ -115,7 +115,6 @@ export class Driver {
 
   /** Start: admit and run until every event ended (or `drain()`); resolves {how: 'finished'|'drained'|'deadline', abandoned}. */
   run() {
-    this.#pace?.start(performance.now());
     this.#schedule();
     return this.#finished;
   }

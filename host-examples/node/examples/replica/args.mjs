@@ -27,7 +27,7 @@ without it, an in-memory budget. --deadline-ms: stop starting new events after
 N ms (events already started run to their stop). --rate N: admissions per
 second (a number > 0; not part of the contract, as the Rust replica's): the
 k-th event (k from 0) is admitted no earlier than k * 1000 / N ms after the
-run starts. --store-timeout-ms: longest
+run's first admission (its start). --store-timeout-ms: longest
 wait for one store call (default 250; then the retry fails closed).
 --clock-offset-ms: add N ms (may be negative) to this replica's clock (a
 skewed replica, for the fleet's clock-skew test). --attempt-deadline-ms: the
