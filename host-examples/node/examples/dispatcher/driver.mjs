@@ -19,7 +19,9 @@
 // Inputs that arrive together are fed in ONE crossing; time is the wall
 // clock plus the offset, never fed smaller than before. New events are
 // admitted only while fewer than `concurrency` events are open (admitted or
-// resumed, not yet delivered or dead-lettered: their retry waits included).
+// resumed, not yet delivered or dead-lettered: their retry waits included),
+// each no earlier than its admission pace allows (admission-pace.mjs:
+// --rate, --deadline-ms), a timer waking the driver at the next instant.
 
 /** Logs the first of a kind, then every 1000th (an outage fails every call). */
 export function rateLimited(log, what) {
@@ -44,6 +46,8 @@ export class Driver {
   #queue = [];
   #scheduled = false;
   #timer = null;
+  #pace; // an AdmissionPace or null: admit whenever there is room
+  #admitTimer = null; // wakes the driver at the next paced admission
   #open = new Set(); // event ids admitted or resumed, not yet ended
   #sends = new Map(); // `${event_id}/${attempt}` -> attempt number, while the HTTP attempt runs
   #calls = 0; // store calls out
@@ -64,9 +68,10 @@ export class Driver {
    * engine: a DeliveryEngine; journal: a JournalFile or null; sender: a
    * Sender; store: a StoreCaller or null (the engine's memory store);
    * nextEvent(): the next event to admit ({event_id, endpoint_id, target,
-   * class}), or null: admit nothing more.
+   * class}), or null: admit nothing more; pace: an AdmissionPace (when
+   * the k-th event may be admitted, k = this.admitted) or null.
    */
-  constructor({ engine, journal = null, sender, store = null, metrics, log, concurrency, nextEvent, clockOffsetMs = 0 }) {
+  constructor({ engine, journal = null, sender, store = null, metrics, log, concurrency, nextEvent, clockOffsetMs = 0, pace = null }) {
     this.#engine = engine;
     this.#journal = journal;
     this.#sender = sender;
@@ -76,6 +81,7 @@ export class Driver {
     this.#concurrency = concurrency;
     this.#nextEvent = nextEvent;
     this.#clockOffsetMs = clockOffsetMs;
+    this.#pace = pace;
     this.#journalError = rateLimited(log, 'journal write failed');
     this.#finished = new Promise((resolve) => (this.#done = resolve));
   }
@@ -118,6 +124,7 @@ export class Driver {
     if (this.#draining) return;
     this.#draining = true;
     this.#admitting = false;
+    clearTimeout(this.#admitTimer);
     if (this.#swapping === null) this.#input({ op: 'drain' }); // else the engine drains already (a swap): its `drained` ends the run
     const t = setTimeout(() => this.#end('deadline'), drainMs);
     this.#finished.then(() => clearTimeout(t));
@@ -138,6 +145,7 @@ export class Driver {
   /** Close the HTTP agents. */
   close() {
     clearTimeout(this.#timer);
+    clearTimeout(this.#admitTimer);
     this.#sender.close();
   }
 
@@ -166,6 +174,7 @@ export class Driver {
     const now = this.nowMs();
     const inputs = this.#queue.splice(0).map((i) => ({ ...i, now_ms: now }));
     while (this.#admitting && this.#swapping === null && this.#open.size < this.#concurrency) {
+      if (!this.#admissionDue()) break;
       const ev = this.#nextEvent();
       if (ev === null) {
         this.#admitting = false;
@@ -187,6 +196,23 @@ export class Driver {
     if (!this.#draining && !this.#admitting && this.#open.size === 0 && this.#sends.size === 0 && this.#calls === 0 && this.#queue.length === 0) {
       this.#end('finished');
     }
+  }
+
+  /** May the next event be admitted now? Else the pace's timer is armed, or admitting ends (the deadline). */
+  #admissionDue() {
+    if (this.#pace === null) return true;
+    const wait = this.#pace.wait(this.admitted, performance.now());
+    if (wait === 0) return true;
+    if (wait === null) {
+      this.#admitting = false;
+      return false;
+    }
+    clearTimeout(this.#admitTimer);
+    this.#admitTimer = setTimeout(() => {
+      this.#admitTimer = null;
+      this.#schedule();
+    }, wait);
+    return false;
   }
 
   /** Act on every output in order; a batch's journal lines are on disk before its sends start. */
@@ -329,6 +355,7 @@ export class Driver {
     const done = this.#done;
     this.#done = null;
     clearTimeout(this.#timer);
+    clearTimeout(this.#admitTimer);
     const abandoned = { first: 0, retry: 0 };
     for (const attempt of this.#sends.values()) abandoned[attempt === 1 ? 'first' : 'retry'] += 1;
     this.#sends.clear();

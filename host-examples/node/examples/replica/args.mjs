@@ -10,7 +10,7 @@ export const USAGE = `usage: replica --help | --version
        replica replay --store FILE --policy FILE [...]   (replica replay --help)
        replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
-               [--deadline-ms N] [--store-timeout-ms N] [--clock-offset-ms N]
+               [--deadline-ms N] [--rate N] [--store-timeout-ms N] [--clock-offset-ms N]
                [--attempt-deadline-ms N] [--allow-private-targets] [--signing-secrets FILE]
                [--artifact FILE] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
                [--ca-file PEM] [--drain-ms N] [--store FILE] [--resume FILE]
@@ -24,7 +24,10 @@ swaps; an error when it embeds none), at most C events open at once (default
 every decision the delivery engine's (docs/engine.md). With --redis the retry budget is the fleet's shared one
 (fleet/README.md; --redis-cluster: a Redis Cluster through one seed node);
 without it, an in-memory budget. --deadline-ms: stop starting new events after
-N ms (events already started run to their stop). --store-timeout-ms: longest
+N ms (events already started run to their stop). --rate N: admissions per
+second (a number > 0; not part of the contract, as the Rust replica's): the
+k-th event (k from 0) is admitted no earlier than k * 1000 / N ms after the
+run's first admission (its start). --store-timeout-ms: longest
 wait for one store call (default 250; then the retry fails closed).
 --clock-offset-ms: add N ms (may be negative) to this replica's clock (a
 skewed replica, for the fleet's clock-skew test). --attempt-deadline-ms: the
@@ -79,6 +82,7 @@ const FLAGS = new Set([
   '--redis',
   '--redis-cluster',
   '--deadline-ms',
+  '--rate',
   '--store-timeout-ms',
   '--clock-offset-ms',
   '--attempt-deadline-ms',
@@ -118,6 +122,13 @@ function signed(flag, text) {
   if (!/^-?\d+$/.test(text)) throw new UsageError(`${flag}: expected an integer, got ${JSON.stringify(text)}`);
   const n = Number(text);
   if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: out of range: ${text}`);
+  return n;
+}
+
+/** A finite decimal number > 0 (--rate: admissions per second). */
+function positiveNumber(flag, text) {
+  const n = /^\+?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(Number.isFinite(n) && n > 0)) throw new UsageError(`${flag}: expected a finite number > 0, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -180,7 +191,7 @@ function rolloutOptions(seen) {
  * argv (without node and the script) -> {help}, {version} or
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
- *  deadlineMs, storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
+ *  deadlineMs, ratePerS (null without --rate), storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
  *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs,
  *  store, resume (journal paths, null when not given),
  *  artifactFromRedis, trusted (TrustedKeys or null), replicaId, rolloutPollMs}.
@@ -244,6 +255,7 @@ export function parseArgs(argv) {
     redis: seen.has('--redis') ? redisUrl('--redis', seen.get('--redis')) : null,
     redisCluster: seen.has('--redis-cluster') ? redisUrl('--redis-cluster', seen.get('--redis-cluster')) : null,
     deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
+    ratePerS: seen.has('--rate') ? positiveNumber('--rate', seen.get('--rate')) : null,
     storeTimeoutMs: seen.has('--store-timeout-ms') ? integer('--store-timeout-ms', seen.get('--store-timeout-ms'), 1) : 250,
     clockOffsetMs: seen.has('--clock-offset-ms') ? signed('--clock-offset-ms', seen.get('--clock-offset-ms')) : 0,
     attemptDeadlineMs: seen.has('--attempt-deadline-ms') ? integer('--attempt-deadline-ms', seen.get('--attempt-deadline-ms'), 1) : 30_000,

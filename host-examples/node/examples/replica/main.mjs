@@ -3,9 +3,9 @@
 // run from the contract's flags. It opens ONE engine on the policy document
 // (--policy, else the artifact's embedded one), resumes --store's journal
 // and then --resume's, admits events "node-<pid>-<i>" while fewer than
-// --concurrency are open (until --events or --deadline-ms), and acts on the
-// engine's actions: HTTP sends, EVALSHA store calls (with --redis /
-// --redis-cluster; without them the engine's memory store), journal lines
+// --concurrency are open (until --events or --deadline-ms; --rate paces them),
+// and acts on the engine's actions: HTTP sends, EVALSHA store calls (with
+// --redis / --redis-cluster; without them the engine's memory store), journal lines
 // (--store), metrics (--metrics-addr). SIGTERM/SIGINT feed `drain`; the run
 // ends at `drained` or --drain-ms, then ONE JSON summary line on stdout.
 // The artifact is logged at load and at every swap (--watch-artifact-ms);
@@ -24,6 +24,7 @@ import {
 import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
 import { Driver, rateLimited } from '../dispatcher/driver.mjs';
+import { AdmissionPace } from '../dispatcher/admission-pace.mjs';
 import { Sender } from '../dispatcher/send.mjs';
 import { StoreCaller } from '../dispatcher/store-call.mjs';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
@@ -174,9 +175,9 @@ async function run(opts) {
   }
   const journal = openJournal(opts);
   let next = 0;
-  const deadlineAt = opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs;
+  const pace = new AdmissionPace({ ratePerS: opts.ratePerS, deadlineAt: opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs });
   const nextEvent = () => {
-    if (next >= opts.events || performance.now() >= deadlineAt) return null;
+    if (next >= opts.events) return null;
     const id = `node-${process.pid}-${next++}`;
     return { event_id: id, endpoint_id: opts.endpointId, target: opts.target, class: EVENT_CLASS };
   };
@@ -188,7 +189,7 @@ async function run(opts) {
     ca: opts.caCerts,
     signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
   });
-  driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clockOffsetMs });
+  driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clockOffsetMs, pace });
   try {
     resumeJournals(driver, journal, opts);
   } catch (e) {
