@@ -59,28 +59,40 @@ class AdmissionSource(Protocol):
 
 
 class Admissions:
-    """Events to admit: ids ``<prefix>-<i>`` for ``i < events``, until ``deadline_at_ms``."""
+    """Events to admit: ids ``<prefix>-<i>`` for ``i < events``, until
+    ``deadline_at_ms``; with ``rate_per_s``, the k-th (from 0) no earlier than
+    ``start_ms + k * 1000 / rate_per_s`` (``--rate``)."""
 
     def __init__(self, prefix: str, events: int, endpoint_id: str, target: str, event_class: str,
-                 deadline_at_ms: int | None) -> None:
+                 deadline_at_ms: int | None, *, rate_per_s: float | None = None, start_ms: int = 0) -> None:
         self.prefix, self.events, self.endpoint_id, self.target = prefix, events, endpoint_id, target
         self.event_class, self.deadline_at_ms = event_class, deadline_at_ms
+        self.rate_per_s, self.start_ms = rate_per_s, start_ms
         self.next = 0
 
+    def _due_ms(self) -> int:
+        """When the next event may be admitted (the Rust replica's rule: whole ms, rounded down)."""
+        if self.rate_per_s is None:
+            return self.start_ms
+        return self.start_ms + int(min(self.next * 1000 / self.rate_per_s, 2.0**62))
+
     def wake_at(self, now_ms: int) -> int | None:
-        """When admission can go on by itself, without a slot freeing (never: it needs one)."""
-        return None
+        """When admission goes on by itself: the next paced instant (or the
+        deadline, if sooner) while it is ahead; else never (it needs a slot)."""
+        if self.done(now_ms) or (due := self._due_ms()) <= now_ms:
+            return None
+        return due if self.deadline_at_ms is None else min(due, self.deadline_at_ms)
 
     def take_now(self, now_ms: int) -> bool:
         """Whether an admission is possible now (given a free slot)."""
-        return not self.done(now_ms)
+        return not self.done(now_ms) and self._due_ms() <= now_ms
 
     def done(self, now_ms: int) -> bool:
         return self.next >= self.events or (self.deadline_at_ms is not None and now_ms >= self.deadline_at_ms)
 
     def take(self, room: int, now_ms: int) -> list[dict[str, Any]]:
         out = []
-        while room > 0 and not self.done(now_ms):
+        while room > 0 and self.take_now(now_ms):
             out.append({"op": "admit", "event_id": f"{self.prefix}-{self.next}", "endpoint_id": self.endpoint_id,
                         "target": self.target, "class": self.event_class})
             self.next += 1

@@ -8,7 +8,8 @@ delivery engine (docs/engine.md) and performs what the engine asks
 (``driver.py``): HTTP attempts with httpx, ``fleet/budget.lua`` calls
 through the Redis client (``--redis`` / ``--redis-cluster``; without one
 the engine's in-memory store), the journal's lines (``--store``), metrics.
-At most ``--concurrency`` events are open at once. ``--store`` /
+At most ``--concurrency`` events are open at once; ``--rate N`` paces
+admissions (the k-th no earlier than k*1000/N ms after the start). ``--store`` /
 ``--resume`` journals are resumed by the engine; SIGTERM/SIGINT drain.
 
 The policy artifact is ``--artifact FILE`` (else ``RETRY_POLICY_ARTIFACT``,
@@ -32,6 +33,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
 import sys
 import time
@@ -82,6 +84,17 @@ def _whole(name: str, minimum: int):  # type: ignore[no-untyped-def]
         return value
 
     return parse
+
+
+def _rate(text: str) -> float:
+    """``--rate N``: admissions per second, a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"--rate must be a finite number of events per second above 0, not {text!r}")
+    return value
 
 
 def _metrics_addr(text: str) -> tuple[str, int]:
@@ -145,6 +158,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="timeout of every Redis call (default 250)")
     p.add_argument("--deadline-ms", type=_whole("--deadline-ms", 0), metavar="N",
                    help="stop starting new events after N ms (default: none)")
+    p.add_argument("--rate", type=_rate, metavar="N",
+                   help="admit at most N events per second: the k-th (from 0) no earlier than k*1000/N ms after the "
+                        "start (default: as fast as --concurrency allows)")
     p.add_argument("--attempt-deadline-ms", type=_whole("--attempt-deadline-ms", 1),
                    default=DEFAULT_ATTEMPT_DEADLINE_MS, metavar="N",
                    help="total deadline of one attempt: connect, send, response head, body prefix (default 30000)")
@@ -317,7 +333,8 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
                     follower.follow(driver.tally, swaps)
                 start = driver.now_ms()
                 admissions = Admissions(f"{HOST}-{os.getpid()}", args.events, args.endpoint_id, args.target,
-                                        EVENT_CLASS, None if args.deadline_ms is None else start + args.deadline_ms)
+                                        EVENT_CLASS, None if args.deadline_ms is None else start + args.deadline_ms,
+                                        rate_per_s=args.rate, start_ms=start)
                 try:
                     await driver.run(admissions, args.drain_ms)
                 except EngineError as e:

@@ -1,0 +1,79 @@
+"""``--rate N`` of the Python replica (docs/replica.md "Language extras", the
+Rust replica's rule): the k-th event (from 0) is admitted no earlier than
+``k * 1000 / N`` ms after the run starts. Lower bounds only: no timing upper
+bound is asserted (the machine may be loaded)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_replica import run_replica, storm_policy, summary_of
+
+from webhook_retry_policy.dispatcher import LocalEndpoint
+from webhook_retry_policy.dispatcher.driver import Admissions
+
+
+def paced(events: int, rate: float | None, deadline_at_ms: int | None = None) -> Admissions:
+    return Admissions("t", events, "ep", "http://127.0.0.1:1/", "storm", deadline_at_ms, rate_per_s=rate, start_ms=1000)
+
+
+def test_a_paced_source_admits_the_kth_event_no_earlier_than_k_thousand_over_n_ms():
+    a = paced(10, 20)
+    assert [i["event_id"] for i in a.take(10, 1000)] == ["t-0"]  # room for ten, one due
+    assert a.take(10, 1049) == [] and not a.take_now(1049)
+    assert a.wake_at(1049) == 1050  # a timer to the next instant, not a busy loop
+    assert [i["event_id"] for i in a.take(10, 1050)] == ["t-1"]
+    assert [i["event_id"] for i in a.take(10, 1200)] == ["t-2", "t-3", "t-4"]  # late: the ones due by now
+    assert a.wake_at(1200) == 1250
+
+
+def test_a_paced_source_waits_for_a_slot_once_its_instant_has_passed_and_stops_at_the_deadline():
+    a = paced(10, 20, deadline_at_ms=1120)
+    a.take(1, 1000)
+    assert a.take(0, 1060) == []  # no room: nothing admitted
+    assert a.wake_at(1060) is None and a.take_now(1060)  # due already: only a freed slot goes on
+    a.take(1, 1060)
+    assert a.wake_at(1060) == 1100
+    a.take(1, 1100)
+    assert a.wake_at(1100) == 1120  # the deadline comes before the next instant (1150)
+    assert a.done(1120) and a.take(10, 1150) == []
+
+
+def test_without_rate_every_event_is_due_at_once():
+    a = paced(3, None)
+    assert len(a.take(10, 1000)) == 3 and a.wake_at(1000) is None and a.done(1000)
+
+
+def test_a_replica_with_rate_20_spreads_ten_requests_over_at_least_400_ms(tmp_path: Path):
+    arrivals: list[float] = []
+    lock = threading.Lock()
+
+    def answer(headers: dict[str, str], body: bytes) -> int:
+        with lock:
+            arrivals.append(time.monotonic())
+        return 200
+
+    with LocalEndpoint(200, answer=answer) as ok:
+        s = summary_of(run_replica("--target", ok.url, "--endpoint-id", "ep-rate", "--events", "10", "--rate", "20",
+                                   "--concurrency", "10", "--policy", str(storm_policy(tmp_path))))
+    assert s["events"] == 10 == s["stop_reasons"]["delivered"] == s["attempts"]
+    assert len(arrivals) == 10
+    # 9 gaps of 50 ms = 450 ms between the first and the last arrival; 50 ms of slack
+    assert max(arrivals) - min(arrivals) >= 0.4, arrivals
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "nan", "inf", ""])
+def test_a_rate_that_is_not_a_finite_number_above_0_exits_2_naming_rate(tmp_path: Path, value: str):
+    proc = run_replica("--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1",
+                       "--policy", str(storm_policy(tmp_path)), "--rate", value)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "--rate" in lines[0], proc.stderr
+
+
+def test_help_mentions_rate():
+    proc = run_replica("--help")
+    assert proc.returncode == 0 and "--rate N" in proc.stdout, proc.stderr
