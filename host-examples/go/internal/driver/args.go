@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -22,7 +23,7 @@ import (
 const usage = `usage: replica replay --store FILE --policy FILE [...]   (replica replay --help)
        replica --target URL --endpoint-id ID --events N [--policy FILE]
                [--concurrency C (8)] [--redis redis[s]://[user:pass@]host:port/db | --redis-cluster redis[s]://seed:port]
-               [--deadline-ms N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
+               [--deadline-ms N] [--rate N] [--clock-offset-ms N] [--store-timeout-ms N (250)]
                [--attempt-deadline-ms N (30000)] [--allow-private-targets]
                [--artifact PATH] [--watch-artifact-ms N] [--metrics-addr HOST:PORT]
                [--artifact-from-redis --trust-key FILE [--replica-id ID] [--rollout-poll-ms N (500)]]
@@ -33,6 +34,9 @@ the document the artifact embeds) until each stops, then prints one JSON
 line on stdout. Exit 0 when the run ended (whatever happened to the events);
 2 on bad arguments or setup (an unreadable or refused artifact, policy or CA
 file); 1 on anything else. --help and --version print on stdout and exit 0.
+  --rate N          (an extra, as the Rust replica's) admit at most N events
+                    per second (N > 0, may be fractional): the k-th (from 0)
+                    no earlier than k*1000/N ms after the run starts
   --artifact        the policy artifact (default $RETRY_POLICY_ARTIFACT, else the
                     copy embedded in the package); $RETRY_POLICY_ARTIFACT_SHA256 pins it
   --watch-artifact-ms N
@@ -84,10 +88,11 @@ type Config struct {
 	Concurrency    int
 	PolicyPath     string
 	Class          string
-	RedisURL       string // "" = in-memory store (or a cluster, below)
-	ClusterURL     string // a seed node of a Redis Cluster
-	DeadlineMs     int64  // < 0 = none
-	ClockOffset    int64  // ms added to this replica's clock (fleet skew tests)
+	RedisURL       string  // "" = in-memory store (or a cluster, below)
+	ClusterURL     string  // a seed node of a Redis Cluster
+	DeadlineMs     int64   // < 0 = none
+	RatePerS       float64 // --rate: admissions per second (0 = unpaced)
+	ClockOffset    int64   // ms added to this replica's clock (fleet skew tests)
 	StoreTimeoutMs uint64
 	// AttemptDeadlineMs is the total time one attempt may take (body included).
 	AttemptDeadlineMs uint64
@@ -146,7 +151,7 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000, DrainMs: 5000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs, pollMs string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs, pollMs, rate string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
@@ -154,6 +159,7 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	fs.StringVar(&cfg.PolicyPath, "policy", "", "")
 	fs.StringVar(&cfg.RedisURL, "redis", "", "")
 	fs.StringVar(&deadline, "deadline-ms", "", "")
+	fs.StringVar(&rate, "rate", "", "")
 	fs.StringVar(&cfg.ClusterURL, "redis-cluster", "", "")
 	fs.StringVar(&offset, "clock-offset-ms", "0", "")
 	fs.StringVar(&timeout, "store-timeout-ms", "250", "")
@@ -283,6 +289,13 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 			return cfg, usageErrorf("--deadline-ms %q: want a whole number of milliseconds", deadline)
 		}
 		cfg.DeadlineMs = int64(d)
+	}
+	if set["rate"] {
+		r, err := strconv.ParseFloat(rate, 64)
+		if err != nil || math.IsInf(r, 0) || math.IsNaN(r) || r <= 0 {
+			return cfg, usageErrorf("--rate %q: want a number of events per second, more than 0", rate)
+		}
+		cfg.RatePerS = r
 	}
 	return cfg, nil
 }

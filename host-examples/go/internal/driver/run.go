@@ -112,6 +112,8 @@ func (d *driver) run(ctx context.Context) Summary {
 	defer d.abandon()
 	timer := time.NewTimer(time.Hour)
 	d.arm(timer) // a resumed journal's first due instant
+	pace := time.NewTimer(time.Hour)
+	pace.Stop() // armed by admit for the next --rate admission
 	var batch []input
 	began := d.drain.began
 	var drainDeadline <-chan time.Time
@@ -127,7 +129,7 @@ func (d *driver) run(ctx context.Context) Summary {
 			d.finishSwap(ctx)
 			continue
 		}
-		batch = d.admit(batch, start)
+		batch = d.admit(batch, start, pace)
 		if len(batch) > 0 {
 			d.feed(ctx, batch)
 			batch = batch[:0]
@@ -151,6 +153,7 @@ func (d *driver) run(ctx context.Context) Summary {
 		case <-timer.C:
 			batch = append(batch, input{Op: "tick"})
 		case <-began: // the loop's head feeds drain
+		case <-pace.C: // the loop's head admits the next --rate admission
 		case <-d.swaps:
 			if !d.draining && !d.swapping {
 				batch = d.beginSwap(batch)
@@ -189,9 +192,15 @@ func (d *driver) arm(timer *time.Timer) {
 }
 
 // admit adds admissions to batch while fewer than --concurrency events
-// are open, until --events were admitted or --deadline-ms passed.
-func (d *driver) admit(batch []input, start time.Time) []input {
+// are open, until --events were admitted or --deadline-ms passed; under
+// --rate, an admission not yet due arms pace to its instant instead.
+func (d *driver) admit(batch []input, start time.Time, pace *time.Timer) []input {
+	pace.Stop()
 	for !d.draining && !d.swapping && d.next < d.cfg.Events && len(d.open) < d.cfg.Concurrency && !d.pastDeadline(start) {
+		if wait := d.paceWait(start); wait > 0 {
+			pace.Reset(wait)
+			break
+		}
 		id := fmt.Sprintf("%s-%d", d.prefix, d.next)
 		d.next++
 		d.see(id)
