@@ -136,3 +136,12 @@ test('webhook_policy_info is 1 for the artifact and document the replica runs', 
   assert.match(info.labels.artifact_sha256, /^[0-9a-f]{64}$/);
   assert.equal(info.labels.document_version, 'schema-1');
 });
+
+test('a counter the host does not list (an artifact of another release moves it) is ignored, never thrown', async () => {
+  const { Metrics } = await import('../examples/dispatcher/metrics.mjs');
+  const m = new Metrics();
+  assert.doesNotThrow(() => m.inc('webhook_wake_calls_total'));
+  m.inc('webhook_delivered_total');
+  assert.equal(m.get('webhook_delivered_total'), 1);
+  assert.equal(m.get('webhook_wake_calls_total'), 0);
+});

@@ -58,6 +58,7 @@ export class Metrics {
   #counters = new Map();
   #histograms = new Map();
   #counts = new Map(); // counter values, for the run's summary (read synchronously)
+  #unknown = new Set(); // engine names this host does not list, said once each
   #inFlight;
   #gauges = new Map();
   #info = () => [];
@@ -91,10 +92,21 @@ export class Metrics {
     });
   }
 
-  /** Add 1 (or `by`) to counter `name` with `labels`. */
+  /**
+   * Add 1 (or `by`) to counter `name` with `labels`. A name docs/metrics.md
+   * does not list (an artifact of another release, e.g. a rollback, moving
+   * a counter this host does not know) is said once on stderr and ignored:
+   * never a crash of the dispatcher.
+   */
   inc(name, labels = {}, by = 1) {
     const counter = this.#counters.get(name);
-    if (counter === undefined) throw new TypeError(`no counter ${name} in docs/metrics.md`);
+    if (counter === undefined) {
+      if (!this.#unknown.has(name)) {
+        this.#unknown.add(name);
+        process.stderr.write(`metrics: the engine moved ${name}, a counter docs/metrics.md does not list: ignored\n`);
+      }
+      return;
+    }
     counter.inc(labels, by);
     const k = key(name, labels);
     this.#counts.set(k, (this.#counts.get(k) ?? 0) + by);

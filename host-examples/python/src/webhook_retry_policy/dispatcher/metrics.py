@@ -10,6 +10,7 @@ document_version} 1`` names the artifact the replica runs
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from prometheus_client import (
@@ -105,6 +106,7 @@ class DispatcherMetrics:
         for result in RELOAD_RESULTS:
             self.policy_reloads.labels(result)
         self._info_labels: tuple[str, str, str] | None = None
+        self._unknown: set[str] = set()
         self._counters = {f"{c._name}_total": c for c in (
             self.attempts, self.delivered, self.deadletter, self.transport_errors, self.endpoint_disable_signals,
             self.budget_refusals, self.budget_disagreements, self.budget_store_errors, self.holds, self.probe_calls,
@@ -115,7 +117,13 @@ class DispatcherMetrics:
         """The engine's ``count`` action (docs/engine.md section 13): the only way a counter moves."""
         counter = self._counters.get(name)
         if counter is None:
-            raise KeyError(f"the engine moved {name!r}, a counter docs/metrics.md does not list")
+            # An artifact of another release (a rollback) may move a counter
+            # this host does not know: said once, ignored, never a crash.
+            if name not in self._unknown:
+                self._unknown.add(name)
+                print(f"metrics: the engine moved {name}, a counter docs/metrics.md does not list: ignored",
+                      file=sys.stderr)
+            return
         (counter.labels(*label.values()) if label else counter).inc(delta)
 
     def gauge(self, name: str, value: int) -> None:
