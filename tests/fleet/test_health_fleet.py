@@ -62,7 +62,12 @@ def run_sides(tmp_path, redis, langs: list[str], sides: dict[str, dict], events:
                 for name in sides:
                     reps.append((name, start_replica(lang, target=eps.urls[name], endpoint_id=f"health-fleet-{name}",
                                                      events=events, policy=policies[name], redis=redis.url,
-                                                     concurrency=CONCURRENCY, deadline_ms=ADMIT_FOR_MS)))
+                                                     concurrency=CONCURRENCY, deadline_ms=ADMIT_FOR_MS,
+                                                     # A store call's bound: 24 replicas and Redis on a busy
+                                                     # 2-core machine took calls past the default 250 ms, which
+                                                     # fail closed (budget_unavailable dead letters, seen in CI's
+                                                     # load; failing closed is test_faults.py's subject).
+                                                     extra=("--store-timeout-ms", "2000"))))
             deadline = time.time() + RUN_TIMEOUT_S
             for name, rep in reps:
                 try:
@@ -170,7 +175,13 @@ def test_a_fleet_with_health_holds_through_an_outage_and_delivers_what_arrived_d
     fail_or_xfail(problems, figures)
     # With health: what arrived during the outage is delivered after it.
     assert fh["arrived_during"] > 0, figures
-    assert fh["delivered_share"] >= 0.99, f"undelivered by language {fh['undelivered_by_lang']}\n{figures}"
+    stops = {}
+    for x in h["summaries"]:
+        for k, v in x["stop_reasons"].items():
+            if v and k != "delivered":
+                stops[f"{x['host']} {k}"] = stops.get(f"{x['host']} {k}", 0) + int(v)
+    assert fh["delivered_share"] >= 0.99, (f"undelivered by language {fh['undelivered_by_lang']}; "
+                                           f"dead letters by replica language and reason {stops}\n{figures}")
     # The baseline dead-letters most of it (the budget refuses the retries).
     assert fb["delivered_share"] < 0.5, figures
     # Far fewer requests reach the down endpoint: the goal, 5% (measured

@@ -56,7 +56,7 @@ function loadDocument(document, on) {
  */
 function admit(doc, eventClass, nowMs) {
   const c = lower.str(plain(eventClass, 'class'), 'class');
-  const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+  const now = lower.u64(nowMs, 'now_ms');
   const one = doc.classes.find((k) => k.name === c);
   const arg = one === undefined ? doc : { version: doc.version, classes: [one] };
   return lower.admissionOut(call((api) => api.admit(arg, c, now)));

@@ -43,14 +43,14 @@ function stepArgs(policy, state, outcome) {
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
 const evaluate = (policy, state, outcome, nowMs) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const now = lower.u64(nowMs, 'now_ms');
   return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
 };
 
 /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
 const settle = (policy, state, outcome, nowMs, reply) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const now = lower.u64(nowMs, 'now_ms');
   const r = lower.reply(arg(reply, 'reply'), 'reply');
   return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
 };
@@ -58,7 +58,7 @@ const settle = (policy, state, outcome, nowMs, reply) => {
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
 const retryAfter = (header, nowMs) => {
   const h = lower.str(arg(header, 'header'), 'header');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const now = lower.u64(nowMs, 'now_ms');
   const ms = call((api) => api.parseRetryAfter(h, now));
   return ms === undefined ? null : lower.n(ms);
 };
@@ -78,7 +78,7 @@ const EMPTY_HELD = Object.freeze({
 const storeApply = (request, budget, nowMs, held) => {
   const r = lower.request(arg(request, 'request'), 'request');
   const b = lower.budget(arg(budget, 'budget'), 'budget');
-  const now = lower.u64(arg(nowMs, 'now_ms'), 'now_ms');
+  const now = lower.u64(nowMs, 'now_ms');
   const h = lower.held(arg(held, 'held'), 'held');
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };

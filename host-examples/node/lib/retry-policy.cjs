@@ -186,14 +186,14 @@ class RetryPolicy {
   /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
   evaluate(state, outcome, nowMs) {
     const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const now = lower.u64(nowMs, 'now_ms');
     return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
   }
 
   /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
   settle(state, outcome, nowMs, reply) {
     const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const now = lower.u64(nowMs, 'now_ms');
     const r = lower.reply(plain(reply, 'reply'), 'reply');
     return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
   }
@@ -220,7 +220,7 @@ class RetryPolicy {
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
     const [p, s, o, entry] = this.#args(input, outcome);
     const nowMs = this.#clock.nowMs();
-    const now = lower.u64(plain(nowMs, 'now_ms'), 'now_ms');
+    const now = lower.u64(nowMs, 'now_ms');
     const step = call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
     const request = step.store === undefined ? null : lower.requestOut(step.store);
     if (step.decision !== undefined) {
