@@ -10,14 +10,41 @@ use alloc::string::String;
 use crate::budget::Budget;
 use crate::health::{normal_per_s, HealthView, Pacer};
 
+/// Events counted in bucket `bucket` and the one before it: the engine's
+/// admissions per budget bucket (the pacer's normal rate) and its sends per
+/// second (the learned limit, limit.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TwoBuckets {
+    bucket: u64,
+    pub current: u64,
+    pub previous: u64,
+}
+
+impl TwoBuckets {
+    /// Roll to `bucket`: the next one shifts, any later one zeroes, an
+    /// older one changes nothing (time is monotonic in the engine).
+    pub fn roll(&mut self, bucket: u64) {
+        if bucket <= self.bucket {
+            return;
+        }
+        self.previous = if Some(bucket) == self.bucket.checked_add(1) { self.current } else { 0 };
+        self.current = 0;
+        self.bucket = bucket;
+    }
+
+    /// Count one in `bucket` (rolled to it first).
+    pub fn add(&mut self, bucket: u64) {
+        self.roll(bucket);
+        self.current = self.current.saturating_add(1);
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Endpoint {
     pub view: Option<HealthView>,
     pub pacer: Pacer,
-    /// Admissions in bucket `adm_bucket` and the one before it.
-    adm_bucket: u64,
-    adm_current: u64,
-    adm_previous: u64,
+    /// Admissions in the budget's buckets.
+    admissions: TwoBuckets,
     /// No probe call before this instant (the end of the probe window of the last answered probe).
     pub probe_busy_until_ms: u64,
     pub probe_in_flight: bool,
@@ -29,32 +56,16 @@ pub(crate) struct Endpoint {
 }
 
 impl Endpoint {
-    /// Roll the admission buckets to `bucket`: the next one shifts, any later one zeroes.
-    fn roll(&mut self, bucket: u64) {
-        if bucket == self.adm_bucket {
-            return;
-        }
-        if Some(bucket) == self.adm_bucket.checked_add(1) {
-            self.adm_previous = self.adm_current;
-        } else if bucket > self.adm_bucket {
-            self.adm_previous = 0;
-        } else {
-            return; // an older bucket: time is monotonic in the engine, so never
-        }
-        self.adm_current = 0;
-        self.adm_bucket = bucket;
-    }
-
     /// Count a new event's admission (replays do not count).
     pub fn admitted(&mut self, budget: &Budget, now_ms: u64) {
-        self.roll(budget.bucket(now_ms));
-        self.adm_current = self.adm_current.saturating_add(1);
+        self.admissions.add(budget.bucket(now_ms));
     }
 
     /// Set the pacer's `normal_per_s` from the admissions, rolled to `now_ms`.
     pub fn set_normal(&mut self, budget: &Budget, now_ms: u64) {
-        self.roll(budget.bucket(now_ms));
-        self.pacer.normal_per_s = normal_per_s(budget, now_ms, self.adm_current, self.adm_previous);
+        self.admissions.roll(budget.bucket(now_ms));
+        let a = self.admissions;
+        self.pacer.normal_per_s = normal_per_s(budget, now_ms, a.current, a.previous);
     }
 
     /// What the release queue needs per second to meet every deadline in

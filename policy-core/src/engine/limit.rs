@@ -48,33 +48,20 @@ pub(crate) struct Limit {
     tokens: f64,
     updated_ms: u64,
     cut_at_ms: u64,
-    /// Requests sent in 1-second bucket `sent_bucket` and the one before.
-    sent_bucket: u64,
-    sent_current: u64,
-    sent_previous: u64,
+    /// Requests sent per second (buckets `now_ms / 1000`).
+    sent: super::endpoint::TwoBuckets,
 }
 
 impl Limit {
-    fn roll(&mut self, now_ms: u64) {
-        let b = now_ms / 1000;
-        if b == self.sent_bucket {
-            return;
-        }
-        self.sent_previous = if b == self.sent_bucket.saturating_add(1) { self.sent_current } else { 0 };
-        self.sent_current = 0;
-        self.sent_bucket = b;
-    }
-
     fn sent_per_s(&mut self, now_ms: u64) -> f64 {
-        self.roll(now_ms);
+        self.sent.roll(now_ms / 1000);
         let w = (1000 - now_ms % 1000) as f64 / 1000.0;
-        self.sent_current as f64 + self.sent_previous as f64 * w
+        self.sent.current as f64 + self.sent.previous as f64 * w
     }
 
     /// A request to the endpoint started.
     pub fn sent(&mut self, now_ms: u64) {
-        self.roll(now_ms);
-        self.sent_current = self.sent_current.saturating_add(1);
+        self.sent.add(now_ms / 1000);
     }
 
     /// Whether a limit is known at `now_ms` (forgets it when due).
