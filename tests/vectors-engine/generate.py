@@ -221,6 +221,20 @@ def health_cases():
        "hold paused; at +2010 b leaves with the limit's token, c and d wait in the release queue (one journaled "
        "release_pacing hold each); a's retry, due at +2011, joins them; the queue releases one a second in "
        "deadline order: a at +3010, c at +4010"))
+    cs.append(case("a throttle after successes sets the learned limit to 95% of what the endpoint accepted in the "
+                   "second before, and the pacer lets that rate through", config(F3, memory_store=True), [
+        admit(0, "a", cls="h"), admit(1, "b", cls="h"), admit(2, "c", cls="h"), admit(3, "d", cls="h"),
+        admit(4, "e", cls="h"),
+        result(100, "a", 1, status=200), result(200, "b", 1, status=200), result(300, "c", 1, status=200),
+        result(400, "d", 1, status=200),
+        result(500, "e", 1, status=429, retry_after="1"),
+        admit(600, "f", cls="h"), admit(601, "g", cls="h"), admit(602, "h", cls="h"),
+        tick(1500), tick(1501), tick(1800), tick(2100), tick(2400),
+    ], "engine section 5 (checked by hand): four 200s in the second before e's 429 set ep-1's limit to "
+       "0.95 x 4 = 3.8/s with no token (+500); f, g and h hold paused until the pause's end (+1500); there e's retry "
+       "(due at +1500, its Retry-After) takes the token that accrued, and f, g and h wait in the release queue until "
+       "the next, +1764 (1000 / 3.8 = 263.2 ms, rounded up); they then leave one a tick in deadline order, the "
+       "pacer (raised to the limit) refusing none"))
     return cs
 
 

@@ -166,12 +166,18 @@ impl Engine {
         let known = self.policies[&e.policy_hash].policy.clone();
         let ep = self.endpoints.get(&gate.endpoint_id);
         ep.set_normal(&known.policy().budget, now);
-        let limited = ep.limit.active(now);
-        if let Some(release) = known.health().map(|h| h.release).filter(|_| !limited) {
+        if let Some(release) = known.health().map(|h| h.release) {
             // The backlog's need (release.rs): never slower than the queue's
             // deadlines require, unless the endpoint has shown a limit
-            // (limit.rs): then what it accepts is the rate.
-            let need = ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s);
+            // (limit.rs): then what it accepts is the rate, and the pacer
+            // lets it through (the limit's bucket of one spaces the sends;
+            // a pacer left at the admissions' rate drained a backlog at the
+            // floor once arrivals stopped).
+            let need = if ep.limit.active(now) {
+                ep.limit.rate_per_s
+            } else {
+                ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s)
+            };
             ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
         }
         let view = ep.view;

@@ -7,34 +7,54 @@
 //! # The math
 //!
 //! ```text
-//! sent_per_s   = sent.current + sent.previous * w        1-second buckets, w = (1000 - now_ms % 1000) / 1000
+//! per_s(b)     = b.current + b.previous * w      1-second buckets, w = (1000 - now_ms % 1000) / 1000
+//! sent_per_s   = per_s(requests started)         ok_per_s = per_s(2xx answers)
 //! throttled    (a 429, or a 503 with a Retry-After):
-//!     no limit:           rate = max(floor, BETA * sent_per_s)
-//!     limit, cut >= 1 s:  rate = max(floor, BETA * rate)          (at most one cut a second)
+//!     no limit:           rate = max(floor, KEEP * ok_per_s)              (ok_per_s > 0)
+//!                         rate = max(floor, BETA * sent_per_s)            (no 2xx in the last second)
+//!     limit, cut >= 1 s:  rate = max(floor, BETA * rate, min(KEEP * rate, KEEP * ok_per_s))
 //!     cut_at_ms = now_ms
-//! success, a limit known: rate = min(rate + 1 / rate, max(floor, CAP_SENT * sent_per_s))
+//! success, a limit known: rate = min(rate + GAIN, max(floor, CAP_SENT * sent_per_s))
 //! forgotten:   FORGET_MS after the last cut (nothing throttled since)
 //! token:       tokens' = min(1, tokens + rate * elapsed_ms / 1000); >= 1: send, tokens' - 1;
 //!              else wait until now_ms + max(1, ceil((1 - tokens') * 1000 / rate))
 //! ```
 //!
-//! `floor` is `release.floor_per_s` of the event's class. One success adds
-//! `1 / rate`, so a replica that sends at its limit and is answered with
-//! successes adds about one request per second each second; a throttle
-//! takes 30% off, once a second at most (the answers to requests already in
-//! flight when the first throttle came back say nothing new). The bucket
-//! holds one token: sends are spaced, never burst.
+//! `floor` is `release.floor_per_s` of the event's class.
+//!
+//! A throttle says the endpoint's capacity was used up; what this replica
+//! had through in the second before it (`ok_per_s`) is its share of that
+//! capacity, so the limit becomes just under it (`KEEP`, 95%): every
+//! replica answered by the endpoint does the same, and their limits sum to
+//! just under what the endpoint accepted, in one step and with no store.
+//! A cut takes 5% at least and 30% at most (`BETA`), and at most one a
+//! second (the answers to requests in flight when the first throttle came
+//! back say nothing new).
+//!
+//! Growth is slow on purpose. One success adds `GAIN` (0.003) requests a
+//! second, so a replica sending at its limit grows it by 0.3% a second:
+//! about 17 s from a cut back to where the endpoint throttled. Each
+//! throttle costs the fleet the endpoint's pause (a `Retry-After: 1` stops
+//! every replica for a second), so probing the ceiling often costs more
+//! than the few percent probing finds. TCP's one more per round trip
+//! (about 1/s a second here) throttled every 1-2 s and delivered 71% of a
+//! 10/s receiver's capacity (docs/health-simulation.md). The bucket holds
+//! one token: sends are spaced, never burst.
 //!
 //! Why per replica and not in the store: the limit would be one more field
 //! of the store call's reply (12 integers) or argument. `fleet/budget.lua`
 //! ships in each host's package while the engine ships in the artifact, so
 //! during a rollout a replica can run an engine and a script of different
 //! releases, and either change makes one refuse the other's call (fails
-//! closed). Replicas throttled by one endpoint share its answers, so their
-//! limits converge on shares of its capacity as TCP's windows do.
+//! closed). The share rule above makes the replicas' limits sum to what the
+//! endpoint accepts without a shared field.
 
-/// The share of the rate kept at a throttle.
+/// The least share of the rate kept at a throttle (a 30% cut at most).
 pub(crate) const BETA: f64 = 0.7;
+/// The share of what the endpoint accepted (and of the rate) a throttle keeps at most.
+pub(crate) const KEEP: f64 = 0.95;
+/// Requests a second one success adds to a known limit.
+pub(crate) const GAIN: f64 = 0.003;
 /// A limit is forgotten this long after its last cut.
 pub(crate) const FORGET_MS: u64 = 30_000;
 /// The limit never grows past this multiple of what the replica sends.
@@ -50,15 +70,19 @@ pub(crate) struct Limit {
     cut_at_ms: u64,
     /// Requests sent per second (buckets `now_ms / 1000`).
     sent: super::endpoint::TwoBuckets,
+    /// 2xx answers per second (buckets `now_ms / 1000`).
+    ok: super::endpoint::TwoBuckets,
+}
+
+/// `b`'s count over the last second at `now_ms`: this second's and the part
+/// of the previous one still inside the last 1000 ms.
+fn per_s(b: &mut super::endpoint::TwoBuckets, now_ms: u64) -> f64 {
+    b.roll(now_ms / 1000);
+    let w = (1000 - now_ms % 1000) as f64 / 1000.0;
+    b.current as f64 + b.previous as f64 * w
 }
 
 impl Limit {
-    fn sent_per_s(&mut self, now_ms: u64) -> f64 {
-        self.sent.roll(now_ms / 1000);
-        let w = (1000 - now_ms % 1000) as f64 / 1000.0;
-        self.sent.current as f64 + self.sent.previous as f64 * w
-    }
-
     /// A request to the endpoint started.
     pub fn sent(&mut self, now_ms: u64) {
         self.sent.add(now_ms / 1000);
@@ -74,13 +98,15 @@ impl Limit {
 
     /// The endpoint answered "slow down".
     pub fn throttled(&mut self, floor_per_s: f64, now_ms: u64) {
-        let sent = self.sent_per_s(now_ms);
+        let ok = per_s(&mut self.ok, now_ms);
         if !self.active(now_ms) {
-            self.rate_per_s = (BETA * sent).max(floor_per_s);
+            let first = if ok > 0.0 { KEEP * ok } else { BETA * per_s(&mut self.sent, now_ms) };
+            self.rate_per_s = first.max(floor_per_s);
             self.tokens = 0.0;
             self.updated_ms = now_ms;
         } else if now_ms >= self.cut_at_ms.saturating_add(1000) {
-            self.rate_per_s = (BETA * self.rate_per_s).max(floor_per_s);
+            let rate = self.rate_per_s;
+            self.rate_per_s = (KEEP * rate).min(KEEP * ok).max(BETA * rate).max(floor_per_s);
         } else {
             return;
         }
@@ -89,11 +115,12 @@ impl Limit {
 
     /// The endpoint accepted a request.
     pub fn succeeded(&mut self, floor_per_s: f64, now_ms: u64) {
+        self.ok.add(now_ms / 1000);
         if !self.active(now_ms) {
             return;
         }
-        let cap = (CAP_SENT * self.sent_per_s(now_ms)).max(floor_per_s);
-        self.rate_per_s = (self.rate_per_s + 1.0 / self.rate_per_s).min(cap).max(floor_per_s);
+        let cap = (CAP_SENT * per_s(&mut self.sent, now_ms)).max(floor_per_s);
+        self.rate_per_s = (self.rate_per_s + GAIN).min(cap).max(floor_per_s);
     }
 
     /// Spend a token for one send, or say when the next one accrues.
@@ -143,7 +170,39 @@ mod tests {
     }
 
     #[test]
-    fn successes_grow_the_limit_by_about_one_per_second_and_never_past_twice_the_sent_rate() {
+    fn a_first_throttle_after_successes_keeps_ninety_five_percent_of_what_the_endpoint_accepted() {
+        let mut l = Limit::default();
+        for i in 0..20 {
+            l.sent(T + i * 50);
+            if i % 2 == 0 {
+                l.succeeded(1.0, T + i * 50 + 20);
+            }
+        }
+        l.throttled(1.0, T + 1000);
+        // 10 of the previous second's 20 were accepted: 0.95 * 10.
+        assert!((l.rate_per_s - 9.5).abs() < 1e-9, "{}", l.rate_per_s);
+    }
+
+    #[test]
+    fn a_later_cut_keeps_between_seventy_and_ninety_five_percent_of_the_rate() {
+        let busy = |accepted: u64| {
+            let mut l = Limit { rate_per_s: 10.0, cut_at_ms: T, ..Limit::default() };
+            for i in 0..10 {
+                l.sent(T + 1000 + i * 10);
+            }
+            for i in 0..accepted {
+                l.succeeded(1.0, T + 1000 + i * 10);
+            }
+            l.throttled(1.0, T + 1999);
+            l.rate_per_s
+        };
+        assert!((busy(10) - 9.5).abs() < 1e-9, "all accepted: a 5% cut");
+        assert!((busy(9) - 0.95 * 9.0).abs() < 1e-9, "0.95 * 9 accepted");
+        assert!((busy(2) - BETA * (10.0 + 2.0 * GAIN)).abs() < 1e-9, "few accepted: a 30% cut at most");
+    }
+
+    #[test]
+    fn successes_grow_the_limit_by_gain_each_and_never_past_twice_the_sent_rate() {
         let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
         for i in 0..5 {
             l.sent(T + i * 200); // a second at the limit before: 5/s sent
@@ -152,7 +211,7 @@ mod tests {
             l.sent(T + 1000 + i * 200);
             l.succeeded(1.0, T + 1000 + i * 200);
         }
-        assert!(l.rate_per_s > 5.9 && l.rate_per_s < 6.1, "{}", l.rate_per_s);
+        assert!((l.rate_per_s - (5.0 + 5.0 * GAIN)).abs() < 1e-9, "{}", l.rate_per_s);
         let mut idle = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
         idle.sent(T + 10);
         idle.succeeded(1.0, T + 10);

@@ -60,6 +60,12 @@ from .tls import CaFileError, read_ca_file
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
 
 EVENT_CLASS = "storm"
+# Connections opened (TLS, AUTH, PING) before the first event: at most this
+# many, whatever --concurrency says. One per in-flight attempt (1,024 in the
+# release bench) opened at once on one event loop took longer than the store
+# bound on 2 cores, and the replica spent its start logging timeouts; the
+# pool opens more as attempts need them.
+WARM_CONNECTIONS = 16
 log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 
@@ -278,7 +284,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
     if redis_store is not None:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
         if args.redis is not None:  # connect (TLS, AUTH) before the first event, not inside its store timeout
-            await redis_store.warm_up(args.concurrency)
+            await redis_store.warm_up(min(args.concurrency, WARM_CONNECTIONS))
     try:
         if args.artifact is not None:
             swap_artifact(args.artifact)
