@@ -52,6 +52,10 @@ mod settle;
 mod store_wire;
 pub mod wire;
 
+/// The backlog's need is capped at this many times `release.floor_per_s`
+/// (docs/engine.md section 5; `lint`'s `health_floor_cannot_drain_backlog`).
+pub use release::NEED_CAP_FLOORS;
+
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -41,7 +41,7 @@ pub(crate) const NEED_HORIZON: usize = 1024;
 /// The need is raised by this factor (a margin: see the module docs).
 pub(crate) const NEED_MARGIN: f64 = 1.25;
 /// The need is capped at this many times `release.floor_per_s`.
-pub(crate) const NEED_CAP_FLOORS: f64 = 100.0;
+pub const NEED_CAP_FLOORS: f64 = 100.0;
 
 impl Engine {
     /// Hold `id` for the release pacer until `until_ms` (the next token, by

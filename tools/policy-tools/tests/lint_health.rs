@@ -143,3 +143,16 @@ fn a_bad_section_is_the_engines_refusal_at_its_path_in_a_class_and_at_the_top() 
     assert_eq!(f[0].0, "unknown_key", "{f:?}");
     assert!(f[0].1.starts_with("classes.c.health"), "{f:?}");
 }
+
+#[test]
+fn a_floor_whose_hundredfold_cannot_release_a_fast_classs_outage_once_arrivals_stop_is_flagged() {
+    // 200/s held through 10 minutes of a 15-minute window need 133/s to
+    // leave in time; the backlog's need is capped at 100 x floor_per_s (1/s).
+    let (_, f) = findings("h-fl.json", "{}", "", &["--rate", "c=200/s"]);
+    let hit = ("health_floor_cannot_drain_backlog".to_string(), "classes.c.health.release.floor_per_s".to_string());
+    assert!(f.contains(&hit), "{f:?}");
+    let (_, f) = findings("h-fl2.json", r#"{"release":{"floor_per_s":2.0}}"#, "", &["--rate", "c=200/s"]);
+    assert!(!rules(&f).contains(&"health_floor_cannot_drain_backlog"), "{f:?}");
+    let (_, f) = findings("h-fl3.json", "{}", "", &[]);
+    assert!(!rules(&f).contains(&"health_floor_cannot_drain_backlog"), "no rate, no backlog to judge: {f:?}");
+}

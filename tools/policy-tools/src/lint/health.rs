@@ -118,6 +118,7 @@ pub fn check(
         );
     }
     release(&s, rates, classes, &mut out);
+    floor(&s, rates, classes, &mut out);
     if let Some(circuit) = &h.circuit {
         let b = c.policy.budget;
         if circuit.min_sample > b.min_sample {
@@ -258,5 +259,48 @@ fn release(s: &Section<'_>, rates: &[Rate], classes: &[String], out: &mut Vec<Fi
             f = f.with("rate_per_s", x.per_s);
         }
         out.push(f);
+    }
+}
+
+/// Issue 28 item 5: once arrivals stop, a replica releases a held backlog at
+/// the backlog's need, capped at `NEED_CAP_FLOORS x floor_per_s`
+/// (docs/engine.md section 5). Events that arrived at `r` through an
+/// outage of `D` leave in deadline order at `R` after it: the k-th (arrived
+/// at `k / r`, deadline `k / r + W`) leaves at `D + k / R`, in time while
+/// `D + k / R <= k / r + W` for every `k <= r D`. Below `r` the last is the
+/// worst, which gives `R >= r D / W`: two thirds of `r` at `D = 2W/3`. The
+/// rate is judged as one replica's (the fleet's `--rate` on one replica: a
+/// fleet of `n` needs `1/n` of it each, so the rule errs towards warning).
+fn floor(s: &Section<'_>, rates: &[Rate], classes: &[String], out: &mut Vec<Finding>) {
+    let r = s.h.release;
+    let window = s.c.policy.window_ms;
+    let cap = retry_policy_core::engine::NEED_CAP_FLOORS * r.floor_per_s;
+    for rate in applying(s.c, rates, classes) {
+        let need = rate.per_s * DRAIN_OUTAGE_SHARE;
+        if need <= cap {
+            continue;
+        }
+        let outage_ms = (window as f64 * DRAIN_OUTAGE_SHARE) as u64;
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                "health_floor_cannot_drain_backlog",
+                s.field("release.floor_per_s"),
+                format!(
+                    "{}release.floor_per_s {}: once arrivals stop, a replica releases a held backlog at most at {} x floor_per_s = {cap}/s (docs/engine.md section 5), but {}/s held through an outage of {} need {need:.1}/s to leave inside the {} window; use floor_per_s {:.2} or more",
+                    s.whose(),
+                    r.floor_per_s,
+                    retry_policy_core::engine::NEED_CAP_FLOORS,
+                    rate.per_s,
+                    ms(outage_ms),
+                    ms(window),
+                    need / retry_policy_core::engine::NEED_CAP_FLOORS
+                ),
+            )
+            .with("floor_per_s", r.floor_per_s)
+            .with("rate_per_s", rate.per_s)
+            .with("drain_cap_per_s", cap)
+            .with("need_per_s", need),
+        );
     }
 }

@@ -26,6 +26,7 @@
 //! | `health_cache_ms_has_no_effect` | info | `cache_ms` written out: since draft 3 the gate reads a view of any age (finding 1), the field changes no decision |
 //! | `health_pause_outlives_window` | warning | `pause.max_ms >= window_ms`: a pause that outlives every event |
 //! | `health_release_cannot_drain` | warning | the release (its multiple, or at a `--rate` with the floor) cannot drain an outage of 2/3 of the window (finding 5) |
+//! | `health_floor_cannot_drain_backlog` | warning | at a `--rate`, once arrivals stop the backlog's need (capped at 100 x `release.floor_per_s`) cannot release an outage of 2/3 of the window inside it |
 //! | `health_circuit_sample_above_budget` | warning | `circuit.min_sample` above the budget's: throttled, never opened |
 //! | `health_cooldown_outlives_window` | error / warning | `cooldown_ms` / `cooldown_max_ms >= window_ms` |
 //! | `health_drops_budget_refusals` | warning | `hold_budget_refusals = false`: budget refusals dead-letter (format 2) |
