@@ -179,6 +179,8 @@ impl Engine {
                 ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s)
             };
             ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
+            let rate = crate::health::rate_per_s(&release, ep.pacer.normal_per_s);
+            ep.release_peak_per_s = ep.release_peak_per_s.max(rate);
         }
         let view = ep.view;
         match known.gate(&gate, view.as_ref(), &ep.pacer, now) {

@@ -52,6 +52,9 @@ pub(crate) struct Endpoint {
     pub release: BTreeSet<(u64, u64, String)>,
     /// The rate this endpoint has shown it accepts (limit.rs).
     pub limit: super::limit::Limit,
+    /// The highest release rate (`rate_per_s`, tokens a second) a gate
+    /// used since [`super::Engine::take_release_peak_per_s`] last read it.
+    pub release_peak_per_s: f64,
     used: u64,
 }
 
@@ -100,6 +103,11 @@ pub(crate) struct Endpoints {
 impl Endpoints {
     pub fn new(max: usize) -> Self {
         Endpoints { map: BTreeMap::new(), max: max.max(1), clock: 0 }
+    }
+
+    /// The entry for `id` if there is one (not counted as a use).
+    pub fn peek(&mut self, id: &str) -> Option<&mut Endpoint> {
+        self.map.get_mut(id)
     }
 
     /// The entry for `id`, created (evicting the least recently used) when missing.

@@ -274,6 +274,16 @@ impl Engine {
         self.queue.first().map(|(t, _, _)| (*t).max(self.now_ms))
     }
 
+    /// The highest release rate (tokens a second, docs/health.md section 4:
+    /// `max(floor_per_s, multiple x normal_per_s)` with the backlog's need or
+    /// the learned limit in `normal_per_s`) any gate used for `endpoint_id`
+    /// since the last call, then forgets it; `None` for an endpoint the table
+    /// does not hold. For inspection: `retry-policy simulate` checks the
+    /// post-recovery bound of docs/health.md section 4 with it.
+    pub fn take_release_peak_per_s(&mut self, endpoint_id: &str) -> Option<f64> {
+        self.endpoints.peek(endpoint_id).map(|e| core::mem::take(&mut e.release_peak_per_s))
+    }
+
     /// The events held now (open and dead-lettered), for inspection.
     pub fn events(&self) -> impl Iterator<Item = &Event> {
         self.events.values()

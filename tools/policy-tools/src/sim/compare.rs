@@ -273,6 +273,14 @@ pub fn goals(c: &Comparison) -> Vec<Goal> {
                 ),
             );
         }
+        if let Some((over, worst)) = b.release_bound_check(&ep.failure) {
+            goal(
+                over == 0,
+                format!(
+                    "post-recovery seconds over the release bound (docs/health.md section 4: unpaced requests + sum over replicas of 2 x max(R, 1)): {over}; worst requests / bound {worst:.2}"
+                ),
+            );
+        }
         if let Failure::Capacity { per_s, .. } = ep.failure {
             let share = b.answers_429 as f64 / b.requests.max(1) as f64;
             let rate = b.delivered as f64 / c.scenario.duration_s.max(1) as f64;

@@ -129,6 +129,11 @@ impl Fleet<'_> {
                 }
             }
         }
+        for (ep, e) in self.sc.endpoints.iter().enumerate() {
+            if let Some(peak) = self.engines[r].take_release_peak_per_s(&e.id).filter(|p| *p > 0.0) {
+                self.tally.release_peak(ep, r, self.engines.len(), t, peak);
+            }
+        }
         let at = self.engines[r].poll_timeout().map(|at| at.saturating_sub(self.start));
         if at.is_some() && at != self.next_tick[r] {
             self.push(at.unwrap_or(t), Item::Tick(r));

@@ -6,7 +6,7 @@ use super::scenario::Failure;
 use super::series::ratio;
 
 /// One second of one endpoint.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EndpointSecond {
     /// Requests sent to the endpoint (`send` actions: first attempts, retries, probes).
     pub requests: u64,
@@ -17,6 +17,23 @@ pub struct EndpointSecond {
     pub held: u64,
     /// Change of the held count in this second (bookkeeping for `held`).
     pub held_delta: i64,
+    /// Requests that did not leave a hold through the release pacer (new
+    /// events, retries never held, probes): docs/health.md section 4 does
+    /// not pace them.
+    pub unpaced: u64,
+    /// Per replica, the highest release rate its gates used in this second
+    /// (0: none gated), from the engine (`take_release_peak_per_s`).
+    pub release_peaks: Vec<f64>,
+}
+
+impl EndpointSecond {
+    /// docs/health.md section 4's bound on this second's requests: the
+    /// unpaced ones plus, per replica that released, the bucket's content
+    /// when the second started and what accrued in it, `2 x max(R, 1)`.
+    pub fn release_bound(&self) -> f64 {
+        let paced: f64 = self.release_peaks.iter().filter(|r| **r > 0.0).map(|r| 2.0 * r.max(1.0)).sum();
+        self.unpaced as f64 + paced
+    }
 }
 
 /// Everything measured for one endpoint over one run.
@@ -98,6 +115,27 @@ impl Figures {
         best
     }
 
+    /// The seconds inside the endpoint's up phases after its first recovery
+    /// whose requests exceed [`EndpointSecond::release_bound`], and the
+    /// highest requests / bound ratio among all of them (`None`: it never
+    /// recovers).
+    pub fn release_bound_check(&self, failure: &Failure) -> Option<(u64, f64)> {
+        let ups = up_phases(failure, self.series.len() as u64)?;
+        let (mut over, mut worst) = (0u64, 0.0f64);
+        for (from, to) in ups {
+            for s in &self.series[(from as usize).min(self.series.len())..(to as usize).min(self.series.len())] {
+                let bound = s.release_bound();
+                if s.requests as f64 > bound {
+                    over += 1;
+                }
+                if bound > 0.0 {
+                    worst = worst.max(s.requests as f64 / bound);
+                }
+            }
+        }
+        Some((over, worst))
+    }
+
     /// Highest mean request rate over any 10 s inside the endpoint's up
     /// phases after its first recovery, as a multiple of its normal rate
     /// (`None`: it never recovers).
@@ -151,5 +189,20 @@ mod tests {
         let outage = Failure::Outage { from_s: 5, to_s: 10, status: 503 };
         assert_eq!(f.post_recovery_multiple(&outage), Some(2.0));
         assert_eq!(f.post_recovery_multiple(&Failure::Always503), None);
+    }
+
+    #[test]
+    fn a_second_over_the_release_bound_is_counted_and_one_within_it_is_not() {
+        let mut f = Figures::default();
+        f.at(0).requests = 50; // inside the outage: not judged
+                               // 1 unpaced + 2 x max(1.5, 1) + 2 x max(0.5, 1) (a replica that released) = 6.
+        *f.at(1000) =
+            EndpointSecond { requests: 7, unpaced: 1, release_peaks: vec![1.5, 0.5, 0.0], ..Default::default() };
+        *f.at(2000) = EndpointSecond { requests: 6, unpaced: 1, release_peaks: vec![1.5, 0.5], ..Default::default() };
+        let outage = Failure::Outage { from_s: 0, to_s: 1, status: 503 };
+        let (over, worst) = f.release_bound_check(&outage).unwrap();
+        assert_eq!(over, 1);
+        assert!((worst - 7.0 / 6.0).abs() < 1e-9, "{worst}");
+        assert_eq!(f.release_bound_check(&Failure::Always503), None);
     }
 }

@@ -111,6 +111,7 @@ impl Tally {
 
     /// A `send` action at `t` (since the start; `now` on the engines' clock), and the endpoint's answer.
     pub fn sent(&mut self, sc: &Scenario, ev: &mut SimEvent, s: &Send, a: &Answer, t: u64, now: u64) {
+        let paced = ev.held && !s.probe;
         self.leave_hold(ev, t);
         let (ep, retry) = (ev.endpoint, s.attempt > 1);
         let failing = !sc.endpoints[ep].failure.is_healthy();
@@ -141,6 +142,17 @@ impl Tally {
         let second = f.at(t);
         second.requests += 1;
         second.retries += u64::from(retry);
+        second.unpaced += u64::from(!paced);
+    }
+
+    /// The highest release rate replica `replica` of `replicas` used for
+    /// endpoint `ep` at `t` (the engine's `take_release_peak_per_s`).
+    pub fn release_peak(&mut self, ep: usize, replica: usize, replicas: usize, t: u64, per_s: f64) {
+        let peaks = &mut self.figures[ep].at(t).release_peaks;
+        if peaks.len() < replicas {
+            peaks.resize(replicas, 0.0);
+        }
+        peaks[replica] = peaks[replica].max(per_s);
     }
 
     /// The answer reached the replica (fed as a `result`): a `Retry-After`
