@@ -127,6 +127,11 @@ func (d *driver) run(ctx context.Context) Summary {
 		}
 		if d.swapping && d.drained && !d.draining {
 			d.finishSwap(ctx)
+			// The new engine's first due instant: without it a run whose
+			// open events all wait on a retry (no free slot to admit, no
+			// attempt out) had no timer and stalled (1 in about 10 runs
+			// of the swap test).
+			d.arm(timer)
 			continue
 		}
 		batch = d.admit(batch, start, pace)

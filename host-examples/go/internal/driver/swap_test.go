@@ -218,3 +218,62 @@ func TestParsedWatchIntervalAndMetricsAddress(t *testing.T) {
 		}
 	}
 }
+
+// A swap that lands while every open event waits on its retry (no slot free
+// to admit, no attempt out) must leave the new engine's timer armed: the run
+// stalled there until its deadline before the loop re-armed after the swap.
+func TestASwapWhileTheOnlyEventWaitsOnItsRetryLeavesTheRetryOnTime(t *testing.T) {
+	var requests atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	doc := `{"version":"swap-wait","classes":{"storm":{"window_ms":20000,"hard_cap":2,` +
+		`"backoff":{"base_ms":1500,"factor":1.0,"cap_ms":1500,"jitter":"none"},` +
+		`"budget":{"ratio":1.0,"window_ms":20000,"min_sample":1,"sliding":true}}}}`
+	if err := os.WriteFile(policy, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := rp.EmbeddedArtifact()
+	path := filepath.Join(t.TempDir(), "retry_policy.wasm")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var stdout, stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- Main(ctx, []string{"--target", srv.URL, "--endpoint-id", "ep-swap-wait", "--events", "1",
+			"--concurrency", "1", "--policy", policy, "--allow-private-targets", "--artifact", path,
+			"--watch-artifact-ms", "50"}, &stdout, &stderr)
+	}()
+	eventually(t, "the first attempt", func() bool { return requests.Load() >= 1 })
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, rp.AppendCustomSection(old, "test:swap-wait", []byte("another")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the swap", func() bool {
+		return strings.Contains(stderr.String(), "replica: the delivery engine moved to the swapped-in artifact (")
+	})
+	if n := requests.Load(); n != 1 {
+		t.Fatalf("the retry (1.5 s after the first attempt) came before the swap finished: %d requests; the test needs the swap first", n)
+	}
+	select {
+	case c := <-code:
+		if c != 0 || requests.Load() != 2 || !strings.Contains(stdout.String(), `"delivered":1`) {
+			t.Fatalf("exit %d, %d requests (want 2), stdout %s\nstderr %s", c, requests.Load(), stdout.String(), stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the retry never came after the swap (%d requests): the new engine's timer was not armed\n%s",
+			requests.Load(), stderr.String())
+	}
+}
