@@ -15,7 +15,10 @@
 //!     limit, cut >= 1 s:  rate = max(floor, BETA * rate, min(KEEP * rate, KEEP * ok_per_s))
 //!     cut_at_ms = now_ms
 //! success, a limit known: rate = min(rate + GAIN, max(floor, CAP_SENT * sent_per_s))
-//! forgotten:   FORGET_MS after the last cut (nothing throttled since)
+//! FORGET_MS after the last cut or doubling (nothing throttled since):
+//!     CAP_SENT * sent_per_s <= rate:  forgotten (the limit no longer binds)
+//!     else:                           rate = min(CAP_SENT * rate, CAP_SENT * sent_per_s), doubled_at_ms = now_ms
+//!     (cuts stay at most one a second from the last cut, not from a doubling)
 //! token:       tokens' = min(1, tokens + rate * elapsed_ms / 1000); >= 1: send, tokens' - 1;
 //!              else wait until now_ms + max(1, ceil((1 - tokens') * 1000 / rate))
 //! ```
@@ -40,7 +43,14 @@
 //! what was sent, one more request a second each second, TCP's one more
 //! per round trip) had 10.2% 429s and 7.3/s accepted at a receiver capped
 //! at 10/s, against 4.2% and 8.1/s with this one (real processes, four
-//! languages, docs/health-simulation.md). The bucket holds
+//! languages, docs/health-simulation.md).
+//!
+//! A limit still in use when `FORGET_MS` have passed without a throttle
+//! doubles (bounded by twice what is sent) rather than vanishing: forgotten,
+//! the pacer went back to the backlog's need (up to 100 x the floor) at
+//! once, a burst the endpoint answered with a run of 429s every 30 s (the
+//! simulator's capped receiver: 10.1% 429s with forgetting, 1.3% with
+//! doubling). A limit the replica no longer reaches is forgotten. The bucket holds
 //! one token: sends are spaced, never burst.
 //!
 //! Why per replica and not in the store: the limit would be one more field
@@ -57,7 +67,7 @@ pub(crate) const BETA: f64 = 0.7;
 pub(crate) const KEEP: f64 = 0.95;
 /// Requests a second one success adds to a known limit.
 pub(crate) const GAIN: f64 = 0.003;
-/// A limit is forgotten this long after its last cut.
+/// A limit doubles (in use) or is forgotten (not) this long after its last cut or doubling.
 pub(crate) const FORGET_MS: u64 = 30_000;
 /// The limit never grows past this multiple of what the replica sends.
 pub(crate) const CAP_SENT: f64 = 2.0;
@@ -70,6 +80,8 @@ pub(crate) struct Limit {
     tokens: f64,
     updated_ms: u64,
     cut_at_ms: u64,
+    /// The last doubling (the 30 s run from the later of this and the last cut).
+    doubled_at_ms: u64,
     /// Requests sent per second (buckets `now_ms / 1000`).
     sent: super::endpoint::TwoBuckets,
     /// 2xx answers per second (buckets `now_ms / 1000`).
@@ -92,8 +104,14 @@ impl Limit {
 
     /// Whether a limit is known at `now_ms` (forgets it when due).
     pub fn active(&mut self, now_ms: u64) -> bool {
-        if self.rate_per_s > 0.0 && now_ms >= self.cut_at_ms.saturating_add(FORGET_MS) {
-            self.rate_per_s = 0.0;
+        if self.rate_per_s > 0.0 && now_ms >= self.cut_at_ms.max(self.doubled_at_ms).saturating_add(FORGET_MS) {
+            let sent = per_s(&mut self.sent, now_ms);
+            if CAP_SENT * sent <= self.rate_per_s {
+                self.rate_per_s = 0.0;
+            } else {
+                self.rate_per_s = (CAP_SENT * self.rate_per_s).min(CAP_SENT * sent);
+                self.doubled_at_ms = now_ms;
+            }
         }
         self.rate_per_s > 0.0
     }
@@ -221,10 +239,31 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_is_forgotten_thirty_seconds_after_its_last_cut() {
+    fn thirty_seconds_after_its_last_cut_a_limit_in_use_doubles_and_one_not_in_use_is_forgotten() {
+        let busy = |sends: u64| {
+            let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
+            for i in 0..sends {
+                l.sent(T + FORGET_MS - 1000 + i * 10);
+            }
+            assert!(l.active(T + FORGET_MS - 1));
+            assert_eq!(l.rate_per_s, 5.0, "nothing moves before");
+            let on = l.active(T + FORGET_MS);
+            (on, l.rate_per_s)
+        };
+        // 5 sent in the second before (at the limit): it doubles, at most to 2 x sent.
+        assert_eq!(busy(5), (true, 10.0));
+        // 3 sent: more than half of it, so still in use; 2 x 3 = 6 caps the doubling.
+        assert_eq!(busy(3), (true, 6.0));
+        // 2 sent: 2 x 2 <= 5, the limit no longer binds: forgotten.
+        assert_eq!(busy(2), (false, 0.0));
+        // A throttle right after a doubling cuts (cuts are spaced from cuts).
         let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
-        assert!(l.active(T + FORGET_MS - 1));
-        assert!(!l.active(T + FORGET_MS));
+        for i in 0..5 {
+            l.sent(T + FORGET_MS - 1000 + i * 10);
+        }
+        assert!(l.active(T + FORGET_MS));
+        l.throttled(1.0, T + FORGET_MS + 10);
+        assert!((l.rate_per_s - 7.0).abs() < 1e-9, "0.7 x 10 (no 2xx): {}", l.rate_per_s);
     }
 
     #[test]
