@@ -49,7 +49,7 @@
 //! doubles (bounded by twice what is sent) rather than vanishing: forgotten,
 //! the pacer went back to the backlog's need (up to 100 x the floor) at
 //! once, a burst the endpoint answered with a run of 429s every 30 s (the
-//! simulator's capped receiver: 10.1% 429s with forgetting, 1.3% with
+//! simulator's capped receiver: 10.1% 429s with forgetting, 1.1% with
 //! doubling). A limit the replica no longer reaches is forgotten. The bucket holds
 //! one token: sends are spaced, never burst.
 //!
