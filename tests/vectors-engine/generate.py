@@ -98,6 +98,32 @@ def case(name, cfg, inputs, comment=None):
     return c
 
 
+def drive(cfg, inputs, admits, until, latency_ms=50):
+    """`inputs`, then the inputs a host loop feeds: each `(t, event_id)` of
+    `admits` admitted at t (class "h"), a tick at every `timeout_ms` the
+    engine answers, every send answered 200 `latency_ms` later, until `until`
+    ms after T0. Every step is fed after the one before it was answered."""
+    inputs, admits, pending = list(inputs), list(admits), []
+    timeout = run(cfg, inputs)[-1]["timeout_ms"]
+    while True:
+        next_ = [(admits[0][0], 0)] if admits else []
+        next_ += [(min(pending)[0], 1)] if pending else []
+        next_ += [(timeout - T0, 2)] if timeout is not None else []
+        if not next_ or min(next_)[0] > until:
+            return inputs
+        t, kind = min(next_)
+        if kind == 0:
+            inputs.append(admit(t, admits.pop(0)[1], cls="h"))
+        elif kind == 1:
+            _, eid, attempt = pending.pop(pending.index(min(pending)))
+            inputs.append(result(t, eid, attempt, status=200))
+        else:
+            inputs.append(tick(t))
+        out = run(cfg, inputs)[-1]
+        pending += [(t + latency_ms, a["event_id"], a["attempt"]) for a in out["outputs"] if a["action"] == "send"]
+        timeout = out["timeout_ms"]
+
+
 def journal_text(c, upto):
     """The journal a host would hold after step `upto` of case `c`."""
     lines = []
@@ -235,6 +261,26 @@ def health_cases():
        "(due at +1500, its Retry-After) takes the token that accrued, and f, g and h wait in the release queue until "
        "the next, +1764 (1000 / 3.8 = 263.2 ms, rounded up); they then leave one a tick in deadline order, the "
        "pacer (raised to the limit) refusing none"))
+    steady = [(1600 + 400 * i, f"s{i}") for i in range(74)] + [(31000 + k, f"burst{k}") for k in range(3)]
+    cfg = config(F3, memory_store=True, journal=False)
+    cs.append(case("a learned limit still in use 30 s after its cut doubles, at most to twice what the replica sends "
+                   "(checked by hand)", cfg, drive(cfg, [
+        admit(0, "a", cls="h"), admit(1, "b", cls="h"), admit(2, "c", cls="h"), admit(3, "d", cls="h"),
+        admit(4, "e", cls="h"),
+        result(100, "a", 1, status=200), result(200, "b", 1, status=200), result(300, "c", 1, status=200),
+        result(400, "d", 1, status=200),
+        result(500, "e", 1, status=429, retry_after="1"),
+    ], steady, until=31500),
+        "engine section 5: e's 429 sets ep-1's limit to 0.95 x 4 = 3.8/s (+500), cut_at +500; e's retry leaves "
+        "at the pause's end (+1500); then one event every 400 ms (2.5/s), each answered 200 after 50 ms, each "
+        "success adding 0.003/s (capped at twice what is sent, never binding here). The first call 30 s after "
+        "the cut is s73's admission at +30800: 74 successes (e, s0..s72) made the limit 3.8 + 0.222 = 4.022/s; "
+        "sent_per_s there is 2 (s71, s72 this second) + 2 x 0.2 (s69, s70 last second, weight (1000 - 800) / "
+        "1000) = 2.4, and 2 x 2.4 = 4.8 > 4.022, so the limit doubles, to min(8.044, 4.8) = 4.8/s (were it "
+        "forgotten, the pacer alone would pass the burst at once). s73's 200 (+30850) adds 0.003: 4.803/s. The "
+        "burst of three at +31000..31002 leaves a limit token apart: +31009 (4.803 x 0.2 = 0.961 of a token accrued since "
+        "s73's send at +30800), then every ceil(1000 / 4.803..4.806) = 209 ms: +31218, +31427 (at 4.022/s "
+        "without the doubling it would be 249 ms)"))
     return cs
 
 
