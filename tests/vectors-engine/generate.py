@@ -236,16 +236,18 @@ def health_cases():
     ], "hold budget_refused until +1011 (retry 0's delay); at +1011 the gate passes it (a new pacer is full) and "
        "attempt 2 is journaled and sent with no store call before it (draft 6); its 200 delivers it with no call "
        "(a retry's success that was no probe)"))
-    cs.append(case("after a 429 every send to the endpoint waits for the learned limit's token, one a second at the "
+    cs.append(case("after a 429 every send to the endpoint waits for the learned limit's slot, one a second at the "
                    "floor (checked by hand)", config(F3), [
         admit(0, "a", cls="h"),
         result(10, "a", 1, status=429, retry_after="2"),
         store(11, 1, [1, 20, 0, 0, 0, -1, T0 + 2010, 0, 0, 0, T0 + 11]),
         admit(20, "b", cls="h"), admit(21, "c", cls="h"), admit(22, "d", cls="h"),
         tick(2010), tick(2011), tick(3010), tick(4010),
-    ], "the 429 pauses ep-1 until +2010 and sets its learned limit to the floor, 1/s, with no token (+10); b, c, d "
-       "hold paused; at +2010 b leaves with the limit's token, c and d wait in the release queue (one journaled "
-       "release_pacing hold each); a's retry, due at +2011, joins them; the queue releases one a second in "
+    ], "the 429 pauses ep-1 until +2010 and sets its learned limit to the floor, 1/s, no more sends in its "
+       "second (+10); b, c, d hold paused; at +2010 b leaves in the limit's one slot of second +2000 (and with the "
+       "release pacer's token); c and d wait in the release queue (one journaled release_pacing hold each) until "
+       "+3010, the pacer's next token at 1/s; a's retry, due at +2011 and never held (the release pacer does not "
+       "pace it), waits for the limit's next second, +3000, and joins them; the queue releases one a second in "
        "deadline order: a at +3010, c at +4010"))
     cs.append(case("a throttle after successes sets the learned limit to 95% of what the endpoint accepted in the "
                    "second before, and the pacer lets that rate through", config(F3, memory_store=True), [
@@ -257,11 +259,13 @@ def health_cases():
         admit(600, "f", cls="h"), admit(601, "g", cls="h"), admit(602, "h", cls="h"),
         tick(1500), tick(1501), tick(1800), tick(2100), tick(2400),
     ], "engine section 5 (checked by hand): four 200s in the second before e's 429 set ep-1's limit to "
-       "0.95 x 4 = 3.8/s with no token (+500); f, g and h hold paused until the pause's end (+1500); there e's retry "
-       "(due at +1500, its Retry-After) takes the token that accrued, and f, g and h wait in the release queue until "
-       "the next, +1764 (1000 / 3.8 = 263.2 ms, rounded up); they then leave one a tick in deadline order, the "
-       "pacer (raised to the limit) refusing none"))
-    steady = [(1600 + 400 * i, f"s{i}") for i in range(74)] + [(31000 + k, f"burst{k}") for k in range(3)]
+       "0.95 x 4 = 3.8/s, no more sends in its second (+500); f, g and h hold paused until the pause's end "
+       "(+1500); there, in second +1000, the limit allows floor(3.8) = 3 sends, at +1000, +1334 and +1667 "
+       "(ceil(1000 k / 3)): e's retry (due at +1500, its Retry-After) and f take the first two, g and h wait in "
+       "the release queue for +1667; g leaves at the next tick (+1800), h in the next second's first slot, at the "
+       "tick at +2100; the pacer (raised to the limit) refusing none"))
+    steady = [(sec * 1000 + at, f"s{sec}.{at}") for sec in range(2, 31) for at in (0, 334, 667)]
+    steady += [(31000 + k, f"burst{k}") for k in range(6)]
     cfg = config(F3, memory_store=True, journal=False)
     cs.append(case("a learned limit still in use 30 s after its cut doubles, at most to twice what the replica sends "
                    "(checked by hand)", cfg, drive(cfg, [
@@ -270,17 +274,18 @@ def health_cases():
         result(100, "a", 1, status=200), result(200, "b", 1, status=200), result(300, "c", 1, status=200),
         result(400, "d", 1, status=200),
         result(500, "e", 1, status=429, retry_after="1"),
-    ], steady, until=31500),
-        "engine section 5: e's 429 sets ep-1's limit to 0.95 x 4 = 3.8/s (+500), cut_at +500; e's retry leaves "
-        "at the pause's end (+1500); then one event every 400 ms (2.5/s), each answered 200 after 50 ms, each "
-        "success adding 0.003/s (capped at twice what is sent, never binding here). The first call 30 s after "
-        "the cut is s73's admission at +30800: 74 successes (e, s0..s72) made the limit 3.8 + 0.222 = 4.022/s; "
-        "sent_per_s there is 2 (s71, s72 this second) + 2 x 0.2 (s69, s70 last second, weight (1000 - 800) / "
-        "1000) = 2.4, and 2 x 2.4 = 4.8 > 4.022, so the limit doubles, to min(8.044, 4.8) = 4.8/s (were it "
-        "forgotten, the pacer alone would pass the burst at once). s73's 200 (+30850) adds 0.003: 4.803/s. The "
-        "burst of three at +31000..31002 leaves a limit token apart: +31009 (4.803 x 0.2 = 0.961 of a token accrued since "
-        "s73's send at +30800), then every ceil(1000 / 4.803..4.806) = 209 ms: +31218, +31427 (at 4.022/s "
-        "without the doubling it would be 249 ms)"))
+    ], steady, until=32000),
+        "engine section 5: e's 429 sets ep-1's limit to 0.95 x 4 = 3.8/s (+500), cut_at +500: 3 sends a second, "
+        "at +0, +334 and +667 of each. e's retry leaves at the pause's end (+1500); then one event at each of those "
+        "slots from +2000 to +30667 (3/s, never held), each answered 200 after 50 ms, each success adding "
+        "0.003/s (capped at twice what is sent, never binding here). The first look 30 s after the cut is "
+        "s30.667's admission at +30667: 87 successes (e and the 86 events before it) made the limit 3.8 + 0.261 "
+        "= 4.061/s; sent_per_s there (before its own send) is 2 (+30000, +30334) + 3 x 0.333 (the second "
+        "before, weight (1000 - 667) / 1000) = 2.999, and 2 x 2.999 = 5.998 > 4.061, so the limit doubles, to "
+        "min(8.122, 5.998) = 5.998/s; s30.667's 200 (+30717) adds 0.003: 6.001/s, 6 sends a second. The burst "
+        "of six at +31000..31005 leaves in the six slots of second +31000: +31000, +31167, +31334, +31500, "
+        "+31667, +31834 (without the doubling, at 4.064/s, in 4: +31000, +31250, +31500, +31750, and the last "
+        "two in the next second)"))
     return cs
 
 

@@ -199,7 +199,7 @@ impl Engine {
             GateDecision::Hold { until_ms, reason } => self.hold(id, until_ms, reason),
             GateDecision::Probe => self.probe(id, gate, view),
             GateDecision::Send { probe } => {
-                // A probe is one request the store granted: no limit token.
+                // A probe is one request the store granted: no limit slot.
                 if probe || !self.limited(id, &gate.endpoint_id) {
                     self.start_send(id, probe);
                 }
@@ -249,7 +249,7 @@ impl Engine {
     }
 
     /// A send to an endpoint with a learned limit (limit.rs) needs one of
-    /// its tokens; without one the event waits in the release queue (one
+    /// its slots; without one the event waits in the release queue (one
     /// journaled `release_pacing` hold) for the next. Whether it waits.
     fn limited(&mut self, id: &str, endpoint_id: &str) -> bool {
         let now = self.now_ms;

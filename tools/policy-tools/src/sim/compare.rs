@@ -294,6 +294,18 @@ pub fn goals(c: &Comparison) -> Vec<Goal> {
                     c.scenario.duration_s
                 ),
             );
+            // Accepted (2xx) per second while arrivals last, as a share of the capacity.
+            let secs = (c.scenario.duration_s as usize).min(b.series.len());
+            let accepted: u64 = b.series[..secs].iter().map(|s| s.delivered).sum();
+            let share = accepted as f64 / (secs.max(1) as f64 * per_s as f64);
+            goal(
+                share >= 0.9,
+                format!(
+                    "accepted while arrivals last {:.2}/s, {} of the capacity >= 90%",
+                    accepted as f64 / secs.max(1) as f64,
+                    pct(share)
+                ),
+            );
         }
     }
     out
