@@ -76,7 +76,7 @@ func (e *Engine) OpenDeliveryEngine(ctx context.Context, config any) (*DeliveryE
 	if err != nil {
 		return nil, err
 	}
-	in, err := e.acquire(ctx)
+	in, err := e.acquireOn(ctx, nil, false)
 	if err != nil {
 		return nil, err
 	}
