@@ -221,16 +221,11 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 		return cfg, usageErrorf("--concurrency %q: want a whole number from 1 to 65535", concurrency)
 	}
 	cfg.Concurrency = int(c)
-	if set["policy"] && cfg.PolicyPath == "" {
-		return cfg, usageErrorf("--policy must name a file")
-	}
-	for name, v := range map[string]string{"store": cfg.StorePath, "resume": cfg.ResumePath, "signing-secrets": cfg.SecretsPath} {
+	for name, v := range map[string]string{"policy": cfg.PolicyPath, "artifact": cfg.ArtifactPath, "store": cfg.StorePath,
+		"resume": cfg.ResumePath, "signing-secrets": cfg.SecretsPath} {
 		if set[name] && v == "" {
 			return cfg, usageErrorf("--%s must name a file", name)
 		}
-	}
-	if set["artifact"] && cfg.ArtifactPath == "" {
-		return cfg, usageErrorf("--artifact must name a file")
 	}
 	if set["watch-artifact-ms"] {
 		ms, err := strconv.ParseUint(watchMs, 10, 32)
