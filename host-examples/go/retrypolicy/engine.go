@@ -234,12 +234,8 @@ func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) 
 // judge classifies the error of a call on in (see done).
 func (in *instance) judge(ctx context.Context, op string, err error) error {
 	if err == nil {
-		return nil // the common case, without the allocations of errors.As
+		return nil // the common case, before the variables errors.As needs
 	}
-	return in.judgeError(ctx, op, err)
-}
-
-func (in *instance) judgeError(ctx context.Context, op string, err error) error {
 	var pe *PolicyError
 	var le *lowerError
 	switch {
