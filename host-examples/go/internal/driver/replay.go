@@ -51,7 +51,7 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	engine, err := newEngine(ctx, Config{ArtifactPath: a.artifact})
+	engine, err := rp.New(ctx, rp.WithArtifactPath(a.artifact))
 	if err != nil {
 		return fail("policy artifact: %v", err)
 	}
