@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"time"
 
@@ -100,10 +101,18 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	d.client = safehttp.NewClient(safehttp.Options{
 		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
 		AllowPrivateTargets: cfg.AllowPrivate,
-		Judge:               judgeWith(ctx, engine),
-		IdlePerHost:         cfg.Concurrency,
-		RootCAs:             cfg.Roots,
-		Observe:             metrics.ObserveDelivery,
+		// the artifact's destination-refusal (docs/destinations.md: the table
+		// lives once, in the component); an address it cannot judge is refused
+		Judge: func(ip netip.Addr) string {
+			why, err := engine.DestinationRefusal(ctx, ip.String())
+			if err != nil {
+				return "unjudged (" + err.Error() + ")"
+			}
+			return why
+		},
+		IdlePerHost: cfg.Concurrency,
+		RootCAs:     cfg.Roots,
+		Observe:     metrics.ObserveDelivery,
 	})
 	if cfg.SecretsPath != "" {
 		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
