@@ -1,7 +1,5 @@
 package journal
 
-import "strings"
-
 // Code is one of docs/journal.md's error codes this package gives (the
 // format's own codes are the engine's).
 type Code string
@@ -23,17 +21,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(string(e.Code))
-	b.WriteString(": ")
+	s := string(e.Code) + ": "
 	if e.Path != "" {
-		b.WriteString(e.Path + ": ")
+		s += e.Path + ": "
 	}
-	b.WriteString(e.Message)
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
+	if s += e.Message; e.Err != nil {
+		s += ": " + e.Err.Error()
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap is the cause.

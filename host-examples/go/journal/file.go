@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -75,23 +76,16 @@ func (j *File) Bytes() ([]byte, error) {
 // returns once they are on disk (fdatasync). A failed write is cut back:
 // the file stays whole lines.
 func (j *File) Append(lines ...string) error {
-	n := 0
-	for _, l := range lines {
-		n += len(l)
-	}
-	if n == 0 {
+	buf := strings.Join(lines, "")
+	if buf == "" {
 		return nil
-	}
-	buf := make([]byte, 0, n)
-	for _, l := range lines {
-		buf = append(buf, l...)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
 		return errClosed(j.path)
 	}
-	if _, err := j.f.Write(buf); err != nil {
+	if _, err := j.f.WriteString(buf); err != nil {
 		_ = j.f.Truncate(j.size)
 		return ioError(j.path, err)
 	}
@@ -99,7 +93,7 @@ func (j *File) Append(lines ...string) error {
 		_ = j.f.Truncate(j.size)
 		return ioError(j.path, err)
 	}
-	j.size += int64(n)
+	j.size += int64(len(buf))
 	return nil
 }
 
@@ -157,12 +151,11 @@ func (j *File) Replace(text string) error {
 	if err != nil {
 		return ioError(tmp, err)
 	}
-	if _, err := f.WriteString(text); err != nil {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return ioError(tmp, err)
+	_, err = f.WriteString(text)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
+	if err != nil {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 		return ioError(tmp, err)

@@ -13,7 +13,10 @@ package redisbudget
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,6 +33,7 @@ var script = redis.NewScript(budgetLua)
 type Store struct {
 	rdb     redis.Scripter
 	timeout time.Duration
+	trips   atomic.Uint64
 }
 
 // Option configures New.
@@ -76,14 +80,28 @@ func (s *Store) Call(ctx context.Context, key string, argv []string) ([]int64, e
 	for i, a := range argv {
 		args[i] = a
 	}
-	v, err := s.rdb.EvalSha(ctx, script.Hash(), keys, args...).Int64Slice()
+	v, err := s.count(s.rdb.EvalSha(ctx, script.Hash(), keys, args...)).Int64Slice()
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		v, err = s.rdb.Eval(ctx, budgetLua, keys, args...).Int64Slice()
+		v, err = s.count(s.rdb.Eval(ctx, budgetLua, keys, args...)).Int64Slice()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redisbudget: %w", err)
 	}
 	return v, nil
+}
+
+// RoundTrips is how many of Call's commands (EVALSHA, EVAL) Redis answered
+// (a reply or an error reply); one that never reached it (refused, timed
+// out) is not a round trip.
+func (s *Store) RoundTrips() uint64 { return s.trips.Load() }
+
+func (s *Store) count(cmd *redis.Cmd) *redis.Cmd {
+	var re redis.Error
+	var ne net.Error
+	if err := cmd.Err(); err == nil || errors.Is(err, redis.Nil) || (errors.As(err, &re) && !errors.As(err, &ne)) {
+		s.trips.Add(1)
+	}
+	return cmd
 }
 
 // ClientOptions are go-redis options for a budget store at addr: every

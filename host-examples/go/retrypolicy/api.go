@@ -13,72 +13,36 @@ import (
 // lifts the answer. A refused input is a *PolicyError; a trap a *TrapError.
 
 // ABIVersion returns the module's abi-version (4 for this host: ABI 1.0).
-func (e *Engine) ABIVersion(ctx context.Context) (v uint32, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "abi-version", in, &err)
-	v, err = in.callABIVersion(ctx)
-	return v, err
+func (e *Engine) ABIVersion(ctx context.Context) (uint32, error) {
+	return onInstance(ctx, e, nil, "abi-version", func(in *instance) (uint32, error) { return in.callABIVersion(ctx) })
 }
 
 // Plan derives max attempts and the schedule from a window.
-func (e *Engine) Plan(ctx context.Context, b Backoff, windowMs uint64, hardCap uint32) (s Schedule, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "plan", in, &err)
-	s, err = in.callPlan(ctx, &b, windowMs, hardCap)
-	return s, err
+func (e *Engine) Plan(ctx context.Context, b Backoff, windowMs uint64, hardCap uint32) (Schedule, error) {
+	return onInstance(ctx, e, nil, "plan", func(in *instance) (Schedule, error) { return in.callPlan(ctx, &b, windowMs, hardCap) })
 }
 
 // ClassifyStatus classifies an HTTP status (100..=599, else invalid_status).
-func (e *Engine) ClassifyStatus(ctx context.Context, status uint16) (c OutcomeClass, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "classify-status", in, &err)
-	c, err = in.callClassifyStatus(ctx, status)
-	return c, err
+func (e *Engine) ClassifyStatus(ctx context.Context, status uint16) (OutcomeClass, error) {
+	return onInstance(ctx, e, nil, "classify-status", func(in *instance) (OutcomeClass, error) { return in.callClassifyStatus(ctx, status) })
 }
 
 // ClassifyError classifies a transport error kind (unknown kinds are terminal).
-func (e *Engine) ClassifyError(ctx context.Context, kind string) (c OutcomeClass, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "classify-error", in, &err)
-	c, err = in.callClassifyError(ctx, kind)
-	return c, err
+func (e *Engine) ClassifyError(ctx context.Context, kind string) (OutcomeClass, error) {
+	return onInstance(ctx, e, nil, "classify-error", func(in *instance) (OutcomeClass, error) { return in.callClassifyError(ctx, kind) })
 }
 
 // LoadDocument parses and validates a JSON policy document (at most 1 MiB).
-func (e *Engine) LoadDocument(ctx context.Context, json []byte) (d PolicyDocument, err error) {
+func (e *Engine) LoadDocument(ctx context.Context, json []byte) (PolicyDocument, error) {
 	text := string(json)
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "load-document", in, &err)
-	d, err = in.callLoadDocument(ctx, text)
-	return d, err
+	return onInstance(ctx, e, nil, "load-document", func(in *instance) (PolicyDocument, error) { return in.callLoadDocument(ctx, text) })
 }
 
 // Admit returns the schedule a new event of class is admitted under at
 // nowMs (persist it with the event). The component re-validates the
 // document, since a host may have built or altered it.
-func (e *Engine) Admit(ctx context.Context, d PolicyDocument, class string, nowMs uint64) (a Admission, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "admit", in, &err)
-	a, err = in.callAdmit(ctx, &d, class, nowMs)
-	return a, err
+func (e *Engine) Admit(ctx context.Context, d PolicyDocument, class string, nowMs uint64) (Admission, error) {
+	return onInstance(ctx, e, nil, "admit", func(in *instance) (Admission, error) { return in.callAdmit(ctx, &d, class, nowMs) })
 }
 
 // LoadHealthDocument parses and validates a format-3 document (format 2
@@ -86,13 +50,9 @@ func (e *Engine) Admit(ctx context.Context, d PolicyDocument, class string, nowM
 // effective section (its own, else the document's; nil: format 2), its
 // policy hash and the words the section adds to it. The delivery engine
 // (OpenDeliveryEngine) runs its health sections.
-func (e *Engine) LoadHealthDocument(ctx context.Context, json []byte) (d HealthDocument, err error) {
+func (e *Engine) LoadHealthDocument(ctx context.Context, json []byte) (HealthDocument, error) {
 	text := string(json)
-	err = e.with(ctx, "load-health-document", func(in *instance) (err error) {
-		d, err = in.callLoadHealthDocument(ctx, text)
-		return err
-	})
-	return d, err
+	return onInstance(ctx, e, nil, "load-health-document", func(in *instance) (HealthDocument, error) { return in.callLoadHealthDocument(ctx, text) })
 }
 
 // VectorCase runs one conformance vector case inside the component (the
@@ -102,7 +62,9 @@ func (e *Engine) LoadHealthDocument(ctx context.Context, json []byte) (d HealthD
 // the case passed; a *CaseFailure: the component's reason it failed; any
 // other error: the call itself failed (a trap, a done context).
 func (e *Engine) VectorCase(ctx context.Context, format, kase string) error {
-	err := e.withAnswer(ctx, "vector-case", func(in *instance) error { return in.callVectorCase(ctx, format, kase) })
+	_, err := withAnswer(ctx, e, "vector-case", func(in *instance) (struct{}, error) {
+		return struct{}{}, in.callVectorCase(ctx, format, kase)
+	})
 	var answer *answerError
 	if errors.As(err, &answer) {
 		return &CaseFailure{Message: answer.msg}
@@ -122,22 +84,22 @@ type answerError struct{ msg string }
 
 func (e *answerError) Error() string { return e.msg }
 
-// withAnswer is with for an export whose error is a string: that Err text
+// withAnswer is onInstance for an export whose error is a string: that Err text
 // comes back as an *answerError, the instance kept (a trap still discards
 // it and is a *TrapError).
-func (e *Engine) withAnswer(ctx context.Context, op string, fn func(*instance) error) error {
+func withAnswer[T any](ctx context.Context, e *Engine, op string, fn func(*instance) (T, error)) (T, error) {
 	var answer error
-	err := e.with(ctx, op, func(in *instance) error {
-		err := fn(in)
+	v, err := onInstance(ctx, e, nil, op, func(in *instance) (T, error) {
+		v, err := fn(in)
 		if isGuestErr(err) {
 			answer, err = &answerError{err.Error()}, nil
 		}
-		return err
+		return v, err
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = answer
 	}
-	return answer
+	return v, err
 }
 
 // isGuestErr reports whether err is the Err text the glue lifted from a

@@ -1,11 +1,11 @@
 package retrypolicy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -76,7 +76,7 @@ func (e *Engine) OpenDeliveryEngine(ctx context.Context, config any) (*DeliveryE
 	if err != nil {
 		return nil, err
 	}
-	in, err := e.acquire(ctx)
+	in, err := e.acquireOn(ctx, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -101,26 +101,18 @@ func (e *Engine) OpenDeliveryEngine(ctx context.Context, config any) (*DeliveryE
 // and returns its answer. A refused input is in the answer's Errors (the
 // batch goes on); an *EngineError is a batch refused whole.
 func (d *DeliveryEngine) Feed(ctx context.Context, inputs []any) (EngineAnswer, error) {
-	text, err := json.Marshal(inputs)
-	if err != nil {
-		return EngineAnswer{}, fmt.Errorf("retrypolicy: delivery engine: the inputs are not JSON: %w", err)
-	}
-	return d.FeedJSON(ctx, string(text))
+	return answer(func(out any) error { return d.FeedInto(ctx, inputs, out) })
 }
 
 // FeedJSON is Feed on a batch already in JSON text (a JSON array).
 func (d *DeliveryEngine) FeedJSON(ctx context.Context, batch string) (EngineAnswer, error) {
-	return d.answer(ctx, "engine-feed", func(in *instance) (string, error) {
-		return in.callEngineFeed(ctx, d.handle, batch)
-	})
+	return answer(func(out any) error { return d.feed(ctx, batch, out) })
 }
 
 // Resume hands the engine a journal's bytes (docs/engine.md section 10),
 // answered as Feed.
 func (d *DeliveryEngine) Resume(ctx context.Context, nowMs uint64, journal []byte) (EngineAnswer, error) {
-	return d.answer(ctx, "engine-resume", func(in *instance) (string, error) {
-		return in.callEngineResume(ctx, d.handle, nowMs, journal)
-	})
+	return answer(func(out any) error { return d.ResumeInto(ctx, nowMs, journal, out) })
 }
 
 // Close forgets the engine and gives its instance back. Closing twice is
@@ -142,9 +134,11 @@ func (d *DeliveryEngine) FeedInto(ctx context.Context, inputs []any, out any) er
 	if err != nil {
 		return fmt.Errorf("retrypolicy: delivery engine: the inputs are not JSON: %w", err)
 	}
-	return d.answerInto(ctx, "engine-feed", func(in *instance) (string, error) {
-		return in.callEngineFeed(ctx, d.handle, string(text))
-	}, out)
+	return d.feed(ctx, string(text), out)
+}
+
+func (d *DeliveryEngine) feed(ctx context.Context, batch string, out any) error {
+	return d.answerInto(ctx, "engine-feed", func(in *instance) (string, error) { return in.callEngineFeed(ctx, d.handle, batch) }, out)
 }
 
 // ResumeInto is Resume with the answer decoded into out (as FeedInto).
@@ -154,9 +148,10 @@ func (d *DeliveryEngine) ResumeInto(ctx context.Context, nowMs uint64, journal [
 	}, out)
 }
 
-func (d *DeliveryEngine) answer(ctx context.Context, op string, fn func(*instance) (string, error)) (EngineAnswer, error) {
+// answer is an answer decoded by into as an EngineAnswer.
+func answer(into func(out any) error) (EngineAnswer, error) {
 	var a EngineAnswer
-	if err := d.answerInto(ctx, op, fn, &a); err != nil {
+	if err := into(&a); err != nil {
 		return EngineAnswer{}, err
 	}
 	return a, nil
@@ -169,15 +164,14 @@ func (d *DeliveryEngine) answerInto(ctx context.Context, op string, fn func(*ins
 		return errStale
 	}
 	var text string
-	err := d.call(ctx, op, func() error {
-		var err error
+	err := d.call(ctx, op, func() (err error) {
 		text, err = fn(d.in)
 		return err
 	}, false)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
 		return &TrapError{Op: op, Err: fmt.Errorf("the engine's answer is not {outputs, errors, timeout_ms}: %w", err)}

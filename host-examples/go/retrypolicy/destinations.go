@@ -8,15 +8,14 @@ import "context"
 // when it may. The component judges it (docs/destinations.md), so every
 // host refuses the same addresses. Text that is not an address is an
 // error (invalid_address).
-func (e *Engine) DestinationRefusal(ctx context.Context, address string) (reason string, err error) {
-	err = e.withAnswer(ctx, "destination-refusal", func(in *instance) error {
-		r, err := in.callDestinationRefusal(ctx, address)
-		if r != nil {
-			reason = *r
-		}
-		return err
+func (e *Engine) DestinationRefusal(ctx context.Context, address string) (string, error) {
+	r, err := withAnswer(ctx, e, "destination-refusal", func(in *instance) (*string, error) {
+		return in.callDestinationRefusal(ctx, address)
 	})
-	return reason, err
+	if r == nil {
+		return "", err
+	}
+	return *r, err
 }
 
 // ReadTarget reads a webhook's target URL as the component reads it for
@@ -24,10 +23,6 @@ func (e *Engine) DestinationRefusal(ctx context.Context, address string) (reason
 // only, no user info, IPv4 numbers as browsers read them (127.1 is
 // 127.0.0.1). The error's text starts with its code (invalid_url,
 // unsupported_scheme, userinfo, invalid_host, invalid_port).
-func (e *Engine) ReadTarget(ctx context.Context, url string) (t Target, err error) {
-	err = e.withAnswer(ctx, "read-target", func(in *instance) (err error) {
-		t, err = in.callReadTarget(ctx, url)
-		return err
-	})
-	return t, err
+func (e *Engine) ReadTarget(ctx context.Context, url string) (Target, error) {
+	return withAnswer(ctx, e, "read-target", func(in *instance) (Target, error) { return in.callReadTarget(ctx, url) })
 }

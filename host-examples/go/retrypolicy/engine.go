@@ -159,14 +159,11 @@ func (e *Engine) Close(ctx context.Context) error {
 	return e.rt.Close(ctx)
 }
 
-// acquire takes an idle instance of the current artifact (or instantiates
-// one) for one call; the caller defers e.done(ctx, op, in, &err). Calls
-// may nest (the budget-store import of Decide calls the MemoryStore,
-// which calls StoreApply on an instance of the apply pool).
-func (e *Engine) acquire(ctx context.Context) (*instance, error) { return e.acquireOn(ctx, nil, false) }
-
-// acquireOn takes an instance of g (nil: the current generation) from its
-// main pool or, when apply is set, its store-apply pool.
+// acquireOn takes an idle instance of g (nil: the current generation), or
+// instantiates one, from its main pool or, when apply is set, its
+// store-apply pool, for one call; the caller defers e.done(ctx, op, in,
+// &err). Calls may nest (the budget-store import of Decide calls the
+// MemoryStore, which calls StoreApply on an instance of the apply pool).
 func (e *Engine) acquireOn(ctx context.Context, g *generation, apply bool) (*instance, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -217,25 +214,28 @@ func (e *Engine) done(ctx context.Context, op string, in *instance, errp *error)
 	e.leave()
 }
 
-// with runs fn on a pooled instance (acquire, fn, done).
-func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) (err error) {
-	in, err := e.acquire(ctx)
+// onInstance runs fn on an instance of g (nil: the current artifact) as one
+// call (acquireOn, fn, done).
+func onInstance[T any](ctx context.Context, e *Engine, g *generation, op string, fn func(*instance) (T, error)) (v T, err error) {
+	in, err := e.acquireOn(ctx, g, false)
 	if err != nil {
-		return err
+		return v, err
 	}
 	defer e.done(ctx, op, in, &err)
 	return fn(in)
 }
 
+// with is onInstance for a call that returns only an error.
+func (e *Engine) with(ctx context.Context, op string, fn func(*instance) error) error {
+	_, err := onInstance(ctx, e, nil, op, func(in *instance) (struct{}, error) { return struct{}{}, fn(in) })
+	return err
+}
+
 // judge classifies the error of a call on in (see done).
 func (in *instance) judge(ctx context.Context, op string, err error) error {
 	if err == nil {
-		return nil // the common case, without the allocations of errors.As
+		return nil // the common case, before the variables errors.As needs
 	}
-	return in.judgeError(ctx, op, err)
-}
-
-func (in *instance) judgeError(ctx context.Context, op string, err error) error {
 	var pe *PolicyError
 	var le *lowerError
 	switch {

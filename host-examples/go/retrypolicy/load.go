@@ -18,12 +18,9 @@ var abiPackageVersion = strings.TrimPrefix(ABI, "webhook:retry-policy@")
 
 // load runs the checks of docs/artifact.md on raw (pin, container, ABI,
 // self-test, embedded document) and returns the loaded generation, not
-// yet current. Every refusal is an *ArtifactError.
+// yet current; pin is "" or lower-case hex (pinOf checked it). Every
+// refusal is an *ArtifactError.
 func (e *Engine) load(ctx context.Context, raw []byte, source, pin string) (*generation, error) {
-	pin, err := checkPin(pin)
-	if err != nil {
-		return nil, err
-	}
 	if len(raw) > MaxArtifactBytes {
 		return nil, tooLarge(source, int64(len(raw)))
 	}
@@ -61,11 +58,8 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 	}
 	in.home, in.gen = &g.pool, g
 	g.pool.put(in)
-	var v uint32
-	if err := e.withGen(ctx, g, "abi-version", func(in *instance) (err error) {
-		v, err = in.callABIVersion(ctx)
-		return err
-	}); err != nil {
+	v, err := onInstance(ctx, e, g, "abi-version", func(in *instance) (uint32, error) { return in.callABIVersion(ctx) })
+	if err != nil {
 		return artifactErrorf(ArtifactSelfTestFailed, err, "abi-version() failed: %v", err)
 	}
 	if v != ABIVersion {
@@ -81,11 +75,10 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 	}
 	// format 2 or 3 (docs/artifact.md step 6): load-health-document reads
 	// format 2 exactly as load-document does, and health sections too
-	var hdoc HealthDocument
-	if err := e.withGen(ctx, g, "load-health-document", func(in *instance) (err error) {
-		hdoc, err = in.callLoadHealthDocument(ctx, string(text))
-		return err
-	}); err != nil {
+	hdoc, err := onInstance(ctx, e, g, "load-health-document", func(in *instance) (HealthDocument, error) {
+		return in.callLoadHealthDocument(ctx, string(text))
+	})
+	if err != nil {
 		return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s) does not load: %v", documentSection, err)
 	}
 	doc := formatTwoOf(hdoc)
@@ -95,10 +88,7 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 	}
 	now := e.clock.NowMs()
 	for _, c := range doc.Classes {
-		if err := e.withGen(ctx, g, "admit", func(in *instance) error {
-			_, err := in.callAdmit(ctx, &doc, c.Name, now)
-			return err
-		}); err != nil {
+		if _, err := onInstance(ctx, e, g, "admit", func(in *instance) (Admission, error) { return in.callAdmit(ctx, &doc, c.Name, now) }); err != nil {
 			return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s): class %q does not admit: %v", documentSection, c.Name, err)
 		}
 	}
@@ -144,16 +134,6 @@ func checkExports(exports []string) error {
 		found, ABI, ABIVersion)
 }
 
-// withGen runs fn on an instance of g (acquire, fn, done).
-func (e *Engine) withGen(ctx context.Context, g *generation, op string, fn func(*instance) error) (err error) {
-	in, err := e.acquireOn(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer e.done(ctx, op, in, &err)
-	return fn(in)
-}
-
 // selfTest asks g the known answers of docs/artifact.md through the
 // normal call path; a differing answer or a trap refuses the artifact.
 func (e *Engine) selfTest(ctx context.Context, g *generation) error {
@@ -165,29 +145,26 @@ func (e *Engine) selfTest(ctx context.Context, g *generation) error {
 	}
 	const planCall = "plan({base_ms: 1000, factor: 2.0, cap_ms: 4000, jitter: none}, 10000, 16)"
 	const planWant = "max_attempts 4, offsets_ms [0 1000 3000 7000], limited_by window"
-	var s Schedule
-	err := e.withGen(ctx, g, "plan", func(in *instance) (err error) {
-		s, err = in.callPlan(ctx, &Backoff{BaseMs: 1000, Factor: 2, CapMs: 4000, Jitter: JitterNone}, 10000, 16)
-		return err
+	s, err := onInstance(ctx, e, g, "plan", func(in *instance) (Schedule, error) {
+		return in.callPlan(ctx, &Backoff{BaseMs: 1000, Factor: 2, CapMs: 4000, Jitter: JitterNone}, 10000, 16)
 	})
 	if err != nil || s.MaxAttempts != 4 || !slices.Equal(s.OffsetsMs, []uint64{0, 1000, 3000, 7000}) || s.LimitedBy != LimitedByWindow {
 		got := fmt.Sprintf("max_attempts %d, offsets_ms %v, limited_by %s", s.MaxAttempts, s.OffsetsMs, s.LimitedBy)
 		return fail(planCall, planWant, got, err)
 	}
-	var class OutcomeClass
-	err = e.withGen(ctx, g, "classify-status", func(in *instance) (err error) {
-		class, err = in.callClassifyStatus(ctx, 200)
-		return err
-	})
+	class, err := onInstance(ctx, e, g, "classify-status", func(in *instance) (OutcomeClass, error) { return in.callClassifyStatus(ctx, 200) })
 	if err != nil || class != OutcomeClassSuccess {
 		return fail("classify-status(200)", "success", class, err)
 	}
-	var ms uint64
-	var ok bool
-	err = e.withGen(ctx, g, "parse-retry-after", func(in *instance) (err error) {
-		ms, ok, err = in.callParseRetryAfter(ctx, "120", 0)
-		return err
+	type usable struct {
+		ms uint64
+		ok bool
+	}
+	got, err := onInstance(ctx, e, g, "parse-retry-after", func(in *instance) (r usable, err error) {
+		r.ms, r.ok, err = in.callParseRetryAfter(ctx, "120", 0)
+		return r, err
 	})
+	ms, ok := got.ms, got.ok
 	if err != nil || !ok || ms != 120000 {
 		return fail(`parse-retry-after("120", 0)`, "120000", fmt.Sprintf("%d (usable: %v)", ms, ok), err)
 	}

@@ -4,19 +4,19 @@ import "context"
 
 // The delivery step of contract 0.2: Evaluate names the one store request
 // an attempt needs, the host makes it, Settle turns the reply into the
-// decision. Engine.Step runs the three.
+// decision. Engine.Step runs the three. Evaluate, Settle, StoreApply and
+// Decide are the step's hot path: each acquires its instance directly.
 
 // Evaluate runs gates 1-5 after an attempt and names the one store request
 // the attempt needs (Step.Store; nil: nothing to count or reserve).
 // Step.Decision is set when a gate decided; nil when only the budget remains.
 func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (st Step, err error) {
-	in, err := e.acquire(ctx)
+	in, err := e.acquireOn(ctx, nil, false)
 	if err != nil {
 		return
 	}
 	defer e.done(ctx, "evaluate", in, &err)
-	st, err = in.callEvaluate(ctx, &p, &s, &o, nowMs)
-	return st, err
+	return in.callEvaluate(ctx, &p, &s, &o, nowMs)
 }
 
 // Settle is the decision once the store answered Evaluate's request (same
@@ -24,37 +24,29 @@ func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o Atte
 // failed). The store's verdict stands; BudgetDisagreement reports a store
 // whose rule differs from the policy's on the same counts.
 func (e *Engine) Settle(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, reply StoreReply) (st Settlement, err error) {
-	in, err := e.acquire(ctx)
+	in, err := e.acquireOn(ctx, nil, false)
 	if err != nil {
 		return
 	}
 	defer e.done(ctx, "settle", in, &err)
-	st, err = in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
-	return st, err
+	return in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
 }
 
 // ParseRetryAfter reads a Retry-After header value (as received) as
 // milliseconds from nowMs; ok is false when it is not usable.
 func (e *Engine) ParseRetryAfter(ctx context.Context, header string, nowMs uint64) (ms uint64, ok bool, err error) {
-	in, err := e.acquire(ctx)
+	in, err := e.acquireOn(ctx, nil, false)
 	if err != nil {
 		return
 	}
 	defer e.done(ctx, "parse-retry-after", in, &err)
-	ms, ok, err = in.callParseRetryAfter(ctx, header, nowMs)
-	return ms, ok, err
+	return in.callParseRetryAfter(ctx, header, nowMs)
 }
 
 // StoreKey is the key a shared store files the request's endpoint counts
 // under (one key per endpoint and bucket width).
-func (e *Engine) StoreKey(ctx context.Context, r StoreRequest) (key string, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "store-key", in, &err)
-	key, err = in.callStoreKey(ctx, &r)
-	return key, err
+func (e *Engine) StoreKey(ctx context.Context, r StoreRequest) (string, error) {
+	return onInstance(ctx, e, nil, "store-key", func(in *instance) (string, error) { return in.callStoreKey(ctx, &r) })
 }
 
 // StoreApply is an in-memory store's answer: r applied to what the store
@@ -65,8 +57,7 @@ func (e *Engine) StoreApply(ctx context.Context, r StoreRequest, b Budget, nowMs
 		return
 	}
 	defer e.done(ctx, "store-apply", in, &err)
-	a, err = in.callStoreApply(ctx, &r, &b, nowMs, &held)
-	return a, err
+	return in.callStoreApply(ctx, &r, &b, nowMs, &held)
 }
 
 // Decide is the whole step inside the component: it reads the Engine's
@@ -75,18 +66,9 @@ func (e *Engine) StoreApply(ctx context.Context, r StoreRequest, b Budget, nowMs
 // Step. When ctx ends during the call, Decide returns ctx's error (a
 // caller's deadline is not a store outage and must not dead-letter).
 func (e *Engine) Decide(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome) (Decision, error) {
-	d, err := e.decide(ctx, &p, &s, &o)
+	d, err := onInstance(ctx, e, nil, "decide", func(in *instance) (Decision, error) { return in.callDecide(ctx, &p, &s, &o) })
 	if err == nil && ctx.Err() != nil {
 		return Decision{}, ctx.Err()
 	}
 	return d, err
-}
-
-func (e *Engine) decide(ctx context.Context, p *Policy, s *DeliveryState, o *AttemptOutcome) (d Decision, err error) {
-	in, err := e.acquire(ctx)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "decide", in, &err)
-	return in.callDecide(ctx, p, s, o)
 }

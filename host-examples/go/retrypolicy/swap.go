@@ -53,7 +53,7 @@ func cloneHealthDocument(d HealthDocument) HealthDocument {
 // error (an *ArtifactError) the current artifact stays. It returns the
 // new artifact's info.
 func (e *Engine) SwapArtifact(ctx context.Context, component []byte, expectedSHA256 string) (ArtifactInfo, error) {
-	return e.swap(ctx, component, SourceBytes, expectedSHA256)
+	return e.SwapArtifactFrom(ctx, component, SourceBytes, expectedSHA256)
 }
 
 // SwapArtifactFile is SwapArtifact on the file at path.
@@ -62,7 +62,7 @@ func (e *Engine) SwapArtifactFile(ctx context.Context, path, expectedSHA256 stri
 	if err != nil {
 		return e.Info(), err
 	}
-	return e.swap(ctx, raw, path, expectedSHA256)
+	return e.SwapArtifactFrom(ctx, raw, path, expectedSHA256)
 }
 
 // SwapArtifactFrom is SwapArtifact naming where component came from:
@@ -72,20 +72,16 @@ func (e *Engine) SwapArtifactFrom(ctx context.Context, component []byte, source,
 	if source == "" {
 		source = SourceBytes
 	}
-	return e.swap(ctx, component, source, expectedSHA256)
-}
-
-func (e *Engine) swap(ctx context.Context, raw []byte, source, pin string) (ArtifactInfo, error) {
 	e.swapMu.Lock()
 	defer e.swapMu.Unlock()
 	if e.closed.Load() {
 		return ArtifactInfo{}, ErrClosed
 	}
-	pin, err := pinOf(pin)
+	pin, err := pinOf(expectedSHA256)
 	if err != nil {
 		return e.Info(), err
 	}
-	g, err := e.load(ctx, raw, source, pin)
+	g, err := e.load(ctx, component, source, pin)
 	if err != nil {
 		return e.Info(), err
 	}
@@ -153,7 +149,7 @@ func (w *watcher) poll(ctx context.Context) {
 	if digest == old.SHA256 || digest == w.bad {
 		return
 	}
-	info, err := w.e.swap(ctx, raw, w.path, "")
+	info, err := w.e.SwapArtifactFrom(ctx, raw, w.path, "")
 	if err != nil {
 		if ctx.Err() != nil {
 			return // shutting down: not the file's fault

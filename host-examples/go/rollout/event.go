@@ -49,15 +49,9 @@ type Event struct {
 	Err      error    // StoreFailed
 }
 
-// String is the event's log line, docs/rollout.md's for a refusal:
-//
-//	policy artifact refused source=redis sha256=<desired> code=<code>: <message>; keeping sha256=<running>
-//
-// (sha256=none when the record itself is invalid), for a store failure
-// and the first success after failures:
-//
-//	rollout: store unreachable, keeping sha256=<running>, retrying every tick: <error>
-//	rollout: store reachable again
+// String is the event's log line, docs/rollout.md's for a refusal
+// (sha256=none when the record itself is invalid), a store failure and
+// the first success after failures.
 func (e Event) String() string {
 	switch e.Kind {
 	case Refused:

@@ -42,11 +42,9 @@ type Config struct {
 	// Client is the fleet's Redis (a *redis.Client, a *redis.ClusterClient:
 	// every key shares one hash tag, so one slot). Build it with context
 	// deadlines honoured (ContextTimeoutEnabled).
-	Client redis.UniversalClient
-	// Trusted are the keys whose signatures are accepted (ReadTrustFile).
-	Trusted *Trusted
-	// Engine runs the artifact.
-	Engine Runner
+	Client  redis.UniversalClient
+	Trusted *Trusted // the keys whose signatures are accepted (ReadTrustFile)
+	Engine  Runner   // runs the artifact
 	// ReplicaID names this replica (1 to 200 bytes of UTF-8): its status
 	// field and its canary bucket.
 	ReplicaID string
@@ -67,8 +65,7 @@ type Config struct {
 	// Settled, StoreFailed (the first of a run of failures) and
 	// StoreRecovered. It runs on the ticking goroutine.
 	Report func(Event)
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	Now    func() time.Time // the clock (default time.Now)
 }
 
 // Follower follows the rollout record for one replica: Tick once before

@@ -13,18 +13,13 @@ type Status struct {
 	// DocumentVersion is the version of the document the replica admits
 	// new events under (Config.DocumentVersion; by default the running
 	// artifact's embedded document's, "" when none).
-	DocumentVersion string `json:"document_version"`
-	// SinceMs is when the running artifact was loaded or swapped in (Unix ms).
-	SinceMs int64 `json:"since_ms"`
-	// Events finished (delivered or dead-lettered) and DeadLetters since SinceMs.
-	Events      uint64 `json:"events"`
-	DeadLetters uint64 `json:"dead_letters"`
-	// SeenMs is this tick's Unix ms.
-	SeenMs int64 `json:"seen_ms"`
-	// Epoch is the last settled epoch (0 before any).
-	Epoch uint64 `json:"epoch"`
-	// Refusal is the latest refusal since start (nil: none).
-	Refusal *Refusal `json:"refusal"`
+	DocumentVersion string   `json:"document_version"`
+	SinceMs         int64    `json:"since_ms"`     // when the running artifact was loaded or swapped in (Unix ms)
+	Events          uint64   `json:"events"`       // events finished (delivered or dead-lettered) since SinceMs
+	DeadLetters     uint64   `json:"dead_letters"` // of them, dead-lettered
+	SeenMs          int64    `json:"seen_ms"`      // this tick's Unix ms
+	Epoch           uint64   `json:"epoch"`        // the last settled epoch (0 before any)
+	Refusal         *Refusal `json:"refusal"`      // the latest refusal since start (nil: none)
 }
 
 // Refusal is an artifact (or a record) the follower refused: it kept the

@@ -46,11 +46,11 @@ func ReadTrustFile(path string) (*Trusted, error) {
 		}
 		return nil, errorf(CodeTrustInvalid, "cannot read the trust file %s: %v", path, err)
 	}
-	t, perr := parseTrust(text)
-	if perr != nil {
-		return nil, errorf(CodeTrustInvalid, "%s: %s", path, perr.Message)
+	t, err := ParseTrust(text)
+	if re := (*Error)(nil); errors.As(err, &re) {
+		return nil, errorf(CodeTrustInvalid, "%s: %s", path, re.Message)
 	}
-	return t, nil
+	return t, err
 }
 
 // ParseTrust reads a trust file: one or more PEM blocks "PUBLIC KEY"
@@ -59,14 +59,6 @@ func ReadTrustFile(path string) (*Trusted, error) {
 // not decode, or a block that is not an Ed25519 public key is an *Error
 // with CodeTrustInvalid.
 func ParseTrust(text []byte) (*Trusted, error) {
-	t, err := parseTrust(text)
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-func parseTrust(text []byte) (*Trusted, *Error) {
 	t := &Trusted{keys: map[string]ed25519.PublicKey{}}
 	begins := bytes.Count(text, []byte("-----BEGIN"))
 	blocks := 0

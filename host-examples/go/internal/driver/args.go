@@ -82,43 +82,32 @@ broadcast addresses are refused (a terminal destination_refused) unless
 
 // Config is what the flags ask for.
 type Config struct {
-	Target         string
-	EndpointID     string
-	Events         uint64
-	Concurrency    int
-	PolicyPath     string
-	Class          string
-	RedisURL       string  // "" = in-memory store (or a cluster, below)
-	ClusterURL     string  // a seed node of a Redis Cluster
-	DeadlineMs     int64   // < 0 = none
-	RatePerS       float64 // --rate: admissions per second (0 = unpaced)
-	ClockOffset    int64   // ms added to this replica's clock (fleet skew tests)
-	StoreTimeoutMs uint64
-	// AttemptDeadlineMs is the total time one attempt may take (body included).
-	AttemptDeadlineMs uint64
-	// AllowPrivate delivers to loopback/private/link-local/... targets too.
-	AllowPrivate bool
-	// ArtifactPath is --artifact ("" = the default: the environment's, else embedded).
-	ArtifactPath string
-	// WatchPath is the artifact file polled for swaps ("" = no watch).
-	WatchPath string
-	// WatchInterval is how often WatchPath is polled (--watch-artifact-ms).
-	WatchInterval time.Duration
-	// MetricsAddr is where /metrics listens ("" = nowhere), HOST:PORT.
-	MetricsAddr string
+	Target            string
+	EndpointID        string
+	Events            uint64
+	Concurrency       int
+	PolicyPath        string
+	Class             string
+	RedisURL          string        // "" = in-memory store (or a cluster, below)
+	ClusterURL        string        // a seed node of a Redis Cluster
+	DeadlineMs        int64         // < 0 = none
+	RatePerS          float64       // --rate: admissions per second (0 = unpaced)
+	ClockOffset       int64         // ms added to this replica's clock (fleet skew tests)
+	StoreTimeoutMs    uint64        // one store call's bound
+	AttemptDeadlineMs uint64        // the total time one attempt may take (body included)
+	AllowPrivate      bool          // deliver to loopback/private/link-local/... targets too
+	ArtifactPath      string        // --artifact ("" = the environment's, else the embedded copy)
+	WatchPath         string        // the artifact file polled for swaps ("" = no watch)
+	WatchInterval     time.Duration // --watch-artifact-ms
+	MetricsAddr       string        // where /metrics listens ("" = nowhere), HOST:PORT
 	// CAFile is --ca-file ("" = none); Roots is the platform's trust store
 	// plus its certificates (nil without --ca-file: the platform's alone).
-	CAFile string
-	Roots  *x509.CertPool
-	// DrainMs bounds how long attempts in progress may finish after
-	// SIGTERM/SIGINT (--drain-ms).
-	DrainMs uint64
-	// StorePath is --store: this run's journal ("" = none).
-	StorePath string
-	// ResumePath is --resume: another run's journal to continue ("" = none).
-	ResumePath string
-	// Rollout is --artifact-from-redis and its flags (rolloutargs.go).
-	Rollout RolloutConfig
+	CAFile     string
+	Roots      *x509.CertPool
+	DrainMs    uint64        // how long attempts in progress may finish after SIGTERM/SIGINT
+	StorePath  string        // --store: this run's journal ("" = none)
+	ResumePath string        // --resume: another run's journal to continue ("" = none)
+	Rollout    RolloutConfig // --artifact-from-redis and its flags (rolloutargs.go)
 	// SecretsPath is --signing-secrets (a Go extra): sign every attempt
 	// (Standard Webhooks) with the endpoint's secrets ("" = unsigned).
 	SecretsPath string
@@ -221,16 +210,11 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 		return cfg, usageErrorf("--concurrency %q: want a whole number from 1 to 65535", concurrency)
 	}
 	cfg.Concurrency = int(c)
-	if set["policy"] && cfg.PolicyPath == "" {
-		return cfg, usageErrorf("--policy must name a file")
-	}
-	for name, v := range map[string]string{"store": cfg.StorePath, "resume": cfg.ResumePath, "signing-secrets": cfg.SecretsPath} {
+	for name, v := range map[string]string{"policy": cfg.PolicyPath, "artifact": cfg.ArtifactPath, "store": cfg.StorePath,
+		"resume": cfg.ResumePath, "signing-secrets": cfg.SecretsPath} {
 		if set[name] && v == "" {
 			return cfg, usageErrorf("--%s must name a file", name)
 		}
-	}
-	if set["artifact"] && cfg.ArtifactPath == "" {
-		return cfg, usageErrorf("--artifact must name a file")
 	}
 	if set["watch-artifact-ms"] {
 		ms, err := strconv.ParseUint(watchMs, 10, 32)

@@ -5,25 +5,22 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
-	"net"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"example.invalid/webhook-retry-policy/host-examples/go/redisbudget"
 )
 
 // redisBudget is the fleet's Redis (--redis, --redis-cluster): the
 // engine's store calls go there, one EVALSHA of fleet/budget.lua each
-// (redisbudget); trips counts the store commands Redis answered.
+// (redisbudget, which counts the round trips).
 type redisBudget struct {
 	client redis.UniversalClient // the rollout follower's connection too
 	store  *redisbudget.Store
-	trips  *tripCounter
 	close  func() error
 }
 
@@ -35,7 +32,6 @@ type redisBudget struct {
 // the URL's host name.
 func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x509.CertPool) (*redisBudget, error) {
 	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
-	trips := &tripCounter{}
 	var client redis.UniversalClient
 	if clusterURL != "" {
 		u, err := url.Parse(clusterURL)
@@ -66,9 +62,8 @@ func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x
 		client = redis.NewClient(o)
 	}
 	store := redisbudget.New(client, redisbudget.WithTimeout(timeout))
-	_ = store.LoadScript(context.Background()) // before the hook: not a store call; if Redis is down, calls fail closed
-	client.AddHook(trips)
-	return &redisBudget{client: client, store: store, trips: trips, close: client.Close}, nil
+	_ = store.LoadScript(context.Background()) // if Redis is down, calls fail closed
+	return &redisBudget{client: client, store: store, close: client.Close}, nil
 }
 
 // redactErr is a URL error's message without the URL (it may carry a password).
@@ -85,46 +80,3 @@ func redactErr(err error, raw string) string {
 type quietLogger struct{}
 
 func (quietLogger) Printf(context.Context, string, ...interface{}) {}
-
-// tripCounter counts store commands (EVALSHA, EVAL) Redis answered (a
-// reply or a Redis error reply); calls that never reached it (refused,
-// timed out) are not trips, nor is a connection's AUTH/SELECT.
-type tripCounter struct{ n atomic.Uint64 }
-
-func (*tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (t *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if storeCommand(cmd) && answered(err) {
-			t.n.Add(1)
-		}
-		return err
-	}
-}
-
-func (t *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		for _, cmd := range cmds {
-			if storeCommand(cmd) && answered(cmd.Err()) {
-				t.n.Add(1)
-			}
-		}
-		return err
-	}
-}
-
-func storeCommand(cmd redis.Cmder) bool {
-	name := cmd.Name()
-	return name == "evalsha" || name == "eval"
-}
-
-func answered(err error) bool {
-	if err == nil || errors.Is(err, redis.Nil) {
-		return true
-	}
-	var re redis.Error
-	var ne net.Error
-	return errors.As(err, &re) && !errors.As(err, &ne)
-}

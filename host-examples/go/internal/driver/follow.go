@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
@@ -21,8 +20,8 @@ type following struct {
 	f      *rollout.Follower
 	poll   time.Duration
 	stderr io.Writer
-
-	mu      sync.Mutex
+	// Set before the background ticks start (run), so the ticking
+	// goroutine reads them without a lock.
 	info    *policyinfo.Info // nil until /metrics' families exist (the first tick runs before)
 	swapped func()
 	version func(rp.ArtifactInfo) string // --policy's version (nil: the artifact's document's)
@@ -53,22 +52,16 @@ func startFollowing(ctx context.Context, cfg Config, engine *rp.Engine, store *r
 // record once the replica read its document (after the first tick, which
 // writes the artifact's): --policy's, else (nil) the artifact's.
 func (fl *following) useDocument(version func(rp.ArtifactInfo) string) {
-	if fl == nil {
-		return
+	if fl != nil {
+		fl.version = version
 	}
-	fl.mu.Lock()
-	defer fl.mu.Unlock()
-	fl.version = version
 }
 
 func (fl *following) documentVersion(a rp.ArtifactInfo) string {
-	fl.mu.Lock()
-	version := fl.version
-	fl.mu.Unlock()
-	if version == nil {
+	if fl.version == nil {
 		return a.DocumentVersion
 	}
-	return version(a)
+	return fl.version(a)
 }
 
 // follower is the library's follower (nil when not following).
@@ -83,9 +76,7 @@ func (fl *following) follower() *rollout.Follower {
 // tick, its fetch and load never block delivery: the delivery engine moves
 // only when the loop takes the swap); the returned func waits for it.
 func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped func()) (wait func()) {
-	fl.mu.Lock()
 	fl.info, fl.swapped = info, swapped
-	fl.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -100,15 +91,13 @@ func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped fun
 // is. Before /metrics exists (the first tick) nothing is counted, and a
 // swap is told by the load line alone.
 func (fl *following) report(ev rollout.Event) {
-	fl.mu.Lock()
-	info, swapped := fl.info, fl.swapped
-	fl.mu.Unlock()
+	info := fl.info
 	switch {
 	case ev.Kind == rollout.Swapped && info == nil:
 		return // the first tick's: the "policy artifact loaded ... source=redis" line says it
 	case ev.Kind == rollout.Swapped:
 		info.Event(rp.ArtifactEvent{Path: rollout.Source, Old: ev.Old, New: ev.New})
-		swapped()
+		fl.swapped()
 		return
 	case ev.Kind == rollout.Refused && info != nil:
 		info.Reloaded(false)

@@ -10,17 +10,11 @@ import (
 	"example.invalid/webhook-retry-policy/host-examples/go/journal"
 )
 
-// The replica's --store FILE and --resume FILE (docs/journal.md; what the
-// lines say is the engine's, docs/engine.md sections 7 and 10):
-//
-//   - --store FILE is locked (one writer; a stale lock of a killed writer
-//     removed) and its bytes are resumed first (copy false: a torn tail is
-//     cut when the engine says so). Every journal action of the run is
-//     appended to it, durable before any later attempt starts.
-//   - --resume FILE (another run's journal, any language, read only) is
-//     resumed next with copy true: the engine journals the open events it
-//     takes into --store, and each goes on under the policy it was
-//     admitted with.
+// The replica's --store FILE (locked, resumed first with copy false, every
+// journal action appended) and --resume FILE (another run's journal, read
+// only, resumed next with copy true: the engine journals the events it
+// takes into --store). What the lines say is the engine's (docs/journal.md,
+// docs/engine.md sections 7 and 10).
 
 // openStore locks and reads --store (nil bytes without it).
 func (d *driver) openStore() ([]byte, error) {

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"time"
 
@@ -72,7 +73,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // run sets the replica up (artifact, document, engine, Redis, journals,
 // metrics) and runs it; a setup error is an errUsage (exit 2).
 func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) (Summary, error) {
-	engine, err := newEngine(ctx, cfg)
+	// --artifact, else $RETRY_POLICY_ARTIFACT, else the embedded copy; the pin is the environment's
+	engine, err := rp.New(ctx, rp.WithArtifactPath(cfg.ArtifactPath))
 	if err != nil {
 		return Summary{}, usageErrorf("policy artifact: %v", err)
 	}
@@ -99,10 +101,18 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	d.client = safehttp.NewClient(safehttp.Options{
 		AttemptDeadline:     time.Duration(cfg.AttemptDeadlineMs) * time.Millisecond,
 		AllowPrivateTargets: cfg.AllowPrivate,
-		Judge:               judgeWith(ctx, engine),
-		IdlePerHost:         cfg.Concurrency,
-		RootCAs:             cfg.Roots,
-		Observe:             metrics.ObserveDelivery,
+		// the artifact's destination-refusal (docs/destinations.md: the table
+		// lives once, in the component); an address it cannot judge is refused
+		Judge: func(ip netip.Addr) string {
+			why, err := engine.DestinationRefusal(ctx, ip.String())
+			if err != nil {
+				return "unjudged (" + err.Error() + ")"
+			}
+			return why
+		},
+		IdlePerHost: cfg.Concurrency,
+		RootCAs:     cfg.Roots,
+		Observe:     metrics.ObserveDelivery,
 	})
 	if cfg.SecretsPath != "" {
 		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
@@ -185,15 +195,4 @@ func currentDocument(ctx context.Context, cfg Config, engine *rp.Engine) (docume
 		out.version = func(rp.ArtifactInfo) string { return version }
 	}
 	return out, nil
-}
-
-// newEngine loads the artifact of --artifact, else the default
-// ($RETRY_POLICY_ARTIFACT, else the embedded copy); the pin is the
-// environment's.
-func newEngine(ctx context.Context, cfg Config) (*rp.Engine, error) {
-	var opts []rp.Option
-	if cfg.ArtifactPath != "" {
-		opts = append(opts, rp.WithArtifactPath(cfg.ArtifactPath))
-	}
-	return rp.New(ctx, opts...)
 }

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/journal"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -28,16 +28,16 @@ unreadable policy or a journal error.`
 
 // replayExit is `replica replay ...` (docs/health-dispatch.md section 4):
 // an engine that never sends (dispatch false) resumes the journal and
-// takes one replay input; its journal actions (the replays, then the dead
-// letters marked) are written; the next run sends them; its replayed
-// action is printed.
+// takes one replay input; the driver writes its journal actions (the
+// replays, then the dead letters marked); the next run sends them; its
+// replayed action is printed.
 func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "replica replay: "+format+"\n", a...)
 		return 2
 	}
 	a, err := parseReplayArgs(args)
-	if err == errHelp {
+	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stdout, replayUsage)
 		return 0
 	}
@@ -51,80 +51,51 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	engine, err := newEngine(ctx, Config{ArtifactPath: a.artifact})
+	engine, err := rp.New(ctx, rp.WithArtifactPath(a.artifact))
 	if err != nil {
 		return fail("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
-	de, err := engine.OpenDeliveryEngine(ctx, map[string]any{"document": string(text), "memory_store": true, "dispatch": false})
-	if err != nil {
-		return fail("--policy %s: %v", a.policy, err)
-	}
-	defer de.Close(ctx)
-	j, err := journal.Open(a.store)
-	if err != nil {
-		return fail("--store %s: %v", a.store, err)
-	}
-	defer j.Close()
-	bytes, err := j.Bytes()
-	if err != nil {
-		return fail("--store %s: %v", a.store, err)
-	}
+	d := newDriver(Config{StorePath: a.store}, stderr, webhookmetrics.New())
 	now := uint64(time.Now().UnixMilli())
 	if a.nowMs != nil {
 		now = *a.nowMs
 	}
-	var res answer
-	if len(bytes) > 0 {
-		if err := de.ResumeInto(ctx, now, bytes, &res); err != nil {
-			return fail("--store %s: %v", a.store, err)
-		}
-		if len(res.Errors) > 0 {
-			return fail("--store %s: %s: %s", a.store, res.Errors[0].Error, res.Errors[0].Message)
-		}
+	d.clock = func() uint64 { return now }
+	if d.de, err = engine.OpenDeliveryEngine(ctx, map[string]any{"document": string(text), "memory_store": true, "dispatch": false}); err != nil {
+		return fail("--policy %s: %v", a.policy, err)
 	}
-	outputs := res.Outputs
-	a.filter.Op, a.filter.NowMs = "replay", now
-	res = answer{}
-	if err := de.FeedInto(ctx, []any{&a.filter}, &res); err != nil {
+	defer d.de.Close(ctx)
+	store, err := d.openStore()
+	defer d.closeJournal()
+	if err == nil {
+		err = d.resumeJournals(ctx, store)
+	}
+	if err != nil {
 		return fail("%v", err)
 	}
-	if len(res.Errors) > 0 {
-		return fail("%s: %s", res.Errors[0].Error, res.Errors[0].Message)
-	}
-	var replayed *action
-	var lines []string
-	for _, o := range append(outputs, res.Outputs...) { // only the journal's actions: nothing is sent
-		var err error
-		switch o.Action {
-		case "journal":
-			lines = append(lines, o.Line)
-		case "journal_truncate":
-			err = j.Truncate(o.KeepBytes)
-		case "journal_compact":
-			lines, err = nil, errors.Join(j.Append(lines...), j.Replace(o.Journal))
-		case "replayed":
-			replayed = &o
-		}
-		if err != nil {
-			return fail("--store %s: %v", a.store, err)
-		}
-	}
-	if replayed == nil {
+	a.filter.Op = "replay"
+	d.feed(ctx, []input{a.filter}) // only the journal's actions: nothing is sent
+	switch {
+	case d.broken != nil:
+		return fail("%v", d.broken)
+	case d.refusedInputs > 0:
+		return fail("the engine refused the replay input")
+	case d.journalErrors > 0:
+		return fail("--store %s: the journal was not written", a.store)
+	case d.replayed == nil:
 		return fail("the engine answered no replayed action")
 	}
-	if err := j.Append(lines...); err != nil {
+	if err := d.journal.Close(); err != nil {
 		return fail("--store %s: %v", a.store, err)
 	}
-	if err := j.Close(); err != nil {
-		return fail("--store %s: %v", a.store, err)
-	}
-	ids := replayed.IDs
+	d.journal = nil
+	ids := d.replayed.IDs
 	if ids == nil {
 		ids = []string{}
 	}
-	line, _ := json.Marshal(map[string]any{"replayed": replayed.Replayed, "already_replayed": replayed.AlreadyReplayed,
-		"skipped_no_class": replayed.SkippedNoClass, "ids": ids})
+	line, _ := json.Marshal(map[string]any{"replayed": d.replayed.Replayed, "already_replayed": d.replayed.AlreadyReplayed,
+		"skipped_no_class": d.replayed.SkippedNoClass, "ids": ids})
 	fmt.Fprintln(stdout, string(line))
 	return 0
 }
@@ -135,68 +106,48 @@ type replayArgs struct {
 	filter                  input
 }
 
-var errHelp = fmt.Errorf("help")
-
 // parseReplayArgs reads replay's flags: --store and --policy required,
 // the filter's --endpoint, --reason, --from-ms, --to-ms, --limit (1 or
-// more), --now-ms, --artifact; each once.
+// more), --now-ms, --artifact; each once. flag.ErrHelp for --help.
 func parseReplayArgs(args []string) (replayArgs, error) {
 	var a replayArgs
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		name := strings.TrimLeft(args[i], "-")
-		if name == "help" || name == "h" {
-			return a, errHelp
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&a.store, "store", "", "")
+	fs.StringVar(&a.policy, "policy", "", "")
+	fs.StringVar(&a.artifact, "artifact", "", "")
+	fs.StringVar(&a.filter.EndpointID, "endpoint", "", "")
+	fs.Func("reason", "", func(v string) error {
+		if r, ok := rp.ParseStopReason(v); !ok || r == rp.StopReasonDelivered {
+			return fmt.Errorf("%q is not the stop reason of a dead letter", v)
 		}
-		if !strings.HasPrefix(args[i], "-") || i+1 >= len(args) {
-			return a, fmt.Errorf("%s: want --flag VALUE", args[i])
-		}
-		if seen[name] {
-			return a, fmt.Errorf("--%s is given twice", name)
-		}
-		seen[name] = true
-		v := args[i+1]
-		i++
-		number := func() (*uint64, error) {
+		a.filter.StopReason = &v
+		return nil
+	})
+	for name, dst := range map[string]**uint64{"from-ms": &a.filter.FromMs, "to-ms": &a.filter.ToMs, "limit": &a.filter.Limit, "now-ms": &a.nowMs} {
+		fs.Func(name, "", func(v string) error {
 			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("--%s %q: want a whole number", name, v)
+			if least := map[string]uint64{"limit": 1}[name]; err != nil || n < least {
+				return fmt.Errorf("want a whole number >= %d", least)
 			}
-			return &n, nil
-		}
-		var err error
-		switch name {
-		case "store":
-			a.store = v
-		case "policy":
-			a.policy = v
-		case "artifact":
-			a.artifact = v
-		case "endpoint":
-			a.filter.EndpointID = v
-		case "reason":
-			if r, ok := rp.ParseStopReason(v); !ok || r == rp.StopReasonDelivered {
-				err = fmt.Errorf("--reason %q is not the stop reason of a dead letter", v)
-			}
-			a.filter.StopReason = &v
-		case "from-ms":
-			a.filter.FromMs, err = number()
-		case "to-ms":
-			a.filter.ToMs, err = number()
-		case "limit":
-			if a.filter.Limit, err = number(); err == nil && *a.filter.Limit == 0 {
-				err = fmt.Errorf("--limit 0: want at least 1")
-			}
-		case "now-ms":
-			a.nowMs, err = number()
-		default:
-			err = fmt.Errorf("--%s: no such flag", name)
-		}
-		if err != nil {
-			return a, err
+			*dst = &n
+			return nil
+		})
+	}
+	seen := map[string]int{}
+	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
+	if err := fs.Parse(args); err != nil {
+		return a, err
+	}
+	for name, n := range seen {
+		if n > 1 {
+			return a, fmt.Errorf("--%s is given %d times: give it once", name, n)
 		}
 	}
-	if a.store == "" || a.policy == "" {
+	switch {
+	case fs.NArg() > 0:
+		return a, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case a.store == "" || a.policy == "":
 		return a, fmt.Errorf("--store and --policy are required")
 	}
 	return a, nil

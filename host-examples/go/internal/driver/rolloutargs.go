@@ -12,15 +12,11 @@ import (
 // RolloutConfig is --artifact-from-redis and its flags (docs/replica.md,
 // docs/rollout.md).
 type RolloutConfig struct {
-	// Follow is --artifact-from-redis: follow the fleet's published artifact.
-	Follow bool
-	// TrustKeyPath is --trust-key; Trusted its keys, read at parse time.
-	TrustKeyPath string
-	Trusted      *rollout.Trusted
-	// ReplicaID is --replica-id (default go-<hostname>-<pid>).
-	ReplicaID string
-	// Poll is --rollout-poll-ms.
-	Poll time.Duration
+	Follow       bool             // --artifact-from-redis: follow the fleet's published artifact
+	TrustKeyPath string           // --trust-key
+	Trusted      *rollout.Trusted // its keys, read at parse time
+	ReplicaID    string           // --replica-id (default go-<hostname>-<pid>)
+	Poll         time.Duration    // --rollout-poll-ms
 }
 
 // check applies the flags' exit-2 rules: --artifact-from-redis needs

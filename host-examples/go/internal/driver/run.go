@@ -315,7 +315,7 @@ func (d *driver) summary(start time.Time) Summary {
 		*d.cfg.crossings, *d.cfg.inEngine = d.crossings, d.inEngine
 	}
 	if d.redis != nil {
-		s.RedisRoundTrips = d.redis.trips.n.Load()
+		s.RedisRoundTrips = d.redis.store.RoundTrips()
 	}
 	if s.StoreErrors > 0 {
 		fmt.Fprintf(d.stderr, "replica: %d budget store calls failed (pending retries failed closed; first attempts were delivered)\n", s.StoreErrors)

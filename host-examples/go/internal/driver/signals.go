@@ -1,25 +1,19 @@
 package driver
 
 import (
-	"os"
+	"context"
 	"os/signal"
-	"sync"
 	"syscall"
 )
 
 // drainSignal is the replica's SIGTERM/SIGINT (docs/replica.md, "SIGTERM
 // and SIGINT: drain"): the first signal closes began (the loop then feeds
 // the engine drain and gives attempts in progress --drain-ms); a later one
-// is ignored (SIGKILL is the operator's hard stop).
-type drainSignal struct {
-	began chan struct{}
-	once  sync.Once
-}
+// is ignored (SIGKILL is the operator's hard stop). Until onSignals, began
+// never closes (tests, the benchmark).
+type drainSignal struct{ began <-chan struct{} }
 
 func newDrainSignal() *drainSignal { return &drainSignal{began: make(chan struct{})} }
-
-// begin starts the drain (the first call only).
-func (d *drainSignal) begin() { d.once.Do(func() { close(d.began) }) }
 
 // stopped reports whether the drain began.
 func (d *drainSignal) stopped() bool {
@@ -37,26 +31,13 @@ func (d *drainSignal) stopped() bool {
 var KeepSignals bool
 
 // onSignals begins the drain on the first SIGTERM or SIGINT and ignores
-// any later one until the returned stop is called; unless KeepSignals,
-// stop gives the signals back.
+// any later one (signal.NotifyContext keeps them caught) until the
+// returned stop is called; unless KeepSignals, stop gives the signals back.
 func (d *drainSignal) onSignals() (stop func()) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-sigs:
-				d.begin()
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		if !KeepSignals {
-			signal.Stop(sigs)
-			close(done)
-		}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	d.began = ctx.Done()
+	if KeepSignals {
+		return func() {}
 	}
+	return stop
 }

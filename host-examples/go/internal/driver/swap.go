@@ -5,14 +5,10 @@ import (
 	"fmt"
 )
 
-// An artifact swap (--watch-artifact-ms; docs/engine.md section 11): a
-// new artifact is new code, so a new engine. The loop feeds the old
-// engine drain (admissions pause; attempts out finish and are fed to it),
-// and once it says drained, snapshot; it opens an engine on the new
-// artifact, resumes the snapshot there (the open events keep the policy
-// they were admitted under; the journal already holds them) and admits
-// there. Without --policy the new artifact's embedded document is the new
-// engine's current one.
+// An artifact swap (--watch-artifact-ms, --artifact-from-redis;
+// docs/engine.md section 11): a new artifact is new code, so a new engine:
+// the old one is drained and snapshot, the snapshot resumed on the new one
+// (open events keep the policy they were admitted under).
 
 // swapped is the watcher's call after an applied swap: the loop starts
 // the engine's swap at its next turn.

@@ -44,8 +44,9 @@ func ErrorKind(err error) TransportKind {
 	if errors.Is(err, safehttp.ErrDestinationRefused) {
 		return DestinationRefused
 	}
-	if certificateRefused(err) {
-		return TLSCertificate
+	if errors.As(err, new(*tls.CertificateVerificationError)) || errors.As(err, new(x509.UnknownAuthorityError)) ||
+		errors.As(err, new(x509.HostnameError)) || errors.As(err, new(x509.CertificateInvalidError)) {
+		return TLSCertificate // a server certificate that failed verification
 	}
 	var he *safehttp.HandshakeError
 	if errors.As(err, &he) {
@@ -77,7 +78,7 @@ func ErrorKind(err error) TransportKind {
 	case strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects"):
 		return TooManyRedirects
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), isTLS(err),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.As(err, new(tls.RecordHeaderError)),
 		strings.Contains(msg, "malformed"), strings.Contains(msg, "server response headers exceeded"),
 		strings.Contains(msg, "too many 1xx"), strings.Contains(msg, "HTTP/1.x transport connection broken"):
 		return RemoteProtocolError
@@ -87,20 +88,6 @@ func ErrorKind(err error) TransportKind {
 		return InvalidURL
 	}
 	return LocalProtocolError
-}
-
-// certificateRefused reports a server certificate that failed verification.
-func certificateRefused(err error) bool {
-	var cve *tls.CertificateVerificationError
-	var ua x509.UnknownAuthorityError
-	var he x509.HostnameError
-	var ci x509.CertificateInvalidError
-	return errors.As(err, &cve) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
-}
-
-func isTLS(err error) bool {
-	var re tls.RecordHeaderError
-	return errors.As(err, &re)
 }
 
 // Ended is how one attempt ended, as the delivery engine's result input

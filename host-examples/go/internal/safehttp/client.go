@@ -94,18 +94,12 @@ func NewClient(o Options) *Client {
 	}}
 }
 
-// Response is what is kept of an answer: its status and headers (the body
-// prefix was read and discarded).
-type Response struct {
-	StatusCode int
-	Header     http.Header
-}
-
 // Post sends req within the attempt deadline, reads at most MaxBodyBytes
-// of the body and discards them. A transport error (or one while reading
-// the body prefix) is returned for httpoutcome.ErrorKind to name; a
-// request its send gate refused (WithSendGate) is ErrNotSent.
-func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error) {
+// of the body, discards them and closes it: the response's status and
+// headers are what is kept. A transport error (or one while reading the
+// body prefix) is returned for httpoutcome.ErrorKind to name; a request
+// its send gate refused (WithSendGate) is ErrNotSent.
+func (c *Client) Post(ctx context.Context, req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.Deadline)
 	defer cancel()
 	ctx, gate := withGate(ctx)
@@ -127,5 +121,5 @@ func (c *Client) Post(ctx context.Context, req *http.Request) (*Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return &Response{StatusCode: resp.StatusCode, Header: resp.Header}, nil
+	return resp, nil
 }
