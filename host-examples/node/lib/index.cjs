@@ -9,17 +9,12 @@
 // `rollout`: following a policy shipped through the fleet's Redis (docs/rollout.md).
 // Semantics: the conformance contract (formats 1 and 2) and docs/health.md (format 3).
 const constants = require('./constants.cjs');
-const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
-const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { loadHealthDocument, embeddedDocument } = require('./document.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
 const { DeliveryEngine } = require('./delivery-engine.cjs');
 const { destinationRefusal } = require('./destinations.cjs');
-const { ManualClock, systemClock } = require('./clock.cjs');
-const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
-const signing = require('./signing.cjs');
 const { watchPolicyFile } = require('./reload.cjs');
 const artifacts = require('./artifact/current.cjs');
 const { appendCustomSection } = require('./artifact/reader.cjs');
@@ -43,16 +38,9 @@ module.exports = {
   DeliveryEngine,
   destinationRefusal,
   InMemoryBudgetStore,
-  RedisBudgetStore,
-  evictionWarning,
-  checkEviction,
-  ManualClock,
-  systemClock,
-  PolicyError,
-  ArtifactError,
-  ARTIFACT_ERROR_CODES,
-  RolloutError,
-  ROLLOUT_ERROR_CODES,
+  ...require('./redis-store.cjs'), // RedisBudgetStore, evictionWarning, checkEviction
+  ...require('./clock.cjs'), // ManualClock, systemClock
+  ...require('./errors.cjs'), // PolicyError, ArtifactError, RolloutError and their codes
   rollout,
   watchPolicyFile,
   loadArtifact: artifacts.loadArtifact,
@@ -63,12 +51,7 @@ module.exports = {
   appendCustomSection,
   WIT_PACKAGE,
   ABI_VERSION,
-  sign: signing.sign,
-  signatureHeaders: signing.signatureHeaders,
-  verify: signing.verify,
-  WebhookVerificationError: signing.WebhookVerificationError,
-  TRANSPORT_KINDS,
-  TRANSPORT_KIND_NAMES,
-  TRANSPORT_KIND_CLASS,
+  ...require('./signing.cjs'), // sign, signatureHeaders, verify, WebhookVerificationError
+  ...require('./transport-kinds.cjs'), // TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS
   ...constants,
 };

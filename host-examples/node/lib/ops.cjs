@@ -40,20 +40,24 @@ function stepArgs(policy, state, outcome) {
   return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
 }
 
-/** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
-const evaluate = (policy, state, outcome, nowMs) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
+/** The component's `evaluate` of lowered `[p, s, o]` at `nowMs`, on `on` (the artifact a step began on). */
+function evaluateLowered([p, s, o], nowMs, on = artifact()) {
   const now = lower.u64(nowMs, 'now_ms');
-  return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
-};
+  return call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
+}
 
-/** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
-const settle = (policy, state, outcome, nowMs, reply) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
+/** The component's `settle` of lowered `[p, s, o]` at `nowMs`, `reply` in the contract's shape. */
+function settleLowered([p, s, o], nowMs, reply, on = artifact()) {
   const now = lower.u64(nowMs, 'now_ms');
   const r = lower.reply(arg(reply, 'reply'), 'reply');
-  return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
-};
+  return call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
+}
+
+/** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
+const evaluate = (policy, state, outcome, nowMs) => lower.stepOut(evaluateLowered(stepArgs(policy, state, outcome), nowMs));
+
+/** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
+const settle = (policy, state, outcome, nowMs, reply) => lower.settlementOut(settleLowered(stepArgs(policy, state, outcome), nowMs, reply));
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
 const retryAfter = (header, nowMs) => {
@@ -124,4 +128,6 @@ module.exports = {
   storeApply,
   EMPTY_HELD,
   readClock,
+  evaluateLowered,
+  settleLowered,
 };

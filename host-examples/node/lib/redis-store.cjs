@@ -18,6 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { storeKey } = require('./ops.cjs');
+const { withTimeout } = require('./stores.cjs');
 
 const MAX_CACHED_KEYS = 4096;
 const SCRIPT_PATH = path.join(__dirname, 'fleet', 'budget.lua');
@@ -127,17 +128,11 @@ function evictionWarning(policy) {
  * `redis` is an ioredis client or Cluster (a Cluster asks one node).
  */
 async function checkEviction(redis, timeoutMs = 250) {
-  let timer;
   try {
-    const reply = await Promise.race([
-      redis.call('CONFIG', 'GET', 'maxmemory-policy'),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); }),
-    ]);
+    const reply = await withTimeout(redis.call('CONFIG', 'GET', 'maxmemory-policy'), timeoutMs);
     return Array.isArray(reply) && reply.length === 2 ? evictionWarning(String(reply[1])) : null;
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -23,8 +23,8 @@
 const { PolicyError } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { retryAfter, readClock } = require('./ops.cjs');
-const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
+const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops.cjs');
+const { callWithImports } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
@@ -185,17 +185,12 @@ class RetryPolicy {
 
   /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
   evaluate(state, outcome, nowMs) {
-    const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(nowMs, 'now_ms');
-    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
+    return lower.stepOut(evaluateLowered(this.#args(state, outcome), nowMs));
   }
 
   /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
   settle(state, outcome, nowMs, reply) {
-    const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(nowMs, 'now_ms');
-    const r = lower.reply(plain(reply, 'reply'), 'reply');
-    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
+    return lower.settlementOut(settleLowered(this.#args(state, outcome), nowMs, reply));
   }
 
   /**
@@ -218,25 +213,24 @@ class RetryPolicy {
   /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
   async step(input, outcome) {
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
-    const [p, s, o, entry] = this.#args(input, outcome);
+    const args = this.#args(input, outcome);
+    const entry = args[3];
     const nowMs = this.#clock.nowMs();
-    const now = lower.u64(nowMs, 'now_ms');
-    const step = call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
+    const step = evaluateLowered(args, nowMs, on);
     const request = step.store === undefined ? null : lower.requestOut(step.store);
     if (step.decision !== undefined) {
       if (request !== null) await this.#call(request, entry.budget, nowMs);
       return lower.decisionOut(step.decision);
     }
     const reply = await this.#call(request, entry.budget, nowMs);
-    const settle = (r) => call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
     let settled;
     try {
-      settled = settle(lower.reply(plain(reply, 'reply'), 'reply'));
+      settled = settleLowered(args, nowMs, reply, on);
     } catch (e) {
       // The inputs were good (evaluate took them): the store's answer was not.
       if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
       this.#report(e, request, false);
-      settled = settle({ tag: 'unavailable' });
+      settled = settleLowered(args, nowMs, UNAVAILABLE, on);
     }
     const decision = lower.decisionOut(settled.decision);
     if (settled.budgetDisagreement) {

@@ -43,11 +43,14 @@ class StoreTimeoutError extends Error {
   }
 }
 
-/** `promise`, or a StoreTimeoutError rejection after `ms` (the timer is cleared as soon as it settles). */
-function withTimeout(promise, ms) {
+/**
+ * `promise`, or a rejection with `late()` (default a StoreTimeoutError) after
+ * `ms`; the timer is cleared as soon as it settles, and a late answer is ignored.
+ */
+function withTimeout(promise, ms, late = () => new StoreTimeoutError(ms)) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+    timer = setTimeout(() => reject(late()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -19,20 +19,14 @@ const { MAX_ARTIFACT_BYTES } = require('../artifact/read-file.cjs');
 const { artifactInfo, swapArtifact, onArtifactChange } = require('../artifact/current.cjs');
 const { STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES, artifactKey, readRecord, desired } = require('./record.cjs');
 const { TrustedKeys, verify } = require('./trust.cjs');
+const { withTimeout } = require('../stores.cjs');
 
 /** The `source` label of an artifact swapped in from Redis (ArtifactInfo.source, refused events). */
 const REDIS_SOURCE = 'redis';
 const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** `promise`, or a rejection after `ms` (the command may still answer later: ignored). */
-function bounded(promise, ms, what) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+const bounded = (promise, ms, what) => withTimeout(promise, ms, () => new Error(`${what}: no answer within ${ms} ms`));
 
 /** A store failure (the tick changes nothing), as opposed to a refusal. */
 class StoreFailure extends Error {}
