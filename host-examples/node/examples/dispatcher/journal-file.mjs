@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { acquireLock } from './journal-lock.mjs';
-import { JournalError } from './journal-error.mjs';
+import { acquireLock, JournalError } from './journal-lock.mjs';
 
 export { JournalError };
 

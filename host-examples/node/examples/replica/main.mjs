@@ -11,15 +11,16 @@
 // The artifact is logged at load and at every swap (--watch-artifact-ms);
 // without --policy a swapped-in artifact's embedded document becomes the
 // engine's current document (`swap`). With --artifact-from-redis the
-// artifact follows the fleet's rollout (rollout.mjs, docs/rollout.md): one
-// tick before the first admission, then in the background.
+// artifact follows the fleet's rollout (the package's RolloutFollower on
+// this Redis connection, docs/rollout.md): one tick before the first
+// admission, then in the background; its swaps are handled as above.
 // `replica replay ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
 import fs from 'node:fs';
 import {
   DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
-  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS,
+  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout,
 } from '@webhook/retry-policy';
 import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
@@ -31,11 +32,19 @@ import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
 import { parseArgs, UsageError, SetupError, USAGE, EVENT_CLASS } from './args.mjs';
-import { connectRedis, countingClient, redact } from './redis-client.mjs';
+import { redactText as redact } from '../dispatcher/redact.mjs';
+import { connectRedis, countingClient } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
-import { rolloutFollower, finishedCounts } from './rollout.mjs';
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
+
+/** Events finished (delivered or dead-lettered) and dead-lettered so far by `driver` (null: none yet). */
+function finishedCounts(driver) {
+  if (driver === null) return { events: 0, dead_letters: 0 };
+  let events = 0;
+  for (const reason of STOP_REASONS) events += driver.stopReasons.get(reason) ?? 0;
+  return { events, dead_letters: events - (driver.stopReasons.get('delivered') ?? 0) };
+}
 
 function usageExit(message, setup = false) {
   process.stderr.write(setup ? `replica: ${message}\n` : `replica: ${message}\n${USAGE}\n`);
@@ -155,8 +164,11 @@ async function run(opts) {
   let follower = null;
   if (opts.artifactFromRedis) {
     let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
-    follower = rolloutFollower(opts, redis, { log, counts: () => finishedCounts(driver), documentVersion: () => version,
-      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }) });
+    follower = new rollout.RolloutFollower({
+      redis, trusted: opts.trusted, replicaId: opts.replicaId, language: 'node', timeoutMs: opts.storeTimeoutMs,
+      documentVersion: () => version, counts: () => finishedCounts(driver), log: (line) => log(redact(line)),
+      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }),
+    });
     onSwap = (e) => {
       if (e.kind !== 'swapped') return;
       const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;

@@ -48,9 +48,6 @@ const OPTIONS = {
 
 const START_TIMEOUT_MS = 3000;
 
-/** A Redis URL or message with any password (`redis://user:secret@...`) blanked. */
-export const redact = redactText;
-
 /**
  * The connection options of a `redis://` or `rediss://` URL: host, port,
  * db, the ACL user and password, and for rediss the `tls` options (`ca`:
@@ -97,7 +94,7 @@ export async function connectRedis(url, log, { cluster = false, ca = [] } = {}) 
   let lastError = '';
   redis.on('error', (e) => {
     // One line per distinct error, not one per reconnect attempt.
-    if (e.message !== lastError) log(`redis: ${redact(e.message)}`);
+    if (e.message !== lastError) log(`redis: ${redactText(e.message)}`);
     lastError = e.message;
   });
   redis.on('ready', () => {
@@ -110,7 +107,7 @@ export async function connectRedis(url, log, { cluster = false, ca = [] } = {}) 
   const started = redis.connect().then(
     () => true,
     (e) => {
-      log(`redis: not reachable at start (${redact(e.message)}); the budget fails closed until it is`);
+      log(`redis: not reachable at start (${redactText(e.message)}); the budget fails closed until it is`);
       return false;
     },
   );
