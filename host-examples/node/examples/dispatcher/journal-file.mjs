@@ -58,15 +58,7 @@ export class JournalFile {
   /** The file's bytes as they are now (from its start, whatever was appended). */
   bytes() {
     try {
-      const size = fs.fstatSync(this.#fd).size;
-      const buf = Buffer.alloc(size);
-      let got = 0;
-      while (got < size) {
-        const n = fs.readSync(this.#fd, buf, got, size - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return fs.readFileSync(this.#path);
     } catch (e) {
       throw io(this.#path, e);
     }
