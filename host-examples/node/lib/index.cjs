@@ -1,13 +1,8 @@
 'use strict';
-// @webhook/retry-policy — the webhook retry policy for Node dispatchers.
-// The decisions come from the ONE policy artifact every host of the fleet
-// runs (a WebAssembly component, docs/artifact.md): by default the copy in
-// this package (lib/retry_policy.wasm), or the file RETRY_POLICY_ARTIFACT
-// names, or one handed to loadArtifact / swapArtifact. Its main core module
-// runs through jco's glue (lib/component/glue.cjs, generated).
-// Types: index.d.cts (API) and types.d.cts (generated from wit/).
-// `rollout`: following a policy shipped through the fleet's Redis (docs/rollout.md).
-// Semantics: the conformance contract (formats 1 and 2) and docs/health.md (format 3).
+// @webhook/retry-policy — the webhook retry policy for Node dispatchers: the
+// decisions of the ONE policy artifact every host of the fleet runs (a
+// WebAssembly component, docs/artifact.md), through jco's glue. Types:
+// index.d.cts (API) and types.d.cts (generated from wit/).
 const constants = require('./constants.cjs');
 const ops = require('./ops.cjs');
 const { loadHealthDocument, embeddedDocument } = require('./document.cjs');

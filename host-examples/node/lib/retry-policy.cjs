@@ -1,25 +1,14 @@
 'use strict';
 // RetryPolicy: a policy document (named event classes) with a clock and a
 // budget store, for dispatchers. The decisions are the component's; this
-// file only moves the one store call of each attempt, two ways:
-//
-//   decide(state, outcome): ONE call into the component, which reads the
-//     clock and calls the (synchronous) store through its imports;
-//   step(state, outcome), for async stores (Redis):
-//     1. evaluate at clock.nowMs(): the decision if a gate fired, and the
-//        one store request this attempt needs (or none);
-//     2. at most ONE store call, `store.call(request, budget, nowMs)` (Redis:
-//        one EVALSHA), bounded by `storeTimeoutMs` (default 250 ms); a
-//        throw, rejection or timeout is the reply `{unavailable: true}`;
-//     3. a decided attempt keeps its decision whatever the store said (its
-//        `record` is still awaited); otherwise settle turns the reply into
-//        the decision: unavailable fails closed (`budget_unavailable`), and
-//        the store's verdict stands when it differs from the rule on the
-//        counts it reports (`budget_disagreement`, counted and reported).
-//   The step runs on the artifact it began on, even across a swap.
-//
-// Without a document, the policy follows the artifact's embedded document
-// (`retry-policy bundle`), reloading it when a swap brings another.
+// file only moves the one store call of each attempt, two ways: `decide`
+// (ONE call into the component, which reads the clock and calls a
+// synchronous store through its imports) and `step` (evaluate, at most ONE
+// store call, sync or async, bounded by `storeTimeoutMs`, then settle; a
+// store that throws, rejects or times out is `{unavailable: true}`: the
+// budget fails closed). A step runs on the artifact it began on, even
+// across a swap. Without a document, the policy follows the artifact's
+// embedded document (`retry-policy bundle`) across swaps.
 const { PolicyError } = require('./errors.cjs');
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');

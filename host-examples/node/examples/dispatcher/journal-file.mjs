@@ -51,10 +51,6 @@ export class JournalFile {
     }
   }
 
-  get path() {
-    return this.#path;
-  }
-
   /** The file's bytes as they are now (from its start, whatever was appended). */
   bytes() {
     try {

@@ -1,19 +1,10 @@
 // The Node replica (REPLICA contract, docs/replica.md): the dispatcher
-// (examples/dispatcher/driver.mjs, a thin driver of the delivery engine)
-// run from the contract's flags. It opens ONE engine on the policy document
-// (--policy, else the artifact's embedded one), resumes --store's journal
-// and then --resume's, admits events "node-<pid>-<i>" while fewer than
-// --concurrency are open (until --events or --deadline-ms; --rate paces them),
-// and acts on the engine's actions: HTTP sends, EVALSHA store calls (with
-// --redis / --redis-cluster; without them the engine's memory store), journal lines
-// (--store), metrics (--metrics-addr). SIGTERM/SIGINT feed `drain`; the run
-// ends at `drained` or --drain-ms, then ONE JSON summary line on stdout.
-// The artifact is logged at load and at every swap (--watch-artifact-ms);
-// without --policy a swapped-in artifact's embedded document becomes the
-// engine's current document (`swap`). With --artifact-from-redis the
-// artifact follows the fleet's rollout (the package's RolloutFollower on
-// this Redis connection, docs/rollout.md): one tick before the first
-// admission, then in the background; its swaps are handled as above.
+// (examples/dispatcher/driver.mjs) run from the contract's flags, on ONE
+// engine opened on --policy's document, else the artifact's embedded one.
+// SIGTERM/SIGINT feed `drain`; the run ends at `drained` or --drain-ms, then
+// ONE JSON summary line on stdout. An artifact swap (--watch-artifact-ms, or
+// the fleet's rollout with --artifact-from-redis: one tick before the first
+// admission, then in the background) moves the run to a new engine.
 // `replica replay ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
@@ -130,7 +121,7 @@ async function run(opts) {
   const stopSwaps = onArtifactChange((e) => onSwap(e));
   let tracked;
   try {
-    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version, announce: false });
+    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
