@@ -10,22 +10,20 @@ const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
-const arg = (v, path) => plain(v, path);
-
 const plan = (backoff, windowMs, hardCap) => {
-  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
-  const w = lower.u64(arg(windowMs, 'window_ms'), 'window_ms');
-  const h = lower.u32(arg(hardCap, 'hard_cap'), 'hard_cap');
+  const b = lower.backoff(plain(backoff, 'backoff'), 'backoff');
+  const w = lower.u64(plain(windowMs, 'window_ms'), 'window_ms');
+  const h = lower.u32(plain(hardCap, 'hard_cap'), 'hard_cap');
   return lower.scheduleOut(call((api) => api.plan(b, w, h)));
 };
 
 const classifyStatus = (status) => {
-  const s = lower.uint(arg(status, 'status'), 'status', 0xffff, 'invalid_status');
+  const s = lower.uint(plain(status, 'status'), 'status', 0xffff, 'invalid_status');
   return call((api) => api.classifyStatus(s));
 };
 
 const classifyError = (errorKind) => {
-  const k = lower.str(arg(errorKind, 'error_kind'), 'error_kind');
+  const k = lower.str(plain(errorKind, 'error_kind'), 'error_kind');
   return call((api) => api.classifyError(k));
 };
 
@@ -36,8 +34,8 @@ const classifyError = (errorKind) => {
  * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
-  const p = lower.policy(arg(policy, 'policy'), 'policy');
-  return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
+  const p = lower.policy(plain(policy, 'policy'), 'policy');
+  return [p, lower.state(plain(state, 'state'), 'state'), lower.outcome(plain(outcome, 'outcome'), 'outcome')];
 }
 
 /** The component's `evaluate` of lowered `[p, s, o]` at `nowMs`, on `on` (the artifact a step began on). */
@@ -49,7 +47,7 @@ function evaluateLowered([p, s, o], nowMs, on = artifact()) {
 /** The component's `settle` of lowered `[p, s, o]` at `nowMs`, `reply` in the contract's shape. */
 function settleLowered([p, s, o], nowMs, reply, on = artifact()) {
   const now = lower.u64(nowMs, 'now_ms');
-  const r = lower.reply(arg(reply, 'reply'), 'reply');
+  const r = lower.reply(plain(reply, 'reply'), 'reply');
   return call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
 }
 
@@ -61,14 +59,14 @@ const settle = (policy, state, outcome, nowMs, reply) => lower.settlementOut(set
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
 const retryAfter = (header, nowMs) => {
-  const h = lower.str(arg(header, 'header'), 'header');
+  const h = lower.str(plain(header, 'header'), 'header');
   const now = lower.u64(nowMs, 'now_ms');
   const ms = call((api) => api.parseRetryAfter(h, now));
   return ms === undefined ? null : lower.n(ms);
 };
 
 const storeKey = (request) => {
-  const r = lower.request(arg(request, 'request'), 'request');
+  const r = lower.request(plain(request, 'request'), 'request');
   return call((api) => api.storeKey(r));
 };
 
@@ -80,10 +78,10 @@ const EMPTY_HELD = Object.freeze({
 
 /** An in-memory store's answer to `request` on what it `held`: `{reply, held}`. */
 const storeApply = (request, budget, nowMs, held) => {
-  const r = lower.request(arg(request, 'request'), 'request');
-  const b = lower.budget(arg(budget, 'budget'), 'budget');
+  const r = lower.request(plain(request, 'request'), 'request');
+  const b = lower.budget(plain(budget, 'budget'), 'budget');
   const now = lower.u64(nowMs, 'now_ms');
-  const h = lower.held(arg(held, 'held'), 'held');
+  const h = lower.held(plain(held, 'held'), 'held');
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };
 
