@@ -10,6 +10,7 @@
 // across a swap. Without a document, the policy follows the artifact's
 // embedded document (`retry-policy bundle`) across swaps.
 const { PolicyError } = require('./errors.cjs');
+const { callHook } = require('./hook.cjs');
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
 const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops.cjs');
@@ -224,11 +225,7 @@ class RetryPolicy {
     const decision = lower.decisionOut(settled.decision);
     if (settled.budgetDisagreement) {
       this.#disagreements += 1;
-      try {
-        this.#onDisagreement({ request, reply, decision });
-      } catch {
-        // A failing hook must not change the decision.
-      }
+      callHook(this.#onDisagreement, { request, reply, decision });
     }
     return decision;
   }
@@ -245,11 +242,7 @@ class RetryPolicy {
   }
 
   #report(error, request, timedOut) {
-    try {
-      this.#onStoreError(error, { operation: request.op, endpointId: request.endpoint_id, timedOut });
-    } catch {
-      // A failing hook must not change the decision.
-    }
+    callHook(this.#onStoreError, error, { operation: request.op, endpointId: request.endpoint_id, timedOut });
   }
 
   #entry(eventClass, field = 'state.class') {

@@ -13,6 +13,7 @@
 const { loadArtifact: load } = require('./load.cjs');
 const { readArtifactFile } = require('./read-file.cjs');
 const { ArtifactError } = require('../errors.cjs');
+const { callHook } = require('../hook.cjs');
 
 let current = null;
 const listeners = new Set();
@@ -27,13 +28,7 @@ function artifact() {
 }
 
 function emit(event) {
-  for (const f of listeners) {
-    try {
-      f(event);
-    } catch {
-      // A failing listener must not change the artifact.
-    }
-  }
+  for (const f of listeners) callHook(f, event);
 }
 
 /**
@@ -115,11 +110,7 @@ function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () =>
     return report(result);
   };
   const report = (result) => {
-    try {
-      onSwap(result, file);
-    } catch {
-      // A failing hook must not stop the watch.
-    }
+    callHook(onSwap, result, file);
     return result;
   };
   const timer = setInterval(check, intervalMs);

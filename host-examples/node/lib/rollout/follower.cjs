@@ -20,6 +20,7 @@ const { artifactInfo, swapArtifact, onArtifactChange } = require('../artifact/cu
 const { STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES, artifactKey, readRecord, desired } = require('./record.cjs');
 const { TrustedKeys, verify } = require('./trust.cjs');
 const { withTimeout } = require('../stores.cjs');
+const { callHook } = require('../hook.cjs');
 
 /** The `source` label of an artifact swapped in from Redis (ArtifactInfo.source, refused events). */
 const REDIS_SOURCE = 'redis';
@@ -208,11 +209,7 @@ class RolloutFollower {
     const message = error.detail ?? error.message;
     this.#refusal = { sha256: sha, code: error.code, message, at_ms: this.#opts.nowMs() };
     this.#opts.log(`policy artifact refused source=redis sha256=${sha ?? 'none'} code=${error.code}: ${message}; keeping sha256=${running}`);
-    try {
-      this.#opts.onRefusal(this.#refusal);
-    } catch {
-      // A failing hook must not stop the follower.
-    }
+    callHook(this.#opts.onRefusal, this.#refusal);
     return { kind: 'refused', epoch: this.#epoch, refusal: this.#refusal };
   }
 
