@@ -43,12 +43,7 @@ class RedisBudgetStore {
   #cached = false; // the server has answered one of our EVALs: EVALSHA from now on
   #cachedKeys = null; // on a Cluster: the keys whose node answered an EVAL (bounded)
 
-  /**
-   * @param redis   an ioredis client or Cluster (anything with `evalsha` and `eval`)
-   * @param options {script, skewCheck}: the Lua source (default: the shipped
-   *   fleet/budget.lua); skewCheck (default true): the script refuses a call
-   *   whose now_ms is more than a quarter window away from Redis TIME
-   */
+  /** `redis`: an ioredis client or Cluster; options: RedisBudgetStoreOptions in index.d.cts. */
   constructor(redis, options = {}) {
     if (redis === null || typeof redis !== 'object' || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
       throw new TypeError('RedisBudgetStore: expected an ioredis client (with evalsha and eval)');

@@ -70,11 +70,7 @@ class RetryPolicy {
   #skipped = 0;
   #reportStoreError = (e, request) => this.#report(e, request, false);
 
-  /**
-   * @param document a policy document (object) or its JSON text; omitted
-   *   (undefined or null): the artifact's embedded document
-   * @param options  {store, clock, storeTimeoutMs, onStoreError, onBudgetDisagreement}
-   */
+  /** `document`: an object or its JSON text; omitted (undefined or null): the artifact's embedded document. */
   constructor(document, options = {}) {
     this.#store = option(options, 'store', (s) => isObject(s) && typeof s.call === 'function', null) ?? new InMemoryBudgetStore();
     this.#clock = option(options, 'clock', (c) => isObject(c) && typeof c.nowMs === 'function', systemClock);
@@ -121,13 +117,9 @@ class RetryPolicy {
   }
 
   /**
-   * Swap in a new document without a restart. It is validated first: a bad
-   * one keeps the current document and is reported, never thrown:
-   * `{ok: false, error}` (a PolicyError with code and field). On success,
-   * `{ok: true, version, previousVersion}`: new events are admitted under
-   * the new document, while a state carrying the `policy_hash` it was
-   * admitted under keeps that document's schedule, backoff and budget.
-   * A document given here pins it: the artifact's embedded one no longer applies.
+   * Validate, then swap in a new document (README "Reload without restart");
+   * a bad one is `{ok: false, error}`, never thrown. A document given here
+   * pins it: the artifact's embedded one no longer applies.
    */
   reload(document) {
     let doc;
@@ -183,12 +175,7 @@ class RetryPolicy {
     return lower.settlementOut(settleLowered(this.#args(state, outcome), nowMs, reply));
   }
 
-  /**
-   * The whole step in ONE call into the component: it reads this policy's
-   * clock and calls its store once, through the component's imports. The
-   * store must answer synchronously (InMemoryBudgetStore does); a store that
-   * throws or answers a Promise is `budget_unavailable` for a pending retry.
-   */
+  /** The whole step in ONE call into the component, through its clock and (synchronous) store imports. */
   decide(state, outcome) {
     const [p, s, o] = this.#args(state, outcome);
     const now = readClock(this.#clock);

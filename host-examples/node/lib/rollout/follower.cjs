@@ -47,16 +47,7 @@ class RolloutFollower {
   #run = {};
   #stopListening;
 
-  /**
-   * options: redis (required), trusted (TrustedKeys, required), replicaId
-   * (1 to 200 bytes of UTF-8, required), language ('node'), host
-   * (os.hostname()), timeoutMs (one command's bound, 250), fetchTimeoutMs
-   * (the HMGET of up to 4 MiB, max(timeoutMs, 5000)), documentVersion()
-   * (the version decided with; default the artifact's embedded one),
-   * counts() ({events, dead_letters}: cumulative events finished and
-   * dead-lettered; default zeros), log(line), onRefusal(refusal) (after
-   * its log line), nowMs() (Unix ms, Date.now).
-   */
+  /** The options and their defaults: FollowerOptions in index.d.cts. */
   constructor({ redis, trusted, replicaId, language = 'node', host = os.hostname(), timeoutMs = 250, fetchTimeoutMs = null,
     documentVersion = null, counts = null, log = () => {}, onRefusal = () => {}, nowMs = Date.now }) {
     if (redis == null || typeof redis.pipeline !== 'function') throw new TypeError('RolloutFollower: expected an ioredis client or Cluster as `redis`');
@@ -115,14 +106,7 @@ class RolloutFollower {
     };
   }
 
-  /**
-   * One tick. Never rejects: resolves {kind} = 'store_failed' (nothing
-   * changed), 'none' (no record published), 'unchanged' (the epoch is
-   * settled), 'settled' (the desired artifact already runs), 'swapped',
-   * 'refused' (with `refusal`) or 'unsettled' (a store failure while
-   * fetching: retried next tick). Ticks never overlap: a tick called while
-   * one runs returns that one.
-   */
+  /** One tick (its TickResult kinds: index.d.cts). Never rejects; a tick called while one runs returns that one. */
   tick() {
     this.#running ??= this.#tick()
       .catch((e) => this.#storeFailed(e)) // an answer of an unexpected shape: nothing changed
