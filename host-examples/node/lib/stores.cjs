@@ -1,14 +1,7 @@
 'use strict';
-// Budget stores: what a RetryPolicy sends its one store request per
-// attempt to.
-//
-// The store interface (BudgetStore in index.d.cts), the component's
-// `budget-store.call`:
-//   call(request, budget, nowMs) -> Reservation | Promise<Reservation>
-// `request` comes from `evaluate` ({op, endpoint_id, window_ms, bucket}:
-// the policy computed the bucket); the answer is `{reserved, counts}` with
-// the counts the reservation was judged on. One call, atomic per endpoint.
-// `decide` (imports-driven) needs a synchronous answer; `step` takes both.
+// Budget stores: what a RetryPolicy sends its one store request per attempt
+// to (BudgetStore in index.d.cts, the component's `budget-store.call`: one
+// call, atomic per endpoint; `decide` needs a synchronous answer, `step` takes both).
 const { storeApply, EMPTY_HELD } = require('./ops.cjs');
 const { systemClock, ManualClock } = require('./clock.cjs');
 

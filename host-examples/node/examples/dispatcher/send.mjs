@@ -1,11 +1,9 @@
 // One `send` action of the delivery engine (docs/engine.md section 4 step 6)
-// made on the wire: the HTTP POST through http-client.mjs (attempt deadline,
-// header and body caps, no redirects, checked destinations, HTTPS with the
-// extra CAs), signed when a signer is given, and its end as the engine's
-// `result` input. The window's edge: `now < start_before_ms` is checked
-// again immediately before the request is written (after DNS, connect and
-// the TLS handshake); past it nothing is written and the result is
-// `not_started`. What the engine then does is the engine's.
+// made on the wire (http-client.mjs), signed when a signer is given, and its
+// end as the engine's `result` input. The window's edge: `now <
+// start_before_ms` is checked again immediately before the request is
+// written (after DNS, connect and the TLS handshake); past it nothing is
+// written and the result is `not_started`.
 import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { post, createAgent, errorKind, NotSentError } from './http-client.mjs';
 

@@ -10,11 +10,7 @@
 // refused locally while disconnected. The store sends ONE EVALSHA per
 // request (EVAL once after NOSCRIPT); the RetryPolicy bounds each call with
 // its store timeout, so no command timeout is set here.
-//
-// `rediss://` is TLS, verified against the platform's roots plus --ca-file
-// (ioredis' `tls` option: `ca` = both, never `rejectUnauthorized: false`);
-// `redis://user:password@host` authenticates as that ACL user
-// (`AUTH user password`), `redis://:password@host` with the default user.
+// `rediss://` is verified, never `rejectUnauthorized: false` (redisOptions).
 import Redis from 'ioredis';
 import standalone from 'ioredis/built/connectors/StandaloneConnector.js';
 import { redactText } from '../dispatcher/redact.mjs';
@@ -49,10 +45,10 @@ const OPTIONS = {
 const START_TIMEOUT_MS = 3000;
 
 /**
- * The connection options of a `redis://` or `rediss://` URL: host, port,
- * db, the ACL user and password, and for rediss the `tls` options (`ca`:
- * the platform's roots plus `ca`, the --ca-file PEMs; the name verified is
- * the URL's host).
+ * The connection options of a `redis://` or `rediss://` URL: host, port, db,
+ * the ACL user (`AUTH user password`; `redis://:password@host`: the default
+ * user), and for rediss the `tls` options (`ca`: the platform's roots plus
+ * `ca`, the --ca-file PEMs; the name verified is the URL's host).
  */
 export function redisOptions(url, ca = []) {
   const u = new URL(url);
