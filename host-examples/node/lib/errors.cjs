@@ -32,15 +32,18 @@ const ARTIFACT_ERROR_CODES = Object.freeze([
   'artifact_document_invalid',
 ]);
 
-class ArtifactError extends Error {
-  /** `code`: one of ARTIFACT_ERROR_CODES; `message`: what was expected and what was found. */
+/** An error with a `code` and a `detail` (what was expected and what was found), named after its class. */
+class CodedError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);
-    this.name = 'ArtifactError';
+    this.name = new.target.name;
     this.code = code;
     this.detail = message;
   }
 }
+
+/** `code`: one of ARTIFACT_ERROR_CODES. */
+class ArtifactError extends CodedError {}
 
 const ROLLOUT_ERROR_CODES = Object.freeze([
   'rollout_record_invalid',
@@ -50,14 +53,7 @@ const ROLLOUT_ERROR_CODES = Object.freeze([
   'rollout_artifact_missing',
 ]);
 
-class RolloutError extends Error {
-  /** `code`: one of ROLLOUT_ERROR_CODES; `message`: what was expected and what was found. */
-  constructor(code, message) {
-    super(`${code}: ${message}`);
-    this.name = 'RolloutError';
-    this.code = code;
-    this.detail = message;
-  }
-}
+/** `code`: one of ROLLOUT_ERROR_CODES. */
+class RolloutError extends CodedError {}
 
 module.exports = { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES };

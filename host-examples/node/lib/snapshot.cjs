@@ -119,7 +119,6 @@ function kindOf(value) {
   }
   if (proto === Object.prototype || proto === null) return 'object';
   if (ArrayBuffer.isView(value) || BRANDS.some((g) => has(g, value))) return 'binary';
-  if (Array.isArray(value)) return 'array';
   return has(mapSize, value) ? 'map' : 'object';
 }
 
