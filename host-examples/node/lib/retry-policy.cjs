@@ -259,17 +259,7 @@ class RetryPolicy {
 
   /** The policy a state was admitted under (its policy_hash), else the current document's. */
   #entryFor(state) {
-    // each read once; a getter or Proxy trap that throws is refused as invalid_input
-    let at = 'state.policy_hash';
-    let hash;
-    let eventClass;
-    try {
-      hash = state.policy_hash;
-      at = 'state.class';
-      eventClass = state.class;
-    } catch (e) {
-      throw new PolicyError('invalid_input', at, `reading it threw: ${e && e.message}`);
-    }
+    const { policy_hash: hash, class: eventClass } = state; // a plain copy (#args): reading runs no caller code
     if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
     const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;
