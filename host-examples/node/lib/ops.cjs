@@ -85,21 +85,14 @@ const storeApply = (request, budget, nowMs, held) => {
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };
 
-/** A clock (`{nowMs()}`) read once, checked: a bigint for the component. */
-function readClock(clock) {
-  if (typeof clock !== 'object' || clock === null || typeof clock.nowMs !== 'function') {
-    throw new TypeError('decide: options.clock must have a nowMs() method');
-  }
-  return lower.u64(clock.nowMs(), 'now_ms');
+/** `v` when it is an object with the method `name`, else a TypeError naming `option` and `signature`. */
+function withMethod(v, name, option, signature) {
+  if (typeof v !== 'object' || v === null || typeof v[name] !== 'function') throw new TypeError(`decide: options.${option} must have a ${signature} method`);
+  return v;
 }
 
-/** A synchronous budget store (`{call(request, budget, nowMs)}`), checked. */
-function syncStore(store) {
-  if (typeof store !== 'object' || store === null || typeof store.call !== 'function') {
-    throw new TypeError('decide: options.store must have a call(request, budget, nowMs) method');
-  }
-  return store;
-}
+/** A clock (`{nowMs()}`) read once, checked: a bigint for the component. */
+const readClock = (clock) => lower.u64(withMethod(clock, 'nowMs', 'clock', 'nowMs()').nowMs(), 'now_ms');
 
 /**
  * The imports-driven step: ONE call into the component, which reads the
@@ -109,7 +102,7 @@ function syncStore(store) {
  */
 const decide = (policy, state, outcome, { store, clock = systemClock, onStoreError } = {}) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
-  const st = syncStore(store);
+  const st = withMethod(store, 'call', 'store', 'call(request, budget, nowMs)');
   const now = readClock(clock);
   return lower.decisionOut(callWithImports(now, st, onStoreError, (api) => api.decide(p, s, o)));
 };

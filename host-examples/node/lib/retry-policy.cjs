@@ -17,7 +17,8 @@ const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops
 const { callWithImports } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
 const { artifact } = require('./artifact/current.cjs');
-const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
+const { InMemoryBudgetStore, withTimeout, StoreTimeoutError } = require('./stores.cjs');
+const { systemClock } = require('./clock.cjs');
 
 const UNAVAILABLE = Object.freeze({ unavailable: true });
 // Classes of earlier documents kept for events admitted under them

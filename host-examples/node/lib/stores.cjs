@@ -3,7 +3,6 @@
 // to (BudgetStore in index.d.cts, the component's `budget-store.call`: one
 // call, atomic per endpoint; `decide` needs a synchronous answer, `step` takes both).
 const { storeApply, EMPTY_HELD } = require('./ops.cjs');
-const { systemClock, ManualClock } = require('./clock.cjs');
 
 /**
  * Process-local counts: each request is answered by the component's
@@ -48,4 +47,4 @@ function withTimeout(promise, ms, late = () => new StoreTimeoutError(ms)) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-module.exports = { InMemoryBudgetStore, systemClock, ManualClock, StoreTimeoutError, withTimeout };
+module.exports = { InMemoryBudgetStore, StoreTimeoutError, withTimeout };

@@ -42,7 +42,6 @@ export class Metrics {
   #histograms = new Map();
   #counts = new Map(); // counter values, for the run's summary (read synchronously)
   #unknown = new Set(); // engine names this host does not list, said once each
-  #inFlight;
   #gauges = new Map();
   #info = () => [];
 
@@ -61,7 +60,7 @@ export class Metrics {
     for (const [name, spec] of Object.entries(HISTOGRAMS)) {
       this.#histograms.set(name, new Histogram({ name, help: spec.help, buckets: [...spec.buckets], registers: [this.registry] }));
     }
-    this.#inFlight = new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] });
+    this.#gauges.set('webhook_in_flight', new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] }));
     this.#gauges.set('webhook_held_events', new Gauge({ name: 'webhook_held_events', help: 'Events held now (journaled as held).', registers: [this.registry] }));
     new Gauge({ // eslint-disable-line no-new
       name: 'webhook_policy_info',
@@ -114,7 +113,7 @@ export class Metrics {
 
   /** One more (+1) or one fewer (-1) HTTP attempt in progress. */
   inFlight(delta) {
-    this.#inFlight.inc(delta);
+    this.#gauges.get('webhook_in_flight').inc(delta);
   }
 
   /** Set gauge `name` (the engine's webhook_held_events) to `value`. */

@@ -7,16 +7,11 @@
 import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { post, createAgent, errorKind, NotSentError } from './http-client.mjs';
 
-/** The raw `Retry-After` header of a response (the engine parses it), or undefined. */
-function retryAfterOf(headers) {
-  const h = headers?.['retry-after'];
-  return Array.isArray(h) ? h[0] : h;
-}
-
-/** A response or a failure as the engine's result fields. */
+/** A response as the engine's result fields, its `Retry-After` raw (the engine parses it). */
 export function resultOf(res) {
   if (!(Number.isInteger(res.status) && res.status >= 100 && res.status <= 599)) return { error_kind: K.UNEXPECTED_STATUS };
-  const retryAfter = retryAfterOf(res.headers);
+  const h = res.headers?.['retry-after'];
+  const retryAfter = Array.isArray(h) ? h[0] : h;
   return retryAfter === undefined ? { status: res.status } : { status: res.status, retry_after: String(retryAfter) };
 }
 
