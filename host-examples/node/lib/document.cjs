@@ -63,10 +63,7 @@ function admit(doc, eventClass, nowMs) {
 }
 
 /** The class `name`'s policy (component shape) in `doc`, or undefined. */
-function classPolicy(doc, name) {
-  for (const c of doc.classes) if (c.name === name) return c.policy;
-  return undefined;
-}
+const classPolicy = (doc, name) => doc.classes.find((c) => c.name === name)?.policy;
 
 /** A format-3 document (object or JSON text): `{version, classes: [{name, policy, health, policy_hash, hash_words}]}`. */
 function loadHealthDocument(document) {

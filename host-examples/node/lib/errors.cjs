@@ -1,19 +1,10 @@
 'use strict';
-// The package's two error classes.
-//
-// PolicyError: every refused input, with the contract's error code and the
-// offending field's dotted path. The checks live in the component (ranges,
-// gates) and in lib/lower.cjs (the WIT types' shapes and widths).
-//
-// ArtifactError: an artifact that cannot be loaded or swapped in
-// (docs/artifact.md "Error codes"): artifact_pin_invalid,
-// artifact_unreadable, artifact_too_large, artifact_sha256_mismatch,
-// artifact_invalid, artifact_abi_mismatch, artifact_self_test_failed,
-// artifact_document_invalid.
-//
+// The package's error classes. PolicyError: every refused input, with the
+// contract's error code and the offending field's dotted path (the checks
+// live in the component and in lib/lower.cjs). ArtifactError: an artifact
+// that cannot be loaded or swapped in (docs/artifact.md "Error codes").
 // RolloutError: a fleet rollout's record, trust file, key or signature
-// refused (docs/rollout.md): rollout_record_invalid, rollout_trust_invalid,
-// rollout_key_unknown, rollout_signature_invalid, rollout_artifact_missing.
+// refused (docs/rollout.md).
 
 class PolicyError extends Error {
   /**
@@ -41,18 +32,18 @@ const ARTIFACT_ERROR_CODES = Object.freeze([
   'artifact_document_invalid',
 ]);
 
-class ArtifactError extends Error {
-  /**
-   * @param {string} code one of ARTIFACT_ERROR_CODES
-   * @param {string} message what was expected and what was found
-   */
+/** An error with a `code` and a `detail` (what was expected and what was found), named after its class. */
+class CodedError extends Error {
   constructor(code, message) {
     super(`${code}: ${message}`);
-    this.name = 'ArtifactError';
+    this.name = new.target.name;
     this.code = code;
     this.detail = message;
   }
 }
+
+/** `code`: one of ARTIFACT_ERROR_CODES. */
+class ArtifactError extends CodedError {}
 
 const ROLLOUT_ERROR_CODES = Object.freeze([
   'rollout_record_invalid',
@@ -62,17 +53,7 @@ const ROLLOUT_ERROR_CODES = Object.freeze([
   'rollout_artifact_missing',
 ]);
 
-class RolloutError extends Error {
-  /**
-   * @param {string} code one of ROLLOUT_ERROR_CODES
-   * @param {string} message what was expected and what was found
-   */
-  constructor(code, message) {
-    super(`${code}: ${message}`);
-    this.name = 'RolloutError';
-    this.code = code;
-    this.detail = message;
-  }
-}
+/** `code`: one of ROLLOUT_ERROR_CODES. */
+class RolloutError extends CodedError {}
 
 module.exports = { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES };

@@ -1,25 +1,15 @@
 'use strict';
-// @webhook/retry-policy — the webhook retry policy for Node dispatchers.
-// The decisions come from the ONE policy artifact every host of the fleet
-// runs (a WebAssembly component, docs/artifact.md): by default the copy in
-// this package (lib/retry_policy.wasm), or the file RETRY_POLICY_ARTIFACT
-// names, or one handed to loadArtifact / swapArtifact. Its main core module
-// runs through jco's glue (lib/component/glue.cjs, generated).
-// Types: index.d.cts (API) and types.d.cts (generated from wit/).
-// `rollout`: following a policy shipped through the fleet's Redis (docs/rollout.md).
-// Semantics: the conformance contract (formats 1 and 2) and docs/health.md (format 3).
+// @webhook/retry-policy — the webhook retry policy for Node dispatchers: the
+// decisions of the ONE policy artifact every host of the fleet runs (a
+// WebAssembly component, docs/artifact.md), through jco's glue. Types:
+// index.d.cts (API) and types.d.cts (generated from wit/).
 const constants = require('./constants.cjs');
-const { TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS } = require('./transport-kinds.cjs');
-const { PolicyError, ArtifactError, ARTIFACT_ERROR_CODES, RolloutError, ROLLOUT_ERROR_CODES } = require('./errors.cjs');
 const ops = require('./ops.cjs');
 const { loadHealthDocument, embeddedDocument } = require('./document.cjs');
 const { RetryPolicy } = require('./retry-policy.cjs');
 const { InMemoryBudgetStore } = require('./stores.cjs');
 const { DeliveryEngine } = require('./delivery-engine.cjs');
 const { destinationRefusal } = require('./destinations.cjs');
-const { ManualClock, systemClock } = require('./clock.cjs');
-const { RedisBudgetStore, evictionWarning, checkEviction } = require('./redis-store.cjs');
-const signing = require('./signing.cjs');
 const { watchPolicyFile } = require('./reload.cjs');
 const artifacts = require('./artifact/current.cjs');
 const { appendCustomSection } = require('./artifact/reader.cjs');
@@ -43,16 +33,9 @@ module.exports = {
   DeliveryEngine,
   destinationRefusal,
   InMemoryBudgetStore,
-  RedisBudgetStore,
-  evictionWarning,
-  checkEviction,
-  ManualClock,
-  systemClock,
-  PolicyError,
-  ArtifactError,
-  ARTIFACT_ERROR_CODES,
-  RolloutError,
-  ROLLOUT_ERROR_CODES,
+  ...require('./redis-store.cjs'), // RedisBudgetStore, evictionWarning, checkEviction
+  ...require('./clock.cjs'), // ManualClock, systemClock
+  ...require('./errors.cjs'), // PolicyError, ArtifactError, RolloutError and their codes
   rollout,
   watchPolicyFile,
   loadArtifact: artifacts.loadArtifact,
@@ -63,12 +46,7 @@ module.exports = {
   appendCustomSection,
   WIT_PACKAGE,
   ABI_VERSION,
-  sign: signing.sign,
-  signatureHeaders: signing.signatureHeaders,
-  verify: signing.verify,
-  WebhookVerificationError: signing.WebhookVerificationError,
-  TRANSPORT_KINDS,
-  TRANSPORT_KIND_NAMES,
-  TRANSPORT_KIND_CLASS,
+  ...require('./signing.cjs'), // sign, signatureHeaders, verify, WebhookVerificationError
+  ...require('./transport-kinds.cjs'), // TRANSPORT_KINDS, TRANSPORT_KIND_NAMES, TRANSPORT_KIND_CLASS
   ...constants,
 };

@@ -38,15 +38,6 @@ declare global {
   }
 }
 
-/** Transport error kinds the policy retries; any other kind is terminal. */
-export type RetryableErrorKind =
-  | 'connect_timeout'
-  | 'read_timeout'
-  | 'write_timeout'
-  | 'pool_timeout'
-  | 'connect_error'
-  | 'remote_protocol_error';
-
 /** A DeliveryState that also names its event class (RetryPolicy). */
 export type ClassedDeliveryState<N extends Int = number> = DeliveryState<N> & {
   class: string;
@@ -287,8 +278,6 @@ export declare const STORE_OPS: readonly StoreOp[];
 /** Version of the decision contract (format) this build implements. */
 export declare const CONTRACT_FORMAT: number;
 
-/** Every transport error kind a dispatcher reports (fleet/transport-kinds.json); classifyError gives each its class. */
-/** The delivery engine (docs/engine.md), driven through the component: JSON batches in, actions out. */
 /**
  * Why `address` (IPv4 or IPv6 text; a zone is ignored) may not be a webhook destination
  * (docs/destinations.md: `loopback`, `private`, ...), or null; the component's table.

@@ -10,22 +10,20 @@ const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
-const arg = (v, path) => plain(v, path);
-
 const plan = (backoff, windowMs, hardCap) => {
-  const b = lower.backoff(arg(backoff, 'backoff'), 'backoff');
-  const w = lower.u64(arg(windowMs, 'window_ms'), 'window_ms');
-  const h = lower.u32(arg(hardCap, 'hard_cap'), 'hard_cap');
+  const b = lower.backoff(plain(backoff, 'backoff'), 'backoff');
+  const w = lower.u64(plain(windowMs, 'window_ms'), 'window_ms');
+  const h = lower.u32(plain(hardCap, 'hard_cap'), 'hard_cap');
   return lower.scheduleOut(call((api) => api.plan(b, w, h)));
 };
 
 const classifyStatus = (status) => {
-  const s = lower.uint(arg(status, 'status'), 'status', 0xffff, 'invalid_status');
+  const s = lower.uint(plain(status, 'status'), 'status', 0xffff, 'invalid_status');
   return call((api) => api.classifyStatus(s));
 };
 
 const classifyError = (errorKind) => {
-  const k = lower.str(arg(errorKind, 'error_kind'), 'error_kind');
+  const k = lower.str(plain(errorKind, 'error_kind'), 'error_kind');
   return call((api) => api.classifyError(k));
 };
 
@@ -36,35 +34,39 @@ const classifyError = (errorKind) => {
  * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
-  const p = lower.policy(arg(policy, 'policy'), 'policy');
-  return [p, lower.state(arg(state, 'state'), 'state'), lower.outcome(arg(outcome, 'outcome'), 'outcome')];
+  const p = lower.policy(plain(policy, 'policy'), 'policy');
+  return [p, lower.state(plain(state, 'state'), 'state'), lower.outcome(plain(outcome, 'outcome'), 'outcome')];
+}
+
+/** The component's `evaluate` of lowered `[p, s, o]` at `nowMs`, on `on` (the artifact a step began on). */
+function evaluateLowered([p, s, o], nowMs, on = artifact()) {
+  const now = lower.u64(nowMs, 'now_ms');
+  return call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
+}
+
+/** The component's `settle` of lowered `[p, s, o]` at `nowMs`, `reply` in the contract's shape. */
+function settleLowered([p, s, o], nowMs, reply, on = artifact()) {
+  const now = lower.u64(nowMs, 'now_ms');
+  const r = lower.reply(plain(reply, 'reply'), 'reply');
+  return call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
 }
 
 /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
-const evaluate = (policy, state, outcome, nowMs) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(nowMs, 'now_ms');
-  return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
-};
+const evaluate = (policy, state, outcome, nowMs) => lower.stepOut(evaluateLowered(stepArgs(policy, state, outcome), nowMs));
 
 /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
-const settle = (policy, state, outcome, nowMs, reply) => {
-  const [p, s, o] = stepArgs(policy, state, outcome);
-  const now = lower.u64(nowMs, 'now_ms');
-  const r = lower.reply(arg(reply, 'reply'), 'reply');
-  return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
-};
+const settle = (policy, state, outcome, nowMs, reply) => lower.settlementOut(settleLowered(stepArgs(policy, state, outcome), nowMs, reply));
 
 /** A Retry-After header value in ms from `nowMs`, or null when it is not usable. */
 const retryAfter = (header, nowMs) => {
-  const h = lower.str(arg(header, 'header'), 'header');
+  const h = lower.str(plain(header, 'header'), 'header');
   const now = lower.u64(nowMs, 'now_ms');
   const ms = call((api) => api.parseRetryAfter(h, now));
   return ms === undefined ? null : lower.n(ms);
 };
 
 const storeKey = (request) => {
-  const r = lower.request(arg(request, 'request'), 'request');
+  const r = lower.request(plain(request, 'request'), 'request');
   return call((api) => api.storeKey(r));
 };
 
@@ -76,28 +78,21 @@ const EMPTY_HELD = Object.freeze({
 
 /** An in-memory store's answer to `request` on what it `held`: `{reply, held}`. */
 const storeApply = (request, budget, nowMs, held) => {
-  const r = lower.request(arg(request, 'request'), 'request');
-  const b = lower.budget(arg(budget, 'budget'), 'budget');
+  const r = lower.request(plain(request, 'request'), 'request');
+  const b = lower.budget(plain(budget, 'budget'), 'budget');
   const now = lower.u64(nowMs, 'now_ms');
-  const h = lower.held(arg(held, 'held'), 'held');
+  const h = lower.held(plain(held, 'held'), 'held');
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };
 
-/** A clock (`{nowMs()}`) read once, checked: a bigint for the component. */
-function readClock(clock) {
-  if (typeof clock !== 'object' || clock === null || typeof clock.nowMs !== 'function') {
-    throw new TypeError('decide: options.clock must have a nowMs() method');
-  }
-  return lower.u64(clock.nowMs(), 'now_ms');
+/** `v` when it is an object with the method `name`, else a TypeError naming `option` and `signature`. */
+function withMethod(v, name, option, signature) {
+  if (typeof v !== 'object' || v === null || typeof v[name] !== 'function') throw new TypeError(`decide: options.${option} must have a ${signature} method`);
+  return v;
 }
 
-/** A synchronous budget store (`{call(request, budget, nowMs)}`), checked. */
-function syncStore(store) {
-  if (typeof store !== 'object' || store === null || typeof store.call !== 'function') {
-    throw new TypeError('decide: options.store must have a call(request, budget, nowMs) method');
-  }
-  return store;
-}
+/** A clock (`{nowMs()}`) read once, checked: a bigint for the component. */
+const readClock = (clock) => lower.u64(withMethod(clock, 'nowMs', 'clock', 'nowMs()').nowMs(), 'now_ms');
 
 /**
  * The imports-driven step: ONE call into the component, which reads the
@@ -107,7 +102,7 @@ function syncStore(store) {
  */
 const decide = (policy, state, outcome, { store, clock = systemClock, onStoreError } = {}) => {
   const [p, s, o] = stepArgs(policy, state, outcome);
-  const st = syncStore(store);
+  const st = withMethod(store, 'call', 'store', 'call(request, budget, nowMs)');
   const now = readClock(clock);
   return lower.decisionOut(callWithImports(now, st, onStoreError, (api) => api.decide(p, s, o)));
 };
@@ -124,4 +119,6 @@ module.exports = {
   storeApply,
   EMPTY_HELD,
   readClock,
+  evaluateLowered,
+  settleLowered,
 };

@@ -18,6 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { storeKey } = require('./ops.cjs');
+const { withTimeout } = require('./stores.cjs');
 
 const MAX_CACHED_KEYS = 4096;
 const SCRIPT_PATH = path.join(__dirname, 'fleet', 'budget.lua');
@@ -42,12 +43,7 @@ class RedisBudgetStore {
   #cached = false; // the server has answered one of our EVALs: EVALSHA from now on
   #cachedKeys = null; // on a Cluster: the keys whose node answered an EVAL (bounded)
 
-  /**
-   * @param redis   an ioredis client or Cluster (anything with `evalsha` and `eval`)
-   * @param options {script, skewCheck}: the Lua source (default: the shipped
-   *   fleet/budget.lua); skewCheck (default true): the script refuses a call
-   *   whose now_ms is more than a quarter window away from Redis TIME
-   */
+  /** `redis`: an ioredis client or Cluster; options: RedisBudgetStoreOptions in index.d.cts. */
   constructor(redis, options = {}) {
     if (redis === null || typeof redis !== 'object' || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
       throw new TypeError('RedisBudgetStore: expected an ioredis client (with evalsha and eval)');
@@ -127,17 +123,11 @@ function evictionWarning(policy) {
  * `redis` is an ioredis client or Cluster (a Cluster asks one node).
  */
 async function checkEviction(redis, timeoutMs = 250) {
-  let timer;
   try {
-    const reply = await Promise.race([
-      redis.call('CONFIG', 'GET', 'maxmemory-policy'),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('timeout')), timeoutMs); }),
-    ]);
+    const reply = await withTimeout(redis.call('CONFIG', 'GET', 'maxmemory-policy'), timeoutMs);
     return Array.isArray(reply) && reply.length === 2 ? evictionWarning(String(reply[1])) : null;
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

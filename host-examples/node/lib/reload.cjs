@@ -5,6 +5,7 @@
 // file's stat (fs.watchFile) rather than inotify, so an editor's or a
 // deploy's write-then-rename is seen like an in-place write.
 const fs = require('node:fs');
+const { callHook } = require('./hook.cjs');
 
 /**
  * Watch `file` and reload `policy` when it changes.
@@ -25,11 +26,7 @@ function watchPolicyFile(policy, file, { intervalMs = 1000, onReload = () => {} 
       } catch (e) {
         result = { ok: false, error: Object.assign(new Error(`cannot read ${file} (${e?.code ?? 'error'})`), { code: e?.code }) };
       }
-      try {
-        onReload(result, file);
-      } catch {
-        // A failing hook must not stop the watch.
-      }
+      callHook(onReload, result, file);
       return result;
     });
     return running;

@@ -1,33 +1,24 @@
 'use strict';
 // RetryPolicy: a policy document (named event classes) with a clock and a
 // budget store, for dispatchers. The decisions are the component's; this
-// file only moves the one store call of each attempt, two ways:
-//
-//   decide(state, outcome): ONE call into the component, which reads the
-//     clock and calls the (synchronous) store through its imports;
-//   step(state, outcome), for async stores (Redis):
-//     1. evaluate at clock.nowMs(): the decision if a gate fired, and the
-//        one store request this attempt needs (or none);
-//     2. at most ONE store call, `store.call(request, budget, nowMs)` (Redis:
-//        one EVALSHA), bounded by `storeTimeoutMs` (default 250 ms); a
-//        throw, rejection or timeout is the reply `{unavailable: true}`;
-//     3. a decided attempt keeps its decision whatever the store said (its
-//        `record` is still awaited); otherwise settle turns the reply into
-//        the decision: unavailable fails closed (`budget_unavailable`), and
-//        the store's verdict stands when it differs from the rule on the
-//        counts it reports (`budget_disagreement`, counted and reported).
-//   The step runs on the artifact it began on, even across a swap.
-//
-// Without a document, the policy follows the artifact's embedded document
-// (`retry-policy bundle`), reloading it when a swap brings another.
+// file only moves the one store call of each attempt, two ways: `decide`
+// (ONE call into the component, which reads the clock and calls a
+// synchronous store through its imports) and `step` (evaluate, at most ONE
+// store call, sync or async, bounded by `storeTimeoutMs`, then settle; a
+// store that throws, rejects or times out is `{unavailable: true}`: the
+// budget fails closed). A step runs on the artifact it began on, even
+// across a swap. Without a document, the policy follows the artifact's
+// embedded document (`retry-policy bundle`) across swaps.
 const { PolicyError } = require('./errors.cjs');
+const { callHook } = require('./hook.cjs');
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
-const { retryAfter, readClock } = require('./ops.cjs');
-const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
+const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops.cjs');
+const { callWithImports } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
 const { artifact } = require('./artifact/current.cjs');
-const { InMemoryBudgetStore, systemClock, withTimeout, StoreTimeoutError } = require('./stores.cjs');
+const { InMemoryBudgetStore, withTimeout, StoreTimeoutError } = require('./stores.cjs');
+const { systemClock } = require('./clock.cjs');
 
 const UNAVAILABLE = Object.freeze({ unavailable: true });
 // Classes of earlier documents kept for events admitted under them
@@ -80,11 +71,7 @@ class RetryPolicy {
   #skipped = 0;
   #reportStoreError = (e, request) => this.#report(e, request, false);
 
-  /**
-   * @param document a policy document (object) or its JSON text; omitted
-   *   (undefined or null): the artifact's embedded document
-   * @param options  {store, clock, storeTimeoutMs, onStoreError, onBudgetDisagreement}
-   */
+  /** `document`: an object or its JSON text; omitted (undefined or null): the artifact's embedded document. */
   constructor(document, options = {}) {
     this.#store = option(options, 'store', (s) => isObject(s) && typeof s.call === 'function', null) ?? new InMemoryBudgetStore();
     this.#clock = option(options, 'clock', (c) => isObject(c) && typeof c.nowMs === 'function', systemClock);
@@ -131,13 +118,9 @@ class RetryPolicy {
   }
 
   /**
-   * Swap in a new document without a restart. It is validated first: a bad
-   * one keeps the current document and is reported, never thrown:
-   * `{ok: false, error}` (a PolicyError with code and field). On success,
-   * `{ok: true, version, previousVersion}`: new events are admitted under
-   * the new document, while a state carrying the `policy_hash` it was
-   * admitted under keeps that document's schedule, backoff and budget.
-   * A document given here pins it: the artifact's embedded one no longer applies.
+   * Validate, then swap in a new document (README "Reload without restart");
+   * a bad one is `{ok: false, error}`, never thrown. A document given here
+   * pins it: the artifact's embedded one no longer applies.
    */
   reload(document) {
     let doc;
@@ -185,25 +168,15 @@ class RetryPolicy {
 
   /** Gates 1-5 and the one store request this attempt needs: `{decision, store}`. */
   evaluate(state, outcome, nowMs) {
-    const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(nowMs, 'now_ms');
-    return lower.stepOut(call((api) => api.evaluate(p, s, o, now), artifact(), STEP_PATHS));
+    return lower.stepOut(evaluateLowered(this.#args(state, outcome), nowMs));
   }
 
   /** The decision once the store answered `reply`: `{decision, budget_disagreement}`. */
   settle(state, outcome, nowMs, reply) {
-    const [p, s, o] = this.#args(state, outcome);
-    const now = lower.u64(nowMs, 'now_ms');
-    const r = lower.reply(plain(reply, 'reply'), 'reply');
-    return lower.settlementOut(call((api) => api.settle(p, s, o, now, r), artifact(), STEP_PATHS));
+    return lower.settlementOut(settleLowered(this.#args(state, outcome), nowMs, reply));
   }
 
-  /**
-   * The whole step in ONE call into the component: it reads this policy's
-   * clock and calls its store once, through the component's imports. The
-   * store must answer synchronously (InMemoryBudgetStore does); a store that
-   * throws or answers a Promise is `budget_unavailable` for a pending retry.
-   */
+  /** The whole step in ONE call into the component, through its clock and (synchronous) store imports. */
   decide(state, outcome) {
     const [p, s, o] = this.#args(state, outcome);
     const now = readClock(this.#clock);
@@ -218,34 +191,29 @@ class RetryPolicy {
   /** The decision after an attempt: evaluate, at most one store call (sync or async), settle. */
   async step(input, outcome) {
     const on = artifact(); // the whole step runs on this artifact, even if a swap lands meanwhile
-    const [p, s, o, entry] = this.#args(input, outcome);
+    const args = this.#args(input, outcome);
+    const entry = args[3];
     const nowMs = this.#clock.nowMs();
-    const now = lower.u64(nowMs, 'now_ms');
-    const step = call((api) => api.evaluate(p, s, o, now), on, STEP_PATHS);
+    const step = evaluateLowered(args, nowMs, on);
     const request = step.store === undefined ? null : lower.requestOut(step.store);
     if (step.decision !== undefined) {
       if (request !== null) await this.#call(request, entry.budget, nowMs);
       return lower.decisionOut(step.decision);
     }
     const reply = await this.#call(request, entry.budget, nowMs);
-    const settle = (r) => call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
     let settled;
     try {
-      settled = settle(lower.reply(plain(reply, 'reply'), 'reply'));
+      settled = settleLowered(args, nowMs, reply, on);
     } catch (e) {
       // The inputs were good (evaluate took them): the store's answer was not.
       if (!(e instanceof PolicyError && e.field.startsWith('reply'))) throw e;
       this.#report(e, request, false);
-      settled = settle({ tag: 'unavailable' });
+      settled = settleLowered(args, nowMs, UNAVAILABLE, on);
     }
     const decision = lower.decisionOut(settled.decision);
     if (settled.budgetDisagreement) {
       this.#disagreements += 1;
-      try {
-        this.#onDisagreement({ request, reply, decision });
-      } catch {
-        // A failing hook must not change the decision.
-      }
+      callHook(this.#onDisagreement, { request, reply, decision });
     }
     return decision;
   }
@@ -262,11 +230,7 @@ class RetryPolicy {
   }
 
   #report(error, request, timedOut) {
-    try {
-      this.#onStoreError(error, { operation: request.op, endpointId: request.endpoint_id, timedOut });
-    } catch {
-      // A failing hook must not change the decision.
-    }
+    callHook(this.#onStoreError, error, { operation: request.op, endpointId: request.endpoint_id, timedOut });
   }
 
   #entry(eventClass, field = 'state.class') {
@@ -296,17 +260,7 @@ class RetryPolicy {
 
   /** The policy a state was admitted under (its policy_hash), else the current document's. */
   #entryFor(state) {
-    // each read once; a getter or Proxy trap that throws is refused as invalid_input
-    let at = 'state.policy_hash';
-    let hash;
-    let eventClass;
-    try {
-      hash = state.policy_hash;
-      at = 'state.class';
-      eventClass = state.class;
-    } catch (e) {
-      throw new PolicyError('invalid_input', at, `reading it threw: ${e && e.message}`);
-    }
+    const { policy_hash: hash, class: eventClass } = state; // a plain copy (#args): reading runs no caller code
     if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
     const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;

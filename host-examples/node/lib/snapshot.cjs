@@ -61,7 +61,7 @@ function plain(value, path = '', depth = 0, cut = false) {
     // each own enumerable field read once, a throwing one refused at its path
     const out = {};
     for (const k of entries) {
-      const v = readField(value, k, path);
+      const v = read(value, k, path);
       // As in JSON.stringify: a property set to undefined is absent. A
       // string, number or boolean is copied as it is (the common case: no
       // recursion, no path string built).
@@ -76,7 +76,7 @@ function plain(value, path = '', depth = 0, cut = false) {
     // (a Proxy of an array can claim any length)
     if (!Number.isSafeInteger(entries) || entries < 0) throw refuse(path, 'expected an array length');
     const out = new Array(entries);
-    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, `${path}[${i}]`), `${path}[${i}]`, depth + 1, cut);
+    for (let i = 0; i < entries; i++) out[i] = plain(read(value, i, path, `${path}[${i}]`), `${path}[${i}]`, depth + 1, cut);
     return out;
   }
   const out = {};
@@ -119,23 +119,15 @@ function kindOf(value) {
   }
   if (proto === Object.prototype || proto === null) return 'object';
   if (ArrayBuffer.isView(value) || BRANDS.some((g) => has(g, value))) return 'binary';
-  if (Array.isArray(value)) return 'array';
   return has(mapSize, value) ? 'map' : 'object';
 }
 
-function readField(object, key, path) {
+/** `object[key]`; a throw is refused at `at` (default: the field's path, built only then). */
+function read(object, key, path, at) {
   try {
     return object[key];
   } catch (e) {
-    throw refuse(child(path, key), `reading it threw: ${e && e.message}`);
-  }
-}
-
-function read(object, key, at) {
-  try {
-    return object[key];
-  } catch (e) {
-    throw refuse(at, `reading it threw: ${e && e.message}`);
+    throw refuse(at ?? child(path, key), `reading it threw: ${e && e.message}`);
   }
 }
 

@@ -1,16 +1,8 @@
 'use strict';
-// Budget stores: what a RetryPolicy sends its one store request per
-// attempt to.
-//
-// The store interface (BudgetStore in index.d.cts), the component's
-// `budget-store.call`:
-//   call(request, budget, nowMs) -> Reservation | Promise<Reservation>
-// `request` comes from `evaluate` ({op, endpoint_id, window_ms, bucket}:
-// the policy computed the bucket); the answer is `{reserved, counts}` with
-// the counts the reservation was judged on. One call, atomic per endpoint.
-// `decide` (imports-driven) needs a synchronous answer; `step` takes both.
+// Budget stores: what a RetryPolicy sends its one store request per attempt
+// to (BudgetStore in index.d.cts, the component's `budget-store.call`: one
+// call, atomic per endpoint; `decide` needs a synchronous answer, `step` takes both).
 const { storeApply, EMPTY_HELD } = require('./ops.cjs');
-const { systemClock, ManualClock } = require('./clock.cjs');
 
 /**
  * Process-local counts: each request is answered by the component's
@@ -43,13 +35,16 @@ class StoreTimeoutError extends Error {
   }
 }
 
-/** `promise`, or a StoreTimeoutError rejection after `ms` (the timer is cleared as soon as it settles). */
-function withTimeout(promise, ms) {
+/**
+ * `promise`, or a rejection with `late()` (default a StoreTimeoutError) after
+ * `ms`; the timer is cleared as soon as it settles, and a late answer is ignored.
+ */
+function withTimeout(promise, ms, late = () => new StoreTimeoutError(ms)) {
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeoutError(ms)), ms);
+    timer = setTimeout(() => reject(late()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-module.exports = { InMemoryBudgetStore, systemClock, ManualClock, StoreTimeoutError, withTimeout };
+module.exports = { InMemoryBudgetStore, StoreTimeoutError, withTimeout };

@@ -26,7 +26,7 @@ function refuse(message) {
 function copyFleetFiles() {
   if (!existsSync(join(root, 'fleet', 'budget.lua'))) return; // not in the repository: checked in step 3
   mkdirSync(join(pkg, 'lib', 'fleet'), { recursive: true });
-  for (const f of ['budget.lua']) copyFileSync(join(root, 'fleet', f), join(pkg, 'lib', 'fleet', f));
+  copyFileSync(join(root, 'fleet', 'budget.lua'), join(pkg, 'lib', 'fleet', 'budget.lua'));
 }
 
 async function toolsAreCurrent() {

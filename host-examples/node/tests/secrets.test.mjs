@@ -9,7 +9,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { redactText, safeTarget } from '../examples/dispatcher/redact.mjs';
+import { redactText } from '../examples/dispatcher/redact.mjs';
 
 const REPLICA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../replica');
 const SECRETS = ['hunter2', 'tok3n', 'pa55', 'c2VjcmV0IGtleQ'];
@@ -25,7 +25,6 @@ function replica(args, env = {}) {
 test('redaction blanks passwords, query strings, whsec_ keys and Authorization values', () => {
   const text = redactText('redis://u:hunter2@h:1/0 http://h/x?token=tok3n whsec_c2VjcmV0IGtleQ== Authorization: Bearer pa55');
   clean('redactText', text);
-  assert.equal(safeTarget('https://u:pa55@h:8/a?t=tok3n#x'), 'https://h:8/a');
 });
 
 test('the replica never prints a Redis password or a target\'s token, in usage errors or logs', async () => {

@@ -38,11 +38,7 @@ export function refusal(address) {
  */
 export function checkedLookup({ allowPrivate = false, resolve = dns.lookup } = {}) {
   return (hostname, options, callback) => {
-    if (typeof options === 'function') {
-      callback = options;
-      options = {};
-    }
-    const opts = typeof options === 'number' ? { family: options } : { ...options };
+    const opts = { ...options }; // net and tls always pass an options object
     resolve(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return callback(err);
       if (!Array.isArray(addresses) || addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }));

@@ -1,27 +1,13 @@
 // The dispatcher: a thin driver of the delivery engine (docs/engine.md). The
 // engine decides everything (admission, sends, retries, holds, probes,
 // wakes, the window's edge, dead letters, the journal's records, drain);
-// this file only moves its actions to I/O and their ends back as inputs:
-//
-//   journal          -> appended to the journal file; the lines of a batch
-//                       are on disk (one fdatasync) before any send of it starts
-//   journal_truncate -> the journal file cut there (a torn last record)
-//   journal_compact  -> the journal file replaced by the engine's compacted text
-//   send             -> send.mjs (HTTP POST), then `result`
-//   store_call       -> store-call.mjs (EVALSHA), then `store`
-//   count / gauge    -> the metrics registry (counters move only so)
-//   delivered / dead_letter -> the run's tallies; warn -> one stderr line
-//   resumed          -> the events a resume reopened count as open
-//   drained          -> the drain is over (or, for an artifact swap, the
-//                       old engine's `snapshot` is resumed by a new one)
-//   timeout_ms       -> a timer that feeds `tick`
-//
-// Inputs that arrive together are fed in ONE crossing; time is the wall
-// clock plus the offset, never fed smaller than before. New events are
-// admitted only while fewer than `concurrency` events are open (admitted or
-// resumed, not yet delivered or dead-lettered: their retry waits included),
-// each no earlier than its admission pace allows (admission-pace.mjs:
-// --rate, --deadline-ms), a timer waking the driver at the next instant.
+// this file only moves its actions to I/O (#act: a batch's journal lines are
+// on disk, one fdatasync, before any of its sends starts) and their ends
+// back as inputs. Inputs that arrive together are fed in ONE crossing; time
+// is the wall clock plus the offset, never fed smaller than before. New
+// events are admitted only while fewer than `concurrency` events are open
+// (their retry waits included), each no earlier than its pace allows
+// (admission-pace.mjs: --rate, --deadline-ms).
 
 /** Logs the first of a kind, then every 1000th (an outage fails every call). */
 export function rateLimited(log, what) {

@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { acquireLock } from './journal-lock.mjs';
-import { JournalError } from './journal-error.mjs';
+import { acquireLock, JournalError } from './journal-lock.mjs';
 
 export { JournalError };
 
@@ -52,22 +51,10 @@ export class JournalFile {
     }
   }
 
-  get path() {
-    return this.#path;
-  }
-
   /** The file's bytes as they are now (from its start, whatever was appended). */
   bytes() {
     try {
-      const size = fs.fstatSync(this.#fd).size;
-      const buf = Buffer.alloc(size);
-      let got = 0;
-      while (got < size) {
-        const n = fs.readSync(this.#fd, buf, got, size - got, got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
+      return fs.readFileSync(this.#path);
     } catch (e) {
       throw io(this.#path, e);
     }

@@ -1,24 +1,7 @@
 // The dispatcher's metrics, exactly docs/metrics.md (one schema for the
-// four dispatchers), on prom-client with a private Registry (no default
-// metrics, no other webhook_* family). Every family exists from the first
-// scrape and every closed label set is created at 0.
-//   webhook_attempts_total{kind=first|retry}
-//   webhook_delivered_total
-//   webhook_deadletter_total{stop_reason}
-//   webhook_transport_errors_total{kind}          every kind of fleet/transport-kinds.json
-//   webhook_endpoint_disable_signals_total        410 Gone responses
-//   webhook_budget_refusals_total                 the store's verdict reserved = false
-//   webhook_budget_disagreements_total
-//   webhook_budget_store_errors_total
-//   webhook_budget_store_duration_seconds         histogram
-//   webhook_delivery_duration_seconds             histogram
-//   webhook_in_flight                             gauge
-//   webhook_policy_reloads_total{result=applied|refused}
-//   webhook_holds_total{reason}                   holds started (format 3)
-//   webhook_held_events                           gauge: events held now
-//   webhook_probe_calls_total{granted=true|false|error}
-//   webhook_replayed_total                        dead letters replayed
-//   webhook_policy_info{artifact_sha256,abi,document_version} 1
+// four dispatchers; the families are the tables below), on prom-client with
+// a private Registry (no default metrics, no other webhook_* family). Every
+// family exists from the first scrape and every closed label set is created at 0.
 import http from 'node:http';
 import { Registry, Counter, Gauge, Histogram } from 'prom-client';
 import { STOP_REASONS, TRANSPORT_KIND_NAMES } from '@webhook/retry-policy';
@@ -59,7 +42,6 @@ export class Metrics {
   #histograms = new Map();
   #counts = new Map(); // counter values, for the run's summary (read synchronously)
   #unknown = new Set(); // engine names this host does not list, said once each
-  #inFlight;
   #gauges = new Map();
   #info = () => [];
 
@@ -78,7 +60,7 @@ export class Metrics {
     for (const [name, spec] of Object.entries(HISTOGRAMS)) {
       this.#histograms.set(name, new Histogram({ name, help: spec.help, buckets: [...spec.buckets], registers: [this.registry] }));
     }
-    this.#inFlight = new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] });
+    this.#gauges.set('webhook_in_flight', new Gauge({ name: 'webhook_in_flight', help: 'HTTP attempts in progress now.', registers: [this.registry] }));
     this.#gauges.set('webhook_held_events', new Gauge({ name: 'webhook_held_events', help: 'Events held now (journaled as held).', registers: [this.registry] }));
     new Gauge({ // eslint-disable-line no-new
       name: 'webhook_policy_info',
@@ -112,7 +94,7 @@ export class Metrics {
     this.#counts.set(k, (this.#counts.get(k) ?? 0) + by);
   }
 
-  /** The value of counter `name` with exactly `labels` (this process's count). */
+  /** Counter `name` with exactly `labels` (this process's count). */
   get(name, labels = {}) {
     return this.#counts.get(key(name, labels)) ?? 0;
   }
@@ -131,7 +113,7 @@ export class Metrics {
 
   /** One more (+1) or one fewer (-1) HTTP attempt in progress. */
   inFlight(delta) {
-    this.#inFlight.inc(delta);
+    this.#gauges.get('webhook_in_flight').inc(delta);
   }
 
   /** Set gauge `name` (the engine's webhook_held_events) to `value`. */
@@ -153,12 +135,11 @@ export class Metrics {
 }
 
 /**
- * Serve `metrics` on GET /metrics. Bound to loopback by default (counters
- * name endpoints and failure rates: not for the internet); `host` widens it
- * only when asked. `options`: a port number, or {port (0: any free one), host}.
+ * Serve `metrics` on GET /metrics at {port (0: any free one), host}. Bound to
+ * loopback by default (counters name endpoints and failure rates: not for
+ * the internet); `host` widens it only when asked.
  */
-export async function serveMetrics(metrics, options = {}) {
-  const { port = 0, host = '127.0.0.1' } = typeof options === 'number' ? { port: options } : options;
+export async function serveMetrics(metrics, { port = 0, host = '127.0.0.1' } = {}) {
   const server = http.createServer((req, res) => {
     if (req.url !== '/metrics') return res.writeHead(404).end();
     metrics.render().then(
@@ -171,7 +152,6 @@ export async function serveMetrics(metrics, options = {}) {
   const shown = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${shown}:${server.address().port}/metrics`,
-    address,
     close: () => new Promise((r) => {
       server.closeAllConnections?.();
       server.close(r);

@@ -8,13 +8,8 @@ import { artifactInfo, loadArtifact, onArtifactChange, watchArtifact } from '@we
 
 const described = (i, version) => `abi=${i.abi} document_version=${version} source=${i.source}`;
 
-/**
- * The log line of an artifact event. `version` is the version of the
- * document the dispatcher decides with (docs/artifact.md: the current
- * document's, as webhook_policy_info shows it); default: the artifact's
- * embedded one.
- */
-export function artifactLine(e, version = e.info.document_version ?? '') {
+/** The log line of an artifact event; `version`: the document the dispatcher decides with (docs/artifact.md). */
+export function artifactLine(e, version) {
   if (e.kind === 'loaded') return `policy artifact loaded sha256=${e.info.sha256} ${described(e.info, version)}`;
   if (e.kind === 'swapped') return `policy artifact swapped sha256=${e.previous.sha256} -> ${e.info.sha256} ${described(e.info, version)}`;
   return `policy artifact refused path=${e.source} code=${e.error.code}: ${e.error.detail}; keeping sha256=${e.info.sha256}`;
@@ -23,44 +18,39 @@ export function artifactLine(e, version = e.info.document_version ?? '') {
 /**
  * Load the artifact (`source`: a path; default RETRY_POLICY_ARTIFACT, else
  * the package's copy; throws ArtifactError), log every artifact event with
- * `log(line)`, export webhook_policy_info on `metrics`, and with
- * `watchMs` poll the artifact's file (`source` or RETRY_POLICY_ARTIFACT) and
- * swap when it changes. `documentVersion()` names the document the
- * dispatcher decides with (a RetryPolicy's `version`; default: the
- * artifact's embedded one), read at every scrape and in every log line.
- * The "loaded" line is logged at once, or with `announce: false` when the
- * caller calls `announce()` (once its document is loaded: the line then
- * names its version, and the artifact running then: a swap before it, such
- * as a rollout's first tick, is in that line only, neither logged nor
- * counted apart). Returns {info, announce(), close()}.
+ * `log(line)`, export webhook_policy_info on `metrics`, and with `watchMs`
+ * poll the artifact's file (`source` or RETRY_POLICY_ARTIFACT) and swap when
+ * it changes. `documentVersion()` names the document the dispatcher decides
+ * with, read at every scrape and in every log line. The "loaded" line waits
+ * for `announce()` (once the document is loaded: the line then names its
+ * version, and the artifact running then: a swap before it, such as a
+ * rollout's first tick, is in that line only, neither logged nor counted
+ * apart). Returns {announce(), close()}.
  */
-export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion = null, announce = true } = {}) {
-  const versionOf = (i) => (documentVersion === null ? i.document_version : documentVersion()) ?? '';
-  let announced = announce;
+export function trackPolicyArtifact(metrics, log, { source = null, watchMs = null, documentVersion }) {
+  const versionOf = () => documentVersion() ?? '';
+  let announced = false;
   const stop = onArtifactChange((e) => {
-    if (e.kind === 'loaded' || !announced) return; // the first load is logged once, below
+    if (e.kind === 'loaded' || !announced) return; // the first load is logged once, by announce()
     if (e.kind === 'refused' && e.source === 'redis') return; // the rollout follower logs and counts its own refusals
-    log(artifactLine(e, versionOf(e.info)));
-    if (e.kind === 'swapped') metrics?.inc('webhook_policy_reloads_total', { result: 'applied' });
-    if (e.kind === 'refused') metrics?.inc('webhook_policy_reloads_total', { result: 'refused' });
+    log(artifactLine(e, versionOf()));
+    if (e.kind === 'swapped') metrics.inc('webhook_policy_reloads_total', { result: 'applied' });
+    if (e.kind === 'refused') metrics.inc('webhook_policy_reloads_total', { result: 'refused' });
   });
-  const info = source === null ? artifactInfo() : loadArtifact(source);
-  const loaded = () => {
-    announced = true;
-    const now = artifactInfo();
-    log(artifactLine({ kind: 'loaded', info: now }, versionOf(now)));
-  };
-  if (announce) loaded();
-  metrics?.policyInfo(() => {
+  if (source === null) artifactInfo(); // the default artifact, loaded now: a refusal is the caller's to report
+  else loadArtifact(source);
+  metrics.policyInfo(() => {
     const i = artifactInfo();
-    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: versionOf(i) }, value: 1 }];
+    return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: versionOf() }, value: 1 }];
   });
   const file = source ?? (process.env.RETRY_POLICY_ARTIFACT || null); // empty means unset
   if (watchMs !== null && file === null) throw new TypeError('watching the artifact needs its path (--artifact or RETRY_POLICY_ARTIFACT)');
   const watcher = watchMs === null ? null : watchArtifact(file, { intervalMs: watchMs });
   return {
-    info,
-    announce: announce ? () => {} : loaded,
+    announce() {
+      announced = true;
+      log(artifactLine({ kind: 'loaded', info: artifactInfo() }, versionOf()));
+    },
     close() {
       watcher?.close();
       stop();

@@ -1,16 +1,6 @@
-// What may leave the dispatcher about a target or an error: never a query
+// What may leave the dispatcher in an error or a log line: never a query
 // string (tokens live there), userinfo, an Authorization header, a signing
-// secret or a Redis password.
-
-/** `url` as scheme://host[:port]/path: no userinfo, no query, no fragment. */
-export function safeTarget(url) {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(not a URL)';
-  }
-}
+// secret or a Redis password. (Dead-letter records' targets are the engine's.)
 
 /** Blank secrets inside free text (a URL's password or query, whsec_ keys, bearer tokens). */
 export function redactText(text) {

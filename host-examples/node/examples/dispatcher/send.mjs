@@ -1,24 +1,17 @@
 // One `send` action of the delivery engine (docs/engine.md section 4 step 6)
-// made on the wire: the HTTP POST through http-client.mjs (attempt deadline,
-// header and body caps, no redirects, checked destinations, HTTPS with the
-// extra CAs), signed when a signer is given, and its end as the engine's
-// `result` input. The window's edge: `now < start_before_ms` is checked
-// again immediately before the request is written (after DNS, connect and
-// the TLS handshake); past it nothing is written and the result is
-// `not_started`. What the engine then does is the engine's.
+// made on the wire (http-client.mjs), signed when a signer is given, and its
+// end as the engine's `result` input. The window's edge: `now <
+// start_before_ms` is checked again immediately before the request is
+// written (after DNS, connect and the TLS handshake); past it nothing is
+// written and the result is `not_started`.
 import { TRANSPORT_KINDS as K } from '@webhook/retry-policy';
 import { post, createAgent, errorKind, NotSentError } from './http-client.mjs';
 
-/** The raw `Retry-After` header of a response (the engine parses it), or undefined. */
-function retryAfterOf(headers) {
-  const h = headers?.['retry-after'];
-  return Array.isArray(h) ? h[0] : h;
-}
-
-/** A response or a failure as the engine's result fields. */
+/** A response as the engine's result fields, its `Retry-After` raw (the engine parses it). */
 export function resultOf(res) {
   if (!(Number.isInteger(res.status) && res.status >= 100 && res.status <= 599)) return { error_kind: K.UNEXPECTED_STATUS };
-  const retryAfter = retryAfterOf(res.headers);
+  const h = res.headers?.['retry-after'];
+  const retryAfter = Array.isArray(h) ? h[0] : h;
   return retryAfter === undefined ? { status: res.status } : { status: res.status, retry_after: String(retryAfter) };
 }
 

@@ -1,11 +1,8 @@
-// One `store_call` action of the delivery engine (docs/engine.md section 6)
-// made: EVALSHA of fleet/budget.lua with the action's `key` and `argv`
-// through RedisBudgetStore (ONE command; EVAL once on NOSCRIPT; TLS, ACL and
-// Cluster are the client's), bounded by --store-timeout-ms, and its end as
-// the engine's `store` input: `{reply}` (the script's integers) or
-// `{failed: true}` (an error, the timeout, or a reply that is not integers).
-// The call's duration goes to webhook_budget_store_duration_seconds (the
-// host's histogram); everything the reply means is the engine's.
+// One `store_call` action of the delivery engine (docs/engine.md section 6):
+// ONE script call through RedisBudgetStore, bounded by --store-timeout-ms,
+// its end fed back as the engine's `store` input (`{reply}`: the script's
+// integers, or `{failed: true}`) and its duration observed
+// (webhook_budget_store_duration_seconds); what the reply means is the engine's.
 
 /** The reply as the engine takes it: an array of safe integers, else null. */
 const integers = (reply) => (Array.isArray(reply) && reply.every(Number.isSafeInteger) ? reply : null);

@@ -39,17 +39,14 @@ export function readCaFile(file) {
 }
 
 /**
- * The roots node trusts by default: tls.getCACertificates('default') where
- * node has it (22.15+: the bundled roots plus NODE_EXTRA_CA_CERTS, plus the
- * system store under --use-system-ca), else the bundled tls.rootCertificates.
+ * The `ca` option for node:tls: the platform's roots plus `extra` PEMs; null
+ * when there is no extra (node's default). The roots: tls.getCACertificates('default')
+ * where node has it (22.15+: the bundled roots plus NODE_EXTRA_CA_CERTS, plus
+ * the system store under --use-system-ca), else the bundled tls.rootCertificates.
  */
-export function platformRoots() {
-  return typeof tls.getCACertificates === 'function' ? tls.getCACertificates('default') : tls.rootCertificates;
-}
-
-/** The `ca` option for node:tls: the platform's roots plus `extra` PEMs; null when there is no extra (node's default). */
 export function trustedCas(extra = []) {
-  return extra.length === 0 ? null : [...platformRoots(), ...extra];
+  if (extra.length === 0) return null;
+  return [...(typeof tls.getCACertificates === 'function' ? tls.getCACertificates('default') : tls.rootCertificates), ...extra];
 }
 
 /**

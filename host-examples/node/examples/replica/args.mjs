@@ -73,35 +73,6 @@ export class UsageError extends Error {}
 /** A setup file refused (docs/rollout.md: the trust file): one line on stderr, no usage text; exit 2 too. */
 export class SetupError extends UsageError {}
 
-const FLAGS = new Set([
-  '--target',
-  '--endpoint-id',
-  '--events',
-  '--concurrency',
-  '--policy',
-  '--redis',
-  '--redis-cluster',
-  '--deadline-ms',
-  '--rate',
-  '--store-timeout-ms',
-  '--clock-offset-ms',
-  '--attempt-deadline-ms',
-  '--allow-private-targets',
-  '--signing-secrets',
-  '--artifact',
-  '--watch-artifact-ms',
-  '--metrics-addr',
-  '--ca-file',
-  '--drain-ms',
-  '--store',
-  '--resume',
-  '--artifact-from-redis',
-  '--trust-key',
-  '--replica-id',
-  '--rollout-poll-ms',
-]);
-const SWITCHES = new Set(['--allow-private-targets', '--artifact-from-redis']);
-
 /** `HOST:PORT` (an IPv6 host in brackets: `[::1]:0`) -> {host, port}; port 0 = any free port. */
 function hostPort(flag, text) {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:\[\]]+)):(\d{1,5})$/.exec(text);
@@ -188,6 +159,61 @@ function rolloutOptions(seen) {
 }
 
 /**
+ * The flags of `argv` as a Map flag -> value (`true` for a switch): `--flag value`
+ * or `--flag=value`, each at most once, only the flags of `values` and
+ * `switches` (`what`: the command named in an unknown argument's error).
+ */
+export function readFlags(argv, values, switches = [], what = '') {
+  const seen = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    let flag = argv[i];
+    let value;
+    const eq = flag.indexOf('=');
+    if (flag.startsWith('--') && eq > 0) {
+      value = flag.slice(eq + 1);
+      flag = flag.slice(0, eq);
+    }
+    const isSwitch = switches.includes(flag);
+    if (!isSwitch && !values.includes(flag)) throw new UsageError(`${what}unknown argument ${JSON.stringify(argv[i])}`);
+    if (isSwitch) {
+      if (value !== undefined) throw new UsageError(`${flag} takes no value`);
+      value = true;
+    } else if (value === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
+      value = argv[++i];
+    }
+    if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
+    seen.set(flag, value);
+  }
+  return seen;
+}
+
+const int = (min) => (flag, text) => integer(flag, text, min);
+const asIs = (_flag, text) => text;
+/** flag -> [option, parse(flag, text), default], checked in this order after the flags read apart (--policy, --ca-file, rollout). */
+const OPTIONS = {
+  '--target': ['target', (flag, text) => url(flag, text, ['http:', 'https:'])],
+  '--events': ['events', int(0)],
+  '--concurrency': ['concurrency', int(1), 8],
+  '--redis': ['redis', redisUrl, null],
+  '--redis-cluster': ['redisCluster', redisUrl, null],
+  '--deadline-ms': ['deadlineMs', int(0), null],
+  '--rate': ['ratePerS', positiveNumber, null],
+  '--store-timeout-ms': ['storeTimeoutMs', int(1), 250],
+  '--clock-offset-ms': ['clockOffsetMs', signed, 0],
+  '--attempt-deadline-ms': ['attemptDeadlineMs', int(1), 30_000],
+  '--signing-secrets': ['signingSecrets', asIs, null],
+  '--artifact': ['artifact', asIs, null],
+  '--watch-artifact-ms': ['watchArtifactMs', int(1), null],
+  '--metrics-addr': ['metricsAddr', hostPort, null],
+  '--drain-ms': ['drainMs', int(0), 5000],
+  '--store': ['store', filePath, null],
+  '--resume': ['resume', filePath, null],
+};
+const VALUE_FLAGS = [...Object.keys(OPTIONS), '--endpoint-id', '--policy', '--ca-file', '--trust-key', '--replica-id', '--rollout-poll-ms'];
+const SWITCHES = ['--allow-private-targets', '--artifact-from-redis'];
+
+/**
  * argv (without node and the script) -> {help}, {version} or
  * {target, endpointId, events, concurrency, policyText, policyPath (both null without
  *  --policy: the artifact's embedded document), redis, redisCluster,
@@ -199,26 +225,7 @@ function rolloutOptions(seen) {
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };
   if (argv.includes('--version')) return { help: false, version: true };
-  const seen = new Map();
-  for (let i = 0; i < argv.length; i++) {
-    let flag = argv[i];
-    let value;
-    const eq = flag.indexOf('=');
-    if (flag.startsWith('--') && eq > 0) {
-      value = flag.slice(eq + 1);
-      flag = flag.slice(0, eq);
-    }
-    if (!FLAGS.has(flag)) throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}`);
-    if (SWITCHES.has(flag)) {
-      if (value !== undefined) throw new UsageError(`${flag} takes no value`);
-      value = true;
-    } else if (value === undefined) {
-      if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
-      value = argv[++i];
-    }
-    if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
-    seen.set(flag, value);
-  }
+  const seen = readFlags(argv, VALUE_FLAGS, SWITCHES);
   for (const required of ['--target', '--endpoint-id', '--events']) {
     if (!seen.has(required)) throw new UsageError(`${required} is required`);
   }
@@ -226,7 +233,7 @@ export function parseArgs(argv) {
   const followed = rolloutOptions(seen);
   const endpointId = seen.get('--endpoint-id');
   if (endpointId === '') throw new UsageError('--endpoint-id: must not be empty');
-  const policyPath = seen.has('--policy') ? seen.get('--policy') : null; // null: the artifact's embedded document
+  const policyPath = seen.get('--policy') ?? null; // null: the artifact's embedded document
   let policyText = null;
   if (policyPath !== null) {
     try {
@@ -235,40 +242,17 @@ export function parseArgs(argv) {
       throw new UsageError(`--policy: cannot read ${policyPath}: ${e.message}`);
     }
   }
+  const caFile = seen.get('--ca-file') ?? null;
   let caCerts = [];
-  if (seen.has('--ca-file')) {
+  if (caFile !== null) {
     try {
-      caCerts = readCaFile(seen.get('--ca-file'));
+      caCerts = readCaFile(caFile);
     } catch (e) {
       if (e instanceof CaFileError) throw new UsageError(e.message);
       throw e;
     }
   }
-  return {
-    help: false,
-    target: url('--target', seen.get('--target'), ['http:', 'https:']),
-    endpointId,
-    events: integer('--events', seen.get('--events'), 0),
-    concurrency: seen.has('--concurrency') ? integer('--concurrency', seen.get('--concurrency'), 1) : 8,
-    policyPath,
-    policyText,
-    redis: seen.has('--redis') ? redisUrl('--redis', seen.get('--redis')) : null,
-    redisCluster: seen.has('--redis-cluster') ? redisUrl('--redis-cluster', seen.get('--redis-cluster')) : null,
-    deadlineMs: seen.has('--deadline-ms') ? integer('--deadline-ms', seen.get('--deadline-ms'), 0) : null,
-    ratePerS: seen.has('--rate') ? positiveNumber('--rate', seen.get('--rate')) : null,
-    storeTimeoutMs: seen.has('--store-timeout-ms') ? integer('--store-timeout-ms', seen.get('--store-timeout-ms'), 1) : 250,
-    clockOffsetMs: seen.has('--clock-offset-ms') ? signed('--clock-offset-ms', seen.get('--clock-offset-ms')) : 0,
-    attemptDeadlineMs: seen.has('--attempt-deadline-ms') ? integer('--attempt-deadline-ms', seen.get('--attempt-deadline-ms'), 1) : 30_000,
-    allowPrivateTargets: seen.has('--allow-private-targets'),
-    signingSecrets: seen.has('--signing-secrets') ? seen.get('--signing-secrets') : null,
-    artifact: seen.has('--artifact') ? seen.get('--artifact') : null,
-    watchArtifactMs: seen.has('--watch-artifact-ms') ? integer('--watch-artifact-ms', seen.get('--watch-artifact-ms'), 1) : null,
-    metricsAddr: seen.has('--metrics-addr') ? hostPort('--metrics-addr', seen.get('--metrics-addr')) : null,
-    caFile: seen.has('--ca-file') ? seen.get('--ca-file') : null,
-    caCerts,
-    drainMs: seen.has('--drain-ms') ? integer('--drain-ms', seen.get('--drain-ms'), 0) : 5000,
-    store: seen.has('--store') ? filePath('--store', seen.get('--store')) : null,
-    resume: seen.has('--resume') ? filePath('--resume', seen.get('--resume')) : null,
-    ...followed,
-  };
+  const opts = { help: false, endpointId, policyPath, policyText, allowPrivateTargets: seen.has('--allow-private-targets'), caFile, caCerts, ...followed };
+  for (const [flag, [name, parse, fallback]] of Object.entries(OPTIONS)) opts[name] = seen.has(flag) ? parse(flag, seen.get(flag)) : fallback;
+  return opts;
 }

@@ -1,25 +1,17 @@
 // The Node replica (REPLICA contract, docs/replica.md): the dispatcher
-// (examples/dispatcher/driver.mjs, a thin driver of the delivery engine)
-// run from the contract's flags. It opens ONE engine on the policy document
-// (--policy, else the artifact's embedded one), resumes --store's journal
-// and then --resume's, admits events "node-<pid>-<i>" while fewer than
-// --concurrency are open (until --events or --deadline-ms; --rate paces them),
-// and acts on the engine's actions: HTTP sends, EVALSHA store calls (with
-// --redis / --redis-cluster; without them the engine's memory store), journal lines
-// (--store), metrics (--metrics-addr). SIGTERM/SIGINT feed `drain`; the run
-// ends at `drained` or --drain-ms, then ONE JSON summary line on stdout.
-// The artifact is logged at load and at every swap (--watch-artifact-ms);
-// without --policy a swapped-in artifact's embedded document becomes the
-// engine's current document (`swap`). With --artifact-from-redis the
-// artifact follows the fleet's rollout (rollout.mjs, docs/rollout.md): one
-// tick before the first admission, then in the background.
+// (examples/dispatcher/driver.mjs) run from the contract's flags, on ONE
+// engine opened on --policy's document, else the artifact's embedded one.
+// SIGTERM/SIGINT feed `drain`; the run ends at `drained` or --drain-ms, then
+// ONE JSON summary line on stdout. An artifact swap (--watch-artifact-ms, or
+// the fleet's rollout with --artifact-from-redis: one tick before the first
+// admission, then in the background) moves the run to a new engine.
 // `replica replay ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
 import fs from 'node:fs';
 import {
   DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
-  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS,
+  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout,
 } from '@webhook/retry-policy';
 import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
@@ -31,11 +23,19 @@ import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
 import { parseArgs, UsageError, SetupError, USAGE, EVENT_CLASS } from './args.mjs';
-import { connectRedis, countingClient, redact } from './redis-client.mjs';
+import { redactText as redact } from '../dispatcher/redact.mjs';
+import { connectRedis, countingClient } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
-import { rolloutFollower, finishedCounts } from './rollout.mjs';
 
 const log = (line) => process.stderr.write(`replica: ${line}\n`);
+
+/** Events finished (delivered or dead-lettered) and dead-lettered so far by `driver` (null: none yet). */
+function finishedCounts(driver) {
+  if (driver === null) return { events: 0, dead_letters: 0 };
+  let events = 0;
+  for (const reason of STOP_REASONS) events += driver.stopReasons.get(reason) ?? 0;
+  return { events, dead_letters: events - (driver.stopReasons.get('delivered') ?? 0) };
+}
 
 function usageExit(message, setup = false) {
   process.stderr.write(setup ? `replica: ${message}\n` : `replica: ${message}\n${USAGE}\n`);
@@ -121,7 +121,7 @@ async function run(opts) {
   const stopSwaps = onArtifactChange((e) => onSwap(e));
   let tracked;
   try {
-    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version, announce: false });
+    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
@@ -155,8 +155,11 @@ async function run(opts) {
   let follower = null;
   if (opts.artifactFromRedis) {
     let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
-    follower = rolloutFollower(opts, redis, { log, counts: () => finishedCounts(driver), documentVersion: () => version,
-      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }) });
+    follower = new rollout.RolloutFollower({
+      redis, trusted: opts.trusted, replicaId: opts.replicaId, language: 'node', timeoutMs: opts.storeTimeoutMs,
+      documentVersion: () => version, counts: () => finishedCounts(driver), log: (line) => log(redact(line)),
+      onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }),
+    });
     onSwap = (e) => {
       if (e.kind !== 'swapped') return;
       const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;

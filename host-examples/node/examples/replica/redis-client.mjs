@@ -10,11 +10,7 @@
 // refused locally while disconnected. The store sends ONE EVALSHA per
 // request (EVAL once after NOSCRIPT); the RetryPolicy bounds each call with
 // its store timeout, so no command timeout is set here.
-//
-// `rediss://` is TLS, verified against the platform's roots plus --ca-file
-// (ioredis' `tls` option: `ca` = both, never `rejectUnauthorized: false`);
-// `redis://user:password@host` authenticates as that ACL user
-// (`AUTH user password`), `redis://:password@host` with the default user.
+// `rediss://` is verified, never `rejectUnauthorized: false` (redisOptions).
 import Redis from 'ioredis';
 import standalone from 'ioredis/built/connectors/StandaloneConnector.js';
 import { redactText } from '../dispatcher/redact.mjs';
@@ -48,14 +44,11 @@ const OPTIONS = {
 
 const START_TIMEOUT_MS = 3000;
 
-/** A Redis URL or message with any password (`redis://user:secret@...`) blanked. */
-export const redact = redactText;
-
 /**
- * The connection options of a `redis://` or `rediss://` URL: host, port,
- * db, the ACL user and password, and for rediss the `tls` options (`ca`:
- * the platform's roots plus `ca`, the --ca-file PEMs; the name verified is
- * the URL's host).
+ * The connection options of a `redis://` or `rediss://` URL: host, port, db,
+ * the ACL user (`AUTH user password`; `redis://:password@host`: the default
+ * user), and for rediss the `tls` options (`ca`: the platform's roots plus
+ * `ca`, the --ca-file PEMs; the name verified is the URL's host).
  */
 export function redisOptions(url, ca = []) {
   const u = new URL(url);
@@ -97,7 +90,7 @@ export async function connectRedis(url, log, { cluster = false, ca = [] } = {}) 
   let lastError = '';
   redis.on('error', (e) => {
     // One line per distinct error, not one per reconnect attempt.
-    if (e.message !== lastError) log(`redis: ${redact(e.message)}`);
+    if (e.message !== lastError) log(`redis: ${redactText(e.message)}`);
     lastError = e.message;
   });
   redis.on('ready', () => {
@@ -110,7 +103,7 @@ export async function connectRedis(url, log, { cluster = false, ca = [] } = {}) 
   const started = redis.connect().then(
     () => true,
     (e) => {
-      log(`redis: not reachable at start (${redact(e.message)}); the budget fails closed until it is`);
+      log(`redis: not reachable at start (${redactText(e.message)}); the budget fails closed until it is`);
       return false;
     },
   );

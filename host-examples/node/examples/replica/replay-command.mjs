@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { DeliveryEngine, PolicyError } from '@webhook/retry-policy';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
-import { UsageError, integer } from './args.mjs';
+import { UsageError, integer, readFlags } from './args.mjs';
 
 export const REPLAY_USAGE = `usage: replica replay --store FILE --policy FILE [--endpoint ID] [--reason STOP_REASON]
                       [--from-ms N] [--to-ms N] [--limit N] [--now-ms N]
@@ -20,27 +20,11 @@ finished_at_ms in [--from-ms, --to-ms), each as a new event "<id>~r<n>" under
 --policy's document (its class's current policy). --now-ms: the admission
 instant (tests; default the wall clock). Prints one JSON line.`;
 
-const FLAGS = new Set(['--store', '--policy', '--endpoint', '--reason', '--from-ms', '--to-ms', '--limit', '--now-ms']);
+const FLAGS = ['--store', '--policy', '--endpoint', '--reason', '--from-ms', '--to-ms', '--limit', '--now-ms'];
 
 /** argv after `replay` -> {store, policyText, filter, nowMs} (UsageError on a bad flag or an unreadable policy). */
 export function parseReplayArgs(argv) {
-  const seen = new Map();
-  for (let i = 0; i < argv.length; i++) {
-    let flag = argv[i];
-    let value;
-    const eq = flag.indexOf('=');
-    if (flag.startsWith('--') && eq > 0) {
-      value = flag.slice(eq + 1);
-      flag = flag.slice(0, eq);
-    }
-    if (!FLAGS.has(flag)) throw new UsageError(`replay: unknown argument ${JSON.stringify(argv[i])}`);
-    if (value === undefined) {
-      if (i + 1 >= argv.length) throw new UsageError(`${flag}: missing value`);
-      value = argv[++i];
-    }
-    if (seen.has(flag)) throw new UsageError(`${flag} given twice`);
-    seen.set(flag, value);
-  }
+  const seen = readFlags(argv, FLAGS, [], 'replay: ');
   for (const required of ['--store', '--policy']) if (!seen.has(required) || seen.get(required) === '') throw new UsageError(`replay: ${required} is required`);
   let policyText;
   try {

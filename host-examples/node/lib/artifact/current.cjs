@@ -13,6 +13,7 @@
 const { loadArtifact: load } = require('./load.cjs');
 const { readArtifactFile } = require('./read-file.cjs');
 const { ArtifactError } = require('../errors.cjs');
+const { callHook } = require('../hook.cjs');
 
 let current = null;
 const listeners = new Set();
@@ -27,20 +28,10 @@ function artifact() {
 }
 
 function emit(event) {
-  for (const f of listeners) {
-    try {
-      f(event);
-    } catch {
-      // A failing listener must not change the artifact.
-    }
-  }
+  for (const f of listeners) callHook(f, event);
 }
 
-/**
- * Load `source` (path, bytes, or nothing: RETRY_POLICY_ARTIFACT, else the
- * package's copy) as the current artifact. Throws ArtifactError.
- * Returns its ArtifactInfo.
- */
+/** Load `source` (path, bytes, or nothing: the default) as the current artifact; its ArtifactInfo, or throws ArtifactError. */
 function loadArtifact(source, options = {}) {
   const next = load(source, options);
   const previous = current;
@@ -49,11 +40,7 @@ function loadArtifact(source, options = {}) {
   return next.info;
 }
 
-/**
- * Swap in the artifact at `source` (path or bytes), checked first. On
- * success `{ok: true, info, previous}`; on refusal `{ok: false, error}` (an
- * ArtifactError) and the current artifact stays.
- */
+/** Swap in the artifact at `source` (path or bytes), checked first; a refused one is `{ok: false, error}` and changes nothing. */
 function swapArtifact(source, options = {}) {
   const previous = artifact();
   let next;
@@ -75,10 +62,7 @@ function artifactInfo() {
   return artifact().info;
 }
 
-/**
- * Hear every load, swap and refusal: `f({kind: 'loaded'|'swapped'|'refused',
- * info, previous?, error?, source?})`. Returns a function that stops it.
- */
+/** Hear every load, swap and refusal (ArtifactEvent in index.d.cts); returns a function that stops it. */
 function onArtifactChange(f) {
   if (typeof f !== 'function') throw new TypeError('onArtifactChange: expected a function');
   listeners.add(f);
@@ -86,11 +70,9 @@ function onArtifactChange(f) {
 }
 
 /**
- * Poll `file` (default every 1000 ms: polling, because deploys replace
- * files by rename or symlink swap) and swap when its sha256 differs from
- * the current artifact's. A refused file is reported (`onSwap` with
- * `{ok: false, error}`) once per distinct sha256, not at every poll.
- * Returns {check(): result|null, close()}.
+ * Poll `file` (polling: deploys replace files by rename or symlink swap) and
+ * swap when its sha256 differs from the current artifact's; a refused file
+ * is reported once per distinct sha256, not at every poll.
  */
 function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () => {} } = {}) {
   if (typeof file !== 'string') throw new TypeError('watchArtifact: expected a path');
@@ -115,11 +97,7 @@ function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () =>
     return report(result);
   };
   const report = (result) => {
-    try {
-      onSwap(result, file);
-    } catch {
-      // A failing hook must not stop the watch.
-    }
+    callHook(onSwap, result, file);
     return result;
   };
   const timer = setInterval(check, intervalMs);

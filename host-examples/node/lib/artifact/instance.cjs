@@ -39,22 +39,12 @@ function adapterModules() {
   return adapters;
 }
 
-/** What the imports answer during one imports-driven call. */
-class CallImports {
-  constructor(nowMs, store, onStoreError) {
-    this.nowMs = nowMs; // a checked bigint
-    this.store = store;
-    this.onStoreError = onStoreError;
-    this.storeCalls = 0;
-  }
-}
-
 class Instances {
   #module;
   #primary = null;
   #spares = [];
   #depth = 0;
-  /** @type {CallImports|null} */
+  /** What the imports answer during one imports-driven call: {nowMs (a checked bigint), store, onStoreError}, or null. */
   imports = null;
 
   /** @param {WebAssembly.Module} module the artifact's main core module */
@@ -96,7 +86,6 @@ class Instances {
   #storeCall(request, budget, nowMs) {
     const imp = this.imports;
     if (imp === null) throw 'no budget store for this call';
-    imp.storeCalls += 1;
     const req = lower.requestOut(request);
     try {
       const answer = imp.store.call(
@@ -157,8 +146,9 @@ class Instances {
 
   /** `f(api)` with the imports answering from `nowMs` and `store` (the imports-driven decide). */
   withImports(nowMs, store, onStoreError, f) {
-    if (this.#depth > 0) return this.#runSpare(f, new CallImports(nowMs, store, onStoreError)); // nested: a spare instance, with these imports
-    this.imports = new CallImports(nowMs, store, onStoreError);
+    const imports = { nowMs, store, onStoreError };
+    if (this.#depth > 0) return this.#runSpare(f, imports); // nested: a spare instance, with these imports
+    this.imports = imports;
     try {
       return this.run(f);
     } finally {

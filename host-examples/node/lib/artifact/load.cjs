@@ -4,7 +4,7 @@
 // with the step's code. The result, an Artifact, is immutable: a swap
 // (lib/artifact/current.cjs) replaces it whole.
 const path = require('node:path');
-const { ArtifactError, PolicyError } = require('../errors.cjs');
+const { ArtifactError } = require('../errors.cjs');
 const { readComponent, utf8 } = require('./reader.cjs');
 const { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf } = require('./read-file.cjs');
 const { Instances } = require('./instance.cjs');
@@ -141,7 +141,7 @@ function loadArtifact(source, { expectedSha256, label: bytesLabel } = {}) {
       const health = instances.run((api) => api.loadHealthDocument(text));
       document = { text, health, value: formatTwoView(health) };
     } catch (e) {
-      const why = e?.payload ? lower.policyError(e.payload).message : e instanceof PolicyError ? e.message : 'not UTF-8';
+      const why = e?.payload ? lower.policyError(e.payload).message : 'not UTF-8';
       throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
     }
   }
@@ -169,12 +169,10 @@ function parseBuild(section) {
 /** A loaded, checked artifact. */
 class Artifact {
   #instances;
-  #document;
 
   /** `sha256`: the hex digest, or a function computing it (on first read, once). */
   constructor({ sha256, source, size, build, document, instances }) {
     this.#instances = instances;
-    this.#document = document;
     let digest = typeof sha256 === 'function' ? null : sha256;
     /** What it is (docs/artifact.md "ArtifactInfo"). */
     this.info = Object.freeze({
@@ -188,30 +186,14 @@ class Artifact {
       policy_core_version: build?.policy_core_version ?? null,
       source_digest: build?.source_digest ?? null,
     });
-  }
-
-  /** The embedded document's JSON text, or null. */
-  get documentText() {
-    return this.#document === null ? null : this.#document.text;
-  }
-
-  /**
-   * The embedded document (the component's policy-document value), or null.
-   * Of a format-3 document this is its format-2 view: the health sections
-   * are in `healthDocument` (and `hasHealth` says whether there are any).
-   */
-  get document() {
-    return this.#document === null ? null : this.#document.value;
-  }
-
-  /** The embedded document as load-health-document read it (the component's health-document value), or null. */
-  get healthDocument() {
-    return this.#document === null ? null : this.#document.health;
-  }
-
-  /** Whether the embedded document has a class with a `health` section (format 3). */
-  get hasHealth() {
-    return this.#document !== null && this.#document.health.classes.some((c) => c.health !== undefined);
+    /** The embedded document's JSON text, or null. */
+    this.documentText = document?.text ?? null;
+    /** The embedded document (policy-document value), or null; of a format-3 one its format-2 view. */
+    this.document = document?.value ?? null;
+    /** The embedded document as load-health-document read it (health sections included), or null. */
+    this.healthDocument = document?.health ?? null;
+    /** Whether the embedded document has a class with a `health` section (format 3). */
+    this.hasHealth = document !== null && document.health.classes.some((c) => c.health !== undefined);
   }
 
   /** Run `f(api)` on one of this artifact's instances (jco's `policy` interface). */

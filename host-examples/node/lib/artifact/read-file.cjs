@@ -1,6 +1,6 @@
 'use strict';
 // Step 1 of docs/artifact.md: the pin's form, then the artifact's bytes,
-// bounded. Only a regular file is read (opened non-blocking, so a fifo
+// bounded (the reader the rollout's trust file shares). Only a regular file is read (opened non-blocking, so a fifo
 // never blocks the open, then judged by fstat): /dev/zero, a fifo, a
 // directory or a socket is artifact_unreadable without a byte read. A
 // regular file longer than MAX_ARTIFACT_BYTES is artifact_too_large from
@@ -27,39 +27,52 @@ function kind(st) {
   return 'not a file';
 }
 
-/** The bytes of the artifact file `file` (a Uint8Array), at most MAX_ARTIFACT_BYTES; throws ArtifactError. */
-function readArtifactFile(file) {
-  const unreadable = (why) => new ArtifactError('artifact_unreadable', `cannot read ${file}: ${why}`);
-  let fd;
+/**
+ * The bytes of the regular file `file` (a Uint8Array), at most `max`; the
+ * refusals are the caller's: `refuse.unreadable(why)`, `refuse.notFile(kind)`,
+ * `refuse.tooLarge(size, or null when only the read found it)`.
+ */
+function readRegularFile(file, max, refuse) {
+  const io = (f) => {
+    try {
+      return f();
+    } catch (e) {
+      throw refuse.unreadable(e.message);
+    }
+  };
+  const fd = io(() => fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)));
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    throw unreadable(e.message);
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw unreadable(`not a regular file (${kind(st)})`);
-    if (st.size > MAX_ARTIFACT_BYTES) throw tooLarge(file, st.size);
+    const st = io(() => fs.fstatSync(fd));
+    if (!st.isFile()) throw refuse.notFile(kind(st));
+    if (st.size > max) throw refuse.tooLarge(st.size);
     let buf = Buffer.allocUnsafe(st.size + 1);
     let total = 0;
     for (;;) {
       if (total === buf.length) {
-        if (total > MAX_ARTIFACT_BYTES) throw tooLarge(file, null);
-        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_ARTIFACT_BYTES + 1));
+        if (total > max) throw refuse.tooLarge(null);
+        const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, max + 1));
         buf.copy(grown, 0, 0, total);
         buf = grown;
       }
-      const n = fs.readSync(fd, buf, total, buf.length - total, null);
+      const n = io(() => fs.readSync(fd, buf, total, buf.length - total, null));
       if (n === 0) break;
       total += n;
     }
-    if (total > MAX_ARTIFACT_BYTES) throw tooLarge(file, null);
+    if (total > max) throw refuse.tooLarge(null);
     return new Uint8Array(buf.buffer, buf.byteOffset, total);
-  } catch (e) {
-    throw e instanceof ArtifactError ? e : unreadable(e.message);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The bytes of the artifact file `file` (a Uint8Array), at most MAX_ARTIFACT_BYTES; throws ArtifactError. */
+function readArtifactFile(file) {
+  const unreadable = (why) => new ArtifactError('artifact_unreadable', `cannot read ${file}: ${why}`);
+  return readRegularFile(file, MAX_ARTIFACT_BYTES, {
+    unreadable,
+    notFile: (k) => unreadable(`not a regular file (${k})`),
+    tooLarge: (size) => tooLarge(file, size),
+  });
 }
 
 /** artifact_too_large when `bytes` (from `source`) exceed the cap. */
@@ -81,4 +94,4 @@ function pinOf(expectedSha256) {
   return given.toLowerCase();
 }
 
-module.exports = { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf };
+module.exports = { MAX_ARTIFACT_BYTES, readArtifactFile, readRegularFile, checkSize, pinOf };

@@ -19,20 +19,15 @@ const { MAX_ARTIFACT_BYTES } = require('../artifact/read-file.cjs');
 const { artifactInfo, swapArtifact, onArtifactChange } = require('../artifact/current.cjs');
 const { STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES, artifactKey, readRecord, desired } = require('./record.cjs');
 const { TrustedKeys, verify } = require('./trust.cjs');
+const { withTimeout } = require('../stores.cjs');
+const { callHook } = require('../hook.cjs');
 
 /** The `source` label of an artifact swapped in from Redis (ArtifactInfo.source, refused events). */
 const REDIS_SOURCE = 'redis';
 const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
 
 /** `promise`, or a rejection after `ms` (the command may still answer later: ignored). */
-function bounded(promise, ms, what) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  promise.catch(() => {});
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+const bounded = (promise, ms, what) => withTimeout(promise, ms, () => new Error(`${what}: no answer within ${ms} ms`));
 
 /** A store failure (the tick changes nothing), as opposed to a refusal. */
 class StoreFailure extends Error {}
@@ -52,16 +47,7 @@ class RolloutFollower {
   #run = {};
   #stopListening;
 
-  /**
-   * options: redis (required), trusted (TrustedKeys, required), replicaId
-   * (1 to 200 bytes of UTF-8, required), language ('node'), host
-   * (os.hostname()), timeoutMs (one command's bound, 250), fetchTimeoutMs
-   * (the HMGET of up to 4 MiB, max(timeoutMs, 5000)), documentVersion()
-   * (the version decided with; default the artifact's embedded one),
-   * counts() ({events, dead_letters}: cumulative events finished and
-   * dead-lettered; default zeros), log(line), onRefusal(refusal) (after
-   * its log line), nowMs() (Unix ms, Date.now).
-   */
+  /** The options and their defaults: FollowerOptions in index.d.cts. */
   constructor({ redis, trusted, replicaId, language = 'node', host = os.hostname(), timeoutMs = 250, fetchTimeoutMs = null,
     documentVersion = null, counts = null, log = () => {}, onRefusal = () => {}, nowMs = Date.now }) {
     if (redis == null || typeof redis.pipeline !== 'function') throw new TypeError('RolloutFollower: expected an ioredis client or Cluster as `redis`');
@@ -120,14 +106,7 @@ class RolloutFollower {
     };
   }
 
-  /**
-   * One tick. Never rejects: resolves {kind} = 'store_failed' (nothing
-   * changed), 'none' (no record published), 'unchanged' (the epoch is
-   * settled), 'settled' (the desired artifact already runs), 'swapped',
-   * 'refused' (with `refusal`) or 'unsettled' (a store failure while
-   * fetching: retried next tick). Ticks never overlap: a tick called while
-   * one runs returns that one.
-   */
+  /** One tick (its TickResult kinds: index.d.cts). Never rejects; a tick called while one runs returns that one. */
   tick() {
     this.#running ??= this.#tick()
       .catch((e) => this.#storeFailed(e)) // an answer of an unexpected shape: nothing changed
@@ -214,11 +193,7 @@ class RolloutFollower {
     const message = error.detail ?? error.message;
     this.#refusal = { sha256: sha, code: error.code, message, at_ms: this.#opts.nowMs() };
     this.#opts.log(`policy artifact refused source=redis sha256=${sha ?? 'none'} code=${error.code}: ${message}; keeping sha256=${running}`);
-    try {
-      this.#opts.onRefusal(this.#refusal);
-    } catch {
-      // A failing hook must not stop the follower.
-    }
+    callHook(this.#opts.onRefusal, this.#refusal);
     return { kind: 'refused', epoch: this.#epoch, refusal: this.#refusal };
   }
 

@@ -5,8 +5,8 @@
 // and the SubjectPublicKeyInfo DER are node:crypto's (OpenSSL's); the PEM
 // armour is read strictly here (standard base64 only, canonical).
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const { RolloutError } = require('../errors.cjs');
+const { readRegularFile } = require('../artifact/read-file.cjs');
 
 /** The largest trust file read, in bytes (a few keys take a few hundred). */
 const MAX_TRUST_FILE_BYTES = 1024 * 1024;
@@ -100,28 +100,13 @@ function readTrust(text) {
  */
 function readTrustFile(file) {
   const refuse = (why) => trustInvalid(`${file}: ${why}`);
-  let fd;
+  const bytes = readRegularFile(file, MAX_TRUST_FILE_BYTES, {
+    unreadable: (why) => refuse(`cannot read it: ${why}`),
+    notFile: () => refuse('not a regular file'),
+    tooLarge: () => refuse(`more than ${MAX_TRUST_FILE_BYTES} bytes`),
+  });
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    throw refuse(`cannot read it: ${e.message}`);
-  }
-  let bytes;
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw refuse('not a regular file');
-    const buf = Buffer.alloc(MAX_TRUST_FILE_BYTES + 1);
-    let total = 0;
-    for (let n = -1; n !== 0 && total < buf.length; total += n) n = fs.readSync(fd, buf, total, buf.length - total, null);
-    if (total > MAX_TRUST_FILE_BYTES) throw refuse(`more than ${MAX_TRUST_FILE_BYTES} bytes`);
-    bytes = buf.subarray(0, total);
-  } catch (e) {
-    throw e instanceof RolloutError ? e : refuse(`cannot read it: ${e.message}`);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    return readTrust(bytes.toString('utf8'));
+    return readTrust(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
   } catch (e) {
     throw e instanceof RolloutError ? refuse(e.detail) : e;
   }
