@@ -268,30 +268,13 @@ fn handshake_kind(e: &ureq::Error) -> &'static str {
 }
 
 /// The rustls error inside a client error, if any (directly, or wrapped in
-/// an `io::Error` by the TLS stream).
+/// an `io::Error` by the TLS stream; `ureq::Error` has no `source()`).
 fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
     match e {
-        ureq::Error::Rustls(r) => return Some(r),
-        ureq::Error::Io(io) => {
-            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return Some(r);
-            }
-        }
-        _ => {}
+        ureq::Error::Rustls(r) => Some(r),
+        ureq::Error::Io(io) => io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()),
+        _ => None,
     }
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(r) = err.downcast_ref::<rustls::Error>() {
-            return Some(r);
-        }
-        if let Some(io) = err.downcast_ref::<io::Error>() {
-            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return Some(r);
-            }
-        }
-        cur = err.source();
-    }
-    None
 }
 
 /// Only `http://` and `https://` with a host; the error is the kind the

@@ -1,24 +1,8 @@
-//! Secrets stay out of what is logged, dead-lettered or exported: a target
-//! URL is shown without its userinfo, query string and fragment (where
-//! tokens live: `?token=...`, `user:password@`). Redis URLs are never
-//! echoed ([`crate::redis_pool`] has no `Debug`), and signing secrets by
-//! [`crate::signing::Secret`]'s.
-
-/// `scheme://host[:port]/path` of `url`, without userinfo, query or
-/// fragment; `<unparsable url>` when it has no `scheme://`.
-pub fn target(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return "<unparsable url>".into();
-    };
-    let rest = rest.split(['?', '#']).next().unwrap_or_default();
-    let (authority, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let clean = |s: &str| s.chars().filter(|c| !c.is_control()).collect::<String>();
-    format!("{}://{}{}", clean(scheme), clean(host), clean(path))
-}
+//! What the dispatcher logs cannot forge lines or leak secrets: the driver
+//! writes no target URL of its own, Redis
+//! URLs are never echoed ([`crate::redis_pool`] has no `Debug`), signing
+//! secrets never print ([`crate::signing::Secret`]'s `Debug`), and every
+//! log line goes through [`log_line`].
 
 /// `msg` as one log line: control characters (CR, LF, ESC, ...) in ids or
 /// error texts, which a producer or an endpoint may choose, are written as

@@ -16,7 +16,6 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use redis::cluster::{ClusterClient, ClusterClientBuilder, ClusterConnection};
 use redis::{Client, Connection, ConnectionInfo, IntoConnectionInfo, TlsCertificates, Value};
 
@@ -65,21 +64,6 @@ fn left(deadline: Instant) -> Result<Duration, RedisError> {
     }
 }
 
-/// `certs` as PEM, the form the crate takes its roots in.
-fn pem(certs: &[rustls::pki_types::CertificateDer<'static>]) -> Vec<u8> {
-    let mut out = String::new();
-    for c in certs {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(c.as_ref());
-        out.push_str("-----BEGIN CERTIFICATE-----\n");
-        for line in b64.as_bytes().chunks(64) {
-            out.push_str(std::str::from_utf8(line).unwrap_or_default());
-            out.push('\n');
-        }
-        out.push_str("-----END CERTIFICATE-----\n");
-    }
-    out.into_bytes()
-}
-
 /// Parse and check `url` (messages never echo it).
 fn connection_info(url: &str) -> Result<(ConnectionInfo, bool), RedisError> {
     let tls = if url.starts_with("rediss://") {
@@ -106,7 +90,8 @@ impl RedisPool {
             // The crate builds rustls configurations with the process's
             // default provider: make it `ring`, as for https:// targets.
             let _ = rustls::crypto::ring::default_provider().install_default();
-            TlsCertificates { client_tls: None, root_cert: Some(pem(trust.certificates())) }
+            let pem = retry_policy_host::rollout::admin::pem(trust.certificates().iter().map(|c| c.as_ref()));
+            TlsCertificates { client_tls: None, root_cert: Some(pem) }
         });
         let config = |e: redis::RedisError| RedisError::Config(format!("{URL_FORM} ({:?})", e.kind()));
         let seed = match &certs {

@@ -25,8 +25,6 @@ use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// Default receiver tolerance: 5 minutes either side, as the specification suggests.
-pub const DEFAULT_TOLERANCE_S: u64 = 5 * 60;
 /// Largest accepted `webhook-signature` header (many rotated secrets are still far below).
 const MAX_SIGNATURE_HEADER: usize = 4096;
 

@@ -7,8 +7,8 @@
 //! One [`TrustRoots`] serves both uses of TLS in the dispatcher:
 //!
 //! * `https://` targets: [`TrustRoots::ureq_tls_config`] (the HTTP client);
-//! * `rediss://` budget stores: [`TrustRoots::rustls_client_config`], a
-//!   rustls `ClientConfig` with the same roots and the same provider (`ring`).
+//! * `rediss://` budget stores: [`TrustRoots::certificates`], handed to the
+//!   `redis` crate as PEM (`crate::redis_pool`), with the same provider (`ring`).
 //!
 //! A `--ca-file` that cannot be read, is not PEM or holds no certificate is
 //! a [`TrustError`] naming the file (the replica exits 2 on it).
@@ -132,24 +132,6 @@ impl TrustRoots {
     /// The crypto provider of every TLS connection made here.
     pub fn provider() -> Arc<rustls::crypto::CryptoProvider> {
         Arc::new(rustls::crypto::ring::default_provider())
-    }
-
-    /// A rustls root store of these certificates (unparsable ones skipped).
-    pub fn root_store(&self) -> RootCertStore {
-        let mut store = RootCertStore::empty();
-        store.add_parsable_certificates(self.roots.iter().cloned());
-        store
-    }
-
-    /// A rustls client configuration verifying servers against these roots
-    /// (for `rediss://`: wrap a `TcpStream` in `rustls::StreamOwned`).
-    pub fn rustls_client_config(&self) -> Arc<rustls::ClientConfig> {
-        let config = rustls::ClientConfig::builder_with_provider(Self::provider())
-            .with_safe_default_protocol_versions()
-            .expect("ring supports the default TLS versions")
-            .with_root_certificates(self.root_store())
-            .with_no_client_auth();
-        Arc::new(config)
     }
 
     /// The HTTP client's TLS configuration (rustls, these roots).

@@ -27,11 +27,6 @@ impl Class {
 mod table;
 pub use table::*;
 
-/// Whether `kind` is one of the table's kinds.
-pub fn is_known(kind: &str) -> bool {
-    ALL.iter().any(|(k, _)| *k == kind)
-}
-
 /// The table's names, in order.
 pub fn names() -> impl Iterator<Item = &'static str> {
     ALL.iter().map(|(k, _)| *k)

@@ -72,16 +72,13 @@ end
 return n
 ";
 
-/// The roots a `rediss://` connection trusts, as the one PEM blob the
-/// crate takes (it replaces the platform's store): the platform's
-/// certificates plus `ca_pem`'s (`--ca-file`).
-fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
+/// DER certificates as PEM, the one blob the `redis` crate takes its roots
+/// in (it replaces the platform's store; the dispatcher's pool uses it too).
+pub fn pem<'a>(certs: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     use base64::Engine as _;
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
     let mut out = Vec::new();
-    for der in rustls_native_certs::load_native_certs().certs {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+    for der in certs {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
         out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
         for line in b64.as_bytes().chunks(64) {
             out.extend_from_slice(line);
@@ -89,6 +86,15 @@ fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
         }
         out.extend_from_slice(b"-----END CERTIFICATE-----\n");
     }
+    out
+}
+
+/// The roots a `rediss://` connection trusts: the platform's certificates
+/// plus `ca_pem`'s (`--ca-file`).
+fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::CertificateDer;
+    let mut out = pem(rustls_native_certs::load_native_certs().certs.iter().map(|c| c.as_ref()));
     if let Some(pem) = ca_pem {
         let certs = CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).count();
         if certs == 0 {

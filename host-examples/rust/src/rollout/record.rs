@@ -165,14 +165,6 @@ impl Record {
             previous.join(",")
         )
     }
-
-    /// Every sha256 the record names (stable, canary, previous): the artifacts kept stored.
-    pub fn named(&self) -> Vec<&str> {
-        let mut out = vec![self.stable.as_str()];
-        out.extend(self.canary.iter().map(|c| c.sha256.as_str()));
-        out.extend(self.previous.iter().map(String::as_str));
-        out
-    }
 }
 
 #[cfg(test)]

@@ -130,16 +130,6 @@ impl TrustedKeys {
     }
 }
 
-/// [`TrustedKeys::verify`] as a function.
-pub fn verify(
-    trusted: &TrustedKeys,
-    key_id: &str,
-    signature_b64: &str,
-    artifact_sha256_hex: &str,
-) -> Result<(), RolloutError> {
-    trusted.verify(key_id, signature_b64, artifact_sha256_hex)
-}
-
 /// The publisher's key: a PKCS#8 PEM Ed25519 private key.
 pub struct PrivateKey(SigningKey);
 
