@@ -9,9 +9,6 @@
 /// escapes (`\r`, `\n`, `\u{1b}`), so no one can forge a log line or
 /// drive a terminal through the dispatcher's log.
 pub fn log_line(msg: &str) -> String {
-    if !msg.chars().any(char::is_control) {
-        return msg.to_string();
-    }
     msg.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 

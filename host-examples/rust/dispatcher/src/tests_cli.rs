@@ -7,7 +7,7 @@ fn run(line: &str) -> Result<(String, Flags, Vec<String>), clap::Error> {
 
 #[test]
 fn the_derived_command_line_is_consistent() {
-    Cli::command().debug_assert();
+    command().debug_assert();
 }
 
 #[test]
