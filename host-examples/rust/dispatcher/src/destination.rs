@@ -15,20 +15,11 @@
 
 use std::fmt;
 use std::io;
-use std::net::IpAddr;
 
 use ureq::config::Config;
 use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
-
-/// Why an address may not be a webhook destination (`None`: it may):
-/// policy-core's judgement (`fleet/destinations.json`, generated into
-/// `policy-core/src/destination/table.rs`), the same code the component runs
-/// for every other host.
-pub fn refusal(ip: IpAddr) -> Option<&'static str> {
-    retry_policy_core::destination::refusal(ip)
-}
 
 /// The error a refused destination travels in through the HTTP client (an
 /// `io::Error` of kind `PermissionDenied` wrapping this).
@@ -69,7 +60,8 @@ impl Resolver for GuardedResolver {
         // After the DNS lookup: the event's window may have ended meanwhile.
         crate::http_client::check_edge()?;
         if !self.allow_private {
-            if let Some(why) = addrs.iter().find_map(|a| refusal(a.ip())) {
+            // policy-core's judgement (`fleet/destinations.json`), the code the component runs for every host.
+            if let Some(why) = addrs.iter().find_map(|a| retry_policy_core::destination::refusal(a.ip())) {
                 return Err(ureq::Error::Io(io::Error::new(io::ErrorKind::PermissionDenied, Refused { why })));
             }
         }

@@ -12,7 +12,7 @@ fn a_failed_dns_lookup_is_a_connect_error_as_in_every_host() {
 }
 
 fn why(s: &str) -> Option<&'static str> {
-    refusal(s.parse().expect("an address"))
+    retry_policy_core::destination::refusal(s.parse().expect("an address"))
 }
 
 /// Every case of tests/vectors-destination/destinations.json.

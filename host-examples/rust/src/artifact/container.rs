@@ -145,7 +145,8 @@ impl Container<'_> {
             }
         }
         if let Some(d) = document {
-            component.section(&wasm_encoder::CustomSection { name: DOCUMENT_SECTION.into(), data: d.as_bytes().into() });
+            component
+                .section(&wasm_encoder::CustomSection { name: DOCUMENT_SECTION.into(), data: d.as_bytes().into() });
         }
         component.finish()
     }

@@ -216,25 +216,15 @@ pub struct ArtifactFields<'a> {
 }
 
 fn write_artifact(conn: &mut dyn ConnectionLike, a: &ArtifactFields<'_>) -> Result<(), AdminError> {
-    redis::cmd("HSET")
-        .arg(artifact_key(a.sha256))
-        .arg("bytes")
-        .arg(a.bytes)
-        .arg("signature")
-        .arg(a.signature)
-        .arg("key_id")
-        .arg(a.key_id)
-        .arg("abi")
-        .arg(a.abi)
-        .arg("document_version")
-        .arg(a.document_version)
-        .arg("size")
-        .arg(a.bytes.len())
-        .arg("published_at_ms")
-        .arg(a.published_at_ms)
-        .query::<Value>(conn)
-        .map(drop)
-        .map_err(store)
+    let mut cmd = redis::cmd("HSET");
+    cmd.arg(artifact_key(a.sha256)).arg("bytes").arg(a.bytes);
+    for (field, value) in
+        [("signature", a.signature), ("key_id", a.key_id), ("abi", a.abi), ("document_version", a.document_version)]
+    {
+        cmd.arg(field).arg(value);
+    }
+    cmd.arg("size").arg(a.bytes.len()).arg("published_at_ms").arg(a.published_at_ms);
+    cmd.query::<Value>(conn).map(drop).map_err(store)
 }
 
 /// `publish`: write the artifact's hash, then make it stable (or, with
