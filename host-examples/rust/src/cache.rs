@@ -6,16 +6,12 @@
 /// (`off` or `0`: no cache), shared in name with the Python package.
 pub const CACHE_ENV: &str = "WEBHOOK_RETRY_POLICY_CACHE";
 
-/// wasmtime's own compilation cache, on by default (issue 20: cold start):
-/// a fresh process that loads an artifact it compiled before skips
-/// Cranelift (measured by `retry-policy bench`'s cold-start rows). The
-/// cache is keyed by wasmtime on the artifact's bytes, the wasmtime version
-/// and the compiler settings, and holds only what wasmtime wrote there.
-/// Directory: `$WEBHOOK_RETRY_POLICY_CACHE`, else wasmtime's default
-/// (`~/.cache/wasmtime`). A cache that cannot be set up (read-only home)
-/// means compiling every time, never a failed load. One cache (and one
-/// wasmtime cache worker thread) per process, set up on the first load:
-/// the variable is read then.
+/// The cache, set up on the first load (the variable is read then; one
+/// wasmtime cache worker thread per process): a process that loads an
+/// artifact compiled before skips Cranelift. Directory:
+/// `$WEBHOOK_RETRY_POLICY_CACHE`, else wasmtime's (`~/.cache/wasmtime`); a
+/// cache that cannot be set up (read-only home) means compiling every time,
+/// never a failed load.
 pub(crate) fn compile_cache() -> Option<wasmtime::Cache> {
     static CACHE: std::sync::OnceLock<Option<wasmtime::Cache>> = std::sync::OnceLock::new();
     CACHE.get_or_init(|| cache_from(&std::env::var(CACHE_ENV).unwrap_or_default())).clone()

@@ -47,6 +47,18 @@ impl JournalFile {
         Ok((JournalFile { path: path.to_path_buf(), file, unsynced: false, _lock: lock }, bytes))
     }
 
+    /// One of the engine's journal actions (`journal`, `journal_truncate`,
+    /// `journal_compact`) done; any other action is not this file's.
+    pub fn apply(&mut self, action: &serde_json::Value) -> Result<(), JournalError> {
+        let text = |k: &str| action[k].as_str().unwrap_or_default();
+        match action["action"].as_str() {
+            Some("journal") => self.append(text("line")),
+            Some("journal_truncate") => self.truncate(action["keep_bytes"].as_u64().unwrap_or(0)),
+            Some("journal_compact") => self.compact(text("journal")),
+            _ => Ok(()),
+        }
+    }
+
     /// Append one line as the engine wrote it (buffered by the OS until [`JournalFile::sync`]).
     pub fn append(&mut self, line: &str) -> Result<(), JournalError> {
         self.unsynced = true;

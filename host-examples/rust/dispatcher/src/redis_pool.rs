@@ -157,7 +157,7 @@ impl RedisPool {
             Topology::Standalone => self.exec_on_seed(deadline, run),
             Topology::Cluster { client, idle, failed_at } => {
                 let pooled = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-                let conn = match pooled {
+                let mut conn = match pooled {
                     Some(c) => c,
                     None => {
                         let mut at = failed_at.lock().unwrap_or_else(|p| p.into_inner());
@@ -166,16 +166,9 @@ impl RedisPool {
                                 "the cluster could not be reached (retried once a second)".into(),
                             ));
                         }
-                        match client.get_generic_connection::<NodeConnection>() {
-                            Ok(c) => c,
-                            Err(e) => {
-                                *at = Some(Instant::now());
-                                return Err(e.into());
-                            }
-                        }
+                        client.get_generic_connection::<NodeConnection>().inspect_err(|_| *at = Some(Instant::now()))?
                     }
                 };
-                let mut conn = conn;
                 let t = left(deadline)?;
                 conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
                 let result = run(&mut conn).map_err(RedisError::from);
@@ -202,8 +195,7 @@ impl RedisPool {
             None => self.seed.get_connection_with_timeout(left(deadline)?)?,
         };
         let t = left(deadline)?;
-        conn.set_read_timeout(Some(t))?;
-        conn.set_write_timeout(Some(t))?;
+        conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
         let result = run(&mut conn).map_err(RedisError::from);
         keep(&self.idle, conn, &result);
         result

@@ -30,13 +30,9 @@ impl Driver {
         }
         let outputs = v["outputs"].as_array().map(Vec::as_slice).unwrap_or_default();
         if let Some(j) = self.journal.as_mut() {
-            for o in outputs {
-                match o["action"].as_str() {
-                    Some("journal") => j.append(o["line"].as_str().unwrap_or_default())?,
-                    Some("journal_truncate") if !self.migrating => j.truncate(o["keep_bytes"].as_u64().unwrap_or(0))?,
-                    Some("journal_compact") => j.compact(o["journal"].as_str().unwrap_or_default())?,
-                    _ => {}
-                }
+            // A migrated snapshot's truncate is not about the journal file.
+            for o in outputs.iter().filter(|o| !(self.migrating && o["action"] == "journal_truncate")) {
+                j.apply(o)?;
             }
             j.sync()?;
         }
