@@ -153,10 +153,11 @@ fn record_text(conn: &mut dyn ConnectionLike) -> Result<Option<String>, AdminErr
 
 /// The current record (`None`: nothing published); an invalid one is refused.
 pub fn read_record(conn: &mut dyn ConnectionLike) -> Result<Option<Record>, AdminError> {
-    match record_text(conn)? {
-        None => Ok(None),
-        Some(t) => Record::parse(&t).map(Some).map_err(|e| AdminError::Refused(format!("the stored record: {e}"))),
-    }
+    parsed(record_text(conn)?.as_deref())
+}
+
+fn parsed(text: Option<&str>) -> Result<Option<Record>, AdminError> {
+    text.map(|t| Record::parse(t).map_err(|e| AdminError::Refused(format!("the stored record: {e}")))).transpose()
 }
 
 /// Change the record with `change` (given the current one) by compare-and-set,
@@ -170,10 +171,7 @@ fn change(
 ) -> Result<Record, AdminError> {
     for _ in 0..CAS_TRIES {
         let text = record_text(conn)?;
-        let current = match &text {
-            None => None,
-            Some(t) => Some(Record::parse(t).map_err(|e| AdminError::Refused(format!("the stored record: {e}")))?),
-        };
+        let current = parsed(text.as_deref())?;
         let new = next(current.as_ref())?;
         new.check().map_err(|e| AdminError::Refused(e.to_string()))?;
         let mut cmd = redis::cmd("EVAL");

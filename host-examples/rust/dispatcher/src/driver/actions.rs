@@ -3,6 +3,7 @@
 //! threads; terminal actions, holds, counters and the gauge to the tallies
 //! and `/metrics`; warnings to stderr.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::io::{log, SendJob};
@@ -53,13 +54,13 @@ impl Driver {
                 self.tally.resumed += n;
                 self.open += n;
             }
-            "send" => match SendJob::from_action(o) {
-                Some(job) => {
+            "send" => match SendJob::deserialize(o) {
+                Ok(job) => {
                     self.endpoint_of.entry(job.event_id.clone()).or_insert_with(|| job.endpoint_id.clone());
                     self.sends.insert((job.event_id.clone(), job.attempt));
                     self.pool.send(job);
                 }
-                None => log(&format!("engine: a send action without its fields: {o}")),
+                Err(_) => log(&format!("engine: a send action without its fields: {o}")),
             },
             "store_call" => {
                 let argv: Vec<String> =
