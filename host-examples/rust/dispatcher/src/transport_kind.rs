@@ -27,11 +27,6 @@ impl Class {
 mod table;
 pub use table::*;
 
-/// The table's names, in order.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    ALL.iter().map(|(k, _)| *k)
-}
-
 #[cfg(test)]
 #[path = "tests_transport_kind.rs"]
 mod tests;

@@ -189,11 +189,6 @@ fn change(
     Err(AdminError::Refused(format!("the record kept changing under this command ({CAS_TRIES} tries): try again")))
 }
 
-/// The next epoch after `current`'s (1 for the first record).
-fn next_epoch(current: Option<&Record>) -> u64 {
-    current.map_or(1, |r| r.epoch + 1)
-}
-
 /// `stable` becomes `sha`, the old stable first in `previous` (at most 5).
 fn promote_to(r: &Record, sha: &str) -> Record {
     let mut previous = vec![r.stable.clone()];
@@ -248,14 +243,11 @@ pub fn publish(
             (Some(r), _) if r.canary.is_some() => Err(AdminError::Refused(
                 "a canary is in progress: `retry-policy rollout promote` or `rollback` it first".into(),
             )),
-            (Some(r), None) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
+            (Some(r), _) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
             (Some(r), None) => Ok(promote_to(r, sha)),
-            (Some(r), Some(_)) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
-            (Some(r), Some(percent)) => Ok(Record {
-                epoch: next_epoch(Some(r)),
-                canary: Some(Canary { sha256: sha.into(), percent }),
-                ..r.clone()
-            }),
+            (Some(r), Some(percent)) => {
+                Ok(Record { epoch: r.epoch + 1, canary: Some(Canary { sha256: sha.into(), percent }), ..r.clone() })
+            }
         },
     );
     // A refused change leaves the hash written in step 3 unnamed: delete it too.
