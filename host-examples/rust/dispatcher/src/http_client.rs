@@ -12,21 +12,10 @@
 //! * no redirect is followed: a 3xx is a status like any other (terminal);
 //! * destinations are checked by [`crate::destination`].
 //!
-//! Outcomes (one table for all hosts, issue 11):
-//!
-//! | what happened | outcome |
-//! |---|---|
-//! | status 100..=599 | that status (and `Retry-After`, parsed by the policy) |
-//! | status outside 100..=599 (`999`, `099`) | transport kind `unexpected_status` (terminal) |
-//! | garbage status line, bytes that are not HTTP, oversized headers, a reset or EOF before the response | `remote_protocol_error` |
-//! | connection refused, unreachable, host not found | `connect_error` |
-//! | connect took longer than `connect_ms` | `connect_timeout` |
-//! | sending stalled | `write_timeout` |
-//! | waiting for or reading the response stalled, or the attempt deadline passed | `read_timeout` |
-//! | a loopback/private/... destination (unless allowed) | `destination_refused` (terminal) |
-//! | the server's certificate fails verification (issuer, name, validity) | `tls_certificate` (terminal) |
-//! | any other TLS handshake failure | `connect_error` (`connect_timeout` when it stalled) |
-//! | schemes other than `http`/`https` | `unsupported_protocol`; a malformed URL `invalid_url` |
+//! Outcomes (one table for all hosts, issue 11): the dispatcher README's
+//! "Outcomes and destinations"; [`error_kind`] and [`check_url`] are it
+//! (schemes other than `http`/`https`: `unsupported_protocol`; a malformed
+//! URL: `invalid_url`).
 
 use std::io::{self, Read};
 use std::time::Duration;
