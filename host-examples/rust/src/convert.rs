@@ -1,52 +1,46 @@
 //! Field mapping between `policy-core` types and the generated WIT types.
 //! No policy logic lives here.
 
+/// `$v` as the same-named unit variant of the other enum.
+macro_rules! variants {
+    ($v:expr, $fm:ident::$fe:ident => $tm:ident::$te:ident: $($var:ident),+) => {
+        match $v { $($fm::$fe::$var => $tm::$te::$var),+ }
+    };
+}
+
+/// A record built from `$v`'s same-named fields.
+macro_rules! fields {
+    ($v:expr => $($t:ident)::+ { $($f:ident),+ }) => {{
+        let v = $v;
+        $($t)::+ { $($f: v.$f),+ }
+    }};
+}
+
 pub mod to_wit {
     use crate::bindings::wit;
     use retry_policy_core as c;
 
     pub fn backoff(b: &c::Backoff) -> wit::Backoff {
-        wit::Backoff {
-            base_ms: b.base_ms,
-            factor: b.factor,
-            cap_ms: b.cap_ms,
-            jitter: match b.jitter {
-                c::Jitter::None => wit::Jitter::None,
-                c::Jitter::Full => wit::Jitter::Full,
-                c::Jitter::Equal => wit::Jitter::Equal,
-            },
-        }
+        let jitter = variants!(b.jitter, c::Jitter => wit::Jitter: None, Full, Equal);
+        wit::Backoff { base_ms: b.base_ms, factor: b.factor, cap_ms: b.cap_ms, jitter }
     }
 
     pub fn budget(b: &c::Budget) -> wit::Budget {
-        wit::Budget { ratio: b.ratio, window_ms: b.window_ms, min_sample: b.min_sample, sliding: b.sliding }
+        fields!(b => wit::Budget { ratio, window_ms, min_sample, sliding })
     }
 
     pub fn policy(p: &c::Policy) -> wit::Policy {
-        wit::Policy {
-            backoff: backoff(&p.backoff),
-            window_ms: p.window_ms,
-            hard_cap: p.hard_cap,
-            budget: budget(&p.budget),
-        }
+        let (backoff, budget) = (backoff(&p.backoff), budget(&p.budget));
+        wit::Policy { backoff, window_ms: p.window_ms, hard_cap: p.hard_cap, budget }
     }
 
-    pub fn counts(k: c::BudgetCounts) -> wit::BudgetCounts {
-        wit::BudgetCounts {
-            current: wit::BucketCounts { total: k.current.total, retries: k.current.retries },
-            previous: wit::BucketCounts { total: k.previous.total, retries: k.previous.retries },
-        }
+    fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
+        fields!(b => wit::BucketCounts { total, retries })
     }
 
     pub fn state(s: &c::DeliveryState) -> wit::DeliveryState {
-        wit::DeliveryState {
-            event_id: s.event_id.clone(),
-            endpoint_id: s.endpoint_id.clone(),
-            attempt: s.attempt,
-            max_attempts: s.max_attempts,
-            first_attempted_at_ms: s.first_attempted_at_ms,
-            credentials_refreshed: s.credentials_refreshed,
-        }
+        let s = s.clone();
+        fields!(s => wit::DeliveryState { event_id, endpoint_id, attempt, max_attempts, first_attempted_at_ms, credentials_refreshed })
     }
 
     pub fn outcome(o: &c::AttemptOutcome) -> wit::AttemptOutcome {
@@ -59,20 +53,13 @@ pub mod to_wit {
     }
 
     pub fn request(r: &c::StoreRequest) -> wit::StoreRequest {
-        wit::StoreRequest {
-            op: match r.op {
-                c::StoreOp::Record => wit::StoreOp::Record,
-                c::StoreOp::Reserve => wit::StoreOp::Reserve,
-                c::StoreOp::RecordReserve => wit::StoreOp::RecordReserve,
-            },
-            endpoint_id: r.endpoint_id.clone(),
-            window_ms: r.window_ms,
-            bucket: r.bucket,
-        }
+        let op = variants!(r.op, c::StoreOp => wit::StoreOp: Record, Reserve, RecordReserve);
+        wit::StoreRequest { op, endpoint_id: r.endpoint_id.clone(), window_ms: r.window_ms, bucket: r.bucket }
     }
 
     pub fn reservation(r: &c::Reservation) -> wit::Reservation {
-        wit::Reservation { reserved: r.reserved, counts: counts(r.counts) }
+        let counts = wit::BudgetCounts { current: bucket(r.counts.current), previous: bucket(r.counts.previous) };
+        wit::Reservation { reserved: r.reserved, counts }
     }
 
     pub fn reply(r: &c::StoreReply) -> wit::StoreReply {
@@ -80,10 +67,6 @@ pub mod to_wit {
             c::StoreReply::Unavailable => wit::StoreReply::Unavailable,
             c::StoreReply::Answered(a) => wit::StoreReply::Answered(reservation(a)),
         }
-    }
-
-    fn bucket(b: c::BucketCounts) -> wit::BucketCounts {
-        wit::BucketCounts { total: b.total, retries: b.retries }
     }
 
     pub fn held(h: &c::HeldBuckets) -> wit::HeldBuckets {
@@ -96,132 +79,72 @@ pub mod from_wit {
     use retry_policy_core as c;
 
     pub fn error(e: wit::PolicyError) -> c::PolicyError {
-        let code = match e.code {
-            wit::ErrorCode::InvalidBackoff => c::ErrorCode::InvalidBackoff,
-            wit::ErrorCode::InvalidHardCap => c::ErrorCode::InvalidHardCap,
-            wit::ErrorCode::InvalidWindow => c::ErrorCode::InvalidWindow,
-            wit::ErrorCode::InvalidBudget => c::ErrorCode::InvalidBudget,
-            wit::ErrorCode::InvalidState => c::ErrorCode::InvalidState,
-            wit::ErrorCode::InvalidStatus => c::ErrorCode::InvalidStatus,
-            wit::ErrorCode::InvalidInput => c::ErrorCode::InvalidInput,
-            wit::ErrorCode::InvalidDocument => c::ErrorCode::InvalidDocument,
-            wit::ErrorCode::UnknownEventClass => c::ErrorCode::UnknownEventClass,
-            wit::ErrorCode::InvalidRetryIndex => c::ErrorCode::InvalidRetryIndex,
-            wit::ErrorCode::DocumentTooLarge => c::ErrorCode::DocumentTooLarge,
-        };
+        let code = variants!(e.code, wit::ErrorCode => c::ErrorCode: InvalidBackoff, InvalidHardCap, InvalidWindow,
+            InvalidBudget, InvalidState, InvalidStatus, InvalidInput, InvalidDocument, UnknownEventClass,
+            InvalidRetryIndex, DocumentTooLarge);
         c::PolicyError::new(code, e.field, e.message)
     }
 
     pub fn policy(p: &wit::Policy) -> c::Policy {
         let b = &p.backoff;
+        let jitter = variants!(b.jitter, wit::Jitter => c::Jitter: None, Full, Equal);
         c::Policy {
-            backoff: c::Backoff {
-                base_ms: b.base_ms,
-                factor: b.factor,
-                cap_ms: b.cap_ms,
-                jitter: match b.jitter {
-                    wit::Jitter::None => c::Jitter::None,
-                    wit::Jitter::Full => c::Jitter::Full,
-                    wit::Jitter::Equal => c::Jitter::Equal,
-                },
-            },
+            backoff: c::Backoff { base_ms: b.base_ms, factor: b.factor, cap_ms: b.cap_ms, jitter },
             window_ms: p.window_ms,
             hard_cap: p.hard_cap,
-            budget: c::Budget {
-                ratio: p.budget.ratio,
-                window_ms: p.budget.window_ms,
-                min_sample: p.budget.min_sample,
-                sliding: p.budget.sliding,
-            },
+            budget: budget(p.budget),
         }
     }
 
     pub fn class(o: wit::OutcomeClass) -> c::OutcomeClass {
-        match o {
-            wit::OutcomeClass::Success => c::OutcomeClass::Success,
-            wit::OutcomeClass::Retryable => c::OutcomeClass::Retryable,
-            wit::OutcomeClass::Terminal => c::OutcomeClass::Terminal,
-        }
+        variants!(o, wit::OutcomeClass => c::OutcomeClass: Success, Retryable, Terminal)
     }
 
     pub fn plan(p: wit::Schedule) -> c::Plan {
-        c::Plan {
-            max_attempts: p.max_attempts,
-            expected_span_ms: p.expected_span_ms,
-            offsets_ms: p.offsets_ms,
-            worst_case_span_ms: p.worst_case_span_ms,
-            limited_by: match p.limited_by {
-                wit::LimitedBy::Window => c::LimitedBy::Window,
-                wit::LimitedBy::HardCap => c::LimitedBy::HardCap,
-            },
-        }
+        let limited_by = variants!(p.limited_by, wit::LimitedBy => c::LimitedBy: Window, HardCap);
+        let (max_attempts, expected_span_ms, worst_case_span_ms) =
+            (p.max_attempts, p.expected_span_ms, p.worst_case_span_ms);
+        c::Plan { max_attempts, expected_span_ms, offsets_ms: p.offsets_ms, worst_case_span_ms, limited_by }
     }
 
     fn reason(r: wit::StopReason) -> c::StopReason {
-        match r {
-            wit::StopReason::Delivered => c::StopReason::Delivered,
-            wit::StopReason::TerminalResponse => c::StopReason::TerminalResponse,
-            wit::StopReason::MaxAttemptsExhausted => c::StopReason::MaxAttemptsExhausted,
-            wit::StopReason::RetryWindowElapsed => c::StopReason::RetryWindowElapsed,
-            wit::StopReason::RetryBudgetExhausted => c::StopReason::RetryBudgetExhausted,
-            wit::StopReason::BudgetUnavailable => c::StopReason::BudgetUnavailable,
-        }
-    }
-
-    pub fn dead_letter(d: wit::DeadLetter) -> c::DeadLetter {
-        c::DeadLetter {
-            event_id: d.event_id,
-            endpoint_id: d.endpoint_id,
-            attempts: d.attempts,
-            elapsed_ms: d.elapsed_ms,
-            stop_reason: reason(d.stop_reason),
-        }
-    }
-
-    pub fn stop(s: wit::Stop) -> c::Stop {
-        c::Stop {
-            reason: reason(s.reason),
-            disable_endpoint: s.disable_endpoint,
-            dead_letter: s.dead_letter.map(dead_letter),
-        }
+        variants!(r, wit::StopReason => c::StopReason: Delivered, TerminalResponse, MaxAttemptsExhausted,
+            RetryWindowElapsed, RetryBudgetExhausted, BudgetUnavailable)
     }
 
     pub fn decision(d: wit::Decision) -> c::Decision {
         match d {
-            wit::Decision::Retry(r) => {
-                c::Decision::Retry(c::Retry { delay_ms: r.delay_ms, refresh_credentials: r.refresh_credentials })
-            }
-            wit::Decision::Stop(s) => c::Decision::Stop(stop(s)),
+            wit::Decision::Retry(r) => c::Decision::Retry(fields!(r => c::Retry { delay_ms, refresh_credentials })),
+            wit::Decision::Stop(s) => c::Decision::Stop(c::Stop {
+                reason: reason(s.reason),
+                disable_endpoint: s.disable_endpoint,
+                dead_letter: s.dead_letter.map(|d| c::DeadLetter {
+                    event_id: d.event_id,
+                    endpoint_id: d.endpoint_id,
+                    attempts: d.attempts,
+                    elapsed_ms: d.elapsed_ms,
+                    stop_reason: reason(d.stop_reason),
+                }),
+            }),
         }
     }
 
     fn bucket(b: wit::BucketCounts) -> c::BucketCounts {
-        c::BucketCounts { total: b.total, retries: b.retries }
-    }
-
-    pub fn counts(k: wit::BudgetCounts) -> c::BudgetCounts {
-        c::BudgetCounts { current: bucket(k.current), previous: bucket(k.previous) }
+        fields!(b => c::BucketCounts { total, retries })
     }
 
     pub fn request(r: wit::StoreRequest) -> c::StoreRequest {
-        c::StoreRequest {
-            op: match r.op {
-                wit::StoreOp::Record => c::StoreOp::Record,
-                wit::StoreOp::Reserve => c::StoreOp::Reserve,
-                wit::StoreOp::RecordReserve => c::StoreOp::RecordReserve,
-            },
-            endpoint_id: r.endpoint_id,
-            window_ms: r.window_ms,
-            bucket: r.bucket,
-        }
+        let op = variants!(r.op, wit::StoreOp => c::StoreOp: Record, Reserve, RecordReserve);
+        c::StoreRequest { op, endpoint_id: r.endpoint_id, window_ms: r.window_ms, bucket: r.bucket }
     }
 
     pub fn budget(b: wit::Budget) -> c::Budget {
-        c::Budget { ratio: b.ratio, window_ms: b.window_ms, min_sample: b.min_sample, sliding: b.sliding }
+        fields!(b => c::Budget { ratio, window_ms, min_sample, sliding })
     }
 
     pub fn reservation(r: wit::Reservation) -> c::Reservation {
-        c::Reservation { reserved: r.reserved, counts: counts(r.counts) }
+        let counts = c::BudgetCounts { current: bucket(r.counts.current), previous: bucket(r.counts.previous) };
+        c::Reservation { reserved: r.reserved, counts }
     }
 
     pub fn step(s: wit::Step) -> c::Step {

@@ -9,7 +9,7 @@ use retry_policy_core::{BudgetStore, Clock};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, Store};
 
-use crate::artifact::{ArtifactError, ArtifactInfo, ArtifactSource};
+use crate::artifact::{ArtifactError, ArtifactInfo};
 use crate::bindings::{webhook, wit, RetryPolicy, RetryPolicyPre};
 use crate::convert::{from_wit, to_wit};
 
@@ -102,7 +102,6 @@ where
 pub struct PolicyEngine {
     engine: Engine,
     pre: RetryPolicyPre<HostState>,
-    size_bytes: usize,
     pub(crate) info: Arc<ArtifactInfo>,
     pub(crate) document: Option<Arc<wit::PolicyDocument>>,
     pub(crate) health_document: Option<Arc<crate::HealthDocument>>,
@@ -135,29 +134,20 @@ impl PolicyEngine {
         // (see the doc comment); wasmtime refuses artifacts of other versions.
         let component =
             unsafe { Component::deserialize_file(&engine, path) }.map_err(|e| HostError::Load(format!("{e:#}")))?;
-        let mut this = Self::link(engine, component, info.size_bytes)?;
+        let mut this = Self::link(engine, component)?;
         this.info = Arc::new(info.clone());
         Ok(this)
     }
 
-    pub(crate) fn link(engine: Engine, component: Component, size_bytes: usize) -> Result<Self, HostError> {
+    /// The component linked, with an empty [`ArtifactInfo`] (the caller sets it).
+    pub(crate) fn link(engine: Engine, component: Component) -> Result<Self, HostError> {
         let mut linker = Linker::<HostState>::new(&engine);
         RetryPolicy::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| HostError::Load(e.to_string()))?;
         let pre = linker.instantiate_pre(&component).map_err(|e| HostError::Load(format!("{e:#}")))?;
         let pre = RetryPolicyPre::new(pre).map_err(|e| HostError::Load(format!("{e:#}")))?;
-        let info = Arc::new(ArtifactInfo {
-            sha256: String::new(),
-            abi: String::new(),
-            abi_version: 0,
-            size_bytes,
-            source: ArtifactSource::Bytes,
-            document_version: None,
-            document_json: None,
-            health_classes: Vec::new(),
-            build: None,
-        });
-        Ok(PolicyEngine { engine, pre, size_bytes, info, document: None, health_document: None })
+        let info = Arc::default();
+        Ok(PolicyEngine { engine, pre, info, document: None, health_document: None })
     }
 
     /// What this artifact is: sha256, ABI, size, source, embedded document, build.
@@ -183,7 +173,7 @@ impl PolicyEngine {
 
     /// Size of the component, in bytes.
     pub fn size_bytes(&self) -> usize {
-        self.size_bytes
+        self.info.size_bytes
     }
 
     /// A new instance with its own clock and budget store (the imports of
@@ -292,16 +282,6 @@ impl PolicyInstance {
 impl HostState {
     /// Only ever held for the instant a trapped store is replaced.
     fn placeholder() -> Self {
-        HostState { clock: Box::new(core_::FakeClock::new(0)), store: Box::new(Adapt(Never)) }
-    }
-}
-
-/// A store that never answers (the placeholder's).
-struct Never;
-
-impl BudgetStore for Never {
-    type Error = &'static str;
-    fn call(&mut self, _: &core_::StoreRequest, _: &core_::Budget, _: u64) -> Result<core_::Reservation, Self::Error> {
-        Err("no store")
+        HostState { clock: Box::new(core_::FakeClock::new(0)), store: Box::new(Adapt(core_::InMemoryStore::new())) }
     }
 }

@@ -53,15 +53,10 @@ fn health(s: wit::Health) -> Health {
     Health {
         hold_budget_refusals: s.hold_budget_refusals,
         pause_max_ms: s.pause_max_ms,
-        circuit: s.circuit.map(|x| Circuit {
-            failure_ratio: x.failure_ratio,
-            min_sample: x.min_sample,
-            cooldown_ms: x.cooldown_ms,
-            cooldown_max_ms: x.cooldown_max_ms,
-            probes: x.probes,
-            probe_interval_ms: x.probe_interval_ms,
+        circuit: s.circuit.map(|x| {
+            fields!(x => Circuit { failure_ratio, min_sample, cooldown_ms, cooldown_max_ms, probes, probe_interval_ms })
         }),
-        release: Release { multiple: s.release.multiple, floor_per_s: s.release.floor_per_s },
+        release: fields!(s.release => Release { multiple, floor_per_s }),
         cache_ms: s.cache_ms,
     }
 }

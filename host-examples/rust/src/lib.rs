@@ -54,6 +54,7 @@ mod bindings;
 mod cache;
 pub mod cli;
 pub mod conformance;
+#[macro_use]
 mod convert;
 mod delivery;
 mod destinations;

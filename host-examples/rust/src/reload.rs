@@ -38,6 +38,18 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// `text` read ([`load`]) and passed by `check`, as reload `generation`.
+    fn read(
+        inst: &mut PolicyInstance,
+        text: &str,
+        check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
+        generation: u64,
+    ) -> Result<Loaded, HostError> {
+        let (document, health) = load(inst, text)?;
+        check(&document)?;
+        Ok(Loaded { version: document.version.clone(), document, generation, health })
+    }
+
     /// `class`'s effective `health` section (`None`: format 2, or no such class).
     pub fn health_of(&self, class: &str) -> Option<&HealthClass> {
         self.health.as_ref()?.classes.iter().find(|c| c.name == class && c.health.is_some())
@@ -84,17 +96,8 @@ impl Policies {
         text: &str,
         check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
     ) -> Result<Policies, HostError> {
-        let (document, health) = load(inst, text)?;
-        check(&document)?;
-        let p = Policies {
-            current: RwLock::new(Arc::new(Loaded {
-                version: document.version.clone(),
-                document,
-                generation: 0,
-                health,
-            })),
-            by_hash: Mutex::new(BTreeMap::new()),
-        };
+        let loaded = Loaded::read(inst, text, check, 0)?;
+        let p = Policies { current: RwLock::new(Arc::new(loaded)), by_hash: Mutex::new(BTreeMap::new()) };
         p.remember(inst, &p.current())?;
         Ok(p)
     }
@@ -118,10 +121,7 @@ impl Policies {
         text: &str,
         check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
     ) -> Result<Arc<Loaded>, HostError> {
-        let (document, health) = load(inst, text)?;
-        check(&document)?;
-        let generation = self.current().generation + 1;
-        let loaded = Arc::new(Loaded { version: document.version.clone(), document, generation, health });
+        let loaded = Arc::new(Loaded::read(inst, text, check, self.current().generation + 1)?);
         self.remember(inst, &loaded)?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
         Ok(loaded)

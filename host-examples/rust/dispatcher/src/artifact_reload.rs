@@ -4,11 +4,11 @@
 //! the classes its events need; a refused artifact keeps the old one and
 //! the log says why (docs/artifact.md). The driver feeds a swapped-in
 //! artifact's embedded document to the engine (`swap`) and moves
-//! `webhook_policy_info`.
+//! `webhook_policy_info`. [`has_classes`] is the check of every document
+//! the dispatcher loads (`--policy`, `--watch-policy`, an embedded one).
 
-use retry_policy_host::{ArtifactError, ArtifactInfo, PolicyEngine};
-
-use crate::policy_reload::has_classes;
+use retry_policy_core::{ErrorCode, PolicyError};
+use retry_policy_host::{document_classes, ArtifactError, ArtifactInfo, PolicyDocument, PolicyEngine};
 
 /// The dispatcher's own check of a new artifact: with `from_artifact`, an
 /// embedded document must define every class in `needed`.
@@ -34,4 +34,18 @@ pub fn live(engine: PolicyEngine, from_artifact: bool, needed: Vec<String>) -> r
         engine,
         Box::new(move |e: &PolicyEngine| check(e, from_artifact, &needed)),
     )
+}
+
+/// `Ok` when `doc` defines every class of `needed`, else `unknown_event_class`
+/// naming the first missing one and what there is.
+pub fn has_classes<'a>(doc: &PolicyDocument, mut needed: impl Iterator<Item = &'a str>) -> Result<(), PolicyError> {
+    let classes: Vec<String> = document_classes(doc).into_iter().map(|(c, _)| c).collect();
+    let Some(missing) = needed.find(|n| !classes.iter().any(|c| c == n)) else { return Ok(()) };
+    let mut known: Vec<&str> = classes.iter().map(String::as_str).collect();
+    known.sort_unstable();
+    Err(PolicyError::new(
+        ErrorCode::UnknownEventClass,
+        "classes",
+        format!("policy document has no event class `{missing}` (it has: {})", known.join(", ")),
+    ))
 }

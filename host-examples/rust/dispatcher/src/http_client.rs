@@ -12,21 +12,10 @@
 //! * no redirect is followed: a 3xx is a status like any other (terminal);
 //! * destinations are checked by [`crate::destination`].
 //!
-//! Outcomes (one table for all hosts, issue 11):
-//!
-//! | what happened | outcome |
-//! |---|---|
-//! | status 100..=599 | that status (and `Retry-After`, parsed by the policy) |
-//! | status outside 100..=599 (`999`, `099`) | transport kind `unexpected_status` (terminal) |
-//! | garbage status line, bytes that are not HTTP, oversized headers, a reset or EOF before the response | `remote_protocol_error` |
-//! | connection refused, unreachable, host not found | `connect_error` |
-//! | connect took longer than `connect_ms` | `connect_timeout` |
-//! | sending stalled | `write_timeout` |
-//! | waiting for or reading the response stalled, or the attempt deadline passed | `read_timeout` |
-//! | a loopback/private/... destination (unless allowed) | `destination_refused` (terminal) |
-//! | the server's certificate fails verification (issuer, name, validity) | `tls_certificate` (terminal) |
-//! | any other TLS handshake failure | `connect_error` (`connect_timeout` when it stalled) |
-//! | schemes other than `http`/`https` | `unsupported_protocol`; a malformed URL `invalid_url` |
+//! Outcomes (one table for all hosts, issue 11): the dispatcher README's
+//! "Outcomes and destinations"; [`error_kind`] and [`check_url`] are it
+//! (schemes other than `http`/`https`: `unsupported_protocol`; a malformed
+//! URL: `invalid_url`).
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -268,30 +257,13 @@ fn handshake_kind(e: &ureq::Error) -> &'static str {
 }
 
 /// The rustls error inside a client error, if any (directly, or wrapped in
-/// an `io::Error` by the TLS stream).
+/// an `io::Error` by the TLS stream; `ureq::Error` has no `source()`).
 fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
     match e {
-        ureq::Error::Rustls(r) => return Some(r),
-        ureq::Error::Io(io) => {
-            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return Some(r);
-            }
-        }
-        _ => {}
+        ureq::Error::Rustls(r) => Some(r),
+        ureq::Error::Io(io) => io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()),
+        _ => None,
     }
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(r) = err.downcast_ref::<rustls::Error>() {
-            return Some(r);
-        }
-        if let Some(io) = err.downcast_ref::<io::Error>() {
-            if let Some(r) = io.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-                return Some(r);
-            }
-        }
-        cur = err.source();
-    }
-    None
 }
 
 /// Only `http://` and `https://` with a host; the error is the kind the
@@ -359,36 +331,5 @@ fn io_kind(e: &io::Error) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_http_and_https_urls_with_a_host_are_sent() {
-        assert_eq!(check_url("http://127.0.0.1:8080/a?b=1"), Ok(()));
-        assert_eq!(check_url("HTTP://example.test"), Ok(()));
-        assert_eq!(check_url("https://example.test/"), Ok(()));
-        assert_eq!(check_url("https:///path"), Err("invalid_url"));
-        assert_eq!(check_url("ftp://example.test/"), Err("unsupported_protocol"));
-        assert_eq!(check_url("not a url"), Err("invalid_url"));
-        assert_eq!(check_url("http:///path"), Err("invalid_url"));
-        assert_eq!(check_url("http://user@host/"), Err("invalid_url"));
-        assert_eq!(check_url("http://host/\r\nX: y"), Err("invalid_url"));
-    }
-
-    #[test]
-    fn header_values_with_line_breaks_are_not_valid() {
-        assert!(is_header_value("evt-1 \t ok"));
-        assert!(!is_header_value("evt\r\nX-Injected: 1"));
-        assert!(!is_header_value("é"));
-    }
-
-    #[test]
-    fn io_errors_map_to_retryable_contract_kinds() {
-        assert_eq!(io_kind(&io::ErrorKind::ConnectionReset.into()), "remote_protocol_error");
-        assert_eq!(io_kind(&io::ErrorKind::ConnectionRefused.into()), "connect_error");
-        assert_eq!(io_kind(&io::ErrorKind::TimedOut.into()), "read_timeout");
-        assert_eq!(error_kind(&ureq::Error::Timeout(Timeout::Global)), "read_timeout");
-        assert_eq!(error_kind(&ureq::Error::Timeout(Timeout::Connect)), "connect_timeout");
-        assert_eq!(error_kind(&ureq::Error::LargeResponseHeader(70_000, 16_384)), "remote_protocol_error");
-    }
-}
+#[path = "tests_http_client.rs"]
+mod tests;

@@ -5,18 +5,10 @@
 //! up to 1 MiB; a larger one is answered 413). Bind it to loopback (the
 //! default everywhere in this crate).
 //!
-//! Not `tiny_http` 0.12 (its last release, 2022), for what its source
-//! shows: an error from `accept` (out of file descriptors under a storm)
-//! ends its accept thread for good; it sets no read timeout, so every idle
-//! keep-alive connection pins a pool thread; and its pool queues a new
-//! connection while it counts as idle a thread already woken for the
-//! previous one, so a burst of keep-alive clients can wait behind
-//! connections that never close. This crate's earlier notes measured that
-//! last case (8 keep-alive `ureq` workers, 20 events: ~4 first requests
-//! unanswered until the deadline, 3 runs of 4); 50 fresh tiny_http servers
-//! under 8 raw-socket or `ureq` keep-alive clients did not show it again
-//! (December 2026), so it is a race, not a rule. hyper has none of the
-//! three. `tests_http_server.rs` keeps the burst case as a regression test.
+//! Not `tiny_http` 0.12 (why: `Cargo.toml`): an `accept` error ends its
+//! accept thread, it sets no read timeout, and a burst of keep-alive
+//! clients can wait behind connections that never close (a race;
+//! `tests_http_server.rs` keeps the burst case as a regression test).
 
 use std::convert::Infallible;
 use std::io;

@@ -13,7 +13,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::journal_error::JournalError;
-use crate::journal_lock::JournalLock;
+use crate::journal_lock::{with_suffix, JournalLock};
 
 /// An open journal: locked, appended to.
 pub struct JournalFile {
@@ -30,7 +30,7 @@ impl JournalFile {
     pub fn open(path: &Path, now_ms: u64) -> Result<(JournalFile, Vec<u8>), JournalError> {
         let lock = JournalLock::acquire(path, now_ms)?;
         let io = |e: std::io::Error| JournalError::io(path, e);
-        match std::fs::remove_file(compact_path(path)) {
+        match std::fs::remove_file(with_suffix(path, ".compact")) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
             _ => {}
         }
@@ -45,6 +45,18 @@ impl JournalFile {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io)?;
         Ok((JournalFile { path: path.to_path_buf(), file, unsynced: false, _lock: lock }, bytes))
+    }
+
+    /// One of the engine's journal actions (`journal`, `journal_truncate`,
+    /// `journal_compact`) done; any other action is not this file's.
+    pub fn apply(&mut self, action: &serde_json::Value) -> Result<(), JournalError> {
+        let text = |k: &str| action[k].as_str().unwrap_or_default();
+        match action["action"].as_str() {
+            Some("journal") => self.append(text("line")),
+            Some("journal_truncate") => self.truncate(action["keep_bytes"].as_u64().unwrap_or(0)),
+            Some("journal_compact") => self.compact(text("journal")),
+            _ => Ok(()),
+        }
     }
 
     /// Append one line as the engine wrote it (buffered by the OS until [`JournalFile::sync`]).
@@ -67,14 +79,12 @@ impl JournalFile {
         self.file.set_len(keep_bytes).map_err(io)?;
         self.file.sync_all().map_err(io)
     }
-}
 
-impl JournalFile {
     /// Replace the journal with `text` (the engine's compacted journal)
     /// durably; later lines are appended to the new file.
     pub fn compact(&mut self, text: &str) -> Result<(), JournalError> {
         let io = |e: std::io::Error| JournalError::io(&self.path, e);
-        let tmp = compact_path(&self.path);
+        let tmp = with_suffix(&self.path, ".compact");
         let mut f = OpenOptions::new().create(true).truncate(true).write(true).mode(0o600).open(&tmp).map_err(io)?;
         f.write_all(text.as_bytes()).and_then(|()| f.sync_all()).map_err(io)?;
         std::fs::rename(&tmp, &self.path).map_err(io)?;
@@ -85,13 +95,6 @@ impl JournalFile {
         self.unsynced = false;
         Ok(())
     }
-}
-
-/// `<journal>.compact`.
-fn compact_path(journal: &Path) -> PathBuf {
-    let mut s = journal.as_os_str().to_owned();
-    s.push(".compact");
-    PathBuf::from(s)
 }
 
 /// Another run's journal, read only (`--resume FILE`).

@@ -11,6 +11,7 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use retry_policy_host::rollout::follower::hostname;
 use serde_json::{json, Value};
 
 use crate::journal_error::JournalError;
@@ -19,21 +20,11 @@ pub struct JournalLock {
     path: PathBuf,
 }
 
-pub fn lock_path(journal: &Path) -> PathBuf {
-    let mut s = journal.as_os_str().to_owned();
-    s.push(".lock");
+/// `path` with `suffix` appended (`<journal>.lock`, `<journal>.compact`).
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
     PathBuf::from(s)
-}
-
-/// This machine's name (`gethostname`), "" when it cannot be read.
-pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is ours and its length is passed; the call writes at most that many bytes.
-    if unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } != 0 {
-        return String::new();
-    }
-    let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..n]).into_owned()
 }
 
 /// Whether process `pid` of this host is gone (`kill(pid, 0)` gives `ESRCH`).
@@ -49,7 +40,7 @@ fn is_gone(pid: i64) -> bool {
 impl JournalLock {
     /// Take the lock of `journal` for this process.
     pub fn acquire(journal: &Path, now_ms: u64) -> Result<JournalLock, JournalError> {
-        let path = lock_path(journal);
+        let path = with_suffix(journal, ".lock");
         let body = json!({"pid": std::process::id(), "host": hostname(), "started_at_ms": now_ms}).to_string();
         for retry in [false, true] {
             match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {

@@ -37,7 +37,6 @@ pub mod journal_error;
 pub mod journal_file;
 pub mod journal_lock;
 pub mod metrics;
-pub mod policy_reload;
 pub mod redact;
 pub mod redis_error;
 mod redis_node;

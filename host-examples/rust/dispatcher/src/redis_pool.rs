@@ -16,7 +16,6 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use redis::cluster::{ClusterClient, ClusterClientBuilder, ClusterConnection};
 use redis::{Client, Connection, ConnectionInfo, IntoConnectionInfo, TlsCertificates, Value};
 
@@ -65,21 +64,6 @@ fn left(deadline: Instant) -> Result<Duration, RedisError> {
     }
 }
 
-/// `certs` as PEM, the form the crate takes its roots in.
-fn pem(certs: &[rustls::pki_types::CertificateDer<'static>]) -> Vec<u8> {
-    let mut out = String::new();
-    for c in certs {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(c.as_ref());
-        out.push_str("-----BEGIN CERTIFICATE-----\n");
-        for line in b64.as_bytes().chunks(64) {
-            out.push_str(std::str::from_utf8(line).unwrap_or_default());
-            out.push('\n');
-        }
-        out.push_str("-----END CERTIFICATE-----\n");
-    }
-    out.into_bytes()
-}
-
 /// Parse and check `url` (messages never echo it).
 fn connection_info(url: &str) -> Result<(ConnectionInfo, bool), RedisError> {
     let tls = if url.starts_with("rediss://") {
@@ -106,7 +90,8 @@ impl RedisPool {
             // The crate builds rustls configurations with the process's
             // default provider: make it `ring`, as for https:// targets.
             let _ = rustls::crypto::ring::default_provider().install_default();
-            TlsCertificates { client_tls: None, root_cert: Some(pem(trust.certificates())) }
+            let pem = retry_policy_host::rollout::admin::pem(trust.certificates().iter().map(|c| c.as_ref()));
+            TlsCertificates { client_tls: None, root_cert: Some(pem) }
         });
         let config = |e: redis::RedisError| RedisError::Config(format!("{URL_FORM} ({:?})", e.kind()));
         let seed = match &certs {
@@ -172,7 +157,7 @@ impl RedisPool {
             Topology::Standalone => self.exec_on_seed(deadline, run),
             Topology::Cluster { client, idle, failed_at } => {
                 let pooled = idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-                let conn = match pooled {
+                let mut conn = match pooled {
                     Some(c) => c,
                     None => {
                         let mut at = failed_at.lock().unwrap_or_else(|p| p.into_inner());
@@ -181,16 +166,9 @@ impl RedisPool {
                                 "the cluster could not be reached (retried once a second)".into(),
                             ));
                         }
-                        match client.get_generic_connection::<NodeConnection>() {
-                            Ok(c) => c,
-                            Err(e) => {
-                                *at = Some(Instant::now());
-                                return Err(e.into());
-                            }
-                        }
+                        client.get_generic_connection::<NodeConnection>().inspect_err(|_| *at = Some(Instant::now()))?
                     }
                 };
-                let mut conn = conn;
                 let t = left(deadline)?;
                 conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
                 let result = run(&mut conn).map_err(RedisError::from);
@@ -217,8 +195,7 @@ impl RedisPool {
             None => self.seed.get_connection_with_timeout(left(deadline)?)?,
         };
         let t = left(deadline)?;
-        conn.set_read_timeout(Some(t))?;
-        conn.set_write_timeout(Some(t))?;
+        conn.set_read_timeout(Some(t)).and_then(|_| conn.set_write_timeout(Some(t)))?;
         let result = run(&mut conn).map_err(RedisError::from);
         keep(&self.idle, conn, &result);
         result
@@ -237,40 +214,5 @@ fn keep<C>(idle: &Mutex<Vec<C>>, conn: C, result: &Result<Value, RedisError>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls_that_are_not_redis_urls_are_refused_without_echoing_them() {
-        for bad in
-            ["http://:pw@x", "localhost:6379", "redis://:pw@h:port", "redis://:pw@h:1/x", "rediss://:pw@h#insecure"]
-        {
-            let e = RedisPool::new(bad, false, Duration::from_millis(10), &TrustRoots::only(vec![])).err();
-            let text = e.map(|e| e.to_string()).unwrap_or_default();
-            assert!(text.contains("Redis URL") && !text.contains("pw"), "{bad}: {text}");
-        }
-    }
-
-    #[test]
-    fn user_password_host_port_db_and_tls_come_from_the_url() {
-        let (info, tls) = connection_info("rediss://fleet:s3cret@10.0.0.5:6380/2").unwrap();
-        assert!(tls);
-        assert_eq!(info.redis.username.as_deref(), Some("fleet"));
-        assert_eq!(info.redis.password.as_deref(), Some("s3cret"));
-        assert_eq!(info.redis.db, 2);
-        assert_eq!(info.addr.to_string(), "10.0.0.5:6380");
-        let (info, tls) = connection_info("redis://:pw@localhost").unwrap();
-        assert!(!tls);
-        assert_eq!((info.redis.username, info.redis.password.as_deref()), (None, Some("pw")));
-        assert_eq!(info.addr.to_string(), "localhost:6379");
-    }
-
-    #[test]
-    fn the_roots_reach_the_crate_as_pem_it_parses_back() {
-        use rustls::pki_types::pem::PemObject;
-        let certs = vec![rustls::pki_types::CertificateDer::from([0x30u8, 0x03, 0x02, 0x01, 0x01].repeat(40))];
-        let back: Vec<_> =
-            rustls::pki_types::CertificateDer::pem_slice_iter(&pem(&certs)).collect::<Result<_, _>>().unwrap();
-        assert_eq!(back, certs);
-    }
-}
+#[path = "tests_redis_pool.rs"]
+mod tests;

@@ -23,7 +23,6 @@ use crate::args::Flags;
 use crate::clock::now_ms;
 use crate::driver::io::log;
 use crate::metrics::Metrics;
-use crate::redis_pool::RedisPool;
 use crate::redis_store::RedisStore;
 
 /// The artifact's fetch (up to 4 MiB) may take this long even when the store timeout is shorter.
@@ -66,15 +65,6 @@ pub fn options(f: &Flags) -> Result<Option<Options>, String> {
     Ok(Some(Options { trusted, me: Identity::rust(f.str("replica-id")), every: Duration::from_millis(every) }))
 }
 
-/// The rollout's commands on the budget store's connections, each within the store timeout.
-pub struct PoolStore(pub Arc<RedisStore>);
-
-impl PoolStore {
-    fn pool(&self) -> &RedisPool {
-        self.0.pool()
-    }
-}
-
 fn bulk(v: Value) -> Result<Option<Vec<u8>>, String> {
     match v {
         Value::Nil => Ok(None),
@@ -84,7 +74,8 @@ fn bulk(v: Value) -> Result<Option<Vec<u8>>, String> {
     }
 }
 
-impl RolloutStore for PoolStore {
+/// The rollout's commands on the budget store's connections, each within the store timeout.
+impl RolloutStore for RedisStore {
     fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String> {
         let mut pipe = redis::pipe();
         pipe.cmd("HSET").arg(REPLICAS_KEY).arg(replica_id).arg(status);
@@ -132,7 +123,7 @@ pub fn counts(metrics: &Metrics) -> Counts {
 /// A follower with what it ticks against.
 pub struct Following {
     pub follower: Follower,
-    pub store: PoolStore,
+    pub store: Arc<RedisStore>,
     pub live: Arc<LiveArtifact>,
     pub metrics: Arc<Metrics>,
     pub every: Duration,
@@ -151,7 +142,7 @@ impl Following {
         document_from_artifact: bool,
     ) -> Following {
         let follower = Follower::new(options.me, options.trusted, now_ms());
-        Following { follower, store: PoolStore(store), live, metrics, every: options.every, document_from_artifact }
+        Following { follower, store, live, metrics, every: options.every, document_from_artifact }
     }
 
     /// One tick, its log lines written (and, after the first tick, its
@@ -159,7 +150,7 @@ impl Following {
     fn tick(&mut self, first: bool) -> Option<Swapped> {
         // The version `webhook_policy_info` shows (None before it is set: the artifact's).
         let version = self.metrics.policy_info().map(|[_, _, v]| v);
-        let tick = self.follower.tick(&self.store, &self.live, counts(&self.metrics), version.as_deref(), now_ms());
+        let tick = self.follower.tick(&*self.store, &self.live, counts(&self.metrics), version.as_deref(), now_ms());
         if self.follower.take_store_back() {
             log("rollout: store reachable again");
         }

@@ -7,8 +7,8 @@
 //! One [`TrustRoots`] serves both uses of TLS in the dispatcher:
 //!
 //! * `https://` targets: [`TrustRoots::ureq_tls_config`] (the HTTP client);
-//! * `rediss://` budget stores: [`TrustRoots::rustls_client_config`], a
-//!   rustls `ClientConfig` with the same roots and the same provider (`ring`).
+//! * `rediss://` budget stores: [`TrustRoots::certificates`], handed to the
+//!   `redis` crate as PEM (`crate::redis_pool`), with the same provider (`ring`).
 //!
 //! A `--ca-file` that cannot be read, is not PEM or holds no certificate is
 //! a [`TrustError`] naming the file (the replica exits 2 on it).
@@ -134,24 +134,6 @@ impl TrustRoots {
         Arc::new(rustls::crypto::ring::default_provider())
     }
 
-    /// A rustls root store of these certificates (unparsable ones skipped).
-    pub fn root_store(&self) -> RootCertStore {
-        let mut store = RootCertStore::empty();
-        store.add_parsable_certificates(self.roots.iter().cloned());
-        store
-    }
-
-    /// A rustls client configuration verifying servers against these roots
-    /// (for `rediss://`: wrap a `TcpStream` in `rustls::StreamOwned`).
-    pub fn rustls_client_config(&self) -> Arc<rustls::ClientConfig> {
-        let config = rustls::ClientConfig::builder_with_provider(Self::provider())
-            .with_safe_default_protocol_versions()
-            .expect("ring supports the default TLS versions")
-            .with_root_certificates(self.root_store())
-            .with_no_client_auth();
-        Arc::new(config)
-    }
-
     /// The HTTP client's TLS configuration (rustls, these roots).
     pub fn ureq_tls_config(&self) -> ureq::tls::TlsConfig {
         let certs: Vec<ureq::tls::Certificate<'static>> =
@@ -171,40 +153,5 @@ pub fn is_certificate_error(e: &rustls::Error) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn temp(name: &str, text: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!("rpd-tls-{}-{name}", std::process::id()));
-        std::fs::write(&p, text).expect("write a temp file");
-        p
-    }
-
-    #[test]
-    fn a_missing_empty_or_non_pem_ca_file_is_an_error_naming_the_file() {
-        let missing = std::env::temp_dir().join("rpd-tls-does-not-exist.pem");
-        let e = TrustRoots::load(&TrustConfig { ca_file: Some(missing.clone()) }).unwrap_err();
-        assert!(matches!(e, TrustError::Unreadable { .. }));
-        assert!(e.to_string().contains(&missing.display().to_string()), "{e}");
-
-        let empty = temp("empty.pem", "");
-        let e = TrustRoots::load(&TrustConfig { ca_file: Some(empty.clone()) }).unwrap_err();
-        assert!(matches!(e, TrustError::NoCertificate { .. }), "{e}");
-        assert!(e.to_string().contains(&empty.display().to_string()), "{e}");
-
-        let words = temp("words.pem", "just some words, no PEM here\n");
-        let e = TrustRoots::load(&TrustConfig { ca_file: Some(words) }).unwrap_err();
-        assert!(matches!(e, TrustError::NoCertificate { .. }), "{e}");
-
-        let garbage = temp("garbage.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
-        let e = TrustRoots::load(&TrustConfig { ca_file: Some(garbage) }).unwrap_err();
-        assert!(matches!(e, TrustError::NotPem { .. }), "{e}");
-    }
-
-    #[test]
-    fn no_ca_file_is_the_platform_store_alone() {
-        let roots = TrustRoots::load(&TrustConfig::default()).expect("the platform store loads");
-        assert_eq!(roots.extra(), 0);
-        assert_eq!(roots.certificates().len(), platform_roots().len());
-    }
-}
+#[path = "tests_tls_unit.rs"]
+mod tests;

@@ -128,22 +128,25 @@ impl Container<'_> {
     /// `webhook-retry-policy:document` section (every other section copied
     /// as it is, in order; the document last).
     pub fn with_document(&self, bytes: &[u8], document: &str) -> Vec<u8> {
-        let mut component = wasm_encoder::Component::new();
-        for (id, range, custom) in &self.sections {
-            if *custom != Some(DOCUMENT_SECTION) {
-                component.section(&wasm_encoder::RawSection { id: *id, data: &bytes[range.clone()] });
-            }
-        }
-        component
-            .section(&wasm_encoder::CustomSection { name: DOCUMENT_SECTION.into(), data: document.as_bytes().into() });
-        component.finish()
+        self.encode(bytes, Some(document))
     }
 
     /// The component's bytes re-encoded section by section, unchanged.
     pub fn reencoded(&self, bytes: &[u8]) -> Vec<u8> {
+        self.encode(bytes, None)
+    }
+
+    /// Every section copied (with `document`: but ours, then `document` last).
+    fn encode(&self, bytes: &[u8], document: Option<&str>) -> Vec<u8> {
         let mut component = wasm_encoder::Component::new();
-        for (id, range, _) in &self.sections {
-            component.section(&wasm_encoder::RawSection { id: *id, data: &bytes[range.clone()] });
+        for (id, range, custom) in &self.sections {
+            if document.is_none() || *custom != Some(DOCUMENT_SECTION) {
+                component.section(&wasm_encoder::RawSection { id: *id, data: &bytes[range.clone()] });
+            }
+        }
+        if let Some(d) = document {
+            component
+                .section(&wasm_encoder::CustomSection { name: DOCUMENT_SECTION.into(), data: d.as_bytes().into() });
         }
         component.finish()
     }

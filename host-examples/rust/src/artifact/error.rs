@@ -55,53 +55,40 @@ impl ArtifactError {
 impl fmt::Display for ArtifactError {
     /// `<code>: <message>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), Message(self))
+        write!(f, "{}: {}", self.code(), self.message())
     }
 }
-
-/// The message alone (what was expected and what was found), without the code.
-struct Message<'a>(&'a ArtifactError);
 
 impl ArtifactError {
     /// What was expected and what was found, without the code.
     pub fn message(&self) -> String {
-        Message(self).to_string()
-    }
-}
-
-impl fmt::Display for Message<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
+        match self {
             ArtifactError::PinInvalid { pin } => {
                 let shown: String = pin.chars().take(80).collect();
-                write!(f, "the pin {shown:?} is not a sha256: expected 64 hex digits (either case)")
+                format!("the pin {shown:?} is not a sha256: expected 64 hex digits (either case)")
             }
-            ArtifactError::Unreadable { path, reason } => write!(f, "cannot read {path}: {reason}"),
+            ArtifactError::Unreadable { path, reason } => format!("cannot read {path}: {reason}"),
             ArtifactError::TooLarge { source, size } => {
                 let max = super::MAX_ARTIFACT_BYTES;
                 match size {
-                    Some(n) => write!(f, "{source} is {n} bytes; an artifact is at most {max} bytes (4 MiB)"),
-                    None => write!(f, "{source} has more than {max} bytes; an artifact is at most {max} bytes (4 MiB)"),
+                    Some(n) => format!("{source} is {n} bytes; an artifact is at most {max} bytes (4 MiB)"),
+                    None => format!("{source} has more than {max} bytes; an artifact is at most {max} bytes (4 MiB)"),
                 }
             }
             ArtifactError::Sha256Mismatch { expected, found } => {
-                write!(f, "expected sha256 {expected}, the artifact's is {found}")
+                format!("expected sha256 {expected}, the artifact's is {found}")
             }
-            ArtifactError::Invalid { reason, offset: Some(at) } => write!(f, "{reason} (at byte offset {at})"),
-            ArtifactError::Invalid { reason, offset: None } => write!(f, "{reason}"),
+            ArtifactError::Invalid { reason, offset: Some(at) } => format!("{reason} (at byte offset {at})"),
+            ArtifactError::Invalid { reason, offset: None } => reason.clone(),
             ArtifactError::AbiMismatch { found_package, found_abi } => {
                 let abi = found_abi.map_or_else(|| "unknown".to_string(), |n| n.to_string());
-                write!(
-                    f,
-                    "artifact implements {found_package} (abi {abi}); this host speaks {} (abi {})",
-                    super::WIT_PACKAGE,
-                    super::ABI_VERSION
-                )
+                let (package, version) = (super::WIT_PACKAGE, super::ABI_VERSION);
+                format!("artifact implements {found_package} (abi {abi}); this host speaks {package} (abi {version})")
             }
             ArtifactError::SelfTestFailed { call, expected, got } => {
-                write!(f, "self-test {call}: expected {expected}, got {got}")
+                format!("self-test {call}: expected {expected}, got {got}")
             }
-            ArtifactError::DocumentInvalid(e) => write!(f, "the embedded policy document does not load: {e}"),
+            ArtifactError::DocumentInvalid(e) => format!("the embedded policy document does not load: {e}"),
         }
     }
 }

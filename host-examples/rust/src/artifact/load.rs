@@ -78,7 +78,7 @@ impl PolicyEngine {
         if !sections.exports.iter().any(|e| e == POLICY_INTERFACE) {
             return Err(ArtifactError::AbiMismatch { found_package: package_of(&sections.exports), found_abi: None });
         }
-        let mut this = Self::link(engine, component, bytes.len()).map_err(|_| ArtifactError::AbiMismatch {
+        let mut this = Self::link(engine, component).map_err(|_| ArtifactError::AbiMismatch {
             found_package: format!("{} with other types", package_of(&sections.exports)),
             found_abi: None,
         })?;
@@ -144,7 +144,11 @@ fn embedded_refused(call: &str, e: HostError) -> ArtifactError {
 }
 
 fn trapped(call: &str, expected: &str, e: HostError) -> ArtifactError {
-    ArtifactError::SelfTestFailed { call: call.into(), expected: expected.into(), got: e.to_string() }
+    failed(call, expected, e.to_string())
+}
+
+fn failed(call: &str, expected: &str, got: String) -> ArtifactError {
+    ArtifactError::SelfTestFailed { call: call.into(), expected: expected.into(), got }
 }
 
 /// `webhook:retry-policy/policy@1.0.0` -> `webhook:retry-policy@1.0.0`.
@@ -180,31 +184,17 @@ fn self_test(inst: &mut PolicyInstance) -> Result<(), ArtifactError> {
     if (plan.max_attempts, plan.offsets_ms.as_slice(), plan.limited_by)
         != (4, &[0, 1000, 3000, 7000][..], LimitedBy::Window)
     {
-        let got = format!(
-            "max_attempts {}, offsets_ms {:?}, limited_by {}",
-            plan.max_attempts,
-            plan.offsets_ms,
-            plan.limited_by.as_str()
-        );
-        return Err(ArtifactError::SelfTestFailed { call: call.into(), expected: expected.into(), got });
+        let (n, offsets, by) = (plan.max_attempts, &plan.offsets_ms, plan.limited_by.as_str());
+        return Err(failed(call, expected, format!("max_attempts {n}, offsets_ms {offsets:?}, limited_by {by}")));
     }
     let class = inst.classify_status(200).map_err(|e| trapped("classify-status(200)", "success", e))?;
     if class != OutcomeClass::Success {
-        let got = class.as_str().to_string();
-        return Err(ArtifactError::SelfTestFailed {
-            call: "classify-status(200)".into(),
-            expected: "success".into(),
-            got,
-        });
+        return Err(failed("classify-status(200)", "success", class.as_str().to_string()));
     }
     let call = "parse-retry-after(\"120\", 0)";
     let ms = inst.parse_retry_after("120", 0).map_err(|e| trapped(call, "120000", e))?;
     if ms != Some(120_000) {
-        return Err(ArtifactError::SelfTestFailed {
-            call: call.into(),
-            expected: "120000".into(),
-            got: format!("{ms:?}"),
-        });
+        return Err(failed(call, "120000", format!("{ms:?}")));
     }
     Ok(())
 }

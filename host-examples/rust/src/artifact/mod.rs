@@ -41,13 +41,14 @@ pub const ARTIFACT_SHA256_ENV: &str = "RETRY_POLICY_ARTIFACT_SHA256";
 pub static EMBEDDED: &[u8] = include_bytes!("../../artifact/retry_policy.wasm");
 
 /// Where a loaded artifact came from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ArtifactSource {
     /// A file (the caller's path, or `RETRY_POLICY_ARTIFACT`).
     Path(PathBuf),
     /// The copy shipped in this crate.
     Embedded,
     /// Bytes the caller passed.
+    #[default]
     Bytes,
     /// The fleet's published artifact, fetched from Redis (docs/rollout.md).
     Redis,
@@ -74,7 +75,7 @@ pub struct BuildInfo {
 }
 
 /// What a loaded artifact is.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ArtifactInfo {
     /// Lowercase hex sha256 of the whole file.
     pub sha256: String,

@@ -235,11 +235,6 @@ impl LiveInstance {
         Ok(true)
     }
 
-    /// The instance held now (no refresh).
-    pub fn instance(&mut self) -> &mut PolicyInstance {
-        &mut self.instance
-    }
-
     /// [`LiveInstance::refresh`], then the instance: the one to use for the
     /// next call(s). Call it between calls, never during one.
     pub fn get(&mut self) -> Result<&mut PolicyInstance, HostError> {

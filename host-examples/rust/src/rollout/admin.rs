@@ -72,16 +72,13 @@ end
 return n
 ";
 
-/// The roots a `rediss://` connection trusts, as the one PEM blob the
-/// crate takes (it replaces the platform's store): the platform's
-/// certificates plus `ca_pem`'s (`--ca-file`).
-fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
+/// DER certificates as PEM, the one blob the `redis` crate takes its roots
+/// in (it replaces the platform's store; the dispatcher's pool uses it too).
+pub fn pem<'a>(certs: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     use base64::Engine as _;
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
     let mut out = Vec::new();
-    for der in rustls_native_certs::load_native_certs().certs {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+    for der in certs {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
         out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
         for line in b64.as_bytes().chunks(64) {
             out.extend_from_slice(line);
@@ -89,6 +86,15 @@ fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
         }
         out.extend_from_slice(b"-----END CERTIFICATE-----\n");
     }
+    out
+}
+
+/// The roots a `rediss://` connection trusts: the platform's certificates
+/// plus `ca_pem`'s (`--ca-file`).
+fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::CertificateDer;
+    let mut out = pem(rustls_native_certs::load_native_certs().certs.iter().map(|c| c.as_ref()));
     if let Some(pem) = ca_pem {
         let certs = CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).count();
         if certs == 0 {
@@ -147,10 +153,11 @@ fn record_text(conn: &mut dyn ConnectionLike) -> Result<Option<String>, AdminErr
 
 /// The current record (`None`: nothing published); an invalid one is refused.
 pub fn read_record(conn: &mut dyn ConnectionLike) -> Result<Option<Record>, AdminError> {
-    match record_text(conn)? {
-        None => Ok(None),
-        Some(t) => Record::parse(&t).map(Some).map_err(|e| AdminError::Refused(format!("the stored record: {e}"))),
-    }
+    parsed(record_text(conn)?.as_deref())
+}
+
+fn parsed(text: Option<&str>) -> Result<Option<Record>, AdminError> {
+    text.map(|t| Record::parse(t).map_err(|e| AdminError::Refused(format!("the stored record: {e}")))).transpose()
 }
 
 /// Change the record with `change` (given the current one) by compare-and-set,
@@ -164,10 +171,7 @@ fn change(
 ) -> Result<Record, AdminError> {
     for _ in 0..CAS_TRIES {
         let text = record_text(conn)?;
-        let current = match &text {
-            None => None,
-            Some(t) => Some(Record::parse(t).map_err(|e| AdminError::Refused(format!("the stored record: {e}")))?),
-        };
+        let current = parsed(text.as_deref())?;
         let new = next(current.as_ref())?;
         new.check().map_err(|e| AdminError::Refused(e.to_string()))?;
         let mut cmd = redis::cmd("EVAL");
@@ -183,11 +187,6 @@ fn change(
         }
     }
     Err(AdminError::Refused(format!("the record kept changing under this command ({CAS_TRIES} tries): try again")))
-}
-
-/// The next epoch after `current`'s (1 for the first record).
-fn next_epoch(current: Option<&Record>) -> u64 {
-    current.map_or(1, |r| r.epoch + 1)
 }
 
 /// `stable` becomes `sha`, the old stable first in `previous` (at most 5).
@@ -210,25 +209,15 @@ pub struct ArtifactFields<'a> {
 }
 
 fn write_artifact(conn: &mut dyn ConnectionLike, a: &ArtifactFields<'_>) -> Result<(), AdminError> {
-    redis::cmd("HSET")
-        .arg(artifact_key(a.sha256))
-        .arg("bytes")
-        .arg(a.bytes)
-        .arg("signature")
-        .arg(a.signature)
-        .arg("key_id")
-        .arg(a.key_id)
-        .arg("abi")
-        .arg(a.abi)
-        .arg("document_version")
-        .arg(a.document_version)
-        .arg("size")
-        .arg(a.bytes.len())
-        .arg("published_at_ms")
-        .arg(a.published_at_ms)
-        .query::<Value>(conn)
-        .map(drop)
-        .map_err(store)
+    let mut cmd = redis::cmd("HSET");
+    cmd.arg(artifact_key(a.sha256)).arg("bytes").arg(a.bytes);
+    for (field, value) in
+        [("signature", a.signature), ("key_id", a.key_id), ("abi", a.abi), ("document_version", a.document_version)]
+    {
+        cmd.arg(field).arg(value);
+    }
+    cmd.arg("size").arg(a.bytes.len()).arg("published_at_ms").arg(a.published_at_ms);
+    cmd.query::<Value>(conn).map(drop).map_err(store)
 }
 
 /// `publish`: write the artifact's hash, then make it stable (or, with
@@ -254,14 +243,11 @@ pub fn publish(
             (Some(r), _) if r.canary.is_some() => Err(AdminError::Refused(
                 "a canary is in progress: `retry-policy rollout promote` or `rollback` it first".into(),
             )),
-            (Some(r), None) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
+            (Some(r), _) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
             (Some(r), None) => Ok(promote_to(r, sha)),
-            (Some(r), Some(_)) if r.stable == sha => Err(AdminError::Refused(format!("{sha} is already stable"))),
-            (Some(r), Some(percent)) => Ok(Record {
-                epoch: next_epoch(Some(r)),
-                canary: Some(Canary { sha256: sha.into(), percent }),
-                ..r.clone()
-            }),
+            (Some(r), Some(percent)) => {
+                Ok(Record { epoch: r.epoch + 1, canary: Some(Canary { sha256: sha.into(), percent }), ..r.clone() })
+            }
         },
     );
     // A refused change leaves the hash written in step 3 unnamed: delete it too.

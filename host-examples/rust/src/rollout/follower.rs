@@ -129,10 +129,6 @@ impl Follower {
         }
     }
 
-    pub fn identity(&self) -> &Identity {
-        &self.me
-    }
-
     /// The last settled epoch (0 before any).
     pub fn epoch(&self) -> u64 {
         self.settled

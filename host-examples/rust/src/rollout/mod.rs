@@ -4,7 +4,7 @@
 //!
 //! * [`bucket`], [`Record`] ([`Record::parse`], [`desired`]): the record
 //!   and the canary rule;
-//! * [`TrustedKeys`] ([`TrustedKeys::parse`], [`verify`]) and
+//! * [`TrustedKeys`] ([`TrustedKeys::parse`], [`TrustedKeys::verify`]) and
 //!   [`PrivateKey`]: Ed25519 over the artifact's sha256;
 //! * [`Follower`]: a replica's tick over any [`RolloutStore`], swapping
 //!   through [`crate::LiveArtifact`];
@@ -33,8 +33,7 @@ pub use error::RolloutError;
 pub use follower::{Counts, Follower, Identity, Refusal, RolloutStore, Tick};
 pub use record::{bucket, desired, is_sha256, Canary, Record, MAX_EPOCH, MAX_PREVIOUS, MAX_RECORD_BYTES};
 pub use trust::{
-    key_id, signed_message, verify, PrivateKey, TrustedKeys, MAX_TRUST_FILE_BYTES, SIGNATURE_B64_LEN,
-    SIGNED_MESSAGE_PREFIX,
+    key_id, signed_message, PrivateKey, TrustedKeys, MAX_TRUST_FILE_BYTES, SIGNATURE_B64_LEN, SIGNED_MESSAGE_PREFIX,
 };
 
 /// The rollout record's key.

@@ -75,16 +75,9 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let _ = inst.engine_close(handle);
     let mut replayed = None;
     for o in &outputs {
-        match o["action"].as_str() {
-            Some("journal") => journal.append(o["line"].as_str().unwrap_or_default()).map_err(journal_error)?,
-            Some("journal_truncate") => {
-                journal.truncate(o["keep_bytes"].as_u64().unwrap_or(0)).map_err(journal_error)?
-            }
-            Some("journal_compact") => {
-                journal.compact(o["journal"].as_str().unwrap_or_default()).map_err(journal_error)?
-            }
-            Some("replayed") => replayed = Some(o.clone()),
-            _ => {}
+        journal.apply(o).map_err(journal_error)?;
+        if o["action"] == "replayed" {
+            replayed = Some(o.clone());
         }
     }
     journal.sync().map_err(journal_error)?;

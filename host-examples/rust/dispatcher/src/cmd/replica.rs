@@ -62,7 +62,7 @@ pub fn check_document(
     let mut inst = engine
         .instantiate(retry_policy_core::SystemClock, retry_policy_core::InMemoryStore::new())
         .map_err(|e| format!("policy artifact: {e}"))?;
-    let check = |doc: &_| retry_policy_dispatcher::policy_reload::has_classes(doc, needed.iter().copied());
+    let check = |doc: &_| retry_policy_dispatcher::artifact_reload::has_classes(doc, needed.iter().copied());
     let policies = Policies::new_checked(&mut inst, document, check).map_err(|e| format!("policy document: {e}"))?;
     let version = policies.current().version.clone();
     eprintln!("dispatcher: {}", with_document_version(engine.info(), &version).loaded_line());

@@ -3,6 +3,7 @@
 //! threads; terminal actions, holds, counters and the gauge to the tallies
 //! and `/metrics`; warnings to stderr.
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::io::{log, SendJob};
@@ -30,13 +31,9 @@ impl Driver {
         }
         let outputs = v["outputs"].as_array().map(Vec::as_slice).unwrap_or_default();
         if let Some(j) = self.journal.as_mut() {
-            for o in outputs {
-                match o["action"].as_str() {
-                    Some("journal") => j.append(o["line"].as_str().unwrap_or_default())?,
-                    Some("journal_truncate") if !self.migrating => j.truncate(o["keep_bytes"].as_u64().unwrap_or(0))?,
-                    Some("journal_compact") => j.compact(o["journal"].as_str().unwrap_or_default())?,
-                    _ => {}
-                }
+            // A migrated snapshot's truncate is not about the journal file.
+            for o in outputs.iter().filter(|o| !(self.migrating && o["action"] == "journal_truncate")) {
+                j.apply(o)?;
             }
             j.sync()?;
         }
@@ -57,13 +54,13 @@ impl Driver {
                 self.tally.resumed += n;
                 self.open += n;
             }
-            "send" => match SendJob::from_action(o) {
-                Some(job) => {
+            "send" => match SendJob::deserialize(o) {
+                Ok(job) => {
                     self.endpoint_of.entry(job.event_id.clone()).or_insert_with(|| job.endpoint_id.clone());
                     self.sends.insert((job.event_id.clone(), job.attempt));
                     self.pool.send(job);
                 }
-                None => log(&format!("engine: a send action without its fields: {o}")),
+                Err(_) => log(&format!("engine: a send action without its fields: {o}")),
             },
             "store_call" => {
                 let argv: Vec<String> =

@@ -10,7 +10,7 @@ use std::thread;
 use std::time::Instant;
 
 use base64::Engine as _;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::http_client::{Delivery, HttpClient, SendEdge};
 use crate::metrics::Metrics;
@@ -19,7 +19,7 @@ use crate::signing::Signer;
 use crate::transport_kind as kind;
 
 /// A `send` action, as the engine wrote it (docs/engine.md section 4 step 6).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Deserialize)]
 pub struct SendJob {
     pub event_id: String,
     pub attempt: u32,
@@ -28,23 +28,8 @@ pub struct SendJob {
     pub body_b64: Option<String>,
     pub first_attempted_at_ms: u64,
     pub start_before_ms: u64,
+    #[serde(default)]
     pub refresh_credentials: bool,
-}
-
-impl SendJob {
-    /// The action's fields; `None` when one is missing (said by the caller).
-    pub fn from_action(a: &Value) -> Option<SendJob> {
-        Some(SendJob {
-            event_id: a["event_id"].as_str()?.to_string(),
-            attempt: u32::try_from(a["attempt"].as_u64()?).ok()?,
-            endpoint_id: a["endpoint_id"].as_str()?.to_string(),
-            target: a["target"].as_str()?.to_string(),
-            body_b64: a["body_b64"].as_str().map(str::to_string),
-            first_attempted_at_ms: a["first_attempted_at_ms"].as_u64()?,
-            start_before_ms: a["start_before_ms"].as_u64()?,
-            refresh_credentials: a["refresh_credentials"].as_bool().unwrap_or(false),
-        })
-    }
 }
 
 /// What came back from an I/O thread.

@@ -229,13 +229,10 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         }))?;
     }
     if let Some((path, every)) = r.watch_policy.take() {
-        let (to, shown) = (std::sync::Mutex::new(tx.clone()), path.display().to_string());
+        let (to, shown) = (tx.clone(), path.display().to_string());
         retry_policy_host::poll_file(path, every, move |tick| match tick {
             None => true,
-            Some(text) => {
-                let text = text.map_err(|e| format!("{shown}: {e}"));
-                to.lock().unwrap_or_else(|p| p.into_inner()).send(Msg::Document(text)).is_ok()
-            }
+            Some(text) => to.send(Msg::Document(text.map_err(|e| format!("{shown}: {e}")))).is_ok(),
         })
         .map_err(|e| format!("--watch-policy: {e}"))?;
     }
@@ -276,10 +273,9 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
 /// `--watch-artifact-ms`: a swap goes to the loop (a new engine on the new
 /// artifact, [`swap`]); a refusal is logged here (the old artifact stays).
 fn watch(live: &Arc<LiveArtifact>, path: PathBuf, every: Duration, to: Sender<Msg>) -> Result<(), String> {
-    let to = std::sync::Mutex::new(to);
     live.watch_artifact(path, every, move |event| match event {
         WatchEvent::Swapped(sw) => {
-            let _ = to.lock().unwrap_or_else(|p| p.into_inner()).send(Msg::Swapped(Box::new(sw.clone())));
+            let _ = to.send(Msg::Swapped(Box::new(sw.clone())));
         }
         refused => log(&refused.line()),
     })

@@ -22,7 +22,7 @@ impl Driver {
     pub(super) fn reload(&mut self, text: Result<String, String>, now: u64) -> Result<(), String> {
         let checked = text.and_then(|t| {
             let doc = self.inst.load_document(&t).map_err(|e| e.to_string())?;
-            crate::policy_reload::has_classes(&doc, self.needed.iter().map(String::as_str))
+            crate::artifact_reload::has_classes(&doc, self.needed.iter().map(String::as_str))
                 .map_err(|e| e.to_string())?;
             Ok(t)
         });

@@ -76,8 +76,9 @@ impl Tally {
 
     /// The REPLICA summary line.
     pub fn summary(&self, m: &Metrics) -> Value {
-        let kinds: Map<String, Value> = crate::transport_kind::names()
-            .map(|k| (k.to_string(), json!(m.counter("webhook_transport_errors_total", Some(("kind", k))))))
+        let kinds: Map<String, Value> = crate::transport_kind::ALL
+            .iter()
+            .map(|&(k, _)| (k.to_string(), json!(m.counter("webhook_transport_errors_total", Some(("kind", k))))))
             .collect();
         let probe_calls: u64 = ["true", "false", "error"]
             .iter()
