@@ -306,6 +306,21 @@ pub fn goals(c: &Comparison) -> Vec<Goal> {
                     pct(share)
                 ),
             );
+            // And after them, in the seconds that start with events held (the backlog's drain).
+            let drain: Vec<_> = b.series.iter().skip(secs).filter(|s| s.held > 0).collect();
+            if !drain.is_empty() {
+                let accepted: u64 = drain.iter().map(|s| s.delivered).sum();
+                let share = accepted as f64 / (drain.len() as f64 * per_s as f64);
+                goal(
+                    share >= 0.9,
+                    format!(
+                        "accepted after arrivals while events are held {:.2}/s over {} s, {} of the capacity >= 90%",
+                        accepted as f64 / drain.len() as f64,
+                        drain.len(),
+                        pct(share)
+                    ),
+                );
+            }
         }
     }
     out
