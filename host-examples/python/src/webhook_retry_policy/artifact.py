@@ -241,9 +241,11 @@ def swap_artifact(
         return new.info
 
 
-def describe(info: ArtifactInfo) -> str:
-    """The log line's fields: ``sha256=... abi=... document_version=... source=...``."""
-    return f"sha256={info.sha256} abi={info.abi} document_version={info.document_version} source={info.source}"
+def describe(info: ArtifactInfo, document_version: str | None = None) -> str:
+    """The log line's fields: ``sha256=... abi=... document_version=... source=...``; ``document_version``: the
+    version of the document a dispatcher decides with (``webhook_policy_info``'s), default the embedded one's."""
+    version = info.document_version if document_version is None else document_version
+    return f"sha256={info.sha256} abi={info.abi} document_version={version} source={info.source}"
 
 
 instance.register_default(load_artifact)

@@ -38,8 +38,8 @@ import httpx
 
 from ..clock import ManualClock
 from ..delivery_engine import DeliveryEngine
-from .demo_endpoints import DemoEndpoints
 from .driver import Driver
+from .endpoints import LocalEndpoints
 from .journal_file import JournalError, JournalFile
 from .metrics import DEFAULT_METRICS_HOST, DispatcherMetrics, parse_metrics_addr
 from .signals import drain_on_signals, signals_caught
@@ -98,7 +98,7 @@ async def run(rounds: int, burst: int, metrics_addr: tuple[str, int] = (DEFAULT_
     engine = DeliveryEngine({"document": document, "memory_store": True, "max_in_flight": 64,
                              "journal": store_path is not None})
     try:
-        with DemoEndpoints(slow_ms) as eps:
+        with LocalEndpoints(slow_ms) as eps:
             async with make_client(concurrency=64, attempt_deadline_ms=attempt_deadline_ms,
                                    allow_private_targets=allow_private_targets) as client:
                 driver = Driver(engine, client=client, metrics=metrics, journal=journal, concurrency=1 << 30,

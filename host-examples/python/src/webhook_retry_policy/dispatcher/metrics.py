@@ -19,13 +19,11 @@ from prometheus_client import (
     Gauge,
     Histogram,
     disable_created_metrics,
-    generate_latest,
     start_http_server,
 )
 
-from ..artifact import ArtifactInfo
 from ..transport_kinds import ALL_KINDS
-from ..types import AttemptOutcome, HoldReason, HttpResponse, StopReason, TransportError
+from ..types import HoldReason, StopReason
 
 DEFAULT_METRICS_HOST = "127.0.0.1"
 
@@ -132,22 +130,6 @@ class DispatcherMetrics:
             raise KeyError(f"the engine set {name!r}, a gauge docs/metrics.md does not list")
         self.held_events.set(value)
 
-    def attempt_started(self, attempt_no: int) -> None:
-        self.attempts.labels("first" if attempt_no == 1 else "retry").inc()
-
-    def outcome(self, outcome: AttemptOutcome) -> None:
-        """A transport error by its kind; a 410 as the receiver's disable signal."""
-        if isinstance(outcome, TransportError):
-            self.transport_errors.labels(outcome.kind).inc()
-        elif isinstance(outcome, HttpResponse) and outcome.status == 410:
-            self.endpoint_disable_signals.inc()
-
-    def stopped(self, reason: StopReason) -> None:
-        if reason is StopReason.DELIVERED:
-            self.delivered.inc()
-        else:
-            self.deadletter.labels(reason.value).inc()
-
     def set_policy_info(self, sha256: str, abi: str, document_version: str) -> None:
         """One series, value 1, for the artifact now running (the previous one removed)."""
         labels = (sha256, abi, document_version)
@@ -175,14 +157,3 @@ class DispatcherMetrics:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
-
-    def text(self) -> str:
-        return generate_latest(self.registry).decode()
-
-
-def described(info: ArtifactInfo, document_version: str) -> str:
-    """The artifact log lines' fields after the sha256 (``abi=... document_version=...
-    source=...``; docs/artifact.md), with the version of the document the
-    dispatcher decides with, as ``webhook_policy_info`` shows it, not only an
-    embedded document's."""
-    return f"abi={info.abi} document_version={document_version} source={info.source}"

@@ -40,7 +40,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, swap_artifact
+from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..clock import OffsetClock, SystemClock
 from ..delivery_engine import DeliveryEngine, EngineError
@@ -51,7 +51,7 @@ from ..redis_store import AsyncRedisBudgetStore
 from ..transport_kinds import TransportKind
 from .driver import Admissions, Driver
 from .journal_file import JournalError, JournalFile, read_bytes
-from .metrics import DispatcherMetrics, described, parse_metrics_addr
+from .metrics import DispatcherMetrics, parse_metrics_addr
 from .rollout_follow import ReplicaFollower, add_flags, check_flags
 from .signals import drain_on_signals, signals_caught
 from .swaps import SwapPath
@@ -310,7 +310,7 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
     except EngineError as e:
         raise UsageError(f"the policy document: {e}") from None
     metrics = DispatcherMetrics()
-    artifact_log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, version))
+    artifact_log.info("policy artifact loaded %s", describe(info, version))
     metrics.set_policy_info(info.sha256, info.abi, version)
     if args.metrics_addr is not None:
         host, port = args.metrics_addr
