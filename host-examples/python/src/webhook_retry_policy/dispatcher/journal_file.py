@@ -24,13 +24,11 @@ import socket
 import time
 from typing import Any
 
+from ..errors import CodedError
 
-class JournalError(Exception):
+
+class JournalError(CodedError):
     """The journal file cannot be used: ``code`` (``journal_locked``, ``journal_io``) and a message."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
 
 
 def _io(path: str, e: OSError) -> JournalError:
