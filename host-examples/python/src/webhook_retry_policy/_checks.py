@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 from ._generated.errors import PolicyError
 
 E = TypeVar("E", bound=Enum)
-U16_MAX = 0xFFFF
-U32_MAX = 0xFFFF_FFFF
 U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
 # field path -> the contract's code for a value the WIT type cannot hold

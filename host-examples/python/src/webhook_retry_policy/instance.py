@@ -276,7 +276,3 @@ def decide(clock: Any, store: Any, *args: Any) -> Any:
         if nested is not None:
             _local.spare = nested
 
-
-def drop() -> None:
-    """Forget this thread's instance (after a trap its heap may be inconsistent)."""
-    _local.instance = None

@@ -41,7 +41,7 @@ from ..delivery_engine import DeliveryEngine
 from .driver import Driver
 from .endpoints import LocalEndpoints
 from .journal_file import JournalError, JournalFile
-from .metrics import DEFAULT_METRICS_HOST, DispatcherMetrics, parse_metrics_addr
+from .metrics import DEFAULT_METRICS_HOST, DispatcherMetrics, metrics_addr_arg
 from .signals import drain_on_signals, signals_caught
 from .transport import make_client
 
@@ -135,13 +135,6 @@ async def run(rounds: int, burst: int, metrics_addr: tuple[str, int] = (DEFAULT_
     return scrape
 
 
-def _metrics_addr(text: str) -> tuple[str, int]:
-    try:
-        return parse_metrics_addr(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="demo: %(message)s")
     with signals_caught():  # a signal during the setup drains at once instead of killing it
@@ -152,7 +145,7 @@ def _main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=12, help="rounds of submissions, 20 simulated seconds apart")
     ap.add_argument("--burst", type=int, default=6, help="events per endpoint per round")
-    ap.add_argument("--metrics-addr", type=_metrics_addr, default=(DEFAULT_METRICS_HOST, 0), metavar="HOST:PORT",
+    ap.add_argument("--metrics-addr", type=metrics_addr_arg, default=(DEFAULT_METRICS_HOST, 0), metavar="HOST:PORT",
                     help="where /metrics listens (default 127.0.0.1:0; empty HOST: 127.0.0.1; port 0: any free port)")
     ap.add_argument("--attempt-deadline-ms", type=int, default=30_000, help="total deadline of one attempt")
     ap.add_argument("--refuse-private-targets", action="store_true",

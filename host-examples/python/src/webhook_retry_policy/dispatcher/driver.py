@@ -202,10 +202,6 @@ class Driver:
         if self.draining:  # a signal came while the old engine drained for the swap
             self.post({"op": "drain"})
 
-    def admit(self, inputs: list[dict[str, Any]]) -> None:
-        for i in inputs:
-            self._saw(i["event_id"])
-
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
             self.seen.add(event_id)
@@ -353,7 +349,8 @@ class Driver:
                 inputs.append({"op": "tick"})
             if not self.draining and self._swap is None:
                 admits = admissions.take(self.concurrency - len(self.open), now)
-                self.admit(admits)
+                for i in admits:
+                    self._saw(i["event_id"])
                 inputs += admits
             if inputs:
                 self.feed(inputs)

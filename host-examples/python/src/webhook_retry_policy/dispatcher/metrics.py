@@ -10,6 +10,7 @@ document_version} 1`` names the artifact the replica runs
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
@@ -43,6 +44,14 @@ def parse_metrics_addr(text: str) -> tuple[str, int]:
     if not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise ValueError(f"want HOST:PORT with a port from 0 to 65535, not {text!r}")
     return host or DEFAULT_METRICS_HOST, int(port)
+
+
+def metrics_addr_arg(text: str) -> tuple[str, int]:
+    """:func:`parse_metrics_addr` as an argparse type (its message kept)."""
+    try:
+        return parse_metrics_addr(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 STORE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)

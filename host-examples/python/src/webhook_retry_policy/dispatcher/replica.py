@@ -42,7 +42,6 @@ from typing import Any
 
 from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
-from ..clock import OffsetClock, SystemClock
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..errors import ArtifactError, PolicyError
 from ..ops import PolicyOps
@@ -51,7 +50,9 @@ from ..redis_store import AsyncRedisBudgetStore
 from ..transport_kinds import TransportKind
 from .driver import Admissions, Driver
 from .journal_file import JournalError, JournalFile, read_bytes
-from .metrics import DispatcherMetrics, parse_metrics_addr
+from .metrics import DispatcherMetrics, metrics_addr_arg
+from .replay import Parser, UsageError
+from .replay import main as replay_main
 from .rollout_follow import ReplicaFollower, add_flags, check_flags
 from .signals import drain_on_signals, signals_caught
 from .swaps import SwapPath
@@ -68,15 +69,6 @@ EVENT_CLASS = "storm"
 WARM_CONNECTIONS = 16
 log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
-
-
-class UsageError(Exception):
-    """Bad arguments: reported on stderr, exit 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
 
 
 def _whole(name: str, minimum: int):  # type: ignore[no-untyped-def]
@@ -101,13 +93,6 @@ def _rate(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"--rate must be a finite number of events per second above 0, not {text!r}")
     return value
-
-
-def _metrics_addr(text: str) -> tuple[str, int]:
-    try:
-        return parse_metrics_addr(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _package_version() -> str:
@@ -146,7 +131,7 @@ def _refuse_repeats(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Non
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     # exact spellings only (the same as the other hosts' replicas): no abbreviations
-    p = _Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
+    p = Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
                 allow_abbrev=False)
     p.add_argument("--target", required=True, metavar="URL", help="deliver every event to this URL (POST)")
     p.add_argument("--endpoint-id", required=True, metavar="ID", help="the budget key (endpoint id) for that URL")
@@ -181,7 +166,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
     p.add_argument("--ca-file", metavar="PATH",
                    help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
-    p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
+    p.add_argument("--metrics-addr", type=metrics_addr_arg, metavar="HOST:PORT",
                    help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
     p.add_argument("--store", metavar="FILE",
                    help="journal every event to FILE (journal format 2, fsynced, one writer); its pending and held events "
@@ -240,10 +225,8 @@ def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
     def on_event(e: WatchEvent) -> None:  # on the watch's thread
         if e.kind == "swapped" and e.old is not None and e.new is not None:
             swaps.swapped(e.old, e.new)
-        elif e.kind == "refused":
+        else:  # refused (a file, or the watch's own error)
             swaps.refused(e.line)
-        else:
-            artifact_log.warning("%s", e.line)
 
     return ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
 
@@ -323,11 +306,11 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
         journal = JournalFile(args.store) if args.store is not None else None
     except JournalError as e:
         raise UsageError(f"--store: {e}") from None
-    clock = OffsetClock(SystemClock(), args.clock_offset_ms)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
-                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms, now_ms=clock.now_ms)
+                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
+                    now_ms=lambda: max(0, time.time_ns() // 1_000_000 + args.clock_offset_ms))  # --clock-offset-ms
     watch = None
     try:
         async with client:
@@ -375,7 +358,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:  # `replica replay ...`: docs/health-dispatch.md section 4
-        from .replay import main as replay_main
         return replay_main(argv[1:])
     try:
         args = parse_args(argv)
