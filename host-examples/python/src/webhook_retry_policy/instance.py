@@ -148,14 +148,16 @@ class Instance:
 
     def run(self, name: str, *args: Any) -> Any:
         lower, lift, call, retptr = self.entries[name]
-        try:
-            lower(self, *args)
-        except abi.Grow as g:
-            self._lower_growing(name, lower, g, args)
-        except PolicyError:
-            raise
-        except _BAD_INPUT as e:
-            raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
+        while True:  # again after growing the scratch block for a big input
+            try:
+                lower(self, *args)
+                break
+            except abi.Grow as g:
+                self.grow(g.need)
+            except PolicyError:
+                raise
+            except _BAD_INPUT as e:
+                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
         err = call()
         if err or self.raw.trap:
             self._failed(err, name)
@@ -177,19 +179,6 @@ class Instance:
             return self.run("decide", *args)
         finally:
             imports.clock = imports.store = None
-
-    def _lower_growing(self, name: str, lower: Callable[..., None], g: abi.Grow, args: tuple[Any, ...]) -> None:
-        while True:
-            self.grow(g.need)
-            try:
-                lower(self, *args)
-                return
-            except abi.Grow as again:
-                g = again
-            except PolicyError:
-                raise
-            except _BAD_INPUT as e:
-                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
 
     def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int) -> Any:
         self.refresh()  # the call grew guest memory past this view

@@ -50,13 +50,9 @@ ROUND_MS = 20_000
 log = logging.getLogger("webhook_retry_policy.demo")
 
 
-def example_document_toml() -> str:
-    return resources.files(__package__).joinpath("policy.example.toml").read_text("utf-8")
-
-
 def example_document() -> dict[str, Any]:
-    """The example document as the engine takes it (an object: the engine reads JSON, not TOML)."""
-    return tomllib.loads(example_document_toml())
+    """``policy.example.toml`` as the engine takes it (an object: the engine reads JSON, not TOML)."""
+    return tomllib.loads(resources.files(__package__).joinpath("policy.example.toml").read_text("utf-8"))
 
 
 class Rounds:

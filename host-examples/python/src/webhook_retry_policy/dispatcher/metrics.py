@@ -99,25 +99,17 @@ class DispatcherMetrics:
         self.probe_calls = Counter("webhook_probe_calls", "probe store calls made because the gate asked",
                                    ["granted"], registry=r)
         self.replayed = Counter("webhook_replayed", "Dead letters replayed as new events", registry=r)
-        for hold_reason in HoldReason:
-            self.holds.labels(hold_reason.value)
-        for granted in PROBE_GRANTED:
-            self.probe_calls.labels(granted)
-        for kind in ATTEMPT_KINDS:
-            self.attempts.labels(kind)
-        for reason in StopReason:
-            if reason is not StopReason.DELIVERED:
-                self.deadletter.labels(reason.value)
-        for transport_kind in ALL_KINDS:
-            self.transport_errors.labels(transport_kind.value)
-        for result in RELOAD_RESULTS:
-            self.policy_reloads.labels(result)
+        for family, values in ((self.holds, [h.value for h in HoldReason]), (self.probe_calls, PROBE_GRANTED),
+                               (self.attempts, ATTEMPT_KINDS), (self.transport_errors, [k.value for k in ALL_KINDS]),
+                               (self.deadletter, [s.value for s in StopReason if s is not StopReason.DELIVERED]),
+                               (self.policy_reloads, RELOAD_RESULTS)):
+            for value in values:
+                family.labels(value)
         self._info_labels: tuple[str, str, str] | None = None
         self._unknown: set[str] = set()
-        self._counters = {f"{c._name}_total": c for c in (
-            self.attempts, self.delivered, self.deadletter, self.transport_errors, self.endpoint_disable_signals,
-            self.budget_refusals, self.budget_disagreements, self.budget_store_errors, self.holds, self.probe_calls,
-            self.replayed)}
+        # the counters the engine's count actions move (reloads are the host's own)
+        self._counters = {f"{c._name}_total": c for c in vars(self).values()
+                          if isinstance(c, Counter) and c is not self.policy_reloads}
         self._server: Any = None
 
     def count(self, name: str, label: dict[str, str] | None, delta: int) -> None:
