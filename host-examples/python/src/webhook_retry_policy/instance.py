@@ -16,7 +16,7 @@ next call on this instance).
 
 The world's imports (``clock.now-ms``, ``budget-store.call``) are the
 generated glue (``abi.IMPORTS``) around ``host_imports.Imports``: the clock
-and store of the imports-driven ``decide`` in progress (:meth:`Instance.decide`).
+and store of the imports-driven ``decide`` in progress (:func:`decide`).
 While one runs, this thread's later calls (a store that itself calls the
 component, like the in-memory store's ``store-apply``) go to another
 instance (:func:`current`): a component instance is never re-entered.
@@ -170,16 +170,6 @@ class Instance:
         except _BAD_OUTPUT:
             return self._lift_again(name, lift, r)
 
-    def decide(self, clock: Any, store: Any, *args: Any) -> Any:
-        """The imports-driven ``decide``: ONE call into the component, which
-        asks ``clock`` once and ``store`` at most once through the imports."""
-        imports = self.imports
-        imports.clock, imports.store = clock, store
-        try:
-            return self.run("decide", *args)
-        finally:
-            imports.clock = imports.store = None
-
     def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int) -> Any:
         self.refresh()  # the call grew guest memory past this view
         try:
@@ -254,14 +244,18 @@ def current() -> Instance:
 
 
 def decide(clock: Any, store: Any, *args: Any) -> Any:
-    """The imports-driven ``decide`` on this thread's instance."""
+    """The imports-driven ``decide`` on this thread's instance: ONE call into
+    the component, which asks ``clock`` once and ``store`` at most once
+    through the imports."""
     inst = current()
     _local.instance = None  # calls made by the store meanwhile go to another instance
+    imports = inst.imports
+    imports.clock, imports.store = clock, store
     try:
-        return inst.decide(clock, store, *args)
+        return inst.run("decide", *args)
     finally:
+        imports.clock = imports.store = None
         nested = _local.instance
         _local.instance = inst
         if nested is not None:
             _local.spare = nested
-
