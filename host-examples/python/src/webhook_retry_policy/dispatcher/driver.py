@@ -123,7 +123,6 @@ class Driver:
         self.draining = False
         self._swap: Callable[[], DeliveryEngine] | None = None  # a new artifact's engine, opened once drained
         self._swap_ready = False
-        self.replayed: dict[str, Any] | None = None
         self._last = 0
         self._inbox: list[dict[str, Any]] = []
         self._wake = asyncio.Event()
@@ -261,8 +260,6 @@ class Driver:
             elif a == "resumed":
                 for event_id in o["ids"]:
                     self._saw(event_id)
-            elif a == "replayed":
-                self.replayed = o
         self._flush()
 
     def _flush(self) -> None:
