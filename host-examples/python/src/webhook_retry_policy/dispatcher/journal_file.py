@@ -53,17 +53,13 @@ def acquire_lock(path: str, now_ms: int) -> str:
         try:
             fd = os.open(lp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
+            text, holder = "", None
             try:
                 with open(lp, encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:
-                text = ""
-            try:
-                holder = json.loads(text)
-            except ValueError:
-                holder = None
-            pid = holder.get("pid") if isinstance(holder, dict) else None
-            host = holder.get("host") if isinstance(holder, dict) else None
+                    holder = json.loads(text := f.read())
+            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: a holder we cannot name
+                pass
+            pid, host = (holder.get("pid"), holder.get("host")) if isinstance(holder, dict) else (None, None)
             if retry or host != socket.gethostname() or not _gone(pid):
                 who = f"pid {pid} on {host} ({lp})" if pid is not None and host is not None else f"{lp} ({text!r})"
                 raise JournalError("journal_locked", f"the journal is held by {who}") from None
