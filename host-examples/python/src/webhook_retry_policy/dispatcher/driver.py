@@ -31,6 +31,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, Protocol
 
 import httpx
@@ -379,10 +380,8 @@ class Driver:
                 if due:
                     wait = max(0.0, (min(due) - self._clock()) / 1000)
             if not self._inbox:
-                try:
+                with suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), wait)
-                except TimeoutError:
-                    pass
 
     async def abandon(self) -> None:
         """The drain deadline: whatever still runs is cancelled (its event stays pending)."""

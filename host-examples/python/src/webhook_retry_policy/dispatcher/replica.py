@@ -38,6 +38,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
 from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
@@ -99,10 +100,8 @@ def _package_version() -> str:
     """The installed distribution's version, else the source tree's pyproject.toml's, else "unknown"."""
     from importlib import metadata
 
-    try:
+    with suppress(metadata.PackageNotFoundError):
         return metadata.version("webhook-retry-policy")
-    except metadata.PackageNotFoundError:
-        pass
     import tomllib
     from pathlib import Path
 
@@ -336,10 +335,8 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
         metrics.close()
         driver.engine.close()
         if redis_store is not None:
-            try:
+            with suppress(Exception):
                 await redis_store.aclose()
-            except Exception:
-                pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
     refused = driver.tally.transport_errors.get(TransportKind.DESTINATION_REFUSED, 0)
     if refused:  # the summary has a fixed key set: the explanation goes to stderr
