@@ -26,9 +26,9 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from typing import Any
 
+from .loader import package_data
 from .ops import PolicyOps
 from .redact import redact
 from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
@@ -65,10 +65,10 @@ def budget_script() -> str:
     if path:
         with open(path, encoding="utf-8") as f:
             return f.read()
-    res = resources.files(__package__).joinpath("budget.lua")
-    if not res.is_file():
-        raise FileNotFoundError("budget.lua is not in the package: run host-examples/python/setup")
-    return res.read_text("utf-8")
+    try:
+        return package_data("budget.lua").decode("utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError("budget.lua is not in the package: run host-examples/python/setup") from None
 
 
 def script_args(request: StoreRequest, budget: Budget, now_ms: int, skew_check: bool) -> list[str]:

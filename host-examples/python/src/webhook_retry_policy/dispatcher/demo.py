@@ -31,13 +31,13 @@ import json
 import logging
 import sys
 import tomllib
-from importlib import resources
 from typing import Any
 
 import httpx
 
 from ..clock import ManualClock
 from ..delivery_engine import DeliveryEngine
+from ..loader import package_data
 from .driver import Driver
 from .endpoints import LocalEndpoints
 from .journal_file import JournalError, JournalFile
@@ -52,7 +52,7 @@ log = logging.getLogger("webhook_retry_policy.demo")
 
 def example_document() -> dict[str, Any]:
     """``policy.example.toml`` as the engine takes it (an object: the engine reads JSON, not TOML)."""
-    return tomllib.loads(resources.files(__package__).joinpath("policy.example.toml").read_text("utf-8"))
+    return tomllib.loads(package_data("dispatcher", "policy.example.toml").decode("utf-8"))
 
 
 class Rounds:
