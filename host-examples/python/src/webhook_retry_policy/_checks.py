@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 from ._generated.errors import PolicyError
 
 E = TypeVar("E", bound=Enum)
-U16_MAX = 0xFFFF
-U32_MAX = 0xFFFF_FFFF
 U64_MAX = 0xFFFF_FFFF_FFFF_FFFF
 
 # field path -> the contract's code for a value the WIT type cannot hold
@@ -73,10 +71,8 @@ def number(field: str, value: Any) -> float:
     pass: whether they are valid is the policy's call (SPEC: "finite")."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _error(field, f"expected a number, got {_kind(value)} {show(value)}")
-    if isinstance(value, int):
-        if abs(value) > 2**53:
-            raise _error(field, f"{show(value)} is not exactly representable as a double")
-        return float(value)
+    if isinstance(value, int) and abs(value) > 2**53:
+        raise _error(field, f"{show(value)} is not exactly representable as a double")
     return float(value)
 
 

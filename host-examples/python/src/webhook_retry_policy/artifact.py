@@ -182,12 +182,11 @@ def load_artifact(
     except wasmtime.WasmtimeError as e:
         raise ArtifactError("artifact_invalid", f"wasmtime refused the main module: {e}") from None
     build: dict[str, Any] | None = None
-    if BUILD_SECTION in component.custom:
-        try:
-            value = json.loads(component.custom[BUILD_SECTION].decode("utf-8"))
-            build = value if isinstance(value, dict) else None
-        except ValueError:
-            build = None
+    try:
+        value = json.loads(component.custom.get(BUILD_SECTION, b"null").decode("utf-8"))
+        build = value if isinstance(value, dict) else None
+    except ValueError:  # not JSON (or not UTF-8): no build information
+        pass
     draft = Artifact(ArtifactInfo(digest, ABI, "", label, len(data), build), core, None)
     inst = instance.Instance(draft)
     try:
@@ -207,17 +206,13 @@ def load_artifact(
             raise ArtifactError("artifact_document_invalid", f"the embedded document is not UTF-8: {e}") from None
         except (PolicyError, PolicyTrap) as e:
             raise ArtifactError("artifact_document_invalid", f"the embedded document does not load: {e}") from None
-        document = without_sections(health_document)
+        # its format-2 reading: the classes without their health sections
+        document = PolicyDocument(health_document.version, tuple(EventClass(c.name, c.policy) for c in health_document.classes))
     info = ArtifactInfo(digest, ABI, document.version if document else "", label, len(data), build)
     checked = Artifact(info, core, document, health_document, text)
     inst.artifact = checked
     instance.offer(inst)
     return checked
-
-
-def without_sections(document: HealthDocument) -> PolicyDocument:
-    """A format-3 document's classes without their ``health`` sections (its format-2 reading)."""
-    return PolicyDocument(document.version, tuple(EventClass(c.name, c.policy) for c in document.classes))
 
 
 _swap_lock = threading.Lock()
@@ -241,9 +236,11 @@ def swap_artifact(
         return new.info
 
 
-def describe(info: ArtifactInfo) -> str:
-    """The log line's fields: ``sha256=... abi=... document_version=... source=...``."""
-    return f"sha256={info.sha256} abi={info.abi} document_version={info.document_version} source={info.source}"
+def describe(info: ArtifactInfo, document_version: str | None = None) -> str:
+    """The log line's fields: ``sha256=... abi=... document_version=... source=...``; ``document_version``: the
+    version of the document a dispatcher decides with (``webhook_policy_info``'s), default the embedded one's."""
+    version = info.document_version if document_version is None else document_version
+    return f"sha256={info.sha256} abi={info.abi} document_version={version} source={info.source}"
 
 
 instance.register_default(load_artifact)

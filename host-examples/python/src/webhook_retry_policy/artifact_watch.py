@@ -45,7 +45,6 @@ class ArtifactWatch:
         self.path = os.fspath(path)
         self.expected_sha256 = expected_sha256
         self.on_event = on_event
-        self.swaps = 0
         self._reported: str | None = None  # the sha256 (or error text) last reported as refused
         self._ticks = Periodic("artifact-watch", self.poll, lambda e: self._emit(
             WatchEvent("refused", f"policy artifact watch error path={self.path}: {e!r}")))
@@ -66,7 +65,6 @@ class ArtifactWatch:
             new = swap_artifact(self.path, self.expected_sha256)  # read again: the info names the path
         except ArtifactError as e:
             return self._refused(digest, e, old)
-        self.swaps += 1
         self._reported = None
         event = WatchEvent("swapped", f"policy artifact swapped sha256={old.sha256} -> {new.sha256} {describe(new)}",
                            old, new)

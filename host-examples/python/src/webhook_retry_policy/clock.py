@@ -19,21 +19,9 @@ class SystemClock:
         return time.time_ns() // 1_000_000
 
 
-class OffsetClock:
-    """Another clock shifted by ``offset_ms`` (a replica whose clock is off)."""
-
-    def __init__(self, inner: Clock, offset_ms: int) -> None:
-        self.inner = inner
-        self.offset_ms = offset_ms
-
-    def now_ms(self) -> int:
-        return max(0, self.inner.now_ms() + self.offset_ms)
-
-
 class ManualClock:
-    """A clock that moves only when told to (tests, simulations). Its
-    :meth:`sleep` advances the clock instead of waiting, so a dispatcher
-    driven by it lives through a 24-hour retry window in milliseconds."""
+    """A clock that moves only when told to (tests, simulations: the demo's
+    driver lives through a 24-hour retry window in milliseconds)."""
 
     def __init__(self, now_ms: int = 1_700_000_000_000) -> None:
         self._now_ms = now_ms
@@ -50,10 +38,3 @@ class ManualClock:
     def advance(self, by_ms: int) -> None:
         with self._lock:
             self._now_ms += by_ms
-
-    async def sleep(self, seconds: float) -> None:
-        """Advance by ``seconds`` and yield to the loop once."""
-        import asyncio
-
-        self.advance(max(0, round(seconds * 1000)))
-        await asyncio.sleep(0)

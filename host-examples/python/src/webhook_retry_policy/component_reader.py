@@ -14,7 +14,8 @@ same code).
 
 from __future__ import annotations
 
-from ._generated.types import _Frozen, _set
+from typing import NamedTuple
+
 from .errors import ArtifactError
 
 COMPONENT_HEADER = b"\0asm\x0d\x00\x01\x00"
@@ -23,25 +24,12 @@ CUSTOM, CORE_MODULE = 0, 1
 _EXPORT = 7  # a core module's export section
 
 
-class Component(_Frozen):
-    """What the host needs from a component file (frozen, compared by its
-    fields; a slotted class like the generated types: no ``dataclasses``
-    import at start)."""
+class Component(NamedTuple):
+    """What the host needs from a component file."""
 
-    __slots__ = ("main_module", "main_exports", "custom")
-    __match_args__ = ("main_module", "main_exports", "custom")
-
-    main_module: bytes
-    """the core module that exports ``cabi_realloc``"""
-    main_exports: tuple[str, ...]
-    """the main module's export names"""
-    custom: dict[str, bytes]
-    """top-level custom sections: name -> content"""
-
-    def __init__(self, main_module: bytes, main_exports: tuple[str, ...], custom: dict[str, bytes] | None = None) -> None:
-        _set(self, "main_module", main_module)
-        _set(self, "main_exports", main_exports)
-        _set(self, "custom", {} if custom is None else custom)
+    main_module: bytes  # the core module that exports ``cabi_realloc``
+    main_exports: tuple[str, ...]  # the main module's export names
+    custom: dict[str, bytes]  # top-level custom sections: name -> content
 
 
 def _invalid(message: str, offset: int) -> ArtifactError:

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._generated import abi
-from .errors import PolicyError, PolicyTrap
+from .errors import CodedError, PolicyError, PolicyTrap
 from .instance import Instance, current
 
 if TYPE_CHECKING:
@@ -40,21 +40,10 @@ __all__ = ["DeliveryEngine", "EngineAnswer", "EngineError"]
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
 
-class EngineError(ValueError):
+class EngineError(CodedError, ValueError):
     """The engine refused a call: ``code`` (snake_case, docs/engine.md
     section 2, e.g. ``invalid_input`` or a policy document's code) and
     ``message``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(code, message)
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}" if self.message else self.code
-
-    def __reduce__(self) -> tuple[type[EngineError], tuple[str, str]]:
-        return (EngineError, (self.code, self.message))
 
 
 class EngineAnswer(NamedTuple):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ._generated.errors import ErrorCode, PolicyError
 
-__all__ = ["ARTIFACT_CODES", "ArtifactError", "ErrorCode", "PolicyError", "PolicyTrap"]
+__all__ = ["ARTIFACT_CODES", "ArtifactError", "CodedError", "ErrorCode", "PolicyError", "PolicyTrap"]
 
 
 class PolicyTrap(RuntimeError):
@@ -39,18 +39,28 @@ ARTIFACT_CODES = (
 )
 
 
-class ArtifactError(Exception):
-    """An artifact was refused: ``code`` (one of ``ARTIFACT_CODES``) and ``message``."""
+class CodedError(Exception):
+    """A refusal with a snake_case ``code`` (one of the class's ``CODES`` when
+    it names them) and a ``message``; shown ``code: message``, pickled whole."""
+
+    CODES: tuple[str, ...] = ()
+    KIND = ""
 
     def __init__(self, code: str, message: str) -> None:
-        if code not in ARTIFACT_CODES:
-            raise ValueError(f"unknown artifact error code {code!r}")
+        if self.CODES and code not in self.CODES:
+            raise ValueError(f"unknown {self.KIND} error code {code!r}")
         self.code = code
         self.message = message
         super().__init__(code, message)
 
     def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
+        return f"{self.code}: {self.message}" if self.message else self.code
 
-    def __reduce__(self) -> tuple[type[ArtifactError], tuple[str, str]]:
-        return (ArtifactError, (self.code, self.message))
+    def __reduce__(self) -> tuple[type[CodedError], tuple[str, str]]:
+        return (type(self), (self.code, self.message))
+
+
+class ArtifactError(CodedError):
+    """An artifact was refused: ``code`` (one of ``ARTIFACT_CODES``) and ``message``."""
+
+    CODES, KIND = ARTIFACT_CODES, "artifact"

@@ -5,7 +5,7 @@
 guest's memory and ``cabi_realloc`` through the caller's context).
 
 The clock and the store are those of the ``decide`` in progress
-(``Instance.decide`` sets them for one call). Each callback holds its
+(``instance.decide`` sets them for one call). Each callback holds its
 :class:`Imports` weakly: wasmtime keeps a host function's callback until
 its Store is dropped, and the Store belongs to the instance that holds this
 object, so a strong reference would keep every instance alive.

@@ -16,7 +16,7 @@ next call on this instance).
 
 The world's imports (``clock.now-ms``, ``budget-store.call``) are the
 generated glue (``abi.IMPORTS``) around ``host_imports.Imports``: the clock
-and store of the imports-driven ``decide`` in progress (:meth:`Instance.decide`).
+and store of the imports-driven ``decide`` in progress (:func:`decide`).
 While one runs, this thread's later calls (a store that itself calls the
 component, like the in-memory store's ``store-apply``) go to another
 instance (:func:`current`): a component instance is never re-entered.
@@ -148,14 +148,16 @@ class Instance:
 
     def run(self, name: str, *args: Any) -> Any:
         lower, lift, call, retptr = self.entries[name]
-        try:
-            lower(self, *args)
-        except abi.Grow as g:
-            self._lower_growing(name, lower, g, args)
-        except PolicyError:
-            raise
-        except _BAD_INPUT as e:
-            raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
+        while True:  # again after growing the scratch block for a big input
+            try:
+                lower(self, *args)
+                break
+            except abi.Grow as g:
+                self.grow(g.need)
+            except PolicyError:
+                raise
+            except _BAD_INPUT as e:
+                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
         err = call()
         if err or self.raw.trap:
             self._failed(err, name)
@@ -167,29 +169,6 @@ class Instance:
             raise
         except _BAD_OUTPUT:
             return self._lift_again(name, lift, r)
-
-    def decide(self, clock: Any, store: Any, *args: Any) -> Any:
-        """The imports-driven ``decide``: ONE call into the component, which
-        asks ``clock`` once and ``store`` at most once through the imports."""
-        imports = self.imports
-        imports.clock, imports.store = clock, store
-        try:
-            return self.run("decide", *args)
-        finally:
-            imports.clock = imports.store = None
-
-    def _lower_growing(self, name: str, lower: Callable[..., None], g: abi.Grow, args: tuple[Any, ...]) -> None:
-        while True:
-            self.grow(g.need)
-            try:
-                lower(self, *args)
-                return
-            except abi.Grow as again:
-                g = again
-            except PolicyError:
-                raise
-            except _BAD_INPUT as e:
-                raise PolicyError("invalid_input", "", f"{name}: not a value of the WIT type: {_reason(e)}") from None
 
     def _lift_again(self, name: str, lift: Callable[[memoryview, int], Any], r: int) -> Any:
         self.refresh()  # the call grew guest memory past this view
@@ -265,18 +244,18 @@ def current() -> Instance:
 
 
 def decide(clock: Any, store: Any, *args: Any) -> Any:
-    """The imports-driven ``decide`` on this thread's instance."""
+    """The imports-driven ``decide`` on this thread's instance: ONE call into
+    the component, which asks ``clock`` once and ``store`` at most once
+    through the imports."""
     inst = current()
     _local.instance = None  # calls made by the store meanwhile go to another instance
+    imports = inst.imports
+    imports.clock, imports.store = clock, store
     try:
-        return inst.decide(clock, store, *args)
+        return inst.run("decide", *args)
     finally:
+        imports.clock = imports.store = None
         nested = _local.instance
         _local.instance = inst
         if nested is not None:
             _local.spare = nested
-
-
-def drop() -> None:
-    """Forget this thread's instance (after a trap its heap may be inconsistent)."""
-    _local.instance = None

@@ -54,10 +54,6 @@ def package_data(*parts: str) -> bytes:
     return data
 
 
-def adapter_text() -> str:
-    return package_data("_generated", "adapter.wat").decode("utf-8")
-
-
 def cache_dir() -> Path | None:
     value = os.environ.get(CACHE_ENV, "")
     if value in ("off", "0"):
@@ -65,7 +61,8 @@ def cache_dir() -> Path | None:
     return Path(value) if value else Path.home() / ".cache" / "webhook-retry-policy"
 
 
-def _compile(source: bytes | str) -> wasmtime.Module:
+def compile_module(source: bytes | str) -> wasmtime.Module:
+    """``source`` compiled, or mapped from the cache (raises ``wasmtime.WasmtimeError``)."""
     raw = source.encode() if isinstance(source, str) else source
     key = hashlib.sha256(raw + b"\0wasmtime " + wasmtime_version().encode() + b"\0fixed-memory").hexdigest()[:40]
     directory = cache_dir()
@@ -91,15 +88,10 @@ def _compile(source: bytes | str) -> wasmtime.Module:
     return module
 
 
-def compile_module(source: bytes | str) -> wasmtime.Module:
-    """``source`` compiled, or mapped from the cache (raises ``wasmtime.WasmtimeError``)."""
-    return _compile(source)
-
-
 def adapter() -> wasmtime.Module:
     """The generated adapter, compiled or loaded at most once per process."""
     global _adapter
     with _lock:
         if _adapter is None:
-            _adapter = _compile(adapter_text())
+            _adapter = compile_module(package_data("_generated", "adapter.wat").decode("utf-8"))
         return _adapter

@@ -26,9 +26,9 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from typing import Any
 
+from .loader import package_data
 from .ops import PolicyOps
 from .redact import redact
 from .types import BucketCounts, Budget, BudgetCounts, Reservation, StoreRequest
@@ -65,10 +65,10 @@ def budget_script() -> str:
     if path:
         with open(path, encoding="utf-8") as f:
             return f.read()
-    res = resources.files(__package__).joinpath("budget.lua")
-    if not res.is_file():
-        raise FileNotFoundError("budget.lua is not in the package: run host-examples/python/setup")
-    return res.read_text("utf-8")
+    try:
+        return package_data("budget.lua").decode("utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError("budget.lua is not in the package: run host-examples/python/setup") from None
 
 
 def script_args(request: StoreRequest, budget: Budget, now_ms: int, skew_check: bool) -> list[str]:
@@ -84,10 +84,6 @@ def reservation(reply: Any) -> Reservation:
     if reserved not in (0, 1):
         raise ValueError(f"budget.lua replied reserved={reserved}")
     return Reservation(reserved == 1, BudgetCounts(BucketCounts(ct, cr), BucketCounts(pt, pr)))
-
-
-def _client_kwargs(timeout_s: float) -> dict[str, Any]:
-    return {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s, "retry_on_timeout": False}
 
 
 def _tls_kwargs(url: str, ca_pem: str | None) -> dict[str, Any]:
@@ -117,23 +113,29 @@ def _redacted_errors() -> Iterator[None]:
     except (ValueError, TypeError) as e:
         raise ValueError(redact(str(e))) from None
 
-def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
-                ca_pem: str | None = None) -> Any:
-    """A blocking redis-py client with the store's connection options: ``redis.Redis`` for
-    ``redis://``/``rediss://``/``unix://`` URLs, ``redis.cluster.RedisCluster`` from one seed node's URL
-    when ``cluster``; ``timeout_s`` on connect and on every reply, no client-side retries, TLS as
-    :func:`_tls_kwargs` says (the rollout follower's client: docs/rollout.md)."""
-    import redis
-    from redis.backoff import NoBackoff
-    from redis.cluster import RedisCluster
-    from redis.retry import Retry
+def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, aio: bool) -> Any:
+    """A redis-py client (``redis.asyncio``'s when ``aio``) with the store's connection options: ``timeout_s``
+    on connect and on every reply, no client-side retries, TLS as :func:`_tls_kwargs` says; a Redis Cluster
+    client from one seed node's URL when ``cluster``."""
+    from importlib import import_module
 
+    from redis.backoff import NoBackoff
+
+    api = import_module("redis.asyncio" if aio else "redis")
+    options = {"retry": import_module(f"{api.__name__}.retry").Retry(NoBackoff(), 0), "socket_timeout": timeout_s,
+               "socket_connect_timeout": timeout_s, **_tls_kwargs(url, ca_pem)}
     with _redacted_errors():
         if cluster:
-            return RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
-                                         socket_connect_timeout=timeout_s, **_tls_kwargs(url, ca_pem))
-        return redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
-                                    **_tls_kwargs(url, ca_pem))
+            return api.RedisCluster.from_url(url, **options)
+        return api.Redis.from_url(url, retry_on_timeout=False, **options)
+
+
+def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
+                ca_pem: str | None = None) -> Any:
+    """A blocking client (``redis.Redis`` for ``redis://``/``rediss://``/``unix://`` URLs,
+    ``redis.cluster.RedisCluster`` when ``cluster``) with the store's options: the rollout
+    follower's client (docs/rollout.md)."""
+    return _client(url, cluster=cluster, timeout_s=timeout_s, ca_pem=ca_pem, aio=False)
 
 
 class _Script:
@@ -149,6 +151,18 @@ class _Script:
     def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
         """The key (the component's ``store_key``) and ``ARGV`` of ``request``."""
         return self.ops.store_key(request), script_args(request, budget, now_ms, self.skew_check)
+
+    def _first(self, key: str, args: list[str]) -> tuple[Any, ...]:
+        """The command to send: ``EVAL`` until Redis has run the script once, then ``EVALSHA``."""
+        self.commands += 1
+        return ("EVALSHA", self.sha, 1, key, *args) if self.loaded else ("EVAL", self.script, 1, key, *args)
+
+    def _again(self, e: Exception, key: str, args: list[str]) -> tuple[Any, ...]:
+        """After a failed command: ``EVAL`` once more on ``NOSCRIPT`` (nothing ran), else ``e`` is raised."""
+        if not self.loaded or not _is_noscript(e):
+            raise e
+        self.commands += 1
+        return ("EVAL", self.script, 1, key, *args)
 
 
 class RedisBudgetStore(_Script):
@@ -170,18 +184,12 @@ class RedisBudgetStore(_Script):
         return reservation(self._eval(key, args))
 
     def _eval(self, key: str, args: list[str]) -> Any:
-        self.commands += 1
-        if not self.loaded:
-            reply = self.client.execute_command("EVAL", self.script, 1, key, *args)
-            self.loaded = True
-            return reply
         try:
-            return self.client.execute_command("EVALSHA", self.sha, 1, key, *args)
+            reply = self.client.execute_command(*self._first(key, args))
         except Exception as e:
-            if not _is_noscript(e):
-                raise
-            self.commands += 1
-            return self.client.execute_command("EVAL", self.script, 1, key, *args)
+            reply = self.client.execute_command(*self._again(e, key, args))
+        self.loaded = True
+        return reply
 
 
 class AsyncRedisBudgetStore(_Script):
@@ -199,13 +207,7 @@ class AsyncRedisBudgetStore(_Script):
                  ca_pem: str | None = None) -> AsyncRedisBudgetStore:
         """As :meth:`RedisBudgetStore.from_url`: an ACL user in the URL, or
         ``rediss://`` verified against the platform's store plus ``ca_pem``."""
-        import redis.asyncio as aioredis
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        with _redacted_errors():
-            client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), 0), **_client_kwargs(timeout_s),
-                                             **_tls_kwargs(url, ca_pem))
+        client = _client(url, cluster=False, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     @classmethod
@@ -213,13 +215,7 @@ class AsyncRedisBudgetStore(_Script):
                          skew_check: bool = True, ca_pem: str | None = None) -> AsyncRedisBudgetStore:
         """A Redis Cluster client from one seed node's URL: each request's one
         key (``store_key``) routes the command to its slot's master."""
-        from redis.asyncio.cluster import RedisCluster
-        from redis.asyncio.retry import Retry
-        from redis.backoff import NoBackoff
-
-        with _redacted_errors():
-            client = RedisCluster.from_url(url, retry=Retry(NoBackoff(), 0), socket_timeout=timeout_s,
-                                           socket_connect_timeout=timeout_s, **_tls_kwargs(url, ca_pem))
+        client = _client(url, cluster=True, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
         return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
@@ -231,18 +227,12 @@ class AsyncRedisBudgetStore(_Script):
         return await self._eval(key, list(argv))
 
     async def _eval(self, key: str, args: list[str]) -> Any:
-        self.commands += 1
-        if not self.loaded:
-            reply = await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
-            self.loaded = True
-            return reply
         try:
-            return await asyncio.wait_for(self.client.execute_command("EVALSHA", self.sha, 1, key, *args), self.timeout_s)
+            reply = await asyncio.wait_for(self.client.execute_command(*self._first(key, args)), self.timeout_s)
         except Exception as e:
-            if not _is_noscript(e):
-                raise
-            self.commands += 1
-            return await asyncio.wait_for(self.client.execute_command("EVAL", self.script, 1, key, *args), self.timeout_s)
+            reply = await asyncio.wait_for(self.client.execute_command(*self._again(e, key, args)), self.timeout_s)
+        self.loaded = True
+        return reply
 
     async def check_eviction(self) -> str | None:
         """Warn (log and return why) when Redis may evict budget keys. Once,

@@ -53,8 +53,9 @@ class Secret:
         return "Secret(<redacted>)"
 
 
-def _as_secret(s: Secret | str) -> Secret:
-    return s if isinstance(s, Secret) else Secret.parse(s)
+def _secrets(secrets: Secret | str | Iterable[Secret | str]) -> list[Secret]:
+    many = [secrets] if isinstance(secrets, (Secret, str)) else list(secrets)
+    return [s if isinstance(s, Secret) else Secret.parse(s) for s in many]
 
 
 def _mac(secret: Secret, msg_id: str, timestamp: int, body: bytes) -> bytes:
@@ -64,11 +65,10 @@ def _mac(secret: Secret, msg_id: str, timestamp: int, body: bytes) -> bytes:
 
 def sign(secrets: Secret | str | Iterable[Secret | str], msg_id: str, timestamp: int, body: bytes) -> str:
     """The ``webhook-signature`` value: one ``v1,<base64>`` per secret."""
-    many = [secrets] if isinstance(secrets, (Secret, str)) else list(secrets)
-    if not many:
+    keys = _secrets(secrets)
+    if not keys:
         raise SignatureError("no signing secret")
-    return " ".join("v1," + base64.b64encode(_mac(_as_secret(s), msg_id, timestamp, body)).decode()
-                    for s in many)
+    return " ".join("v1," + base64.b64encode(_mac(s, msg_id, timestamp, body)).decode() for s in keys)
 
 
 def signed_headers(secrets: Secret | str | Iterable[Secret | str], msg_id: str, body: bytes,
@@ -93,8 +93,7 @@ def verify(secrets: Secret | str | Iterable[Secret | str], headers: Mapping[str,
     now = int(time.time()) if now_s is None else now_s
     if abs(now - ts) > tolerance_s:
         raise SignatureError("webhook-timestamp outside the tolerance window")
-    many = [secrets] if isinstance(secrets, (Secret, str)) else list(secrets)
-    expected = [_mac(_as_secret(s), msg_id, ts, body) for s in many]
+    expected = [_mac(s, msg_id, ts, body) for s in _secrets(secrets)]
     for candidate in sig_header.split(" "):
         version, _, b64 = candidate.partition(",")
         if version != "v1":

@@ -18,45 +18,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ._generated.types import (
-    Admission,
-    Applied,
-    AttemptOutcome,
-    Backoff,
-    BucketCounts,
-    Budget,
-    BudgetCounts,
-    Circuit,
-    DeadLetter,
-    Decision,
-    DeliveryState,
-    ErrorCode,
-    EventClass,
-    Health,
-    HealthClass,
-    HealthDocument,
-    HeldBuckets,
-    HttpResponse,
-    Jitter,
-    LimitedBy,
-    OutcomeClass,
-    Policy,
-    PolicyDocument,
-    Release,
-    Reservation,
-    Retry,
-    Schedule,
-    Settlement,
-    Step,
-    Stop,
-    StopReason,
-    StoreOp,
-    StoreReply,
-    StoreRequest,
-    Target,
-    TransportError,
-    Unavailable,
-)
+from ._generated.types import *  # noqa: F403
 
 
 class HoldReason(str, Enum):

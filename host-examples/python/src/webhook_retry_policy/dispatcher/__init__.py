@@ -2,16 +2,19 @@
 driver of the delivery engine (docs/engine.md, ``driver.py``) run as
 ``python -m webhook_retry_policy.dispatcher.replica`` (docs/replica.md) or
 ``python -m webhook_retry_policy.dispatcher.demo``. Without the extra,
-importing or running it fails with one line naming it (``_extra.py``)."""
+importing or running it fails with one line naming it (``_extras.py``)."""
 
-from . import _extra  # noqa: F401  (first: it checks the extra, before the modules that import it)
-from .credentials import EndpointSecrets
-from .destination import DestinationRefused, GuardedBackend, refusal
-from .driver import Admissions, Driver
-from .endpoints import LocalEndpoint, LocalEndpoints
-from .journal_file import JournalError, JournalFile
-from .metrics import DispatcherMetrics
-from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response, post
+from .._extras import require_extra
+
+require_extra("dispatcher", ("httpx", "httpcore", "prometheus_client"))  # before the modules that import them
+
+from .credentials import EndpointSecrets  # noqa: E402
+from .destination import DestinationRefused, GuardedBackend, refusal  # noqa: E402
+from .driver import Admissions, Driver  # noqa: E402
+from .endpoints import LocalEndpoint, LocalEndpoints  # noqa: E402
+from .journal_file import JournalError, JournalFile  # noqa: E402
+from .metrics import DispatcherMetrics  # noqa: E402
+from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response, post  # noqa: E402
 
 __all__ = [
     "Admissions", "DestinationRefused", "DispatcherMetrics", "Driver", "EndpointSecrets", "GuardedBackend",

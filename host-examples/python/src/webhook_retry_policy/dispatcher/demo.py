@@ -31,17 +31,17 @@ import json
 import logging
 import sys
 import tomllib
-from importlib import resources
 from typing import Any
 
 import httpx
 
 from ..clock import ManualClock
 from ..delivery_engine import DeliveryEngine
-from .demo_endpoints import DemoEndpoints
+from ..loader import package_data
 from .driver import Driver
+from .endpoints import LocalEndpoints
 from .journal_file import JournalError, JournalFile
-from .metrics import DEFAULT_METRICS_HOST, DispatcherMetrics, parse_metrics_addr
+from .metrics import DEFAULT_METRICS_HOST, DispatcherMetrics, metrics_addr_arg
 from .signals import drain_on_signals, signals_caught
 from .transport import make_client
 
@@ -50,13 +50,9 @@ ROUND_MS = 20_000
 log = logging.getLogger("webhook_retry_policy.demo")
 
 
-def example_document_toml() -> str:
-    return resources.files(__package__).joinpath("policy.example.toml").read_text("utf-8")
-
-
 def example_document() -> dict[str, Any]:
-    """The example document as the engine takes it (an object: the engine reads JSON, not TOML)."""
-    return tomllib.loads(example_document_toml())
+    """``policy.example.toml`` as the engine takes it (an object: the engine reads JSON, not TOML)."""
+    return tomllib.loads(package_data("dispatcher", "policy.example.toml").decode("utf-8"))
 
 
 class Rounds:
@@ -98,7 +94,7 @@ async def run(rounds: int, burst: int, metrics_addr: tuple[str, int] = (DEFAULT_
     engine = DeliveryEngine({"document": document, "memory_store": True, "max_in_flight": 64,
                              "journal": store_path is not None})
     try:
-        with DemoEndpoints(slow_ms) as eps:
+        with LocalEndpoints(slow_ms) as eps:
             async with make_client(concurrency=64, attempt_deadline_ms=attempt_deadline_ms,
                                    allow_private_targets=allow_private_targets) as client:
                 driver = Driver(engine, client=client, metrics=metrics, journal=journal, concurrency=1 << 30,
@@ -135,13 +131,6 @@ async def run(rounds: int, burst: int, metrics_addr: tuple[str, int] = (DEFAULT_
     return scrape
 
 
-def _metrics_addr(text: str) -> tuple[str, int]:
-    try:
-        return parse_metrics_addr(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="demo: %(message)s")
     with signals_caught():  # a signal during the setup drains at once instead of killing it
@@ -152,7 +141,7 @@ def _main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=12, help="rounds of submissions, 20 simulated seconds apart")
     ap.add_argument("--burst", type=int, default=6, help="events per endpoint per round")
-    ap.add_argument("--metrics-addr", type=_metrics_addr, default=(DEFAULT_METRICS_HOST, 0), metavar="HOST:PORT",
+    ap.add_argument("--metrics-addr", type=metrics_addr_arg, default=(DEFAULT_METRICS_HOST, 0), metavar="HOST:PORT",
                     help="where /metrics listens (default 127.0.0.1:0; empty HOST: 127.0.0.1; port 0: any free port)")
     ap.add_argument("--attempt-deadline-ms", type=int, default=30_000, help="total deadline of one attempt")
     ap.add_argument("--refuse-private-targets", action="store_true",

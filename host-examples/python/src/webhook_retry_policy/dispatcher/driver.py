@@ -31,6 +31,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, Protocol
 
 import httpx
@@ -123,7 +124,6 @@ class Driver:
         self.draining = False
         self._swap: Callable[[], DeliveryEngine] | None = None  # a new artifact's engine, opened once drained
         self._swap_ready = False
-        self.replayed: dict[str, Any] | None = None
         self._last = 0
         self._inbox: list[dict[str, Any]] = []
         self._wake = asyncio.Event()
@@ -202,10 +202,6 @@ class Driver:
         if self.draining:  # a signal came while the old engine drained for the swap
             self.post({"op": "drain"})
 
-    def admit(self, inputs: list[dict[str, Any]]) -> None:
-        for i in inputs:
-            self._saw(i["event_id"])
-
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
             self.seen.add(event_id)
@@ -265,8 +261,6 @@ class Driver:
             elif a == "resumed":
                 for event_id in o["ids"]:
                     self._saw(event_id)
-            elif a == "replayed":
-                self.replayed = o
         self._flush()
 
     def _flush(self) -> None:
@@ -353,7 +347,8 @@ class Driver:
                 inputs.append({"op": "tick"})
             if not self.draining and self._swap is None:
                 admits = admissions.take(self.concurrency - len(self.open), now)
-                self.admit(admits)
+                for i in admits:
+                    self._saw(i["event_id"])
                 inputs += admits
             if inputs:
                 self.feed(inputs)
@@ -385,10 +380,8 @@ class Driver:
                 if due:
                     wait = max(0.0, (min(due) - self._clock()) / 1000)
             if not self._inbox:
-                try:
+                with suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), wait)
-                except TimeoutError:
-                    pass
 
     async def abandon(self) -> None:
         """The drain deadline: whatever still runs is cancelled (its event stays pending)."""

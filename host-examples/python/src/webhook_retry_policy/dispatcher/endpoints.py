@@ -1,12 +1,15 @@
-"""Real local HTTP endpoints on loopback for the example and its tests:
-each answers every POST with one fixed status (204 healthy, 503 always
-unavailable, 410 gone). Each runs a ThreadingHTTPServer on 127.0.0.1 on a
-free port in a daemon thread and counts the requests it received."""
+"""Real local HTTP endpoints on loopback for the example, the demo and the
+tests: each answers every POST with one fixed status (204 healthy, 503
+always unavailable, 410 gone) or the status its ``answer`` gives. Each
+runs a ThreadingHTTPServer on 127.0.0.1 on a free port in a daemon thread
+and counts the requests it received."""
 
 from __future__ import annotations
 
 import ssl
 import threading
+import time
+from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -67,15 +70,39 @@ class LocalEndpoint:
 
 
 class LocalEndpoints:
-    """The three endpoints of the example: healthy, unavailable, gone."""
+    """The three endpoints of the example and the demo: healthy, unavailable,
+    gone; optionally slow (``delay_ms`` before each answer, so a drain has
+    attempts in flight to wait for). Each request is recorded by its
+    ``X-Event-Id`` and ``X-Attempt``: the demo's summary says how many
+    requests arrived and whether any attempt of an event arrived twice."""
 
-    def __init__(self) -> None:
-        self.healthy = LocalEndpoint(204)
-        self.unavailable = LocalEndpoint(503)
-        self.gone = LocalEndpoint(410)
+    def __init__(self, delay_ms: int = 0) -> None:
+        self.delay_s = max(0, delay_ms) / 1000
+        self.received: Counter[tuple[str, str]] = Counter()  # (event id, attempt) -> requests
+        self._lock = threading.Lock()
+        self.healthy, self.unavailable, self.gone = (LocalEndpoint(s, answer=self._answer(s)) for s in (204, 503, 410))
+
+    def _answer(self, status: int) -> Callable[[dict[str, str], bytes], int]:
+        def answer(headers: dict[str, str], body: bytes) -> int:
+            with self._lock:
+                self.received[(headers.get("x-event-id", ""), headers.get("x-attempt", ""))] += 1
+            if self.delay_s:
+                time.sleep(self.delay_s)
+            return status
+
+        return answer
 
     def urls(self) -> dict[str, str]:
         return {"ep_healthy": self.healthy.url, "ep_unavailable": self.unavailable.url, "ep_gone": self.gone.url}
+
+    def requests(self) -> int:
+        with self._lock:
+            return sum(self.received.values())
+
+    def sent_twice(self) -> int:
+        """Attempts (event id, attempt number) that arrived more than once."""
+        with self._lock:
+            return sum(1 for n in self.received.values() if n > 1)
 
     def close(self) -> None:
         for e in (self.healthy, self.unavailable, self.gone):

@@ -22,15 +22,14 @@ import json
 import os
 import socket
 import time
+from contextlib import suppress
 from typing import Any
 
+from ..errors import CodedError
 
-class JournalError(Exception):
+
+class JournalError(CodedError):
     """The journal file cannot be used: ``code`` (``journal_locked``, ``journal_io``) and a message."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
 
 
 def _io(path: str, e: OSError) -> JournalError:
@@ -55,24 +54,17 @@ def acquire_lock(path: str, now_ms: int) -> str:
         try:
             fd = os.open(lp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
-            try:
+            text, holder = "", None
+            with suppress(OSError, ValueError):  # unreadable, not UTF-8, not JSON: a holder we cannot name
                 with open(lp, encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:
-                text = ""
-            try:
-                holder = json.loads(text)
-            except ValueError:
-                holder = None
-            pid = holder.get("pid") if isinstance(holder, dict) else None
-            host = holder.get("host") if isinstance(holder, dict) else None
+                    holder = json.loads(text := f.read())
+            pid, host = (holder.get("pid"), holder.get("host")) if isinstance(holder, dict) else (None, None)
             if retry or host != socket.gethostname() or not _gone(pid):
                 who = f"pid {pid} on {host} ({lp})" if pid is not None and host is not None else f"{lp} ({text!r})"
                 raise JournalError("journal_locked", f"the journal is held by {who}") from None
             try:
-                os.unlink(lp)
-            except FileNotFoundError:
-                pass
+                with suppress(FileNotFoundError):
+                    os.unlink(lp)
             except OSError as e:
                 raise _io(lp, e) from None
             continue
@@ -104,10 +96,8 @@ class JournalFile:
         self._lock = acquire_lock(path, int(time.time() * 1000))
         self._fd = -1
         try:
-            try:
+            with suppress(FileNotFoundError):
                 os.unlink(path + ".compact")
-            except FileNotFoundError:
-                pass
             self._fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             with os.fdopen(os.dup(self._fd), "rb") as f:
                 self.data = f.read()
@@ -126,10 +116,8 @@ class JournalFile:
                 raise OSError(errno.EIO, f"short write ({n} of {len(data)} bytes)")
             os.fdatasync(self._fd)
         except OSError as e:
-            try:
+            with suppress(OSError):
                 os.ftruncate(self._fd, size)
-            except OSError:
-                pass
             raise _io(self.path, e) from None
 
     def replace(self, text: str) -> None:
@@ -167,8 +155,6 @@ class JournalFile:
             os.close(self._fd)
             self._fd = -1
         if self._lock:
-            try:
+            with suppress(FileNotFoundError):
                 os.unlink(self._lock)
-            except FileNotFoundError:
-                pass
             self._lock = ""

@@ -10,6 +10,7 @@ document_version} 1`` names the artifact the replica runs
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
@@ -19,13 +20,11 @@ from prometheus_client import (
     Gauge,
     Histogram,
     disable_created_metrics,
-    generate_latest,
     start_http_server,
 )
 
-from ..artifact import ArtifactInfo
 from ..transport_kinds import ALL_KINDS
-from ..types import AttemptOutcome, HoldReason, HttpResponse, StopReason, TransportError
+from ..types import HoldReason, StopReason
 
 DEFAULT_METRICS_HOST = "127.0.0.1"
 
@@ -45,6 +44,14 @@ def parse_metrics_addr(text: str) -> tuple[str, int]:
     if not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise ValueError(f"want HOST:PORT with a port from 0 to 65535, not {text!r}")
     return host or DEFAULT_METRICS_HOST, int(port)
+
+
+def metrics_addr_arg(text: str) -> tuple[str, int]:
+    """:func:`parse_metrics_addr` as an argparse type (its message kept)."""
+    try:
+        return parse_metrics_addr(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 STORE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -92,25 +99,17 @@ class DispatcherMetrics:
         self.probe_calls = Counter("webhook_probe_calls", "probe store calls made because the gate asked",
                                    ["granted"], registry=r)
         self.replayed = Counter("webhook_replayed", "Dead letters replayed as new events", registry=r)
-        for hold_reason in HoldReason:
-            self.holds.labels(hold_reason.value)
-        for granted in PROBE_GRANTED:
-            self.probe_calls.labels(granted)
-        for kind in ATTEMPT_KINDS:
-            self.attempts.labels(kind)
-        for reason in StopReason:
-            if reason is not StopReason.DELIVERED:
-                self.deadletter.labels(reason.value)
-        for transport_kind in ALL_KINDS:
-            self.transport_errors.labels(transport_kind.value)
-        for result in RELOAD_RESULTS:
-            self.policy_reloads.labels(result)
+        for family, values in ((self.holds, [h.value for h in HoldReason]), (self.probe_calls, PROBE_GRANTED),
+                               (self.attempts, ATTEMPT_KINDS), (self.transport_errors, [k.value for k in ALL_KINDS]),
+                               (self.deadletter, [s.value for s in StopReason if s is not StopReason.DELIVERED]),
+                               (self.policy_reloads, RELOAD_RESULTS)):
+            for value in values:
+                family.labels(value)
         self._info_labels: tuple[str, str, str] | None = None
         self._unknown: set[str] = set()
-        self._counters = {f"{c._name}_total": c for c in (
-            self.attempts, self.delivered, self.deadletter, self.transport_errors, self.endpoint_disable_signals,
-            self.budget_refusals, self.budget_disagreements, self.budget_store_errors, self.holds, self.probe_calls,
-            self.replayed)}
+        # the counters the engine's count actions move (reloads are the host's own)
+        self._counters = {f"{c._name}_total": c for c in vars(self).values()
+                          if isinstance(c, Counter) and c is not self.policy_reloads}
         self._server: Any = None
 
     def count(self, name: str, label: dict[str, str] | None, delta: int) -> None:
@@ -131,22 +130,6 @@ class DispatcherMetrics:
         if name != "webhook_held_events":
             raise KeyError(f"the engine set {name!r}, a gauge docs/metrics.md does not list")
         self.held_events.set(value)
-
-    def attempt_started(self, attempt_no: int) -> None:
-        self.attempts.labels("first" if attempt_no == 1 else "retry").inc()
-
-    def outcome(self, outcome: AttemptOutcome) -> None:
-        """A transport error by its kind; a 410 as the receiver's disable signal."""
-        if isinstance(outcome, TransportError):
-            self.transport_errors.labels(outcome.kind).inc()
-        elif isinstance(outcome, HttpResponse) and outcome.status == 410:
-            self.endpoint_disable_signals.inc()
-
-    def stopped(self, reason: StopReason) -> None:
-        if reason is StopReason.DELIVERED:
-            self.delivered.inc()
-        else:
-            self.deadletter.labels(reason.value).inc()
 
     def set_policy_info(self, sha256: str, abi: str, document_version: str) -> None:
         """One series, value 1, for the artifact now running (the previous one removed)."""
@@ -175,14 +158,3 @@ class DispatcherMetrics:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
-
-    def text(self) -> str:
-        return generate_latest(self.registry).decode()
-
-
-def described(info: ArtifactInfo, document_version: str) -> str:
-    """The artifact log lines' fields after the sha256 (``abi=... document_version=...
-    source=...``; docs/artifact.md), with the version of the document the
-    dispatcher decides with, as ``webhook_policy_info`` shows it, not only an
-    embedded document's."""
-    return f"abi={info.abi} document_version={document_version} source={info.source}"

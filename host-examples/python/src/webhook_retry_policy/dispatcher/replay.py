@@ -20,13 +20,13 @@ from .journal_file import JournalError, JournalFile
 DEFAULT_LIMIT = 10_000
 
 
-class _Usage(Exception):
-    pass
+class UsageError(Exception):
+    """Bad arguments of ``replica`` or ``replica replay``: reported on stderr, exit 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(message)
+        raise UsageError(message)
 
 
 def _uint(text: str) -> int:
@@ -36,7 +36,7 @@ def _uint(text: str) -> int:
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = _Parser(prog="replica replay", allow_abbrev=False,
+    p = Parser(prog="replica replay", allow_abbrev=False,
                 description="Replay dead letters of a journal as new events (docs/health-dispatch.md section 4).")
     p.add_argument("--store", required=True, metavar="FILE", help="the journal (its one writer while this runs)")
     p.add_argument("--policy", required=True, metavar="FILE", help="the current policy document (JSON)")
@@ -90,20 +90,20 @@ def main(argv: Sequence[str]) -> int:
             with open(a.policy, encoding="utf-8") as fh:
                 document = fh.read()
         except (OSError, UnicodeDecodeError) as e:
-            raise _Usage(f"--policy {a.policy}: {e}") from None
+            raise UsageError(f"--policy {a.policy}: {e}") from None
         now_ms = a.now_ms if a.now_ms is not None else int(time.time() * 1000)
         try:
             journal = JournalFile(a.store)
         except JournalError as e:
-            raise _Usage(f"--store {a.store}: {e}") from None
+            raise UsageError(f"--store {a.store}: {e}") from None
         try:
             out = replay(journal, document, now_ms, endpoint_id=a.endpoint, stop_reason=a.reason, from_ms=a.from_ms,
                          to_ms=a.to_ms, limit=a.limit)
         except (JournalError, EngineError) as e:
-            raise _Usage(f"--store {a.store} --policy {a.policy}: {e}") from None
+            raise UsageError(f"--store {a.store} --policy {a.policy}: {e}") from None
         finally:
             journal.close()
-    except _Usage as e:
+    except UsageError as e:
         print(f"replica replay: {e}", file=sys.stderr)
         return 2
     sys.stdout.write(json.dumps(out, separators=(",", ":")) + "\n")

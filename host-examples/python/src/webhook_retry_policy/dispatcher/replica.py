@@ -38,11 +38,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import Any
 
-from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, swap_artifact
+from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
-from ..clock import OffsetClock, SystemClock
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..errors import ArtifactError, PolicyError
 from ..ops import PolicyOps
@@ -51,7 +51,9 @@ from ..redis_store import AsyncRedisBudgetStore
 from ..transport_kinds import TransportKind
 from .driver import Admissions, Driver
 from .journal_file import JournalError, JournalFile, read_bytes
-from .metrics import DispatcherMetrics, described, parse_metrics_addr
+from .metrics import DispatcherMetrics, metrics_addr_arg
+from .replay import Parser, UsageError
+from .replay import main as replay_main
 from .rollout_follow import ReplicaFollower, add_flags, check_flags
 from .signals import drain_on_signals, signals_caught
 from .swaps import SwapPath
@@ -68,15 +70,6 @@ EVENT_CLASS = "storm"
 WARM_CONNECTIONS = 16
 log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
-
-
-class UsageError(Exception):
-    """Bad arguments: reported on stderr, exit 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
 
 
 def _whole(name: str, minimum: int):  # type: ignore[no-untyped-def]
@@ -103,21 +96,12 @@ def _rate(text: str) -> float:
     return value
 
 
-def _metrics_addr(text: str) -> tuple[str, int]:
-    try:
-        return parse_metrics_addr(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
 def _package_version() -> str:
     """The installed distribution's version, else the source tree's pyproject.toml's, else "unknown"."""
     from importlib import metadata
 
-    try:
+    with suppress(metadata.PackageNotFoundError):
         return metadata.version("webhook-retry-policy")
-    except metadata.PackageNotFoundError:
-        pass
     import tomllib
     from pathlib import Path
 
@@ -146,7 +130,7 @@ def _refuse_repeats(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Non
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     # exact spellings only (the same as the other hosts' replicas): no abbreviations
-    p = _Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
+    p = Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
                 allow_abbrev=False)
     p.add_argument("--target", required=True, metavar="URL", help="deliver every event to this URL (POST)")
     p.add_argument("--endpoint-id", required=True, metavar="ID", help="the budget key (endpoint id) for that URL")
@@ -181,7 +165,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
     p.add_argument("--ca-file", metavar="PATH",
                    help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
-    p.add_argument("--metrics-addr", type=_metrics_addr, metavar="HOST:PORT",
+    p.add_argument("--metrics-addr", type=metrics_addr_arg, metavar="HOST:PORT",
                    help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
     p.add_argument("--store", metavar="FILE",
                    help="journal every event to FILE (journal format 2, fsynced, one writer); its pending and held events "
@@ -240,10 +224,8 @@ def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
     def on_event(e: WatchEvent) -> None:  # on the watch's thread
         if e.kind == "swapped" and e.old is not None and e.new is not None:
             swaps.swapped(e.old, e.new)
-        elif e.kind == "refused":
+        else:  # refused (a file, or the watch's own error)
             swaps.refused(e.line)
-        else:
-            artifact_log.warning("%s", e.line)
 
     return ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
 
@@ -310,7 +292,7 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
     except EngineError as e:
         raise UsageError(f"the policy document: {e}") from None
     metrics = DispatcherMetrics()
-    artifact_log.info("policy artifact loaded sha256=%s %s", info.sha256, described(info, version))
+    artifact_log.info("policy artifact loaded %s", describe(info, version))
     metrics.set_policy_info(info.sha256, info.abi, version)
     if args.metrics_addr is not None:
         host, port = args.metrics_addr
@@ -323,11 +305,11 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
         journal = JournalFile(args.store) if args.store is not None else None
     except JournalError as e:
         raise UsageError(f"--store: {e}") from None
-    clock = OffsetClock(SystemClock(), args.clock_offset_ms)
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
-                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms, now_ms=clock.now_ms)
+                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
+                    now_ms=lambda: max(0, time.time_ns() // 1_000_000 + args.clock_offset_ms))  # --clock-offset-ms
     watch = None
     try:
         async with client:
@@ -353,10 +335,8 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
         metrics.close()
         driver.engine.close()
         if redis_store is not None:
-            try:
+            with suppress(Exception):
                 await redis_store.aclose()
-            except Exception:
-                pass
     elapsed_ms = int((time.monotonic() - started) * 1000)
     refused = driver.tally.transport_errors.get(TransportKind.DESTINATION_REFUSED, 0)
     if refused:  # the summary has a fixed key set: the explanation goes to stderr
@@ -375,7 +355,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:  # `replica replay ...`: docs/health-dispatch.md section 4
-        from .replay import main as replay_main
         return replay_main(argv[1:])
     try:
         args = parse_args(argv)

@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 import socket
+from contextlib import suppress
 from typing import Any
 
 from ..redact import redact
@@ -138,7 +139,5 @@ class ReplicaFollower:
     def stop(self) -> None:
         self.follower.stop()
         for client in self._clients:
-            try:
+            with suppress(Exception):
                 client.close()
-            except Exception:
-                pass

@@ -26,7 +26,6 @@ class WindowElapsed(Exception):
 
     def __init__(self, now_ms: int, end_ms: int) -> None:
         super().__init__(f"the retry window ended at {end_ms} ms, now {now_ms} ms: not sent")
-        self.now_ms, self.end_ms = now_ms, end_ms
 
 
 @contextmanager

@@ -24,11 +24,9 @@ def signals_caught() -> Iterator[None]:
         EARLY_SIGNALS.append(signal.Signals(signum).name)
 
     previous: dict[signal.Signals, Any] = {}
-    try:
+    with contextlib.suppress(ValueError):  # not the main thread: signals are not ours to handle
         for sig in (signal.SIGTERM, signal.SIGINT):
             previous[sig] = signal.signal(sig, remember)
-    except ValueError:  # not the main thread: signals are not ours to handle
-        pass
     try:
         yield
     finally:
@@ -55,11 +53,9 @@ def drain_on_signals(drain: Callable[[], None], drain_ms: int) -> Iterator[None]
         on_signal(EARLY_SIGNALS[0])
     installed = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread / no signals here
             loop.add_signal_handler(sig, on_signal, sig.name)
             installed.append(sig)
-        except (NotImplementedError, RuntimeError):  # not the main thread / no signals here
-            pass
     try:
         yield
     finally:

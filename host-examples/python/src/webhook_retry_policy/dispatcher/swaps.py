@@ -19,10 +19,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ..artifact import ArtifactInfo, current_artifact
+from ..artifact import ArtifactInfo, current_artifact, describe
 from ..delivery_engine import DeliveryEngine
 from .driver import Driver
-from .metrics import DispatcherMetrics, described
+from .metrics import DispatcherMetrics
 
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 
@@ -43,7 +43,7 @@ class SwapPath:
         text = current_artifact().document_text if self.args.policy is None else None
         version = new.document_version if text is not None else self.version
         self.metrics.set_policy_info(new.sha256, new.abi, version)
-        artifact_log.info("policy artifact swapped sha256=%s -> %s %s", old.sha256, new.sha256, described(new, version))
+        artifact_log.info("policy artifact swapped sha256=%s -> %s", old.sha256, describe(new, version).removeprefix("sha256="))
         self.loop.call_soon_threadsafe(self._on_loop, text, version)
 
     def refused(self, line: str) -> None:

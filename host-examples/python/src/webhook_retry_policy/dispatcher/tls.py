@@ -44,8 +44,7 @@ def read_ca_file(path: str) -> str:
 
 def client_ssl_context(ca_pem: str | None = None) -> ssl.SSLContext:
     """A verifying client context: the platform trust store, plus ``ca_pem``."""
-    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
-    context.load_default_certs(ssl.Purpose.SERVER_AUTH)
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)  # it loads the defaults (load_default_certs)
     if ca_pem is not None:
         context.load_verify_locations(cadata=ca_pem)
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname

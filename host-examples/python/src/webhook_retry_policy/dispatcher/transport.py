@@ -22,6 +22,7 @@ import asyncio
 import re
 import ssl
 from collections.abc import Mapping
+from contextlib import suppress
 
 import httpcore
 import httpx
@@ -104,14 +105,12 @@ async def post(client: httpx.AsyncClient, url: str, *, content: bytes, headers: 
                 header = response.headers.get("retry-after")
                 if header is not None:
                     result["retry_after"] = header
-                try:
-                    read = 0
+                read = 0
+                with suppress(httpx.HTTPError):  # a reset while the body is discarded: the status stands
                     async for chunk in response.aiter_raw():
                         read += len(chunk)
                         if read >= MAX_BODY_BYTES:
                             break
-                except httpx.HTTPError:
-                    pass
                 return result
     except (httpx.HTTPError, httpx.InvalidURL, DestinationRefused, TimeoutError) as exc:
         return {"error_kind": error_kind(exc).value}

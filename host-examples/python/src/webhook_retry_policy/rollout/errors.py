@@ -9,6 +9,8 @@ the artifact codes of docs/artifact.md (``artifact_too_large``,
 
 from __future__ import annotations
 
+from ..errors import CodedError
+
 __all__ = ["ROLLOUT_CODES", "RolloutError"]
 
 ROLLOUT_CODES = (
@@ -20,18 +22,7 @@ ROLLOUT_CODES = (
 )
 
 
-class RolloutError(Exception):
+class RolloutError(CodedError):
     """A refused rollout input: ``code`` (one of :data:`ROLLOUT_CODES`) and ``message``."""
 
-    def __init__(self, code: str, message: str) -> None:
-        if code not in ROLLOUT_CODES:
-            raise ValueError(f"unknown rollout error code {code!r}")
-        self.code = code
-        self.message = message
-        super().__init__(code, message)
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
-
-    def __reduce__(self) -> tuple[type[RolloutError], tuple[str, str]]:
-        return (RolloutError, (self.code, self.message))
+    CODES, KIND = ROLLOUT_CODES, "rollout"

@@ -39,7 +39,7 @@ import os
 import socket
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..artifact import MAX_ARTIFACT_BYTES, ArtifactInfo, current_artifact, describe, swap_artifact
@@ -74,9 +74,6 @@ class Refusal:
     code: str
     message: str
     at_ms: int
-
-    def as_json(self) -> dict[str, Any]:
-        return {"sha256": self.sha256, "code": self.code, "message": self.message, "at_ms": self.at_ms}
 
 
 @dataclass(frozen=True)
@@ -143,7 +140,7 @@ class Follower:
                 "artifact_sha256": current_artifact().info.sha256, "document_version": self._document_version(),
                 "since_ms": self.since_ms, "events": finished - self._base[0], "dead_letters": dead - self._base[1],
                 "seen_ms": self._now_ms(), "epoch": self.epoch,
-                "refusal": None if self.refusal is None else self.refusal.as_json()}
+                "refusal": None if self.refusal is None else asdict(self.refusal)}
 
     # ---- one tick ----
 

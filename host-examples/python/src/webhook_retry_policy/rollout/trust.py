@@ -23,9 +23,9 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 
-from ._extra import require_rollout_extra
+from .._extras import require_extra
 
-require_rollout_extra()
+require_extra("rollout", ("cryptography",))
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey  # noqa: E402
