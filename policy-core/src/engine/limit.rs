@@ -14,12 +14,10 @@
 //!                         rate = max(floor, BETA * sent_per_s)            (no 2xx in the last second)
 //!     limit, cut >= 1 s:  rate = max(floor, BETA * rate, min(KEEP * rate, KEEP * ok_per_s))
 //!     cut_at_ms = now_ms
-//! success, a limit known: rate = max(rate, min(rate + GAIN, max(floor, CAP_SENT * sent_per_s)))
+//! success, a limit known: rate = min(rate + GAIN, max(floor, CAP_SENT * sent_per_s))
 //! FORGET_MS after the last cut or doubling (nothing throttled since):
-//!     no send waited for a slot since, and CAP_SENT * sent_per_s <= rate:
-//!                                     forgotten (the limit no longer binds)
-//!     else:                           rate = max(rate, min(CAP_SENT * rate, CAP_SENT * sent_per_s)),
-//!                                     doubled_at_ms = now_ms
+//!     CAP_SENT * sent_per_s <= rate:  forgotten (the limit no longer binds)
+//!     else:                           rate = min(CAP_SENT * rate, CAP_SENT * sent_per_s), doubled_at_ms = now_ms
 //!     (cuts stay at most one a second from the last cut, not from a doubling)
 //! quota of calendar second S = floor(now_ms / 1000):
 //!     rate >= 1:  n(S) = floor(rate)
@@ -55,16 +53,7 @@
 //! the pacer went back to the backlog's need (up to 100 x the floor) at
 //! once, a burst the endpoint answered with a run of 429s every 30 s (the
 //! simulator's capped receiver: 10.1% 429s with forgetting, 1.1% with
-//! doubling). A limit the replica no longer reaches is forgotten; one a
-//! send waited for in those 30 s binds, whatever was sent, and is kept.
-//! Neither a success nor a doubling ever lowers a limit (only a throttle
-//! does): a replica that sent little for a while (a pause, a short
-//! backlog) had its limit cut to twice that by its own successes, and then
-//! drained its backlog at that rate while the endpoint had room (the
-//! simulator's capped receiver after arrivals stopped: 74% of the cap
-//! accepted, 95% with these two rules; four replicas with bursts, whose
-//! limits were forgotten while the pacer, back at the backlog's need,
-//! trickled: 52.5% over 606 s, 90.5% over 232 s).
+//! doubling). A limit the replica no longer reaches is forgotten.
 //!
 //! Why whole sends per calendar second, not a token bucket at `rate`: a
 //! receiver that caps requests per second (the common rate limit) counts
@@ -113,8 +102,6 @@ pub(crate) struct Limit {
     cut_at_ms: u64,
     /// The last doubling (the 30 s run from the later of this and the last cut).
     doubled_at_ms: u64,
-    /// A send waited for a slot since the last cut or doubling (the limit binds).
-    waited: bool,
     /// Requests sent per second (buckets `now_ms / 1000`).
     sent: super::endpoint::TwoBuckets,
     /// 2xx answers per second (buckets `now_ms / 1000`).
@@ -139,12 +126,11 @@ impl Limit {
     pub fn active(&mut self, now_ms: u64) -> bool {
         if self.rate_per_s > 0.0 && now_ms >= self.cut_at_ms.max(self.doubled_at_ms).saturating_add(FORGET_MS) {
             let sent = per_s(&mut self.sent, now_ms);
-            if !self.waited && CAP_SENT * sent <= self.rate_per_s {
+            if CAP_SENT * sent <= self.rate_per_s {
                 self.rate_per_s = 0.0;
             } else {
-                self.rate_per_s = (CAP_SENT * self.rate_per_s).min(CAP_SENT * sent).max(self.rate_per_s);
+                self.rate_per_s = (CAP_SENT * self.rate_per_s).min(CAP_SENT * sent);
                 self.doubled_at_ms = now_ms;
-                self.waited = false;
             }
         }
         self.rate_per_s > 0.0
@@ -175,7 +161,7 @@ impl Limit {
             return;
         }
         let cap = (CAP_SENT * per_s(&mut self.sent, now_ms)).max(floor_per_s);
-        self.rate_per_s = (self.rate_per_s + GAIN).min(cap).max(self.rate_per_s).max(floor_per_s);
+        self.rate_per_s = (self.rate_per_s + GAIN).min(cap).max(floor_per_s);
     }
 
     /// Take a slot for one send now, or say when the next one is.
@@ -193,10 +179,8 @@ impl Limit {
                 self.used = self.used.saturating_add(1);
                 return Ok(());
             }
-            self.waited = true;
             return Err(slot);
         }
-        self.waited = true;
         Err(next_second_with_quota(second, self.rate_per_s).saturating_mul(1000))
     }
 }
@@ -289,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn successes_grow_the_limit_by_gain_each_never_past_twice_the_sent_rate_and_never_lower_it() {
+    fn successes_grow_the_limit_by_gain_each_and_never_past_twice_the_sent_rate() {
         let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
         for i in 0..5 {
             l.sent(T + i * 200); // a second at the limit before: 5/s sent
@@ -302,7 +286,7 @@ mod tests {
         let mut idle = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
         idle.sent(T + 10);
         idle.succeeded(1.0, T + 10);
-        assert_eq!(idle.rate_per_s, 5.0, "one request sent: no growth, and no cut either");
+        assert_eq!(idle.rate_per_s, 2.0, "one request sent: capped at 2 x 1/s");
     }
 
     #[test]
@@ -331,24 +315,6 @@ mod tests {
         assert!(l.active(T + FORGET_MS));
         l.throttled(1.0, T + FORGET_MS + 10);
         assert!((l.rate_per_s - 7.0).abs() < 1e-9, "0.7 x 10 (no 2xx): {}", l.rate_per_s);
-    }
-
-    #[test]
-    fn a_limit_a_send_waited_for_is_in_use_and_its_doubling_never_lowers_it() {
-        let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
-        // Five sends fill second T + 1000; the sixth waits for the next second.
-        for i in 0..5 {
-            assert_eq!(l.take(T + 1000 + i * 200), Ok(()));
-            l.sent(T + 1000 + i * 200);
-        }
-        assert_eq!(l.take(T + 1900), Err(T + 2000));
-        // 30 s on it sends 1 a second (2 x 1 <= 5), but a send waited: still in use.
-        l.sent(T + FORGET_MS - 500);
-        assert!(l.active(T + FORGET_MS));
-        assert_eq!(l.rate_per_s, 5.0, "min(2 x 5, 2 x 1) would lower it: kept");
-        // The next 30 s with no wait and little sent: forgotten.
-        l.sent(2 * FORGET_MS - 500);
-        assert!(!l.active(T + 2 * FORGET_MS));
     }
 
     #[test]
