@@ -188,6 +188,11 @@ def delivery_cases():
     cs.append(case("max_in_flight bounds the events busy at once", config(F2, memory_store=True, max_in_flight=1), [
         admit(0, "ev-1"), admit(0, "ev-2"), result(5, "ev-1", 1, status=200), result(9, "ev-2", 1, status=200),
     ]))
+    cs.append(case("max_open refuses an admission past it and changes nothing; a result that stops an event frees "
+                   "its place for the next input (checked by hand)", config(F2, memory_store=True, max_open=1), [
+        admit(0, "ev-1"), admit(1, "ev-2"), result(5, "ev-1", 1, status=200), admit(5, "ev-2"),
+    ], "ev-1 is admitted and sent; ev-2 is at_capacity (1 open event), with no action at all; ev-1's 200 "
+       "delivers it and ev-2, offered again at the same instant, is admitted and sent"))
     cs.append(case("drain: nothing new starts, drained once nothing is in flight (checked by hand)",
                    config(F2, memory_store=True, max_in_flight=1), [
         admit(0, "ev-1"), admit(0, "ev-2"), op("drain", 1), result(5, "ev-1", 1, status=503), tick(2000),

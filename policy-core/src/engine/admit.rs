@@ -106,6 +106,9 @@ impl super::Engine {
         if self.events.contains_key(&ev.event_id) {
             return Err(EngineError::DuplicateEvent { event_id: ev.event_id });
         }
+        if let Some(max_open) = self.config.max_open.filter(|m| self.open_events() as u64 >= *m) {
+            return Err(EngineError::AtCapacity { max_open });
+        }
         if self.open_events() as u64 >= self.config.max_events {
             return Err(EngineError::Full { max_events: self.config.max_events });
         }

@@ -24,6 +24,9 @@ pub enum EngineError {
     Draining,
     /// `admit` while the engine holds `max_events` open events (back-pressure).
     Full { max_events: u64 },
+    /// `admit` while the engine holds `max_open` open events (a host's
+    /// concurrency: offer it again once an event stops).
+    AtCapacity { max_open: u64 },
     /// `resume` after the engine admitted or replayed events.
     ResumeTooLate,
     /// `snapshot` while a send or a store call is out (drain first).
@@ -50,6 +53,7 @@ impl EngineError {
             EngineError::UnknownCall { .. } => "unknown_call",
             EngineError::Draining => "draining",
             EngineError::Full { .. } => "engine_full",
+            EngineError::AtCapacity { .. } => "at_capacity",
             EngineError::ResumeTooLate => "resume_too_late",
             EngineError::Busy { .. } => "engine_busy",
             EngineError::Journal { code, .. } => code,
@@ -84,6 +88,7 @@ impl fmt::Display for EngineError {
             EngineError::UnknownCall { call_id } => write!(f, "unknown_call: call {call_id} is not outstanding"),
             EngineError::Draining => f.write_str("draining: the engine admits nothing after drain"),
             EngineError::Full { max_events } => write!(f, "engine_full: {max_events} open events"),
+            EngineError::AtCapacity { max_open } => write!(f, "at_capacity: {max_open} open events"),
             EngineError::ResumeTooLate => f.write_str("resume_too_late: resume comes before any admission or replay"),
             EngineError::Busy { in_flight, calls } => {
                 write!(f, "engine_busy: {in_flight} events in flight, {calls} store calls out (drain first)")

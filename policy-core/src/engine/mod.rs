@@ -82,6 +82,11 @@ pub struct Config {
     pub max_in_flight: u32,
     /// Open events held at once; `admit` past it is `engine_full`.
     pub max_events: u64,
+    /// Open events at once for admissions (`None`: only `max_events`);
+    /// `admit` past it is `at_capacity`, refused with nothing changed, so a
+    /// host can offer the admissions a batch's results may free in the same
+    /// batch as those results. `resume` and `replay` are not bounded by it.
+    pub max_open: Option<u64>,
     /// Endpoints kept in the per-endpoint table (LRU).
     pub max_endpoints: usize,
     /// Answer store calls inside the engine (one replica, no Redis).
@@ -101,6 +106,7 @@ impl Default for Config {
             document: String::new(),
             max_in_flight: 64,
             max_events: 100_000,
+            max_open: None,
             max_endpoints: 10_000,
             memory_store: false,
             skew_check: true,

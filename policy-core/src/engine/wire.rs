@@ -31,7 +31,7 @@ fn opt_u64(f: &Fields<'_>, key: &str) -> Result<Option<u64>, EngineError> {
     })
 }
 
-/// An engine config: `{document, max_in_flight?, max_events?, max_endpoints?, memory_store?, skew_check?}`
+/// An engine config: `{document, max_in_flight?, max_events?, max_open?, max_endpoints?, memory_store?, skew_check?, dispatch?, journal?}`
 /// (`document` an object, or its JSON text).
 pub fn config(v: &Value) -> Result<Config, EngineError> {
     let f = Fields::new(
@@ -40,6 +40,7 @@ pub fn config(v: &Value) -> Result<Config, EngineError> {
             "document",
             "max_in_flight",
             "max_events",
+            "max_open",
             "max_endpoints",
             "memory_store",
             "skew_check",
@@ -56,6 +57,10 @@ pub fn config(v: &Value) -> Result<Config, EngineError> {
         document,
         max_in_flight: if f.opt("max_in_flight").is_some() { f.u32("max_in_flight")? } else { d.max_in_flight },
         max_events: opt_u64(&f, "max_events")?.unwrap_or(d.max_events),
+        max_open: match opt_u64(&f, "max_open")? {
+            Some(0) => return Err(shape("max_open", "at least 1 (absent: no bound but max_events)")),
+            n => n,
+        },
         max_endpoints: opt_u64(&f, "max_endpoints")?.map_or(d.max_endpoints, |n| n.min(1 << 20) as usize),
         memory_store: if f.opt("memory_store").is_some() { f.bool("memory_store")? } else { d.memory_store },
         skew_check: if f.opt("skew_check").is_some() { f.bool("skew_check")? } else { d.skew_check },

@@ -57,6 +57,7 @@ class AdmissionSource(Protocol):
     def take_now(self, now_ms: int) -> bool: ...  # an admission is possible now, given a slot
     def wake_at(self, now_ms: int) -> int | None: ...  # when admission goes on by itself (a timer)
     def done(self, now_ms: int) -> bool: ...  # nothing more to admit
+    def give_back(self, n: int) -> None: ...  # the last ``n`` taken were refused at_capacity: take them again
 
 
 class Admissions:
@@ -91,6 +92,9 @@ class Admissions:
     def done(self, now_ms: int) -> bool:
         return self.next >= self.events or (self.deadline_at_ms is not None and now_ms >= self.deadline_at_ms)
 
+    def give_back(self, n: int) -> None:
+        self.next -= n
+
     def take(self, room: int, now_ms: int) -> list[dict[str, Any]]:
         out = []
         while room > 0 and self.take_now(now_ms):
@@ -106,15 +110,20 @@ class Driver:
                  journal: JournalFile | None = None, redis: Any = None, concurrency: int = 8,
                  attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
                  now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
-                 advance: Callable[[int], None] | None = None, secrets: EndpointSecrets | None = None) -> None:
+                 advance: Callable[[int], None] | None = None, secrets: EndpointSecrets | None = None,
+                 engine_max_open: bool = False) -> None:
         """``advance``: a simulated clock (the demo): while nothing is in flight,
         time jumps to the next instant due instead of being waited for.
         ``secrets``: sign every request (Standard Webhooks), the endpoint's
         secrets reloaded before a send that says ``refresh_credentials``; an
-        endpoint without a usable secret gets nothing (``credentials_unavailable``)."""
+        endpoint without a usable secret gets nothing (``credentials_unavailable``).
+        ``engine_max_open``: the engine was opened with ``max_open`` =
+        ``concurrency`` (docs/engine.md section 1), so the admissions a batch's
+        inputs may free ride in that batch's feed (one crossing, not two); those
+        it refuses ``at_capacity`` are taken again later."""
         self.engine, self.client, self.metrics, self.journal, self.redis = engine, client, metrics, journal, redis
         self.concurrency, self.attempt_deadline_ms, self._clock = concurrency, attempt_deadline_ms, now_ms
-        self._advance, self.secrets = advance, secrets
+        self._advance, self.secrets, self.engine_max_open = advance, secrets, engine_max_open
         self.dead_letters: list[dict[str, Any]] = []  # the first 100, for the operator
         self.tally = Tally()
         self.open: set[str] = set()  # this run's events not stopped yet (admitted, or resumed and seen)
@@ -156,6 +165,11 @@ class Driver:
         self.timeout_ms = answer.timeout_ms
         for e in answer.errors:
             inp = inputs[e["index"]]
+            if inp.get("op") == "admit" and e["error"] == "at_capacity":  # offered with results that did not free it
+                self.seen.discard(inp["event_id"])
+                self.open.discard(inp["event_id"])
+                self.tally.events -= 1
+                continue
             log.warning("engine refused %s: %s: %s", inp.get("op"), e["error"], redact(e["message"]))
             if inp.get("op") == "admit" and e["error"] == "duplicate_event":  # resumed from the journal already
                 self.seen.discard(inp["event_id"])
@@ -346,12 +360,16 @@ class Driver:
             if self.timeout_ms is not None and now >= self.timeout_ms:
                 inputs.append({"op": "tick"})
             if not self.draining and self._swap is None:
-                admits = admissions.take(self.concurrency - len(self.open), now)
+                # With the engine's max_open, every input may stop an event: offer a place for each.
+                room = self.concurrency - len(self.open) + (len(inputs) if self.engine_max_open else 0)
+                admits = admissions.take(room, now)
                 for i in admits:
                     self._saw(i["event_id"])
                 inputs += admits
+            at_capacity = 0
             if inputs:
-                self.feed(inputs)
+                at_capacity = sum(1 for e in self.feed(inputs) if e["error"] == "at_capacity")
+                admissions.give_back(at_capacity)
             if self._swap_ready:
                 self._swap_now()
                 continue
@@ -361,7 +379,7 @@ class Driver:
                     and admissions.done(now):
                 return
             if not self.draining and self._swap is None and len(self.open) < self.concurrency \
-                    and admissions.take_now(now):
+                    and admissions.take_now(now) and not at_capacity:
                 continue  # a slot freed by this batch: admit at once
             wait: float | None = None
             if drain_deadline is not None:

@@ -233,8 +233,8 @@ def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
 def _open_engine(document: str, args: argparse.Namespace) -> DeliveryEngine:
     """An engine of the active artifact (this thread's instance of it)."""
     memory = args.redis is None and args.redis_cluster is None
-    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "memory_store": memory,
-                           "journal": args.store is not None})
+    return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "max_open": args.concurrency,
+                           "memory_store": memory, "journal": args.store is not None})
 
 
 def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None) -> None:
@@ -308,7 +308,7 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
     client = make_client(concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
                          allow_private_targets=args.allow_private_targets, ca_pem=args.ca_pem)
     driver = Driver(engine, client=client, metrics=metrics, journal=journal, redis=redis_store,
-                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms,
+                    concurrency=args.concurrency, attempt_deadline_ms=args.attempt_deadline_ms, engine_max_open=True,
                     now_ms=lambda: max(0, time.time_ns() // 1_000_000 + args.clock_offset_ms))  # --clock-offset-ms
     watch = None
     try:
