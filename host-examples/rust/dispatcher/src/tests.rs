@@ -111,15 +111,22 @@ fn a_gone_endpoint_dead_letters_at_once_as_terminal_and_asks_to_disable_the_endp
 #[test]
 fn a_broken_endpoint_flips_from_max_attempts_to_a_flood_of_budget_refusals() {
     let broken = Endpoint::start("127.0.0.1:0", 503, false).unwrap();
-    // Quiet at first (one event every 25 ms: retries run free under the
-    // sample floor of 20 attempts), then a burst of 290.
+    // Quiet at first: one event alone for 400 ms (its 8 attempts, 90 ms of
+    // backoff at most, all under the sample floor of 20: it runs out of
+    // attempts however slow the machine), then one every 25 ms, then a burst
+    // of 290. (With the first ten 25 ms apart, a loaded machine let the
+    // sample fill before any event ran out: no M before the flip.)
     let url = broken.url();
     let src = Box::new((0..300u64).map(move |i| NewEvent {
         event_id: format!("broken-{i}"),
         endpoint_id: "broken".into(),
         target: url.clone(),
         class: "storm".into(),
-        at_ms: Some(if i < 10 { i * 25 } else { 250 }),
+        at_ms: Some(match i {
+            0 => 0,
+            1..10 => 400 + i * 25,
+            _ => 650,
+        }),
     }));
     let config = DriverConfig { cap_in_progress: false, ..local_config() };
     let (t, m) = run_with(config, None, &doc(20), src).unwrap();

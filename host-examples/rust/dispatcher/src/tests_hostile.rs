@@ -11,6 +11,31 @@ use crate::http_client::{ClientConfig, Delivery, HttpClient};
 use crate::tests::{dispatch_with, doc, events, local_config};
 
 /// Serve `answer` to every connection (after reading the request head).
+/// Reads one request whole (headers, then `Content-Length` bytes of body),
+/// so an answer written next never meets request bytes still arriving: a
+/// socket closed with unread bytes resets, and under load the client then
+/// saw a transport error instead of the answer (a flaky retry).
+fn read_request(c: &mut TcpStream) {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while got.len() < 1 << 20 {
+        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+            let body = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok()))
+                .unwrap_or(0);
+            if got.len() >= end + 4 + body {
+                return;
+            }
+        }
+        match c.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
 fn hostile(answer: fn(&mut TcpStream)) -> String {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/hook", l.local_addr().unwrap());
@@ -18,9 +43,8 @@ fn hostile(answer: fn(&mut TcpStream)) -> String {
         for c in l.incoming().flatten() {
             thread::spawn(move || {
                 let mut c = c;
-                let mut buf = [0u8; 4096];
                 let _ = c.set_read_timeout(Some(Duration::from_millis(500)));
-                let _ = c.read(&mut buf);
+                read_request(&mut c);
                 answer(&mut c);
             });
         }
