@@ -202,9 +202,14 @@ fn next_second_with_quota(second: u64, rate: f64) -> u64 {
     }
     let done = ((second + 1) as f64 * rate) as u64; // sends due through `second`
     let mut s = (crate::health::pacer::ceil_u64((done + 1) as f64 / rate).saturating_sub(1)).max(second + 1);
-    // Rounding can land one second early; the quota itself decides (rate >
-    // 0, so a few seconds at most).
-    while quota(s, rate) == 0 && s < second + 2 + crate::health::pacer::ceil_u64(1.0 / rate) {
+    // Rounding can land a second early: the quota itself decides, a few
+    // seconds on at most. (Never a walk to the next step: at a tiny rate that
+    // is 1 / rate seconds of loop. A wake in a second with no quota only
+    // asks again.)
+    for _ in 0..3 {
+        if quota(s, rate) > 0 {
+            break;
+        }
         s += 1;
     }
     s
@@ -348,6 +353,16 @@ mod tests {
         }
         assert_eq!(sent.len(), 5, "{sent:?}");
         assert!(sent.windows(2).all(|w| w[1] - w[0] == 4), "one every 4 s: {sent:?}");
+    }
+
+    #[test]
+    fn a_tiny_rate_answers_at_once_with_a_second_ahead() {
+        let mut l = Limit { rate_per_s: 1e-9, cut_at_ms: T, ..Limit::default() };
+        let at = match l.take(T + 5_000) {
+            Ok(()) => l.take(T + 5_000).unwrap_err(),
+            Err(at) => at,
+        };
+        assert!(at > T + 5_000 && at % 1000 == 0, "{at}");
     }
 
     #[test]
