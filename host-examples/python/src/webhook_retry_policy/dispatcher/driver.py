@@ -166,15 +166,11 @@ class Driver:
         for e in answer.errors:
             inp = inputs[e["index"]]
             if inp.get("op") == "admit" and e["error"] == "at_capacity":  # offered with results that did not free it
-                self.seen.discard(inp["event_id"])
-                self.open.discard(inp["event_id"])
-                self.tally.events -= 1
+                self._unsaw(inp["event_id"])
                 continue
             log.warning("engine refused %s: %s: %s", inp.get("op"), e["error"], redact(e["message"]))
             if inp.get("op") == "admit" and e["error"] == "duplicate_event":  # resumed from the journal already
-                self.seen.discard(inp["event_id"])
-                self.open.discard(inp["event_id"])
-                self.tally.events -= 1
+                self._unsaw(inp["event_id"])
             elif inp.get("op") == "admit":  # a class the document lacks, a full engine: the run cannot go on
                 raise EngineError(e["error"], e["message"])
         self.act(answer.outputs)
@@ -215,6 +211,12 @@ class Driver:
         self.act([o for o in answer.outputs if o["action"] not in ("journal", "journal_truncate", "resumed")])
         if self.draining:  # a signal came while the old engine drained for the swap
             self.post({"op": "drain"})
+
+    def _unsaw(self, event_id: str) -> None:
+        """An admission the engine refused: not this run's event after all."""
+        self.seen.discard(event_id)
+        self.open.discard(event_id)
+        self.tally.events -= 1
 
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
