@@ -22,10 +22,15 @@ fn cli(args: &[&str]) -> (i32, String, String) {
 
 const ARTIFACT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/artifact/retry_policy.wasm");
 
-/// A PKCS#8 Ed25519 key file (seed 32 times 7) in the temp dir.
+/// A PKCS#8 Ed25519 key file (seed 32 times 7) in the temp dir, one file
+/// per call: the tests run on parallel threads of one process, and a shared
+/// path let one test's rewrite (truncate, then write) be read half-written
+/// by another's CLI (a CI failure: `rollout_key_invalid` on a valid key).
 fn key_file() -> String {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let pem = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIAcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH\n-----END PRIVATE KEY-----\n";
-    let path = std::env::temp_dir().join(format!("rp-cli-rollout-{}.key", std::process::id()));
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("rp-cli-rollout-{}-{n}.key", std::process::id()));
     std::fs::write(&path, pem).unwrap();
     path.to_string_lossy().into_owned()
 }
