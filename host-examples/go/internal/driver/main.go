@@ -147,9 +147,11 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	return summary, nil
 }
 
-// engineConfig is the engine's config (docs/engine.md section 1) on document.
+// engineConfig is the engine's config (docs/engine.md section 1) on
+// document: --concurrency bounds the events busy at once and the open
+// events admissions may make (max_open; resumed events are not bounded).
 func (d *driver) engineConfig(document string) map[string]any {
-	return map[string]any{"document": document, "max_in_flight": d.cfg.Concurrency,
+	return map[string]any{"document": document, "max_in_flight": d.cfg.Concurrency, "max_open": d.cfg.Concurrency,
 		"memory_store": d.redis == nil, "journal": d.journal != nil}
 }
 

@@ -45,6 +45,7 @@ type driver struct {
 	sending                      map[string]uint32   // attempts out, by event
 	calls                        int                 // store calls out
 	next                         uint64              // the next event index to admit
+	full                         bool                // the last batch had an admission refused at_capacity
 	draining                     bool
 	drained                      bool
 	swapping                     bool       // the old engine drains for an artifact swap (swap.go)
@@ -102,8 +103,8 @@ func (d *driver) logOnce(kind, format string, a ...any) {
 	}
 }
 
-// run admits events (ids prefix-i) while fewer than --concurrency of this
-// run's events are open, feeds the engine until every event stopped (or,
+// run admits events (ids prefix-i) while the engine has fewer than
+// --concurrency open events (its max_open), feeds the engine until every event stopped (or,
 // drained, until the engine says drained or --drain-ms passed), and
 // summarises.
 func (d *driver) run(ctx context.Context) Summary {
@@ -196,20 +197,29 @@ func (d *driver) arm(timer *time.Timer) {
 	timer.Reset(time.Until(time.UnixMilli(at)))
 }
 
-// admit adds admissions to batch while fewer than --concurrency events
-// are open, until --events were admitted or --deadline-ms passed; under
-// --rate, an admission not yet due arms pace to its instant instead.
+// admit appends to batch, after its inputs, the admissions they may make
+// room for, until --events were admitted or --deadline-ms passed; under
+// --rate, an admission not yet due arms pace to its instant instead. The
+// engine bounds open events (max_open = --concurrency): a place is offered
+// for each free slot and for each input of the batch (any of them may stop
+// an event), and what it refuses at_capacity is taken again later
+// (refusals). After a refusal, an admission waits for another input: the
+// engine is full until one comes.
 func (d *driver) admit(batch []input, start time.Time, pace *time.Timer) []input {
 	pace.Stop()
-	for !d.draining && !d.swapping && d.next < d.cfg.Events && len(d.open) < d.cfg.Concurrency && !d.pastDeadline(start) {
+	if d.full && len(batch) == 0 {
+		return batch
+	}
+	room := d.cfg.Concurrency - len(d.open) + len(batch)
+	for ; room > 0 && !d.draining && !d.swapping && d.next < d.cfg.Events && !d.pastDeadline(start); room-- {
 		if wait := d.paceWait(start); wait > 0 {
 			pace.Reset(wait)
 			break
 		}
 		id := fmt.Sprintf("%s-%d", d.prefix, d.next)
-		d.next++
 		d.see(id)
-		batch = append(batch, input{Op: "admit", EventID: id, EndpointID: d.cfg.EndpointID, Target: d.cfg.Target, Class: d.cfg.Class})
+		batch = append(batch, input{Op: "admit", EventID: id, EndpointID: d.cfg.EndpointID, Target: d.cfg.Target, Class: d.cfg.Class, index: d.next})
+		d.next++
 	}
 	return batch
 }
@@ -289,8 +299,12 @@ func (d *driver) feed(ctx context.Context, batch []input) {
 }
 
 // refusals reports the inputs the engine refused (each changed nothing);
-// a refused admission is no event of this run.
+// a refused admission is no event of this run. An admission refused
+// at_capacity (offered for a slot the batch did not free) is silent and
+// taken again: the next admission is the first one refused (every later
+// one was refused too, a refusal changing nothing).
 func (d *driver) refusals(batch []input, a *answer) {
+	d.full = false
 	for _, e := range a.Errors {
 		if e.Index < 0 || e.Index >= len(batch) {
 			continue
@@ -299,6 +313,10 @@ func (d *driver) refusals(batch []input, a *answer) {
 		if in.Op == "admit" {
 			delete(d.open, in.EventID)
 			d.sum.Events--
+		}
+		if in.Op == "admit" && e.Error == "at_capacity" {
+			d.full, d.next = true, min(d.next, in.index)
+			continue
 		}
 		d.refusedInputs++
 		d.logOnce("refused "+in.Op+e.Error, "the engine refused %s %s: %s: %s", in.Op, in.EventID, e.Error, e.Message)

@@ -29,7 +29,8 @@ type input struct {
 	ToMs       *uint64 `json:"to_ms,omitempty"`
 	Limit      *uint64 `json:"limit,omitempty"`
 
-	storeErr error // a failed store call's error (logged, not fed)
+	storeErr error  // a failed store call's error (logged, not fed)
+	index    uint64 // an admission's event index (ids prefix-index)
 }
 
 // action is one engine action; the fields of its kind are set.
