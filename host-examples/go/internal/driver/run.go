@@ -104,9 +104,9 @@ func (d *driver) logOnce(kind, format string, a ...any) {
 }
 
 // run admits events (ids prefix-i) while the engine has fewer than
-// --concurrency open events (its max_open), feeds the engine until every event stopped (or,
-// drained, until the engine says drained or --drain-ms passed), and
-// summarises.
+// --concurrency open events (its max_open), feeds the engine until every
+// event stopped (or, drained, until the engine says drained or --drain-ms
+// passed), and summarises.
 func (d *driver) run(ctx context.Context) Summary {
 	start := time.Now()
 	defer close(d.done)
