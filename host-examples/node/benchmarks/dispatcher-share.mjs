@@ -68,7 +68,7 @@ async function startEndpoint() {
 /** Deliver `count` events (ids from `first`) through one engine and driver; the driver's tallies. */
 async function run(url, count, first) {
   const metrics = new Metrics();
-  const engine = new DeliveryEngine({ document: DOCUMENT, max_in_flight: CONCURRENCY, memory_store: true });
+  const engine = new DeliveryEngine({ document: DOCUMENT, max_in_flight: CONCURRENCY, max_open: CONCURRENCY, memory_store: true }); // as the replica opens it
   let next = 0;
   let driver;
   const sender = new Sender({ nowMs: () => driver.nowMs(), metrics, attemptDeadlineMs: 5000, allowPrivateTargets: true });
