@@ -68,7 +68,7 @@ class DeliveryEngine {
 
   /**
    * Open an engine on `config` (docs/engine.md section 1: `{document,
-   * max_in_flight?, max_events?, max_endpoints?, memory_store?, skew_check?}`),
+   * max_in_flight?, max_events?, max_open?, max_endpoints?, memory_store?, skew_check?}`),
    * an object or its JSON text. Throws PolicyError when the engine refuses it.
    */
   constructor(config) {

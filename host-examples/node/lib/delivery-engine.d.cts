@@ -14,6 +14,8 @@ export interface EngineConfig {
   max_in_flight?: number;
   /** Default 100,000. */
   max_events?: Ms;
+  /** Default none: open events (pending and held) at once for admissions; past it an `admit` is `at_capacity` and changes nothing (resume and replay are not bounded). */
+  max_open?: Ms;
   /** Default 10,000. */
   max_endpoints?: Ms;
   /** Default false: the engine answers its own store calls (no `store_call` action). */
@@ -49,6 +51,7 @@ export type EngineErrorCode =
   | 'unexpected_result'
   | 'unknown_call'
   | 'draining'
+  | 'at_capacity'
   | 'engine_full'
   | 'resume_too_late'
   | 'engine_busy'

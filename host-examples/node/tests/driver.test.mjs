@@ -44,7 +44,7 @@ async function receiver(respond) {
 /** Run `events` events to their end through a Driver; returns {result, driver, metrics}. */
 async function run({ target, events = 1, document = doc(), allowPrivateTargets = true, signer = null, journal = null }) {
   const metrics = new Metrics();
-  const engine = new DeliveryEngine({ document, max_in_flight: 4, memory_store: true });
+  const engine = new DeliveryEngine({ document, max_in_flight: 4, max_open: 4, memory_store: true });
   let n = 0;
   let driver;
   const sender = new Sender({ nowMs: () => driver.nowMs(), metrics, attemptDeadlineMs: 2000, allowPrivateTargets, signer });
@@ -160,7 +160,7 @@ test('an artifact swap is a new engine: the old one drains, its snapshot is resu
   const r = await receiver((req, n) => [n === 1 ? 503 : 204]);
   const metrics = new Metrics();
   const slow = { version: 'd-2', classes: { storm: { ...doc().classes.storm, backoff: { base_ms: 300, factor: 2.0, cap_ms: 300, jitter: 'none' } } } };
-  const first = new DeliveryEngine({ document: slow, max_in_flight: 4, memory_store: true });
+  const first = new DeliveryEngine({ document: slow, max_in_flight: 4, max_open: 1, memory_store: true });
   const logs = [];
   let driver;
   let n = 0;
@@ -172,7 +172,7 @@ test('an artifact swap is a new engine: the old one drains, its snapshot is resu
   const done = driver.run();
   while (r.requests.length < 1) await new Promise((res) => setTimeout(res, 5)); // attempt 1 answered 503: the retry waits 300 ms
   await new Promise((res) => setTimeout(res, 50));
-  driver.swapArtifact(() => new DeliveryEngine({ document: doc(), max_in_flight: 4, memory_store: true }));
+  driver.swapArtifact(() => new DeliveryEngine({ document: doc(), max_in_flight: 4, max_open: 1, memory_store: true }));
   const result = await done;
   driver.close();
   driver.engine.close();

@@ -4,9 +4,12 @@
 // this file only moves its actions to I/O (#act: a batch's journal lines are
 // on disk, one fdatasync, before any of its sends starts) and their ends
 // back as inputs. Inputs that arrive together are fed in ONE crossing; time
-// is the wall clock plus the offset, never fed smaller than before. New
-// events are admitted only while fewer than `concurrency` events are open
-// (their retry waits included), each no earlier than its pace allows
+// is the wall clock plus the offset, never fed smaller than before. The
+// engine bounds the open events (their retry waits included) by its
+// `max_open` (= `concurrency`): each batch offers, after its inputs, the
+// admissions those inputs may free, in the same crossing; what the engine
+// refuses `at_capacity` (it changed nothing) is offered again, first, in a
+// later batch. Each admission comes no earlier than its pace allows
 // (admission-pace.mjs: --rate, --deadline-ms).
 
 /** Logs the first of a kind, then every 1000th (an outage fails every call). */
@@ -34,10 +37,12 @@ export class Driver {
   #timer = null;
   #pace; // an AdmissionPace or null: admit whenever there is room
   #admitTimer = null; // wakes the driver at the next paced admission
+  #refused = []; // events the engine refused at_capacity, in order: offered again before nextEvent()'s
+  #exhausted = false; // nextEvent() returned null
   #open = new Set(); // event ids admitted or resumed, not yet ended
   #sends = new Map(); // `${event_id}/${attempt}` -> attempt number, while the HTTP attempt runs
   #calls = 0; // store calls out
-  #admitting = true;
+  #admitting = true; // false after drain() or --deadline-ms
   #draining = false;
   #swapping = null; // an artifact swap waiting for the old engine's `drained`: () => a new DeliveryEngine
   #done = null; // resolves {how} once
@@ -51,7 +56,9 @@ export class Driver {
   held = 0;
 
   /**
-   * engine: a DeliveryEngine; journal: a JournalFile or null; sender: a
+   * engine: a DeliveryEngine opened with `max_open` = `concurrency` (the
+   * bound on open events is the engine's: docs/engine.md section 1; so is
+   * every engine a swap's `open()` returns); journal: a JournalFile or null; sender: a
    * Sender; store: a StoreCaller or null (the engine's memory store);
    * nextEvent(): the next event to admit ({event_id, endpoint_id, target,
    * class}), or null: admit nothing more; pace: an AdmissionPace (when
@@ -154,34 +161,59 @@ export class Driver {
     return f();
   }
 
-  /** One batch: what arrived, plus admissions up to the concurrency, in one crossing. */
+  /**
+   * One batch, one crossing: what arrived, then admissions for the free
+   * places plus one for each input (any of them may stop an event); the
+   * engine's max_open refuses those no input freed.
+   */
   #pump() {
     if (this.#done === null) return;
     const now = this.nowMs();
     const inputs = this.#queue.splice(0).map((i) => ({ ...i, now_ms: now }));
-    while (this.#admitting && this.#swapping === null && this.#open.size < this.#concurrency) {
-      if (!this.#admissionDue()) break;
-      const ev = this.#nextEvent();
-      if (ev === null) {
-        this.#admitting = false;
-        break;
-      }
+    let room = this.#concurrency - this.#open.size + inputs.length;
+    while (room > 0 && this.#toAdmit() && this.#swapping === null && this.#admissionDue()) {
+      const ev = this.#nextAdmission();
+      if (ev === null) break;
       this.#open.add(ev.event_id);
       this.admitted += 1;
       inputs.push({ op: 'admit', now_ms: now, ...ev });
+      room -= 1;
     }
+    let refused = 0;
     if (inputs.length > 0) {
       const answer = this.#cross(() => this.#engine.feed(inputs));
       for (const e of answer.errors) {
         const input = inputs[e.index];
-        this.#log(`engine refused ${input.op}${input.event_id === undefined ? '' : ` ${input.event_id}`}: ${e.error}: ${e.message}`);
         if (input.op === 'admit') this.#open.delete(input.event_id);
+        if (input.op === 'admit' && e.error === 'at_capacity') { // offered with inputs that freed no place: offered again, silently
+          const { op, now_ms, ...ev } = input;
+          this.#refused.splice(refused++, 0, ev); // in order, before those not offered yet
+          this.admitted -= 1;
+          continue;
+        }
+        this.#log(`engine refused ${input.op}${input.event_id === undefined ? '' : ` ${input.event_id}`}: ${e.error}: ${e.message}`);
       }
       this.#act(answer);
     }
-    if (!this.#draining && !this.#admitting && this.#open.size === 0 && this.#sends.size === 0 && this.#calls === 0 && this.#queue.length === 0) {
+    // More events stopped than were offered a place (a tick that ends several): admit into the rest now.
+    if (room <= 0 && refused === 0 && this.#toAdmit() && this.#swapping === null && this.#open.size < this.#concurrency) this.#schedule();
+    if (!this.#draining && !this.#toAdmit() && this.#open.size === 0 && this.#sends.size === 0 && this.#calls === 0 && this.#queue.length === 0) {
       this.#end('finished');
     }
+  }
+
+  /** The next event to offer: a refused one first, else the source's next (null: none left). */
+  #nextAdmission() {
+    if (this.#refused.length > 0) return this.#refused.shift();
+    if (this.#exhausted) return null;
+    const ev = this.#nextEvent();
+    this.#exhausted = ev === null;
+    return ev;
+  }
+
+  /** Is an event still to be admitted (the source's, or one refused at_capacity)? */
+  #toAdmit() {
+    return this.#admitting && (this.#refused.length > 0 || !this.#exhausted);
   }
 
   /** May the next event be admitted now? Else the pace's timer is armed, or admitting ends (the deadline). */
@@ -305,7 +337,6 @@ export class Driver {
   #ended(id, reason) {
     this.#open.delete(id);
     this.stopReasons.set(reason, (this.stopReasons.get(reason) ?? 0) + 1);
-    if (this.#admitting) this.#schedule(); // room for the next event
   }
 
   async #send(s, written) {

@@ -129,7 +129,8 @@ async function run(opts) {
   const doc = policyDocument(opts); // refuse a bad document before connecting anywhere
   version = doc.version;
   const memoryStore = opts.redis === null && opts.redisCluster === null;
-  const openEngine = (text) => new DeliveryEngine({ document: text, max_in_flight: opts.concurrency, memory_store: memoryStore });
+  // max_open: the engine bounds the open events by --concurrency (the driver offers admissions past it with each batch's inputs).
+  const openEngine = (text) => new DeliveryEngine({ document: text, max_in_flight: opts.concurrency, max_open: opts.concurrency, memory_store: memoryStore });
   let engine;
   try {
     engine = openEngine(doc.text);

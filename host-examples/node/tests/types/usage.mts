@@ -166,7 +166,7 @@ void [tlsKind, kindNames, misspelt];
 
 // The delivery engine: typed inputs in, typed answers out.
 {
-  const engine = new DeliveryEngine({ document: '{"classes":{}}', memory_store: true });
+  const engine = new DeliveryEngine({ document: '{"classes":{}}', memory_store: true, max_open: 2 });
   const answer: EngineAnswer = engine.feed([{ op: 'admit', now_ms: 1, event_id: 'e', endpoint_id: 'p', target: 'https://x', class: 'n' }]);
   const code: EngineErrorCode | undefined = answer.errors[0]?.error;
   void [code, answer.outputs.map((o) => o.action), answer.timeout_ms, engine.resume(2n, new Uint8Array()).errors];
