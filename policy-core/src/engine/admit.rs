@@ -78,6 +78,7 @@ impl super::Engine {
             unwritten: None,
             pacing: None,
             pacing_held: false,
+            send_url: None,
         }
     }
 
@@ -100,9 +101,10 @@ impl super::Engine {
         check_text("endpoint_id", &ev.endpoint_id, MAX_ID_BYTES)?;
         check_text("class", &ev.class, MAX_ID_BYTES)?;
         check_text("target", &ev.target, MAX_TARGET_BYTES)?;
-        if let Err(t) = crate::destination::read_target(&ev.target) {
-            return Err(EngineError::InvalidTarget { reason: t.code, message: t.message });
-        }
+        let send_url = match crate::destination::read_target(&ev.target) {
+            Ok(t) => t.url(),
+            Err(t) => return Err(EngineError::InvalidTarget { reason: t.code, message: t.message }),
+        };
         if self.events.contains_key(&ev.event_id) {
             return Err(EngineError::DuplicateEvent { event_id: ev.event_id });
         }
@@ -114,7 +116,8 @@ impl super::Engine {
         }
         let a = self.admission(&ev.class)?;
         self.started = true;
-        let event = self.admitted_event(&ev, a);
+        let mut event = self.admitted_event(&ev, a);
+        event.send_url = Some(send_url);
         let known = &self.policies[&event.policy_hash].policy;
         if known.health().is_some() {
             let budget = known.policy().budget;

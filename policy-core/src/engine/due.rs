@@ -299,7 +299,12 @@ impl Engine {
             // The target spelled one way (docs/destinations.md): every host's
             // client connects where the table judges. A record written before
             // admissions were read keeps its own text.
-            target: crate::destination::read_target(&e.target).map_or_else(|_| e.target.clone(), |t| t.url()),
+            target: e
+                .send_url
+                .get_or_insert_with(|| {
+                    crate::destination::read_target(&e.rec.target).map_or_else(|_| e.rec.target.clone(), |t| t.url())
+                })
+                .clone(),
             body_b64: e.body_b64.clone(),
             first_attempted_at_ms: e.first_attempted_at_ms,
             start_before_ms: e.deadline_ms,

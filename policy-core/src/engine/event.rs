@@ -1,6 +1,7 @@
 //! One event's state: what the journal holds about it (the record) and
 //! where it is in the send loop (the phase, memory only).
 
+use alloc::string::String;
 use core::ops::{Deref, DerefMut};
 
 use crate::decide::{AttemptOutcome, DeliveryState};
@@ -43,6 +44,10 @@ pub struct Event {
     /// Memory only: it is leaving a journaled `release_pacing` hold it was
     /// resumed in (so waiting again for the pacer writes no new record).
     pub(crate) pacing_held: bool,
+    /// Memory only: the target spelled one way ([`crate::destination::Target::url`]),
+    /// read once (at admission, or at a resumed event's first send) rather
+    /// than at every send: reading a URL was 8% of a native batch (callgrind).
+    pub(crate) send_url: Option<String>,
 }
 
 impl Deref for Event {

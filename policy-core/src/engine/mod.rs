@@ -51,6 +51,7 @@ mod release;
 mod settle;
 mod store_wire;
 pub mod wire;
+mod wire_out;
 
 /// The backlog's need is capped at this many times `release.floor_per_s`
 /// (docs/engine.md section 5; `lint`'s `health_floor_cannot_drain_backlog`).

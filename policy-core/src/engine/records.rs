@@ -47,6 +47,7 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
             unwritten: None,
             pacing: None,
             pacing_held: false,
+            send_url: None,
         };
         events.push((event, policy));
     }

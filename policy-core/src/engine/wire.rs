@@ -6,9 +6,9 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Send, StoreAnswer};
+use super::io::{AttemptResult, Input, NewEvent, ReplayFilter, Resume, StoreAnswer};
 use super::{Config, EngineError};
-use crate::codec::{dead_letter_to_value, Fields};
+use crate::codec::Fields;
 use crate::error::{ErrorCode, PolicyError};
 use crate::journal::json_text::{self, to_text};
 use crate::json::Value;
@@ -152,91 +152,6 @@ fn obj(pairs: Vec<(&str, Value)>) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-fn opt(s: &Option<String>) -> Value {
-    s.as_deref().map_or(Value::Null, Value::from)
-}
-
-fn send(s: &Send) -> Value {
-    obj(alloc::vec![
-        ("action", "send".into()),
-        ("event_id", s.event_id.as_str().into()),
-        ("attempt", s.attempt.into()),
-        ("endpoint_id", s.endpoint_id.as_str().into()),
-        ("target", s.target.as_str().into()),
-        ("body_b64", opt(&s.body_b64)),
-        ("first_attempted_at_ms", s.first_attempted_at_ms.into()),
-        ("start_before_ms", s.start_before_ms.into()),
-        ("refresh_credentials", s.refresh_credentials.into()),
-        ("probe", s.probe.into()),
-    ])
-}
-
-/// One action as JSON (`{"action": ..., ...}`).
-pub fn output(o: &Output) -> Value {
-    match o {
-        Output::Journal { line } => obj(alloc::vec![("action", "journal".into()), ("line", line.as_str().into())]),
-        Output::JournalTruncate { keep_bytes } => {
-            obj(alloc::vec![("action", "journal_truncate".into()), ("keep_bytes", (*keep_bytes).into())])
-        }
-        Output::Send(s) => send(s),
-        Output::StoreCall { call_id, key, argv } => obj(alloc::vec![
-            ("action", "store_call".into()),
-            ("call_id", (*call_id).into()),
-            ("key", key.as_str().into()),
-            ("argv", Value::Array(argv.iter().map(|a| a.as_str().into()).collect())),
-        ]),
-        Output::Delivered { event_id, attempts } => obj(alloc::vec![
-            ("action", "delivered".into()),
-            ("event_id", event_id.as_str().into()),
-            ("attempts", (*attempts).into()),
-        ]),
-        Output::DeadLetter { dead_letter, disable_endpoint, held_ms } => obj(alloc::vec![
-            ("action", "dead_letter".into()),
-            ("dead_letter", dead_letter_to_value(dead_letter)),
-            ("disable_endpoint", (*disable_endpoint).into()),
-            ("held_ms", (*held_ms).into()),
-        ]),
-        Output::Hold { event_id, until_ms, reason } => obj(alloc::vec![
-            ("action", "hold".into()),
-            ("event_id", event_id.as_str().into()),
-            ("until_ms", (*until_ms).into()),
-            ("reason", reason.as_str().into()),
-        ]),
-        Output::Count { name, label, delta } => obj(alloc::vec![
-            ("action", "count".into()),
-            ("name", (*name).into()),
-            ("label", label.as_ref().map_or(Value::Null, |(k, v)| obj(alloc::vec![(*k, v.as_str().into())]))),
-            ("delta", (*delta).into()),
-        ]),
-        Output::Gauge { name, value } => {
-            obj(alloc::vec![("action", "gauge".into()), ("name", (*name).into()), ("value", (*value).into())])
-        }
-        Output::Replayed { replayed, already_replayed, skipped_no_class, ids } => obj(alloc::vec![
-            ("action", "replayed".into()),
-            ("replayed", (*replayed).into()),
-            ("already_replayed", (*already_replayed).into()),
-            ("skipped_no_class", (*skipped_no_class).into()),
-            ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
-        ]),
-        Output::Drained => obj(alloc::vec![("action", "drained".into())]),
-        Output::Resumed { ids } => obj(alloc::vec![
-            ("action", "resumed".into()),
-            ("ids", Value::Array(ids.iter().map(|i| i.as_str().into()).collect())),
-        ]),
-        Output::JournalCompact { journal } => {
-            obj(alloc::vec![("action", "journal_compact".into()), ("journal", journal.as_str().into())])
-        }
-        Output::Snapshot { journal } => {
-            obj(alloc::vec![("action", "snapshot".into()), ("journal", journal.as_str().into())])
-        }
-        Output::Warn { event_id, message } => obj(alloc::vec![
-            ("action", "warn".into()),
-            ("event_id", opt(event_id)),
-            ("message", message.as_str().into()),
-        ]),
-    }
-}
-
 /// An error as JSON: `{"error": code, "message": text}`.
 pub fn error(e: &EngineError) -> Value {
     obj(alloc::vec![("error", e.code().into()), ("message", e.to_string().as_str().into())])
@@ -259,26 +174,6 @@ pub fn resume(engine: &mut super::Engine, now_ms: u64, journal: &[u8]) -> String
     run(engine, core::iter::once(Ok((now_ms, resume))))
 }
 
-/// Append one action's JSON text to `out`. The actions that carry journal
-/// text (`journal`, `journal_compact`, `snapshot`: most of a batch's bytes)
-/// are written straight from their string, without first copying it into a
-/// JSON value; the others through [`output`].
-fn write_output(out: &mut Vec<u8>, o: &Output) {
-    let (action, field, text) = match o {
-        Output::Journal { line } => ("journal", "line", line),
-        Output::JournalCompact { journal } => ("journal_compact", "journal", journal),
-        Output::Snapshot { journal } => ("snapshot", "journal", journal),
-        other => return json_text::write(out, &output(other)),
-    };
-    out.extend_from_slice(b"{\"action\":\"");
-    out.extend_from_slice(action.as_bytes());
-    out.extend_from_slice(b"\",\"");
-    out.extend_from_slice(field.as_bytes());
-    out.extend_from_slice(b"\":");
-    json_text::string(out, text);
-    out.push(b'}');
-}
-
 fn run(engine: &mut super::Engine, inputs: impl Iterator<Item = Result<(u64, Input), EngineError>>) -> String {
     let mut out = Vec::with_capacity(1024);
     out.extend_from_slice(b"{\"outputs\":[");
@@ -296,7 +191,7 @@ fn run(engine: &mut super::Engine, inputs: impl Iterator<Item = Result<(u64, Inp
             if !core::mem::replace(&mut first, false) {
                 out.push(b',');
             }
-            write_output(&mut out, &o);
+            super::wire_out::write(&mut out, &o);
         }
     }
     out.extend_from_slice(b"],\"errors\":");

