@@ -9,12 +9,16 @@
 //! The storm: every `100 / storm-share`-th event goes to the broken endpoint
 //! (a 10% share by default). With the budget, most of its retries are
 //! refused; the "no budget" row (ratio 1.0) shows what the budget saves.
+//! Rows marked "replica" admit as the replica does (at most `--concurrency`
+//! events open, waits for a retry included); the others as the demo does
+//! (every event at once, waits hold nothing).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::artifact_reload::live;
+use retry_policy_dispatcher::clock::process_cpu_ns;
 use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::driver::{self, DriverConfig, NewEvent, Run};
 use retry_policy_dispatcher::endpoints::Endpoint;
@@ -44,6 +48,10 @@ struct Row {
     unfinished: u64,
     /// Engine crossings per delivered event.
     crossings_per_delivered: f64,
+    /// The process's CPU (every thread, the in-process endpoints included), µs per delivered event.
+    cpu_per_delivered_us: f64,
+    /// The share of that CPU spent inside the engine's crossings (JSON both ways and the component call).
+    engine_share: f64,
 }
 
 struct Setup<'a> {
@@ -53,15 +61,16 @@ struct Setup<'a> {
     concurrency: usize,
 }
 
-fn scenario(
-    s: &Setup,
-    name: &str,
-    redis: Option<&str>,
-    healthy: u64,
+/// One run: `storm_every` 0 is no storm; `bounded`: the replica's admission.
+struct Scenario {
+    name: &'static str,
     storm_every: u64,
     ratio: f64,
-    tag: usize,
-) -> Result<Row, String> {
+    bounded: bool,
+}
+
+fn scenario(s: &Setup, sc: &Scenario, redis: Option<&str>, healthy: u64, tag: usize) -> Result<Row, String> {
+    let (storm_every, ratio) = (sc.storm_every, sc.ratio);
     let redis = match redis {
         Some(url) => Some(Arc::new(
             RedisStore::new(url, Duration::from_millis(250), &TrustRoots::default()).map_err(|e| e.to_string())?,
@@ -85,12 +94,13 @@ fn scenario(
     let client = ClientConfig { allow_private_targets: true, ..ClientConfig::default() };
     let config = DriverConfig {
         concurrency: s.concurrency,
-        cap_in_progress: false,
+        cap_in_progress: sc.bounded,
         record_stops: true,
         client,
         ..Default::default()
     };
     let start = retry_policy_dispatcher::clock::now_ms();
+    let cpu = process_cpu_ns();
     let t = driver::run(Run {
         artifact: Arc::new(live(s.engine.clone(), false, Vec::new())),
         document: policy(ratio),
@@ -108,12 +118,13 @@ fn scenario(
         needed: Vec::new(),
         progress: None,
     })?;
+    let cpu = process_cpu_ns().saturating_sub(cpu);
     let healthy_stops: Vec<_> = t.stop_log.iter().filter(|r| r.endpoint_id.ends_with("healthy")).collect();
     let delivered = healthy_stops.iter().filter(|r| r.reason == "delivered").count() as u64;
     let all_delivered = t.stops.get("delivered").copied().unwrap_or(0);
     let last = healthy_stops.iter().map(|r| r.at_ms).max().unwrap_or(start);
     Ok(Row {
-        name: name.into(),
+        name: format!("{}{}", sc.name, if sc.bounded { " [replica]" } else { "" }),
         store: store_name,
         healthy: delivered,
         healthy_per_s: delivered as f64 * 1000.0 / (last.saturating_sub(start)).max(1) as f64,
@@ -124,6 +135,8 @@ fn scenario(
         round_trips: t.round_trips,
         unfinished: t.pending(),
         crossings_per_delivered: t.crossings as f64 / all_delivered.max(1) as f64,
+        cpu_per_delivered_us: cpu as f64 / 1e3 / all_delivered.max(1) as f64,
+        engine_share: t.engine_cpu_ns as f64 / cpu.max(1) as f64,
     })
 }
 
@@ -156,22 +169,27 @@ pub fn run(f: &Flags) -> Result<(), String> {
     if let Some(url) = f.str("redis") {
         stores.push(Some(url));
     }
+    let sc = |name, storm_every, ratio, bounded| Scenario { name, storm_every, ratio, bounded };
     let scenarios = [
-        ("healthy only", 0, 0.1),
-        ("healthy + storm (budget 10%)", storm_every, 0.1),
-        ("healthy + storm (no budget: ratio 1.0)", storm_every, 1.0),
+        sc("healthy only", 0, 0.1, false),
+        sc("healthy + storm (budget 10%)", storm_every, 0.1, false),
+        sc("healthy + storm (no budget: ratio 1.0)", storm_every, 1.0, false),
+        // The replica's admission (the storm without a budget would hold
+        // the slots for its whole window: not a throughput row).
+        sc("healthy only", 0, 0.1, true),
+        sc("healthy + storm (budget 10%)", storm_every, 0.1, true),
     ];
     let mut tag = std::process::id() as usize * 1000;
     // Warm-up (connections, instances, caches), not reported.
-    scenario(&s, "warm-up", None, healthy / 4, 0, 0.1, tag)?;
+    scenario(&s, &sc("warm-up", 0, 0.1, true), None, healthy / 4, tag)?;
     // Rounds interleave the scenarios, so a slow moment of the machine hits
     // them alike; each row reports the median round (and the spread).
     let mut runs: Vec<Vec<Row>> = (0..stores.len() * scenarios.len()).map(|_| Vec::new()).collect();
     for _ in 0..rounds {
         for (si, store) in stores.iter().enumerate() {
-            for (ci, (name, every, ratio)) in scenarios.iter().enumerate() {
+            for (ci, one) in scenarios.iter().enumerate() {
                 tag += 1;
-                runs[si * scenarios.len() + ci].push(scenario(&s, name, *store, healthy, *every, *ratio, tag)?);
+                runs[si * scenarios.len() + ci].push(scenario(&s, one, *store, healthy, tag)?);
             }
         }
     }
@@ -181,7 +199,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
         s.concurrency
     );
     println!(
-        "{:<40} {:<9} {:>9} {:>16} {:>12} {:>7} {:>9} {:>8} {:>10} {:>10} {:>13}",
+        "{:<50} {:<9} {:>9} {:>16} {:>12} {:>7} {:>9} {:>8} {:>10} {:>10} {:>13} {:>12} {:>9}",
         "scenario",
         "store",
         "healthy",
@@ -192,7 +210,9 @@ pub fn run(f: &Flags) -> Result<(), String> {
         "retries",
         "redis_rt",
         "rt/attempt",
-        "crossings/ev"
+        "crossings/ev",
+        "cpu µs/ev",
+        "engine %"
     );
     let mut baseline = 0.0;
     for rs in &runs {
@@ -200,7 +220,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
         let (lo, hi) = rates.iter().fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
         let med = median(rates);
         let r = &rs[rs.len() / 2];
-        if r.name == "healthy only" {
+        if r.name.starts_with("healthy only") {
             baseline = med;
         }
         let rt = if r.store == "redis" {
@@ -209,7 +229,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
             "-".into()
         };
         println!(
-            "{:<40} {:<9} {:>9} {:>6.0} ({:>3.0}%) {:>12.2} {:>7} {:>9} {:>8} {:>10} {:>10} {:>13.2}",
+            "{:<50} {:<9} {:>9} {:>6.0} ({:>3.0}%) {:>12.2} {:>7} {:>9} {:>8} {:>10} {:>10} {:>13.2} {:>12.1} {:>9.2}",
             r.name,
             r.store,
             r.healthy,
@@ -221,7 +241,9 @@ pub fn run(f: &Flags) -> Result<(), String> {
             r.retries,
             r.round_trips,
             rt,
-            r.crossings_per_delivered
+            r.crossings_per_delivered,
+            r.cpu_per_delivered_us,
+            100.0 * r.engine_share
         );
         let unfinished: u64 = rs.iter().map(|r| r.unfinished).sum();
         if unfinished > 0 {
@@ -233,6 +255,13 @@ pub fn run(f: &Flags) -> Result<(), String> {
     );
     println!("slowdown = healthy/s of the healthy-only row of the same store / healthy/s of this row (goal with the budget: <= 1.2)");
     println!("crossings/ev = engine-feed calls (one batch of inputs each) / events delivered");
+    println!("cpu µs/ev = the process's CPU (every thread, the in-process endpoints included) / events delivered (the median round's)");
+    println!(
+        "engine % = the driver thread's CPU inside the crossings (JSON both ways, the component) / the process's CPU"
+    );
+    println!(
+        "[replica] = admitted as the replica admits: at most --concurrency events open (waits for a retry included)"
+    );
     println!("rt/attempt = Redis round trips (the process's first EVAL included) / attempts (goal: <= 1)");
     Ok(())
 }

@@ -6,17 +6,29 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use retry_policy_host::PolicyInstance;
+
 use super::io::{log, SendJob};
 use super::{refusal_text, Driver, Stop};
+use crate::clock::thread_cpu_ns;
 
 impl Driver {
     /// One crossing: the batch in, its actions done; the engine's refusals
     /// of inputs (each logged), as `code: message`.
     pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<Vec<String>, String> {
         let text = Value::Array(batch).to_string();
-        self.tally.crossings += 1;
-        let out = self.inst.engine_feed(self.handle, &text).map_err(|e| format!("policy artifact: {e}"))?;
+        let out = self.cross(|inst, h| inst.engine_feed(h, &text)).map_err(|e| format!("policy artifact: {e}"))?;
         self.act(&out.map_err(|e| format!("engine: {}", refusal_text(&e)))?)
+    }
+
+    /// One boundary crossing into the engine, counted with this thread's
+    /// CPU time inside it (the JSON in and out and the component call).
+    pub(super) fn cross<T>(&mut self, call: impl FnOnce(&mut PolicyInstance, u32) -> T) -> T {
+        let cpu = thread_cpu_ns();
+        let out = call(&mut self.inst, self.handle);
+        self.tally.crossings += 1;
+        self.tally.engine_cpu_ns += thread_cpu_ns().saturating_sub(cpu);
+        out
     }
 
     /// A batch's answer: journal lines first (appended, then synced once),

@@ -312,8 +312,8 @@ impl Driver {
     fn resume(&mut self, own: Vec<u8>, other: Option<Vec<u8>>) -> Result<(), String> {
         if !own.is_empty() {
             let now = self.now();
-            self.tally.crossings += 1;
-            let out = self.inst.engine_resume(self.handle, now, &own).map_err(|e| format!("policy artifact: {e}"))?;
+            let out =
+                self.cross(|inst, h| inst.engine_resume(h, now, &own)).map_err(|e| format!("policy artifact: {e}"))?;
             if let Some(e) = self.act(&out.map_err(|e| format!("--store: {}", refusal_text(&e)))?)?.first() {
                 return Err(format!("--store: {e}"));
             }

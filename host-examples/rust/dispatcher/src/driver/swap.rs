@@ -96,10 +96,8 @@ impl Driver {
             }
         }
         self.drained = false;
-        self.tally.crossings += 1;
         let out = self
-            .inst
-            .engine_resume(self.handle, now, snapshot.as_bytes())
+            .cross(|inst, h| inst.engine_resume(h, now, snapshot.as_bytes()))
             .map_err(|e| format!("policy artifact: {e}"))?;
         // The snapshot itself is not appended (the journal holds those
         // events already); what the new engine then writes is.

@@ -42,6 +42,8 @@ pub struct Tally {
     pub round_trips: u64,
     /// Boundary crossings into the engine (`engine-feed`, `engine-resume`).
     pub crossings: u64,
+    /// This thread's CPU time inside those crossings, ns (the bench's engine share).
+    pub engine_cpu_ns: u64,
     pub drained: bool,
     pub elapsed_ms: u64,
     /// The `replayed` action, when the run asked for one.
