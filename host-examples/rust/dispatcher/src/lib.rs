@@ -52,6 +52,8 @@ pub use metrics::Metrics;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_capacity;
+#[cfg(test)]
 mod tests_drain;
 #[cfg(test)]
 mod tests_hostile;

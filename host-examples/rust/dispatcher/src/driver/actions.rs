@@ -12,10 +12,27 @@ use super::io::{log, SendJob};
 use super::{refusal_text, Driver, Stop};
 use crate::clock::thread_cpu_ns;
 
+/// The engine's refusal of an `admit` past `max_open` (docs/engine.md section 2).
+pub(super) const AT_CAPACITY: &str = "at_capacity";
+
+/// An input the engine refused: its index in the batch, its code, and
+/// `code: message` (its `Display`).
+pub(super) struct Refused {
+    pub index: usize,
+    pub code: String,
+    pub text: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 impl Driver {
     /// One crossing: the batch in, its actions done; the engine's refusals
-    /// of inputs (each logged), as `code: message`.
-    pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<Vec<String>, String> {
+    /// of inputs (each logged but `at_capacity`).
+    pub(super) fn feed(&mut self, batch: Vec<Value>) -> Result<Vec<Refused>, String> {
         let text = Value::Array(batch).to_string();
         let out = self.cross(|inst, h| inst.engine_feed(h, &text)).map_err(|e| format!("policy artifact: {e}"))?;
         self.act(&out.map_err(|e| format!("engine: {}", refusal_text(&e)))?)
@@ -33,13 +50,17 @@ impl Driver {
 
     /// A batch's answer: journal lines first (appended, then synced once),
     /// then every other action in order.
-    pub(super) fn act(&mut self, answer: &str) -> Result<Vec<String>, String> {
+    pub(super) fn act(&mut self, answer: &str) -> Result<Vec<Refused>, String> {
         let v: Value = serde_json::from_str(answer).map_err(|e| format!("engine answered no JSON: {e}"))?;
         let mut errors = Vec::new();
         for e in v["errors"].as_array().into_iter().flatten() {
-            let text = format!("{}: {}", e["error"].as_str().unwrap_or("?"), e["message"].as_str().unwrap_or_default());
-            log(&format!("engine refused an input: {text}"));
-            errors.push(text);
+            let code = e["error"].as_str().unwrap_or("?").to_string();
+            let text = format!("{code}: {}", e["message"].as_str().unwrap_or_default());
+            // An admission offered with inputs that did not free a place: taken again later.
+            if code != AT_CAPACITY {
+                log(&format!("engine refused an input: {text}"));
+            }
+            errors.push(Refused { index: e["index"].as_u64().unwrap_or(u64::MAX) as usize, code, text });
         }
         let outputs = v["outputs"].as_array().map(Vec::as_slice).unwrap_or_default();
         if let Some(j) = self.journal.as_mut() {
@@ -64,7 +85,6 @@ impl Driver {
             "resumed" => {
                 let n = o["ids"].as_array().map_or(0, Vec::len) as u64;
                 self.tally.resumed += n;
-                self.open += n;
             }
             "send" => match SendJob::deserialize(o) {
                 Ok(job) => {
@@ -128,7 +148,6 @@ impl Driver {
     }
 
     fn stopped(&mut self, stop: Stop) {
-        self.open = self.open.saturating_sub(1);
         *self.tally.stops.entry(stop.reason.clone()).or_default() += 1;
         if self.config.record_stops {
             self.tally.stop_log.push(stop);

@@ -16,6 +16,7 @@
 //!   `snapshot` ([`swap`]).
 
 mod actions;
+mod admissions;
 pub mod io;
 mod step;
 mod swap;
@@ -57,8 +58,8 @@ pub struct DriverConfig {
     /// Events busy at once (the engine's `max_in_flight`), and with
     /// `cap_in_progress` events in progress at once (docs/replica.md).
     pub concurrency: usize,
-    /// Admit only while fewer than `concurrency` events are open (the
-    /// REPLICA contract); off: events waiting for a retry hold nothing (the demo).
+    /// At most `concurrency` events open (the REPLICA contract): the
+    /// engine's `max_open`; off: events waiting for a retry hold nothing (the demo).
     pub cap_in_progress: bool,
     /// Stop admitting this many ms after the start.
     pub deadline_ms: Option<u64>,
@@ -154,8 +155,6 @@ struct Driver {
     redis: Option<Arc<RedisStore>>,
     tally: Tally,
     config: DriverConfig,
-    /// Open events (admitted or resumed, not yet delivered or dead-lettered).
-    open: u64,
     /// Sends out: (event, attempt).
     sends: std::collections::HashSet<(String, u32)>,
     calls: u64,
@@ -180,7 +179,8 @@ struct Driver {
 }
 
 /// Open an engine for `document` in `inst`: its budget in memory without
-/// Redis, its journal lines only for a run that keeps a journal.
+/// Redis, its journal lines only for a run that keeps a journal, and with
+/// `cap_in_progress` at most `concurrency` open events (`max_open`).
 fn open_engine(
     inst: &mut PolicyInstance,
     document: &str,
@@ -188,8 +188,11 @@ fn open_engine(
     memory: bool,
     journal: bool,
 ) -> Result<u32, String> {
-    let config = json!({"document": document, "max_in_flight": c.concurrency, "memory_store": memory,
+    let mut config = json!({"document": document, "max_in_flight": c.concurrency, "memory_store": memory,
         "skew_check": c.skew_check, "journal": journal});
+    if c.cap_in_progress {
+        config["max_open"] = c.concurrency.into();
+    }
     inst.engine_open(&config.to_string())
         .map_err(|e| format!("policy artifact: {e}"))?
         .map_err(|e| format!("policy document: {}", refusal_text(&e)))
@@ -249,7 +252,6 @@ pub fn run(mut r: Run) -> Result<Tally, String> {
         redis: r.redis.clone(),
         tally: Tally::new(),
         config: r.config.clone(),
-        open: 0,
         sends: Default::default(),
         calls: 0,
         endpoint_of: Default::default(),

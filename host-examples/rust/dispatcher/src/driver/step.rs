@@ -7,15 +7,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::actions::{Refused, AT_CAPACITY};
+use super::admissions::Admissions;
 use super::io::{log, Done};
-use super::{Driver, Msg, Run};
+use super::{Driver, Msg, NewEvent, Run};
 use crate::http_client::Delivery;
 
 impl Driver {
     pub(super) fn run_loop(&mut self, r: &mut Run, rx: &Receiver<Msg>) -> Result<(), String> {
-        let mut source = r.source.by_ref().peekable();
-        let mut source_open = true;
-        let mut admitted: u64 = 0;
+        let source = std::mem::replace(&mut r.source, Box::new(std::iter::empty()));
+        let mut admissions = Admissions::new(source, self.config.rate_per_s, self.config.deadline_ms);
         let mut draining: Option<Instant> = None;
         let mut carry: Vec<Msg> = Vec::new();
         let mut next_progress = Instant::now() + Duration::from_secs(1);
@@ -46,47 +47,17 @@ impl Driver {
                 draining = Some(Instant::now() + self.config.drain);
                 log("draining: no new attempts; in-progress attempts may finish");
             }
-            let mut next_admission: Option<u64> = None;
-            if draining.is_none() && self.swap_to.is_none() && source_open {
-                let elapsed = now.saturating_sub(self.start_ms);
-                loop {
-                    if self.config.deadline_ms.is_some_and(|d| elapsed >= d) {
-                        source_open = false;
-                        break;
-                    }
-                    if self.config.cap_in_progress && self.open >= self.config.concurrency as u64 {
-                        break;
-                    }
-                    let Some(ev) = source.peek() else {
-                        source_open = false;
-                        break;
-                    };
-                    if self.artifact.generation() != self.generation {
-                        break; // a swap's message is on its way: admit on the new engine
-                    }
-                    let paced = self.config.rate_per_s.map(|rate| (admitted as f64 * 1000.0 / rate) as u64);
-                    let due = paced.max(ev.at_ms).unwrap_or(0);
-                    if elapsed < due {
-                        next_admission = Some(self.start_ms + due);
-                        break;
-                    }
-                    let ev = source.next().expect("peeked");
-                    batch.push(json!({"op": "admit", "now_ms": now, "event_id": ev.event_id,
-                        "endpoint_id": ev.endpoint_id, "target": ev.target, "class": ev.class}));
-                    if self.config.record_stops {
-                        *self.tally.admitted_by_endpoint.entry(ev.endpoint_id.clone()).or_default() += 1;
-                    }
-                    self.endpoint_of.insert(ev.event_id, ev.endpoint_id);
-                    admitted += 1;
-                    self.open += 1;
-                    self.tally.admitted += 1;
-                }
-            }
             if batch.is_empty() && self.timeout_at.is_some_and(|t| t <= now) {
                 batch.push(json!({"op": "tick", "now_ms": now}));
             }
+            // Admissions ride in the same batch, after the inputs that may free their places.
+            let admitting = draining.is_none() && self.admitting();
+            let (base, admits) =
+                (batch.len(), if admitting { self.admit(&mut admissions, &mut batch, now) } else { vec![] });
+            let mut refused = false;
             if !batch.is_empty() {
-                self.feed(batch)?;
+                let errors = self.feed(batch)?;
+                refused = self.refused_admissions(&errors, base, admits, &mut admissions)?;
             }
             if let Some(deadline) = draining {
                 if self.drained || Instant::now() >= deadline {
@@ -102,7 +73,7 @@ impl Driver {
                 if self.drained {
                     self.migrate()?;
                 }
-            } else if !source_open && self.open == 0 && self.sends.is_empty() && self.calls == 0 {
+            } else if self.tally.pending() == 0 && self.sends.is_empty() && self.calls == 0 && admissions.done() {
                 return self.sync();
             }
             if let Some(p) = r.progress.as_mut() {
@@ -112,9 +83,15 @@ impl Driver {
                     next_progress += Duration::from_secs(1);
                 }
             }
-            // Wait for an answer, the engine's timeout, the next admission,
+            // Wait for an answer, the engine's timeout, the next admission
+            // (at once when this batch freed more places than it offered),
             // or (at most 10 ms) a signal.
             let now = self.now();
+            let mut next_admission = None;
+            if draining.is_none() && self.admitting() && !refused && !self.full() {
+                let due = admissions.next_due(now.saturating_sub(self.start_ms));
+                next_admission = due.map(|due| self.start_ms + due);
+            }
             let mut wait = 10u64;
             for t in [self.timeout_at, next_admission].into_iter().flatten() {
                 wait = wait.min(t.saturating_sub(now));
@@ -125,6 +102,79 @@ impl Driver {
                 Err(RecvTimeoutError::Disconnected) => return Err("the I/O threads are gone".into()),
             }
         }
+    }
+
+    /// Admissions go to the current engine: none while a swap waits for the
+    /// old one to drain, or while a swap's message is on its way.
+    fn admitting(&self) -> bool {
+        self.swap_to.is_none() && self.artifact.generation() == self.generation
+    }
+
+    /// `concurrency` events open (the replica's bound): only an input that
+    /// stops one makes a place.
+    fn full(&self) -> bool {
+        self.config.cap_in_progress && self.tally.pending() >= self.config.concurrency as u64
+    }
+
+    /// The events this batch admits, appended to it. With the bound (the
+    /// engine's `max_open`), a place for each open event fewer than
+    /// `concurrency` and one for each input already in the batch, which may
+    /// stop an event: what it does not free the engine refuses `at_capacity`.
+    fn admit(&mut self, admissions: &mut Admissions, batch: &mut Vec<Value>, now: u64) -> Vec<NewEvent> {
+        let room = match self.config.cap_in_progress {
+            true => (self.config.concurrency + batch.len()).saturating_sub(self.tally.pending() as usize),
+            false => usize::MAX,
+        };
+        // A swap's message may be on its way: admit on the new engine.
+        let admits = admissions.take(room, now.saturating_sub(self.start_ms), || self.admitting());
+        for ev in &admits {
+            batch.push(json!({"op": "admit", "now_ms": now, "event_id": ev.event_id,
+                "endpoint_id": ev.endpoint_id, "target": ev.target, "class": ev.class}));
+            if self.config.record_stops {
+                *self.tally.admitted_by_endpoint.entry(ev.endpoint_id.clone()).or_default() += 1;
+            }
+            self.endpoint_of.insert(ev.event_id.clone(), ev.endpoint_id.clone());
+            self.tally.admitted += 1;
+        }
+        admits
+    }
+
+    /// The batch's admissions (from index `base`) the engine refused are
+    /// not this run's events after all: their counts are undone. Those
+    /// refused `at_capacity` are taken again later (silently); a
+    /// `duplicate_event` (an id a resumed journal holds) is dropped, as
+    /// logged; any other refusal (a class the document lacks, a target it
+    /// cannot read, a full engine) ends the run. Whether any was `at_capacity`.
+    fn refused_admissions(
+        &mut self,
+        errors: &[Refused],
+        base: usize,
+        mut admits: Vec<NewEvent>,
+        admissions: &mut Admissions,
+    ) -> Result<bool, String> {
+        let (mut back, mut fatal) = (Vec::new(), None);
+        // Highest index first, so each removal leaves the lower ones in place.
+        let n = admits.len();
+        for e in errors.iter().rev().filter(|e| e.index >= base && e.index - base < n) {
+            let ev = admits.remove(e.index - base);
+            self.endpoint_of.remove(&ev.event_id);
+            self.tally.admitted -= 1;
+            if let Some(n) = self.tally.admitted_by_endpoint.get_mut(&ev.endpoint_id) {
+                *n -= 1;
+            }
+            match e.code.as_str() {
+                AT_CAPACITY => back.push(ev),
+                "duplicate_event" => {}
+                _ => fatal = Some(format!("engine refused event {}: {e}", ev.event_id)), // the first one last
+            }
+        }
+        if let Some(e) = fatal {
+            return Err(e);
+        }
+        back.reverse();
+        let refused = !back.is_empty();
+        admissions.give_back(back);
+        Ok(refused)
     }
 
     /// An I/O thread's answer as the engine's input.

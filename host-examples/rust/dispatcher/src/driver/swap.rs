@@ -33,7 +33,7 @@ impl Driver {
                     self.document = t;
                     None
                 } else {
-                    Some(errors.join("; "))
+                    Some(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
                 }
             }
             Err(e) => Some(e),
