@@ -145,6 +145,29 @@ fn a_signal_mid_run_drains_leaves_at_most_concurrency_events_pending_and_a_resum
 }
 
 #[test]
+fn a_resumed_run_admitting_ids_its_journal_holds_drops_those_and_admits_the_rest() {
+    let (url, received) = slow_503(Duration::from_millis(20));
+    let journal = scratch("duplicate");
+    let (t, m) = run(&url, &journal, 10, Some((4, received.clone())), Duration::from_secs(3));
+    assert!(t.drained && t.pending() > 0, "{}", t.summary(&m));
+    // The same ten ids again: those the journal holds are `duplicate_event`
+    // (dropped, not this run's events), the others admitted. On its own
+    // thread: a driver that kept counting a refused admission would wait
+    // for it forever (120 s is a hang, not a speed).
+    let (tx, rx) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let (t2, _) = run(&url, &journal, 10, None, Duration::from_secs(3));
+        let _ = tx.send((t2.resumed, t2.admitted, t2.pending(), t2.stops.values().sum::<u64>()));
+        let _ = std::fs::remove_dir_all(journal.parent().unwrap());
+    });
+    let (resumed, admitted, pending, stopped) = rx.recv_timeout(Duration::from_secs(120)).expect("the run ends");
+    assert_eq!(resumed, t.pending());
+    assert_eq!(admitted, 10 - t.events(), "the ids run 1 never admitted, and only those");
+    assert_eq!((pending, stopped), (0, resumed + admitted));
+    no_pair_twice(&received);
+}
+
+#[test]
 fn an_attempt_outlasting_the_drain_is_abandoned_counted_and_its_event_left_pending() {
     let (url, received) = slow_503(Duration::from_millis(1500));
     let journal = scratch("abandon");
