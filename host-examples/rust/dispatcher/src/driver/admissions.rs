@@ -50,8 +50,9 @@ impl Admissions {
         Some(paced.max(at_ms).unwrap_or(0))
     }
 
-    /// Up to `room` events due at `elapsed`, in order, each while `go_on()`
-    /// holds once it is known (the source may wait for it: an artifact swap).
+    /// Up to `room` events due at `elapsed`, in order. `go_on` is asked
+    /// once the next event is known and before it is taken (a source may
+    /// block in between, e.g. until an artifact swap, which `go_on` then sees).
     pub(super) fn take(&mut self, room: usize, elapsed: u64, go_on: impl Fn() -> bool) -> Vec<NewEvent> {
         let mut out = Vec::new();
         while out.len() < room && self.next_due(elapsed).is_some_and(|due| due <= elapsed) && go_on() {
