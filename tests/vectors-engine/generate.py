@@ -291,6 +291,22 @@ def health_cases():
         "of six at +31000..31005 leaves in the six slots of second +31000: +31000, +31167, +31334, +31500, "
         "+31667, +31834 (without the doubling, at 4.064/s, in 4: +31000, +31250, +31500, +31750, and the last "
         "two in the next second)"))
+    cfg = config(F3, memory_store=True, journal=False)
+    cs.append(case("a success after a second the pause kept quiet never lowers the learned limit (checked by hand)",
+                   cfg, drive(cfg, [
+        admit(0, "a", cls="h"), admit(1, "b", cls="h"), admit(2, "c", cls="h"), admit(3, "d", cls="h"),
+        admit(4, "e", cls="h"),
+        result(100, "a", 1, status=200), result(200, "b", 1, status=200), result(300, "c", 1, status=200),
+        result(400, "d", 1, status=200),
+        result(500, "e", 1, status=429, retry_after="2"),
+    ], [(2600 + k, f"n{k}") for k in range(4)], until=4500),
+        "engine section 5: e's 429 sets ep-1's limit to 0.95 x 4 = 3.8/s (+500) and pauses ep-1 until +2500, "
+        "so nothing is sent in second +1000. e's retry leaves at +2500 in the first of second +2000's three "
+        "slots (+2000, +2334, +2667), and its 200 at +2550 comes when sent_per_s is 1 (the quiet second before "
+        "counts 0): growth stops at twice that, 2/s, and the limit stays 3.8 + 0 (it is never lowered by a "
+        "success; lowered to 2/s, two sends a second, +2000 and +2500, n0 would take the last one and n1, n2, n3 "
+        "+3000, +3500, +4000). n0 (+2600) takes the slot of +2334, n1 waits for +2667, n2 and n3 for second "
+        "+3000's first two, +3000 and +3334"))
     return cs
 
 

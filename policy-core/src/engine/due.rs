@@ -178,7 +178,10 @@ impl Engine {
             } else {
                 ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s)
             };
-            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
+            // And never below the admissions' rate of the last minute
+            // (release.rs): arrivals stopping does not slow a release.
+            let kept = ep.kept_normal_per_s(now);
+            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max(kept).max((need / release.multiple).min(1e9));
             let rate = crate::health::rate_per_s(&release, ep.pacer.normal_per_s);
             ep.release_peak_per_s = ep.release_peak_per_s.max(rate);
         }

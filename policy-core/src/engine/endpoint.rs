@@ -55,6 +55,9 @@ pub(crate) struct Endpoint {
     /// The highest release rate (`rate_per_s`, tokens a second) a gate
     /// used since [`super::Engine::take_release_peak_per_s`] last read it.
     pub release_peak_per_s: f64,
+    /// Admissions in `NORMAL_KEEP_MS` buckets (release.rs, "the
+    /// admissions' rate kept").
+    admissions_kept: TwoBuckets,
     used: u64,
 }
 
@@ -62,6 +65,7 @@ impl Endpoint {
     /// Count a new event's admission (replays do not count).
     pub fn admitted(&mut self, budget: &Budget, now_ms: u64) {
         self.admissions.add(budget.bucket(now_ms));
+        self.admissions_kept.add(now_ms / super::release::NORMAL_KEEP_MS);
     }
 
     /// Set the pacer's `normal_per_s` from the admissions, rolled to `now_ms`.
@@ -69,6 +73,17 @@ impl Endpoint {
         self.admissions.roll(budget.bucket(now_ms));
         let a = self.admissions;
         self.pacer.normal_per_s = normal_per_s(budget, now_ms, a.current, a.previous);
+    }
+
+    /// The admissions' rate over the last `NORMAL_KEEP_MS` (sliding, as
+    /// the budget's): what a backlog is released against once arrivals
+    /// slow or stop.
+    pub fn kept_normal_per_s(&mut self, now_ms: u64) -> f64 {
+        let keep = super::release::NORMAL_KEEP_MS;
+        self.admissions_kept.roll(now_ms / keep);
+        let w = (keep - now_ms % keep) as f64 / keep as f64;
+        let a = self.admissions_kept;
+        (a.current as f64 + a.previous as f64 * w) * 1000.0 / keep as f64
     }
 
     /// What the release queue needs per second to meet every deadline in
@@ -131,5 +146,26 @@ impl Endpoints {
         let e = self.map.get_mut(id).expect("inserted above");
         e.used = self.clock;
         e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Endpoint;
+    use crate::budget::Budget;
+
+    #[test]
+    fn the_kept_admissions_rate_slides_over_the_last_minute_after_arrivals_stop() {
+        let budget = Budget { ratio: 0.1, window_ms: 10_000, min_sample: 20, sliding: true };
+        let mut ep = Endpoint::default();
+        // One admission a second through the first minute ([0, 60 s)).
+        for s in 0..60 {
+            ep.admitted(&budget, s * 1000);
+        }
+        // Arrivals stopped: 15 s into the next minute the previous one
+        // weighs 0.75, so 60 x 0.75 admissions over 60 s: 0.75/s (the
+        // budget's 10 s window would give 0 by then).
+        assert!((ep.kept_normal_per_s(75_000) - 0.75).abs() < 1e-12);
+        assert_eq!(ep.kept_normal_per_s(120_000), 0.0, "a minute with none: nothing kept");
     }
 }

@@ -43,6 +43,14 @@ pub(crate) const NEED_MARGIN: f64 = 1.25;
 /// The need is capped at this many times `release.floor_per_s`.
 pub const NEED_CAP_FLOORS: f64 = 100.0;
 
+/// The window of the admissions' rate kept (docs/engine.md section 5, "The
+/// admissions' rate kept"): the pacer's `normal_per_s` is never below the
+/// admissions of the last `NORMAL_KEEP_MS` (sliding), so a backlog held
+/// when arrivals stop is released at the rate they came at, decaying over
+/// a minute, not over the budget's window (10 s in the real-process policy,
+/// after which the release fell to the backlog's need and the floor).
+pub(crate) const NORMAL_KEEP_MS: u64 = 60_000;
+
 impl Engine {
     /// Hold `id` for the release pacer until `until_ms` (the next token, by
     /// its deadline): the queue's rule above.
