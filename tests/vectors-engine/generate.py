@@ -283,13 +283,13 @@ def health_cases():
         "engine section 5: e's 429 sets ep-1's limit to 0.95 x 4 = 3.8/s (+500), cut_at +500: 3 sends a second, "
         "at +0, +334 and +667 of each. e's retry leaves at the pause's end (+1500); then one event at each of those "
         "slots from +2000 to +30667 (3/s, never held), each answered 200 after 50 ms, each success adding "
-        "0.003/s (capped at twice what is sent, never binding here). The first look 30 s after the cut is "
-        "s30.667's admission at +30667: 87 successes (e and the 86 events before it) made the limit 3.8 + 0.261 "
-        "= 4.061/s; sent_per_s there (before its own send) is 2 (+30000, +30334) + 3 x 0.333 (the second "
-        "before, weight (1000 - 667) / 1000) = 2.999, and 2 x 2.999 = 5.998 > 4.061, so the limit doubles, to "
-        "min(8.122, 5.998) = 5.998/s; s30.667's 200 (+30717) adds 0.003: 6.001/s, 6 sends a second. The burst "
+        "0.05 / rate (0.05/s for each second at the limit; capped at twice what is sent, never binding here). The first look 30 s after the cut is "
+        "s30.667's admission at +30667: 87 successes (e and the 86 events before it) made the limit 4.812/s "
+        "(rate + 0.05 / rate, 87 times from 3.8); sent_per_s there (before its own send) is 2 (+30000, +30334) + 3 x 0.333 (the second "
+        "before, weight (1000 - 667) / 1000) = 2.999, and 2 x 2.999 = 5.998 > 4.812, so the limit doubles, to "
+        "min(9.623, 5.998) = 5.998/s; s30.667's 200 (+30717) adds 0.05 / 5.998: 6.006/s, 6 sends a second. The burst "
         "of six at +31000..31005 leaves in the six slots of second +31000: +31000, +31167, +31334, +31500, "
-        "+31667, +31834 (without the doubling, at 4.064/s, in 4: +31000, +31250, +31500, +31750, and the last "
+        "+31667, +31834 (without the doubling, at 4.82/s, in 4: +31000, +31250, +31500, +31750, and the last "
         "two in the next second)"))
     cfg = config(F3, memory_store=True, journal=False)
     cs.append(case("a success after a second the pause kept quiet never lowers the learned limit (checked by hand)",

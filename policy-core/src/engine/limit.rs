@@ -14,7 +14,7 @@
 //!                         rate = max(floor, BETA * sent_per_s)            (no 2xx in the last second)
 //!     limit, cut >= 1 s:  rate = max(floor, BETA * rate, min(KEEP * rate, KEEP * ok_per_s))
 //!     cut_at_ms = now_ms
-//! success, a limit known: rate = max(rate, min(rate + GAIN, max(floor, CAP_SENT * sent_per_s)), floor)
+//! success, a limit known: rate = max(rate, min(rate + GROWTH_PER_S / max(rate, 1), max(floor, CAP_SENT * sent_per_s)), floor)
 //! FORGET_MS after the last cut or doubling (nothing throttled since):
 //!     CAP_SENT * sent_per_s <= rate:  forgotten (the limit no longer binds)
 //!     else:                           rate = min(CAP_SENT * rate, CAP_SENT * sent_per_s), doubled_at_ms = now_ms
@@ -37,23 +37,34 @@
 //! second (the answers to requests in flight when the first throttle came
 //! back say nothing new).
 //!
-//! Growth is slow on purpose. One success adds `GAIN` (0.003) requests a
-//! second, so a replica sending at its limit grows it by 0.3% a second:
-//! about 17 s from a cut back to where the endpoint throttled. Each
-//! throttle costs the fleet the endpoint's pause (a `Retry-After: 1` stops
-//! every replica for a second), so probing the ceiling often costs more
-//! than the few percent probing finds. The rule before (a cut to 0.7 x
-//! what was sent, one more request a second each second, TCP's one more
-//! per round trip) had 10.2% 429s and 7.3/s accepted at a receiver capped
-//! at 10/s, against 4.2% and 8.1/s with this one (real processes, four
-//! languages, docs/health-simulation.md).
+//! Growth is the same for every replica, whatever its rate: a replica
+//! sending at its limit `r >= 1` has `r` successes a second, each adding
+//! `GROWTH_PER_S / r`, so its limit grows by `GROWTH_PER_S` (0.05) requests
+//! a second (below 1/s, by `0.05 x r`). That is additive increase per unit
+//! of time, AIMD's, which with the proportional cuts makes the replicas'
+//! limits converge to equal shares. The rule before added a fixed 0.003
+//! per success: growth proportional to the rate, under which shares never
+//! converge. The first throttle of a run comes in its first second, when
+//! each replica's `ok_per_s` is one or two requests: four replicas offered
+//! 6/s each at a 10/s receiver started at 1.9, 1, 1 and 5.7, and three of
+//! them were still near 1/s with hundreds held 20 s later (simulated: 84%
+//! of the cap accepted while arrivals lasted, 56% after; now 95% and 86%).
+//! Growth is still slow: at 0.05/s per replica each throttle costs the
+//! fleet the endpoint's pause (a `Retry-After: 1` stops every replica for a
+//! second), so probing the ceiling often costs more than the few percent
+//! probing finds. The rule before that (a cut to 0.7 x what was sent, one
+//! more request a second each second, TCP's one more per round trip) had
+//! 10.2% 429s and 7.3/s accepted at a receiver capped at 10/s, against 4.2%
+//! and 8.1/s with the per-success gain (real processes, four languages,
+//! docs/health-simulation.md).
 //!
 //! A success never lowers the limit: twice what the replica sends bounds
 //! its growth, not its level. It once did both, and after a `Retry-After`
 //! pause (a second with nothing sent) the first success cut a 5.6/s limit
 //! to 2/s, where the slow growth left it: the simulator's capped receiver
-//! drained its held backlog at 74% of the cap once arrivals stopped (97%
-//! with this rule and 99.8% with the admissions' rate kept, release.rs).
+//! drained its held backlog at 74% of the cap once arrivals stopped (98.5%
+//! with this rule, the growth per second above and the admissions' rate
+//! kept, release.rs).
 //!
 //! A limit still in use when `FORGET_MS` have passed without a throttle
 //! doubles (bounded by twice what is sent) rather than vanishing: forgotten,
@@ -90,8 +101,9 @@
 pub(crate) const BETA: f64 = 0.7;
 /// The share of what the endpoint accepted (and of the rate) a throttle keeps at most.
 pub(crate) const KEEP: f64 = 0.95;
-/// Requests a second one success adds to a known limit.
-pub(crate) const GAIN: f64 = 0.003;
+/// Requests a second a known limit grows by each second it is used (one
+/// success at rate `r` adds `GROWTH_PER_S / max(r, 1)`).
+pub(crate) const GROWTH_PER_S: f64 = 0.05;
 /// A limit doubles (in use) or is forgotten (not) this long after its last cut or doubling.
 pub(crate) const FORGET_MS: u64 = 30_000;
 /// The limit never grows past this multiple of what the replica sends.
@@ -168,7 +180,8 @@ impl Limit {
             return;
         }
         let cap = (CAP_SENT * per_s(&mut self.sent, now_ms)).max(floor_per_s);
-        self.rate_per_s = self.rate_per_s.max((self.rate_per_s + GAIN).min(cap)).max(floor_per_s);
+        let grown = self.rate_per_s + GROWTH_PER_S / self.rate_per_s.max(1.0);
+        self.rate_per_s = self.rate_per_s.max(grown.min(cap)).max(floor_per_s);
     }
 
     /// Take a slot for one send now, or say when the next one is.
@@ -281,11 +294,14 @@ mod tests {
         };
         assert!((busy(10) - 9.5).abs() < 1e-9, "all accepted: a 5% cut");
         assert!((busy(9) - 0.95 * 9.0).abs() < 1e-9, "0.95 * 9 accepted");
-        assert!((busy(2) - BETA * (10.0 + 2.0 * GAIN)).abs() < 1e-9, "few accepted: a 30% cut at most");
+        // Two successes at 10/s grew it by 2 x 0.05 / 10 (then 0.05 / 10.005).
+        let grown = 10.0 + GROWTH_PER_S / 10.0;
+        let grown = grown + GROWTH_PER_S / grown;
+        assert!((busy(2) - BETA * grown).abs() < 1e-9, "few accepted: a 30% cut at most");
     }
 
     #[test]
-    fn successes_grow_the_limit_by_gain_each_never_past_twice_the_sent_rate_and_never_lower_it() {
+    fn a_second_of_successes_at_the_limit_grows_it_by_growth_per_s_never_past_twice_the_sent_rate_nor_lower() {
         let mut l = Limit { rate_per_s: 5.0, cut_at_ms: T, ..Limit::default() };
         for i in 0..5 {
             l.sent(T + i * 200); // a second at the limit before: 5/s sent
@@ -294,7 +310,14 @@ mod tests {
             l.sent(T + 1000 + i * 200);
             l.succeeded(1.0, T + 1000 + i * 200);
         }
-        assert!((l.rate_per_s - (5.0 + 5.0 * GAIN)).abs() < 1e-9, "{}", l.rate_per_s);
+        // Five successes at about 5/s: about GROWTH_PER_S in the second,
+        // whatever the rate (at 2/s, two successes would add the same).
+        let mut want = 5.0;
+        for _ in 0..5 {
+            want += GROWTH_PER_S / want;
+        }
+        assert!((l.rate_per_s - want).abs() < 1e-9, "{}", l.rate_per_s);
+        assert!((want - 5.0 - GROWTH_PER_S).abs() < 1e-3);
         // After a quiet second (a Retry-After pause held every send), one
         // request sent: growth stops at 2 x 1/s, and the limit stays where
         // it was (it once fell to 2/s here, and a paused replica then
@@ -306,7 +329,7 @@ mod tests {
         let mut low = Limit { rate_per_s: 1.999, cut_at_ms: T, ..Limit::default() };
         low.sent(T + 10);
         low.succeeded(1.0, T + 10);
-        assert_eq!(low.rate_per_s, 2.0, "grown by GAIN up to 2 x 1/s sent, no further");
+        assert_eq!(low.rate_per_s, 2.0, "grown up to 2 x 1/s sent, no further");
     }
 
     #[test]
