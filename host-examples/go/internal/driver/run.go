@@ -217,8 +217,8 @@ func (d *driver) admit(batch []input, start time.Time, pace *time.Timer) []input
 			break
 		}
 		id := fmt.Sprintf("%s-%d", d.prefix, d.next)
-		d.see(id)
-		batch = append(batch, input{Op: "admit", EventID: id, EndpointID: d.cfg.EndpointID, Target: d.cfg.Target, Class: d.cfg.Class, index: d.next})
+		counted := d.see(id) // false: an open resumed event's id (the engine refuses it duplicate_event)
+		batch = append(batch, input{Op: "admit", EventID: id, EndpointID: d.cfg.EndpointID, Target: d.cfg.Target, Class: d.cfg.Class, index: d.next, counted: counted})
 		d.next++
 	}
 	return batch
@@ -242,12 +242,14 @@ func (d *driver) finished(start time.Time) bool {
 }
 
 // see counts an event of this run the first time the driver meets it
-// (its admission, or the engine's resumed action).
-func (d *driver) see(id string) {
-	if _, ok := d.open[id]; !ok {
-		d.open[id] = struct{}{}
-		d.sum.Events++
+// (its admission, or the engine's resumed action); whether it did.
+func (d *driver) see(id string) bool {
+	if _, ok := d.open[id]; ok {
+		return false
 	}
+	d.open[id] = struct{}{}
+	d.sum.Events++
+	return true
 }
 
 // stopped counts an event's stop.
@@ -299,10 +301,13 @@ func (d *driver) feed(ctx context.Context, batch []input) {
 }
 
 // refusals reports the inputs the engine refused (each changed nothing);
-// a refused admission is no event of this run. An admission refused
-// at_capacity (offered for a slot the batch did not free) is silent and
-// taken again: the next admission is the first one refused (every later
-// one was refused too, a refusal changing nothing).
+// a refused admission undoes only what it counted: an id the driver met
+// first there is no event of this run, while one already open (a resumed
+// event: the engine refuses its id duplicate_event, logged, and keeps the
+// event) stays open and counted. An admission refused at_capacity
+// (offered for a slot the batch did not free) is silent and taken again:
+// the next admission is the first one refused (every later one was
+// refused too, a refusal changing nothing).
 func (d *driver) refusals(batch []input, a *answer) {
 	d.full = false
 	for _, e := range a.Errors {
@@ -310,7 +315,7 @@ func (d *driver) refusals(batch []input, a *answer) {
 			continue
 		}
 		in := &batch[e.Index]
-		if in.Op == "admit" {
+		if in.Op == "admit" && in.counted {
 			delete(d.open, in.EventID)
 			d.sum.Events--
 		}

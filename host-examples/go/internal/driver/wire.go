@@ -31,6 +31,7 @@ type input struct {
 
 	storeErr error  // a failed store call's error (logged, not fed)
 	index    uint64 // an admission's event index (ids prefix-index)
+	counted  bool   // an admission's id was new to the driver: it counted the event (see)
 }
 
 // action is one engine action; the fields of its kind are set.
