@@ -50,9 +50,9 @@ class Receiver:
 
 
 class DrainAfter(Driver):
-    """Drains once ``n`` events were delivered (the resumed one still waits for its retry)."""
+    """The driver, draining once ``n`` events were delivered (``None``: never)."""
 
-    n = 0
+    n: int | None = None
 
     def _stopped(self, event_id: str, reason: str) -> None:
         super()._stopped(event_id, reason)
@@ -69,10 +69,9 @@ async def run(data: bytes, base_ms: int, url: str, events: int, concurrency: int
               "max_open": concurrency}
     with DeliveryEngine(config) as engine:
         async with make_client(allow_private_targets=True) as client:
-            driver = (DrainAfter if drain_after is not None else Driver)(
-                engine, client=client, metrics=DispatcherMetrics(), concurrency=concurrency, engine_max_open=True)
-            if isinstance(driver, DrainAfter):
-                driver.n = drain_after or 0
+            driver = DrainAfter(engine, client=client, metrics=DispatcherMetrics(), concurrency=concurrency,
+                                engine_max_open=True)
+            driver.n = drain_after
             driver.resume(data)
             for _ in range(early_inputs):
                 driver.post({"op": "tick"})

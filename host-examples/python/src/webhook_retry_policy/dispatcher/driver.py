@@ -114,7 +114,7 @@ class Driver:
         now = self.now_ms()
         answer = self.engine.feed([{**i, "now_ms": now} for i in inputs])
         self.timeout_ms = answer.timeout_ms
-        refused = set()
+        refused: set[int] = set()
         for e in answer.errors:
             refused.add(e["index"])
             inp = inputs[e["index"]]
