@@ -13,7 +13,7 @@ import pytest
 from test_replica import run_replica, storm_policy, summary_of
 
 from webhook_retry_policy.dispatcher import LocalEndpoint
-from webhook_retry_policy.dispatcher.driver import Admissions
+from webhook_retry_policy.dispatcher.admissions import Admissions
 
 
 def paced(events: int, rate: float | None, deadline_at_ms: int | None = None) -> Admissions:
@@ -45,6 +45,26 @@ def test_a_paced_source_waits_for_a_slot_once_its_instant_has_passed_and_stops_a
 def test_without_rate_every_event_is_due_at_once():
     a = paced(3, None)
     assert len(a.take(10, 1000)) == 3 and a.wake_at(1000) is None and a.done(1000)
+
+
+def test_admissions_given_back_come_first_in_their_order_and_only_they():
+    a = paced(5, None)
+    taken = a.take(4, 1000)
+    a.give_back([taken[0], taken[2]])  # t-1 refused duplicate_event, t-3 admitted: not given back
+    assert not a.done(1000)
+    assert [i["event_id"] for i in a.take(10, 1000)] == ["t-0", "t-2", "t-4"]
+    assert a.done(1000)
+    a.give_back([taken[2]])  # the last one given back is not lost
+    assert not a.done(1000) and [i["event_id"] for i in a.take(10, 1000)] == ["t-2"]
+
+
+def test_the_rate_counts_the_events_taken_and_not_given_back():
+    a = paced(10, 10)  # the k-th no earlier than 1000 + k * 100
+    assert [i["event_id"] for i in a.take(10, 1150)] == ["t-0", "t-1"]
+    assert a.wake_at(1150) == 1200
+    a.give_back(a.take(10, 1200))  # t-2 (due at 1200), refused at_capacity: due at 1200 again, not 1300
+    assert a.wake_at(1250) is None and [i["event_id"] for i in a.take(10, 1250)] == ["t-2"]
+    assert a.wake_at(1250) == 1300
 
 
 def test_a_replica_with_rate_20_spreads_ten_requests_over_at_least_400_ms(tmp_path: Path):

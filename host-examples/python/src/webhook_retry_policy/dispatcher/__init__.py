@@ -8,9 +8,10 @@ from .._extras import require_extra
 
 require_extra("dispatcher", ("httpx", "httpcore", "prometheus_client"))  # before the modules that import them
 
+from .admissions import Admissions  # noqa: E402
 from .credentials import EndpointSecrets  # noqa: E402
 from .destination import DestinationRefused, GuardedBackend, refusal  # noqa: E402
-from .driver import Admissions, Driver  # noqa: E402
+from .driver import Driver  # noqa: E402
 from .endpoints import LocalEndpoint, LocalEndpoints  # noqa: E402
 from .journal_file import JournalError, JournalFile  # noqa: E402
 from .metrics import DispatcherMetrics  # noqa: E402

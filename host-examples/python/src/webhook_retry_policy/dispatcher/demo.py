@@ -71,8 +71,8 @@ class Rounds:
     def take_now(self, now_ms: int) -> bool:
         return not self.done(now_ms) and now_ms >= self.start_ms + self.round * ROUND_MS
 
-    def give_back(self, n: int) -> None:  # the demo's engine has no max_open: nothing is refused
-        assert n == 0, n
+    def give_back(self, refused: list[dict[str, Any]]) -> None:  # the demo's engine has no max_open: none refused
+        assert not refused, refused
 
     def take(self, room: int, now_ms: int) -> list[dict[str, Any]]:
         out = []

@@ -19,8 +19,10 @@ order, and feeds back what happened:
 Inputs that arrive together (results, store answers, a tick, admissions)
 go in ONE ``feed`` (one crossing). ``now_ms`` is the wall clock plus
 ``--clock-offset-ms``, never fed smaller than before. Admission
-(:class:`Admissions`) keeps at most ``concurrency`` events open (admitted
-or resumed, until they stop; retry waits included).
+(``admissions.py``) keeps at most ``concurrency`` events open (admitted
+or resumed, until they stop; retry waits included); a refused admission
+counts nothing (``duplicate_event``: an id a resumed journal holds stays
+counted as resumed).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
@@ -40,6 +42,7 @@ from ..delivery_engine import DeliveryEngine, EngineError
 from ..redact import redact
 from ..signing import SignatureError
 from ..transport_kinds import TransportKind
+from .admissions import AdmissionSource
 from .credentials import EndpointSecrets
 from .journal_file import JournalError, JournalFile
 from .metrics import DispatcherMetrics
@@ -48,61 +51,6 @@ from .tally import Tally
 from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, post
 
 log = logging.getLogger("webhook_retry_policy.replica")
-
-
-class AdmissionSource(Protocol):
-    """What the driver admits from (the replica's :class:`Admissions`, the demo's rounds)."""
-
-    def take(self, room: int, now_ms: int) -> list[dict[str, Any]]: ...  # at most ``room`` admit inputs
-    def take_now(self, now_ms: int) -> bool: ...  # an admission is possible now, given a slot
-    def wake_at(self, now_ms: int) -> int | None: ...  # when admission goes on by itself (a timer)
-    def done(self, now_ms: int) -> bool: ...  # nothing more to admit
-    def give_back(self, n: int) -> None: ...  # the last ``n`` taken were refused at_capacity: take them again
-
-
-class Admissions:
-    """Events to admit: ids ``<prefix>-<i>`` for ``i < events``, until
-    ``deadline_at_ms``; with ``rate_per_s``, the k-th (from 0) no earlier than
-    ``start_ms + k * 1000 / rate_per_s`` (``--rate``)."""
-
-    def __init__(self, prefix: str, events: int, endpoint_id: str, target: str, event_class: str,
-                 deadline_at_ms: int | None, *, rate_per_s: float | None = None, start_ms: int = 0) -> None:
-        self.prefix, self.events, self.endpoint_id, self.target = prefix, events, endpoint_id, target
-        self.event_class, self.deadline_at_ms = event_class, deadline_at_ms
-        self.rate_per_s, self.start_ms = rate_per_s, start_ms
-        self.next = 0
-
-    def _due_ms(self) -> int:
-        """When the next event may be admitted (the Rust replica's rule: whole ms, rounded down)."""
-        if self.rate_per_s is None:
-            return self.start_ms
-        return self.start_ms + int(min(self.next * 1000 / self.rate_per_s, 2.0**62))
-
-    def wake_at(self, now_ms: int) -> int | None:
-        """When admission goes on by itself: the next paced instant (or the
-        deadline, if sooner) while it is ahead; else never (it needs a slot)."""
-        if self.done(now_ms) or (due := self._due_ms()) <= now_ms:
-            return None
-        return due if self.deadline_at_ms is None else min(due, self.deadline_at_ms)
-
-    def take_now(self, now_ms: int) -> bool:
-        """Whether an admission is possible now (given a free slot)."""
-        return not self.done(now_ms) and self._due_ms() <= now_ms
-
-    def done(self, now_ms: int) -> bool:
-        return self.next >= self.events or (self.deadline_at_ms is not None and now_ms >= self.deadline_at_ms)
-
-    def give_back(self, n: int) -> None:
-        self.next -= n
-
-    def take(self, room: int, now_ms: int) -> list[dict[str, Any]]:
-        out = []
-        while room > 0 and self.take_now(now_ms):
-            out.append({"op": "admit", "event_id": f"{self.prefix}-{self.next}", "endpoint_id": self.endpoint_id,
-                        "target": self.target, "class": self.event_class})
-            self.next += 1
-            room -= 1
-        return out
 
 
 class Driver:
@@ -159,20 +107,25 @@ class Driver:
     # ---- feeding ----
 
     def feed(self, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Feed ``inputs`` at one instant (one crossing), act on every output; returns the refusals."""
+        """Feed ``inputs`` at one instant (one crossing), act on every output; returns the refusals.
+        A refused admission changed nothing in the engine and counts nothing here: ``at_capacity``
+        (offered with results that did not free a place) silently; ``duplicate_event`` (an id the
+        engine holds, e.g. resumed from the journal: counted as resumed, if open) logged."""
         now = self.now_ms()
         answer = self.engine.feed([{**i, "now_ms": now} for i in inputs])
         self.timeout_ms = answer.timeout_ms
+        refused: set[int] = set()
         for e in answer.errors:
+            refused.add(e["index"])
             inp = inputs[e["index"]]
-            if inp.get("op") == "admit" and e["error"] == "at_capacity":  # offered with results that did not free it
-                self._unsaw(inp["event_id"])
+            if inp.get("op") == "admit" and e["error"] == "at_capacity":
                 continue
             log.warning("engine refused %s: %s: %s", inp.get("op"), e["error"], redact(e["message"]))
-            if inp.get("op") == "admit" and e["error"] == "duplicate_event":  # resumed from the journal already
-                self._unsaw(inp["event_id"])
-            elif inp.get("op") == "admit":  # a class the document lacks, a full engine: the run cannot go on
-                raise EngineError(e["error"], e["message"])
+            if inp.get("op") == "admit" and e["error"] != "duplicate_event":
+                raise EngineError(e["error"], e["message"])  # a class the document lacks, a full engine: the end
+        for k, inp in enumerate(inputs):
+            if inp.get("op") == "admit" and k not in refused:
+                self._admitted(inp["event_id"])
         self.act(answer.outputs)
         return answer.errors
 
@@ -212,11 +165,12 @@ class Driver:
         if self.draining:  # a signal came while the old engine drained for the swap
             self.post({"op": "drain"})
 
-    def _unsaw(self, event_id: str) -> None:
-        """An admission the engine refused: not this run's event after all."""
-        self.seen.discard(event_id)
-        self.open.discard(event_id)
-        self.tally.events -= 1
+    def _admitted(self, event_id: str) -> None:
+        """An admission the engine took: a new event of this run (even with an id this run saw
+        delivered: the engine no longer held it)."""
+        self.seen.add(event_id)
+        self.open.add(event_id)
+        self.tally.events += 1
 
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
@@ -364,13 +318,10 @@ class Driver:
             if not self.draining and self._swap is None:
                 # With the engine's max_open, every input may stop an event: offer a place for each.
                 room = self.concurrency - len(self.open) + (len(inputs) if self.engine_max_open else 0)
-                admits = admissions.take(room, now)
-                for i in admits:
-                    self._saw(i["event_id"])
-                inputs += admits
-            at_capacity = 0
+                inputs += admissions.take(room, now)
+            at_capacity: list[dict[str, Any]] = []
             if inputs:
-                at_capacity = sum(1 for e in self.feed(inputs) if e["error"] == "at_capacity")
+                at_capacity = [inputs[e["index"]] for e in self.feed(inputs) if e["error"] == "at_capacity"]
                 admissions.give_back(at_capacity)
             if self._swap_ready:
                 self._swap_now()

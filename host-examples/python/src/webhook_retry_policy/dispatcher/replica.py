@@ -49,7 +49,8 @@ from ..ops import PolicyOps
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..transport_kinds import TransportKind
-from .driver import Admissions, Driver
+from .admissions import Admissions
+from .driver import Driver
 from .journal_file import JournalError, JournalFile, read_bytes
 from .metrics import DispatcherMetrics, metrics_addr_arg
 from .replay import Parser, UsageError
