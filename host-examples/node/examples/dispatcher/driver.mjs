@@ -171,9 +171,11 @@ export class Driver {
     const now = this.nowMs();
     const inputs = this.#queue.splice(0).map((i) => ({ ...i, now_ms: now }));
     let room = this.#concurrency - this.#open.size + inputs.length;
+    const added = new Set(); // ids this batch's admissions opened (an id already open, e.g. resumed, is not theirs)
     while (room > 0 && this.#toAdmit() && this.#swapping === null && this.#admissionDue()) {
       const ev = this.#nextAdmission();
       if (ev === null) break;
+      if (!this.#open.has(ev.event_id)) added.add(ev.event_id);
       this.#open.add(ev.event_id);
       this.admitted += 1;
       inputs.push({ op: 'admit', now_ms: now, ...ev });
@@ -184,11 +186,13 @@ export class Driver {
       const answer = this.#cross(() => this.#engine.feed(inputs));
       for (const e of answer.errors) {
         const input = inputs[e.index];
-        if (input.op === 'admit') this.#open.delete(input.event_id);
+        if (input.op === 'admit') { // a refused admission changed nothing in the engine: undo only what it did here
+          if (added.has(input.event_id)) this.#open.delete(input.event_id);
+          this.admitted -= 1;
+        }
         if (input.op === 'admit' && e.error === 'at_capacity') { // offered with inputs that freed no place: offered again, silently
           const { op, now_ms, ...ev } = input;
           this.#refused.splice(refused++, 0, ev); // in order, before those not offered yet
-          this.admitted -= 1;
           continue;
         }
         this.#log(`engine refused ${input.op}${input.event_id === undefined ? '' : ` ${input.event_id}`}: ${e.error}: ${e.message}`);
