@@ -65,7 +65,7 @@ impl Endpoint {
     /// Count a new event's admission (replays do not count).
     pub fn admitted(&mut self, budget: &Budget, now_ms: u64) {
         self.admissions.add(budget.bucket(now_ms));
-        self.admissions_kept.add(now_ms / super::release::NORMAL_KEEP_MS);
+        self.admissions_kept.add(super::release::KEPT.bucket(now_ms));
     }
 
     /// Set the pacer's `normal_per_s` from the admissions, rolled to `now_ms`.
@@ -79,11 +79,10 @@ impl Endpoint {
     /// the budget's): what a backlog is released against once arrivals
     /// slow or stop.
     pub fn kept_normal_per_s(&mut self, now_ms: u64) -> f64 {
-        let keep = super::release::NORMAL_KEEP_MS;
-        self.admissions_kept.roll(now_ms / keep);
-        let w = (keep - now_ms % keep) as f64 / keep as f64;
+        let kept = &super::release::KEPT;
+        self.admissions_kept.roll(kept.bucket(now_ms));
         let a = self.admissions_kept;
-        (a.current as f64 + a.previous as f64 * w) * 1000.0 / keep as f64
+        normal_per_s(kept, now_ms, a.current, a.previous)
     }
 
     /// What the release queue needs per second to meet every deadline in

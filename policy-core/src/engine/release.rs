@@ -51,6 +51,11 @@ pub const NEED_CAP_FLOORS: f64 = 100.0;
 /// after which the release fell to the backlog's need and the floor).
 pub(crate) const NORMAL_KEEP_MS: u64 = 60_000;
 
+/// The buckets of the admissions' rate kept: [`normal_per_s`](crate::health::normal_per_s)'s
+/// sliding count over `NORMAL_KEEP_MS` (only the window and `sliding` are read).
+pub(crate) const KEPT: crate::budget::Budget =
+    crate::budget::Budget { ratio: 1.0, window_ms: NORMAL_KEEP_MS, min_sample: 0, sliding: true };
+
 impl Engine {
     /// Hold `id` for the release pacer until `until_ms` (the next token, by
     /// its deadline): the queue's rule above.
