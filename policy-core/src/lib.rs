@@ -98,6 +98,7 @@ pub mod journal;
 pub mod plan;
 pub mod ports;
 pub mod retry_after;
+pub mod rollout;
 pub mod step;
 pub mod store;
 mod text;

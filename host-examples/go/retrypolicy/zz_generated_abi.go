@@ -35,6 +35,8 @@ const (
 	fnEngineClose
 	fnReadTarget
 	fnDestinationRefusal
+	fnRolloutOpen
+	fnRolloutStep
 	fnVectorCase
 	fnCount
 )
@@ -60,6 +62,8 @@ var exportNames = [fnCount]string{
 	"webhook:retry-policy/policy@1.0.0#engine-close",
 	"webhook:retry-policy/policy@1.0.0#read-target",
 	"webhook:retry-policy/policy@1.0.0#destination-refusal",
+	"webhook:retry-policy/policy@1.0.0#rollout-open",
+	"webhook:retry-policy/policy@1.0.0#rollout-step",
 	"webhook:retry-policy/policy@1.0.0#vector-case",
 }
 
@@ -82,6 +86,8 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	false,
+	true,
+	true,
 	true,
 	true,
 	true,
@@ -815,18 +821,107 @@ func (in *instance) callDestinationRefusal(ctx context.Context, address string) 
 	return zero, callErr
 }
 
-// callVectorCase calls the export `vector-case`: flat params, the result through the return area.
-func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
+// callRolloutOpen calls the export `rollout-open`: flat params, the result through the return area.
+func (in *instance) callRolloutOpen(ctx context.Context, config string) (string, error) {
+	var zero string
 	s := in.stack[:0]
-	if p44, n44, err := in.lowerString(ctx, format); err != nil {
-		return withField("format", err)
+	if p44, n44, err := in.lowerString(ctx, config); err != nil {
+		return zero, withField("config", err)
 	} else {
 		s = append(s, uint64(p44), uint64(n44))
 	}
-	if p45, n45, err := in.lowerString(ctx, case_); err != nil {
+	if err := in.invoke(ctx, fnRolloutOpen, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if s45, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			zero = s45
+		}
+	case 1:
+		var e string
+		if s46, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s46
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnRolloutOpen, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callRolloutStep calls the export `rollout-step`: flat params, the result through the return area.
+func (in *instance) callRolloutStep(ctx context.Context, state string, input string) (string, error) {
+	var zero string
+	s := in.stack[:0]
+	if p47, n47, err := in.lowerString(ctx, state); err != nil {
+		return zero, withField("state", err)
+	} else {
+		s = append(s, uint64(p47), uint64(n47))
+	}
+	if p48, n48, err := in.lowerString(ctx, input); err != nil {
+		return zero, withField("input", err)
+	} else {
+		s = append(s, uint64(p48), uint64(n48))
+	}
+	if err := in.invoke(ctx, fnRolloutStep, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if s49, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			zero = s49
+		}
+	case 1:
+		var e string
+		if s50, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s50
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnRolloutStep, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
+// callVectorCase calls the export `vector-case`: flat params, the result through the return area.
+func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
+	s := in.stack[:0]
+	if p51, n51, err := in.lowerString(ctx, format); err != nil {
+		return withField("format", err)
+	} else {
+		s = append(s, uint64(p51), uint64(n51))
+	}
+	if p52, n52, err := in.lowerString(ctx, case_); err != nil {
 		return withField("case", err)
 	} else {
-		s = append(s, uint64(p45), uint64(n45))
+		s = append(s, uint64(p52), uint64(n52))
 	}
 	if err := in.invoke(ctx, fnVectorCase, s); err != nil {
 		return err
@@ -841,10 +936,10 @@ func (in *instance) callVectorCase(ctx context.Context, format string, case_ str
 	case 0:
 	case 1:
 		var e string
-		if s46, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s53, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return err
 		} else {
-			e = s46
+			e = s53
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -900,16 +995,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v47, rest47, err := a.liftFlatStoreRequest(s); err != nil {
+		if v54, rest54, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v47, rest47
+			request, s = v54, rest54
 		}
 		var budget Budget
-		if v48, rest48, err := a.liftFlatBudget(s); err != nil {
+		if v55, rest55, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v48, rest48
+			budget, s = v55, rest55
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -955,14 +1050,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a49, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a56, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l49 := make([]uint64, len(a49)/8)
-		for i49 := range l49 {
-			l49[i49] = le.Uint64(a49[i49*8:])
+		l56 := make([]uint64, len(a56)/8)
+		for i56 := range l56 {
+			l56[i56] = le.Uint64(a56[i56*8:])
 		}
-		v.OffsetsMs = l49
+		v.OffsetsMs = l56
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -979,15 +1074,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s50, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s57, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s50
+		v.Field = s57
 	}
-	if s51, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s58, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s51
+		v.Message = s58
 	}
 	return v, nil
 }
@@ -995,47 +1090,47 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s52, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s59, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s52
+		v.Version = s59
 	}
-	if a53, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a60, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l53 := make([]EventClass, len(a53)/88)
-		for i53 := range l53 {
-			if v54, err := a.liftEventClass(a53[i53*88:]); err != nil {
+		l60 := make([]EventClass, len(a60)/88)
+		for i60 := range l60 {
+			if v61, err := a.liftEventClass(a60[i60*88:]); err != nil {
 				return v, err
 			} else {
-				l53[i53] = v54
+				l60[i60] = v61
 			}
 		}
-		v.Classes = l53
+		v.Classes = l60
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p55, n55, err := a.lowerString(ctx, v.Version); err != nil {
+	if p62, n62, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p55), uint64(n55))
+		s = append(s, uint64(p62), uint64(n62))
 	}
-	if l56, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l63, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i56 := range v.Classes {
-			if err := a.storeEventClass(ctx, l56[i56*88:], &v.Classes[i56]); err != nil {
+		for i63 := range v.Classes {
+			if err := a.storeEventClass(ctx, l63[i63*88:], &v.Classes[i63]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p56, err := a.writeArea(ctx, 8, l56)
+		p63, err := a.writeArea(ctx, 8, l63)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p56), uint64(len(v.Classes)))
+		s = append(s, uint64(p63), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1043,27 +1138,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s57, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s64, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s57
+		v.Class = s64
 	}
-	if s58, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s65, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s58
+		v.PolicyVersion = s65
 	}
-	if s59, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s66, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s59
+		v.PolicyHash = s66
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v60, err := a.liftSchedule(b[40:]); err != nil {
+	if v67, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v60
+		v.Schedule = v67
 	}
 	return v, nil
 }
@@ -1083,17 +1178,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p61, n61, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p68, n68, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p61)
-		le.PutUint32(b[4:], n61)
+		le.PutUint32(b[0:], p68)
+		le.PutUint32(b[4:], n68)
 	}
-	if p62, n62, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p69, n69, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p62)
-		le.PutUint32(b[12:], n62)
+		le.PutUint32(b[8:], p69)
+		le.PutUint32(b[12:], n69)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1122,11 +1217,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p63, n63, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p70, n70, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p63)
-			le.PutUint32(b[12:], n63)
+			le.PutUint32(b[8:], p70)
+			le.PutUint32(b[12:], n70)
 		}
 	}
 	return nil
@@ -1139,13 +1234,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o64 Decision
-		if v65, err := a.liftDecision(b[8:]); err != nil {
+		var o71 Decision
+		if v72, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o64 = v65
+			o71 = v72
 		}
-		v.Decision = &o64
+		v.Decision = &o71
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1153,13 +1248,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o66 StoreRequest
-		if v67, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o73 StoreRequest
+		if v74, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o66 = v67
+			o73 = v74
 		}
-		v.Store = &o66
+		v.Store = &o73
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1193,10 +1288,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v68, err := a.liftDecision(b[0:]); err != nil {
+	if v75, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v68
+		v.Decision = v75
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1211,10 +1306,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p69, n69, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p76, n76, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p69), uint64(n69))
+		s = append(s, uint64(p76), uint64(n76))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1233,15 +1328,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s70, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s77, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s70
+		s = s77
 	}
-	if s71, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s78, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s71
+		s = s78
 	}
 	return s, nil
 }
@@ -1249,15 +1344,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v72, err := a.liftReservation(b[0:]); err != nil {
+	if v79, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v72
+		v.Reply = v79
 	}
-	if v73, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v80, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v73
+		v.Held = v80
 	}
 	return v, nil
 }
@@ -1268,18 +1363,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v74, err := a.liftRetry(b[8:]); err != nil {
+		if v81, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v74
+			p = v81
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v75, err := a.liftStop(b[8:]); err != nil {
+		if v82, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v75
+			p = v82
 		}
 		v.Stop = &p
 	default:
@@ -1291,23 +1386,23 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s76, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s83, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s76
+		v.Version = s83
 	}
-	if a77, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a84, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l77 := make([]HealthClass, len(a77)/208)
-		for i77 := range l77 {
-			if v78, err := a.liftHealthClass(a77[i77*208:]); err != nil {
+		l84 := make([]HealthClass, len(a84)/208)
+		for i84 := range l84 {
+			if v85, err := a.liftHealthClass(a84[i84*208:]); err != nil {
 				return v, err
 			} else {
-				l77[i77] = v78
+				l84[i84] = v85
 			}
 		}
-		v.Classes = l77
+		v.Classes = l84
 	}
 	return v, nil
 }
@@ -1315,33 +1410,33 @@ func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 // liftTarget reads the Target at b[0:40] (canonical ABI).
 func (a *abi) liftTarget(b []byte) (Target, error) {
 	var v Target
-	if s79, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s86, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Scheme = s79
+		v.Scheme = s86
 	}
-	if s80, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s87, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.Host = s80
+		v.Host = s87
 	}
 	v.Port = le.Uint16(b[16:])
-	if s81, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+	if s88, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
 		return v, err
 	} else {
-		v.Path = s81
+		v.Path = s88
 	}
 	switch b[28] {
 	case 0:
 		v.Address = nil
 	case 1:
-		var o82 string
-		if s83, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+		var o89 string
+		if s90, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
 			return v, err
 		} else {
-			o82 = s83
+			o89 = s90
 		}
-		v.Address = &o82
+		v.Address = &o89
 	default:
 		return v, abiErrorf("option discriminant %d", b[28])
 	}
@@ -1356,10 +1451,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s84, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s91, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s84
+		v.EndpointID = s91
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -1398,26 +1493,26 @@ func (a *abi) storeReservation(ctx context.Context, b []byte, v *Reservation) er
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s85, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s92, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s85
+		v.Name = s92
 	}
-	if v86, err := a.liftPolicy(b[8:]); err != nil {
+	if v93, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v86
+		v.Policy = v93
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p87, n87, err := a.lowerString(ctx, v.Name); err != nil {
+	if p94, n94, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p87)
-		le.PutUint32(b[4:], n87)
+		le.PutUint32(b[0:], p94)
+		le.PutUint32(b[4:], n94)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -1465,10 +1560,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s88, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s95, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s88
+		v.EndpointID = s95
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -1489,10 +1584,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v89, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v96, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v89
+		v.Counts = v96
 	}
 	return v, nil
 }
@@ -1501,15 +1596,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v90, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v97, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v90
+		v.Current = v97
 	}
-	if v91, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v98, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v91
+		v.Previous = v98
 	}
 	return v, nil
 }
@@ -1540,13 +1635,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o92 DeadLetter
-		if v93, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o99 DeadLetter
+		if v100, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o92 = v93
+			o99 = v100
 		}
-		v.DeadLetter = &o92
+		v.DeadLetter = &o99
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -1556,43 +1651,43 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s94, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s101, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s94
+		v.Name = s101
 	}
-	if v95, err := a.liftPolicy(b[8:]); err != nil {
+	if v102, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v95
+		v.Policy = v102
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o96 Health
-		if v97, err := a.liftHealth(b[96:]); err != nil {
+		var o103 Health
+		if v104, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o96 = v97
+			o103 = v104
 		}
-		v.Health = &o96
+		v.Health = &o103
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s98, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s105, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s98
+		v.PolicyHash = s105
 	}
-	if a99, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a106, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l99 := make([]uint64, len(a99)/8)
-		for i99 := range l99 {
-			l99[i99] = le.Uint64(a99[i99*8:])
+		l106 := make([]uint64, len(a106)/8)
+		for i106 := range l106 {
+			l106[i106] = le.Uint64(a106[i106*8:])
 		}
-		v.HashWords = l99
+		v.HashWords = l106
 	}
 	return v, nil
 }
@@ -1611,17 +1706,17 @@ func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) 
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v100, err := a.liftBackoff(b[0:]); err != nil {
+	if v107, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v100
+		v.Backoff = v107
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v101, err := a.liftBudget(b[48:]); err != nil {
+	if v108, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v101
+		v.Budget = v108
 	}
 	return v, nil
 }
@@ -1629,15 +1724,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v102, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v109, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v102
+		v.Current = v109
 	}
-	if v103, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v110, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v103
+		v.Previous = v110
 	}
 	return v, nil
 }
@@ -1653,15 +1748,15 @@ func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s104, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s111, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s104
+		v.EventID = s111
 	}
-	if s105, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s112, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s105
+		v.EndpointID = s112
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -1684,20 +1779,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o106 Circuit
-		if v107, err := a.liftCircuit(b[24:]); err != nil {
+		var o113 Circuit
+		if v114, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o106 = v107
+			o113 = v114
 		}
-		v.Circuit = &o106
+		v.Circuit = &o113
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v108, err := a.liftRelease(b[72:]); err != nil {
+	if v115, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v108
+		v.Release = v115
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

@@ -11,10 +11,13 @@ fn component_bytes() -> Vec<u8> {
     EMBEDDED.to_vec()
 }
 
+/// 720 KiB: 561 KiB of policy, engine and vector runner, and about 113 KiB
+/// for the rollout follower that moved in from the four hosts (Ed25519
+/// verification about 32 KB of it; docs/abi-1.0.md, "Cost").
 #[test]
-fn the_component_fits_its_640_kib_cap() {
+fn the_component_fits_its_720_kib_cap() {
     let size = component_bytes().len();
-    assert!(size <= 640 * 1024, "component is {size} bytes");
+    assert!(size <= 720 * 1024, "component is {size} bytes");
 }
 
 #[test]

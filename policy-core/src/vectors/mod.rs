@@ -110,9 +110,14 @@ pub fn case_name(case: &Value, index: usize) -> String {
 }
 
 /// The component's `vector-case`: a file's `format` value and one case, as
-/// JSON text, checked on [`Native`].
+/// JSON text, checked on [`Native`]; the format `"rollout/<group>"` runs a
+/// case of `tests/vectors-rollout/rollout.json` ([`crate::rollout::vectors`]).
 pub fn check_case_text(format: &str, case: &str) -> Result<(), String> {
     let format = crate::json::parse(format).map_err(|e| format!("broken vector: format: {e}"))?;
+    if let Some(group) = format.as_str().and_then(|f| f.strip_prefix("rollout/")) {
+        let case = crate::json::parse(case).map_err(|e| format!("broken vector: not JSON: {e}"))?;
+        return crate::rollout::vectors::check_case(group, &case);
+    }
     let kind = Kind::of(&format).ok_or("broken vector: format: only 1, 2 and health-vectors 1 are known")?;
     let case = crate::json::parse(case).map_err(|e| format!("broken vector: not JSON: {e}"))?;
     check_case(&mut Native, kind, &case)

@@ -195,6 +195,14 @@ impl Guest for Component {
             .map_err(|e| alloc::format!("{e}"))
     }
 
+    fn rollout_open(config: String) -> Result<String, String> {
+        retry_policy_core::rollout::wire::open(&config).map_err(|e| alloc::format!("{e}"))
+    }
+
+    fn rollout_step(state: String, input: String) -> Result<String, String> {
+        retry_policy_core::rollout::wire::step(&state, &input).map_err(|e| alloc::format!("{e}"))
+    }
+
     fn vector_case(format: String, case: String) -> Result<(), String> {
         retry_policy_core::vectors::check_case_text(&format, &case)
     }

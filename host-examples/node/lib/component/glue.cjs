@@ -2309,6 +2309,86 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       }
       return retVal.val;
     }
+    let policy100RolloutOpen;
+    
+    function rolloutOpen(arg0) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy100RolloutOpen(ptr0, len0);
+      let variant3;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          variant3= {
+            tag: 'ok',
+            val: result1
+          };
+          break;
+        }
+        case 1: {
+          var ptr2 = dataView(memory0).getInt32(ret + 4, true);
+          var len2 = dataView(memory0).getInt32(ret + 8, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          variant3= {
+            tag: 'err',
+            val: result2
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant3;
+      postReturn9(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
+    let policy100RolloutStep;
+    
+    function rolloutStep(arg0, arg1) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      var ptr1 = utf8Encode(arg1, realloc0, memory0);
+      var len1 = utf8EncodedLen;
+      const ret = policy100RolloutStep(ptr0, len0, ptr1, len1);
+      let variant4;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr2 = dataView(memory0).getInt32(ret + 4, true);
+          var len2 = dataView(memory0).getInt32(ret + 8, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          variant4= {
+            tag: 'ok',
+            val: result2
+          };
+          break;
+        }
+        case 1: {
+          var ptr3 = dataView(memory0).getInt32(ret + 4, true);
+          var len3 = dataView(memory0).getInt32(ret + 8, true);
+          var result3 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr3, len3));
+          variant4= {
+            tag: 'err',
+            val: result3
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant4;
+      postReturn9(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
     let policy100VectorCase;
     
     function vectorCase(arg0, arg1) {
@@ -2366,6 +2446,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     policy100EngineClose = exports1['webhook:retry-policy/policy@1.0.0#engine-close'];
     policy100ReadTarget = exports1['webhook:retry-policy/policy@1.0.0#read-target'];
     policy100DestinationRefusal = exports1['webhook:retry-policy/policy@1.0.0#destination-refusal'];
+    policy100RolloutOpen = exports1['webhook:retry-policy/policy@1.0.0#rollout-open'];
+    policy100RolloutStep = exports1['webhook:retry-policy/policy@1.0.0#rollout-step'];
     policy100VectorCase = exports1['webhook:retry-policy/policy@1.0.0#vector-case'];
     const policy100 = {
       abiVersion: abiVersion,
@@ -2384,6 +2466,8 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       parseRetryAfter: parseRetryAfter,
       plan: plan,
       readTarget: readTarget,
+      rolloutOpen: rolloutOpen,
+      rolloutStep: rolloutStep,
       settle: settle,
       storeApply: storeApply,
       storeKey: storeKey,

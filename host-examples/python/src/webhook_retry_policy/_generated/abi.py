@@ -138,7 +138,9 @@ _S32 = struct.Struct("<I4xQI4xI4x")
 _S33 = struct.Struct("<I4x")
 _S34 = struct.Struct("<I4xI4x")
 _S35 = struct.Struct("<I4xI4x")
-_S36 = struct.Struct("<I4xI4xI4xI4x")
+_S36 = struct.Struct("<I4xI4x")
+_S37 = struct.Struct("<I4xI4xI4xI4x")
+_S38 = struct.Struct("<I4xI4xI4xI4x")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -503,172 +505,172 @@ def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
 
 
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f100, _f101, _f104, _f105 = _R_schedule.unpack_from(m, p + 0)
-    _p103, _n103 = _F_II.unpack_from(m, p + 16)
-    _f103 = struct.unpack_from("<%dQ" % _n103, m, _p103)
-    return _mk_schedule(_f100, _f101, _f103, _f104, _CASES_LIMITED_BY[_f105])
+    _f109, _f110, _f113, _f114 = _R_schedule.unpack_from(m, p + 0)
+    _p112, _n112 = _F_II.unpack_from(m, p + 16)
+    _f112 = struct.unpack_from("<%dQ" % _n112, m, _p112)
+    return _mk_schedule(_f109, _f110, _f112, _f113, _CASES_LIMITED_BY[_f114])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f106, = _R_policy_error.unpack_from(m, p + 0)
-    _p108, _n108 = _F_II.unpack_from(m, p + 4)
-    _p110, _n110 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f106], _str(m, _p108, _n108), _str(m, _p110, _n110))
+    _f115, = _R_policy_error.unpack_from(m, p + 0)
+    _p117, _n117 = _F_II.unpack_from(m, p + 4)
+    _p119, _n119 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f115], _str(m, _p117, _n117), _str(m, _p119, _n119))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p112, _n112 = _F_II.unpack_from(m, p + 0)
-    _p114, _n114 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p112, _n112), tuple(_lift_event_class(m, _p114 + _i114 * 88 + 0) for _i114 in range(_n114)))
+    _p121, _n121 = _F_II.unpack_from(m, p + 0)
+    _p123, _n123 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p121, _n121), tuple(_lift_event_class(m, _p123 + _i123 * 88 + 0) for _i123 in range(_n123)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f121, _f122 = _R_admission.unpack_from(m, p + 24)
-    _p116, _n116 = _F_II.unpack_from(m, p + 0)
-    _p118, _n118 = _F_II.unpack_from(m, p + 8)
-    _p120, _n120 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p116, _n116), _str(m, _p118, _n118), _str(m, _p120, _n120), _f121, _f122, _lift_schedule(m, p + 40))
+    _f130, _f131 = _R_admission.unpack_from(m, p + 24)
+    _p125, _n125 = _F_II.unpack_from(m, p + 0)
+    _p127, _n127 = _F_II.unpack_from(m, p + 8)
+    _p129, _n129 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p125, _n125), _str(m, _p127, _n127), _str(m, _p129, _n129), _f130, _f131, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v128: Any
-    _d128 = m[p + 0]
-    if _d128 == 0:
-        _v128 = None
-    elif _d128 == 1:
-        _v129: Any
-        _d129 = m[p + 8]
-        if _d129 == 0:
-            _v129 = _lift_retry(m, p + 16)
-        elif _d129 == 1:
-            _v129 = _lift_stop(m, p + 16)
+    _v137: Any
+    _d137 = m[p + 0]
+    if _d137 == 0:
+        _v137 = None
+    elif _d137 == 1:
+        _v138: Any
+        _d138 = m[p + 8]
+        if _d138 == 0:
+            _v138 = _lift_retry(m, p + 16)
+        elif _d138 == 1:
+            _v138 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d129, p + 8))
-        _v128 = _v129
+            raise Malformed("discriminant %d at %d" % (_d138, p + 8))
+        _v137 = _v138
     else:
-        raise Malformed("discriminant %d at %d" % (_d128, p + 0))
-    _v131: Any
-    _d131 = m[p + 72]
-    if _d131 == 0:
-        _v131 = None
-    elif _d131 == 1:
-        _v131 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d137, p + 0))
+    _v140: Any
+    _d140 = m[p + 72]
+    if _d140 == 0:
+        _v140 = None
+    elif _d140 == 1:
+        _v140 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d131, p + 72))
-    return _mk_step(_v128, _v131)
+        raise Malformed("discriminant %d at %d" % (_d140, p + 72))
+    return _mk_step(_v137, _v140)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f134, = _R_settlement.unpack_from(m, p + 64)
-    _v133: Any
-    _d133 = m[p + 0]
-    if _d133 == 0:
-        _v133 = _lift_retry(m, p + 8)
-    elif _d133 == 1:
-        _v133 = _lift_stop(m, p + 8)
+    _f143, = _R_settlement.unpack_from(m, p + 64)
+    _v142: Any
+    _d142 = m[p + 0]
+    if _d142 == 0:
+        _v142 = _lift_retry(m, p + 8)
+    elif _d142 == 1:
+        _v142 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d133, p + 0))
-    return _mk_settlement(_v133, _f134)
+        raise Malformed("discriminant %d at %d" % (_d142, p + 0))
+    return _mk_settlement(_v142, _f143)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f136, _f139, _f140, _f142, _f143, _f145, _f147, _f148, _f150, _f151 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f136, _mk_budget_counts(_mk_bucket_counts(_f139, _f140), _mk_bucket_counts(_f142, _f143))), _mk_held_buckets(_f145, _mk_bucket_counts(_f147, _f148), _mk_bucket_counts(_f150, _f151)))
+    _f145, _f148, _f149, _f151, _f152, _f154, _f156, _f157, _f159, _f160 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f145, _mk_budget_counts(_mk_bucket_counts(_f148, _f149), _mk_bucket_counts(_f151, _f152))), _mk_held_buckets(_f154, _mk_bucket_counts(_f156, _f157), _mk_bucket_counts(_f159, _f160)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f152, _f153 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f152, _f153)
+    _f161, _f162 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f161, _f162)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f154, _f155 = _R_stop.unpack_from(m, p + 0)
-    _v157: Any
-    _d157 = m[p + 8]
-    if _d157 == 0:
-        _v157 = None
-    elif _d157 == 1:
-        _v157 = _lift_dead_letter(m, p + 16)
+    _f163, _f164 = _R_stop.unpack_from(m, p + 0)
+    _v166: Any
+    _d166 = m[p + 8]
+    if _d166 == 0:
+        _v166 = None
+    elif _d166 == 1:
+        _v166 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d157, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f154], _f155, _v157)
+        raise Malformed("discriminant %d at %d" % (_d166, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f163], _f164, _v166)
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p159, _n159 = _F_II.unpack_from(m, p + 0)
-    _p161, _n161 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p159, _n159), tuple(_lift_health_class(m, _p161 + _i161 * 208 + 0) for _i161 in range(_n161)))
+    _p168, _n168 = _F_II.unpack_from(m, p + 0)
+    _p170, _n170 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p168, _n168), tuple(_lift_health_class(m, _p170 + _i170 * 208 + 0) for _i170 in range(_n170)))
 
 
 def _lift_target(m: memoryview, p: int) -> Target:
-    _f166, = _R_target.unpack_from(m, p + 16)
-    _p163, _n163 = _F_II.unpack_from(m, p + 0)
-    _p165, _n165 = _F_II.unpack_from(m, p + 8)
-    _p168, _n168 = _F_II.unpack_from(m, p + 20)
-    _v170: Any
-    _d170 = m[p + 28]
-    if _d170 == 0:
-        _v170 = None
-    elif _d170 == 1:
-        _p171, _n171 = _F_II.unpack_from(m, p + 32)
-        _v170 = _str(m, _p171, _n171)
+    _f175, = _R_target.unpack_from(m, p + 16)
+    _p172, _n172 = _F_II.unpack_from(m, p + 0)
+    _p174, _n174 = _F_II.unpack_from(m, p + 8)
+    _p177, _n177 = _F_II.unpack_from(m, p + 20)
+    _v179: Any
+    _d179 = m[p + 28]
+    if _d179 == 0:
+        _v179 = None
+    elif _d179 == 1:
+        _p180, _n180 = _F_II.unpack_from(m, p + 32)
+        _v179 = _str(m, _p180, _n180)
     else:
-        raise Malformed("discriminant %d at %d" % (_d170, p + 28))
-    return _mk_target(_str(m, _p163, _n163), _str(m, _p165, _n165), _f166, _str(m, _p168, _n168), _v170)
+        raise Malformed("discriminant %d at %d" % (_d179, p + 28))
+    return _mk_target(_str(m, _p172, _n172), _str(m, _p174, _n174), _f175, _str(m, _p177, _n177), _v179)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f176, _f177, _f178, _f179, _f180, _f181, _f183, _f184, _f185, _f186 = _R_event_class.unpack_from(m, p + 8)
-    _p173, _n173 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p173, _n173), _mk_policy(_mk_backoff(_f176, _f177, _f178, _CASES_JITTER[_f179]), _f180, _f181, _mk_budget(_f183, _f184, _f185, _f186)))
+    _f185, _f186, _f187, _f188, _f189, _f190, _f192, _f193, _f194, _f195 = _R_event_class.unpack_from(m, p + 8)
+    _p182, _n182 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p182, _n182), _mk_policy(_mk_backoff(_f185, _f186, _f187, _CASES_JITTER[_f188]), _f189, _f190, _mk_budget(_f192, _f193, _f194, _f195)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f187, _f190, _f191 = _R_store_request.unpack_from(m, p + 0)
-    _p189, _n189 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f187], _str(m, _p189, _n189), _f190, _f191)
+    _f196, _f199, _f200 = _R_store_request.unpack_from(m, p + 0)
+    _p198, _n198 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f196], _str(m, _p198, _n198), _f199, _f200)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f196, _f197, _f198 = _R_dead_letter.unpack_from(m, p + 16)
-    _p193, _n193 = _F_II.unpack_from(m, p + 0)
-    _p195, _n195 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p193, _n193), _str(m, _p195, _n195), _f196, _f197, _CASES_STOP_REASON[_f198])
+    _f205, _f206, _f207 = _R_dead_letter.unpack_from(m, p + 16)
+    _p202, _n202 = _F_II.unpack_from(m, p + 0)
+    _p204, _n204 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p202, _n202), _str(m, _p204, _n204), _f205, _f206, _CASES_STOP_REASON[_f207])
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f203, _f204, _f205, _f206, _f207, _f208, _f210, _f211, _f212, _f213 = _R_health_class.unpack_from(m, p + 8)
-    _p200, _n200 = _F_II.unpack_from(m, p + 0)
-    _v215: Any
-    _d215 = m[p + 88]
-    if _d215 == 0:
-        _v215 = None
-    elif _d215 == 1:
-        _v215 = _lift_health(m, p + 96)
+    _f212, _f213, _f214, _f215, _f216, _f217, _f219, _f220, _f221, _f222 = _R_health_class.unpack_from(m, p + 8)
+    _p209, _n209 = _F_II.unpack_from(m, p + 0)
+    _v224: Any
+    _d224 = m[p + 88]
+    if _d224 == 0:
+        _v224 = None
+    elif _d224 == 1:
+        _v224 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d215, p + 88))
-    _p217, _n217 = _F_II.unpack_from(m, p + 192)
-    _p219, _n219 = _F_II.unpack_from(m, p + 200)
-    _f219 = struct.unpack_from("<%dQ" % _n219, m, _p219)
-    return _mk_health_class(_str(m, _p200, _n200), _mk_policy(_mk_backoff(_f203, _f204, _f205, _CASES_JITTER[_f206]), _f207, _f208, _mk_budget(_f210, _f211, _f212, _f213)), _v215, _str(m, _p217, _n217), _f219)
+        raise Malformed("discriminant %d at %d" % (_d224, p + 88))
+    _p226, _n226 = _F_II.unpack_from(m, p + 192)
+    _p228, _n228 = _F_II.unpack_from(m, p + 200)
+    _f228 = struct.unpack_from("<%dQ" % _n228, m, _p228)
+    return _mk_health_class(_str(m, _p209, _n209), _mk_policy(_mk_backoff(_f212, _f213, _f214, _CASES_JITTER[_f215]), _f216, _f217, _mk_budget(_f219, _f220, _f221, _f222)), _v224, _str(m, _p226, _n226), _f228)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f220, _f221, _f225, _f226, _f227 = _R_health.unpack_from(m, p + 0)
-    _v223: Any
-    _d223 = m[p + 16]
-    if _d223 == 0:
-        _v223 = None
-    elif _d223 == 1:
-        _v223 = _lift_circuit(m, p + 24)
+    _f229, _f230, _f234, _f235, _f236 = _R_health.unpack_from(m, p + 0)
+    _v232: Any
+    _d232 = m[p + 16]
+    if _d232 == 0:
+        _v232 = None
+    elif _d232 == 1:
+        _v232 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d223, p + 16))
-    return _mk_health(_f220, _f221, _v223, _mk_release(_f225, _f226), _f227)
+        raise Malformed("discriminant %d at %d" % (_d232, p + 16))
+    return _mk_health(_f229, _f230, _v232, _mk_release(_f234, _f235), _f236)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f228, _f229, _f230, _f231, _f232, _f233 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f228, _f229, _f230, _f231, _f232, _f233)
+    _f237, _f238, _f239, _f240, _f241, _f242 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f237, _f238, _f239, _f240, _f241, _f242)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1410,6 +1412,84 @@ def lift_destination_refusal(m: memoryview, r: int) -> Optional[str]:
     return _v92
 
 
+def lower_rollout_open(x: Scratch, config: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if config.__class__ is not str:
+        c.text("config", config)
+    _t96 = config.encode()
+    _n96 = len(_t96)
+    if d + _n96 > lim:
+        raise Grow(d + _n96)
+    m[d:d + _n96] = _t96
+    _p96 = d
+    d += _n96
+    fx += (s + 8, 1, _n96)
+    _S36.pack_into(m, s + FLAT + 0, _p96, _n96)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_rollout_open(m: memoryview, r: int) -> str:
+    _v97: Any
+    _d97 = m[r + 0]
+    if _d97 == 0:
+        _p98, _n98 = _F_II.unpack_from(m, r + 4)
+        _v97 = _str(m, _p98, _n98)
+    elif _d97 == 1:
+        _p99, _n99 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p99, _n99))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d97, r + 0))
+    return _v97
+
+
+def lower_rollout_step(x: Scratch, state: str, input: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if state.__class__ is not str:
+        c.text("state", state)
+    if input.__class__ is not str:
+        c.text("input", input)
+    _t100 = state.encode()
+    _n100 = len(_t100)
+    if d + _n100 > lim:
+        raise Grow(d + _n100)
+    m[d:d + _n100] = _t100
+    _p100 = d
+    d += _n100
+    fx += (s + 8, 1, _n100)
+    _t101 = input.encode()
+    _n101 = len(_t101)
+    if d + _n101 > lim:
+        raise Grow(d + _n101)
+    m[d:d + _n101] = _t101
+    _p101 = d
+    d += _n101
+    fx += (s + 24, 1, _n101)
+    _S37.pack_into(m, s + FLAT + 0, _p100, _n100, _p101, _n101)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_rollout_step(m: memoryview, r: int) -> str:
+    _v102: Any
+    _d102 = m[r + 0]
+    if _d102 == 0:
+        _p103, _n103 = _F_II.unpack_from(m, r + 4)
+        _v102 = _str(m, _p103, _n103)
+    elif _d102 == 1:
+        _p104, _n104 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p104, _n104))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d102, r + 0))
+    return _v102
+
+
 def lower_vector_case(x: Scratch, format: str, case: str) -> None:
     m = x.mem
     s = x.scratch
@@ -1420,37 +1500,37 @@ def lower_vector_case(x: Scratch, format: str, case: str) -> None:
         c.text("format", format)
     if case.__class__ is not str:
         c.text("case", case)
-    _t96 = format.encode()
-    _n96 = len(_t96)
-    if d + _n96 > lim:
-        raise Grow(d + _n96)
-    m[d:d + _n96] = _t96
-    _p96 = d
-    d += _n96
-    fx += (s + 8, 1, _n96)
-    _t97 = case.encode()
-    _n97 = len(_t97)
-    if d + _n97 > lim:
-        raise Grow(d + _n97)
-    m[d:d + _n97] = _t97
-    _p97 = d
-    d += _n97
-    fx += (s + 24, 1, _n97)
-    _S36.pack_into(m, s + FLAT + 0, _p96, _n96, _p97, _n97)
+    _t105 = format.encode()
+    _n105 = len(_t105)
+    if d + _n105 > lim:
+        raise Grow(d + _n105)
+    m[d:d + _n105] = _t105
+    _p105 = d
+    d += _n105
+    fx += (s + 8, 1, _n105)
+    _t106 = case.encode()
+    _n106 = len(_t106)
+    if d + _n106 > lim:
+        raise Grow(d + _n106)
+    m[d:d + _n106] = _t106
+    _p106 = d
+    d += _n106
+    fx += (s + 24, 1, _n106)
+    _S38.pack_into(m, s + FLAT + 0, _p105, _n105, _p106, _n106)
     _finish(m, s, d, lim, fx)
 
 
 def lift_vector_case(m: memoryview, r: int) -> None:
-    _v98: Any
-    _d98 = m[r + 0]
-    if _d98 == 0:
-        _v98 = None
-    elif _d98 == 1:
-        _p99, _n99 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p99, _n99))
+    _v107: Any
+    _d107 = m[r + 0]
+    if _d107 == 0:
+        _v107 = None
+    elif _d107 == 1:
+        _p108, _n108 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p108, _n108))
     else:
-        raise Malformed("discriminant %d at %d" % (_d98, r + 0))
-    return _v98
+        raise Malformed("discriminant %d at %d" % (_d107, r + 0))
+    return _v107
 
 
 class Function(NamedTuple):
@@ -1484,6 +1564,8 @@ FUNCTIONS: dict[str, Function] = {
     "engine-close": Function("engine-close", "webhook:retry-policy/policy@1.0.0#engine-close", None, lower_engine_close, lift_engine_close, False),
     "read-target": Function("read-target", "webhook:retry-policy/policy@1.0.0#read-target", "cabi_post_webhook:retry-policy/policy@1.0.0#read-target", lower_read_target, lift_read_target, True),
     "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@1.0.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@1.0.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
+    "rollout-open": Function("rollout-open", "webhook:retry-policy/policy@1.0.0#rollout-open", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-open", lower_rollout_open, lift_rollout_open, True),
+    "rollout-step": Function("rollout-step", "webhook:retry-policy/policy@1.0.0#rollout-step", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-step", lower_rollout_step, lift_rollout_step, True),
     "vector-case": Function("vector-case", "webhook:retry-policy/policy@1.0.0#vector-case", "cabi_post_webhook:retry-policy/policy@1.0.0#vector-case", lower_vector_case, lift_vector_case, True),
 }
 
