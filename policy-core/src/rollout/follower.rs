@@ -83,6 +83,9 @@ pub enum Input {
     Artifact(Result<Fetched, String>),
     /// The host's load checks and swap: done, or refused with a code and message.
     Loaded(Result<(), (String, String)>),
+    /// The host swapped its artifact itself (a file, an explicit call): the
+    /// status's `since_ms` and counts start again from `now_ms` and these counts.
+    Swapped(Running),
 }
 
 /// The next call the host makes, its answer being the next [`Input`].
@@ -151,6 +154,8 @@ pub struct Follower {
     pub base_events: u64,
     pub base_dead_letters: u64,
     pub pending: Option<Pending>,
+    /// This step's store call failed (not kept between steps).
+    pub(crate) failed_now: bool,
 }
 
 impl Follower {
@@ -167,6 +172,7 @@ impl Follower {
             base_events: 0,
             base_dead_letters: 0,
             pending: None,
+            failed_now: false,
         }
     }
 
@@ -181,20 +187,44 @@ impl Follower {
                 self.pending = Some(Pending { running, waiting: Waiting::TickReply, epoch: 0, want: String::new() });
                 return Ok(Step { call: Some(call), ..Step::default() });
             }
-            (input, Some(p)) => match (input, p.waiting) {
-                (Input::TickReply(reply), Waiting::TickReply) => return Ok(self.tick_reply(p, reply)),
-                (Input::ArtifactLen(reply), Waiting::ArtifactLen) => return Ok(self.artifact_len(p, reply)),
-                (Input::Artifact(reply), Waiting::Artifact) => return Ok(self.artifact(p, reply)),
-                (Input::Loaded(result), Waiting::Loaded) => return Ok(self.loaded(p, result)),
-                (input, _) => {
-                    self.pending = Some(p);
-                    input
-                }
-            },
+            (Input::Swapped(running), pending) => {
+                // A swap the host made itself (a file, an explicit call): the
+                // status counts from it, as from a swap the follower asked for.
+                self.pending = pending;
+                self.since_ms = running.now_ms;
+                self.base_events = running.events;
+                self.base_dead_letters = running.dead_letters;
+                return Ok(Step::default());
+            }
+            (input, Some(p)) => {
+                let was_failing = self.failing;
+                self.failed_now = false;
+                let step = match (input, p.waiting) {
+                    (Input::TickReply(reply), Waiting::TickReply) => self.tick_reply(p, reply),
+                    (Input::ArtifactLen(reply), Waiting::ArtifactLen) => self.artifact_len(p, reply),
+                    (Input::Artifact(reply), Waiting::Artifact) => self.artifact(p, reply),
+                    (Input::Loaded(result), Waiting::Loaded) => self.loaded(p, result),
+                    (input, _) => {
+                        self.pending = Some(p);
+                        input_error(&input, self.pending.as_ref())?
+                    }
+                };
+                return Ok(self.after(was_failing, step));
+            }
             (input, None) => input,
         };
-        let waiting = self.pending.as_ref().map_or("a tick", |p| waiting_name(p.waiting));
-        Err(RolloutError::InputInvalid(format!("{} while the follower waits for {waiting}", input_name(&input))))
+        input_error(&input, self.pending.as_ref())
+    }
+
+    /// A run of store failures ends when a tick ends without one (not at the
+    /// first call that answers: a tick whose `HMGET` keeps failing after
+    /// its `GETRANGE` answered is still one run, logged once).
+    fn after(&mut self, was_failing: bool, mut step: Step) -> Step {
+        if !core::mem::take(&mut self.failed_now) && step.call.is_none() && was_failing {
+            self.failing = false;
+            step.log.insert(0, "rollout: store reachable again".to_string());
+        }
+        step
     }
 
     /// The status record of docs/rollout.md for this tick.
@@ -242,7 +272,7 @@ impl Follower {
             Ok(text) => text,
             Err(message) => return self.store_failed(&p, message),
         };
-        let step = self.back();
+        let step = Step::default();
         let Some(text) = text.filter(|t| !t.is_empty()) else { return step };
         let record = match Record::parse(&text) {
             Ok(r) => r,
@@ -276,7 +306,7 @@ impl Follower {
             Ok(len) => len,
             Err(message) => return self.store_failed(&p, message),
         };
-        let step = self.back();
+        let step = Step::default();
         if len == 0 {
             return self.settle_refused(&p, step, missing(&p.want));
         }
@@ -292,7 +322,7 @@ impl Follower {
             Ok(f) => f,
             Err(message) => return self.store_failed(&p, message),
         };
-        let step = self.back();
+        let step = Step::default();
         let (Some((found, len)), Some(signature), Some(key_id)) = (fetched.bytes, fetched.signature, fetched.key_id)
         else {
             return self.settle_refused(&p, step, missing(&p.want));
@@ -329,17 +359,9 @@ impl Follower {
         Step { call: Some(call), ..step }
     }
 
-    /// A store call answered after a run of failures: say so once.
-    fn back(&mut self) -> Step {
-        let mut step = Step::default();
-        if core::mem::take(&mut self.failing) {
-            step.log.push("rollout: store reachable again".to_string());
-        }
-        step
-    }
-
     fn store_failed(&mut self, p: &Pending, message: String) -> Step {
         let mut step = Step::default();
+        self.failed_now = true;
         if !self.failing {
             step.log.push(format!(
                 "rollout: store unreachable, keeping sha256={}, retrying every tick: {}",
@@ -387,6 +409,11 @@ fn one_line(s: &str) -> String {
     s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
+fn input_error<T>(input: &Input, pending: Option<&Pending>) -> Result<T, RolloutError> {
+    let waiting = pending.map_or("a tick", |p| waiting_name(p.waiting));
+    Err(RolloutError::InputInvalid(format!("{} while the follower waits for {waiting}", input_name(input))))
+}
+
 fn input_name(i: &Input) -> &'static str {
     match i {
         Input::Tick(_) => "tick",
@@ -394,6 +421,7 @@ fn input_name(i: &Input) -> &'static str {
         Input::ArtifactLen(_) => "artifact_len",
         Input::Artifact(_) => "artifact",
         Input::Loaded(_) => "loaded",
+        Input::Swapped(_) => "swapped",
     }
 }
 

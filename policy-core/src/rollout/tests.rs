@@ -127,13 +127,41 @@ fn a_store_failure_is_logged_once_per_run_and_its_end_once_and_settles_nothing()
     let s = tick(&mut f, 5_000, Err("connection refused\nagain".into()));
     assert_eq!(s.log, vec![format!("rollout: store unreachable, keeping sha256={RUNNING}, retrying every tick: connection refused again")]);
     assert!(tick(&mut f, 5_500, Err("refused".into())).log.is_empty());
+    // The record answers, but the tick goes on: the run of failures is not over.
     let s = tick(&mut f, 6_000, Ok(Some(record(4, NEW))));
-    assert_eq!(s.log, vec!["rollout: store reachable again".to_string()]);
-    // A failure mid-fetch leaves the epoch unsettled: the next tick fetches again.
+    assert!(s.log.is_empty() && matches!(s.call, Some(Call::ArtifactLen { .. })), "{s:?}");
+    // A failure mid-fetch is the same run (no line) and leaves the epoch unsettled.
     let s = f.step(Input::ArtifactLen(Err("timeout".into()))).unwrap();
-    assert_eq!((s.call, s.log.len(), f.settled), (None, 1, 0));
-    let s = tick(&mut f, 6_500, Ok(Some(record(4, NEW))));
-    assert!(matches!(s.call, Some(Call::ArtifactLen { .. })));
+    assert_eq!((s.call, s.log.len(), f.settled), (None, 0, 0));
+    // The next tick fetches again; the run ends when a tick ends without a failure.
+    assert!(matches!(tick(&mut f, 6_500, Ok(Some(record(4, NEW)))).call, Some(Call::ArtifactLen { .. })));
+    f.step(Input::ArtifactLen(Ok(1000))).unwrap();
+    f.step(Input::Artifact(Ok(signed(NEW)))).unwrap();
+    let s = f.step(Input::Loaded(Ok(()))).unwrap();
+    assert_eq!((s.log, s.swapped.as_deref(), f.settled), (vec!["rollout: store reachable again".to_string()], Some(NEW), 4));
+}
+
+#[test]
+fn a_fetch_that_fails_at_every_tick_after_the_record_answers_is_logged_once() {
+    let mut f = follower();
+    let mut lines = Vec::new();
+    for now_ms in [5_000, 5_500, 6_000] {
+        lines.extend(tick(&mut f, now_ms, Ok(Some(record(4, NEW)))).log);
+        lines.extend(f.step(Input::ArtifactLen(Ok(1000))).unwrap().log);
+        lines.extend(f.step(Input::Artifact(Err("timeout".into()))).unwrap().log);
+    }
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(lines[0].starts_with("rollout: store unreachable"));
+}
+
+#[test]
+fn a_swap_the_host_made_itself_restarts_since_and_the_counts() {
+    let mut f = follower();
+    f.step(Input::Tick(running(2_000, 5))).unwrap();
+    assert_eq!(f.step(Input::Swapped(running(3_000, 5))).unwrap(), Step::default());
+    assert!(f.pending.is_some(), "a tick in progress goes on");
+    let Call::Tick { status, .. } = f.step(Input::Tick(running(4_000, 8))).unwrap().call.unwrap() else { panic!() };
+    assert!(status.contains(r#""since_ms":3000,"events":3,"dead_letters":0"#), "{status}");
 }
 
 #[test]

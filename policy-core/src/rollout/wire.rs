@@ -98,15 +98,21 @@ fn read_input(text: &str) -> Result<Input, RolloutError> {
     let op = v.get("op").and_then(Value::as_str).unwrap_or("");
     let reply_error = |o: &Obj| o.opt_str("error");
     Ok(match op {
-        "tick" => {
-            let o = Obj::new("tick", &v, &["op", "now_ms", "sha256", "document_version", "events", "dead_letters"])?;
-            Input::Tick(Running {
+        "tick" | "swapped" => {
+            let what = if op == "tick" { "tick" } else { "swapped" };
+            let o = Obj::new(what, &v, &["op", "now_ms", "sha256", "document_version", "events", "dead_letters"])?;
+            let running = Running {
                 now_ms: o.u64("now_ms")?,
                 sha256: o.str("sha256")?,
                 document_version: o.str("document_version")?,
                 events: o.u64("events")?,
                 dead_letters: o.u64("dead_letters")?,
-            })
+            };
+            if op == "tick" {
+                Input::Tick(running)
+            } else {
+                Input::Swapped(running)
+            }
         }
         "tick_reply" => {
             let o = Obj::new("tick_reply", &v, &["op", "text", "error"])?;
@@ -146,7 +152,7 @@ fn read_input(text: &str) -> Result<Input, RolloutError> {
         other => {
             let shown: String = other.chars().take(40).collect();
             return Err(bad(format!(
-                "input: `op` must be tick, tick_reply, artifact_len, artifact or loaded (got {shown:?})"
+                "input: `op` must be tick, tick_reply, artifact_len, artifact, loaded or swapped (got {shown:?})"
             )));
         }
     })
@@ -328,6 +334,7 @@ fn read_state(text: &str) -> Result<Follower, RolloutError> {
         base_events: o.u64("base_events")?,
         base_dead_letters: o.u64("base_dead_letters")?,
         pending,
+        failed_now: false,
     })
 }
 
