@@ -141,7 +141,11 @@ func (f *Follower) KeyIDs() []string { return append([]string(nil), f.keyIDs...)
 
 // Finished counts an event that stopped (delivered, or dead-lettered when
 // deadLettered): the status record's events and dead_letters count them
-// since the running artifact came in.
+// since the running artifact came in. Only the follower's own swaps
+// restart them and since_ms: the component's follower has no input for a
+// swap made another way (Engine.SwapArtifact; the replica's
+// --watch-artifact-ms excludes --artifact-from-redis), so after one the
+// status keeps the earlier since_ms and counts.
 func (f *Follower) Finished(deadLettered bool) {
 	f.events.Add(1)
 	if deadLettered {
