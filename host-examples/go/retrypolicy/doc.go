@@ -32,7 +32,9 @@
 // performs its actions. Beside it: Plan, classification, ParseRetryAfter,
 // LoadDocument and LoadHealthDocument, Admit, the one per-attempt step
 // (Evaluate, the store's one call, Settle: Engine.Step; or Decide through
-// the imported clock and store), ReadTarget and DestinationRefusal.
+// the imported clock and store), ReadTarget and DestinationRefusal, and
+// the fleet rollout's follower (RolloutOpen, RolloutStep; package rollout
+// drives it).
 //
 // An Engine compiles the module once and pools instances; it is safe for
 // concurrent use by any number of goroutines (see Engine).

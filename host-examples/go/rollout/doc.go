@@ -1,25 +1,27 @@
 // Package rollout follows a policy artifact published to the fleet's
-// Redis (docs/rollout.md): the parts every language computes the same
-// way (tests/vectors-rollout) and the replica's follower.
+// Redis (docs/rollout.md) for one replica. What a replica decides (the
+// record reader, the canary rule, the trust file's keys, the signature
+// check, what settles an epoch, what is logged once, the status record)
+// runs inside the artifact, as its rollout-open and rollout-step exports
+// ("The follower in the component"); this package does the I/O around
+// them:
 //
-//   - Bucket and Record.Desired: the canary rule (sha256 of the replica id,
-//     first four bytes big-endian, modulo 100; the canary when the bucket is
-//     below its percent).
-//   - ParseRecord: the rollout record, refused (rollout_record_invalid)
-//     unless it passes every rule and is byte for byte its canonical text.
-//   - ParseTrust and ReadTrustFile: the Ed25519 public keys a replica
-//     trusts (rollout_trust_invalid).
-//   - Trusted.Verify: an artifact's signature (rollout_key_unknown,
-//     rollout_signature_invalid).
-//   - Follower: the tick (HSET of this replica's status record, GETRANGE of
-//     the record's first 4,097 bytes, one pipelined round trip) and the fetch-verify-load-swap
-//     sequence, on any go-redis UniversalClient (standalone, TLS, ACL
-//     user, Cluster) and the host's own Engine (its load checks and swap).
+//   - ReadTrustFile: the trust file (a regular file of at most 1 MiB,
+//     refused unread otherwise: rollout_trust_invalid), whose text the
+//     component reads.
+//   - Follower: Tick feeds the component's follower a tick and then the
+//     answer to every call it names: one pipelined HSET of the status
+//     record and GETRANGE of the record, HSTRLEN and HMGET of the
+//     artifact's hash (on any go-redis UniversalClient: standalone, TLS,
+//     ACL user, Cluster), the sha256 of the fetched bytes, and the host's
+//     own load checks and swap (Engine.SwapArtifactFrom, source "redis").
+//     Run ticks in the background. The follower's state is a text the
+//     Follower keeps, so it outlives a swap of the artifact it runs on.
 //
-// Every refusal is an *Error whose Code is one of docs/rollout.md's codes
-// (or, for the artifact's own checks, docs/artifact.md's):
+// The component's refusals of a config or an input are an *Error whose
+// Code is rollout_trust_invalid or rollout_input_invalid:
 //
-//	rec, err := rollout.ParseRecord(text)
+//	f, err := rollout.NewFollower(ctx, cfg)
 //	var re *rollout.Error
-//	if errors.As(err, &re) && re.Code == rollout.CodeRecordInvalid { ... }
+//	if errors.As(err, &re) && re.Code == rollout.CodeTrustInvalid { ... }
 package rollout

@@ -1,75 +1,39 @@
 package rollout
 
-import (
-	"fmt"
+import rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 
-	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
-)
-
-// Kind is what a tick did.
-type Kind int
-
-// What a tick can do.
-const (
-	// Idle: the record's epoch is settled (or nothing is published).
-	Idle Kind = iota
-	// NoRecord: the store holds no record: nothing is published yet.
-	NoRecord
-	// Settled: a new epoch whose desired artifact already runs.
-	Settled
-	// Swapped: the desired artifact was fetched, verified, loaded and swapped in.
-	Swapped
-	// Refused: the record or the desired artifact was refused (Refusal
-	// says why); the running artifact stays.
-	Refused
-	// StoreFailed: a store command failed or timed out; nothing changed
-	// and the epoch is retried next tick.
-	StoreFailed
-	// StoreRecovered: the first tick that reached the store after failures.
-	StoreRecovered
-)
-
-var kindNames = [...]string{"idle", "no_record", "settled", "swapped", "refused", "store_failed", "store_recovered"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", int(k))
-}
-
-// Event is what a tick did, as the follower reports it.
+// Event is what one tick did, as the component's follower said it.
 type Event struct {
-	Kind  Kind
-	Epoch uint64 // the record's epoch (0: no record, or an invalid one)
-	// Old and New are the artifacts before and after the tick (equal
-	// unless Swapped).
+	// Log is the follower's lines for the replica's log, in order
+	// (docs/rollout.md): a refusal, the first store failure of a run of
+	// failures, the first success after them.
+	Log []string
+	// Refused is the refusal this tick made (the running artifact stays;
+	// count webhook_policy_reloads_total{result="refused"}).
+	Refused *Refusal
+	// Swapped: the desired artifact was fetched, verified, loaded and
+	// swapped in (count {result="applied"}); Old and New are the artifacts
+	// before and after the tick.
+	Swapped  bool
 	Old, New rp.ArtifactInfo
-	Refusal  *Refusal // Refused
-	Err      error    // StoreFailed
+	// Err ends a tick early with its epoch unsettled: the component
+	// refused an input (rollout_input_invalid, an *Error: a bug), the
+	// engine is closed, or ctx ended mid-call (never reported).
+	Err error
 }
 
-// String is the event's log line, docs/rollout.md's for a refusal
-// (sha256=none when the record itself is invalid), a store failure and
-// the first success after failures.
-func (e Event) String() string {
-	switch e.Kind {
-	case Refused:
-		desired := e.Refusal.SHA256
-		if desired == "" {
-			desired = "none"
-		}
-		return fmt.Sprintf("policy artifact refused source=%s sha256=%s code=%s: %s; keeping sha256=%s",
-			Source, desired, e.Refusal.Code, e.Refusal.Message, e.Old.SHA256)
-	case Swapped:
-		return fmt.Sprintf("policy artifact swapped sha256=%s -> %s abi=%s document_version=%s source=%s (rollout epoch %d)",
-			e.Old.SHA256, e.New.SHA256, e.New.ABI, e.New.DocumentVersion, e.New.Source, e.Epoch)
-	case StoreFailed:
-		return fmt.Sprintf("rollout: store unreachable, keeping sha256=%s, retrying every tick: %v", e.Old.SHA256, e.Err)
-	case StoreRecovered:
-		return "rollout: store reachable again"
-	case Settled:
-		return fmt.Sprintf("rollout: epoch %d settled: sha256=%s already runs", e.Epoch, e.Old.SHA256)
-	}
-	return "rollout: " + e.Kind.String()
+// Refusal is an artifact (or a record) the follower refused, as the
+// status record carries it.
+type Refusal struct {
+	// SHA256 is the desired artifact's; "" (null on the wire) when the
+	// record itself was refused (rollout_record_invalid).
+	SHA256  string `json:"sha256"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	AtMs    int64  `json:"at_ms"`
+}
+
+// worthReporting: something to log or count.
+func (e Event) worthReporting() bool {
+	return len(e.Log) > 0 || e.Refused != nil || e.Swapped || e.Err != nil
 }

@@ -2,8 +2,6 @@ package rollout
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,13 +26,19 @@ const (
 	DefaultFetchTimeout = 5 * time.Second
 )
 
-// Runner is what a follower runs artifacts on: the host's Engine
-// (*retrypolicy.Engine), whose SwapArtifactFrom runs every load check of
+// MaxReplicaIDBytes is the longest replica id (UTF-8 bytes).
+const MaxReplicaIDBytes = 200
+
+// Runner is what a follower runs on: the host's Engine
+// (*retrypolicy.Engine). The follower steps on whichever artifact runs
+// (after a swap, the new one); SwapArtifactFrom runs every load check of
 // docs/artifact.md and swaps (calls already running finish on their
 // artifact).
 type Runner interface {
 	Info() rp.ArtifactInfo
 	SwapArtifactFrom(ctx context.Context, component []byte, source, expectedSHA256 string) (rp.ArtifactInfo, error)
+	RolloutOpen(ctx context.Context, config string) (string, error)
+	RolloutStep(ctx context.Context, state, input string) (string, error)
 }
 
 // Config is a follower's setup.
@@ -42,9 +46,9 @@ type Config struct {
 	// Client is the fleet's Redis (a *redis.Client, a *redis.ClusterClient:
 	// every key shares one hash tag, so one slot). Build it with context
 	// deadlines honoured (ContextTimeoutEnabled).
-	Client  redis.UniversalClient
-	Trusted *Trusted // the keys whose signatures are accepted (ReadTrustFile)
-	Engine  Runner   // runs the artifact
+	Client   redis.UniversalClient
+	Engine   Runner // runs the artifact, and the follower on it
+	TrustPEM []byte // the trust file's text (ReadTrustFile)
 	// ReplicaID names this replica (1 to 200 bytes of UTF-8): its status
 	// field and its canary bucket.
 	ReplicaID string
@@ -60,40 +64,35 @@ type Config struct {
 	// admitted under, for the status record (nil: the running artifact's
 	// embedded document's). A replica with its own --policy names that one.
 	DocumentVersion func(rp.ArtifactInfo) string
-	// Report, when set, is called with each event worth a log line:
-	// Swapped, Refused (once per refused record or (epoch, sha256)),
-	// Settled, StoreFailed (the first of a run of failures) and
-	// StoreRecovered. It runs on the ticking goroutine.
+	// Report, when set, is called after each tick that has something to
+	// log or count (Event), on the ticking goroutine; not when ctx ended.
 	Report func(Event)
-	Now    func() time.Time // the clock (default time.Now)
+	Now    func() time.Time // the wall clock, without any skew (default time.Now)
 }
 
 // Follower follows the rollout record for one replica: Tick once before
 // the first admission, then Run in the background.
 type Follower struct {
-	cfg Config
+	cfg    Config
+	keyIDs []string
 
-	mu      sync.Mutex // one tick at a time; guards what follows
-	settled uint64     // the last settled epoch (0 before any)
-	refusal *Refusal   // the latest refusal since start
-	// badRecord is the sha256 of the last refused record text (an
-	// invalid record has no epoch to settle: it is reported once per text)
-	badRecord string
-	failing   bool   // the last tick failed to reach the store
-	running   string // the sha256 that ran at the end of the last tick
+	mu    sync.Mutex // one tick at a time; guards state
+	state string     // the component's follower, as it wrote itself
 
-	sinceMs             atomic.Int64
 	events, deadLetters atomic.Uint64
 }
 
-// NewFollower checks cfg and returns a follower; the running artifact
-// counts as loaded now (Status.SinceMs).
-func NewFollower(cfg Config) (*Follower, error) {
+// NewFollower checks cfg and opens the component's follower on the
+// running artifact, which counts as loaded now (the status's since_ms).
+// A trust text with no Ed25519 public key (or anything else) is an *Error
+// with CodeTrustInvalid; a replica id outside 1 to 200 bytes one with
+// CodeInputInvalid.
+func NewFollower(ctx context.Context, cfg Config) (*Follower, error) {
 	switch {
-	case cfg.Client == nil || cfg.Trusted == nil || cfg.Engine == nil:
-		return nil, errors.New("rollout: a follower needs a Client, Trusted keys and an Engine")
-	case len(cfg.ReplicaID) < 1 || len(cfg.ReplicaID) > MaxReplicaIDBytes || !utf8.ValidString(cfg.ReplicaID):
-		return nil, fmt.Errorf("rollout: the replica id must be 1 to %d bytes of UTF-8 (got %d bytes)", MaxReplicaIDBytes, len(cfg.ReplicaID))
+	case cfg.Client == nil || cfg.Engine == nil:
+		return nil, errors.New("rollout: a follower needs a Client and an Engine")
+	case !utf8.ValidString(cfg.ReplicaID):
+		return nil, &Error{Code: CodeInputInvalid, Message: "the replica id is not UTF-8"}
 	}
 	if cfg.Language == "" {
 		cfg.Language = "go"
@@ -116,9 +115,19 @@ func NewFollower(cfg Config) (*Follower, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Follower{cfg: cfg, running: cfg.Engine.Info().SHA256}
-	f.sinceMs.Store(cfg.Now().UnixMilli())
-	return f, nil
+	opened, err := cfg.Engine.RolloutOpen(ctx, text(map[string]any{"replica_id": cfg.ReplicaID, "language": cfg.Language,
+		"host": cfg.Host, "pid": cfg.PID, "trust_pem": string(cfg.TrustPEM), "since_ms": cfg.Now().UnixMilli()}))
+	if err != nil {
+		return nil, err
+	}
+	var a struct {
+		State  string   `json:"state"`
+		KeyIDs []string `json:"key_ids"`
+	}
+	if err := json.Unmarshal([]byte(opened), &a); err != nil {
+		return nil, fmt.Errorf("rollout: rollout-open's answer: %w", err)
+	}
+	return &Follower{cfg: cfg, keyIDs: a.KeyIDs, state: a.State}, nil
 }
 
 // DefaultReplicaID is docs/rollout.md's default id: <language>-<hostname>-<pid>.
@@ -127,29 +136,21 @@ func DefaultReplicaID(language string) string {
 	return fmt.Sprintf("%s-%s-%d", language, host, os.Getpid())
 }
 
+// KeyIDs are the trusted keys' ids, in the trust file's order.
+func (f *Follower) KeyIDs() []string { return append([]string(nil), f.keyIDs...) }
+
 // Finished counts an event that stopped (delivered, or dead-lettered when
-// deadLettered) under the running artifact: the status record's events
-// and dead_letters since the artifact was loaded or swapped in.
+// deadLettered): the status record's events and dead_letters count them
+// since the running artifact came in. Only the follower's own swaps
+// restart them and since_ms: the component's follower has no input for a
+// swap made another way (Engine.SwapArtifact; the replica's
+// --watch-artifact-ms excludes --artifact-from-redis), so after one the
+// status keeps the earlier since_ms and counts.
 func (f *Follower) Finished(deadLettered bool) {
 	f.events.Add(1)
 	if deadLettered {
 		f.deadLetters.Add(1)
 	}
-}
-
-// Status is the status record the next tick writes (SeenMs: now).
-func (f *Follower) Status() Status {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.status()
-}
-
-func (f *Follower) status() Status {
-	info := f.cfg.Engine.Info()
-	return Status{ReplicaID: f.cfg.ReplicaID, Language: f.cfg.Language, Host: f.cfg.Host, PID: f.cfg.PID,
-		ArtifactSHA256: info.SHA256, DocumentVersion: f.cfg.DocumentVersion(info), SinceMs: f.sinceMs.Load(),
-		Events: f.events.Load(), DeadLetters: f.deadLetters.Load(), SeenMs: f.cfg.Now().UnixMilli(),
-		Epoch: f.settled, Refusal: f.refusal}
 }
 
 // Run ticks every interval until ctx ends (a tick that outlasts the
@@ -167,126 +168,55 @@ func (f *Follower) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Tick is one tick of docs/rollout.md "What a replica does": HSET this
-// replica's status record then GETRANGE the record's first 4,097 bytes
-// (one pipelined round trip),
-// and when the record's epoch is not the settled one, settle it: the
-// desired artifact already runs, or it is fetched (never more than HSTRLEN
-// said), verified, loaded and swapped in, or refused (the running one
-// stays). A store failure changes nothing. It returns what it did.
+// Tick is one tick of docs/rollout.md: it gives the component's follower
+// the running artifact and counts, makes each call the follower names
+// (the status's HSET and the record's GETRANGE, then, for an epoch to
+// settle, HSTRLEN, HMGET, the load and swap) and feeds back its answer,
+// until the follower names none. It returns what the tick did.
 func (f *Follower) Tick(ctx context.Context) Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	old := f.cfg.Engine.Info()
-	if old.SHA256 != f.running { // swapped by someone else (a file swap): counts restart too
-		f.running = old.SHA256
-		f.restartCounts()
-	}
-	ev := f.tick(ctx)
-	f.running = f.cfg.Engine.Info().SHA256
-	ev.Old, ev.New = old, f.cfg.Engine.Info()
-	if ctx.Err() != nil && ev.Kind == StoreFailed {
-		return ev // the caller is stopping: not the store's fault, nothing to report
-	}
-	if ev.Kind == StoreFailed {
-		if f.failing {
-			return ev // reported at the first failure of the run
+	ev := Event{Old: f.cfg.Engine.Info()}
+	var in any = tickInput{Op: "tick", NowMs: f.cfg.Now().UnixMilli(), SHA256: ev.Old.SHA256,
+		DocumentVersion: f.cfg.DocumentVersion(ev.Old), Events: f.events.Load(), DeadLetters: f.deadLetters.Load()}
+	var fetched []byte
+	for {
+		a, err := f.step(ctx, in)
+		if err != nil {
+			ev.Err = err
+			break
 		}
-		f.failing = true
-	} else if f.failing {
-		f.failing = false
-		f.report(Event{Kind: StoreRecovered, Old: ev.Old, New: ev.Old})
+		ev.Log = append(ev.Log, a.Log...)
+		if a.Refused != nil {
+			ev.Refused = a.Refused
+		}
+		ev.Swapped = ev.Swapped || a.Swapped != nil
+		if a.Call == nil {
+			break
+		}
+		if in, err = f.do(ctx, a.Call, &fetched); err != nil {
+			ev.Err = err
+			break
+		}
 	}
-	switch ev.Kind {
-	case Swapped, Refused, Settled, StoreFailed:
-		f.report(ev)
+	ev.New = f.cfg.Engine.Info()
+	if f.cfg.Report != nil && ctx.Err() == nil && ev.worthReporting() {
+		f.cfg.Report(ev)
 	}
 	return ev
 }
 
-func (f *Follower) report(ev Event) {
-	if f.cfg.Report != nil {
-		f.cfg.Report(ev)
-	}
-}
-
-// tick does the work of Tick.
-func (f *Follower) tick(ctx context.Context) Event {
-	status, _ := json.Marshal(f.status()) // strings, integers, a pointer: cannot fail
-	var get *redis.StringCmd
-	err := bounded(ctx, f.cfg.Timeout, func(ctx context.Context) error {
-		_, err := f.cfg.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, ReplicasKey, f.cfg.ReplicaID, status)
-			get = p.GetRange(ctx, StateKey, 0, MaxRecordBytes) // 4,097 bytes at most: more is refused
-			return nil
-		})
-		return err
-	})
+// step gives the follower one input and keeps its new state; a refused
+// input changes nothing.
+func (f *Follower) step(ctx context.Context, in any) (answer, error) {
+	var a answer
+	out, err := f.cfg.Engine.RolloutStep(ctx, f.state, text(in))
 	if err != nil {
-		return Event{Kind: StoreFailed, Err: fmt.Errorf("HSET %s, GETRANGE %s: %w", ReplicasKey, StateKey, err)}
+		return a, err
 	}
-	if get.Val() == "" { // GETRANGE of a missing key: nothing published
-		return Event{Kind: NoRecord}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		return a, fmt.Errorf("rollout: rollout-step's answer: %w", err)
 	}
-	text := []byte(get.Val())
-	rec, err := ParseRecord(text)
-	var re *Error
-	if errors.As(err, &re) {
-		sum := sha256.Sum256(text)
-		key := hex.EncodeToString(sum[:])
-		if key == f.badRecord {
-			return Event{Kind: Idle}
-		}
-		f.badRecord = key
-		return f.refuse(0, "", re)
-	}
-	f.badRecord = ""
-	if rec.Epoch == f.settled {
-		return Event{Kind: Idle, Epoch: rec.Epoch}
-	}
-	desired := rec.Desired(f.cfg.ReplicaID)
-	if desired == f.cfg.Engine.Info().SHA256 {
-		f.settled = rec.Epoch
-		return Event{Kind: Settled, Epoch: rec.Epoch}
-	}
-	raw, err := f.fetch(ctx, desired)
-	switch {
-	case errors.As(err, &re):
-		f.settled = rec.Epoch
-		return f.refuse(rec.Epoch, desired, re)
-	case err != nil:
-		return Event{Kind: StoreFailed, Epoch: rec.Epoch, Err: err}
-	}
-	if _, err := f.cfg.Engine.SwapArtifactFrom(ctx, raw, Source, desired); err != nil {
-		var ae *rp.ArtifactError
-		if !errors.As(err, &ae) || ctx.Err() != nil { // the engine closed, or ctx ended: not the artifact's fault
-			return Event{Kind: StoreFailed, Epoch: rec.Epoch, Err: fmt.Errorf("loading %s: %w", desired, err)}
-		}
-		f.settled = rec.Epoch
-		return f.refuse(rec.Epoch, desired, &Error{Code: Code(ae.Code), Message: ae.Message})
-	}
-	f.settled = rec.Epoch
-	f.restartCounts()
-	return Event{Kind: Swapped, Epoch: rec.Epoch}
-}
-
-// restartCounts starts the status record's since_ms, events and
-// dead_letters again: another artifact runs from now.
-func (f *Follower) restartCounts() {
-	f.sinceMs.Store(f.cfg.Now().UnixMilli())
-	f.events.Store(0)
-	f.deadLetters.Store(0)
-}
-
-// refuse records a refusal (the latest since start) and returns its event.
-func (f *Follower) refuse(epoch uint64, desired string, re *Error) Event {
-	f.refusal = &Refusal{SHA256: desired, Code: re.Code, Message: re.Message, AtMs: f.cfg.Now().UnixMilli()}
-	return Event{Kind: Refused, Epoch: epoch, Refusal: f.refusal}
-}
-
-// bounded runs one store command (or pipeline) within timeout.
-func bounded(ctx context.Context, timeout time.Duration, call func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return call(ctx)
+	f.state = a.State
+	return a, nil
 }

@@ -1,15 +1,17 @@
-package rollout
+package rollout_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/testrollout"
+	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
 
-// seeds adds every record and trust text of the vectors to f.
+// seeds adds every text of field in group of the rollout vectors to f.
 func seeds(f *testing.F, group, field string) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "tests", "vectors-rollout", "rollout.json"))
 	if err != nil {
@@ -27,38 +29,46 @@ func seeds(f *testing.F, group, field string) {
 	}
 }
 
-// Any text is either refused with rollout_record_invalid or is exactly the
-// canonical text of a record that keeps every rule (never a panic).
-func FuzzARecordIsRefusedOrIsItsOwnCanonicalText(f *testing.F) {
+// Any record text the store answers is followed or refused with
+// rollout_record_invalid inside the artifact: never a trap, never an input
+// the follower refuses (the glue passes any bytes as its text).
+func FuzzAnyRecordTextIsFollowedOrRefusedInsideTheArtifact(f *testing.F) {
 	seeds(f, "select", "record")
-	f.Fuzz(func(t *testing.T, text []byte) {
-		rec, err := ParseRecord(text)
-		var re *Error
+	e := engine(f)
+	_, trust := testrollout.SigningKey(f)
+	f.Fuzz(func(t *testing.T, record []byte) {
+		store, client := newFakeStore(t)
+		store.strings[rollout.StateKey] = string(record)
+		var r reports
+		ev := newFollower(t, client, trust, "go-a", e, &r).Tick(ctx)
+		var re *rollout.Error
 		switch {
-		case err == nil:
-			if !bytes.Equal(rec.Canonical(), text) || rec.V != 1 || rec.Epoch < 1 || rec.Epoch > MaxEpoch || !IsSHA256(rec.Stable) ||
-				len(rec.Previous) > MaxPrevious || (rec.Canary != nil && (rec.Canary.Percent < 1 || rec.Canary.Percent > 100 || rec.Canary.SHA256 == rec.Stable)) {
-				t.Fatalf("accepted %q as %+v", text, rec)
-			}
-		case !errors.As(err, &re) || re.Code != CodeRecordInvalid:
-			t.Fatalf("%q: %v is not rollout_record_invalid", text, err)
+		case errors.As(ev.Err, &re):
+			t.Fatalf("%q: the follower refused the host's input: %v", record, re)
+		case ev.Err != nil:
+			t.Fatalf("%q: %v", record, ev.Err)
+		case ev.Refused != nil && ev.Refused.Code != "rollout_record_invalid" && ev.Refused.Code != "rollout_artifact_missing":
+			t.Fatalf("%q: refused %+v", record, ev.Refused)
 		}
 	})
 }
 
-// Any trust text gives key ids or rollout_trust_invalid (never a panic).
-func FuzzATrustTextGivesKeysOrRolloutTrustInvalid(f *testing.F) {
+// Any trust text opens a follower with at least one key id, or is
+// rollout_trust_invalid (never a trap).
+func FuzzAnyTrustTextOpensAFollowerOrIsRolloutTrustInvalid(f *testing.F) {
 	seeds(f, "trust", "pem")
-	f.Fuzz(func(t *testing.T, text []byte) {
-		trusted, err := ParseTrust(text)
-		var re *Error
+	e := engine(f)
+	f.Fuzz(func(t *testing.T, pem []byte) {
+		_, client := newFakeStore(t)
+		fl, err := rollout.NewFollower(ctx, rollout.Config{Client: client, TrustPEM: pem, Engine: e, ReplicaID: "go-a"})
+		var re *rollout.Error
 		switch {
 		case err == nil:
-			if len(trusted.KeyIDs()) == 0 {
-				t.Fatalf("%q: trusted with no key", text)
+			if len(fl.KeyIDs()) == 0 {
+				t.Fatalf("%q: trusted with no key", pem)
 			}
-		case !errors.As(err, &re) || re.Code != CodeTrustInvalid:
-			t.Fatalf("%q: %v is not rollout_trust_invalid", text, err)
+		case !errors.As(err, &re) || re.Code != rollout.CodeTrustInvalid:
+			t.Fatalf("%q: %v is not rollout_trust_invalid", pem, err)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,11 +12,12 @@ import (
 	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
 
-// following is --artifact-from-redis (docs/rollout.md): the library's
-// follower on the replica's own Redis connection (--redis or
-// --redis-cluster: TLS, ACL user, Cluster) and its own engine, whose
-// SwapArtifactFrom runs the artifact load checks --watch-artifact-ms runs;
-// a swap reaches the delivery engine through the same path (swapped).
+// following is --artifact-from-redis (docs/rollout.md): the component's
+// follower, driven by package rollout on the replica's own Redis
+// connection (--redis or --redis-cluster: TLS, ACL user, Cluster) and its
+// own engine, whose SwapArtifactFrom runs the artifact load checks
+// --watch-artifact-ms runs; a swap reaches the delivery engine through the
+// same path (swapped).
 type following struct {
 	f      *rollout.Follower
 	poll   time.Duration
@@ -27,20 +29,25 @@ type following struct {
 	version func(rp.ArtifactInfo) string // --policy's version (nil: the artifact's document's)
 }
 
-// startFollowing makes the follower and runs its first tick, before the
-// document is read and before any admission: a replica that starts during
-// a rollout runs what the rule says for its id. A failed first tick (Redis
-// down, a refusal) leaves the local artifact running. nil without
-// --artifact-from-redis.
+// startFollowing opens the follower (the trust file's keys: a refused
+// text is rollout_trust_invalid, exit 2) and runs its first tick, before
+// the document is read and before any admission: a replica that starts
+// during a rollout runs what the rule says for its id. A failed first
+// tick (Redis down, a refusal) leaves the local artifact running. nil
+// without --artifact-from-redis.
 func startFollowing(ctx context.Context, cfg Config, engine *rp.Engine, store *redisBudget, stderr io.Writer) (*following, error) {
 	if !cfg.Rollout.Follow || store == nil {
 		return nil, nil
 	}
 	fl := &following{poll: cfg.Rollout.Poll, stderr: stderr}
-	f, err := rollout.NewFollower(rollout.Config{Client: store.client, Trusted: cfg.Rollout.Trusted, Engine: engine,
+	f, err := rollout.NewFollower(ctx, rollout.Config{Client: store.client, Engine: engine, TrustPEM: cfg.Rollout.TrustPEM,
 		ReplicaID: cfg.Rollout.ReplicaID, Timeout: time.Duration(cfg.StoreTimeoutMs) * time.Millisecond, Report: fl.report,
 		DocumentVersion: fl.documentVersion})
-	if err != nil {
+	var re *rollout.Error
+	switch {
+	case errors.As(err, &re) && re.Code == rollout.CodeTrustInvalid:
+		return nil, usageErrorf("--trust-key: %s: %s: %s", re.Code, cfg.Rollout.TrustKeyPath, re.Message)
+	case err != nil:
 		return nil, usageErrorf("--artifact-from-redis: %v", err)
 	}
 	fl.f = f
@@ -64,7 +71,7 @@ func (fl *following) documentVersion(a rp.ArtifactInfo) string {
 	return fl.version(a)
 }
 
-// follower is the library's follower (nil when not following).
+// follower is the follower (nil when not following).
 func (fl *following) follower() *rollout.Follower {
 	if fl == nil {
 		return nil
@@ -85,22 +92,26 @@ func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped fun
 	return func() { <-done }
 }
 
-// report logs a follower's event: a swap as a file swap is logged (and
-// webhook_policy_info moves), a refusal with docs/rollout.md's line
-// (webhook_policy_reloads_total{result="refused"} counts it), the rest as
-// is. Before /metrics exists (the first tick) nothing is counted, and a
-// swap is told by the load line alone.
+// report prints the follower's log lines and counts its refusals and
+// swaps: a swap is logged as a file swap is (and webhook_policy_info
+// moves). Before /metrics exists (the first tick) nothing is counted, and
+// a swap is told by the load line alone.
 func (fl *following) report(ev rollout.Event) {
+	for _, line := range ev.Log {
+		fmt.Fprintf(fl.stderr, "replica: %s\n", line)
+	}
+	if ev.Err != nil {
+		fmt.Fprintf(fl.stderr, "replica: rollout: the tick stopped: %v\n", ev.Err)
+	}
 	info := fl.info
-	switch {
-	case ev.Kind == rollout.Swapped && info == nil:
-		return // the first tick's: the "policy artifact loaded ... source=redis" line says it
-	case ev.Kind == rollout.Swapped:
-		info.Event(rp.ArtifactEvent{Path: rollout.Source, Old: ev.Old, New: ev.New})
-		fl.swapped()
+	if info == nil { // the first tick's: the "policy artifact loaded ... source=redis" line says it
 		return
-	case ev.Kind == rollout.Refused && info != nil:
+	}
+	if ev.Refused != nil {
 		info.Reloaded(false)
 	}
-	fmt.Fprintf(fl.stderr, "replica: %s\n", ev)
+	if ev.Swapped {
+		info.Event(rp.ArtifactEvent{Path: rollout.Source, Old: ev.Old, New: ev.New})
+		fl.swapped()
+	}
 }

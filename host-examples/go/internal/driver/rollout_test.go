@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +23,6 @@ import (
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testredis"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/testrollout"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
-	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
 
 func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
@@ -32,6 +32,10 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 	p256 := filepath.Join(dir, "p256.pub")
 	if os.WriteFile(trust, pem, 0o644) != nil || os.WriteFile(p256, []byte("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE5/OdFux6o2d8VCNWgvkkz+x4xLPl\n3GfOZExoQwORDYE/BoNWh2QjGklKJT61b4vKM1kfg8FHhnZhhth0Y3NRiA==\n-----END PUBLIC KEY-----\n"), 0o644) != nil {
 		t.Fatal("cannot write the trust files")
+	}
+	fifo := filepath.Join(dir, "fifo.pub")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	base := []string{"--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1", "--policy", writePolicy(t, "1.0", "10")}
 	follow := []string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", trust}
@@ -45,6 +49,7 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 		"a trust key alone":       {[]string{"--trust-key", trust}, "--trust-key is only for --artifact-from-redis"},
 		"an unreadable trust key": {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", dir + "/none.pub"}, "--trust-key: rollout_trust_invalid: cannot read the trust file " + dir + "/none.pub: no such file or directory"},
 		"a P-256 trust key":       {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", p256}, "--trust-key: rollout_trust_invalid: " + p256 + ": "},
+		"a fifo for a trust key":  {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", fifo}, "--trust-key: rollout_trust_invalid: cannot read the trust file " + fifo + ": not a regular file (a fifo)"},
 		"an empty replica id":     {append([]string{"--replica-id", ""}, follow...), "--replica-id: want 1 to 200 bytes of UTF-8 (got 0 bytes)"},
 		"a 201-byte replica id":   {append([]string{"--replica-id", strings.Repeat("é", 100) + "x"}, follow...), "(got 201 bytes)"},
 		"a replica id not UTF-8":  {append([]string{"--replica-id", "go-\xff"}, follow...), "--replica-id"},
@@ -65,7 +70,7 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 	}
 	cfg, err := parseArgs(append(append([]string{}, base...), follow...), io.Discard)
 	if err != nil || cfg.Rollout.Poll != 500*time.Millisecond || !strings.HasPrefix(cfg.Rollout.ReplicaID, "go-") ||
-		!strings.HasSuffix(cfg.Rollout.ReplicaID, "-"+strconv.Itoa(os.Getpid())) || len(cfg.Rollout.Trusted.KeyIDs()) != 1 {
+		!strings.HasSuffix(cfg.Rollout.ReplicaID, "-"+strconv.Itoa(os.Getpid())) || string(cfg.Rollout.TrustPEM) != string(pem) {
 		t.Fatalf("the defaults: %+v, %v", cfg.Rollout, err)
 	}
 }
@@ -82,7 +87,7 @@ func TestReplicasStartingDuringACanaryRunTheirShareFromTheirFirstEvent(t *testin
 	stable := rp.EmbeddedArtifact()
 	f.Publish(f.Store(stable, nil), nil)
 	canary := f.Store(testrollout.Variant("canary"), nil)
-	f.Publish(testrollout.Digest(stable), &rollout.Canary{SHA256: canary, Percent: 50})
+	f.Publish(testrollout.Digest(stable), &testrollout.Canary{SHA256: canary, Percent: 50})
 	srv := ok200(t)
 	for id, want := range map[string]string{"go-a": canary, "go-b": testrollout.Digest(stable)} { // buckets 43 and 92
 		t.Run(id, func(t *testing.T) {
@@ -148,7 +153,7 @@ func TestARunningReplicaRefusesABadPublishOnceThenFollowsAGoodOneOnMetrics(t *te
 	eventually(t, "the new sha256 on /metrics", func() bool { return strings.Contains(scrape(t, metrics), info) })
 	eventually(t, "the status record of the new artifact", func() bool {
 		s, ok := f.Status("go-b")
-		return ok && s.ArtifactSHA256 == next && s.Epoch == 2 && s.Refusal != nil && s.Refusal.Code == rollout.CodeKeyUnknown &&
+		return ok && s.ArtifactSHA256 == next && s.Epoch == 2 && s.Refusal != nil && s.Refusal.Code == "rollout_key_unknown" &&
 			s.DocumentVersion == "replica-test" // --policy's, as webhook_policy_info shows
 	})
 	openGate.Do(func() { close(gate) })

@@ -12,19 +12,19 @@ import (
 // RolloutConfig is --artifact-from-redis and its flags (docs/replica.md,
 // docs/rollout.md).
 type RolloutConfig struct {
-	Follow       bool             // --artifact-from-redis: follow the fleet's published artifact
-	TrustKeyPath string           // --trust-key
-	Trusted      *rollout.Trusted // its keys, read at parse time
-	ReplicaID    string           // --replica-id (default go-<hostname>-<pid>)
-	Poll         time.Duration    // --rollout-poll-ms
+	Follow       bool          // --artifact-from-redis: follow the fleet's published artifact
+	TrustKeyPath string        // --trust-key
+	TrustPEM     []byte        // its text, read at parse time (the follower reads its keys)
+	ReplicaID    string        // --replica-id (default go-<hostname>-<pid>)
+	Poll         time.Duration // --rollout-poll-ms
 }
 
 // check applies the flags' exit-2 rules: --artifact-from-redis needs
 // --redis or --redis-cluster and --trust-key and excludes
 // --watch-artifact-ms; --trust-key needs --artifact-from-redis (a trust
-// file that is unreadable, holds no Ed25519 public key or another kind of
-// block is rollout_trust_invalid); --replica-id is 1 to 200 bytes of
-// UTF-8; --rollout-poll-ms 50 to 60000.
+// file that cannot be read, is not a regular file or is over 1 MiB is
+// rollout_trust_invalid; its keys are read when the follower opens);
+// --replica-id is 1 to 200 bytes of UTF-8; --rollout-poll-ms 50 to 60000.
 func (r *RolloutConfig) check(set map[string]bool, pollMs string) error {
 	ms, err := strconv.ParseUint(pollMs, 10, 16)
 	if err != nil || ms < 50 || ms > 60000 {
@@ -50,7 +50,7 @@ func (r *RolloutConfig) check(set map[string]bool, pollMs string) error {
 	case set["watch-artifact-ms"]:
 		return usageErrorf("--artifact-from-redis and --watch-artifact-ms are exclusive (one source of artifacts)")
 	}
-	if r.Trusted, err = rollout.ReadTrustFile(r.TrustKeyPath); err != nil {
+	if r.TrustPEM, err = rollout.ReadTrustFile(r.TrustKeyPath); err != nil {
 		return errSetup{fmt.Sprintf("--trust-key: %v", err)} // one line naming the file and rollout_trust_invalid
 	}
 	return nil

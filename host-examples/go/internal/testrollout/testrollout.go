@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,7 +38,6 @@ type Fleet struct {
 	Admin    *redis.Client
 	Priv     ed25519.PrivateKey
 	TrustPEM []byte // the public half, as `openssl pkey -pubout` writes it
-	Trusted  *rollout.Trusted
 	Epoch    uint64 // the last published epoch
 }
 
@@ -54,15 +54,11 @@ func On(t *testing.T, port int, admin *redis.Client) *Fleet {
 	t.Helper()
 	f := &Fleet{T: t, Port: port, Admin: admin}
 	f.Priv, f.TrustPEM = SigningKey(t)
-	var err error
-	if f.Trusted, err = rollout.ParseTrust(f.TrustPEM); err != nil {
-		t.Fatal(err)
-	}
 	return f
 }
 
 // SigningKey is a fresh Ed25519 key and its public half's PEM.
-func SigningKey(t *testing.T) (ed25519.PrivateKey, []byte) {
+func SigningKey(t testing.TB) (ed25519.PrivateKey, []byte) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -93,10 +89,17 @@ func Digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Sign is priv's signature of the artifact whose sha256 is sha, base64.
+// Sign is priv's signature of the artifact whose sha256 is sha, base64
+// (docs/rollout.md "The signature", as `retry-policy publish` signs).
 func Sign(priv ed25519.PrivateKey, sha string) string {
-	return base64.StdEncoding.EncodeToString(ed25519.Sign(priv, rollout.SignedMessage(sha)))
+	return base64.StdEncoding.EncodeToString(ed25519.Sign(priv, []byte("webhook-retry-policy artifact v1\n"+sha)))
 }
+
+// KeyID is a public key's id: the first 16 hex digits of its sha256.
+func KeyID(pub ed25519.PublicKey) string { return Digest(pub)[:16] }
+
+// ArtifactKey is the hash holding the artifact whose sha256 is sha.
+func ArtifactKey(sha string) string { return "retry-policy:{rollout}:artifact:" + sha }
 
 // Store writes raw's artifact hash under its own sha256, signed with the
 // fleet's key, and returns that sha256; fields override fields (a value
@@ -104,7 +107,7 @@ func Sign(priv ed25519.PrivateKey, sha string) string {
 func (f *Fleet) Store(raw []byte, fields map[string]string) string {
 	f.T.Helper()
 	sha := Digest(raw)
-	h := map[string]any{"bytes": raw, "signature": Sign(f.Priv, sha), "key_id": rollout.KeyID(f.Priv.Public().(ed25519.PublicKey)),
+	h := map[string]any{"bytes": raw, "signature": Sign(f.Priv, sha), "key_id": KeyID(f.Priv.Public().(ed25519.PublicKey)),
 		"abi": rp.ABI, "document_version": "", "size": strconv.Itoa(len(raw)), "published_at_ms": "1"}
 	for k, v := range fields {
 		h[k] = v
@@ -112,17 +115,54 @@ func (f *Fleet) Store(raw []byte, fields map[string]string) string {
 			delete(h, k)
 		}
 	}
-	if err := f.Admin.HSet(context.Background(), rollout.ArtifactKey(sha), h).Err(); err != nil {
+	if err := f.Admin.HSet(context.Background(), ArtifactKey(sha), h).Err(); err != nil {
 		f.T.Fatal(err)
 	}
 	return sha
 }
 
+// Canary is a record's canary: the artifact run by the replicas whose
+// bucket is below Percent.
+type Canary struct {
+	SHA256  string `json:"sha256"`
+	Percent int    `json:"percent"`
+}
+
 // Publish writes the next epoch's record.
-func (f *Fleet) Publish(stable string, canary *rollout.Canary) {
+func (f *Fleet) Publish(stable string, canary *Canary) {
 	f.T.Helper()
 	f.Epoch++
-	f.SetRecord(string(rollout.Record{V: 1, Epoch: f.Epoch, Stable: stable, Canary: canary}.Canonical()))
+	f.SetRecord(Record(f.Epoch, stable, canary))
+}
+
+// Record is the canonical text of a record with no previous artifacts.
+func Record(epoch uint64, stable string, canary *Canary) string {
+	c, _ := json.Marshal(canary) // null for nil
+	return fmt.Sprintf(`{"v":1,"epoch":%d,"stable":%q,"canary":%s,"previous":[]}`, epoch, stable, c)
+}
+
+// Status is a replica's status record (docs/rollout.md).
+type Status struct {
+	ReplicaID       string   `json:"replica_id"`
+	Language        string   `json:"language"`
+	Host            string   `json:"host"`
+	PID             int      `json:"pid"`
+	ArtifactSHA256  string   `json:"artifact_sha256"`
+	DocumentVersion string   `json:"document_version"`
+	SinceMs         int64    `json:"since_ms"`
+	Events          uint64   `json:"events"`
+	DeadLetters     uint64   `json:"dead_letters"`
+	SeenMs          int64    `json:"seen_ms"`
+	Epoch           uint64   `json:"epoch"`
+	Refusal         *Refusal `json:"refusal"`
+}
+
+// Refusal is a status record's refusal.
+type Refusal struct {
+	SHA256  *string `json:"sha256"`
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	AtMs    int64   `json:"at_ms"`
 }
 
 // SetRecord writes text as the record.
@@ -135,7 +175,7 @@ func (f *Fleet) SetRecord(text string) {
 
 // Status is the status record replica id wrote at its last tick (ok
 // false: none yet).
-func (f *Fleet) Status(id string) (s rollout.Status, ok bool) {
+func (f *Fleet) Status(id string) (s Status, ok bool) {
 	f.T.Helper()
 	text, err := f.Admin.HGet(context.Background(), rollout.ReplicasKey, id).Result()
 	if err == redis.Nil {
