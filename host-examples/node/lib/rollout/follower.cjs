@@ -5,7 +5,9 @@
 // the log lines). This file keeps the state text between steps and does the
 // I/O the steps ask for: the store calls (store.cjs), the load checks and
 // swap of the fetched bytes (lib/artifact/current.cjs, the same swap a file
-// watch makes, source=redis), the log lines, the poll timer.
+// watch makes, source=redis), the log lines, the poll timer. A swap made
+// outside the follower does not restart the status's since_ms and counts:
+// the component's wire has no input for it (README, "Following a fleet rollout").
 const os = require('node:os');
 const { artifactInfo, swapArtifact } = require('../artifact/current.cjs');
 const { openFollower, stepFollower } = require('./wire.cjs');
