@@ -3,8 +3,8 @@
 // contract's error code and the offending field's dotted path (the checks
 // live in the component and in lib/lower.cjs). ArtifactError: an artifact
 // that cannot be loaded or swapped in (docs/artifact.md "Error codes").
-// RolloutError: a fleet rollout's record, trust file, key or signature
-// refused (docs/rollout.md).
+// RolloutError: a fleet rollout's trust file, or an input of the
+// component's follower, refused (docs/rollout.md).
 
 class PolicyError extends Error {
   /**
@@ -51,6 +51,7 @@ const ROLLOUT_ERROR_CODES = Object.freeze([
   'rollout_key_unknown',
   'rollout_signature_invalid',
   'rollout_artifact_missing',
+  'rollout_input_invalid',
 ]);
 
 /** `code`: one of ROLLOUT_ERROR_CODES. */

@@ -23,7 +23,7 @@ const refused = (argv, pattern) => assert.throws(() => parseArgs(argv), (e) => e
 test('--artifact-from-redis with --redis and --trust-key parses, with the defaults of docs/replica.md', () => {
   const opts = parseArgs(FOLLOW);
   assert.equal(opts.artifactFromRedis, true);
-  assert.equal(opts.trusted.keyIds.length, 1);
+  assert.deepEqual([opts.trustKey, opts.trustPem], [trust, fs.readFileSync(trust, 'utf8')], 'read, its keys left to the component at start');
   assert.equal(opts.rolloutPollMs, 500);
   assert.equal(opts.replicaId, `node-${os.hostname()}-${process.pid}`);
   const cluster = parseArgs([...BASE, '--redis-cluster', 'redis://127.0.0.1:7000', '--artifact-from-redis', '--trust-key', trust, '--replica-id', 'réplica-ü', '--rollout-poll-ms', '50']);

@@ -1,4 +1,5 @@
-// The package's RolloutFollower (docs/rollout.md "What a replica does")
+// The package's RolloutFollower (docs/rollout.md "What a replica does"; its
+// decisions are the component's, its store calls and swap this host's)
 // against a private redis-server on loopback: it follows a publish, and
 // every refusal keeps the running artifact and is reported once, with its
 // code, in the log and in the status record; Redis down changes nothing.
@@ -6,7 +7,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { rollout, loadArtifact, artifactInfo } from '@webhook/retry-policy';
 import { haveRedis, startRedis } from './local-redis.mjs';
-import { SHIPPED, OTHER, sha, signingKey, signature, publishArtifact, setRecord, statusOf } from './rollout-fixtures.mjs';
+import { SHIPPED, OTHER, sha, signingKey, signature, publishArtifact, setRecord, statusOf, artifactKey } from './rollout-fixtures.mjs';
 
 const skip = haveRedis ? false : 'redis-server is not installed';
 const key = signingKey();
@@ -61,8 +62,9 @@ test('a follower swaps in the published stable artifact on its tick and reports 
   assert.equal(artifactInfo().sha256, sha(OTHER));
   assert.equal(artifactInfo().source, 'redis');
   finished = { events: 8, dead_letters: 2 };
-  assert.equal((await f.tick()).kind, 'unchanged');
+  assert.equal((await f.tick()).kind, 'done');
   const status = await statusOf(redis, 'node-a');
+  assert.deepEqual(f.lastStatus, status);
   assert.deepEqual(Object.keys(status), ['replica_id', 'language', 'host', 'pid', 'artifact_sha256', 'document_version', 'since_ms', 'events', 'dead_letters', 'seen_ms', 'epoch', 'refusal']);
   assert.equal(status.artifact_sha256, sha(OTHER));
   assert.equal(status.epoch, 1);
@@ -78,16 +80,18 @@ test('a record naming the running artifact settles its epoch without fetching an
   await setRecord(redis, { epoch: 3, stable: sha(SHIPPED) });
   const { client, calls } = counting();
   const { f } = follower(client);
-  assert.deepEqual(await f.tick(), { kind: 'settled', epoch: 3 });
-  assert.equal(f.epoch, 3);
+  assert.deepEqual(await f.tick(), { kind: 'done' });
+  assert.deepEqual(await f.tick(), { kind: 'done' });
+  assert.equal((await statusOf(redis, 'node-a')).epoch, 3, 'settled, as the next status record says');
   assert.equal(calls.hmget, 0);
   f.close();
 });
 
 test('no record published keeps the running artifact and settles nothing', { skip }, async () => {
   const { f } = follower();
-  assert.equal((await f.tick()).kind, 'none');
-  assert.equal(f.epoch, 0);
+  assert.equal((await f.tick()).kind, 'done');
+  assert.equal((await f.tick()).kind, 'done');
+  assert.equal(f.lastStatus.epoch, 0);
   assert.equal(artifactInfo().sha256, sha(SHIPPED));
   f.close();
 });
@@ -99,8 +103,8 @@ async function refusedOnce(setup, code, { client = redis } = {}) {
   const first = await f.tick();
   assert.equal(first.kind, 'refused', JSON.stringify(first));
   assert.equal(first.refusal.code, code);
-  assert.equal((await f.tick()).kind, 'unchanged');
-  assert.equal((await f.tick()).kind, 'unchanged');
+  assert.equal((await f.tick()).kind, 'done');
+  assert.equal((await f.tick()).kind, 'done');
   assert.equal(artifactInfo().sha256, sha(SHIPPED), 'the running artifact is kept');
   assert.equal(lines.length, 1, lines.join('\n'));
   const prefix = `policy artifact refused source=redis sha256=${desiredSha ?? 'none'} code=${code}: `;
@@ -151,7 +155,7 @@ test('a record naming an artifact that is not stored is refused once as rollout_
 test('an artifact hash without its signature field is refused as rollout_artifact_missing', { skip }, async () => {
   await refusedOnce(async () => {
     const b = await publishArtifact(redis, OTHER, key);
-    await redis.hdel(rollout.artifactKey(b), 'signature');
+    await redis.hdel(artifactKey(b), 'signature');
     await setRecord(redis, { epoch: 2, stable: b });
     return b;
   }, 'rollout_artifact_missing');
@@ -187,7 +191,7 @@ test('a refused artifact is retried when the record changes, and a fixed publish
   const { f, lines } = follower();
   assert.equal((await f.tick()).kind, 'refused');
   await publishArtifact(redis, OTHER, key);
-  assert.equal((await f.tick()).kind, 'unchanged', 'the same epoch is not retried');
+  assert.equal((await f.tick()).kind, 'done', 'the same epoch is not retried');
   await setRecord(redis, { epoch: 3, stable: b, previous: [sha(SHIPPED)] });
   assert.equal((await f.tick()).kind, 'swapped');
   assert.equal(artifactInfo().sha256, sha(OTHER));
@@ -206,11 +210,11 @@ test('a store failure while fetching leaves the epoch unsettled and the next tic
     hmgetBuffer: (...a) => redis.hmgetBuffer(...a),
   };
   const { f, lines } = follower(client);
-  assert.equal((await f.tick()).kind, 'unsettled');
-  assert.equal(f.epoch, 0);
+  assert.equal((await f.tick()).kind, 'store_failed');
   fail = false;
-  assert.equal((await f.tick()).kind, 'swapped');
-  assert.equal(f.epoch, 1);
+  assert.equal((await f.tick()).kind, 'swapped', 'fetched again: the epoch was left unsettled');
+  assert.equal((await f.tick()).kind, 'done');
+  assert.equal(f.lastStatus.epoch, 1);
   assert.deepEqual(lines.map((l) => l.split(',')[0]), ['rollout: store unreachable', 'rollout: store reachable again'], lines.join('\n'));
   f.close();
 });
@@ -230,7 +234,7 @@ test('Redis down keeps the running artifact, settles nothing and logs the failur
   const { f, lines } = follower(client);
   for (let i = 0; i < 3; i++) assert.equal((await f.tick()).kind, 'store_failed');
   assert.equal(artifactInfo().sha256, sha(SHIPPED));
-  assert.equal(f.epoch, 0);
+  assert.equal(f.lastStatus.epoch, 0);
   assert.equal(lines.length, 1, lines.join('\n'));
   assert.match(lines[0], new RegExp(`^rollout: store unreachable, keeping sha256=${sha(SHIPPED)}, retrying every tick: `));
   f.close();
@@ -269,7 +273,7 @@ test('a follower on a Redis Cluster client connected as the replica connects (on
     const { f } = follower(cluster);
     assert.equal((await f.tick()).kind, 'swapped');
     assert.equal(artifactInfo().sha256, sha(OTHER));
-    assert.equal((await f.tick()).kind, 'unchanged');
+    assert.equal((await f.tick()).kind, 'done');
     assert.equal((await statusOf(cluster, 'node-a')).artifact_sha256, sha(OTHER));
     f.close();
   } finally {

@@ -130,10 +130,10 @@ function redisUrl(flag, text) {
   return text;
 }
 
-/** The trust file's keys; SetupError naming the file and rollout_trust_invalid when refused. */
-function trustKey(file) {
+/** The trust file's text (its keys are read at start, by the component); SetupError naming the file and rollout_trust_invalid when refused. */
+function trustText(file) {
   try {
-    return rollout.readTrustFile(file);
+    return rollout.readTrustText(file);
   } catch (e) {
     if (e instanceof RolloutError) throw new SetupError(`--trust-key: ${e.message}`);
     throw e;
@@ -155,7 +155,8 @@ function rolloutOptions(seen) {
     rolloutPollMs = integer('--rollout-poll-ms', seen.get('--rollout-poll-ms'), 0);
     if (rolloutPollMs < 50 || rolloutPollMs > 60_000) throw new UsageError(`--rollout-poll-ms: expected an integer from 50 to 60000, got ${rolloutPollMs}`);
   }
-  return { artifactFromRedis: follow, trusted: follow ? trustKey(seen.get('--trust-key')) : null, replicaId, rolloutPollMs };
+  const trustKey = follow ? seen.get('--trust-key') : null;
+  return { artifactFromRedis: follow, trustKey, trustPem: follow ? trustText(trustKey) : null, replicaId, rolloutPollMs };
 }
 
 /**
@@ -220,7 +221,7 @@ const SWITCHES = ['--allow-private-targets', '--artifact-from-redis'];
  *  deadlineMs, ratePerS (null without --rate), storeTimeoutMs, clockOffsetMs, attemptDeadlineMs, allowPrivateTargets, signingSecrets,
  *  artifact, watchArtifactMs, metricsAddr, caFile, caCerts (PEM strings, [] without --ca-file), drainMs,
  *  store, resume (journal paths, null when not given),
- *  artifactFromRedis, trusted (TrustedKeys or null), replicaId, rolloutPollMs}.
+ *  artifactFromRedis, trustKey (the path) and trustPem (its text; both null without it), replicaId, rolloutPollMs}.
  */
 export function parseArgs(argv) {
   if (argv.includes('--help') || argv.includes('-h')) return { help: true };

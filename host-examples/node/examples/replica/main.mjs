@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import {
   DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
-  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout,
+  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout, RolloutError,
 } from '@webhook/retry-policy';
 import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
 import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
@@ -60,6 +60,16 @@ function policyDocument(opts) {
   }
   if (!doc.classes.some((c) => c.name === EVENT_CLASS)) throw new UsageError(`${where}: unknown_event_class at ${EVENT_CLASS}: the document has no class "${EVENT_CLASS}"`);
   return { text, version: doc.version };
+}
+
+/** --trust-key's keys, read by the running artifact (rollout-open); SetupError naming the file and rollout_trust_invalid when refused. */
+function trustedKeys(opts) {
+  try {
+    return rollout.readTrust(opts.trustPem);
+  } catch (e) {
+    if (e instanceof RolloutError) throw new SetupError(`--trust-key: ${e.code}: ${opts.trustKey}: ${e.detail}`);
+    throw e;
+  }
 }
 
 /** SIGTERM / SIGINT: the first one calls `onSignal(name)`; a second one during the drain is ignored. */
@@ -126,6 +136,7 @@ async function run(opts) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
   }
+  const trusted = opts.artifactFromRedis ? trustedKeys(opts) : null; // the running artifact reads the trust file's keys
   const doc = policyDocument(opts); // refuse a bad document before connecting anywhere
   version = doc.version;
   const memoryStore = opts.redis === null && opts.redisCluster === null;
@@ -157,7 +168,7 @@ async function run(opts) {
   if (opts.artifactFromRedis) {
     let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
     follower = new rollout.RolloutFollower({
-      redis, trusted: opts.trusted, replicaId: opts.replicaId, language: 'node', timeoutMs: opts.storeTimeoutMs,
+      redis, trusted, replicaId: opts.replicaId, language: 'node', timeoutMs: opts.storeTimeoutMs,
       documentVersion: () => version, counts: () => finishedCounts(driver), log: (line) => log(redact(line)),
       onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }),
     });
@@ -292,7 +303,7 @@ async function main() {
   try {
     process.exitCode = await run(opts);
   } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message);
+    if (e instanceof UsageError) usageExit(e.message, e instanceof SetupError);
     throw e;
   }
 }

@@ -1,9 +1,13 @@
 'use strict';
 // `rollout` of @webhook/retry-policy: following a policy shipped to the
-// fleet through its Redis (docs/rollout.md). The record reader and the
-// canary rule (record.cjs), the trust file and the signature (trust.cjs),
-// the follower's tick (follower.cjs). Types: index.d.cts beside it.
+// fleet through its Redis (docs/rollout.md). The follower itself runs in the
+// component (wire.cjs); this host reads the trust file (trust.cjs), makes
+// the store calls (store.cjs) and drives the steps (follower.cjs). Types:
+// index.d.cts beside it.
 const { RolloutError, ROLLOUT_ERROR_CODES } = require('../errors.cjs');
 const { RolloutFollower, REDIS_SOURCE } = require('./follower.cjs');
+const { STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES } = require('./store.cjs');
 
-module.exports = { ...require('./record.cjs'), ...require('./trust.cjs'), RolloutFollower, RolloutError, ROLLOUT_ERROR_CODES, REDIS_SOURCE };
+module.exports = {
+  ...require('./trust.cjs'), RolloutFollower, RolloutError, ROLLOUT_ERROR_CODES, REDIS_SOURCE, STATE_KEY, REPLICAS_KEY, MAX_RECORD_BYTES,
+};

@@ -1,5 +1,8 @@
 // Types of `rollout` (lib/rollout/index.cjs): following a policy shipped to
-// the fleet through its Redis (docs/rollout.md).
+// the fleet through its Redis (docs/rollout.md). The record, the canary
+// rule, the trust file's keys and the signature are the component's
+// (rollout-open, rollout-step); this package reads the trust file, makes
+// the store calls and swaps the artifact in.
 import type { ArtifactInfo, ArtifactError } from '../index.cjs';
 
 export type RolloutErrorCode =
@@ -7,8 +10,9 @@ export type RolloutErrorCode =
   | 'rollout_trust_invalid'
   | 'rollout_key_unknown'
   | 'rollout_signature_invalid'
-  | 'rollout_artifact_missing';
-/** A rollout record, trust file, key, signature or published artifact refused. */
+  | 'rollout_artifact_missing'
+  | 'rollout_input_invalid';
+/** A trust file refused, or an input the component's follower refused (a replica id out of range). */
 export declare class RolloutError extends Error {
   readonly name: 'RolloutError';
   readonly code: RolloutErrorCode;
@@ -18,49 +22,25 @@ export declare class RolloutError extends Error {
 }
 export declare const ROLLOUT_ERROR_CODES: readonly RolloutErrorCode[];
 
-/** The rollout record (docs/rollout.md "The rollout record"). */
-export interface RolloutRecord {
-  readonly v: 1;
-  /** 1 to 2^53 - 1; every change of the record increases it by one. */
-  readonly epoch: number;
-  /** sha256 (64 lowercase hex digits) of the stable artifact. */
-  readonly stable: string;
-  readonly canary: { readonly sha256: string; readonly percent: number } | null;
-  /** At most 5 sha256s, newest first. */
-  readonly previous: readonly string[];
-}
-/** The bucket of a replica id: first 4 bytes of sha256(UTF-8), big-endian, modulo 100. */
-export declare function bucket(replicaId: string): number;
-/** Read a record text (or its UTF-8 bytes); throws RolloutError `rollout_record_invalid` unless it is a valid record in its canonical text. */
-export declare function readRecord(text: string | Uint8Array): RolloutRecord;
-/** The canonical text of a record. */
-export declare function canonicalRecord(record: RolloutRecord): string;
-/** The sha256 the replica `replicaId` runs under `record` (the canary's when its bucket is below the percent). */
-export declare function desired(record: RolloutRecord, replicaId: string): string;
-
-/** The trusted Ed25519 public keys of a trust file. */
+/** A trust file's text and the ids of its Ed25519 keys, as the component read them. */
 export declare class TrustedKeys {
   private constructor();
+  /** The trust file's text. */
+  readonly pem: string;
   /** Key ids (16 lowercase hex digits), in the file's order. */
-  readonly keyIds: string[];
+  readonly keyIds: readonly string[];
 }
-/** Read a trust file's text (PEM PUBLIC KEY blocks, Ed25519); throws RolloutError `rollout_trust_invalid`. */
+/** Read a trust file's text (PEM PUBLIC KEY blocks, Ed25519) through the current artifact; throws RolloutError `rollout_trust_invalid`. */
 export declare function readTrust(text: string): TrustedKeys;
-/** Read the trust file at `file` (a regular file, at most 1 MiB, never blocking on a fifo); throws RolloutError `rollout_trust_invalid` naming it. */
+/** The text of the trust file at `file` (a regular file, at most 1 MiB, never blocking on a fifo); throws RolloutError `rollout_trust_invalid` naming it. */
+export declare function readTrustText(file: string): string;
+/** readTrust of the file at `file`; throws RolloutError `rollout_trust_invalid` naming it. */
 export declare function readTrustFile(file: string): TrustedKeys;
 export declare const MAX_TRUST_FILE_BYTES: number;
-/** True, or throws RolloutError `rollout_key_unknown` / `rollout_signature_invalid`. */
-export declare function verify(trusted: TrustedKeys, keyId: string, signatureBase64: string, artifactSha256: string): true;
-/** "webhook-retry-policy artifact v1\n" */
-export declare const SIGNED_MESSAGE_PREFIX: string;
-/** The bytes an artifact's signature covers: the prefix, then its sha256 in hex. */
-export declare function signedMessage(artifactSha256: string): Uint8Array;
-/** The key id of a node:crypto Ed25519 public KeyObject. */
-export declare function keyIdOf(publicKey: object): string;
 
 export declare const STATE_KEY: 'retry-policy:{rollout}:state';
 export declare const REPLICAS_KEY: 'retry-policy:{rollout}:replicas';
-export declare function artifactKey(sha256: string): string;
+/** GETRANGE's last index: at most 4,097 bytes of the record are read. */
 export declare const MAX_RECORD_BYTES: 4096;
 /** ArtifactInfo.source of an artifact swapped in from Redis. */
 export declare const REDIS_SOURCE: 'redis';
@@ -87,17 +67,23 @@ export interface StatusRecord {
   epoch: number;
   refusal: Refusal | null;
 }
+/**
+ * What a tick did: `done` (nothing published, the record unchanged, or
+ * settled on what runs), a swap, a refusal (logged once), a store call that
+ * failed (nothing settled), or `error`: the component refused an input
+ * (a bug of this host; logged).
+ */
 export type TickResult =
-  | { kind: 'store_failed' | 'unsettled'; error: unknown }
-  | { kind: 'none' | 'unchanged' }
-  | { kind: 'settled'; epoch: number }
-  | { kind: 'swapped'; epoch: number; info: ArtifactInfo }
-  | { kind: 'refused'; epoch: number; refusal: Refusal };
+  | { kind: 'done' }
+  | { kind: 'swapped'; sha256: string; info: ArtifactInfo }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'store_failed'; error: string }
+  | { kind: 'error'; error: unknown };
 export interface FollowerOptions {
   /** An ioredis client or Cluster (pipeline, hstrlen, hmgetBuffer). */
   redis: object;
   trusted: TrustedKeys;
-  /** 1 to 200 bytes of UTF-8. */
+  /** 1 to 200 bytes of UTF-8 (else RolloutError `rollout_input_invalid`). */
   replicaId: string;
   /** Default 'node'. */
   language?: string;
@@ -117,14 +103,13 @@ export interface FollowerOptions {
   /** Unix ms (default Date.now). */
   nowMs?: () => number;
 }
-/** The follower of docs/rollout.md "What a replica does". */
+/** The follower of docs/rollout.md "What a replica does", driving the component's. */
 export declare class RolloutFollower {
   constructor(options: FollowerOptions);
-  /** The last epoch settled (0 before any). */
-  readonly epoch: number;
   /** The latest refusal since start, or null. */
   readonly refusal: Refusal | null;
-  status(): StatusRecord;
+  /** The status record the last tick wrote, or null before any. */
+  readonly lastStatus: StatusRecord | null;
   /** One tick (never rejects; ticks never overlap). */
   tick(): Promise<TickResult>;
   /** Tick every `intervalMs` in the background. */

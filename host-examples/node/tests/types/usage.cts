@@ -20,6 +20,6 @@ export const held: retryPolicy.HeldBuckets = retryPolicy.EMPTY_HELD;
 const ctsKind: retryPolicy.TransportKind = retryPolicy.TRANSPORT_KINDS.CONNECT_TIMEOUT;
 void ctsKind;
 
-const rolloutRecord: retryPolicy.rollout.RolloutRecord = retryPolicy.rollout.readRecord('');
+const trustedKeys: retryPolicy.rollout.TrustedKeys = retryPolicy.rollout.readTrust('');
 export const rolloutCodes: readonly retryPolicy.RolloutErrorCode[] = retryPolicy.ROLLOUT_ERROR_CODES;
-void rolloutRecord.epoch;
+void trustedKeys.keyIds;

@@ -175,13 +175,11 @@ void [tlsKind, kindNames, misspelt];
   engine.close();
 }
 
-// The fleet rollout (docs/rollout.md): typed records, trust, verify and refusals.
+// The fleet rollout (docs/rollout.md): typed trust, follower and refusals.
 {
-  const record: rollout.RolloutRecord = rollout.readRecord('{"v":1,"epoch":1,"stable":"","canary":null,"previous":[]}');
-  const want: string = rollout.desired(record, 'node-a');
-  const b: number = rollout.bucket('node-a');
   const trusted: rollout.TrustedKeys = rollout.readTrust('');
-  const ok: true = rollout.verify(trusted, 'id', 'sig', want);
+  const ids: readonly string[] = rollout.readTrustFile('trust.pem').keyIds;
+  const text: string = rollout.readTrustText('trust.pem');
   try {
     rollout.readTrust('');
   } catch (e) {
@@ -194,9 +192,10 @@ void [tlsKind, kindNames, misspelt];
   }
   const follower = new rollout.RolloutFollower({ redis: {}, trusted, replicaId: 'node-a', timeoutMs: 250 });
   const result: rollout.TickResult = await follower.tick();
-  const status: rollout.StatusRecord = follower.status();
+  const status: rollout.StatusRecord | null = follower.lastStatus;
   if (result.kind === 'refused') void result.refusal.code;
+  if (result.kind === 'swapped') void result.info.sha256;
   // @ts-expect-error the replica id is a string
   new rollout.RolloutFollower({ redis: {}, trusted, replicaId: 7 });
-  void [b, ok, status.epoch, record.canary?.percent];
+  void [ids, text, status?.epoch];
 }
