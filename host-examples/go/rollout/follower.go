@@ -141,16 +141,26 @@ func (f *Follower) KeyIDs() []string { return append([]string(nil), f.keyIDs...)
 
 // Finished counts an event that stopped (delivered, or dead-lettered when
 // deadLettered): the status record's events and dead_letters count them
-// since the running artifact came in. Only the follower's own swaps
-// restart them and since_ms: the component's follower has no input for a
-// swap made another way (Engine.SwapArtifact; the replica's
-// --watch-artifact-ms excludes --artifact-from-redis), so after one the
-// status keeps the earlier since_ms and counts.
+// since the running artifact came in (the follower's own swaps restart
+// them and since_ms; a swap made another way, through ArtifactSwapped).
 func (f *Follower) Finished(deadLettered bool) {
 	f.events.Add(1)
 	if deadLettered {
 		f.deadLetters.Add(1)
 	}
+}
+
+// ArtifactSwapped tells the follower that the engine swapped its artifact
+// another way (Engine.SwapArtifact, a file watch): the status record's
+// since_ms becomes now and its counts start again, as after the
+// follower's own swaps (the component's `swapped` input).
+func (f *Follower) ArtifactSwapped(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	info := f.cfg.Engine.Info()
+	_, err := f.step(ctx, tickInput{Op: "swapped", NowMs: f.cfg.Now().UnixMilli(), SHA256: info.SHA256,
+		DocumentVersion: f.cfg.DocumentVersion(info), Events: f.events.Load(), DeadLetters: f.deadLetters.Load()})
+	return err
 }
 
 // Run ticks every interval until ctx ends (a tick that outlasts the

@@ -25,9 +25,9 @@ type call struct {
 	Key       string `json:"key"`
 }
 
-// tickInput starts a tick.
+// tickInput starts a tick ("tick"), or says the host swapped ("swapped").
 type tickInput struct {
-	Op              string `json:"op"` // "tick"
+	Op              string `json:"op"` // "tick" or "swapped"
 	NowMs           int64  `json:"now_ms"`
 	SHA256          string `json:"sha256"`
 	DocumentVersion string `json:"document_version"`

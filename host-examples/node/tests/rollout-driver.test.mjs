@@ -106,6 +106,33 @@ test('a failing HMGET settles nothing: logged, the next tick fetches again and s
   assert.deepEqual(lines.map((l) => l.split(',')[0]), ['rollout: store unreachable', 'rollout: store reachable again'], lines.join('\n'));
 });
 
+test('a fetch that fails at every tick while the record answers is logged once, and the store back once', async () => {
+  const redis = fakeRedis();
+  publish(redis, OTHER, 1);
+  redis.fail.add('hmget');
+  const { f, lines } = follower(redis);
+  for (let i = 0; i < 3; i++) assert.equal((await f.tick()).kind, 'store_failed');
+  redis.fail.clear();
+  assert.equal((await f.tick()).kind, 'swapped');
+  assert.deepEqual(lines.map((l) => l.split(',')[0]), ['rollout: store unreachable', 'rollout: store reachable again'], lines.join('\n'));
+});
+
+test('a swap made outside the follower restarts the status\'s since_ms and counts once it is told', async () => {
+  const redis = fakeRedis();
+  let counts = { events: 2, dead_letters: 1 };
+  let now = 1000;
+  const { f } = follower(redis, { counts: () => counts, nowMs: () => now });
+  await f.tick();
+  assert.deepEqual([f.lastStatus.since_ms, f.lastStatus.events], [1000, 2]);
+  now = 2000;
+  loadArtifact(OTHER);
+  f.artifactSwapped();
+  counts = { events: 3, dead_letters: 1 };
+  now = 3000;
+  await f.tick();
+  assert.deepEqual([f.lastStatus.since_ms, f.lastStatus.events, f.lastStatus.dead_letters], [2000, 1, 0]);
+});
+
 test('a store down for three ticks is logged once, not at every tick', async () => {
   const redis = fakeRedis();
   publish(redis, OTHER, 1);

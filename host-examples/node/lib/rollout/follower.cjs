@@ -6,8 +6,8 @@
 // I/O the steps ask for: the store calls (store.cjs), the load checks and
 // swap of the fetched bytes (lib/artifact/current.cjs, the same swap a file
 // watch makes, source=redis), the log lines, the poll timer. A swap made
-// outside the follower does not restart the status's since_ms and counts:
-// the component's wire has no input for it (README, "Following a fleet rollout").
+// outside the follower restarts the status's since_ms and counts once it is
+// told (`artifactSwapped()`, the component's `swapped` input).
 const os = require('node:os');
 const { artifactInfo, swapArtifact } = require('../artifact/current.cjs');
 const { openFollower, stepFollower } = require('./wire.cjs');
@@ -70,12 +70,22 @@ class RolloutFollower {
     return this.#running;
   }
 
-  async #tick() {
+  /** Say that the artifact was swapped another way (swapArtifact, a file watch): the status's since_ms and counts start again now. */
+  artifactSwapped() {
+    this.#step(this.#runningInput('swapped'));
+  }
+
+  /** A `tick` or `swapped` input: the running artifact and the counts now. */
+  #runningInput(op) {
     const c = this.#opts.counts();
-    let step = this.#step({
-      op: 'tick', now_ms: this.#now(), sha256: artifactInfo().sha256, document_version: this.#opts.documentVersion() ?? '',
+    return {
+      op, now_ms: this.#now(), sha256: artifactInfo().sha256, document_version: this.#opts.documentVersion() ?? '',
       events: c.events, dead_letters: c.dead_letters,
-    });
+    };
+  }
+
+  async #tick() {
+    let step = this.#step(this.#runningInput('tick'));
     let result = { kind: 'done' };
     let bytes = null; // the fetched artifact, kept for the load
     while (step.call !== null) {

@@ -112,6 +112,8 @@ export declare class RolloutFollower {
   readonly lastStatus: StatusRecord | null;
   /** One tick (never rejects; ticks never overlap). */
   tick(): Promise<TickResult>;
+  /** The artifact was swapped another way (swapArtifact, a file watch): the status's since_ms and counts start again now. */
+  artifactSwapped(): void;
   /** Tick every `intervalMs` in the background. */
   start(intervalMs: number): void;
   stop(): void;
