@@ -171,21 +171,6 @@ def test_a_replica_whose_first_tick_is_refused_runs_its_local_artifact_and_logs_
     assert status["epoch"] == 1
 
 
-def test_without_the_rollout_extra_the_replica_exits_2_with_one_line_naming_it(tmp_path, trust, unavailable):
-    import os
-
-    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['cryptography'] = None  # the extra is missing\n")
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    proc = subprocess.run([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
-                           "--policy", str(storm_policy(tmp_path)), "--redis", "redis://127.0.0.1:1/0",
-                           "--artifact-from-redis", "--trust-key", str(trust)], capture_output=True, text=True,
-                          env=env, timeout=60)
-    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
-    assert proc.stderr.splitlines() == ["replica: --artifact-from-redis: webhook_retry_policy.rollout needs the 'rollout' "
-                                        "extra (missing: cryptography): pip install 'webhook-retry-policy[rollout]' "
-                                        "(replica --help lists the flags)"]
-
-
 @needs_redis
 @pytest.mark.skipif(__import__("shutil").which("redis-cli") is None, reason="redis-cli is not installed")
 def test_a_replica_on_a_redis_cluster_starts_on_the_published_artifact_and_reports_its_status(tmp_path, trust,
