@@ -203,7 +203,7 @@ def test_a_refused_artifact_keeps_the_running_one_and_is_reported_once_with_its_
         assert hmgets == (0 if code == "rollout_artifact_missing" and case is _missing else 1)
 
 
-def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(client, shipped):
+def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(client, shipped, url):
     running = swap_artifact(shipped).sha256
     events: list = []
     f = follower(client, events=events)
@@ -215,7 +215,8 @@ def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(
     assert [e.refusal.code for e in events] == ["rollout_record_invalid"] * 2
     assert all(len(e.lines) == 1 and e.lines[0].startswith("policy artifact refused source=redis sha256=none "
                                                            "code=rollout_record_invalid: ") for e in events)
-    client.set(STATE_KEY, "x" * (64 << 20))  # 64 MiB: the tick reads 4,097 bytes of it, refused
+    with sync_client(url, timeout_s=60) as writer:  # the setup's 64 MiB write, not the follower's, may take a while
+        writer.set(STATE_KEY, "x" * (64 << 20))  # 64 MiB: the tick reads 4,097 bytes of it, refused
     (event,) = f.tick()
     assert event.refusal.code == "rollout_record_invalid" and "4097" in event.refusal.message, event
     assert settled_epoch(client, f) == 0 and current_artifact().info.sha256 == running
