@@ -1,6 +1,8 @@
 """Test helpers for the rollout (docs/rollout.md): a loopback redis-server,
 signing keys, and a minimal PUBLISHER that writes what ``retry-policy
-publish`` writes (the artifact hash and the next record). Not the product's
+publish`` writes (the artifact hash and the next record), with the doc's
+key names, signed message, key id and bucket written here from the doc (the
+package no longer has them: the component does). Not the product's
 publisher (the Rust CLI is); it only sets the store up for the follower's tests."""
 
 from __future__ import annotations
@@ -16,13 +18,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from webhook_retry_policy.rollout import STATE_KEY, artifact_key, key_id_of, signed_message
+from webhook_retry_policy.rollout import STATE_KEY
 
 REDIS_SERVER = shutil.which("redis-server")
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "webhook_retry_policy" / "retry_policy.wasm"
+
+
+SIGNED_MESSAGE_PREFIX = b"webhook-retry-policy artifact v1\n"
+
+
+def artifact_key(sha256: str) -> str:
+    return f"retry-policy:{{rollout}}:artifact:{sha256}"
+
+
+def signed_message(sha256: str) -> bytes:
+    return SIGNED_MESSAGE_PREFIX + sha256.encode("ascii")
+
+
+def key_id_of(public: Ed25519PublicKey) -> str:
+    return hashlib.sha256(public.public_bytes(Encoding.Raw, PublicFormat.Raw)).hexdigest()[:16]
+
+
+def bucket(replica_id: str) -> int:
+    return int.from_bytes(hashlib.sha256(replica_id.encode("utf-8")).digest()[:4], "big") % 100
 
 
 def free_port() -> int:

@@ -12,6 +12,7 @@ import subprocess
 import threading
 import time
 import urllib.request
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,8 @@ def _long_policy(tmp_path: Path) -> Path:
 
 
 @needs_redis
-def test_a_running_replica_starts_on_the_published_artifact_and_follows_a_new_publish(tmp_path, trust, unavailable):
+def test_a_running_replica_starts_on_the_published_artifact_follows_a_new_publish_and_counts_a_refused_one(tmp_path, trust,
+                                                                                                         unavailable):
     v1, v2 = variant(b"v1"), variant(b"v2")
     sha1, sha2 = (hashlib.sha256(b).hexdigest() for b in (v1, v2))
     with redis_server(tmp_path) as url, sync_client(url) as client:
@@ -122,12 +124,21 @@ def test_a_running_replica_starts_on_the_published_artifact_and_follows_a_new_pu
             time.sleep(0.05)
         assert proc.poll() is None, "the replica finished before the swap: nothing was followed mid-run"
         assert 'webhook_policy_reloads_total{result="applied"} 1.0' in text
+        sha3 = publish(client, variant(b"v3 by a stranger"), Ed25519PrivateKey.generate())  # refused mid-run: counted
+        deadline = time.monotonic() + 20
+        while 'webhook_policy_reloads_total{result="refused"} 1.0' not in text:
+            assert time.monotonic() < deadline and proc.poll() is None, f"the refusal was never counted: {text}"
+            time.sleep(0.05)
+            with suppress(OSError):  # the replica ended meanwhile: the assertion above says so
+                text = metrics()
+        assert info.format(sha2) in text and 'webhook_policy_reloads_total{result="applied"} 1.0' in text
         deadline = time.monotonic() + 10
-        while json.loads(client.hget(REPLICAS_KEY, "python-a"))["artifact_sha256"] != sha2:
+        while json.loads(client.hget(REPLICAS_KEY, "python-a"))["epoch"] != 3:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         status = json.loads(client.hget(REPLICAS_KEY, "python-a"))
-        assert (status["language"], status["epoch"], status["refusal"]) == ("python", 2, None)
+        assert (status["language"], status["epoch"], status["refusal"]["code"]) == ("python", 3, "rollout_key_unknown")
+        assert status["artifact_sha256"] == sha2
         assert status["pid"] == proc.pid  # the wrapper execs the interpreter
         out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0, "".join(err)
@@ -139,6 +150,8 @@ def test_a_running_replica_starts_on_the_published_artifact_and_follows_a_new_pu
     assert f"policy artifact swapped sha256={sha1} -> {sha2} abi=webhook:retry-policy@1.0.0 document_version=rollout-test " \
            "source=redis" in log
     assert log.count("policy artifact swapped") == 1  # the first tick's swap is in the loaded line only
+    assert log.count(f"policy artifact refused source=redis sha256={sha3} code=rollout_key_unknown: ") == 1, log
+    assert f"; keeping sha256={sha2}" in log
 
 
 def test_a_replica_whose_redis_is_down_starts_on_its_local_artifact_and_says_so_once(tmp_path, trust, unavailable):
@@ -169,21 +182,6 @@ def test_a_replica_whose_first_tick_is_refused_runs_its_local_artifact_and_logs_
     assert f"; keeping sha256={shipped}" in proc.stderr
     assert status["artifact_sha256"] == shipped and status["refusal"]["code"] == "rollout_key_unknown"
     assert status["epoch"] == 1
-
-
-def test_without_the_rollout_extra_the_replica_exits_2_with_one_line_naming_it(tmp_path, trust, unavailable):
-    import os
-
-    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['cryptography'] = None  # the extra is missing\n")
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    proc = subprocess.run([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
-                           "--policy", str(storm_policy(tmp_path)), "--redis", "redis://127.0.0.1:1/0",
-                           "--artifact-from-redis", "--trust-key", str(trust)], capture_output=True, text=True,
-                          env=env, timeout=60)
-    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
-    assert proc.stderr.splitlines() == ["replica: --artifact-from-redis: webhook_retry_policy.rollout needs the 'rollout' "
-                                        "extra (missing: cryptography): pip install 'webhook-retry-policy[rollout]' "
-                                        "(replica --help lists the flags)"]
 
 
 @needs_redis

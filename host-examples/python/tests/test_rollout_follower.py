@@ -17,7 +17,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 from rollout_fleet import (  # noqa: E402
     REDIS_SERVER,
     SHIPPED,
+    artifact_key,
+    bucket,
     free_port,
+    public_pem,
     publish,
     redis_server,
     set_record,
@@ -29,7 +32,7 @@ from webhook_retry_policy import instance  # noqa: E402
 from webhook_retry_policy.artifact import current_artifact, swap_artifact  # noqa: E402
 from webhook_retry_policy.component_reader import append_custom_section  # noqa: E402
 from webhook_retry_policy.redis_store import sync_client  # noqa: E402
-from webhook_retry_policy.rollout import REPLICAS_KEY, STATE_KEY, Follower, artifact_key, bucket, read_trust  # noqa: E402
+from webhook_retry_policy.rollout import REPLICAS_KEY, STATE_KEY, Follower  # noqa: E402
 
 pytestmark = pytest.mark.skipif(REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)")
 KEY = Ed25519PrivateKey.generate()
@@ -67,10 +70,24 @@ def variant(shipped: bytes, tag: bytes) -> bytes:
 
 
 def follower(client, replica_id: str = "python-a", events: list | None = None, counts=None) -> Follower:
-    from rollout_fleet import public_pem
-
-    return Follower(read_trust(public_pem(KEY)), replica_id, client=client, counts=counts,
+    return Follower(public_pem(KEY), replica_id, client=client, counts=counts,
                     on_event=(events.append if events is not None else None))
+
+
+def kinds(events: list) -> list[str]:
+    """Each event as ``swapped``, ``refused``, or its log line (a store failing, back again)."""
+    return ["swapped" if e.new is not None else "refused" if e.refusal is not None else " / ".join(e.lines)
+            for e in events]
+
+
+def status(client, replica_id: str = "python-a") -> dict:
+    return json.loads(client.hget(REPLICAS_KEY, replica_id))
+
+
+def settled_epoch(client, f: Follower) -> int:
+    """The epoch the status record of one more tick reports (written before that tick reads the record)."""
+    f.tick()
+    return status(client, f.replica_id)["epoch"]
 
 
 def test_a_published_artifact_is_fetched_verified_and_swapped_in_and_the_status_record_says_so(client, shipped):
@@ -81,11 +98,11 @@ def test_a_published_artifact_is_fetched_verified_and_swapped_in_and_the_status_
     counts = [(10, 2)]
     f = follower(client, events=events, counts=lambda: counts[0])
     counts[0] = (15, 3)
-    event = f.tick()
-    assert event is not None and event.kind == "swapped", event
+    (event,) = f.tick()
+    assert kinds([event]) == ["swapped"] and event.lines == (), event
     assert (event.old.sha256, event.new.sha256) == (start, sha) and event.new.source == "redis"
-    assert current_artifact().info.sha256 == sha and f.epoch == 1
-    assert f.tick() is None and len(events) == 1  # settled: nothing more to do
+    assert current_artifact().info.sha256 == sha
+    assert f.tick() == [] and len(events) == 1  # settled: nothing more to do
     counts[0] = (19, 4)
     f.tick()
     status = json.loads(client.hget(REPLICAS_KEY, "python-a"))
@@ -120,7 +137,7 @@ def test_the_canary_reaches_exactly_the_replicas_whose_bucket_is_below_its_perce
     f = follower(client, replica_id)
     f.tick()
     assert current_artifact().info.sha256 == (canary if bucket(replica_id) < 45 else stable)
-    assert f.epoch == 1
+    assert settled_epoch(client, f) == 1
 
 
 def _bad_signature(client, shipped):
@@ -172,11 +189,13 @@ def test_a_refused_artifact_keeps_the_running_one_and_is_reported_once_with_its_
     hmgets = monitor.info("commandstats").get("cmdstat_hmget", {}).get("calls", 0) - hmget_before
     monitor.close()
     assert current_artifact().info.sha256 == running
-    assert [e.kind for e in events] == ["refused"], events
-    assert events[0].line.startswith(f"policy artifact refused source=redis sha256={sha} code={code}: ")
-    assert events[0].line.endswith(f"; keeping sha256={running}")
-    assert f.epoch == 1  # settled: retried only when the record changes
+    assert kinds(events) == ["refused"], events
+    (line,) = events[0].lines
+    assert line.startswith(f"policy artifact refused source=redis sha256={sha} code={code}: ")
+    assert line.endswith(f"; keeping sha256={running}")
+    assert (f.refusal.sha256, f.refusal.code) == (sha, code)
     status = json.loads(client.hget(REPLICAS_KEY, "python-a"))
+    assert status["epoch"] == 1  # settled: retried only when the record changes
     assert status["refusal"]["code"] == code and status["refusal"]["sha256"] == sha
     if code == "artifact_too_large":
         assert hmgets == 0  # HSTRLEN said too large: the bytes were never fetched
@@ -184,7 +203,7 @@ def test_a_refused_artifact_keeps_the_running_one_and_is_reported_once_with_its_
         assert hmgets == (0 if code == "rollout_artifact_missing" and case is _missing else 1)
 
 
-def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(client, shipped):
+def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(client, shipped, url):
     running = swap_artifact(shipped).sha256
     events: list = []
     f = follower(client, events=events)
@@ -194,12 +213,14 @@ def test_an_invalid_record_is_refused_once_per_text_and_the_settled_epoch_stays(
     client.set(STATE_KEY, '{"v":2}')
     f.tick()
     assert [e.refusal.code for e in events] == ["rollout_record_invalid"] * 2
-    assert all(e.line.startswith("policy artifact refused source=redis sha256=none code=rollout_record_invalid: ")
-               for e in events)
-    client.set(STATE_KEY, "x" * (64 << 20))  # 64 MiB: the tick reads 4,097 bytes of it, refused
-    assert f.tick().refusal.code == "rollout_record_invalid" and "4097 bytes" in events[-1].refusal.message
-    assert f.epoch == 0 and current_artifact().info.sha256 == running
-    assert json.loads(client.hget(REPLICAS_KEY, "python-a"))["refusal"]["sha256"] is None
+    assert all(len(e.lines) == 1 and e.lines[0].startswith("policy artifact refused source=redis sha256=none "
+                                                           "code=rollout_record_invalid: ") for e in events)
+    with sync_client(url, timeout_s=60) as writer:  # the setup's 64 MiB write, not the follower's, may take a while
+        writer.set(STATE_KEY, "x" * (64 << 20))  # 64 MiB: the tick reads 4,097 bytes of it, refused
+    (event,) = f.tick()
+    assert event.refusal.code == "rollout_record_invalid" and "4097" in event.refusal.message, event
+    assert settled_epoch(client, f) == 0 and current_artifact().info.sha256 == running
+    assert status(client)["refusal"]["sha256"] is None
 
 
 def test_a_refused_epoch_is_retried_when_the_record_changes(client, shipped):
@@ -209,11 +230,11 @@ def test_a_refused_epoch_is_retried_when_the_record_changes(client, shipped):
     f = follower(client)
     f.tick()
     good = publish(client, variant(shipped, b"fixed"), KEY)
-    assert f.tick().kind == "swapped" and current_artifact().info.sha256 == good and f.epoch == 2
+    assert kinds(f.tick()) == ["swapped"] and current_artifact().info.sha256 == good and settled_epoch(client, f) == 2
 
 
 def test_a_store_failure_while_fetching_leaves_the_epoch_unsettled_and_the_next_tick_retries(client, shipped):
-    swap_artifact(shipped)
+    running = swap_artifact(shipped).sha256
     sha = publish(client, variant(shipped, b"retry"), KEY)
 
     class FailsOnce:
@@ -231,10 +252,13 @@ def test_a_store_failure_while_fetching_leaves_the_epoch_unsettled_and_the_next_
     events: list = []
     f = follower(FailsOnce(), events=events)
     f.tick()
-    assert f.epoch == 0 and current_artifact().info.sha256 != sha
+    assert current_artifact().info.sha256 != sha
     f.tick()
-    assert [e.kind for e in events] == ["store_failed", "store_recovered", "swapped"]
-    assert f.epoch == 1 and current_artifact().info.sha256 == sha
+    assert status(client)["epoch"] == 0  # written by the second tick, before it retried: unsettled
+    assert kinds(events) == [f"rollout: store unreachable, keeping sha256={running}, retrying every tick: "
+                             "TimeoutError: Timeout reading from socket",
+                             "rollout: store reachable again", "swapped"], events
+    assert current_artifact().info.sha256 == sha and settled_epoch(client, f) == 1
 
 
 def test_redis_down_keeps_the_running_artifact_reports_once_and_follows_when_it_is_back(shipped, tmp_path):
@@ -243,21 +267,19 @@ def test_redis_down_keeps_the_running_artifact_reports_once_and_follows_when_it_
     events: list = []
     f = follower(sync_client(f"redis://127.0.0.1:{port}/0", timeout_s=0.2), events=events)
     for _ in range(3):
-        assert f.tick() is None or events[-1].kind == "store_failed"
-    assert [e.kind for e in events] == ["store_failed"] and current_artifact().info.sha256 == running
+        f.tick()
+    assert len(events) == 1 and current_artifact().info.sha256 == running
     with redis_server(tmp_path, port) as url:
         with sync_client(url) as c:
             sha = publish(c, variant(shipped, b"after-outage"), KEY)
         f.tick()
-    assert [e.kind for e in events] == ["store_failed", "store_recovered", "swapped"]
+    assert kinds(events)[1:] == ["rollout: store reachable again", "swapped"], events
     assert current_artifact().info.sha256 == sha
-    assert events[0].line.startswith(f"rollout: store unreachable, keeping sha256={running}, retrying every tick: ")
-    assert events[1].line == "rollout: store reachable again"
+    (line,) = events[0].lines
+    assert line.startswith(f"rollout: store unreachable, keeping sha256={running}, retrying every tick: ConnectionError")
 
 
 def test_the_artifact_is_fetched_on_the_fetch_client_when_one_is_given(client, shipped):
-    from rollout_fleet import public_pem
-
     swap_artifact(shipped)
     sha = publish(client, variant(shipped, b"fetch-client"), KEY)
     fetched: list[str] = []
@@ -267,5 +289,5 @@ def test_the_artifact_is_fetched_on_the_fetch_client_when_one_is_given(client, s
             fetched.append(key)
             return client.hmget(key, fields)
 
-    f = Follower(read_trust(public_pem(KEY)), "python-a", client=client, fetch_connect=Fetcher)
-    assert f.tick().kind == "swapped" and fetched == [artifact_key(sha)]
+    f = Follower(public_pem(KEY), "python-a", client=client, fetch_connect=Fetcher)
+    assert kinds(f.tick()) == ["swapped"] and fetched == [artifact_key(sha)]

@@ -16,9 +16,10 @@ one raw call per operation:
   :func:`current_artifact` — the artifact (docs/artifact.md).
 * :class:`DeliveryEngine` — the component's delivery engine (docs/engine.md),
   driven by JSON batches; its refusals are :class:`EngineError`.
-* :mod:`webhook_retry_policy.rollout` (extra ``[rollout]``) — follow a policy
-  published to the fleet's Redis (docs/rollout.md): record, canary rule,
-  trusted keys, signature check, the follower.
+* :mod:`webhook_retry_policy.rollout` — follow a policy published to the
+  fleet's Redis (docs/rollout.md): a driver of the component's follower
+  (``rollout-open`` / ``rollout-step``) doing the store calls, the load and
+  the swap.
 """
 
 from typing import TYPE_CHECKING, Any

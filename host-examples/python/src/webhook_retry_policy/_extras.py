@@ -1,12 +1,10 @@
 """The optional dependencies of a subpackage (its extra: ``dispatcher``:
-httpx, which brings httpcore, and prometheus-client; ``rollout``:
-``cryptography`` for Ed25519), checked before any of its modules imports
-them, so that a missing one is ONE line naming the extra rather than a
+httpx, which brings httpcore, and prometheus-client), checked before any of
+its modules imports them, so that a missing one is ONE line naming the extra rather than a
 ``ModuleNotFoundError`` traceback from deep inside.
 
 Run as a program (``python -m webhook_retry_policy.dispatcher.demo`` or
-``.replica``) the line goes to stderr and the exit status is 2 (the replica
-turns the rollout's into its usage error); imported as a library, it is a
+``.replica``) the line goes to stderr and the exit status is 2; imported as a library, it is a
 ``ModuleNotFoundError`` carrying the same message.
 """
 

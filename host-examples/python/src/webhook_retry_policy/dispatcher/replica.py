@@ -254,6 +254,16 @@ def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | Non
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
+    try:
+        if args.artifact is not None:
+            swap_artifact(args.artifact)
+        current_artifact()
+    except ArtifactError as e:
+        raise UsageError(f"policy artifact refused: {e}") from None
+    try:  # rollout-open on the trust file's text: a refused one exits 2 before any store is contacted
+        follower = ReplicaFollower(args) if args.artifact_from_redis else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     redis_store: AsyncRedisBudgetStore | None = None
     timeout_s = args.store_timeout_ms / 1000
     try:
@@ -268,13 +278,6 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
         await redis_store.check_eviction()  # logs a warning unless maxmemory-policy is noeviction
         if args.redis is not None:  # connect (TLS, AUTH) before the first event, not inside its store timeout
             await redis_store.warm_up(min(args.concurrency, WARM_CONNECTIONS))
-    try:
-        if args.artifact is not None:
-            swap_artifact(args.artifact)
-        current_artifact()
-    except ArtifactError as e:
-        raise UsageError(f"policy artifact refused: {e}") from None
-    follower = ReplicaFollower(args) if args.artifact_from_redis else None
     try:
         if follower is not None:  # the rollout's artifact before the first event; else the local one runs
             await follower.first_tick()

@@ -22,8 +22,10 @@ import socket
 from contextlib import suppress
 from typing import Any
 
+from ..artifact import current_artifact
 from ..redact import redact
 from ..redis_store import sync_client
+from ..rollout import Follower, FollowEvent, RolloutError, read_trust_file
 from .swaps import SwapPath
 from .tally import HOST, Tally
 
@@ -50,8 +52,9 @@ def add_flags(p: argparse.ArgumentParser, whole: Any) -> None:
 
 
 def check_flags(a: argparse.Namespace) -> None:
-    """The flags' rules (ValueError naming the flag: the replica's exit 2); sets ``a.trusted``."""
-    a.trusted = None
+    """The flags' rules (ValueError naming the flag: the replica's exit 2); sets ``a.trust_pem`` (the trust
+    file's text; what it holds is ``rollout-open``'s to judge: :class:`ReplicaFollower`)."""
+    a.trust_pem = None
     if a.rollout_poll_ms > POLL_MS[1]:
         raise ValueError(f"--rollout-poll-ms must be at most {POLL_MS[1]}, not {a.rollout_poll_ms}")
     if a.replica_id is not None and not 1 <= len(a.replica_id.encode("utf-8", "surrogatepass")) <= MAX_REPLICA_ID_BYTES:
@@ -70,21 +73,17 @@ def check_flags(a: argparse.Namespace) -> None:
     if a.watch_artifact_ms is not None:
         raise ValueError("--artifact-from-redis and --watch-artifact-ms are exclusive")
     try:
-        from ..rollout import RolloutError, read_trust_file
-    except ModuleNotFoundError as e:  # the rollout extra is missing: its one line
-        raise ValueError(f"--artifact-from-redis: {e}") from None
-    try:
-        a.trusted = read_trust_file(a.trust_key)
+        a.trust_pem = read_trust_file(a.trust_key)
     except RolloutError as e:
         raise ValueError(f"--trust-key {a.trust_key}: {e}") from None
 
 
 class ReplicaFollower:
-    """The follower of one replica run: made before the first event, following until :meth:`stop`."""
+    """The follower of one replica run: made (``rollout-open``) once the local artifact is loaded, before
+    the first event, following until :meth:`stop`. A trust file whose text the component refuses is a
+    ValueError naming ``--trust-key`` (the replica's exit 2)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from ..rollout import Follower
-
         url, cluster = (args.redis, False) if args.redis is not None else (args.redis_cluster, True)
         timeout_s = args.store_timeout_ms / 1000
         self.tally: Tally | None = None
@@ -98,9 +97,12 @@ class ReplicaFollower:
 
         replica_id = args.replica_id or f"{HOST}-{socket.gethostname()}-{os.getpid()}"
         fetch_timeout_s = max(timeout_s, FETCH_TIMEOUT_S)  # the artifact's HMGET: up to 4 MiB
-        self.follower = Follower(args.trusted, replica_id, connect=connect,
-                                 fetch_connect=lambda: connect(fetch_timeout_s), language=HOST, counts=self._counts,
-                                 document_version=self._document_version, on_event=self._on_event)
+        try:
+            self.follower = Follower(args.trust_pem, replica_id, connect=connect,
+                                     fetch_connect=lambda: connect(fetch_timeout_s), language=HOST, counts=self._counts,
+                                     document_version=self._document_version, on_event=self._on_event)
+        except RolloutError as e:
+            raise ValueError(f"--trust-key {args.trust_key}: {e}") from None
         self.poll_ms = args.rollout_poll_ms
 
     def _counts(self) -> tuple[int, int]:
@@ -111,21 +113,17 @@ class ReplicaFollower:
         return finished, finished - reasons.get("delivered", 0)
 
     def _document_version(self) -> str:
-        from ..artifact import current_artifact
-
         return self.swaps.version if self.swaps is not None else current_artifact().info.document_version
 
-    def _on_event(self, e: Any) -> None:  # on the follower's thread (or the first tick's)
-        if e.kind == "swapped":
-            if self.swaps is not None and e.old is not None and e.new is not None:
-                self.swaps.swapped(e.old, e.new)
-            # on the first tick (no engine, no /metrics yet) the `policy artifact loaded ... source=redis` line says it
-        elif e.kind == "refused" and self.swaps is not None:
-            self.swaps.refused(e.line)
-        elif e.kind == "store_recovered":
-            artifact_log.info("%s", e.line)
-        else:  # a refusal on the first tick (logged, not counted: no /metrics yet), a store failure
-            artifact_log.warning("%s", redact(e.line))
+    def _on_event(self, e: FollowEvent) -> None:  # on the follower's thread (or the first tick's)
+        for line in e.lines:
+            artifact_log.warning("%s", redact(line))
+        if self.swaps is None:
+            return  # the first tick: no engine, no /metrics yet; the `policy artifact loaded ... source=redis` line says it
+        if e.refusal is not None:
+            self.swaps.refused()
+        if e.old is not None and e.new is not None:
+            self.swaps.swapped(e.old, e.new)
 
     async def first_tick(self) -> None:
         """The tick before the first admission (off the loop: the fetch and the load block)."""

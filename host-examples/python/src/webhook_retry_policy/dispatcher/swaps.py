@@ -1,6 +1,6 @@
 """The replica's one swap path, for every source of a new artifact: the
 file watch (``--watch-artifact-ms``, :mod:`..artifact_watch`) and the
-fleet rollout (``--artifact-from-redis``, :mod:`..rollout.follower`).
+fleet rollout (``--artifact-from-redis``, :mod:`.rollout_follow`).
 
 Both check and activate the artifact with ``swap_artifact`` (the host's
 one loader) on their own thread, then call :meth:`SwapPath.swapped` or
@@ -46,10 +46,12 @@ class SwapPath:
         artifact_log.info("policy artifact swapped sha256=%s -> %s", old.sha256, describe(new, version).removeprefix("sha256="))
         self.loop.call_soon_threadsafe(self._on_loop, text, version)
 
-    def refused(self, line: str) -> None:
-        """A refused artifact (any thread): counted and logged; the running one stays."""
+    def refused(self, line: str = "") -> None:
+        """A refused artifact (any thread): counted, and ``line`` logged (the rollout logs its own lines);
+        the running one stays."""
         self.metrics.policy_reloads.labels("refused").inc()
-        artifact_log.warning("%s", line)
+        if line:
+            artifact_log.warning("%s", line)
 
     def _on_loop(self, text: str | None, version: str) -> None:
         if text is not None:

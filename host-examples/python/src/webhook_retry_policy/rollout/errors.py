@@ -1,10 +1,12 @@
 """The rollout's error codes (docs/rollout.md): one typed error, :class:`RolloutError`.
 
-``code`` is one of :data:`ROLLOUT_CODES`; ``message`` says what was
-expected and what was found. A follower's refusal may also carry one of
-the artifact codes of docs/artifact.md (``artifact_too_large``,
-``artifact_sha256_mismatch``, the load checks): those stay
-:class:`~webhook_retry_policy.errors.ArtifactError`.
+The host raises two of them: ``rollout_trust_invalid`` (the ``--trust-key``
+file cannot be read, or the component's ``rollout-open`` refuses its text:
+a setup error) and ``rollout_input_invalid`` (the component refused an input
+or a state text: a host bug, reported, the state kept). The others are the
+follower's refusals of a record or an artifact, reported as data
+(:class:`~webhook_retry_policy.rollout.Refusal`), like the artifact codes of
+docs/artifact.md a refusal may also carry.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ ROLLOUT_CODES = (
     "rollout_key_unknown",
     "rollout_signature_invalid",
     "rollout_artifact_missing",
+    "rollout_input_invalid",
 )
 
 
 class RolloutError(CodedError):
-    """A refused rollout input: ``code`` (one of :data:`ROLLOUT_CODES`) and ``message``."""
+    """A rollout error: ``code`` (one of :data:`ROLLOUT_CODES`) and ``message``."""
 
     CODES, KIND = ROLLOUT_CODES, "rollout"
