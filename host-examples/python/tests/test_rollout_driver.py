@@ -140,7 +140,8 @@ def test_a_failing_store_call_is_fed_as_its_error_and_the_next_tick_follows(fail
     assert [e.lines for e in events] == [(f"rollout: store unreachable, keeping sha256={running}, retrying every tick: "
                                           "ConnectionError: Connection refused",)]
     f.tick()
-    assert [e.lines for e in events[1:]] == [("rollout: store reachable again",), ()]
+    # the run of failures ends with the tick that ends without one: said with its swap
+    assert [e.lines for e in events[1:]] == [("rollout: store reachable again",)]
     assert events[-1].new.sha256 == sha == current_artifact().info.sha256
 
 
@@ -155,3 +156,30 @@ def test_the_state_carries_over_a_swap_and_the_next_publish_is_followed_on_the_n
     assert [(e.old.sha256, e.new.sha256) for e in events][1] == (first, second)
     f.tick()
     assert store.status()["epoch"] == 2 and current_artifact().info.sha256 == second
+
+
+def test_a_swap_made_another_way_restarts_the_status_since_and_counts_once_the_follower_is_told():
+    swap_artifact(SHIPPED.read_bytes())
+    store, counts, now = FakeStore(), [(2, 1)], [1000]
+    f = follower(store, counts=lambda: counts[0], clock=lambda: now[0])
+    f.tick()
+    assert (store.status()["since_ms"], store.status()["events"]) == (1000, 2)
+    now[0] = 2000
+    swap_artifact(variant(b"a file swap"))
+    f.artifact_swapped()
+    counts[0], now[0] = (3, 1), 3000
+    f.tick()
+    status = store.status()
+    assert (status["since_ms"], status["events"], status["dead_letters"]) == (2000, 1, 0), status
+
+
+def test_a_fetch_that_fails_at_every_tick_while_the_record_answers_is_logged_once():
+    swap_artifact(SHIPPED.read_bytes())
+    store, events = FakeStore(), []
+    f = follower(store, events)
+    store.publish(variant(b"v2"), 1)
+    for _ in range(3):
+        store.fail["artifact"] = ConnectionError("timeout")
+        f.tick()
+    lines = [line for e in events for line in e.lines]
+    assert len(lines) == 1 and lines[0].startswith("rollout: store unreachable"), lines

@@ -107,14 +107,22 @@ class Follower:
         # a follower never dies silently: report and keep ticking
         self._ticks = Periodic("rollout-follower", self.tick, lambda e: log.warning("rollout follower error: %r", e))
 
+    def _running(self, op: str) -> dict[str, Any]:
+        """A ``tick`` or ``swapped`` input: the running artifact and the counts now."""
+        finished, dead = self._counts()
+        return {"op": op, "now_ms": self._now_ms(), "sha256": current_artifact().info.sha256,
+                "document_version": self._document_version(), "events": finished, "dead_letters": dead}
+
+    def artifact_swapped(self) -> None:
+        """Say that the artifact was swapped another way (``swap_artifact``, a file watch): the status
+        record's ``since_ms`` and counts start again now, as after the follower's own swaps."""
+        with self._lock:
+            self._state = component.step(self._state, self._running("swapped"))["state"]
+
     def tick(self) -> list[FollowEvent]:
         """One tick: every call the component names, until it names none. Returns what its steps said."""
         with self._lock:
-            running = current_artifact().info
-            finished, dead = self._counts()
-            given: dict[str, Any] = {"op": "tick", "now_ms": self._now_ms(), "sha256": running.sha256,
-                                     "document_version": self._document_version(), "events": finished,
-                                     "dead_letters": dead}
+            given = self._running("tick")
             events: list[FollowEvent] = []
             self._fetched = self._swap = None
             while True:
