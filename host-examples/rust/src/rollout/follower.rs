@@ -91,7 +91,6 @@ impl PolicyInstance {
 pub struct Follower {
     state: String,
     key_ids: Vec<String>,
-    replica_id: String,
     /// The instance, and the live artifact's generation it was made at.
     instance: Option<(u64, PolicyInstance)>,
 }
@@ -106,8 +105,7 @@ impl Follower {
             "replica_id": me.replica_id, "language": me.language, "host": me.host, "pid": me.pid,
             "trust_pem": trust_pem, "since_ms": since_ms,
         });
-        let mut f =
-            Follower { state: String::new(), key_ids: vec![], replica_id: me.replica_id.clone(), instance: None };
+        let mut f = Follower { state: String::new(), key_ids: vec![], instance: None };
         let answer = f.run(live, |inst| inst.rollout_open(&config.to_string()))?;
         f.state = answer["state"].as_str().unwrap_or_default().to_string();
         f.key_ids =
@@ -118,11 +116,6 @@ impl Follower {
     /// The trusted keys' ids, in file order.
     pub fn key_ids(&self) -> &[String] {
         &self.key_ids
-    }
-
-    /// The replica id the follower reports under.
-    pub fn replica_id(&self) -> &str {
-        &self.replica_id
     }
 
     /// The component's state text (opaque: only the component reads it).
@@ -199,7 +192,7 @@ impl Follower {
                 },
                 other => {
                     tick.error =
-                        Some(RolloutError::InputInvalid(format!("the component asked for an unknown call `{other}`")));
+                        Some(RolloutError::Component(format!("the component asked for an unknown call `{other}`")));
                     return tick;
                 }
             };
