@@ -1,7 +1,8 @@
-//! The follower (docs/rollout.md, "What a replica does") against a fake
-//! store that counts what it is asked: follow a publish, the canary share by
+//! The follower's driver (docs/rollout.md, "The follower in the component")
+//! against a fake store that counts what it is asked: the component decides,
+//! the driver makes its calls, so these follow a publish, the canary share by
 //! bucket, every refusal keeping the running artifact and reported once with
-//! its code, and a store that is down changing nothing.
+//! its code, and a store that is down changing nothing, end to end.
 #![cfg(feature = "rollout")]
 
 use std::cell::{Cell, RefCell};
@@ -11,7 +12,7 @@ use base64::Engine as _;
 use retry_policy_host::artifact::container::{self, sha256_hex};
 use retry_policy_host::artifact::{EMBEDDED, MAX_ARTIFACT_BYTES};
 use retry_policy_host::rollout::{
-    bucket, Canary, Counts, Follower, Identity, PrivateKey, Record, RolloutStore, Tick, TrustedKeys,
+    bucket, Canary, Counts, Follower, Identity, PrivateKey, Record, RolloutStore, Tick, ARTIFACT_KEY_PREFIX,
 };
 use retry_policy_host::{LiveArtifact, PolicyEngine};
 use serde_json::Value;
@@ -45,6 +46,11 @@ struct Fake {
     fetches: Cell<u32>,
 }
 
+/// The sha256 an artifact key names (the component names the key).
+fn sha_of(key: &str) -> &str {
+    key.strip_prefix(ARTIFACT_KEY_PREFIX).unwrap_or_else(|| panic!("not an artifact key: {key}"))
+}
+
 impl RolloutStore for Fake {
     fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String> {
         if self.down.get() {
@@ -54,16 +60,17 @@ impl RolloutStore for Fake {
         Ok(self.state.borrow().clone().map(String::into_bytes))
     }
 
-    fn artifact_len(&self, sha256: &str) -> Result<u64, String> {
+    fn artifact_len(&self, key: &str) -> Result<u64, String> {
+        let sha256 = sha_of(key);
         if let Some(n) = self.lengths.borrow().get(sha256) {
             return Ok(*n);
         }
         Ok(self.artifacts.borrow().get(sha256).and_then(|a| a[0].as_ref()).map_or(0, |b| b.len() as u64))
     }
 
-    fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String> {
+    fn artifact(&self, key: &str) -> Result<[Option<Vec<u8>>; 3], String> {
         self.fetches.set(self.fetches.get() + 1);
-        Ok(self.artifacts.borrow().get(sha256).cloned().unwrap_or_default())
+        Ok(self.artifacts.borrow().get(sha_of(key)).cloned().unwrap_or_default())
     }
 }
 
@@ -97,12 +104,9 @@ struct Replica {
 
 impl Replica {
     fn new(id: &str) -> Replica {
-        let trusted = TrustedKeys::parse(&key(1).public_key_pem()).unwrap();
         let me = Identity { replica_id: id.into(), language: "rust".into(), host: "test".into(), pid: 1 };
-        Replica {
-            follower: Follower::new(me, trusted, 1_000),
-            live: LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()),
-        }
+        let live = LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap());
+        Replica { follower: Follower::open(&me, &key(1).public_key_pem(), 1_000, &live).unwrap(), live }
     }
 
     fn tick(&mut self, store: &Fake, now_ms: u64) -> Tick {
@@ -115,23 +119,27 @@ impl Replica {
 }
 
 fn refused_code(t: &Tick) -> Option<&str> {
-    match t {
-        Tick::Refused { refusal, .. } => Some(refusal.code.as_str()),
-        _ => None,
-    }
+    t.refused.as_ref().map(|r| r.code.as_str())
+}
+
+/// Nothing to say, nothing done.
+fn idle(t: &Tick) -> bool {
+    t.log.is_empty() && t.refused.is_none() && t.swapped.is_none() && t.error.is_none()
 }
 
 #[test]
 fn a_replica_follows_a_publish_and_reports_it_in_its_next_status() {
     let store = Fake::default();
     let mut r = Replica::new("rust-a");
-    assert!(matches!(r.tick(&store, 2_000), Tick::Idle), "nothing published: keep what runs");
+    assert!(idle(&r.tick(&store, 2_000)), "nothing published: keep what runs");
     let v2 = store.put(&artifact("v2"), &key(1));
     store.record(&record(1, &v2, None));
-    let Tick::Swapped(sw) = r.tick(&store, 3_000) else { panic!("no swap") };
+    let t = r.tick(&store, 3_000);
+    let Some(sw) = &t.swapped else { panic!("no swap: {t:?}") };
     assert_eq!((sw.new.sha256.as_str(), sw.new.source.to_string().as_str()), (v2.as_str(), "redis"));
+    assert_eq!((t.log.len(), &t.refused), (0, &None), "the swap's line is the driver's to write");
     assert_eq!(r.running(), v2);
-    assert!(matches!(r.tick(&store, 4_000), Tick::Idle), "the epoch is settled");
+    assert!(idle(&r.tick(&store, 4_000)), "the epoch is settled, on the new artifact's instance");
     let s = store.status("rust-a");
     assert_eq!(
         (s["artifact_sha256"].as_str(), s["epoch"].as_u64(), s["since_ms"].as_u64()),
@@ -173,18 +181,16 @@ fn refused_once(code: &str, prepare: impl FnOnce(&Fake) -> String) -> Fake {
     let before = r.running();
     let first = r.tick(&store, 6_000);
     assert_eq!(refused_code(&first), Some(code), "{first:?}");
-    let Tick::Refused { line, .. } = &first else { unreachable!() };
+    let refusal = first.refused.as_ref().unwrap();
+    assert_eq!((refusal.sha256.as_deref(), refusal.at_ms), (Some(sha.as_str()), 6_000));
     assert_eq!(
-        line,
-        &format!(
+        first.log,
+        [format!(
             "policy artifact refused source=redis sha256={sha} code={code}: {}; keeping sha256={before}",
-            match &first {
-                Tick::Refused { refusal, .. } => refusal.message.clone(),
-                _ => unreachable!(),
-            }
-        )
+            refusal.message
+        )]
     );
-    assert!(matches!(r.tick(&store, 7_000), Tick::Idle), "reported once, not at every tick");
+    assert!(idle(&r.tick(&store, 7_000)), "reported once, not at every tick");
     assert_eq!(r.running(), before, "the running artifact is kept");
     let s = store.status("rust-a");
     assert_eq!((s["refusal"]["code"].as_str(), s["refusal"]["sha256"].as_str()), (Some(code), Some(sha.as_str())));
@@ -249,14 +255,13 @@ fn an_invalid_record_is_refused_once_and_a_valid_one_after_it_is_followed() {
     *store.state.borrow_mut() = Some(r#"{"v":2,"epoch":1}"#.into());
     let first = r.tick(&store, 1_500);
     assert_eq!(refused_code(&first), Some("rollout_record_invalid"));
-    let Tick::Refused { line, refusal } = &first else { unreachable!() };
-    assert!(line.contains("sha256=none code=rollout_record_invalid"), "{line}");
-    assert_eq!(refusal.sha256, None);
-    assert_eq!(r.follower.epoch(), 0, "an invalid record settles nothing");
-    assert!(matches!(r.tick(&store, 1_600), Tick::Idle), "reported once");
+    assert!(first.log[0].contains("sha256=none code=rollout_record_invalid"), "{:?}", first.log);
+    assert_eq!(first.refused.as_ref().unwrap().sha256, None);
+    assert!(idle(&r.tick(&store, 1_600)), "reported once");
+    assert_eq!(store.status("rust-a")["epoch"].as_u64(), Some(0), "an invalid record settles nothing");
     let v2 = store.put(&artifact("v2"), &key(1));
     store.record(&record(1, &v2, None));
-    assert!(matches!(r.tick(&store, 1_700), Tick::Swapped(_)));
+    assert!(r.tick(&store, 1_700).swapped.is_some());
 }
 
 #[test]
@@ -267,18 +272,37 @@ fn a_store_that_is_down_keeps_the_artifact_says_so_once_and_the_epoch_is_followe
     let v2 = store.put(&artifact("v2"), &key(1));
     store.record(&record(4, &v2, None));
     store.down.set(true);
-    let firsts: Vec<bool> = (0..3)
-        .map(|i| match r.tick(&store, 2_000 + i) {
-            Tick::StoreFailed { first, .. } => first,
-            other => panic!("{other:?}"),
-        })
-        .collect();
-    assert_eq!(firsts, [true, false, false], "the first failure of a run is logged, once");
+    let logs: Vec<Vec<String>> = (0..3).map(|i| r.tick(&store, 2_000 + i).log).collect();
+    assert_eq!(
+        logs,
+        [
+            vec![format!(
+                "rollout: store unreachable, keeping sha256={before}, retrying every tick: redis unreachable: Connection refused"
+            )],
+            vec![],
+            vec![]
+        ],
+        "the first failure of a run is logged, once"
+    );
     assert_eq!(r.running(), before);
-    assert!(!r.follower.take_store_back());
     store.down.set(false);
-    assert!(matches!(r.tick(&store, 3_000), Tick::Swapped(_)));
-    assert!(r.follower.take_store_back(), "the first success after failures is said");
-    assert!(!r.follower.take_store_back(), "once");
-    assert_eq!(r.follower.epoch(), 4);
+    let back = r.tick(&store, 3_000);
+    assert!(back.swapped.is_some(), "{back:?}");
+    assert_eq!(back.log, ["rollout: store reachable again"], "the first success after failures is said");
+    assert!(idle(&r.tick(&store, 3_100)), "once");
+    assert_eq!(store.status("rust-a")["epoch"].as_u64(), Some(4));
+}
+
+#[test]
+fn a_trust_text_without_an_ed25519_key_is_refused_when_the_follower_opens() {
+    let me = Identity { replica_id: "rust-a".into(), language: "rust".into(), host: "test".into(), pid: 1 };
+    let live = LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap());
+    let private = "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB\n-----END PRIVATE KEY-----\n";
+    for text in ["", "ed25519 34750f98bd59fcfc\n", private] {
+        let e = Follower::open(&me, text, 1_000, &live).err().unwrap_or_else(|| panic!("{text:?} was taken"));
+        assert_eq!(e.code(), "rollout_trust_invalid", "{text:?}: {e}");
+    }
+    let f =
+        Follower::open(&me, &format!("{}# again\n{}", key(1).public_key_pem(), key(1).public_key_pem()), 1_000, &live);
+    assert_eq!(f.unwrap().key_ids(), [key(1).key_id()], "the same key twice is one key");
 }

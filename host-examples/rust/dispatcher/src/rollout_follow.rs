@@ -1,21 +1,21 @@
 //! `--artifact-from-redis` (docs/rollout.md, "What a replica does"): the
-//! host library's [`Follower`] ticking through the budget store's own Redis
-//! connections ([`RedisPool`]: the same URL, TLS roots, ACL user, Cluster
-//! routing and per-command timeout; the artifact's fetch gets at least 5 s).
-//! One tick runs before the first admission (its swap is told by the
-//! `policy artifact loaded ... source=redis` line alone); then a thread
-//! ticks every `--rollout-poll-ms` and hands a swap to the driver's loop as
-//! `--watch-artifact-ms` does (the old engine drains into a new one on the
-//! new artifact), so delivery never waits for it. Swaps and refusals after
-//! the first tick count in `webhook_policy_reloads_total`.
+//! host library's [`Follower`] (a driver of the component's follower)
+//! ticking through the budget store's own Redis connections ([`RedisPool`]:
+//! the same URL, TLS roots, ACL user, Cluster routing and per-command
+//! timeout; the artifact's fetch gets at least 5 s). One tick runs before
+//! the first admission (its swap is told by the `policy artifact loaded ...
+//! source=redis` line alone); then a thread ticks every `--rollout-poll-ms`
+//! and hands a swap to the driver's loop as `--watch-artifact-ms` does (the
+//! old engine drains into a new one on the new artifact), so delivery never
+//! waits for it. Swaps and refusals after the first tick count in
+//! `webhook_policy_reloads_total`.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use redis::Value;
 use retry_policy_host::rollout::{
-    artifact_key, Counts, Follower, Identity, RolloutStore, Tick, TrustedKeys, MAX_RECORD_BYTES, REPLICAS_KEY,
-    STATE_KEY,
+    read_trust_file, rust_identity, Counts, Follower, Identity, RolloutStore, MAX_RECORD_BYTES, REPLICAS_KEY, STATE_KEY,
 };
 use retry_policy_host::{LiveArtifact, Swapped};
 
@@ -30,7 +30,10 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The follower's settings from the replica's flags.
 pub struct Options {
-    pub trusted: TrustedKeys,
+    /// The `--trust-key` file's text (the component reads its keys).
+    pub trust_pem: String,
+    /// The file's path, for the error that names it.
+    pub trust_path: String,
     pub me: Identity,
     pub every: Duration,
 }
@@ -61,8 +64,9 @@ pub fn options(f: &Flags) -> Result<Option<Options>, String> {
         return Err("--artifact-from-redis and --watch-artifact-ms exclude each other".into());
     }
     let path = f.str("trust-key").ok_or("--artifact-from-redis needs --trust-key FILE")?;
-    let trusted = TrustedKeys::read_file(std::path::Path::new(path)).map_err(|e| format!("--trust-key {path}: {e}"))?;
-    Ok(Some(Options { trusted, me: Identity::rust(f.str("replica-id")), every: Duration::from_millis(every) }))
+    let trust_pem = read_trust_file(std::path::Path::new(path)).map_err(|e| format!("--trust-key {path}: {e}"))?;
+    let me = rust_identity(f.str("replica-id"));
+    Ok(Some(Options { trust_pem, trust_path: path.into(), me, every: Duration::from_millis(every) }))
 }
 
 fn bulk(v: Value) -> Result<Option<Vec<u8>>, String> {
@@ -86,18 +90,18 @@ impl RolloutStore for RedisStore {
         }
     }
 
-    fn artifact_len(&self, sha256: &str) -> Result<u64, String> {
+    fn artifact_len(&self, key: &str) -> Result<u64, String> {
         let mut cmd = redis::cmd("HSTRLEN");
-        cmd.arg(artifact_key(sha256)).arg("bytes");
+        cmd.arg(key).arg("bytes");
         match self.pool().query(&cmd, self.pool().deadline()).map_err(|e| e.to_string())? {
             Value::Int(n) => u64::try_from(n).map_err(|_| format!("HSTRLEN answered {n}")),
             other => Err(format!("redis answered {other:?} to HSTRLEN")),
         }
     }
 
-    fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String> {
+    fn artifact(&self, key: &str) -> Result<[Option<Vec<u8>>; 3], String> {
         let mut cmd = redis::cmd("HMGET");
-        cmd.arg(artifact_key(sha256)).arg("bytes").arg("signature").arg("key_id");
+        cmd.arg(key).arg("bytes").arg("signature").arg("key_id");
         let deadline = self.pool().deadline_at_least(FETCH_TIMEOUT);
         match self.pool().query(&cmd, deadline).map_err(|e| e.to_string())? {
             Value::Array(items) if items.len() == 3 => {
@@ -133,16 +137,18 @@ pub struct Following {
 }
 
 impl Following {
-    /// A follower of `options` on `store`'s connections, for `live`.
+    /// A follower of `options` on `store`'s connections, for `live`; a
+    /// trust file with no Ed25519 key is refused here (exit 2).
     pub fn new(
         options: Options,
         store: Arc<RedisStore>,
         live: Arc<LiveArtifact>,
         metrics: Arc<Metrics>,
         document_from_artifact: bool,
-    ) -> Following {
-        let follower = Follower::new(options.me, options.trusted, now_ms());
-        Following { follower, store, live, metrics, every: options.every, document_from_artifact }
+    ) -> Result<Following, String> {
+        let follower = Follower::open(&options.me, &options.trust_pem, now_ms(), &live)
+            .map_err(|e| format!("--trust-key {}: {e}", options.trust_path))?;
+        Ok(Following { follower, store, live, metrics, every: options.every, document_from_artifact })
     }
 
     /// One tick, its log lines written (and, after the first tick, its
@@ -151,35 +157,21 @@ impl Following {
         // The version `webhook_policy_info` shows (None before it is set: the artifact's).
         let version = self.metrics.policy_info().map(|[_, _, v]| v);
         let tick = self.follower.tick(&*self.store, &self.live, counts(&self.metrics), version.as_deref(), now_ms());
-        if self.follower.take_store_back() {
-            log("rollout: store reachable again");
+        tick.log.iter().for_each(|line| log(line));
+        if let Some(e) = &tick.error {
+            log(&format!("rollout: {e}"));
         }
-        match tick {
-            Tick::Idle | Tick::Settled => None,
-            Tick::StoreFailed { message, first: true } => {
-                let running = self.live.info().sha256;
-                log(&format!("rollout: store unreachable, keeping sha256={running}, retrying every tick: {message}"));
-                None
-            }
-            Tick::StoreFailed { .. } => None,
-            Tick::Refused { line, .. } => {
-                log(&line);
-                if !first {
-                    self.metrics.policy_reload(false);
-                }
-                None
-            }
-            Tick::Swapped(sw) => {
-                // The driver counts a swap whose embedded document it takes; any other here.
-                let driver_counts = self.document_from_artifact && sw.new.document_json.is_some();
-                if !first && !driver_counts {
-                    self.metrics.policy_reload(true);
-                }
-                Some(*sw)
-            }
+        if tick.refused.is_some() && !first {
+            self.metrics.policy_reload(false);
         }
+        let sw = tick.swapped?;
+        // The driver counts a swap whose embedded document it takes; any other here.
+        let driver_counts = self.document_from_artifact && sw.new.document_json.is_some();
+        if !first && !driver_counts {
+            self.metrics.policy_reload(true);
+        }
+        Some(sw)
     }
-
     /// The tick before the first admission: a swap is made here (the run
     /// starts on it; the artifact's load line tells it).
     pub fn first_tick(&mut self) {

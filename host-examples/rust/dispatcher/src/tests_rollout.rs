@@ -12,7 +12,7 @@ use retry_policy_host::artifact::container;
 use retry_policy_host::artifact::EMBEDDED;
 use retry_policy_host::cli::exit::Failure;
 use retry_policy_host::cli::rollout::{publish, status};
-use retry_policy_host::rollout::{admin, bucket, Identity, PrivateKey, TrustedKeys};
+use retry_policy_host::rollout::{admin, bucket, rust_identity, PrivateKey};
 use retry_policy_host::{LiveArtifact, PolicyEngine};
 
 use crate::metrics::Metrics;
@@ -109,12 +109,13 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
         Arc::new(RedisStore::new(&url(&server), Duration::from_millis(500), &TrustRoots::only(vec![])).unwrap());
     let live = Arc::new(LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()));
     let options = Options {
-        trusted: TrustedKeys::parse(&private.public_key_pem()).unwrap(),
-        me: Identity::rust(Some("rust-a")),
+        trust_pem: private.public_key_pem(),
+        trust_path: "policy-team.pub".into(),
+        me: rust_identity(Some("rust-a")),
         every: Duration::from_millis(50),
     };
     let metrics = Arc::new(Metrics::default());
-    let mut following = Following::new(options, store, live.clone(), metrics.clone(), false);
+    let mut following = Following::new(options, store, live.clone(), metrics.clone(), false).unwrap();
     following.first_tick();
     assert_eq!(live.info().sha256, sha_a, "the first tick, before any admission, swaps in the stable artifact");
     assert_eq!(metrics.policy_reloads(), (0, 0), "the first tick's swap is told by the load line alone");
@@ -159,19 +160,19 @@ fn a_redis_that_is_down_leaves_the_replica_on_its_local_artifact() {
     let live = Arc::new(LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()));
     let before = live.info().sha256;
     let options = Options {
-        trusted: TrustedKeys::parse(&private.public_key_pem()).unwrap(),
-        me: Identity::rust(None),
+        trust_pem: private.public_key_pem(),
+        trust_path: "policy-team.pub".into(),
+        me: rust_identity(None),
         every: Duration::from_millis(50),
     };
     assert!(
         options.me.replica_id.starts_with("rust-") && options.me.replica_id.ends_with(&std::process::id().to_string())
     );
     let t = std::time::Instant::now();
-    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true);
+    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true).unwrap();
     following.first_tick();
     assert!(t.elapsed() < Duration::from_secs(2), "the first tick is bounded by the store timeout");
     assert_eq!(live.info().sha256, before);
-    assert_eq!(following.follower.epoch(), 0);
 }
 
 #[test]
@@ -207,11 +208,12 @@ fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_throu
     let store = Arc::new(RedisStore::cluster(&seed, Duration::from_secs(2), &TrustRoots::only(vec![])).unwrap());
     let live = Arc::new(LiveArtifact::new(PolicyEngine::from_bytes(EMBEDDED).unwrap()));
     let options = Options {
-        trusted: TrustedKeys::parse(&private.public_key_pem()).unwrap(),
-        me: Identity::rust(Some("rust-cluster")),
+        trust_pem: private.public_key_pem(),
+        trust_path: "policy-team.pub".into(),
+        me: rust_identity(Some("rust-cluster")),
         every: Duration::from_millis(50),
     };
-    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true);
+    let mut following = Following::new(options, store, live.clone(), Arc::new(Metrics::default()), true).unwrap();
     following.first_tick();
     assert_eq!(live.info().sha256, sha, "HSET+GET, HSTRLEN and HMGET were routed to B");
     let seen: bool =

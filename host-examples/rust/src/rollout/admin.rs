@@ -11,8 +11,9 @@ use std::time::Duration;
 use redis::cluster::ClusterClientBuilder;
 use redis::{Client, ConnectionLike, IntoConnectionInfo, TlsCertificates, Value};
 
-use super::record::{Canary, Record, MAX_PREVIOUS};
-use super::{artifact_key, ARTIFACT_KEY_PREFIX, REPLICAS_KEY, STATE_KEY};
+use super::{
+    artifact_key, Canary, Record, ARTIFACT_KEY_PREFIX, MAX_PREVIOUS, MAX_RECORD_BYTES, REPLICAS_KEY, STATE_KEY,
+};
 
 /// Why a command could not change or read the rollout.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,8 +147,7 @@ pub fn connect(
 /// The record text as stored, its first 4,097 bytes at most (more is
 /// refused as the record's reader refuses it; `None`: nothing published).
 fn record_text(conn: &mut dyn ConnectionLike) -> Result<Option<String>, AdminError> {
-    let v: Vec<u8> =
-        redis::cmd("GETRANGE").arg(STATE_KEY).arg(0).arg(super::MAX_RECORD_BYTES).query(conn).map_err(store)?;
+    let v: Vec<u8> = redis::cmd("GETRANGE").arg(STATE_KEY).arg(0).arg(MAX_RECORD_BYTES).query(conn).map_err(store)?;
     Ok((!v.is_empty()).then(|| String::from_utf8_lossy(&v).into_owned()))
 }
 

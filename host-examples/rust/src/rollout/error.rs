@@ -1,55 +1,56 @@
-//! Why a rollout step refused (docs/rollout.md): one variant per code the
-//! protocol defines, plus the artifact's own load refusals.
+//! Why the host's side of the rollout refused (docs/rollout.md): the trust
+//! file it reads, the publisher's key, and the component's own refusals of
+//! what the host passed it. Refusals of records and artifacts are not
+//! errors here: the component's follower reports them in its steps.
 
 use std::fmt;
 
-use crate::ArtifactError;
-
-/// A refusal of the rollout protocol. [`RolloutError::code`] is the
+/// A refusal of the host's rollout side. [`RolloutError::code`] is the
 /// document's code; the message says what was expected and what was found.
 #[non_exhaustive]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RolloutError {
-    /// `rollout_record_invalid`: the record text breaks a rule of "The rollout record".
-    RecordInvalid(String),
-    /// `rollout_trust_invalid`: the trust file holds no Ed25519 public key, or a block that is not one.
+    /// `rollout_trust_invalid`: the trust file is unreadable (not a regular
+    /// file, over 1 MiB, not UTF-8), or the component found no Ed25519 key in it.
     TrustInvalid(String),
-    /// `rollout_key_unknown`: the artifact's `key_id` is not the id of a trusted key.
-    KeyUnknown(String),
-    /// `rollout_signature_invalid`: not 88 characters of base64 of 64 bytes, or it does not verify.
-    SignatureInvalid(String),
-    /// `rollout_artifact_missing`: the record names an artifact whose hash is absent or incomplete.
-    ArtifactMissing(String),
     /// `rollout_key_invalid`: the publisher's private key is not a PKCS#8 PEM Ed25519 key.
     KeyInvalid(String),
-    /// The artifact's own refusal (`artifact_too_large`, `artifact_sha256_mismatch`, the load checks).
-    Artifact(ArtifactError),
+    /// `rollout_input_invalid`: the component refused what the host passed
+    /// (a config or an input; a host bug). The host's state text is unchanged.
+    InputInvalid(String),
+    /// The component could not be instantiated, or it trapped (the host's
+    /// own code `rollout_component_failed`, not one of docs/rollout.md's:
+    /// no input causes it).
+    Component(String),
 }
 
 impl RolloutError {
-    /// The code of docs/rollout.md (or docs/artifact.md for [`RolloutError::Artifact`]).
+    /// The code of docs/rollout.md (the host's own for [`RolloutError::Component`]).
     pub fn code(&self) -> &'static str {
         match self {
-            RolloutError::RecordInvalid(_) => "rollout_record_invalid",
             RolloutError::TrustInvalid(_) => "rollout_trust_invalid",
-            RolloutError::KeyUnknown(_) => "rollout_key_unknown",
-            RolloutError::SignatureInvalid(_) => "rollout_signature_invalid",
-            RolloutError::ArtifactMissing(_) => "rollout_artifact_missing",
             RolloutError::KeyInvalid(_) => "rollout_key_invalid",
-            RolloutError::Artifact(a) => a.code(),
+            RolloutError::InputInvalid(_) => "rollout_input_invalid",
+            RolloutError::Component(_) => "rollout_component_failed",
         }
     }
 
     /// The message alone, without the code.
-    pub fn message(&self) -> String {
+    pub fn message(&self) -> &str {
         match self {
-            RolloutError::RecordInvalid(m)
-            | RolloutError::TrustInvalid(m)
-            | RolloutError::KeyUnknown(m)
-            | RolloutError::SignatureInvalid(m)
-            | RolloutError::ArtifactMissing(m)
-            | RolloutError::KeyInvalid(m) => m.clone(),
-            RolloutError::Artifact(a) => a.message(),
+            RolloutError::TrustInvalid(m)
+            | RolloutError::KeyInvalid(m)
+            | RolloutError::InputInvalid(m)
+            | RolloutError::Component(m) => m,
+        }
+    }
+
+    /// The component's error text `<code>: <sentence>` as a typed error.
+    pub(crate) fn from_component(text: &str) -> RolloutError {
+        match text.split_once(": ") {
+            Some(("rollout_trust_invalid", m)) => RolloutError::TrustInvalid(m.to_string()),
+            Some(("rollout_input_invalid", m)) => RolloutError::InputInvalid(m.to_string()),
+            _ => RolloutError::InputInvalid(text.to_string()),
         }
     }
 }
@@ -62,9 +63,3 @@ impl fmt::Display for RolloutError {
 }
 
 impl std::error::Error for RolloutError {}
-
-impl From<ArtifactError> for RolloutError {
-    fn from(e: ArtifactError) -> Self {
-        RolloutError::Artifact(e)
-    }
-}

@@ -1,21 +1,18 @@
-//! The follower (docs/rollout.md, "What a replica does"): one tick is one
-//! pipelined round trip (`HSET` this replica's status record, `GETRANGE` of
-//! the rollout record's first 4,097 bytes); when the record's epoch differs from the last one
-//! settled, the desired artifact is sized (`HSTRLEN`), fetched (`HMGET`),
-//! its signer and signature checked, its digest compared, and it is swapped
-//! in through the host's own path ([`LiveArtifact::swap_bytes`]: every load
-//! check, then the swap a file swap makes). A store failure changes nothing
-//! and leaves the epoch unsettled; a refusal keeps the running artifact,
-//! settles the epoch and is reported once.
+//! The follower (docs/rollout.md, "What a replica does"), driven: the
+//! decisions are the component's (`rollout-open`, `rollout-step`, "The
+//! follower in the component"); this file does the I/O they name. A tick
+//! feeds `tick`, makes each call the step answers (the store's three
+//! commands through a [`RolloutStore`], the load and swap through
+//! [`LiveArtifact::swap_bytes`]), feeds the answer back, until `call` is
+//! null. The follower's whole state is a text kept here between steps, so
+//! it runs on whichever artifact is current: after a swap, the new one.
 
-use serde_json::json;
+use retry_policy_core::rollout::{Identity, Refusal};
+use serde_json::{json, Value};
 
-use super::record::{desired, Record};
-use super::trust::TrustedKeys;
 use super::RolloutError;
 use crate::artifact::container::sha256_hex;
-use crate::artifact::MAX_ARTIFACT_BYTES;
-use crate::{ArtifactError, ArtifactSource, LiveArtifact, Swapped};
+use crate::{ArtifactSource, InMemoryStore, LiveArtifact, PolicyInstance, Swapped, SystemClock};
 
 /// What the follower asks of the fleet's Redis. Each call is bounded by the
 /// replica's store timeout; `Err` is the store's failure, said in one line.
@@ -24,64 +21,41 @@ pub trait RolloutStore {
     /// <replica_id> <status>` then `GETRANGE retry-policy:{rollout}:state 0
     /// 4096` (empty, or `None`: nothing published).
     fn tick(&self, replica_id: &str, status: &str) -> Result<Option<Vec<u8>>, String>;
-    /// `HSTRLEN <artifact key> bytes`.
-    fn artifact_len(&self, sha256: &str) -> Result<u64, String>;
-    /// `HMGET <artifact key> bytes signature key_id`, bounded by
-    /// max(store timeout, 5 s) (up to 4 MiB).
-    fn artifact(&self, sha256: &str) -> Result<[Option<Vec<u8>>; 3], String>;
+    /// `HSTRLEN <key> bytes`.
+    fn artifact_len(&self, key: &str) -> Result<u64, String>;
+    /// `HMGET <key> bytes signature key_id`, bounded by max(store timeout,
+    /// 5 s) (up to 4 MiB).
+    fn artifact(&self, key: &str) -> Result<[Option<Vec<u8>>; 3], String>;
 }
 
-/// Events finished and dead-lettered since the replica started (the
-/// status record reports them since the running artifact came in).
+/// Events stopped (for any reason) and dead-lettered since the replica
+/// started (the status record reports them since the running artifact came in).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     pub events: u64,
     pub dead_letters: u64,
 }
 
-/// A refused artifact, as the status record carries it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Refusal {
-    /// The desired sha256 (`None` when the record itself was refused).
-    pub sha256: Option<String>,
-    pub code: String,
-    pub message: String,
-    pub at_ms: u64,
-}
-
 /// What one tick did.
-#[derive(Clone, Debug)]
-pub enum Tick {
-    /// Nothing changed: no record, or its epoch is settled.
-    Idle,
-    /// The store failed; `first` when it starts a run of failures (log it once).
-    StoreFailed { message: String, first: bool },
-    /// The epoch is settled: the replica already runs its desired artifact.
-    Settled,
-    /// The desired artifact was swapped in.
-    Swapped(Box<Swapped>),
-    /// The desired artifact (or the record) was refused; `line` is the log line.
-    Refused { refusal: Refusal, line: String },
+#[derive(Debug, Default)]
+pub struct Tick {
+    /// Lines for the replica's log (stderr), in order.
+    pub log: Vec<String>,
+    /// A refusal (count `webhook_policy_reloads_total{result="refused"}`).
+    pub refused: Option<Refusal>,
+    /// The swap made (count `{result="applied"}`).
+    pub swapped: Option<Swapped>,
+    /// The component refused an input or could not run: the tick ended
+    /// there, the state text unchanged (a host bug; log it).
+    pub error: Option<RolloutError>,
 }
 
-/// Who the replica is, for its status record and the canary rule.
-#[derive(Clone, Debug)]
-pub struct Identity {
-    pub replica_id: String,
-    /// `rust`, `node`, `python` or `go`.
-    pub language: String,
-    pub host: String,
-    pub pid: u32,
-}
-
-impl Identity {
-    /// This process as a Rust replica: `replica_id`, else `rust-<hostname>-<pid>`.
-    pub fn rust(replica_id: Option<&str>) -> Identity {
-        let host = hostname();
-        let pid = std::process::id();
-        let replica_id = replica_id.map_or_else(|| format!("rust-{host}-{pid}"), str::to_string);
-        Identity { replica_id, language: "rust".into(), host, pid }
-    }
+/// This process as a Rust replica: `replica_id`, else `rust-<hostname>-<pid>`.
+pub fn rust_identity(replica_id: Option<&str>) -> Identity {
+    let host = hostname();
+    let pid = std::process::id();
+    let replica_id = replica_id.map_or_else(|| format!("rust-{host}-{pid}"), str::to_string);
+    Identity { replica_id, language: "rust".into(), host, pid: pid.into() }
 }
 
 /// gethostname(2), or `localhost` when it fails.
@@ -98,76 +72,60 @@ pub fn hostname() -> String {
     }
 }
 
-/// The follower's state between ticks.
+impl PolicyInstance {
+    /// The component's `rollout-open`: the config as JSON text to the
+    /// answer `{"state", "key_ids"}` as JSON text, or the component's error.
+    pub fn rollout_open(&mut self, config: &str) -> Result<Result<String, String>, crate::HostError> {
+        self.call(|b, s| b.webhook_retry_policy_policy().call_rollout_open(s, config))
+    }
+
+    /// The component's `rollout-step`: the state text and one input to the
+    /// answer `{"state", "call", "log", "refused", "swapped"}`, or the component's error.
+    pub fn rollout_step(&mut self, state: &str, input: &str) -> Result<Result<String, String>, crate::HostError> {
+        self.call(|b, s| b.webhook_retry_policy_policy().call_rollout_step(s, state, input))
+    }
+}
+
+/// A replica's follower: the component's state text, and an instance of
+/// the live artifact to run it on.
 pub struct Follower {
-    me: Identity,
-    trusted: TrustedKeys,
-    settled: u64,
-    refusal: Option<Refusal>,
-    failing: bool,
-    /// A tick succeeded after failures and nobody has said so yet.
-    back: bool,
-    /// The sha256 of the last refused record text (a record too invalid to have an epoch).
-    bad_record: Option<String>,
-    since_ms: u64,
-    base: Counts,
+    state: String,
+    key_ids: Vec<String>,
+    /// The instance, and the live artifact's generation it was made at.
+    instance: Option<(u64, PolicyInstance)>,
 }
 
 impl Follower {
-    /// A follower whose running artifact came in at `since_ms` (Unix ms).
-    pub fn new(me: Identity, trusted: TrustedKeys, since_ms: u64) -> Follower {
-        Follower {
-            me,
-            trusted,
-            settled: 0,
-            refusal: None,
-            failing: false,
-            back: false,
-            bad_record: None,
-            since_ms,
-            base: Counts::default(),
-        }
+    /// A follower for `me` trusting the keys of `trust_pem` (the
+    /// `--trust-key` file's text, [`super::read_trust_file`]), whose running
+    /// artifact came in at `since_ms` (Unix ms). A text with no Ed25519
+    /// public key is `rollout_trust_invalid` (a setup error: exit 2).
+    pub fn open(me: &Identity, trust_pem: &str, since_ms: u64, live: &LiveArtifact) -> Result<Follower, RolloutError> {
+        let config = json!({
+            "replica_id": me.replica_id, "language": me.language, "host": me.host, "pid": me.pid,
+            "trust_pem": trust_pem, "since_ms": since_ms,
+        });
+        let mut f = Follower { state: String::new(), key_ids: vec![], instance: None };
+        let answer = f.run(live, |inst| inst.rollout_open(&config.to_string()))?;
+        f.state = answer["state"].as_str().unwrap_or_default().to_string();
+        f.key_ids =
+            answer["key_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();
+        Ok(f)
     }
 
-    /// The last settled epoch (0 before any).
-    pub fn epoch(&self) -> u64 {
-        self.settled
+    /// The trusted keys' ids, in file order.
+    pub fn key_ids(&self) -> &[String] {
+        &self.key_ids
     }
 
-    /// Whether the store answered again after a run of failures, once (the
-    /// caller logs `rollout: store reachable again`).
-    pub fn take_store_back(&mut self) -> bool {
-        std::mem::take(&mut self.back)
+    /// The component's state text (opaque: only the component reads it).
+    pub fn state(&self) -> &str {
+        &self.state
     }
 
-    /// The status record of docs/rollout.md, as this tick sends it;
-    /// `document_version` is the version of the document new events are
-    /// admitted under (`None`: the running artifact's embedded one).
-    pub fn status(
-        &self,
-        live: &LiveArtifact,
-        counts: Counts,
-        document_version: Option<&str>,
-        now_ms: u64,
-    ) -> serde_json::Value {
-        let info = live.info();
-        let refusal = self
-            .refusal
-            .as_ref()
-            .map(|r| json!({"sha256": r.sha256, "code": r.code, "message": r.message, "at_ms": r.at_ms}));
-        json!({
-            "replica_id": self.me.replica_id, "language": self.me.language, "host": self.me.host,
-            "pid": self.me.pid, "artifact_sha256": info.sha256,
-            "document_version": document_version.map_or_else(|| info.document_version.unwrap_or_default(), str::to_string),
-            "since_ms": self.since_ms,
-            "events": counts.events.saturating_sub(self.base.events),
-            "dead_letters": counts.dead_letters.saturating_sub(self.base.dead_letters),
-            "seen_ms": now_ms, "epoch": self.settled, "refusal": refusal,
-        })
-    }
-
-    /// One tick: report, read the record, and follow it when its epoch is
-    /// new (`now_ms`: the wall clock without any skew; the status carries it).
+    /// One tick (`now_ms`: the wall clock without any skew; `counts`: since
+    /// the replica started; `document_version`: the version new events are
+    /// admitted under, `None` for the running artifact's embedded one).
     pub fn tick(
         &mut self,
         store: &dyn RolloutStore,
@@ -176,110 +134,101 @@ impl Follower {
         document_version: Option<&str>,
         now_ms: u64,
     ) -> Tick {
-        let status = self.status(live, counts, document_version, now_ms).to_string();
-        let text = match store.tick(&self.me.replica_id, &status) {
-            Ok(text) => text,
-            Err(message) => return self.store_failed(message),
-        };
-        if std::mem::take(&mut self.failing) {
-            self.back = true;
-        }
-        let Some(text) = text.filter(|t| !t.is_empty()) else { return Tick::Idle };
-        let record = match Record::parse(&String::from_utf8_lossy(&text)) {
-            Ok(r) => r,
-            Err(e) => {
-                // The same refused text again (known by its digest): reported already.
-                let digest = sha256_hex(&text);
-                if self.bad_record.as_deref() == Some(digest.as_str()) {
-                    return Tick::Idle;
-                }
-                self.bad_record = Some(digest);
-                return self.refuse(live, None, e, now_ms);
-            }
-        };
-        self.bad_record = None;
-        if record.epoch == self.settled {
-            return Tick::Idle;
-        }
-        let want = desired(&record, &self.me.replica_id).to_string();
-        if want == live.info().sha256 {
-            self.settled = record.epoch;
-            return Tick::Settled;
-        }
-        match self.fetch(store, &want) {
-            Err(Fetch::Store(message)) => self.store_failed(message),
-            Err(Fetch::Refused(e)) => {
-                self.settled = record.epoch;
-                self.refuse(live, Some(want), e, now_ms)
-            }
-            Ok(bytes) => match live.swap_bytes(&bytes, ArtifactSource::Redis) {
-                Ok(swapped) => {
-                    self.settled = record.epoch;
-                    self.since_ms = now_ms;
-                    self.base = counts;
-                    Tick::Swapped(Box::new(swapped))
-                }
+        let info = live.info();
+        let version = document_version.map_or_else(|| info.document_version.clone().unwrap_or_default(), Into::into);
+        let mut input = json!({
+            "op": "tick", "now_ms": now_ms, "sha256": info.sha256, "document_version": version,
+            "events": counts.events, "dead_letters": counts.dead_letters,
+        });
+        let mut tick = Tick::default();
+        // The fetched bytes, kept for `load`.
+        let mut fetched: Vec<u8> = Vec::new();
+        loop {
+            let answer = match self.step(live, &input) {
+                Ok(a) => a,
                 Err(e) => {
-                    self.settled = record.epoch;
-                    self.refuse(live, Some(want), e.into(), now_ms)
+                    tick.error = Some(e);
+                    return tick;
                 }
-            },
+            };
+            tick.log.extend(answer["log"].as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from));
+            if let Some(r) = answer["refused"].as_object() {
+                let text = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                let sha256 = r.get("sha256").and_then(Value::as_str).map(Into::into);
+                let at_ms = r.get("at_ms").and_then(Value::as_u64).unwrap_or_default();
+                tick.refused = Some(Refusal { sha256, code: text("code"), message: text("message"), at_ms });
+            }
+            let call = &answer["call"];
+            let text = |k: &str| call[k].as_str().unwrap_or_default();
+            input = match text("op") {
+                "" => return tick,
+                "tick" => match store.tick(text("replica_id"), text("status")) {
+                    Ok(t) => json!({"op": "tick_reply", "text": t.map(|b| String::from_utf8_lossy(&b).into_owned())}),
+                    Err(e) => json!({"op": "tick_reply", "error": e}),
+                },
+                "artifact_len" => match store.artifact_len(text("key")) {
+                    Ok(len) => json!({"op": "artifact_len", "len": len}),
+                    Err(e) => json!({"op": "artifact_len", "error": e}),
+                },
+                "artifact" => match store.artifact(text("key")) {
+                    Ok([bytes, signature, key_id]) => {
+                        let utf8 = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8_lossy(&b).into_owned());
+                        let (sha256, len) = match &bytes {
+                            Some(b) => (Some(sha256_hex(b)), Some(b.len())),
+                            None => (None, None),
+                        };
+                        fetched = bytes.unwrap_or_default();
+                        json!({"op": "artifact", "sha256": sha256, "len": len,
+                               "signature": utf8(signature), "key_id": utf8(key_id)})
+                    }
+                    Err(e) => json!({"op": "artifact", "error": e}),
+                },
+                "load" => match live.swap_bytes(&std::mem::take(&mut fetched), ArtifactSource::Redis) {
+                    Ok(swapped) => {
+                        tick.swapped = Some(swapped);
+                        json!({"op": "loaded"})
+                    }
+                    Err(e) => json!({"op": "loaded", "code": e.code(), "message": e.message()}),
+                },
+                other => {
+                    tick.error =
+                        Some(RolloutError::Component(format!("the component asked for an unknown call `{other}`")));
+                    return tick;
+                }
+            };
         }
     }
 
-    /// Steps 2 to 6: size, fetch, signer, signature, digest.
-    fn fetch(&self, store: &dyn RolloutStore, want: &str) -> Result<Vec<u8>, Fetch> {
-        let missing = || {
-            Fetch::Refused(RolloutError::ArtifactMissing(format!(
-                "the record names {want}, but retry-policy:{{rollout}}:artifact:{want} has no complete artifact"
-            )))
+    /// One `rollout-step`; its state text kept.
+    fn step(&mut self, live: &LiveArtifact, input: &Value) -> Result<Value, RolloutError> {
+        let state = std::mem::take(&mut self.state);
+        let answer = self.run(live, |inst| inst.rollout_step(&state, &input.to_string()));
+        self.state = match &answer {
+            Ok(a) => a["state"].as_str().map_or(state, Into::into),
+            Err(_) => state,
         };
-        let too_large = |size: u64| {
-            Fetch::Refused(RolloutError::Artifact(ArtifactError::TooLarge { source: "redis".into(), size: Some(size) }))
-        };
-        let len = store.artifact_len(want).map_err(Fetch::Store)?;
-        if len == 0 {
-            return Err(missing());
-        }
-        if len > MAX_ARTIFACT_BYTES as u64 {
-            return Err(too_large(len));
-        }
-        let [bytes, signature, key_id] = store.artifact(want).map_err(Fetch::Store)?;
-        let (Some(bytes), Some(signature), Some(key_id)) = (bytes, signature, key_id) else { return Err(missing()) };
-        if bytes.len() as u64 > MAX_ARTIFACT_BYTES as u64 {
-            return Err(too_large(bytes.len() as u64));
-        }
-        let text = |b: Vec<u8>| String::from_utf8(b).unwrap_or_default();
-        let found = sha256_hex(&bytes);
-        self.trusted.verify(&text(key_id), &text(signature), &found).map_err(Fetch::Refused)?;
-        if found != want {
-            let e = ArtifactError::Sha256Mismatch { expected: want.to_string(), found };
-            return Err(Fetch::Refused(e.into()));
-        }
-        Ok(bytes)
+        answer
     }
 
-    fn store_failed(&mut self, message: String) -> Tick {
-        let first = !self.failing;
-        self.failing = true;
-        Tick::StoreFailed { message, first }
+    /// Call the component on an instance of the current artifact (made
+    /// again after a swap); its answer parsed.
+    fn run(
+        &mut self,
+        live: &LiveArtifact,
+        call: impl FnOnce(&mut PolicyInstance) -> Result<Result<String, String>, crate::HostError>,
+    ) -> Result<Value, RolloutError> {
+        let generation = live.generation();
+        if self.instance.as_ref().is_none_or(|(g, _)| *g != generation) {
+            let inst = live
+                .current()
+                .instantiate(SystemClock, InMemoryStore::new())
+                .map_err(|e| RolloutError::Component(e.to_string()))?;
+            self.instance = Some((generation, inst));
+        }
+        let (_, inst) = self.instance.as_mut().expect("made above");
+        let text = call(inst)
+            .map_err(|e| RolloutError::Component(e.to_string()))?
+            .map_err(|e| RolloutError::from_component(&e))?;
+        serde_json::from_str(&text).map_err(|e| RolloutError::Component(format!("the component answered no JSON: {e}")))
     }
-
-    fn refuse(&mut self, live: &LiveArtifact, sha256: Option<String>, e: RolloutError, now_ms: u64) -> Tick {
-        let running = live.info().sha256;
-        let line = format!(
-            "policy artifact refused source=redis sha256={} code={}: {}; keeping sha256={running}",
-            sha256.as_deref().unwrap_or("none"),
-            e.code(),
-            e.message()
-        );
-        let refusal = Refusal { sha256, code: e.code().into(), message: e.message(), at_ms: now_ms };
-        self.refusal = Some(refusal.clone());
-        Tick::Refused { refusal, line }
-    }
-}
-
-enum Fetch {
-    Store(String),
-    Refused(RolloutError),
 }

@@ -166,7 +166,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
     let follow: Option<driver::Follow> = match (rollout, &redis) {
         (Some(options), Some(store)) => {
             let mut following =
-                Following::new(options, store.clone(), artifact.clone(), metrics.clone(), from_artifact);
+                Following::new(options, store.clone(), artifact.clone(), metrics.clone(), from_artifact)?;
             following.first_tick();
             Some(Box::new(move |on_swap| following.spawn(on_swap)))
         }
