@@ -14,7 +14,7 @@ use retry_policy_host::artifact::{EMBEDDED, MAX_ARTIFACT_BYTES};
 use retry_policy_host::rollout::{
     bucket, Canary, Counts, Follower, Identity, PrivateKey, Record, RolloutStore, Tick, ARTIFACT_KEY_PREFIX,
 };
-use retry_policy_host::{LiveArtifact, PolicyEngine};
+use retry_policy_host::{ArtifactSource, LiveArtifact, PolicyEngine};
 use serde_json::Value;
 
 /// A PKCS#8 PEM Ed25519 key whose seed is 32 times `byte`.
@@ -305,4 +305,21 @@ fn a_trust_text_without_an_ed25519_key_is_refused_when_the_follower_opens() {
     let f =
         Follower::open(&me, &format!("{}# again\n{}", key(1).public_key_pem(), key(1).public_key_pem()), 1_000, &live);
     assert_eq!(f.unwrap().key_ids(), [key(1).key_id()], "the same key twice is one key");
+}
+
+#[test]
+fn a_swap_made_another_way_restarts_the_status_since_and_counts_once_the_follower_is_told() {
+    let store = Fake::default();
+    let mut r = Replica::new("rust-a");
+    r.tick(&store, 2_000);
+    assert_eq!(store.status("rust-a")["since_ms"].as_u64(), Some(1_000));
+    r.live.swap_bytes(&artifact("a file swap"), ArtifactSource::Bytes).unwrap();
+    let counts = Counts { events: 10, dead_letters: 2 };
+    r.follower.artifact_swapped(&r.live, counts, None, 2_500).unwrap();
+    r.follower.tick(&store, &r.live, Counts { events: 13, dead_letters: 2 }, None, 3_000);
+    let s = store.status("rust-a");
+    assert_eq!(
+        (s["since_ms"].as_u64(), s["events"].as_u64(), s["dead_letters"].as_u64()),
+        (Some(2_500), Some(3), Some(0))
+    );
 }

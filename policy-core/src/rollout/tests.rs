@@ -64,7 +64,11 @@ fn record(epoch: u64, stable: &str) -> String {
 
 fn signed(sha: &str) -> Fetched {
     let sig = STANDARD.encode(key().sign(&signed_message(sha)).to_bytes());
-    Fetched { bytes: Some((sha.into(), 1000)), signature: Some(sig), key_id: Some(key_id(key().verifying_key().as_bytes())) }
+    Fetched {
+        bytes: Some((sha.into(), 1000)),
+        signature: Some(sig),
+        key_id: Some(key_id(key().verifying_key().as_bytes())),
+    }
 }
 
 /// Tick, then answer the tick call with `reply`.
@@ -125,7 +129,12 @@ fn a_new_epoch_is_sized_fetched_checked_loaded_and_resets_since_and_the_counts()
 fn a_store_failure_is_logged_once_per_run_and_its_end_once_and_settles_nothing() {
     let mut f = follower();
     let s = tick(&mut f, 5_000, Err("connection refused\nagain".into()));
-    assert_eq!(s.log, vec![format!("rollout: store unreachable, keeping sha256={RUNNING}, retrying every tick: connection refused again")]);
+    assert_eq!(
+        s.log,
+        vec![format!(
+            "rollout: store unreachable, keeping sha256={RUNNING}, retrying every tick: connection refused again"
+        )]
+    );
     assert!(tick(&mut f, 5_500, Err("refused".into())).log.is_empty());
     // The record answers, but the tick goes on: the run of failures is not over.
     let s = tick(&mut f, 6_000, Ok(Some(record(4, NEW))));
@@ -138,7 +147,10 @@ fn a_store_failure_is_logged_once_per_run_and_its_end_once_and_settles_nothing()
     f.step(Input::ArtifactLen(Ok(1000))).unwrap();
     f.step(Input::Artifact(Ok(signed(NEW)))).unwrap();
     let s = f.step(Input::Loaded(Ok(()))).unwrap();
-    assert_eq!((s.log, s.swapped.as_deref(), f.settled), (vec!["rollout: store reachable again".to_string()], Some(NEW), 4));
+    assert_eq!(
+        (s.log, s.swapped.as_deref(), f.settled),
+        (vec!["rollout: store reachable again".to_string()], Some(NEW), 4)
+    );
 }
 
 #[test]
@@ -247,17 +259,28 @@ fn the_wire_opens_steps_and_keeps_the_whole_state_in_its_text() {
         crate::journal::json_text::to_text(&Value::String(trust_pem(&key())))
     );
     let opened = json::parse(&wire::open(&config).unwrap()).unwrap();
-    assert_eq!(opened.get("key_ids").unwrap(), &Value::Array(vec![Value::String(key_id(key().verifying_key().as_bytes()))]));
+    assert_eq!(
+        opened.get("key_ids").unwrap(),
+        &Value::Array(vec![Value::String(key_id(key().verifying_key().as_bytes()))])
+    );
     let mut state = opened.get("state").and_then(Value::as_str).unwrap().to_string();
     let mut feed = |input: String| {
         let a = json::parse(&wire::step(&state, &input).unwrap()).unwrap();
         state = a.get("state").and_then(Value::as_str).unwrap().to_string();
         a
     };
-    let tick = format!(r#"{{"op":"tick","now_ms":5000,"sha256":"{RUNNING}","document_version":"","events":0,"dead_letters":0}}"#);
+    let tick = format!(
+        r#"{{"op":"tick","now_ms":5000,"sha256":"{RUNNING}","document_version":"","events":0,"dead_letters":0}}"#
+    );
     assert_eq!(feed(tick).get("call").and_then(|c| c.get("op")).and_then(Value::as_str), Some("tick"));
-    let reply = format!(r#"{{"op":"tick_reply","text":{}}}"#, crate::journal::json_text::to_text(&Value::String(record(4, NEW))));
-    assert_eq!(feed(reply).get("call").and_then(|c| c.get("key")).and_then(Value::as_str), Some(artifact_key(NEW).as_str()));
+    let reply = format!(
+        r#"{{"op":"tick_reply","text":{}}}"#,
+        crate::journal::json_text::to_text(&Value::String(record(4, NEW)))
+    );
+    assert_eq!(
+        feed(reply).get("call").and_then(|c| c.get("key")).and_then(Value::as_str),
+        Some(artifact_key(NEW).as_str())
+    );
     feed(r#"{"op":"artifact_len","len":1000}"#.into());
     let s = signed(NEW);
     let a = feed(format!(
@@ -286,6 +309,20 @@ fn bad_wire_input_is_a_typed_error_naming_what_was_wrong() {
         (state.as_str(), r#"{"op":"tick","now_ms":1}"#, "tick: `sha256` must be a string"),
         (state.as_str(), r#"{"op":"loaded","extra":1}"#, "loaded: unknown field `extra`"),
         ("{}", r#"{"op":"loaded"}"#, "state: `v` must be a non-negative integer"),
+        (state.as_str(), r#"{"op":"tick_reply"}"#, "tick_reply: `text` is missing"),
+        (state.as_str(), r#"{"op":"tick_reply","text":"","error":"x"}"#, "tick_reply: unknown field `text`"),
+        (state.as_str(), r#"{"op":"loaded","message":"boom"}"#, "give `code` and `message` together"),
+        (state.as_str(), r#"{"op":"loaded","code":"x"}"#, "give `code` and `message` together"),
+        (
+            state.as_str(),
+            r#"{"op":"artifact","sha256":null,"len":3,"signature":null,"key_id":null}"#,
+            "`len` must be null",
+        ),
+        (
+            state.as_str(),
+            r#"{"op":"tick","now_ms":1,"sha256":"abc","document_version":"","events":0,"dead_letters":0}"#,
+            "`sha256` must be a sha256",
+        ),
     ];
     for (state, input, want) in cases {
         let e = wire::step(state, input).unwrap_err();
@@ -297,4 +334,13 @@ fn bad_wire_input_is_a_typed_error_naming_what_was_wrong() {
     assert_eq!(wire::open(no_keys).unwrap_err().code(), "rollout_trust_invalid");
     let empty_id = r#"{"replica_id":"","language":"go","host":"h","pid":1,"trust_pem":"","since_ms":0}"#;
     assert!(wire::open(empty_id).unwrap_err().message().contains("`replica_id` must be 1 to 200 bytes"));
+}
+
+#[test]
+fn a_state_text_the_follower_did_not_write_is_refused() {
+    let mut f = follower();
+    tick(&mut f, 5_000, Ok(Some(record(4, NEW))));
+    let text = wire::step_state_for_tests(&f).replace(NEW, "not-a-sha");
+    let e = wire::step(&text, r#"{"op":"artifact_len","len":3}"#).unwrap_err();
+    assert!(e.message().contains("`want` is not a sha256"), "{e}");
 }

@@ -40,7 +40,7 @@ fn expected<'a>(case: &'a Value, ok_key: &str) -> Result<Result<&'a Value, &'a s
 }
 
 fn compare(got: Result<Value, String>, want: Result<&Value, &str>) -> Result<(), String> {
-    let want = want.map(Clone::clone).map_err(ToString::to_string);
+    let want = want.cloned().map_err(ToString::to_string);
     if got == want {
         return Ok(());
     }

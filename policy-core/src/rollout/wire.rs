@@ -71,7 +71,10 @@ pub fn open(config: &str) -> Result<String, RolloutError> {
     let o = Obj::new("config", &v, &["replica_id", "language", "host", "pid", "trust_pem", "since_ms"])?;
     let replica_id = o.str("replica_id")?;
     if replica_id.is_empty() || replica_id.len() > MAX_REPLICA_ID_BYTES {
-        return Err(bad(format!("config: `replica_id` must be 1 to {MAX_REPLICA_ID_BYTES} bytes (got {})", replica_id.len())));
+        return Err(bad(format!(
+            "config: `replica_id` must be 1 to {MAX_REPLICA_ID_BYTES} bytes (got {})",
+            replica_id.len()
+        )));
     }
     let me = Identity { replica_id, language: o.str("language")?, host: o.str("host")?, pid: o.u64("pid")? };
     let trusted = TrustedKeys::parse(&o.str("trust_pem")?)?;
@@ -93,17 +96,41 @@ pub fn step(state: &str, input: &str) -> Result<String, RolloutError> {
     Ok(answer_text(&state_text(&f), &step))
 }
 
+/// A reply to a call: exactly `{"op", "error"}` (the store's failure), or
+/// exactly `op` and every one of `fields` (each present, null where the
+/// wire allows it).
+fn reply<'v>(what: &'static str, v: &'v Value, fields: &[&str]) -> Result<Result<Obj<'v>, String>, RolloutError> {
+    if v.get("error").is_some() {
+        let o = Obj::new(what, v, &["op", "error"])?;
+        return Ok(Err(o.str("error")?));
+    }
+    let mut allowed = alloc::vec!["op"];
+    allowed.extend_from_slice(fields);
+    let o = Obj::new(what, v, &allowed)?;
+    if let Some(k) = fields.iter().find(|k| v.get(k).is_none()) {
+        return Err(bad(format!("{what}: `{k}` is missing (or give `error` alone)")));
+    }
+    Ok(Ok(o))
+}
+
+fn sha256_field(o: &Obj, k: &str) -> Result<String, RolloutError> {
+    let s = o.str(k)?;
+    if !super::is_sha256(&s) {
+        return Err(bad(format!("{}: `{k}` must be a sha256 (64 lowercase hex digits)", o.what)));
+    }
+    Ok(s)
+}
+
 fn read_input(text: &str) -> Result<Input, RolloutError> {
     let v = parse("input", text)?;
     let op = v.get("op").and_then(Value::as_str).unwrap_or("");
-    let reply_error = |o: &Obj| o.opt_str("error");
     Ok(match op {
         "tick" | "swapped" => {
             let what = if op == "tick" { "tick" } else { "swapped" };
             let o = Obj::new(what, &v, &["op", "now_ms", "sha256", "document_version", "events", "dead_letters"])?;
             let running = Running {
                 now_ms: o.u64("now_ms")?,
-                sha256: o.str("sha256")?,
+                sha256: sha256_field(&o, "sha256")?,
                 document_version: o.str("document_version")?,
                 events: o.u64("events")?,
                 dead_letters: o.u64("dead_letters")?,
@@ -114,39 +141,36 @@ fn read_input(text: &str) -> Result<Input, RolloutError> {
                 Input::Swapped(running)
             }
         }
-        "tick_reply" => {
-            let o = Obj::new("tick_reply", &v, &["op", "text", "error"])?;
-            Input::TickReply(match reply_error(&o)? {
-                Some(e) => Err(e),
-                None => Ok(o.opt_str("text")?),
-            })
-        }
-        "artifact_len" => {
-            let o = Obj::new("artifact_len", &v, &["op", "len", "error"])?;
-            Input::ArtifactLen(match reply_error(&o)? {
-                Some(e) => Err(e),
-                None => Ok(o.u64("len")?),
-            })
-        }
-        "artifact" => {
-            let o = Obj::new("artifact", &v, &["op", "sha256", "len", "signature", "key_id", "error"])?;
-            Input::Artifact(match reply_error(&o)? {
-                Some(e) => Err(e),
-                None => Ok(Fetched {
-                    bytes: match o.opt_str("sha256")? {
-                        Some(sha) => Some((sha, o.u64("len")?)),
-                        None => None,
-                    },
-                    signature: o.opt_str("signature")?,
-                    key_id: o.opt_str("key_id")?,
-                }),
-            })
-        }
+        "tick_reply" => Input::TickReply(match reply("tick_reply", &v, &["text"])? {
+            Err(e) => Err(e),
+            Ok(o) => Ok(o.opt_str("text")?),
+        }),
+        "artifact_len" => Input::ArtifactLen(match reply("artifact_len", &v, &["len"])? {
+            Err(e) => Err(e),
+            Ok(o) => Ok(o.u64("len")?),
+        }),
+        "artifact" => Input::Artifact(match reply("artifact", &v, &["sha256", "len", "signature", "key_id"])? {
+            Err(e) => Err(e),
+            Ok(o) => Ok(Fetched {
+                bytes: match o.opt("sha256") {
+                    Some(_) => Some((sha256_field(&o, "sha256")?, o.u64("len")?)),
+                    None if o.opt("len").is_none() => None,
+                    None => return Err(bad("artifact: `len` must be null when `sha256` is (no bytes)".into())),
+                },
+                signature: o.opt_str("signature")?,
+                key_id: o.opt_str("key_id")?,
+            }),
+        }),
         "loaded" => {
             let o = Obj::new("loaded", &v, &["op", "code", "message"])?;
-            Input::Loaded(match o.opt_str("code")? {
-                Some(code) => Err((code, o.opt_str("message")?.unwrap_or_default())),
-                None => Ok(()),
+            Input::Loaded(match (v.get("code").is_some(), v.get("message").is_some()) {
+                (false, false) => Ok(()),
+                (true, true) => Err((o.str("code")?, o.str("message")?)),
+                _ => {
+                    return Err(
+                        bad("loaded: give `code` and `message` together (refused), or neither (swapped)".into()),
+                    )
+                }
             })
         }
         other => {
@@ -273,8 +297,20 @@ fn state_text(f: &Follower) -> String {
 }
 
 const STATE_FIELDS: [&str; 14] = [
-    "v", "replica_id", "language", "host", "pid", "keys", "settled", "refusal", "failing", "bad_record",
-    "since_ms", "base_events", "base_dead_letters", "pending",
+    "v",
+    "replica_id",
+    "language",
+    "host",
+    "pid",
+    "keys",
+    "settled",
+    "refusal",
+    "failing",
+    "bad_record",
+    "since_ms",
+    "base_events",
+    "base_dead_letters",
+    "pending",
 ];
 
 fn read_state(text: &str) -> Result<Follower, RolloutError> {
@@ -283,7 +319,12 @@ fn read_state(text: &str) -> Result<Follower, RolloutError> {
     if o.u64("v")? != 1 {
         return Err(bad("state: `v` must be 1 (a state text from rollout-open or rollout-step)".to_string()));
     }
-    let me = Identity { replica_id: o.str("replica_id")?, language: o.str("language")?, host: o.str("host")?, pid: o.u64("pid")? };
+    let me = Identity {
+        replica_id: o.str("replica_id")?,
+        language: o.str("language")?,
+        host: o.str("host")?,
+        pid: o.u64("pid")?,
+    };
     let Some(Value::Array(items)) = o.opt("keys") else { return Err(bad("state: `keys` must be an array".into())) };
     let mut keys = Vec::with_capacity(items.len());
     for item in items {
@@ -298,7 +339,12 @@ fn read_state(text: &str) -> Result<Follower, RolloutError> {
         None => None,
         Some(r) => {
             let r = Obj::new("state.refusal", r, &["sha256", "code", "message", "at_ms"])?;
-            Some(Refusal { sha256: r.opt_str("sha256")?, code: r.str("code")?, message: r.str("message")?, at_ms: r.u64("at_ms")? })
+            Some(Refusal {
+                sha256: r.opt_str("sha256")?,
+                code: r.str("code")?,
+                message: r.str("message")?,
+                at_ms: r.u64("at_ms")?,
+            })
         }
     };
     let pending = match o.opt("pending") {
@@ -320,7 +366,13 @@ fn read_state(text: &str) -> Result<Follower, RolloutError> {
                 events: p.u64("events")?,
                 dead_letters: p.u64("dead_letters")?,
             };
-            Some(Pending { running, waiting, epoch: p.u64("epoch")?, want: p.str("want")? })
+            let want = p.str("want")?;
+            if waiting != Waiting::TickReply && !super::is_sha256(&want) {
+                return Err(bad(
+                    "state.pending: `want` is not a sha256 (a state text the follower did not write)".into()
+                ));
+            }
+            Some(Pending { running, waiting, epoch: p.u64("epoch")?, want })
         }
     };
     Ok(Follower {
@@ -353,4 +405,10 @@ fn unhex32(s: &str) -> Option<[u8; 32]> {
         out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
     }
     Some(out)
+}
+
+/// The state text of `f` (tests build states through the follower, then change them).
+#[cfg(test)]
+pub(crate) fn step_state_for_tests(f: &Follower) -> String {
+    state_text(f)
 }

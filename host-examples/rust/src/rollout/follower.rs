@@ -134,12 +134,7 @@ impl Follower {
         document_version: Option<&str>,
         now_ms: u64,
     ) -> Tick {
-        let info = live.info();
-        let version = document_version.map_or_else(|| info.document_version.clone().unwrap_or_default(), Into::into);
-        let mut input = json!({
-            "op": "tick", "now_ms": now_ms, "sha256": info.sha256, "document_version": version,
-            "events": counts.events, "dead_letters": counts.dead_letters,
-        });
+        let mut input = running_input("tick", live, counts, document_version, now_ms);
         let mut tick = Tick::default();
         // The fetched bytes, kept for `load`.
         let mut fetched: Vec<u8> = Vec::new();
@@ -199,6 +194,21 @@ impl Follower {
         }
     }
 
+    /// The artifact was swapped another way (a file swap, a direct
+    /// [`LiveArtifact::swap_bytes`]): the status record's `since_ms` and
+    /// counts start again at `now_ms` and `counts`, as after the follower's
+    /// own swaps (the component's `swapped` input).
+    pub fn artifact_swapped(
+        &mut self,
+        live: &LiveArtifact,
+        counts: Counts,
+        document_version: Option<&str>,
+        now_ms: u64,
+    ) -> Result<(), RolloutError> {
+        let input = running_input("swapped", live, counts, document_version, now_ms);
+        self.step(live, &input).map(|_| ())
+    }
+
     /// One `rollout-step`; its state text kept.
     fn step(&mut self, live: &LiveArtifact, input: &Value) -> Result<Value, RolloutError> {
         let state = std::mem::take(&mut self.state);
@@ -231,4 +241,15 @@ impl Follower {
             .map_err(|e| RolloutError::from_component(&e))?;
         serde_json::from_str(&text).map_err(|e| RolloutError::Component(format!("the component answered no JSON: {e}")))
     }
+}
+
+/// A `tick` or `swapped` input: the running artifact, the document new
+/// events are admitted under (`None`: the artifact's embedded one), the counts.
+fn running_input(op: &str, live: &LiveArtifact, counts: Counts, document_version: Option<&str>, now_ms: u64) -> Value {
+    let info = live.info();
+    let version = document_version.map_or_else(|| info.document_version.clone().unwrap_or_default(), Into::into);
+    json!({
+        "op": op, "now_ms": now_ms, "sha256": info.sha256, "document_version": version,
+        "events": counts.events, "dead_letters": counts.dead_letters,
+    })
 }
