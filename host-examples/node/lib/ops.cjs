@@ -6,6 +6,7 @@
 // artifact's component; every other check is the component's.
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
+const read = require('./read-step.cjs');
 const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
@@ -34,8 +35,7 @@ const classifyError = (errorKind) => {
  * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
-  const p = lower.policy(plain(policy, 'policy'), 'policy');
-  return [p, lower.state(plain(state, 'state'), 'state'), lower.outcome(plain(outcome, 'outcome'), 'outcome')];
+  return [read.policy(policy, 'policy'), read.state(state, 'state'), read.outcome(outcome, 'outcome')];
 }
 
 /** The component's `evaluate` of lowered `[p, s, o]` at `nowMs`, on `on` (the artifact a step began on). */
@@ -47,7 +47,7 @@ function evaluateLowered([p, s, o], nowMs, on = artifact()) {
 /** The component's `settle` of lowered `[p, s, o]` at `nowMs`, `reply` in the contract's shape. */
 function settleLowered([p, s, o], nowMs, reply, on = artifact()) {
   const now = lower.u64(nowMs, 'now_ms');
-  const r = lower.reply(plain(reply, 'reply'), 'reply');
+  const r = read.reply(reply, 'reply');
   return call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
 }
 
