@@ -66,7 +66,7 @@ const retryAfter = (header, nowMs) => {
 };
 
 const storeKey = (request) => {
-  const r = lower.request(plain(request, 'request'), 'request');
+  const r = read.request(request, 'request');
   return call((api) => api.storeKey(r));
 };
 
@@ -78,10 +78,10 @@ const EMPTY_HELD = Object.freeze({
 
 /** An in-memory store's answer to `request` on what it `held`: `{reply, held}`. */
 const storeApply = (request, budget, nowMs, held) => {
-  const r = lower.request(plain(request, 'request'), 'request');
-  const b = lower.budget(plain(budget, 'budget'), 'budget');
+  const r = read.request(request, 'request');
+  const b = read.budget(budget, 'budget');
   const now = lower.u64(nowMs, 'now_ms');
-  const h = lower.held(plain(held, 'held'), 'held');
+  const h = read.held(held, 'held');
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };
 
