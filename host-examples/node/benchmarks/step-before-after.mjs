@@ -1,11 +1,11 @@
 // The typed step before and after (issue 26), side by side in ONE run:
 // this package's lib/ and the lib/ of git revision REV (default 4344e2d,
 // the build before the step was cut from 6.9 us), both on the same inputs
-// (workload.mjs). Each measurement is a fresh process running one build
-// (two builds in one process disturb each other's JIT state: both measured
-// 1.4-1.7x slower so), and the processes alternate (before, after, after,
-// before, ...) so a busy machine weighs on both alike. Medians of the
-// processes' medians.
+// (workload.mjs). Each measurement is a fresh process running one row on
+// one build (two builds, or several rows, in one process disturb each
+// other's JIT state: both builds measured 1.4-1.7x slower so), and the
+// processes alternate (before, after, after, before, ...) so a busy machine
+// weighs on both alike. Medians of the processes' medians.
 //
 //   node benchmarks/step-before-after.mjs [REV] [--runs N]   (N processes per build, default 4)
 //
@@ -57,27 +57,27 @@ const ROWS = [
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** The child: every row on the build under `dir`, `{row: median ns}` as JSON on stdout. */
-async function child(dir) {
+/** The child: one row on the build under `dir`, its median ns as JSON on stdout. */
+async function child(dir, only) {
   const build = calls(dir);
-  const cases = workload().map((c) => {
-    const s = c.state;
-    return { ...c, classed: { class: 'bench', event_id: s.event_id, endpoint_id: s.endpoint_id, attempt: s.attempt, max_attempts: s.max_attempts, first_attempted_at_ms: s.first_attempted_at_ms, credentials_refreshed: s.credentials_refreshed } };
-  });
+  // only what the row reads (objects built for other rows change what V8 makes of this one)
+  const cases = only.startsWith('rp')
+    ? workload().map((c) => {
+      const s = c.state;
+      return { ...c, classed: { class: 'bench', event_id: s.event_id, endpoint_id: s.endpoint_id, attempt: s.attempt, max_attempts: s.max_attempts, first_attempted_at_ms: s.first_attempted_at_ms, credentials_refreshed: s.credentials_refreshed } };
+    })
+    : workload();
   const big = [{
     state: { event_id: 'evt_0123456789abcdef', endpoint_id: 'ep_1', attempt: 2n, max_attempts: 13n, first_attempted_at_ms: 1_700_000_000_000n, credentials_refreshed: false },
     outcome: { status: 503n },
     nowMs: 1_700_000_001_000n,
     reply: { reserved: true, counts: { current: { total: 100n, retries: 3n }, previous: { total: 100n, retries: 3n } } },
   }];
-  const inputs = { jco: cases.map(build.lowered), big };
-  const out = {};
-  for (const [row] of ROWS) {
-    const f = build[row === 'big' ? 'step' : row];
-    const cs = inputs[row] ?? cases;
-    out[row] = row === 'rpAsync' ? await nsPerAsyncCall(f, cs, { iterations: 20_000, rounds: 5 }) : nsPerCall(f, cs, { iterations: 100_000, rounds: 5 });
-  }
-  process.stdout.write(JSON.stringify(out));
+  const inputs = { jco: only === 'jco' ? cases.map(build.lowered) : null, big };
+  const f = build[only === 'big' ? 'step' : only];
+  const cs = inputs[only] ?? cases;
+  const ns = only === 'rpAsync' ? await nsPerAsyncCall(f, cs, { iterations: 20_000, rounds: 5 }) : nsPerCall(f, cs, { iterations: 100_000, rounds: 5 });
+  process.stdout.write(JSON.stringify(ns));
 }
 
 async function parent(rev, runs) {
@@ -86,19 +86,22 @@ async function parent(rev, runs) {
     const tar = execFileSync('git', ['archive', rev, 'host-examples/node/lib', 'host-examples/node/package.json'], { cwd: root, maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', tmp], { input: tar });
     const dirs = { before: path.join(tmp, 'host-examples/node'), after: pkg };
-    const seen = { before: [], after: [] };
+    const seen = { before: {}, after: {} };
     for (let r = 0; r < runs; r++) {
-      for (const b of r % 2 === 0 ? ['before', 'after'] : ['after', 'before']) {
-        seen[b].push(JSON.parse(execFileSync(process.execPath, [self, '--child', dirs[b]], { cwd: pkg, encoding: 'utf8' })));
+      for (const [row] of ROWS) {
+        for (const b of r % 2 === 0 ? ['before', 'after'] : ['after', 'before']) {
+          const ns = JSON.parse(execFileSync(process.execPath, [self, '--child', dirs[b], row], { cwd: pkg, encoding: 'utf8' }));
+          (seen[b][row] ??= []).push(ns);
+        }
       }
     }
     const load = os.loadavg()[0].toFixed(2);
-    console.log(`node ${process.version}; before: lib/ of ${rev}, after: this lib/; ${runs} processes each, alternated; medians; 1-min load average ${load} on ${os.cpus().length} CPUs`);
+    console.log(`node ${process.version}; before: lib/ of ${rev}, after: this lib/; ${runs} processes per row and build, alternated; medians; 1-min load average ${load} on ${os.cpus().length} CPUs`);
     console.log('| call | before µs | after µs | after / before |');
     console.log('|---|---:|---:|---:|');
     for (const [row, what] of ROWS) {
-      const b = median(seen.before.map((x) => x[row]));
-      const a = median(seen.after.map((x) => x[row]));
+      const b = median(seen.before[row]);
+      const a = median(seen.after[row]);
       console.log(`| ${what} | ${(b / 1000).toFixed(3)} | ${(a / 1000).toFixed(3)} | ${(a / b).toFixed(2)}x |`);
     }
   } finally {
@@ -108,7 +111,7 @@ async function parent(rev, runs) {
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
-  await child(args[1]);
+  await child(args[1], args[2]);
 } else {
   const i = args.indexOf('--runs');
   const runs = i >= 0 ? Number(args[i + 1]) : 4;

@@ -3,7 +3,9 @@
 // contract's shape in and out (snake_case fields, integer milliseconds as
 // numbers or bigints). Each copies its arguments (snapshot.cjs), checks
 // their WIT shapes (lower.cjs) and makes ONE call into the current
-// artifact's component; every other check is the component's.
+// artifact's component; every other check is the component's. The step's
+// and the store's records take a one-pass road to the same result
+// (read-step.cjs).
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
 const read = require('./read-step.cjs');
