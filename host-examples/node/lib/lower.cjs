@@ -3,8 +3,10 @@
 //
 // In: plain data (snapshot.cjs copied it) in the contract's shape: snake_case
 // fields, integers as safe numbers or bigints, `null`/absent for none. Out:
-// jco's shape (camelCase fields, bigints for u64, kebab-case enum cases,
-// variants as {tag, val}). Only the WIT types' shapes and widths are checked
+// jco's shape (camelCase fields, a u64 as a safe-integer number or else a
+// bigint, both of which jco stores; kebab-case enum cases, variants as
+// {tag, val}). The typed step's inputs take a faster road to the same
+// result (read-step.cjs), which falls back to these. Only the WIT types' shapes and widths are checked
 // here, each failure a PolicyError `invalid_input` at the field's path,
 // except where a WIT type is narrower than the contract (an unknown jitter
 // name: `invalid_backoff`). A status above 65535 is lowered as 65535, which
@@ -47,14 +49,14 @@ function uint(v, path, max, code = 'invalid_input') {
   throw fail(path, `expected a non-negative integer, got ${kind(v)}`);
 }
 
+/** A u64 for jco: a safe integer stays a number (no BigInt made per field; the glue stores it as is), else a bigint. */
 function u64(v, path) {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
   if (typeof v === 'bigint') {
     if (v < 0n || v > U64_MAX) throw fail(path, `${v}n is outside 0..2^64-1`);
     return v;
   }
-  uint(v, path, MAX_SAFE); // throws the reason
-  return BigInt(v);
+  return uint(v, path, MAX_SAFE); // throws the reason
 }
 const u32 = (v, path) => uint(v, path, 0xffffffff);
 /** A whole number above 65535 -> 65535 (out of 100..=599 all the same); anything else as given, for `uint` to judge. */

@@ -11,8 +11,8 @@
 // embedded document (`retry-policy bundle`) across swaps.
 const { PolicyError } = require('./errors.cjs');
 const { callHook } = require('./hook.cjs');
-const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
+const read = require('./read-step.cjs');
 const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops.cjs');
 const { callWithImports } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
@@ -260,7 +260,7 @@ class RetryPolicy {
 
   /** The policy a state was admitted under (its policy_hash), else the current document's. */
   #entryFor(state) {
-    const { policy_hash: hash, class: eventClass } = state; // a plain copy (#args): reading runs no caller code
+    const { policy_hash: hash, class: eventClass } = state; // what #args read (a plain copy): reading runs no caller code
     if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
     const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;
@@ -272,16 +272,16 @@ class RetryPolicy {
 
   /**
    * The step's arguments lowered, and the entry of the policy the state was
-   * admitted under: `[policy, state, outcome, entry]`. The state is copied
-   * once (snapshot.cjs): `class` and `policy_hash` are read from the copy,
-   * and the same copy is lowered, so each field of the caller's object is
-   * read exactly once.
+   * admitted under: `[policy, state, outcome, entry]`. The state is read
+   * once (read-step.cjs; else copied once, snapshot.cjs): `class` and
+   * `policy_hash` are taken from what was read, and the same values are
+   * lowered, so each field of the caller's object is read exactly once.
    */
   #args(state, outcome) {
-    const snap = isObject(state) ? plain(state, 'state') : state;
-    if (!isObject(snap)) throw new PolicyError('invalid_input', 'state', 'expected an object');
+    if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
+    const { snap, lowered } = read.classedState(state, 'state');
     const entry = this.#entryFor(snap);
-    return [entry.policy, lower.state(snap, 'state', true), lower.outcome(plain(outcome, 'outcome'), 'outcome'), entry];
+    return [entry.policy, lowered ?? lower.state(snap, 'state', true), read.outcome(outcome, 'outcome'), entry];
   }
 }
 

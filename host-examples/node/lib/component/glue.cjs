@@ -17,8 +17,26 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     }
   }
   
+  // faster-glue: views kept per memory, rebuilt when it grew (its old buffer detached)
   let dv = new DataView(new ArrayBuffer());
-  const dataView = mem => dv.buffer === mem.buffer ? dv : dv = new DataView(mem.buffer);
+  let u8 = new Uint8Array(0);
+  let viewsOf = null;
+  function views(mem) {
+    viewsOf = mem;
+    dv = new DataView(mem.buffer);
+    u8 = new Uint8Array(dv.buffer);
+  }
+  const dataView = mem => (viewsOf === mem && u8.length !== 0 ? dv : (views(mem), dv));
+  const bytes = mem => (viewsOf === mem && u8.length !== 0 ? u8 : (views(mem), u8));
+  // faster-glue: a u64 store; a non-negative safe integer number as its two 32-bit halves
+  function setU64(view, ptr, val) {
+    if (typeof val === 'number' && val >= 0 && val <= 9007199254740991 && Number.isInteger(val)) {
+      view.setUint32(ptr, val >>> 0, true);
+      view.setUint32(ptr + 4, Math.floor(val / 4294967296), true);
+    } else {
+      view.setBigInt64(ptr, toUint64(val), true);
+    }
+  }
   
   function getErrorPayload(e) {
     if (e && hasOwnProperty.call(e, 'payload')) return e.payload;
@@ -54,6 +72,19 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     if (s.length === 0) {
       utf8EncodedLen = 0;
       return 1;
+    }
+    // faster-glue: a short ASCII string written byte by byte into the guest's allocation
+    const n = s.length;
+    if (n <= 256) {
+      let i = 0;
+      while (i < n && s.charCodeAt(i) < 0x80) i++;
+      if (i === n) {
+        const ptr = realloc(0, 0, 1, n);
+        const mem = bytes(memory);
+        for (let j = 0; j < n; j++) mem[ptr + j] = s.charCodeAt(j);
+        utf8EncodedLen = n;
+        return ptr;
+      }
     }
     let buf = utf8Encoder.encode(s);
     let ptr = realloc(0, 0, 1, buf.length);
@@ -129,11 +160,11 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           dataView(memory0).setInt8(arg10 + 8, v3_0 ? 1 : 0, true);
           var {current: v4_0, previous: v4_1 } = v3_1;
           var {total: v5_0, retries: v5_1 } = v4_0;
-          dataView(memory0).setBigInt64(arg10 + 16, toUint64(v5_0), true);
-          dataView(memory0).setBigInt64(arg10 + 24, toUint64(v5_1), true);
+          setU64(dataView(memory0), arg10 + 16, v5_0);
+          setU64(dataView(memory0), arg10 + 24, v5_1);
           var {total: v6_0, retries: v6_1 } = v4_1;
-          dataView(memory0).setBigInt64(arg10 + 32, toUint64(v6_0), true);
-          dataView(memory0).setBigInt64(arg10 + 40, toUint64(v6_1), true);
+          setU64(dataView(memory0), arg10 + 32, v6_0);
+          setU64(dataView(memory0), arg10 + 40, v6_1);
           break;
         }
         case 'err': {
@@ -636,9 +667,9 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
         dataView(memory0).setInt32(base + 0, ptr3, true);
         var {backoff: v4_0, windowMs: v4_1, hardCap: v4_2, budget: v4_3 } = v2_1;
         var {baseMs: v5_0, factor: v5_1, capMs: v5_2, jitter: v5_3 } = v4_0;
-        dataView(memory0).setBigInt64(base + 8, toUint64(v5_0), true);
+        setU64(dataView(memory0), base + 8, v5_0);
         dataView(memory0).setFloat64(base + 16, +v5_1, true);
-        dataView(memory0).setBigInt64(base + 24, toUint64(v5_2), true);
+        setU64(dataView(memory0), base + 24, v5_2);
         var val6 = v5_3;
         let enum6;
         switch (val6) {
@@ -663,12 +694,12 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           }
         }
         dataView(memory0).setInt8(base + 32, enum6, true);
-        dataView(memory0).setBigInt64(base + 40, toUint64(v4_1), true);
+        setU64(dataView(memory0), base + 40, v4_1);
         dataView(memory0).setInt32(base + 48, toUint32(v4_2), true);
         var {ratio: v7_0, windowMs: v7_1, minSample: v7_2, sliding: v7_3 } = v4_3;
         dataView(memory0).setFloat64(base + 56, +v7_0, true);
-        dataView(memory0).setBigInt64(base + 64, toUint64(v7_1), true);
-        dataView(memory0).setBigInt64(base + 72, toUint64(v7_2), true);
+        setU64(dataView(memory0), base + 64, v7_1);
+        setU64(dataView(memory0), base + 72, v7_2);
         dataView(memory0).setInt8(base + 80, v7_3 ? 1 : 0, true);
       }
       var ptr9 = utf8Encode(arg1, realloc0, memory0);
@@ -806,9 +837,9 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       var ptr0 = realloc0(0, 0, 8, 160);
       var {backoff: v1_0, windowMs: v1_1, hardCap: v1_2, budget: v1_3 } = arg0;
       var {baseMs: v2_0, factor: v2_1, capMs: v2_2, jitter: v2_3 } = v1_0;
-      dataView(memory0).setBigInt64(ptr0 + 0, toUint64(v2_0), true);
+      setU64(dataView(memory0), ptr0 + 0, v2_0);
       dataView(memory0).setFloat64(ptr0 + 8, +v2_1, true);
-      dataView(memory0).setBigInt64(ptr0 + 16, toUint64(v2_2), true);
+      setU64(dataView(memory0), ptr0 + 16, v2_2);
       var val3 = v2_3;
       let enum3;
       switch (val3) {
@@ -833,12 +864,12 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
         }
       }
       dataView(memory0).setInt8(ptr0 + 24, enum3, true);
-      dataView(memory0).setBigInt64(ptr0 + 32, toUint64(v1_1), true);
+      setU64(dataView(memory0), ptr0 + 32, v1_1);
       dataView(memory0).setInt32(ptr0 + 40, toUint32(v1_2), true);
       var {ratio: v4_0, windowMs: v4_1, minSample: v4_2, sliding: v4_3 } = v1_3;
       dataView(memory0).setFloat64(ptr0 + 48, +v4_0, true);
-      dataView(memory0).setBigInt64(ptr0 + 56, toUint64(v4_1), true);
-      dataView(memory0).setBigInt64(ptr0 + 64, toUint64(v4_2), true);
+      setU64(dataView(memory0), ptr0 + 56, v4_1);
+      setU64(dataView(memory0), ptr0 + 64, v4_2);
       dataView(memory0).setInt8(ptr0 + 72, v4_3 ? 1 : 0, true);
       var {eventId: v5_0, endpointId: v5_1, attempt: v5_2, maxAttempts: v5_3, firstAttemptedAtMs: v5_4, credentialsRefreshed: v5_5 } = arg1;
       var ptr6 = utf8Encode(v5_0, realloc0, memory0);
@@ -851,7 +882,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       dataView(memory0).setInt32(ptr0 + 88, ptr7, true);
       dataView(memory0).setInt32(ptr0 + 96, toUint32(v5_2), true);
       dataView(memory0).setInt32(ptr0 + 100, toUint32(v5_3), true);
-      dataView(memory0).setBigInt64(ptr0 + 104, toUint64(v5_4), true);
+      setU64(dataView(memory0), ptr0 + 104, v5_4);
       dataView(memory0).setInt8(ptr0 + 112, v5_5 ? 1 : 0, true);
       var variant11 = arg2;
       switch (variant11.tag) {
@@ -866,7 +897,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           } else {
             const e = variant9;
             dataView(memory0).setInt8(ptr0 + 136, 1, true);
-            dataView(memory0).setBigInt64(ptr0 + 144, toUint64(e), true);
+            setU64(dataView(memory0), ptr0 + 144, e);
           }
           break;
         }
@@ -883,7 +914,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           throw new TypeError(`invalid variant tag value \`${JSON.stringify(variant11.tag)}\` (received \`${variant11}\`) specified for \`AttemptOutcome\``);
         }
       }
-      dataView(memory0).setBigInt64(ptr0 + 152, toUint64(arg3), true);
+      setU64(dataView(memory0), ptr0 + 152, arg3);
       const ret = policy100Evaluate(ptr0);
       let variant27;
       switch (dataView(memory0).getUint8(ret + 0, true)) {
@@ -1150,9 +1181,9 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       var ptr0 = realloc0(0, 0, 8, 208);
       var {backoff: v1_0, windowMs: v1_1, hardCap: v1_2, budget: v1_3 } = arg0;
       var {baseMs: v2_0, factor: v2_1, capMs: v2_2, jitter: v2_3 } = v1_0;
-      dataView(memory0).setBigInt64(ptr0 + 0, toUint64(v2_0), true);
+      setU64(dataView(memory0), ptr0 + 0, v2_0);
       dataView(memory0).setFloat64(ptr0 + 8, +v2_1, true);
-      dataView(memory0).setBigInt64(ptr0 + 16, toUint64(v2_2), true);
+      setU64(dataView(memory0), ptr0 + 16, v2_2);
       var val3 = v2_3;
       let enum3;
       switch (val3) {
@@ -1177,12 +1208,12 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
         }
       }
       dataView(memory0).setInt8(ptr0 + 24, enum3, true);
-      dataView(memory0).setBigInt64(ptr0 + 32, toUint64(v1_1), true);
+      setU64(dataView(memory0), ptr0 + 32, v1_1);
       dataView(memory0).setInt32(ptr0 + 40, toUint32(v1_2), true);
       var {ratio: v4_0, windowMs: v4_1, minSample: v4_2, sliding: v4_3 } = v1_3;
       dataView(memory0).setFloat64(ptr0 + 48, +v4_0, true);
-      dataView(memory0).setBigInt64(ptr0 + 56, toUint64(v4_1), true);
-      dataView(memory0).setBigInt64(ptr0 + 64, toUint64(v4_2), true);
+      setU64(dataView(memory0), ptr0 + 56, v4_1);
+      setU64(dataView(memory0), ptr0 + 64, v4_2);
       dataView(memory0).setInt8(ptr0 + 72, v4_3 ? 1 : 0, true);
       var {eventId: v5_0, endpointId: v5_1, attempt: v5_2, maxAttempts: v5_3, firstAttemptedAtMs: v5_4, credentialsRefreshed: v5_5 } = arg1;
       var ptr6 = utf8Encode(v5_0, realloc0, memory0);
@@ -1195,7 +1226,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       dataView(memory0).setInt32(ptr0 + 88, ptr7, true);
       dataView(memory0).setInt32(ptr0 + 96, toUint32(v5_2), true);
       dataView(memory0).setInt32(ptr0 + 100, toUint32(v5_3), true);
-      dataView(memory0).setBigInt64(ptr0 + 104, toUint64(v5_4), true);
+      setU64(dataView(memory0), ptr0 + 104, v5_4);
       dataView(memory0).setInt8(ptr0 + 112, v5_5 ? 1 : 0, true);
       var variant11 = arg2;
       switch (variant11.tag) {
@@ -1210,7 +1241,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           } else {
             const e = variant9;
             dataView(memory0).setInt8(ptr0 + 136, 1, true);
-            dataView(memory0).setBigInt64(ptr0 + 144, toUint64(e), true);
+            setU64(dataView(memory0), ptr0 + 144, e);
           }
           break;
         }
@@ -1227,7 +1258,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           throw new TypeError(`invalid variant tag value \`${JSON.stringify(variant11.tag)}\` (received \`${variant11}\`) specified for \`AttemptOutcome\``);
         }
       }
-      dataView(memory0).setBigInt64(ptr0 + 152, toUint64(arg3), true);
+      setU64(dataView(memory0), ptr0 + 152, arg3);
       var variant16 = arg4;
       switch (variant16.tag) {
         case 'unavailable': {
@@ -1241,11 +1272,11 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           dataView(memory0).setInt8(ptr0 + 168, v12_0 ? 1 : 0, true);
           var {current: v13_0, previous: v13_1 } = v12_1;
           var {total: v14_0, retries: v14_1 } = v13_0;
-          dataView(memory0).setBigInt64(ptr0 + 176, toUint64(v14_0), true);
-          dataView(memory0).setBigInt64(ptr0 + 184, toUint64(v14_1), true);
+          setU64(dataView(memory0), ptr0 + 176, v14_0);
+          setU64(dataView(memory0), ptr0 + 184, v14_1);
           var {total: v15_0, retries: v15_1 } = v13_1;
-          dataView(memory0).setBigInt64(ptr0 + 192, toUint64(v15_0), true);
-          dataView(memory0).setBigInt64(ptr0 + 200, toUint64(v15_1), true);
+          setU64(dataView(memory0), ptr0 + 192, v15_0);
+          setU64(dataView(memory0), ptr0 + 200, v15_1);
           break;
         }
         default: {
@@ -1586,9 +1617,9 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       var ptr0 = realloc0(0, 0, 8, 152);
       var {backoff: v1_0, windowMs: v1_1, hardCap: v1_2, budget: v1_3 } = arg0;
       var {baseMs: v2_0, factor: v2_1, capMs: v2_2, jitter: v2_3 } = v1_0;
-      dataView(memory0).setBigInt64(ptr0 + 0, toUint64(v2_0), true);
+      setU64(dataView(memory0), ptr0 + 0, v2_0);
       dataView(memory0).setFloat64(ptr0 + 8, +v2_1, true);
-      dataView(memory0).setBigInt64(ptr0 + 16, toUint64(v2_2), true);
+      setU64(dataView(memory0), ptr0 + 16, v2_2);
       var val3 = v2_3;
       let enum3;
       switch (val3) {
@@ -1613,12 +1644,12 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
         }
       }
       dataView(memory0).setInt8(ptr0 + 24, enum3, true);
-      dataView(memory0).setBigInt64(ptr0 + 32, toUint64(v1_1), true);
+      setU64(dataView(memory0), ptr0 + 32, v1_1);
       dataView(memory0).setInt32(ptr0 + 40, toUint32(v1_2), true);
       var {ratio: v4_0, windowMs: v4_1, minSample: v4_2, sliding: v4_3 } = v1_3;
       dataView(memory0).setFloat64(ptr0 + 48, +v4_0, true);
-      dataView(memory0).setBigInt64(ptr0 + 56, toUint64(v4_1), true);
-      dataView(memory0).setBigInt64(ptr0 + 64, toUint64(v4_2), true);
+      setU64(dataView(memory0), ptr0 + 56, v4_1);
+      setU64(dataView(memory0), ptr0 + 64, v4_2);
       dataView(memory0).setInt8(ptr0 + 72, v4_3 ? 1 : 0, true);
       var {eventId: v5_0, endpointId: v5_1, attempt: v5_2, maxAttempts: v5_3, firstAttemptedAtMs: v5_4, credentialsRefreshed: v5_5 } = arg1;
       var ptr6 = utf8Encode(v5_0, realloc0, memory0);
@@ -1631,7 +1662,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       dataView(memory0).setInt32(ptr0 + 88, ptr7, true);
       dataView(memory0).setInt32(ptr0 + 96, toUint32(v5_2), true);
       dataView(memory0).setInt32(ptr0 + 100, toUint32(v5_3), true);
-      dataView(memory0).setBigInt64(ptr0 + 104, toUint64(v5_4), true);
+      setU64(dataView(memory0), ptr0 + 104, v5_4);
       dataView(memory0).setInt8(ptr0 + 112, v5_5 ? 1 : 0, true);
       var variant11 = arg2;
       switch (variant11.tag) {
@@ -1646,7 +1677,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
           } else {
             const e = variant9;
             dataView(memory0).setInt8(ptr0 + 136, 1, true);
-            dataView(memory0).setBigInt64(ptr0 + 144, toUint64(e), true);
+            setU64(dataView(memory0), ptr0 + 144, e);
           }
           break;
         }
