@@ -5,7 +5,6 @@
 
 use std::ops::Range;
 
-use sha2::{Digest, Sha256};
 use wasmparser::{Encoding, Parser, Payload};
 
 use super::ArtifactError;
@@ -28,9 +27,10 @@ pub struct Container<'a> {
     sections: Vec<(u8, Range<usize>, Option<&'a str>)>,
 }
 
-/// Lowercase hex sha256 of `bytes`.
+/// Lowercase hex sha256 of `bytes` (policy-core's, which the rollout's key
+/// ids and canary buckets use too).
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    retry_policy_core::rollout::sha256_hex(bytes)
 }
 
 enum Nest {
