@@ -352,13 +352,11 @@ fn read_state(text: &str) -> Result<Follower, RolloutError> {
         Some(p) => {
             let fields = ["now_ms", "sha256", "document_version", "events", "dead_letters", "waiting", "epoch", "want"];
             let p = Obj::new("state.pending", p, &fields)?;
-            let waiting = match p.str("waiting")?.as_str() {
-                "tick_reply" => Waiting::TickReply,
-                "artifact_len" => Waiting::ArtifactLen,
-                "artifact" => Waiting::Artifact,
-                "loaded" => Waiting::Loaded,
-                _ => return Err(bad("state.pending: `waiting` is not a follower call".into())),
-            };
+            let name = p.str("waiting")?;
+            let waiting = [Waiting::TickReply, Waiting::ArtifactLen, Waiting::Artifact, Waiting::Loaded]
+                .into_iter()
+                .find(|w| super::follower::waiting_name(*w) == name)
+                .ok_or_else(|| bad("state.pending: `waiting` is not a follower call".into()))?;
             let running = Running {
                 now_ms: p.u64("now_ms")?,
                 sha256: p.str("sha256")?,
