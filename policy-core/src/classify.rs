@@ -33,6 +33,26 @@ pub const TERMINAL_STATUSES: [u16; 13] = [400, 403, 404, 405, 406, 409, 410, 411
 pub const RETRYABLE_ERROR_KINDS: [&str; 6] =
     ["connect_timeout", "read_timeout", "write_timeout", "pool_timeout", "connect_error", "remote_protocol_error"];
 
+/// Every transport error kind a dispatcher may report (`fleet/transport-kinds.json`,
+/// in its order): the closed label set of `webhook_transport_errors_total`.
+/// The ones not in [`RETRYABLE_ERROR_KINDS`] are terminal.
+pub const TRANSPORT_KINDS: [&str; 14] = [
+    "connect_timeout",
+    "read_timeout",
+    "write_timeout",
+    "pool_timeout",
+    "connect_error",
+    "remote_protocol_error",
+    "unsupported_protocol",
+    "invalid_url",
+    "too_many_redirects",
+    "destination_refused",
+    "unexpected_status",
+    "local_protocol_error",
+    "tls_certificate",
+    "credentials_unavailable",
+];
+
 /// Classify an HTTP status; `100..=599` only.
 pub fn classify_status(status: u16) -> Result<OutcomeClass, PolicyError> {
     if !(100..=599).contains(&status) {

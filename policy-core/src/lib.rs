@@ -95,6 +95,7 @@ pub mod engine;
 pub mod error;
 pub mod health;
 pub mod journal;
+pub mod metrics;
 pub mod plan;
 pub mod ports;
 pub mod retry_after;

@@ -37,6 +37,7 @@ const (
 	fnDestinationRefusal
 	fnRolloutOpen
 	fnRolloutStep
+	fnMetricsSchema
 	fnVectorCase
 	fnCount
 )
@@ -64,6 +65,7 @@ var exportNames = [fnCount]string{
 	"webhook:retry-policy/policy@1.0.0#destination-refusal",
 	"webhook:retry-policy/policy@1.0.0#rollout-open",
 	"webhook:retry-policy/policy@1.0.0#rollout-step",
+	"webhook:retry-policy/policy@1.0.0#metrics-schema",
 	"webhook:retry-policy/policy@1.0.0#vector-case",
 }
 
@@ -86,6 +88,7 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	false,
+	true,
 	true,
 	true,
 	true,
@@ -910,18 +913,41 @@ func (in *instance) callRolloutStep(ctx context.Context, state string, input str
 	return zero, callErr
 }
 
+// callMetricsSchema calls the export `metrics-schema`: flat params, the result through the return area.
+func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
+	var zero string
+	s := in.stack[:1]
+	if err := in.invoke(ctx, fnMetricsSchema, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 8, 4)
+	if err != nil {
+		return zero, err
+	}
+	if s51, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
+		return zero, err
+	} else {
+		zero = s51
+	}
+	if err := in.post(ctx, fnMetricsSchema, ret); err != nil {
+		return zero, err
+	}
+	return zero, nil
+}
+
 // callVectorCase calls the export `vector-case`: flat params, the result through the return area.
 func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
 	s := in.stack[:0]
-	if p51, n51, err := in.lowerString(ctx, format); err != nil {
+	if p52, n52, err := in.lowerString(ctx, format); err != nil {
 		return withField("format", err)
 	} else {
-		s = append(s, uint64(p51), uint64(n51))
+		s = append(s, uint64(p52), uint64(n52))
 	}
-	if p52, n52, err := in.lowerString(ctx, case_); err != nil {
+	if p53, n53, err := in.lowerString(ctx, case_); err != nil {
 		return withField("case", err)
 	} else {
-		s = append(s, uint64(p52), uint64(n52))
+		s = append(s, uint64(p53), uint64(n53))
 	}
 	if err := in.invoke(ctx, fnVectorCase, s); err != nil {
 		return err
@@ -936,10 +962,10 @@ func (in *instance) callVectorCase(ctx context.Context, format string, case_ str
 	case 0:
 	case 1:
 		var e string
-		if s53, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s54, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return err
 		} else {
-			e = s53
+			e = s54
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -995,16 +1021,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v54, rest54, err := a.liftFlatStoreRequest(s); err != nil {
+		if v55, rest55, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v54, rest54
+			request, s = v55, rest55
 		}
 		var budget Budget
-		if v55, rest55, err := a.liftFlatBudget(s); err != nil {
+		if v56, rest56, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v55, rest55
+			budget, s = v56, rest56
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1050,14 +1076,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a56, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a57, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l56 := make([]uint64, len(a56)/8)
-		for i56 := range l56 {
-			l56[i56] = le.Uint64(a56[i56*8:])
+		l57 := make([]uint64, len(a57)/8)
+		for i57 := range l57 {
+			l57[i57] = le.Uint64(a57[i57*8:])
 		}
-		v.OffsetsMs = l56
+		v.OffsetsMs = l57
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1074,15 +1100,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s57, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s58, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s57
+		v.Field = s58
 	}
-	if s58, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s59, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s58
+		v.Message = s59
 	}
 	return v, nil
 }
@@ -1090,47 +1116,47 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s59, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s60, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s59
+		v.Version = s60
 	}
-	if a60, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a61, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l60 := make([]EventClass, len(a60)/88)
-		for i60 := range l60 {
-			if v61, err := a.liftEventClass(a60[i60*88:]); err != nil {
+		l61 := make([]EventClass, len(a61)/88)
+		for i61 := range l61 {
+			if v62, err := a.liftEventClass(a61[i61*88:]); err != nil {
 				return v, err
 			} else {
-				l60[i60] = v61
+				l61[i61] = v62
 			}
 		}
-		v.Classes = l60
+		v.Classes = l61
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p62, n62, err := a.lowerString(ctx, v.Version); err != nil {
+	if p63, n63, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p62), uint64(n62))
+		s = append(s, uint64(p63), uint64(n63))
 	}
-	if l63, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l64, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i63 := range v.Classes {
-			if err := a.storeEventClass(ctx, l63[i63*88:], &v.Classes[i63]); err != nil {
+		for i64 := range v.Classes {
+			if err := a.storeEventClass(ctx, l64[i64*88:], &v.Classes[i64]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p63, err := a.writeArea(ctx, 8, l63)
+		p64, err := a.writeArea(ctx, 8, l64)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p63), uint64(len(v.Classes)))
+		s = append(s, uint64(p64), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1138,27 +1164,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s64, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s65, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s64
+		v.Class = s65
 	}
-	if s65, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s66, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s65
+		v.PolicyVersion = s66
 	}
-	if s66, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s67, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s66
+		v.PolicyHash = s67
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v67, err := a.liftSchedule(b[40:]); err != nil {
+	if v68, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v67
+		v.Schedule = v68
 	}
 	return v, nil
 }
@@ -1178,17 +1204,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p68, n68, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p69, n69, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p68)
-		le.PutUint32(b[4:], n68)
+		le.PutUint32(b[0:], p69)
+		le.PutUint32(b[4:], n69)
 	}
-	if p69, n69, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p70, n70, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p69)
-		le.PutUint32(b[12:], n69)
+		le.PutUint32(b[8:], p70)
+		le.PutUint32(b[12:], n70)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1217,11 +1243,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p70, n70, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p71, n71, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p70)
-			le.PutUint32(b[12:], n70)
+			le.PutUint32(b[8:], p71)
+			le.PutUint32(b[12:], n71)
 		}
 	}
 	return nil
@@ -1234,13 +1260,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o71 Decision
-		if v72, err := a.liftDecision(b[8:]); err != nil {
+		var o72 Decision
+		if v73, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o71 = v72
+			o72 = v73
 		}
-		v.Decision = &o71
+		v.Decision = &o72
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1248,13 +1274,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o73 StoreRequest
-		if v74, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o74 StoreRequest
+		if v75, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o73 = v74
+			o74 = v75
 		}
-		v.Store = &o73
+		v.Store = &o74
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1288,10 +1314,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v75, err := a.liftDecision(b[0:]); err != nil {
+	if v76, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v75
+		v.Decision = v76
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1306,10 +1332,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p76, n76, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p77, n77, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p76), uint64(n76))
+		s = append(s, uint64(p77), uint64(n77))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1328,15 +1354,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s77, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s78, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s77
+		s = s78
 	}
-	if s78, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s79, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s78
+		s = s79
 	}
 	return s, nil
 }
@@ -1344,15 +1370,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v79, err := a.liftReservation(b[0:]); err != nil {
+	if v80, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v79
+		v.Reply = v80
 	}
-	if v80, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v81, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v80
+		v.Held = v81
 	}
 	return v, nil
 }
@@ -1363,18 +1389,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v81, err := a.liftRetry(b[8:]); err != nil {
+		if v82, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v81
+			p = v82
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v82, err := a.liftStop(b[8:]); err != nil {
+		if v83, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v82
+			p = v83
 		}
 		v.Stop = &p
 	default:
@@ -1386,23 +1412,23 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s83, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s84, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s83
+		v.Version = s84
 	}
-	if a84, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a85, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l84 := make([]HealthClass, len(a84)/208)
-		for i84 := range l84 {
-			if v85, err := a.liftHealthClass(a84[i84*208:]); err != nil {
+		l85 := make([]HealthClass, len(a85)/208)
+		for i85 := range l85 {
+			if v86, err := a.liftHealthClass(a85[i85*208:]); err != nil {
 				return v, err
 			} else {
-				l84[i84] = v85
+				l85[i85] = v86
 			}
 		}
-		v.Classes = l84
+		v.Classes = l85
 	}
 	return v, nil
 }
@@ -1410,33 +1436,33 @@ func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 // liftTarget reads the Target at b[0:40] (canonical ABI).
 func (a *abi) liftTarget(b []byte) (Target, error) {
 	var v Target
-	if s86, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Scheme = s86
+		v.Scheme = s87
 	}
-	if s87, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s88, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.Host = s87
+		v.Host = s88
 	}
 	v.Port = le.Uint16(b[16:])
-	if s88, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+	if s89, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
 		return v, err
 	} else {
-		v.Path = s88
+		v.Path = s89
 	}
 	switch b[28] {
 	case 0:
 		v.Address = nil
 	case 1:
-		var o89 string
-		if s90, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+		var o90 string
+		if s91, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
 			return v, err
 		} else {
-			o89 = s90
+			o90 = s91
 		}
-		v.Address = &o89
+		v.Address = &o90
 	default:
 		return v, abiErrorf("option discriminant %d", b[28])
 	}
@@ -1451,10 +1477,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s91, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s92, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s91
+		v.EndpointID = s92
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -1493,26 +1519,26 @@ func (a *abi) storeReservation(ctx context.Context, b []byte, v *Reservation) er
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s92, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s93, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s92
+		v.Name = s93
 	}
-	if v93, err := a.liftPolicy(b[8:]); err != nil {
+	if v94, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v93
+		v.Policy = v94
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p94, n94, err := a.lowerString(ctx, v.Name); err != nil {
+	if p95, n95, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p94)
-		le.PutUint32(b[4:], n94)
+		le.PutUint32(b[0:], p95)
+		le.PutUint32(b[4:], n95)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -1560,10 +1586,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s95, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s96, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s95
+		v.EndpointID = s96
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -1584,10 +1610,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v96, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v97, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v96
+		v.Counts = v97
 	}
 	return v, nil
 }
@@ -1596,15 +1622,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v97, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v98, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v97
+		v.Current = v98
 	}
-	if v98, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v99, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v98
+		v.Previous = v99
 	}
 	return v, nil
 }
@@ -1635,13 +1661,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o99 DeadLetter
-		if v100, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o100 DeadLetter
+		if v101, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o99 = v100
+			o100 = v101
 		}
-		v.DeadLetter = &o99
+		v.DeadLetter = &o100
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -1651,43 +1677,43 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s101, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s102, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s101
+		v.Name = s102
 	}
-	if v102, err := a.liftPolicy(b[8:]); err != nil {
+	if v103, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v102
+		v.Policy = v103
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o103 Health
-		if v104, err := a.liftHealth(b[96:]); err != nil {
+		var o104 Health
+		if v105, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o103 = v104
+			o104 = v105
 		}
-		v.Health = &o103
+		v.Health = &o104
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s105, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s106, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s105
+		v.PolicyHash = s106
 	}
-	if a106, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a107, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l106 := make([]uint64, len(a106)/8)
-		for i106 := range l106 {
-			l106[i106] = le.Uint64(a106[i106*8:])
+		l107 := make([]uint64, len(a107)/8)
+		for i107 := range l107 {
+			l107[i107] = le.Uint64(a107[i107*8:])
 		}
-		v.HashWords = l106
+		v.HashWords = l107
 	}
 	return v, nil
 }
@@ -1706,17 +1732,17 @@ func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) 
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v107, err := a.liftBackoff(b[0:]); err != nil {
+	if v108, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v107
+		v.Backoff = v108
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v108, err := a.liftBudget(b[48:]); err != nil {
+	if v109, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v108
+		v.Budget = v109
 	}
 	return v, nil
 }
@@ -1724,15 +1750,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v109, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v110, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v109
+		v.Current = v110
 	}
-	if v110, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v111, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v110
+		v.Previous = v111
 	}
 	return v, nil
 }
@@ -1748,15 +1774,15 @@ func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s111, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s112, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s111
+		v.EventID = s112
 	}
-	if s112, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s113, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s112
+		v.EndpointID = s113
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -1779,20 +1805,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o113 Circuit
-		if v114, err := a.liftCircuit(b[24:]); err != nil {
+		var o114 Circuit
+		if v115, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o113 = v114
+			o114 = v115
 		}
-		v.Circuit = &o113
+		v.Circuit = &o114
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v115, err := a.liftRelease(b[72:]); err != nil {
+	if v116, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v115
+		v.Release = v116
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

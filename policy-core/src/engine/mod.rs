@@ -68,7 +68,6 @@ pub use crate::journal::Status;
 pub use error::EngineError;
 pub use event::Event;
 pub use io::{AttemptResult, Input, NewEvent, Output, ReplayFilter, Resume, Send, StoreAnswer};
-pub use metrics::{COUNTERS, GAUGES};
 pub use store_wire::{call_argv, decode_argv, parse_reply, reply_ints, SharedStore};
 
 use endpoint::Endpoints;

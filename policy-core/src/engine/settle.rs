@@ -59,7 +59,7 @@ impl Engine {
         };
         if let AttemptOutcome::TransportError { kind } = &outcome {
             let kind = kind.clone();
-            self.count_by("webhook_transport_errors_total", "kind", &kind);
+            self.count_reported("webhook_transport_errors_total", "kind", &kind);
         }
         if matches!(outcome, AttemptOutcome::Response { status: 410, .. }) {
             self.count("webhook_endpoint_disable_signals_total");

@@ -55,6 +55,15 @@ pub enum HoldReason {
 }
 
 impl HoldReason {
+    /// Every reason, in the order docs/metrics.md lists them.
+    pub const ALL: [HoldReason; 5] = [
+        HoldReason::Paused,
+        HoldReason::CircuitOpen,
+        HoldReason::ProbeRefused,
+        HoldReason::ReleasePacing,
+        HoldReason::BudgetRefused,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             HoldReason::Paused => "paused",

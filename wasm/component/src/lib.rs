@@ -203,6 +203,10 @@ impl Guest for Component {
         retry_policy_core::rollout::wire::step(&state, &input).map_err(|e| alloc::format!("{e}"))
     }
 
+    fn metrics_schema() -> String {
+        retry_policy_core::metrics::schema_json()
+    }
+
     fn vector_case(format: String, case: String) -> Result<(), String> {
         retry_policy_core::vectors::check_case_text(&format, &case)
     }

@@ -218,7 +218,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     postReturn3 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#admit'];
     postReturn4 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#evaluate'];
     postReturn5 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#decide'];
-    postReturn6 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#store-key'];
+    postReturn6 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#metrics-schema'];
     postReturn7 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#load-health-document'];
     postReturn8 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#engine-open'];
     postReturn9 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#engine-feed'];
@@ -2420,6 +2420,17 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       }
       return retVal.val;
     }
+    let policy100MetricsSchema;
+    
+    function metricsSchema() {
+      const ret = policy100MetricsSchema();
+      var ptr0 = dataView(memory0).getInt32(ret + 0, true);
+      var len0 = dataView(memory0).getInt32(ret + 4, true);
+      var result0 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr0, len0));
+      const retVal = result0;
+      postReturn6(ret);
+      return retVal;
+    }
     let policy100VectorCase;
     
     function vectorCase(arg0, arg1) {
@@ -2479,6 +2490,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     policy100DestinationRefusal = exports1['webhook:retry-policy/policy@1.0.0#destination-refusal'];
     policy100RolloutOpen = exports1['webhook:retry-policy/policy@1.0.0#rollout-open'];
     policy100RolloutStep = exports1['webhook:retry-policy/policy@1.0.0#rollout-step'];
+    policy100MetricsSchema = exports1['webhook:retry-policy/policy@1.0.0#metrics-schema'];
     policy100VectorCase = exports1['webhook:retry-policy/policy@1.0.0#vector-case'];
     const policy100 = {
       abiVersion: abiVersion,
@@ -2494,6 +2506,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       evaluate: evaluate,
       loadDocument: loadDocument,
       loadHealthDocument: loadHealthDocument,
+      metricsSchema: metricsSchema,
       parseRetryAfter: parseRetryAfter,
       plan: plan,
       readTarget: readTarget,

@@ -1,15 +1,13 @@
 //! The dispatcher's metrics, exactly the families of docs/metrics.md, on
 //! `prometheus-client` (the Prometheus project's Rust client; OpenMetrics
-//! text), served on `GET /metrics`. The counters and the held gauge are
-//! registered from the engine's tables (`engine::COUNTERS`, `GAUGES`) and
-//! move ONLY by the engine's `count` and `gauge` actions
-//! ([`Metrics::count`], [`Metrics::gauge`]); every closed label set is
-//! there with 0 from the first scrape. The histograms, `webhook_in_flight`,
-//! `webhook_policy_reloads_total` and `webhook_policy_info` measure the
-//! host's own I/O. `webhook_deadletter_total{stop_reason}` is the one the
-//! design note asks for: the ratio of `retry_budget_exhausted` to
-//! `max_attempts_exhausted` tells "one endpoint is down" from "delivery is
-//! degraded everywhere".
+//! text), served on `GET /metrics`. Every family, its help, closed label
+//! values and buckets come from policy-core's one table
+//! (`retry_policy_core::metrics::FAMILIES`, the component's `metrics-schema`).
+//! The families the table marks `moved_by: engine` move ONLY by the engine's
+//! `count` and `gauge` actions ([`Metrics::count`], [`Metrics::gauge`]);
+//! every closed label set is there with 0 from the first scrape. The
+//! histograms, `webhook_in_flight`, `webhook_policy_reloads_total` and
+//! `webhook_policy_info` measure the host's own I/O.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -25,64 +23,27 @@ use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
-use retry_policy_core::engine::{COUNTERS, GAUGES};
-use retry_policy_core::health::HoldReason;
-use retry_policy_core::StopReason;
+use retry_policy_core::metrics::{family, MetricType as Kind, MovedBy, FAMILIES};
 use retry_policy_host::ArtifactInfo;
 
 use crate::http_client::Delivery;
 use crate::http_server::{Response, Server};
 use crate::transport_kind;
 
-/// `webhook_budget_store_duration_seconds` buckets (docs/metrics.md).
-pub const STORE_BUCKETS_S: [f64; 11] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
-/// `webhook_delivery_duration_seconds` buckets (docs/metrics.md).
-pub const DELIVERY_BUCKETS_S: [f64; 11] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 /// What `GET /metrics` answers.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// Every hold reason, in the table's order (docs/health-dispatch.md section 3).
-pub const HOLD_REASONS: [HoldReason; 5] = [
-    HoldReason::Paused,
-    HoldReason::CircuitOpen,
-    HoldReason::ProbeRefused,
-    HoldReason::ReleasePacing,
-    HoldReason::BudgetRefused,
-];
+/// The gauge the engine sets.
+const HELD_EVENTS: &str = "webhook_held_events";
 
-/// Each engine counter's help text (docs/metrics.md).
-fn help(name: &str) -> &'static str {
-    match name {
-        "webhook_attempts_total" => "Delivery attempts the policy allowed and the dispatcher started (destination_refused ones included).",
-        "webhook_delivered_total" => "Events delivered (a 2xx).",
-        "webhook_deadletter_total" => "Events dead-lettered, by the reason their retries stopped.",
-        "webhook_transport_errors_total" => "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).",
-        "webhook_endpoint_disable_signals_total" => "410 Gone responses: the receiver asks to be disabled.",
-        "webhook_budget_refusals_total" => "Retries the fleet budget refused (the store's verdict reserved = false).",
-        "webhook_budget_disagreements_total" => "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).",
-        "webhook_budget_store_errors_total" => "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).",
-        "webhook_holds_total" => "Holds started (format 3): the event waits, spending no attempt.",
-        "webhook_probe_calls_total" => "probe store calls made because the gate asked (an open circuit after its cooldown).",
-        "webhook_replayed_total" => "Dead letters replayed as new events.",
-        "webhook_held_events" => "Events held now (journaled as held).",
-        _ => "",
-    }
+/// A family of the table (a name this file spells; a test registers them all).
+fn spec(name: &str) -> &'static retry_policy_core::metrics::Family {
+    family(name).unwrap_or_else(|| panic!("{name} is not in retry_policy_core::metrics::FAMILIES"))
 }
 
-/// A labelled counter's closed label values (docs/metrics.md).
-fn closed_values(name: &str) -> Vec<String> {
-    match name {
-        "webhook_attempts_total" => vec!["first".into(), "retry".into()],
-        "webhook_deadletter_total" => StopReason::ALL
-            .into_iter()
-            .filter(|r| *r != StopReason::Delivered)
-            .map(|r| r.as_str().to_string())
-            .collect(),
-        "webhook_transport_errors_total" => transport_kind::ALL.iter().map(|(k, _)| k.to_string()).collect(),
-        "webhook_holds_total" => HOLD_REASONS.iter().map(|r| r.as_str().to_string()).collect(),
-        "webhook_probe_calls_total" => vec!["true".into(), "false".into(), "error".into()],
-        _ => Vec::new(),
-    }
+/// A labelled family's closed label values.
+fn closed_values(name: &str) -> &'static [&'static str] {
+    family(name).and_then(|f| f.labels.first()).and_then(|l| l.values).unwrap_or(&[])
 }
 
 /// One label, its value from a closed set or a table.
@@ -116,39 +77,42 @@ impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::default();
         let mut counters = HashMap::new();
-        for (name, label_name) in COUNTERS {
+        let engine_counters = FAMILIES.iter().filter(|f| f.moved_by == MovedBy::Engine && f.kind == Kind::Counter);
+        for f in engine_counters {
             // Counters are registered without `_total`: the encoder appends it.
-            let short = name.strip_suffix("_total").unwrap_or(name);
-            let c = match label_name {
+            let short = f.name.strip_suffix("_total").unwrap_or(f.name);
+            let c = match f.labels.first() {
                 None => {
                     let c = Counter::default();
-                    registry.register(short, help(name), c.clone());
+                    registry.register(short, f.help, c.clone());
                     EngineCounter::Plain(c)
                 }
                 Some(l) => {
-                    let f = Family::<Label, Counter>::default();
-                    for v in closed_values(name) {
-                        let _ = f.get_or_create(&[(l, v)]);
+                    let fam = Family::<Label, Counter>::default();
+                    for v in l.values.unwrap_or(&[]) {
+                        let _ = fam.get_or_create(&label(l.name, v));
                     }
-                    registry.register(short, help(name), f.clone());
-                    EngineCounter::Labelled(l, f)
+                    registry.register(short, f.help, fam.clone());
+                    EngineCounter::Labelled(l.name, fam)
                 }
             };
-            counters.insert(name, c);
+            counters.insert(f.name, c);
         }
         let held = Gauge::default();
-        registry.register(GAUGES[0], help(GAUGES[0]), held.clone());
+        registry.register(HELD_EVENTS, spec(HELD_EVENTS).help, held.clone());
         let m = Metrics {
             registry,
             counters,
             held,
-            budget_store_duration: Histogram::new(STORE_BUCKETS_S),
-            delivery_duration: Histogram::new(DELIVERY_BUCKETS_S),
+            budget_store_duration: Histogram::new(
+                spec("webhook_budget_store_duration_seconds").buckets_s.iter().copied(),
+            ),
+            delivery_duration: Histogram::new(spec("webhook_delivery_duration_seconds").buckets_s.iter().copied()),
             in_flight: Gauge::default(),
             policy_reloads: Family::default(),
             policy_info: Arc::default(),
         };
-        for result in ["applied", "refused"] {
+        for result in closed_values("webhook_policy_reloads_total") {
             let _ = m.policy_reloads.get_or_create(&label("result", result));
         }
         m.register()
@@ -158,24 +122,19 @@ impl Default for Metrics {
 impl Metrics {
     fn register(mut self) -> Self {
         let r = &mut self.registry;
+        // The encoder appends `_seconds` (the unit) and `_total` to these names.
+        let store = spec("webhook_budget_store_duration_seconds");
         r.register_with_unit(
             "webhook_budget_store_duration",
-            "One budget store call, from the request to the reply or the error.",
+            store.help,
             Unit::Seconds,
             self.budget_store_duration.clone(),
         );
-        r.register_with_unit(
-            "webhook_delivery_duration",
-            "One HTTP attempt, from the connection to the end of the response body, or to the transport error.",
-            Unit::Seconds,
-            self.delivery_duration.clone(),
-        );
-        r.register("webhook_in_flight", "HTTP attempts in progress now.", self.in_flight.clone());
-        r.register(
-            "webhook_policy_reloads",
-            "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
-            self.policy_reloads.clone(),
-        );
+        let delivery = spec("webhook_delivery_duration_seconds");
+        r.register_with_unit("webhook_delivery_duration", delivery.help, Unit::Seconds, self.delivery_duration.clone());
+        r.register("webhook_in_flight", spec("webhook_in_flight").help, self.in_flight.clone());
+        let reloads = spec("webhook_policy_reloads_total");
+        r.register("webhook_policy_reloads", reloads.help, self.policy_reloads.clone());
         r.register_collector(Box::new(self.policy_info.clone()));
         self
     }
@@ -189,7 +148,7 @@ impl Metrics {
             (EngineCounter::Plain(c), None) => {
                 c.inc_by(delta);
             }
-            (EngineCounter::Labelled(l, f), Some((k, v))) if *l == k && closed_values(name).iter().any(|x| x == v) => {
+            (EngineCounter::Labelled(l, f), Some((k, v))) if *l == k && closed_values(name).contains(&v) => {
                 f.get_or_create(&[(*l, v.to_string())]).inc_by(delta);
             }
             _ => return Err(bad()),
@@ -199,7 +158,7 @@ impl Metrics {
 
     /// The engine's `gauge {name, value}`.
     pub fn gauge(&self, name: &str, value: u64) -> Result<(), String> {
-        if name != GAUGES[0] {
+        if name != HELD_EVENTS {
             return Err(format!("gauge {name}: not a gauge of docs/metrics.md"));
         }
         self.held.set(i64::try_from(value).unwrap_or(i64::MAX));
@@ -291,12 +250,8 @@ impl Collector for PolicyInfo {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
         let info = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let one = ConstGauge::new(1i64);
-        let mut metric = encoder.encode_descriptor(
-            "webhook_policy_info",
-            "Always 1: the policy artifact this replica runs and its current document's version.",
-            None,
-            MetricType::Gauge,
-        )?;
+        let info_spec = spec("webhook_policy_info");
+        let mut metric = encoder.encode_descriptor(info_spec.name, info_spec.help, None, MetricType::Gauge)?;
         if let Some([sha, abi, version]) = &info {
             let labels =
                 [("artifact_sha256", sha.as_str()), ("abi", abi.as_str()), ("document_version", version.as_str())];

@@ -505,172 +505,172 @@ def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
 
 
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f109, _f110, _f113, _f114 = _R_schedule.unpack_from(m, p + 0)
-    _p112, _n112 = _F_II.unpack_from(m, p + 16)
-    _f112 = struct.unpack_from("<%dQ" % _n112, m, _p112)
-    return _mk_schedule(_f109, _f110, _f112, _f113, _CASES_LIMITED_BY[_f114])
+    _f110, _f111, _f114, _f115 = _R_schedule.unpack_from(m, p + 0)
+    _p113, _n113 = _F_II.unpack_from(m, p + 16)
+    _f113 = struct.unpack_from("<%dQ" % _n113, m, _p113)
+    return _mk_schedule(_f110, _f111, _f113, _f114, _CASES_LIMITED_BY[_f115])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f115, = _R_policy_error.unpack_from(m, p + 0)
-    _p117, _n117 = _F_II.unpack_from(m, p + 4)
-    _p119, _n119 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f115], _str(m, _p117, _n117), _str(m, _p119, _n119))
+    _f116, = _R_policy_error.unpack_from(m, p + 0)
+    _p118, _n118 = _F_II.unpack_from(m, p + 4)
+    _p120, _n120 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f116], _str(m, _p118, _n118), _str(m, _p120, _n120))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p121, _n121 = _F_II.unpack_from(m, p + 0)
-    _p123, _n123 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p121, _n121), tuple(_lift_event_class(m, _p123 + _i123 * 88 + 0) for _i123 in range(_n123)))
+    _p122, _n122 = _F_II.unpack_from(m, p + 0)
+    _p124, _n124 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p122, _n122), tuple(_lift_event_class(m, _p124 + _i124 * 88 + 0) for _i124 in range(_n124)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f130, _f131 = _R_admission.unpack_from(m, p + 24)
-    _p125, _n125 = _F_II.unpack_from(m, p + 0)
-    _p127, _n127 = _F_II.unpack_from(m, p + 8)
-    _p129, _n129 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p125, _n125), _str(m, _p127, _n127), _str(m, _p129, _n129), _f130, _f131, _lift_schedule(m, p + 40))
+    _f131, _f132 = _R_admission.unpack_from(m, p + 24)
+    _p126, _n126 = _F_II.unpack_from(m, p + 0)
+    _p128, _n128 = _F_II.unpack_from(m, p + 8)
+    _p130, _n130 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p126, _n126), _str(m, _p128, _n128), _str(m, _p130, _n130), _f131, _f132, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v137: Any
-    _d137 = m[p + 0]
-    if _d137 == 0:
-        _v137 = None
-    elif _d137 == 1:
-        _v138: Any
-        _d138 = m[p + 8]
-        if _d138 == 0:
-            _v138 = _lift_retry(m, p + 16)
-        elif _d138 == 1:
-            _v138 = _lift_stop(m, p + 16)
+    _v138: Any
+    _d138 = m[p + 0]
+    if _d138 == 0:
+        _v138 = None
+    elif _d138 == 1:
+        _v139: Any
+        _d139 = m[p + 8]
+        if _d139 == 0:
+            _v139 = _lift_retry(m, p + 16)
+        elif _d139 == 1:
+            _v139 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d138, p + 8))
-        _v137 = _v138
+            raise Malformed("discriminant %d at %d" % (_d139, p + 8))
+        _v138 = _v139
     else:
-        raise Malformed("discriminant %d at %d" % (_d137, p + 0))
-    _v140: Any
-    _d140 = m[p + 72]
-    if _d140 == 0:
-        _v140 = None
-    elif _d140 == 1:
-        _v140 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d138, p + 0))
+    _v141: Any
+    _d141 = m[p + 72]
+    if _d141 == 0:
+        _v141 = None
+    elif _d141 == 1:
+        _v141 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d140, p + 72))
-    return _mk_step(_v137, _v140)
+        raise Malformed("discriminant %d at %d" % (_d141, p + 72))
+    return _mk_step(_v138, _v141)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f143, = _R_settlement.unpack_from(m, p + 64)
-    _v142: Any
-    _d142 = m[p + 0]
-    if _d142 == 0:
-        _v142 = _lift_retry(m, p + 8)
-    elif _d142 == 1:
-        _v142 = _lift_stop(m, p + 8)
+    _f144, = _R_settlement.unpack_from(m, p + 64)
+    _v143: Any
+    _d143 = m[p + 0]
+    if _d143 == 0:
+        _v143 = _lift_retry(m, p + 8)
+    elif _d143 == 1:
+        _v143 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d142, p + 0))
-    return _mk_settlement(_v142, _f143)
+        raise Malformed("discriminant %d at %d" % (_d143, p + 0))
+    return _mk_settlement(_v143, _f144)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f145, _f148, _f149, _f151, _f152, _f154, _f156, _f157, _f159, _f160 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f145, _mk_budget_counts(_mk_bucket_counts(_f148, _f149), _mk_bucket_counts(_f151, _f152))), _mk_held_buckets(_f154, _mk_bucket_counts(_f156, _f157), _mk_bucket_counts(_f159, _f160)))
+    _f146, _f149, _f150, _f152, _f153, _f155, _f157, _f158, _f160, _f161 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f146, _mk_budget_counts(_mk_bucket_counts(_f149, _f150), _mk_bucket_counts(_f152, _f153))), _mk_held_buckets(_f155, _mk_bucket_counts(_f157, _f158), _mk_bucket_counts(_f160, _f161)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f161, _f162 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f161, _f162)
+    _f162, _f163 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f162, _f163)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f163, _f164 = _R_stop.unpack_from(m, p + 0)
-    _v166: Any
-    _d166 = m[p + 8]
-    if _d166 == 0:
-        _v166 = None
-    elif _d166 == 1:
-        _v166 = _lift_dead_letter(m, p + 16)
+    _f164, _f165 = _R_stop.unpack_from(m, p + 0)
+    _v167: Any
+    _d167 = m[p + 8]
+    if _d167 == 0:
+        _v167 = None
+    elif _d167 == 1:
+        _v167 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d166, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f163], _f164, _v166)
+        raise Malformed("discriminant %d at %d" % (_d167, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f164], _f165, _v167)
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p168, _n168 = _F_II.unpack_from(m, p + 0)
-    _p170, _n170 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p168, _n168), tuple(_lift_health_class(m, _p170 + _i170 * 208 + 0) for _i170 in range(_n170)))
+    _p169, _n169 = _F_II.unpack_from(m, p + 0)
+    _p171, _n171 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p169, _n169), tuple(_lift_health_class(m, _p171 + _i171 * 208 + 0) for _i171 in range(_n171)))
 
 
 def _lift_target(m: memoryview, p: int) -> Target:
-    _f175, = _R_target.unpack_from(m, p + 16)
-    _p172, _n172 = _F_II.unpack_from(m, p + 0)
-    _p174, _n174 = _F_II.unpack_from(m, p + 8)
-    _p177, _n177 = _F_II.unpack_from(m, p + 20)
-    _v179: Any
-    _d179 = m[p + 28]
-    if _d179 == 0:
-        _v179 = None
-    elif _d179 == 1:
-        _p180, _n180 = _F_II.unpack_from(m, p + 32)
-        _v179 = _str(m, _p180, _n180)
+    _f176, = _R_target.unpack_from(m, p + 16)
+    _p173, _n173 = _F_II.unpack_from(m, p + 0)
+    _p175, _n175 = _F_II.unpack_from(m, p + 8)
+    _p178, _n178 = _F_II.unpack_from(m, p + 20)
+    _v180: Any
+    _d180 = m[p + 28]
+    if _d180 == 0:
+        _v180 = None
+    elif _d180 == 1:
+        _p181, _n181 = _F_II.unpack_from(m, p + 32)
+        _v180 = _str(m, _p181, _n181)
     else:
-        raise Malformed("discriminant %d at %d" % (_d179, p + 28))
-    return _mk_target(_str(m, _p172, _n172), _str(m, _p174, _n174), _f175, _str(m, _p177, _n177), _v179)
+        raise Malformed("discriminant %d at %d" % (_d180, p + 28))
+    return _mk_target(_str(m, _p173, _n173), _str(m, _p175, _n175), _f176, _str(m, _p178, _n178), _v180)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f185, _f186, _f187, _f188, _f189, _f190, _f192, _f193, _f194, _f195 = _R_event_class.unpack_from(m, p + 8)
-    _p182, _n182 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p182, _n182), _mk_policy(_mk_backoff(_f185, _f186, _f187, _CASES_JITTER[_f188]), _f189, _f190, _mk_budget(_f192, _f193, _f194, _f195)))
+    _f186, _f187, _f188, _f189, _f190, _f191, _f193, _f194, _f195, _f196 = _R_event_class.unpack_from(m, p + 8)
+    _p183, _n183 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p183, _n183), _mk_policy(_mk_backoff(_f186, _f187, _f188, _CASES_JITTER[_f189]), _f190, _f191, _mk_budget(_f193, _f194, _f195, _f196)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f196, _f199, _f200 = _R_store_request.unpack_from(m, p + 0)
-    _p198, _n198 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f196], _str(m, _p198, _n198), _f199, _f200)
+    _f197, _f200, _f201 = _R_store_request.unpack_from(m, p + 0)
+    _p199, _n199 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f197], _str(m, _p199, _n199), _f200, _f201)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f205, _f206, _f207 = _R_dead_letter.unpack_from(m, p + 16)
-    _p202, _n202 = _F_II.unpack_from(m, p + 0)
-    _p204, _n204 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p202, _n202), _str(m, _p204, _n204), _f205, _f206, _CASES_STOP_REASON[_f207])
+    _f206, _f207, _f208 = _R_dead_letter.unpack_from(m, p + 16)
+    _p203, _n203 = _F_II.unpack_from(m, p + 0)
+    _p205, _n205 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p203, _n203), _str(m, _p205, _n205), _f206, _f207, _CASES_STOP_REASON[_f208])
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f212, _f213, _f214, _f215, _f216, _f217, _f219, _f220, _f221, _f222 = _R_health_class.unpack_from(m, p + 8)
-    _p209, _n209 = _F_II.unpack_from(m, p + 0)
-    _v224: Any
-    _d224 = m[p + 88]
-    if _d224 == 0:
-        _v224 = None
-    elif _d224 == 1:
-        _v224 = _lift_health(m, p + 96)
+    _f213, _f214, _f215, _f216, _f217, _f218, _f220, _f221, _f222, _f223 = _R_health_class.unpack_from(m, p + 8)
+    _p210, _n210 = _F_II.unpack_from(m, p + 0)
+    _v225: Any
+    _d225 = m[p + 88]
+    if _d225 == 0:
+        _v225 = None
+    elif _d225 == 1:
+        _v225 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d224, p + 88))
-    _p226, _n226 = _F_II.unpack_from(m, p + 192)
-    _p228, _n228 = _F_II.unpack_from(m, p + 200)
-    _f228 = struct.unpack_from("<%dQ" % _n228, m, _p228)
-    return _mk_health_class(_str(m, _p209, _n209), _mk_policy(_mk_backoff(_f212, _f213, _f214, _CASES_JITTER[_f215]), _f216, _f217, _mk_budget(_f219, _f220, _f221, _f222)), _v224, _str(m, _p226, _n226), _f228)
+        raise Malformed("discriminant %d at %d" % (_d225, p + 88))
+    _p227, _n227 = _F_II.unpack_from(m, p + 192)
+    _p229, _n229 = _F_II.unpack_from(m, p + 200)
+    _f229 = struct.unpack_from("<%dQ" % _n229, m, _p229)
+    return _mk_health_class(_str(m, _p210, _n210), _mk_policy(_mk_backoff(_f213, _f214, _f215, _CASES_JITTER[_f216]), _f217, _f218, _mk_budget(_f220, _f221, _f222, _f223)), _v225, _str(m, _p227, _n227), _f229)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f229, _f230, _f234, _f235, _f236 = _R_health.unpack_from(m, p + 0)
-    _v232: Any
-    _d232 = m[p + 16]
-    if _d232 == 0:
-        _v232 = None
-    elif _d232 == 1:
-        _v232 = _lift_circuit(m, p + 24)
+    _f230, _f231, _f235, _f236, _f237 = _R_health.unpack_from(m, p + 0)
+    _v233: Any
+    _d233 = m[p + 16]
+    if _d233 == 0:
+        _v233 = None
+    elif _d233 == 1:
+        _v233 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d232, p + 16))
-    return _mk_health(_f229, _f230, _v232, _mk_release(_f234, _f235), _f236)
+        raise Malformed("discriminant %d at %d" % (_d233, p + 16))
+    return _mk_health(_f230, _f231, _v233, _mk_release(_f235, _f236), _f237)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f237, _f238, _f239, _f240, _f241, _f242 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f237, _f238, _f239, _f240, _f241, _f242)
+    _f238, _f239, _f240, _f241, _f242, _f243 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f238, _f239, _f240, _f241, _f242, _f243)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1490,6 +1490,20 @@ def lift_rollout_step(m: memoryview, r: int) -> str:
     return _v102
 
 
+def lower_metrics_schema(x: Scratch) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    _finish(m, s, d, lim, fx)
+
+
+def lift_metrics_schema(m: memoryview, r: int) -> str:
+    _p105, _n105 = _F_II.unpack_from(m, r + 0)
+    return _str(m, _p105, _n105)
+
+
 def lower_vector_case(x: Scratch, format: str, case: str) -> None:
     m = x.mem
     s = x.scratch
@@ -1500,37 +1514,37 @@ def lower_vector_case(x: Scratch, format: str, case: str) -> None:
         c.text("format", format)
     if case.__class__ is not str:
         c.text("case", case)
-    _t105 = format.encode()
-    _n105 = len(_t105)
-    if d + _n105 > lim:
-        raise Grow(d + _n105)
-    m[d:d + _n105] = _t105
-    _p105 = d
-    d += _n105
-    fx += (s + 8, 1, _n105)
-    _t106 = case.encode()
+    _t106 = format.encode()
     _n106 = len(_t106)
     if d + _n106 > lim:
         raise Grow(d + _n106)
     m[d:d + _n106] = _t106
     _p106 = d
     d += _n106
-    fx += (s + 24, 1, _n106)
-    _S38.pack_into(m, s + FLAT + 0, _p105, _n105, _p106, _n106)
+    fx += (s + 8, 1, _n106)
+    _t107 = case.encode()
+    _n107 = len(_t107)
+    if d + _n107 > lim:
+        raise Grow(d + _n107)
+    m[d:d + _n107] = _t107
+    _p107 = d
+    d += _n107
+    fx += (s + 24, 1, _n107)
+    _S38.pack_into(m, s + FLAT + 0, _p106, _n106, _p107, _n107)
     _finish(m, s, d, lim, fx)
 
 
 def lift_vector_case(m: memoryview, r: int) -> None:
-    _v107: Any
-    _d107 = m[r + 0]
-    if _d107 == 0:
-        _v107 = None
-    elif _d107 == 1:
-        _p108, _n108 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p108, _n108))
+    _v108: Any
+    _d108 = m[r + 0]
+    if _d108 == 0:
+        _v108 = None
+    elif _d108 == 1:
+        _p109, _n109 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p109, _n109))
     else:
-        raise Malformed("discriminant %d at %d" % (_d107, r + 0))
-    return _v107
+        raise Malformed("discriminant %d at %d" % (_d108, r + 0))
+    return _v108
 
 
 class Function(NamedTuple):
@@ -1566,6 +1580,7 @@ FUNCTIONS: dict[str, Function] = {
     "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@1.0.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@1.0.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
     "rollout-open": Function("rollout-open", "webhook:retry-policy/policy@1.0.0#rollout-open", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-open", lower_rollout_open, lift_rollout_open, True),
     "rollout-step": Function("rollout-step", "webhook:retry-policy/policy@1.0.0#rollout-step", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-step", lower_rollout_step, lift_rollout_step, True),
+    "metrics-schema": Function("metrics-schema", "webhook:retry-policy/policy@1.0.0#metrics-schema", "cabi_post_webhook:retry-policy/policy@1.0.0#metrics-schema", lower_metrics_schema, lift_metrics_schema, True),
     "vector-case": Function("vector-case", "webhook:retry-policy/policy@1.0.0#vector-case", "cabi_post_webhook:retry-policy/policy@1.0.0#vector-case", lower_vector_case, lift_vector_case, True),
 }
 

@@ -5,10 +5,11 @@
 
 use std::collections::BTreeMap;
 
+use retry_policy_core::health::HoldReason;
 use retry_policy_core::StopReason;
 use serde_json::{json, Map, Value};
 
-use crate::metrics::{Metrics, HOLD_REASONS};
+use crate::metrics::Metrics;
 
 /// One event's stop, in the order events stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +55,7 @@ impl Tally {
     pub fn new() -> Tally {
         Tally {
             stops: StopReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
-            holds: HOLD_REASONS.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+            holds: HoldReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
             ..Tally::default()
         }
     }
