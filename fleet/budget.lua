@@ -83,7 +83,8 @@
 -- bucket (the newest failure bucket and the one before it are kept, rolled
 -- forward when a failure is counted, as policy-core `health::apply`), and
 -- "paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window",
--- "probes_granted", "closed_at_ms", "consecutive_failures" (absent = 0; a
+-- "probes_granted", "closed_at_ms", "consecutive_failures",
+-- "probes_in_flight", "probe_busy_until_ms" (absent = 0; a
 -- field that becomes 0 is deleted, so a healthy endpoint's hash holds only
 -- its t:/r: fields). After the format-2 effect, in the same call: a failure
 -- adds 1 to f:<bucket> and, when it carries no pause, to
@@ -94,7 +95,10 @@
 -- (est_failures = f:<bucket> + f:<bucket-1> * the budget's sliding
 -- weight); an open one, on a probe's
 -- result, closes (success: f: fields deleted) or reopens with the cooldown
--- doubled up to cooldown_max_ms (failure). A health call's write PEXPIREs
+-- doubled up to cooldown_max_ms (failure). A probe is granted only while
+-- fewer than `probes` granted ones are in flight (each report takes one off;
+-- all lapse at probe_busy_until_ms = the last grant + max(cooldown_ms,
+-- probe_interval_ms)). A health call's write PEXPIREs
 -- the key to 3 * window_ms past the later of now_ms, the pause's end and an
 -- open circuit's cooldown end (a live pause or circuit never expires).
 --
@@ -212,7 +216,7 @@ end
 -- The health fields a format-2 call leaves alone; every other field that is
 -- not t:/r: of a kept bucket is deleted by the clean-up below.
 local HEALTH = {'paused_until_ms', 'opened_at_ms', 'cooldown_ms', 'probe_window', 'probes_granted', 'closed_at_ms',
-                'consecutive_failures'}
+                'consecutive_failures', 'probes_in_flight', 'probe_busy_until_ms'}
 local is_health = {}
 for _, f in ipairs(HEALTH) do is_health[f] = true end
 local fields = redis.call('HKEYS', key)
@@ -312,8 +316,13 @@ if hp then
         h.probe_window = pw
         h.probes_granted = 0
       end
-      if h.probes_granted < c.probes then
+      -- Draft 7: at most `probes` granted probes in flight, until their
+      -- lease (max(cooldown_ms, probe_interval_ms) from the last grant) lapses.
+      if now >= h.probe_busy_until_ms then h.probes_in_flight = 0 end
+      if h.probes_granted < c.probes and h.probes_in_flight < c.probes then
         h.probes_granted = h.probes_granted + 1
+        h.probes_in_flight = h.probes_in_flight + 1
+        h.probe_busy_until_ms = now + math.max(h.cooldown_ms, c.probe_interval)
         granted = 1
       end
     end
@@ -322,6 +331,11 @@ if hp then
     if hp.pause_until > h.paused_until_ms then h.paused_until_ms = hp.pause_until end
     if c then
       local was_open = h.opened_at_ms ~= 0
+      if hp.probe then
+        -- Draft 7: a granted probe reported; none left in flight frees the slot.
+        h.probes_in_flight = math.max(0, h.probes_in_flight - 1)
+        if h.probes_in_flight == 0 then h.probe_busy_until_ms = 0 end
+      end
       -- The failure buckets: the newest one and the one before it.
       local newest_f
       for _, f in ipairs(fail_fields) do

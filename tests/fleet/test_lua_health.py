@@ -27,7 +27,7 @@ from fleetlib import ROOT, script_argv, store_key
 SCRIPT = (ROOT / "fleet" / "budget.lua").read_text()
 VECTORS = ROOT / "tests" / "vectors" / "format3-store.json"
 HEALTH_FIELDS = ("paused_until_ms", "opened_at_ms", "cooldown_ms", "probe_window", "probes_granted", "closed_at_ms",
-                 "consecutive_failures")
+                 "consecutive_failures", "probes_in_flight", "probe_busy_until_ms")
 
 # ---------------------------------------------------------------- the vectors' shape (unknown fields: rejected)
 
@@ -309,7 +309,8 @@ def test_a_format2_call_replies_five_integers_and_leaves_the_health_fields_alone
     key = store_key("health-format2", 60_000)
     node.delete(key)
     health = {"f:7": 3, "f:6": 1, "paused_until_ms": 999_000, "opened_at_ms": 420_100, "cooldown_ms": 5000,
-              "probe_window": 420, "probes_granted": 1, "closed_at_ms": 7, "consecutive_failures": 4}
+              "probe_window": 420, "probes_granted": 1, "closed_at_ms": 7, "consecutive_failures": 4,
+              "probes_in_flight": 1, "probe_busy_until_ms": 425_100}
     node.hset(key, mapping={"t:7": 10, "r:7": 1, **health})
     reply = node.evalsha(sha, 1, key, *script_argv("record_reserve", 7, BUDGET, 7 * 60_000 + 5))
     assert [int(x) for x in reply] == [1, 11, 1, 0, 0]
@@ -395,6 +396,9 @@ MUTANTS = {
     "stale failure buckets kept": ("if not b or b < newest_f - 1 then", "if not b then"),
     "probe granted during the cooldown": ("now >= h.opened_at_ms + h.cooldown_ms", "now >= h.opened_at_ms"),
     "every failed probe doubles the cooldown": ("and now - h.opened_at_ms >= h.cooldown_ms then", "then"),
+    "probes in flight not limited (draft 7)": ("and h.probes_in_flight < c.probes then", "then"),
+    "a probe's report keeps its slot (draft 7)": ("h.probes_in_flight = math.max(0, h.probes_in_flight - 1)",
+                                                   "h.probes_in_flight = h.probes_in_flight"),
     "open judged on the counts before the op": ("local est_total = get('t:' .. dec(bucket))",
                                                 "local est_total = reply[2]"),
 }

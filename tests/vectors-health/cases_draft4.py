@@ -74,7 +74,7 @@ def documents() -> list[dict[str, Any]]:
 def held(total: int = 0, retries: int = 0, failures: int = 0, fprev: int = 0, **health: int) -> dict[str, Any]:
     h = {"failures": {"bucket": BUCKET, "current": failures, "previous": fprev}, "paused_until_ms": 0,
          "opened_at_ms": 0, "cooldown_ms": 0, "probe_window": 0, "probes_granted": 0, "closed_at_ms": 0,
-         "consecutive_failures": 0}
+         "consecutive_failures": 0, "probes_in_flight": 0, "probe_busy_until_ms": 0}
     h.update(health)
     return {"buckets": {"bucket": BUCKET, "current": {"total": total, "retries": retries},
                         "previous": {"total": 0, "retries": 0}}, "health": h}

@@ -101,7 +101,7 @@ def documents() -> list[dict[str, Any]]:
 def held(total: int = 0, retries: int = 0, failures: int = 0, **health: int) -> dict[str, Any]:
     h = {"failures": {"bucket": BUCKET, "current": failures, "previous": 0}, "paused_until_ms": 0,
          "opened_at_ms": 0, "cooldown_ms": 0, "probe_window": 0, "probes_granted": 0, "closed_at_ms": 0,
-         "consecutive_failures": 0}
+         "consecutive_failures": 0, "probes_in_flight": 0, "probe_busy_until_ms": 0}
     h.update(health)
     return {"buckets": {"bucket": BUCKET, "current": {"total": total, "retries": retries},
                         "previous": {"total": 0, "retries": 0}}, "health": h}
@@ -168,10 +168,11 @@ def store() -> list[dict[str, Any]]:
                                   {"view": {"paused_until_ms": T0 + 9000}}]})
     # Open at T0 with cooldown 5000, 1 probe per 1000 ms window.
     opened = held(40, 0, 30, opened_at_ms=T0, cooldown_ms=5000)
+    # (draft 7) The first probe reports (a terminal `none`) at T0 + 5500, so only the window limits the rest.
     e = case("probe grant and refusal per window", opened,
-             [(T0 + 4999, req("probe")), (T0 + 5000, req("probe")), (T0 + 5999, req("probe")),
-              (T0 + 6000, req("probe")), (T0 + 6001, req("probe"))])
-    hand("probe", e, {"replies": [{"granted": False}, {"granted": True}, {"granted": False}, {"granted": True},
+             [(T0 + 4999, req("probe")), (T0 + 5000, req("probe")), (T0 + 5500, req("report", "none", probe=True)),
+              (T0 + 5999, req("probe")), (T0 + 6000, req("probe")), (T0 + 6001, req("probe"))])
+    hand("probe", e, {"replies": [{"granted": False}, {"granted": True}, {}, {"granted": False}, {"granted": True},
                                   {"granted": False}],
                       "held": {"health": {"probe_window": (T0 + 6000) // 1000, "probes_granted": 1}}})
     three = m.parse_section({"circuit": {"probes": 3}})
@@ -260,4 +261,43 @@ def store() -> list[dict[str, Any]]:
                                                                           consecutive_failures=7),
              [(T0 + 5000, req("report", "success", probe=True))])
     hand("run close", e, {"held": {"health": {"opened_at_ms": 0, "consecutive_failures": 0}}})
+    draft7_probes(case)
     return cases
+
+
+def draft7_probes(case: Any) -> None:
+    """Draft 7: at most `circuit.probes` granted probes in flight fleet-wide, each lease
+    max(cooldown_ms, probe_interval_ms) from the last grant. T0 is a multiple of 1000, so T0 + 5999 and
+    T0 + 6000 fall in two probe windows (interval 1000)."""
+    opened = held(40, 0, 30, opened_at_ms=T0, cooldown_ms=5000)
+    e = case("draft 7: a second probe is refused while the first is in flight, even in the next probe window",
+             opened, [(T0 + 5999, req("probe")), (T0 + 6000, req("probe")),
+                      (T0 + 6800, req("report", "failure", probe=True))])
+    # Granted at T0 + 5999 (lease to T0 + 10999); T0 + 6000 opens a new window but one is in flight: refused.
+    # The report at T0 + 6800 frees the slot and, the cooldown having ended, doubles it (draft 5).
+    hand("d7 in flight", e, {"replies": [{"granted": True}, {"granted": False},
+                                         {"view": {"opened_at_ms": T0 + 6800, "cooldown_ms": 10000}}],
+                             "held": {"health": {"probes_in_flight": 0, "probe_busy_until_ms": 0,
+                                                 "probes_granted": 0, "probe_window": (T0 + 6000) // 1000}}})
+    e = case("draft 7: a probe that never reports stops counting after its lease, max(cooldown_ms, probe_interval_ms)",
+             opened, [(T0 + 5000, req("probe")), (T0 + 9999, req("probe")), (T0 + 10000, req("probe"))])
+    # Lease 5000 from T0 + 5000: refused at T0 + 9999, granted at T0 + 10000 (a new lease to T0 + 15000).
+    hand("d7 lease", e, {"replies": [{"granted": True}, {"granted": False}, {"granted": True}],
+                         "held": {"health": {"probes_in_flight": 1, "probe_busy_until_ms": T0 + 15000}}})
+    e = case("draft 7: a probe's report frees its slot at once", opened,
+             [(T0 + 5000, req("probe")), (T0 + 5100, req("report", "none", probe=True)), (T0 + 6000, req("probe"))])
+    # A terminal answer (`none`) moves nothing but the slot: the next window's probe is granted.
+    hand("d7 report", e, {"replies": [{"granted": True}, {"view": {"opened_at_ms": T0}}, {"granted": True}],
+                          "held": {"health": {"probes_in_flight": 1, "probe_busy_until_ms": T0 + 11000}}})
+    two = m.parse_section({"circuit": {"probes": 2}})
+    e = case("draft 7: with probes 2, two may be in flight and a third waits for a report", opened,
+             [(T0 + 5000, req("probe")), (T0 + 5500, req("probe")), (T0 + 6000, req("probe")),
+              (T0 + 6100, req("report", "none", probe=True)), (T0 + 6200, req("probe"))], section=two)
+    hand("d7 two", e, {"replies": [{"granted": True}, {"granted": True}, {"granted": False}, {},
+                                   {"granted": True}],
+                       "held": {"health": {"probes_in_flight": 2, "probe_busy_until_ms": T0 + 11200}}})
+    e = case("draft 7: a probe's success closes the circuit and frees the slot", opened,
+             [(T0 + 5000, req("probe")), (T0 + 5300, req("report", "success", probe=True))])
+    hand("d7 close", e, {"held": {"health": {"opened_at_ms": 0, "closed_at_ms": T0 + 5300, "probes_in_flight": 0,
+                                             "probe_busy_until_ms": 0}}})
+

@@ -253,8 +253,13 @@ def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, 
             window = now // c["probe_interval_ms"]
             if window > h["probe_window"]:
                 h["probe_window"], h["probes_granted"] = window, 0
-            if h["probes_granted"] < c["probes"]:
+            # draft 7: at most `probes` granted probes in flight, until their lease lapses
+            if now >= h["probe_busy_until_ms"]:
+                h["probes_in_flight"] = 0
+            if h["probes_granted"] < c["probes"] and h["probes_in_flight"] < c["probes"]:
                 h["probes_granted"] += 1
+                h["probes_in_flight"] += 1
+                h["probe_busy_until_ms"] = now + max(h["cooldown_ms"], c["probe_interval_ms"])
                 granted = True
     else:
         if req["op"] != "report":
@@ -262,6 +267,10 @@ def store_apply(req: dict[str, Any], section: dict[str, Any], budget: dict[str, 
         h["paused_until_ms"] = max(h["paused_until_ms"], req["pause_until_ms"])
         if c is not None:
             was_open = h["opened_at_ms"] != 0
+            if req["probe"]:  # draft 7: a granted probe reported
+                h["probes_in_flight"] = max(0, h["probes_in_flight"] - 1)
+                if h["probes_in_flight"] == 0:
+                    h["probe_busy_until_ms"] = 0
             f = h["failures"]
             if req["outcome"] == "failure":
                 if req["bucket"] > f["bucket"]:

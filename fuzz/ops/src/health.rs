@@ -191,6 +191,8 @@ impl<'a> Arbitrary<'a> for HealthCase {
                 probes_granted: pick(u, &[0, 1, c.probes.saturating_sub(1), c.probes, u32::MAX])?,
                 closed_at_ms: view.closed_at_ms,
                 consecutive_failures: pick(u, &[0, 1, c.min_sample.saturating_sub(1), c.min_sample, u64::MAX])?,
+                probes_in_flight: pick(u, &[0, 1, c.probes.saturating_sub(1), c.probes, u32::MAX])?,
+                probe_busy_until_ms: near(u, now, &[0, -1, 1, 5000])?,
             },
         };
         Ok(HealthCase {

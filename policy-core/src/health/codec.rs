@@ -133,6 +133,8 @@ fn health_state(v: &Value) -> Result<HealthState, PolicyError> {
         "probes_granted",
         "closed_at_ms",
         "consecutive_failures",
+        "probes_in_flight",
+        "probe_busy_until_ms",
     ];
     let f = Fields::new(v, &keys)?;
     Ok(HealthState {
@@ -144,6 +146,8 @@ fn health_state(v: &Value) -> Result<HealthState, PolicyError> {
         probes_granted: f.u32("probes_granted")?,
         closed_at_ms: f.u64("closed_at_ms")?,
         consecutive_failures: f.u64("consecutive_failures")?,
+        probes_in_flight: f.u32("probes_in_flight")?,
+        probe_busy_until_ms: f.u64("probe_busy_until_ms")?,
     })
 }
 
@@ -186,6 +190,8 @@ pub fn held_to_value(h: &HeldHealth) -> Value {
                 ("probes_granted", s.probes_granted.into()),
                 ("closed_at_ms", s.closed_at_ms.into()),
                 ("consecutive_failures", s.consecutive_failures.into()),
+                ("probes_in_flight", s.probes_in_flight.into()),
+                ("probe_busy_until_ms", s.probe_busy_until_ms.into()),
             ]),
         ),
     ])

@@ -126,6 +126,14 @@ pub struct HealthState {
     /// Failures counted since the last success, fleet-wide, whatever their
     /// bucket (draft 6); a failure that carries a pause counts none.
     pub consecutive_failures: u64,
+    /// Granted probes that have not reported yet (draft 7), while
+    /// `now_ms < probe_busy_until_ms`; at most `circuit.probes`.
+    pub probes_in_flight: u32,
+    /// When the probes in flight stop counting (draft 7): the last grant's
+    /// instant plus its lease, `max(cooldown_ms, probe_interval_ms)`. A probe
+    /// whose replica died blocks the next one for one lease, as a failure
+    /// would have for one cooldown.
+    pub probe_busy_until_ms: u64,
 }
 
 /// Everything a format-3 store holds for one endpoint and bucket width.
@@ -228,8 +236,12 @@ fn view(h: &HealthState, now_ms: u64) -> HealthView {
     }
 }
 
-/// The `probe` op: grant when the circuit is open, its cooldown is over and
-/// the probe window (a later window resets the count) has one left.
+/// The `probe` op: grant when the circuit is open, its cooldown is over,
+/// the probe window (a later window resets the count) has one left and
+/// (draft 7) fewer than `circuit.probes` granted probes are still in flight
+/// fleet-wide. A probe window alone let a second replica probe one
+/// millisecond after the first when a window boundary fell between them:
+/// two probes in flight on an endpoint slower than the interval.
 fn probe(section: &Health, now_ms: u64, h: &mut HealthState) -> bool {
     let Some(c) = &section.circuit else { return false };
     if h.opened_at_ms == 0 || now_ms < h.opened_at_ms.saturating_add(h.cooldown_ms) {
@@ -240,11 +252,25 @@ fn probe(section: &Health, now_ms: u64, h: &mut HealthState) -> bool {
         h.probe_window = window;
         h.probes_granted = 0;
     }
-    if h.probes_granted < c.probes {
+    if now_ms >= h.probe_busy_until_ms {
+        // Every lease has lapsed: what never reported no longer counts.
+        h.probes_in_flight = 0;
+    }
+    if h.probes_granted < c.probes && h.probes_in_flight < c.probes {
         h.probes_granted += 1;
+        h.probes_in_flight += 1;
+        h.probe_busy_until_ms = now_ms.saturating_add(h.cooldown_ms.max(c.probe_interval_ms));
         return true;
     }
     false
+}
+
+/// A granted probe reported (draft 7): one fewer in flight; none left frees the slot.
+fn probe_reported(h: &mut HealthState) {
+    h.probes_in_flight = h.probes_in_flight.saturating_sub(1);
+    if h.probes_in_flight == 0 {
+        h.probe_busy_until_ms = 0;
+    }
 }
 
 /// The store's format-3 rule: answer `request` on what it holds, judged
@@ -282,6 +308,9 @@ pub fn apply(
     h.paused_until_ms = h.paused_until_ms.max(request.pause_until_ms);
     if let Some(c) = &section.circuit {
         let was_open = h.opened_at_ms != 0;
+        if request.probe {
+            probe_reported(h);
+        }
         // 1. Count the failure; the run of failures since the last success
         // (a throttled answer, one carrying a pause, is not counted: the
         // pause answers it).
