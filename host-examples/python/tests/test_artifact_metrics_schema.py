@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_metrics_schema import documented
 
-from webhook_retry_policy import MetricFamily, MetricLabel, PolicyTrap
+from webhook_retry_policy import MetricFamily, MetricLabel, PolicyTrap, instance
 from webhook_retry_policy.artifact import current_artifact, load_artifact
 from webhook_retry_policy.component_reader import append_custom_section
 from webhook_retry_policy.metrics_schema import parse_metrics_schema
@@ -33,10 +33,12 @@ def test_the_schema_is_the_pages_families_in_its_order_typed():
     assert current_artifact().metrics_schema() is schema  # read once
 
 
-def test_an_artifact_that_is_not_the_active_one_answers_its_own_schema():
+def test_an_artifact_that_is_not_the_active_one_answers_its_own_schema(monkeypatch):
+    expected = current_artifact().metrics_schema()
     other = load_artifact(append_custom_section(SHIPPED.read_bytes(), "metrics-schema-test", b"x"))
     assert other is not current_artifact()
-    assert other.metrics_schema() == current_artifact().metrics_schema()
+    monkeypatch.setattr(instance, "current", lambda: pytest.fail("asked the active artifact's instance"))
+    assert other.metrics_schema() == expected
 
 
 @pytest.mark.parametrize(("text", "where"), [

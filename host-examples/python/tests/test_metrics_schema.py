@@ -171,3 +171,12 @@ def test_a_counter_the_host_does_not_list_is_ignored_not_raised(capsys):
     m.count("webhook_wake_calls_total", None, 1)
     m.count("webhook_wake_calls_total", None, 1)
     assert capsys.readouterr().err.count("webhook_wake_calls_total") == 1
+
+
+def test_a_gauge_the_schema_does_not_list_is_ignored_not_raised(capsys):
+    m = DispatcherMetrics()
+    m.gauge("webhook_waiting_events", 3)
+    m.gauge("webhook_waiting_events", 4)
+    m.gauge("webhook_held_events", 5)
+    assert capsys.readouterr().err.count("webhook_waiting_events") == 1
+    assert m.registry.get_sample_value("webhook_held_events") == 5
