@@ -12,9 +12,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from test_replica import REPLICA, storm_policy
 
+from webhook_retry_policy import PolicyTrap
 from webhook_retry_policy.artifact import current_artifact
 from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.dispatcher.metrics import DispatcherMetrics
@@ -180,3 +182,9 @@ def test_a_gauge_the_schema_does_not_list_is_ignored_not_raised(capsys):
     m.gauge("webhook_held_events", 5)
     assert capsys.readouterr().err.count("webhook_waiting_events") == 1
     assert m.registry.get_sample_value("webhook_held_events") == 5
+
+
+def test_a_schema_without_a_family_the_host_moves_is_a_trap_naming_it():
+    schema = [f for f in current_artifact().metrics_schema() if f.name != "webhook_in_flight"]
+    with pytest.raises(PolicyTrap, match="no host-moved gauge webhook_in_flight"):
+        DispatcherMetrics(schema=schema)
