@@ -12,9 +12,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from test_replica import REPLICA, storm_policy
 
+from webhook_retry_policy import PolicyTrap
+from webhook_retry_policy.artifact import current_artifact
 from webhook_retry_policy.dispatcher import LocalEndpoint
 from webhook_retry_policy.dispatcher.metrics import DispatcherMetrics
 
@@ -129,9 +132,59 @@ def test_the_replica_serves_the_schema_and_counts_its_run(tmp_path):
 
 
 
+def registered(m: DispatcherMetrics) -> list[tuple]:
+    """(sample name, type, help, buckets, label names, {label: values}) of each family the registry serves, in order."""
+    out = []
+    for fam in m.registry.collect():
+        samples = [s for s in fam.samples if not s.name.endswith(("_count", "_sum"))]
+        names = sorted({k for s in samples for k in s.labels if k != "le"})
+        out.append((fam.name + "_total" if fam.type == "counter" else fam.name, fam.type, fam.documentation,
+                    tuple(float(s.labels["le"]) for s in samples if s.name.endswith("_bucket"))[:-1], names,
+                    {k: sorted({s.labels[k] for s in samples}) for k in names}))
+    return out
+
+
+def test_the_registry_serves_exactly_the_schemas_families_help_labels_and_buckets():
+    schema = current_artifact().metrics_schema()
+    m = DispatcherMetrics()
+    m.set_policy_info("ab" * 32, "webhook:retry-policy@1.0.0", "v1")  # the open labels' one series
+    assert m.schema == schema
+    assert registered(m) == [
+        (f.name, f.type, f.help, f.buckets_s, sorted(label.name for label in f.labels),
+         {label.name: sorted(label.values) if label.values is not None else [{"artifact_sha256": "ab" * 32,
+          "abi": "webhook:retry-policy@1.0.0", "document_version": "v1"}[label.name]] for label in f.labels})
+        for f in schema]
+
+
+def test_a_label_value_the_schema_does_not_list_is_ignored_never_a_new_series(capsys):
+    m = DispatcherMetrics()
+    m.count("webhook_holds_total", {"reason": "not_a_reason"}, 1)
+    m.count("webhook_holds_total", {"reason": "not_a_reason"}, 1)
+    m.count("webhook_holds_total", {"reason": "paused"}, 2)
+    assert capsys.readouterr().err.count("not_a_reason") == 1
+    holds = {s.labels["reason"]: s.value for fam in m.registry.collect() if fam.name == "webhook_holds"
+             for s in fam.samples}
+    assert "not_a_reason" not in holds and holds["paused"] == 2
+
+
 def test_a_counter_the_host_does_not_list_is_ignored_not_raised(capsys):
     """An artifact of another release (a rollback) may move a counter this host does not know."""
     m = DispatcherMetrics()
     m.count("webhook_wake_calls_total", None, 1)
     m.count("webhook_wake_calls_total", None, 1)
     assert capsys.readouterr().err.count("webhook_wake_calls_total") == 1
+
+
+def test_a_gauge_the_schema_does_not_list_is_ignored_not_raised(capsys):
+    m = DispatcherMetrics()
+    m.gauge("webhook_waiting_events", 3)
+    m.gauge("webhook_waiting_events", 4)
+    m.gauge("webhook_held_events", 5)
+    assert capsys.readouterr().err.count("webhook_waiting_events") == 1
+    assert m.registry.get_sample_value("webhook_held_events") == 5
+
+
+def test_a_schema_without_a_family_the_host_moves_is_a_trap_naming_it():
+    schema = [f for f in current_artifact().metrics_schema() if f.name != "webhook_in_flight"]
+    with pytest.raises(PolicyTrap, match="no host-moved gauge webhook_in_flight"):
+        DispatcherMetrics(schema=schema)

@@ -77,12 +77,14 @@ if TYPE_CHECKING:
     from .artifact_watch import ArtifactWatch, watch_artifact
     from .async_policy import AsyncRetryPolicy
     from .delivery_engine import DeliveryEngine, EngineAnswer, EngineError
+    from .metrics_schema import MetricFamily, MetricLabel
 
 
 def __getattr__(name: str) -> Any:
     """Imported on first use, not needed by a first decision: ``AsyncRetryPolicy``
     (asyncio costs ~20 ms at cold start), ``ArtifactWatch`` and ``watch_artifact``,
-    ``DeliveryEngine``, ``EngineAnswer`` and ``EngineError``."""
+    ``DeliveryEngine``, ``EngineAnswer`` and ``EngineError``, ``MetricFamily`` and ``MetricLabel``
+    (``Artifact.metrics_schema()``'s values)."""
     if name == "AsyncRetryPolicy":
         from .async_policy import AsyncRetryPolicy
 
@@ -95,6 +97,10 @@ def __getattr__(name: str) -> Any:
         from . import delivery_engine
 
         return getattr(delivery_engine, name)
+    if name in ("MetricFamily", "MetricLabel"):
+        from . import metrics_schema
+
+        return getattr(metrics_schema, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -107,5 +113,5 @@ __all__ = [
     "OutcomeClass", "Policy", "PolicyDocument", "PolicyError", "PolicyTrap", "Reservation", "Retry",
     "RetryPolicy", "Schedule", "Settlement", "Step", "Stop", "StopReason", "StoreOp", "StoreReply", "StoreRequest",
     "SystemClock", "TransportError", "Unavailable", "UnavailableBudgetStore", "store_key",
-    "DeliveryEngine", "EngineAnswer", "EngineError",
+    "DeliveryEngine", "EngineAnswer", "EngineError", "MetricFamily", "MetricLabel",
 ]

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import wasmtime
 
@@ -46,6 +46,9 @@ from .artifact_file import check_size, pin_of, read_artifact_file
 from .component_reader import read_component
 from .errors import ArtifactError, PolicyError, PolicyTrap
 from .types import Backoff, EventClass, HealthDocument, Jitter, LimitedBy, OutcomeClass, PolicyDocument
+
+if TYPE_CHECKING:
+    from .metrics_schema import MetricFamily
 
 ABI = "webhook:retry-policy@1.0.0"
 ABI_VERSION = 4
@@ -102,11 +105,21 @@ class Artifact:
         self.core = core
         self.document = document
         self.health_document = health_document
+        self._metrics_schema: tuple[MetricFamily, ...] | None = None
 
     @property
     def has_health(self) -> bool:
         """True when the embedded document has a class with a ``health`` section (format 3)."""
         return self.health_document is not None and any(c.health is not None for c in self.health_document.classes)
+
+    def metrics_schema(self) -> tuple[MetricFamily, ...]:
+        """docs/metrics.md's families as this artifact's ``metrics-schema()`` answers them (read on first use,
+        then kept; :mod:`metrics_schema`): what a dispatcher registers its metrics from."""
+        if self._metrics_schema is None:
+            from .metrics_schema import parse_metrics_schema  # not at start: cold start
+
+            self._metrics_schema = parse_metrics_schema(instance.of(self).run("metrics-schema"))
+        return self._metrics_schema
 
 
 def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None,

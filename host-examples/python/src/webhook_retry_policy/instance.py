@@ -243,6 +243,12 @@ def current() -> Instance:
     return inst
 
 
+def of(artifact: Any) -> Instance:
+    """An instance of ``artifact``: this thread's (:func:`current`) when it is the active one, else a new one."""
+    inst = current() if artifact is _active else None
+    return inst if inst is not None and inst.artifact is artifact else Instance(artifact)
+
+
 def decide(clock: Any, store: Any, *args: Any) -> Any:
     """The imports-driven ``decide`` on this thread's instance: ONE call into
     the component, which asks ``clock`` once and ``store`` at most once

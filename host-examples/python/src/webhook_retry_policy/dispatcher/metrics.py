@@ -1,18 +1,23 @@
 """Prometheus metrics of the dispatcher (prometheus-client), served on
-``/metrics``: exactly the families, labels, types and buckets of
-docs/metrics.md (tests/test_metrics_schema.py compares them with that
-page's tables). ``webhook_deadletter_total{stop_reason}`` is the one the
-design note asks for: the ratio of ``retry_budget_exhausted`` to
-``max_attempts_exhausted`` tells "one endpoint is down" from "delivery is
-degraded everywhere". ``webhook_policy_info{artifact_sha256, abi,
-document_version} 1`` names the artifact the replica runs
-(docs/artifact.md); after a swap the old series is removed."""
+``/metrics``: every family of docs/metrics.md, registered from the
+artifact's metrics schema (``Artifact.metrics_schema()``, the component's
+``metrics-schema``: names, types, help, labels, closed values, buckets), no
+list of its own (tests/test_metrics_schema.py compares the registry with the
+schema and a scrape with that page's tables). The families the schema marks
+``moved_by: engine`` move only by the engine's ``count`` and ``gauge``
+actions; the histograms, ``webhook_in_flight``,
+``webhook_policy_reloads_total`` and ``webhook_policy_info`` by the host's
+own code. ``webhook_policy_info{artifact_sha256, abi, document_version} 1``
+names the artifact the replica runs (docs/artifact.md); after a swap the
+old series is removed."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from prometheus_client import (
     CollectorRegistry,
@@ -23,10 +28,12 @@ from prometheus_client import (
     start_http_server,
 )
 
-from ..transport_kinds import ALL_KINDS
-from ..types import HoldReason, StopReason
+from ..artifact import current_artifact
+from ..errors import PolicyTrap
+from ..metrics_schema import MetricFamily
 
 DEFAULT_METRICS_HOST = "127.0.0.1"
+M = TypeVar("M", Counter, Gauge, Histogram)
 
 
 def parse_metrics_addr(text: str) -> tuple[str, int]:
@@ -54,86 +61,90 @@ def metrics_addr_arg(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-STORE_BUCKETS_S = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
-DELIVERY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-ATTEMPT_KINDS = ("first", "retry")
-RELOAD_RESULTS = ("applied", "refused")
-PROBE_GRANTED = ("true", "false", "error")
+_CLIENT_TYPES: dict[str, type[Counter] | type[Gauge]] = {"counter": Counter, "gauge": Gauge}
+# the families the host moves by its own code (moved_by "host"), and the label names that code spells
+STORE_DURATION = "webhook_budget_store_duration_seconds"
+DELIVERY_DURATION = "webhook_delivery_duration_seconds"
+IN_FLIGHT = "webhook_in_flight"
+POLICY_RELOADS = "webhook_policy_reloads_total"
+POLICY_INFO = "webhook_policy_info"
 
 
 class DispatcherMetrics:
-    """Every family of docs/metrics.md on a private registry, each closed
-    label set present from the start at 0, no ``*_created`` series."""
+    """Every family of the artifact's metrics schema (``Artifact.metrics_schema()``,
+    docs/metrics.md; default: the artifact running now, read once here) on a
+    private registry, with the schema's help and buckets, every closed label
+    set present from the start at 0, no ``*_created`` series. A schema
+    without a family this code moves is :class:`PolicyTrap`."""
 
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+    def __init__(self, registry: CollectorRegistry | None = None, *,
+                 schema: Sequence[MetricFamily] | None = None) -> None:
         disable_created_metrics()  # type: ignore[no-untyped-call]
-        self.registry = r = registry or CollectorRegistry()
-        self.attempts = Counter("webhook_attempts", "Delivery attempts the policy allowed and the dispatcher started",
-                                ["kind"], registry=r)
-        self.delivered = Counter("webhook_delivered", "Events delivered (a 2xx)", registry=r)
-        self.deadletter = Counter("webhook_deadletter", "Events dead-lettered, by the reason their retries stopped",
-                                  ["stop_reason"], registry=r)
-        self.transport_errors = Counter("webhook_transport_errors", "Attempts that ended without a response, by kind",
-                                        ["kind"], registry=r)
-        self.endpoint_disable_signals = Counter("webhook_endpoint_disable_signals",
-                                                "410 Gone responses: the receiver asks to be disabled", registry=r)
-        self.budget_refusals = Counter("webhook_budget_refusals", "Retries the fleet budget refused", registry=r)
-        self.budget_disagreements = Counter(
-            "webhook_budget_disagreements", "Store replies whose verdict differs from the policy's rule (the store's stands)",
-            registry=r)
-        self.budget_store_errors = Counter("webhook_budget_store_errors",
-                                           "Budget store calls that failed or timed out", registry=r)
-        self.budget_store_duration = Histogram("webhook_budget_store_duration_seconds", "One budget store call",
-                                               buckets=STORE_BUCKETS_S, registry=r)
-        self.delivery_duration = Histogram("webhook_delivery_duration_seconds", "One HTTP attempt",
-                                           buckets=DELIVERY_BUCKETS_S, registry=r)
-        self.in_flight = Gauge("webhook_in_flight", "HTTP attempts in progress now", registry=r)
-        self.policy_reloads = Counter("webhook_policy_reloads", "Policy documents or artifacts loaded without a restart",
-                                      ["result"], registry=r)
-        self.policy_info = Gauge("webhook_policy_info", "The policy artifact this replica runs (value 1)",
-                                 ["artifact_sha256", "abi", "document_version"], registry=r)
-        # format 3 (docs/health-dispatch.md section 5): zeros for a format-2 replica
-        self.holds = Counter("webhook_holds", "Holds started: the event waits, spending no attempt", ["reason"],
-                             registry=r)
-        self.held_events = Gauge("webhook_held_events", "Events held now (journaled as held)", registry=r)
-        self.probe_calls = Counter("webhook_probe_calls", "probe store calls made because the gate asked",
-                                   ["granted"], registry=r)
-        self.replayed = Counter("webhook_replayed", "Dead letters replayed as new events", registry=r)
-        for family, values in ((self.holds, [h.value for h in HoldReason]), (self.probe_calls, PROBE_GRANTED),
-                               (self.attempts, ATTEMPT_KINDS), (self.transport_errors, [k.value for k in ALL_KINDS]),
-                               (self.deadletter, [s.value for s in StopReason if s is not StopReason.DELIVERED]),
-                               (self.policy_reloads, RELOAD_RESULTS)):
-            for value in values:
-                family.labels(value)
-        self._info_labels: tuple[str, str, str] | None = None
+        self.registry = registry or CollectorRegistry()
+        self.schema = tuple(current_artifact().metrics_schema() if schema is None else schema)
+        self.families: dict[str, Counter | Gauge | Histogram] = {f.name: self._register(f) for f in self.schema}
+        # what the engine's count and gauge actions may move: the family and its labels (closed values)
+        self._engine = {f.name: (self.families[f.name], f) for f in self.schema if f.moved_by == "engine"}
+        self.budget_store_duration = self._host(STORE_DURATION, Histogram)
+        self.delivery_duration = self._host(DELIVERY_DURATION, Histogram)
+        self.in_flight = self._host(IN_FLIGHT, Gauge)
+        self.policy_reloads = self._host(POLICY_RELOADS, Counter, ("result",))
+        self.policy_info = self._host(POLICY_INFO, Gauge, ("artifact_sha256", "abi", "document_version"))
+        self._info_labels: tuple[str, ...] | None = None
         self._unknown: set[str] = set()
-        # the counters the engine's count actions move (reloads are the host's own)
-        self._counters = {f"{c._name}_total": c for c in vars(self).values()
-                          if isinstance(c, Counter) and c is not self.policy_reloads}
         self._server: Any = None
 
+    def _register(self, family: MetricFamily) -> Counter | Gauge | Histogram:
+        names = [label.name for label in family.labels]
+        metric: Counter | Gauge | Histogram
+        if family.type == "histogram":
+            metric = Histogram(family.name, family.help, names, registry=self.registry, buckets=family.buckets_s)
+        else:  # a Counter drops the name's "_total" (its samples get it back)
+            metric = _CLIENT_TYPES[family.type](family.name, family.help, names, registry=self.registry)
+        if names and all(label.values is not None for label in family.labels):
+            for values in itertools.product(*(label.values or () for label in family.labels)):
+                metric.labels(*values)
+        return metric
+
+    def _host(self, name: str, cls: type[M], labels: tuple[str, ...] = ()) -> M:
+        """The host-moved family ``name`` (a ``cls`` with these label names)."""
+        family = next((f for f in self.schema if f.name == name), None)
+        metric = self.families.get(name)
+        if (family is None or not isinstance(metric, cls) or family.moved_by != "host"
+                or tuple(label.name for label in family.labels) != labels):
+            raise PolicyTrap(f"the artifact's metrics schema has no host-moved {cls.__name__.lower()} {name}"
+                             f"{{{','.join(labels)}}}, which this dispatcher moves")
+        return metric
+
+    def _ignored(self, what: str) -> None:
+        # An artifact of another release (a rollback) may move a series this
+        # schema does not list: said once, ignored, never a new series or a crash.
+        if what not in self._unknown:
+            self._unknown.add(what)
+            print(f"metrics: the engine moved {what}, which the artifact's metrics schema does not list: ignored",
+                  file=sys.stderr)
+
     def count(self, name: str, label: dict[str, str] | None, delta: int) -> None:
-        """The engine's ``count`` action (docs/engine.md section 13): the only way a counter moves."""
-        counter = self._counters.get(name)
-        if counter is None:
-            # An artifact of another release (a rollback) may move a counter
-            # this host does not know: said once, ignored, never a crash.
-            if name not in self._unknown:
-                self._unknown.add(name)
-                print(f"metrics: the engine moved {name}, a counter docs/metrics.md does not list: ignored",
-                      file=sys.stderr)
+        """The engine's ``count`` action (docs/engine.md section 13): the only way its counters move."""
+        metric, family = self._engine.get(name, (None, None))
+        got = label or {}
+        if (not isinstance(metric, Counter) or family is None or list(got) != [x.name for x in family.labels]
+                or any(x.values is not None and got[x.name] not in x.values for x in family.labels)):
+            self._ignored(f"{name}{label or ''}")
             return
-        (counter.labels(*label.values()) if label else counter).inc(delta)
+        (metric.labels(*got.values()) if got else metric).inc(delta)
 
     def gauge(self, name: str, value: int) -> None:
-        """The engine's ``gauge`` action."""
-        if name != "webhook_held_events":
-            raise KeyError(f"the engine set {name!r}, a gauge docs/metrics.md does not list")
-        self.held_events.set(value)
+        """The engine's ``gauge`` action (an unlabelled gauge of the schema moved by the engine)."""
+        metric, family = self._engine.get(name, (None, None))
+        if not isinstance(metric, Gauge) or family is None or family.labels:
+            self._ignored(f"gauge {name}")
+            return
+        metric.set(value)
 
     def set_policy_info(self, sha256: str, abi: str, document_version: str) -> None:
         """One series, value 1, for the artifact now running (the previous one removed)."""
-        labels = (sha256, abi, document_version)
+        labels = (sha256, abi, document_version)  # the schema's order (checked in __init__)
         if self._info_labels is not None and self._info_labels != labels:
             self.policy_info.remove(*self._info_labels)
         self.policy_info.labels(*labels).set(1)

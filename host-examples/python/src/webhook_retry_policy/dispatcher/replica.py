@@ -44,7 +44,7 @@ from typing import Any
 from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
 from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..delivery_engine import DeliveryEngine, EngineError
-from ..errors import ArtifactError, PolicyError
+from ..errors import ArtifactError, PolicyError, PolicyTrap
 from ..ops import PolicyOps
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
@@ -295,7 +295,10 @@ async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedis
         engine = _open_engine(document, args)
     except EngineError as e:
         raise UsageError(f"the policy document: {e}") from None
-    metrics = DispatcherMetrics()
+    try:  # its families from the schema of the artifact this run loaded (current_artifact)
+        metrics = DispatcherMetrics()
+    except PolicyTrap as e:
+        raise UsageError(f"the artifact's metrics schema: {e}") from None
     artifact_log.info("policy artifact loaded %s", describe(info, version))
     metrics.set_policy_info(info.sha256, info.abi, version)
     if args.metrics_addr is not None:
