@@ -88,7 +88,7 @@ func (e *Engine) MetricsSchema(ctx context.Context) (MetricsSchema, error) {
 
 // ParseMetricsSchema reads the metrics-schema export's JSON text: format 1,
 // each family named once, with a known type and mover, distinct label
-// names and non-empty closed sets, buckets on histograms only.
+// names and non-empty closed sets, increasing buckets on histograms only.
 func ParseMetricsSchema(text []byte) (MetricsSchema, error) {
 	var s MetricsSchema
 	d := json.NewDecoder(bytes.NewReader(text))
@@ -127,6 +127,11 @@ func (f MetricFamily) check() error {
 		return bad("moved_by %q is not engine or host", f.MovedBy)
 	case (f.Type == MetricHistogram) != (len(f.BucketsS) > 0):
 		return bad("buckets_s %v on a %s", f.BucketsS, f.Type)
+	}
+	for i := 1; i < len(f.BucketsS); i++ {
+		if !(f.BucketsS[i-1] < f.BucketsS[i]) {
+			return bad("buckets_s %v are not increasing", f.BucketsS)
+		}
 	}
 	names := map[string]bool{}
 	for _, l := range f.Labels {

@@ -35,6 +35,7 @@ func TestAMetricsSchemaThisHostCannotReadIsAMetricsSchemaError(t *testing.T) {
 		`{"format":1,"families":[{"name":"a","type":"counter","moved_by":"nobody"}]}`,
 		`{"format":1,"families":[{"name":"a","type":"counter","moved_by":"host","buckets_s":[1]}]}`,
 		`{"format":1,"families":[{"name":"a","type":"histogram","moved_by":"host"}]}`,
+		`{"format":1,"families":[{"name":"a","type":"histogram","moved_by":"host","buckets_s":[1,1]}]}`,
 		`{"format":1,"families":[{"name":"a","type":"counter","moved_by":"host","labels":[{"name":"k","values":[]}]}]}`,
 		`{"format":1,"families":[{"name":"a","type":"counter","moved_by":"host","labels":[{"name":"k"},{"name":"k"}]}]}`,
 		`{"format":1,"families":[{"name":"a","type":"gauge","moved_by":"host"},{"name":"a","type":"gauge","moved_by":"host"}]}`,
