@@ -1,7 +1,6 @@
 package retrypolicy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -56,17 +55,6 @@ type MetricsSchemaError struct{ Message string }
 
 func (e *MetricsSchemaError) Error() string { return "metrics schema: " + e.Message }
 
-// Family is the family named name (a sample name), ok false when the
-// schema has none.
-func (s MetricsSchema) Family(name string) (f MetricFamily, ok bool) {
-	for _, f := range s.Families {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return MetricFamily{}, false
-}
-
 // LabelNames are the family's label names, in order.
 func (f MetricFamily) LabelNames() []string {
 	names := make([]string, len(f.Labels))
@@ -87,61 +75,29 @@ func (e *Engine) MetricsSchema(ctx context.Context) (MetricsSchema, error) {
 }
 
 // ParseMetricsSchema reads the metrics-schema export's JSON text: format 1,
-// each family named once, with a known type and mover, distinct label
-// names and non-empty closed sets, increasing buckets on histograms only.
+// at least one family, each of a known type and mover, with buckets if and
+// only if it is a histogram. What a Prometheus client refuses (a name twice,
+// an invalid name, unordered buckets) is the registering host's to report.
 func ParseMetricsSchema(text []byte) (MetricsSchema, error) {
 	var s MetricsSchema
-	d := json.NewDecoder(bytes.NewReader(text))
-	if err := d.Decode(&s); err != nil {
+	if err := json.Unmarshal(text, &s); err != nil {
 		return MetricsSchema{}, &MetricsSchemaError{"not the JSON of a schema: " + err.Error()}
 	}
-	if s.Format != 1 {
-		return MetricsSchema{}, &MetricsSchemaError{fmt.Sprintf("format %d: this host reads format 1", s.Format)}
+	if s.Format != 1 || len(s.Families) == 0 {
+		return MetricsSchema{}, &MetricsSchemaError{fmt.Sprintf("format %d with %d families: this host reads format 1", s.Format, len(s.Families))}
 	}
-	seen := map[string]bool{}
 	for _, f := range s.Families {
-		if err := f.check(); err != nil {
-			return MetricsSchema{}, err
+		bad := func(format string, args ...any) error {
+			return &MetricsSchemaError{fmt.Sprintf("family %q: ", f.Name) + fmt.Sprintf(format, args...)}
 		}
-		if seen[f.Name] {
-			return MetricsSchema{}, &MetricsSchemaError{fmt.Sprintf("family %q twice", f.Name)}
+		switch {
+		case f.Type != MetricCounter && f.Type != MetricGauge && f.Type != MetricHistogram:
+			return MetricsSchema{}, bad("type %q is not counter, gauge or histogram", f.Type)
+		case f.MovedBy != MovedByEngine && f.MovedBy != MovedByHost:
+			return MetricsSchema{}, bad("moved_by %q is not engine or host", f.MovedBy)
+		case (f.Type == MetricHistogram) != (len(f.BucketsS) > 0):
+			return MetricsSchema{}, bad("buckets_s %v on a %s", f.BucketsS, f.Type)
 		}
-		seen[f.Name] = true
-	}
-	if len(s.Families) == 0 {
-		return MetricsSchema{}, &MetricsSchemaError{"no families"}
 	}
 	return s, nil
-}
-
-func (f MetricFamily) check() error {
-	bad := func(format string, args ...any) error {
-		return &MetricsSchemaError{fmt.Sprintf("family %q: ", f.Name) + fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case f.Name == "":
-		return bad("no name")
-	case f.Type != MetricCounter && f.Type != MetricGauge && f.Type != MetricHistogram:
-		return bad("type %q is not counter, gauge or histogram", f.Type)
-	case f.MovedBy != MovedByEngine && f.MovedBy != MovedByHost:
-		return bad("moved_by %q is not engine or host", f.MovedBy)
-	case (f.Type == MetricHistogram) != (len(f.BucketsS) > 0):
-		return bad("buckets_s %v on a %s", f.BucketsS, f.Type)
-	}
-	for i := 1; i < len(f.BucketsS); i++ {
-		if !(f.BucketsS[i-1] < f.BucketsS[i]) {
-			return bad("buckets_s %v are not increasing", f.BucketsS)
-		}
-	}
-	names := map[string]bool{}
-	for _, l := range f.Labels {
-		if l.Name == "" || names[l.Name] {
-			return bad("label %q is empty or twice", l.Name)
-		}
-		names[l.Name] = true
-		if l.Values != nil && len(l.Values) == 0 {
-			return bad("label %q has an empty closed set", l.Name)
-		}
-	}
-	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -66,15 +67,22 @@ type family struct {
 // start: Engine.MetricsSchema) in a new private registry, each closed
 // label set at 0. A schema without a family this host moves, or with one
 // client_golang refuses, is an error.
-func FromSchema(schema rp.MetricsSchema) (*Metrics, error) {
+func FromSchema(schema rp.MetricsSchema) (_ *Metrics, err error) {
 	m := &Metrics{registry: prometheus.NewRegistry(), families: map[string]family{}}
+	at := ""
+	defer func() { // client_golang panics on a series it cannot make (unordered buckets, a histogram's label le)
+		if r := recover(); r != nil {
+			err = fmt.Errorf("webhookmetrics: %s: %v", at, r)
+		}
+	}()
 	for _, f := range schema.Families {
+		at = f.Name
 		v := vector(f)
 		if err := m.registry.Register(v); err != nil {
 			return nil, fmt.Errorf("webhookmetrics: %s: %w", f.Name, err)
 		}
-		if err := zeroSeries(v, f.Labels); err != nil {
-			return nil, fmt.Errorf("webhookmetrics: %s: %w", f.Name, err)
+		for _, values := range closedSets(f.Labels) {
+			series(v, values)
 		}
 		m.families[f.Name] = family{f, v}
 	}
@@ -122,26 +130,16 @@ func closedSets(labels []rp.MetricLabel) [][]string {
 	return sets
 }
 
-// zeroSeries creates every closed label set's series of v at 0; what
-// client_golang refuses (it panics: e.g. a histogram's label named le) is
-// an error.
-func zeroSeries(v prometheus.Collector, labels []rp.MetricLabel) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	for _, values := range closedSets(labels) {
-		switch v := v.(type) {
-		case *prometheus.CounterVec:
-			v.WithLabelValues(values...)
-		case *prometheus.GaugeVec:
-			v.WithLabelValues(values...)
-		case *prometheus.HistogramVec:
-			v.WithLabelValues(values...)
-		}
+// series creates the series of v with these label values (at 0).
+func series(v prometheus.Collector, values []string) {
+	switch v := v.(type) {
+	case *prometheus.CounterVec:
+		v.WithLabelValues(values...)
+	case *prometheus.GaugeVec:
+		v.WithLabelValues(values...)
+	case *prometheus.HistogramVec:
+		v.WithLabelValues(values...)
 	}
-	return nil
 }
 
 // engineFamily is the engine-moved family name of type typ whose series
@@ -153,19 +151,10 @@ func (m *Metrics) engineFamily(name, typ, value string) (family, error) {
 		return family{}, fmt.Errorf("webhookmetrics: no %s %q the engine moves in the artifact's metrics schema", typ, name)
 	}
 	labels := f.spec.Labels
-	if len(labels) > 1 || (len(labels) == 0) != (value == "") || (len(labels) == 1 && !closed(labels[0], value)) {
+	if len(labels) > 1 || (len(labels) == 0) != (value == "") || (len(labels) == 1 && !slices.Contains(labels[0].Values, value)) {
 		return family{}, fmt.Errorf("webhookmetrics: %s: label value %q is not in the schema's closed set", name, value)
 	}
 	return f, nil
-}
-
-func closed(l rp.MetricLabel, value string) bool {
-	for _, v := range l.Values {
-		if v == value {
-			return true
-		}
-	}
-	return false
 }
 
 // values is value as a series' label values ("": none).

@@ -117,10 +117,18 @@ func TestASchemaWithoutAFamilyTheHostMovesOrOneClientGolangRefusesIsAnErrorNotAC
 			t.Errorf("without %s: %v", drop, err)
 		}
 	}
-	le := rp.MetricsSchema{Format: 1, Families: append(slices.Clone(schema.Families), rp.MetricFamily{Name: "webhook_x_seconds",
-		Type: rp.MetricHistogram, Labels: []rp.MetricLabel{{Name: "le", Values: []string{"1"}}}, BucketsS: []float64{1}, MovedBy: rp.MovedByHost})}
-	if _, err := FromSchema(le); err == nil || !strings.Contains(err.Error(), "webhook_x_seconds") {
-		t.Errorf("a histogram labelled le: %v", err)
+	for why, extra := range map[string]rp.MetricFamily{
+		"a histogram labelled le": {Name: "webhook_x_seconds", Type: rp.MetricHistogram,
+			Labels: []rp.MetricLabel{{Name: "le", Values: []string{"1"}}}, BucketsS: []float64{1}, MovedBy: rp.MovedByHost},
+		"unordered buckets": {Name: "webhook_x_seconds", Type: rp.MetricHistogram, BucketsS: []float64{2, 1}, MovedBy: rp.MovedByHost},
+		"a label twice": {Name: "webhook_x_total", Type: rp.MetricCounter,
+			Labels: []rp.MetricLabel{{Name: "k", Values: []string{"a"}}, {Name: "k", Values: []string{"b"}}}, MovedBy: rp.MovedByEngine},
+		"a family twice": {Name: "webhook_in_flight", Type: rp.MetricGauge, MovedBy: rp.MovedByHost},
+	} {
+		bad := rp.MetricsSchema{Format: 1, Families: append(slices.Clone(schema.Families), extra)}
+		if _, err := FromSchema(bad); err == nil || !strings.Contains(err.Error(), extra.Name) {
+			t.Errorf("%s: %v", why, err)
+		}
 	}
 	withoutEngineCounter := rp.MetricsSchema{Format: 1}
 	for _, f := range schema.Families {
