@@ -12,6 +12,19 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
+// newMetrics registers the families of the metrics schema of the artifact
+// the replica loaded (read once, at start; a swap keeps them).
+func newMetrics(ctx context.Context, engine *rp.Engine) (*webhookmetrics.Metrics, error) {
+	schema, err := engine.MetricsSchema(ctx)
+	if err == nil {
+		var m *webhookmetrics.Metrics
+		if m, err = webhookmetrics.FromSchema(schema); err == nil {
+			return m, nil
+		}
+	}
+	return nil, usageErrorf("policy artifact: %v", err)
+}
+
 // showPolicy logs the artifact's load (and, with --watch-artifact-ms or
 // --artifact-from-redis, every swap and refusal until ctx ends) on stderr, moves webhook_policy_info and
 // webhook_policy_reloads_total, and serves every family of docs/metrics.md

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 )
 
 // The replica's class ("storm") with the default health section (pauses up to 10 minutes,
@@ -89,12 +87,13 @@ func TestAFormatTwoRunReportsEveryHoldReasonAtZero(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if len(s.Holds) != len(webhookmetrics.HoldReasons) || s.Held != 0 || s.ProbeCalls != 0 {
+	reasons := []string{"paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"} // docs/replica.md
+	if len(s.Holds) != len(reasons) || s.Held != 0 || s.ProbeCalls != 0 {
 		t.Fatalf("holds %v held %d probe_calls %d: want every reason at 0 and zeros", s.Holds, s.Held, s.ProbeCalls)
 	}
-	for reason, n := range s.Holds {
-		if n != 0 {
-			t.Fatalf("holds[%s] = %d in a format-2 run", reason, n)
+	for _, reason := range reasons {
+		if n, ok := s.Holds[reason]; !ok || n != 0 {
+			t.Fatalf("holds[%s] = %d (%v) in a format-2 run", reason, n, ok)
 		}
 	}
 }

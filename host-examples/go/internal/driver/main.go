@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -95,7 +94,10 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 		return Summary{}, err
 	}
 	follow.useDocument(doc.version)
-	metrics := webhookmetrics.New()
+	metrics, err := newMetrics(ctx, engine)
+	if err != nil {
+		return Summary{}, err
+	}
 	d := newDriver(cfg, stderr, metrics)
 	d.drain, d.prefix = drain, fmt.Sprintf("go-%d", os.Getpid())
 	d.client = safehttp.NewClient(safehttp.Options{

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -56,7 +55,11 @@ func replayExit(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail("policy artifact: %v", err)
 	}
 	defer engine.Close(ctx)
-	d := newDriver(Config{StorePath: a.store}, stderr, webhookmetrics.New())
+	metrics, err := newMetrics(ctx, engine)
+	if err != nil {
+		return fail("%v", err)
+	}
+	d := newDriver(Config{StorePath: a.store}, stderr, metrics)
 	now := uint64(time.Now().UnixMilli())
 	if a.nowMs != nil {
 		now = *a.nowMs

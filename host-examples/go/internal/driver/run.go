@@ -69,7 +69,7 @@ func newDriver(cfg Config, stderr io.Writer, metrics *webhookmetrics.Metrics) *d
 	sendCtx, abandon := context.WithCancel(context.Background())
 	return &driver{cfg: cfg, clock: cfg.clock, stderr: stderr, metrics: metrics, inputs: make(chan input, 64), swaps: make(chan struct{}, 1), done: make(chan struct{}),
 		sendCtx: sendCtx, abandon: abandon, open: map[string]struct{}{}, sending: map[string]uint32{},
-		sum: newSummary(), once: map[string]bool{}}
+		sum: newSummary(metrics.ClosedValues("webhook_holds_total")), once: map[string]bool{}}
 }
 
 // wallNow is this replica's clock: the wall clock plus --clock-offset-ms.

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -27,8 +26,9 @@ type Summary struct {
 	ProbeCalls uint64            `json:"probe_calls"`
 }
 
-// newSummary has every stop reason, transport kind and hold reason at 0.
-func newSummary() Summary {
+// newSummary has every stop reason, transport kind and hold reason (the
+// closed set of webhook_holds_total{reason} in the metrics schema) at 0.
+func newSummary(holdReasons []string) Summary {
 	s := Summary{Host: "go", StopReasons: map[string]uint64{}, TransportErrors: map[string]uint64{}, Holds: map[string]uint64{}}
 	for _, r := range rp.StopReasonValues() {
 		s.StopReasons[r.String()] = 0
@@ -36,7 +36,7 @@ func newSummary() Summary {
 	for _, k := range httpoutcome.TransportKinds() {
 		s.TransportErrors[string(k)] = 0
 	}
-	for _, r := range webhookmetrics.HoldReasons {
+	for _, r := range holdReasons {
 		s.Holds[r] = 0
 	}
 	return s

@@ -3,7 +3,7 @@
 // load, swap and refusal, and the gauge
 // webhook_policy_info{artifact_sha256,abi,document_version} 1, whose old
 // series disappears when the artifact or the document changes, and
-// webhook_policy_reloads_total{result="applied"|"refused"} (both from 0).
+// webhook_policy_reloads_total{result="applied"|"refused"}.
 package policyinfo
 
 import (
@@ -30,25 +30,16 @@ type Info struct {
 	cur prometheus.Labels
 }
 
-// New registers webhook_policy_info in reg; lines go to log.
-// documentVersion names the current document's version for an artifact
-// (nil: the artifact's own embedded document's).
-func New(reg prometheus.Registerer, log io.Writer, documentVersion func(rp.ArtifactInfo) string) *Info {
+// New moves gauge (webhook_policy_info{artifact_sha256,abi,document_version})
+// and reloads (webhook_policy_reloads_total{result}), both registered by
+// the caller from the metrics schema; lines go to log. documentVersion
+// names the current document's version for an artifact (nil: the
+// artifact's own embedded document's).
+func New(gauge *prometheus.GaugeVec, reloads *prometheus.CounterVec, log io.Writer, documentVersion func(rp.ArtifactInfo) string) *Info {
 	if documentVersion == nil {
 		documentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
 	}
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "webhook_policy_info",
-		Help: "The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version.",
-	}, []string{"artifact_sha256", "abi", "document_version"})
-	reloads := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "webhook_policy_reloads_total",
-		Help: "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept).",
-	}, []string{"result"})
-	reg.MustRegister(g, reloads)
-	reloads.WithLabelValues("applied")
-	reloads.WithLabelValues("refused")
-	return &Info{gauge: g, reloads: reloads, log: log, documentVersion: documentVersion}
+	return &Info{gauge: gauge, reloads: reloads, log: log, documentVersion: documentVersion}
 }
 
 // Reloaded counts a policy document or artifact loaded without a restart

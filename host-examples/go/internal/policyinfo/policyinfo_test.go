@@ -14,8 +14,14 @@ import (
 
 func TestASwapReplacesTheInfoSeriesAndEveryChangeIsOneLogLine(t *testing.T) {
 	reg := prometheus.NewRegistry()
+	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "webhook_policy_info",
+		Help: "The policy artifact this replica runs (always 1): its sha256, WIT package and the current document's version."},
+		[]string{"artifact_sha256", "abi", "document_version"})
+	counter := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhook_policy_reloads_total",
+		Help: "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept)."}, []string{"result"})
+	reg.MustRegister(gauge, counter)
 	var log bytes.Buffer
-	p := New(reg, &log, func(rp.ArtifactInfo) string { return "doc-7" })
+	p := New(gauge, counter, &log, func(rp.ArtifactInfo) string { return "doc-7" })
 	a := rp.ArtifactInfo{SHA256: strings.Repeat("a", 64), ABI: rp.ABI, Source: "embedded"}
 	b := rp.ArtifactInfo{SHA256: strings.Repeat("b", 64), ABI: rp.ABI, Source: "/etc/policy.wasm"}
 	p.Loaded(a)

@@ -1,161 +1,208 @@
 // Package webhookmetrics is docs/metrics.md for the Go dispatcher: every
-// family of the schema, with its labels, type and buckets, in a private
-// client_golang registry, every closed label set present from the first
-// scrape with 0, and no other webhook_* family. The counters and the
-// held-events gauge move ONLY by the delivery engine's deltas (Count,
-// SetGauge: its count and gauge actions, docs/engine.md section 13); the
-// histograms and webhook_in_flight measure the host's own I/O;
-// webhook_policy_info and webhook_policy_reloads_total are
-// internal/policyinfo's, registered by ShowPolicy.
+// family of the artifact's metrics schema (retrypolicy.MetricsSchema, the
+// component's metrics-schema export), with its type, help, labels and
+// buckets, in a private client_golang registry, every closed label set
+// present from the first scrape with 0, and no other webhook_* family.
+// This package keeps no list of names, help texts, label values or
+// buckets. The families the schema marks moved_by engine move ONLY by the
+// delivery engine's deltas (Count, SetGauge: its count and gauge actions,
+// docs/engine.md section 13); the host moves the others: the histograms
+// and webhook_in_flight measure its own I/O, webhook_policy_info and
+// webhook_policy_reloads_total are internal/policyinfo's (ShowPolicy).
 package webhookmetrics
 
 import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/httpoutcome"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// Histogram buckets (seconds, upper bounds; +Inf implied), docs/metrics.md.
-var (
-	StoreBuckets    = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}
-	DeliveryBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+// The families the host moves itself: it names them to find them in the
+// schema; their help, labels and buckets are the schema's.
+const (
+	storeDuration    = "webhook_budget_store_duration_seconds"
+	deliveryDuration = "webhook_delivery_duration_seconds"
+	inFlight         = "webhook_in_flight"
+	policyInfo       = "webhook_policy_info"
+	policyReloads    = "webhook_policy_reloads_total"
 )
 
-// counter is one row of the engine's counter table (policy-core
-// engine::COUNTERS): its name, help, label name and closed label values.
-type counter struct {
-	name, help, label string
-	values            []string
-}
-
-// HoldReasons are why the engine holds an event (docs/health-dispatch.md
-// section 3), the closed set of webhook_holds_total{reason} as
-// docs/metrics.md lists it (ABI 1.0 has no WIT enum of them: the engine
-// names them in its outputs).
-var HoldReasons = []string{"paused", "circuit_open", "probe_refused", "release_pacing", "budget_refused"}
-
-func counters() []counter {
-	stops := []string{}
-	for _, r := range rp.StopReasonValues() {
-		if r != rp.StopReasonDelivered {
-			stops = append(stops, r.String())
-		}
-	}
-	kinds := []string{}
-	for _, k := range httpoutcome.TransportKinds() {
-		kinds = append(kinds, string(k))
-	}
-	holds := HoldReasons
-	return []counter{
-		{"webhook_attempts_total", "Delivery attempts the policy allowed and the dispatcher started (a destination_refused one included).", "kind", []string{"first", "retry"}},
-		{"webhook_delivered_total", "Events delivered (a 2xx).", "", nil},
-		{"webhook_deadletter_total", "Events dead-lettered, by the reason their retries stopped.", "stop_reason", stops},
-		{"webhook_transport_errors_total", "Attempts that ended without a response, by transport kind (fleet/transport-kinds.json).", "kind", kinds},
-		{"webhook_endpoint_disable_signals_total", "410 Gone responses: the receiver asks to be disabled.", "", nil},
-		{"webhook_budget_refusals_total", "Retries the fleet budget refused (the store's verdict reserved = false).", "", nil},
-		{"webhook_budget_disagreements_total", "Store replies whose verdict differs from the policy's rule on the same counts (the store's verdict stands).", "", nil},
-		{"webhook_budget_store_errors_total", "Budget store calls that failed or timed out (those retries fail closed: budget_unavailable).", "", nil},
-		{"webhook_holds_total", "Holds started (format 3): the event waits, spending no attempt, by reason.", "reason", holds},
-		{"webhook_probe_calls_total", "Probe store calls made because the gate asked (an open circuit after its cooldown).", "granted", []string{"true", "false", "error"}},
-		{"webhook_replayed_total", "Dead letters replayed as new events.", "", nil},
-	}
+// hostFamilies are the families the host code moves, as it moves them
+// (their label names are policyinfo's).
+var hostFamilies = []struct {
+	name, typ string
+	labels    []string
+}{
+	{storeDuration, rp.MetricHistogram, []string{}}, {deliveryDuration, rp.MetricHistogram, []string{}},
+	{inFlight, rp.MetricGauge, []string{}}, {policyReloads, rp.MetricCounter, []string{"result"}},
+	{policyInfo, rp.MetricGauge, []string{"artifact_sha256", "abi", "document_version"}},
 }
 
 // Metrics are one dispatcher's families. Every method is safe for
 // concurrent use.
 type Metrics struct {
-	registry         *prometheus.Registry
-	counters         map[string]*prometheus.CounterVec // by name; no label: one series with no label values
-	closed           map[string]map[string]bool        // a labelled counter's closed label values
-	held             prometheus.Gauge
-	storeDuration    prometheus.Histogram
-	deliveryDuration prometheus.Histogram
-	inFlight         prometheus.Gauge
+	registry *prometheus.Registry
+	families map[string]family
+	// the host's own series
+	storeDuration, deliveryDuration prometheus.Observer
+	inFlight                        prometheus.Gauge
 }
 
-// New registers every family but the policy's in a new private registry
-// (ShowPolicy adds those).
-func New() *Metrics {
-	m := &Metrics{
-		registry: prometheus.NewRegistry(),
-		counters: map[string]*prometheus.CounterVec{},
-		closed:   map[string]map[string]bool{},
-		held: prometheus.NewGauge(prometheus.GaugeOpts{Name: "webhook_held_events",
-			Help: "Events held now (journaled as held)."}),
-		storeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhook_budget_store_duration_seconds",
-			Help: "One budget store call, from the request to the reply or the error.", Buckets: StoreBuckets}),
-		deliveryDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "webhook_delivery_duration_seconds",
-			Help:    "One HTTP attempt, from the start of its connection to the end of the response body read or the transport error.",
-			Buckets: DeliveryBuckets}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "webhook_in_flight",
-			Help: "HTTP attempts in progress now."}),
+// family is one registered family: its row of the schema and its vector
+// (a *prometheus.CounterVec, *GaugeVec or *HistogramVec).
+type family struct {
+	spec   rp.MetricFamily
+	vector prometheus.Collector
+}
+
+// FromSchema registers every family of schema (the artifact's, read once at
+// start: Engine.MetricsSchema) in a new private registry, each closed
+// label set at 0. A schema without a family this host moves, or with one
+// client_golang refuses, is an error.
+func FromSchema(schema rp.MetricsSchema) (_ *Metrics, err error) {
+	m := &Metrics{registry: prometheus.NewRegistry(), families: map[string]family{}}
+	at := ""
+	defer func() { // client_golang panics on a series it cannot make (unordered buckets, a histogram's label le)
+		if r := recover(); r != nil {
+			err = fmt.Errorf("webhookmetrics: %s: %v", at, r)
+		}
+	}()
+	for _, f := range schema.Families {
+		at = f.Name
+		v := vector(f)
+		if err := m.registry.Register(v); err != nil {
+			return nil, fmt.Errorf("webhookmetrics: %s: %w", f.Name, err)
+		}
+		for _, values := range closedSets(f.Labels) {
+			series(v, values)
+		}
+		m.families[f.Name] = family{f, v}
 	}
-	m.registry.MustRegister(m.held, m.storeDuration, m.deliveryDuration, m.inFlight)
-	for _, c := range counters() {
-		labels := []string{}
-		if c.label != "" {
-			labels = []string{c.label}
+	for _, host := range hostFamilies {
+		f, ok := m.families[host.name]
+		if !ok || f.spec.Type != host.typ || f.spec.MovedBy != rp.MovedByHost || fmt.Sprint(f.spec.LabelNames()) != fmt.Sprint(host.labels) {
+			return nil, fmt.Errorf("webhookmetrics: the schema has no host-moved %s %s%v", host.typ, host.name, host.labels)
 		}
-		v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: c.name, Help: c.help}, labels)
-		m.registry.MustRegister(v)
-		m.counters[c.name] = v
-		if c.label == "" {
-			v.WithLabelValues()
+	}
+	m.storeDuration = m.families[storeDuration].vector.(*prometheus.HistogramVec).WithLabelValues()
+	m.deliveryDuration = m.families[deliveryDuration].vector.(*prometheus.HistogramVec).WithLabelValues()
+	m.inFlight = m.families[inFlight].vector.(*prometheus.GaugeVec).WithLabelValues()
+	return m, nil
+}
+
+// vector is the client_golang vector of family f (no series yet).
+func vector(f rp.MetricFamily) prometheus.Collector {
+	labels := f.LabelNames()
+	switch f.Type {
+	case rp.MetricCounter:
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: f.Name, Help: f.Help}, labels)
+	case rp.MetricGauge:
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: f.Name, Help: f.Help}, labels)
+	default: // rp.MetricHistogram (ParseMetricsSchema admits no other)
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: f.Name, Help: f.Help, Buckets: f.BucketsS}, labels)
+	}
+}
+
+// closedSets is every combination of the labels' closed values (one empty
+// set for no label), none when a label is open: the series to create at 0.
+func closedSets(labels []rp.MetricLabel) [][]string {
+	sets := [][]string{{}}
+	for _, l := range labels {
+		if l.Values == nil {
+			return nil
 		}
-		for _, value := range c.values {
-			v.WithLabelValues(value)
-			if m.closed[c.name] == nil {
-				m.closed[c.name] = map[string]bool{}
+		next := [][]string{}
+		for _, set := range sets {
+			for _, v := range l.Values {
+				next = append(next, append(append([]string{}, set...), v))
 			}
-			m.closed[c.name][value] = true
 		}
+		sets = next
 	}
-	return m
+	return sets
+}
+
+// series creates the series of v with these label values (at 0).
+func series(v prometheus.Collector, values []string) {
+	switch v := v.(type) {
+	case *prometheus.CounterVec:
+		v.WithLabelValues(values...)
+	case *prometheus.GaugeVec:
+		v.WithLabelValues(values...)
+	case *prometheus.HistogramVec:
+		v.WithLabelValues(values...)
+	}
+}
+
+// engineFamily is the engine-moved family name of type typ whose series
+// value names ("" for a family with no label), or why there is none: a
+// name or label value outside the schema (its closed sets never grow).
+func (m *Metrics) engineFamily(name, typ, value string) (family, error) {
+	f, ok := m.families[name]
+	if !ok || f.spec.Type != typ || f.spec.MovedBy != rp.MovedByEngine {
+		return family{}, fmt.Errorf("webhookmetrics: no %s %q the engine moves in the artifact's metrics schema", typ, name)
+	}
+	labels := f.spec.Labels
+	if len(labels) > 1 || (len(labels) == 0) != (value == "") || (len(labels) == 1 && !slices.Contains(labels[0].Values, value)) {
+		return family{}, fmt.Errorf("webhookmetrics: %s: label value %q is not in the schema's closed set", name, value)
+	}
+	return f, nil
+}
+
+// values is value as a series' label values ("": none).
+func values(value string) []string {
+	if value == "" {
+		return nil
+	}
+	return []string{value}
 }
 
 // Count moves counter name (its label's value, "" for none) by delta: an
-// engine count action. A name or label value outside docs/metrics.md's
-// tables is an error (the family's closed set never grows).
+// engine count action. A name or label value outside the schema is an
+// error and moves nothing.
 func (m *Metrics) Count(name, value string, delta uint64) error {
-	v, ok := m.counters[name]
-	if !ok {
-		return fmt.Errorf("webhookmetrics: no counter %q", name)
+	f, err := m.engineFamily(name, rp.MetricCounter, value)
+	if err != nil {
+		return err
 	}
-	closed := m.closed[name]
-	if (closed == nil) != (value == "") || (closed != nil && !closed[value]) {
-		return fmt.Errorf("webhookmetrics: %s: label value %q is not in docs/metrics.md's closed set", name, value)
-	}
-	if value == "" {
-		v.WithLabelValues().Add(float64(delta))
-	} else {
-		v.WithLabelValues(value).Add(float64(delta))
-	}
+	f.vector.(*prometheus.CounterVec).WithLabelValues(values(value)...).Add(float64(delta))
 	return nil
 }
 
 // SetGauge sets gauge name: an engine gauge action.
 func (m *Metrics) SetGauge(name string, value uint64) error {
-	if name != "webhook_held_events" {
-		return fmt.Errorf("webhookmetrics: no gauge %q", name)
+	f, err := m.engineFamily(name, rp.MetricGauge, "")
+	if err != nil {
+		return err
 	}
-	m.held.Set(float64(value))
+	f.vector.(*prometheus.GaugeVec).WithLabelValues().Set(float64(value))
 	return nil
 }
 
-// ShowPolicy registers webhook_policy_info and webhook_policy_reloads_total
-// (call it once) and returns what logs the artifact's load, swaps and
-// refusals on log and moves them; documentVersion names the current
-// document's version (nil: the artifact's own document's).
+// ClosedValues are the closed values of family name's one label, in the
+// schema's order (nil for none): e.g. the engine's hold reasons.
+func (m *Metrics) ClosedValues(name string) []string {
+	if l := m.families[name].spec.Labels; len(l) == 1 {
+		return l[0].Values
+	}
+	return nil
+}
+
+// ShowPolicy returns what logs the artifact's load, swaps and refusals on
+// log and moves webhook_policy_info and webhook_policy_reloads_total;
+// documentVersion names the current document's version (nil: the
+// artifact's own document's).
 func (m *Metrics) ShowPolicy(log io.Writer, documentVersion func(rp.ArtifactInfo) string) *policyinfo.Info {
-	return policyinfo.New(m.registry, log, documentVersion)
+	return policyinfo.New(m.families[policyInfo].vector.(*prometheus.GaugeVec),
+		m.families[policyReloads].vector.(*prometheus.CounterVec), log, documentVersion)
 }
 
 // Handler serves GET /metrics from the private registry.
