@@ -42,6 +42,7 @@ module.exports = {
   swapArtifact: artifacts.swapArtifact,
   watchArtifact: artifacts.watchArtifact,
   artifactInfo: artifacts.artifactInfo,
+  metricsSchema: artifacts.metricsSchema,
   onArtifactChange: artifacts.onArtifactChange,
   appendCustomSection,
   WIT_PACKAGE,

@@ -349,6 +349,25 @@ export declare function watchArtifact(
 ): { check(): SwapResult | null; close(): void };
 /** The current artifact (loaded on first use). */
 export declare function artifactInfo(): ArtifactInfo;
+/** A label of a metric family: its name and its closed set of values, or null when open. */
+export interface MetricLabel {
+  readonly name: string;
+  readonly values: readonly string[] | null;
+}
+/** One family of the dispatcher's metrics (docs/metrics.md "The schema as data"). */
+export interface MetricFamily {
+  /** The sample name (a counter's with its `_total`), e.g. "webhook_attempts_total". */
+  readonly name: string;
+  readonly type: 'counter' | 'gauge' | 'histogram';
+  readonly help: string;
+  readonly labels: readonly MetricLabel[];
+  /** A histogram's bucket upper bounds in seconds (empty for the others). */
+  readonly buckets_s: readonly number[];
+  /** "engine": moved only by the engine's count and gauge actions; "host": by the host's own code. */
+  readonly moved_by: 'engine' | 'host';
+}
+/** The current artifact's metric families, in docs/metrics.md's order (its metrics-schema export); throws ArtifactError. */
+export declare function metricsSchema(): readonly MetricFamily[];
 /** Hear every load, swap and refusal; returns a function that stops it. */
 export declare function onArtifactChange(listener: (event: ArtifactEvent) => void): () => void;
 /** `component` with one more custom section (a different, still valid artifact). */

@@ -39,6 +39,7 @@ export const {
   swapArtifact,
   watchArtifact,
   artifactInfo,
+  metricsSchema,
   onArtifactChange,
   appendCustomSection,
   WIT_PACKAGE,

@@ -16,9 +16,18 @@ export function artifactLine(e, version) {
 }
 
 /**
- * Load the artifact (`source`: a path; default RETRY_POLICY_ARTIFACT, else
- * the package's copy; throws ArtifactError), log every artifact event with
- * `log(line)`, export webhook_policy_info on `metrics`, and with `watchMs`
+ * Load the artifact the dispatcher starts on (`source`: a path; default
+ * RETRY_POLICY_ARTIFACT, else the package's copy); throws ArtifactError.
+ * Its metrics schema is the one the dispatcher's Metrics registers.
+ */
+export function loadPolicyArtifact(source = null) {
+  if (source === null) artifactInfo(); // the default artifact, loaded now: a refusal is the caller's to report
+  else loadArtifact(source);
+}
+
+/**
+ * For the artifact loadPolicyArtifact(`source`) loaded: log every artifact
+ * event with `log(line)`, export webhook_policy_info on `metrics`, and with `watchMs`
  * poll the artifact's file (`source` or RETRY_POLICY_ARTIFACT) and swap when
  * it changes. `documentVersion()` names the document the dispatcher decides
  * with, read at every scrape and in every log line. The "loaded" line waits
@@ -37,8 +46,6 @@ export function trackPolicyArtifact(metrics, log, { source = null, watchMs = nul
     if (e.kind === 'swapped') metrics.inc('webhook_policy_reloads_total', { result: 'applied' });
     if (e.kind === 'refused') metrics.inc('webhook_policy_reloads_total', { result: 'refused' });
   });
-  if (source === null) artifactInfo(); // the default artifact, loaded now: a refusal is the caller's to report
-  else loadArtifact(source);
   metrics.policyInfo(() => {
     const i = artifactInfo();
     return [{ labels: { artifact_sha256: i.sha256, abi: i.abi, document_version: versionOf() }, value: 1 }];

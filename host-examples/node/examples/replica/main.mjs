@@ -13,8 +13,8 @@ import {
   DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
   onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout, RolloutError,
 } from '@webhook/retry-policy';
-import { Metrics, serveMetrics, HOLD_REASONS } from '../dispatcher/metrics.mjs';
-import { trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
+import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
+import { loadPolicyArtifact, trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
 import { Driver, rateLimited } from '../dispatcher/driver.mjs';
 import { AdmissionPace } from '../dispatcher/admission-pace.mjs';
 import { Sender } from '../dispatcher/send.mjs';
@@ -116,7 +116,6 @@ function resumeJournals(driver, journal, opts) {
 
 async function run(opts) {
   const startMs = performance.now();
-  const metrics = new Metrics();
   let driver = null;
   let signalled = null;
   onFirstSignal((name) => {
@@ -129,8 +128,11 @@ async function run(opts) {
   // first (so the swap's log line and /metrics name the document now run).
   let onSwap = () => {};
   const stopSwaps = onArtifactChange((e) => onSwap(e));
+  let metrics;
   let tracked;
   try {
+    loadPolicyArtifact(opts.artifact);
+    metrics = new Metrics(); // its families: the schema of the artifact just loaded, read once
     tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
@@ -256,7 +258,7 @@ async function run(opts) {
     store_errors: counted('webhook_budget_store_errors_total'),
     budget_disagreements: counted('webhook_budget_disagreements_total'),
     elapsed_ms: Math.round(performance.now() - startMs),
-    holds: Object.fromEntries(HOLD_REASONS.map((r) => [r, counted('webhook_holds_total', { reason: r })])),
+    holds: Object.fromEntries(metrics.labelValues('webhook_holds_total').map((r) => [r, counted('webhook_holds_total', { reason: r })])),
     held: driver.held,
     probe_calls: metrics.total('webhook_probe_calls_total'),
   };

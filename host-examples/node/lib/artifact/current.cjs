@@ -62,6 +62,11 @@ function artifactInfo() {
   return artifact().info;
 }
 
+/** The current artifact's metric families (docs/metrics.md "The schema as data"); throws ArtifactError. */
+function metricsSchema() {
+  return artifact().metricsSchema();
+}
+
 /** Hear every load, swap and refusal (ArtifactEvent in index.d.cts); returns a function that stops it. */
 function onArtifactChange(f) {
   if (typeof f !== 'function') throw new TypeError('onArtifactChange: expected a function');
@@ -105,4 +110,4 @@ function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () =>
   return { check, close: () => clearInterval(timer) };
 }
 
-module.exports = { artifact, loadArtifact, swapArtifact, artifactInfo, onArtifactChange, watchArtifact };
+module.exports = { artifact, loadArtifact, swapArtifact, artifactInfo, metricsSchema, onArtifactChange, watchArtifact };

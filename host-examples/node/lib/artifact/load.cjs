@@ -8,6 +8,7 @@ const { ArtifactError } = require('../errors.cjs');
 const { readComponent, utf8 } = require('./reader.cjs');
 const { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf } = require('./read-file.cjs');
 const { Instances } = require('./instance.cjs');
+const { parseMetricsSchema } = require('./metrics-schema.cjs');
 const lower = require('../lower.cjs');
 
 const WIT_VERSION = '1.0.0';
@@ -23,7 +24,7 @@ const FUNCTIONS = [
   'abi-version', 'plan', 'classify-status', 'classify-error', 'load-document', 'admit', 'evaluate', 'settle',
   'parse-retry-after', 'store-key', 'store-apply', 'decide', 'load-health-document', 'engine-open', 'engine-feed',
   'engine-resume', 'engine-close', 'read-target', 'destination-refusal', 'vector-case',
-  'rollout-open', 'rollout-step',
+  'rollout-open', 'rollout-step', 'metrics-schema',
 ];
 
 const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');
@@ -170,6 +171,7 @@ function parseBuild(section) {
 /** A loaded, checked artifact. */
 class Artifact {
   #instances;
+  #metricsSchema = null;
 
   /** `sha256`: the hex digest, or a function computing it (on first read, once). */
   constructor({ sha256, source, size, build, document, instances }) {
@@ -200,6 +202,11 @@ class Artifact {
   /** Run `f(api)` on one of this artifact's instances (jco's `policy` interface). */
   run(f) {
     return this.#instances.run(f);
+  }
+
+  /** The dispatcher's metric families (docs/metrics.md "The schema as data"), read once; throws ArtifactError. */
+  metricsSchema() {
+    return (this.#metricsSchema ??= parseMetricsSchema(this.run((api) => api.metricsSchema())));
   }
 
   /** Bytes of linear memory this artifact's instances hold. */

@@ -31,6 +31,8 @@ import {
   type EngineErrorCode,
   decide,
   artifactInfo,
+  metricsSchema,
+  type MetricFamily,
   swapArtifact,
   watchArtifact,
   onArtifactChange,
@@ -133,6 +135,11 @@ const watch = watchArtifact('retry_policy.wasm', { intervalMs: 500, onSwap: (r) 
 watch.close();
 onArtifactChange((e) => void (e.kind === 'swapped' ? e.previous.sha256 : e.info.sha256))();
 void [loadArtifact, ArtifactError, appendCustomSection(new Uint8Array(8), 'x', '{}')];
+const families: readonly MetricFamily[] = metricsSchema();
+for (const f of families) void [f.name, f.help, f.buckets_s.length, f.labels.map((l) => l.values?.length ?? 0)];
+// @ts-expect-error a family's type is one of counter, gauge, histogram
+const summary: MetricFamily['type'] = 'summary';
+void summary;
 
 export async function run(): Promise<void> {
   const d = await rp.step({ ...state, class: 'n' }, { status: 500 });
