@@ -207,7 +207,10 @@ class H:
                            "closed_at_ms": self.pick([0, max(0, now - 1000)]),
                            # draft 6: the run, around the count that opens (ceil(min_sample x failure_ratio))
                            "consecutive_failures": self.pick([0, 1, 4, 5, 9, 10, c["min_sample"] - 1,
-                                                              c["min_sample"]])}}
+                                                              c["min_sample"]]),
+                           # draft 7: probes in flight, around the limit, and their lease around now
+                           "probes_in_flight": self.pick([0, 0, 1, c["probes"] - 1, c["probes"]]),
+                           "probe_busy_until_ms": self.pick([0, self.after(now, [0, 1, -1, 5000])])}}
 
     def request(self, now, budget):
         op = self.pick(["record", "reserve", "record_reserve", "report", "probe", "probe"])
