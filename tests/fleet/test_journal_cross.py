@@ -35,6 +35,13 @@ from test_requeue import journal
 WINDOW_MS = 4000  # admitted by the killed replica
 SHORT_WINDOW_MS = 300  # the resuming replica's --policy
 SEND_SLACK_MS = 50  # loopback send time between the decision and the endpoint's stamp (see test_requeue)
+# A `retry_window_elapsed` dead letter is decided when the engine's wake at
+# the deadline runs, and its `elapsed_ms` is the real time then: a loaded
+# machine runs that wake late (4,126 ms for a 4,000 ms window once in CI,
+# three pytest workers on two cores). That is no attempt past the window
+# (the endpoint's log is checked for those with SEND_SLACK_MS); the bound
+# here only catches an event living under another window.
+WAKE_SLACK_MS = 500
 # lang, events, --concurrency (events in progress at once, docs/replica.md)
 KILLED = {"rust": ("rust", 32, 16), "python": ("python", 32, 16), "go": ("go", 32, 16), "node": ("node", 32, 16)}
 
@@ -85,7 +92,7 @@ def test_a_journal_killed_in_one_language_is_resumed_in_the_other_under_its_admi
             assert rec["status"] in ("delivered", "dead_lettered"), rec
             assert rec["attempts"] >= was["attempts"], (rec, was)
             if rec["status"] == "dead_lettered":
-                assert rec["dead_letter"]["elapsed_ms"] <= WINDOW_MS + SEND_SLACK_MS, rec
+                assert rec["dead_letter"]["elapsed_ms"] <= WINDOW_MS + WAKE_SLACK_MS, rec
                 elapsed.append(rec["dead_letter"]["elapsed_ms"])
         log = eps.log("broken")
         sent_twice = {pair: n for pair, n in Counter((x["event_id"], x["attempt"]) for x in log).items() if n > 1}
