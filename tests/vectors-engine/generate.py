@@ -231,6 +231,26 @@ def health_cases():
         tick(6000), tick(6001),
     ], "two 503s open the circuit (min_sample 2); the retries hold circuit_open until the cooldown's end; there ev-1 "
        "probes (granted) and ev-2, in the same window, holds probe_refused; the probe's 200 closes the circuit"))
+    cs.append(case("events held for an open circuit wait behind one head, and the probes rotate (checked by hand)",
+                   config(F3, memory_store=True), [
+        admit(0, "a", cls="h"), admit(1, "b", cls="h"), admit(2, "c", cls="h"),
+        result(10, "a", 1, status=503), result(11, "b", 1, status=503), result(12, "c", 1, status=503),
+        tick(1010), tick(1011), tick(1012), tick(5010),
+        result(5100, "a", 2, status=503),
+        tick(6000), tick(7100), tick(15100),
+        result(15200, "b", 2, status=200),
+        tick(16100),
+        result(16200, "c", 2, status=200),
+    ], "engine section 4, the hold queue: a's 503 opens the circuit (a run of 1 with min_sample 2), cooldown 5 s to "
+       "+5010; the three retries (+1010, +1011, +1012) hold circuit_open, one record each, and join ep-1's queue, a "
+       "the head (earliest deadline), b and c due at their deadlines; at +5010 only a wakes and probes (granted; "
+       "attempt 2, probe), b becomes the head and holds probe_refused to the next window (+6000), c writes nothing; "
+       "a's probe fails (+5100): the circuit reopens with cooldown 10 s (to +15100) and a's retry is due at +7100; "
+       "at +6000 b holds circuit_open to +15100 (its reason changed: a record); at +7100 a holds circuit_open too "
+       "but, sent once as a probe, goes behind b and c; at +15100 b (not a) probes and c holds probe_refused to "
+       "+16000; b's 200 closes the circuit; at +16100 c sends (a pacer token) and a, the head now, holds "
+       "release_pacing to the next token (+17100). Before the queue took circuit holds all three woke at +5010 and "
+       "+15100, b and c wrote a probe_refused record each time, and a probed both times"))
     cs.append(case("a budget-refused retry holds, and at its wake leaves with a release token, no store call (checked by hand)",
                    config(F3), [
         admit(0, "ev-1", cls="h"),

@@ -77,7 +77,8 @@ impl super::Engine {
             queued: None,
             unwritten: None,
             pacing: None,
-            pacing_held: false,
+            rehold: None,
+            probes: 0,
             send_url: None,
         }
     }

@@ -80,7 +80,7 @@ impl Engine {
 
     pub(crate) fn set_phase(&mut self, id: &str, phase: Phase) {
         if phase != Phase::Waiting {
-            // Busy now (a send or a call): out of the release queue.
+            // Busy now (a send or a call): out of the hold queue.
             self.leave_release(id);
         }
         let Some(e) = self.events.get_mut(id) else { return };
@@ -132,9 +132,11 @@ impl Engine {
         if !e.open() || e.active() {
             return;
         }
-        if e.status == Status::Held && e.hold_reason == Some(HoldReason::ReleasePacing) && e.pacing.is_none() {
-            // Resumed in a journaled release hold: waiting for the pacer again writes no record.
-            self.events.get_mut(id).expect("checked above").pacing_held = true;
+        if e.status == Status::Held && e.hold_reason.is_some_and(super::release::queued) {
+            // Leaving a journaled endpoint-wide hold (a queue member's, or
+            // one it was resumed in): held again for it, no new record.
+            let reason = e.hold_reason;
+            self.events.get_mut(id).expect("checked above").rehold = reason;
         }
         let was_held = self.leave_hold(id);
         let e = self.events.get_mut(id).expect("checked above");
@@ -252,7 +254,7 @@ impl Engine {
     }
 
     /// A send to an endpoint with a learned limit (limit.rs) needs one of
-    /// its slots; without one the event waits in the release queue (one
+    /// its slots; without one the event waits in the hold queue (one
     /// journaled `release_pacing` hold) for the next. Whether it waits.
     fn limited(&mut self, id: &str, endpoint_id: &str) -> bool {
         let now = self.now_ms;
@@ -264,7 +266,7 @@ impl Engine {
             Ok(()) => false,
             Err(until_ms) => {
                 let deadline = self.events[id].deadline_ms;
-                self.pace_hold(id, until_ms.min(deadline));
+                self.queue_hold(id, until_ms.min(deadline), HoldReason::ReleasePacing);
                 true
             }
         }
@@ -290,6 +292,7 @@ impl Engine {
             return self.dead_letter(id, dl, false);
         }
         e.attempts = e.attempts.saturating_add(1);
+        e.probes = e.probes.saturating_add(u32::from(probe));
         e.status = Status::Pending;
         e.next_attempt_at_ms = now;
         let endpoint = e.endpoint_id.clone();

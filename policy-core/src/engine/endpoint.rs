@@ -48,8 +48,9 @@ pub(crate) struct Endpoint {
     /// No probe call before this instant (the end of the probe window of the last answered probe).
     pub probe_busy_until_ms: u64,
     pub probe_in_flight: bool,
-    /// The release queue (release.rs): `(deadline_ms, seq, event id)`, earliest deadline first.
-    pub release: BTreeSet<(u64, u64, String)>,
+    /// The hold queue (release.rs): `(probes, deadline_ms, seq, event id)`,
+    /// fewest probes sent first, then earliest deadline.
+    pub release: BTreeSet<(u32, u64, u64, String)>,
     /// The rate this endpoint has shown it accepts (limit.rs).
     pub limit: super::limit::Limit,
     /// The highest release rate (`rate_per_s`, tokens a second) a gate
@@ -85,11 +86,11 @@ impl Endpoint {
         normal_per_s(kept, now_ms, a.current, a.previous)
     }
 
-    /// What the release queue needs per second to meet every deadline in
+    /// What the hold queue needs per second to meet every deadline in
     /// order (release.rs, "The backlog's need"); 0 for an empty queue.
     pub fn backlog_need_per_s(&self, now_ms: u64) -> f64 {
         let mut need: f64 = 0.0;
-        for (k, (deadline, _, _)) in self.release.iter().take(super::release::NEED_HORIZON).enumerate() {
+        for (k, (_, deadline, _, _)) in self.release.iter().take(super::release::NEED_HORIZON).enumerate() {
             let left_ms = deadline.saturating_sub(now_ms);
             if left_ms > 0 {
                 need = need.max((k + 1) as f64 * 1000.0 / left_ms.max(10) as f64);

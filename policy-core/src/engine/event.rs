@@ -38,12 +38,15 @@ pub struct Event {
     /// Memory only: the action number of its record queued but not yet
     /// written (records.rs, "one record per event per input").
     pub(crate) unwritten: Option<u64>,
-    /// Memory only: its key `(deadline_ms, seq)` in its endpoint's release
-    /// queue (release.rs), while it waits there.
-    pub(crate) pacing: Option<(u64, u64)>,
-    /// Memory only: it is leaving a journaled `release_pacing` hold it was
-    /// resumed in (so waiting again for the pacer writes no new record).
-    pub(crate) pacing_held: bool,
+    /// Memory only: its key `(probes, deadline_ms, seq)` in its endpoint's
+    /// hold queue (release.rs), while it waits there.
+    pub(crate) pacing: Option<(u32, u64, u64)>,
+    /// Memory only: the probes it was sent as (the hold queue's order).
+    pub(crate) probes: u32,
+    /// Memory only: the endpoint-wide reason ([`super::release::queued`]) of
+    /// the journaled hold it is leaving (as a queue member, or resumed in
+    /// it): held again for the same reason, it writes no new record.
+    pub(crate) rehold: Option<crate::health::HoldReason>,
     /// Memory only: the target spelled one way ([`crate::destination::Target::url`]),
     /// read once (at admission, or at a resumed event's first send) rather
     /// than at every send: reading a URL was 8% of a native batch (callgrind).

@@ -46,7 +46,8 @@ pub(super) fn recover(bytes: &[u8]) -> Result<Resumed, EngineError> {
             queued: None,
             unwritten: None,
             pacing: None,
-            pacing_held: false,
+            rehold: None,
+            probes: 0,
             send_url: None,
         };
         events.push((event, policy));

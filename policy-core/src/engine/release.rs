@@ -1,27 +1,50 @@
-//! The release queue (docs/engine.md section 5, "Release"; issue 28): per
-//! endpoint, the events held for the release pacer, earliest deadline first.
+//! The hold queue (docs/engine.md section 5, "Release"; issue 28): per
+//! endpoint, the events held for a reason that is the endpoint's and not
+//! the event's ([`queued`]: the release pacer, an open circuit, a probe
+//! another event holds), earliest deadline first (after the probes each sent).
 //!
-//! Without it every held event woke at the pacer's next token, one won it,
-//! and every other one wrote a new journaled hold: journal writes grew with
-//! the square of the backlog. With it:
+//! Without it every held event woke at the same instant (the pacer's next
+//! token, the cooldown's end, the next probe window), one went on, and
+//! every other one wrote a new journaled hold: journal writes grew with
+//! the square of the backlog for the pacer, and for an open circuit by two
+//! records per held event per cooldown (a 20 s outage: 4 cooldowns, 1,142
+//! circuit holds for 798 events with real processes). With it:
 //!
-//! * an event enters the queue with **one** journaled `release_pacing` hold
-//!   (none when it was already waiting for the pacer, e.g. resumed so);
-//! * only the queue's **head** (the earliest deadline) waits for the next
-//!   token; every other member waits for its own deadline, where the gate
-//!   stops it (`retry_window_elapsed`) if it never reached the head;
-//! * when the head leaves (sent, held for another reason, stopped), the
-//!   next one is due at once and gated: it sends if a token is left, else
-//!   it waits for the next token with no new record.
+//! * an event enters the queue with **one** journaled hold (none when it
+//!   leaves a journaled hold of the same reason, as a member or resumed in
+//!   it); a member held again for **another** reason writes one (its record
+//!   says why it waits);
+//! * only the queue's **head** waits for the
+//!   instant its hold names; every other member waits for its own
+//!   deadline, where the gate stops it (`retry_window_elapsed`) if it never
+//!   reached the head;
+//! * when the head leaves (sent, probing, held for another reason,
+//!   stopped), the next one is due at once and gated: it sends if it may,
+//!   else it waits (the head now) with no new record unless its reason
+//!   changed.
 //!
-//! So a held event costs O(1) journal records however long the backlog.
+//! So a held event costs O(1) journal records however long the backlog and
+//! however many cooldowns it waits through.
+//!
+//! **The order: fewest probes sent, then earliest deadline.** Earliest
+//! deadline first meets the most deadlines. But under an open circuit the
+//! head is the one that probes, and a probe spends an attempt: by deadline
+//! alone the same event was the head at every cooldown, spent all its
+//! attempts on probes and was dead-lettered `max_attempts_exhausted`
+//! (`policy-core/tests/engine_circuit_queue.rs`: 6 attempts, a 120 s
+//! outage, one event dead and 27 records for it). So members are ordered
+//! first by the probes each was sent as (memory only): a failed prober goes
+//! behind the others and the probes rotate through the backlog. Not by
+//! attempts: a retry would then wait behind every new arrival, and a
+//! sustained backlog at a throttling endpoint would starve retries until
+//! their deadlines.
 //!
 //! **The backlog's need.** A backlog drains at the pacer's rate, which
 //! follows the replica's admissions: when arrivals stop after an outage,
 //! the rate falls to `release.floor_per_s` and events die in a healthy
 //! endpoint's queue. So the gate's normal rate is raised to what the queue
-//! needs to meet every deadline in order: releasing in deadline order at
-//! rate `r` delivers the k-th event by `now + k / r`, so every event meets
+//! needs to meet every deadline in its order: releasing in queue order at
+//! rate `r` delivers the k-th member by `now + k / r`, so every member meets
 //! its deadline `d_k` when `r >= max_k k / (d_k - now)`. The engine takes
 //! that maximum over the first [`NEED_HORIZON`] members still inside their
 //! window (`d_k - now` counted as at least 10 ms), adds a quarter
@@ -36,7 +59,7 @@ use alloc::string::String;
 use super::Engine;
 use crate::health::HoldReason;
 
-/// Members of a queue the need is computed over (the earliest deadlines).
+/// Members of a queue the need is computed over (the first in queue order).
 pub(crate) const NEED_HORIZON: usize = 1024;
 /// The need is raised by this factor (a margin: see the module docs).
 pub(crate) const NEED_MARGIN: f64 = 1.25;
@@ -56,31 +79,41 @@ pub(crate) const NORMAL_KEEP_MS: u64 = 60_000;
 pub(crate) const KEPT: crate::budget::Budget =
     crate::budget::Budget { ratio: 1.0, window_ms: NORMAL_KEEP_MS, min_sample: 0, sliding: true };
 
+/// Whether a hold for `reason` waits in the endpoint's hold queue: the
+/// reasons that are the endpoint's (its pacer, its circuit, its probe), so
+/// one event at a time can act on them. A pause (`paused`) ends at one
+/// instant the store knows and wakes its events once; a `budget_refused`
+/// hold is the event's own (its retry was refused).
+pub(crate) fn queued(reason: HoldReason) -> bool {
+    matches!(reason, HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused)
+}
+
 impl Engine {
-    /// Hold `id` for the release pacer until `until_ms` (the next token, by
-    /// its deadline): the queue's rule above.
-    pub(crate) fn pace_hold(&mut self, id: &str, until_ms: u64) {
+    /// Hold `id` in its endpoint's queue until `until_ms` (the instant the
+    /// gate named, by its deadline): the queue's rule above.
+    pub(crate) fn queue_hold(&mut self, id: &str, until_ms: u64, reason: HoldReason) {
         let e = self.events.get_mut(id).expect("an open event");
-        let silent = e.pacing.is_some() || core::mem::replace(&mut e.pacing_held, false);
+        let silent = e.rehold.take() == Some(reason);
         let deadline = e.deadline_ms;
+        let probes = e.probes;
         let endpoint = e.endpoint_id.clone();
         let key = match e.pacing {
             Some(k) => k,
             None => {
                 self.seq += 1;
-                let k = (deadline, self.seq);
+                let k = (probes, deadline, self.seq);
                 self.events.get_mut(id).expect("checked above").pacing = Some(k);
-                self.endpoints.get(&endpoint).release.insert((k.0, k.1, String::from(id)));
+                self.endpoints.get(&endpoint).release.insert((k.0, k.1, k.2, String::from(id)));
                 k
             }
         };
-        self.mark_held(id, until_ms, HoldReason::ReleasePacing, !silent);
+        self.mark_held(id, until_ms, reason, !silent);
         let ep = self.endpoints.get(&endpoint);
-        let head = ep.release.first().map(|(d, s, _)| (*d, *s));
+        let head = ep.release.first().map(|(a, d, s, _)| (*a, *d, *s));
         if head == Some(key) {
-            // The new head waits for the token; the head it displaced, if
+            // The new head waits for its instant; the head it displaced, if
             // any, for its own deadline.
-            let second = ep.release.iter().nth(1).map(|(d, _, i)| (i.clone(), *d));
+            let second = ep.release.iter().nth(1).map(|(_, d, _, i)| (i.clone(), *d));
             if let Some((other, d)) = second {
                 if self.events.get(&other).and_then(|o| o.queued).is_some_and(|(t, _)| t != d) {
                     self.schedule(&other, d);
@@ -92,18 +125,18 @@ impl Engine {
         }
     }
 
-    /// `id` leaves its endpoint's release queue (it sends, holds for another
-    /// reason, or stops); a new head is due at once.
+    /// `id` leaves its endpoint's hold queue (it sends, probes, holds for a
+    /// reason of its own, or stops); a new head is due at once.
     pub(crate) fn leave_release(&mut self, id: &str) {
         let Some(e) = self.events.get_mut(id) else { return };
-        e.pacing_held = false;
-        let Some((d, s)) = e.pacing.take() else { return };
+        e.rehold = None;
+        let Some((a, d, s)) = e.pacing.take() else { return };
         let endpoint = e.endpoint_id.clone();
         let ep = self.endpoints.get(&endpoint);
-        let was_head = ep.release.first().is_some_and(|(hd, hs, _)| (*hd, *hs) == (d, s));
-        ep.release.remove(&(d, s, String::from(id)));
+        let was_head = ep.release.first().is_some_and(|(ha, hd, hs, _)| (*ha, *hd, *hs) == (a, d, s));
+        ep.release.remove(&(a, d, s, String::from(id)));
         if was_head {
-            if let Some((_, _, next)) = ep.release.first().cloned() {
+            if let Some((_, _, _, next)) = ep.release.first().cloned() {
                 let now = self.now_ms;
                 self.schedule(&next, now);
             }

@@ -243,8 +243,8 @@ impl Engine {
 
     /// Hold `id` until `until_ms` (journaled before it is acknowledged).
     pub(crate) fn hold(&mut self, id: &str, until_ms: u64, reason: HoldReason) {
-        if reason == HoldReason::ReleasePacing {
-            return self.pace_hold(id, until_ms);
+        if super::release::queued(reason) {
+            return self.queue_hold(id, until_ms, reason);
         }
         self.leave_release(id);
         self.mark_held(id, until_ms, reason, true);

@@ -55,7 +55,7 @@ func TestTheRunnerRunsTheArtifactNamedByTheEnvironment(t *testing.T) {
 	}
 	t.Setenv(retrypolicy.EnvArtifact, "")
 	out.Reset()
-	if code := run([]string{vectorDir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "go: 1154 passed, 0 failed") {
+	if code := run([]string{vectorDir}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "go: 1155 passed, 0 failed") {
 		t.Fatalf("the embedded artifact: exit %d\n%s", code, out.String())
 	}
 }
