@@ -82,7 +82,7 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 		return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s) does not load: %v", documentSection, err)
 	}
 	doc := formatTwoOf(hdoc)
-	// the rules of a document reload (Documents.Reload): every class admits
+	// a document with no class, or a class that does not admit, is refused
 	if len(doc.Classes) == 0 {
 		return artifactErrorf(ArtifactDocumentInvalid, nil, "the embedded document (custom section %s) has no class", documentSection)
 	}

@@ -13,7 +13,7 @@ func (e *Engine) Info() ArtifactInfo { return e.cur.Load().info }
 // ArtifactDocument is the policy document the current artifact embeds
 // (custom section webhook-retry-policy:document, loaded by the artifact's
 // own load-health-document) as format 2 (its classes without their
-// health sections: what Admit and Documents.Current take), and its JSON
+// health sections: what Admit takes), and its JSON
 // text; ok is false when it embeds none. ArtifactHealthDocument is the
 // same document with its health sections.
 func (e *Engine) ArtifactDocument() (doc PolicyDocument, text []byte, ok bool) {
