@@ -39,7 +39,7 @@ func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
 	if len(store) > 0 {
 		var a answer
 		d.crossings++
-		if err := d.de.ResumeInto(ctx, d.now(), store, &a); err != nil {
+		if err := d.de.Resume(ctx, d.now(), store, &a); err != nil {
 			return usageErrorf("--store %s: %v", d.cfg.StorePath, err)
 		}
 		if len(a.Errors) > 0 {
@@ -64,7 +64,7 @@ func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
 	var a answer
 	d.crossings++
 	in := input{Op: "resume", NowMs: d.now(), Journal: string(other), Copy: true}
-	if err := d.de.FeedInto(ctx, []any{&in}, &a); err != nil {
+	if err := d.de.Feed(ctx, []any{&in}, &a); err != nil {
 		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
 	}
 	if len(a.Errors) > 0 {

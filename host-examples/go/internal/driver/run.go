@@ -289,7 +289,7 @@ func (d *driver) feed(ctx context.Context, batch []input) {
 	var a answer
 	d.crossings++
 	t0 := time.Now()
-	err := d.de.FeedInto(ctx, inputs, &a)
+	err := d.de.Feed(ctx, inputs, &a)
 	d.inEngine += time.Since(t0)
 	if err != nil {
 		d.broken = err
