@@ -138,7 +138,7 @@ func (d *driver) post(a action) {
 	req.Header.Set("X-Event-Id", a.EventID) // net/http refuses CR/LF: no header injection
 	req.Header.Set("X-Attempt", strconv.FormatUint(uint64(a.Attempt), 10))
 	if d.secrets != nil { // --signing-secrets: reread when the engine asks to refresh credentials
-		secrets, err := d.secrets.Secrets(d.sendCtx, a.EndpointID, a.RefreshCredentials)
+		secrets, err := d.secrets.Secrets(a.EndpointID, a.RefreshCredentials)
 		if err != nil { // no usable secret: never sent unsigned (an endpoint the file lacks is)
 			d.logOnce("secrets", "event %s: not sent: %v", a.EventID, err)
 			res.ErrorKind = string(httpoutcome.CredentialsUnavailable)
