@@ -79,11 +79,9 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	}
 	defer engine.Close(ctx)
 	var store *redisBudget
-	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
-		if store, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
-			return Summary{}, err
-		}
-		defer store.close()
+	if cfg.Redis != nil || cfg.Cluster != nil {
+		store = newRedisBudget(cfg.Redis, cfg.Cluster, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots)
+		defer store.client.Close()
 	}
 	follow, err := startFollowing(ctx, cfg, engine, store, stderr) // its first tick: before the document is read
 	if err != nil {
