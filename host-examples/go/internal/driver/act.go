@@ -151,15 +151,20 @@ func (d *driver) post(a action) {
 	}
 	gate := safehttp.WithSendGate(d.sendCtx, func() bool { return d.wallNow() < a.StartBeforeMs })
 	inFlight := d.metrics.InFlight()
-	ended, err := httpoutcome.Post(gate, d.client, req)
+	resp, err := d.client.Post(gate, req)
 	inFlight()
-	switch {
+	switch { // a status 100..=599 with its raw Retry-After (the engine reads it), else a transport kind
 	case errors.Is(err, safehttp.ErrNotSent):
 		res.NotStarted = true
-	case ended.Status != 0:
-		res.Status, res.RetryAfter = ended.Status, ended.RetryAfter
+	case err != nil:
+		res.ErrorKind = string(httpoutcome.ErrorKind(err))
+	case resp.StatusCode < 100 || resp.StatusCode > 599:
+		res.ErrorKind = string(httpoutcome.UnexpectedStatus)
 	default:
-		res.ErrorKind = string(ended.Kind)
+		res.Status = resp.StatusCode
+		if h := resp.Header.Values("Retry-After"); len(h) > 0 {
+			res.RetryAfter = &h[0]
+		}
 	}
 	d.give(res)
 }
