@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
@@ -24,7 +24,7 @@ type following struct {
 	stderr io.Writer
 	// Set before the background ticks start (run), so the ticking
 	// goroutine reads them without a lock.
-	info    *policyinfo.Info // nil until /metrics' families exist (the first tick runs before)
+	info    *webhookmetrics.Info // nil until /metrics' families exist (the first tick runs before)
 	swapped func()
 	version func(rp.ArtifactInfo) string // --policy's version (nil: the artifact's document's)
 }
@@ -82,7 +82,7 @@ func (fl *following) follower() *rollout.Follower {
 // run ticks every --rollout-poll-ms in the background until ctx ends (a
 // tick, its fetch and load never block delivery: the delivery engine moves
 // only when the loop takes the swap); the returned func waits for it.
-func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped func()) (wait func()) {
+func (fl *following) run(ctx context.Context, info *webhookmetrics.Info, swapped func()) (wait func()) {
 	fl.info, fl.swapped = info, swapped
 	done := make(chan struct{})
 	go func() {
