@@ -36,14 +36,9 @@ func (e *Engine) ArtifactHealthDocument() (doc HealthDocument, text []byte, ok b
 	if g.healthDocument == nil {
 		return HealthDocument{}, nil, false
 	}
-	return cloneHealthDocument(*g.healthDocument), append([]byte(nil), g.documentText...), true
-}
-
-// cloneHealthDocument copies d's class list (the sections are read-only
-// values the caller may keep).
-func cloneHealthDocument(d HealthDocument) HealthDocument {
-	d.Classes = append([]HealthClass(nil), d.Classes...)
-	return d
+	doc = *g.healthDocument
+	doc.Classes = append([]HealthClass(nil), doc.Classes...) // the sections are read-only values the caller may keep
+	return doc, append([]byte(nil), g.documentText...), true
 }
 
 // SwapArtifact checks component like New does (the pin: expectedSHA256
