@@ -201,9 +201,7 @@ func judgeEngine(ctx context.Context, op string, in *instance, err error) error 
 	if err == nil {
 		return nil
 	}
-	var le *lowerError
-	var ab *abiError
-	if !errors.As(err, &le) && !errors.As(err, &ab) { // the glue's Err case: the engine's text
+	if isGuestErr(err) { // the glue's Err case: the engine's text
 		var v struct {
 			Error   *string `json:"error"`
 			Message string  `json:"message"`
