@@ -31,7 +31,7 @@ func (d *driver) act(actions []action) {
 				if err := d.journal.Truncate(a.KeepBytes); err != nil {
 					d.journalError(err)
 				} else {
-					fmt.Fprintf(d.stderr, "replica: --store %s: cut a torn last record (kept %d bytes; never acknowledged)\n", d.journal.Path(), a.KeepBytes)
+					fmt.Fprintf(d.stderr, "replica: --store %s: cut a torn last record (kept %d bytes; never acknowledged)\n", d.cfg.StorePath, a.KeepBytes)
 				}
 			}
 		case "journal_compact": // the engine's compaction: the live records replace the file
