@@ -55,9 +55,6 @@ func Open(path string) (*File, error) {
 	return &File{path: path, lock: lock, f: f, size: st.Size()}, nil
 }
 
-// Path is the journal's path.
-func (j *File) Path() string { return j.path }
-
 // Bytes is the whole file as it is now.
 func (j *File) Bytes() ([]byte, error) {
 	j.mu.Lock()

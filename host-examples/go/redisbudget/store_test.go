@@ -66,7 +66,7 @@ func engineCall(t *testing.T, now uint64) (*rp.DeliveryEngine, storeCall) {
 	}
 	t.Cleanup(func() { _ = d.Close(ctx) })
 	var a answer
-	if err := d.FeedInto(ctx, []any{
+	if err := d.Feed(ctx, []any{
 		map[string]any{"op": "admit", "now_ms": now, "event_id": "evt_1", "endpoint_id": "ep_1", "target": "https://x.example/", "class": "storm"},
 		map[string]any{"op": "result", "now_ms": now, "event_id": "evt_1", "attempt": 1, "status": 503},
 	}, &a); err != nil || len(a.Errors) > 0 {
@@ -101,7 +101,7 @@ func TestAnEnginesStoreCallIsOneEvalshaAndNoscriptResendsOnlyThatCommandAsEval(t
 		t.Fatalf("Redis holds total %d, the reply says %d counted and %d reserved: the NOSCRIPT resend counted twice", total, reply[1], reply[0])
 	}
 	var a answer
-	if err := d.FeedInto(ctx, []any{map[string]any{"op": "store", "now_ms": now, "call_id": call.CallID, "reply": reply}}, &a); err != nil || len(a.Errors) > 0 {
+	if err := d.Feed(ctx, []any{map[string]any{"op": "store", "now_ms": now, "call_id": call.CallID, "reply": reply}}, &a); err != nil || len(a.Errors) > 0 {
 		t.Fatalf("the engine refused the script's reply: %v %+v", err, a.Errors)
 	}
 	if err := s.LoadScript(ctx); err != nil {

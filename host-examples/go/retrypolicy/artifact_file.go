@@ -2,6 +2,7 @@ package retrypolicy
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -47,22 +48,18 @@ func readArtifactFile(path string) ([]byte, error) {
 	return raw, nil
 }
 
-// pinOf is the pin: given when not "", else RETRY_POLICY_ARTIFACT_SHA256
-// when set and not empty, else "" (none); see checkPin.
-func pinOf(given string) (string, error) {
-	if given == "" {
-		given = os.Getenv(EnvArtifactSHA256)
+// pinOf is the pin, lower case: given when not "", else
+// RETRY_POLICY_ARTIFACT_SHA256 when set and not empty, else "" (none). A
+// pin that is not 64 hex digits (either case) is an artifact_pin_invalid
+// *ArtifactError.
+func pinOf(pin string) (string, error) {
+	if pin == "" {
+		pin = os.Getenv(EnvArtifactSHA256)
 	}
-	return checkPin(given)
-}
-
-// checkPin returns pin lower case: "" (no pin) or 64 hex digits in either
-// case, else an artifact_pin_invalid *ArtifactError.
-func checkPin(pin string) (string, error) {
 	if pin == "" {
 		return "", nil
 	}
-	if len(pin) != 2*sha256.Size || strings.IndexFunc(pin, notHex) >= 0 {
+	if _, err := hex.DecodeString(pin); len(pin) != 2*sha256.Size || err != nil {
 		shown := pin
 		if len(shown) > 80 {
 			shown = shown[:80]
@@ -70,8 +67,4 @@ func checkPin(pin string) (string, error) {
 		return "", artifactErrorf(ArtifactPinInvalid, nil, "the pin %q is not a sha256: expected 64 hex digits (either case)", shown)
 	}
 	return strings.ToLower(pin), nil
-}
-
-func notHex(c rune) bool {
-	return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F')
 }

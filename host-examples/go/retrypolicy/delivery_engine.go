@@ -96,23 +96,28 @@ func (e *Engine) OpenDeliveryEngine(ctx context.Context, config any) (*DeliveryE
 	return d, nil
 }
 
-// Feed hands the engine a batch of inputs (each an object of docs/engine.md
-// section 2, e.g. map[string]any{"op": "tick", "now_ms": now}), in order,
-// and returns its answer. A refused input is in the answer's Errors (the
-// batch goes on); an *EngineError is a batch refused whole.
-func (d *DeliveryEngine) Feed(ctx context.Context, inputs []any) (EngineAnswer, error) {
-	return answer(func(out any) error { return d.FeedInto(ctx, inputs, out) })
-}
-
-// FeedJSON is Feed on a batch already in JSON text (a JSON array).
-func (d *DeliveryEngine) FeedJSON(ctx context.Context, batch string) (EngineAnswer, error) {
-	return answer(func(out any) error { return d.feed(ctx, batch, out) })
+// Feed hands the engine a batch of inputs, in order: JSON text of an
+// array (string, []byte, json.RawMessage) or a value json.Marshal turns
+// into one (e.g. []any{map[string]any{"op": "tick", "now_ms": now}}: the
+// objects of docs/engine.md section 2). Its answer is decoded into out:
+// an *EngineAnswer, or a struct of the caller's own with "outputs",
+// "errors" and "timeout_ms" fields (e.g. typed actions: one decode, no
+// maps). A refused input is in the answer's errors (the batch goes on); an
+// *EngineError is a batch refused whole.
+func (d *DeliveryEngine) Feed(ctx context.Context, inputs any, out any) error {
+	batch, err := jsonText(inputs)
+	if err != nil {
+		return err
+	}
+	return d.answerInto(ctx, "engine-feed", func(in *instance) (string, error) { return in.callEngineFeed(ctx, d.handle, batch) }, out)
 }
 
 // Resume hands the engine a journal's bytes (docs/engine.md section 10),
-// answered as Feed.
-func (d *DeliveryEngine) Resume(ctx context.Context, nowMs uint64, journal []byte) (EngineAnswer, error) {
-	return answer(func(out any) error { return d.ResumeInto(ctx, nowMs, journal, out) })
+// answered into out as Feed.
+func (d *DeliveryEngine) Resume(ctx context.Context, nowMs uint64, journal []byte, out any) error {
+	return d.answerInto(ctx, "engine-resume", func(in *instance) (string, error) {
+		return in.callEngineResume(ctx, d.handle, nowMs, journal)
+	}, out)
 }
 
 // Close forgets the engine and gives its instance back. Closing twice is
@@ -124,37 +129,6 @@ func (d *DeliveryEngine) Close(ctx context.Context) error {
 		return nil
 	}
 	return d.call(ctx, "engine-close", func() error { return d.in.callEngineClose(ctx, d.handle) }, true)
-}
-
-// FeedInto is Feed with the answer decoded into out instead (a struct of
-// the caller's own with "outputs", "errors" and "timeout_ms" fields, e.g.
-// typed actions): one decode, no maps.
-func (d *DeliveryEngine) FeedInto(ctx context.Context, inputs []any, out any) error {
-	text, err := json.Marshal(inputs)
-	if err != nil {
-		return fmt.Errorf("retrypolicy: delivery engine: the inputs are not JSON: %w", err)
-	}
-	return d.feed(ctx, string(text), out)
-}
-
-func (d *DeliveryEngine) feed(ctx context.Context, batch string, out any) error {
-	return d.answerInto(ctx, "engine-feed", func(in *instance) (string, error) { return in.callEngineFeed(ctx, d.handle, batch) }, out)
-}
-
-// ResumeInto is Resume with the answer decoded into out (as FeedInto).
-func (d *DeliveryEngine) ResumeInto(ctx context.Context, nowMs uint64, journal []byte, out any) error {
-	return d.answerInto(ctx, "engine-resume", func(in *instance) (string, error) {
-		return in.callEngineResume(ctx, d.handle, nowMs, journal)
-	}, out)
-}
-
-// answer is an answer decoded by into as an EngineAnswer.
-func answer(into func(out any) error) (EngineAnswer, error) {
-	var a EngineAnswer
-	if err := into(&a); err != nil {
-		return EngineAnswer{}, err
-	}
-	return a, nil
 }
 
 func (d *DeliveryEngine) answerInto(ctx context.Context, op string, fn func(*instance) (string, error), out any) error {
@@ -227,9 +201,7 @@ func judgeEngine(ctx context.Context, op string, in *instance, err error) error 
 	if err == nil {
 		return nil
 	}
-	var le *lowerError
-	var ab *abiError
-	if !errors.As(err, &le) && !errors.As(err, &ab) { // the glue's Err case: the engine's text
+	if isGuestErr(err) { // the glue's Err case: the engine's text
 		var v struct {
 			Error   *string `json:"error"`
 			Message string  `json:"message"`
@@ -257,7 +229,7 @@ func jsonText(v any) (string, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("retrypolicy: delivery engine: the config is not JSON: %w", err)
+		return "", fmt.Errorf("retrypolicy: delivery engine: not JSON: %w", err)
 	}
 	return string(b), nil
 }

@@ -49,8 +49,8 @@ func openEngine(t *testing.T, e *rp.Engine, config any) *rp.DeliveryEngine {
 
 func feed(t *testing.T, d *rp.DeliveryEngine, inputs ...any) rp.EngineAnswer {
 	t.Helper()
-	a, err := d.Feed(context.Background(), inputs)
-	if err != nil {
+	var a rp.EngineAnswer
+	if err := d.Feed(context.Background(), inputs, &a); err != nil {
 		t.Fatal(err)
 	}
 	return a
@@ -106,7 +106,8 @@ func TestARefusedInputComesBackWithItsCodeAndTheBatchGoesOn(t *testing.T) {
 	if s := actions(a, "send"); len(s) != 1 || s[0]["event_id"] != "ev-2" {
 		t.Fatalf("the third input (ev-2) should still be admitted and sent, got %+v", a.Outputs)
 	}
-	b, err := d.Resume(context.Background(), engineT0+3, []byte("not a journal\n"))
+	var b rp.EngineAnswer
+	err := d.Resume(context.Background(), engineT0+3, []byte("not a journal\n"), &b)
 	if err != nil || len(b.Errors) != 1 || b.Errors[0].Error != "resume_too_late" {
 		t.Fatalf("resume after an admit: want resume_too_late, got %+v %v", b, err)
 	}
@@ -126,12 +127,12 @@ func TestAFeedOrResumeAfterCloseIsATypedErrorNamingTheHandle(t *testing.T) {
 	if err := d.Close(ctx); err != nil {
 		t.Fatalf("a second Close: %v", err)
 	}
-	_, err = d.Feed(ctx, []any{map[string]any{"op": "tick", "now_ms": engineT0 + 1}})
+	err = d.Feed(ctx, []any{map[string]any{"op": "tick", "now_ms": engineT0 + 1}}, &rp.EngineAnswer{})
 	wantEngineCode(t, err, "invalid_input")
 	if !strings.Contains(err.Error(), "handle") {
 		t.Fatalf("the error should name the handle: %v", err)
 	}
-	_, err = d.Resume(ctx, engineT0+1, nil)
+	err = d.Resume(ctx, engineT0+1, nil, &rp.EngineAnswer{})
 	wantEngineCode(t, err, "invalid_input")
 	// the instance went back to the pool: a new engine there starts empty
 	d2 := openEngine(t, e, engineConfig(true))
@@ -149,9 +150,9 @@ func TestAConfigOrBatchTheEngineRefusesIsATypedErrorWithTheEnginesCode(t *testin
 		t.Fatalf("the error should name the unknown field: %v", err)
 	}
 	d := openEngine(t, e, engineConfig(true))
-	_, err = d.FeedJSON(ctx, `{"op": "tick"}`)
+	err = d.Feed(ctx, `{"op": "tick"}`, &rp.EngineAnswer{})
 	wantEngineCode(t, err, "invalid_input")
-	_, err = d.FeedJSON(ctx, "[\xff]")
+	err = d.Feed(ctx, "[\xff]", &rp.EngineAnswer{})
 	wantEngineCode(t, err, "invalid_input")
 	if a := feed(t, d, admit(engineT0, "ev-1")); len(a.Errors) != 0 || len(actions(a, "send")) != 1 {
 		t.Fatalf("the engine should be usable after refused batches: %+v", a)
@@ -178,7 +179,7 @@ func TestEngineCloseDoesNotWaitForAnOpenDeliveryEngineWhichThenAnswersErrClosed(
 	case <-time.After(10 * time.Second):
 		t.Fatal("Engine.Close waited for the open DeliveryEngine")
 	}
-	if _, err := d.Feed(ctx, []any{admit(engineT0, "ev-1")}); !errors.Is(err, rp.ErrClosed) {
+	if err := d.Feed(ctx, []any{admit(engineT0, "ev-1")}, &rp.EngineAnswer{}); !errors.Is(err, rp.ErrClosed) {
 		t.Fatalf("want ErrClosed, got %v", err)
 	}
 	if err := d.Close(ctx); err != nil && !errors.Is(err, rp.ErrClosed) {

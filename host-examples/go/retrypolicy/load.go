@@ -82,16 +82,6 @@ func (e *Engine) check(ctx context.Context, g *generation, c container) error {
 		return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s) does not load: %v", documentSection, err)
 	}
 	doc := formatTwoOf(hdoc)
-	// the rules of a document reload (Documents.Reload): every class admits
-	if len(doc.Classes) == 0 {
-		return artifactErrorf(ArtifactDocumentInvalid, nil, "the embedded document (custom section %s) has no class", documentSection)
-	}
-	now := e.clock.NowMs()
-	for _, c := range doc.Classes {
-		if _, err := onInstance(ctx, e, g, "admit", func(in *instance) (Admission, error) { return in.callAdmit(ctx, &doc, c.Name, now) }); err != nil {
-			return artifactErrorf(ArtifactDocumentInvalid, err, "the embedded document (custom section %s): class %q does not admit: %v", documentSection, c.Name, err)
-		}
-	}
 	g.document, g.healthDocument, g.documentText, g.info.DocumentVersion = &doc, &hdoc, text, doc.Version
 	return nil
 }

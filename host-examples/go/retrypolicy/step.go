@@ -4,43 +4,31 @@ import "context"
 
 // The delivery step of contract 0.2: Evaluate names the one store request
 // an attempt needs, the host makes it, Settle turns the reply into the
-// decision. Engine.Step runs the three. Evaluate, Settle, StoreApply and
-// Decide are the step's hot path: each acquires its instance directly.
+// decision. Engine.Step runs the three.
 
 // Evaluate runs gates 1-5 after an attempt and names the one store request
 // the attempt needs (Step.Store; nil: nothing to count or reserve).
 // Step.Decision is set when a gate decided; nil when only the budget remains.
-func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (st Step, err error) {
-	in, err := e.acquireOn(ctx, nil, false)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "evaluate", in, &err)
-	return in.callEvaluate(ctx, &p, &s, &o, nowMs)
+func (e *Engine) Evaluate(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64) (Step, error) {
+	return onInstance(ctx, e, nil, "evaluate", func(in *instance) (Step, error) { return in.callEvaluate(ctx, &p, &s, &o, nowMs) })
 }
 
 // Settle is the decision once the store answered Evaluate's request (same
 // inputs plus the reply; StoreReply{Unavailable: true} when the call
 // failed). The store's verdict stands; BudgetDisagreement reports a store
 // whose rule differs from the policy's on the same counts.
-func (e *Engine) Settle(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, reply StoreReply) (st Settlement, err error) {
-	in, err := e.acquireOn(ctx, nil, false)
-	if err != nil {
-		return
-	}
-	defer e.done(ctx, "settle", in, &err)
-	return in.callSettle(ctx, &p, &s, &o, nowMs, &reply)
+func (e *Engine) Settle(ctx context.Context, p Policy, s DeliveryState, o AttemptOutcome, nowMs uint64, reply StoreReply) (Settlement, error) {
+	return onInstance(ctx, e, nil, "settle", func(in *instance) (Settlement, error) { return in.callSettle(ctx, &p, &s, &o, nowMs, &reply) })
 }
 
 // ParseRetryAfter reads a Retry-After header value (as received) as
 // milliseconds from nowMs; ok is false when it is not usable.
 func (e *Engine) ParseRetryAfter(ctx context.Context, header string, nowMs uint64) (ms uint64, ok bool, err error) {
-	in, err := e.acquireOn(ctx, nil, false)
-	if err != nil {
+	_, err = onInstance(ctx, e, nil, "parse-retry-after", func(in *instance) (_ struct{}, err error) {
+		ms, ok, err = in.callParseRetryAfter(ctx, header, nowMs)
 		return
-	}
-	defer e.done(ctx, "parse-retry-after", in, &err)
-	return in.callParseRetryAfter(ctx, header, nowMs)
+	})
+	return ms, ok, err
 }
 
 // StoreKey is the key a shared store files the request's endpoint counts

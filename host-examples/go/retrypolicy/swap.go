@@ -13,7 +13,7 @@ func (e *Engine) Info() ArtifactInfo { return e.cur.Load().info }
 // ArtifactDocument is the policy document the current artifact embeds
 // (custom section webhook-retry-policy:document, loaded by the artifact's
 // own load-health-document) as format 2 (its classes without their
-// health sections: what Admit and Documents.Current take), and its JSON
+// health sections: what Admit takes), and its JSON
 // text; ok is false when it embeds none. ArtifactHealthDocument is the
 // same document with its health sections.
 func (e *Engine) ArtifactDocument() (doc PolicyDocument, text []byte, ok bool) {
@@ -36,14 +36,9 @@ func (e *Engine) ArtifactHealthDocument() (doc HealthDocument, text []byte, ok b
 	if g.healthDocument == nil {
 		return HealthDocument{}, nil, false
 	}
-	return cloneHealthDocument(*g.healthDocument), append([]byte(nil), g.documentText...), true
-}
-
-// cloneHealthDocument copies d's class list (the sections are read-only
-// values the caller may keep).
-func cloneHealthDocument(d HealthDocument) HealthDocument {
-	d.Classes = append([]HealthClass(nil), d.Classes...)
-	return d
+	doc = *g.healthDocument
+	doc.Classes = append([]HealthClass(nil), doc.Classes...) // the sections are read-only values the caller may keep
+	return doc, append([]byte(nil), g.documentText...), true
 }
 
 // SwapArtifact checks component like New does (the pin: expectedSHA256

@@ -52,14 +52,10 @@ type Config struct {
 	// ReplicaID names this replica (1 to 200 bytes of UTF-8): its status
 	// field and its canary bucket.
 	ReplicaID string
-	// Language is the status record's language (default "go"); Host its
-	// host (default os.Hostname()); PID its pid (default os.Getpid()).
-	Language, Host string
-	PID            int
 	// Timeout bounds each store command (default DefaultTimeout) but the
-	// artifact's fetch (HMGET of up to 4 MiB), which FetchTimeout bounds
-	// (default the larger of Timeout and DefaultFetchTimeout).
-	Timeout, FetchTimeout time.Duration
+	// artifact's fetch (HMGET of up to 4 MiB), which the larger of Timeout
+	// and DefaultFetchTimeout bounds.
+	Timeout time.Duration
 	// DocumentVersion names the version of the document new events are
 	// admitted under, for the status record (nil: the running artifact's
 	// embedded document's). A replica with its own --policy names that one.
@@ -67,7 +63,6 @@ type Config struct {
 	// Report, when set, is called after each tick that has something to
 	// log or count (Event), on the ticking goroutine; not when ctx ended.
 	Report func(Event)
-	Now    func() time.Time // the wall clock, without any skew (default time.Now)
 }
 
 // Follower follows the rollout record for one replica: Tick once before
@@ -94,29 +89,15 @@ func NewFollower(ctx context.Context, cfg Config) (*Follower, error) {
 	case !utf8.ValidString(cfg.ReplicaID):
 		return nil, &Error{Code: CodeInputInvalid, Message: "the replica id is not UTF-8"}
 	}
-	if cfg.Language == "" {
-		cfg.Language = "go"
-	}
-	if cfg.Host == "" {
-		cfg.Host, _ = os.Hostname()
-	}
-	if cfg.PID == 0 {
-		cfg.PID = os.Getpid()
-	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.FetchTimeout <= 0 {
-		cfg.FetchTimeout = max(cfg.Timeout, DefaultFetchTimeout)
 	}
 	if cfg.DocumentVersion == nil {
 		cfg.DocumentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	opened, err := cfg.Engine.RolloutOpen(ctx, text(map[string]any{"replica_id": cfg.ReplicaID, "language": cfg.Language,
-		"host": cfg.Host, "pid": cfg.PID, "trust_pem": string(cfg.TrustPEM), "since_ms": cfg.Now().UnixMilli()}))
+	host, _ := os.Hostname()
+	opened, err := cfg.Engine.RolloutOpen(ctx, text(map[string]any{"replica_id": cfg.ReplicaID, "language": "go",
+		"host": host, "pid": os.Getpid(), "trust_pem": string(cfg.TrustPEM), "since_ms": time.Now().UnixMilli()}))
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +139,7 @@ func (f *Follower) ArtifactSwapped(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	info := f.cfg.Engine.Info()
-	_, err := f.step(ctx, tickInput{Op: "swapped", NowMs: f.cfg.Now().UnixMilli(), SHA256: info.SHA256,
+	_, err := f.step(ctx, tickInput{Op: "swapped", NowMs: time.Now().UnixMilli(), SHA256: info.SHA256,
 		DocumentVersion: f.cfg.DocumentVersion(info), Events: f.events.Load(), DeadLetters: f.deadLetters.Load()})
 	return err
 }
@@ -187,7 +168,7 @@ func (f *Follower) Tick(ctx context.Context) Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ev := Event{Old: f.cfg.Engine.Info()}
-	var in any = tickInput{Op: "tick", NowMs: f.cfg.Now().UnixMilli(), SHA256: ev.Old.SHA256,
+	var in any = tickInput{Op: "tick", NowMs: time.Now().UnixMilli(), SHA256: ev.Old.SHA256,
 		DocumentVersion: f.cfg.DocumentVersion(ev.Old), Events: f.events.Load(), DeadLetters: f.deadLetters.Load()}
 	var fetched []byte
 	for {

@@ -49,7 +49,7 @@ func (f *Follower) do(ctx context.Context, c *call, fetched *[]byte) (any, error
 		in = reply("artifact_len", err, "len", n)
 	case "artifact":
 		var got []any
-		err := bounded(ctx, f.cfg.FetchTimeout, func(ctx context.Context) (err error) {
+		err := bounded(ctx, max(f.cfg.Timeout, DefaultFetchTimeout), func(ctx context.Context) (err error) {
 			got, err = f.cfg.Client.HMGet(ctx, c.Key, "bytes", "signature", "key_id").Result()
 			return err
 		})

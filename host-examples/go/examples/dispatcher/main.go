@@ -1,5 +1,6 @@
-// Command dispatcher is the Go host's example dispatcher: the same
-// program as the replica (issue 26: one dispatcher program per language),
+// Command dispatcher is the Go host's one dispatcher program (issue 26:
+// the example dispatcher and the REPLICA program are one; the fleet tests
+// run it through host-examples/go/replica, which builds it):
 // internal/driver on the component's delivery engine, with the REPLICA
 // contract's flags (docs/replica.md) and `replay`:
 //

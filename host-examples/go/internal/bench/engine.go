@@ -38,12 +38,14 @@ func DeliveryEngineEvent(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		id := "evt_" + strconv.Itoa(i)
 		now++
-		a, err := d.Feed(ctx, []any{map[string]any{"op": "admit", "now_ms": now, "event_id": id,
-			"endpoint_id": "ep_42", "target": "https://hooks.example.com/ep_42", "class": "n"}})
+		var a rp.EngineAnswer
+		err := d.Feed(ctx, []any{map[string]any{"op": "admit", "now_ms": now, "event_id": id,
+			"endpoint_id": "ep_42", "target": "https://hooks.example.com/ep_42", "class": "n"}}, &a)
 		if err != nil || len(a.Errors) != 0 || !has(a, "send") {
 			b.Fatalf("admit: want a send, got %+v %v", a, err)
 		}
-		a, err = d.Feed(ctx, []any{map[string]any{"op": "result", "now_ms": now, "event_id": id, "attempt": 1, "status": 200}})
+		a = rp.EngineAnswer{}
+		err = d.Feed(ctx, []any{map[string]any{"op": "result", "now_ms": now, "event_id": id, "attempt": 1, "status": 200}}, &a)
 		if err != nil || len(a.Errors) != 0 || !has(a, "delivered") {
 			b.Fatalf("result 200: want delivered, got %+v %v", a, err)
 		}

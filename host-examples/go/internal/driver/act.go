@@ -31,7 +31,7 @@ func (d *driver) act(actions []action) {
 				if err := d.journal.Truncate(a.KeepBytes); err != nil {
 					d.journalError(err)
 				} else {
-					fmt.Fprintf(d.stderr, "replica: --store %s: cut a torn last record (kept %d bytes; never acknowledged)\n", d.journal.Path(), a.KeepBytes)
+					fmt.Fprintf(d.stderr, "replica: --store %s: cut a torn last record (kept %d bytes; never acknowledged)\n", d.cfg.StorePath, a.KeepBytes)
 				}
 			}
 		case "journal_compact": // the engine's compaction: the live records replace the file
@@ -138,7 +138,7 @@ func (d *driver) post(a action) {
 	req.Header.Set("X-Event-Id", a.EventID) // net/http refuses CR/LF: no header injection
 	req.Header.Set("X-Attempt", strconv.FormatUint(uint64(a.Attempt), 10))
 	if d.secrets != nil { // --signing-secrets: reread when the engine asks to refresh credentials
-		secrets, err := d.secrets.Secrets(d.sendCtx, a.EndpointID, a.RefreshCredentials)
+		secrets, err := d.secrets.Secrets(a.EndpointID, a.RefreshCredentials)
 		if err != nil { // no usable secret: never sent unsigned (an endpoint the file lacks is)
 			d.logOnce("secrets", "event %s: not sent: %v", a.EventID, err)
 			res.ErrorKind = string(httpoutcome.CredentialsUnavailable)
@@ -151,15 +151,20 @@ func (d *driver) post(a action) {
 	}
 	gate := safehttp.WithSendGate(d.sendCtx, func() bool { return d.wallNow() < a.StartBeforeMs })
 	inFlight := d.metrics.InFlight()
-	ended, err := httpoutcome.Post(gate, d.client, req)
+	resp, err := d.client.Post(gate, req)
 	inFlight()
-	switch {
+	switch { // a status 100..=599 with its raw Retry-After (the engine reads it), else a transport kind
 	case errors.Is(err, safehttp.ErrNotSent):
 		res.NotStarted = true
-	case ended.Status != 0:
-		res.Status, res.RetryAfter = ended.Status, ended.RetryAfter
+	case err != nil:
+		res.ErrorKind = string(httpoutcome.ErrorKind(err))
+	case resp.StatusCode < 100 || resp.StatusCode > 599:
+		res.ErrorKind = string(httpoutcome.UnexpectedStatus)
 	default:
-		res.ErrorKind = string(ended.Kind)
+		res.Status = resp.StatusCode
+		if h := resp.Header.Values("Retry-After"); len(h) > 0 {
+			res.RetryAfter = &h[0]
+		}
 	}
 	d.give(res)
 }

@@ -11,8 +11,9 @@ import (
 	"net/url"
 	"os"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"example.invalid/webhook-retry-policy/host-examples/go/internal/safehttp"
@@ -88,18 +89,18 @@ type Config struct {
 	Concurrency       int
 	PolicyPath        string
 	Class             string
-	RedisURL          string        // "" = in-memory store (or a cluster, below)
-	ClusterURL        string        // a seed node of a Redis Cluster
-	DeadlineMs        int64         // < 0 = none
-	RatePerS          float64       // --rate: admissions per second (0 = unpaced)
-	ClockOffset       int64         // ms added to this replica's clock (fleet skew tests)
-	StoreTimeoutMs    uint64        // one store call's bound
-	AttemptDeadlineMs uint64        // the total time one attempt may take (body included)
-	AllowPrivate      bool          // deliver to loopback/private/link-local/... targets too
-	ArtifactPath      string        // --artifact ("" = the environment's, else the embedded copy)
-	WatchPath         string        // the artifact file polled for swaps ("" = no watch)
-	WatchInterval     time.Duration // --watch-artifact-ms
-	MetricsAddr       string        // where /metrics listens ("" = nowhere), HOST:PORT
+	Redis             *redis.Options // --redis, as redis.ParseURL reads it (nil: in-memory store, or a cluster)
+	Cluster           *url.URL       // --redis-cluster: a seed node of a Redis Cluster
+	DeadlineMs        int64          // < 0 = none
+	RatePerS          float64        // --rate: admissions per second (0 = unpaced)
+	ClockOffset       int64          // ms added to this replica's clock (fleet skew tests)
+	StoreTimeoutMs    uint64         // one store call's bound
+	AttemptDeadlineMs uint64         // the total time one attempt may take (body included)
+	AllowPrivate      bool           // deliver to loopback/private/link-local/... targets too
+	ArtifactPath      string         // --artifact ("" = the environment's, else the embedded copy)
+	WatchPath         string         // the artifact file polled for swaps ("" = no watch)
+	WatchInterval     time.Duration  // --watch-artifact-ms
+	MetricsAddr       string         // where /metrics listens ("" = nowhere), HOST:PORT
 	// CAFile is --ca-file ("" = none); Roots is the platform's trust store
 	// plus its certificates (nil without --ca-file: the platform's alone).
 	CAFile     string
@@ -140,16 +141,16 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	cfg := Config{Class: "storm", DeadlineMs: -1, StoreTimeoutMs: 250, AttemptDeadlineMs: 30000, DrainMs: 5000}
 	fs := flag.NewFlagSet("replica", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs, pollMs, rate string
+	var events, concurrency, deadline, offset, timeout, attemptDeadline, watchMs, drainMs, pollMs, rate, redisURL, clusterURL string
 	fs.StringVar(&cfg.Target, "target", "", "")
 	fs.StringVar(&cfg.EndpointID, "endpoint-id", "", "")
 	fs.StringVar(&events, "events", "", "")
 	fs.StringVar(&concurrency, "concurrency", "8", "")
 	fs.StringVar(&cfg.PolicyPath, "policy", "", "")
-	fs.StringVar(&cfg.RedisURL, "redis", "", "")
+	fs.StringVar(&redisURL, "redis", "", "")
 	fs.StringVar(&deadline, "deadline-ms", "", "")
 	fs.StringVar(&rate, "rate", "", "")
-	fs.StringVar(&cfg.ClusterURL, "redis-cluster", "", "")
+	fs.StringVar(&clusterURL, "redis-cluster", "", "")
 	fs.StringVar(&offset, "clock-offset-ms", "0", "")
 	fs.StringVar(&timeout, "store-timeout-ms", "250", "")
 	fs.StringVar(&attemptDeadline, "attempt-deadline-ms", "30000", "")
@@ -167,22 +168,12 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 	fs.StringVar(&cfg.Rollout.ReplicaID, "replica-id", "", "")
 	fs.StringVar(&pollMs, "rollout-poll-ms", "500", "")
 	version := fs.Bool("version", false, "")
-	seen := map[string]int{}
-	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
-	if err := fs.Parse(args); err != nil {
+	if err := parseOnce(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, usage)
 			return cfg, err
 		}
 		return cfg, usageErrorf("%v", err)
-	}
-	if fs.NArg() > 0 {
-		return cfg, usageErrorf("unexpected argument %q", fs.Arg(0))
-	}
-	for name, n := range seen {
-		if n > 1 {
-			return cfg, usageErrorf("--%s is given %d times: give it once", name, n)
-		}
 	}
 	if *version { // like --help: printed without loading the artifact
 		fmt.Fprintf(stdout, "replica (go host) for %s\n", rp.ABI)
@@ -238,13 +229,13 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 		}
 	}
 	if set["redis"] {
-		if u, err := url.Parse(cfg.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return cfg, usageErrorf("--redis %q: want redis://[USER[:PASSWORD]@]HOST:PORT[/DB] or rediss://...", redact.URL(cfg.RedisURL))
+		if cfg.Redis, err = redis.ParseURL(redisURL); err != nil {
+			return cfg, usageErrorf("--redis %q: want redis://[USER[:PASSWORD]@]HOST:PORT[/DB] or rediss://...", redact.URL(redisURL))
 		}
 	}
 	if set["redis-cluster"] {
-		if u, err := url.Parse(cfg.ClusterURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-			return cfg, usageErrorf("--redis-cluster %q: want redis://[USER[:PASSWORD]@]HOST:PORT or rediss://...", redact.URL(cfg.ClusterURL))
+		if cfg.Cluster, err = url.Parse(clusterURL); err != nil || (cfg.Cluster.Scheme != "redis" && cfg.Cluster.Scheme != "rediss") || cfg.Cluster.Host == "" {
+			return cfg, usageErrorf("--redis-cluster %q: want redis://[USER[:PASSWORD]@]HOST:PORT or rediss://...", redact.URL(clusterURL))
 		}
 		if set["redis"] {
 			return cfg, usageErrorf("--redis and --redis-cluster are exclusive")
@@ -290,21 +281,32 @@ func parseArgs(args []string, stdout io.Writer) (Config, error) {
 // the address to listen on.
 func metricsAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
-	if err == nil && (port == "" || strings.TrimLeft(port, "0123456789") != "") {
-		err = errors.New("not a port number")
-	}
-	if err == nil {
-		if _, perr := strconv.ParseUint(port, 10, 16); perr != nil {
-			err = errors.New("port out of range")
-		}
-	}
-	if err != nil {
+	if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
 		return "", fmt.Errorf("%q: want HOST:PORT (port 0 to 65535, [IPv6]:PORT)", addr)
 	}
 	if host == "" {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port), nil
+}
+
+// parseOnce parses args with fs, each flag at most once, and no argument
+// that is not a flag.
+func parseOnce(fs *flag.FlagSet, args []string) error {
+	seen := map[string]int{}
+	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for name, n := range seen {
+		if n > 1 {
+			return fmt.Errorf("--%s is given %d times: give it once", name, n)
+		}
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
 }
 
 // countedValue wraps a flag's value so each Set is counted in seen (a

@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/redact"
 	"example.invalid/webhook-retry-policy/host-examples/go/redisbudget"
 )
 
@@ -21,23 +18,18 @@ import (
 type redisBudget struct {
 	client redis.UniversalClient // the rollout follower's connection too
 	store  *redisbudget.Store
-	close  func() error
 }
 
-// newRedisBudget connects to a standalone Redis (redisURL) or a cluster
-// (clusterURL, a seed node); every store call is bounded by timeout. A
-// user in the URL is an ACL user (AUTH USER PASSWORD, once per
-// connection); rediss:// speaks TLS, verified against roots (the
-// platform's trust store plus --ca-file; nil: the platform's alone) and
-// the URL's host name.
-func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x509.CertPool) (*redisBudget, error) {
+// newRedisBudget connects to a standalone Redis (opts, --redis as
+// redis.ParseURL read it) or a cluster (u, --redis-cluster's seed node);
+// every store call is bounded by timeout. A user in the URL is an ACL user
+// (AUTH USER PASSWORD, once per connection); rediss:// speaks TLS,
+// verified against roots (the platform's trust store plus --ca-file; nil:
+// the platform's alone) and the URL's host name.
+func newRedisBudget(opts *redis.Options, u *url.URL, timeout time.Duration, roots *x509.CertPool) *redisBudget {
 	redis.SetLogger(quietLogger{}) // failures are counted and reported once by the replica
 	var client redis.UniversalClient
-	if clusterURL != "" {
-		u, err := url.Parse(clusterURL)
-		if err != nil {
-			return nil, usageErrorf("--redis-cluster %q: %v", redact.URL(clusterURL), redactErr(err, clusterURL))
-		}
+	if u != nil {
 		password, _ := u.User.Password()
 		var tlsConfig *tls.Config
 		if u.Scheme == "rediss" {
@@ -48,10 +40,6 @@ func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x
 			ContextTimeoutEnabled: true, MaxRetries: -1, DisableIdentity: true, Protocol: 2, TLSConfig: tlsConfig,
 		})
 	} else {
-		opts, err := redis.ParseURL(redisURL)
-		if err != nil {
-			return nil, usageErrorf("--redis %q: %v", redact.URL(redisURL), redactErr(err, redisURL))
-		}
 		o := redisbudget.ClientOptions(opts.Addr, timeout)
 		o.DB, o.Username, o.Password, o.TLSConfig = opts.DB, opts.Username, opts.Password, opts.TLSConfig
 		if o.TLSConfig != nil { // rediss://: ParseURL named the server; trust --ca-file too
@@ -63,16 +51,7 @@ func newRedisBudget(redisURL, clusterURL string, timeout time.Duration, roots *x
 	}
 	store := redisbudget.New(client, redisbudget.WithTimeout(timeout))
 	_ = store.LoadScript(context.Background()) // if Redis is down, calls fail closed
-	return &redisBudget{client: client, store: store, close: client.Close}, nil
-}
-
-// redactErr is a URL error's message without the URL (it may carry a password).
-func redactErr(err error, raw string) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err.Error()
-	}
-	return strings.ReplaceAll(err.Error(), raw, redact.URL(raw))
+	return &redisBudget{client: client, store: store}
 }
 
 // quietLogger drops go-redis's own log lines (one per failed dial while

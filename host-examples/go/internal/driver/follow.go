@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
+	"example.invalid/webhook-retry-policy/host-examples/go/internal/webhookmetrics"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 	"example.invalid/webhook-retry-policy/host-examples/go/rollout"
 )
@@ -24,9 +24,9 @@ type following struct {
 	stderr io.Writer
 	// Set before the background ticks start (run), so the ticking
 	// goroutine reads them without a lock.
-	info    *policyinfo.Info // nil until /metrics' families exist (the first tick runs before)
+	info    *webhookmetrics.Info // nil until /metrics' families exist (the first tick runs before)
 	swapped func()
-	version func(rp.ArtifactInfo) string // --policy's version (nil: the artifact's document's)
+	version func(rp.ArtifactInfo) string // the current document's version (the artifact's until useDocument)
 }
 
 // startFollowing opens the follower (the trust file's keys: a refused
@@ -39,10 +39,10 @@ func startFollowing(ctx context.Context, cfg Config, engine *rp.Engine, store *r
 	if !cfg.Rollout.Follow || store == nil {
 		return nil, nil
 	}
-	fl := &following{poll: cfg.Rollout.Poll, stderr: stderr}
+	fl := &following{poll: cfg.Rollout.Poll, stderr: stderr, version: artifactsVersion}
 	f, err := rollout.NewFollower(ctx, rollout.Config{Client: store.client, Engine: engine, TrustPEM: cfg.Rollout.TrustPEM,
 		ReplicaID: cfg.Rollout.ReplicaID, Timeout: time.Duration(cfg.StoreTimeoutMs) * time.Millisecond, Report: fl.report,
-		DocumentVersion: fl.documentVersion})
+		DocumentVersion: func(a rp.ArtifactInfo) string { return fl.version(a) }})
 	var re *rollout.Error
 	switch {
 	case errors.As(err, &re) && re.Code == rollout.CodeTrustInvalid:
@@ -57,32 +57,20 @@ func startFollowing(ctx context.Context, cfg Config, engine *rp.Engine, store *r
 
 // useDocument names the current document's version for the status
 // record once the replica read its document (after the first tick, which
-// writes the artifact's): --policy's, else (nil) the artifact's.
-func (fl *following) useDocument(version func(rp.ArtifactInfo) string) {
-	if fl != nil {
-		fl.version = version
-	}
-}
-
-func (fl *following) documentVersion(a rp.ArtifactInfo) string {
-	if fl.version == nil {
-		return a.DocumentVersion
-	}
-	return fl.version(a)
-}
-
-// follower is the follower (nil when not following).
-func (fl *following) follower() *rollout.Follower {
+// writes the artifact's), and gives the driver the follower to count its
+// events; nil when not following.
+func (fl *following) useDocument(version func(rp.ArtifactInfo) string) *rollout.Follower {
 	if fl == nil {
 		return nil
 	}
+	fl.version = version
 	return fl.f
 }
 
 // run ticks every --rollout-poll-ms in the background until ctx ends (a
 // tick, its fetch and load never block delivery: the delivery engine moves
 // only when the loop takes the swap); the returned func waits for it.
-func (fl *following) run(ctx context.Context, info *policyinfo.Info, swapped func()) (wait func()) {
+func (fl *following) run(ctx context.Context, info *webhookmetrics.Info, swapped func()) (wait func()) {
 	fl.info, fl.swapped = info, swapped
 	done := make(chan struct{})
 	go func() {

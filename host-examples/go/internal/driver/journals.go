@@ -33,20 +33,12 @@ func (d *driver) openStore() ([]byte, error) {
 	return text, nil
 }
 
-// resumeJournals hands the engine --store's bytes, then --resume's. A
-// journal the engine refuses (corrupt, unsupported) is a setup error.
+// resumeJournals hands the engine --store's bytes, then --resume's.
 func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
 	if len(store) > 0 {
-		var a answer
-		d.crossings++
-		if err := d.de.ResumeInto(ctx, d.now(), store, &a); err != nil {
-			return usageErrorf("--store %s: %v", d.cfg.StorePath, err)
+		if err := d.resume("--store "+d.cfg.StorePath, func(a *answer) error { return d.de.Resume(ctx, d.now(), store, a) }); err != nil {
+			return err
 		}
-		if len(a.Errors) > 0 {
-			return usageErrorf("--store %s: %s: %s", d.cfg.StorePath, a.Errors[0].Error, a.Errors[0].Message)
-		}
-		d.act(a.Outputs)
-		d.timeout = a.TimeoutMs
 	}
 	if d.cfg.ResumePath == "" || d.cfg.ResumePath == d.cfg.StorePath {
 		return nil
@@ -61,14 +53,20 @@ func (d *driver) resumeJournals(ctx context.Context, store []byte) error {
 	if !utf8.Valid(other) {
 		return usageErrorf("--resume %s: journal_corrupt: not UTF-8 text", d.cfg.ResumePath)
 	}
+	in := input{Op: "resume", NowMs: d.now(), Journal: string(other), Copy: true}
+	return d.resume("--resume "+d.cfg.ResumePath, func(a *answer) error { return d.de.Feed(ctx, []any{&in}, a) })
+}
+
+// resume makes one resume call and acts on its answer. A journal the
+// engine refuses (corrupt, unsupported) is a setup error naming where.
+func (d *driver) resume(where string, call func(*answer) error) error {
 	var a answer
 	d.crossings++
-	in := input{Op: "resume", NowMs: d.now(), Journal: string(other), Copy: true}
-	if err := d.de.FeedInto(ctx, []any{&in}, &a); err != nil {
-		return usageErrorf("--resume %s: %v", d.cfg.ResumePath, err)
+	if err := call(&a); err != nil {
+		return usageErrorf("%s: %v", where, err)
 	}
 	if len(a.Errors) > 0 {
-		return usageErrorf("--resume %s: %s: %s", d.cfg.ResumePath, a.Errors[0].Error, a.Errors[0].Message)
+		return usageErrorf("%s: %s: %s", where, a.Errors[0].Error, a.Errors[0].Message)
 	}
 	d.act(a.Outputs)
 	d.timeout = a.TimeoutMs

@@ -79,11 +79,9 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	}
 	defer engine.Close(ctx)
 	var store *redisBudget
-	if cfg.RedisURL != "" || cfg.ClusterURL != "" {
-		if store, err = newRedisBudget(cfg.RedisURL, cfg.ClusterURL, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots); err != nil {
-			return Summary{}, err
-		}
-		defer store.close()
+	if cfg.Redis != nil || cfg.Cluster != nil {
+		store = newRedisBudget(cfg.Redis, cfg.Cluster, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots)
+		defer store.client.Close()
 	}
 	follow, err := startFollowing(ctx, cfg, engine, store, stderr) // its first tick: before the document is read
 	if err != nil {
@@ -93,7 +91,6 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if err != nil {
 		return Summary{}, err
 	}
-	follow.useDocument(doc.version)
 	metrics, err := newMetrics(ctx, engine)
 	if err != nil {
 		return Summary{}, err
@@ -119,7 +116,7 @@ func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) 
 	if cfg.SecretsPath != "" {
 		d.secrets = &SecretsFile{Path: cfg.SecretsPath}
 	}
-	d.redis, d.follow = store, follow.follower()
+	d.redis, d.follow = store, follow.useDocument(doc.version)
 	journal, err := d.openStore()
 	defer d.closeJournal() // the lock goes on a clean exit, a drain included
 	if err != nil {
@@ -157,11 +154,14 @@ func (d *driver) engineConfig(document string) map[string]any {
 		"memory_store": d.redis == nil, "journal": d.journal != nil}
 }
 
+// artifactsVersion is the version of the document the artifact embeds.
+func artifactsVersion(a rp.ArtifactInfo) string { return a.DocumentVersion }
+
 // document is the engine's current document at start.
 type document struct {
 	text    string
 	where   string                       // how to name it in an error
-	version func(rp.ArtifactInfo) string // the version webhook_policy_info shows (nil: the artifact's document's)
+	version func(rp.ArtifactInfo) string // the version webhook_policy_info shows
 }
 
 // currentDocument is --policy's document, else the one the artifact
@@ -193,7 +193,7 @@ func currentDocument(ctx context.Context, cfg Config, engine *rp.Engine) (docume
 	if !found {
 		return document{}, usageErrorf("%s: class %q: unknown_event_class: not in the document", where, cfg.Class)
 	}
-	out := document{text: string(text), where: where}
+	out := document{text: string(text), where: where, version: artifactsVersion}
 	if cfg.PolicyPath != "" {
 		version := doc.Version
 		out.version = func(rp.ArtifactInfo) string { return version }

@@ -137,20 +137,10 @@ func parseReplayArgs(args []string) (replayArgs, error) {
 			return nil
 		})
 	}
-	seen := map[string]int{}
-	fs.VisitAll(func(f *flag.Flag) { f.Value = countedValue(f.Value, f.Name, seen) })
-	if err := fs.Parse(args); err != nil {
+	if err := parseOnce(fs, args); err != nil {
 		return a, err
 	}
-	for name, n := range seen {
-		if n > 1 {
-			return a, fmt.Errorf("--%s is given %d times: give it once", name, n)
-		}
-	}
-	switch {
-	case fs.NArg() > 0:
-		return a, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case a.store == "" || a.policy == "":
+	if a.store == "" || a.policy == "" {
 		return a, fmt.Errorf("--store and --policy are required")
 	}
 	return a, nil

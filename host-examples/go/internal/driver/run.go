@@ -59,7 +59,7 @@ type driver struct {
 	snapshot                     string     // the engine's state as journal text (an artifact swap)
 	logMu                        sync.Mutex // logOnce is called from the attempts' goroutines too
 	once                         map[string]bool
-	secrets                      SecretSource // --signing-secrets (nil: unsigned)
+	secrets                      *SecretsFile // --signing-secrets (nil: unsigned)
 	journalErrors, refusedInputs uint64
 	crossings                    uint64        // engine calls (feed, resume): the benchmark's figures
 	inEngine                     time.Duration // time inside them
@@ -289,7 +289,7 @@ func (d *driver) feed(ctx context.Context, batch []input) {
 	var a answer
 	d.crossings++
 	t0 := time.Now()
-	err := d.de.FeedInto(ctx, inputs, &a)
+	err := d.de.Feed(ctx, inputs, &a)
 	d.inEngine += time.Since(t0)
 	if err != nil {
 		d.broken = err

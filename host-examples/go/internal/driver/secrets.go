@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,14 +8,6 @@ import (
 
 	"example.invalid/webhook-retry-policy/host-examples/go/signing"
 )
-
-// SecretSource gives an endpoint's signing secrets (during a rotation
-// several: every one signs). reload asks for a fresh read instead of a
-// cached one: the policy's refresh_credentials (a 401/403 retried once)
-// reloads before that retry.
-type SecretSource interface {
-	Secrets(ctx context.Context, endpointID string, reload bool) ([]signing.Secret, error)
-}
 
 // SecretsFile reads {"endpoint_id": ["whsec_…", …]} from a file, cached
 // until a reload. An endpoint absent from the file is sent unsigned.
@@ -29,8 +20,11 @@ type SecretsFile struct {
 	byEP   map[string][]signing.Secret
 }
 
-// Secrets implements SecretSource.
-func (f *SecretsFile) Secrets(_ context.Context, endpointID string, reload bool) ([]signing.Secret, error) {
+// Secrets gives an endpoint's signing secrets (during a rotation several:
+// every one signs). reload asks for a fresh read instead of the cached
+// one: the policy's refresh_credentials (a 401/403 retried once) reloads
+// before that retry.
+func (f *SecretsFile) Secrets(endpointID string, reload bool) ([]signing.Secret, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.loaded || reload {

@@ -32,7 +32,7 @@ func (d *driver) finishSwap(ctx context.Context) {
 	d.swapping, d.drained = false, false
 	var a answer
 	d.crossings++
-	err := d.de.FeedInto(ctx, []any{&input{Op: "snapshot", NowMs: d.now()}}, &a)
+	err := d.de.Feed(ctx, []any{&input{Op: "snapshot", NowMs: d.now()}}, &a)
 	if err == nil {
 		d.act(a.Outputs)
 	}
@@ -53,7 +53,7 @@ func (d *driver) finishSwap(ctx context.Context) {
 	}
 	a = answer{}
 	d.crossings++
-	if err := next.ResumeInto(ctx, d.now(), []byte(d.snapshot), &a); err != nil || len(a.Errors) > 0 {
+	if err := next.Resume(ctx, d.now(), []byte(d.snapshot), &a); err != nil || len(a.Errors) > 0 {
 		_ = next.Close(ctx)
 		d.broken = fmt.Errorf("artifact swap: the new engine refused the snapshot: %v %+v", err, a.Errors)
 		return

@@ -1,5 +1,7 @@
 package driver
 
+import rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
+
 // The delivery engine's JSON batches (docs/engine.md section 14), typed:
 // what the driver feeds and the actions it reads. Nothing here decides.
 
@@ -74,13 +76,9 @@ type action struct {
 	Message string `json:"message"`
 }
 
-// answer is the engine's answer to one batch.
+// answer is the engine's answer to one batch (rp.EngineAnswer with typed actions).
 type answer struct {
-	Outputs []action `json:"outputs"`
-	Errors  []struct {
-		Index   int    `json:"index"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	} `json:"errors"`
-	TimeoutMs *uint64 `json:"timeout_ms"`
+	Outputs   []action           `json:"outputs"`
+	Errors    []rp.EngineRefusal `json:"errors"`
+	TimeoutMs *uint64            `json:"timeout_ms"`
 }

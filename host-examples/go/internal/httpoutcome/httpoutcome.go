@@ -1,7 +1,7 @@
 // Package httpoutcome names how an HTTP delivery attempt ended, for the
-// dispatcher example and the fleet replica: the contract's transport error
-// kinds, and the response's outcome with its Retry-After read by the
-// component. It decides nothing; the component classifies what it names.
+// dispatcher: the contract's transport error kinds (a response's status
+// and raw Retry-After go to the engine as they are). It decides nothing;
+// the component classifies what it names.
 //
 // The table (net/http, through internal/safehttp; the same for every host):
 //
@@ -31,7 +31,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
@@ -88,34 +87,4 @@ func ErrorKind(err error) TransportKind {
 		return InvalidURL
 	}
 	return LocalProtocolError
-}
-
-// Ended is how one attempt ended, as the delivery engine's result input
-// takes it (docs/engine.md section 2): a status 100..=599 with its raw
-// Retry-After header (the engine reads it), or a transport kind.
-type Ended struct {
-	Status     int     // 0: no response (Kind names why)
-	RetryAfter *string // the first Retry-After header, raw
-	Kind       TransportKind
-}
-
-// Post posts req through c and names how it ended. A request its send
-// gate refused (safehttp.WithSendGate) was not sent: the error is
-// safehttp.ErrNotSent.
-func Post(ctx context.Context, c *safehttp.Client, req *http.Request) (Ended, error) {
-	resp, err := c.Post(ctx, req)
-	if errors.Is(err, safehttp.ErrNotSent) {
-		return Ended{}, err
-	}
-	if err != nil {
-		return Ended{Kind: ErrorKind(err)}, nil
-	}
-	if resp.StatusCode < 100 || resp.StatusCode > 599 {
-		return Ended{Kind: UnexpectedStatus}, nil
-	}
-	e := Ended{Status: resp.StatusCode}
-	if h := resp.Header.Values("Retry-After"); len(h) > 0 {
-		e.RetryAfter = &h[0]
-	}
-	return e, nil
 }

@@ -99,8 +99,8 @@ func runTraceCase(ctx context.Context, e *rp.Engine, c traceCase) string {
 			}
 			return fmt.Sprintf("step %d: broken step: %v", i, err)
 		}
-		got, err := d.FeedJSON(ctx, "["+string(s.Input)+"]")
-		if err != nil {
+		var got rp.EngineAnswer
+		if err := d.Feed(ctx, "["+string(s.Input)+"]", &got); err != nil {
 			return fmt.Sprintf("step %d: %v", i, err)
 		}
 		if why := checkStep(s, got); why != "" {

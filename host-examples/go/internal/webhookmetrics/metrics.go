@@ -8,7 +8,7 @@
 // delivery engine's deltas (Count, SetGauge: its count and gauge actions,
 // docs/engine.md section 13); the host moves the others: the histograms
 // and webhook_in_flight measure its own I/O, webhook_policy_info and
-// webhook_policy_reloads_total are internal/policyinfo's (ShowPolicy).
+// webhook_policy_reloads_total are Info's (ShowPolicy, policyinfo.go).
 package webhookmetrics
 
 import (
@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"example.invalid/webhook-retry-policy/host-examples/go/internal/policyinfo"
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
@@ -36,7 +35,7 @@ const (
 )
 
 // hostFamilies are the families the host code moves, as it moves them
-// (their label names are policyinfo's).
+// (their label names are Info's).
 var hostFamilies = []struct {
 	name, typ string
 	labels    []string
@@ -200,9 +199,12 @@ func (m *Metrics) ClosedValues(name string) []string {
 // log and moves webhook_policy_info and webhook_policy_reloads_total;
 // documentVersion names the current document's version (nil: the
 // artifact's own document's).
-func (m *Metrics) ShowPolicy(log io.Writer, documentVersion func(rp.ArtifactInfo) string) *policyinfo.Info {
-	return policyinfo.New(m.families[policyInfo].vector.(*prometheus.GaugeVec),
-		m.families[policyReloads].vector.(*prometheus.CounterVec), log, documentVersion)
+func (m *Metrics) ShowPolicy(log io.Writer, documentVersion func(rp.ArtifactInfo) string) *Info {
+	if documentVersion == nil {
+		documentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
+	}
+	return &Info{gauge: m.families[policyInfo].vector.(*prometheus.GaugeVec),
+		reloads: m.families[policyReloads].vector.(*prometheus.CounterVec), log: log, documentVersion: documentVersion}
 }
 
 // Handler serves GET /metrics from the private registry.

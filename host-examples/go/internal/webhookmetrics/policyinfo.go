@@ -1,10 +1,4 @@
-// Package policyinfo is what a Go replica shows about the policy artifact
-// it runs (docs/artifact.md, "What a replica shows"): one log line per
-// load, swap and refusal, and the gauge
-// webhook_policy_info{artifact_sha256,abi,document_version} 1, whose old
-// series disappears when the artifact or the document changes, and
-// webhook_policy_reloads_total{result="applied"|"refused"}.
-package policyinfo
+package webhookmetrics
 
 import (
 	"errors"
@@ -17,7 +11,12 @@ import (
 	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
-// Info is the gauge and the log of one replica.
+// Info is what a replica shows about the policy artifact it runs
+// (docs/artifact.md, "What a replica shows"): one log line per load, swap
+// and refusal, and the gauge
+// webhook_policy_info{artifact_sha256,abi,document_version} 1, whose old
+// series disappears when the artifact or the document changes, and
+// webhook_policy_reloads_total{result="applied"|"refused"}.
 type Info struct {
 	gauge   *prometheus.GaugeVec
 	reloads *prometheus.CounterVec
@@ -28,18 +27,6 @@ type Info struct {
 
 	mu  sync.Mutex
 	cur prometheus.Labels
-}
-
-// New moves gauge (webhook_policy_info{artifact_sha256,abi,document_version})
-// and reloads (webhook_policy_reloads_total{result}), both registered by
-// the caller from the metrics schema; lines go to log. documentVersion
-// names the current document's version for an artifact (nil: the
-// artifact's own embedded document's).
-func New(gauge *prometheus.GaugeVec, reloads *prometheus.CounterVec, log io.Writer, documentVersion func(rp.ArtifactInfo) string) *Info {
-	if documentVersion == nil {
-		documentVersion = func(a rp.ArtifactInfo) string { return a.DocumentVersion }
-	}
-	return &Info{gauge: gauge, reloads: reloads, log: log, documentVersion: documentVersion}
 }
 
 // Reloaded counts a policy document or artifact loaded without a restart

@@ -1,4 +1,4 @@
-package policyinfo
+package webhookmetrics
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestASwapReplacesTheInfoSeriesAndEveryChangeIsOneLogLine(t *testing.T) {
 		Help: "Policy documents or artifacts loaded without a restart (refused: invalid, the old one kept)."}, []string{"result"})
 	reg.MustRegister(gauge, counter)
 	var log bytes.Buffer
-	p := New(gauge, counter, &log, func(rp.ArtifactInfo) string { return "doc-7" })
+	p := &Info{gauge: gauge, reloads: counter, log: &log, documentVersion: func(rp.ArtifactInfo) string { return "doc-7" }}
 	a := rp.ArtifactInfo{SHA256: strings.Repeat("a", 64), ABI: rp.ABI, Source: "embedded"}
 	b := rp.ArtifactInfo{SHA256: strings.Repeat("b", 64), ABI: rp.ABI, Source: "/etc/policy.wasm"}
 	p.Loaded(a)
