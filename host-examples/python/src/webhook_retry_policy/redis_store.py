@@ -26,7 +26,7 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 from .loader import package_data
 from .ops import PolicyOps
@@ -139,7 +139,12 @@ def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_T
 
 
 class _Script:
-    def __init__(self, script: str | None, skew_check: bool) -> None:
+    AIO = False  # the client is redis.asyncio's
+
+    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self.client = client
+        self.timeout_s = timeout_s
         self.script = script if script is not None else budget_script()
         self.sha = hashlib.sha1(self.script.encode()).hexdigest()
         self.skew_check = skew_check
@@ -147,6 +152,22 @@ class _Script:
         self.commands = 0  # Redis commands sent (one per request; two after a NOSCRIPT)
         # EVAL until Redis has run the script once (no NOSCRIPT round trip at start), then EVALSHA
         self.loaded = False
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                 ca_pem: str | None = None) -> Self:
+        """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
+        USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
+        client = _client(url, cluster=False, timeout_s=timeout_s, ca_pem=ca_pem, aio=cls.AIO)
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+
+    @classmethod
+    def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                         ca_pem: str | None = None) -> Self:
+        """A Redis Cluster client from one seed node's URL: each request's one
+        key (``store_key``) routes the command to its slot's master."""
+        client = _client(url, cluster=True, timeout_s=timeout_s, ca_pem=ca_pem, aio=cls.AIO)
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
         """The key (the component's ``store_key``) and ``ARGV`` of ``request``."""
@@ -168,17 +189,6 @@ class _Script:
 class RedisBudgetStore(_Script):
     """Sync store for :class:`RetryPolicy` (``redis.Redis``)."""
 
-    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True) -> None:
-        super().__init__(script, skew_check)
-        self.client = client
-
-    @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
-                 ca_pem: str | None = None) -> RedisBudgetStore:
-        """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
-        USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
-        return cls(sync_client(url, timeout_s=timeout_s, ca_pem=ca_pem), skew_check=skew_check)
-
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
         return reservation(self._eval(key, args))
@@ -196,27 +206,7 @@ class AsyncRedisBudgetStore(_Script):
     """Async store for :class:`AsyncRetryPolicy` (``redis.asyncio.Redis``);
     every call is also bounded by ``timeout_s`` on the event loop."""
 
-    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        super().__init__(script, skew_check)
-        self.client = client
-        self.timeout_s = timeout_s
-
-    @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
-                 ca_pem: str | None = None) -> AsyncRedisBudgetStore:
-        """As :meth:`RedisBudgetStore.from_url`: an ACL user in the URL, or
-        ``rediss://`` verified against the platform's store plus ``ca_pem``."""
-        client = _client(url, cluster=False, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
-        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
-
-    @classmethod
-    def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                         skew_check: bool = True, ca_pem: str | None = None) -> AsyncRedisBudgetStore:
-        """A Redis Cluster client from one seed node's URL: each request's one
-        key (``store_key``) routes the command to its slot's master."""
-        client = _client(url, cluster=True, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
-        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+    AIO = True
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
