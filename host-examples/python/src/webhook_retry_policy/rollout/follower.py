@@ -29,12 +29,12 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..artifact import ArtifactInfo, current_artifact, swap_artifact
+from ..clock import SystemClock
 from ..errors import ArtifactError, PolicyTrap
 from ..periodic import Periodic
 from . import component
@@ -45,10 +45,6 @@ __all__ = ["FollowEvent", "Follower", "Refusal"]
 SOURCE = "redis"
 _ANSWERS = {"tick": "tick_reply", "artifact_len": "artifact_len", "artifact": "artifact"}  # a call -> its answer's op
 log = logging.getLogger(__name__)
-
-
-def _wall_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ class Follower:
                  counts: Callable[[], tuple[int, int]] | None = None,
                  document_version: Callable[[], str] | None = None,
                  on_event: Callable[[FollowEvent], None] | None = None,
-                 now_ms: Callable[[], int] = _wall_ms) -> None:
+                 now_ms: Callable[[], int] = SystemClock.now_ms) -> None:
         if store is not None and (client is not None or connect is not None):
             raise ValueError("give a store, or a client or connect, not both")
         self.store: RolloutStore = store or RedisRolloutStore(client, connect, fetch_connect)
