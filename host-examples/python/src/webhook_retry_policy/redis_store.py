@@ -24,8 +24,6 @@ import asyncio
 import hashlib
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Self
 
 from .loader import package_data
@@ -104,15 +102,6 @@ def _is_noscript(e: Exception) -> bool:
     return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
 
 
-
-@contextmanager
-def _redacted_errors() -> Iterator[None]:
-    """A bad Redis URL's error without the URL's password."""
-    try:
-        yield
-    except (ValueError, TypeError) as e:
-        raise ValueError(redact(str(e))) from None
-
 def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, aio: bool) -> Any:
     """A redis-py client (``redis.asyncio``'s when ``aio``) with the store's connection options: ``timeout_s``
     on connect and on every reply, no client-side retries, TLS as :func:`_tls_kwargs` says; a Redis Cluster
@@ -124,10 +113,12 @@ def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, ai
     api = import_module("redis.asyncio" if aio else "redis")
     options = {"retry": import_module(f"{api.__name__}.retry").Retry(NoBackoff(), 0), "socket_timeout": timeout_s,
                "socket_connect_timeout": timeout_s, **_tls_kwargs(url, ca_pem)}
-    with _redacted_errors():
+    try:
         if cluster:
             return api.RedisCluster.from_url(url, **options)
         return api.Redis.from_url(url, retry_on_timeout=False, **options)
+    except (ValueError, TypeError) as e:  # a bad Redis URL's error, without the URL's password
+        raise ValueError(redact(str(e))) from None
 
 
 def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
