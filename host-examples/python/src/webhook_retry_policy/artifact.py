@@ -124,13 +124,6 @@ def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None
     return read_artifact_file(path), path
 
 
-def _pin(data: bytes, expected: str | None) -> str:
-    digest = hashlib.sha256(data).hexdigest()
-    if expected is not None and expected != digest:
-        raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {expected}, found {digest}")
-    return digest
-
-
 def _check_exports(exports: tuple[str, ...]) -> None:
     names = set(exports)
     missing = [f.core for f in abi.FUNCTIONS.values() if f.core not in names]
@@ -173,7 +166,9 @@ def load_artifact(
     ``bytes_source``: the info's ``source`` when ``source`` is bytes (``redis`` for a rollout's artifact)."""
     pin = pin_of(expected_sha256)  # before reading: a malformed pin is the caller's error
     data, label = _read(source, bytes_source)
-    digest = _pin(data, pin)
+    digest = hashlib.sha256(data).hexdigest()
+    if pin is not None and pin != digest:
+        raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {pin}, found {digest}")
     component = read_component(data)
     _check_exports(component.main_exports)
     try:

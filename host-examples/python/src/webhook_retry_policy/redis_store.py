@@ -98,10 +98,6 @@ def _tls_kwargs(url: str, ca_pem: str | None) -> dict[str, Any]:
     return tls
 
 
-def _is_noscript(e: Exception) -> bool:
-    return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
-
-
 def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, aio: bool) -> Any:
     """A redis-py client (``redis.asyncio``'s when ``aio``) with the store's connection options: ``timeout_s``
     on connect and on every reply, no client-side retries, TLS as :func:`_tls_kwargs` says; a Redis Cluster
@@ -171,7 +167,7 @@ class _Script:
 
     def _again(self, e: Exception, key: str, args: list[str]) -> tuple[Any, ...]:
         """After a failed command: ``EVAL`` once more on ``NOSCRIPT`` (nothing ran), else ``e`` is raised."""
-        if not self.loaded or not _is_noscript(e):
+        if not self.loaded or not (type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")):
             raise e
         self.commands += 1
         return ("EVAL", self.script, 1, key, *args)

@@ -175,9 +175,7 @@ class Driver:
 
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
-            self.seen.add(event_id)
-            self.open.add(event_id)
-            self.tally.events += 1
+            self._admitted(event_id)
 
     def _stopped(self, event_id: str, reason: str) -> None:
         self._saw(event_id)  # a resumed event the resume judged stopped at once

@@ -146,7 +146,7 @@ class Follower:
                 return {"op": "artifact_len", "len": self.store.artifact_len(call["key"])}
             if op == "artifact":
                 data, signature, key_id = self.store.artifact(call["key"])
-                self._fetched = None if data is None else _bytes(data)
+                self._fetched = None if data is None else data.encode() if isinstance(data, str) else bytes(data)
                 digest = None if self._fetched is None else hashlib.sha256(self._fetched).hexdigest()
                 return {"op": "artifact", "sha256": digest, "len": None if self._fetched is None else len(self._fetched),
                         "signature": _text(signature), "key_id": _text(key_id)}
@@ -194,7 +194,3 @@ class Follower:
 def _text(value: bytes | str | None) -> str | None:
     """A reply as UTF-8 text, invalid bytes replaced (docs/rollout.md); None stays None (a nil)."""
     return value.decode("utf-8", errors="replace") if isinstance(value, (bytes, bytearray)) else value
-
-
-def _bytes(value: Any) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
