@@ -75,7 +75,7 @@ def test_a_stale_handle_after_close_is_a_typed_error_from_the_engine() -> None:
 ])
 def test_a_config_the_engine_refuses_is_an_engine_error_with_its_code(config: Any, code: str) -> None:
     with pytest.raises(EngineError) as e:
-        DeliveryEngine.open(config)
+        DeliveryEngine(config)
     assert e.value.code == code and e.value.message
 
 

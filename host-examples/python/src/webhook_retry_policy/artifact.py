@@ -33,13 +33,12 @@ import hashlib
 import json
 import os
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import wasmtime
 
 from . import instance, loader
 from ._generated import abi
-from ._generated.types import _Frozen, _set
 from .artifact_file import MAX_ARTIFACT_BYTES as MAX_ARTIFACT_BYTES
 from .artifact_file import SHA256_ENV as SHA256_ENV
 from .artifact_file import check_size, pin_of, read_artifact_file
@@ -58,13 +57,9 @@ BUILD_SECTION = "webhook-retry-policy:build"
 DOCUMENT_SECTION = "webhook-retry-policy:document"
 
 
-class ArtifactInfo(_Frozen):
-    """What a replica reports about the artifact it runs (frozen, compared by
-    its fields; a slotted class like the generated types: no ``dataclasses``
-    import at start)."""
-
-    __slots__ = ("sha256", "abi", "document_version", "source", "size", "build")
-    __match_args__ = ("sha256", "abi", "document_version", "source", "size", "build")
+class ArtifactInfo(NamedTuple):
+    """What a replica reports about the artifact it runs (immutable, compared
+    by its fields)."""
 
     sha256: str
     """64 lowercase hex digits of the whole file"""
@@ -76,17 +71,8 @@ class ArtifactInfo(_Frozen):
     """the path it was read from, ``embedded`` (the package's copy) or ``bytes``"""
     size: int
     """bytes"""
-    build: dict[str, Any] | None
+    build: dict[str, Any] | None = None
     """the ``webhook-retry-policy:build`` section (JSON), when present"""
-
-    def __init__(self, sha256: str, abi: str, document_version: str, source: str, size: int,
-                 build: dict[str, Any] | None = None) -> None:
-        _set(self, "sha256", sha256)
-        _set(self, "abi", abi)
-        _set(self, "document_version", document_version)
-        _set(self, "source", source)
-        _set(self, "size", size)
-        _set(self, "build", build)
 
 
 class Artifact:
@@ -138,13 +124,6 @@ def _read(source: str | os.PathLike[str] | bytes | bytearray | memoryview | None
     return read_artifact_file(path), path
 
 
-def _pin(data: bytes, expected: str | None) -> str:
-    digest = hashlib.sha256(data).hexdigest()
-    if expected is not None and expected != digest:
-        raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {expected}, found {digest}")
-    return digest
-
-
 def _check_exports(exports: tuple[str, ...]) -> None:
     names = set(exports)
     missing = [f.core for f in abi.FUNCTIONS.values() if f.core not in names]
@@ -187,7 +166,9 @@ def load_artifact(
     ``bytes_source``: the info's ``source`` when ``source`` is bytes (``redis`` for a rollout's artifact)."""
     pin = pin_of(expected_sha256)  # before reading: a malformed pin is the caller's error
     data, label = _read(source, bytes_source)
-    digest = _pin(data, pin)
+    digest = hashlib.sha256(data).hexdigest()
+    if pin is not None and pin != digest:
+        raise ArtifactError("artifact_sha256_mismatch", f"expected sha256 {pin}, found {digest}")
     component = read_component(data)
     _check_exports(component.main_exports)
     try:

@@ -50,17 +50,11 @@ def read_artifact_file(path: str) -> bytes:
             raise ArtifactError("artifact_unreadable", f"cannot read {path}: not a regular file ({_kind(st.st_mode)})")
         if st.st_size > MAX_ARTIFACT_BYTES:
             raise _too_large(path, st.st_size)
-        chunks: list[bytes] = []
-        total = 0
-        while total <= MAX_ARTIFACT_BYTES:
-            chunk = os.read(fd, max(st.st_size + 1, 65536) if not chunks else MAX_ARTIFACT_BYTES + 1 - total)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > MAX_ARTIFACT_BYTES:
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_ARTIFACT_BYTES + 1)  # to the end, or to the cap + 1 byte (a file that grew)
+        if len(data) > MAX_ARTIFACT_BYTES:
             raise _too_large(path, None)
-        return b"".join(chunks)
+        return data
     except OSError as e:
         raise ArtifactError("artifact_unreadable", f"cannot read {path}: {e.strerror or e}") from None
     finally:

@@ -15,7 +15,8 @@ class Clock(Protocol):
 class SystemClock:
     """``time.time_ns() // 1_000_000``."""
 
-    def now_ms(self) -> int:
+    @staticmethod
+    def now_ms() -> int:
         return time.time_ns() // 1_000_000
 
 

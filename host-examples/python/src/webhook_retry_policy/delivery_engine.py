@@ -65,11 +65,6 @@ class DeliveryEngine:
         self._thread = threading.get_ident()
         self.handle: int = self._call("engine-open", _text(config, "config"))
 
-    @classmethod
-    def open(cls, config: Mapping[str, Any] | str) -> DeliveryEngine:
-        """``DeliveryEngine(config)``, spelled as in the other hosts."""
-        return cls(config)
-
     def feed(self, inputs: Sequence[Mapping[str, Any]] | str) -> EngineAnswer:
         """Feed a batch of inputs (each ``{"op", "now_ms", ...}``, docs/engine.md
         section 2; or the batch's JSON text) and take every action it caused."""

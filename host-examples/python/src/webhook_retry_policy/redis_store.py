@@ -24,9 +24,7 @@ import asyncio
 import hashlib
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 from .loader import package_data
 from .ops import PolicyOps
@@ -100,19 +98,6 @@ def _tls_kwargs(url: str, ca_pem: str | None) -> dict[str, Any]:
     return tls
 
 
-def _is_noscript(e: Exception) -> bool:
-    return type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")
-
-
-
-@contextmanager
-def _redacted_errors() -> Iterator[None]:
-    """A bad Redis URL's error without the URL's password."""
-    try:
-        yield
-    except (ValueError, TypeError) as e:
-        raise ValueError(redact(str(e))) from None
-
 def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, aio: bool) -> Any:
     """A redis-py client (``redis.asyncio``'s when ``aio``) with the store's connection options: ``timeout_s``
     on connect and on every reply, no client-side retries, TLS as :func:`_tls_kwargs` says; a Redis Cluster
@@ -124,10 +109,12 @@ def _client(url: str, *, cluster: bool, timeout_s: float, ca_pem: str | None, ai
     api = import_module("redis.asyncio" if aio else "redis")
     options = {"retry": import_module(f"{api.__name__}.retry").Retry(NoBackoff(), 0), "socket_timeout": timeout_s,
                "socket_connect_timeout": timeout_s, **_tls_kwargs(url, ca_pem)}
-    with _redacted_errors():
+    try:
         if cluster:
             return api.RedisCluster.from_url(url, **options)
         return api.Redis.from_url(url, retry_on_timeout=False, **options)
+    except (ValueError, TypeError) as e:  # a bad Redis URL's error, without the URL's password
+        raise ValueError(redact(str(e))) from None
 
 
 def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -139,7 +126,12 @@ def sync_client(url: str, *, cluster: bool = False, timeout_s: float = DEFAULT_T
 
 
 class _Script:
-    def __init__(self, script: str | None, skew_check: bool) -> None:
+    AIO = False  # the client is redis.asyncio's
+
+    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self.client = client
+        self.timeout_s = timeout_s
         self.script = script if script is not None else budget_script()
         self.sha = hashlib.sha1(self.script.encode()).hexdigest()
         self.skew_check = skew_check
@@ -147,6 +139,22 @@ class _Script:
         self.commands = 0  # Redis commands sent (one per request; two after a NOSCRIPT)
         # EVAL until Redis has run the script once (no NOSCRIPT round trip at start), then EVALSHA
         self.loaded = False
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                 ca_pem: str | None = None) -> Self:
+        """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
+        USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
+        client = _client(url, cluster=False, timeout_s=timeout_s, ca_pem=ca_pem, aio=cls.AIO)
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+
+    @classmethod
+    def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
+                         ca_pem: str | None = None) -> Self:
+        """A Redis Cluster client from one seed node's URL: each request's one
+        key (``store_key``) routes the command to its slot's master."""
+        client = _client(url, cluster=True, timeout_s=timeout_s, ca_pem=ca_pem, aio=cls.AIO)
+        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
 
     def command(self, request: StoreRequest, budget: Budget, now_ms: int) -> tuple[str, list[str]]:
         """The key (the component's ``store_key``) and ``ARGV`` of ``request``."""
@@ -159,7 +167,7 @@ class _Script:
 
     def _again(self, e: Exception, key: str, args: list[str]) -> tuple[Any, ...]:
         """After a failed command: ``EVAL`` once more on ``NOSCRIPT`` (nothing ran), else ``e`` is raised."""
-        if not self.loaded or not _is_noscript(e):
+        if not self.loaded or not (type(e).__name__ == "NoScriptError" or str(e).startswith("NOSCRIPT")):
             raise e
         self.commands += 1
         return ("EVAL", self.script, 1, key, *args)
@@ -167,17 +175,6 @@ class _Script:
 
 class RedisBudgetStore(_Script):
     """Sync store for :class:`RetryPolicy` (``redis.Redis``)."""
-
-    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True) -> None:
-        super().__init__(script, skew_check)
-        self.client = client
-
-    @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
-                 ca_pem: str | None = None) -> RedisBudgetStore:
-        """``redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`` (an ACL user: ``AUTH
-        USER PASSWORD``) or ``rediss://...`` (TLS, see :func:`_tls_kwargs`)."""
-        return cls(sync_client(url, timeout_s=timeout_s, ca_pem=ca_pem), skew_check=skew_check)
 
     def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)
@@ -196,27 +193,7 @@ class AsyncRedisBudgetStore(_Script):
     """Async store for :class:`AsyncRetryPolicy` (``redis.asyncio.Redis``);
     every call is also bounded by ``timeout_s`` on the event loop."""
 
-    def __init__(self, client: Any, *, script: str | None = None, skew_check: bool = True,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        super().__init__(script, skew_check)
-        self.client = client
-        self.timeout_s = timeout_s
-
-    @classmethod
-    def from_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, skew_check: bool = True,
-                 ca_pem: str | None = None) -> AsyncRedisBudgetStore:
-        """As :meth:`RedisBudgetStore.from_url`: an ACL user in the URL, or
-        ``rediss://`` verified against the platform's store plus ``ca_pem``."""
-        client = _client(url, cluster=False, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
-        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
-
-    @classmethod
-    def from_cluster_url(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                         skew_check: bool = True, ca_pem: str | None = None) -> AsyncRedisBudgetStore:
-        """A Redis Cluster client from one seed node's URL: each request's one
-        key (``store_key``) routes the command to its slot's master."""
-        client = _client(url, cluster=True, timeout_s=timeout_s, ca_pem=ca_pem, aio=True)
-        return cls(client, skew_check=skew_check, timeout_s=timeout_s)
+    AIO = True
 
     async def call(self, request: StoreRequest, budget: Budget, now_ms: int) -> Reservation:
         key, args = self.command(request, budget, now_ms)

@@ -15,10 +15,10 @@ from .driver import Driver  # noqa: E402
 from .endpoints import LocalEndpoint, LocalEndpoints  # noqa: E402
 from .journal_file import JournalError, JournalFile  # noqa: E402
 from .metrics import DispatcherMetrics  # noqa: E402
-from .transport import attempt, error_kind, make_client, outcome_from_exception, outcome_from_response, post  # noqa: E402
+from .transport import attempt, error_kind, make_client, post  # noqa: E402
 
 __all__ = [
     "Admissions", "DestinationRefused", "DispatcherMetrics", "Driver", "EndpointSecrets", "GuardedBackend",
-    "JournalError", "JournalFile", "LocalEndpoint", "LocalEndpoints", "attempt", "error_kind", "make_client",
-    "outcome_from_exception", "outcome_from_response", "post", "refusal",
+    "JournalError", "JournalFile", "LocalEndpoint", "LocalEndpoints", "attempt", "error_kind", "make_client", "post",
+    "refusal",
 ]

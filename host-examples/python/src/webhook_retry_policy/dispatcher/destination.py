@@ -143,10 +143,5 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         assert last is not None
         raise last
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
-                                  ) -> httpcore.AsyncNetworkStream:
-        raise httpcore.ConnectError("unix sockets are not webhook destinations")
-
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)

@@ -38,6 +38,7 @@ from typing import Any
 
 import httpx
 
+from ..clock import SystemClock
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..redact import redact
 from ..signing import SignatureError
@@ -57,7 +58,7 @@ class Driver:
     def __init__(self, engine: DeliveryEngine, *, client: httpx.AsyncClient, metrics: DispatcherMetrics,
                  journal: JournalFile | None = None, redis: Any = None, concurrency: int = 8,
                  attempt_deadline_ms: int = DEFAULT_ATTEMPT_DEADLINE_MS,
-                 now_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
+                 now_ms: Callable[[], int] = SystemClock.now_ms,
                  advance: Callable[[int], None] | None = None, secrets: EndpointSecrets | None = None,
                  engine_max_open: bool = False) -> None:
         """``advance``: a simulated clock (the demo): while nothing is in flight,
@@ -174,9 +175,7 @@ class Driver:
 
     def _saw(self, event_id: str) -> None:
         if event_id not in self.seen:
-            self.seen.add(event_id)
-            self.open.add(event_id)
-            self.tally.events += 1
+            self._admitted(event_id)
 
     def _stopped(self, event_id: str, reason: str) -> None:
         self._saw(event_id)  # a resumed event the resume judged stopped at once

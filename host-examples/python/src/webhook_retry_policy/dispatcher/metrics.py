@@ -18,6 +18,7 @@ import itertools
 import sys
 from collections.abc import Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from prometheus_client import (
     CollectorRegistry,
@@ -38,19 +39,16 @@ M = TypeVar("M", Counter, Gauge, Histogram)
 
 def parse_metrics_addr(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[IPv6]:PORT``; an empty HOST is 127.0.0.1, port 0 is
-    any free port) as ``(host, port)``; ValueError names what is wrong."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        raise ValueError(f"want HOST:PORT, not {text!r}")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-        if not host:
-            raise ValueError(f"want HOST:PORT, not {text!r}")
-    elif ":" in host or "[" in host or "]" in host:
+    any free port) as ``(host, port)``, read by ``urllib.parse`` as a URL's
+    authority; ValueError names what is wrong."""
+    try:
+        parts = urlsplit("//" + text)
+        port = parts.port  # a port that is not a number from 0 to 65535 raises
+    except ValueError as e:
+        raise ValueError(f"want HOST:PORT ([IPv6]:PORT for an IPv6 address), not {text!r}: {e}") from None
+    if port is None or parts.netloc != text or "@" in text:
         raise ValueError(f"want HOST:PORT ([IPv6]:PORT for an IPv6 address), not {text!r}")
-    if not (port.isascii() and port.isdigit()) or int(port) > 65535:
-        raise ValueError(f"want HOST:PORT with a port from 0 to 65535, not {text!r}")
-    return host or DEFAULT_METRICS_HOST, int(port)
+    return parts.hostname or DEFAULT_METRICS_HOST, port
 
 
 def metrics_addr_arg(text: str) -> tuple[str, int]:

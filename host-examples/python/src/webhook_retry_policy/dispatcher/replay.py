@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..delivery_engine import DeliveryEngine, EngineError
 from ..types import StopReason
@@ -29,10 +29,18 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _uint(text: str) -> int:
-    if not (text.isascii() and text.isdigit()):
-        raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}")
-    return int(text)
+def whole(name: str, minimum: int) -> Callable[[str], int]:
+    """The argparse type of flag ``name``: a whole number, at least ``minimum``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {minimum}, not {value}")
+        return value
+
+    return parse
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -42,10 +50,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--policy", required=True, metavar="FILE", help="the current policy document (JSON)")
     p.add_argument("--endpoint", metavar="ID")
     p.add_argument("--reason", metavar="STOP_REASON", choices=[r.value for r in StopReason if r.value != "delivered"])
-    p.add_argument("--from-ms", type=_uint, metavar="N")
-    p.add_argument("--to-ms", type=_uint, metavar="N")
-    p.add_argument("--limit", type=_uint, default=DEFAULT_LIMIT, metavar="N")
-    p.add_argument("--now-ms", type=_uint, metavar="N", help="tests only; default the wall clock")
+    p.add_argument("--from-ms", type=whole("--from-ms", 0), metavar="N")
+    p.add_argument("--to-ms", type=whole("--to-ms", 0), metavar="N")
+    p.add_argument("--limit", type=whole("--limit", 0), default=DEFAULT_LIMIT, metavar="N")
+    p.add_argument("--now-ms", type=whole("--now-ms", 0), metavar="N", help="tests only; default the wall clock")
     return p.parse_args(list(argv))
 
 

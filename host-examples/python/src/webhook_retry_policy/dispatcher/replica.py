@@ -53,7 +53,7 @@ from .admissions import Admissions
 from .driver import Driver
 from .journal_file import JournalError, JournalFile, read_bytes
 from .metrics import DispatcherMetrics, metrics_addr_arg
-from .replay import Parser, UsageError
+from .replay import Parser, UsageError, whole
 from .replay import main as replay_main
 from .rollout_follow import ReplicaFollower, add_flags, check_flags
 from .signals import drain_on_signals, signals_caught
@@ -71,19 +71,6 @@ EVENT_CLASS = "storm"
 WARM_CONNECTIONS = 16
 log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
-
-
-def _whole(name: str, minimum: int):  # type: ignore[no-untyped-def]
-    def parse(text: str) -> int:
-        try:
-            value = int(text, 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be at least {minimum}, not {value}")
-        return value
-
-    return parse
 
 
 def _rate(text: str) -> float:
@@ -135,8 +122,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                 allow_abbrev=False)
     p.add_argument("--target", required=True, metavar="URL", help="deliver every event to this URL (POST)")
     p.add_argument("--endpoint-id", required=True, metavar="ID", help="the budget key (endpoint id) for that URL")
-    p.add_argument("--events", required=True, type=_whole("--events", 0), metavar="N", help="first attempts to make")
-    p.add_argument("--concurrency", type=_whole("--concurrency", 1), default=8, metavar="C",
+    p.add_argument("--events", required=True, type=whole("--events", 0), metavar="N", help="first attempts to make")
+    p.add_argument("--concurrency", type=whole("--concurrency", 1), default=8, metavar="C",
                    help="in-flight deliveries (default 8)")
     p.add_argument("--policy", metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r}); default: the "
                    "document embedded in the artifact (an error when it embeds none)")
@@ -145,24 +132,24 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--redis-cluster", metavar="URL", help="redis://host:port of one Redis Cluster node (cluster mode)")
     p.add_argument("--clock-offset-ms", type=int, default=0, metavar="N",
                    help="shift this replica's clock by N ms (clock-skew tests; default 0)")
-    p.add_argument("--store-timeout-ms", type=_whole("--store-timeout-ms", 1), default=250, metavar="N",
+    p.add_argument("--store-timeout-ms", type=whole("--store-timeout-ms", 1), default=250, metavar="N",
                    help="timeout of every Redis call (default 250)")
-    p.add_argument("--deadline-ms", type=_whole("--deadline-ms", 0), metavar="N",
+    p.add_argument("--deadline-ms", type=whole("--deadline-ms", 0), metavar="N",
                    help="stop starting new events after N ms (default: none)")
     p.add_argument("--rate", type=_rate, metavar="N",
                    help="admit at most N events per second: the k-th (from 0) no earlier than k*1000/N ms after the "
                         "start (default: as fast as --concurrency allows)")
-    p.add_argument("--attempt-deadline-ms", type=_whole("--attempt-deadline-ms", 1),
+    p.add_argument("--attempt-deadline-ms", type=whole("--attempt-deadline-ms", 1),
                    default=DEFAULT_ATTEMPT_DEADLINE_MS, metavar="N",
                    help="total deadline of one attempt: connect, send, response head, body prefix (default 30000)")
     p.add_argument("--allow-private-targets", action="store_true",
                    help="allow targets on loopback, private or link-local addresses (local development, tests)")
     p.add_argument("--artifact", metavar="FILE",
                    help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
-    p.add_argument("--watch-artifact-ms", type=_whole("--watch-artifact-ms", 1), metavar="N",
+    p.add_argument("--watch-artifact-ms", type=whole("--watch-artifact-ms", 1), metavar="N",
                    help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
-    add_flags(p, _whole)
-    p.add_argument("--drain-ms", type=_whole("--drain-ms", 0), default=5000, metavar="N",
+    add_flags(p)
+    p.add_argument("--drain-ms", type=whole("--drain-ms", 0), default=5000, metavar="N",
                    help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
     p.add_argument("--ca-file", metavar="PATH",
                    help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")

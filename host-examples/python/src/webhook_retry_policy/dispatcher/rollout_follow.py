@@ -26,6 +26,7 @@ from ..artifact import current_artifact
 from ..redact import redact
 from ..redis_store import sync_client
 from ..rollout import Follower, FollowEvent, RolloutError, read_trust_file
+from .replay import whole
 from .swaps import SwapPath
 from .tally import HOST, Tally
 
@@ -38,7 +39,7 @@ FETCH_TIMEOUT_S = 5.0
 ``HSTRLEN`` by ``--store-timeout-ms``."""
 
 
-def add_flags(p: argparse.ArgumentParser, whole: Any) -> None:
+def add_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--artifact-from-redis", action="store_true",
                    help="follow the fleet's published artifact (docs/rollout.md) through --redis or --redis-cluster, "
                         "verified against --trust-key: one tick before the first event, then every --rollout-poll-ms")

@@ -76,16 +76,11 @@ async def attempt(client: httpx.AsyncClient, url: str, *, content: bytes, header
     r = await post(client, url, content=content, headers=headers, deadline_ms=deadline_ms)
     if "error_kind" in r:
         return TransportError(TransportKind(str(r["error_kind"])))
-    return HttpResponse(int(str(r["status"])), _retry_after(policy, r.get("retry_after"), now_ms))
-
-
-def _retry_after(policy: PolicyOps, header: object, now_ms: int) -> int | None:
-    if header is None:
-        return None
-    try:
-        return policy.parse_retry_after(str(header), now_ms)
-    except Exception:  # a header that is not text (never a crash)
-        return None
+    header, retry_after_ms = r.get("retry_after"), None
+    if header is not None:
+        with suppress(Exception):  # a header that is not text (never a crash)
+            retry_after_ms = policy.parse_retry_after(str(header), now_ms)
+    return HttpResponse(int(str(r["status"])), retry_after_ms)
 
 
 async def post(client: httpx.AsyncClient, url: str, *, content: bytes, headers: Mapping[str, str],
@@ -116,13 +111,6 @@ async def post(client: httpx.AsyncClient, url: str, *, content: bytes, headers: 
         return {"error_kind": error_kind(exc).value}
     except (ValueError, TypeError, UnicodeError):  # a header httpx will not send as built
         return {"error_kind": TransportKind.LOCAL_PROTOCOL_ERROR.value}
-
-
-def outcome_from_response(response: httpx.Response, policy: PolicyOps, now_ms: int) -> AttemptOutcome:
-    status = response.status_code
-    if not 100 <= status <= 599:
-        return TransportError(TransportKind.UNEXPECTED_STATUS)
-    return HttpResponse(status, _retry_after(policy, response.headers.get("retry-after"), now_ms))
 
 
 # httpx's exceptions as the contract's kinds, the most specific class first
@@ -162,7 +150,3 @@ def error_kind(exc: BaseException) -> TransportKind:
         if isinstance(exc, cls):
             return kind
     return TransportKind.REMOTE_PROTOCOL_ERROR
-
-
-def outcome_from_exception(exc: BaseException) -> AttemptOutcome:
-    return TransportError(error_kind(exc))

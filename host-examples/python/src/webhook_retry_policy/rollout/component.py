@@ -20,10 +20,10 @@ from .errors import ROLLOUT_CODES, RolloutError
 __all__ = ["open_follower", "step"]
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-_ANSWER = {"state", "call", "log", "refused", "swapped"}
 
 
-def _run(name: str, *args: str) -> dict[str, Any]:
+def _run(name: str, fields: set[str], *args: str) -> dict[str, Any]:
+    """``name(*args)``'s answer: an object with exactly ``fields``, its ``state`` a string."""
     try:
         text = current().run(name, *args)
     except GuestError as e:
@@ -35,22 +35,17 @@ def _run(name: str, *args: str) -> dict[str, Any]:
         answer = json.loads(text)
     except ValueError as e:
         raise PolicyTrap(f"`{name}` answered text that is not JSON: {e}") from None
-    if not isinstance(answer, dict):
-        raise PolicyTrap(f"`{name}` answered {type(answer).__name__}, not an object")
+    if not isinstance(answer, dict) or set(answer) != fields or not isinstance(answer["state"], str):
+        raise PolicyTrap(f"`{name}` answered {text[:200]}, not an object of {', '.join(sorted(fields))}")
     return answer
 
 
 def open_follower(config: dict[str, Any]) -> tuple[str, list[str]]:
     """``rollout-open(config)``: the first state text and the trusted key ids."""
-    answer = _run("rollout-open", _dumps(config))
-    if set(answer) != {"state", "key_ids"} or not isinstance(answer["state"], str):
-        raise PolicyTrap(f"`rollout-open` answered the fields {sorted(answer)}, not state and key_ids")
+    answer = _run("rollout-open", {"state", "key_ids"}, _dumps(config))
     return answer["state"], list(answer["key_ids"])
 
 
 def step(state: str, given: dict[str, Any]) -> dict[str, Any]:
     """``rollout-step(state, input)``: ``{"state", "call", "log", "refused", "swapped"}``."""
-    answer = _run("rollout-step", state, _dumps(given))
-    if set(answer) != _ANSWER or not isinstance(answer["state"], str):
-        raise PolicyTrap(f"`rollout-step` answered the fields {sorted(answer)}, not {sorted(_ANSWER)}")
-    return answer
+    return _run("rollout-step", {"state", "call", "log", "refused", "swapped"}, state, _dumps(given))

@@ -29,12 +29,12 @@ import logging
 import os
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..artifact import ArtifactInfo, current_artifact, swap_artifact
+from ..clock import SystemClock
 from ..errors import ArtifactError, PolicyTrap
 from ..periodic import Periodic
 from . import component
@@ -45,10 +45,6 @@ __all__ = ["FollowEvent", "Follower", "Refusal"]
 SOURCE = "redis"
 _ANSWERS = {"tick": "tick_reply", "artifact_len": "artifact_len", "artifact": "artifact"}  # a call -> its answer's op
 log = logging.getLogger(__name__)
-
-
-def _wall_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ class Follower:
                  counts: Callable[[], tuple[int, int]] | None = None,
                  document_version: Callable[[], str] | None = None,
                  on_event: Callable[[FollowEvent], None] | None = None,
-                 now_ms: Callable[[], int] = _wall_ms) -> None:
+                 now_ms: Callable[[], int] = SystemClock.now_ms) -> None:
         if store is not None and (client is not None or connect is not None):
             raise ValueError("give a store, or a client or connect, not both")
         self.store: RolloutStore = store or RedisRolloutStore(client, connect, fetch_connect)
@@ -150,7 +146,7 @@ class Follower:
                 return {"op": "artifact_len", "len": self.store.artifact_len(call["key"])}
             if op == "artifact":
                 data, signature, key_id = self.store.artifact(call["key"])
-                self._fetched = None if data is None else _bytes(data)
+                self._fetched = None if data is None else data.encode() if isinstance(data, str) else bytes(data)
                 digest = None if self._fetched is None else hashlib.sha256(self._fetched).hexdigest()
                 return {"op": "artifact", "sha256": digest, "len": None if self._fetched is None else len(self._fetched),
                         "signature": _text(signature), "key_id": _text(key_id)}
@@ -198,7 +194,3 @@ class Follower:
 def _text(value: bytes | str | None) -> str | None:
     """A reply as UTF-8 text, invalid bytes replaced (docs/rollout.md); None stays None (a nil)."""
     return value.decode("utf-8", errors="replace") if isinstance(value, (bytes, bytearray)) else value
-
-
-def _bytes(value: Any) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
