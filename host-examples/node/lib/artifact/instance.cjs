@@ -28,7 +28,6 @@ function jco() {
   return glue;
 }
 const lower = require('../lower.cjs');
-const read = require('../read-step.cjs');
 
 let adapters = null;
 function adapterModules() {
@@ -97,7 +96,7 @@ class Instances {
         answer.then(undefined, () => {}); // never an unhandled rejection
         throw new TypeError('the budget store answered with a Promise: decide needs a synchronous store (use step for an async one)');
       }
-      return read.reservation(answer, 'reply');
+      return lower.reservation(answer, 'reply');
     } catch (e) {
       if (imp.onStoreError) imp.onStoreError(e, req);
       throw String(e?.message ?? e); // jco: the import's `err`
