@@ -107,15 +107,15 @@ export function createAgent({ allowPrivate = false, https: secure = false, ca = 
 
 /**
  * POST `body` (a string or Buffer) to `url`. Options: headers, deadlineMs,
- * allowPrivate, agents {http, https} (keep-alive agents from createAgent),
- * ca (extra PEM CAs, when no agent is given), mayWrite() (asked once the
+ * allowPrivate, agents {http, https} (keep-alive agents from createAgent;
+ * extra CAs are an agent's), mayWrite() (asked once the
  * connection is ready, immediately before the request is written; false:
  * nothing is sent and the promise rejects NotSentError), observe(seconds)
  * (the attempt's duration: from the connection's start, or a pooled
  * connection's first byte written, to the end of the body read or the
  * transport error; not called for an attempt refused or never sent).
  */
-export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivate = false, agents = {}, ca = [], mayWrite = null, observe = null } = {}) {
+export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMPT_DEADLINE_MS, allowPrivate = false, agents = {}, mayWrite = null, observe = null } = {}) {
   return new Promise((resolve, reject) => {
     let u;
     try {
@@ -158,7 +158,6 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
       finish(new TransportError(kind, `the attempt took longer than ${deadlineMs} ms (${phase})`));
     }, deadlineMs);
     const agent = agents[secure ? 'https' : 'http'] ?? false;
-    const roots = secure && agent === false ? trustedCas(ca) : null;
     try {
       req = (secure ? https : http).request({
         protocol: u.protocol,
@@ -171,7 +170,6 @@ export function post(url, { headers = {}, body = '', deadlineMs = DEFAULT_ATTEMP
         lookup,
         maxHeaderSize: MAX_HEADER_BYTES,
         insecureHTTPParser: false,
-        ...(roots === null ? {} : { ca: roots }),
       });
     } catch (err) {
       return finish(err);
