@@ -48,7 +48,7 @@ function formatThree(a) {
 
 function embeddedDocument() {
   const a = artifact();
-  if (a.document === null) {
+  if (a.healthDocument === null) {
     throw new PolicyError('invalid_document', '', `no document given, and the artifact (sha256 ${a.info.sha256}) embeds none`);
   }
   if (a.hasHealth) throw formatThree(a);
@@ -79,7 +79,7 @@ class RetryPolicy {
     this.#onDisagreement = option(options, 'onBudgetDisagreement', (f) => typeof f === 'function', () => {});
     if (document == null) {
       this.#follows = embeddedDocument();
-      this.#doc = this.#follows.document;
+      this.#doc = this.#follows.healthDocument;
     } else {
       this.#doc = loadDocument(document);
     }
@@ -147,7 +147,7 @@ class RetryPolicy {
       if (a !== this.#follows) {
         this.#follows = a;
         if (a.hasHealth) this.#skipped += 1;
-        else if (a.document !== null && a.documentText !== null) this.#use(a.document);
+        else if (a.healthDocument !== null) this.#use(a.healthDocument);
       }
     }
     return this.#doc;

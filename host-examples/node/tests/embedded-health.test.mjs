@@ -71,7 +71,7 @@ after(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('an artifact embedding a format-3 document loads and exposes its health sections beside the format-2 view', () => {
+test('an artifact embedding a format-3 document loads and exposes its health sections', () => {
   const a = loadArtifact(bundle(doc('f3-1', { cache_ms: 1000 })));
   assert.equal(a.info.document_version, 'f3-1');
   assert.equal(a.hasHealth, true);
@@ -79,9 +79,6 @@ test('an artifact embedding a format-3 document loads and exposes its health sec
   assert.equal(c.name, 'storm');
   assert.ok(c.health !== undefined, 'the health section is kept');
   assert.match(c.policyHash, /^[0-9a-f]{16}$/);
-  // the format-2 accessor: the same class policy, no health
-  assert.deepEqual(a.document.classes.map((k) => Object.keys(k)), [['name', 'policy']]);
-  assert.deepEqual(a.document.classes[0].policy, c.policy);
   const plain = loadArtifact(bundle(doc('f2-1')));
   assert.equal(plain.hasHealth, false);
   assert.equal(plain.healthDocument.classes[0].health, undefined);

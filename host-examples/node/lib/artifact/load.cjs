@@ -141,22 +141,13 @@ function loadArtifact(source, { expectedSha256, label: bytesLabel } = {}) {
       text = utf8().decode(section);
       // Format 2 or 3 (step 6): the artifact's own load-health-document.
       const health = instances.run((api) => api.loadHealthDocument(text));
-      document = { text, health, value: formatTwoView(health) };
+      document = { text, health };
     } catch (e) {
       const why = e?.payload ? lower.policyError(e.payload).message : 'not UTF-8';
       throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
     }
   }
   return new Artifact({ sha256: digest ?? (() => sha256(bytes)), source: label, size: bytes.length, build, document, instances });
-}
-
-/**
- * The format-2 view of a loaded health-document: the policy-document value
- * (version, classes as {name, policy}) that format-2 callers take. Values
- * moved, nothing decided: each class's policy is the component's own.
- */
-function formatTwoView(health) {
-  return { version: health.version, classes: health.classes.map((c) => ({ name: c.name, policy: c.policy })) };
 }
 
 function parseBuild(section) {
@@ -183,7 +174,7 @@ class Artifact {
         return (digest ??= sha256());
       },
       abi: WIT_PACKAGE,
-      document_version: document === null ? null : document.value.version,
+      document_version: document === null ? null : document.health.version,
       source,
       size,
       policy_core_version: build?.policy_core_version ?? null,
@@ -191,8 +182,6 @@ class Artifact {
     });
     /** The embedded document's JSON text, or null. */
     this.documentText = document?.text ?? null;
-    /** The embedded document (policy-document value), or null; of a format-3 one its format-2 view. */
-    this.document = document?.value ?? null;
     /** The embedded document as load-health-document read it (health sections included), or null. */
     this.healthDocument = document?.health ?? null;
     /** Whether the embedded document has a class with a `health` section (format 3). */
