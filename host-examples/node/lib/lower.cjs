@@ -345,11 +345,12 @@ const admissionOut = (a) => ({
   ...scheduleOut(a.schedule),
 });
 
+const budgetOut = (b) => ({ ratio: b.ratio, window_ms: n(b.windowMs), min_sample: n(b.minSample), sliding: b.sliding });
 const policyOut = (p) => ({
   backoff: { base_ms: n(p.backoff.baseMs), factor: p.backoff.factor, cap_ms: n(p.backoff.capMs), jitter: p.backoff.jitter },
   window_ms: n(p.windowMs),
   hard_cap: p.hardCap,
-  budget: { ratio: p.budget.ratio, window_ms: n(p.budget.windowMs), min_sample: n(p.budget.minSample), sliding: p.budget.sliding },
+  budget: budgetOut(p.budget),
 });
 
 /** The component's policy-error (jco's ComponentError payload) as a PolicyError. */
@@ -382,6 +383,7 @@ module.exports = {
   appliedOut,
   admissionOut,
   requestOut,
+  budgetOut,
   policyOut,
   policyError,
 };

@@ -75,8 +75,14 @@ class RedisBudgetStore {
     return [op, String(bucket), String(windowMs), String(nowMs), String(budget.ratio), String(budget.min_sample), budget.sliding ? '1' : '0', this.#skew];
   }
 
-  /** ONE command: EVAL the first time (per key's node), then EVALSHA; NOSCRIPT sends that one command again as EVAL. */
-  async #run(key, args) {
+  /**
+   * ONE script call: EVAL the first time (per key's node), then EVALSHA;
+   * NOSCRIPT sends that one command again as EVAL. Also one script call
+   * exactly as the delivery engine's `store_call` action gives it
+   * (docs/engine.md section 6): `key` and `argv` (8 or 18 strings);
+   * resolves the script's raw reply (its shape is the engine's to judge).
+   */
+  async command(key, args) {
     if (!this.#isCached(key)) {
       const reply = await this.#redis.eval(this.#script, 1, key, ...args);
       this.#markCached(key);
@@ -90,19 +96,10 @@ class RedisBudgetStore {
     }
   }
 
-  /**
-   * One script call exactly as the delivery engine's `store_call` action
-   * gives it (docs/engine.md section 6): `key` and `argv` (8 or 18 strings);
-   * resolves the script's raw reply (its shape is the engine's to judge).
-   */
-  command(key, argv) {
-    return this.#run(key, argv);
-  }
-
   /** Answer one request from `evaluate` with one script call. */
   async call(request, budget, nowMs) {
     const key = storeKey(request);
-    return reservation(await this.#run(key, this.#args(request.op, request.bucket, request.window_ms, nowMs, budget)));
+    return reservation(await this.command(key, this.#args(request.op, request.bucket, request.window_ms, nowMs, budget)));
   }
 
 }

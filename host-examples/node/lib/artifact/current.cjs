@@ -10,7 +10,7 @@
 // async step keeps the artifact it began on) finishes on its instance, later
 // calls use the new one. A refused file changes nothing and the error says
 // why. Listeners (`onArtifactChange`) hear every load and swap.
-const { loadArtifact: load } = require('./load.cjs');
+const { loadArtifact: load, sha256 } = require('./load.cjs');
 const { readArtifactFile } = require('./read-file.cjs');
 const { ArtifactError } = require('../errors.cjs');
 const { callHook } = require('../hook.cjs');
@@ -95,9 +95,9 @@ function watchArtifact(file, { intervalMs = 1000, expectedSha256, onSwap = () =>
       emit({ kind: 'refused', error, source: file, info: artifact().info });
       return report({ ok: false, error });
     }
-    const digest = require('node:crypto').createHash('sha256').update(bytes).digest('hex');
+    const digest = sha256(bytes);
     if (digest === artifact().info.sha256 || digest === refused) return null;
-    const result = swapArtifact(file, { expectedSha256 });
+    const result = swapArtifact(bytes, { expectedSha256, label: file }); // the bytes hashed, not a second read
     refused = result.ok ? null : digest;
     return report(result);
   };

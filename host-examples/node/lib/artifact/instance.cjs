@@ -87,11 +87,7 @@ class Instances {
     if (imp === null) throw 'no budget store for this call';
     const req = lower.requestOut(request);
     try {
-      const answer = imp.store.call(
-        req,
-        { ratio: budget.ratio, window_ms: lower.n(budget.windowMs), min_sample: lower.n(budget.minSample), sliding: budget.sliding },
-        lower.n(nowMs),
-      );
+      const answer = imp.store.call(req, lower.budgetOut(budget), lower.n(nowMs));
       if (answer !== null && typeof answer === 'object' && typeof answer.then === 'function') {
         answer.then(undefined, () => {}); // never an unhandled rejection
         throw new TypeError('the budget store answered with a Promise: decide needs a synchronous store (use step for an async one)');

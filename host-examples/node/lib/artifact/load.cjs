@@ -209,4 +209,4 @@ class Artifact {
   }
 }
 
-module.exports = { loadArtifact, selfTest, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION, MAX_ARTIFACT_BYTES };
+module.exports = { loadArtifact, sha256, selfTest, Artifact, WIT_PACKAGE, ABI_VERSION, EMBEDDED_PATH, DOCUMENT_SECTION, BUILD_SECTION, MAX_ARTIFACT_BYTES };
