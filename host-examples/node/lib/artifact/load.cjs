@@ -120,18 +120,16 @@ function loadArtifact(source, { expectedSha256, label: bytesLabel } = {}) {
   if (missing.length) {
     throw new ArtifactError('artifact_abi_mismatch', `the main module does not export ${missing.map((f) => `${INTERFACE}#${f}`).join(', ')}; this host speaks ${WIT_PACKAGE} (abi ${ABI_VERSION})`);
   }
-  let module;
-  let instances;
+  let artifact;
   let abi;
   try {
-    module = new WebAssembly.Module(main);
-    instances = new Instances(module);
-    abi = instances.run((api) => api.abiVersion());
+    artifact = new Artifact(new WebAssembly.Module(main));
+    abi = artifact.run((api) => api.abiVersion());
   } catch (e) {
     throw new ArtifactError('artifact_invalid', `the runtime refused the main module: ${e?.message ?? e}`);
   }
   if (abi !== ABI_VERSION) throw abiMismatch(version, abi);
-  selfTest(instances);
+  selfTest(artifact);
   const build = parseBuild(custom.get(BUILD_SECTION));
   let document = null;
   const section = custom.get(DOCUMENT_SECTION);
@@ -140,14 +138,14 @@ function loadArtifact(source, { expectedSha256, label: bytesLabel } = {}) {
     try {
       text = utf8().decode(section);
       // Format 2 or 3 (step 6): the artifact's own load-health-document.
-      const health = instances.run((api) => api.loadHealthDocument(text));
+      const health = artifact.run((api) => api.loadHealthDocument(text));
       document = { text, health };
     } catch (e) {
       const why = e?.payload ? lower.policyError(e.payload).message : 'not UTF-8';
       throw new ArtifactError('artifact_document_invalid', `the embedded document (${DOCUMENT_SECTION}) does not load: ${why}`);
     }
   }
-  return new Artifact({ sha256: digest ?? (() => sha256(bytes)), source: label, size: bytes.length, build, document, instances });
+  return artifact.describe({ sha256: digest ?? (() => sha256(bytes)), source: label, size: bytes.length, build, document });
 }
 
 function parseBuild(section) {
@@ -159,14 +157,12 @@ function parseBuild(section) {
   }
 }
 
-/** A loaded, checked artifact. */
-class Artifact {
-  #instances;
+/** A loaded, checked artifact: its instances (run `f(api)` on one, withImports, memoryBytes) and what it is. */
+class Artifact extends Instances {
   #metricsSchema = null;
 
-  /** `sha256`: the hex digest, or a function computing it (on first read, once). */
-  constructor({ sha256, source, size, build, document, instances }) {
-    this.#instances = instances;
+  /** What it is, said once by loadArtifact; `sha256`: the hex digest, or a function computing it (on first read, once). */
+  describe({ sha256, source, size, build, document }) {
     let digest = typeof sha256 === 'function' ? null : sha256;
     /** What it is (docs/artifact.md "ArtifactInfo"). */
     this.info = Object.freeze({
@@ -186,26 +182,12 @@ class Artifact {
     this.healthDocument = document?.health ?? null;
     /** Whether the embedded document has a class with a `health` section (format 3). */
     this.hasHealth = document !== null && document.health.classes.some((c) => c.health !== undefined);
-  }
-
-  /** Run `f(api)` on one of this artifact's instances (jco's `policy` interface). */
-  run(f) {
-    return this.#instances.run(f);
+    return this;
   }
 
   /** The dispatcher's metric families (docs/metrics.md "The schema as data"), read once; throws ArtifactError. */
   metricsSchema() {
     return (this.#metricsSchema ??= parseMetricsSchema(this.run((api) => api.metricsSchema())));
-  }
-
-  /** Bytes of linear memory this artifact's instances hold. */
-  memoryBytes() {
-    return this.#instances.memoryBytes();
-  }
-
-  /** `f(api)` with the imports answering from `nowMs` (bigint) and `store`. */
-  withImports(nowMs, store, onStoreError, f) {
-    return this.#instances.withImports(nowMs, store, onStoreError, f);
   }
 }
 
