@@ -7,12 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { acquireLock, JournalError } from './journal-lock.mjs';
+import { acquireLock, JournalError, io } from './journal-lock.mjs';
 
 export { JournalError };
 
 const fdatasync = promisify(fs.fdatasync);
-const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
 
 function fsyncDir(file) {
   const fd = fs.openSync(path.dirname(path.resolve(file)), 'r');

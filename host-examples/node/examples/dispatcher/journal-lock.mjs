@@ -23,7 +23,8 @@ export class JournalError extends Error {
 
 export const lockPath = (journalPath) => `${journalPath}.lock`;
 
-const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
+/** journal_io for a failed file operation on `file`. */
+export const io = (file, e) => new JournalError('journal_io', `${file}: ${e.message}`);
 
 /** Whether process `pid` of this host is gone (kill(pid, 0): ESRCH). */
 function gone(pid) {

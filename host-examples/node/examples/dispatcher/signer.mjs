@@ -15,11 +15,6 @@ export class Signer {
     this.#load = load;
   }
 
-  async #current(endpointId) {
-    if (!this.#secrets.has(endpointId)) await this.refresh(endpointId);
-    return this.#secrets.get(endpointId);
-  }
-
   /** Re-read the endpoint's secrets (before the retry that refresh_credentials asks for). */
   async refresh(endpointId) {
     let raw;
@@ -35,7 +30,8 @@ export class Signer {
 
   /** The three Standard Webhooks headers for one attempt (throws without a secret: never sent unsigned). */
   async headers(endpointId, eventId, body) {
-    const secrets = await this.#current(endpointId);
+    if (!this.#secrets.has(endpointId)) await this.refresh(endpointId);
+    const secrets = this.#secrets.get(endpointId);
     if (secrets.length === 0) throw Object.assign(new Error('no signing secret for the endpoint'), { code: 'ENOSECRET' });
     return signatureHeaders(secrets, eventId, Math.floor(Date.now() / 1000), body);
   }
