@@ -14,8 +14,9 @@
 //!
 //! Outcomes (one table for all hosts, issue 11): the dispatcher README's
 //! "Outcomes and destinations"; [`error_kind`] and [`check_url`] are it
-//! (schemes other than `http`/`https`: `unsupported_protocol`; a malformed
-//! URL: `invalid_url`).
+//! (the target read by docs/destinations.md's one reader: a scheme other
+//! than `http`/`https` is `unsupported_protocol`, any other refusal
+//! `invalid_url`).
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -266,24 +267,14 @@ fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
     }
 }
 
-/// Only `http://` and `https://` with a host; the error is the kind the
-/// policy classifies.
+/// The target as docs/destinations.md reads it (policy-core's reader, the
+/// one the engine admits targets with; a record resumed from an older
+/// journal keeps its own text); the error is the kind the policy classifies.
 pub fn check_url(url: &str) -> Result<(), &'static str> {
-    match url.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-            if authority.is_empty() || authority.contains(['@', ' ']) || url.chars().any(char::is_control) {
-                Err(kind::INVALID_URL)
-            } else {
-                Ok(())
-            }
-        }
-        Some((scheme, _))
-            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
-        {
-            Err(kind::UNSUPPORTED_PROTOCOL)
-        }
-        _ => Err(kind::INVALID_URL),
+    match retry_policy_core::destination::read_target(url) {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == "unsupported_scheme" => Err(kind::UNSUPPORTED_PROTOCOL),
+        Err(_) => Err(kind::INVALID_URL),
     }
 }
 
