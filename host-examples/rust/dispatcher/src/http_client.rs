@@ -101,15 +101,11 @@ impl HttpClient {
     }
 
     /// POST `body` (JSON) to `url` with extra headers. A header whose name
-    /// or value is not valid HTTP (CR/LF in an event id) is left out.
-    pub fn post(&self, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Delivery {
-        self.post_before(url, headers, body, None)
-    }
-
-    /// [`HttpClient::post`], written only before `edge`: the edge is checked
-    /// again after the DNS lookup and after the connection (TLS included)
-    /// is made, immediately before the request is written; past it the
-    /// request is not written ([`Delivery::NotSent`]).
+    /// or value is not valid HTTP (CR/LF in an event id) is left out. With
+    /// an `edge`, written only before it: the edge is checked again after
+    /// the DNS lookup and after the connection (TLS included) is made,
+    /// immediately before the request is written; past it the request is
+    /// not written ([`Delivery::NotSent`]).
     pub fn post_before(&self, url: &str, headers: &[(&str, &str)], body: &[u8], edge: Option<SendEdge>) -> Delivery {
         if let Err(kind) = check_url(url) {
             return Delivery::Failed(kind);
