@@ -1,5 +1,5 @@
 //! Delivery over HTTP/1.1 with `ureq` (HTTPS with rustls, verified against
-//! [`crate::tls::TrustRoots`]; no decompression, no proxy):
+//! [`retry_policy_host::tls::TrustRoots`]; no decompression, no proxy):
 //! POST a body, get the status and the raw `Retry-After` value, or the
 //! transport error kind the policy classifies. Hostile endpoints cannot
 //! hold a worker or its memory:
@@ -25,8 +25,8 @@ use ureq::unversioned::transport::{ConnectionDetails, Connector, RustlsConnector
 use ureq::{Agent, Timeout};
 
 use crate::destination::{is_refused, GuardedResolver};
-use crate::tls::{is_certificate_error, TrustRoots};
 use crate::transport_kind as kind;
+use retry_policy_host::tls::{is_certificate_error, TrustRoots};
 
 /// Largest response head accepted.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
@@ -91,7 +91,7 @@ impl HttpClient {
             .max_idle_connections(c.idle_per_host.max(1) * 4)
             .max_idle_connections_per_host(c.idle_per_host.max(1))
             .user_agent("retry-policy-dispatcher")
-            .tls_config(c.trust.ureq_tls_config())
+            .tls_config(tls_config(&c.trust))
             .build();
         // TCP to the addresses the guarded resolver checked, then TLS for
         // https:// (its failures sorted by `Handshake`).
@@ -139,6 +139,17 @@ impl HttpClient {
             Err(e) => Delivery::Failed(error_kind(&e)),
         }
     }
+}
+
+/// The client's TLS configuration: rustls with `ring`, `trust`'s roots only.
+fn tls_config(trust: &TrustRoots) -> ureq::tls::TlsConfig {
+    let certs: Vec<ureq::tls::Certificate<'static>> =
+        trust.certificates().iter().map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned()).collect();
+    ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .root_certs(ureq::tls::RootCerts::Specific(std::sync::Arc::new(certs)))
+        .unversioned_rustls_crypto_provider(TrustRoots::provider())
+        .build()
 }
 
 /// The instant after which an attempt may not be written: the event's

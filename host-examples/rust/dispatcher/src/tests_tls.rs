@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::http_client::{ClientConfig, Delivery, HttpClient};
 use crate::tests::{dispatch_with, doc, events, local_config};
-use crate::tls::{TrustConfig, TrustRoots};
+use retry_policy_host::tls::{TrustConfig, TrustRoots};
 
 pub(crate) struct Pki {
     pub(crate) ca_pem: String,

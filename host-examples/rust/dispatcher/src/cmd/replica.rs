@@ -17,8 +17,8 @@ use retry_policy_dispatcher::journal_file::{self, JournalFile};
 use retry_policy_dispatcher::redis_store::RedisStore;
 use retry_policy_dispatcher::rollout_follow::{self, Following};
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
-use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::Metrics;
+use retry_policy_host::tls::{TrustConfig, TrustRoots};
 use retry_policy_host::{ArtifactRef, Policies, PolicyEngine};
 
 /// Default deadline of one store call.
