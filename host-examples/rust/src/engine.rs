@@ -171,11 +171,6 @@ impl PolicyEngine {
         self.health_document.as_deref()
     }
 
-    /// Size of the component, in bytes.
-    pub fn size_bytes(&self) -> usize {
-        self.info.size_bytes
-    }
-
     /// A new instance with its own clock and budget store (the imports of
     /// [`PolicyInstance::decide`]; the other calls never touch them).
     pub fn instantiate<C, B>(&self, clock: C, store: B) -> Result<PolicyInstance, HostError>

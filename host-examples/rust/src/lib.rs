@@ -64,6 +64,8 @@ pub mod reload;
 #[cfg(feature = "rollout")]
 pub mod rollout;
 mod step;
+#[cfg(feature = "rollout")]
+pub mod tls;
 
 pub use artifact::{
     ArtifactError, ArtifactInfo, ArtifactRef, ArtifactSource, BuildInfo, LiveArtifact, LiveInstance, Swapped,

@@ -110,18 +110,7 @@ impl Policies {
     /// Validate `text` in the component, then make it current. On error the
     /// current document stays and the error says why.
     pub fn reload(&self, inst: &mut PolicyInstance, text: &str) -> Result<Arc<Loaded>, HostError> {
-        self.reload_checked(inst, text, |_| Ok(()))
-    }
-
-    /// [`Policies::reload`], also refusing a document that `check` refuses;
-    /// the document is parsed once, and the current one kept on any refusal.
-    pub fn reload_checked(
-        &self,
-        inst: &mut PolicyInstance,
-        text: &str,
-        check: impl FnOnce(&PolicyDocument) -> Result<(), PolicyError>,
-    ) -> Result<Arc<Loaded>, HostError> {
-        let loaded = Arc::new(Loaded::read(inst, text, check, self.current().generation + 1)?);
+        let loaded = Arc::new(Loaded::read(inst, text, |_| Ok(()), self.current().generation + 1)?);
         self.remember(inst, &loaded)?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = loaded.clone();
         Ok(loaded)

@@ -10,17 +10,6 @@
 use retry_policy_core::{ErrorCode, PolicyError};
 use retry_policy_host::{document_classes, ArtifactError, ArtifactInfo, PolicyDocument, PolicyEngine};
 
-/// The dispatcher's own check of a new artifact: with `from_artifact`, an
-/// embedded document must define every class in `needed`.
-pub(crate) fn check(engine: &PolicyEngine, from_artifact: bool, needed: &[String]) -> Result<(), ArtifactError> {
-    match engine.document() {
-        Some(doc) if from_artifact => {
-            has_classes(doc, needed.iter().map(String::as_str)).map_err(ArtifactError::DocumentInvalid)
-        }
-        _ => Ok(()),
-    }
-}
-
 /// `info` as the log lines show it: `document_version` is the version of the
 /// document the dispatcher runs (`--policy`'s, else the embedded one), as
 /// `webhook_policy_info` shows it (docs/artifact.md), not only an embedded one's.
@@ -28,11 +17,17 @@ pub fn with_document_version(info: &ArtifactInfo, version: &str) -> ArtifactInfo
     ArtifactInfo { document_version: Some(version.to_string()), ..info.clone() }
 }
 
-/// A live artifact that refuses a swap the dispatcher could not run.
+/// A live artifact that refuses a swap the dispatcher could not run: with
+/// `from_artifact`, an embedded document must define every class in `needed`.
 pub fn live(engine: PolicyEngine, from_artifact: bool, needed: Vec<String>) -> retry_policy_host::LiveArtifact {
     retry_policy_host::LiveArtifact::with_check(
         engine,
-        Box::new(move |e: &PolicyEngine| check(e, from_artifact, &needed)),
+        Box::new(move |e: &PolicyEngine| match e.document() {
+            Some(doc) if from_artifact => {
+                has_classes(doc, needed.iter().map(String::as_str)).map_err(ArtifactError::DocumentInvalid)
+            }
+            _ => Ok(()),
+        }),
     )
 }
 

@@ -42,23 +42,11 @@ pub struct Down {
     pub down_ms: u64,
 }
 
-/// A status spec that is not `STATUS` or `DOWN[+RA<S>]~UP@DOWN_MS`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecError(pub String);
-
-impl std::fmt::Display for SpecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SpecError {}
-
-fn parse_status(s: &str, whole: &str) -> Result<u16, SpecError> {
+fn parse_status(s: &str, whole: &str) -> Result<u16, String> {
     s.parse()
         .ok()
         .filter(|s| (100..=599).contains(s))
-        .ok_or_else(|| SpecError(format!("`{whole}`: status must be 100..=599, not `{s}`")))
+        .ok_or_else(|| format!("`{whole}`: status must be 100..=599, not `{s}`"))
 }
 
 impl Spec {
@@ -68,19 +56,18 @@ impl Spec {
     }
 
     /// `STATUS` (e.g. `503`) or `DOWN[+RA<S>]~UP@DOWN_MS` (e.g. `503~200@5000`,
-    /// `429+RA3~200@4000`).
-    pub fn parse(s: &str) -> Result<Spec, SpecError> {
+    /// `429+RA3~200@4000`); the error names the spec and what is wrong.
+    pub fn parse(s: &str) -> Result<Spec, String> {
         let Some((down, rest)) = s.split_once('~') else {
             return Ok(Spec::fixed(parse_status(s, s)?));
         };
-        let (up, down_ms) = rest
-            .split_once('@')
-            .ok_or_else(|| SpecError(format!("`{s}`: the down form is DOWN[+RA<S>]~UP@DOWN_MS")))?;
+        let (up, down_ms) =
+            rest.split_once('@').ok_or_else(|| format!("`{s}`: the down form is DOWN[+RA<S>]~UP@DOWN_MS"))?;
         let down_ms: u64 = down_ms
             .parse()
             .ok()
             .filter(|ms| *ms <= 86_400_000)
-            .ok_or_else(|| SpecError(format!("`{s}`: DOWN_MS must be 0..=86400000, not `{down_ms}`")))?;
+            .ok_or_else(|| format!("`{s}`: DOWN_MS must be 0..=86400000, not `{down_ms}`"))?;
         let (down_status, retry_after_s) = match down.split_once('+') {
             None => (down, None),
             Some((st, ra)) => {
@@ -88,7 +75,7 @@ impl Spec {
                     .strip_prefix("RA")
                     .and_then(|n| n.parse::<u32>().ok())
                     .filter(|n| *n <= 86_400)
-                    .ok_or_else(|| SpecError(format!("`{s}`: `+{ra}` is not +RA<seconds 0..=86400>")))?;
+                    .ok_or_else(|| format!("`{s}`: `+{ra}` is not +RA<seconds 0..=86400>"))?;
                 (st, Some(secs))
             }
         };

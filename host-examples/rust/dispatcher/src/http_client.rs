@@ -1,5 +1,5 @@
 //! Delivery over HTTP/1.1 with `ureq` (HTTPS with rustls, verified against
-//! [`crate::tls::TrustRoots`]; no decompression, no proxy):
+//! [`retry_policy_host::tls::TrustRoots`]; no decompression, no proxy):
 //! POST a body, get the status and the raw `Retry-After` value, or the
 //! transport error kind the policy classifies. Hostile endpoints cannot
 //! hold a worker or its memory:
@@ -14,8 +14,9 @@
 //!
 //! Outcomes (one table for all hosts, issue 11): the dispatcher README's
 //! "Outcomes and destinations"; [`error_kind`] and [`check_url`] are it
-//! (schemes other than `http`/`https`: `unsupported_protocol`; a malformed
-//! URL: `invalid_url`).
+//! (the target read by docs/destinations.md's one reader: a scheme other
+//! than `http`/`https` is `unsupported_protocol`, any other refusal
+//! `invalid_url`).
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -24,8 +25,8 @@ use ureq::unversioned::transport::{ConnectionDetails, Connector, RustlsConnector
 use ureq::{Agent, Timeout};
 
 use crate::destination::{is_refused, GuardedResolver};
-use crate::tls::{is_certificate_error, TrustRoots};
 use crate::transport_kind as kind;
+use retry_policy_host::tls::{is_certificate_error, TrustRoots};
 
 /// Largest response head accepted.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
@@ -90,7 +91,7 @@ impl HttpClient {
             .max_idle_connections(c.idle_per_host.max(1) * 4)
             .max_idle_connections_per_host(c.idle_per_host.max(1))
             .user_agent("retry-policy-dispatcher")
-            .tls_config(c.trust.ureq_tls_config())
+            .tls_config(tls_config(&c.trust))
             .build();
         // TCP to the addresses the guarded resolver checked, then TLS for
         // https:// (its failures sorted by `Handshake`).
@@ -100,15 +101,11 @@ impl HttpClient {
     }
 
     /// POST `body` (JSON) to `url` with extra headers. A header whose name
-    /// or value is not valid HTTP (CR/LF in an event id) is left out.
-    pub fn post(&self, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Delivery {
-        self.post_before(url, headers, body, None)
-    }
-
-    /// [`HttpClient::post`], written only before `edge`: the edge is checked
-    /// again after the DNS lookup and after the connection (TLS included)
-    /// is made, immediately before the request is written; past it the
-    /// request is not written ([`Delivery::NotSent`]).
+    /// or value is not valid HTTP (CR/LF in an event id) is left out. With
+    /// an `edge`, written only before it: the edge is checked again after
+    /// the DNS lookup and after the connection (TLS included) is made,
+    /// immediately before the request is written; past it the request is
+    /// not written ([`Delivery::NotSent`]).
     pub fn post_before(&self, url: &str, headers: &[(&str, &str)], body: &[u8], edge: Option<SendEdge>) -> Delivery {
         if let Err(kind) = check_url(url) {
             return Delivery::Failed(kind);
@@ -142,6 +139,17 @@ impl HttpClient {
             Err(e) => Delivery::Failed(error_kind(&e)),
         }
     }
+}
+
+/// The client's TLS configuration: rustls with `ring`, `trust`'s roots only.
+fn tls_config(trust: &TrustRoots) -> ureq::tls::TlsConfig {
+    let certs: Vec<ureq::tls::Certificate<'static>> =
+        trust.certificates().iter().map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned()).collect();
+    ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .root_certs(ureq::tls::RootCerts::Specific(std::sync::Arc::new(certs)))
+        .unversioned_rustls_crypto_provider(TrustRoots::provider())
+        .build()
 }
 
 /// The instant after which an attempt may not be written: the event's
@@ -266,24 +274,14 @@ fn rustls_error(e: &ureq::Error) -> Option<&rustls::Error> {
     }
 }
 
-/// Only `http://` and `https://` with a host; the error is the kind the
-/// policy classifies.
+/// The target as docs/destinations.md reads it (policy-core's reader, the
+/// one the engine admits targets with; a record resumed from an older
+/// journal keeps its own text); the error is the kind the policy classifies.
 pub fn check_url(url: &str) -> Result<(), &'static str> {
-    match url.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {
-            let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-            if authority.is_empty() || authority.contains(['@', ' ']) || url.chars().any(char::is_control) {
-                Err(kind::INVALID_URL)
-            } else {
-                Ok(())
-            }
-        }
-        Some((scheme, _))
-            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
-        {
-            Err(kind::UNSUPPORTED_PROTOCOL)
-        }
-        _ => Err(kind::INVALID_URL),
+    match retry_policy_core::destination::read_target(url) {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == "unsupported_scheme" => Err(kind::UNSUPPORTED_PROTOCOL),
+        Err(_) => Err(kind::INVALID_URL),
     }
 }
 

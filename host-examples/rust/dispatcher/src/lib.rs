@@ -10,7 +10,7 @@
 //! * [`driver`]: the loop — admissions, one `engine-feed` per batch of
 //!   inputs, the actions performed in order (journal lines synced before a
 //!   batch's sends), timers;
-//! * [`http_client`]: HTTP/1.1 delivery (`ureq`, HTTPS with [`tls`],
+//! * [`http_client`]: HTTP/1.1 delivery (`ureq`, HTTPS with `retry_policy_host::tls`,
 //!   [`destination`] checks, transport-kind mapping), [`signing`];
 //! * [`redis_store`]: `fleet/budget.lua` in Redis (standalone or Cluster,
 //!   `rediss://`, ACL users, `NOSCRIPT` fallback, a timeout on every call);
@@ -44,7 +44,6 @@ pub mod redis_pool;
 pub mod redis_store;
 pub mod rollout_follow;
 pub mod signing;
-pub mod tls;
 pub mod transport_kind;
 
 pub use metrics::Metrics;

@@ -21,7 +21,7 @@ use redis::{Client, Connection, ConnectionInfo, IntoConnectionInfo, TlsCertifica
 
 use crate::redis_error::RedisError;
 use crate::redis_node::NodeConnection;
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 /// Idle connections kept (enough for every worker thread).
 const MAX_IDLE: usize = 64;
@@ -90,8 +90,7 @@ impl RedisPool {
             // The crate builds rustls configurations with the process's
             // default provider: make it `ring`, as for https:// targets.
             let _ = rustls::crypto::ring::default_provider().install_default();
-            let pem = retry_policy_host::rollout::admin::pem(trust.certificates().iter().map(|c| c.as_ref()));
-            TlsCertificates { client_tls: None, root_cert: Some(pem) }
+            TlsCertificates { client_tls: None, root_cert: Some(trust.pem()) }
         });
         let config = |e: redis::RedisError| RedisError::Config(format!("{URL_FORM} ({:?})", e.kind()));
         let seed = match &certs {

@@ -29,7 +29,7 @@ use redis::Value;
 
 use crate::redis_error::RedisError;
 use crate::redis_pool::RedisPool;
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 /// `fleet/budget.lua`, the script every host loads.
 pub const BUDGET_LUA: &str = include_str!("../../../../fleet/budget.lua");

@@ -13,8 +13,8 @@ use crate::driver::{self, DriverConfig, NewEvent, Run, Stop, Tally};
 use crate::endpoints::Endpoint;
 use crate::http_client::ClientConfig;
 use crate::redis_store::RedisStore;
-use crate::tls::TrustRoots;
 use crate::Metrics;
+use retry_policy_host::tls::TrustRoots;
 
 pub(crate) fn engine() -> PolicyEngine {
     PolicyEngine::load(ArtifactRef::Default, None)

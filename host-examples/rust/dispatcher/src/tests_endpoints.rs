@@ -38,7 +38,7 @@ fn the_down_form_parses_its_statuses_retry_after_and_duration() {
 fn a_malformed_down_form_is_an_error_naming_the_spec() {
     for bad in ["503~200", "503~200@x", "503~200@-1", "503+3~200@10", "503+RA~200@10", "5x~200@10", "503~700@10"] {
         let e = Spec::parse(bad).unwrap_err();
-        assert!(e.0.contains(bad), "{bad}: {e}");
+        assert!(e.contains(bad), "{bad}: {e}");
     }
 }
 

@@ -62,7 +62,7 @@ fn client(deadline_ms: u64) -> HttpClient {
 
 fn post(url: &str, deadline_ms: u64) -> (Delivery, Duration) {
     let t = Instant::now();
-    let d = client(deadline_ms).post(url, &[("X-Attempt", "1")], b"{}");
+    let d = client(deadline_ms).post_before(url, &[("X-Attempt", "1")], b"{}", None);
     (d, t.elapsed())
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::redis_error::RedisError;
 use crate::redis_store::RedisStore;
 use crate::tests_redis_server::{free_port, make_certs, temp_dir, RedisServer};
-use crate::tls::{TrustConfig, TrustRoots};
+use retry_policy_host::tls::{TrustConfig, TrustRoots};
 
 const KEY: &str = "rb:{e6570}:10000";
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::redis_store::RedisStore;
 use crate::tests_redis::script_commands;
 use crate::tests_redis_server::RedisServer;
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 /// A free port below 30000 whose cluster bus port (+10000) is free too.
 fn free_cluster_port() -> u16 {

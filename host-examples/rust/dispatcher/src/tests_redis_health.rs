@@ -17,7 +17,7 @@ use retry_policy_core::health::HeldHealth;
 use crate::redis_store::RedisStore;
 use crate::tests_redis::script_commands;
 use crate::tests_redis_server::RedisServer;
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 fn policy() -> (Policy, Health) {
     let budget = Budget { ratio: 0.5, window_ms: 10_000, min_sample: 100, sliding: true };

@@ -19,7 +19,7 @@ use crate::metrics::Metrics;
 use crate::redis_store::RedisStore;
 use crate::rollout_follow::{Following, Options};
 use crate::tests_redis_server::{temp_dir, RedisServer};
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 /// A PKCS#8 PEM Ed25519 private key (seed: 32 times `byte`) written to `dir`.
 fn key_file(dir: &Path, byte: u8) -> (PathBuf, PrivateKey) {
@@ -58,7 +58,9 @@ fn publish_canary_promote_rollback_and_status_change_the_record_as_docs_rollout_
     let (a, sha_a) = artifact_file(&dir, "a");
     let (b, sha_b) = artifact_file(&dir, "b");
     let (c, sha_c) = artifact_file(&dir, "c");
-    let mut conn = admin::connect(&url(&server), false, Duration::from_secs(5), None).unwrap();
+    let mut conn =
+        admin::connect(&url(&server), false, Duration::from_secs(5), &retry_policy_host::tls::TrustRoots::default())
+            .unwrap();
     let conn = conn.as_mut();
     let refused = |r: Result<_, Failure>| matches!(r, Err(Failure::Refused(_)));
     assert!(refused(publish(conn, b.to_str().unwrap(), key, Some(25))), "a canary needs a stable artifact");
@@ -103,7 +105,9 @@ fn a_replica_follows_a_publish_through_its_budget_store_connection_and_reports_i
     let (key, private) = key_file(&dir, 1);
     let (a, sha_a) = artifact_file(&dir, "a");
     let (b, sha_b) = artifact_file(&dir, "b");
-    let mut admin_conn = admin::connect(&url(&server), false, Duration::from_secs(5), None).unwrap();
+    let mut admin_conn =
+        admin::connect(&url(&server), false, Duration::from_secs(5), &retry_policy_host::tls::TrustRoots::default())
+            .unwrap();
     publish(admin_conn.as_mut(), a.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
     let store =
         Arc::new(RedisStore::new(&url(&server), Duration::from_millis(500), &TrustRoots::only(vec![])).unwrap());
@@ -201,7 +205,8 @@ fn on_a_cluster_publish_and_follow_reach_the_node_holding_the_rollout_slot_throu
     let (key, private) = key_file(&dir, 1);
     let (art, sha) = artifact_file(&dir, "on-b");
     let seed = url(&a);
-    let mut conn = admin::connect(&seed, true, Duration::from_secs(5), None).unwrap();
+    let mut conn =
+        admin::connect(&seed, true, Duration::from_secs(5), &retry_policy_host::tls::TrustRoots::default()).unwrap();
     publish(conn.as_mut(), art.to_str().unwrap(), key.to_str().unwrap(), None).unwrap();
     let on_b: Option<String> = redis::cmd("GET").arg("retry-policy:{rollout}:state").query(&mut cb).unwrap();
     assert!(on_b.is_some_and(|r| r.contains(&sha)), "the record lives on B");

@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use crate::http_client::{ClientConfig, Delivery, HttpClient};
 use crate::tests::{dispatch_with, doc, events, local_config};
-use crate::tls::{TrustConfig, TrustRoots};
+use retry_policy_host::tls::{TrustConfig, TrustRoots};
 
 pub(crate) struct Pki {
     pub(crate) ca_pem: String,
@@ -138,7 +138,7 @@ fn an_https_target_is_delivered_when_the_ca_file_trusts_its_issuer() {
     let (url, received) = https_server(p.loopback);
     let trust = TrustRoots::load(&TrustConfig { ca_file: Some(ca_file(&p.ca_pem)) }).expect("the CA file loads");
     assert_eq!(trust.extra(), 1);
-    let got = client(trust).post(&url, &[("X-Attempt", "1")], b"{\"event_id\":\"e\"}");
+    let got = client(trust).post_before(&url, &[("X-Attempt", "1")], b"{\"event_id\":\"e\"}", None);
     assert_eq!(got, Delivery::Response { status: 200, retry_after: None });
     assert_eq!(received.load(Ordering::SeqCst), 1);
 }
@@ -147,7 +147,7 @@ fn an_https_target_is_delivered_when_the_ca_file_trusts_its_issuer() {
 fn an_untrusted_issuer_is_tls_certificate_and_nothing_is_sent() {
     let p = pki();
     let (url, received) = https_server(p.loopback);
-    let got = client(TrustRoots::default()).post(&url, &[], b"{}");
+    let got = client(TrustRoots::default()).post_before(&url, &[], b"{}", None);
     assert_eq!(got, Delivery::Failed("tls_certificate"));
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }
@@ -156,7 +156,7 @@ fn an_untrusted_issuer_is_tls_certificate_and_nothing_is_sent() {
 fn a_certificate_for_another_name_is_tls_certificate_even_with_the_ca() {
     let p = pki();
     let (url, received) = https_server(p.other_name);
-    let got = client(TrustRoots::only(vec![p.ca_der])).post(&url, &[], b"{}");
+    let got = client(TrustRoots::only(vec![p.ca_der])).post_before(&url, &[], b"{}", None);
     assert_eq!(got, Delivery::Failed("tls_certificate"));
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }
@@ -172,7 +172,7 @@ fn a_handshake_cut_by_the_server_is_a_retryable_connect_error() {
             let _ = c.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n"); // not TLS
         }
     });
-    assert_eq!(client(TrustRoots::default()).post(&url, &[], b"{}"), Delivery::Failed("connect_error"));
+    assert_eq!(client(TrustRoots::default()).post_before(&url, &[], b"{}", None), Delivery::Failed("connect_error"));
 }
 
 #[test]
@@ -194,6 +194,6 @@ fn the_destination_guard_refuses_a_loopback_https_target_before_any_handshake() 
     let p = pki();
     let (url, received) = https_server(p.loopback);
     let guarded = HttpClient::new(ClientConfig { trust: TrustRoots::only(vec![p.ca_der]), ..ClientConfig::default() });
-    assert_eq!(guarded.post(&url, &[], b"{}"), Delivery::Failed("destination_refused"));
+    assert_eq!(guarded.post_before(&url, &[], b"{}", None), Delivery::Failed("destination_refused"));
     assert_eq!(received.load(Ordering::SeqCst), 0);
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::http_client::{ClientConfig, Delivery, HttpClient, SendEdge};
 use crate::tests::{dispatch_with, events, local_config};
 use crate::tests_tls::{pki, slow_https_server};
-use crate::tls::TrustRoots;
+use retry_policy_host::tls::TrustRoots;
 
 fn client(ca: &crate::tests_tls::Pki) -> HttpClient {
     let trust = TrustRoots::only(vec![ca.ca_der.clone()]);

@@ -79,7 +79,8 @@ fn a_replica_starts_on_the_published_artifact_follows_a_publish_mid_run_and_refu
     let trust = dir.join("team.pub");
     std::fs::write(&trust, private.public_key_pem()).unwrap();
     let ((v1, sha1), (v2, sha2), (v3, sha3)) = (artifact(&dir, "v1"), artifact(&dir, "v2"), artifact(&dir, "v3"));
-    let mut conn = admin::connect(&url, false, Duration::from_secs(5), None).unwrap();
+    let mut conn =
+        admin::connect(&url, false, Duration::from_secs(5), &retry_policy_host::tls::TrustRoots::default()).unwrap();
     publish(conn.as_mut(), &v1, &team, None).unwrap();
     let rx = Server::start("127.0.0.1:0", |_: &Request| Response::text(200, "")).expect("a loopback receiver");
     let replica = Command::new(env!("CARGO_BIN_EXE_retry-policy-dispatcher"))
@@ -93,7 +94,8 @@ fn a_replica_starts_on_the_published_artifact_follows_a_publish_mid_run_and_refu
         .spawn()
         .unwrap();
     // Each publish waits for the replica's status record to show the step before it.
-    let mut watch = admin::connect(&url, false, Duration::from_secs(5), None).unwrap();
+    let mut watch =
+        admin::connect(&url, false, Duration::from_secs(5), &retry_policy_host::tls::TrustRoots::default()).unwrap();
     let mut running = |want: &str| {
         let t = Instant::now();
         loop {

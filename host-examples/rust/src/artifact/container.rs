@@ -27,11 +27,9 @@ pub struct Container<'a> {
     sections: Vec<(u8, Range<usize>, Option<&'a str>)>,
 }
 
-/// Lowercase hex sha256 of `bytes` (policy-core's, which the rollout's key
-/// ids and canary buckets use too).
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    retry_policy_core::rollout::sha256_hex(bytes)
-}
+/// Lowercase hex sha256 of `bytes`: policy-core's, which the rollout's key
+/// ids and canary buckets use too.
+pub use retry_policy_core::rollout::sha256_hex;
 
 enum Nest {
     Module { exports_realloc: bool },

@@ -16,6 +16,7 @@ use crate::artifact::container::sha256_hex;
 use crate::artifact::read_file;
 use crate::rollout::admin::{self, AdminError, ArtifactFields};
 use crate::rollout::{bucket, desired, PrivateKey, Record};
+use crate::tls::{TrustConfig, TrustRoots};
 use crate::{ArtifactRef, PolicyEngine};
 
 /// How long one store command may take.
@@ -46,16 +47,9 @@ pub fn connect(
         (None, None) => return Err(usage("missing --redis URL (or --redis-cluster URL)")),
     };
     let flag = if is_cluster { "--redis-cluster" } else { "--redis" };
-    let ca = match ca_file {
-        Some(p) => Some(std::fs::read(p).map_err(|e| usage(format!("--ca-file {p}: {e}")))?),
-        None => None,
-    };
-    admin::connect(url, is_cluster, STORE_TIMEOUT, ca.as_deref()).map_err(|e| match (e, ca_file) {
-        (AdminError::Url(m), Some(p)) if m.starts_with("--ca-file") => {
-            usage(m.replacen("--ca-file", &format!("--ca-file {p}"), 1))
-        }
-        (e, _) => Failure::from(e).within(flag),
-    })
+    let trust =
+        TrustRoots::load(&TrustConfig { ca_file: ca_file.map(Into::into) }).map_err(|e| usage(e.to_string()))?;
+    admin::connect(url, is_cluster, STORE_TIMEOUT, &trust).map_err(|e| Failure::from(e).within(flag))
 }
 
 /// `--canary PERCENT`: a whole number from 1 to 100.

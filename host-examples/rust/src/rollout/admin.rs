@@ -14,6 +14,7 @@ use redis::{Client, ConnectionLike, IntoConnectionInfo, TlsCertificates, Value};
 use super::{
     artifact_key, Canary, Record, ARTIFACT_KEY_PREFIX, MAX_PREVIOUS, MAX_RECORD_BYTES, REPLICAS_KEY, STATE_KEY,
 };
+use crate::tls::TrustRoots;
 
 /// Why a command could not change or read the rollout.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,47 +74,14 @@ end
 return n
 ";
 
-/// DER certificates as PEM, the one blob the `redis` crate takes its roots
-/// in (it replaces the platform's store; the dispatcher's pool uses it too).
-pub fn pem<'a>(certs: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
-    use base64::Engine as _;
-    let mut out = Vec::new();
-    for der in certs {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(der);
-        out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
-        for line in b64.as_bytes().chunks(64) {
-            out.extend_from_slice(line);
-            out.push(b'\n');
-        }
-        out.extend_from_slice(b"-----END CERTIFICATE-----\n");
-    }
-    out
-}
-
-/// The roots a `rediss://` connection trusts: the platform's certificates
-/// plus `ca_pem`'s (`--ca-file`).
-fn roots_pem(ca_pem: Option<&[u8]>) -> Result<Vec<u8>, AdminError> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
-    let mut out = pem(rustls_native_certs::load_native_certs().certs.iter().map(|c| c.as_ref()));
-    if let Some(pem) = ca_pem {
-        let certs = CertificateDer::pem_slice_iter(pem).filter_map(Result::ok).count();
-        if certs == 0 {
-            return Err(AdminError::Url("--ca-file holds no PEM certificate".into()));
-        }
-        out.extend_from_slice(pem);
-    }
-    Ok(out)
-}
-
 /// A connection to the fleet's Redis: `redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`
-/// or `rediss://` (TLS, verified against the platform's roots plus
-/// `ca_pem`), standalone or a Cluster seed, every command bounded by `timeout`.
+/// or `rediss://` (TLS, verified against `trust`: the platform's roots plus
+/// `--ca-file`'s), standalone or a Cluster seed, every command bounded by `timeout`.
 pub fn connect(
     url: &str,
     cluster: bool,
     timeout: Duration,
-    ca_pem: Option<&[u8]>,
+    trust: &TrustRoots,
 ) -> Result<Box<dyn ConnectionLike>, AdminError> {
     const FORM: &str = "the Redis URL must be redis://[user[:password]@]host[:port][/db] or rediss://... (TLS)";
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) || url.contains('#') {
@@ -121,7 +89,7 @@ pub fn connect(
     }
     let certs = if url.starts_with("rediss://") {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        Some(TlsCertificates { client_tls: None, root_cert: Some(roots_pem(ca_pem)?) })
+        Some(TlsCertificates { client_tls: None, root_cert: Some(trust.pem()) })
     } else {
         None
     };

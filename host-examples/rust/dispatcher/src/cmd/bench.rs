@@ -24,8 +24,8 @@ use retry_policy_dispatcher::driver::{self, DriverConfig, NewEvent, Run};
 use retry_policy_dispatcher::endpoints::Endpoint;
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::redis_store::RedisStore;
-use retry_policy_dispatcher::tls::TrustRoots;
 use retry_policy_dispatcher::Metrics;
+use retry_policy_host::tls::TrustRoots;
 use retry_policy_host::PolicyEngine;
 
 fn policy(ratio: f64) -> String {

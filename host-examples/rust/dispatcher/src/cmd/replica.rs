@@ -17,8 +17,8 @@ use retry_policy_dispatcher::journal_file::{self, JournalFile};
 use retry_policy_dispatcher::redis_store::RedisStore;
 use retry_policy_dispatcher::rollout_follow::{self, Following};
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
-use retry_policy_dispatcher::tls::{TrustConfig, TrustRoots};
 use retry_policy_dispatcher::Metrics;
+use retry_policy_host::tls::{TrustConfig, TrustRoots};
 use retry_policy_host::{ArtifactRef, Policies, PolicyEngine};
 
 /// Default deadline of one store call.
@@ -32,21 +32,19 @@ pub fn load_artifact(f: &Flags) -> Result<PolicyEngine, String> {
         .map_err(|e| format!("policy artifact: {e}"))
 }
 
-/// The path `--watch-artifact-ms` polls: `--artifact`, else `RETRY_POLICY_ARTIFACT`.
-pub fn artifact_path(f: &Flags) -> Option<std::path::PathBuf> {
-    f.str("artifact")
-        .or_else(|| f.str("component"))
-        .map(Into::into)
-        .or_else(|| retry_policy_host::artifact::env_path().map(Into::into)) // empty means unset
-}
-
-/// `--watch-artifact-ms N`: the file to poll and how often (`None` without
-/// the flag). N is a whole number of milliseconds, at least 1.
+/// `--watch-artifact-ms N`: the file to poll (`--artifact`, else
+/// `RETRY_POLICY_ARTIFACT`) and how often (`None` without the flag). N is a
+/// whole number of milliseconds, at least 1.
 pub fn artifact_watch(f: &Flags) -> Result<Option<(std::path::PathBuf, Duration)>, String> {
     let Some(ms) = f.positive_ms("watch-artifact-ms")? else {
         return Ok(None);
     };
-    let path = artifact_path(f).ok_or("--watch-artifact-ms needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
+    let path = f
+        .str("artifact")
+        .or_else(|| f.str("component"))
+        .map(Into::into)
+        .or_else(|| retry_policy_host::artifact::env_path().map(Into::into)) // empty means unset
+        .ok_or("--watch-artifact-ms needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
     Ok(Some((path, Duration::from_millis(ms))))
 }
 

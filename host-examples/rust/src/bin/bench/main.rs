@@ -177,7 +177,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
          {cached_ms:.2} ms; precompiled: load + instantiate + first decision {precompiled_ms:.2} ms"
     );
     println!("artifact: sha256 {} source {}", engine.info().sha256, engine.info().source);
-    println!("component size: {} bytes ({:.1} KiB)", engine.size_bytes(), engine.size_bytes() as f64 / 1024.0);
+    let size = engine.info().size_bytes;
+    println!("component size: {size} bytes ({:.1} KiB)", size as f64 / 1024.0);
     let ratio = wasm_step / native_step;
     println!("goal: component <= 10x native -> {ratio:.1}x {}", if ratio <= 10.0 { "met" } else { "missed" });
     let share = 100.0 * wasm_step / post_ns;

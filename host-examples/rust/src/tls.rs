@@ -1,14 +1,16 @@
-//! What this dispatcher trusts for TLS (docs/replica.md, "HTTPS"): the
-//! platform's trust store (`rustls-native-certs`: on Linux the system's CA
-//! bundle, `SSL_CERT_FILE`/`SSL_CERT_DIR` honoured) **plus** the PEM CA
+//! What a process of this crate trusts for TLS (docs/replica.md, "HTTPS"):
+//! the platform's trust store (`rustls-native-certs`: on Linux the system's
+//! CA bundle, `SSL_CERT_FILE`/`SSL_CERT_DIR` honoured) **plus** the PEM CA
 //! certificates of `--ca-file`. Verification is never skipped; there is no
-//! switch to.
+//! switch to. Behind the `rollout` feature (which brings rustls).
 //!
-//! One [`TrustRoots`] serves both uses of TLS in the dispatcher:
+//! One [`TrustRoots`] serves every use of TLS:
 //!
-//! * `https://` targets: [`TrustRoots::ureq_tls_config`] (the HTTP client);
-//! * `rediss://` budget stores: [`TrustRoots::certificates`], handed to the
-//!   `redis` crate as PEM (`crate::redis_pool`), with the same provider (`ring`).
+//! * the dispatcher's `https://` targets (its HTTP client takes the
+//!   certificates) and `rediss://` budget store;
+//! * `retry-policy publish` and `rollout`'s `rediss://` connection
+//!   ([`crate::rollout::admin::connect`]); the `redis` crate takes the roots
+//!   as one PEM blob ([`TrustRoots::pem`]), with the same provider (`ring`).
 //!
 //! A `--ca-file` that cannot be read, is not PEM or holds no certificate is
 //! a [`TrustError`] naming the file (the replica exits 2 on it).
@@ -134,15 +136,21 @@ impl TrustRoots {
         Arc::new(rustls::crypto::ring::default_provider())
     }
 
-    /// The HTTP client's TLS configuration (rustls, these roots).
-    pub fn ureq_tls_config(&self) -> ureq::tls::TlsConfig {
-        let certs: Vec<ureq::tls::Certificate<'static>> =
-            self.roots.iter().map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned()).collect();
-        ureq::tls::TlsConfig::builder()
-            .provider(ureq::tls::TlsProvider::Rustls)
-            .root_certs(ureq::tls::RootCerts::Specific(Arc::new(certs)))
-            .unversioned_rustls_crypto_provider(Self::provider())
-            .build()
+    /// Every trusted certificate as PEM, the one blob the `redis` crate
+    /// takes its roots in (it replaces the platform's store, so the blob is both).
+    pub fn pem(&self) -> Vec<u8> {
+        use base64::Engine as _;
+        let mut out = Vec::new();
+        for der in self.roots.iter() {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+            out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
+            for line in b64.as_bytes().chunks(64) {
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+            out.extend_from_slice(b"-----END CERTIFICATE-----\n");
+        }
+        out
     }
 }
 
