@@ -37,3 +37,9 @@ pub fn stop_reason(d: &Decision) -> Option<StopReason> {
         Decision::Retry(_) => None,
     }
 }
+
+/// The event id a journal line (`<crc32> <json>`) is about; `None` for a header.
+pub fn journal_event_id(line: &str) -> Option<String> {
+    let at = line.find("\"event_id\":\"")?;
+    line[at + 12..].split('"').next().map(String::from)
+}

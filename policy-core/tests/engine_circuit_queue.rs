@@ -3,6 +3,8 @@
 //! one head, so each writes O(1) journal records however many cooldowns
 //! and probe windows pass, and they are all delivered once it recovers.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use retry_policy_core::engine::{AttemptResult, Config, Engine, Input, NewEvent, Output};
@@ -36,8 +38,7 @@ impl Run {
         while let Some(o) = self.engine.poll_output() {
             match o {
                 Output::Journal { line } => {
-                    if let Some(at) = line.find("\"event_id\":\"") {
-                        let id = line[at + 12..].split('"').next().unwrap().to_string();
+                    if let Some(id) = common::journal_event_id(&line) {
                         *self.records.entry(id).or_default() += 1;
                     }
                 }

@@ -3,6 +3,8 @@
 //! journaled hold per event however long it waits, and at least as fast as
 //! its deadlines need when arrivals have stopped.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use retry_policy_core::engine::{AttemptResult, Config, Engine, Input, NewEvent, Output};
@@ -40,8 +42,7 @@ impl Run {
         while let Some(o) = self.engine.poll_output() {
             match o {
                 Output::Journal { line } => {
-                    if let Some(at) = line.find("\"event_id\":\"") {
-                        let id = line[at + 12..].split('"').next().unwrap().to_string();
+                    if let Some(id) = common::journal_event_id(&line) {
                         *self.records.entry(id).or_default() += 1;
                     }
                 }

@@ -9,46 +9,31 @@ reads do not change the store-calls-per-attempt figure."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import redis
+from sampler import Sampler
 
 FIELDS = ("opened_at_ms", "cooldown_ms", "probes_in_flight")
 
 
-class CircuitWatch:
+class CircuitWatch(Sampler):
     """Samples ``(t_ms, opened_at_ms, cooldown_ms, probes_in_flight)`` of each key until stopped."""
 
     def __init__(self, port: int, keys: dict[str, str], every_ms: int = 25) -> None:
+        super().__init__(every_ms)
         self.client = redis.Redis(port=port, socket_timeout=2)
-        self.keys, self.every_s = keys, every_ms / 1000
+        self.keys = keys
         self.samples: dict[str, list[tuple[int, int, int, int]]] = {name: [] for name in keys}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "CircuitWatch":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            for name, key in self.keys.items():
-                try:
-                    vals = self.client.hmget(key, FIELDS)
-                except redis.RedisError:
-                    continue
-                t = int(time.time() * 1000)
-                self.samples[name].append((t, *(int(v or 0) for v in vals)))
-            self._stop.wait(self.every_s)
+    def sample(self) -> None:
+        for name, key in self.keys.items():
+            try:
+                vals = self.client.hmget(key, FIELDS)
+            except redis.RedisError:
+                continue
+            t = int(time.time() * 1000)
+            self.samples[name].append((t, *(int(v or 0) for v in vals)))
 
     def cooldowns(self, name: str) -> list[int]:
         """Each distinct opening's cooldown in order: ``[2000, 4000, ...]`` (a doubling is a new opening)."""

@@ -16,8 +16,9 @@ one tick would lose the middle file's lines; a compaction takes more than
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
+
+from sampler import Sampler
 
 
 class _Tail:
@@ -58,34 +59,20 @@ class _Tail:
             self.fd = None
 
 
-class JournalWatch:
+class JournalWatch(Sampler):
     """Counts lines written to each journal path (and the files it saw: 1 + compactions)."""
 
     def __init__(self, paths: list[Path], every_ms: int = 25) -> None:
+        super().__init__(every_ms)
         self.tails = {p: _Tail(p) for p in paths}
-        self.every_s = every_ms / 1000
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "JournalWatch":
-        self._thread.start()
-        return self
+    def sample(self) -> None:
+        for t in self.tails.values():
+            t.poll()
 
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
+    def finish(self) -> None:
         for t in self.tails.values():
             t.close()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            for t in self.tails.values():
-                t.poll()
-            self._stop.wait(self.every_s)
 
     def lines(self, paths: list[Path]) -> int:
         return sum(self.tails[p].lines for p in paths)
