@@ -2,8 +2,8 @@
 // settle split into their parts, measured in one run on the bench's inputs
 // (workload.mjs), medians:
 //
-//   * the inputs read and lowered (lib/lower.cjs) beside the same from
-//     snapshot.cjs's copy (the road before lower.cjs read records itself);
+//   * the inputs read and lowered: the one pass (lib/read-step.cjs) beside
+//     the generic road it replaced (snapshot.cjs's copy + lower.cjs);
 //   * the call through jco's glue with arguments already lowered;
 //   * the answer converted back (lower.stepOut, lower.settlementOut).
 //
@@ -15,17 +15,18 @@ import { POLICY, workload, nsPerCall } from './workload.mjs';
 const require = createRequire(import.meta.url);
 const ops = require('../lib/ops.cjs');
 const lower = require('../lib/lower.cjs');
+const read = require('../lib/read-step.cjs');
 const { plain } = require('../lib/snapshot.cjs');
 const { artifact } = require('../lib/artifact/current.cjs');
 
 const cases = workload();
 const jco = artifact().run((api) => api); // the primary instance's interface, for this measurement only
 const lowered = cases.map((c) => ({
-  p: lower.policy(POLICY, 'policy'),
-  s: lower.state(c.state, 'state'),
-  o: lower.outcome(c.outcome, 'outcome'),
+  p: read.policy(POLICY, 'policy'),
+  s: read.state(c.state, 'state'),
+  o: read.outcome(c.outcome, 'outcome'),
   now: c.nowMs,
-  r: lower.reply(c.reply, 'reply'),
+  r: read.reply(c.reply, 'reply'),
 }));
 
 if (process.argv.includes('--profile')) {
@@ -46,14 +47,14 @@ const rows = [
   ['**the step: evaluate + settle (settle when evaluate names a store call)**', (c) => ops.evaluate(POLICY, c.state, c.outcome, c.nowMs).decision ?? ops.settle(POLICY, c.state, c.outcome, c.nowMs, c.reply).decision, cases],
   ['evaluate(policy, state, outcome, now)', (c) => ops.evaluate(POLICY, c.state, c.outcome, c.nowMs), cases],
   ['settle(policy, state, outcome, now, reply)', (c) => ops.settle(POLICY, c.state, c.outcome, c.nowMs, c.reply), cases],
-  ['  policy read + lowered (lower.policy)', () => lower.policy(POLICY, 'policy'), cases],
-  ['  the same from a copy (plain + lower.policy)', () => lower.policy(plain(POLICY, 'policy'), 'policy'), cases],
-  ['  state', (c) => lower.state(c.state, 'state'), cases],
-  ['  the same from a copy', (c) => lower.state(plain(c.state, 'state'), 'state'), cases],
-  ['  outcome', (c) => lower.outcome(c.outcome, 'outcome'), cases],
-  ['  the same from a copy', (c) => lower.outcome(plain(c.outcome, 'outcome'), 'outcome'), cases],
-  ['  store reply', (c) => lower.reply(c.reply, 'reply'), cases],
-  ['  the same from a copy', (c) => lower.reply(plain(c.reply, 'reply'), 'reply'), cases],
+  ['  policy read + lowered, one pass (read-step)', () => read.policy(POLICY, 'policy'), cases],
+  ['  the same, generic road (plain + lower.policy)', () => lower.policy(plain(POLICY, 'policy'), 'policy'), cases],
+  ['  state, one pass', (c) => read.state(c.state, 'state'), cases],
+  ['  the same, generic road', (c) => lower.state(plain(c.state, 'state'), 'state'), cases],
+  ['  outcome, one pass', (c) => read.outcome(c.outcome, 'outcome'), cases],
+  ['  the same, generic road', (c) => lower.outcome(plain(c.outcome, 'outcome'), 'outcome'), cases],
+  ['  store reply, one pass', (c) => read.reply(c.reply, 'reply'), cases],
+  ['  the same, generic road', (c) => lower.reply(plain(c.reply, 'reply'), 'reply'), cases],
   ["  jco's evaluate, arguments lowered", (l) => jco.evaluate(l.p, l.s, l.o, l.now), lowered],
   ["  jco's settle, arguments lowered", (l) => jco.settle(l.p, l.s, l.o, l.now, l.r), lowered],
   ['  evaluate answer back (lower.stepOut)', (e) => lower.stepOut(e), evaluated],

@@ -1,18 +1,20 @@
 'use strict';
 // The contract's operations as plain functions: plain data in the
 // contract's shape in and out (snake_case fields, integer milliseconds as
-// numbers or bigints). Each reads its arguments once and checks their WIT
-// shapes (lower.cjs; a scalar copied first by snapshot.cjs) and makes ONE
-// call into the current artifact's component; every other check is the
-// component's.
+// numbers or bigints). Each copies its arguments (snapshot.cjs), checks
+// their WIT shapes (lower.cjs) and makes ONE call into the current
+// artifact's component; every other check is the component's. The step's
+// and the store's records take a one-pass road to the same result
+// (read-step.cjs).
 const { plain } = require('./snapshot.cjs');
 const lower = require('./lower.cjs');
+const read = require('./read-step.cjs');
 const { call, callWithImports, STEP_PATHS } = require('./call.cjs');
 const { artifact } = require('./artifact/current.cjs');
 const { systemClock } = require('./clock.cjs');
 
 const plan = (backoff, windowMs, hardCap) => {
-  const b = lower.backoff(backoff, 'backoff');
+  const b = lower.backoff(plain(backoff, 'backoff'), 'backoff');
   const w = lower.u64(plain(windowMs, 'window_ms'), 'window_ms');
   const h = lower.u32(plain(hardCap, 'hard_cap'), 'hard_cap');
   return lower.scheduleOut(call((api) => api.plan(b, w, h)));
@@ -35,7 +37,7 @@ const classifyError = (errorKind) => {
  * component names the first of the contract's errors in its own order.
  */
 function stepArgs(policy, state, outcome) {
-  return [lower.policy(policy, 'policy'), lower.state(state, 'state'), lower.outcome(outcome, 'outcome')];
+  return [read.policy(policy, 'policy'), read.state(state, 'state'), read.outcome(outcome, 'outcome')];
 }
 
 /** The component's `evaluate` of lowered `[p, s, o]` at `nowMs`, on `on` (the artifact a step began on). */
@@ -47,7 +49,7 @@ function evaluateLowered([p, s, o], nowMs, on = artifact()) {
 /** The component's `settle` of lowered `[p, s, o]` at `nowMs`, `reply` in the contract's shape. */
 function settleLowered([p, s, o], nowMs, reply, on = artifact()) {
   const now = lower.u64(nowMs, 'now_ms');
-  const r = lower.reply(reply, 'reply');
+  const r = read.reply(reply, 'reply');
   return call((api) => api.settle(p, s, o, now, r), on, STEP_PATHS);
 }
 
@@ -66,7 +68,7 @@ const retryAfter = (header, nowMs) => {
 };
 
 const storeKey = (request) => {
-  const r = lower.request(request, 'request');
+  const r = read.request(request, 'request');
   return call((api) => api.storeKey(r));
 };
 
@@ -78,10 +80,10 @@ const EMPTY_HELD = Object.freeze({
 
 /** An in-memory store's answer to `request` on what it `held`: `{reply, held}`. */
 const storeApply = (request, budget, nowMs, held) => {
-  const r = lower.request(request, 'request');
-  const b = lower.budget(budget, 'budget');
+  const r = read.request(request, 'request');
+  const b = read.budget(budget, 'budget');
   const now = lower.u64(nowMs, 'now_ms');
-  const h = lower.held(held, 'held');
+  const h = read.held(held, 'held');
   return lower.appliedOut(call((api) => api.storeApply(r, b, now, h)));
 };
 

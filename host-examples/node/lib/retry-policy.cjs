@@ -12,6 +12,7 @@
 const { PolicyError } = require('./errors.cjs');
 const { callHook } = require('./hook.cjs');
 const lower = require('./lower.cjs');
+const read = require('./read-step.cjs');
 const { retryAfter, readClock, evaluateLowered, settleLowered } = require('./ops.cjs');
 const { callWithImports } = require('./call.cjs');
 const { loadDocument, admit, classPolicy } = require('./document.cjs');
@@ -257,8 +258,9 @@ class RetryPolicy {
     return entry;
   }
 
-  /** The policy a state of `eventClass` admitted under `hash` (its policy_hash) was admitted under, else the current document's. */
-  #entryFor(eventClass, hash) {
+  /** The policy a state was admitted under (its policy_hash), else the current document's. */
+  #entryFor(state) {
+    const { policy_hash: hash, class: eventClass } = state; // what #args read (a plain copy): reading runs no caller code
     if (hash === undefined || hash === null) return this.#entry(eventClass);
     if (typeof hash !== 'string') throw new PolicyError('invalid_input', 'state.policy_hash', 'expected a string');
     const kept = typeof eventClass === 'string' ? this.#byHash.get(`${eventClass}\n${hash}`) : undefined;
@@ -270,15 +272,16 @@ class RetryPolicy {
 
   /**
    * The step's arguments lowered, and the entry of the policy the state was
-   * admitted under: `[policy, state, outcome, entry]`. The state's fields
-   * are read once (lower.take): `class` and `policy_hash` are taken from
-   * what was read, and the same values are lowered.
+   * admitted under: `[policy, state, outcome, entry]`. The state is read
+   * once (read-step.cjs; else copied once, snapshot.cjs): `class` and
+   * `policy_hash` are taken from what was read, and the same values are
+   * lowered, so each field of the caller's object is read exactly once.
    */
   #args(state, outcome) {
     if (!isObject(state)) throw new PolicyError('invalid_input', 'state', 'expected an object');
-    const values = lower.take(state, 'state', 0, lower.CLASSED);
-    const entry = this.#entryFor(values[6], values[7]);
-    return [entry.policy, lower.stateOf(values, 'state'), lower.outcome(outcome, 'outcome'), entry];
+    const { snap, lowered } = read.classedState(state, 'state');
+    const entry = this.#entryFor(snap);
+    return [entry.policy, lowered ?? lower.state(snap, 'state', true), read.outcome(outcome, 'outcome'), entry];
   }
 }
 

@@ -1,11 +1,10 @@
 'use strict';
 // Copy a caller's value into plain data before it crosses into WebAssembly.
 //
-// Why: the caller's objects are read once, in plain JavaScript: a getter or
-// Proxy trap runs before any call into WebAssembly (nothing user-defined
-// runs during one), and what is lowered is this copy, which cannot change
-// under it. lower.cjs reads an ordinary object's record itself, the same
-// way (each field once), and copies anything else here.
+// Why: the caller's objects are read once, here, in plain JavaScript: a
+// getter or Proxy trap runs before any call into WebAssembly (nothing
+// user-defined runs during one), and what is lowered (lower.cjs) is this
+// copy, which cannot change under it.
 //
 // This is not validation: field names, types and widths are checked by
 // lower.cjs, ranges by the component. Only what cannot be data at all (functions, symbols, binary

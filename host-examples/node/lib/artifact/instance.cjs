@@ -28,6 +28,7 @@ function jco() {
   return glue;
 }
 const lower = require('../lower.cjs');
+const read = require('../read-step.cjs');
 
 let adapters = null;
 function adapterModules() {
@@ -92,7 +93,7 @@ class Instances {
         answer.then(undefined, () => {}); // never an unhandled rejection
         throw new TypeError('the budget store answered with a Promise: decide needs a synchronous store (use step for an async one)');
       }
-      return lower.reservation(answer, 'reply');
+      return read.reservation(answer, 'reply');
     } catch (e) {
       if (imp.onStoreError) imp.onStoreError(e, req);
       throw String(e?.message ?? e); // jco: the import's `err`

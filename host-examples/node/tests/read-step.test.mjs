@@ -1,6 +1,5 @@
-// lib/lower.cjs reads a caller's record itself (an ordinary object, field
-// by field) and copies anything else through snapshot.cjs first; what it
-// gives must be what it gives for snapshot.cjs's copy, `lower.x(plain(v))`,
+// lib/read-step.cjs (issue 26) reads the typed step's inputs in one pass;
+// what it gives must be what the generic road gives, `lower.x(plain(v))`,
 // for every shape: good values, a bad value in any field (nested ones too),
 // a field missing, extra or set to undefined, a throwing getter, a Proxy, a
 // Map, an array, a null-prototype object, a class instance; and it must
@@ -10,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+const read = require('../lib/read-step.cjs');
 const lower = require('../lib/lower.cjs');
 const { plain } = require('../lib/snapshot.cjs');
 
@@ -33,28 +33,28 @@ const GOOD = {
   held: () => ({ bucket: 5, current: bucket(), previous: bucket() }),
 };
 
-/** Each record read by lower.cjs, and lowered from snapshot.cjs's copy (RetryPolicy's state: what it picks the policy by, and the lowered state). */
+/** The generic road for each record, and the one pass (RetryPolicy's state: what it picks the policy by, and the lowered state). */
 const picked = (snap) => (snap !== null && typeof snap === 'object' ? { class: snap.class, policy_hash: snap.policy_hash } : snap);
 const classedGeneric = (v, path) => {
   const snap = plain(v, path);
-  return { snap: picked(snap), lowered: lower.stateOf(lower.take(snap, path, 0, lower.CLASSED), path) };
+  return { snap: picked(snap), lowered: lower.state(snap, path, true) };
 };
 const classedRead = (v, path) => {
-  const values = lower.take(v, path, 0, lower.CLASSED);
-  return { snap: { class: values[6], policy_hash: values[7] }, lowered: lower.stateOf(values, path) };
+  const { snap, lowered } = read.classedState(v, path);
+  return { snap: picked(snap), lowered: lowered ?? lower.state(snap, path, true) };
 };
 const ROADS = {
-  policy: [(v, p) => lower.policy(v, p), (v, p) => lower.policy(plain(v, p), p)],
-  state: [(v, p) => lower.state(v, p), (v, p) => lower.state(plain(v, p), p)],
+  policy: [read.policy, (v, p) => lower.policy(plain(v, p), p)],
+  state: [read.state, (v, p) => lower.state(plain(v, p), p)],
   classed: [classedRead, classedGeneric],
-  outcome: [(v, p) => lower.outcome(v, p), (v, p) => lower.outcome(plain(v, p), p)],
-  transport: [(v, p) => lower.outcome(v, p), (v, p) => lower.outcome(plain(v, p), p)],
-  reply: [(v, p) => lower.reply(v, p), (v, p) => lower.reply(plain(v, p), p)],
-  unavailable: [(v, p) => lower.reply(v, p), (v, p) => lower.reply(plain(v, p), p)],
-  reservation: [(v, p) => lower.reservation(v, p), (v, p) => lower.reservation(plain(v, p), p)],
-  request: [(v, p) => lower.request(v, p), (v, p) => lower.request(plain(v, p), p)],
-  budget: [(v, p) => lower.budget(v, p), (v, p) => lower.budget(plain(v, p), p)],
-  held: [(v, p) => lower.held(v, p), (v, p) => lower.held(plain(v, p), p)],
+  outcome: [read.outcome, (v, p) => lower.outcome(plain(v, p), p)],
+  transport: [read.outcome, (v, p) => lower.outcome(plain(v, p), p)],
+  reply: [read.reply, (v, p) => lower.reply(plain(v, p), p)],
+  unavailable: [read.reply, (v, p) => lower.reply(plain(v, p), p)],
+  reservation: [read.reservation, (v, p) => lower.reservation(plain(v, p), p)],
+  request: [read.request, (v, p) => lower.request(plain(v, p), p)],
+  budget: [read.budget, (v, p) => lower.budget(plain(v, p), p)],
+  held: [read.held, (v, p) => lower.held(plain(v, p), p)],
 };
 
 const ODD = [undefined, null, -1, -0, 0, 1, 1.5, NaN, Infinity, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, -1n, 0n, 7n, 2n ** 32n, 2n ** 64n - 1n, 2n ** 64n, '', 'x', 'none', 'record', true, false, {}, [], [1], () => 1, Symbol('s'), new Map([['total', 1]]), new Date(0), new Uint8Array(2), { a: { b: { c: 1 } } }];
@@ -106,7 +106,7 @@ function variants(make) {
 }
 
 for (const [name, make] of Object.entries(GOOD)) {
-  test(`lower reads a ${name} to what it makes of plain()'s copy, or the same PolicyError, for every variant`, () => {
+  test(`the one-pass reader of a ${name} gives what plain() + lower give, or the same PolicyError, for every variant`, () => {
     const [fast, generic] = ROADS[name];
     let compared = 0;
     for (const [what, build] of variants(make)) {
@@ -117,7 +117,7 @@ for (const [name, make] of Object.entries(GOOD)) {
   });
 }
 
-test('lower reads every field of a caller\'s record once, as the copy does', () => {
+test('the one-pass reader reads every field once, as the generic copy does', () => {
   for (const [name, make] of Object.entries(GOOD)) {
     const [fast] = ROADS[name];
     for (const path of pathsOf(make())) {
