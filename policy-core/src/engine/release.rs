@@ -81,9 +81,11 @@ pub(crate) const KEPT: crate::budget::Budget =
 
 /// Whether a hold for `reason` waits in the endpoint's hold queue: the
 /// reasons that are the endpoint's (its pacer, its circuit, its probe), so
-/// one event at a time can act on them. A pause (`paused`) ends at one
-/// instant the store knows and wakes its events once; a `budget_refused`
-/// hold is the event's own (its retry was refused).
+/// one event at a time can act on them. A `budget_refused` hold is the
+/// event's own (its retry was refused). A pause (`paused`) is the
+/// endpoint's too but is not queued yet: a pause takes each member out of
+/// the queue in turn (each writes a `paused` record) and all of them wake
+/// at its end (docs/health-simulation.md, "Not covered: pauses").
 pub(crate) fn queued(reason: HoldReason) -> bool {
     matches!(reason, HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused)
 }
