@@ -98,6 +98,7 @@ pub mod journal;
 pub mod metrics;
 pub mod plan;
 pub mod ports;
+pub mod replica_args;
 pub mod retry_after;
 pub mod rollout;
 pub mod step;

@@ -37,6 +37,7 @@ const (
 	fnDestinationRefusal
 	fnRolloutOpen
 	fnRolloutStep
+	fnReplicaArgs
 	fnMetricsSchema
 	fnVectorCase
 	fnCount
@@ -65,6 +66,7 @@ var exportNames = [fnCount]string{
 	"webhook:retry-policy/policy@1.0.0#destination-refusal",
 	"webhook:retry-policy/policy@1.0.0#rollout-open",
 	"webhook:retry-policy/policy@1.0.0#rollout-step",
+	"webhook:retry-policy/policy@1.0.0#replica-args",
 	"webhook:retry-policy/policy@1.0.0#metrics-schema",
 	"webhook:retry-policy/policy@1.0.0#vector-case",
 }
@@ -88,6 +90,7 @@ var exportNeedsPost = [fnCount]bool{
 	true,
 	true,
 	false,
+	true,
 	true,
 	true,
 	true,
@@ -913,6 +916,48 @@ func (in *instance) callRolloutStep(ctx context.Context, state string, input str
 	return zero, callErr
 }
 
+// callReplicaArgs calls the export `replica-args`: flat params, the result through the return area.
+func (in *instance) callReplicaArgs(ctx context.Context, request string) (string, error) {
+	var zero string
+	s := in.stack[:0]
+	if p51, n51, err := in.lowerString(ctx, request); err != nil {
+		return zero, withField("request", err)
+	} else {
+		s = append(s, uint64(p51), uint64(n51))
+	}
+	if err := in.invoke(ctx, fnReplicaArgs, s); err != nil {
+		return zero, err
+	}
+	ret := uint32(s[0])
+	r, err := in.viewAligned(ret, 12, 4)
+	if err != nil {
+		return zero, err
+	}
+	var callErr error
+	switch r[0] {
+	case 0:
+		if s52, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			zero = s52
+		}
+	case 1:
+		var e string
+		if s53, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+			return zero, err
+		} else {
+			e = s53
+		}
+		callErr = fmt.Errorf("%s", e)
+	default:
+		return zero, abiErrorf("result discriminant %d", r[0])
+	}
+	if err := in.post(ctx, fnReplicaArgs, ret); err != nil {
+		return zero, err
+	}
+	return zero, callErr
+}
+
 // callMetricsSchema calls the export `metrics-schema`: flat params, the result through the return area.
 func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
 	var zero string
@@ -925,10 +970,10 @@ func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
 	if err != nil {
 		return zero, err
 	}
-	if s51, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
+	if s54, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
 		return zero, err
 	} else {
-		zero = s51
+		zero = s54
 	}
 	if err := in.post(ctx, fnMetricsSchema, ret); err != nil {
 		return zero, err
@@ -939,15 +984,15 @@ func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
 // callVectorCase calls the export `vector-case`: flat params, the result through the return area.
 func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
 	s := in.stack[:0]
-	if p52, n52, err := in.lowerString(ctx, format); err != nil {
+	if p55, n55, err := in.lowerString(ctx, format); err != nil {
 		return withField("format", err)
 	} else {
-		s = append(s, uint64(p52), uint64(n52))
+		s = append(s, uint64(p55), uint64(n55))
 	}
-	if p53, n53, err := in.lowerString(ctx, case_); err != nil {
+	if p56, n56, err := in.lowerString(ctx, case_); err != nil {
 		return withField("case", err)
 	} else {
-		s = append(s, uint64(p53), uint64(n53))
+		s = append(s, uint64(p56), uint64(n56))
 	}
 	if err := in.invoke(ctx, fnVectorCase, s); err != nil {
 		return err
@@ -962,10 +1007,10 @@ func (in *instance) callVectorCase(ctx context.Context, format string, case_ str
 	case 0:
 	case 1:
 		var e string
-		if s54, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s57, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return err
 		} else {
-			e = s54
+			e = s57
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1021,16 +1066,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v55, rest55, err := a.liftFlatStoreRequest(s); err != nil {
+		if v58, rest58, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v55, rest55
+			request, s = v58, rest58
 		}
 		var budget Budget
-		if v56, rest56, err := a.liftFlatBudget(s); err != nil {
+		if v59, rest59, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v56, rest56
+			budget, s = v59, rest59
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1076,14 +1121,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a57, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a60, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l57 := make([]uint64, len(a57)/8)
-		for i57 := range l57 {
-			l57[i57] = le.Uint64(a57[i57*8:])
+		l60 := make([]uint64, len(a60)/8)
+		for i60 := range l60 {
+			l60[i60] = le.Uint64(a60[i60*8:])
 		}
-		v.OffsetsMs = l57
+		v.OffsetsMs = l60
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1100,15 +1145,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s58, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s61, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s58
+		v.Field = s61
 	}
-	if s59, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s62, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s59
+		v.Message = s62
 	}
 	return v, nil
 }
@@ -1116,47 +1161,47 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s60, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s63, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s60
+		v.Version = s63
 	}
-	if a61, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a64, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l61 := make([]EventClass, len(a61)/88)
-		for i61 := range l61 {
-			if v62, err := a.liftEventClass(a61[i61*88:]); err != nil {
+		l64 := make([]EventClass, len(a64)/88)
+		for i64 := range l64 {
+			if v65, err := a.liftEventClass(a64[i64*88:]); err != nil {
 				return v, err
 			} else {
-				l61[i61] = v62
+				l64[i64] = v65
 			}
 		}
-		v.Classes = l61
+		v.Classes = l64
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p63, n63, err := a.lowerString(ctx, v.Version); err != nil {
+	if p66, n66, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p63), uint64(n63))
+		s = append(s, uint64(p66), uint64(n66))
 	}
-	if l64, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l67, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i64 := range v.Classes {
-			if err := a.storeEventClass(ctx, l64[i64*88:], &v.Classes[i64]); err != nil {
+		for i67 := range v.Classes {
+			if err := a.storeEventClass(ctx, l67[i67*88:], &v.Classes[i67]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p64, err := a.writeArea(ctx, 8, l64)
+		p67, err := a.writeArea(ctx, 8, l67)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p64), uint64(len(v.Classes)))
+		s = append(s, uint64(p67), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1164,27 +1209,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s65, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s68, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s65
+		v.Class = s68
 	}
-	if s66, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s69, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s66
+		v.PolicyVersion = s69
 	}
-	if s67, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s70, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s67
+		v.PolicyHash = s70
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v68, err := a.liftSchedule(b[40:]); err != nil {
+	if v71, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v68
+		v.Schedule = v71
 	}
 	return v, nil
 }
@@ -1204,17 +1249,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p69, n69, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p72, n72, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p69)
-		le.PutUint32(b[4:], n69)
+		le.PutUint32(b[0:], p72)
+		le.PutUint32(b[4:], n72)
 	}
-	if p70, n70, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p73, n73, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p70)
-		le.PutUint32(b[12:], n70)
+		le.PutUint32(b[8:], p73)
+		le.PutUint32(b[12:], n73)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1243,11 +1288,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p71, n71, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p74, n74, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p71)
-			le.PutUint32(b[12:], n71)
+			le.PutUint32(b[8:], p74)
+			le.PutUint32(b[12:], n74)
 		}
 	}
 	return nil
@@ -1260,13 +1305,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o72 Decision
-		if v73, err := a.liftDecision(b[8:]); err != nil {
+		var o75 Decision
+		if v76, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o72 = v73
+			o75 = v76
 		}
-		v.Decision = &o72
+		v.Decision = &o75
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1274,13 +1319,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o74 StoreRequest
-		if v75, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o77 StoreRequest
+		if v78, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o74 = v75
+			o77 = v78
 		}
-		v.Store = &o74
+		v.Store = &o77
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1314,10 +1359,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v76, err := a.liftDecision(b[0:]); err != nil {
+	if v79, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v76
+		v.Decision = v79
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1332,10 +1377,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p77, n77, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p80, n80, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p77), uint64(n77))
+		s = append(s, uint64(p80), uint64(n80))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1354,15 +1399,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s78, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s81, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s78
+		s = s81
 	}
-	if s79, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s82, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s79
+		s = s82
 	}
 	return s, nil
 }
@@ -1370,15 +1415,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v80, err := a.liftReservation(b[0:]); err != nil {
+	if v83, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v80
+		v.Reply = v83
 	}
-	if v81, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v84, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v81
+		v.Held = v84
 	}
 	return v, nil
 }
@@ -1389,18 +1434,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v82, err := a.liftRetry(b[8:]); err != nil {
+		if v85, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v82
+			p = v85
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v83, err := a.liftStop(b[8:]); err != nil {
+		if v86, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v83
+			p = v86
 		}
 		v.Stop = &p
 	default:
@@ -1412,23 +1457,23 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s84, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s84
+		v.Version = s87
 	}
-	if a85, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a88, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l85 := make([]HealthClass, len(a85)/208)
-		for i85 := range l85 {
-			if v86, err := a.liftHealthClass(a85[i85*208:]); err != nil {
+		l88 := make([]HealthClass, len(a88)/208)
+		for i88 := range l88 {
+			if v89, err := a.liftHealthClass(a88[i88*208:]); err != nil {
 				return v, err
 			} else {
-				l85[i85] = v86
+				l88[i88] = v89
 			}
 		}
-		v.Classes = l85
+		v.Classes = l88
 	}
 	return v, nil
 }
@@ -1436,33 +1481,33 @@ func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 // liftTarget reads the Target at b[0:40] (canonical ABI).
 func (a *abi) liftTarget(b []byte) (Target, error) {
 	var v Target
-	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s90, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Scheme = s87
+		v.Scheme = s90
 	}
-	if s88, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s91, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.Host = s88
+		v.Host = s91
 	}
 	v.Port = le.Uint16(b[16:])
-	if s89, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+	if s92, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
 		return v, err
 	} else {
-		v.Path = s89
+		v.Path = s92
 	}
 	switch b[28] {
 	case 0:
 		v.Address = nil
 	case 1:
-		var o90 string
-		if s91, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+		var o93 string
+		if s94, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
 			return v, err
 		} else {
-			o90 = s91
+			o93 = s94
 		}
-		v.Address = &o90
+		v.Address = &o93
 	default:
 		return v, abiErrorf("option discriminant %d", b[28])
 	}
@@ -1477,10 +1522,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s92, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s95, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s92
+		v.EndpointID = s95
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -1519,26 +1564,26 @@ func (a *abi) storeReservation(ctx context.Context, b []byte, v *Reservation) er
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s93, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s96, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s93
+		v.Name = s96
 	}
-	if v94, err := a.liftPolicy(b[8:]); err != nil {
+	if v97, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v94
+		v.Policy = v97
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p95, n95, err := a.lowerString(ctx, v.Name); err != nil {
+	if p98, n98, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p95)
-		le.PutUint32(b[4:], n95)
+		le.PutUint32(b[0:], p98)
+		le.PutUint32(b[4:], n98)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -1586,10 +1631,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s96, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s99, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s96
+		v.EndpointID = s99
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -1610,10 +1655,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v97, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v100, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v97
+		v.Counts = v100
 	}
 	return v, nil
 }
@@ -1622,15 +1667,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v98, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v101, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v98
+		v.Current = v101
 	}
-	if v99, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v102, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v99
+		v.Previous = v102
 	}
 	return v, nil
 }
@@ -1661,13 +1706,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o100 DeadLetter
-		if v101, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o103 DeadLetter
+		if v104, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o100 = v101
+			o103 = v104
 		}
-		v.DeadLetter = &o100
+		v.DeadLetter = &o103
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -1677,43 +1722,43 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s102, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s105, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s102
+		v.Name = s105
 	}
-	if v103, err := a.liftPolicy(b[8:]); err != nil {
+	if v106, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v103
+		v.Policy = v106
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o104 Health
-		if v105, err := a.liftHealth(b[96:]); err != nil {
+		var o107 Health
+		if v108, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o104 = v105
+			o107 = v108
 		}
-		v.Health = &o104
+		v.Health = &o107
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s106, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s109, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s106
+		v.PolicyHash = s109
 	}
-	if a107, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a110, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l107 := make([]uint64, len(a107)/8)
-		for i107 := range l107 {
-			l107[i107] = le.Uint64(a107[i107*8:])
+		l110 := make([]uint64, len(a110)/8)
+		for i110 := range l110 {
+			l110[i110] = le.Uint64(a110[i110*8:])
 		}
-		v.HashWords = l107
+		v.HashWords = l110
 	}
 	return v, nil
 }
@@ -1732,17 +1777,17 @@ func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) 
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v108, err := a.liftBackoff(b[0:]); err != nil {
+	if v111, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v108
+		v.Backoff = v111
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v109, err := a.liftBudget(b[48:]); err != nil {
+	if v112, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v109
+		v.Budget = v112
 	}
 	return v, nil
 }
@@ -1750,15 +1795,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v110, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v113, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v110
+		v.Current = v113
 	}
-	if v111, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v114, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v111
+		v.Previous = v114
 	}
 	return v, nil
 }
@@ -1774,15 +1819,15 @@ func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s112, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s115, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s112
+		v.EventID = s115
 	}
-	if s113, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s116, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s113
+		v.EndpointID = s116
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -1805,20 +1850,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o114 Circuit
-		if v115, err := a.liftCircuit(b[24:]); err != nil {
+		var o117 Circuit
+		if v118, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o114 = v115
+			o117 = v118
 		}
-		v.Circuit = &o114
+		v.Circuit = &o117
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v116, err := a.liftRelease(b[72:]); err != nil {
+	if v119, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v116
+		v.Release = v119
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

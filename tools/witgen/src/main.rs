@@ -4,6 +4,7 @@
 //! witgen go      OUT_DIR        Go type mirrors + canonical-ABI lift/lower (wazero host)
 //! witgen python  OUT_DIR        Python frozen slotted classes/enums + fast-path layouts (wasmtime-py host)
 //! witgen ts      OUT_DIR        TypeScript declarations for the npm package
+//!                               (each language also gets the REPLICA help texts: usage.rs)
 //! witgen core    COMPONENT OUT  the component's main core module (Go and Python embed it)
 //! witgen check   LANG OUT_DIR   exit 1 when regenerating would change a file (stale)
 //! ```
@@ -17,6 +18,7 @@ mod core_module;
 mod go;
 mod python;
 mod ts;
+mod usage;
 mod wit;
 
 use std::path::{Path, PathBuf};
@@ -31,12 +33,15 @@ pub struct Generated {
 }
 
 fn generate(lang: &str, wit: &wit::Wit) -> Result<Vec<Generated>> {
-    match lang {
-        "go" => go::emit(wit),
-        "python" => python::emit(wit),
-        "ts" => ts::emit(wit),
+    let regen = |out: &str| format!("scripts/generate (or: cargo run -q -p witgen -- {lang} {out})");
+    let (mut files, usage) = match lang {
+        "go" => (go::emit(wit)?, usage::go(&regen("host-examples/go/retrypolicy"))),
+        "python" => (python::emit(wit)?, usage::python(&regen("host-examples/python/src/webhook_retry_policy/_generated"))),
+        "ts" => (ts::emit(wit)?, usage::node(&regen("host-examples/node/lib"))),
         other => bail!("unknown language `{other}` (go, python, ts)"),
-    }
+    };
+    files.push(usage); // the REPLICA command line's texts (usage.rs)
+    Ok(files)
 }
 
 fn wit_dir() -> PathBuf {

@@ -203,6 +203,10 @@ impl Guest for Component {
         retry_policy_core::rollout::wire::step(&state, &input).map_err(|e| alloc::format!("{e}"))
     }
 
+    fn replica_args(request: String) -> Result<String, String> {
+        retry_policy_core::replica_args::judge_text(&request)
+    }
+
     fn metrics_schema() -> String {
         retry_policy_core::metrics::schema_json()
     }

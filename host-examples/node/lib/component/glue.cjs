@@ -2420,6 +2420,45 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       }
       return retVal.val;
     }
+    let policy100ReplicaArgs;
+    
+    function replicaArgs(arg0) {
+      var ptr0 = utf8Encode(arg0, realloc0, memory0);
+      var len0 = utf8EncodedLen;
+      const ret = policy100ReplicaArgs(ptr0, len0);
+      let variant3;
+      switch (dataView(memory0).getUint8(ret + 0, true)) {
+        case 0: {
+          var ptr1 = dataView(memory0).getInt32(ret + 4, true);
+          var len1 = dataView(memory0).getInt32(ret + 8, true);
+          var result1 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr1, len1));
+          variant3= {
+            tag: 'ok',
+            val: result1
+          };
+          break;
+        }
+        case 1: {
+          var ptr2 = dataView(memory0).getInt32(ret + 4, true);
+          var len2 = dataView(memory0).getInt32(ret + 8, true);
+          var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+          variant3= {
+            tag: 'err',
+            val: result2
+          };
+          break;
+        }
+        default: {
+          throw new TypeError('invalid variant discriminant for expected');
+        }
+      }
+      const retVal = variant3;
+      postReturn9(ret);
+      if (typeof retVal === 'object' && retVal.tag === 'err') {
+        throw new ComponentError(retVal.val);
+      }
+      return retVal.val;
+    }
     let policy100MetricsSchema;
     
     function metricsSchema() {
@@ -2490,6 +2529,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     policy100DestinationRefusal = exports1['webhook:retry-policy/policy@1.0.0#destination-refusal'];
     policy100RolloutOpen = exports1['webhook:retry-policy/policy@1.0.0#rollout-open'];
     policy100RolloutStep = exports1['webhook:retry-policy/policy@1.0.0#rollout-step'];
+    policy100ReplicaArgs = exports1['webhook:retry-policy/policy@1.0.0#replica-args'];
     policy100MetricsSchema = exports1['webhook:retry-policy/policy@1.0.0#metrics-schema'];
     policy100VectorCase = exports1['webhook:retry-policy/policy@1.0.0#vector-case'];
     const policy100 = {
@@ -2510,6 +2550,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
       parseRetryAfter: parseRetryAfter,
       plan: plan,
       readTarget: readTarget,
+      replicaArgs: replicaArgs,
       rolloutOpen: rolloutOpen,
       rolloutStep: rolloutStep,
       settle: settle,

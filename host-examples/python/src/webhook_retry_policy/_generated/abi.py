@@ -140,7 +140,8 @@ _S34 = struct.Struct("<I4xI4x")
 _S35 = struct.Struct("<I4xI4x")
 _S36 = struct.Struct("<I4xI4x")
 _S37 = struct.Struct("<I4xI4xI4xI4x")
-_S38 = struct.Struct("<I4xI4xI4xI4x")
+_S38 = struct.Struct("<I4xI4x")
+_S39 = struct.Struct("<I4xI4xI4xI4x")
 _R_schedule = struct.Struct("<I4xQ8xQB")
 _R_policy_error = struct.Struct("<B")
 _R_admission = struct.Struct("<QQ")
@@ -505,172 +506,172 @@ def _image_POLICY(v: Policy) -> tuple[Policy, bytes]:
 
 
 def _lift_schedule(m: memoryview, p: int) -> Schedule:
-    _f110, _f111, _f114, _f115 = _R_schedule.unpack_from(m, p + 0)
-    _p113, _n113 = _F_II.unpack_from(m, p + 16)
-    _f113 = struct.unpack_from("<%dQ" % _n113, m, _p113)
-    return _mk_schedule(_f110, _f111, _f113, _f114, _CASES_LIMITED_BY[_f115])
+    _f114, _f115, _f118, _f119 = _R_schedule.unpack_from(m, p + 0)
+    _p117, _n117 = _F_II.unpack_from(m, p + 16)
+    _f117 = struct.unpack_from("<%dQ" % _n117, m, _p117)
+    return _mk_schedule(_f114, _f115, _f117, _f118, _CASES_LIMITED_BY[_f119])
 
 
 def _lift_policy_error(m: memoryview, p: int) -> PolicyError:
-    _f116, = _R_policy_error.unpack_from(m, p + 0)
-    _p118, _n118 = _F_II.unpack_from(m, p + 4)
-    _p120, _n120 = _F_II.unpack_from(m, p + 12)
-    return PolicyError(_CASES_ERROR_CODE[_f116], _str(m, _p118, _n118), _str(m, _p120, _n120))
+    _f120, = _R_policy_error.unpack_from(m, p + 0)
+    _p122, _n122 = _F_II.unpack_from(m, p + 4)
+    _p124, _n124 = _F_II.unpack_from(m, p + 12)
+    return PolicyError(_CASES_ERROR_CODE[_f120], _str(m, _p122, _n122), _str(m, _p124, _n124))
 
 
 def _lift_policy_document(m: memoryview, p: int) -> PolicyDocument:
-    _p122, _n122 = _F_II.unpack_from(m, p + 0)
-    _p124, _n124 = _F_II.unpack_from(m, p + 8)
-    return _mk_policy_document(_str(m, _p122, _n122), tuple(_lift_event_class(m, _p124 + _i124 * 88 + 0) for _i124 in range(_n124)))
+    _p126, _n126 = _F_II.unpack_from(m, p + 0)
+    _p128, _n128 = _F_II.unpack_from(m, p + 8)
+    return _mk_policy_document(_str(m, _p126, _n126), tuple(_lift_event_class(m, _p128 + _i128 * 88 + 0) for _i128 in range(_n128)))
 
 
 def _lift_admission(m: memoryview, p: int) -> Admission:
-    _f131, _f132 = _R_admission.unpack_from(m, p + 24)
-    _p126, _n126 = _F_II.unpack_from(m, p + 0)
-    _p128, _n128 = _F_II.unpack_from(m, p + 8)
-    _p130, _n130 = _F_II.unpack_from(m, p + 16)
-    return _mk_admission(_str(m, _p126, _n126), _str(m, _p128, _n128), _str(m, _p130, _n130), _f131, _f132, _lift_schedule(m, p + 40))
+    _f135, _f136 = _R_admission.unpack_from(m, p + 24)
+    _p130, _n130 = _F_II.unpack_from(m, p + 0)
+    _p132, _n132 = _F_II.unpack_from(m, p + 8)
+    _p134, _n134 = _F_II.unpack_from(m, p + 16)
+    return _mk_admission(_str(m, _p130, _n130), _str(m, _p132, _n132), _str(m, _p134, _n134), _f135, _f136, _lift_schedule(m, p + 40))
 
 
 def _lift_step(m: memoryview, p: int) -> Step:
-    _v138: Any
-    _d138 = m[p + 0]
-    if _d138 == 0:
-        _v138 = None
-    elif _d138 == 1:
-        _v139: Any
-        _d139 = m[p + 8]
-        if _d139 == 0:
-            _v139 = _lift_retry(m, p + 16)
-        elif _d139 == 1:
-            _v139 = _lift_stop(m, p + 16)
+    _v142: Any
+    _d142 = m[p + 0]
+    if _d142 == 0:
+        _v142 = None
+    elif _d142 == 1:
+        _v143: Any
+        _d143 = m[p + 8]
+        if _d143 == 0:
+            _v143 = _lift_retry(m, p + 16)
+        elif _d143 == 1:
+            _v143 = _lift_stop(m, p + 16)
         else:
-            raise Malformed("discriminant %d at %d" % (_d139, p + 8))
-        _v138 = _v139
+            raise Malformed("discriminant %d at %d" % (_d143, p + 8))
+        _v142 = _v143
     else:
-        raise Malformed("discriminant %d at %d" % (_d138, p + 0))
-    _v141: Any
-    _d141 = m[p + 72]
-    if _d141 == 0:
-        _v141 = None
-    elif _d141 == 1:
-        _v141 = _lift_store_request(m, p + 80)
+        raise Malformed("discriminant %d at %d" % (_d142, p + 0))
+    _v145: Any
+    _d145 = m[p + 72]
+    if _d145 == 0:
+        _v145 = None
+    elif _d145 == 1:
+        _v145 = _lift_store_request(m, p + 80)
     else:
-        raise Malformed("discriminant %d at %d" % (_d141, p + 72))
-    return _mk_step(_v138, _v141)
+        raise Malformed("discriminant %d at %d" % (_d145, p + 72))
+    return _mk_step(_v142, _v145)
 
 
 def _lift_settlement(m: memoryview, p: int) -> Settlement:
-    _f144, = _R_settlement.unpack_from(m, p + 64)
-    _v143: Any
-    _d143 = m[p + 0]
-    if _d143 == 0:
-        _v143 = _lift_retry(m, p + 8)
-    elif _d143 == 1:
-        _v143 = _lift_stop(m, p + 8)
+    _f148, = _R_settlement.unpack_from(m, p + 64)
+    _v147: Any
+    _d147 = m[p + 0]
+    if _d147 == 0:
+        _v147 = _lift_retry(m, p + 8)
+    elif _d147 == 1:
+        _v147 = _lift_stop(m, p + 8)
     else:
-        raise Malformed("discriminant %d at %d" % (_d143, p + 0))
-    return _mk_settlement(_v143, _f144)
+        raise Malformed("discriminant %d at %d" % (_d147, p + 0))
+    return _mk_settlement(_v147, _f148)
 
 
 def _lift_applied(m: memoryview, p: int) -> Applied:
-    _f146, _f149, _f150, _f152, _f153, _f155, _f157, _f158, _f160, _f161 = _R_applied.unpack_from(m, p + 0)
-    return _mk_applied(_mk_reservation(_f146, _mk_budget_counts(_mk_bucket_counts(_f149, _f150), _mk_bucket_counts(_f152, _f153))), _mk_held_buckets(_f155, _mk_bucket_counts(_f157, _f158), _mk_bucket_counts(_f160, _f161)))
+    _f150, _f153, _f154, _f156, _f157, _f159, _f161, _f162, _f164, _f165 = _R_applied.unpack_from(m, p + 0)
+    return _mk_applied(_mk_reservation(_f150, _mk_budget_counts(_mk_bucket_counts(_f153, _f154), _mk_bucket_counts(_f156, _f157))), _mk_held_buckets(_f159, _mk_bucket_counts(_f161, _f162), _mk_bucket_counts(_f164, _f165)))
 
 
 def _lift_retry(m: memoryview, p: int) -> Retry:
-    _f162, _f163 = _R_retry.unpack_from(m, p + 0)
-    return _mk_retry(_f162, _f163)
+    _f166, _f167 = _R_retry.unpack_from(m, p + 0)
+    return _mk_retry(_f166, _f167)
 
 
 def _lift_stop(m: memoryview, p: int) -> Stop:
-    _f164, _f165 = _R_stop.unpack_from(m, p + 0)
-    _v167: Any
-    _d167 = m[p + 8]
-    if _d167 == 0:
-        _v167 = None
-    elif _d167 == 1:
-        _v167 = _lift_dead_letter(m, p + 16)
+    _f168, _f169 = _R_stop.unpack_from(m, p + 0)
+    _v171: Any
+    _d171 = m[p + 8]
+    if _d171 == 0:
+        _v171 = None
+    elif _d171 == 1:
+        _v171 = _lift_dead_letter(m, p + 16)
     else:
-        raise Malformed("discriminant %d at %d" % (_d167, p + 8))
-    return _mk_stop(_CASES_STOP_REASON[_f164], _f165, _v167)
+        raise Malformed("discriminant %d at %d" % (_d171, p + 8))
+    return _mk_stop(_CASES_STOP_REASON[_f168], _f169, _v171)
 
 
 def _lift_health_document(m: memoryview, p: int) -> HealthDocument:
-    _p169, _n169 = _F_II.unpack_from(m, p + 0)
-    _p171, _n171 = _F_II.unpack_from(m, p + 8)
-    return _mk_health_document(_str(m, _p169, _n169), tuple(_lift_health_class(m, _p171 + _i171 * 208 + 0) for _i171 in range(_n171)))
+    _p173, _n173 = _F_II.unpack_from(m, p + 0)
+    _p175, _n175 = _F_II.unpack_from(m, p + 8)
+    return _mk_health_document(_str(m, _p173, _n173), tuple(_lift_health_class(m, _p175 + _i175 * 208 + 0) for _i175 in range(_n175)))
 
 
 def _lift_target(m: memoryview, p: int) -> Target:
-    _f176, = _R_target.unpack_from(m, p + 16)
-    _p173, _n173 = _F_II.unpack_from(m, p + 0)
-    _p175, _n175 = _F_II.unpack_from(m, p + 8)
-    _p178, _n178 = _F_II.unpack_from(m, p + 20)
-    _v180: Any
-    _d180 = m[p + 28]
-    if _d180 == 0:
-        _v180 = None
-    elif _d180 == 1:
-        _p181, _n181 = _F_II.unpack_from(m, p + 32)
-        _v180 = _str(m, _p181, _n181)
+    _f180, = _R_target.unpack_from(m, p + 16)
+    _p177, _n177 = _F_II.unpack_from(m, p + 0)
+    _p179, _n179 = _F_II.unpack_from(m, p + 8)
+    _p182, _n182 = _F_II.unpack_from(m, p + 20)
+    _v184: Any
+    _d184 = m[p + 28]
+    if _d184 == 0:
+        _v184 = None
+    elif _d184 == 1:
+        _p185, _n185 = _F_II.unpack_from(m, p + 32)
+        _v184 = _str(m, _p185, _n185)
     else:
-        raise Malformed("discriminant %d at %d" % (_d180, p + 28))
-    return _mk_target(_str(m, _p173, _n173), _str(m, _p175, _n175), _f176, _str(m, _p178, _n178), _v180)
+        raise Malformed("discriminant %d at %d" % (_d184, p + 28))
+    return _mk_target(_str(m, _p177, _n177), _str(m, _p179, _n179), _f180, _str(m, _p182, _n182), _v184)
 
 
 def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f186, _f187, _f188, _f189, _f190, _f191, _f193, _f194, _f195, _f196 = _R_event_class.unpack_from(m, p + 8)
-    _p183, _n183 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p183, _n183), _mk_policy(_mk_backoff(_f186, _f187, _f188, _CASES_JITTER[_f189]), _f190, _f191, _mk_budget(_f193, _f194, _f195, _f196)))
+    _f190, _f191, _f192, _f193, _f194, _f195, _f197, _f198, _f199, _f200 = _R_event_class.unpack_from(m, p + 8)
+    _p187, _n187 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p187, _n187), _mk_policy(_mk_backoff(_f190, _f191, _f192, _CASES_JITTER[_f193]), _f194, _f195, _mk_budget(_f197, _f198, _f199, _f200)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f197, _f200, _f201 = _R_store_request.unpack_from(m, p + 0)
-    _p199, _n199 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f197], _str(m, _p199, _n199), _f200, _f201)
+    _f201, _f204, _f205 = _R_store_request.unpack_from(m, p + 0)
+    _p203, _n203 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f201], _str(m, _p203, _n203), _f204, _f205)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f206, _f207, _f208 = _R_dead_letter.unpack_from(m, p + 16)
-    _p203, _n203 = _F_II.unpack_from(m, p + 0)
-    _p205, _n205 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p203, _n203), _str(m, _p205, _n205), _f206, _f207, _CASES_STOP_REASON[_f208])
+    _f210, _f211, _f212 = _R_dead_letter.unpack_from(m, p + 16)
+    _p207, _n207 = _F_II.unpack_from(m, p + 0)
+    _p209, _n209 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p207, _n207), _str(m, _p209, _n209), _f210, _f211, _CASES_STOP_REASON[_f212])
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f213, _f214, _f215, _f216, _f217, _f218, _f220, _f221, _f222, _f223 = _R_health_class.unpack_from(m, p + 8)
-    _p210, _n210 = _F_II.unpack_from(m, p + 0)
-    _v225: Any
-    _d225 = m[p + 88]
-    if _d225 == 0:
-        _v225 = None
-    elif _d225 == 1:
-        _v225 = _lift_health(m, p + 96)
+    _f217, _f218, _f219, _f220, _f221, _f222, _f224, _f225, _f226, _f227 = _R_health_class.unpack_from(m, p + 8)
+    _p214, _n214 = _F_II.unpack_from(m, p + 0)
+    _v229: Any
+    _d229 = m[p + 88]
+    if _d229 == 0:
+        _v229 = None
+    elif _d229 == 1:
+        _v229 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d225, p + 88))
-    _p227, _n227 = _F_II.unpack_from(m, p + 192)
-    _p229, _n229 = _F_II.unpack_from(m, p + 200)
-    _f229 = struct.unpack_from("<%dQ" % _n229, m, _p229)
-    return _mk_health_class(_str(m, _p210, _n210), _mk_policy(_mk_backoff(_f213, _f214, _f215, _CASES_JITTER[_f216]), _f217, _f218, _mk_budget(_f220, _f221, _f222, _f223)), _v225, _str(m, _p227, _n227), _f229)
+        raise Malformed("discriminant %d at %d" % (_d229, p + 88))
+    _p231, _n231 = _F_II.unpack_from(m, p + 192)
+    _p233, _n233 = _F_II.unpack_from(m, p + 200)
+    _f233 = struct.unpack_from("<%dQ" % _n233, m, _p233)
+    return _mk_health_class(_str(m, _p214, _n214), _mk_policy(_mk_backoff(_f217, _f218, _f219, _CASES_JITTER[_f220]), _f221, _f222, _mk_budget(_f224, _f225, _f226, _f227)), _v229, _str(m, _p231, _n231), _f233)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f230, _f231, _f235, _f236, _f237 = _R_health.unpack_from(m, p + 0)
-    _v233: Any
-    _d233 = m[p + 16]
-    if _d233 == 0:
-        _v233 = None
-    elif _d233 == 1:
-        _v233 = _lift_circuit(m, p + 24)
+    _f234, _f235, _f239, _f240, _f241 = _R_health.unpack_from(m, p + 0)
+    _v237: Any
+    _d237 = m[p + 16]
+    if _d237 == 0:
+        _v237 = None
+    elif _d237 == 1:
+        _v237 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d233, p + 16))
-    return _mk_health(_f230, _f231, _v233, _mk_release(_f235, _f236), _f237)
+        raise Malformed("discriminant %d at %d" % (_d237, p + 16))
+    return _mk_health(_f234, _f235, _v237, _mk_release(_f239, _f240), _f241)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f238, _f239, _f240, _f241, _f242, _f243 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f238, _f239, _f240, _f241, _f242, _f243)
+    _f242, _f243, _f244, _f245, _f246, _f247 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f242, _f243, _f244, _f245, _f246, _f247)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1490,6 +1491,40 @@ def lift_rollout_step(m: memoryview, r: int) -> str:
     return _v102
 
 
+def lower_replica_args(x: Scratch, request: str) -> None:
+    m = x.mem
+    s = x.scratch
+    lim = x.limit
+    d = s + DATA
+    fx: list[int] = []
+    if request.__class__ is not str:
+        c.text("request", request)
+    _t105 = request.encode()
+    _n105 = len(_t105)
+    if d + _n105 > lim:
+        raise Grow(d + _n105)
+    m[d:d + _n105] = _t105
+    _p105 = d
+    d += _n105
+    fx += (s + 8, 1, _n105)
+    _S38.pack_into(m, s + FLAT + 0, _p105, _n105)
+    _finish(m, s, d, lim, fx)
+
+
+def lift_replica_args(m: memoryview, r: int) -> str:
+    _v106: Any
+    _d106 = m[r + 0]
+    if _d106 == 0:
+        _p107, _n107 = _F_II.unpack_from(m, r + 4)
+        _v106 = _str(m, _p107, _n107)
+    elif _d106 == 1:
+        _p108, _n108 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p108, _n108))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d106, r + 0))
+    return _v106
+
+
 def lower_metrics_schema(x: Scratch) -> None:
     m = x.mem
     s = x.scratch
@@ -1500,8 +1535,8 @@ def lower_metrics_schema(x: Scratch) -> None:
 
 
 def lift_metrics_schema(m: memoryview, r: int) -> str:
-    _p105, _n105 = _F_II.unpack_from(m, r + 0)
-    return _str(m, _p105, _n105)
+    _p109, _n109 = _F_II.unpack_from(m, r + 0)
+    return _str(m, _p109, _n109)
 
 
 def lower_vector_case(x: Scratch, format: str, case: str) -> None:
@@ -1514,37 +1549,37 @@ def lower_vector_case(x: Scratch, format: str, case: str) -> None:
         c.text("format", format)
     if case.__class__ is not str:
         c.text("case", case)
-    _t106 = format.encode()
-    _n106 = len(_t106)
-    if d + _n106 > lim:
-        raise Grow(d + _n106)
-    m[d:d + _n106] = _t106
-    _p106 = d
-    d += _n106
-    fx += (s + 8, 1, _n106)
-    _t107 = case.encode()
-    _n107 = len(_t107)
-    if d + _n107 > lim:
-        raise Grow(d + _n107)
-    m[d:d + _n107] = _t107
-    _p107 = d
-    d += _n107
-    fx += (s + 24, 1, _n107)
-    _S38.pack_into(m, s + FLAT + 0, _p106, _n106, _p107, _n107)
+    _t110 = format.encode()
+    _n110 = len(_t110)
+    if d + _n110 > lim:
+        raise Grow(d + _n110)
+    m[d:d + _n110] = _t110
+    _p110 = d
+    d += _n110
+    fx += (s + 8, 1, _n110)
+    _t111 = case.encode()
+    _n111 = len(_t111)
+    if d + _n111 > lim:
+        raise Grow(d + _n111)
+    m[d:d + _n111] = _t111
+    _p111 = d
+    d += _n111
+    fx += (s + 24, 1, _n111)
+    _S39.pack_into(m, s + FLAT + 0, _p110, _n110, _p111, _n111)
     _finish(m, s, d, lim, fx)
 
 
 def lift_vector_case(m: memoryview, r: int) -> None:
-    _v108: Any
-    _d108 = m[r + 0]
-    if _d108 == 0:
-        _v108 = None
-    elif _d108 == 1:
-        _p109, _n109 = _F_II.unpack_from(m, r + 4)
-        raise GuestError(_str(m, _p109, _n109))
+    _v112: Any
+    _d112 = m[r + 0]
+    if _d112 == 0:
+        _v112 = None
+    elif _d112 == 1:
+        _p113, _n113 = _F_II.unpack_from(m, r + 4)
+        raise GuestError(_str(m, _p113, _n113))
     else:
-        raise Malformed("discriminant %d at %d" % (_d108, r + 0))
-    return _v108
+        raise Malformed("discriminant %d at %d" % (_d112, r + 0))
+    return _v112
 
 
 class Function(NamedTuple):
@@ -1580,6 +1615,7 @@ FUNCTIONS: dict[str, Function] = {
     "destination-refusal": Function("destination-refusal", "webhook:retry-policy/policy@1.0.0#destination-refusal", "cabi_post_webhook:retry-policy/policy@1.0.0#destination-refusal", lower_destination_refusal, lift_destination_refusal, True),
     "rollout-open": Function("rollout-open", "webhook:retry-policy/policy@1.0.0#rollout-open", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-open", lower_rollout_open, lift_rollout_open, True),
     "rollout-step": Function("rollout-step", "webhook:retry-policy/policy@1.0.0#rollout-step", "cabi_post_webhook:retry-policy/policy@1.0.0#rollout-step", lower_rollout_step, lift_rollout_step, True),
+    "replica-args": Function("replica-args", "webhook:retry-policy/policy@1.0.0#replica-args", "cabi_post_webhook:retry-policy/policy@1.0.0#replica-args", lower_replica_args, lift_replica_args, True),
     "metrics-schema": Function("metrics-schema", "webhook:retry-policy/policy@1.0.0#metrics-schema", "cabi_post_webhook:retry-policy/policy@1.0.0#metrics-schema", lower_metrics_schema, lift_metrics_schema, True),
     "vector-case": Function("vector-case", "webhook:retry-policy/policy@1.0.0#vector-case", "cabi_post_webhook:retry-policy/policy@1.0.0#vector-case", lower_vector_case, lift_vector_case, True),
 }

@@ -1,0 +1,130 @@
+//! One flag's value read by its [`Kind`]; an error names the flag and
+//! quotes the value (a URL's user and password replaced by `***`).
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+
+use super::table::{Flag, Kind};
+use crate::json::Value;
+use crate::StopReason;
+
+/// `text` as `flag`'s value in the answer.
+pub fn read(flag: &Flag, text: &str) -> Result<Value, String> {
+    let name = flag.name;
+    let wrong = |want: &str| format!("{name}: expected {want}, got {}", quoted(&redacted(text)));
+    Ok(match flag.kind {
+        Kind::Switch => Value::Bool(true),
+        Kind::Text | Kind::Path if text.is_empty() => return Err(format!("{name}: must not be empty")),
+        Kind::Text | Kind::Path => Value::String(text.into()),
+        Kind::Whole { min, max } => match whole(text) {
+            Some(n) if (min..=max).contains(&n) => Value::Int(n),
+            _ if max == u64::MAX >> 11 => return Err(wrong(&format!("a whole number >= {min}"))),
+            _ => return Err(wrong(&format!("a whole number from {min} to {max}"))),
+        },
+        Kind::Signed => match (text.strip_prefix('-'), whole(text.strip_prefix('-').unwrap_or(text))) {
+            (None, Some(n)) if n <= i64::MAX as u64 => Value::Int(n),
+            (Some(_), Some(n)) if n <= i64::MAX as u64 + 1 => Value::NegInt((n as i64).wrapping_neg()),
+            _ => return Err(wrong("a whole number, may be negative")),
+        },
+        Kind::Positive => match decimal(text) {
+            Some(x) if x.is_finite() && x > 0.0 => Value::Float(x),
+            _ => return Err(wrong("a finite number > 0")),
+        },
+        Kind::HttpUrl => match authority(text, &["http", "https"]) {
+            Some(_) => Value::String(text.into()),
+            None => return Err(wrong("an http:// or https:// URL with a host")),
+        },
+        Kind::RedisUrl => match authority(text, &["redis", "rediss"]) {
+            Some(path) if path.is_empty() || path == "/" || whole(&path[1..]).is_some() => Value::String(text.into()),
+            Some(_) => return Err(wrong("a database number as the path (redis://HOST:PORT/DB)")),
+            None => return Err(wrong("a redis:// or rediss:// URL with a host")),
+        },
+        Kind::HostPort => match host_port(text) {
+            Some((host, port)) => {
+                Value::Object(vec![("host".into(), Value::String(host)), ("port".into(), Value::Int(port.into()))])
+            }
+            None => return Err(wrong("HOST:PORT (e.g. 127.0.0.1:0, [::1]:9100)")),
+        },
+        Kind::StopReason => match StopReason::ALL.iter().find(|r| r.as_str() == text && **r != StopReason::Delivered) {
+            Some(r) => Value::String(r.as_str().into()),
+            None => return Err(wrong("the stop reason of a dead letter")),
+        },
+    })
+}
+
+/// `text` in double quotes, as JSON writes a string.
+pub fn quoted(text: &str) -> String {
+    crate::journal::json_text::to_text(&Value::String(text.into()))
+}
+
+/// Digits only (no sign, no spaces) as a u64.
+fn whole(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// A plain decimal (`12`, `0.5`, `.5`, `1e3`): no sign but `+`, no `inf` or `nan`.
+fn decimal(text: &str) -> Option<f64> {
+    let t = text.strip_prefix('+').unwrap_or(text);
+    let plain = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    // JSON's number reader (already in the artifact; core's f64 parser would add ~10 KB):
+    // JSON has no leading `.` nor a `.` without digits after it, so those are padded.
+    let t = if t.starts_with('.') { format!("0{t}") } else { t.replace(".e", ".0e").replace(".E", ".0E") };
+    let t = if t.ends_with('.') { format!("{t}0") } else { t };
+    match crate::json::parse(&t) {
+        Ok(v) if plain && !t.starts_with('-') => v.as_f64(),
+        _ => None,
+    }
+}
+
+/// The path after `scheme://authority` when the scheme (any case) is one
+/// of `schemes` and the authority names a host; `None` otherwise.
+fn authority<'a>(url: &'a str, schemes: &[&str]) -> Option<&'a str> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !schemes.iter().any(|s| s.eq_ignore_ascii_case(scheme)) || url.bytes().any(|b| b <= b' ' || b >= 0x7f) {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?.0,
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(tail.split(['?', '#']).next().unwrap_or(""))
+}
+
+/// `HOST:PORT` or `[IPv6]:PORT` (an empty HOST is 127.0.0.1).
+fn host_port(text: &str) -> Option<(String, u16)> {
+    let (host, port) = text.rsplit_once(':')?;
+    let port = whole(port).filter(|p| *p <= 65535)? as u16;
+    let host = match host.strip_prefix('[') {
+        Some(v6) => {
+            let v6 = v6.strip_suffix(']')?;
+            if v6.is_empty() || !v6.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.') {
+                return None;
+            }
+            v6.to_string()
+        }
+        None if host.is_empty() => "127.0.0.1".into(),
+        None if host.bytes().any(|b| b == b':' || b == b'[' || b == b']' || b <= b' ' || b >= 0x7f) => return None,
+        None => host.into(),
+    };
+    Some((host, port))
+}
+
+/// `text` with a URL's user information (between `//` and `@`) as `***`.
+fn redacted(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(s), Some(at)) if at > s + 3 && !text[s + 3..at].contains('/') => {
+            format!("{}***{}", &text[..s + 3], &text[at..])
+        }
+        _ => text.into(),
+    }
+}
