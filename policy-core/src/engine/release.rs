@@ -1,7 +1,7 @@
 //! The hold queue (docs/engine.md section 5, "Release"; issue 28): per
 //! endpoint, the events held for a reason that is the endpoint's and not
-//! the event's ([`queued`]: the release pacer, an open circuit, a probe
-//! another event holds), earliest deadline first (after the probes each sent).
+//! the event's ([`queued`]: a pause, the release pacer, an open circuit, a
+//! probe another event holds), earliest deadline first (after the probes each sent).
 //!
 //! Without it every held event woke at the same instant (the pacer's next
 //! token, the cooldown's end, the next probe window), one went on, and
@@ -80,14 +80,17 @@ pub(crate) const KEPT: crate::budget::Budget =
     crate::budget::Budget { ratio: 1.0, window_ms: NORMAL_KEEP_MS, min_sample: 0, sliding: true };
 
 /// Whether a hold for `reason` waits in the endpoint's hold queue: the
-/// reasons that are the endpoint's (its pacer, its circuit, its probe), so
-/// one event at a time can act on them. A `budget_refused` hold is the
-/// event's own (its retry was refused). A pause (`paused`) is the
-/// endpoint's too but is not queued yet: a pause takes each member out of
-/// the queue in turn (each writes a `paused` record) and all of them wake
-/// at its end (docs/health-simulation.md, "Not covered: pauses").
+/// reasons that are the endpoint's (its pause, its pacer, its circuit, its
+/// probe), so one event at a time acts on them. A `budget_refused` hold is
+/// the event's own (its retry was refused). (A pause outside the queue
+/// emptied it: its head was held `paused` and left, the next became the
+/// head and did the same, each writing a record, and all of them woke at
+/// the pause's end to write a `release_pacing` hold each.)
 pub(crate) fn queued(reason: HoldReason) -> bool {
-    matches!(reason, HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused)
+    matches!(
+        reason,
+        HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused | HoldReason::Paused
+    )
 }
 
 impl Engine {
