@@ -269,11 +269,13 @@ def health_cases():
         admit(20, "b", cls="h"), admit(21, "c", cls="h"), admit(22, "d", cls="h"),
         tick(2010), tick(2011), tick(3010), tick(4010),
     ], "the 429 pauses ep-1 until +2010 and sets its learned limit to the floor, 1/s, no more sends in its "
-       "second (+10); b, c, d hold paused; at +2010 b leaves in the limit's one slot of second +2000 (and with the "
-       "release pacer's token); c and d wait in the release queue (one journaled release_pacing hold each) until "
-       "+3010, the pacer's next token at 1/s; a's retry, due at +2011 and never held (the release pacer does not "
-       "pace it), waits for the limit's next second, +3000, and joins them; the queue releases one a second in "
-       "deadline order: a at +3010, c at +4010"))
+       "second (+10); b, c, d hold paused (one record each) in ep-1's hold queue, b the head; at +2010 b leaves in "
+       "the limit's one slot of second +2000 (and with the release pacer's token); c, the head then, waits for the "
+       "pacer's next token at 1/s, +3010 (a journaled release_pacing hold: its reason changed), d behind it writes "
+       "nothing; a's retry, due at +2011 and never held (the release pacer does not pace it), waits for the limit's "
+       "next second, +3000, and joins the queue as its head (the earliest deadline); the queue releases one a "
+       "second in deadline order: a at +3010 (c, the head again, waits with no new record), c at +4010, where d, "
+       "the head then, holds release_pacing to +5010"))
     cs.append(case("a throttle after successes sets the learned limit to 95% of what the endpoint accepted in the "
                    "second before, and the pacer lets that rate through", config(F3, memory_store=True), [
         admit(0, "a", cls="h"), admit(1, "b", cls="h"), admit(2, "c", cls="h"), admit(3, "d", cls="h"),
@@ -285,10 +287,12 @@ def health_cases():
         tick(1500), tick(1501), tick(1800), tick(2100), tick(2400),
     ], "engine section 5 (checked by hand): four 200s in the second before e's 429 set ep-1's limit to "
        "0.95 x 4 = 3.8/s, no more sends in its second (+500); f, g and h hold paused until the pause's end "
-       "(+1500); there, in second +1000, the limit allows floor(3.8) = 3 sends, at +1000, +1334 and +1667 "
-       "(ceil(1000 k / 3)): e's retry (due at +1500, its Retry-After) and f take the first two, g and h wait in "
-       "the release queue for +1667; g leaves at the next tick (+1800), h in the next second's first slot, at the "
-       "tick at +2100; the pacer (raised to the limit) refusing none"))
+       "(+1500) in ep-1's hold queue, f the head; there, in second +1000, the limit allows floor(3.8) = 3 sends, "
+       "at +1000, +1334 and +1667 (ceil(1000 k / 3)): e's retry (due at +1500, its Retry-After, never held) and f "
+       "take the first two; g, the head then, waits for +1667 (a release_pacing hold: its reason changed), h "
+       "behind it writes nothing; g leaves at the next tick (+1800); h, the head then, holds release_pacing to the "
+       "next second's first slot (+2000) and leaves at the tick at +2100; the pacer (raised to the limit) "
+       "refusing none"))
     steady = [(sec * 1000 + at, f"s{sec}.{at}") for sec in range(2, 31) for at in (0, 334, 667)]
     steady += [(31000 + k, f"burst{k}") for k in range(6)]
     cfg = config(F3, memory_store=True, journal=False)

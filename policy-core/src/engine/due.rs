@@ -169,21 +169,24 @@ impl Engine {
         let ep = self.endpoints.get(&gate.endpoint_id);
         ep.set_normal(&known.policy().budget, now);
         if let Some(release) = known.health().map(|h| h.release) {
+            // Never below the admissions' rate of the last minute
+            // (release.rs): arrivals stopping does not slow a release.
+            let kept = ep.kept_normal_per_s(now);
+            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max(kept);
             // The backlog's need (release.rs): never slower than the queue's
-            // deadlines require, unless the endpoint has shown a limit
-            // (limit.rs): then what it accepts is the rate, and the pacer
-            // lets it through (the limit's bucket of one spaces the sends;
-            // a pacer left at the admissions' rate drained a backlog at the
-            // floor once arrivals stopped).
+            // deadlines require, after the tokens the pacer holds at that
+            // rate, unless the endpoint has shown a limit (limit.rs): then
+            // what it accepts is the rate, and the pacer lets it through
+            // (the limit's bucket of one spaces the sends; a pacer left at
+            // the admissions' rate drained a backlog at the floor once
+            // arrivals stopped).
             let need = if ep.limit.active(now) {
                 ep.limit.rate_per_s
             } else {
-                ep.backlog_need_per_s(now).min(super::release::NEED_CAP_FLOORS * release.floor_per_s)
+                let in_hand = crate::health::pacer::tokens_at(&ep.pacer, &release, now);
+                ep.backlog_need_per_s(now, in_hand).min(super::release::NEED_CAP_FLOORS * release.floor_per_s)
             };
-            // And never below the admissions' rate of the last minute
-            // (release.rs): arrivals stopping does not slow a release.
-            let kept = ep.kept_normal_per_s(now);
-            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max(kept).max((need / release.multiple).min(1e9));
+            ep.pacer.normal_per_s = ep.pacer.normal_per_s.max((need / release.multiple).min(1e9));
             let rate = crate::health::rate_per_s(&release, ep.pacer.normal_per_s);
             ep.release_peak_per_s = ep.release_peak_per_s.max(rate);
         }

@@ -87,13 +87,15 @@ impl Endpoint {
     }
 
     /// What the hold queue needs per second to meet every deadline in
-    /// order (release.rs, "The backlog's need"); 0 for an empty queue.
-    pub fn backlog_need_per_s(&self, now_ms: u64) -> f64 {
+    /// order when the pacer holds `in_hand` tokens (release.rs, "The
+    /// backlog's need"); 0 for an empty queue.
+    pub fn backlog_need_per_s(&self, now_ms: u64, in_hand: f64) -> f64 {
         let mut need: f64 = 0.0;
         for (k, (_, deadline, _, _)) in self.release.iter().take(super::release::NEED_HORIZON).enumerate() {
             let left_ms = deadline.saturating_sub(now_ms);
-            if left_ms > 0 {
-                need = need.max((k + 1) as f64 * 1000.0 / left_ms.max(10) as f64);
+            let wait = (k + 1) as f64 - in_hand;
+            if left_ms > 0 && wait > 0.0 {
+                need = need.max(wait * 1000.0 / left_ms.max(10) as f64);
             }
         }
         need * super::release::NEED_MARGIN

@@ -1,7 +1,7 @@
 //! The hold queue (docs/engine.md section 5, "Release"; issue 28): per
 //! endpoint, the events held for a reason that is the endpoint's and not
-//! the event's ([`queued`]: the release pacer, an open circuit, a probe
-//! another event holds), earliest deadline first (after the probes each sent).
+//! the event's ([`queued`]: a pause, the release pacer, an open circuit, a
+//! probe another event holds), earliest deadline first (after the probes each sent).
 //!
 //! Without it every held event woke at the same instant (the pacer's next
 //! token, the cooldown's end, the next probe window), one went on, and
@@ -43,16 +43,30 @@
 //! follows the replica's admissions: when arrivals stop after an outage,
 //! the rate falls to `release.floor_per_s` and events die in a healthy
 //! endpoint's queue. So the gate's normal rate is raised to what the queue
-//! needs to meet every deadline in its order: releasing in queue order at
-//! rate `r` delivers the k-th member by `now + k / r`, so every member meets
-//! its deadline `d_k` when `r >= max_k k / (d_k - now)`. The engine takes
-//! that maximum over the first [`NEED_HORIZON`] members still inside their
-//! window (`d_k - now` counted as at least 10 ms), adds a quarter
-//! ([`NEED_MARGIN`]: a release exactly at the deadline is too late, and the
-//! need is recomputed only when the queue is gated), caps it at 100 times
-//! the section's floor, and sets the pacer's `normal_per_s` to at least
-//! `need / release.multiple`, so the pacer's rate (`max(floor, multiple *
-//! normal)`) is at least the need.
+//! needs to meet every deadline in its order: with `t` tokens in hand,
+//! releasing in queue order at rate `r` delivers the k-th member by
+//! `now + max(k - t, 0) / r`, so every member meets its deadline `d_k` when
+//! `r >= max_k (k - t) / (d_k - now)`. `t` is what the pacer holds at `now`
+//! at the rate before the need (the admissions' and the kept rate): a
+//! higher rate only holds more. The engine takes that maximum over the
+//! first [`NEED_HORIZON`] members still inside their window (`d_k - now`
+//! counted as at least 10 ms), adds a quarter ([`NEED_MARGIN`]: a release
+//! exactly at the deadline is too late, and the need is recomputed only
+//! when the queue is gated), caps it at 100 times the section's floor, and
+//! sets the pacer's `normal_per_s` to at least `need / release.multiple`,
+//! so the pacer's rate (`max(floor, multiple * normal)`) is at least the
+//! need.
+//!
+//! Why the tokens in hand count: the rate also sizes the bucket (one
+//! second's worth), and a bucket idle through a pause is full at whatever
+//! size the rate gives at its end. Counted as if the bucket were empty
+//! (`k / (d_k - now)`), a head 250 ms from its deadline at a pause's end
+//! asked for 5/s although the token it held sent it at once; the bucket
+//! then held five and the next member went in the same instant. At the
+//! simulator's endpoint answering `429 Retry-After: 120` for 10 minutes
+//! that happened at two pause ends once paused events waited in the queue:
+//! 74 requests against 72 (format 2: 735), both extra ones answered 429
+//! (`policy-core/tests/engine_release.rs` pins one pause end).
 
 use alloc::string::String;
 
@@ -80,14 +94,17 @@ pub(crate) const KEPT: crate::budget::Budget =
     crate::budget::Budget { ratio: 1.0, window_ms: NORMAL_KEEP_MS, min_sample: 0, sliding: true };
 
 /// Whether a hold for `reason` waits in the endpoint's hold queue: the
-/// reasons that are the endpoint's (its pacer, its circuit, its probe), so
-/// one event at a time can act on them. A `budget_refused` hold is the
-/// event's own (its retry was refused). A pause (`paused`) is the
-/// endpoint's too but is not queued yet: a pause takes each member out of
-/// the queue in turn (each writes a `paused` record) and all of them wake
-/// at its end (docs/health-simulation.md, "Not covered: pauses").
+/// reasons that are the endpoint's (its pause, its pacer, its circuit, its
+/// probe), so one event at a time acts on them. A `budget_refused` hold is
+/// the event's own (its retry was refused). (A pause outside the queue
+/// emptied it: its head was held `paused` and left, the next became the
+/// head and did the same, each writing a record, and all of them woke at
+/// the pause's end to write a `release_pacing` hold each.)
 pub(crate) fn queued(reason: HoldReason) -> bool {
-    matches!(reason, HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused)
+    matches!(
+        reason,
+        HoldReason::ReleasePacing | HoldReason::CircuitOpen | HoldReason::ProbeRefused | HoldReason::Paused
+    )
 }
 
 impl Engine {

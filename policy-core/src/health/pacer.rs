@@ -72,9 +72,7 @@ pub fn rate_per_s(release: &Release, normal_per_s: f64) -> f64 {
 /// docs). Returns the verdict and the pacer to keep.
 pub fn pace(pacer: &Pacer, release: &Release, now_ms: u64) -> (Pace, Pacer) {
     let rate = rate_per_s(release, pacer.normal_per_s);
-    let capacity = rate.max(1.0);
-    let elapsed_ms = now_ms.saturating_sub(pacer.updated_ms) as f64;
-    let tokens = capacity.min(pacer.tokens + rate * elapsed_ms / 1000.0);
+    let tokens = tokens_at(pacer, release, now_ms);
     let mut next = Pacer { tokens, updated_ms: now_ms, normal_per_s: pacer.normal_per_s };
     if tokens >= 1.0 {
         next.tokens = tokens - 1.0;
@@ -82,6 +80,15 @@ pub fn pace(pacer: &Pacer, release: &Release, now_ms: u64) -> (Pace, Pacer) {
     }
     let wait_ms = ceil_u64((1.0 - tokens) * 1000.0 / rate);
     (Pace::Wait { until_ms: now_ms.saturating_add(wait_ms.max(1)) }, next)
+}
+
+/// The tokens `pacer` holds at `now_ms` before any spend (`tokens'` of the
+/// module docs), at the rate its `normal_per_s` gives.
+pub(crate) fn tokens_at(pacer: &Pacer, release: &Release, now_ms: u64) -> f64 {
+    let rate = rate_per_s(release, pacer.normal_per_s);
+    let capacity = rate.max(1.0);
+    let elapsed_ms = now_ms.saturating_sub(pacer.updated_ms) as f64;
+    capacity.min(pacer.tokens + rate * elapsed_ms / 1000.0)
 }
 
 /// `ceil(x)` for a positive `x` (core has no `f64::ceil`), saturating.
