@@ -15,8 +15,10 @@ proptest! {
     fn plan_offsets_strictly_increase_and_stay_within_the_window(b in backoff(), window in 0u64..=86_400_000, cap in 1u32..=100) {
         let p = plan(&b, window, cap).unwrap();
         prop_assert_eq!(p.offsets_ms.len() as u32, p.max_attempts);
-        prop_assert!(p.offsets_ms.windows(2).all(|w| w[0] < w[1]) || b.jitter == Jitter::Full,
-            "strict unless a full-jitter expectation is 0 ms");
+        // Strict unless that retry's expected delay is 0 ms: full jitter of
+        // a 1 ms ceiling (1/2 -> 0), and equal jitter of one (3/4 -> 0).
+        prop_assert!(p.offsets_ms.windows(2).enumerate().all(|(i, w)| w[0] < w[1] || b.expected_ms(i as u32) == 0),
+            "strict unless the retry's expected delay is 0 ms");
         prop_assert!(p.offsets_ms.windows(2).all(|w| w[0] <= w[1]));
         prop_assert!(p.expected_span_ms <= window);
         if p.limited_by == LimitedBy::Window && p.max_attempts < cap {

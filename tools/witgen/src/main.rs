@@ -36,7 +36,9 @@ fn generate(lang: &str, wit: &wit::Wit) -> Result<Vec<Generated>> {
     let regen = |out: &str| format!("scripts/generate (or: cargo run -q -p witgen -- {lang} {out})");
     let (mut files, usage) = match lang {
         "go" => (go::emit(wit)?, usage::go(&regen("host-examples/go/retrypolicy"))),
-        "python" => (python::emit(wit)?, usage::python(&regen("host-examples/python/src/webhook_retry_policy/_generated"))),
+        "python" => {
+            (python::emit(wit)?, usage::python(&regen("host-examples/python/src/webhook_retry_policy/_generated")))
+        }
         "ts" => (ts::emit(wit)?, usage::node(&regen("host-examples/node/lib"))),
         other => bail!("unknown language `{other}` (go, python, ts)"),
     };
