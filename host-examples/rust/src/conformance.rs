@@ -214,3 +214,11 @@ pub fn run(host: &mut dyn Host, files: &[PathBuf]) -> Report {
     }
     report
 }
+
+/// The artifact's `replica-args` (docs/replica.md, "One judge of the
+/// command line"): the request's JSON text to the answer's, or the error
+/// line; for `replica_args::vectors` (the Rust dispatcher itself judges
+/// its command line with policy-core, natively).
+pub fn replica_args(inst: &mut PolicyInstance, request: &str) -> Result<String, String> {
+    inst.call(|b, s| b.webhook_retry_policy_policy().call_replica_args(s, request)).map_err(|e| e.to_string())?
+}

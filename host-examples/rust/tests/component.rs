@@ -55,6 +55,19 @@ fn every_shared_vector_passes_natively_and_in_the_component() {
     assert_eq!(native.passed, 1155, "945 of formats 1-2, 174 of format 3, 36 engine traces");
 }
 
+#[test]
+fn every_replica_args_vector_passes_in_the_component() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors-cli/replica-args.json"))
+            .unwrap();
+    let engine = PolicyEngine::load_default().unwrap();
+    let mut inst = engine.instantiate(FakeClock::new(0), InMemoryStore::new()).unwrap();
+    let judge = &mut |r: &str| retry_policy_host::conformance::replica_args(&mut inst, r);
+    let (cases, failures) = retry_policy_core::replica_args::vectors::failures(&text, judge).unwrap();
+    assert!(failures.is_empty(), "{} of {cases} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(cases >= 58, "{cases} cases");
+}
+
 fn note_policy() -> Policy {
     Policy {
         backoff: Backoff { base_ms: 2_000, factor: 2.0, cap_ms: 300_000, jitter: Jitter::Full },

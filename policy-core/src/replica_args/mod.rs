@@ -25,6 +25,7 @@
 
 mod table;
 mod value;
+pub mod vectors;
 
 use alloc::format;
 use alloc::string::{String, ToString};
