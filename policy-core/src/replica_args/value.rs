@@ -66,24 +66,40 @@ fn whole(text: &str) -> Option<u64> {
     text.parse().ok()
 }
 
-/// A plain decimal (`12`, `0.5`, `.5`, `1e3`): no sign but `+`, no `inf` or `nan`.
+/// A plain decimal (`12`, `0.5`, `.5`, `5.`, `1e3`): no sign but `+`, no `inf` or `nan`.
 fn decimal(text: &str) -> Option<f64> {
     let t = text.strip_prefix('+').unwrap_or(text);
-    let plain = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    // JSON's number reader (already in the artifact; core's f64 parser would add ~10 KB):
-    // JSON has no leading `.` nor a `.` without digits after it, so those are padded.
-    let t = if t.starts_with('.') { format!("0{t}") } else { t.replace(".e", ".0e").replace(".E", ".0E") };
-    let t = if t.ends_with('.') { format!("{t}0") } else { t };
-    match crate::json::parse(&t) {
-        Ok(v) if plain && !t.starts_with('-') => v.as_f64(),
-        _ => None,
+    if t.is_empty()
+        || !t.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        || t.starts_with('-')
+    {
+        return None;
     }
+    // JSON's number reader (already in the artifact): JSON wants a digit on
+    // both sides of a `.`, so `.5` and `5.` are padded with zeros.
+    let mut padded = String::with_capacity(t.len() + 2);
+    let mut prev = b'e';
+    for b in t.bytes() {
+        if b == b'.' && !prev.is_ascii_digit() {
+            padded.push('0');
+        }
+        if prev == b'.' && !b.is_ascii_digit() {
+            padded.push('0');
+        }
+        padded.push(b as char);
+        prev = b;
+    }
+    if prev == b'.' {
+        padded.push('0');
+    }
+    crate::json::parse(&padded).ok()?.as_f64()
 }
 
 /// The path after `scheme://authority` when the scheme (any case) is one
 /// of `schemes` and the authority names a host; `None` otherwise.
 fn authority<'a>(url: &'a str, schemes: &[&str]) -> Option<&'a str> {
-    let (scheme, rest) = url.split_once("://")?;
+    let (scheme, rest) = url.split_once(':')?;
+    let rest = rest.strip_prefix("//")?;
     if !schemes.iter().any(|s| s.eq_ignore_ascii_case(scheme)) || url.bytes().any(|b| b <= b' ' || b >= 0x7f) {
         return None;
     }
