@@ -15,8 +15,8 @@ pub enum Kind {
     Path,
     /// A whole number in `min..=max`.
     Whole { min: u64, max: u64 },
-    /// A whole number, may be negative.
-    Signed,
+    /// A whole number in `-max..=max`.
+    Signed { max: u64 },
     /// A finite decimal number > 0.
     Positive,
     /// An `http://` or `https://` URL with a host.
@@ -50,14 +50,21 @@ const fn extra(name: &'static str, value: &'static str, kind: Kind, default: &'s
     Flag { name, value, kind, default, extra: true, help }
 }
 
-const MS: Kind = Kind::Whole { min: 0, max: u64::MAX >> 11 }; // below 2^53: exact in every language's numbers
-const MS_1: Kind = Kind::Whole { min: 1, max: u64::MAX >> 11 };
+/// Below 2^53: exact in every language's numbers (JavaScript's included).
+const COUNT: Kind = Kind::Whole { min: 0, max: (1 << 53) - 1 };
+/// An instant (Unix ms).
+const UNIX_MS: Kind = COUNT;
+/// A duration: at most 10^12 ms (31.7 years), inside every language's
+/// duration type (Go's holds 9.2 x 10^12 ms).
+const MAX_DURATION_MS: u64 = 1_000_000_000_000;
+const MS: Kind = Kind::Whole { min: 0, max: MAX_DURATION_MS };
+const MS_1: Kind = Kind::Whole { min: 1, max: MAX_DURATION_MS };
 
 /// `replica` (the run): docs/replica.md's table, then the language extras.
 pub const REPLICA: &[Flag] = &[
     flag("--target", "URL", Kind::HttpUrl, "null", "http:// or https:// URL every attempt is sent to (required)"),
     flag("--endpoint-id", "ID", Kind::Text, "null", "the budget's endpoint id, the store key's hash tag (required)"),
-    flag("--events", "N", MS, "null", "events to admit (required; 0: only resume)"),
+    flag("--events", "N", COUNT, "null", "events to admit (required; 0: only resume)"),
     flag(
         "--concurrency",
         "C",
@@ -139,7 +146,13 @@ pub const REPLICA: &[Flag] = &[
     flag("--attempt-deadline-ms", "N", MS_1, "30000", "bound on one HTTP attempt, connect to last body byte"),
     flag("--deadline-ms", "N", MS, "null", "stop admitting events N ms after start; started events run to their stop"),
     flag("--drain-ms", "N", MS, "5000", "on SIGTERM/SIGINT, how long attempts in progress may take to finish"),
-    flag("--clock-offset-ms", "N", Kind::Signed, "0", "add N ms (may be negative) to this replica's clock"),
+    flag(
+        "--clock-offset-ms",
+        "N",
+        Kind::Signed { max: MAX_DURATION_MS },
+        "0",
+        "add N ms (may be negative) to this replica's clock",
+    ),
     flag(
         "--store",
         "FILE",
@@ -194,10 +207,10 @@ pub const REPLAY: &[Flag] = &[
     flag("--policy", "FILE", Kind::Path, "null", "the current policy document (required)"),
     flag("--endpoint", "ID", Kind::Text, "null", "only dead letters of this endpoint id"),
     flag("--reason", "STOP_REASON", Kind::StopReason, "null", "only dead letters with this stop reason"),
-    flag("--from-ms", "N", MS, "null", "only dead letters finished at or after N (Unix ms)"),
-    flag("--to-ms", "N", MS, "null", "only dead letters finished before N (Unix ms)"),
+    flag("--from-ms", "N", UNIX_MS, "null", "only dead letters finished at or after N (Unix ms)"),
+    flag("--to-ms", "N", UNIX_MS, "null", "only dead letters finished before N (Unix ms)"),
     flag("--limit", "N", MS_1, "null", "at most N replays [default: the engine's, 10000]"),
-    flag("--now-ms", "N", MS, "null", "the instant of the replay (tests) [default: the wall clock]"),
+    flag("--now-ms", "N", UNIX_MS, "null", "the instant of the replay (tests) [default: the wall clock]"),
     flag(
         "--artifact",
         "PATH",

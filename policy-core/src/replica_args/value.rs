@@ -19,13 +19,16 @@ pub fn read(flag: &Flag, text: &str) -> Result<Value, String> {
         Kind::Text | Kind::Path => Value::String(text.into()),
         Kind::Whole { min, max } => match whole(text) {
             Some(n) if (min..=max).contains(&n) => Value::Int(n),
-            _ if max == u64::MAX >> 11 => return Err(wrong(&format!("a whole number >= {min}"))),
+            // A bound far past any use is named only when it was passed.
+            n if max >= 1_000_000_000_000 && n.is_none_or(|n| n < min) => {
+                return Err(wrong(&format!("a whole number >= {min}")))
+            }
             _ => return Err(wrong(&format!("a whole number from {min} to {max}"))),
         },
-        Kind::Signed => match (text.strip_prefix('-'), whole(text.strip_prefix('-').unwrap_or(text))) {
-            (None, Some(n)) if n <= i64::MAX as u64 => Value::Int(n),
-            (Some(_), Some(n)) if n <= i64::MAX as u64 + 1 => Value::NegInt((n as i64).wrapping_neg()),
-            _ => return Err(wrong("a whole number, may be negative")),
+        Kind::Signed { max } => match (text.strip_prefix('-'), whole(text.strip_prefix('-').unwrap_or(text))) {
+            (None, Some(n)) if n <= max => Value::Int(n),
+            (Some(_), Some(n)) if n <= max => Value::NegInt(-(n as i64)),
+            _ => return Err(wrong(&format!("a whole number from -{max} to {max}"))),
         },
         Kind::Positive => match decimal(text) {
             Some(x) if x.is_finite() && x > 0.0 => Value::Float(x),
@@ -37,7 +40,7 @@ pub fn read(flag: &Flag, text: &str) -> Result<Value, String> {
         },
         Kind::RedisUrl => match authority(text, &["redis", "rediss"]) {
             Some(path) if path.is_empty() || path == "/" || whole(&path[1..]).is_some() => Value::String(text.into()),
-            Some(_) => return Err(wrong("a database number as the path (redis://HOST:PORT/DB)")),
+            Some(_) => return Err(wrong("a database number as the path (HOST:PORT/DB)")),
             None => return Err(wrong("a redis:// or rediss:// URL with a host")),
         },
         Kind::HostPort => match host_port(text) {
@@ -135,12 +138,16 @@ fn host_port(text: &str) -> Option<(String, u16)> {
     Some((host, port))
 }
 
-/// `text` with a URL's user information (between `//` and `@`) as `***`.
+/// `text` with a URL's user information (between `//` and `@`) and its
+/// query (after `?`) as `***`: either may hold a secret.
 fn redacted(text: &str) -> String {
-    match (text.find("://"), text.rfind('@')) {
-        (Some(s), Some(at)) if at > s + 3 && !text[s + 3..at].contains('/') => {
-            format!("{}***{}", &text[..s + 3], &text[at..])
-        }
+    let start = text.find(':').map(|c| c + 1).filter(|&c| text[c..].starts_with("//")).map(|c| c + 2);
+    let text: String = match (start, text.rfind('@')) {
+        (Some(s), Some(at)) if at > s && !text[s..at].contains('/') => format!("{}***{}", &text[..s], &text[at..]),
         _ => text.into(),
+    };
+    match (start, text.find('?')) {
+        (Some(_), Some(q)) => format!("{}?***", &text[..q]),
+        _ => text,
     }
 }
