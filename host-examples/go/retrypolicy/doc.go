@@ -34,7 +34,8 @@
 // (Evaluate, the store's one call, Settle: Engine.Step; or Decide through
 // the imported clock and store), ReadTarget and DestinationRefusal, and
 // the fleet rollout's follower (RolloutOpen, RolloutStep; package rollout
-// drives it).
+// drives it), and the REPLICA command line judged (ReplicaArgs, with the
+// GENERATED ReplicaUsage, ReplayUsage and ReplicaFlagNames).
 //
 // An Engine compiles the module once and pools instances; it is safe for
 // concurrent use by any number of goroutines (see Engine).

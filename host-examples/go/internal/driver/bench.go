@@ -32,17 +32,18 @@ func Bench(ctx context.Context, target, document string, events, c int) (BenchRu
 	if err := os.WriteFile(policy, []byte(document), 0o600); err != nil {
 		return BenchRun{}, err
 	}
-	cfg, err := parseArgs([]string{"--target", target, "--endpoint-id", "ep-bench", "--events", strconv.Itoa(events),
-		"--concurrency", strconv.Itoa(c), "--policy", policy, "--allow-private-targets"}, io.Discard)
+	engine, cfg, err := configure(ctx, []string{"--target", target, "--endpoint-id", "ep-bench", "--events", strconv.Itoa(events),
+		"--concurrency", strconv.Itoa(c), "--policy", policy, "--allow-private-targets"})
 	if err != nil {
 		return BenchRun{}, err
 	}
+	defer engine.Close(ctx)
 	var r BenchRun
 	var start time.Time
 	cfg.crossings, cfg.inEngine = &r.Crossings, &r.InEngine
 	cfg.ready = func() { start = time.Now() }
 	cfg.ran = func() { r.Wall = time.Since(start) }
-	s, err := run(ctx, cfg, newDrainSignal(), io.Discard)
+	s, err := run(ctx, engine, cfg, newDrainSignal(), io.Discard)
 	if err != nil {
 		return BenchRun{}, err
 	}

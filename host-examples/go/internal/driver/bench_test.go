@@ -39,17 +39,14 @@ func BenchmarkTheDriverDeliversEventsToALoopbackEndpoint(b *testing.B) {
 			if store {
 				args = append(args, "--store", b.TempDir()+"/bench.journal")
 			}
-			cfg, err := parseArgs(args, &bytes.Buffer{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			engine, cfg := configured(b, args...)
 			var crossings uint64
 			var cpu0 time.Duration
 			var start time.Time
 			var inEngine time.Duration
 			cfg.crossings, cfg.inEngine = &crossings, &inEngine
 			cfg.ready = func() { cpu0, start = processCPU(), time.Now(); b.ResetTimer() }
-			s, err := run(context.Background(), cfg, newDrainSignal(), &bytes.Buffer{})
+			s, err := run(context.Background(), engine, cfg, newDrainSignal(), &bytes.Buffer{})
 			b.StopTimer()
 			if err != nil || s.StopReasons["delivered"] != uint64(b.N) {
 				b.Fatalf("%v: %+v", err, s)

@@ -60,10 +60,7 @@ func (e *firstFails) counts() (requests, delivered int) {
 // until is nil), and returns its summary and stderr. 120 s is a hang.
 func runInProcess(t *testing.T, until func() bool, args ...string) (Summary, string) {
 	t.Helper()
-	cfg, err := parseArgs(args, &bytes.Buffer{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	engine, cfg := configured(t, args...)
 	began := make(chan struct{})
 	var stderr bytes.Buffer
 	type ended struct {
@@ -72,7 +69,7 @@ func runInProcess(t *testing.T, until func() bool, args ...string) (Summary, str
 	}
 	done := make(chan ended, 1)
 	go func() {
-		s, err := run(context.Background(), cfg, &drainSignal{began: began}, &stderr)
+		s, err := run(context.Background(), engine, cfg, &drainSignal{began: began}, &stderr)
 		done <- ended{s, err}
 	}()
 	hang := time.After(120 * time.Second)

@@ -25,11 +25,8 @@ func TestAnAttemptPastTheWindowsEdgeWhenItIsToBeWrittenIsNotSentAndStopsTheEvent
 		{"at the edge: not sent, stopped", 3_000, 0},
 		{"past the edge: not sent, stopped", 3_500, 0},
 	} {
-		cfg, err := parseArgs([]string{"--target", srv.URL, "--endpoint-id", "ep-edge", "--events", "1",
-			"--policy", policy, "--allow-private-targets"}, &bytes.Buffer{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		engine, cfg := configured(t, "--target", srv.URL, "--endpoint-id", "ep-edge", "--events", "1",
+			"--policy", policy, "--allow-private-targets")
 		const admittedAt = 1_000_000
 		var readings atomic.Uint64
 		var first atomic.Int64 // unix ms of the first reading
@@ -42,7 +39,7 @@ func TestAnAttemptPastTheWindowsEdgeWhenItIsToBeWrittenIsNotSentAndStopsTheEvent
 		}
 		before := firsts.Load() + retries.Load()
 		var stderr bytes.Buffer
-		s, err := run(context.Background(), cfg, newDrainSignal(), &stderr)
+		s, err := run(context.Background(), engine, cfg, newDrainSignal(), &stderr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/netip"
@@ -31,27 +30,27 @@ import (
 
 // Main runs the program on args and returns its exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	command, prefix := "replica", "replica"
 	if len(args) > 0 && args[0] == "replay" { // docs/health-dispatch.md section 4
-		return replayExit(ctx, args[1:], stdout, stderr)
+		command, prefix, args = "replay", "replica replay", args[1:]
 	}
-	cfg, err := parseArgs(args, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
+	if code, done := answeredWithoutArtifact(command, prefix, args, stdout, stderr); done {
+		return code
 	}
-	var setup errSetup
-	switch {
-	case errors.As(err, &setup): // a file the flags name is refused: one line
-		fmt.Fprintf(stderr, "replica: %v\n", err)
-		return 2
-	case err != nil:
-		fmt.Fprintf(stderr, "replica: %v\n%s\n", err, usage)
-		return 2
+	if command == "replay" {
+		return replayExit(ctx, args, stdout, stderr)
 	}
 	// SIGTERM/SIGINT, watched from the start: a signal while the artifact
 	// loads ends the run before it admits anything
 	drain := newDrainSignal()
 	defer drain.onSignals()()
-	summary, err := run(ctx, cfg, drain, stderr)
+	engine, cfg, err := configure(ctx, args) // the artifact, then the flags judged by it
+	if err != nil {
+		fmt.Fprintf(stderr, "replica: %v\n", err)
+		return 2
+	}
+	defer engine.Close(ctx)
+	summary, err := run(ctx, engine, cfg, drain, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "replica: %v\n", err)
 		var ue errUsage
@@ -69,15 +68,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// run sets the replica up (artifact, document, engine, Redis, journals,
-// metrics) and runs it; a setup error is an errUsage (exit 2).
-func run(ctx context.Context, cfg Config, drain *drainSignal, stderr io.Writer) (Summary, error) {
-	// --artifact, else $RETRY_POLICY_ARTIFACT, else the embedded copy; the pin is the environment's
-	engine, err := rp.New(ctx, rp.WithArtifactPath(cfg.ArtifactPath))
-	if err != nil {
-		return Summary{}, usageErrorf("policy artifact: %v", err)
-	}
-	defer engine.Close(ctx)
+// run sets the replica up on engine, the artifact its flags were read
+// with (document, delivery engine, Redis, journals, metrics) and runs it;
+// a setup error is an errUsage (exit 2).
+func run(ctx context.Context, engine *rp.Engine, cfg Config, drain *drainSignal, stderr io.Writer) (Summary, error) {
 	var store *redisBudget
 	if cfg.Redis != nil || cfg.Cluster != nil {
 		store = newRedisBudget(cfg.Redis, cfg.Cluster, time.Duration(cfg.StoreTimeoutMs)*time.Millisecond, cfg.Roots)

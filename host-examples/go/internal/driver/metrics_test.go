@@ -107,11 +107,8 @@ func TestTheMetricsAreExactlyTheSchemaOfDocsMetricsMd(t *testing.T) {
 	srv, _, _ := always503(t)
 	policy := writePolicy(t, "1.0", "1000000")
 	var stderr syncBuffer
-	cfg, err := parseArgs([]string{"--target", srv.URL, "--endpoint-id", "ep-metrics", "--events", "10",
-		"--policy", policy, "--allow-private-targets", "--metrics-addr", "127.0.0.1:0"}, &stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	engine, cfg := configured(t, "--target", srv.URL, "--endpoint-id", "ep-metrics", "--events", "10",
+		"--policy", policy, "--allow-private-targets", "--metrics-addr", "127.0.0.1:0")
 	var after map[string]*dto.MetricFamily
 	var url string
 	cfg.ready = func() {
@@ -123,7 +120,7 @@ func TestTheMetricsAreExactlyTheSchemaOfDocsMetricsMd(t *testing.T) {
 		checkSchema(t, "before any event", schema, scrapeFamilies(t, url))
 	}
 	cfg.ran = func() { after = scrapeFamilies(t, url) }
-	s, err := run(context.Background(), cfg, newDrainSignal(), &stderr)
+	s, err := run(context.Background(), engine, cfg, newDrainSignal(), &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	rp "example.invalid/webhook-retry-policy/host-examples/go/retrypolicy"
 )
 
 // A "storm" class with tiny delays. hard_cap 3: every event of an
@@ -61,6 +63,29 @@ func runReplica(t *testing.T, args ...string) (Summary, string, int) {
 		}
 	}
 	return s, stderr.String(), code
+}
+
+// artifactFile is the package's artifact copied to a file (an --artifact
+// that loads, so the flags beside it are judged).
+func artifactFile(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "retry_policy.wasm")
+	if err := os.WriteFile(p, rp.EmbeddedArtifact(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// configured is configure for a test: the artifact loaded, the flags read
+// through it (a refusal fails the test); the engine closes when t ends.
+func configured(t testing.TB, args ...string) (*rp.Engine, Config) {
+	t.Helper()
+	engine, cfg, err := configure(context.Background(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = engine.Close(context.Background()) })
+	return engine, cfg
 }
 
 func checkNothingLost(t *testing.T, s Summary) {
@@ -171,8 +196,8 @@ func TestBadArgumentsExitWith2AndSayWhy(t *testing.T) {
 		"bad redis":             {append(append([]string{}, base...), "--redis", "http://x"), "--redis"},
 		"zero attempt deadline": {append(append([]string{}, base...), "--attempt-deadline-ms", "0"), "--attempt-deadline-ms"},
 		"unknown flag":          {append(append([]string{}, base...), "--bogus", "1"), "bogus"},
-		"a repeated flag":       {append(append([]string{}, base...), "--concurrency", "2", "--concurrency", "3"), "--concurrency is given 2 times"},
-		"a repeated switch":     {append(append([]string{}, base...), "--allow-private-targets", "--allow-private-targets"), "--allow-private-targets is given 2 times"},
+		"a repeated flag":       {append(append([]string{}, base...), "--concurrency", "2", "--concurrency", "3"), "--concurrency given twice"},
+		"a repeated switch":     {append(append([]string{}, base...), "--allow-private-targets", "--allow-private-targets"), "--allow-private-targets given twice"},
 		"negative drain":        {append(append([]string{}, base...), "--drain-ms", "-1"), "--drain-ms"},
 		"drain without a value": {append(append([]string{}, base...), "--drain-ms"), "drain-ms"},
 		"bad target":            {[]string{"--target", "ftp://x", "--endpoint-id", "ep", "--events", "1", "--policy", policy}, "--target"},
@@ -229,14 +254,69 @@ func TestHelpAndVersionPrintOnStdoutAndExit0WithoutLoadingTheArtifact(t *testing
 	}
 }
 
+// --help prints the GENERATED usage of the command it is given to, and
+// --version answers `replay` too: neither loads the artifact.
+func TestHelpIsTheGeneratedUsageOfEachCommand(t *testing.T) {
+	t.Setenv(rp.EnvArtifact, filepath.Join(t.TempDir(), "missing.wasm")) // loading it would fail
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--events", "x", "--help"}, rp.ReplicaUsage},
+		{[]string{"-h"}, rp.ReplicaUsage},
+		{[]string{"replay", "--help"}, rp.ReplayUsage},
+		{[]string{"replay", "--version"}, "replica (go host) for " + rp.ABI + "\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), c.args, &stdout, &stderr); code != 0 || stdout.String() != c.want || stderr.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// An unknown --flag gets the component's line before the artifact loads;
+// a language extra this replica does not honour, the component's refusal.
+func TestAnUnknownFlagOrAnExtraThisReplicaLacksExits2NamingIt(t *testing.T) {
+	policy := writePolicy(t, "1.0", "10")
+	base := []string{"--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1", "--policy", policy}
+	t.Run("unknown, no artifact", func(t *testing.T) {
+		t.Setenv(rp.EnvArtifact, filepath.Join(t.TempDir(), "missing.wasm"))
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{append(append([]string{}, base...), "--no-such-flag=1"), "replica: unknown argument \"--no-such-flag=1\"\n"},
+			{[]string{"replay", "--stor=<&>", "--policy", policy}, "replica replay: unknown argument \"--stor=<&>\"\n"},
+		} {
+			if _, stderr, code := runReplica(t, c.args...); code != 2 || stderr != c.want {
+				t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+			}
+		}
+	})
+	for _, extra := range []string{"--class", "--connect-timeout-ms", "--watch-policy", "--no-skew-check"} {
+		args := append(append([]string{}, base...), extra)
+		if extra == "--class" || extra == "--connect-timeout-ms" {
+			args = append(args, "5")
+		}
+		_, stderr, code := runReplica(t, args...)
+		if want := "replica: " + extra + ": not supported by this language's replica (a language extra)\n"; code != 2 || stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", extra, code, stderr, want)
+		}
+	}
+}
+
 func TestAnUnreadableOrRefusedArtifactIsASetupErrorThatExits2(t *testing.T) {
 	dir := t.TempDir()
 	notWasm := filepath.Join(dir, "not.wasm")
 	if err := os.WriteFile(notWasm, []byte("not a component"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{filepath.Join(dir, "missing.wasm"), dir, notWasm} {
-		_, stderr, code := runReplica(t, "--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1", "--artifact", path)
+	for _, path := range []string{filepath.Join(dir, "missing.wasm"), dir, notWasm, "=" + notWasm} {
+		artifact := []string{"--artifact", path}
+		if p, ok := strings.CutPrefix(path, "="); ok {
+			artifact = []string{"--artifact=" + p}
+		}
+		_, stderr, code := runReplica(t, append([]string{"--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1"}, artifact...)...)
 		if code != 2 || !strings.Contains(stderr, "policy artifact") {
 			t.Errorf("--artifact %s: exit %d, stderr %q; want 2 naming the policy artifact", path, code, stderr)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -43,17 +42,17 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no store":                {[]string{"--artifact-from-redis", "--trust-key", trust}, "--artifact-from-redis needs --redis URL or --redis-cluster URL"},
+		"no store":                {[]string{"--artifact-from-redis", "--trust-key", trust}, "--artifact-from-redis needs --redis or --redis-cluster"},
 		"no trust key":            {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9"}, "--artifact-from-redis needs --trust-key FILE"},
-		"a file watch too":        {append([]string{"--artifact", "/a.wasm", "--watch-artifact-ms", "100"}, follow...), "--artifact-from-redis and --watch-artifact-ms are exclusive"},
+		"a file watch too":        {append([]string{"--artifact", artifactFile(t), "--watch-artifact-ms", "100"}, follow...), "--artifact-from-redis and --watch-artifact-ms are exclusive"},
 		"a trust key alone":       {[]string{"--trust-key", trust}, "--trust-key is only for --artifact-from-redis"},
 		"an unreadable trust key": {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", dir + "/none.pub"}, "--trust-key: rollout_trust_invalid: cannot read the trust file " + dir + "/none.pub: no such file or directory"},
 		"a P-256 trust key":       {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", p256}, "--trust-key: rollout_trust_invalid: " + p256 + ": "},
 		"a fifo for a trust key":  {[]string{"--artifact-from-redis", "--redis", "redis://127.0.0.1:9", "--trust-key", fifo}, "--trust-key: rollout_trust_invalid: cannot read the trust file " + fifo + ": not a regular file (a fifo)"},
-		"an empty replica id":     {append([]string{"--replica-id", ""}, follow...), "--replica-id: want 1 to 200 bytes of UTF-8 (got 0 bytes)"},
-		"a 201-byte replica id":   {append([]string{"--replica-id", strings.Repeat("é", 100) + "x"}, follow...), "(got 201 bytes)"},
-		"a replica id not UTF-8":  {append([]string{"--replica-id", "go-\xff"}, follow...), "--replica-id"},
-		"a poll of 49 ms":         {append([]string{"--rollout-poll-ms", "49"}, follow...), "--rollout-poll-ms \"49\": want a whole number of milliseconds from 50 to 60000"},
+		"an empty replica id":     {append([]string{"--replica-id", ""}, follow...), "--replica-id: must not be empty"},
+		"a 201-byte replica id":   {append([]string{"--replica-id", strings.Repeat("é", 100) + "x"}, follow...), "--replica-id: expected 1 to 200 bytes of UTF-8, got 201"},
+		"a replica id not UTF-8":  {append([]string{"--replica-id", "go-\xff"}, follow...), `argument "go-\xff" is not UTF-8`},
+		"a poll of 49 ms":         {append([]string{"--rollout-poll-ms", "49"}, follow...), "--rollout-poll-ms: expected a whole number from 50 to 60000, got \"49\""},
 		"a poll of 60001 ms":      {append([]string{"--rollout-poll-ms", "60001"}, follow...), "--rollout-poll-ms"},
 		"a poll that is no count": {append([]string{"--rollout-poll-ms", "soon"}, follow...), "--rollout-poll-ms"},
 	}
@@ -68,10 +67,10 @@ func TestRolloutFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 			}
 		})
 	}
-	cfg, err := parseArgs(append(append([]string{}, base...), follow...), io.Discard)
-	if err != nil || cfg.Rollout.Poll != 500*time.Millisecond || !strings.HasPrefix(cfg.Rollout.ReplicaID, "go-") ||
+	_, cfg := configured(t, append(append([]string{}, base...), follow...)...)
+	if cfg.Rollout.Poll != 500*time.Millisecond || !strings.HasPrefix(cfg.Rollout.ReplicaID, "go-") ||
 		!strings.HasSuffix(cfg.Rollout.ReplicaID, "-"+strconv.Itoa(os.Getpid())) || string(cfg.Rollout.TrustPEM) != string(pem) {
-		t.Fatalf("the defaults: %+v, %v", cfg.Rollout, err)
+		t.Fatalf("the defaults: %+v", cfg.Rollout)
 	}
 }
 

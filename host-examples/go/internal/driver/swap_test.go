@@ -171,7 +171,7 @@ func TestARunningReplicaSwitchesArtifactsThroughTheFileWatchAndAccountsForEveryE
 
 func TestWatchAndMetricsFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 	base := []string{"--target", "http://127.0.0.1:9/", "--endpoint-id", "ep", "--events", "1",
-		"--policy", writePolicy(t, "1.0", "10"), "--artifact", "/nonexistent/retry_policy.wasm"}
+		"--policy", writePolicy(t, "1.0", "10"), "--artifact", artifactFile(t)}
 	cases := map[string]struct {
 		args []string
 		want string
@@ -189,7 +189,7 @@ func TestWatchAndMetricsFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			// the artifact does not exist: exit 2 (not 1) means the flag was refused first
+			// the target is a closed port: exit 2 (not 0) means the flag was refused
 			_, stderr, code := runReplica(t, append(append([]string{}, base...), c.args...)...)
 			if code != 2 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q: want 2 and %q", code, stderr, c.want)
@@ -207,14 +207,12 @@ func TestWatchAndMetricsFlagsAreCheckedBeforeAnythingStarts(t *testing.T) {
 }
 
 func TestParsedWatchIntervalAndMetricsAddress(t *testing.T) {
-	cfg, err := parseArgs([]string{"--target", "http://x/", "--endpoint-id", "ep", "--events", "1",
-		"--artifact", "/a.wasm", "--watch-artifact-ms", "75", "--metrics-addr", ":0"}, io.Discard)
-	if err != nil || cfg.WatchPath != "/a.wasm" || cfg.WatchInterval != 75*time.Millisecond || cfg.MetricsAddr != "127.0.0.1:0" {
-		t.Fatalf("%+v, %v", cfg, err)
-	}
-	for in, want := range map[string]string{"127.0.0.1:0": "127.0.0.1:0", "[::1]:9100": "[::1]:9100", "localhost:65535": "localhost:65535"} {
-		if got, err := metricsAddr(in); err != nil || got != want {
-			t.Errorf("metricsAddr(%q) = %q, %v; want %q", in, got, err, want)
+	artifact := artifactFile(t)
+	for in, want := range map[string]string{":0": "127.0.0.1:0", "127.0.0.1:0": "127.0.0.1:0", "[::1]:9100": "[::1]:9100", "localhost:65535": "localhost:65535"} {
+		_, cfg := configured(t, "--target", "http://x/", "--endpoint-id", "ep", "--events", "1",
+			"--artifact", artifact, "--watch-artifact-ms", "75", "--metrics-addr", in)
+		if cfg.WatchPath != artifact || cfg.WatchInterval != 75*time.Millisecond || cfg.MetricsAddr != want {
+			t.Errorf("--metrics-addr %s: %+v; want %s", in, cfg, want)
 		}
 	}
 }
