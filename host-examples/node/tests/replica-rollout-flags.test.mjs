@@ -1,5 +1,6 @@
 // The replica's rollout flags (docs/replica.md): --artifact-from-redis,
-// --trust-key, --replica-id, --rollout-poll-ms and their exit-2 rules.
+// --trust-key, --replica-id, --rollout-poll-ms and their exit-2 rules (the
+// component's, through replica-args; the trust file read by this host).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, UsageError } from '../examples/replica/args.mjs';
+import { replicaOptions, UsageError } from '../examples/replica/args.mjs';
 import { signingKey } from './rollout-fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -18,17 +19,19 @@ fs.writeFileSync(trust, signingKey().publicPem);
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const BASE = ['--target', 'http://127.0.0.1:9/', '--endpoint-id', 'ep', '--events', '0'];
 const FOLLOW = [...BASE, '--redis', 'redis://127.0.0.1:6379', '--artifact-from-redis', '--trust-key', trust];
-const refused = (argv, pattern) => assert.throws(() => parseArgs(argv), (e) => e instanceof UsageError && pattern.test(e.message), argv.join(' '));
+const refused = (argv, pattern) => assert.throws(() => replicaOptions(argv), (e) => e instanceof UsageError && pattern.test(e.message), argv.join(' '));
 
 test('--artifact-from-redis with --redis and --trust-key parses, with the defaults of docs/replica.md', () => {
-  const opts = parseArgs(FOLLOW);
-  assert.equal(opts.artifactFromRedis, true);
-  assert.deepEqual([opts.trustKey, opts.trustPem], [trust, fs.readFileSync(trust, 'utf8')], 'read, its keys left to the component at start');
-  assert.equal(opts.rolloutPollMs, 500);
-  assert.equal(opts.replicaId, `node-${os.hostname()}-${process.pid}`);
-  const cluster = parseArgs([...BASE, '--redis-cluster', 'redis://127.0.0.1:7000', '--artifact-from-redis', '--trust-key', trust, '--replica-id', 'réplica-ü', '--rollout-poll-ms', '50']);
-  assert.deepEqual([cluster.replicaId, cluster.rolloutPollMs], ['réplica-ü', 50]);
-  assert.equal(parseArgs(BASE).artifactFromRedis, false);
+  const opts = replicaOptions(FOLLOW);
+  assert.equal(opts.artifact_from_redis, true);
+  assert.deepEqual([opts.trust_key, opts.trusted.pem], [trust, fs.readFileSync(trust, 'utf8')], 'read, its keys read by the component');
+  assert.equal(opts.trusted.keyIds.length, 1);
+  assert.equal(opts.rollout_poll_ms, 500);
+  assert.equal(opts.replica_id, `node-${os.hostname()}-${process.pid}`);
+  const cluster = replicaOptions([...BASE, '--redis-cluster', 'redis://127.0.0.1:7000', '--artifact-from-redis', '--trust-key', trust, '--replica-id', 'réplica-ü', '--rollout-poll-ms', '50']);
+  assert.deepEqual([cluster.replica_id, cluster.rollout_poll_ms], ['réplica-ü', 50]);
+  assert.equal(replicaOptions(BASE).artifact_from_redis, false);
+  assert.equal(replicaOptions(BASE).trusted, null);
 });
 
 test('--artifact-from-redis without a Redis, without --trust-key, or with --watch-artifact-ms is a usage error', () => {
@@ -42,9 +45,9 @@ test('--artifact-from-redis without a Redis, without --trust-key, or with --watc
 test('--replica-id is 1 to 200 bytes of UTF-8 and --rollout-poll-ms 50 to 60000', () => {
   refused([...FOLLOW, '--replica-id', ''], /--replica-id/);
   refused([...FOLLOW, '--replica-id', 'ü'.repeat(101)], /--replica-id: .*got 202/);
-  assert.equal(parseArgs([...FOLLOW, '--replica-id', 'x'.repeat(200)]).replicaId.length, 200);
+  assert.equal(replicaOptions([...FOLLOW, '--replica-id', 'x'.repeat(200)]).replica_id.length, 200);
   for (const bad of ['49', '60001', '-1', '1e3', '']) refused([...FOLLOW, '--rollout-poll-ms', bad], /--rollout-poll-ms/);
-  assert.equal(parseArgs([...FOLLOW, '--rollout-poll-ms', '60000']).rolloutPollMs, 60000);
+  assert.equal(replicaOptions([...FOLLOW, '--rollout-poll-ms', '60000']).rollout_poll_ms, 60000);
 });
 
 test('a trust file that is unreadable, not a regular file, holds no PEM block or a non-Ed25519 key exits 2 with one line naming it and rollout_trust_invalid', () => {

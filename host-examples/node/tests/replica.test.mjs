@@ -102,7 +102,7 @@ test('a deadline of 0 ms starts no events and still prints the summary', async (
 
 for (const [flag, expected] of [
   ['--version', /^replica \(node \d+\.\d+\.\d+\) @webhook\/retry-policy \d+\.\d+\.\d+\n$/],
-  ['--help', /^usage: replica --help \| --version\n[\s\S]*--target URL[\s\S]*--drain-ms/],
+  ['--help', /^usage: replica --target URL --endpoint-id ID --events N \[flags\]\n[\s\S]*--drain-ms N/],
 ]) {
   test(`${flag} prints on stdout and exits 0 without loading the artifact`, async () => {
     const { code, stdout, stderr } = await new Promise((resolve) => {
@@ -125,12 +125,12 @@ test('the artifact\'s load line names the version of the --policy document, as /
 for (const [name, args, message] of [
   ['an unknown flag', ['--bogus', '1'], /unknown argument "--bogus"/],
   ['a missing --events', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--policy', '/dev/null'], /--events is required/],
-  ['a negative --events', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '-1', '--policy', '/dev/null'], /--events: expected a non-negative integer/],
-  ['a zero --concurrency', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--concurrency', '0', '--policy', '/dev/null'], /--concurrency: expected an integer >= 1/],
-  ['a non-http --target', ['--target', 'ftp://x/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null'], /--target: expected a http or https URL/],
-  ['a non-redis --redis', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--redis', 'http://x'], /--redis: expected a redis or rediss URL/],
-  ['a --metrics-addr without a port', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1'], /--metrics-addr: expected HOST:PORT/],
-  ['a --metrics-addr port above 65535', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1:70000'], /--metrics-addr: port 70000 is above 65535/],
+  ['a negative --events', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '-1', '--policy', '/dev/null'], /^replica: --events: expected a whole number >= 0, got "-1"$/m],
+  ['a zero --concurrency', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--concurrency', '0', '--policy', '/dev/null'], /^replica: --concurrency: expected a whole number from 1 to 65535, got "0"$/m],
+  ['a non-http --target', ['--target', 'ftp://x/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null'], /^replica: --target: expected an http:\/\/ or https:\/\/ URL with a host, got "ftp:\/\/x\/"$/m],
+  ['a non-redis --redis', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--redis', 'http://x'], /^replica: --redis: expected a redis:\/\/ or rediss:\/\/ URL with a host, got "http:\/\/x"$/m],
+  ['a --metrics-addr without a port', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1'], /^replica: --metrics-addr: expected HOST:PORT .*, got "127\.0\.0\.1"$/m],
+  ['a --metrics-addr port above 65535', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/dev/null', '--metrics-addr', '127.0.0.1:70000'], /^replica: --metrics-addr: expected HOST:PORT .*, got "127\.0\.0\.1:70000"$/m],
   ['a missing policy file', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--policy', '/nonexistent/p.json'], /--policy: cannot read/],
   ['an unreadable artifact', ['--target', 'http://127.0.0.1:1/', '--endpoint-id', 'e', '--events', '1', '--artifact', '/nonexistent/a.wasm'], /artifact_unreadable|\/nonexistent\/a\.wasm/],
 ]) {

@@ -5,13 +5,14 @@
 // ONE JSON summary line on stdout. An artifact swap (--watch-artifact-ms, or
 // the fleet's rollout with --artifact-from-redis: one tick before the first
 // admission, then in the background) moves the run to a new engine.
-// `replica replay ...`: replay-command.mjs.
+// The command line is judged by the artifact (args.mjs); `replica replay
+// ...`: replay-command.mjs.
 //
 // Run: host-examples/node/replica --help
 import fs from 'node:fs';
 import {
   DeliveryEngine, RedisBudgetStore, PolicyError, ArtifactError, artifactInfo, embeddedDocument, loadHealthDocument,
-  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout, RolloutError,
+  onArtifactChange, checkEviction, TRANSPORT_KIND_NAMES, STOP_REASONS, rollout,
 } from '@webhook/retry-policy';
 import { Metrics, serveMetrics } from '../dispatcher/metrics.mjs';
 import { loadPolicyArtifact, trackPolicyArtifact } from '../dispatcher/policy-artifact.mjs';
@@ -22,7 +23,7 @@ import { StoreCaller } from '../dispatcher/store-call.mjs';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
 import { fileSigner } from '../dispatcher/signer.mjs';
 import { requireSupportedNode } from '../dispatcher/node-version.mjs';
-import { parseArgs, UsageError, SetupError, USAGE, EVENT_CLASS } from './args.mjs';
+import { commandLine, answeredEarly, artifactArg, replicaOptions, UsageError, EVENT_CLASS } from './args.mjs';
 import { redactText as redact } from '../dispatcher/redact.mjs';
 import { connectRedis, countingClient } from './redis-client.mjs';
 import { replayCommand } from './replay-command.mjs';
@@ -37,15 +38,10 @@ function finishedCounts(driver) {
   return { events, dead_letters: events - (driver.stopReasons.get('delivered') ?? 0) };
 }
 
-function usageExit(message, setup = false) {
-  process.stderr.write(setup ? `replica: ${message}\n` : `replica: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
 /** The document the engine runs (--policy's text, else the artifact's embedded one) and its version; UsageError when refused. */
 function policyDocument(opts) {
-  const where = opts.policyPath === null ? "the artifact's embedded document" : `--policy ${opts.policyPath}`;
-  const text = opts.policyText ?? embeddedDocument()?.text ?? null;
+  const where = opts.policy === null ? "the artifact's embedded document" : `--policy ${opts.policy}`;
+  const text = opts.policy_text ?? embeddedDocument()?.text ?? null;
   if (text === null) {
     const { sha256, source } = artifactInfo();
     throw new UsageError(`no --policy FILE given, and the artifact (sha256 ${sha256}, source ${source}) embeds no policy document `
@@ -60,16 +56,6 @@ function policyDocument(opts) {
   }
   if (!doc.classes.some((c) => c.name === EVENT_CLASS)) throw new UsageError(`${where}: unknown_event_class at ${EVENT_CLASS}: the document has no class "${EVENT_CLASS}"`);
   return { text, version: doc.version };
-}
-
-/** --trust-key's keys, read by the running artifact (rollout-open); SetupError naming the file and rollout_trust_invalid when refused. */
-function trustedKeys(opts) {
-  try {
-    return rollout.readTrust(opts.trustPem);
-  } catch (e) {
-    if (e instanceof RolloutError) throw new SetupError(`--trust-key: ${e.code}: ${opts.trustKey}: ${e.detail}`);
-    throw e;
-  }
 }
 
 /** SIGTERM / SIGINT: the first one calls `onSignal(name)`; a second one during the drain is ignored. */
@@ -120,8 +106,8 @@ async function run(opts) {
   let signalled = null;
   onFirstSignal((name) => {
     signalled = name;
-    log(`${name}: draining (admitting nothing, starting no attempt; in-progress attempts get up to ${opts.drainMs} ms)`);
-    driver?.drain(opts.drainMs);
+    log(`${name}: draining (admitting nothing, starting no attempt; in-progress attempts get up to ${opts.drain_ms} ms)`);
+    driver?.drain(opts.drain_ms);
   });
   let version = null;
   // Without --policy, a swapped-in artifact's document is fed to the engine
@@ -131,17 +117,15 @@ async function run(opts) {
   let metrics;
   let tracked;
   try {
-    loadPolicyArtifact(opts.artifact);
     metrics = new Metrics(); // its families: the schema of the artifact just loaded, read once
-    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watchArtifactMs, documentVersion: () => version });
+    tracked = trackPolicyArtifact(metrics, log, { source: opts.artifact, watchMs: opts.watch_artifact_ms, documentVersion: () => version });
   } catch (e) {
     if (e instanceof ArtifactError || e instanceof TypeError) throw new UsageError(e.message);
     throw e;
   }
-  const trusted = opts.artifactFromRedis ? trustedKeys(opts) : null; // the running artifact reads the trust file's keys
   const doc = policyDocument(opts); // refuse a bad document before connecting anywhere
   version = doc.version;
-  const memoryStore = opts.redis === null && opts.redisCluster === null;
+  const memoryStore = opts.redis === null && opts.redis_cluster === null;
   // max_open: the engine bounds the open events by --concurrency (the driver offers admissions past it with each batch's inputs).
   const openEngine = (text) => new DeliveryEngine({ document: text, max_in_flight: opts.concurrency, max_open: opts.concurrency, memory_store: memoryStore });
   let engine;
@@ -151,32 +135,32 @@ async function run(opts) {
     if (e instanceof PolicyError) throw new UsageError(`the delivery engine refused the document: ${e.code}: ${e.message}`);
     throw e;
   }
-  if (!opts.artifactFromRedis) tracked.announce(); // else after the first rollout tick: it names what runs then
+  if (!opts.artifact_from_redis) tracked.announce(); // else after the first rollout tick: it names what runs then
   let redis = null;
   let counter = { roundTrips: 0 };
   let store = null;
-  if (opts.redis !== null || opts.redisCluster !== null) {
-    redis = await connectRedis(opts.redis ?? opts.redisCluster, log, { cluster: opts.redisCluster !== null, ca: opts.caCerts });
+  if (opts.redis !== null || opts.redis_cluster !== null) {
+    redis = await connectRedis(opts.redis ?? opts.redis_cluster, log, { cluster: opts.redis_cluster !== null, ca: opts.ca_certs });
     const eviction = await checkEviction(redis);
     if (eviction !== null) log(`WARNING: ${eviction}`);
     const counting = countingClient(redis);
     counter = counting.counter;
     const failed = rateLimited(log, 'budget store call failed');
-    store = new StoreCaller({ store: new RedisBudgetStore(counting.client), metrics, timeoutMs: opts.storeTimeoutMs, onError: (m) => failed(redact(m)) });
+    store = new StoreCaller({ store: new RedisBudgetStore(counting.client), metrics, timeoutMs: opts.store_timeout_ms, onError: (m) => failed(redact(m)) });
   }
   // The first rollout tick, before the driver exists (nothing admitted yet):
   // a swap reopens the engine on the new artifact's embedded document.
   let follower = null;
-  if (opts.artifactFromRedis) {
+  if (opts.artifact_from_redis) {
     let started = false; // a refusal on the first tick is logged, not counted (docs/rollout.md)
     follower = new rollout.RolloutFollower({
-      redis, trusted, replicaId: opts.replicaId, language: 'node', timeoutMs: opts.storeTimeoutMs,
+      redis, trusted: opts.trusted, replicaId: opts.replica_id, language: 'node', timeoutMs: opts.store_timeout_ms,
       documentVersion: () => version, counts: () => finishedCounts(driver), log: (line) => log(redact(line)),
       onRefusal: () => started && metrics.inc('webhook_policy_reloads_total', { result: 'refused' }),
     });
     onSwap = (e) => {
       if (e.kind !== 'swapped') return;
-      const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
+      const text = opts.policy_text ?? embeddedDocument()?.text ?? doc.text;
       try {
         const fresh = openEngine(text);
         engine.close();
@@ -192,21 +176,21 @@ async function run(opts) {
   }
   const journal = openJournal(opts);
   let next = 0;
-  const pace = new AdmissionPace({ ratePerS: opts.ratePerS, deadlineAt: opts.deadlineMs === null ? Infinity : startMs + opts.deadlineMs });
+  const pace = new AdmissionPace({ ratePerS: opts.rate, deadlineAt: opts.deadline_ms === null ? Infinity : startMs + opts.deadline_ms });
   const nextEvent = () => {
     if (next >= opts.events) return null;
     const id = `node-${process.pid}-${next++}`;
-    return { event_id: id, endpoint_id: opts.endpointId, target: opts.target, class: EVENT_CLASS };
+    return { event_id: id, endpoint_id: opts.endpoint_id, target: opts.target, class: EVENT_CLASS };
   };
   const sender = new Sender({
     nowMs: () => driver.nowMs(),
     metrics,
-    attemptDeadlineMs: opts.attemptDeadlineMs,
-    allowPrivateTargets: opts.allowPrivateTargets,
-    ca: opts.caCerts,
-    signer: opts.signingSecrets === null ? null : fileSigner(opts.signingSecrets),
+    attemptDeadlineMs: opts.attempt_deadline_ms,
+    allowPrivateTargets: opts.allow_private_targets,
+    ca: opts.ca_certs,
+    signer: opts.signing_secrets === null ? null : fileSigner(opts.signing_secrets),
   });
-  driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clockOffsetMs, pace });
+  driver = new Driver({ engine, journal, sender, store, metrics, log, concurrency: opts.concurrency, nextEvent, clockOffsetMs: opts.clock_offset_ms, pace });
   try {
     resumeJournals(driver, journal, opts);
   } catch (e) {
@@ -218,7 +202,7 @@ async function run(opts) {
   // --policy's document or the new artifact's embedded one.
   onSwap = (e) => {
     if (e.kind !== 'swapped') return;
-    const text = opts.policyText ?? embeddedDocument()?.text ?? doc.text;
+    const text = opts.policy_text ?? embeddedDocument()?.text ?? doc.text;
     driver.swapArtifact(() => {
       try {
         return openEngine(text);
@@ -233,13 +217,13 @@ async function run(opts) {
       // refused: the version stays
     }
   };
-  follower?.start(opts.rolloutPollMs);
-  const server = opts.metricsAddr === null ? null : await serveMetrics(metrics, opts.metricsAddr);
+  follower?.start(opts.rollout_poll_ms);
+  const server = opts.metrics_addr === null ? null : await serveMetrics(metrics, opts.metrics_addr);
   if (server !== null) log(`metrics on ${server.url}`);
-  if (signalled !== null) driver.drain(opts.drainMs);
+  if (signalled !== null) driver.drain(opts.drain_ms);
   const { how, abandoned } = await driver.run();
   if (how === 'deadline' && abandoned.first + abandoned.retry > 0) {
-    log(`drain: ${abandoned.first + abandoned.retry} attempt(s) still running at ${opts.drainMs} ms abandoned; their events are pending`);
+    log(`drain: ${abandoned.first + abandoned.retry} attempt(s) still running at ${opts.drain_ms} ms abandoned; their events are pending`);
   }
   const counted = (name, labels) => metrics.get(name, labels);
   const firsts = counted('webhook_attempts_total', { kind: 'first' }) + abandoned.first;
@@ -278,34 +262,22 @@ async function run(opts) {
 }
 
 requireSupportedNode('replica');
-if (process.argv[2] === 'replay') {
-  process.exitCode = await replayCommand(process.argv.slice(3));
-} else {
-  await main();
-}
+await main(process.argv.slice(2));
 
-async function main() {
-  let opts;
+/** --help and --version (exit 0) and an unknown flag (exit 2) before the artifact loads; then the command. */
+async function main(argv) {
+  const { command, args } = commandLine(argv);
   try {
-    opts = parseArgs(process.argv.slice(2));
+    const early = answeredEarly(command, args);
+    if (early !== null) {
+      process.stdout.write(early.stdout); // docs/replica.md: on stdout, exit 0
+      process.exit(0);
+    }
+    loadPolicyArtifact(artifactArg(args));
+    process.exitCode = command === 'replay' ? await replayCommand(args) : await run(replicaOptions(args));
   } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message, e instanceof SetupError);
-    throw e;
-  }
-  if (opts.help) {
-    process.stdout.write(`${USAGE}\n`); // docs/replica.md: --help prints on stdout, exit 0
-    process.exit(0);
-  }
-  if (opts.version) {
-    // Without loading the artifact (docs/replica.md).
-    const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-    process.stdout.write(`replica (node ${process.versions.node}) ${pkg.name} ${pkg.version}\n`);
-    process.exit(0);
-  }
-  try {
-    process.exitCode = await run(opts);
-  } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message, e instanceof SetupError);
-    throw e;
+    if (!(e instanceof UsageError || e instanceof ArtifactError)) throw e;
+    process.stderr.write(`${command === 'replay' ? 'replica replay' : 'replica'}: ${e.message}\n`);
+    process.exit(2);
   }
 }

@@ -6,40 +6,19 @@
 // sent: the next run (--store / --resume) sends the replays. Prints ONE JSON
 // line {"replayed", "already_replayed", "skipped_no_class", "ids"} and exits
 // 0; 2 on bad flags, an unreadable or refused policy or journal.
-import fs from 'node:fs';
 import { DeliveryEngine, PolicyError } from '@webhook/retry-policy';
 import { JournalFile, JournalError } from '../dispatcher/journal-file.mjs';
-import { UsageError, integer, readFlags } from './args.mjs';
+import { UsageError, judge, readPolicy } from './args.mjs';
 
-export const REPLAY_USAGE = `usage: replica replay --store FILE --policy FILE [--endpoint ID] [--reason STOP_REASON]
-                      [--from-ms N] [--to-ms N] [--limit N] [--now-ms N]
-
-Replays the dead letters of journal FILE not yet replayed (journal order; at
-most --limit, default and largest 10000), chosen by endpoint id, stop reason and
-finished_at_ms in [--from-ms, --to-ms), each as a new event "<id>~r<n>" under
---policy's document (its class's current policy). --now-ms: the admission
-instant (tests; default the wall clock). Prints one JSON line.`;
-
-const FLAGS = ['--store', '--policy', '--endpoint', '--reason', '--from-ms', '--to-ms', '--limit', '--now-ms'];
-
-/** argv after `replay` -> {store, policyText, filter, nowMs} (UsageError on a bad flag or an unreadable policy). */
-export function parseReplayArgs(argv) {
-  const seen = readFlags(argv, FLAGS, [], 'replay: ');
-  for (const required of ['--store', '--policy']) if (!seen.has(required) || seen.get(required) === '') throw new UsageError(`replay: ${required} is required`);
-  let policyText;
-  try {
-    policyText = fs.readFileSync(seen.get('--policy'), 'utf8');
-  } catch (e) {
-    throw new UsageError(`--policy: cannot read ${seen.get('--policy')}: ${e.message}`);
-  }
-  const opt = (flag, f) => (seen.has(flag) ? f(seen.get(flag)) : null);
-  const int = (flag, min = 0) => opt(flag, (v) => integer(flag, v, min));
+/** `args` after `replay` -> {store, policyText, policyPath, filter, nowMs} (UsageError on a bad flag or an unreadable policy). */
+function parseReplayArgs(args) {
+  const o = judge('replay', args);
   return {
-    store: seen.get('--store'),
-    policyText,
-    policyPath: seen.get('--policy'),
-    filter: { endpoint_id: opt('--endpoint', (v) => v), stop_reason: opt('--reason', (v) => v), from_ms: int('--from-ms'), to_ms: int('--to-ms'), limit: int('--limit') },
-    nowMs: int('--now-ms') ?? Date.now(),
+    store: o.store,
+    policyText: readPolicy(o.policy),
+    policyPath: o.policy,
+    filter: { endpoint_id: o.endpoint, stop_reason: o.reason, from_ms: o.from_ms, to_ms: o.to_ms, limit: o.limit },
+    nowMs: o.now_ms ?? Date.now(),
   };
 }
 
@@ -49,16 +28,12 @@ const journalLines = (outputs) => outputs.filter((a) => a.action === 'journal').
 /** The replay input of a filter (its unset fields left out). */
 const replayInput = (filter, nowMs) => Object.fromEntries(Object.entries({ op: 'replay', now_ms: nowMs, ...filter }).filter(([, v]) => v !== null));
 
-/** Run `replica replay ...`: the exit code (0, or 2 with one line on stderr). */
-export async function replayCommand(argv, { out = process.stdout, err = process.stderr } = {}) {
-  if (argv.includes('--help')) {
-    err.write(`${REPLAY_USAGE}\n`);
-    return 0;
-  }
+/** Run `replica replay ...` (the artifact loaded; --help answered): the exit code (0, or 2 with one line on stderr). */
+export async function replayCommand(args, { out = process.stdout, err = process.stderr } = {}) {
   let engine = null;
   let journal = null;
   try {
-    const o = parseReplayArgs(argv);
+    const o = parseReplayArgs(args);
     try {
       engine = new DeliveryEngine({ document: o.policyText, memory_store: true, dispatch: false });
     } catch (e) {

@@ -24,7 +24,7 @@ const FUNCTIONS = [
   'abi-version', 'plan', 'classify-status', 'classify-error', 'load-document', 'admit', 'evaluate', 'settle',
   'parse-retry-after', 'store-key', 'store-apply', 'decide', 'load-health-document', 'engine-open', 'engine-feed',
   'engine-resume', 'engine-close', 'read-target', 'destination-refusal', 'vector-case',
-  'rollout-open', 'rollout-step', 'metrics-schema',
+  'rollout-open', 'rollout-step', 'replica-args', 'metrics-schema',
 ];
 
 const sha256 = (bytes) => require('node:crypto').createHash('sha256').update(bytes).digest('hex');
