@@ -122,16 +122,16 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, unavailable, bad):
 
 
 def test_a_flag_given_twice_is_a_usage_error_naming_it():
-    from webhook_retry_policy.dispatcher.replica import UsageError, parse_args
+    from webhook_retry_policy.dispatcher.command_line import UsageError, settings
 
     base = ["--target", "http://127.0.0.1:1/", "--endpoint-id", "ep", "--events", "1"]
     for twice in (["--events", "2"], ["--events=2"], ["--target", "http://127.0.0.1:2/"]):
-        with pytest.raises(UsageError, match=f"{twice[0].split('=')[0]} given more than once"):
-            parse_args([*base, *twice])
-    with pytest.raises(UsageError, match="--allow-private-targets given more than once"):
-        parse_args([*base, "--allow-private-targets", "--allow-private-targets"])
-    assert parse_args([*base, "--drain-ms", "0"]).drain_ms == 0
-    assert parse_args(base).drain_ms == 5000
+        with pytest.raises(UsageError, match=f"{twice[0].split('=')[0]} given twice"):
+            settings("replica", [*base, *twice])
+    with pytest.raises(UsageError, match="--allow-private-targets given twice"):
+        settings("replica", [*base, "--allow-private-targets", "--allow-private-targets"])
+    assert settings("replica", [*base, "--drain-ms", "0"]).drain_ms == 0
+    assert settings("replica", base).drain_ms == 5000
 
 
 def test_help_and_version_print_to_stdout_and_exit_0_without_loading_the_artifact(tmp_path):
@@ -177,7 +177,7 @@ def test_watch_artifact_ms_needs_a_file_to_watch(tmp_path, unavailable):
     proc = subprocess.run([str(REPLICA), "--target", unavailable.url, "--endpoint-id", "ep", "--events", "1",
                            "--policy", str(storm_policy(tmp_path)), "--watch-artifact-ms", "100",
                            "--allow-private-targets"], capture_output=True, text=True, timeout=60, env=env)
-    assert proc.returncode == 2 and "--watch-artifact-ms needs a file to watch" in proc.stderr
+    assert proc.returncode == 2 and "--watch-artifact-ms needs --artifact" in proc.stderr
 
 
 def test_a_metrics_addr_that_cannot_be_bound_exits_2(tmp_path, unavailable):

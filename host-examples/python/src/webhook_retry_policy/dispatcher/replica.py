@@ -23,44 +23,44 @@ embedded document becomes current for events admitted from then on.
 ``--rollout-poll-ms``; its swaps take the same path (``swaps.py``).
 ``--metrics-addr HOST:PORT`` serves ``/metrics`` (the URL is logged).
 ``replica replay --store FILE ...`` replays dead letters (``replay.py``).
+The flags are judged by the artifact's ``replica-args`` (``command_line.py``:
+``--help``, ``--version`` and an unknown flag before the artifact loads).
 At the end it prints exactly one JSON line on stdout (everything else goes
 to stderr). Exit 0, or 2 for bad arguments (a refused artifact included).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import logging
-import math
 import os
 import sys
 import time
 from collections.abc import Sequence
 from contextlib import suppress
+from types import SimpleNamespace
 from typing import Any
 
-from ..artifact import ARTIFACT_ENV, ArtifactInfo, current_artifact, describe, swap_artifact
+from ..artifact import ArtifactInfo, current_artifact, describe
 from ..artifact_watch import ArtifactWatch, WatchEvent
 from ..delivery_engine import DeliveryEngine, EngineError
-from ..errors import ArtifactError, PolicyError, PolicyTrap
+from ..errors import PolicyError, PolicyTrap
 from ..ops import PolicyOps
 from ..redact import redact
 from ..redis_store import AsyncRedisBudgetStore
 from ..transport_kinds import TransportKind
 from .admissions import Admissions
+from .command_line import UsageError, run
 from .driver import Driver
 from .journal_file import JournalError, JournalFile, read_bytes
-from .metrics import DispatcherMetrics, metrics_addr_arg
-from .replay import Parser, UsageError, whole
+from .metrics import DispatcherMetrics
 from .replay import main as replay_main
-from .rollout_follow import ReplicaFollower, add_flags, check_flags
+from .rollout_follow import ReplicaFollower
 from .signals import drain_on_signals, signals_caught
 from .swaps import SwapPath
 from .tally import HOST
 from .tls import CaFileError, read_ca_file
-from .transport import DEFAULT_ATTEMPT_DEADLINE_MS, make_client
+from .transport import make_client
 
 EVENT_CLASS = "storm"
 # Connections opened (TLS, AUTH, PING) before the first event: at most this
@@ -73,119 +73,7 @@ log = logging.getLogger("webhook_retry_policy.replica")
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
 
 
-def _rate(text: str) -> float:
-    """``--rate N``: admissions per second, a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"--rate must be a finite number of events per second above 0, not {text!r}")
-    return value
-
-
-def _package_version() -> str:
-    """The installed distribution's version, else the source tree's pyproject.toml's, else "unknown"."""
-    from importlib import metadata
-
-    with suppress(metadata.PackageNotFoundError):
-        return metadata.version("webhook-retry-policy")
-    import tomllib
-    from pathlib import Path
-
-    try:
-        pyproject = Path(__file__).resolve().parents[3] / "pyproject.toml"
-        return str(tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"])
-    except (OSError, KeyError, ValueError):
-        return "unknown"
-
-
-def _refuse_repeats(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
-    """A flag given twice is a usage error (docs/replica.md), not "the last one wins"."""
-    takes_value = {o: a.nargs != 0 for a in parser._actions for o in a.option_strings}
-    seen: set[str] = set()
-    tokens = iter(argv)
-    for token in tokens:
-        flag, has_value, _ = token.partition("=")
-        if flag not in takes_value:
-            continue
-        if flag in seen:
-            raise UsageError(f"{flag} given more than once")
-        seen.add(flag)
-        if takes_value[flag] and not has_value:
-            next(tokens, None)  # its value, whatever it looks like
-
-
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    # exact spellings only (the same as the other hosts' replicas): no abbreviations
-    p = Parser(prog="replica", description="One Python dispatcher replica for the fleet tests (REPLICA contract).",
-                allow_abbrev=False)
-    p.add_argument("--target", required=True, metavar="URL", help="deliver every event to this URL (POST)")
-    p.add_argument("--endpoint-id", required=True, metavar="ID", help="the budget key (endpoint id) for that URL")
-    p.add_argument("--events", required=True, type=whole("--events", 0), metavar="N", help="first attempts to make")
-    p.add_argument("--concurrency", type=whole("--concurrency", 1), default=8, metavar="C",
-                   help="in-flight deliveries (default 8)")
-    p.add_argument("--policy", metavar="FILE", help=f"JSON policy document (class {EVENT_CLASS!r}); default: the "
-                   "document embedded in the artifact (an error when it embeds none)")
-    p.add_argument("--redis", metavar="URL", help="redis://[USER[:PASSWORD]@]HOST:PORT[/DB], rediss://... for TLS "
-                   "(absent: in-memory counter)")
-    p.add_argument("--redis-cluster", metavar="URL", help="redis://host:port of one Redis Cluster node (cluster mode)")
-    p.add_argument("--clock-offset-ms", type=int, default=0, metavar="N",
-                   help="shift this replica's clock by N ms (clock-skew tests; default 0)")
-    p.add_argument("--store-timeout-ms", type=whole("--store-timeout-ms", 1), default=250, metavar="N",
-                   help="timeout of every Redis call (default 250)")
-    p.add_argument("--deadline-ms", type=whole("--deadline-ms", 0), metavar="N",
-                   help="stop starting new events after N ms (default: none)")
-    p.add_argument("--rate", type=_rate, metavar="N",
-                   help="admit at most N events per second: the k-th (from 0) no earlier than k*1000/N ms after the "
-                        "start (default: as fast as --concurrency allows)")
-    p.add_argument("--attempt-deadline-ms", type=whole("--attempt-deadline-ms", 1),
-                   default=DEFAULT_ATTEMPT_DEADLINE_MS, metavar="N",
-                   help="total deadline of one attempt: connect, send, response head, body prefix (default 30000)")
-    p.add_argument("--allow-private-targets", action="store_true",
-                   help="allow targets on loopback, private or link-local addresses (local development, tests)")
-    p.add_argument("--artifact", metavar="FILE",
-                   help=f"the policy artifact (default: ${ARTIFACT_ENV}, else the package's copy)")
-    p.add_argument("--watch-artifact-ms", type=whole("--watch-artifact-ms", 1), metavar="N",
-                   help=f"poll the artifact file (--artifact or ${ARTIFACT_ENV}) every N ms; swap when it changes")
-    add_flags(p)
-    p.add_argument("--drain-ms", type=whole("--drain-ms", 0), default=5000, metavar="N",
-                   help="on SIGTERM/SIGINT, how long attempts in progress may take to finish (default 5000)")
-    p.add_argument("--ca-file", metavar="PATH",
-                   help="PEM CA certificates trusted in addition to the platform's, for https:// targets and rediss:// stores")
-    p.add_argument("--metrics-addr", type=metrics_addr_arg, metavar="HOST:PORT",
-                   help="serve /metrics on HOST:PORT (empty HOST: 127.0.0.1; port 0: a free port; the URL is logged)")
-    p.add_argument("--store", metavar="FILE",
-                   help="journal every event to FILE (journal format 2, fsynced, one writer); its pending and held events "
-                        "are continued first (a restart after a crash)")
-    p.add_argument("--resume", metavar="FILE",
-                   help="first continue the pending events of another replica's journal (any language), each "
-                        "under the policy it was admitted with")
-    p.add_argument("--version", action="version", version=f"replica (python) {_package_version()}",
-                   help="print the replica's version and exit (the artifact is not loaded)")
-    _refuse_repeats(p, argv)
-    a = p.parse_args(list(argv))
-    if a.watch_artifact_ms is not None and not (a.artifact or os.environ.get(ARTIFACT_ENV)):
-        raise UsageError(f"--watch-artifact-ms needs a file to watch: --artifact FILE or ${ARTIFACT_ENV}")
-    if not a.target.startswith(("http://", "https://")):
-        raise UsageError(f"--target must be an http:// or https:// URL, not {redact(a.target)!r}")
-    if not a.endpoint_id:
-        raise UsageError("--endpoint-id must not be empty")
-    if a.redis is not None and not a.redis.startswith(("redis://", "rediss://", "unix://")):
-        raise UsageError(f"--redis must be a redis://host:port/db URL, not {redact(a.redis)!r}")
-    if a.redis_cluster is not None and not a.redis_cluster.startswith(("redis://", "rediss://")):
-        raise UsageError(f"--redis-cluster must be a redis://host:port URL, not {redact(a.redis_cluster)!r}")
-    if a.redis is not None and a.redis_cluster is not None:
-        raise UsageError("--redis and --redis-cluster are exclusive")
-    try:
-        a.ca_pem = read_ca_file(a.ca_file) if a.ca_file is not None else None
-        check_flags(a)
-    except (CaFileError, ValueError) as e:
-        raise UsageError(str(e)) from None
-    return a
-
-
-def _document(args: argparse.Namespace) -> tuple[str, str]:
+def _document(args: SimpleNamespace) -> tuple[str, str]:
     """The document the run admits under (``--policy``'s text, else the
     artifact's embedded one) and its version; UsageError when unreadable or refused."""
     source = f"--policy {args.policy}" if args.policy is not None else "the artifact's embedded document"
@@ -203,7 +91,7 @@ def _document(args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError(f"{source}: {e}") from None
 
 
-def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
+def _watch(args: SimpleNamespace, swaps: SwapPath) -> ArtifactWatch | None:
     """Poll the artifact file (``--watch-artifact-ms``); a swap or a refusal takes the replica's one swap
     path (``swaps.py``)."""
     if args.watch_artifact_ms is None:
@@ -215,17 +103,17 @@ def _watch(args: argparse.Namespace, swaps: SwapPath) -> ArtifactWatch | None:
         else:  # refused (a file, or the watch's own error)
             swaps.refused(e.line)
 
-    return ArtifactWatch(args.artifact or os.environ[ARTIFACT_ENV], on_event=on_event).start(args.watch_artifact_ms)
+    return ArtifactWatch(args.artifact, on_event=on_event).start(args.watch_artifact_ms)  # --artifact, else the env's
 
 
-def _open_engine(document: str, args: argparse.Namespace) -> DeliveryEngine:
+def _open_engine(document: str, args: SimpleNamespace) -> DeliveryEngine:
     """An engine of the active artifact (this thread's instance of it)."""
     memory = args.redis is None and args.redis_cluster is None
     return DeliveryEngine({"document": document, "max_in_flight": args.concurrency, "max_open": args.concurrency,
                            "memory_store": memory, "journal": args.store is not None})
 
 
-def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | None) -> None:
+def _resume(args: SimpleNamespace, driver: Driver, journal: JournalFile | None) -> None:
     """``--store``'s own bytes first, then ``--resume``'s (any language's
     journal; its open events are journaled into ``--store``: ``copy``)."""
     path = args.store
@@ -239,14 +127,12 @@ def _resume(args: argparse.Namespace, driver: Driver, journal: JournalFile | Non
         raise UsageError(f"--store/--resume {path}: {e}") from None
 
 
-async def _main(args: argparse.Namespace) -> dict[str, Any]:
-    started = time.monotonic()
+async def _main(args: SimpleNamespace) -> dict[str, Any]:
+    started = time.monotonic()  # the artifact is loaded (command_line.settings): the files the flags name next
     try:
-        if args.artifact is not None:
-            swap_artifact(args.artifact)
-        current_artifact()
-    except ArtifactError as e:
-        raise UsageError(f"policy artifact refused: {e}") from None
+        args.ca_pem = read_ca_file(args.ca_file) if args.ca_file is not None else None
+    except CaFileError as e:
+        raise UsageError(str(e)) from None
     try:  # rollout-open on the trust file's text: a refused one exits 2 before any store is contacted
         follower = ReplicaFollower(args) if args.artifact_from_redis else None
     except ValueError as e:
@@ -275,7 +161,7 @@ async def _main(args: argparse.Namespace) -> dict[str, Any]:
             follower.stop()
 
 
-async def _run(args: argparse.Namespace, started: float, redis_store: AsyncRedisBudgetStore | None,
+async def _run(args: SimpleNamespace, started: float, redis_store: AsyncRedisBudgetStore | None,
                info: ArtifactInfo, follower: ReplicaFollower | None) -> dict[str, Any]:
     document, version = _document(args)
     try:
@@ -350,16 +236,7 @@ def _run_main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:  # `replica replay ...`: docs/health-dispatch.md section 4
         return replay_main(argv[1:])
-    try:
-        args = parse_args(argv)
-        summary = asyncio.run(_main(args))
-    except UsageError as e:
-        # one line naming the flag (docs/replica.md); the flags are in `replica --help`
-        print(f"replica: {redact(str(e))} (replica --help lists the flags)", file=sys.stderr)
-        return 2
-    sys.stdout.write(json.dumps(summary, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-    return 0
+    return run("replica", argv, lambda args: asyncio.run(_main(args)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The replica's ``--artifact-from-redis`` (docs/replica.md, docs/rollout.md
-"What a replica does"): its four flags, their exit-2 rules, and the
+"What a replica does"; its flags and their rules are the component's
+``replica-args``, ``command_line.py``): the
 follower (:class:`~webhook_retry_policy.rollout.Follower`) on the replica's
 own store options (``--redis`` or ``--redis-cluster``, ``--ca-file``,
 ``--store-timeout-ms`` per command; the artifact's ``HMGET`` gets at least 5 s).
@@ -14,77 +15,32 @@ counts the driver's finished events and dead letters.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
-import os
-import socket
 from contextlib import suppress
+from types import SimpleNamespace
 from typing import Any
 
 from ..artifact import current_artifact
 from ..redact import redact
 from ..redis_store import sync_client
 from ..rollout import Follower, FollowEvent, RolloutError, read_trust_file
-from .replay import whole
 from .swaps import SwapPath
 from .tally import HOST, Tally
 
 artifact_log = logging.getLogger("webhook_retry_policy.artifact")
-DEFAULT_POLL_MS = 500
-POLL_MS = (50, 60_000)
-MAX_REPLICA_ID_BYTES = 200
 FETCH_TIMEOUT_S = 5.0
 """The artifact's fetch (``HMGET``, up to 4 MiB) is bounded by max(``--store-timeout-ms``, 5 s); the tick and
 ``HSTRLEN`` by ``--store-timeout-ms``."""
 
 
-def add_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--artifact-from-redis", action="store_true",
-                   help="follow the fleet's published artifact (docs/rollout.md) through --redis or --redis-cluster, "
-                        "verified against --trust-key: one tick before the first event, then every --rollout-poll-ms")
-    p.add_argument("--trust-key", metavar="FILE",
-                   help="PEM file of the trusted Ed25519 public keys (only with --artifact-from-redis)")
-    p.add_argument("--replica-id", metavar="ID",
-                   help=f"this replica's id in the rollout's status records and canary rule (1 to "
-                        f"{MAX_REPLICA_ID_BYTES} bytes; default {HOST}-<hostname>-<pid>)")
-    p.add_argument("--rollout-poll-ms", type=whole("--rollout-poll-ms", POLL_MS[0]), default=DEFAULT_POLL_MS,
-                   metavar="N", help=f"the follower's tick ({POLL_MS[0]} <= N <= {POLL_MS[1]}; default {DEFAULT_POLL_MS})")
-
-
-def check_flags(a: argparse.Namespace) -> None:
-    """The flags' rules (ValueError naming the flag: the replica's exit 2); sets ``a.trust_pem`` (the trust
-    file's text; what it holds is ``rollout-open``'s to judge: :class:`ReplicaFollower`)."""
-    a.trust_pem = None
-    if a.rollout_poll_ms > POLL_MS[1]:
-        raise ValueError(f"--rollout-poll-ms must be at most {POLL_MS[1]}, not {a.rollout_poll_ms}")
-    if a.replica_id is not None and not 1 <= len(a.replica_id.encode("utf-8", "surrogatepass")) <= MAX_REPLICA_ID_BYTES:
-        raise ValueError(f"--replica-id must be 1 to {MAX_REPLICA_ID_BYTES} bytes of UTF-8, "
-                         f"not {len(a.replica_id.encode('utf-8', 'surrogatepass'))}")
-    if a.replica_id is not None and any(0xD800 <= ord(c) <= 0xDFFF for c in a.replica_id):
-        raise ValueError("--replica-id must be valid UTF-8")
-    if not a.artifact_from_redis:
-        if a.trust_key is not None:
-            raise ValueError("--trust-key is only used with --artifact-from-redis")
-        return
-    if a.redis is None and a.redis_cluster is None:
-        raise ValueError("--artifact-from-redis needs --redis URL or --redis-cluster URL")
-    if a.trust_key is None:
-        raise ValueError("--artifact-from-redis needs --trust-key FILE")
-    if a.watch_artifact_ms is not None:
-        raise ValueError("--artifact-from-redis and --watch-artifact-ms are exclusive")
-    try:
-        a.trust_pem = read_trust_file(a.trust_key)
-    except RolloutError as e:
-        raise ValueError(f"--trust-key {a.trust_key}: {e}") from None
-
-
 class ReplicaFollower:
     """The follower of one replica run: made (``rollout-open``) once the local artifact is loaded, before
-    the first event, following until :meth:`stop`. A trust file whose text the component refuses is a
-    ValueError naming ``--trust-key`` (the replica's exit 2)."""
+    the first event, following until :meth:`stop`. A trust file that cannot be read (not a regular file of at
+    most 1 MiB) or whose text the component refuses is a ValueError naming ``--trust-key`` (the replica's
+    exit 2)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: SimpleNamespace) -> None:
         url, cluster = (args.redis, False) if args.redis is not None else (args.redis_cluster, True)
         timeout_s = args.store_timeout_ms / 1000
         self.tally: Tally | None = None
@@ -96,10 +52,9 @@ class ReplicaFollower:
             self._clients.append(client)
             return client
 
-        replica_id = args.replica_id or f"{HOST}-{socket.gethostname()}-{os.getpid()}"
         fetch_timeout_s = max(timeout_s, FETCH_TIMEOUT_S)  # the artifact's HMGET: up to 4 MiB
-        try:
-            self.follower = Follower(args.trust_pem, replica_id, connect=connect,
+        try:  # the replica id: --replica-id, else the default the replica gave replica-args
+            self.follower = Follower(read_trust_file(args.trust_key), args.replica_id, connect=connect,
                                      fetch_connect=lambda: connect(fetch_timeout_s), language=HOST, counts=self._counts,
                                      document_version=self._document_version, on_event=self._on_event)
         except RolloutError as e:

@@ -14,10 +14,10 @@ current for events admitted from then on.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 from collections.abc import Callable
+from types import SimpleNamespace
 
 from ..artifact import ArtifactInfo, current_artifact, describe
 from ..delivery_engine import DeliveryEngine
@@ -31,7 +31,7 @@ class SwapPath:
     """What follows a swap, whichever source made it; ``open_engine(document)`` opens an engine of the
     active artifact."""
 
-    def __init__(self, args: argparse.Namespace, metrics: DispatcherMetrics, driver: Driver, document: str,
+    def __init__(self, args: SimpleNamespace, metrics: DispatcherMetrics, driver: Driver, document: str,
                  version: str, open_engine: Callable[[str], DeliveryEngine]) -> None:
         self.args, self.metrics, self.driver, self.open_engine = args, metrics, driver, open_engine
         self.document, self.version = document, version
