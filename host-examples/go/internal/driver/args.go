@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/url"
 	"os"
@@ -215,14 +214,15 @@ func parseArgs(ctx context.Context, engine *rp.Engine, args []string) (Config, e
 	}
 	cfg := Config{Target: a.Target, EndpointID: a.EndpointID, Events: a.Events, Concurrency: a.Concurrency,
 		PolicyPath: a.Policy, Class: a.Class, DeadlineMs: -1, RatePerS: a.Rate,
-		ClockOffset: max(-maxMs, min(a.ClockOffsetMs, maxMs)), StoreTimeoutMs: capMs(a.StoreTimeoutMs),
-		AttemptDeadlineMs: capMs(a.AttemptDeadlineMs), AllowPrivate: a.AllowPrivate, CAFile: a.CAFile,
-		DrainMs: capMs(a.DrainMs), StorePath: a.Store, ResumePath: a.Resume, SecretsPath: a.SigningSecrets}
+		ClockOffset: a.ClockOffsetMs, StoreTimeoutMs: a.StoreTimeoutMs,
+		AttemptDeadlineMs: a.AttemptDeadlineMs, AllowPrivate: a.AllowPrivate, CAFile: a.CAFile,
+		DrainMs: a.DrainMs, StorePath: a.Store, ResumePath: a.Resume, SecretsPath: a.SigningSecrets}
+	// Durations are at most 10^12 ms (replica-args), inside a time.Duration.
 	if a.DeadlineMs != nil {
-		cfg.DeadlineMs = int64(capMs(*a.DeadlineMs))
+		cfg.DeadlineMs = int64(*a.DeadlineMs)
 	}
 	if a.WatchArtifactMs != nil {
-		cfg.WatchPath, cfg.WatchInterval = a.Artifact, time.Duration(capMs(*a.WatchArtifactMs))*time.Millisecond
+		cfg.WatchPath, cfg.WatchInterval = a.Artifact, time.Duration(*a.WatchArtifactMs)*time.Millisecond
 	}
 	if a.MetricsAddr != nil {
 		cfg.MetricsAddr = net.JoinHostPort(a.MetricsAddr.Host, strconv.Itoa(int(a.MetricsAddr.Port)))
@@ -246,9 +246,3 @@ func parseArgs(ctx context.Context, engine *rp.Engine, args []string) (Config, e
 	cfg.Rollout, err = rolloutConfig(a)
 	return cfg, err
 }
-
-// maxMs is the longest time.Duration in ms (~292 years): the component
-// allows up to 2^53 ms, more than a Duration holds, so longer is this.
-const maxMs = math.MaxInt64 / int64(time.Millisecond)
-
-func capMs(ms uint64) uint64 { return min(ms, uint64(maxMs)) }
