@@ -1,5 +1,6 @@
-//! The flags of a command line (parsed by clap in [`crate::cli`]), read
-//! as typed values with errors naming the flag.
+//! The flags of the `demo`, `endpoints` and `bench` command lines (parsed
+//! by clap in [`crate::cli`]), read as typed values with errors naming the
+//! flag. (`replica` and `replay` are read by [`crate::replica_args`].)
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -26,23 +27,11 @@ impl Flags {
         self.values.get(name).map(String::as_str)
     }
 
-    pub fn required(&self, name: &str) -> Result<&str, String> {
-        self.str(name).ok_or_else(|| format!("--{name} is required"))
-    }
-
     /// A typed value; `what` describes the expected form in the error.
     pub fn get<T: FromStr>(&self, name: &str, what: &str) -> Result<Option<T>, String> {
         match self.str(name) {
             None => Ok(None),
             Some(v) => v.parse().map(Some).map_err(|_| format!("--{name} must be {what}, not `{v}`")),
-        }
-    }
-
-    /// A whole number of milliseconds, at least 1 (`--watch-artifact-ms`).
-    pub fn positive_ms(&self, name: &str) -> Result<Option<u64>, String> {
-        match self.get::<u64>(name, "a whole number of milliseconds (at least 1)")? {
-            Some(0) => Err(format!("--{name} must be at least 1, not `0`")),
-            ms => Ok(ms),
         }
     }
 

@@ -1,52 +1,26 @@
-//! The dispatcher's command line: one table per command (flag, value name,
-//! help) built with clap's builder API. clap refuses an unknown, repeated or
-//! valueless flag (exit 2, naming it) and answers `--help` and `--version`
-//! (exit 0) before anything is loaded. The values are then read through
-//! [`Flags`] (typed, with errors naming the flag).
+//! The dispatcher's command line. `replica` and `replay` (the REPLICA
+//! contract's command line) are judged by policy-core's `replica_args`
+//! ([`crate::replica_args`]): the same flags, checks and help as every
+//! language's replica. The other commands have one table each (flag, value
+//! name, help) built with clap's builder API: clap refuses an unknown,
+//! repeated or valueless flag (exit 2, naming it) and answers `--help` and
+//! `--version` (exit 0) before anything is loaded; their values are then
+//! read through [`Flags`] (typed, with errors naming the flag).
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
 use crate::args::Flags;
+use crate::replica_args::Judged;
+
+/// What `replica` and `replay` do (the program's --help).
+const REPLICA_ABOUT: &str = "One fleet replica (docs/replica.md); prints one JSON line";
+const REPLAY_ABOUT: &str = "Replay dead letters of a journal as new events; prints one JSON line";
 
 /// A flag: its long name, its value's name (`""`: a switch) and its help.
 type Flag = (&'static str, &'static str, &'static str);
 
 /// The help of `--component`, the old name of `--artifact` (hidden).
 const OLD_NAME: &str = "the old name of --artifact";
-
-/// `replica` (docs/replica.md, "Flags").
-const REPLICA: &[Flag] = &[
-    ("target", "URL", "http:// or https:// URL every attempt is sent to (required)"),
-    ("endpoint-id", "ID", "the budget's endpoint id (required)"),
-    ("events", "N", "events to admit (required)"),
-    ("concurrency", "C", "events in progress at once [default: 8]"),
-    ("policy", "FILE", "the policy document (JSON or TOML) [default: the artifact's embedded one]"),
-    ("redis", "URL", "the fleet budget store: redis://[USER[:PASSWORD]@]HOST:PORT[/DB] or rediss://"),
-    ("redis-cluster", "URL", "the same, as a Redis Cluster seed"),
-    ("deadline-ms", "N", "stop admitting events N ms after start"),
-    ("class", "NAME", "the event class [default: storm]"),
-    ("rate", "EVENTS_PER_S", "admissions per second"),
-    ("store", "FILE", "journal every event (JSON lines, fsynced, one writer) to FILE; its pending events are continued"),
-    ("resume", "FILE", "first continue the pending events of another replica's journal"),
-    ("component", "PATH", "the old name of --artifact"),
-    ("artifact", "PATH", "the policy artifact [default: $RETRY_POLICY_ARTIFACT, else the copy built in]"),
-    ("metrics-addr", "HOST:PORT", "serve GET /metrics on HOST:PORT (empty HOST: 127.0.0.1, port 0: any free port)"),
-    ("watch-artifact-ms", "N", "poll the artifact file every N ms (N >= 1) and swap when its sha256 changes"),
-    ("artifact-from-redis", "", "follow the fleet's published artifact (docs/rollout.md) through --redis or --redis-cluster (required), verified against --trust-key (required): one tick before the first admission, then every --rollout-poll-ms"),
-    ("trust-key", "FILE", "PEM file of the Ed25519 public keys whose signatures are trusted (only with --artifact-from-redis)"),
-    ("replica-id", "ID", "this replica's id in the rollout's status records and canary rule (1 to 200 bytes) [default: rust-<hostname>-<pid>]"),
-    ("rollout-poll-ms", "N", "the rollout follower's tick, 50 to 60000 ms [default: 500]"),
-    ("clock-offset-ms", "N", "add N ms (may be negative) to this replica's clock"),
-    ("store-timeout-ms", "N", "bound on one budget store call [default: 250]"),
-    ("attempt-deadline-ms", "N", "bound on one HTTP attempt, connect to last body byte [default: 30000]"),
-    ("connect-timeout-ms", "N", "connect timeout [default: 2000]"),
-    ("signing-secrets", "FILE", "sign every attempt (Standard Webhooks) with the endpoint's secrets from FILE"),
-    ("ca-file", "PEM", "PEM CA certificates trusted in addition to the platform's store (https://, rediss://)"),
-    ("drain-ms", "N", "on SIGTERM/SIGINT, how long attempts in progress may take to finish [default: 5000]"),
-    ("allow-private-targets", "", "deliver to loopback/private/link-local targets too (tests on loopback)"),
-    ("no-skew-check", "", "do not ask the Redis script to compare now_ms with Redis TIME"),
-    ("watch-policy", "", "reload --policy FILE when it changes (validated first)"),
-];
 
 /// `demo`: the storm demo (scripts/demo).
 const DEMO: &[Flag] = &[
@@ -81,19 +55,6 @@ const BENCH: &[Flag] = &[
     ("artifact", "PATH", "the policy artifact"),
 ];
 
-/// `replay` (docs/health-dispatch.md section 4).
-const REPLAY: &[Flag] = &[
-    ("store", "FILE", "the journal (its one writer while this runs) (required)"),
-    ("policy", "FILE", "the current policy document (required)"),
-    ("endpoint", "ID", "only dead letters of this endpoint id"),
-    ("reason", "STOP_REASON", "only dead letters with this stop reason"),
-    ("from-ms", "N", "only dead letters finished at or after N (Unix ms)"),
-    ("to-ms", "N", "only dead letters finished before N (Unix ms)"),
-    ("limit", "N", "at most N replays [default: 10000]"),
-    ("now-ms", "N", "the instant of the replay (tests only) [default: the wall clock]"),
-    ("artifact", "PATH", "the policy artifact [default: $RETRY_POLICY_ARTIFACT, else the copy built in]"),
-];
-
 /// `name`, described by `about`, with the flags of `table`.
 fn command_of(name: &'static str, about: &'static str, table: &[Flag]) -> Command {
     Command::new(name).about(about).args(table.iter().map(|&(long, value, help)| {
@@ -121,23 +82,43 @@ pub fn command() -> Command {
         .arg_required_else_help(true)
         .subcommand_required(true)
         .subcommands([
-            command_of("replica", "One fleet replica (docs/replica.md); prints one JSON line", REPLICA)
-                .allow_negative_numbers(true),
+            // Listed for the program's --help; their command lines are the core's (`parse`).
+            Command::new("replica").about(REPLICA_ABOUT),
             command_of("demo", "The storm demo: three local endpoints, /metrics", DEMO).allow_negative_numbers(true),
             command_of("endpoints", "Local endpoints with fixed statuses (tests, demos)", ENDPOINTS).arg(specs),
             command_of("bench", "Throughput with and without a storm; Redis round trips", BENCH),
-            command_of("replay", "Replay dead letters of a journal as new events; prints one JSON line", REPLAY),
+            Command::new("replay").about(REPLAY_ABOUT),
         ])
 }
 
-/// The command line parsed: the command's name, its flags, and (for
-/// `endpoints`) its positional specs. `Err` is clap's error: print it and
-/// exit with its code (2 for a bad flag, 0 for --help/--version).
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<(String, Flags, Vec<String>), clap::Error> {
+/// The command line parsed.
+#[derive(Debug)]
+pub enum Parsed {
+    /// `replica` or `replay` (`replica replay ...` is `replay ...`): the
+    /// core's judgement, or the line to print before exit 2.
+    Replica { command: &'static str, judged: Result<Judged, String> },
+    /// Another command: its name, its flags, and (for `endpoints`) its positional specs.
+    Other(String, Flags, Vec<String>),
+}
+
+/// The command line parsed. `Err` is clap's error: print it and exit with
+/// its code (2 for a bad flag, 0 for --help/--version).
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Parsed, clap::Error> {
+    let args: Vec<String> = args.into_iter().collect();
+    let rest = args.get(2..).unwrap_or_default();
+    let judged = match (args.get(1).map(String::as_str), rest.first().map(String::as_str)) {
+        (Some("replica"), Some("replay")) => Some(("replay", &rest[1..])),
+        (Some("replica"), _) => Some(("replica", rest)),
+        (Some("replay"), _) => Some(("replay", rest)),
+        _ => None,
+    };
+    if let Some((command, rest)) = judged {
+        return Ok(Parsed::Replica { command, judged: crate::replica_args::judge(command, rest) });
+    }
     let matches = command().try_get_matches_from(args)?;
     let (name, sub) = matches.subcommand().expect("a subcommand is required");
     let specs = sub.try_get_many::<String>("specs").ok().flatten().map_or_else(Vec::new, |s| s.cloned().collect());
-    Ok((name.to_string(), flags_of(sub), specs))
+    Ok(Parsed::Other(name.to_string(), flags_of(sub), specs))
 }
 
 /// Every flag given, under its long name.

@@ -42,6 +42,7 @@ pub mod redis_error;
 mod redis_node;
 pub mod redis_pool;
 pub mod redis_store;
+pub mod replica_args;
 pub mod rollout_follow;
 pub mod signing;
 pub mod transport_kind;

@@ -19,11 +19,11 @@ use retry_policy_host::rollout::{
 };
 use retry_policy_host::{LiveArtifact, Swapped};
 
-use crate::args::Flags;
 use crate::clock::now_ms;
 use crate::driver::io::log;
 use crate::metrics::Metrics;
 use crate::redis_store::RedisStore;
+use crate::replica_args::ReplicaSettings;
 
 /// The artifact's fetch (up to 4 MiB) may take this long even when the store timeout is shorter.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -38,35 +38,17 @@ pub struct Options {
     pub every: Duration,
 }
 
-/// `--artifact-from-redis`, `--trust-key`, `--replica-id`, `--rollout-poll-ms`
-/// checked (docs/replica.md; each error is a usage error, exit 2);
-/// `None` without `--artifact-from-redis`.
-pub fn options(f: &Flags) -> Result<Option<Options>, String> {
-    if let Some(id) = f.str("replica-id") {
-        if id.is_empty() || id.len() > 200 {
-            return Err(format!("--replica-id must be 1 to 200 bytes of UTF-8, not {} bytes", id.len()));
-        }
+/// `--artifact-from-redis`'s follower: the `--trust-key` file read (the
+/// flags themselves were judged by the core's `replica_args`); `None`
+/// without `--artifact-from-redis`.
+pub fn options(s: &ReplicaSettings) -> Result<Option<Options>, String> {
+    if !s.artifact_from_redis {
+        return Ok(None);
     }
-    let every: u64 = f.get("rollout-poll-ms", "a whole number of milliseconds (50 to 60000)")?.unwrap_or(500);
-    if !(50..=60_000).contains(&every) {
-        return Err(format!("--rollout-poll-ms must be from 50 to 60000, not `{every}`"));
-    }
-    if !f.has("artifact-from-redis") {
-        return match f.str("trust-key") {
-            Some(_) => Err("--trust-key is only used with --artifact-from-redis".into()),
-            None => Ok(None),
-        };
-    }
-    if f.str("redis").is_none() && f.str("redis-cluster").is_none() {
-        return Err("--artifact-from-redis needs --redis URL or --redis-cluster URL".into());
-    }
-    if f.str("watch-artifact-ms").is_some() {
-        return Err("--artifact-from-redis and --watch-artifact-ms exclude each other".into());
-    }
-    let path = f.str("trust-key").ok_or("--artifact-from-redis needs --trust-key FILE")?;
+    let path = s.trust_key.as_deref().ok_or("--artifact-from-redis needs --trust-key FILE")?;
     let trust_pem = read_trust_file(std::path::Path::new(path)).map_err(|e| format!("--trust-key {path}: {e}"))?;
-    let me = rust_identity(f.str("replica-id"));
-    Ok(Some(Options { trust_pem, trust_path: path.into(), me, every: Duration::from_millis(every) }))
+    let me = rust_identity(Some(&s.replica_id));
+    Ok(Some(Options { trust_pem, trust_path: path.into(), me, every: Duration::from_millis(s.rollout_poll_ms) }))
 }
 
 fn bulk(v: Value) -> Result<Option<Vec<u8>>, String> {

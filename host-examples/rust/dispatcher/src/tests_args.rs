@@ -9,25 +9,12 @@ fn values_and_switches_are_read_back() {
     let f = Flags::from_parts(vec![("events".into(), "10".into())], vec!["quiet".into()]);
     assert_eq!(f.get::<u64>("events", "a number").unwrap(), Some(10));
     assert!(f.has("quiet"));
-    assert_eq!(f.required("target").unwrap_err(), "--target is required");
 }
 
 #[test]
 fn bad_numbers_are_named() {
     let f = one("events", "ten");
     assert_eq!(f.get::<u64>("events", "a whole number").unwrap_err(), "--events must be a whole number, not `ten`");
-}
-
-#[test]
-fn positive_ms_refuses_zero_negatives_and_words() {
-    let ms = |v: &str| one("every", v).positive_ms("every");
-    assert_eq!(ms("50").unwrap(), Some(50));
-    assert_eq!(ms("0").unwrap_err(), "--every must be at least 1, not `0`");
-    for bad in ["-5", "soon", "1.5"] {
-        let e = ms(bad).unwrap_err();
-        assert!(e.starts_with("--every must be a whole number of milliseconds"), "{bad}: {e}");
-    }
-    assert_eq!(Flags::default().positive_ms("every").unwrap(), None);
 }
 
 #[test]

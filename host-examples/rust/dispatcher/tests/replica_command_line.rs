@@ -122,7 +122,7 @@ fn the_rollout_flags_refuse_what_docs_replica_md_refuses_with_exit_2_naming_the_
     for (args, says) in [
         (vec!["--artifact-from-redis", "--trust-key", public], "--artifact-from-redis needs --redis"),
         (vec!["--artifact-from-redis", "--redis", redis], "--trust-key"),
-        (vec!["--trust-key", public], "--trust-key is only used with --artifact-from-redis"),
+        (vec!["--trust-key", public], "--trust-key is only for --artifact-from-redis"),
         (
             vec!["--artifact-from-redis", "--redis", redis, "--trust-key", public, "--watch-artifact-ms", "100"],
             "--watch-artifact-ms",

@@ -153,7 +153,7 @@ pub fn run(f: &Flags) -> Result<(), String> {
         return Err("--storm-share must be 1..=50".into());
     }
     let storm_every = 100 / share;
-    let engine = super::replica::load_artifact(f)?;
+    let engine = super::replica::load_artifact(f.str("artifact").or_else(|| f.str("component")))?;
     // Each round runs a document of its own (its ratio): the artifact's line as loaded.
     eprintln!("dispatcher: {}", engine.info().loaded_line());
     let ok = Endpoint::start("127.0.0.1:0", 200, false).map_err(|e| e.to_string())?;

@@ -16,8 +16,9 @@ use retry_policy_core::StopReason;
 use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::artifact_reload::live;
 use retry_policy_dispatcher::drain::Signals;
-use retry_policy_dispatcher::driver::{self, NewEvent, Run, Stop, Tally};
+use retry_policy_dispatcher::driver::{self, DriverConfig, NewEvent, Run, Stop, Tally};
 use retry_policy_dispatcher::endpoints::Endpoint;
+use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::Metrics;
 
 const DEMO_POLICY: &str = include_str!("../../demo-policy.json");
@@ -134,16 +135,26 @@ pub fn run(f: &Flags) -> Result<(), String> {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => DEMO_POLICY.to_string(),
     };
-    let (mut config, redis) = super::replica::common(f)?;
-    config.rate_per_s = None; // every event has its own start instant
-    config.cap_in_progress = false; // events waiting for a retry hold nothing
-    config.record_stops = true;
-    config.drain = Duration::from_secs(2);
-    let engine = super::replica::load_artifact(f)?;
+    let config = DriverConfig {
+        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
+        cap_in_progress: false, // events waiting for a retry hold nothing
+        record_stops: true,
+        drain: Duration::from_secs(2),
+        client: ClientConfig { allow_private_targets: true, ..ClientConfig::default() },
+        ..DriverConfig::default() // every event has its own start instant: no rate
+    };
+    let timeout: u64 = f.get("store-timeout-ms", "a whole number of milliseconds")?.unwrap_or(250);
+    if timeout == 0 {
+        return Err("--store-timeout-ms must be at least 1".into());
+    }
+    let timeout = Duration::from_millis(timeout);
+    let redis = super::replica::budget_store(f.str("redis"), None, timeout, &config.client.trust)?;
+    let engine = super::replica::load_artifact(f.str("artifact").or_else(|| f.str("component")))?;
     let classes = ["notification", "presence", "provisioning", "ledger"];
     let metrics = Arc::new(Metrics::default());
     super::replica::check_document(&engine, &document, &classes, &metrics)?;
-    let (journal, store_bytes, resume_bytes) = super::replica::journals(f, retry_policy_dispatcher::clock::now_ms())?;
+    let (journal, store_bytes, resume_bytes) =
+        super::replica::journals(f.str("store"), None, retry_policy_dispatcher::clock::now_ms())?;
     let store_name = if redis.is_some() { "redis" } else { "in-memory" };
 
     let statuses = [200, 503, 410];

@@ -8,13 +8,13 @@
 //! `dispatch` off (it resumes, replays and journals, never sends). Prints the
 //! `replayed` action as one JSON line: `{"replayed", "already_replayed",
 //! "skipped_no_class", "ids"}`. Exit 0; 2 on bad flags, an unreadable
-//! policy or a journal error.
+//! policy or a journal error (the command line is judged by policy-core's
+//! `replica_args`, [`retry_policy_dispatcher::replica_args`]).
 
 use std::path::Path;
 
-use retry_policy_core::StopReason;
-use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::journal_file::JournalFile;
+use retry_policy_dispatcher::replica_args::ReplaySettings;
 use retry_policy_dispatcher::Metrics;
 use serde_json::{json, Value};
 
@@ -28,29 +28,22 @@ fn answer(out: Result<Result<String, String>, retry_policy_host::HostError>) -> 
     Ok(v)
 }
 
-pub fn run(f: &Flags) -> Result<String, String> {
-    let store_path = f.required("store")?;
-    let policy_path = f.required("policy")?;
-    if let Some(r) = f.str("reason") {
-        if !StopReason::ALL.iter().any(|x| x.as_str() == r && *x != StopReason::Delivered) {
-            return Err(format!("--reason {r}: not a stop reason of a dead letter"));
-        }
-    }
-    let n = "a whole number";
+pub fn run(s: &ReplaySettings) -> Result<String, String> {
+    let (store_path, policy_path) = (s.store.as_str(), s.policy.as_str());
     let mut filter = json!({"op": "replay"});
-    for (flag, field) in [("from-ms", "from_ms"), ("to-ms", "to_ms"), ("limit", "limit")] {
-        if let Some(x) = f.get::<u64>(flag, n)? {
+    for (field, x) in [("from_ms", s.from_ms), ("to_ms", s.to_ms), ("limit", s.limit)] {
+        if let Some(x) = x {
             filter[field] = x.into();
         }
     }
-    for (flag, field) in [("endpoint", "endpoint_id"), ("reason", "stop_reason")] {
-        if let Some(x) = f.str(flag) {
-            filter[field] = x.into();
+    for (field, x) in [("endpoint_id", &s.endpoint), ("stop_reason", &s.reason)] {
+        if let Some(x) = x {
+            filter[field] = x.as_str().into();
         }
     }
-    let now_ms: u64 = f.get("now-ms", n)?.unwrap_or_else(retry_policy_dispatcher::clock::now_ms);
+    let now_ms = s.now_ms.unwrap_or_else(retry_policy_dispatcher::clock::now_ms);
     filter["now_ms"] = now_ms.into();
-    let engine = super::replica::load_artifact(f)?;
+    let engine = super::replica::load_artifact(s.artifact.as_deref())?;
     let document = std::fs::read_to_string(policy_path).map_err(|e| format!("--policy {policy_path}: {e}"))?;
     super::replica::check_document(&engine, &document, &[], &Metrics::default())
         .map_err(|e| format!("--policy {policy_path}: {e}"))?;

@@ -8,44 +8,32 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use retry_policy_dispatcher::args::Flags;
 use retry_policy_dispatcher::artifact_reload::{live, with_document_version};
 use retry_policy_dispatcher::drain::Signals;
 use retry_policy_dispatcher::driver::{self, DriverConfig, NewEvent, Run};
 use retry_policy_dispatcher::http_client::ClientConfig;
 use retry_policy_dispatcher::journal_file::{self, JournalFile};
 use retry_policy_dispatcher::redis_store::RedisStore;
+use retry_policy_dispatcher::replica_args::ReplicaSettings;
 use retry_policy_dispatcher::rollout_follow::{self, Following};
 use retry_policy_dispatcher::signing::{FileSecrets, Signer};
 use retry_policy_dispatcher::Metrics;
 use retry_policy_host::tls::{TrustConfig, TrustRoots};
 use retry_policy_host::{ArtifactRef, Policies, PolicyEngine};
 
-/// Default deadline of one store call.
-const DEFAULT_STORE_TIMEOUT_MS: u64 = 250;
-
-/// The artifact of `--artifact` (or its old name `--component`), else
-/// `RETRY_POLICY_ARTIFACT`, else the copy built in.
-pub fn load_artifact(f: &Flags) -> Result<PolicyEngine, String> {
-    let path = f.str("artifact").or_else(|| f.str("component"));
+/// The artifact at `path` (`--artifact`), else `RETRY_POLICY_ARTIFACT`,
+/// else the copy built in.
+pub fn load_artifact(path: Option<&str>) -> Result<PolicyEngine, String> {
     PolicyEngine::load(path.map_or(ArtifactRef::Default, |p| ArtifactRef::Path(Path::new(p))), None)
         .map_err(|e| format!("policy artifact: {e}"))
 }
 
 /// `--watch-artifact-ms N`: the file to poll (`--artifact`, else
-/// `RETRY_POLICY_ARTIFACT`) and how often (`None` without the flag). N is a
-/// whole number of milliseconds, at least 1.
-pub fn artifact_watch(f: &Flags) -> Result<Option<(std::path::PathBuf, Duration)>, String> {
-    let Some(ms) = f.positive_ms("watch-artifact-ms")? else {
-        return Ok(None);
-    };
-    let path = f
-        .str("artifact")
-        .or_else(|| f.str("component"))
-        .map(Into::into)
-        .or_else(|| retry_policy_host::artifact::env_path().map(Into::into)) // empty means unset
-        .ok_or("--watch-artifact-ms needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
-    Ok(Some((path, Duration::from_millis(ms))))
+/// `RETRY_POLICY_ARTIFACT`: the core checked one is there) and how often.
+fn artifact_watch(s: &ReplicaSettings) -> Result<Option<(std::path::PathBuf, Duration)>, String> {
+    let Some(ms) = s.watch_artifact_ms else { return Ok(None) };
+    let path = s.artifact.as_ref().ok_or("--watch-artifact-ms needs --artifact PATH or $RETRY_POLICY_ARTIFACT")?;
+    Ok(Some((path.into(), Duration::from_millis(ms))))
 }
 
 /// Load and check the document (the component validates it; every class in
@@ -68,54 +56,49 @@ pub fn check_document(
     Ok(version)
 }
 
-/// The flags every dispatcher command shares: the client, the clock and
-/// the budget store (`None`: the engine keeps it in memory).
-pub fn common(f: &Flags) -> Result<(DriverConfig, Option<Arc<RedisStore>>), String> {
-    let ms = "a whole number of milliseconds";
-    let defaults = ClientConfig::default();
-    // `--ca-file`: checked before anything is sent; the same roots serve
-    // https:// targets and a rediss:// store.
-    let trust_config = TrustConfig { ca_file: f.str("ca-file").map(Into::into) };
-    let trust = TrustRoots::load(&trust_config).map_err(|e| e.to_string())?;
+/// The replica's driver settings; `--ca-file` is read (checked before
+/// anything is sent; the same roots serve https:// targets and a rediss:// store).
+fn driver_config(s: &ReplicaSettings) -> Result<DriverConfig, String> {
+    let trust =
+        TrustRoots::load(&TrustConfig { ca_file: s.ca_file.as_ref().map(Into::into) }).map_err(|e| e.to_string())?;
     let client = ClientConfig {
-        connect_ms: f.get("connect-timeout-ms", ms)?.unwrap_or(defaults.connect_ms),
-        attempt_deadline_ms: f.get("attempt-deadline-ms", ms)?.unwrap_or(defaults.attempt_deadline_ms),
-        allow_private_targets: f.has("allow-private-targets"),
+        connect_ms: s.connect_timeout_ms,
+        attempt_deadline_ms: s.attempt_deadline_ms,
+        allow_private_targets: s.allow_private_targets,
         trust,
-        ..defaults
+        ..ClientConfig::default()
     };
-    if client.connect_ms == 0 || client.attempt_deadline_ms == 0 {
-        return Err("--connect-timeout-ms and --attempt-deadline-ms must be at least 1".into());
-    }
-    let drain_ms: u64 = f.get("drain-ms", "a whole number of milliseconds (0 or more)")?.unwrap_or(5_000);
-    let config = DriverConfig {
-        concurrency: f.get("concurrency", "a whole number")?.unwrap_or(8),
-        deadline_ms: f.get("deadline-ms", ms)?,
-        rate_per_s: f.get("rate", "a number of events per second")?,
-        clock_offset_ms: f.get("clock-offset-ms", "a whole number of milliseconds (may be negative)")?.unwrap_or(0),
-        skew_check: !f.has("no-skew-check"),
+    Ok(DriverConfig {
+        concurrency: s.concurrency,
+        deadline_ms: s.deadline_ms,
+        rate_per_s: s.rate,
+        clock_offset_ms: s.clock_offset_ms,
+        skew_check: !s.no_skew_check,
         client,
-        signer: f.str("signing-secrets").map(|p| Arc::new(Signer::new(Box::new(FileSecrets(p.into()))))),
-        drain: Duration::from_millis(drain_ms),
+        signer: s.signing_secrets.as_ref().map(|p| Arc::new(Signer::new(Box::new(FileSecrets(p.into()))))),
+        drain: Duration::from_millis(s.drain_ms),
         ..DriverConfig::default()
-    };
-    let timeout: u64 = f.get("store-timeout-ms", ms)?.unwrap_or(DEFAULT_STORE_TIMEOUT_MS);
-    if timeout == 0 {
-        return Err("--store-timeout-ms must be at least 1".into());
-    }
-    let timeout = Duration::from_millis(timeout);
-    let trust = &config.client.trust;
-    let redis = match (f.str("redis"), f.str("redis-cluster")) {
-        (Some(_), Some(_)) => return Err("give --redis or --redis-cluster, not both".into()),
-        // A rediss:// store trusts what https:// targets do (`--ca-file`).
-        (Some(url), None) => RedisStore::new(url, timeout, trust).map_err(|e| format!("--redis: {e}"))?,
+    })
+}
+
+/// The budget store of `--redis URL` or `--redis-cluster URL` (`None`: the
+/// engine keeps it in memory), each call bounded by `timeout`; a rediss://
+/// store trusts what https:// targets do (`--ca-file`).
+pub fn budget_store(
+    redis: Option<&str>,
+    cluster: Option<&str>,
+    timeout: Duration,
+    trust: &TrustRoots,
+) -> Result<Option<Arc<RedisStore>>, String> {
+    let redis = match (redis, cluster) {
+        (Some(url), _) => RedisStore::new(url, timeout, trust).map_err(|e| format!("--redis: {e}"))?,
         (None, Some(url)) => RedisStore::cluster(url, timeout, trust).map_err(|e| format!("--redis-cluster: {e}"))?,
-        (None, None) => return Ok((config, None)),
+        (None, None) => return Ok(None),
     };
     if let Some(w) = redis.eviction_warning() {
         eprintln!("replica: WARNING: {w}");
     }
-    Ok((config, Some(Arc::new(redis))))
+    Ok(Some(Arc::new(redis)))
 }
 
 /// `--store`'s file, its bytes, and `--resume`'s bytes.
@@ -123,40 +106,35 @@ pub type Journals = (Option<JournalFile>, Vec<u8>, Option<Vec<u8>>);
 
 /// `--store FILE` (locked, its bytes resumed first) and `--resume OTHER`
 /// (read only, resumed next; any language's journal).
-pub fn journals(f: &Flags, now_ms: u64) -> Result<Journals, String> {
-    let (journal, own) = match f.str("store") {
+pub fn journals(store: Option<&str>, resume: Option<&str>, now_ms: u64) -> Result<Journals, String> {
+    let (journal, own) = match store {
         Some(p) => {
             let (j, bytes) = JournalFile::open(Path::new(p), now_ms).map_err(|e| format!("--store {p}: {e}"))?;
             (Some(j), bytes)
         }
         None => (None, Vec::new()),
     };
-    let other = match f.str("resume").filter(|p| Some(*p) != f.str("store")) {
+    let other = match resume.filter(|p| Some(*p) != store) {
         Some(p) => Some(journal_file::read(Path::new(p)).map_err(|e| format!("--resume {p}: {e}"))?),
         None => None,
     };
     Ok((journal, own, other))
 }
 
-pub fn run(f: &Flags) -> Result<String, String> {
-    let rollout = rollout_follow::options(f)?;
-    let watch = artifact_watch(f)?;
-    let metrics_bind = f.host_port("metrics-addr")?;
-    let target = f.required("target")?.to_string();
-    let endpoint_id = f.required("endpoint-id")?.to_string();
-    if endpoint_id.is_empty() {
-        return Err("--endpoint-id must not be empty".into());
-    }
-    let events: u64 = f.get("events", "a whole number")?.ok_or("--events is required")?;
+pub fn run(s: &ReplicaSettings) -> Result<String, String> {
+    let rollout = rollout_follow::options(s)?;
+    let watch = artifact_watch(s)?;
     // SIGTERM/SIGINT from here on drain the run instead of killing it.
     let signals = Signals::install().map_err(|e| format!("cannot install the SIGTERM/SIGINT handlers: {e}"))?;
-    let class = f.str("class").unwrap_or("storm").to_string();
-    let engine = load_artifact(f)?;
+    let class = s.class.clone();
+    let engine = load_artifact(s.artifact.as_deref())?;
     // Without --policy the document is the artifact's: after the first
     // rollout tick, which may bring one.
-    let from_artifact = f.str("policy").is_none();
+    let from_artifact = s.policy.is_none();
     let metrics = Arc::new(Metrics::default());
-    let (mut config, redis) = common(f)?;
+    let mut config = driver_config(s)?;
+    let timeout = Duration::from_millis(s.store_timeout_ms);
+    let redis = budget_store(s.redis.as_deref(), s.redis_cluster.as_deref(), timeout, &config.client.trust)?;
     let needed = vec![class.clone()];
     let artifact = Arc::new(live(engine, from_artifact, needed.clone()));
     // `--artifact-from-redis`: one tick before the first admission (a swap
@@ -172,23 +150,26 @@ pub fn run(f: &Flags) -> Result<String, String> {
         (None, _) => None,
     };
     let engine = artifact.current();
-    let document = match f.str("policy") {
+    let document = match &s.policy {
         Some(p) => std::fs::read_to_string(p).map_err(|e| format!("--policy {p}: {e}"))?,
         None => engine.info().document_json.clone().ok_or("--policy is required (the artifact embeds no document)")?,
     };
     check_document(&engine, &document, &[class.as_str()], &metrics)?;
     config.document_from_artifact = from_artifact;
-    let (journal, store_bytes, resume_bytes) = journals(f, retry_policy_dispatcher::clock::now_ms())?;
+    let (journal, store_bytes, resume_bytes) =
+        journals(s.store.as_deref(), s.resume.as_deref(), retry_policy_dispatcher::clock::now_ms())?;
     let prefix = format!("rust-{}-", std::process::id());
-    let source = (0..events).map(move |i| NewEvent {
+    let (endpoint_id, target) = (s.endpoint_id.clone(), s.target.clone());
+    let source = (0..s.events).map(move |i| NewEvent {
         event_id: format!("{prefix}{i}"),
         endpoint_id: endpoint_id.clone(),
         target: target.clone(),
         class: class.clone(),
         at_ms: None,
     });
-    let _server = match metrics_bind {
-        Some(bind) => {
+    let _server = match &s.metrics_addr {
+        Some(addr) => {
+            let bind = addr.bind();
             let server = metrics.serve(&bind).map_err(|e| format!("--metrics-addr {bind}: {e}"))?;
             eprintln!("replica: metrics on {}", server.url("/metrics"));
             Some(server)
@@ -196,7 +177,7 @@ pub fn run(f: &Flags) -> Result<String, String> {
         None => None,
     };
     // `--watch-policy` (a Rust extra): `--policy` polled every 200 ms.
-    let watch_policy = match (f.has("watch-policy"), f.str("policy")) {
+    let watch_policy = match (s.watch_policy, &s.policy) {
         (true, Some(p)) => Some((p.into(), Duration::from_millis(200))),
         (true, None) => return Err("--watch-policy needs --policy FILE".into()),
         _ => None,
