@@ -81,24 +81,23 @@ pub fn judge(request: &Value) -> Result<Value, String> {
         let raw = given.iter().find(|(g, _)| g.name == flag.name).map(|(_, v)| *v);
         let v = match raw {
             Some(text) => value::read(flag, text)?,
+            // Both commands: the artifact falls back to $RETRY_POLICY_ARTIFACT (an empty one is unset).
+            None if flag.name == "--artifact" => {
+                artifact_env.filter(|p| !p.is_empty()).map_or(Value::Null, |p| Value::String(p.into()))
+            }
             None => json::parse(flag.default).unwrap_or(Value::Null),
         };
         out.push((flag.name[2..].replace('-', "_"), v));
     }
     let mut answer = Value::Object(out);
     if command == "replica" {
-        rules(&mut answer, &has, replica_id, artifact_env)?;
+        rules(&mut answer, &has, replica_id)?;
     }
     Ok(answer)
 }
 
 /// The replica's rules across flags (docs/replica.md).
-fn rules(
-    answer: &mut Value,
-    has: &dyn Fn(&str) -> bool,
-    replica_id: Option<&str>,
-    artifact_env: Option<&str>,
-) -> Result<(), String> {
+fn rules(answer: &mut Value, has: &dyn Fn(&str) -> bool, replica_id: Option<&str>) -> Result<(), String> {
     let follow = has("--artifact-from-redis");
     if has("--redis") && has("--redis-cluster") {
         return Err("--redis and --redis-cluster are exclusive".into());
@@ -115,16 +114,13 @@ fn rules(
     if !follow && has("--trust-key") {
         return Err("--trust-key is only for --artifact-from-redis".into());
     }
+    if has("--watch-policy") && !has("--policy") {
+        return Err("--watch-policy needs --policy FILE".into());
+    }
     let Value::Object(members) = answer else { return Ok(()) };
     for (key, v) in members.iter_mut() {
-        match key.as_str() {
-            "artifact" if *v == Value::Null => {
-                if let Some(env) = artifact_env.filter(|p| !p.is_empty()) {
-                    *v = Value::String(env.into());
-                }
-            }
-            "replica_id" if *v == Value::Null => *v = replica_id.map_or(Value::Null, |id| Value::String(id.into())),
-            _ => {}
+        if key == "replica_id" && *v == Value::Null {
+            *v = replica_id.map_or(Value::Null, |id| Value::String(id.into()));
         }
         if key == "replica_id" {
             if let Value::String(id) = v {
