@@ -12,12 +12,7 @@
 //! whose client library appends `_total` itself strips it before
 //! registering.
 
-use alloc::string::String;
-use alloc::vec::Vec;
-
 use crate::classify::TRANSPORT_KINDS;
-use crate::journal::json_text;
-use crate::json::Value;
 
 /// A family's Prometheus type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,44 +197,6 @@ pub const FAMILIES: [Family; 17] = [
 /// The family named `name` (a sample name, `_total` included).
 pub fn family(name: &str) -> Option<&'static Family> {
     FAMILIES.iter().find(|f| f.name == name)
-}
-
-fn strings(items: &[&str]) -> Value {
-    Value::Array(items.iter().map(|s| Value::String((*s).into())).collect())
-}
-
-/// [`FAMILIES`] as JSON text (the component's `metrics-schema`; exact form
-/// in docs/metrics.md, "The schema as data"):
-/// `{"format":1,"families":[{"name","type","help","labels":[{"name","values"}],"buckets_s","moved_by"}]}`,
-/// `values` `null` for an open label, `buckets_s` empty but for histograms.
-pub fn schema_json() -> String {
-    let families = FAMILIES
-        .iter()
-        .map(|f| {
-            let labels = f
-                .labels
-                .iter()
-                .map(|l| {
-                    Value::Object(alloc::vec![
-                        ("name".into(), Value::String(l.name.into())),
-                        ("values".into(), l.values.map_or(Value::Null, strings)),
-                    ])
-                })
-                .collect::<Vec<_>>();
-            Value::Object(alloc::vec![
-                ("name".into(), Value::String(f.name.into())),
-                ("type".into(), Value::String(f.kind.as_str().into())),
-                ("help".into(), Value::String(f.help.into())),
-                ("labels".into(), Value::Array(labels)),
-                ("buckets_s".into(), Value::Array(f.buckets_s.iter().map(|b| Value::Float(*b)).collect())),
-                ("moved_by".into(), Value::String(f.moved_by.as_str().into())),
-            ])
-        })
-        .collect::<Vec<_>>();
-    json_text::to_text(&Value::Object(alloc::vec![
-        ("format".into(), Value::Int(1)),
-        ("families".into(), Value::Array(families)),
-    ]))
 }
 
 #[cfg(test)]

@@ -959,8 +959,8 @@ func (in *instance) callReplicaArgs(ctx context.Context, request string) (string
 }
 
 // callMetricsSchema calls the export `metrics-schema`: flat params, the result through the return area.
-func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
-	var zero string
+func (in *instance) callMetricsSchema(ctx context.Context) ([]MetricFamily, error) {
+	var zero []MetricFamily
 	s := in.stack[:1]
 	if err := in.invoke(ctx, fnMetricsSchema, s); err != nil {
 		return zero, err
@@ -970,10 +970,18 @@ func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
 	if err != nil {
 		return zero, err
 	}
-	if s54, err := in.liftString(le.Uint32(r[0:]), le.Uint32(r[4:])); err != nil {
+	if a54, err := in.listView(le.Uint32(r[0:]), le.Uint32(r[4:]), 40, 4); err != nil {
 		return zero, err
 	} else {
-		zero = s54
+		l54 := make([]MetricFamily, len(a54)/40)
+		for i54 := range l54 {
+			if v55, err := in.liftMetricFamily(a54[i54*40:]); err != nil {
+				return zero, err
+			} else {
+				l54[i54] = v55
+			}
+		}
+		zero = l54
 	}
 	if err := in.post(ctx, fnMetricsSchema, ret); err != nil {
 		return zero, err
@@ -984,15 +992,15 @@ func (in *instance) callMetricsSchema(ctx context.Context) (string, error) {
 // callVectorCase calls the export `vector-case`: flat params, the result through the return area.
 func (in *instance) callVectorCase(ctx context.Context, format string, case_ string) error {
 	s := in.stack[:0]
-	if p55, n55, err := in.lowerString(ctx, format); err != nil {
+	if p56, n56, err := in.lowerString(ctx, format); err != nil {
 		return withField("format", err)
 	} else {
-		s = append(s, uint64(p55), uint64(n55))
+		s = append(s, uint64(p56), uint64(n56))
 	}
-	if p56, n56, err := in.lowerString(ctx, case_); err != nil {
+	if p57, n57, err := in.lowerString(ctx, case_); err != nil {
 		return withField("case", err)
 	} else {
-		s = append(s, uint64(p56), uint64(n56))
+		s = append(s, uint64(p57), uint64(n57))
 	}
 	if err := in.invoke(ctx, fnVectorCase, s); err != nil {
 		return err
@@ -1007,10 +1015,10 @@ func (in *instance) callVectorCase(ctx context.Context, format string, case_ str
 	case 0:
 	case 1:
 		var e string
-		if s57, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
+		if s58, err := in.liftString(le.Uint32(r[4:]), le.Uint32(r[8:])); err != nil {
 			return err
 		} else {
-			e = s57
+			e = s58
 		}
 		callErr = fmt.Errorf("%s", e)
 	default:
@@ -1066,16 +1074,16 @@ func importBudgetStoreCall(h worldImports) api.GoModuleFunc {
 		a := abi{mem: mod.Memory(), mod: mod}
 		s := stack
 		var request StoreRequest
-		if v58, rest58, err := a.liftFlatStoreRequest(s); err != nil {
+		if v59, rest59, err := a.liftFlatStoreRequest(s); err != nil {
 			panic(err)
 		} else {
-			request, s = v58, rest58
+			request, s = v59, rest59
 		}
 		var budget Budget
-		if v59, rest59, err := a.liftFlatBudget(s); err != nil {
+		if v60, rest60, err := a.liftFlatBudget(s); err != nil {
 			panic(err)
 		} else {
-			budget, s = v59, rest59
+			budget, s = v60, rest60
 		}
 		nowMs := uint64(s[0])
 		s = s[1:]
@@ -1121,14 +1129,14 @@ func (a *abi) liftSchedule(b []byte) (Schedule, error) {
 	var v Schedule
 	v.MaxAttempts = le.Uint32(b[0:])
 	v.ExpectedSpanMs = le.Uint64(b[8:])
-	if a60, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
+	if a61, err := a.listView(le.Uint32(b[16:]), le.Uint32(b[20:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l60 := make([]uint64, len(a60)/8)
-		for i60 := range l60 {
-			l60[i60] = le.Uint64(a60[i60*8:])
+		l61 := make([]uint64, len(a61)/8)
+		for i61 := range l61 {
+			l61[i61] = le.Uint64(a61[i61*8:])
 		}
-		v.OffsetsMs = l60
+		v.OffsetsMs = l61
 	}
 	v.WorstCaseSpanMs = le.Uint64(b[24:])
 	if uint64(b[32]) >= 2 {
@@ -1145,15 +1153,15 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 		return v, abiErrorf("ErrorCode discriminant %d", uint64(b[0]))
 	}
 	v.Code = ErrorCode(uint64(b[0]))
-	if s61, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s62, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.Field = s61
+		v.Field = s62
 	}
-	if s62, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+	if s63, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
 		return v, err
 	} else {
-		v.Message = s62
+		v.Message = s63
 	}
 	return v, nil
 }
@@ -1161,47 +1169,47 @@ func (a *abi) liftPolicyError(b []byte) (PolicyError, error) {
 // liftPolicyDocument reads the PolicyDocument at b[0:16] (canonical ABI).
 func (a *abi) liftPolicyDocument(b []byte) (PolicyDocument, error) {
 	var v PolicyDocument
-	if s63, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s64, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s63
+		v.Version = s64
 	}
-	if a64, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
+	if a65, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 88, 8); err != nil {
 		return v, err
 	} else {
-		l64 := make([]EventClass, len(a64)/88)
-		for i64 := range l64 {
-			if v65, err := a.liftEventClass(a64[i64*88:]); err != nil {
+		l65 := make([]EventClass, len(a65)/88)
+		for i65 := range l65 {
+			if v66, err := a.liftEventClass(a65[i65*88:]); err != nil {
 				return v, err
 			} else {
-				l64[i64] = v65
+				l65[i65] = v66
 			}
 		}
-		v.Classes = l64
+		v.Classes = l65
 	}
 	return v, nil
 }
 
 // flatPolicyDocument appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocument) ([]uint64, error) {
-	if p66, n66, err := a.lowerString(ctx, v.Version); err != nil {
+	if p67, n67, err := a.lowerString(ctx, v.Version); err != nil {
 		return s, withField("version", err)
 	} else {
-		s = append(s, uint64(p66), uint64(n66))
+		s = append(s, uint64(p67), uint64(n67))
 	}
-	if l67, err := a.listArea(len(v.Classes), 88); err != nil {
+	if l68, err := a.listArea(len(v.Classes), 88); err != nil {
 		return s, withField("classes", err)
 	} else {
-		for i67 := range v.Classes {
-			if err := a.storeEventClass(ctx, l67[i67*88:], &v.Classes[i67]); err != nil {
+		for i68 := range v.Classes {
+			if err := a.storeEventClass(ctx, l68[i68*88:], &v.Classes[i68]); err != nil {
 				return s, withField("classes", err)
 			}
 		}
-		p67, err := a.writeArea(ctx, 8, l67)
+		p68, err := a.writeArea(ctx, 8, l68)
 		if err != nil {
 			return s, withField("classes", err)
 		}
-		s = append(s, uint64(p67), uint64(len(v.Classes)))
+		s = append(s, uint64(p68), uint64(len(v.Classes)))
 	}
 	return s, nil
 }
@@ -1209,27 +1217,27 @@ func (a *abi) flatPolicyDocument(ctx context.Context, s []uint64, v *PolicyDocum
 // liftAdmission reads the Admission at b[0:80] (canonical ABI).
 func (a *abi) liftAdmission(b []byte) (Admission, error) {
 	var v Admission
-	if s68, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s69, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Class = s68
+		v.Class = s69
 	}
-	if s69, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s70, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyVersion = s69
+		v.PolicyVersion = s70
 	}
-	if s70, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
+	if s71, err := a.liftString(le.Uint32(b[16:]), le.Uint32(b[20:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s70
+		v.PolicyHash = s71
 	}
 	v.FirstAttemptedAtMs = le.Uint64(b[24:])
 	v.DeadlineMs = le.Uint64(b[32:])
-	if v71, err := a.liftSchedule(b[40:]); err != nil {
+	if v72, err := a.liftSchedule(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Schedule = v71
+		v.Schedule = v72
 	}
 	return v, nil
 }
@@ -1249,17 +1257,17 @@ func (a *abi) storePolicy(ctx context.Context, b []byte, v *Policy) error {
 
 // storeDeliveryState writes *v at b[0:40] (canonical ABI).
 func (a *abi) storeDeliveryState(ctx context.Context, b []byte, v *DeliveryState) error {
-	if p72, n72, err := a.lowerString(ctx, v.EventID); err != nil {
+	if p73, n73, err := a.lowerString(ctx, v.EventID); err != nil {
 		return withField("event_id", err)
 	} else {
-		le.PutUint32(b[0:], p72)
-		le.PutUint32(b[4:], n72)
+		le.PutUint32(b[0:], p73)
+		le.PutUint32(b[4:], n73)
 	}
-	if p73, n73, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p74, n74, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return withField("endpoint_id", err)
 	} else {
-		le.PutUint32(b[8:], p73)
-		le.PutUint32(b[12:], n73)
+		le.PutUint32(b[8:], p74)
+		le.PutUint32(b[12:], n74)
 	}
 	le.PutUint32(b[16:], uint32(v.Attempt))
 	le.PutUint32(b[20:], uint32(v.MaxAttempts))
@@ -1288,11 +1296,11 @@ func (a *abi) storeAttemptOutcome(ctx context.Context, b []byte, v *AttemptOutco
 		}
 	case v.TransportError != nil:
 		b[0] = uint8(1)
-		if p74, n74, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
+		if p75, n75, err := a.lowerString(ctx, (*v.TransportError)); err != nil {
 			return withField("transport_error", err)
 		} else {
-			le.PutUint32(b[8:], p74)
-			le.PutUint32(b[12:], n74)
+			le.PutUint32(b[8:], p75)
+			le.PutUint32(b[12:], n75)
 		}
 	}
 	return nil
@@ -1305,13 +1313,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Decision = nil
 	case 1:
-		var o75 Decision
-		if v76, err := a.liftDecision(b[8:]); err != nil {
+		var o76 Decision
+		if v77, err := a.liftDecision(b[8:]); err != nil {
 			return v, err
 		} else {
-			o75 = v76
+			o76 = v77
 		}
-		v.Decision = &o75
+		v.Decision = &o76
 	default:
 		return v, abiErrorf("option discriminant %d", b[0])
 	}
@@ -1319,13 +1327,13 @@ func (a *abi) liftStep(b []byte) (Step, error) {
 	case 0:
 		v.Store = nil
 	case 1:
-		var o77 StoreRequest
-		if v78, err := a.liftStoreRequest(b[80:]); err != nil {
+		var o78 StoreRequest
+		if v79, err := a.liftStoreRequest(b[80:]); err != nil {
 			return v, err
 		} else {
-			o77 = v78
+			o78 = v79
 		}
-		v.Store = &o77
+		v.Store = &o78
 	default:
 		return v, abiErrorf("option discriminant %d", b[72])
 	}
@@ -1359,10 +1367,10 @@ func (a *abi) storeStoreReply(ctx context.Context, b []byte, v *StoreReply) erro
 // liftSettlement reads the Settlement at b[0:72] (canonical ABI).
 func (a *abi) liftSettlement(b []byte) (Settlement, error) {
 	var v Settlement
-	if v79, err := a.liftDecision(b[0:]); err != nil {
+	if v80, err := a.liftDecision(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Decision = v79
+		v.Decision = v80
 	}
 	if b[64] > 1 {
 		return v, abiErrorf("bool byte %d", b[64])
@@ -1377,10 +1385,10 @@ func (a *abi) flatStoreRequest(ctx context.Context, s []uint64, v *StoreRequest)
 		return s, withField("op", enumError("StoreOp", uint64(v.Op)))
 	}
 	s = append(s, uint64(v.Op))
-	if p80, n80, err := a.lowerString(ctx, v.EndpointID); err != nil {
+	if p81, n81, err := a.lowerString(ctx, v.EndpointID); err != nil {
 		return s, withField("endpoint_id", err)
 	} else {
-		s = append(s, uint64(p80), uint64(n80))
+		s = append(s, uint64(p81), uint64(n81))
 	}
 	s = append(s, uint64(v.WindowMs))
 	s = append(s, uint64(v.Bucket))
@@ -1399,15 +1407,15 @@ func (a *abi) flatBudget(ctx context.Context, s []uint64, v *Budget) ([]uint64, 
 // flatHeldBuckets appends the flat values of *v to s (canonical ABI).
 func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) ([]uint64, error) {
 	s = append(s, uint64(v.Bucket))
-	if s81, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
+	if s82, err := a.flatBucketCounts(ctx, s, &v.Current); err != nil {
 		return s, withField("current", err)
 	} else {
-		s = s81
+		s = s82
 	}
-	if s82, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
+	if s83, err := a.flatBucketCounts(ctx, s, &v.Previous); err != nil {
 		return s, withField("previous", err)
 	} else {
-		s = s82
+		s = s83
 	}
 	return s, nil
 }
@@ -1415,15 +1423,15 @@ func (a *abi) flatHeldBuckets(ctx context.Context, s []uint64, v *HeldBuckets) (
 // liftApplied reads the Applied at b[0:80] (canonical ABI).
 func (a *abi) liftApplied(b []byte) (Applied, error) {
 	var v Applied
-	if v83, err := a.liftReservation(b[0:]); err != nil {
+	if v84, err := a.liftReservation(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Reply = v83
+		v.Reply = v84
 	}
-	if v84, err := a.liftHeldBuckets(b[40:]); err != nil {
+	if v85, err := a.liftHeldBuckets(b[40:]); err != nil {
 		return v, err
 	} else {
-		v.Held = v84
+		v.Held = v85
 	}
 	return v, nil
 }
@@ -1434,18 +1442,18 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 	switch uint64(b[0]) {
 	case 0:
 		var p Retry
-		if v85, err := a.liftRetry(b[8:]); err != nil {
+		if v86, err := a.liftRetry(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v85
+			p = v86
 		}
 		v.Retry = &p
 	case 1:
 		var p Stop
-		if v86, err := a.liftStop(b[8:]); err != nil {
+		if v87, err := a.liftStop(b[8:]); err != nil {
 			return v, err
 		} else {
-			p = v86
+			p = v87
 		}
 		v.Stop = &p
 	default:
@@ -1457,23 +1465,23 @@ func (a *abi) liftDecision(b []byte) (Decision, error) {
 // liftHealthDocument reads the HealthDocument at b[0:16] (canonical ABI).
 func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 	var v HealthDocument
-	if s87, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s88, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Version = s87
+		v.Version = s88
 	}
-	if a88, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
+	if a89, err := a.listView(le.Uint32(b[8:]), le.Uint32(b[12:]), 208, 8); err != nil {
 		return v, err
 	} else {
-		l88 := make([]HealthClass, len(a88)/208)
-		for i88 := range l88 {
-			if v89, err := a.liftHealthClass(a88[i88*208:]); err != nil {
+		l89 := make([]HealthClass, len(a89)/208)
+		for i89 := range l89 {
+			if v90, err := a.liftHealthClass(a89[i89*208:]); err != nil {
 				return v, err
 			} else {
-				l88[i88] = v89
+				l89[i89] = v90
 			}
 		}
-		v.Classes = l88
+		v.Classes = l89
 	}
 	return v, nil
 }
@@ -1481,36 +1489,82 @@ func (a *abi) liftHealthDocument(b []byte) (HealthDocument, error) {
 // liftTarget reads the Target at b[0:40] (canonical ABI).
 func (a *abi) liftTarget(b []byte) (Target, error) {
 	var v Target
-	if s90, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s91, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Scheme = s90
+		v.Scheme = s91
 	}
-	if s91, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s92, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.Host = s91
+		v.Host = s92
 	}
 	v.Port = le.Uint16(b[16:])
-	if s92, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
+	if s93, err := a.liftString(le.Uint32(b[20:]), le.Uint32(b[24:])); err != nil {
 		return v, err
 	} else {
-		v.Path = s92
+		v.Path = s93
 	}
 	switch b[28] {
 	case 0:
 		v.Address = nil
 	case 1:
-		var o93 string
-		if s94, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
+		var o94 string
+		if s95, err := a.liftString(le.Uint32(b[32:]), le.Uint32(b[36:])); err != nil {
 			return v, err
 		} else {
-			o93 = s94
+			o94 = s95
 		}
-		v.Address = &o93
+		v.Address = &o94
 	default:
 		return v, abiErrorf("option discriminant %d", b[28])
 	}
+	return v, nil
+}
+
+// liftMetricFamily reads the MetricFamily at b[0:40] (canonical ABI).
+func (a *abi) liftMetricFamily(b []byte) (MetricFamily, error) {
+	var v MetricFamily
+	if s96, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Name = s96
+	}
+	if uint64(b[8]) >= 3 {
+		return v, abiErrorf("MetricType discriminant %d", uint64(b[8]))
+	}
+	v.Type = MetricType(uint64(b[8]))
+	if s97, err := a.liftString(le.Uint32(b[12:]), le.Uint32(b[16:])); err != nil {
+		return v, err
+	} else {
+		v.Help = s97
+	}
+	if a98, err := a.listView(le.Uint32(b[20:]), le.Uint32(b[24:]), 20, 4); err != nil {
+		return v, err
+	} else {
+		l98 := make([]MetricLabel, len(a98)/20)
+		for i98 := range l98 {
+			if v99, err := a.liftMetricLabel(a98[i98*20:]); err != nil {
+				return v, err
+			} else {
+				l98[i98] = v99
+			}
+		}
+		v.Labels = l98
+	}
+	if a100, err := a.listView(le.Uint32(b[28:]), le.Uint32(b[32:]), 8, 8); err != nil {
+		return v, err
+	} else {
+		l100 := make([]float64, len(a100)/8)
+		for i100 := range l100 {
+			l100[i100] = math.Float64frombits(le.Uint64(a100[i100*8:]))
+		}
+		v.BucketsS = l100
+	}
+	if uint64(b[36]) >= 2 {
+		return v, abiErrorf("MovedBy discriminant %d", uint64(b[36]))
+	}
+	v.MovedBy = MovedBy(uint64(b[36]))
 	return v, nil
 }
 
@@ -1522,10 +1576,10 @@ func (a *abi) liftFlatStoreRequest(s []uint64) (StoreRequest, []uint64, error) {
 	}
 	v.Op = StoreOp(uint32(s[0]))
 	s = s[1:]
-	if s95, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
+	if s101, err := a.liftString(uint32(s[0]), uint32(s[1])); err != nil {
 		return v, s, err
 	} else {
-		v.EndpointID = s95
+		v.EndpointID = s101
 	}
 	s = s[2:]
 	v.WindowMs = uint64(s[0])
@@ -1564,26 +1618,26 @@ func (a *abi) storeReservation(ctx context.Context, b []byte, v *Reservation) er
 // liftEventClass reads the EventClass at b[0:88] (canonical ABI).
 func (a *abi) liftEventClass(b []byte) (EventClass, error) {
 	var v EventClass
-	if s96, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s102, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s96
+		v.Name = s102
 	}
-	if v97, err := a.liftPolicy(b[8:]); err != nil {
+	if v103, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v97
+		v.Policy = v103
 	}
 	return v, nil
 }
 
 // storeEventClass writes *v at b[0:88] (canonical ABI).
 func (a *abi) storeEventClass(ctx context.Context, b []byte, v *EventClass) error {
-	if p98, n98, err := a.lowerString(ctx, v.Name); err != nil {
+	if p104, n104, err := a.lowerString(ctx, v.Name); err != nil {
 		return withField("name", err)
 	} else {
-		le.PutUint32(b[0:], p98)
-		le.PutUint32(b[4:], n98)
+		le.PutUint32(b[0:], p104)
+		le.PutUint32(b[4:], n104)
 	}
 	if err := a.storePolicy(ctx, b[8:], &v.Policy); err != nil {
 		return withField("policy", err)
@@ -1631,10 +1685,10 @@ func (a *abi) liftStoreRequest(b []byte) (StoreRequest, error) {
 		return v, abiErrorf("StoreOp discriminant %d", uint64(b[0]))
 	}
 	v.Op = StoreOp(uint64(b[0]))
-	if s99, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
+	if s105, err := a.liftString(le.Uint32(b[4:]), le.Uint32(b[8:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s99
+		v.EndpointID = s105
 	}
 	v.WindowMs = le.Uint64(b[16:])
 	v.Bucket = le.Uint64(b[24:])
@@ -1655,10 +1709,10 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 		return v, abiErrorf("bool byte %d", b[0])
 	}
 	v.Reserved = b[0] == 1
-	if v100, err := a.liftBudgetCounts(b[8:]); err != nil {
+	if v106, err := a.liftBudgetCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Counts = v100
+		v.Counts = v106
 	}
 	return v, nil
 }
@@ -1667,15 +1721,15 @@ func (a *abi) liftReservation(b []byte) (Reservation, error) {
 func (a *abi) liftHeldBuckets(b []byte) (HeldBuckets, error) {
 	var v HeldBuckets
 	v.Bucket = le.Uint64(b[0:])
-	if v101, err := a.liftBucketCounts(b[8:]); err != nil {
+	if v107, err := a.liftBucketCounts(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v101
+		v.Current = v107
 	}
-	if v102, err := a.liftBucketCounts(b[24:]); err != nil {
+	if v108, err := a.liftBucketCounts(b[24:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v102
+		v.Previous = v108
 	}
 	return v, nil
 }
@@ -1706,13 +1760,13 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 	case 0:
 		v.DeadLetter = nil
 	case 1:
-		var o103 DeadLetter
-		if v104, err := a.liftDeadLetter(b[16:]); err != nil {
+		var o109 DeadLetter
+		if v110, err := a.liftDeadLetter(b[16:]); err != nil {
 			return v, err
 		} else {
-			o103 = v104
+			o109 = v110
 		}
-		v.DeadLetter = &o103
+		v.DeadLetter = &o109
 	default:
 		return v, abiErrorf("option discriminant %d", b[8])
 	}
@@ -1722,43 +1776,76 @@ func (a *abi) liftStop(b []byte) (Stop, error) {
 // liftHealthClass reads the HealthClass at b[0:208] (canonical ABI).
 func (a *abi) liftHealthClass(b []byte) (HealthClass, error) {
 	var v HealthClass
-	if s105, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s111, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.Name = s105
+		v.Name = s111
 	}
-	if v106, err := a.liftPolicy(b[8:]); err != nil {
+	if v112, err := a.liftPolicy(b[8:]); err != nil {
 		return v, err
 	} else {
-		v.Policy = v106
+		v.Policy = v112
 	}
 	switch b[88] {
 	case 0:
 		v.Health = nil
 	case 1:
-		var o107 Health
-		if v108, err := a.liftHealth(b[96:]); err != nil {
+		var o113 Health
+		if v114, err := a.liftHealth(b[96:]); err != nil {
 			return v, err
 		} else {
-			o107 = v108
+			o113 = v114
 		}
-		v.Health = &o107
+		v.Health = &o113
 	default:
 		return v, abiErrorf("option discriminant %d", b[88])
 	}
-	if s109, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
+	if s115, err := a.liftString(le.Uint32(b[192:]), le.Uint32(b[196:])); err != nil {
 		return v, err
 	} else {
-		v.PolicyHash = s109
+		v.PolicyHash = s115
 	}
-	if a110, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
+	if a116, err := a.listView(le.Uint32(b[200:]), le.Uint32(b[204:]), 8, 8); err != nil {
 		return v, err
 	} else {
-		l110 := make([]uint64, len(a110)/8)
-		for i110 := range l110 {
-			l110[i110] = le.Uint64(a110[i110*8:])
+		l116 := make([]uint64, len(a116)/8)
+		for i116 := range l116 {
+			l116[i116] = le.Uint64(a116[i116*8:])
 		}
-		v.HashWords = l110
+		v.HashWords = l116
+	}
+	return v, nil
+}
+
+// liftMetricLabel reads the MetricLabel at b[0:20] (canonical ABI).
+func (a *abi) liftMetricLabel(b []byte) (MetricLabel, error) {
+	var v MetricLabel
+	if s117, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+		return v, err
+	} else {
+		v.Name = s117
+	}
+	switch b[8] {
+	case 0:
+		v.Values = nil
+	case 1:
+		var o118 []string
+		if a119, err := a.listView(le.Uint32(b[12:]), le.Uint32(b[16:]), 8, 4); err != nil {
+			return v, err
+		} else {
+			l119 := make([]string, len(a119)/8)
+			for i119 := range l119 {
+				if s120, err := a.liftString(le.Uint32(a119[i119*8:]), le.Uint32(a119[i119*8+4:])); err != nil {
+					return v, err
+				} else {
+					l119[i119] = s120
+				}
+			}
+			o118 = l119
+		}
+		v.Values = &o118
+	default:
+		return v, abiErrorf("option discriminant %d", b[8])
 	}
 	return v, nil
 }
@@ -1777,17 +1864,17 @@ func (a *abi) storeBudgetCounts(ctx context.Context, b []byte, v *BudgetCounts) 
 // liftPolicy reads the Policy at b[0:80] (canonical ABI).
 func (a *abi) liftPolicy(b []byte) (Policy, error) {
 	var v Policy
-	if v111, err := a.liftBackoff(b[0:]); err != nil {
+	if v121, err := a.liftBackoff(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Backoff = v111
+		v.Backoff = v121
 	}
 	v.WindowMs = le.Uint64(b[32:])
 	v.HardCap = le.Uint32(b[40:])
-	if v112, err := a.liftBudget(b[48:]); err != nil {
+	if v122, err := a.liftBudget(b[48:]); err != nil {
 		return v, err
 	} else {
-		v.Budget = v112
+		v.Budget = v122
 	}
 	return v, nil
 }
@@ -1795,15 +1882,15 @@ func (a *abi) liftPolicy(b []byte) (Policy, error) {
 // liftBudgetCounts reads the BudgetCounts at b[0:32] (canonical ABI).
 func (a *abi) liftBudgetCounts(b []byte) (BudgetCounts, error) {
 	var v BudgetCounts
-	if v113, err := a.liftBucketCounts(b[0:]); err != nil {
+	if v123, err := a.liftBucketCounts(b[0:]); err != nil {
 		return v, err
 	} else {
-		v.Current = v113
+		v.Current = v123
 	}
-	if v114, err := a.liftBucketCounts(b[16:]); err != nil {
+	if v124, err := a.liftBucketCounts(b[16:]); err != nil {
 		return v, err
 	} else {
-		v.Previous = v114
+		v.Previous = v124
 	}
 	return v, nil
 }
@@ -1819,15 +1906,15 @@ func (a *abi) liftBucketCounts(b []byte) (BucketCounts, error) {
 // liftDeadLetter reads the DeadLetter at b[0:40] (canonical ABI).
 func (a *abi) liftDeadLetter(b []byte) (DeadLetter, error) {
 	var v DeadLetter
-	if s115, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
+	if s125, err := a.liftString(le.Uint32(b[0:]), le.Uint32(b[4:])); err != nil {
 		return v, err
 	} else {
-		v.EventID = s115
+		v.EventID = s125
 	}
-	if s116, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
+	if s126, err := a.liftString(le.Uint32(b[8:]), le.Uint32(b[12:])); err != nil {
 		return v, err
 	} else {
-		v.EndpointID = s116
+		v.EndpointID = s126
 	}
 	v.Attempts = le.Uint32(b[16:])
 	v.ElapsedMs = le.Uint64(b[24:])
@@ -1850,20 +1937,20 @@ func (a *abi) liftHealth(b []byte) (Health, error) {
 	case 0:
 		v.Circuit = nil
 	case 1:
-		var o117 Circuit
-		if v118, err := a.liftCircuit(b[24:]); err != nil {
+		var o127 Circuit
+		if v128, err := a.liftCircuit(b[24:]); err != nil {
 			return v, err
 		} else {
-			o117 = v118
+			o127 = v128
 		}
-		v.Circuit = &o117
+		v.Circuit = &o127
 	default:
 		return v, abiErrorf("option discriminant %d", b[16])
 	}
-	if v119, err := a.liftRelease(b[72:]); err != nil {
+	if v129, err := a.liftRelease(b[72:]); err != nil {
 		return v, err
 	} else {
-		v.Release = v119
+		v.Release = v129
 	}
 	v.CacheMs = le.Uint64(b[88:])
 	return v, nil

@@ -781,3 +781,140 @@ type Target struct {
 	// connect to it and look nothing up.
 	Address *string `json:"address,omitempty"`
 }
+
+// What a metric family is (docs/metrics.md).
+type MetricType uint8
+
+const (
+	MetricTypeCounter MetricType = iota
+
+	MetricTypeGauge
+
+	MetricTypeHistogram
+)
+
+// metricTypeNames are the contract's (snake_case) names of MetricType, in case order.
+var metricTypeNames = [...]string{"counter", "gauge", "histogram"}
+
+// MetricTypeValues returns every MetricType, in case order.
+func MetricTypeValues() []MetricType {
+	return []MetricType{MetricTypeCounter, MetricTypeGauge, MetricTypeHistogram}
+}
+
+// String is the contract's name of v.
+func (v MetricType) String() string {
+	if int(v) < len(metricTypeNames) {
+		return metricTypeNames[v]
+	}
+	return "MetricType(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText encodes v as its contract name.
+func (v MetricType) MarshalText() ([]byte, error) {
+	if int(v) >= len(metricTypeNames) {
+		return nil, fmt.Errorf("no MetricType %d", uint8(v))
+	}
+	return []byte(metricTypeNames[v]), nil
+}
+
+// UnmarshalText decodes a contract name.
+func (v *MetricType) UnmarshalText(b []byte) error {
+	p, ok := ParseMetricType(string(b))
+	if !ok {
+		return fmt.Errorf("unknown MetricType %q", b)
+	}
+	*v = p
+	return nil
+}
+
+// ParseMetricType returns the MetricType named s (snake_case), and whether there is one.
+func ParseMetricType(s string) (MetricType, bool) {
+	for i, n := range metricTypeNames {
+		if n == s {
+			return MetricType(i), true
+		}
+	}
+	return 0, false
+}
+
+// Which code moves a family's series.
+type MovedBy uint8
+
+const (
+	// Only the engine's `count` and `gauge` actions.
+	MovedByEngine MovedBy = iota
+
+	// The host's own code (it owns the clock of an HTTP request or a
+	// store call, and its artifact).
+	MovedByHost
+)
+
+// movedByNames are the contract's (snake_case) names of MovedBy, in case order.
+var movedByNames = [...]string{"engine", "host"}
+
+// MovedByValues returns every MovedBy, in case order.
+func MovedByValues() []MovedBy {
+	return []MovedBy{MovedByEngine, MovedByHost}
+}
+
+// String is the contract's name of v.
+func (v MovedBy) String() string {
+	if int(v) < len(movedByNames) {
+		return movedByNames[v]
+	}
+	return "MovedBy(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalText encodes v as its contract name.
+func (v MovedBy) MarshalText() ([]byte, error) {
+	if int(v) >= len(movedByNames) {
+		return nil, fmt.Errorf("no MovedBy %d", uint8(v))
+	}
+	return []byte(movedByNames[v]), nil
+}
+
+// UnmarshalText decodes a contract name.
+func (v *MovedBy) UnmarshalText(b []byte) error {
+	p, ok := ParseMovedBy(string(b))
+	if !ok {
+		return fmt.Errorf("unknown MovedBy %q", b)
+	}
+	*v = p
+	return nil
+}
+
+// ParseMovedBy returns the MovedBy named s (snake_case), and whether there is one.
+func ParseMovedBy(s string) (MovedBy, bool) {
+	for i, n := range movedByNames {
+		if n == s {
+			return MovedBy(i), true
+		}
+	}
+	return 0, false
+}
+
+// One label of a metric family.
+type MetricLabel struct {
+	Name string `json:"name"`
+
+	// Its closed set of values (each series exists at 0 from the first
+	// scrape), or none when open (an artifact's sha256).
+	Values *[]string `json:"values,omitempty"`
+}
+
+// One family of docs/metrics.md's table.
+type MetricFamily struct {
+	// The sample name, `_total` included (`webhook_attempts_total`).
+	Name string `json:"name"`
+
+	Type MetricType `json:"type"`
+
+	Help string `json:"help"`
+
+	Labels []MetricLabel `json:"labels"`
+
+	// A histogram's upper bounds in seconds (`+Inf` implied); empty otherwise.
+	BucketsS []float64 `json:"buckets_s"`
+
+	MovedBy MovedBy `json:"moved_by"`
+}

@@ -380,3 +380,35 @@ export interface Target {
    */
   address: string | null;
 }
+
+/** What a metric family is (docs/metrics.md). */
+export type MetricType = 'counter' | 'gauge' | 'histogram';
+
+/**
+ * Which code moves a family's series.
+ * * `engine`: Only the engine's `count` and `gauge` actions.
+ * * `host`: The host's own code (it owns the clock of an HTTP request or a store call, and its artifact).
+ */
+export type MovedBy = 'engine' | 'host';
+
+/** One label of a metric family. */
+export interface MetricLabel {
+  name: string;
+  /**
+   * Its closed set of values (each series exists at 0 from the first
+   * scrape), or none when open (an artifact's sha256).
+   */
+  values: string[] | null;
+}
+
+/** One family of docs/metrics.md's table. */
+export interface MetricFamily {
+  /** The sample name, `_total` included (`webhook_attempts_total`). */
+  name: string;
+  type: MetricType;
+  help: string;
+  labels: MetricLabel[];
+  /** A histogram's upper bounds in seconds (`+Inf` implied); empty otherwise. */
+  buckets_s: number[];
+  moved_by: MovedBy;
+}

@@ -4,9 +4,8 @@
 // (present at 0 from the start) and buckets; a series outside it is ignored.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { metricsSchema, ArtifactError } from '@webhook/retry-policy';
+import { metricsSchema } from '@webhook/retry-policy';
 import { Metrics } from '../examples/dispatcher/metrics.mjs';
-import { parseMetricsSchema } from '../lib/artifact/metrics-schema.cjs';
 
 /** The registry's families in the schema's shape (a label's values: those it has series for, null when none). */
 async function registered(metrics) {
@@ -45,16 +44,4 @@ test('a count outside the schema (an unknown label value or label name) is ignor
   assert.doesNotMatch(text, /third|why=/);
   assert.match(text, /^webhook_in_flight 0$/m);
   assert.equal(m.get('webhook_attempts_total', { kind: 'third' }), 0);
-});
-
-test('a metrics schema this host cannot read is an ArtifactError naming the field', () => {
-  const bad = [
-    ['{', /not JSON/],
-    ['{"format":2,"families":[]}', /format/],
-    ['{"format":1,"families":[{"name":"a","type":"summary","help":"","labels":[],"buckets_s":[],"moved_by":"engine"}]}', /families\[0\]\.type/],
-    ['{"format":1,"families":[{"name":"a","type":"gauge","help":"","labels":[{"name":"l","values":[1]}],"buckets_s":[],"moved_by":"host"}]}', /labels\[0\]\.values/],
-  ];
-  for (const [text, why] of bad) {
-    assert.throws(() => parseMetricsSchema(text), (e) => e instanceof ArtifactError && e.code === 'artifact_invalid' && why.test(e.message), text);
-  }
 });

@@ -150,7 +150,7 @@ def test_the_registry_serves_exactly_the_schemas_families_help_labels_and_bucket
     m.set_policy_info("ab" * 32, "webhook:retry-policy@1.0.0", "v1")  # the open labels' one series
     assert m.schema == schema
     assert registered(m) == [
-        (f.name, f.type, f.help, f.buckets_s, sorted(label.name for label in f.labels),
+        (f.name, f.type_, f.help, f.buckets_s, sorted(label.name for label in f.labels),
          {label.name: sorted(label.values) if label.values is not None else [{"artifact_sha256": "ab" * 32,
           "abi": "webhook:retry-policy@1.0.0", "document_version": "v1"}[label.name]] for label in f.labels})
         for f in schema]

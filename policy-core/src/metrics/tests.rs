@@ -4,7 +4,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::{schema_json, DEAD_LETTER_REASONS, FAMILIES, HOLD_REASONS};
+use super::{DEAD_LETTER_REASONS, FAMILIES, HOLD_REASONS};
 use crate::classify::TRANSPORT_KINDS;
 use crate::decide::StopReason;
 use crate::health::HoldReason;
@@ -94,26 +94,6 @@ fn the_transport_kinds_are_the_kinds_file_s_in_its_order() {
     let Some(Value::Array(kinds)) = doc.get("kinds") else { panic!("no kinds") };
     let names: Vec<&str> = kinds.iter().map(|k| k.get("kind").and_then(Value::as_str).expect("a kind")).collect();
     assert_eq!(names, TRANSPORT_KINDS);
-}
-
-#[test]
-fn the_schema_text_is_the_table_as_json() {
-    let doc = parse(&schema_json()).expect("JSON");
-    assert_eq!(doc.get("format").and_then(Value::as_u64), Some(1));
-    let Some(Value::Array(families)) = doc.get("families") else { panic!("no families") };
-    assert_eq!(families.len(), FAMILIES.len());
-    let attempts = &families[0];
-    assert_eq!(attempts.get("name").and_then(Value::as_str), Some("webhook_attempts_total"));
-    assert_eq!(attempts.get("moved_by").and_then(Value::as_str), Some("engine"));
-    let Some(Value::Array(labels)) = attempts.get("labels") else { panic!("no labels") };
-    assert_eq!(labels[0].get("values"), Some(&Value::Array(alloc::vec!["first".into(), "retry".into()])));
-    let info = families.last().expect("families");
-    let Some(Value::Array(labels)) = info.get("labels") else { panic!("no labels") };
-    assert_eq!(labels[0].get("values"), Some(&Value::Null));
-    let store = &families[8];
-    let Some(Value::Array(buckets)) = store.get("buckets_s") else { panic!("no buckets") };
-    assert_eq!(buckets.first().and_then(Value::as_f64), Some(0.0005));
-    assert_eq!(buckets.last().and_then(Value::as_f64), Some(1.0));
 }
 
 #[test]

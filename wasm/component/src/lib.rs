@@ -207,8 +207,31 @@ impl Guest for Component {
         retry_policy_core::replica_args::judge_text(&request)
     }
 
-    fn metrics_schema() -> String {
-        retry_policy_core::metrics::schema_json()
+    fn metrics_schema() -> Vec<wit::MetricFamily> {
+        use retry_policy_core::metrics::{MetricType, MovedBy, FAMILIES};
+        let strings = |items: &[&str]| items.iter().map(|s| String::from(*s)).collect::<Vec<_>>();
+        FAMILIES
+            .iter()
+            .map(|f| wit::MetricFamily {
+                name: f.name.into(),
+                type_: match f.kind {
+                    MetricType::Counter => wit::MetricType::Counter,
+                    MetricType::Gauge => wit::MetricType::Gauge,
+                    MetricType::Histogram => wit::MetricType::Histogram,
+                },
+                help: f.help.into(),
+                labels: f
+                    .labels
+                    .iter()
+                    .map(|l| wit::MetricLabel { name: l.name.into(), values: l.values.map(strings) })
+                    .collect(),
+                buckets_s: f.buckets_s.to_vec(),
+                moved_by: match f.moved_by {
+                    MovedBy::Engine => wit::MovedBy::Engine,
+                    MovedBy::Host => wit::MovedBy::Host,
+                },
+            })
+            .collect()
     }
 
     fn vector_case(format: String, case: String) -> Result<(), String> {

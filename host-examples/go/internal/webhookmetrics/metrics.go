@@ -37,12 +37,13 @@ const (
 // hostFamilies are the families the host code moves, as it moves them
 // (their label names are Info's).
 var hostFamilies = []struct {
-	name, typ string
-	labels    []string
+	name   string
+	typ    rp.MetricType
+	labels []string
 }{
-	{storeDuration, rp.MetricHistogram, []string{}}, {deliveryDuration, rp.MetricHistogram, []string{}},
-	{inFlight, rp.MetricGauge, []string{}}, {policyReloads, rp.MetricCounter, []string{"result"}},
-	{policyInfo, rp.MetricGauge, []string{"artifact_sha256", "abi", "document_version"}},
+	{storeDuration, rp.MetricTypeHistogram, []string{}}, {deliveryDuration, rp.MetricTypeHistogram, []string{}},
+	{inFlight, rp.MetricTypeGauge, []string{}}, {policyReloads, rp.MetricTypeCounter, []string{"result"}},
+	{policyInfo, rp.MetricTypeGauge, []string{"artifact_sha256", "abi", "document_version"}},
 }
 
 // Metrics are one dispatcher's families. Every method is safe for
@@ -101,11 +102,11 @@ func FromSchema(schema rp.MetricsSchema) (_ *Metrics, err error) {
 func vector(f rp.MetricFamily) prometheus.Collector {
 	labels := f.LabelNames()
 	switch f.Type {
-	case rp.MetricCounter:
+	case rp.MetricTypeCounter:
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: f.Name, Help: f.Help}, labels)
-	case rp.MetricGauge:
+	case rp.MetricTypeGauge:
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: f.Name, Help: f.Help}, labels)
-	default: // rp.MetricHistogram (ParseMetricsSchema admits no other)
+	default: // rp.MetricTypeHistogram (the enum has no other)
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: f.Name, Help: f.Help, Buckets: f.BucketsS}, labels)
 	}
 }
@@ -120,7 +121,7 @@ func closedSets(labels []rp.MetricLabel) [][]string {
 		}
 		next := [][]string{}
 		for _, set := range sets {
-			for _, v := range l.Values {
+			for _, v := range l.Closed() {
 				next = append(next, append(append([]string{}, set...), v))
 			}
 		}
@@ -144,13 +145,13 @@ func series(v prometheus.Collector, values []string) {
 // engineFamily is the engine-moved family name of type typ whose series
 // value names ("" for a family with no label), or why there is none: a
 // name or label value outside the schema (its closed sets never grow).
-func (m *Metrics) engineFamily(name, typ, value string) (family, error) {
+func (m *Metrics) engineFamily(name string, typ rp.MetricType, value string) (family, error) {
 	f, ok := m.families[name]
 	if !ok || f.spec.Type != typ || f.spec.MovedBy != rp.MovedByEngine {
 		return family{}, fmt.Errorf("webhookmetrics: no %s %q the engine moves in the artifact's metrics schema", typ, name)
 	}
 	labels := f.spec.Labels
-	if len(labels) > 1 || (len(labels) == 0) != (value == "") || (len(labels) == 1 && !slices.Contains(labels[0].Values, value)) {
+	if len(labels) > 1 || (len(labels) == 0) != (value == "") || (len(labels) == 1 && !slices.Contains(labels[0].Closed(), value)) {
 		return family{}, fmt.Errorf("webhookmetrics: %s: label value %q is not in the schema's closed set", name, value)
 	}
 	return f, nil
@@ -168,7 +169,7 @@ func values(value string) []string {
 // engine count action. A name or label value outside the schema is an
 // error and moves nothing.
 func (m *Metrics) Count(name, value string, delta uint64) error {
-	f, err := m.engineFamily(name, rp.MetricCounter, value)
+	f, err := m.engineFamily(name, rp.MetricTypeCounter, value)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func (m *Metrics) Count(name, value string, delta uint64) error {
 
 // SetGauge sets gauge name: an engine gauge action.
 func (m *Metrics) SetGauge(name string, value uint64) error {
-	f, err := m.engineFamily(name, rp.MetricGauge, "")
+	f, err := m.engineFamily(name, rp.MetricTypeGauge, "")
 	if err != nil {
 		return err
 	}
@@ -190,7 +191,7 @@ func (m *Metrics) SetGauge(name string, value uint64) error {
 // schema's order (nil for none): e.g. the engine's hold reasons.
 func (m *Metrics) ClosedValues(name string) []string {
 	if l := m.families[name].spec.Labels; len(l) == 1 {
-		return l[0].Values
+		return l[0].Closed()
 	}
 	return nil
 }

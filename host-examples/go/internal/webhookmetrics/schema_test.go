@@ -81,7 +81,7 @@ func TestTheRegistrysFamiliesAreTheSchemasWithTheirHelpLabelsAndBuckets(t *testi
 			t.Errorf("registered: %s\n     schema: %s", got[f.Name], want[f.Name])
 		}
 		for _, l := range f.Labels {
-			for _, v := range l.Values {
+			for _, v := range l.Closed() {
 				if m.Value(f.Name, l.Name, v) != 0 {
 					t.Errorf("%s{%s=%q} is not there at 0", f.Name, l.Name, v)
 				}
@@ -107,7 +107,7 @@ func TestASchemaWithoutAFamilyTheHostMovesOrOneClientGolangRefusesIsAnErrorNotAC
 		t.Fatal(err)
 	}
 	for _, drop := range []string{"webhook_delivery_duration_seconds", "webhook_policy_info"} {
-		cut := rp.MetricsSchema{Format: 1}
+		cut := rp.MetricsSchema{}
 		for _, f := range schema.Families {
 			if f.Name != drop {
 				cut.Families = append(cut.Families, f)
@@ -118,19 +118,19 @@ func TestASchemaWithoutAFamilyTheHostMovesOrOneClientGolangRefusesIsAnErrorNotAC
 		}
 	}
 	for why, extra := range map[string]rp.MetricFamily{
-		"a histogram labelled le": {Name: "webhook_x_seconds", Type: rp.MetricHistogram,
-			Labels: []rp.MetricLabel{{Name: "le", Values: []string{"1"}}}, BucketsS: []float64{1}, MovedBy: rp.MovedByHost},
-		"unordered buckets": {Name: "webhook_x_seconds", Type: rp.MetricHistogram, BucketsS: []float64{2, 1}, MovedBy: rp.MovedByHost},
-		"a label twice": {Name: "webhook_x_total", Type: rp.MetricCounter,
-			Labels: []rp.MetricLabel{{Name: "k", Values: []string{"a"}}, {Name: "k", Values: []string{"b"}}}, MovedBy: rp.MovedByEngine},
-		"a family twice": {Name: "webhook_in_flight", Type: rp.MetricGauge, MovedBy: rp.MovedByHost},
+		"a histogram labelled le": {Name: "webhook_x_seconds", Type: rp.MetricTypeHistogram,
+			Labels: []rp.MetricLabel{{Name: "le", Values: &[]string{"1"}}}, BucketsS: []float64{1}, MovedBy: rp.MovedByHost},
+		"unordered buckets": {Name: "webhook_x_seconds", Type: rp.MetricTypeHistogram, BucketsS: []float64{2, 1}, MovedBy: rp.MovedByHost},
+		"a label twice": {Name: "webhook_x_total", Type: rp.MetricTypeCounter,
+			Labels: []rp.MetricLabel{{Name: "k", Values: &[]string{"a"}}, {Name: "k", Values: &[]string{"b"}}}, MovedBy: rp.MovedByEngine},
+		"a family twice": {Name: "webhook_in_flight", Type: rp.MetricTypeGauge, MovedBy: rp.MovedByHost},
 	} {
-		bad := rp.MetricsSchema{Format: 1, Families: append(slices.Clone(schema.Families), extra)}
+		bad := rp.MetricsSchema{Families: append(slices.Clone(schema.Families), extra)}
 		if _, err := FromSchema(bad); err == nil || !strings.Contains(err.Error(), extra.Name) {
 			t.Errorf("%s: %v", why, err)
 		}
 	}
-	withoutEngineCounter := rp.MetricsSchema{Format: 1}
+	withoutEngineCounter := rp.MetricsSchema{}
 	for _, f := range schema.Families {
 		if f.Name != "webhook_replayed_total" {
 			withoutEngineCounter.Families = append(withoutEngineCounter.Families, f)

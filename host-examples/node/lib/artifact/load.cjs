@@ -8,7 +8,7 @@ const { ArtifactError } = require('../errors.cjs');
 const { readComponent, utf8 } = require('./reader.cjs');
 const { MAX_ARTIFACT_BYTES, readArtifactFile, checkSize, pinOf } = require('./read-file.cjs');
 const { Instances } = require('./instance.cjs');
-const { parseMetricsSchema } = require('./metrics-schema.cjs');
+const { metricsSchemaOf } = require('./metrics-schema.cjs');
 const lower = require('../lower.cjs');
 
 const WIT_VERSION = '1.0.0';
@@ -187,7 +187,7 @@ class Artifact extends Instances {
 
   /** The dispatcher's metric families (docs/metrics.md "The schema as data"), read once; throws ArtifactError. */
   metricsSchema() {
-    return (this.#metricsSchema ??= parseMetricsSchema(this.run((api) => api.metricsSchema())));
+    return (this.#metricsSchema ??= metricsSchemaOf(this.run((api) => api.metricsSchema())));
   }
 }
 

@@ -195,6 +195,7 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     let postReturn9;
     let postReturn10;
     let postReturn11;
+    let postReturn12;
     ({ exports: exports0 } = instantiateCore(module1));
     ({ exports: exports1 } = instantiateCore(module0, {
       'webhook:retry-policy/budget-store@1.0.0': {
@@ -218,12 +219,13 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     postReturn3 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#admit'];
     postReturn4 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#evaluate'];
     postReturn5 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#decide'];
-    postReturn6 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#metrics-schema'];
+    postReturn6 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#store-key'];
     postReturn7 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#load-health-document'];
     postReturn8 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#engine-open'];
     postReturn9 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#engine-feed'];
     postReturn10 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#read-target'];
     postReturn11 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#destination-refusal'];
+    postReturn12 = exports1['cabi_post_webhook:retry-policy/policy@1.0.0#metrics-schema'];
     let policy100AbiVersion;
     
     function abiVersion() {
@@ -2463,11 +2465,100 @@ function instantiate(getCoreModule, imports, instantiateCore = (module, importOb
     
     function metricsSchema() {
       const ret = policy100MetricsSchema();
-      var ptr0 = dataView(memory0).getInt32(ret + 0, true);
-      var len0 = dataView(memory0).getInt32(ret + 4, true);
-      var result0 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr0, len0));
-      const retVal = result0;
-      postReturn6(ret);
+      var len10 = dataView(memory0).getInt32(ret + 4, true);
+      var base10 = dataView(memory0).getInt32(ret + 0, true);
+      var result10 = [];
+      for (let i = 0; i < len10; i++) {
+        const base = base10 + i * 40;
+        var ptr0 = dataView(memory0).getInt32(base + 0, true);
+        var len0 = dataView(memory0).getInt32(base + 4, true);
+        var result0 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr0, len0));
+        let enum1;
+        switch (dataView(memory0).getUint8(base + 8, true)) {
+          case 0: {
+            enum1 = 'counter';
+            break;
+          }
+          case 1: {
+            enum1 = 'gauge';
+            break;
+          }
+          case 2: {
+            enum1 = 'histogram';
+            break;
+          }
+          default: {
+            throw new TypeError('invalid discriminant specified for MetricType');
+          }
+        }
+        var ptr2 = dataView(memory0).getInt32(base + 12, true);
+        var len2 = dataView(memory0).getInt32(base + 16, true);
+        var result2 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr2, len2));
+        var len7 = dataView(memory0).getInt32(base + 24, true);
+        var base7 = dataView(memory0).getInt32(base + 20, true);
+        var result7 = [];
+        for (let i = 0; i < len7; i++) {
+          const base = base7 + i * 20;
+          var ptr3 = dataView(memory0).getInt32(base + 0, true);
+          var len3 = dataView(memory0).getInt32(base + 4, true);
+          var result3 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr3, len3));
+          let variant6;
+          switch (dataView(memory0).getUint8(base + 8, true)) {
+            case 0: {
+              variant6 = undefined;
+              break;
+            }
+            case 1: {
+              var len5 = dataView(memory0).getInt32(base + 16, true);
+              var base5 = dataView(memory0).getInt32(base + 12, true);
+              var result5 = [];
+              for (let i = 0; i < len5; i++) {
+                const base = base5 + i * 8;
+                var ptr4 = dataView(memory0).getInt32(base + 0, true);
+                var len4 = dataView(memory0).getInt32(base + 4, true);
+                var result4 = utf8Decoder.decode(new Uint8Array(memory0.buffer, ptr4, len4));
+                result5.push(result4);
+              }
+              variant6 = result5;
+              break;
+            }
+            default: {
+              throw new TypeError('invalid variant discriminant for option');
+            }
+          }
+          result7.push({
+            name: result3,
+            values: variant6,
+          });
+        }
+        var ptr8 = dataView(memory0).getInt32(base + 28, true);
+        var len8 = dataView(memory0).getInt32(base + 32, true);
+        var result8 = new Float64Array(memory0.buffer.slice(ptr8, ptr8 + len8 * 8));
+        let enum9;
+        switch (dataView(memory0).getUint8(base + 36, true)) {
+          case 0: {
+            enum9 = 'engine';
+            break;
+          }
+          case 1: {
+            enum9 = 'host';
+            break;
+          }
+          default: {
+            throw new TypeError('invalid discriminant specified for MovedBy');
+          }
+        }
+        result10.push({
+          name: result0,
+          type: enum1,
+          help: result2,
+          labels: result7,
+          bucketsS: result8,
+          movedBy: enum9,
+        });
+      }
+      const retVal = result10;
+      postReturn12(ret);
       return retVal;
     }
     let policy100VectorCase;

@@ -102,9 +102,7 @@ class Artifact:
         """docs/metrics.md's families as this artifact's ``metrics-schema()`` answers them (read on first use,
         then kept; :mod:`metrics_schema`): what a dispatcher registers its metrics from."""
         if self._metrics_schema is None:
-            from .metrics_schema import parse_metrics_schema  # not at start: cold start
-
-            self._metrics_schema = parse_metrics_schema(instance.of(self).run("metrics-schema"))
+            self._metrics_schema = tuple(instance.of(self).run("metrics-schema"))
         return self._metrics_schema
 
 

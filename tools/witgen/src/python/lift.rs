@@ -76,7 +76,10 @@ impl Gen<'_> {
                             }
                             format!("tuple({e} for _i{k} in range(_n{k}))")
                         }
-                        Type::String => bail!("list<string> not supported"),
+                        // Each element a (pointer, length) pair of 8 bytes.
+                        Type::String => format!(
+                            "tuple(_str(m, *_F_II.unpack_from(m, _p{k} + _i{k} * 8)) for _i{k} in range(_n{k}))"
+                        ),
                         _ => {
                             lines.push(format!(
                                 "_f{k} = struct.unpack_from(\"<%d{}\" % _n{k}, m, _p{k})",

@@ -94,6 +94,10 @@ impl Gen<'_> {
                     out.push(format!("if {v} is not None:"));
                     out.extend(sub.into_iter().map(|l| format!("    {l}")));
                 }
+                // Numbers are converted (an int to its float): the whole tuple at once.
+                TypeDefKind::List(Type::F32 | Type::F64) => {
+                    out.push(set(format!("tuple(c.number({path:?}, x) for x in c.sequence({path:?}, {v}))")))
+                }
                 TypeDefKind::List(inner) => {
                     out.push(set(format!("c.sequence({path:?}, {v})")));
                     let mut sub = Vec::new();
@@ -101,7 +105,7 @@ impl Gen<'_> {
                     if sub.iter().any(|l| l.starts_with("_set")) {
                         bail!("list elements of {path} need conversion")
                     }
-                    out.push(format!("for item in self.{attr}:"));
+                    out.push(format!("for item in {v}:"));
                     out.extend(sub.into_iter().map(|l| format!("    {l}")));
                 }
                 k => bail!("field {path}: no Python mirror for {}", k.as_str()),

@@ -34,6 +34,10 @@ from .types import (
     HttpResponse,
     Jitter,
     LimitedBy,
+    MetricFamily,
+    MetricLabel,
+    MetricType,
+    MovedBy,
     OutcomeClass,
     Policy,
     PolicyDocument,
@@ -150,6 +154,7 @@ _R_applied = struct.Struct("<?7xQQQQQQQQQ")
 _R_retry = struct.Struct("<Q?")
 _R_stop = struct.Struct("<B?")
 _R_target = struct.Struct("<H")
+_R_metric_family = struct.Struct("<B27xB")
 _R_event_class = struct.Struct("<QdQB7xQI4xdQQ?")
 _R_store_request = struct.Struct("<B15xQQ")
 _R_dead_letter = struct.Struct("<I4xQB")
@@ -491,6 +496,36 @@ def _mk_target(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any) -> Target:
     return o
 
 
+_CASES_METRIC_TYPE = (MetricType.COUNTER, MetricType.GAUGE, MetricType.HISTOGRAM,)
+_IDX_METRIC_TYPE = {v: i for i, v in enumerate(_CASES_METRIC_TYPE)}
+_CASES_MOVED_BY = (MovedBy.ENGINE, MovedBy.HOST,)
+_IDX_MOVED_BY = {v: i for i, v in enumerate(_CASES_MOVED_BY)}
+_SET_METRIC_LABEL = tuple(MetricLabel.__dict__[f].__set__ for f in ["name", "values"])
+
+
+def _mk_metric_label(a0: Any, a1: Any) -> MetricLabel:
+    """A MetricLabel from the component's values (checked by the ABI, not again)."""
+    o = _new(MetricLabel)
+    _SET_METRIC_LABEL[0](o, a0)
+    _SET_METRIC_LABEL[1](o, a1)
+    return o
+
+
+_SET_METRIC_FAMILY = tuple(MetricFamily.__dict__[f].__set__ for f in ["name", "type_", "help", "labels", "buckets_s", "moved_by"])
+
+
+def _mk_metric_family(a0: Any, a1: Any, a2: Any, a3: Any, a4: Any, a5: Any) -> MetricFamily:
+    """A MetricFamily from the component's values (checked by the ABI, not again)."""
+    o = _new(MetricFamily)
+    _SET_METRIC_FAMILY[0](o, a0)
+    _SET_METRIC_FAMILY[1](o, a1)
+    _SET_METRIC_FAMILY[2](o, a2)
+    _SET_METRIC_FAMILY[3](o, a3)
+    _SET_METRIC_FAMILY[4](o, a4)
+    _SET_METRIC_FAMILY[5](o, a5)
+    return o
+
+
 
 
 _IMG_POLICY: dict[int, tuple[Policy, bytes]] = {}
@@ -620,58 +655,82 @@ def _lift_target(m: memoryview, p: int) -> Target:
     return _mk_target(_str(m, _p177, _n177), _str(m, _p179, _n179), _f180, _str(m, _p182, _n182), _v184)
 
 
-def _lift_event_class(m: memoryview, p: int) -> EventClass:
-    _f190, _f191, _f192, _f193, _f194, _f195, _f197, _f198, _f199, _f200 = _R_event_class.unpack_from(m, p + 8)
+def _lift_metric_family(m: memoryview, p: int) -> MetricFamily:
+    _f188, _f195 = _R_metric_family.unpack_from(m, p + 8)
     _p187, _n187 = _F_II.unpack_from(m, p + 0)
-    return _mk_event_class(_str(m, _p187, _n187), _mk_policy(_mk_backoff(_f190, _f191, _f192, _CASES_JITTER[_f193]), _f194, _f195, _mk_budget(_f197, _f198, _f199, _f200)))
+    _p190, _n190 = _F_II.unpack_from(m, p + 12)
+    _p192, _n192 = _F_II.unpack_from(m, p + 20)
+    _p194, _n194 = _F_II.unpack_from(m, p + 28)
+    _f194 = struct.unpack_from("<%dd" % _n194, m, _p194)
+    return _mk_metric_family(_str(m, _p187, _n187), _CASES_METRIC_TYPE[_f188], _str(m, _p190, _n190), tuple(_lift_metric_label(m, _p192 + _i192 * 20 + 0) for _i192 in range(_n192)), _f194, _CASES_MOVED_BY[_f195])
+
+
+def _lift_event_class(m: memoryview, p: int) -> EventClass:
+    _f200, _f201, _f202, _f203, _f204, _f205, _f207, _f208, _f209, _f210 = _R_event_class.unpack_from(m, p + 8)
+    _p197, _n197 = _F_II.unpack_from(m, p + 0)
+    return _mk_event_class(_str(m, _p197, _n197), _mk_policy(_mk_backoff(_f200, _f201, _f202, _CASES_JITTER[_f203]), _f204, _f205, _mk_budget(_f207, _f208, _f209, _f210)))
 
 
 def _lift_store_request(m: memoryview, p: int) -> StoreRequest:
-    _f201, _f204, _f205 = _R_store_request.unpack_from(m, p + 0)
-    _p203, _n203 = _F_II.unpack_from(m, p + 4)
-    return _mk_store_request(_CASES_STORE_OP[_f201], _str(m, _p203, _n203), _f204, _f205)
+    _f211, _f214, _f215 = _R_store_request.unpack_from(m, p + 0)
+    _p213, _n213 = _F_II.unpack_from(m, p + 4)
+    return _mk_store_request(_CASES_STORE_OP[_f211], _str(m, _p213, _n213), _f214, _f215)
 
 
 def _lift_dead_letter(m: memoryview, p: int) -> DeadLetter:
-    _f210, _f211, _f212 = _R_dead_letter.unpack_from(m, p + 16)
-    _p207, _n207 = _F_II.unpack_from(m, p + 0)
-    _p209, _n209 = _F_II.unpack_from(m, p + 8)
-    return _mk_dead_letter(_str(m, _p207, _n207), _str(m, _p209, _n209), _f210, _f211, _CASES_STOP_REASON[_f212])
+    _f220, _f221, _f222 = _R_dead_letter.unpack_from(m, p + 16)
+    _p217, _n217 = _F_II.unpack_from(m, p + 0)
+    _p219, _n219 = _F_II.unpack_from(m, p + 8)
+    return _mk_dead_letter(_str(m, _p217, _n217), _str(m, _p219, _n219), _f220, _f221, _CASES_STOP_REASON[_f222])
 
 
 def _lift_health_class(m: memoryview, p: int) -> HealthClass:
-    _f217, _f218, _f219, _f220, _f221, _f222, _f224, _f225, _f226, _f227 = _R_health_class.unpack_from(m, p + 8)
-    _p214, _n214 = _F_II.unpack_from(m, p + 0)
-    _v229: Any
-    _d229 = m[p + 88]
-    if _d229 == 0:
-        _v229 = None
-    elif _d229 == 1:
-        _v229 = _lift_health(m, p + 96)
+    _f227, _f228, _f229, _f230, _f231, _f232, _f234, _f235, _f236, _f237 = _R_health_class.unpack_from(m, p + 8)
+    _p224, _n224 = _F_II.unpack_from(m, p + 0)
+    _v239: Any
+    _d239 = m[p + 88]
+    if _d239 == 0:
+        _v239 = None
+    elif _d239 == 1:
+        _v239 = _lift_health(m, p + 96)
     else:
-        raise Malformed("discriminant %d at %d" % (_d229, p + 88))
-    _p231, _n231 = _F_II.unpack_from(m, p + 192)
-    _p233, _n233 = _F_II.unpack_from(m, p + 200)
-    _f233 = struct.unpack_from("<%dQ" % _n233, m, _p233)
-    return _mk_health_class(_str(m, _p214, _n214), _mk_policy(_mk_backoff(_f217, _f218, _f219, _CASES_JITTER[_f220]), _f221, _f222, _mk_budget(_f224, _f225, _f226, _f227)), _v229, _str(m, _p231, _n231), _f233)
+        raise Malformed("discriminant %d at %d" % (_d239, p + 88))
+    _p241, _n241 = _F_II.unpack_from(m, p + 192)
+    _p243, _n243 = _F_II.unpack_from(m, p + 200)
+    _f243 = struct.unpack_from("<%dQ" % _n243, m, _p243)
+    return _mk_health_class(_str(m, _p224, _n224), _mk_policy(_mk_backoff(_f227, _f228, _f229, _CASES_JITTER[_f230]), _f231, _f232, _mk_budget(_f234, _f235, _f236, _f237)), _v239, _str(m, _p241, _n241), _f243)
+
+
+def _lift_metric_label(m: memoryview, p: int) -> MetricLabel:
+    _p245, _n245 = _F_II.unpack_from(m, p + 0)
+    _v247: Any
+    _d247 = m[p + 8]
+    if _d247 == 0:
+        _v247 = None
+    elif _d247 == 1:
+        _p248, _n248 = _F_II.unpack_from(m, p + 12)
+        _v247 = tuple(_str(m, *_F_II.unpack_from(m, _p248 + _i248 * 8)) for _i248 in range(_n248))
+    else:
+        raise Malformed("discriminant %d at %d" % (_d247, p + 8))
+    return _mk_metric_label(_str(m, _p245, _n245), _v247)
 
 
 def _lift_health(m: memoryview, p: int) -> Health:
-    _f234, _f235, _f239, _f240, _f241 = _R_health.unpack_from(m, p + 0)
-    _v237: Any
-    _d237 = m[p + 16]
-    if _d237 == 0:
-        _v237 = None
-    elif _d237 == 1:
-        _v237 = _lift_circuit(m, p + 24)
+    _f249, _f250, _f254, _f255, _f256 = _R_health.unpack_from(m, p + 0)
+    _v252: Any
+    _d252 = m[p + 16]
+    if _d252 == 0:
+        _v252 = None
+    elif _d252 == 1:
+        _v252 = _lift_circuit(m, p + 24)
     else:
-        raise Malformed("discriminant %d at %d" % (_d237, p + 16))
-    return _mk_health(_f234, _f235, _v237, _mk_release(_f239, _f240), _f241)
+        raise Malformed("discriminant %d at %d" % (_d252, p + 16))
+    return _mk_health(_f249, _f250, _v252, _mk_release(_f254, _f255), _f256)
 
 
 def _lift_circuit(m: memoryview, p: int) -> Circuit:
-    _f242, _f243, _f244, _f245, _f246, _f247 = _R_circuit.unpack_from(m, p + 0)
-    return _mk_circuit(_f242, _f243, _f244, _f245, _f246, _f247)
+    _f257, _f258, _f259, _f260, _f261, _f262 = _R_circuit.unpack_from(m, p + 0)
+    return _mk_circuit(_f257, _f258, _f259, _f260, _f261, _f262)
 
 
 def lower_abi_version(x: Scratch) -> None:
@@ -1534,9 +1593,9 @@ def lower_metrics_schema(x: Scratch) -> None:
     _finish(m, s, d, lim, fx)
 
 
-def lift_metrics_schema(m: memoryview, r: int) -> str:
+def lift_metrics_schema(m: memoryview, r: int) -> tuple[MetricFamily, ...]:
     _p109, _n109 = _F_II.unpack_from(m, r + 0)
-    return _str(m, _p109, _n109)
+    return tuple(_lift_metric_family(m, _p109 + _i109 * 40 + 0) for _i109 in range(_n109))
 
 
 def lower_vector_case(x: Scratch, format: str, case: str) -> None:

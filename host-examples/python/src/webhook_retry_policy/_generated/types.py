@@ -96,6 +96,21 @@ class StoreOp(str, Enum):
     RECORD_RESERVE = "record_reserve"
 
 
+class MetricType(str, Enum):
+    """What a metric family is (docs/metrics.md)."""
+
+    COUNTER = "counter"
+    GAUGE = "gauge"
+    HISTOGRAM = "histogram"
+
+
+class MovedBy(str, Enum):
+    """Which code moves a family's series."""
+
+    ENGINE = "engine"
+    HOST = "host"
+
+
 class Backoff(_Frozen):
     """The backoff curve: ceiling of retry `i` = `min(cap-ms, base-ms * factor^i)`."""
 
@@ -218,7 +233,7 @@ class Schedule(_Frozen):
         _set(self, "expected_span_ms", expected_span_ms)
         c.uint("schedule.expected_span_ms", expected_span_ms, 18446744073709551615)
         _set(self, "offsets_ms", c.sequence("schedule.offsets_ms", offsets_ms))
-        for item in self.offsets_ms:
+        for item in offsets_ms:
             c.uint("schedule.offsets_ms", item, 18446744073709551615)
         _set(self, "worst_case_span_ms", worst_case_span_ms)
         c.uint("schedule.worst_case_span_ms", worst_case_span_ms, 18446744073709551615)
@@ -509,7 +524,7 @@ class PolicyDocument(_Frozen):
         _set(self, "version", version)
         c.text("policy_document.version", version)
         _set(self, "classes", c.sequence("policy_document.classes", classes))
-        for item in self.classes:
+        for item in classes:
             c.instance("policy_document.classes", item, EventClass)
 
     def __eq__(self, other: object) -> bool:
@@ -882,7 +897,7 @@ class HealthClass(_Frozen):
         _set(self, "policy_hash", policy_hash)
         c.text("health_class.policy_hash", policy_hash)
         _set(self, "hash_words", c.sequence("health_class.hash_words", hash_words))
-        for item in self.hash_words:
+        for item in hash_words:
             c.uint("health_class.hash_words", item, 18446744073709551615)
 
     def __eq__(self, other: object) -> bool:
@@ -909,7 +924,7 @@ class HealthDocument(_Frozen):
         _set(self, "version", version)
         c.text("health_document.version", version)
         _set(self, "classes", c.sequence("health_document.classes", classes))
-        for item in self.classes:
+        for item in classes:
             c.instance("health_document.classes", item, HealthClass)
 
     def __eq__(self, other: object) -> bool:
@@ -958,6 +973,75 @@ class Target(_Frozen):
 
     def __hash__(self) -> int:
         return hash((self.scheme, self.host, self.port, self.path, self.address))
+
+
+class MetricLabel(_Frozen):
+    """One label of a metric family."""
+
+    __slots__ = ("name", "values")
+    __match_args__ = ("name", "values")
+
+    name: str
+    """"""
+    values: Optional[tuple[str, ...]]
+    """Its closed set of values (each series exists at 0 from the first scrape), or none when open (an artifact's sha256)."""
+
+    def __init__(self, name: str, values: Optional[tuple[str, ...]] = None) -> None:
+        _set(self, "name", name)
+        c.text("metric_label.name", name)
+        _set(self, "values", values)
+        if values is not None:
+            _set(self, "values", c.sequence("metric_label.values", values))
+            for item in values:
+                c.text("metric_label.values", item)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.values) == (other.name, other.values)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.values))
+
+
+class MetricFamily(_Frozen):
+    """One family of docs/metrics.md's table."""
+
+    __slots__ = ("name", "type_", "help", "labels", "buckets_s", "moved_by")
+    __match_args__ = ("name", "type_", "help", "labels", "buckets_s", "moved_by")
+
+    name: str
+    """The sample name, `_total` included (`webhook_attempts_total`)."""
+    type_: MetricType
+    """"""
+    help: str
+    """"""
+    labels: tuple[MetricLabel, ...]
+    """"""
+    buckets_s: tuple[float, ...]
+    """A histogram's upper bounds in seconds (`+Inf` implied); empty otherwise."""
+    moved_by: MovedBy
+    """"""
+
+    def __init__(self, name: str, type_: MetricType, help: str, labels: tuple[MetricLabel, ...], buckets_s: tuple[float, ...], moved_by: MovedBy) -> None:
+        _set(self, "name", name)
+        c.text("metric_family.name", name)
+        _set(self, "type_", c.enum_member("metric_family.type_", type_, MetricType))
+        _set(self, "help", help)
+        c.text("metric_family.help", help)
+        _set(self, "labels", c.sequence("metric_family.labels", labels))
+        for item in labels:
+            c.instance("metric_family.labels", item, MetricLabel)
+        _set(self, "buckets_s", tuple(c.number("metric_family.buckets_s", x) for x in c.sequence("metric_family.buckets_s", buckets_s)))
+        _set(self, "moved_by", c.enum_member("metric_family.moved_by", moved_by, MovedBy))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.name, self.type_, self.help, self.labels, self.buckets_s, self.moved_by) == (other.name, other.type_, other.help, other.labels, other.buckets_s, other.moved_by)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.type_, self.help, self.labels, self.buckets_s, self.moved_by))
 
 
 AttemptOutcome = Union[HttpResponse, TransportError]

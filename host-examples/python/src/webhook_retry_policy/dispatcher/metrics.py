@@ -95,10 +95,10 @@ class DispatcherMetrics:
     def _register(self, family: MetricFamily) -> Counter | Gauge | Histogram:
         names = [label.name for label in family.labels]
         metric: Counter | Gauge | Histogram
-        if family.type == "histogram":
+        if family.type_ == "histogram":
             metric = Histogram(family.name, family.help, names, registry=self.registry, buckets=family.buckets_s)
         else:  # a Counter drops the name's "_total" (its samples get it back)
-            metric = _CLIENT_TYPES[family.type](family.name, family.help, names, registry=self.registry)
+            metric = _CLIENT_TYPES[family.type_](family.name, family.help, names, registry=self.registry)
         if names and all(label.values is not None for label in family.labels):
             for values in itertools.product(*(label.values or () for label in family.labels)):
                 metric.labels(*values)
