@@ -140,12 +140,12 @@ func TestAPinThatDoesNotMatchRefusesTheArtifactNamingBothDigests(t *testing.T) {
 func TestAnotherWITPackageVersionIsAnABIMismatchNamingBoth(t *testing.T) {
 	renamed := []byte(strings.ReplaceAll(string(embeddedArtifact), "policy@1.0.0#", "policy@1.1.0#"))
 	_, err := New(context.Background(), WithArtifact(renamed))
-	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@1.1.0", "this host speaks webhook:retry-policy@1.0.0 (abi 4)")
+	wantCode(t, err, ArtifactABIMismatch, "artifact implements webhook:retry-policy@1.1.0", "this host speaks webhook:retry-policy@1.0.0 (abi 5)")
 }
 
 func TestAnotherABIVersionIsAnABIMismatch(t *testing.T) {
-	_, err := New(context.Background(), WithArtifact(tinyComponent(5)))
-	wantCode(t, err, ArtifactABIMismatch, "(abi 5)", "(abi 4)")
+	_, err := New(context.Background(), WithArtifact(tinyComponent(6)))
+	wantCode(t, err, ArtifactABIMismatch, "(abi 6)", "(abi 5)")
 }
 
 func TestAWrongKnownAnswerFailsTheSelfTest(t *testing.T) {

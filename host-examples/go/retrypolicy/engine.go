@@ -14,7 +14,7 @@ import (
 
 // ABIVersion is the abi-version() of the WIT `policy` interface this host
 // was generated against; New refuses an artifact reporting another one.
-const ABIVersion = 4
+const ABIVersion = 5
 
 // memoryLimitPages bounds each instance's linear memory (64 KiB pages):
 // 64 MiB, far above what a policy call needs (a 1 MiB document included).

@@ -130,7 +130,7 @@ test('every loading step refuses with its code: unreadable, sha256 mismatch, inv
   refused(
     () => loadArtifact(patched(SHIPPED, 'webhook:retry-policy/policy@1.0.0', 'webhook:retry-policy/policy@0.3.0')),
     'artifact_abi_mismatch',
-    /artifact implements webhook:retry-policy@0\.3\.0 \(abi unknown\); this host speaks webhook:retry-policy@1\.0\.0 \(abi 4\)/,
+    /artifact implements webhook:retry-policy@0\.3\.0 \(abi unknown\); this host speaks webhook:retry-policy@1\.0\.0 \(abi 5\)/,
   );
   refused(() => loadArtifact(patched(SHIPPED, 'policy@1.0.0#store-apply', 'policy@1.0.0#store-applY')), 'artifact_abi_mismatch', /does not export webhook:retry-policy\/policy@1\.0\.0#store-apply/);
   refused(

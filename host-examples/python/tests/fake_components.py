@@ -12,7 +12,7 @@ import wasmtime
 from webhook_retry_policy.component_reader import COMPONENT_HEADER, CORE_MODULE, _leb, read_component
 
 
-def fake_component(shipped: bytes, version: str = "1.0.0", abi_version: int = 4, extra_import: str = "") -> bytes:
+def fake_component(shipped: bytes, version: str = "1.0.0", abi_version: int = 5, extra_import: str = "") -> bytes:
     """A component whose main module has the shipped one's export names and
     signatures (renamed to ``version``) and answers zeros: links, runs, lies."""
     main = wasmtime.Module(wasmtime.Engine(), read_component(shipped).main_module)

@@ -91,17 +91,17 @@ def test_bytes_that_are_not_a_component_are_invalid():
 
 def test_another_wit_package_version_is_named_in_the_abi_mismatch(shipped):
     msg = refused("artifact_abi_mismatch", fake_component(shipped, version="1.1.0"))
-    assert msg.startswith("artifact implements webhook:retry-policy@1.1.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 4)" in msg
+    assert msg.startswith("artifact implements webhook:retry-policy@1.1.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 5)" in msg
 
 
 def test_an_abi_0_3_artifact_is_refused_naming_its_version(shipped):
     msg = refused("artifact_abi_mismatch", fake_component(shipped, version="0.3.0", abi_version=3))
-    assert msg.startswith("artifact implements webhook:retry-policy@0.3.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 4)" in msg
+    assert msg.startswith("artifact implements webhook:retry-policy@0.3.0") and "this host speaks webhook:retry-policy@1.0.0 (abi 5)" in msg
 
 
 def test_another_abi_version_is_an_abi_mismatch(shipped):
-    assert "(abi 5); this host speaks webhook:retry-policy@1.0.0 (abi 4)" in refused(
-        "artifact_abi_mismatch", fake_component(shipped, abi_version=5))
+    assert "(abi 6); this host speaks webhook:retry-policy@1.0.0 (abi 5)" in refused(
+        "artifact_abi_mismatch", fake_component(shipped, abi_version=6))
 
 
 def test_a_main_module_that_imports_what_this_host_does_not_supply_is_an_abi_mismatch(shipped):

@@ -36,8 +36,8 @@ def rp(clock):
     return RetryPolicy(clock)
 
 
-def test_the_abi_version_is_4(rp):
-    assert rp.abi_version() == 4
+def test_the_abi_version_is_5(rp):
+    assert rp.abi_version() == 5
 
 
 def test_plan_derives_13_attempts_over_855_s_from_a_15_minute_window(rp, policy):

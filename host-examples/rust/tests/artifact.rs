@@ -41,7 +41,7 @@ fn the_crates_copy_of_the_artifact_is_byte_identical_to_dist() {
 fn the_shipped_artifact_loads_with_its_abi_provenance_and_no_document() {
     let engine = PolicyEngine::from_bytes(EMBEDDED).unwrap();
     let info = engine.info();
-    assert_eq!((info.abi.as_str(), info.abi_version), (WIT_PACKAGE, 4));
+    assert_eq!((info.abi.as_str(), info.abi_version), (WIT_PACKAGE, 5));
     assert_eq!(info.sha256, sha256_hex(EMBEDDED));
     assert_eq!(info.sha256.len(), 64);
     assert_eq!(info.source, ArtifactSource::Bytes);
@@ -131,7 +131,7 @@ fn an_artifact_of_another_wit_version_is_refused_naming_both() {
     assert_eq!(
         e.to_string(),
         "artifact_abi_mismatch: artifact implements webhook:retry-policy@1.1.0 (abi unknown); \
-         this host speaks webhook:retry-policy@1.0.0 (abi 4)"
+         this host speaks webhook:retry-policy@1.0.0 (abi 5)"
     );
 }
 
@@ -158,7 +158,7 @@ fn a_swap_is_checked_first_and_instances_move_over_between_calls() {
     assert!(swapped.line().starts_with(&format!("policy artifact swapped sha256={old} -> {}", sha256_hex(&bundle))));
     // The instance in hand is the old one until it refreshes.
     assert_eq!(inst.info().sha256, old);
-    assert_eq!(inst.get().unwrap().abi_version().unwrap(), 4);
+    assert_eq!(inst.get().unwrap().abi_version().unwrap(), 5);
     assert_eq!(inst.info().sha256, sha256_hex(&bundle));
 }
 
@@ -237,7 +237,7 @@ fn with_abi_version_tail(tail: [u8; 3]) -> Vec<u8> {
     let range = body.expect("the main module's abi-version body");
     let mut bytes = EMBEDDED.to_vec();
     // The body ends `i32.const 4`, `end` (after wit-bindgen's ctor call).
-    assert!(bytes[range.clone()].ends_with(&[0x41, 0x04, 0x0b]), "abi-version's body: {:?}", &bytes[range.clone()]);
+    assert!(bytes[range.clone()].ends_with(&[0x41, 0x05, 0x0b]), "abi-version's body: {:?}", &bytes[range.clone()]);
     bytes[range.end - 3..range.end].copy_from_slice(&tail);
     bytes
 }
@@ -251,16 +251,16 @@ fn an_artifact_whose_abi_version_traps_fails_its_self_test() {
     // `unreachable`, `unreachable`, `end`: a valid body that traps.
     let e = PolicyEngine::from_bytes(&with_abi_version_tail([0x00, 0x00, 0x0b])).err().unwrap();
     assert_eq!(e.code(), "artifact_self_test_failed", "{e}");
-    assert!(e.to_string().contains("self-test abi-version(): expected 4, got the policy component trapped"), "{e}");
+    assert!(e.to_string().contains("self-test abi-version(): expected 5, got the policy component trapped"), "{e}");
 }
 
 #[test]
-fn an_artifact_whose_abi_version_is_not_4_is_refused_naming_it() {
-    let e = PolicyEngine::from_bytes(&with_abi_version(3)).err().unwrap();
+fn an_artifact_whose_abi_version_is_not_5_is_refused_naming_it() {
+    let e = PolicyEngine::from_bytes(&with_abi_version(4)).err().unwrap();
     assert_eq!(
         e.to_string(),
-        "artifact_abi_mismatch: artifact implements webhook:retry-policy@1.0.0 (abi 3); \
-         this host speaks webhook:retry-policy@1.0.0 (abi 4)"
+        "artifact_abi_mismatch: artifact implements webhook:retry-policy@1.0.0 (abi 4); \
+         this host speaks webhook:retry-policy@1.0.0 (abi 5)"
     );
-    assert!(PolicyEngine::from_bytes(&with_abi_version(4)).is_ok(), "the patch itself changes nothing else");
+    assert!(PolicyEngine::from_bytes(&with_abi_version(5)).is_ok(), "the patch itself changes nothing else");
 }

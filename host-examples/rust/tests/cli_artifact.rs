@@ -35,7 +35,7 @@ fn help_and_version_work_without_any_artifact() {
     assert_eq!((code, out.contains("Usage: retry-policy plan")), (0, true), "{out}");
     let (code, out, _) = run(&["--version"], &nowhere);
     assert_eq!(code, 0);
-    assert!(out.starts_with("retry-policy ") && out.contains("webhook:retry-policy@1.0.0, abi 4"), "{out}");
+    assert!(out.starts_with("retry-policy ") && out.contains("webhook:retry-policy@1.0.0, abi 5"), "{out}");
     // A command that needs the artifact says why it could not have it: unreadable input, exit 2.
     let (code, _, err) = run(&["plan", "--window", "15m", "--base", "2s", "--factor", "2", "--cap", "5m"], &nowhere);
     assert_eq!(code, 2);
@@ -56,7 +56,7 @@ fn bundle_embeds_a_toml_document_as_json_and_inspect_shows_it_with_policy_hashes
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["wit_package"], "webhook:retry-policy@1.0.0");
-    assert_eq!(v["abi_version"], 4);
+    assert_eq!(v["abi_version"], 5);
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(v["size_bytes"], bytes.len());
     assert!(v["build"]["source_digest"].as_str().unwrap().starts_with("sha256:"));
@@ -106,7 +106,7 @@ fn bundle_refuses_a_document_with_lint_errors_unless_allowed_and_says_which() {
 fn inspect_of_the_shipped_artifact_shows_its_provenance_and_no_document() {
     let (code, text, err) = run(&["inspect", "dist/retry_policy.wasm"], &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(text.contains("wit package  webhook:retry-policy@1.0.0 (abi 4)"), "{text}");
+    assert!(text.contains("wit package  webhook:retry-policy@1.0.0 (abi 5)"), "{text}");
     assert!(text.contains("build        policy-core ") && text.contains("source sha256:"), "{text}");
     assert!(text.contains("document     (none embedded)"), "{text}");
 }

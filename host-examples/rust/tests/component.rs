@@ -177,7 +177,7 @@ fn bad_input_through_the_component_is_a_typed_error_and_the_instance_stays_usabl
         other => panic!("{other:?}"),
     }
     assert_eq!(inst.classify_status(503).unwrap(), OutcomeClass::Retryable);
-    assert_eq!(inst.abi_version().unwrap(), 4);
+    assert_eq!(inst.abi_version().unwrap(), 5);
 }
 
 #[test]

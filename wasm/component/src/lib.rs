@@ -49,7 +49,7 @@ use retry_policy_core::health;
 
 /// Bumped on any breaking change of the WIT `policy` interface: 1, 2 and 3 were
 /// ABI 0.1-0.3, 4 is ABI 1.0 (`webhook:retry-policy@1.0.0`, docs/abi-1.0.md).
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 struct Component;
 

@@ -13,7 +13,7 @@ const lower = require('../lower.cjs');
 
 const WIT_VERSION = '1.0.0';
 const WIT_PACKAGE = `webhook:retry-policy@${WIT_VERSION}`;
-const ABI_VERSION = 4;
+const ABI_VERSION = 5;
 const INTERFACE = `webhook:retry-policy/policy@${WIT_VERSION}`;
 const DOCUMENT_SECTION = 'webhook-retry-policy:document';
 const BUILD_SECTION = 'webhook-retry-policy:build';

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from .metrics_schema import MetricFamily
 
 ABI = "webhook:retry-policy@1.0.0"
-ABI_VERSION = 4
+ABI_VERSION = 5
 ARTIFACT_ENV = "RETRY_POLICY_ARTIFACT"
 RESOURCE = "retry_policy.wasm"
 BUILD_SECTION = "webhook-retry-policy:build"

@@ -29,7 +29,7 @@ pub const WIT_PACKAGE: &str = "webhook:retry-policy@1.0.0";
 /// The interface the artifact must export.
 pub const POLICY_INTERFACE: &str = "webhook:retry-policy/policy@1.0.0";
 /// What `abi-version()` must return.
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 /// The artifact's path, honoured by the library default, the CLI, the
 /// conformance runner and the dispatcher.
 pub const ARTIFACT_ENV: &str = "RETRY_POLICY_ARTIFACT";
