@@ -187,7 +187,13 @@ class Artifact extends Instances {
 
   /** The dispatcher's metric families (docs/metrics.md "The schema as data"), read once; throws ArtifactError. */
   metricsSchema() {
-    return (this.#metricsSchema ??= metricsSchemaOf(this.run((api) => api.metricsSchema())));
+    try {
+      return (this.#metricsSchema ??= metricsSchemaOf(this.run((api) => api.metricsSchema())));
+    } catch (e) {
+      // An artifact whose export lies about its type (abi-version checked) throws from the glue: typed here.
+      if (e instanceof ArtifactError) throw e;
+      throw new ArtifactError('artifact_invalid', `metrics-schema: ${e.message}`);
+    }
   }
 }
 
